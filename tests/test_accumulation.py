@@ -204,11 +204,27 @@ def test_nonfinite_skip_leaves_every_byte_of_state_unchanged():
     np.testing.assert_array_equal(table.numpy(), values[1])
 
 
-def test_nonfinite_zero_replaces_bad_elements():
-    v = ds.Variable(np.ones(3), name="v")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("use_fused", [True, False], ids=["fused_check", "numpy_check"])
+def test_nonfinite_zero_replaces_bad_elements_of_every_tensor(dtype, use_fused):
+    vs = [ds.Variable(np.ones(n, dtype), name=f"v{n}") for n in (3, 40_000, 5)]
     opt = ds.optimizers.SGD(1.0, on_nonfinite="zero")
-    opt.apply_gradients([(ds.constant(np.array([1.0, np.nan, np.inf])), v)])
-    np.testing.assert_array_equal(v.numpy(), [0.0, 1.0, 1.0])
+    opt.use_fused = use_fused
+    big = np.ones(40_000, dtype)
+    big[[0, 39_999]] = [np.inf, np.nan]
+    grads = [np.array([1.0, np.nan, np.inf], dtype), big, np.array([-np.inf, 2, 2, 2, 2], dtype)]
+    opt.apply_gradients([(ds.constant(g), v) for g, v in zip(grads, vs)])
+    for g, v in zip(grads, vs):
+        np.testing.assert_array_equal(v.numpy(), 1 - np.where(np.isfinite(g), g, 0))
+
+
+def test_nonfinite_apply_propagates_as_tensorflow_does():
+    a, b = ds.Variable(np.ones(2, np.float32), name="a"), ds.Variable(np.ones(2, np.float32), name="b")
+    opt = ds.optimizers.SGD(0.5, on_nonfinite="apply")
+    opt.apply_gradients([(ds.constant(np.ones(2, np.float32)), a),
+                         (ds.constant(np.array([np.nan, np.inf], np.float32)), b)])
+    assert a.numpy().tolist() == [0.5, 0.5] and np.isnan(b.numpy()[0]) and b.numpy()[1] == -np.inf
+    assert int(opt.iterations) == 1 and opt.skipped_steps == 0
 
 
 # ---------------------------------------------------------------- create_optimizer (Hugging Face)

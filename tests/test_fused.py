@@ -132,7 +132,9 @@ def _float32_typing(fn):
 
     names = fn.__code__.co_varnames[:fn.__code__.co_argcount]
     arr = types.Array(types.float32, 2, "C")
-    kinds = {"_idx": types.Array(types.intp, 1, "C"), "_B": types.intp, "_serial": types.boolean}
+    kinds = {"_idx": types.Array(types.intp, 1, "C"), "_B": types.intp, "_serial": types.boolean,
+             "_objs": types.Array(types.int64, 2, "C"), "_chunks": types.Array(types.int64, 2, "C"),
+             "_decay": types.Array(types.float32, 1, "C")}
     argtypes = tuple(arr if n in ("_P", "_G") or n.startswith("_S") else kinds.get(n, types.float32) for n in names)
     cpu_target.typing_context.refresh()
     cpu_target.target_context.refresh()
@@ -141,23 +143,74 @@ def _float32_typing(fn):
     return [f"{k}: {v}" for k, v in res.typemap.items()], [str(s) for s in res.calltypes.values() if s is not None]
 
 
-def test_float32_kernels_have_no_float64_arithmetic():
+@pytest.mark.parametrize("kind", ["dense", "rows"])
+def test_float32_kernels_have_no_float64_arithmetic(kind):
     rules = _distinct_rules()
     assert len(rules) >= 15
     for rule, case_id in rules.items():
         kernel = fused.kernel_for(rule)
         assert kernel is not None, case_id
-        typemap, calls = _float32_typing(kernel.module.kernel_float32)
+        typemap, calls = _float32_typing(getattr(kernel.module, f"{kind}_float32"))
         bad = [t for t in typemap + calls if "float64" in t]
-        assert not bad, f"{case_id} ({rule.__name__}): float64 in the float32 kernel: {bad}"
+        assert not bad, f"{case_id} ({rule.__name__}): float64 in the float32 {kind} kernel: {bad}"
 
 
 def test_compiled_float32_signatures_are_float32():
     # the kernels the earlier tests compiled (or loaded): every scalar argument is float32
     for rule, case_id in _distinct_rules().items():
-        k = fused.kernel_for(rule).kernel(np.dtype(np.float32))
-        for sig in k.nopython_signatures:
-            assert "float64" not in str(sig.args), f"{case_id}: {sig}"
+        for kind in ("dense", "rows"):
+            k = fused.kernel_for(rule).kernel(kind, np.dtype(np.float32))
+            for sig in k.nopython_signatures:
+                assert "float64" not in str(sig.args), f"{case_id}: {sig}"
+
+
+# ---------------------------------------------------------------------------- many tensors, one call
+def _many(opt_factory, use_fused, sizes, dtypes, excluded=()):
+    rng = np.random.default_rng(7)
+    vs = [ds.Variable(rng.standard_normal(n).astype(dt).reshape(_shape(n)), name=f"w{k}")
+          for k, (n, dt) in enumerate(zip(sizes, dtypes))]
+    opt = opt_factory()
+    opt.use_fused = use_fused
+    opt.exclude_from_weight_decay(var_names=list(excluded))
+    for step in range(3):
+        grads = [ds.constant((rng.standard_normal(v.shape) * 0.1).astype(v.dtype.name)) for v in vs]
+        opt.apply_gradients(zip(grads, vs))
+    return [v.numpy() for v in vs], [s.numpy() for s in opt.variables()[1:]]
+
+
+def _shape(n):
+    return (n // 4, 4) if n % 4 == 0 and n else (n,)
+
+
+@pytest.mark.parametrize("make", [lambda: ds.optimizers.AdamW(0.01, weight_decay=0.1),
+                                  lambda: ds.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+                                  lambda: ds.optimizers.Lion(0.01, weight_decay=0.5)],
+                         ids=["AdamW", "nesterov", "Lion"])
+def test_many_tensors_of_mixed_sizes_dtypes_and_decay_match_the_reference_in_one_call_per_dtype(make):
+    fused.CHUNK = 16  # tensors cut into several chunks, the last one short
+    sizes = [1, 0, 37, 16, 4000, 3, 64, 1000, 17]
+    dtypes = [np.float32, np.float64] * 4 + [np.float32]
+    excluded = ("w3", "w7")  # weight decay 0 for these: the kernel's undecayed loop
+    ref_vars, ref_slots = _many(make, False, sizes, dtypes, excluded)
+    before = fused.stats["dense"]
+    got_vars, got_slots = _many(make, True, sizes, dtypes, excluded)
+    assert fused.stats["dense"] - before == 3 * 2  # one call per step and dtype
+    for a, b in zip(got_vars + got_slots, ref_vars + ref_slots):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_fused_nonfinite_check_finds_the_first_bad_array():
+    fused.CHUNK = 16
+    arrays = [np.ones(n, np.float32) for n in (5, 40, 3, 33)]
+    assert fused.find_nonfinite(arrays) == -1
+    for k, j, bad in [(3, 32, np.inf), (1, 17, np.nan), (0, 0, -np.inf), (2, 2, np.nan)]:
+        arrays[k][j] = bad
+        assert fused.find_nonfinite(arrays) == min(k, *(i for i, a in enumerate(arrays) if not np.isfinite(a).all()))
+    big = np.float32(3e38)
+    assert fused.find_nonfinite([np.array([big, big, -big], np.float32)]) == -1  # large but finite
+    assert fused.find_nonfinite([np.array([1.0, np.nan])]) == 0  # float64
+    assert fused.find_nonfinite([np.ones(3, np.float32), np.ones(3)]) is None  # mixed dtypes: the NumPy check
+    assert fused.find_nonfinite([np.ones((4, 4), np.float32).T]) is None  # not contiguous
 
 
 def every_function_rule(param, grad, s, *, a, b):
@@ -183,7 +236,7 @@ def test_every_allowed_function_keeps_float32_and_matches_numpy():
     src = fused.generate_source(every_function_rule)
     assert all(f"np.{n}(" in src for n in names), names - {n for n in names if f"np.{n}(" in src}
     assert "np.where" not in src and "= _T_float32(1)\n" in src and "= _T_float32(0.5)\n" in src
-    typemap, calls = _float32_typing(fused.kernel_for(every_function_rule).module.kernel_float32)
+    typemap, calls = _float32_typing(fused.kernel_for(every_function_rule).module.dense_float32)
     assert not [t for t in typemap + calls if "float64" in t]
     for dtype in (np.float32, np.float64):
         results = []
@@ -206,7 +259,7 @@ def test_scalar_subexpressions_are_computed_with_numpy_rules():
     src = fused.generate_source(adam_update)
     # 1 - beta_1 is computed once in Python (double, as NumPy's weak scalars), not in the kernel
     assert "return (1 - c_beta_1, 1 - c_beta_2, c_alpha, c_epsilon)" in src
-    assert "1 - " not in src.split("def kernel_float32")[1]
+    assert "1 - " not in src.split("def dense_float32")[1]
     fn = fused.kernel_for(adam_update).prologue
     assert fn(c_alpha=np.float32(0.1), c_beta_1=0.9, c_beta_2=0.999, c_epsilon=1e-7)[0] == 1 - 0.9
 
@@ -311,7 +364,7 @@ _FIRST_STEP = """
     t1 = time.perf_counter()
     opt.apply_gradients([(ds.constant(np.ones(1000, np.float32)), var)])
     t2 = time.perf_counter()
-    stats = fused.kernel_for(adam_update).kernel(np.dtype(np.float32)).stats
+    stats = fused.kernel_for(adam_update).kernel("dense", np.dtype(np.float32)).stats
     print(json.dumps({"hits": sum(stats.cache_hits.values()), "misses": sum(stats.cache_misses.values()),
                       "fused": fused.stats["dense"], "first_step_s": t2 - t1, "import_s": t1 - t0}))
 """
@@ -363,9 +416,10 @@ def test_closures_with_the_same_source_share_one_compiled_kernel():
     ka, kb, kc = fused.kernel_for(a), fused.kernel_for(b), fused.kernel_for(c)
     assert ka is not kb and ka.module is kb.module  # one generated module for one source
     assert kc.module is not ka.module and kc.prologue(c_learning_rate=1.0)[-1] == 3.0  # captured numbers inlined
-    x, g = np.ones((1, 4)), np.ones((1, 4))
-    assert ka.apply(x, g, [], {"learning_rate": 0.25}) and kb.apply(x, g, [], {"learning_rate": 0.25})
-    assert ka.kernel(np.dtype(np.float64)) is kb.kernel(np.dtype(np.float64))
+    x, g = np.ones(4), np.ones(4)
+    assert ka.apply_dense([x], [g], [[]], [0.0], {"learning_rate": 0.25})
+    assert kb.apply_dense([x], [g], [[]], [0.0], {"learning_rate": 0.25})
+    assert ka.kernel("dense", np.dtype(np.float64)) is kb.kernel("dense", np.dtype(np.float64))
     np.testing.assert_array_equal(x, 0.0)
 
 

@@ -22,6 +22,7 @@ There are two ways to write an optimizer (see ``docs/writing_an_optimizer.md``):
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 from typing import Callable, Iterable
 
@@ -74,6 +75,9 @@ def _initial_value(initializer, shape, dtype):
     raise ValueError(f"Unknown slot initializer {initializer!r}")
 
 
+_VALUE = operator.attrgetter("_value")
+
+
 def _fmt(v):
     return repr(float(v)) if isinstance(v, _NUMBER) else repr(v)
 
@@ -99,8 +103,10 @@ class Optimizer:
             micro-batches equal one step on their concatenation.
         on_nonfinite: what a NaN or Inf gradient does: ``"raise"`` (default,
             naming the variable), ``"skip"`` (the step changes nothing;
-            ``skipped_steps`` counts it) or ``"zero"`` (non-finite elements
-            become 0).
+            ``skipped_steps`` counts it), ``"zero"`` (non-finite elements
+            become 0) or ``"apply"`` (no check: the values are applied, as
+            TensorFlow, Keras and PyTorch do; saves one read of every
+            gradient per step).
         name: the optimizer's name (prefix of its ``iterations`` variable).
     """
 
@@ -147,8 +153,9 @@ class Optimizer:
             raise ValueError(f"`gradient_accumulation_steps` must be an integer >= 1. "
                              f"Received: gradient_accumulation_steps={k!r}")
         self.gradient_accumulation_steps = None if k is None else int(k)
-        if on_nonfinite not in ("raise", "skip", "zero"):
-            raise ValueError(f"`on_nonfinite` must be 'raise', 'skip' or 'zero'. Received: on_nonfinite={on_nonfinite!r}")
+        if on_nonfinite not in ("raise", "skip", "zero", "apply"):
+            raise ValueError("`on_nonfinite` must be 'raise', 'skip', 'zero' or 'apply'. "
+                             f"Received: on_nonfinite={on_nonfinite!r}")
         self.on_nonfinite = on_nonfinite
         self.skipped_steps = 0
         self._accumulator = GradientAccumulator()
@@ -410,17 +417,27 @@ class Optimizer:
             return False
         return not any(n in var.name for n in self._decay_excluded_names)
 
-    def _apply_weight_decay(self, var: Variable, rows, hyper: dict) -> None:
-        # decoupled: var <- var - var * wd * lr   (only rows `rows` when not None)
+    def _decay_factor(self, var: Variable, hyper: dict):
+        """``d`` of the decoupled weight decay ``var <- var - var * d`` (0: none), in var's dtype."""
         wd = hyper.get("weight_decay")
         if not wd or not self._use_weight_decay(var):
-            return
+            return 0.0
         t = var._value.dtype.type
-        scale = t(wd) * t(hyper["learning_rate"])
+        return t(wd) * t(hyper["learning_rate"])
+
+    def _apply_weight_decay(self, var: Variable, rows, hyper: dict) -> None:
+        """Decay ``var`` (only the rows ``rows`` when not None) before its update.
+
+        The fused kernels apply the default decay themselves; a subclass that
+        decays another way overrides this method, which then runs before the rule."""
+        d = self._decay_factor(var, hyper)
+        if not d:
+            return
+        # var <- var - var * (wd * lr)
         if rows is None:
-            var._value -= var._value * scale
+            var._value -= var._value * d
         else:
-            var._value[rows] -= var._value[rows] * scale
+            var._value[rows] -= var._value[rows] * d
         var._mark_updated()
 
     # ------------------------------------------------------------------ the update
@@ -492,19 +509,30 @@ class Optimizer:
 
     def _check_finite(self, pairs):
         """Apply the ``on_nonfinite`` policy; ``None`` means skip the step."""
-        for k, (g, var) in enumerate(pairs):
-            arr = g.values._value if isinstance(g, IndexedSlices) else g._value
-            if np.isfinite(np.sum(arr)) or np.isfinite(arr).all():  # the sum is a fast pre-check
+        if self.on_nonfinite == "apply":
+            return pairs
+        arrays = [g.values._value if isinstance(g, IndexedSlices) else g._value for g, _ in pairs]
+        first = fused.find_nonfinite(arrays) if self.use_fused else None  # one parallel pass over all
+        if first is None:
+            # the sum is a fast pre-check: it is finite unless an element is not (or it overflows)
+            first = next((k for k, a in enumerate(arrays) if not (np.isfinite(np.sum(a)) or np.isfinite(a).all())), -1)
+        if first < 0:
+            return pairs
+        if self.on_nonfinite == "raise":
+            bad = "NaN" if np.isnan(arrays[first]).any() else "Inf"
+            raise InvalidArgumentError(
+                f"gradient for variable '{pairs[first][1].name}' contains {bad} (on_nonfinite='raise'); "
+                "nothing was updated. Use on_nonfinite='skip' or 'zero' to carry on"
+            )
+        if self.on_nonfinite == "skip":
+            return None
+        for k in range(first, len(pairs)):
+            g, var = pairs[k]
+            arr = arrays[k]
+            finite = np.isfinite(arr)
+            if finite.all():
                 continue
-            if self.on_nonfinite == "raise":
-                bad = "NaN" if np.isnan(arr).any() else "Inf"
-                raise InvalidArgumentError(
-                    f"gradient for variable '{var.name}' contains {bad} (on_nonfinite='raise'); "
-                    "nothing was updated. Use on_nonfinite='skip' or 'zero' to carry on"
-                )
-            if self.on_nonfinite == "skip":
-                return None
-            clean = np.where(np.isfinite(arr), arr, arr.dtype.type(0))
+            clean = np.where(finite, arr, arr.dtype.type(0))
             g = IndexedSlices(Tensor(clean), g.indices, g.dense_shape) if isinstance(g, IndexedSlices) else Tensor(clean)
             pairs[k] = (g, var)
         return pairs
@@ -563,6 +591,11 @@ class Optimizer:
             if grad is None:
                 skipped.append(var)
                 continue
+            if type(grad) is Tensor:  # the common case, checked inline: a float Tensor of var's dtype and shape
+                gv, vv = grad._value, var._value
+                if gv.dtype is vv.dtype and gv.shape == vv.shape and vv.dtype.kind == "f":
+                    pairs.append((grad, var))
+                    continue
             pairs.append((self._check_gradient(grad, var), var))
         if not pairs:
             names = [v.name for v in skipped]
@@ -623,16 +656,36 @@ class Optimizer:
         self.build([v for _, v in pairs])
         self._last_hyper = hyper
         self._coefficients = {}
+        cls = type(self)
+        # the short way's rule takes the decay into its kernel unless a subclass decays its own way
+        own_decay = cls._apply_weight_decay is not Optimizer._apply_weight_decay
+        rule_dense = cls.apply_dense is Optimizer.apply_dense and getattr(self, "_resource_apply_dense", None) is None
+        rule_rows = (cls.apply_sparse is Optimizer.apply_sparse and getattr(self, "_resource_apply_sparse", None) is None
+                     and (self.sparse_updates == "lazy" or self.zero_grad_is_identity))
+        dense = []  # (gradient, variable, decay) of the dense updates: one kernel call for all of them
         for grad, var in pairs:
             sparse = isinstance(grad, IndexedSlices)
-            lazy_rows = grad.indices._value if sparse and self.sparse_updates == "lazy" else None
-            self._apply_weight_decay(var, lazy_rows, hyper)
-            if sparse:
-                self.apply_sparse(grad.values, var, grad.indices)
+            by_rule = rule_rows if sparse else rule_dense
+            if by_rule and not own_decay:
+                decay = self._decay_factor(var, hyper)
             else:
-                self.apply_dense(grad, var)
-            if var.constraint is not None:
-                var.assign(var.constraint(var))
+                decay = 0.0
+                self._apply_weight_decay(var, grad.indices._value if sparse and self.sparse_updates == "lazy" else None,
+                                         hyper)
+            if not by_rule:
+                if sparse:
+                    self.apply_sparse(grad.values, var, grad.indices)
+                else:
+                    self.apply_dense(grad, var)
+            elif sparse:
+                self._rule_rows(grad.values._value, var, grad.indices._value, decay)
+            else:
+                dense.append((grad._value, var, decay))
+        if dense:
+            self._rule_dense(dense)
+        for _, var in pairs:
+            if var._constraint is not None:
+                var.assign(var._constraint(var))
         self._iterations._value += 1
         self._iterations._mark_updated()
 
@@ -669,9 +722,9 @@ class Optimizer:
             self._coefficients[dtype] = c
         return c
 
-    def _slot_arrays(self, var) -> list[np.ndarray]:
+    def _slot_arrays(self, var, names=None) -> list[np.ndarray]:
         slots = self._slot_store[id(var)][1]
-        return [slots[s.name]._value for s in self.slot_specs()]
+        return [slots[n]._value for n in (names or [s.name for s in self.slot_specs()])]
 
     def apply_dense(self, grad: Tensor, var: Variable) -> None:
         """Update ``var`` with a dense gradient (override for the hook way)."""
@@ -679,7 +732,7 @@ class Optimizer:
         if tf_hook is not None:
             tf_hook(grad, var)
             return
-        self._rule_dense(grad._value, var)
+        self._rule_dense([(grad._value, var, 0.0)])
 
     def apply_sparse(self, grad_values: Tensor, var: Variable, indices: Tensor) -> None:
         """Update ``var`` with the rows ``indices`` (unique, sorted) of a sparse gradient."""
@@ -693,7 +746,7 @@ class Optimizer:
         else:  # exact: the dense rule with zero gradient rows elsewhere
             dense = np.zeros_like(var._value)
             dense[idx] = grad_values._value
-            self._rule_dense(dense, var, self.exact_sparse_rule)
+            self._rule_dense([(dense, var, 0.0)], self.exact_sparse_rule)
 
     #: the rule of the exact sparse path when a reference computes it in another arithmetic order than
     #: its dense path (TF1's sparse Adam: m*b1 + scatter(g*(1-b1))); None: the update rule
@@ -711,32 +764,59 @@ class Optimizer:
     #: apply the rule as one fused numba kernel when possible (see ``descend.optimizers.fused``)
     use_fused: bool = True
 
-    def _fused(self, g: np.ndarray, var: Variable, slots: list, idx=None, rule=None) -> bool:
-        """Update ``var`` and ``slots`` with the rule's fused kernel; False: use the NumPy path."""
-        if not (self.use_fused and fused.enabled()):
-            return False
-        kernel = fused.kernel_for(self._rule(rule))
-        if kernel is None or not kernel.apply(var._value, g, slots, self._coeffs_for(var._value.dtype), idx):
-            return False
-        self._bump(var)
-        return True
+    def _kernel(self, rule):
+        return fused.kernel_for(rule) if self.use_fused and fused.enabled() else None
 
-    def _rule_dense(self, g: np.ndarray, var: Variable, rule=None) -> None:
-        slots = self._slot_arrays(var)
-        if self._fused(g, var, slots, rule=rule):
-            return
-        storage = [var._value] + slots
-        out = self._check_outputs(self._rule(rule)(var._value, g, *slots, **self._coeffs_for(var._value.dtype)), slots)
-        # a rule may return an input unchanged (pv <- param): copy it before the writes overwrite it
-        out = [o.copy() if any(o is a for a in storage) else o for o in out]
-        for dst, new in zip(storage, out):
-            dst[...] = new
-        self._bump(var)
+    def _rule_dense(self, items: list, rule=None) -> None:
+        """Apply the rule to dense ``(gradient array, variable, decay factor)`` items,
+        decaying first (``var <- var - var * decay``): one fused kernel call for all
+        the variables of a dtype, else NumPy variable by variable."""
+        rule = self._rule(rule)
+        names = [s.name for s in self.slot_specs()]
+        store = self._slot_store
+        kernel = self._kernel(rule)
+        by_dtype: dict = {}  # dtype -> the items' (param, grad, slot arrays, decay, variables to bump)
+        for g, var, decay in items:
+            slot_vars = store[id(var)][1]
+            slot_vars = [slot_vars[n] for n in names]
+            group = by_dtype.get(var._value.dtype)
+            if group is None:
+                group = by_dtype[var._value.dtype] = ([], [], [], [], [])
+            group[0].append(var._value)
+            group[1].append(g)
+            group[2].append(list(map(_VALUE, slot_vars)))
+            group[3].append(decay)
+            group[4].append((var, slot_vars))
+        for dtype, (params, grads, slots, decays, owners) in by_dtype.items():
+            coefficients = self._coeffs_for(dtype)
+            if kernel is not None and kernel.apply_dense(params, grads, slots, decays, coefficients):
+                for var, slot_vars in owners:  # record the in-place writes (Variable._mark_updated, inlined)
+                    var._version += 1
+                    for s in slot_vars:
+                        s._version += 1
+                continue
+            for param, g, slot_arrays, decay, (var, _) in zip(params, grads, slots, decays, owners):
+                # the NumPy reference path
+                if decay:
+                    param -= param * decay
+                storage = [param] + slot_arrays
+                out = self._check_outputs(rule(param, g, *slot_arrays, **coefficients), slot_arrays)
+                # a rule may return an input unchanged (pv <- param): copy it before the writes overwrite it
+                out = [o.copy() if any(o is a for a in storage) else o for o in out]
+                for dst, new in zip(storage, out):
+                    dst[...] = new
+                self._bump(var)
 
-    def _rule_rows(self, g: np.ndarray, var: Variable, idx: np.ndarray) -> None:
+    def _rule_rows(self, g: np.ndarray, var: Variable, idx: np.ndarray, decay=0.0) -> None:
+        """Apply the rule to the rows ``idx`` (unique) of ``var`` and its slots, decaying them first."""
         slots = self._slot_arrays(var)
-        if self._fused(g, var, slots, idx):
+        kernel = self._kernel(self._rule())
+        if kernel is not None and kernel.apply_rows(var._value, g, slots, self._coeffs_for(var._value.dtype), idx,
+                                                    decay):
+            self._bump(var)
             return
+        if decay:
+            var._value[idx] -= var._value[idx] * decay
         out = self._check_outputs(
             self._rule()(var._value[idx], g, *[s[idx] for s in slots], **self._coeffs_for(var._value.dtype)), slots)
         var._value[idx] = out[0]

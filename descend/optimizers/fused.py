@@ -91,13 +91,13 @@ import numpy as np
 
 __all__ = [
     "ALLOWED_FUNCTIONS", "CHUNK", "SERIAL_BELOW", "FusedKernelWarning", "FusedRule", "cache_dir", "enabled",
-    "generate_source", "kernel_for", "set_enabled", "stats",
+    "find_nonfinite", "generate_source", "kernel_for", "set_enabled", "stats",
 ]
 
 log = logging.getLogger("descend.fused")
 
 #: bump when the generated code changes meaning (it is part of the cache key)
-TRANSFORM_VERSION = 1
+TRANSFORM_VERSION = 2
 #: elements per chunk of work (a thread takes whole chunks)
 CHUNK = 8192
 #: below this many updated elements the kernel runs its serial loop (measured: see the module docstring)
@@ -133,13 +133,23 @@ def _numba_available() -> bool:
         # OpenMP workers that spin after a kernel take the cores from BLAS and from other processes
         # (measured: an MLP step 6.3-10 ms spinning, 5.2-5.7 ms passive); a user's own setting wins
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        try:
-            import numba  # noqa: F401  (imported on the first update, not with descend)
-            _numba_ok = True
+        try:  # imported on the first update, not with descend
+            from . import _native as native
         except Exception as e:  # not installed, or built for another NumPy
             _numba_ok = False
             log.debug("numba cannot be imported (%s): optimizers use the NumPy path", e)
+        else:
+            _numba_ok = native.layout_ok()
+            if not _numba_ok:
+                log.warning("descend: NumPy arrays do not keep their data pointer where the fused kernels read "
+                            "it on this interpreter; optimizers use the NumPy path")
     return _numba_ok
+
+
+def _native():
+    from . import _native as native
+
+    return native
 
 
 def enabled() -> bool:
@@ -464,49 +474,76 @@ def _copy(node):
     return ast.parse(ast.unparse(node), mode="eval").body
 
 
-def _loop(rw: _Rewriter, loop: str, t: str) -> list[str]:
-    slots = rw.arrays[2:]
-    # 1-D slices per chunk and a loop from 0: LLVM vectorizes that (2-D indexing it does not)
-    lines = [
-        f"for _c in {loop}(_nc):",
-        "    _r = _c // _cpr",
-        "    _j0 = (_c - _r * _cpr) * _B",
-        "    _j1 = min(_j0 + _B, _n)",
-        "    _row = _idx[_r]",
-        "    _p = _P[_row, _j0:_j1]",
-        "    _g = _G[_r, _j0:_j1]",
-    ]
-    lines += [f"    _s{k} = _S{k}[_row, _j0:_j1]" for k in range(len(slots))]
-    lines += [
-        "    for _j in range(_p.shape[0]):",
-        f"        v_{rw.arrays[0]} = _p[_j]",
-        f"        v_{rw.arrays[1]} = _g[_j]",
-    ]
-    lines += [f"        v_{s} = _s{k}[_j]" for k, s in enumerate(slots)]
-    lines += ["        " + re.sub(r"\b(_L\d+)\b", rf"\1_{t}", line) for line in rw.kernel]
-    lines += ["        _p[_j] = _o0"]
-    lines += [f"        _s{k}[_j] = _o{k + 1}" for k in range(len(slots))]
+def _elementwise(rw: _Rewriter, t: str, decay: bool) -> list[str]:
+    """The loop over one chunk: ``_p``, ``_g``, ``_s<k>`` are its 1-D pieces (a loop from 0 over
+    1-D arrays: LLVM vectorizes it); with ``decay``, ``param <- param - param * _d`` first."""
+    param, grad, slots = rw.arrays[0], rw.arrays[1], rw.arrays[2:]
+    lines = ["for _j in range(_p.shape[0]):", f"    v_{param} = _p[_j]"]
+    if decay:  # decoupled weight decay, as the NumPy path computes it: var -= var * (wd * lr)
+        lines.append(f"    v_{param} = v_{param} - v_{param} * _d")
+    lines.append(f"    v_{grad} = _g[_j]")
+    lines += [f"    v_{s} = _s{k}[_j]" for k, s in enumerate(slots)]
+    lines += ["    " + re.sub(r"\b(_L\d+)\b", rf"\1_{t}", line) for line in rw.kernel]
+    lines += ["    _p[_j] = _o0"]
+    lines += [f"    _s{k}[_j] = _o{k + 1}" for k in range(len(slots))]
+    return lines
+
+
+def _chunk_loop(rw: _Rewriter, loop: str, t: str, kind: str) -> list[str]:
+    n_slots = len(rw.arrays) - 2
+    if kind == "dense":  # chunk c: elements [start, stop) of tensor _chunks[c, 0] of the table
+        size = np.dtype(t).itemsize
+        lines = [
+            f"for _c in {loop}(_chunks.shape[0]):",
+            "    _t = _chunks[_c, 0]",
+            f"    _o = _chunks[_c, 1] * {size}",
+            "    _m = _chunks[_c, 2] - _chunks[_c, 1]",
+            "    _d = _decay[_t]",
+            f"    _p = carray(data_at(_objs[_t, 0], _o), _m, np.{t})",
+            f"    _g = carray(data_at(_objs[_t, 1], _o), _m, np.{t})",
+        ]
+        lines += [f"    _s{k} = carray(data_at(_objs[_t, {k + 2}], _o), _m, np.{t})" for k in range(n_slots)]
+    else:  # chunk c belongs to gradient row r and updates row _idx[r] of the variable and slots
+        lines = [
+            f"for _c in {loop}(_nc):",
+            "    _r = _c // _cpr",
+            "    _j0 = (_c - _r * _cpr) * _B",
+            "    _j1 = min(_j0 + _B, _n)",
+            "    _row = _idx[_r]",
+            "    _p = _P[_row, _j0:_j1]",
+            "    _g = _G[_r, _j0:_j1]",
+        ]
+        lines += [f"    _s{k} = _S{k}[_row, _j0:_j1]" for k in range(n_slots)]
+    lines += [f"    if _d != _ZERO_{t}:"]
+    lines += ["        " + line for line in _elementwise(rw, t, True)]
+    lines += ["    else:"]
+    lines += ["        " + line for line in _elementwise(rw, t, False)]
     return lines
 
 
 def _module_source(rw: _Rewriter) -> str:
     slots = rw.arrays[2:]
-    array_args = ["_P", "_G"] + [f"_S{k}" for k in range(len(slots))]
     scalars = list(rw.scalar_args.values())
-    head = ", ".join(array_args + ["_idx", "_B", "_serial"] + scalars)
+    row_args = ["_P", "_G"] + [f"_S{k}" for k in range(len(slots))] + ["_idx", "_B", "_d", "_serial"]
     out = [
         f'"""Fused kernels of {rw.qualname}, generated by descend.optimizers.fused (transform version '
         f'{TRANSFORM_VERSION}).',
         "",
-        "Arrays: _P (param), _G (grad), _S<k> (slots, in order " + ", ".join(map(repr, slots)) + ") as 2-D views;",
-        "_G's row r updates row _idx[r]. Do not edit: the file name is a hash of this text.",
+        "dense_<dtype>: row t of _objs holds the array objects (id) of param, grad and the slots (in order "
+        + ", ".join(map(repr, slots)) + ")",
+        "of tensor t; _chunks rows are (tensor, start, stop); _decay[t] is tensor t's decoupled weight decay.",
+        "rows_<dtype>: _P, _G, _S<k> as 2-D views; _G's row r updates row _idx[r].",
+        "Do not edit: the file name is a hash of this text.",
         '"""',
         "",
         "import numpy as np",
-        "from numba import prange",
+        "from numba import carray, prange",
+        "",
+        "from descend.optimizers._native import data_at",
         "",
     ]
     out += [f"_T_{d.name} = np.{d.name}" for d in _DTYPES]
+    out += [f"_ZERO_{d.name} = _T_{d.name}(0)" for d in _DTYPES]
     for (_, value), name in rw.literals.items():
         out += [f"{name}_{d.name} = _T_{d.name}({value!r})" for d in _DTYPES]
     out += ["", "", f"def prologue({', '.join(['*'] + [f'c_{c}' for c in rw.coefs]) if rw.coefs else ''}):",
@@ -515,14 +552,16 @@ def _module_source(rw: _Rewriter) -> str:
     values = list(rw.scalar_args)
     out += [f"    return ({', '.join(values)}{',' if len(values) == 1 else ''})"]
     for d in _DTYPES:
-        out += ["", "", f"def kernel_{d.name}({head}):",
-                "    _n = _P.shape[1]",
-                "    _cpr = (_n + _B - 1) // _B",
-                "    _nc = _idx.shape[0] * _cpr",
-                "    if _serial:"]
-        out += ["        " + line for line in _loop(rw, "range", d.name)]
-        out += ["    else:"]
-        out += ["        " + line for line in _loop(rw, "prange", d.name)]
+        for kind, args, head in [
+            ("dense", ["_objs", "_chunks", "_decay", "_serial"], []),
+            ("rows", row_args, ["_n = _P.shape[1]", "_cpr = (_n + _B - 1) // _B", "_nc = _idx.shape[0] * _cpr"]),
+        ]:
+            out += ["", "", f"def {kind}_{d.name}({', '.join(args + scalars)}):"]
+            out += [f"    {line}" for line in head]
+            out += ["    if _serial:"]
+            out += ["        " + line for line in _chunk_loop(rw, "range", d.name, kind)]
+            out += ["    else:"]
+            out += ["        " + line for line in _chunk_loop(rw, "prange", d.name, kind)]
     return "\n".join(out) + "\n"
 
 
@@ -587,21 +626,23 @@ class FusedRule:
         self._last: dict = {}  # dtype -> (coefficient dict, scalar arguments)
         self._failed: set = set()
 
-    def kernel(self, dtype):
-        """The numba dispatcher for ``dtype`` (created once per generated module, so rules
-        with the same source share it; compiled or loaded from the cache on first call)."""
-        k = self._kernels.get(dtype)
+    def kernel(self, kind: str, dtype):
+        """The numba dispatcher of ``kind`` ("dense" or "rows") for ``dtype`` (created once per
+        generated module, so rules with the same source share it; compiled or loaded from the
+        cache on first call)."""
+        key = (kind, dtype)
+        k = self._kernels.get(key)
         if k is None:
             import numba
 
             with _rules_lock:
                 shared = self.module.__dict__.setdefault("_dispatchers", {})
-                k = shared.get(dtype.name)
+                k = shared.get(f"{kind}_{dtype.name}")
                 if k is None:
-                    k = shared[dtype.name] = numba.njit(
+                    k = shared[f"{kind}_{dtype.name}"] = numba.njit(
                         parallel=True, cache=self.cached, error_model="numpy", nogil=True)(
-                        getattr(self.module, f"kernel_{dtype.name}"))
-                self._kernels[dtype] = k
+                        getattr(self.module, f"{kind}_{dtype.name}"))
+                self._kernels[key] = k
         return k
 
     def _scalars(self, coefficients: dict, dtype) -> tuple | None:
@@ -630,9 +671,46 @@ class FusedRule:
         self._last[dtype] = (given, args)
         return args
 
-    def apply(self, param: np.ndarray, grad: np.ndarray, slots: list, coefficients: dict, idx=None) -> bool:
-        """Update ``param`` and ``slots`` in place (rows ``idx`` when given); False
-        when this call must take the NumPy path instead (nothing changed then)."""
+    def apply_dense(self, params: list, grads: list, slots: list, decays: list, coefficients: dict) -> bool:
+        """Update every ``params[t]`` and its ``slots[t]`` (a list per tensor) with
+        ``grads[t]`` in one kernel call, after the decoupled weight decay
+        ``param -= param * decays[t]`` where ``decays[t]`` is not 0. False when
+        this call must take the NumPy path (nothing changed then): arrays that
+        are not C-contiguous, writable arrays of one float dtype and matching sizes."""
+        dtype = params[0].dtype
+        if dtype not in _DTYPES or dtype in self._failed:
+            return False
+        width = 2 + self.n_slots
+        objects = []
+        add = objects.append
+        for p, g, ss in zip(params, grads, slots):
+            if len(ss) != self.n_slots:
+                return False
+            size = p.size
+            flags = p.flags
+            if not (flags.c_contiguous and flags.writeable):
+                return False
+            add(id(p))
+            for a in (g, *ss):
+                if (a.dtype is not dtype and a.dtype != dtype) or a.size != size or not a.flags.c_contiguous:
+                    return False
+                add(id(a))
+        args = self._scalars(coefficients, dtype)
+        if args is None:
+            return False
+        n = len(params)
+        table = np.fromiter(objects, np.int64, n * width).reshape(n, width)
+        sizes = np.fromiter((p.size for p in params), np.int64, n)
+        chunks = _native().chunk_table(sizes, CHUNK)
+        return self._launch("dense", dtype, int(sizes.sum()),
+                            (table, chunks, np.array(decays, dtype)) if n else None, args)
+
+    def apply_rows(self, param: np.ndarray, grad: np.ndarray, slots: list, coefficients: dict, idx: np.ndarray,
+                   decay: float = 0.0) -> bool:
+        """Update the rows ``idx`` (unique) of ``param`` and ``slots`` in place with
+        the rows of ``grad``, after ``param[idx] -= param[idx] * decay`` when
+        ``decay`` is not 0; False when this call must take the NumPy path
+        (nothing changed then)."""
         dtype = param.dtype
         if dtype not in _DTYPES or dtype in self._failed or grad.dtype != dtype or len(slots) != self.n_slots:
             return False
@@ -646,39 +724,56 @@ class FusedRule:
         args = self._scalars(coefficients, dtype)
         if args is None:
             return False
-        if idx is None:
-            rows = _ZERO_ROW
-            width = param.size
-            kind = "dense"
-        else:
-            rows = idx if idx.dtype == np.intp and idx.flags.c_contiguous else np.ascontiguousarray(idx, np.intp)
-            width = param.size // shape[0]
-            kind = "rows"
+        rows = idx if idx.dtype == np.intp and idx.flags.c_contiguous else np.ascontiguousarray(idx, np.intp)
+        width = param.size // shape[0]
         if grad.size != rows.shape[0] * width:
             return False
-        P = param.reshape(-1, width)
         G = grad.reshape(rows.shape[0], width) if grad.flags.c_contiguous else np.ascontiguousarray(
             grad).reshape(rows.shape[0], width)
-        serial = grad.size < SERIAL_BELOW or _forked_after_parallel
+        arrays = (param.reshape(-1, width), G, *[s.reshape(-1, width) for s in slots], rows, CHUNK, dtype.type(decay))
+        return self._launch("rows", dtype, grad.size, arrays, args)
+
+    def _launch(self, kind: str, dtype, n_elements: int, arrays, args) -> bool:
+        if arrays is None:
+            return True
+        serial = n_elements < SERIAL_BELOW or _forked_after_parallel
         if not serial:
             global _parallel_used
             _parallel_used = True
-        kernel = self._kernels.get(dtype) or self.kernel(dtype)
+        kernel = self._kernels.get((kind, dtype)) or self.kernel(kind, dtype)
         try:
-            kernel(P, G, *[s.reshape(-1, width) for s in slots], rows, CHUNK, serial, *args)
+            kernel(*arrays, serial, *args)
         except Exception as e:  # typing and compile errors come before any write
             self._failed.add(dtype)
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
             warnings.warn(f"descend: cannot compile the fused {dtype.name} kernel of update rule "
                           f"{getattr(self.rule, '__qualname__', self.name)} ({type(e).__name__}: {first}); "
-                          "using the NumPy path", FusedKernelWarning, stacklevel=4)
+                          "using the NumPy path", FusedKernelWarning, stacklevel=5)
             log.debug("fused kernel compile failure", exc_info=True)
             return False
         stats[kind] += 1
         return True
 
 
-_ZERO_ROW = np.zeros(1, np.intp)
+def find_nonfinite(arrays: list) -> int | None:
+    """Index of the first array holding a NaN or Inf, -1 when none does; None when
+    the fused check cannot take these arrays (the caller checks with NumPy)."""
+    if not arrays or not enabled():
+        return None
+    dtype = arrays[0].dtype
+    if dtype not in _DTYPES:
+        return None
+    total = 0
+    for a in arrays:
+        if a.dtype != dtype or not a.flags.c_contiguous:
+            return None
+        total += a.size
+    serial = total < SERIAL_BELOW or _forked_after_parallel
+    if not serial:
+        global _parallel_used
+        _parallel_used = True
+    return _native().any_nonfinite(arrays, CHUNK, serial)
+
 
 # GNU OpenMP (numba's usual threading layer) cannot launch threads in a process forked after it
 # started its own: numba then aborts the child. A child forked after a parallel update therefore
