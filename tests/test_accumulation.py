@@ -140,7 +140,7 @@ def test_gradient_accumulator_seed_interface():
     with pytest.raises(ValueError, match="Expected 2 gradients, but got 3"):
         acc([ds.constant([1.0, 1.0]), None, None])
     with pytest.raises(ValueError, match="should be called first"):
-        ds.GradientAccumulator().gradients
+        _ = ds.GradientAccumulator().gradients
 
 
 def test_gradient_accumulator_keeps_sparse_gradients_sparse():

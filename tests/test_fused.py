@@ -172,7 +172,7 @@ def _many(opt_factory, use_fused, sizes, dtypes, excluded=()):
     opt = opt_factory()
     opt.use_fused = use_fused
     opt.exclude_from_weight_decay(var_names=list(excluded))
-    for step in range(3):
+    for _ in range(3):
         grads = [ds.constant((rng.standard_normal(v.shape) * 0.1).astype(v.dtype.name)) for v in vs]
         opt.apply_gradients(zip(grads, vs))
     return [v.numpy() for v in vs], [s.numpy() for s in opt.variables()[1:]]

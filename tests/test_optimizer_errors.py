@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import descend as ds
-from descend.optimizers import Adam, MultiOptimizer, SGD
+from descend.optimizers import SGD, Adam, MultiOptimizer
 
 
 def _snapshot(opt, variables):

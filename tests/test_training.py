@@ -52,9 +52,9 @@ def test_seed_001_custom_loop_with_imports_changed():
     loss_function = CustomSCE()
     train_accuracy = ds.metrics.SparseCategoricalAccuracy()
     epoch_losses = []
-    for epoch in range(8):
+    for _ in range(8):
         losses = []
-        for step, (x_batch, y_batch) in enumerate(train_dataset):
+        for x_batch, y_batch in train_dataset:
             with ds.GradientTape() as tape:
                 logits = model(x_batch, training=True)
                 loss_val = loss_function(y_batch, logits) + sum(model.losses)

@@ -21,7 +21,6 @@ The caller keeps every array in the table alive for the duration of the call.
 from __future__ import annotations
 
 import ctypes
-import sys
 
 import numba
 import numpy as np
