@@ -431,3 +431,30 @@ def test_methods_and_lambdas_are_not_fused():
     for rule in (Holder().rule, lambda param, grad, *, learning_rate: (param - learning_rate * grad,)):
         with pytest.raises(ValueError, match="not a plain function"):
             fused.generate_source(rule)
+
+
+# ---------------------------------------------------------------------------- sparse de-duplication
+@pytest.mark.parametrize("mode", ["serial", "parallel"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("row_shape", [(), (7,), (3, 5)], ids=["scalars", "rows", "blocks"])
+def test_fused_deduplicate_is_bit_for_bit_the_numpy_one(mode, dtype, row_shape):
+    fused.SERIAL_BELOW = 1 << 62 if mode == "serial" else 0
+    rng = np.random.default_rng(3)
+    idx = rng.integers(0, 50, 400)
+    values = ds.constant(rng.standard_normal((400,) + row_shape).astype(dtype) * 10 ** rng.uniform(-3, 3, 400).reshape(
+        (400,) + (1,) * len(row_shape)).astype(dtype))
+    slices = ds.IndexedSlices(values, ds.constant(idx), (60,) + row_shape)
+    got, want = fused.deduplicate(slices), ds.deduplicate(slices)
+    assert got.values.dtype == want.values.dtype and got.values.shape == want.values.shape
+    np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
+    np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())  # same order of additions
+    assert tuple(got.dense_shape) == tuple(want.dense_shape)
+
+
+def test_fused_deduplicate_passes_unique_sorted_slices_through_and_declines_other_dtypes():
+    s = ds.IndexedSlices(ds.constant(np.ones((3, 2), np.float32)), ds.constant([1, 4, 9]), (10, 2))
+    assert fused.deduplicate(s) is s
+    half = ds.IndexedSlices(ds.constant(np.ones((3, 2), np.float16)), ds.constant([4, 1, 4]), (10, 2))
+    assert fused.deduplicate(half) is None
+    fused.set_enabled(False)
+    assert fused.deduplicate(ds.IndexedSlices(ds.constant(np.ones((2, 2), np.float32)), ds.constant([1, 1]), (3, 2))) is None

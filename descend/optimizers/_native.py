@@ -29,7 +29,7 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "layout_ok", "pointer_like"]
+__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "layout_ok", "pointer_like", "sum_rows_by_index"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -131,3 +131,36 @@ def any_nonfinite(arrays: list, chunk: int, serial: bool) -> int:
     hit = np.flatnonzero(flags)
     return int(chunks[hit[0], 0]) if hit.size else -1
 
+
+
+@numba.njit(nogil=True, cache=True)
+def _sum_segment(values, order, bounds, out, u):
+    # out[u] <- sum of values[order[k]] for k in [bounds[u], bounds[u+1]), in that order (as np.add.at)
+    acc = out[u]
+    for k in range(bounds[u], bounds[u + 1]):
+        row = values[order[k]]
+        for j in range(acc.shape[0]):
+            acc[j] += row[j]
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _sum_segments(values, order, bounds, out, serial):
+    if serial:
+        for u in range(out.shape[0]):
+            _sum_segment(values, order, bounds, out, u)
+    else:
+        for u in prange(out.shape[0]):
+            _sum_segment(values, order, bounds, out, u)
+
+
+def sum_rows_by_index(values: np.ndarray, indices: np.ndarray, serial: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(unique, sums)``: the sorted unique ``indices`` and, per unique index, the sum of
+    the rows of ``values`` (2-D, C-contiguous) that carry it, added in order of
+    appearance (bit for bit what ``np.add.at`` gives), one thread per output row."""
+    unique, inverse, counts = np.unique(indices, return_inverse=True, return_counts=True)
+    order = np.argsort(inverse.reshape(-1), kind="stable")
+    bounds = np.zeros(unique.size + 1, np.int64)
+    np.cumsum(counts, out=bounds[1:])
+    out = np.zeros((unique.size, values.shape[1]), values.dtype)
+    _sum_segments(values, order, bounds, out, serial)
+    return unique, out

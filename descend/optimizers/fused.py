@@ -91,7 +91,7 @@ import numpy as np
 
 __all__ = [
     "ALLOWED_FUNCTIONS", "CHUNK", "SERIAL_BELOW", "FusedKernelWarning", "FusedRule", "cache_dir", "enabled",
-    "find_nonfinite", "generate_source", "kernel_for", "set_enabled", "stats",
+    "deduplicate", "find_nonfinite", "generate_source", "kernel_for", "set_enabled", "stats",
 ]
 
 log = logging.getLogger("descend.fused")
@@ -736,13 +736,9 @@ class FusedRule:
     def _launch(self, kind: str, dtype, n_elements: int, arrays, args) -> bool:
         if arrays is None:
             return True
-        serial = n_elements < SERIAL_BELOW or _forked_after_parallel
-        if not serial:
-            global _parallel_used
-            _parallel_used = True
         kernel = self._kernels.get((kind, dtype)) or self.kernel(kind, dtype)
         try:
-            kernel(*arrays, serial, *args)
+            kernel(*arrays, _serial(n_elements), *args)
         except Exception as e:  # typing and compile errors come before any write
             self._failed.add(dtype)
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
@@ -753,6 +749,34 @@ class FusedRule:
             return False
         stats[kind] += 1
         return True
+
+
+def deduplicate(slices):
+    """:func:`descend.deduplicate` (repeated indices' rows summed; indices unique and
+    sorted) with the rows summed in parallel by a compiled kernel, bit for bit the
+    same result; None when the kernel cannot take these values (use the NumPy one)."""
+    from ..framework.indexed_slices import IndexedSlices
+    from ..framework.tensor import Tensor
+
+    idx = slices.indices._value
+    values = slices.values._value
+    if not enabled() or idx.ndim != 1 or values.dtype not in _DTYPES or values.ndim < 1 or idx.size < 2:
+        return None
+    if bool(np.all(idx[1:] > idx[:-1])):  # already unique and sorted: nothing to do
+        return slices
+    rows = np.ascontiguousarray(values).reshape(values.shape[0], -1)
+    unique, sums = _native().sum_rows_by_index(rows, idx, _serial(values.size))
+    return IndexedSlices(Tensor(sums.reshape((unique.size,) + values.shape[1:])), Tensor(unique), slices.dense_shape)
+
+
+def _serial(n_elements: int) -> bool:
+    """Whether a kernel over ``n_elements`` runs its serial loop (small, or in a child forked
+    after a parallel kernel); otherwise records that threads were started."""
+    if n_elements < SERIAL_BELOW or _forked_after_parallel:
+        return True
+    global _parallel_used
+    _parallel_used = True
+    return False
 
 
 def find_nonfinite(arrays: list) -> int | None:
@@ -768,11 +792,7 @@ def find_nonfinite(arrays: list) -> int | None:
         if a.dtype != dtype or not a.flags.c_contiguous:
             return None
         total += a.size
-    serial = total < SERIAL_BELOW or _forked_after_parallel
-    if not serial:
-        global _parallel_used
-        _parallel_used = True
-    return _native().any_nonfinite(arrays, CHUNK, serial)
+    return _native().any_nonfinite(arrays, CHUNK, _serial(total))
 
 
 # GNU OpenMP (numba's usual threading layer) cannot launch threads in a process forked after it
