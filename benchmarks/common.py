@@ -264,7 +264,7 @@ def add_entries(result, groups_out: dict, case_order: list):
     descend, peers (in group order) and other figures."""
     rows = [e for g in groups_out for e in groups_out[g]]
     order = {c: i for i, c in enumerate(case_order)}
-    rank = {"floor": 0, "descend": 1, "peer": 2, "info": 3}
+    rank = {"floor": 0, "descend": 1, "descend_apply": 1, "peer": 2, "info": 3}
     rows.sort(key=lambda e: (order.get(e["case"], len(order)), rank.get(e["role"], 2)))  # stable within a rank
     for e in rows:
         add_row(result, e["case"], e["impl"], e["timing"], role=e["role"], note=e["note"] or "", per=e["per"])

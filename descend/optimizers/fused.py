@@ -4,14 +4,20 @@ An optimizer written the short way has a pure rule
 ``update(param, grad, *slots, **coefficients) -> (new_param, *new_slots)``
 that the base class applies with NumPy on whole arrays (the reference path).
 This module reads the rule's source, rewrites it into one scalar loop body and
-compiles, per dtype, one kernel with numba that updates param and slots in
+compiles, per dtype, two kernels with numba that update params and slots in
 place in a single pass:
 
-* dense: the arrays are flattened and cut into chunks of ``CHUNK`` elements,
-  which threads share (``prange``);
-* lazy sparse rows: chunk ``c`` belongs to gradient row ``r`` and updates row
-  ``idx[r]`` of the variable and its slots (gather, update, scatter), so the
-  cost depends on the number of touched rows, never on the table's size.
+* dense (``dense_<dtype>``): one call updates every variable of the step. It
+  takes an offsets table -- for each variable the array objects of param,
+  grad and slots (see ``_native``) and its decoupled weight-decay factor --
+  and a list of chunks of at most ``CHUNK`` elements, which threads share
+  (``prange``); so 1,000 small tensors cost one launch. The weight decay
+  ``param <- param - param * d`` runs first in the same pass, in the NumPy
+  path's arithmetic;
+* lazy sparse rows (``rows_<dtype>``): chunk ``c`` belongs to gradient row
+  ``r`` and updates row ``idx[r]`` of the variable and its slots (gather,
+  update, scatter), so the cost depends on the number of touched rows, never
+  on the table's size.
 
 Updates of fewer than ``SERIAL_BELOW`` (2**14) elements take the kernel's
 serial loop: a parallel launch costs about 2 us, and on a 2-core machine the
@@ -46,9 +52,9 @@ there; a rule that subtracts two such values (FTRL's ``n_new^p - n^p``) turns
 that into a few ulps of the result's scale.
 
 Measured on a 2-core Xeon (AVX-512), Adam, 10M float32 parameters in 20
-tensors, update only: NumPy path 97-111 ms, fused 7.2-7.5 ms, a numba
-"floor" kernel that reads 4 arrays and writes 3 with no arithmetic 5.5-5.7 ms
-(fused/floor 1.3).
+tensors, update only: NumPy path 97-111 ms, one fused call 4.8-6 ms, a numba
+"floor" kernel that reads 4 arrays and writes 3 with no arithmetic 4.9-6 ms
+(the machine is noisy; see BENCHMARKS.md for same-run ratios).
 
 **Threads and processes.** Kernels release the GIL. A process forked after
 a parallel update runs the serial loop (GNU OpenMP, numba's usual threading
