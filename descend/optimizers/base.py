@@ -726,9 +726,9 @@ class Optimizer:
             self._coefficients[dtype] = c
         return c
 
-    def _slot_arrays(self, var, names=None) -> list[np.ndarray]:
+    def _slot_arrays(self, var) -> list[np.ndarray]:
         slots = self._slot_store[id(var)][1]
-        return [slots[n]._value for n in (names or [s.name for s in self.slot_specs()])]
+        return [slots[s.name]._value for s in self.slot_specs()]
 
     def apply_dense(self, grad: Tensor, var: Variable) -> None:
         """Update ``var`` with a dense gradient (override for the hook way)."""
