@@ -78,6 +78,18 @@ def _initial_value(initializer, shape, dtype):
 _VALUE = operator.attrgetter("_value")
 
 
+def _decay(var: Variable, rows, d) -> None:
+    """Decoupled weight decay ``var <- var - var * d`` (only the rows ``rows`` when not None; 0: none),
+    as the fused kernels compute it."""
+    if not d:
+        return
+    if rows is None:
+        var._value -= var._value * d
+    else:
+        var._value[rows] -= var._value[rows] * d
+    var._mark_updated()
+
+
 def _fmt(v):
     return repr(float(v)) if isinstance(v, _NUMBER) else repr(v)
 
@@ -430,15 +442,7 @@ class Optimizer:
 
         The fused kernels apply the default decay themselves; a subclass that
         decays another way overrides this method, which then runs before the rule."""
-        d = self._decay_factor(var, hyper)
-        if not d:
-            return
-        # var <- var - var * (wd * lr)
-        if rows is None:
-            var._value -= var._value * d
-        else:
-            var._value[rows] -= var._value[rows] * d
-        var._mark_updated()
+        _decay(var, rows, self._decay_factor(var, hyper))
 
     # ------------------------------------------------------------------ the update
     def minimize(self, loss, var_list, tape: GradientTape | None = None):
@@ -801,8 +805,7 @@ class Optimizer:
                 continue
             for param, g, slot_arrays, decay, (var, _) in zip(params, grads, slots, decays, owners):
                 # the NumPy reference path
-                if decay:
-                    param -= param * decay
+                _decay(var, None, decay)
                 storage = [param] + slot_arrays
                 out = self._check_outputs(rule(param, g, *slot_arrays, **coefficients), slot_arrays)
                 # a rule may return an input unchanged (pv <- param): copy it before the writes overwrite it
@@ -819,8 +822,7 @@ class Optimizer:
                                                     decay):
             self._bump(var)
             return
-        if decay:
-            var._value[idx] -= var._value[idx] * decay
+        _decay(var, idx, decay)
         out = self._check_outputs(
             self._rule()(var._value[idx], g, *[s[idx] for s in slots], **self._coeffs_for(var._value.dtype)), slots)
         var._value[idx] = out[0]
