@@ -20,6 +20,7 @@ import pytest
 from optimizer_cases import CASES
 
 import descend as ds
+from descend import _native
 from descend.optimizers import Optimizer, Slot, fused
 
 numba = pytest.importorskip("numba")
@@ -34,10 +35,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @pytest.fixture(autouse=True)
 def _restore_switches():
     previous = fused.set_enabled(None)
-    serial_below, chunk = fused.SERIAL_BELOW, fused.CHUNK
+    saved = _native.SERIAL_BELOW, _native.CHUNK, _native.SEGMENT_SUM_BELOW
     yield
     fused.set_enabled(previous)
-    fused.SERIAL_BELOW, fused.CHUNK = serial_below, chunk
+    _native.SERIAL_BELOW, _native.CHUNK, _native.SEGMENT_SUM_BELOW = saved
 
 
 def ulps(a, b, *, per_element: bool = True) -> float:
@@ -91,9 +92,9 @@ def _uses_rule(opt) -> bool:
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_fused_matches_reference(case, dtype, sparse, mode):
     if mode == "serial":
-        fused.SERIAL_BELOW = 1 << 62
+        _native.SERIAL_BELOW = 1 << 62
     else:  # every element through the prange loop, rows cut into several chunks
-        fused.SERIAL_BELOW, fused.CHUNK = 0, 16
+        _native.SERIAL_BELOW, _native.CHUNK = 0, 16
     _, ref_var, ref_slots = _run(case, dtype, sparse, use_fused=False)
     before = dict(fused.stats)
     opt, var, slots = _run(case, dtype, sparse, use_fused=True)
@@ -187,7 +188,7 @@ def _shape(n):
                                   lambda: ds.optimizers.Lion(0.01, weight_decay=0.5)],
                          ids=["AdamW", "nesterov", "Lion"])
 def test_many_tensors_of_mixed_sizes_dtypes_and_decay_match_the_reference_in_one_call_per_dtype(make):
-    fused.CHUNK = 16  # tensors cut into several chunks, the last one short
+    _native.CHUNK = 16  # tensors cut into several chunks, the last one short
     sizes = [1, 0, 37, 16, 4000, 3, 64, 1000, 17]
     dtypes = [np.float32, np.float64] * 4 + [np.float32]
     excluded = ("w3", "w7")  # weight decay 0 for these: the kernel's undecayed loop
@@ -200,7 +201,7 @@ def test_many_tensors_of_mixed_sizes_dtypes_and_decay_match_the_reference_in_one
 
 
 def test_the_fused_nonfinite_check_finds_the_first_bad_array():
-    fused.CHUNK = 16
+    _native.CHUNK = 16
     arrays = [np.ones(n, np.float32) for n in (5, 40, 3, 33)]
     assert fused.find_nonfinite(arrays) == -1
     for k, j, bad in [(3, 32, np.inf), (1, 17, np.nan), (0, 0, -np.inf), (2, 2, np.nan)]:
@@ -433,28 +434,46 @@ def test_methods_and_lambdas_are_not_fused():
             fused.generate_source(rule)
 
 
-# ---------------------------------------------------------------------------- sparse de-duplication
+# ---------------------------------------------------------------------------- segment sums (sparse de-duplication)
+def _segment_sum_both_ways(data, ids, n):
+    fast = ds.unsorted_segment_sum(data, ids, n).numpy()
+    previous = fused.set_enabled(False)
+    try:
+        reference = ds.unsorted_segment_sum(data, ids, n).numpy()  # np.add.at
+    finally:
+        fused.set_enabled(previous)
+    return fast, reference
+
+
 @pytest.mark.parametrize("mode", ["serial", "parallel"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("row_shape", [(), (7,), (3, 5)], ids=["scalars", "rows", "blocks"])
-def test_fused_deduplicate_is_bit_for_bit_the_numpy_one(mode, dtype, row_shape):
-    fused.SERIAL_BELOW = 1 << 62 if mode == "serial" else 0
+def test_segment_sum_kernel_is_bit_for_bit_np_add_at(mode, dtype, row_shape):
+    _native.SERIAL_BELOW = 1 << 62 if mode == "serial" else 0
+    _native.SEGMENT_SUM_BELOW = 0
     rng = np.random.default_rng(3)
-    idx = rng.integers(0, 50, 400)
-    values = ds.constant(rng.standard_normal((400,) + row_shape).astype(dtype) * 10 ** rng.uniform(-3, 3, 400).reshape(
-        (400,) + (1,) * len(row_shape)).astype(dtype))
-    slices = ds.IndexedSlices(values, ds.constant(idx), (60,) + row_shape)
-    got, want = fused.deduplicate(slices), ds.deduplicate(slices)
-    assert got.values.dtype == want.values.dtype and got.values.shape == want.values.shape
-    np.testing.assert_array_equal(got.indices.numpy(), want.indices.numpy())
-    np.testing.assert_array_equal(got.values.numpy(), want.values.numpy())  # same order of additions
-    assert tuple(got.dense_shape) == tuple(want.dense_shape)
+    ids = rng.integers(0, 50, 400)
+    scale = 10 ** rng.uniform(-3, 3, (400,) + (1,) * len(row_shape))  # magnitudes that make the order matter
+    data = ds.constant((rng.standard_normal((400,) + row_shape) * scale).astype(dtype))
+    fast, reference = _segment_sum_both_ways(data, ds.constant(ids), 60)  # segments 50..59 stay empty
+    assert fast.dtype == reference.dtype and fast.shape == reference.shape == (60,) + row_shape
+    np.testing.assert_array_equal(fast, reference)
+    # 2-D segment ids (a prefix of the data's shape)
+    fast, reference = _segment_sum_both_ways(ds.reshape(data, (20, 20) + row_shape),
+                                             ds.constant(ids.reshape(20, 20)), 50)
+    np.testing.assert_array_equal(fast, reference)
+    # and de-duplication of a sparse gradient, which sums with it
+    slices = ds.IndexedSlices(data, ds.constant(ids), (60,) + row_shape)
+    got = ds.deduplicate(slices)
+    np.testing.assert_array_equal(got.indices.numpy(), np.unique(ids))
+    np.testing.assert_array_equal(got.values.numpy(), reference[np.unique(ids)])
 
 
-def test_fused_deduplicate_passes_unique_sorted_slices_through_and_declines_other_dtypes():
-    s = ds.IndexedSlices(ds.constant(np.ones((3, 2), np.float32)), ds.constant([1, 4, 9]), (10, 2))
-    assert fused.deduplicate(s) is s
-    half = ds.IndexedSlices(ds.constant(np.ones((3, 2), np.float16)), ds.constant([4, 1, 4]), (10, 2))
-    assert fused.deduplicate(half) is None
+def test_segment_sum_kernel_declines_what_it_does_not_take():
+    _native.SEGMENT_SUM_BELOW = 0
+    out = np.zeros((3, 2), np.float16)
+    assert not _native.segment_sum(out, np.array([0, 2, 0]), np.ones((3, 2), np.float16))
+    assert not _native.segment_sum(np.zeros(3, np.int64), np.array([0, 2, 0]), np.ones(3, np.int64))
     fused.set_enabled(False)
-    assert fused.deduplicate(ds.IndexedSlices(ds.constant(np.ones((2, 2), np.float32)), ds.constant([1, 1]), (3, 2))) is None
+    assert not _native.segment_sum(np.zeros(3), np.array([0, 2, 0]), np.ones(3))
+    assert (out == 0).all()

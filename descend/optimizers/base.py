@@ -644,7 +644,7 @@ class Optimizer:
 
     def _process_gradients(self, pairs: list) -> list:
         """De-duplicate sparse gradients, then clip (Keras 3 order)."""
-        pairs = [(self._deduplicate(g) if isinstance(g, IndexedSlices) else g, v) for g, v in pairs]
+        pairs = [(deduplicate(g) if isinstance(g, IndexedSlices) else g, v) for g, v in pairs]
         if self.clipnorm is not None:
             pairs = [(clip_ops.clip_by_norm(g, self.clipnorm), v) for g, v in pairs]
         elif self.clipvalue is not None:
@@ -653,10 +653,6 @@ class Optimizer:
             clipped, _ = clip_ops.clip_by_global_norm([g for g, _ in pairs], self.global_clipnorm)
             pairs = list(zip(clipped, [v for _, v in pairs]))
         return pairs
-
-    def _deduplicate(self, slices: IndexedSlices) -> IndexedSlices:
-        fast = fused.deduplicate(slices) if self.use_fused else None
-        return deduplicate(slices) if fast is None else fast
 
     def _apply(self, pairs: list) -> None:
         step = int(self._iterations._value)

@@ -10,7 +10,7 @@ place in a single pass:
 * dense (``dense_<dtype>``): one call updates every variable of the step. It
   takes an offsets table -- for each variable the array objects of param,
   grad and slots (see ``_native``) and its decoupled weight-decay factor --
-  and a list of chunks of at most ``CHUNK`` elements, which threads share
+  and a list of chunks of at most ``descend._native.CHUNK`` elements, which threads share
   (``prange``); so 1,000 small tensors cost one launch. The weight decay
   ``param <- param - param * d`` runs first in the same pass, in the NumPy
   path's arithmetic;
@@ -19,12 +19,11 @@ place in a single pass:
   update, scatter), so the cost depends on the number of touched rows, never
   on the table's size.
 
-Updates of fewer than ``SERIAL_BELOW`` (2**14) elements take the kernel's
-serial loop: a parallel launch costs about 2 us, and on a 2-core machine the
-serial loop wins below 2**14 float32 Adam elements (1.9 us at 2**10, 9.0 vs
-8.6 us at 2**14, 38 vs 23 us at 2**16). The serial kernel beats the NumPy
-path at every size (about 7 us against 12 us per call for one element,
-Python overhead included), so small arrays are fused too.
+Updates of fewer than ``descend._native.SERIAL_BELOW`` (2**14) elements take
+the kernel's serial loop (see ``descend._native`` for that and for threads in
+forked processes). The serial kernel beats the NumPy path at every size (about
+7 us against 12 us per call for one element, Python overhead included), so
+small arrays are fused too.
 
 **Float32 stays float32.** NumPy treats Python numbers as weak scalars; numba
 has none, so a literal ``1`` or a float64 coefficient would turn float32 math
@@ -56,10 +55,9 @@ tensors, update only: NumPy path 97-111 ms, one fused call 4.8-6 ms, a numba
 "floor" kernel that reads 4 arrays and writes 3 with no arithmetic 4.9-6 ms
 (the machine is noisy; see BENCHMARKS.md for same-run ratios).
 
-**Threads and processes.** Kernels release the GIL. A process forked after
-a parallel update runs the serial loop (GNU OpenMP, numba's usual threading
-layer, cannot start threads in such a child; numba would abort it).
-``numba.set_num_threads`` limits the threads, e.g. with one process per core.
+**Threads and processes.** Kernels release the GIL; ``descend._native`` says
+how many threads they use and why a child forked after a parallel update runs
+serial loops.
 
 **Cold start.** The generated module is written to :func:`cache_dir` under a
 name that hashes its text, numba's version and this transform's version, and
@@ -95,19 +93,17 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import _native
+
 __all__ = [
-    "ALLOWED_FUNCTIONS", "CHUNK", "SERIAL_BELOW", "FusedKernelWarning", "FusedRule", "cache_dir", "enabled",
-    "deduplicate", "find_nonfinite", "generate_source", "kernel_for", "set_enabled", "stats",
+    "ALLOWED_FUNCTIONS", "FusedKernelWarning", "FusedRule", "cache_dir", "enabled", "find_nonfinite",
+    "generate_source", "kernel_for", "set_enabled", "stats",
 ]
 
 log = logging.getLogger("descend.fused")
 
 #: bump when the generated code changes meaning (it is part of the cache key)
 TRANSFORM_VERSION = 2
-#: elements per chunk of work (a thread takes whole chunks)
-CHUNK = 8192
-#: below this many updated elements the kernel runs its serial loop (measured: see the module docstring)
-SERIAL_BELOW = 2**14
 #: NumPy functions a rule may call; numba's scalar forms keep float32 as float32
 ALLOWED_FUNCTIONS = frozenset({
     "sqrt", "maximum", "minimum", "fmax", "fmin", "abs", "absolute", "fabs", "sign", "square", "exp", "expm1",
@@ -128,51 +124,9 @@ class _Unsupported(Exception):
 
 
 # ---------------------------------------------------------------------------- switches
-_forced: bool | None = None
-_numba_ok: bool | None = None
-_env_enabled = os.environ.get("DESCEND_DISABLE_FUSED", "") in ("", "0")
-
-
-def _numba_available() -> bool:
-    global _numba_ok
-    if _numba_ok is None:
-        # OpenMP workers that spin after a kernel take the cores from BLAS and from other processes
-        # (measured: an MLP step 6.3-10 ms spinning, 5.2-5.7 ms passive); a user's own setting wins
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        try:  # imported on the first update, not with descend
-            from . import _native as native
-        except Exception as e:  # not installed, or built for another NumPy
-            _numba_ok = False
-            log.debug("numba cannot be imported (%s): optimizers use the NumPy path", e)
-        else:
-            _numba_ok = native.layout_ok()
-            if not _numba_ok:
-                log.warning("descend: NumPy arrays do not keep their data pointer where the fused kernels read "
-                            "it on this interpreter; optimizers use the NumPy path")
-    return _numba_ok
-
-
-def _native():
-    from . import _native as native
-
-    return native
-
-
-def enabled() -> bool:
-    """Whether optimizers use fused kernels: numba is installed and neither
-    ``DESCEND_DISABLE_FUSED=1`` (read when descend is imported) nor
-    ``set_enabled(False)`` turned them off."""
-    if _forced is not None:
-        return _forced and (_numba_ok if _numba_ok is not None else _numba_available())
-    return _env_enabled and (_numba_ok if _numba_ok is not None else _numba_available())
-
-
-def set_enabled(flag: bool | None) -> bool | None:
-    """Turn fused kernels on or off for this process (``None``: follow the
-    environment again). Returns the previous setting."""
-    global _forced
-    previous, _forced = _forced, flag
-    return previous
+#: whether optimizers use fused kernels, and turning them on or off: the switch of all compiled kernels
+enabled = _native.enabled
+set_enabled = _native.set_enabled
 
 
 def cache_dir() -> Path:
@@ -545,7 +499,7 @@ def _module_source(rw: _Rewriter) -> str:
         "import numpy as np",
         "from numba import carray, prange",
         "",
-        "from descend.optimizers._native import data_at",
+        "from descend._native.jit import data_at",
         "",
     ]
     out += [f"_T_{d.name} = np.{d.name}" for d in _DTYPES]
@@ -707,7 +661,7 @@ class FusedRule:
         n = len(params)
         table = np.fromiter(objects, np.int64, n * width).reshape(n, width)
         sizes = np.fromiter((p.size for p in params), np.int64, n)
-        chunks = _native().chunk_table(sizes, CHUNK)
+        chunks = _native.kernels().chunk_table(sizes, _native.CHUNK)
         return self._launch("dense", dtype, int(sizes.sum()),
                             (table, chunks, np.array(decays, dtype)) if n else None, args)
 
@@ -736,7 +690,8 @@ class FusedRule:
             return False
         G = grad.reshape(rows.shape[0], width) if grad.flags.c_contiguous else np.ascontiguousarray(
             grad).reshape(rows.shape[0], width)
-        arrays = (param.reshape(-1, width), G, *[s.reshape(-1, width) for s in slots], rows, CHUNK, dtype.type(decay))
+        arrays = (param.reshape(-1, width), G, *[s.reshape(-1, width) for s in slots], rows, _native.CHUNK,
+                  dtype.type(decay))
         return self._launch("rows", dtype, grad.size, arrays, args)
 
     def _launch(self, kind: str, dtype, n_elements: int, arrays, args) -> bool:
@@ -744,7 +699,7 @@ class FusedRule:
             return True
         kernel = self._kernels.get((kind, dtype)) or self.kernel(kind, dtype)
         try:
-            kernel(*arrays, _serial(n_elements), *args)
+            kernel(*arrays, _native.serial(n_elements), *args)
         except Exception as e:  # typing and compile errors come before any write
             self._failed.add(dtype)
             first = str(e).strip().splitlines()[0] if str(e).strip() else ""
@@ -755,34 +710,6 @@ class FusedRule:
             return False
         stats[kind] += 1
         return True
-
-
-def deduplicate(slices):
-    """:func:`descend.deduplicate` (repeated indices' rows summed; indices unique and
-    sorted) with the rows summed in parallel by a compiled kernel, bit for bit the
-    same result; None when the kernel cannot take these values (use the NumPy one)."""
-    from ..framework.indexed_slices import IndexedSlices
-    from ..framework.tensor import Tensor
-
-    idx = slices.indices._value
-    values = slices.values._value
-    if not enabled() or idx.ndim != 1 or values.dtype not in _DTYPES or values.ndim < 1 or idx.size < 2:
-        return None
-    if bool(np.all(idx[1:] > idx[:-1])):  # already unique and sorted: nothing to do
-        return slices
-    rows = np.ascontiguousarray(values).reshape(values.shape[0], -1)
-    unique, sums = _native().sum_rows_by_index(rows, idx, _serial(values.size))
-    return IndexedSlices(Tensor(sums.reshape((unique.size,) + values.shape[1:])), Tensor(unique), slices.dense_shape)
-
-
-def _serial(n_elements: int) -> bool:
-    """Whether a kernel over ``n_elements`` runs its serial loop (small, or in a child forked
-    after a parallel kernel); otherwise records that threads were started."""
-    if n_elements < SERIAL_BELOW or _forked_after_parallel:
-        return True
-    global _parallel_used
-    _parallel_used = True
-    return False
 
 
 def find_nonfinite(arrays: list) -> int | None:
@@ -798,23 +725,9 @@ def find_nonfinite(arrays: list) -> int | None:
         if a.dtype != dtype or not a.flags.c_contiguous:
             return None
         total += a.size
-    return _native().any_nonfinite(arrays, CHUNK, _serial(total))
+    return _native.kernels().any_nonfinite(arrays, _native.CHUNK, _native.serial(total))
 
 
-# GNU OpenMP (numba's usual threading layer) cannot launch threads in a process forked after it
-# started its own: numba then aborts the child. A child forked after a parallel update therefore
-# runs the kernels' serial loop (multiprocessing's "spawn" and "forkserver" children are not affected).
-_parallel_used = False
-_forked_after_parallel = False
-
-
-def _after_fork_in_child():
-    global _forked_after_parallel
-    _forked_after_parallel = _forked_after_parallel or _parallel_used
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
 _rules: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # rule -> FusedRule | None
 _warned: set = set()  # code objects of rules that could not be fused
 _rules_lock = threading.RLock()
@@ -834,7 +747,7 @@ def kernel_for(rule) -> FusedRule | None:
         if rule in _rules:
             return _rules[rule]
         fused = None
-        if _numba_available():
+        if _native._numba_available():
             try:
                 rw = _Rewriter(rule).run()
                 fused = FusedRule(rule, _module_source(rw), len(rw.arrays) - 2, rw.coefs, rw.defaults)

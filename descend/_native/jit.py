@@ -1,4 +1,4 @@
-"""Low-level helpers of the fused kernels (imported only when numba is).
+"""numba kernels and their low-level helpers (imported only through ``descend._native``).
 
 **Many tensors, one call.** A dense update of many variables is one kernel
 call over a *table*: row ``t`` holds the addresses of the NumPy array objects
@@ -29,7 +29,7 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "layout_ok", "pointer_like", "sum_rows_by_index"]
+__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "layout_ok", "pointer_like", "segment_sum"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -153,14 +153,10 @@ def _sum_segments(values, order, bounds, out, serial):
             _sum_segment(values, order, bounds, out, u)
 
 
-def sum_rows_by_index(values: np.ndarray, indices: np.ndarray, serial: bool) -> tuple[np.ndarray, np.ndarray]:
-    """``(unique, sums)``: the sorted unique ``indices`` and, per unique index, the sum of
-    the rows of ``values`` (2-D, C-contiguous) that carry it, added in order of
-    appearance (bit for bit what ``np.add.at`` gives), one thread per output row."""
-    unique, inverse, counts = np.unique(indices, return_inverse=True, return_counts=True)
-    order = np.argsort(inverse.reshape(-1), kind="stable")
-    bounds = np.zeros(unique.size + 1, np.int64)
-    np.cumsum(counts, out=bounds[1:])
-    out = np.zeros((unique.size, values.shape[1]), values.dtype)
-    _sum_segments(values, order, bounds, out, serial)
-    return unique, out
+def segment_sum(out: np.ndarray, ids: np.ndarray, rows: np.ndarray, serial: bool) -> None:
+    """``out[ids[k]] += rows[k]`` for every k, in order of k (as ``np.add.at``): the rows are
+    sorted stably by id and each output row sums its own run, one thread per output row."""
+    order = np.argsort(ids, kind="stable")
+    bounds = np.zeros(out.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(ids, minlength=out.shape[0]), out=bounds[1:])
+    _sum_segments(rows, order, bounds, out, serial)
