@@ -1,8 +1,9 @@
 """The framework layer: Tensor, Variable, IndexedSlices, the op table and the tape."""
 
+from .custom_gradient import custom_gradient
 from .indexed_slices import IndexedSlices, deduplicate
 from .op import OPS, Op, defop
-from .tape import GradientTape, custom_gradient
+from .tape import GradientTape
 from .tensor import Reference, Tensor, constant, convert_to_tensor
 from .variable import Variable, clear_session, current_name_scope, name_scope, unique_name
 

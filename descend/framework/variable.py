@@ -15,8 +15,10 @@ import threading
 import numpy as np
 
 from .. import backend
-from ..errors import InvalidArgumentError
+from .indexed_slices import IndexedSlices
+from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor, to_array
+from .validation import check_index_range
 
 __all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session"]
 
@@ -93,12 +95,6 @@ def clear_session() -> None:
         _taken_names.clear()
 
 
-def _check_indices(indices: np.ndarray, n: int, what: str) -> None:
-    if indices.size and (indices.min() < 0 or indices.max() >= n):
-        bad = indices[(indices < 0) | (indices >= n)][0]
-        raise InvalidArgumentError(f"{what}: index {int(bad)} is not in [0, {n})")
-
-
 class Variable(ArrayLike):
     """A named, mutable array that optimizers update in place.
 
@@ -163,9 +159,7 @@ class Variable(ArrayLike):
 
     def read_value(self) -> Tensor:
         """A Tensor snapshot of the current value (later updates do not show in it)."""
-        from .op import OPS
-
-        return OPS["identity"](self)
+        return _ops.read(self)
 
     def value(self) -> Tensor:
         return self.read_value()
@@ -212,8 +206,6 @@ class Variable(ArrayLike):
         return self
 
     def _sparse_parts(self, sparse_delta, what: str):
-        from .indexed_slices import IndexedSlices
-
         if not isinstance(sparse_delta, IndexedSlices):
             raise TypeError(f"{what} expects an IndexedSlices. Received: {type(sparse_delta).__name__}")
         idx = sparse_delta.indices._value
@@ -225,7 +217,7 @@ class Variable(ArrayLike):
                 f"{what} to variable '{self._name}' of shape {self.shape}: expected values of shape "
                 f"{idx.shape + self.shape[1:]}, received {vals.shape}"
             )
-        _check_indices(idx, self.shape[0], f"{what} to variable '{self._name}'")
+        check_index_range(idx, self.shape[0], f"{what} to variable '{self._name}'")
         return idx, vals
 
     def scatter_add(self, sparse_delta):

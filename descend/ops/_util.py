@@ -1,10 +1,8 @@
-"""Small helpers VJPs share."""
+"""Small helpers the ops share (no op lives here: this module imports no descend module)."""
 
 from __future__ import annotations
 
-from ..framework.op import OPS
-
-__all__ = ["unbroadcast", "normalize_axis"]
+__all__ = ["normalize_axis"]
 
 
 def normalize_axis(axis, ndim: int):
@@ -21,18 +19,3 @@ def normalize_axis(axis, ndim: int):
             raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}")
         out.append(a % ndim if ndim else 0)
     return tuple(sorted(set(out)))
-
-
-def unbroadcast(g, x):
-    """Sum ``g`` over the axes NumPy broadcasting added or stretched, to ``x``'s shape."""
-    shape = x.shape
-    gshape = g.shape
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1
-    )
-    if axes:
-        g = OPS["reduce_sum"](g, axis=axes)
-    return g if g.shape == shape else OPS["reshape"](g, shape=shape)
