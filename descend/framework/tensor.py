@@ -57,6 +57,10 @@ class ArrayLike:
     def ndim(self) -> int:
         return self._value.ndim
 
+    def get_shape(self) -> tuple:
+        """The shape (TF's older spelling of :attr:`shape`)."""
+        return self._value.shape
+
     @property
     def size(self) -> int:
         return self._value.size

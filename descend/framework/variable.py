@@ -155,13 +155,30 @@ class Variable(ArrayLike):
 
     @property
     def constraint(self):
+        """The callable ``value -> value`` an optimizer applies after each update, or ``None``.
+
+        Settable, as in Keras 3 (``v.constraint = keras.constraints.NonNeg()``).
+        """
         return self._constraint
+
+    @constraint.setter
+    def constraint(self, value):
+        if value is not None and not callable(value):
+            raise TypeError(f"constraint of variable '{self._name}' must be callable or None. Received: {value!r}")
+        self._constraint = value
+
+    @property
+    def initializer(self):
+        """``None``, as for a TF 2 variable in eager mode: a descend Variable holds its
+        initial value from the moment it is made, so there is no initializer op to run."""
+        return None
 
     def read_value(self) -> Tensor:
         """A Tensor snapshot of the current value (later updates do not show in it)."""
         return _ops.read(self)
 
     def value(self) -> Tensor:
+        """A Tensor snapshot of the current value (as ``read_value``; TF's ``Variable.value()``)."""
         return self.read_value()
 
     def numpy(self) -> np.ndarray:
