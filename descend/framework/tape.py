@@ -36,7 +36,7 @@ from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor
 from .variable import Variable
 
-__all__ = ["GradientTape", "record", "no_gradient_error", "last_missing_gradients"]
+__all__ = ["GradientTape", "record", "no_gradient_error", "last_missing_gradients", "forget_missing_gradients"]
 
 _active: list = []  # tapes currently recording, innermost last
 _FLOAT_KINDS = "fc"
@@ -75,7 +75,7 @@ def record(op, inputs, result, attrs, has_var):
                 hit = True
             elif has_var and tape._watch_accessed and type(x) is Variable and x._trainable:
                 if not op.differentiable:  # read by an op without a gradient: noted, not watched
-                    tape._cut(op, inputs, result, "no_gradient", reads=x)
+                    tape._cut(op, inputs, result, _cut_reason(op), reads=x)
                     continue
                 watched.add(id(x))
                 tape._keep.append(x)
@@ -85,7 +85,7 @@ def record(op, inputs, result, attrs, has_var):
                 tape._cut(op, inputs, result, None)
             continue
         if not op.differentiable:
-            tape._cut(op, inputs, result, "stop_gradient" if op.name == "stop_gradient" else "no_gradient")
+            tape._cut(op, inputs, result, _cut_reason(op))
             continue
         floats = False
         if multi:
@@ -101,6 +101,10 @@ def record(op, inputs, result, attrs, has_var):
             continue
         versions = tuple((x, x._version) for x in inputs if type(x) is Variable) if has_var else None
         tape._entries.append((op, inputs, result, attrs, versions))
+
+
+def _cut_reason(op) -> str:
+    return "stop_gradient" if op.name == "stop_gradient" else "no_gradient"
 
 
 def last_missing_gradients():
@@ -147,6 +151,7 @@ class GradientTape:
         self._used = False
         self._recording = False
         self._released = None  # a released record kept for explain_gradient (see _release)
+        self._missing = None  # (targets, sources without a gradient) of the latest such gradient() call
         self._thread = get_ident()
 
     # -- recording -----------------------------------------------------------------
@@ -257,7 +262,8 @@ class GradientTape:
                     g = Tensor(np.zeros(s.shape, s.dtype))
             result.append(g)
         if missing:
-            _last.call = (self, flat_targets, [s for s in flat_sources if grads.get(id(s)) is None])
+            self._missing = (flat_targets, [s for s in flat_sources if grads.get(id(s)) is None])
+            _last.call = (self,) + self._missing
         if not self._persistent:
             self._release(keep_record=missing)
         return nest.pack_like(sources, result)
@@ -383,8 +389,7 @@ class GradientTape:
         if self._recording:  # as TF: a non-persistent tape stops recording once it has computed gradients
             self._recording = False
             self._stop()
-        if keep_record:
-            self._released = (self._entries, self._watched, self._keep, self._cuts, self._seen)
+        self._released = (self._entries, self._watched, self._keep, self._cuts, self._seen) if keep_record else None
         self._entries = []
         self._cuts = {}
         self._seen = set()
