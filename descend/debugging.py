@@ -18,7 +18,8 @@ while it recorded and says, naming the variables and ops involved, why
 
 :func:`explain_missing_gradients` gives the same explanations for the
 variables an optimizer received ``None`` gradients for, from the latest
-``gradient()`` call of the thread that left a source without a gradient.
+``gradient()`` call of the thread that left a source without a gradient
+(while its tape is alive).
 
 Example:
     >>> import descend as ds
@@ -215,8 +216,9 @@ def explain_missing_gradients(variables) -> list:
     """One explanation per variable, for an optimizer that received ``None`` gradients for them.
 
     The explanations come from the latest ``GradientTape.gradient`` call of
-    this thread that left a source without a gradient (its record is kept
-    until the next such call).
+    this thread that left a source without a gradient, while its tape lives
+    (the note holds the tape weakly; a non-persistent tape keeps its record
+    for this after such a call).
 
     Args:
         variables: the variables whose gradient was ``None``.
@@ -228,7 +230,12 @@ def explain_missing_gradients(variables) -> list:
     out = []
     for v in variables:
         if call is not None and any(s is v for s in call[2]):
-            out.append(explain_gradient(call[0], call[1], v))
+            if call[0] is None:
+                out.append(f"{_describe(v)}: the latest GradientTape.gradient call of this thread gave it no "
+                           "gradient, and that tape no longer exists to say why; call "
+                           "descend.debugging.explain_gradient(tape, loss, variable) while the tape is alive.")
+            else:
+                out.append(explain_gradient(call[0], call[1], v))
         else:
             out.append(f"{_describe(v)}: no GradientTape.gradient call of this thread left it without a "
                        "gradient; its gradient was None before it reached the optimizer (check the list "

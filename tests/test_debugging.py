@@ -201,3 +201,20 @@ def test_explain_gradient_checks_its_arguments():
         ds.debugging.explain_gradient("tape", x, x)
     with pytest.raises(TypeError, match="expects a Tensor or Variable as `source`. Received: list"):
         ds.debugging.explain_gradient(tape, x, [1.0])
+
+
+def test_the_note_for_the_optimizer_does_not_keep_the_tape_alive():
+    import gc
+    import weakref
+
+    a = ds.Variable([1.0], name="a")
+    b = ds.Variable([1.0], name="gone")
+    with ds.GradientTape() as tape:
+        loss = ds.reduce_sum(a * 2.0)
+    tape.gradient(loss, [a, b])
+    ref = weakref.ref(tape)
+    del tape
+    gc.collect()
+    assert ref() is None
+    (line,) = ds.debugging.explain_missing_gradients([b])
+    assert "variable 'gone'" in line and "no longer exists" in line

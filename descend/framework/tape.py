@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
+import weakref
 from threading import get_ident
 
 import numpy as np
@@ -111,10 +112,13 @@ def last_missing_gradients():
     """The latest ``gradient()`` call of this thread that gave a source no gradient, or ``None``.
 
     Returns a tuple ``(tape, targets, sources)`` (flat lists) for
-    :func:`descend.debugging.explain_gradient`. The record of a non-persistent
-    tape is kept for this call only (until the next such call in this thread).
+    :func:`descend.debugging.explain_gradient`; ``tape`` is ``None`` when the
+    tape no longer exists (the note holds it weakly).
     """
-    return getattr(_last, "call", None)
+    call = getattr(_last, "call", None)
+    if call is None:
+        return None
+    return (call[0](),) + call[1:]
 
 
 def forget_missing_gradients() -> None:
@@ -263,7 +267,7 @@ class GradientTape:
             result.append(g)
         if missing:
             self._missing = (flat_targets, [s for s in flat_sources if grads.get(id(s)) is None])
-            _last.call = (self,) + self._missing
+            _last.call = (weakref.ref(self),) + self._missing  # weak: the note never keeps a tape alive
         if not self._persistent:
             self._release(keep_record=missing)
         return nest.pack_like(sources, result)
@@ -382,8 +386,8 @@ class GradientTape:
         """A non-persistent tape's record goes after its one call; its watched variables stay listed.
 
         With ``keep_record`` (the call left a source without a gradient) the
-        record is kept for :func:`descend.debugging.explain_gradient`, until
-        this thread's next such call replaces the note that refers to it.
+        record is kept, as long as the tape object lives, for
+        :func:`descend.debugging.explain_gradient`.
         """
         self._used = True
         if self._recording:  # as TF: a non-persistent tape stops recording once it has computed gradients
