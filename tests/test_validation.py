@@ -8,7 +8,7 @@ import pytest
 import descend as ds
 from descend.errors import InvalidArgumentError
 from descend.framework import ops_bridge
-from descend.framework.validation import check_index_range, check_number, format_range
+from descend.framework.validation import check_axis, check_index_range, check_number, format_range
 
 
 # ---------------------------------------------------------------- check_index_range
@@ -44,6 +44,42 @@ def test_index_range_name_and_hint():
 def test_ops_and_variables_use_the_one_index_check(call, message):
     with pytest.raises(InvalidArgumentError, match=message):
         call()
+
+
+# ---------------------------------------------------------------- check_axis
+def test_axis_normalizes_negative_axes():
+    assert check_axis(-1, 3, "op") == 2
+    assert check_axis(np.int64(1), 3, "op") == 1
+    assert check_axis(ds.constant(-3), 3, "op") == 0
+    assert check_axis(-3, 2, "expand_dims", extra=1) == 0
+    assert check_axis(0, 0, "reduce_sum") == 0
+
+
+@pytest.mark.parametrize("axis, ndim, kwargs, error, message", [
+    (3, 3, {"what": "op"}, InvalidArgumentError, r"^op: axis 3 is out of range for a tensor of rank 3$"),
+    (-4, 3, {"what": "op"}, InvalidArgumentError, r"^op: axis -4 is out of range"),
+    (-1, 0, {"what": "op"}, InvalidArgumentError, r"^op: axis -1 is out of range for a tensor of rank 0$"),
+    (1.0, 3, {"what": "op"}, TypeError, r"^op: axis must be an integer. Received: axis=1.0$"),
+    (True, 3, {"what": "op"}, TypeError, r"axis must be an integer"),
+])
+def test_axis_refusals(axis, ndim, kwargs, error, message):
+    with pytest.raises(error, match=message):
+        check_axis(axis, ndim, **kwargs)
+
+
+def test_axis_without_an_owner_is_a_plain_value_error_the_op_runner_names():
+    with pytest.raises(ValueError) as info:
+        check_axis(5, 2)
+    assert type(info.value) is ValueError
+    with pytest.raises(InvalidArgumentError, match=r"^reduce_sum: axis 2 is out of range for a tensor of rank 2"):
+        ds.reduce_sum(ds.ones((2, 3)), axis=2)
+
+
+def test_gather_refuses_an_axis_out_of_range_instead_of_wrapping_it():
+    x = ds.constant(np.arange(6.0).reshape(2, 3))
+    with pytest.raises(InvalidArgumentError, match="gather: axis 5 is out of range for a tensor of rank 2"):
+        ds.gather(x, [0], axis=5)  # was taken as axis 5 % 2 == 1
+    np.testing.assert_array_equal(ds.gather(x, [2], axis=-1).numpy(), [[2.0], [5.0]])
 
 
 # ---------------------------------------------------------------- check_number

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 
-__all__ = ["check_index_range", "check_number", "format_range"]
+__all__ = ["check_axis", "check_index_range", "check_number", "format_range"]
 
 
 def check_index_range(indices, size: int, what: str, *, name: str = "indices", hint: str = "") -> None:
@@ -59,6 +59,40 @@ def check_index_range(indices, size: int, what: str, *, name: str = "indices", h
     where = f"{name}[{', '.join(map(str, pos))}]" if pos else name
     extra = f" ({hint})" if hint else ""
     raise InvalidArgumentError(f"{what}: {where} = {int(idx[pos])} is not in [0, {n}){extra}")
+
+
+def check_axis(axis, ndim: int, what: str | None = None, *, extra: int = 0) -> int:
+    """Return ``axis`` as a non-negative axis of a rank-``ndim`` tensor, or raise.
+
+    Negative axes count from the end, as in NumPy and TF. ``extra`` widens the
+    range for ops that create axes (``expand_dims`` takes ``extra=1``). A
+    scalar (``ndim == 0``) accepts axis 0 only, as the reductions do.
+
+    Args:
+        axis: an integer (Python, NumPy, or a 0-d integer Tensor).
+        ndim: the rank of the tensor.
+        what: who checks, the start of the message; without it the error is a
+            plain ``ValueError``, which an op's forward lets the op runner name
+            (``"reduce_sum: axis 3 is out of range ... (input shapes: ...)"``).
+        extra: axes the op adds.
+
+    Raises:
+        TypeError: ``axis`` is not an integer.
+        InvalidArgumentError: ``"{what}: axis 3 is out of range for a tensor of rank 2"``
+            (``ValueError`` without ``what``).
+    """
+    a = getattr(axis, "_value", axis)
+    if isinstance(a, np.ndarray) and a.ndim == 0:
+        a = a[()]
+    prefix = f"{what}: " if what else ""
+    if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Integral):
+        raise TypeError(f"{prefix}axis must be an integer. Received: axis={axis!r}")
+    a = int(a)
+    n = int(ndim) + extra
+    if not -n <= a < max(n, 1):
+        error = InvalidArgumentError if what else ValueError
+        raise error(f"{prefix}axis {a} is out of range for a tensor of rank {ndim}")
+    return a % n if n else 0
 
 
 def _fmt(v) -> str:

@@ -1,6 +1,8 @@
-"""Small helpers the ops share (no op lives here: this module imports no descend module)."""
+"""Small helpers the ops share (no op lives here)."""
 
 from __future__ import annotations
+
+from ..framework.validation import check_axis
 
 __all__ = ["normalize_axis"]
 
@@ -12,10 +14,4 @@ def normalize_axis(axis, ndim: int):
     if hasattr(axis, "_value"):
         axis = axis._value.tolist()
     axes = (axis,) if isinstance(axis, int) or getattr(axis, "ndim", 1) == 0 else tuple(axis)
-    out = []
-    for a in axes:
-        a = int(a)
-        if not -ndim <= a < max(ndim, 1):
-            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}")
-        out.append(a % ndim if ndim else 0)
-    return tuple(sorted(set(out)))
+    return tuple(sorted({check_axis(a, ndim) for a in axes}))

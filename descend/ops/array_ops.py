@@ -13,7 +13,7 @@ from ..errors import InvalidArgumentError
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op import defop
 from ..framework.tensor import Tensor, to_array
-from ..framework.validation import check_index_range, check_number
+from ..framework.validation import check_axis, check_index_range, check_number
 from ._util import normalize_axis
 from .core_ops import broadcast_to, reduce_sum, reshape
 
@@ -48,9 +48,7 @@ def _(g, ans, x, perm=None):
 @defop(view=True)
 def expand_dims(input, axis=0):  # noqa: A002 - TF's name
     """Insert a length-1 axis at ``axis``."""
-    if not -input.ndim - 1 <= axis <= input.ndim:
-        raise InvalidArgumentError(f"expand_dims: axis {axis} is out of range for rank {input.ndim}")
-    return np.expand_dims(input, axis)
+    return np.expand_dims(input, check_axis(axis, input.ndim, "expand_dims", extra=1))
 
 
 @expand_dims.defvjp
@@ -228,7 +226,9 @@ def gather(params, indices, axis=0, batch_dims=0):
     idx = _index_array(indices)
     if batch_dims:
         raise NotImplementedError("gather: batch_dims != 0 is not supported yet")
-    ax = axis % params.ndim if params.ndim else 0
+    if params.ndim == 0:
+        raise InvalidArgumentError("gather: params must have rank >= 1; received a scalar")
+    ax = check_axis(axis, params.ndim, "gather")
     check_index_range(idx, params.shape[ax], "gather")
     return np.take(params, idx, axis=ax)
 

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
-from ..framework.validation import check_index_range, check_number
+from ..framework.validation import check_axis, check_index_range, check_number
 from ..framework.variable import Variable
 from .array_ops import broadcast_to, concat, expand_dims, gather, one_hot, reshape
 from .core_ops import unbroadcast
@@ -83,10 +83,10 @@ def _like(x, ref):
 
 def _class_axis(axis, ndim: int, name: str) -> int:
     """A single class axis as a negative number (valid for every broadcast operand)."""
-    a = -1 if axis is None else int(axis)
-    if not -ndim <= a < ndim:
-        raise InvalidArgumentError(f"{name}: axis {a} is out of range for a tensor of rank {ndim}")
-    return a - ndim if a >= 0 else a
+    a = -1 if axis is None else axis
+    if ndim == 0:  # no class axis at all
+        raise InvalidArgumentError(f"{name}: axis {a} is out of range for a tensor of rank 0")
+    return check_axis(a, ndim, name) - ndim
 
 
 # ================================================================ activations
