@@ -297,7 +297,7 @@ def test_exact_sparse_with_weight_decay_equals_dense_with_the_densified_gradient
     dense_opt = type(sparse_opt).from_config(sparse_opt.get_config())
     t_sparse = ds.Variable(table0.copy(), name="table")
     t_dense = ds.Variable(table0.copy(), name="table")
-    for step in range(6):
+    for _ in range(6):
         idx = rng.integers(0, 4, size=3)  # rows 4..7 are never touched: only the decay moves them
         vals = rng.standard_normal((3, 2))
         sparse_opt.apply_gradients([(ds.IndexedSlices(ds.constant(vals), ds.constant(idx), (8, 2)), t_sparse)])
@@ -314,7 +314,7 @@ def _preview_case(case, mode):
     rng = np.random.default_rng(4)
     opt = case.make() if mode == "dense" else case.make(sparse_updates=mode)
     var = ds.Variable(rng.standard_normal((8, 2)), name="t")
-    for step in range(3):
+    for _ in range(3):
         if mode == "dense":
             g = ds.constant(rng.standard_normal((8, 2)))
         else:
