@@ -241,6 +241,7 @@ class Optimizer:
         with no_name_scope():
             self._iterations = Variable(np.int64(0), name=f"{self._name}/iterations", trainable=False)
         self._slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
+        self._array_cache: dict[int, tuple] = {}  # id(var) -> (param, [slot arrays], [slot Variables])
         self._slot_names: list[str] = []
         self._step_vars: dict[str, Variable] = {}
         self._accum: accumulation.AccumulatorState | None = None
@@ -481,6 +482,7 @@ class Optimizer:
 
     def _register_slot(self, var, slot_name, value):
         self._pending.pop(f"{self._var_key(var)}/{slot_name}", None)
+        self._array_cache.pop(id(var), None)
         with no_name_scope():
             slot = Variable(value, name=f"{var.name}/{slot_name}", trainable=False)
         self._slots.setdefault(id(var), (var, {}))[1][slot_name] = slot
@@ -640,6 +642,7 @@ class Optimizer:
         if pairs is None:
             plan.kind = "skip"
             return plan
+        changed = None  # which gradients a later stage produced anew (only those are checked again)
         if self.gradient_accumulation_steps is not None:
             state = pipeline.accumulate(self, self._accumulator_state(pairs), pairs, weight)
             if state.step < self.gradient_accumulation_steps:
@@ -648,9 +651,10 @@ class Optimizer:
             plan.accumulation = accumulation.AccumulatorState((), (), 0, 0.0)  # the cycle closes
             pairs = [(g if isinstance(g, IndexedSlices) else g._value, v)
                      for g, v in zip(accumulation.mean(state), state.keys) if g is not None]
+            changed = [True] * len(pairs)  # sums of finite values can overflow
         pairs = self.aggregate(pairs)
-        pairs = pipeline.deduplicate_and_clip(self, pairs, raw_global_clipnorm)
-        checked = pipeline.check_nonfinite(self, pairs, "gradient after clipping")
+        pairs, changed = pipeline.deduplicate_and_clip(self, pairs, raw_global_clipnorm, changed)
+        checked = pipeline.check_nonfinite(self, pairs, "gradient after clipping", only=changed)
         if checked is None:
             plan.kind, plan.items = "skip", []
             return plan
@@ -695,7 +699,10 @@ class Optimizer:
             plan.new_slots = self._plan_slots(variables)
         for dtype in {v._value.dtype for v in variables}:
             plan.coefficients[dtype] = self._coefficients_for(step, hyper, dtype)
-        plan.items = pipeline.items(self, pairs, hyper)
+        # with no weight decay configured, the default form gives None for every variable: skip asking each
+        default_off = type(self).weight_decay_coefficients is Optimizer.weight_decay_coefficients and not hyper.get(
+            "weight_decay")
+        plan.items = pipeline.items(self, pairs, hyper, None if default_off else self.weight_decay_coefficients)
         for item in plan.items:
             constraint = item.var.constraint
             if constraint is not None and self.rule_kind != "custom":
@@ -780,55 +787,65 @@ class Optimizer:
             return values
         return values, ByVariable((it.var.name, written[id(it.var)][1]) for it in plan.items)
 
-    def _storage(self, plan, var, copy: bool):
-        """(param array, {slot name: array}) to write ``var``'s update into."""
-        entry = self._slots.get(id(var))
-        if entry is not None:
-            slot_arrays = {n: s._value for n, s in entry[1].items()}
-        else:
-            slot_arrays = dict(plan.new_slots[id(var)][1])
+    def _arrays_of(self, plan, var, copy: bool):
+        """(param array, [slot arrays in declaration order], [slot Variables]) to write ``var``'s update into:
+        the variable's own storage (cached per variable), or copies for a preview."""
+        entry = self._array_cache.get(id(var))
+        if entry is None:
+            found = self._slots.get(id(var))
+            if found is not None:
+                slot_vars = [found[1][s.name] for s in self.slot_specs()]
+                entry = (var._value, [s._value for s in slot_vars], slot_vars)
+                self._array_cache[id(var)] = entry
+            else:  # created by this plan's commit: only a preview gets here
+                values = plan.new_slots[id(var)][1]
+                entry = (var._value, [values[s.name] for s in self.slot_specs()], [])
         if copy:
-            return var._value.copy(), {n: a.copy() for n, a in slot_arrays.items()}
-        return var._value, slot_arrays
+            return entry[0].copy(), [a.copy() for a in entry[1]], entry[2]
+        return entry
 
     def _write_items(self, plan: UpdatePlan, items: list, copy: bool) -> dict:
-        """Stages ``decay`` and ``rule``: apply the items into the variables (or into copies)."""
+        """Stages ``decay`` and ``rule``: apply the items into the variables (or into copies).
+        Returns ``{id(var): (param array, {slot name: array})}`` of what was written."""
         names = [s.name for s in self.slot_specs()]
         rule = self._rule()
         kernel = self._kernel(rule) if self.rule_kind == "elementwise" else None
         fused_decay = type(self).weight_decay_rule is decoupled_decay
         out = {}
-        dense: dict = {}  # dtype -> ([params], [grads], [slot lists], [decay factors], [items])
+        dense: dict = {}  # dtype -> ([params], [grads], [slot lists], [decay factors])
         for item in items:
-            param, slot_map = self._storage(plan, item.var, copy)
-            slots = [slot_map[n] for n in names]
-            out[id(item.var)] = (param, slot_map)
-            c = plan.coefficients[param.dtype]
+            param, slots, slot_vars = self._arrays_of(plan, item.var, copy)
+            out[id(item.var)] = (param, slots)
             d = 0.0
             if item.decay is not None:
-                if fused_decay and item.path in ("dense", "rows") and not item.decay_all_rows:
+                if fused_decay and item.path != "densify" and not item.decay_all_rows:
                     d = item.decay["d"]
                 else:
-                    rows = item.indices if item.path == "rows" and not item.decay_all_rows else None
-                    self._decay_numpy(param, rows, item.decay)
+                    self._decay_numpy(param, item.indices if item.path == "rows" and not item.decay_all_rows else None,
+                                      item.decay)
             if item.path == "dense":
-                group = dense.setdefault(param.dtype, ([], [], [], [], []))
-                for lst, x in zip(group, (param, item.grad, slots, d, item)):
-                    lst.append(x)
+                group = dense.get(param.dtype)
+                if group is None:
+                    group = dense[param.dtype] = ([], [], [], [])
+                group[0].append(param)
+                group[1].append(item.grad)
+                group[2].append(slots)
+                group[3].append(d)
             elif item.path == "rows":
-                self._rows(rule, kernel, param, item.values, slots, c, item.indices, d)
+                self._rows(rule, kernel, param, item.values, slots, plan.coefficients[param.dtype], item.indices, d)
             else:  # exact sparse: the dense rule with zero gradient rows elsewhere
                 g = np.zeros_like(param)
                 g[item.indices] = item.values
                 exact_rule = self.exact_sparse_rule or rule
                 self._dense(exact_rule, self._kernel(exact_rule) if kernel is not None else None, [param], [g], [slots],
-                            [0.0], c)
-        for dtype, (params, grads, slot_lists, decays, _) in dense.items():
+                            [0.0], plan.coefficients[param.dtype])
+            if not copy:  # record the in-place writes (Variable._mark_updated, inlined)
+                item.var._version += 1
+                for sv in slot_vars:
+                    sv._version += 1
+        for dtype, (params, grads, slot_lists, decays) in dense.items():
             self._dense(rule, kernel, params, grads, slot_lists, decays, plan.coefficients[dtype])
-        if not copy:
-            for item in items:
-                self._bump(item.var)
-        return out
+        return {k: (p, dict(zip(names, sl))) for k, (p, sl) in out.items()}
 
     def _decay_numpy(self, param, rows, coefficients):
         if rows is None:

@@ -72,7 +72,7 @@ class ByVariable(dict):
         return super().get(self._key(k), default)
 
 
-@dataclass
+@dataclass(slots=True)
 class Item:
     """One variable's share of an update: its gradient as it will be applied and how."""
 
@@ -208,20 +208,24 @@ def _arrays(pairs):
     return [g.values._value if isinstance(g, IndexedSlices) else g for g, _ in pairs]
 
 
-def check_nonfinite(opt, pairs, what: str):
+def check_nonfinite(opt, pairs, what: str, only=None):
     """Stages ``check_input`` and ``check_applied``: the ``on_nonfinite`` policy.
 
+    ``only`` (a list of booleans) limits the check to the gradients a stage produced anew.
     Returns the pairs (non-finite elements zeroed under ``"zero"``) or None (skip the step)."""
     policy = opt.on_nonfinite
-    if policy == "apply":
+    if policy == "apply" or (only is not None and not any(only)):
         return pairs
     arrays = _arrays(pairs)
-    first = opt.kernels_find_nonfinite(arrays)
+    positions = range(len(arrays)) if only is None else [i for i, flag in enumerate(only) if flag]
+    checked = [arrays[i] for i in positions]
+    first = opt.kernels_find_nonfinite(checked)
     if first is None:
         # the sum is a fast pre-check: it is finite unless an element is not (or it overflows)
-        first = next((k for k, a in enumerate(arrays) if not (np.isfinite(np.sum(a)) or np.isfinite(a).all())), -1)
+        first = next((k for k, a in enumerate(checked) if not (np.isfinite(np.sum(a)) or np.isfinite(a).all())), -1)
     if first < 0:
         return pairs
+    first = list(positions)[first]
     if policy == "raise":
         bad = "NaN" if np.isnan(arrays[first]).any() else "Inf"
         raise InvalidArgumentError(
@@ -247,23 +251,40 @@ def accumulate(opt, state, pairs, weight):
     return accumulation.add(state, pairs, 1.0 if weight is None else weight)
 
 
-def deduplicate_and_clip(opt, pairs, raw_global_clipnorm=None):
-    """Stages ``deduplicate`` and ``clip`` (Keras 3 order: de-duplicate, then clip)."""
+def deduplicate_and_clip(opt, pairs, raw_global_clipnorm=None, changed=None):
+    """Stages ``deduplicate`` and ``clip`` (Keras 3 order: de-duplicate, then clip).
+
+    Returns ``(pairs, changed)``: ``changed[i]`` says whether gradient i may hold a non-finite value the
+    input check did not see (a sum of repeated rows, a per-tensor clip, a global clip whose norm
+    overflowed); only those are checked again. ``changed`` comes in from the earlier stages."""
+    changed = [False] * len(pairs) if changed is None else list(changed)
     if raw_global_clipnorm is not None:  # Hugging Face clips the raw gradients, before de-duplication
-        pairs = _global_clip(pairs, raw_global_clipnorm)
-    pairs = [(deduplicate(g) if isinstance(g, IndexedSlices) else g, v) for g, v in pairs]
+        pairs, finite = _global_clip(pairs, raw_global_clipnorm)
+        changed = [c or not finite for c in changed]
+    out = []
+    for i, (g, v) in enumerate(pairs):
+        if type(g) is IndexedSlices:
+            d = deduplicate(g)
+            changed[i] = changed[i] or d is not g
+            g = d
+        out.append((g, v))
+    pairs = out
     if opt.clipnorm is not None:
         pairs = [(_as_array(clip_ops.clip_by_norm(_as_tensor(g), opt.clipnorm)), v) for g, v in pairs]
-    elif opt.clipvalue is not None:
+        changed = [True] * len(pairs)
+    elif opt.clipvalue is not None:  # clipping finite values to a finite range keeps them finite
         pairs = [(_as_array(clip_ops.clip_by_value(_as_tensor(g), -opt.clipvalue, opt.clipvalue)), v) for g, v in pairs]
     elif opt.global_clipnorm is not None:
-        pairs = _global_clip(pairs, opt.global_clipnorm)
-    return pairs
+        pairs, finite = _global_clip(pairs, opt.global_clipnorm)
+        changed = [c or not finite for c in changed]
+    return pairs, changed
 
 
 def _global_clip(pairs, clip_norm):
-    clipped, _ = clip_ops.clip_by_global_norm([_as_tensor(g) for g, _ in pairs], clip_norm)
-    return [(_as_array(c), v) for c, (_, v) in zip(clipped, pairs)]
+    """Clip together to ``clip_norm``; also says whether the global norm was finite (then, every value
+    being finite before, every clipped value is: the scale is at most 1)."""
+    clipped, norm = clip_ops.clip_by_global_norm([_as_tensor(g) for g, _ in pairs], clip_norm)
+    return [(_as_array(c), v) for c, (_, v) in zip(clipped, pairs)], bool(np.isfinite(float(norm)))
 
 
 def _as_tensor(g):
@@ -274,12 +295,13 @@ def _as_array(g):
     return g if isinstance(g, IndexedSlices) else g._value
 
 
-def items(opt, pairs, hyper) -> list:
-    """The plan's items: how each variable's gradient is applied, and its weight-decay coefficients."""
+def items(opt, pairs, hyper, decay_of) -> list:
+    """The plan's items: how each variable's gradient is applied, and its weight-decay coefficients
+    (``decay_of(var, hyper)``; None when no variable decays)."""
     out = []
     for g, var in pairs:
-        decay = opt.weight_decay_coefficients(var, hyper)
-        if not isinstance(g, IndexedSlices):
+        decay = None if decay_of is None else decay_of(var, hyper)
+        if type(g) is not IndexedSlices:
             out.append(Item(var, g, None, None, "dense", decay))
             continue
         idx, vals = g.indices._value, g.values._value
@@ -291,3 +313,4 @@ def items(opt, pairs, hyper) -> list:
         else:
             out.append(Item(var, None, idx, vals, "densify", decay))
     return out
+
