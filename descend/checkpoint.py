@@ -397,17 +397,12 @@ class _WeightsAdapter(_Adapter):
 
 
 class _OptimizerAdapter(_Adapter):
-    """``state_dict()`` plus constant hyperparameters (``hyper:<name>``) and the class/config."""
+    """The optimizer's own state protocol (``state_dict`` / ``restore_plan``) and its class/config."""
 
     kind = "optimizer"
 
     def tensors(self):
-        opt = self.obj
-        out = opt.state_dict()
-        for name, v in opt._hyper.items():
-            if isinstance(v, float):
-                out[f"hyper:{name}"] = np.asarray(v, np.float64)
-        return out
+        return self.obj.state_dict()
 
     def json_state(self):
         opt = self.obj
@@ -419,7 +414,7 @@ class _OptimizerAdapter(_Adapter):
             state["config_error"] = f"{type(e).__name__}: {e}"
         state["hyperparameters"] = {
             k: "constant" if isinstance(v, float) else "schedule" if hasattr(v, "get_config") else "callable"
-            for k, v in opt._hyper.items()}
+            for k, v in opt.hyperparameters().items()}
         return state
 
     def plan(self, saved, entry, strict):
@@ -429,79 +424,31 @@ class _OptimizerAdapter(_Adapter):
         if saved_class is not None and saved_class != type(opt).__name__:
             plan.mismatched.append(f"{self.path}: the checkpoint holds the state of a {saved_class} optimizer; "
                                    f"the object to restore is a {type(opt).__name__}")
-        current = opt._state_variables()
-        built = {v.name for v, _ in opt._slot_store.values()}
-        ok, keep = {}, {}
-        for k, var in current.items():
-            if k not in saved:
-                plan.missing.append(k)
-            elif _compare(plan, self.full(k), var._value, saved[k]):
-                ok[k] = saved[k]
-        for k, arr in saved.items():
-            if k in current or k.startswith("hyper:"):
-                continue
-            if k == "skipped_steps":
-                if arr.shape != () or arr.dtype.kind not in "iu":
-                    plan.mismatched.append(f"{self.full(k)}: expected an integer scalar, the checkpoint has "
-                                           f"{_describe(arr)}")
-                else:
-                    keep[k] = arr
-            elif k.startswith("accumulator:"):
-                if opt.gradient_accumulation_steps is None:
-                    plan.unexpected.append(k)
-                else:
-                    keep[k] = arr
-            elif ("/" in k and k.rsplit("/", 1)[0] not in built) or ("/" not in k and not opt._slot_store):
-                keep[k] = arr  # slots (or non-slot state) of variables this optimizer has not built yet
-                plan.deferred.append(k)
-            else:
-                plan.unexpected.append(k)
-        hyper = {}
-        saved_kinds = ((entry or {}).get("json") or {}).get("hyperparameters") or {}
-        for name, value in opt._hyper.items():
-            key = f"hyper:{name}"
-            if not isinstance(value, float):
-                continue  # schedules and callables are code: the target's own is used
-            if key not in saved:
-                if saved_kinds.get(name) not in ("schedule", "callable"):  # else: a constant replaced a schedule
-                    plan.missing.append(key)
-            elif saved[key].shape != () or saved[key].dtype.kind != "f":
-                plan.mismatched.append(f"{self.full(key)}: expected a float scalar, the checkpoint has "
-                                       f"{_describe(saved[key])}")
-            else:
-                hyper[name] = float(saved[key])
-        plan.unexpected += [k for k in saved if k.startswith("hyper:") and k[len("hyper:"):] not in opt._hyper]
-        plan.restored = [k for k in list(ok) + list(keep) if k not in plan.deferred] + [f"hyper:{n}" for n in hyper]
-        plan.data = (ok, keep, hyper)
+        try:
+            restore = opt.restore_plan(saved, strict=False)
+        except ValueError as e:
+            plan.mismatched.append(f"{self.path}: {e}")
+            plan.data = None
+            return plan
+        plan.missing += restore.missing
+        plan.unexpected += restore.unexpected
+        plan.mismatched += [f"{self.path}/{m}" for m in restore.mismatched]
+        plan.deferred += list(restore.deferred)
+        plan.restored = restore.restored + [f"hyper:{n}" for n in restore.hyper]
+        plan.data = restore
         return plan
 
     def snapshot(self):
         opt = self.obj
         state = opt.state_dict()
-        deferred = {k: v.copy() for k, v in opt._deferred.items()}
-        hyper, warned = dict(opt._hyper), opt._deferred_warned
 
         def rollback():
-            opt._deferred.clear()
-            opt.load_state_dict(state)
-            opt._deferred.clear()
-            opt._deferred.update(deferred)
-            opt._deferred_warned = warned
-            opt._hyper.clear()
-            opt._hyper.update(hyper)
+            opt.load_state_dict(state, strict=False)
         return rollback
 
     def apply(self, plan, strict):
-        opt = self.obj
-        ok, keep, hyper = plan.data
-        # entries that do not match keep their current values (strict=False)
-        state = {k: v.numpy() for k, v in opt._state_variables().items()}
-        state.update(ok)
-        state.update(keep)
-        opt._deferred.clear()  # a restore replaces state still waiting from an earlier one
-        opt.load_state_dict(state)
-        for name, value in hyper.items():
-            opt._set_hyper(name, value)
+        if plan.data is not None:
+            plan.data.commit()
 
 
 class _JsonStateAdapter(_Adapter):
@@ -1290,7 +1237,7 @@ class Checkpoint:
         waiting = self.pending
         for ad in self._adapters():
             if isinstance(ad, _OptimizerAdapter):
-                waiting += [ad.full(k) for k in sorted(ad.obj._deferred)]
+                waiting += [ad.full(k) for k in sorted(ad.obj.pending_state())]
         if waiting:
             raise CheckpointMismatchError(
                 "restored values were never used: no variable or slot of these names was created:\n"
