@@ -104,6 +104,7 @@ def _explain(tape, targets, source, name, head) -> str:
                     "(tape.gradient(loss, [a, b])) or use GradientTape(persistent=True).")
         targets = targets or missing[0]
     entries, watched, keep, cuts, seen = tape._record_for_explain()
+    seen = set(seen)
     producers = _producers(entries, cuts)
     # 3. a target the tape never saw being computed
     if targets and all(id(t) not in watched and id(t) not in cuts and id(t) not in seen for t in targets):

@@ -17,7 +17,8 @@ module calls no op by name.
 For :func:`descend.debugging.explain_gradient` a tape also notes, cheaply,
 where a gradient path was cut: the outputs of ops without a gradient
 (``stop_gradient``, ``argmax``...) and integer outputs computed from watched
-values, and the ids of every value computed while it recorded.
+values, and the ids of the values computed while it recorded from nothing it
+watches (so it can tell those from values computed outside its block).
 """
 
 from __future__ import annotations
@@ -64,11 +65,6 @@ def record(op, inputs, result, attrs, has_var):
     for tape in _active:
         if tape._thread != thread:  # a tape records only the thread that opened it (as TF's tape stack)
             continue
-        seen = tape._seen
-        if multi:
-            seen.update(id(o) for o in result)
-        else:
-            seen.add(id(result))
         watched = tape._watched
         hit = False
         for x in inputs:
@@ -82,6 +78,12 @@ def record(op, inputs, result, attrs, has_var):
                 tape._keep.append(x)
                 hit = True
         if not hit:
+            # computed while recording, from nothing watched: its id is noted (a recorded or cut value is
+            # known by the watched set or the cut notes, so the common path pays nothing for this)
+            if multi:
+                tape._seen.extend(id(o) for o in result)
+            else:
+                tape._seen.append(id(result))
             if tape._cuts and any(id(x) in tape._cuts for x in inputs):
                 tape._cut(op, inputs, result, None)
             continue
@@ -151,7 +153,7 @@ class GradientTape:
         self._keep: list = []  # explicitly/automatically watched objects: keeps their ids valid
         self._entries: list = []
         self._cuts: dict = {}  # id(value) -> (op name, reason or None, parent ids, value): where a path ended
-        self._seen: set[int] = set()  # ids of every value computed while this tape recorded
+        self._seen: list[int] = []  # ids of the values computed while recording from nothing watched
         self._used = False
         self._recording = False
         self._released = None  # a released record kept for explain_gradient (see _release)
@@ -396,7 +398,7 @@ class GradientTape:
         self._released = (self._entries, self._watched, self._keep, self._cuts, self._seen) if keep_record else None
         self._entries = []
         self._cuts = {}
-        self._seen = set()
+        self._seen = []
         self._keep = [v for v in self._keep if isinstance(v, Variable)]
         self._watched = {id(v) for v in self._keep}
 
