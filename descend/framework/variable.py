@@ -99,6 +99,18 @@ def _check_indices(indices: np.ndarray, n: int, what: str) -> None:
         raise InvalidArgumentError(f"{what}: index {int(bad)} is not in [0, {n})")
 
 
+class _VariableOp:
+    """What ``Variable.op`` gives: the variable's name (TF code reads ``var.op.name``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<op of variable '{self.name}'>"
+
+
 class Variable(ArrayLike):
     """A named, mutable array that optimizers update in place.
 
@@ -160,6 +172,11 @@ class Variable(ArrayLike):
     @property
     def constraint(self):
         return self._constraint
+
+    @property
+    def op(self):
+        """TF's ``var.op``, for code that only asks its ``name`` (descend has no graph ops)."""
+        return _VariableOp(self._name)
 
     def read_value(self) -> Tensor:
         """A Tensor snapshot of the current value (later updates do not show in it)."""
