@@ -184,7 +184,7 @@ def cache_info() -> dict:
 
 
 def clear_cache() -> None:
-    """Forget every compiled rule (kernels already compiled stay loaded: numba cannot free them)."""
+    """Forget every compiled rule (kernels already compiled stay loaded: numba cannot free
+    them; a rule that could not be fused is still not warned about twice)."""
     with _rules_lock:
         _rules.clear()
-        _warned.clear()
