@@ -497,3 +497,55 @@ def test_rss_stays_flat_over_200_optimizer_classes_created_and_dropped(tmp_path)
     # 1 - 0.1 * (1 + k/1000), then the lazy row step: the captured number reached each class's kernel
     assert result["first"] != result["last"]
     assert result["after"] - result["before"] < 10.0
+
+
+_FORK_WHILE_LOCKED = '''
+import json, os, signal, threading
+import numpy as np
+from descend._native import cpu
+from descend.optimizers import fused
+
+
+def make(scale):
+    def rule(param, grad, *, learning_rate):
+        return (param - learning_rate * grad * scale,)
+    return rule
+
+
+x = np.ones(3)
+fused.kernel_for(make(1.0)).apply_dense([x], [np.ones(3)], [[]], [0.0], {"learning_rate": 0.5})
+held, release = threading.Event(), threading.Event()
+
+
+def hold():  # another thread is building a rule when the main thread forks
+    with fused._rules_lock, cpu._lock:
+        held.set()
+        release.wait()
+
+
+thread = threading.Thread(target=hold)
+thread.start()
+held.wait()
+pid = os.fork()
+if pid == 0:
+    signal.alarm(60)  # a child that deadlocks dies of SIGALRM
+    kernel = fused.kernel_for(make(2.0))
+    y = np.ones(3)
+    ok = kernel.apply_dense([y], [np.ones(3)], [[]], [0.0], {"learning_rate": 0.5})
+    os._exit(0 if ok and y[0] == 0.0 else 3)
+release.set()
+thread.join()
+_, status = os.waitpid(pid, 0)
+print(json.dumps({"child_exit": os.waitstatus_to_exitcode(status), "parent": float(x[0])}))
+'''
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_child_forked_while_another_thread_builds_a_rule_can_build_rules(tmp_path):
+    script = tmp_path / "fork_locked.py"
+    script.write_text(_FORK_WHILE_LOCKED)
+    base = {k: v for k, v in os.environ.items() if k != "DESCEND_DISABLE_FUSED"}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         env={**base, "PYTHONPATH": ROOT}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"child_exit": 0, "parent": 0.5}

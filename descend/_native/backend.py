@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import os
 import threading
 
 import numpy as np
@@ -219,6 +220,15 @@ class Backend:
 
 _default: Backend | None = None
 _default_lock = threading.Lock()
+
+
+def _after_fork_in_child():
+    global _default_lock
+    _default_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def default() -> Backend:

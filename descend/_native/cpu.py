@@ -200,6 +200,15 @@ _modules: dict = {}  # hash of the kernel text -> (kernel module, whether it has
 _rule_modules: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # full generated text -> _RuleModule
 
 
+def _after_fork_in_child():
+    global _lock  # held by another thread of the parent at the fork: free in the child
+    _lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 def _load_module(source: str, name: str):
     """Import the kernel module ``source`` from the cache directory (so numba can cache beside
     it); ``(module, has_file)``. One module per text and process, whatever rule asks."""

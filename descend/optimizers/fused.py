@@ -43,6 +43,7 @@ True
 from __future__ import annotations
 
 import collections
+import os
 import threading
 import warnings
 import weakref
@@ -137,9 +138,21 @@ class _RuleCache:
 
 
 _rules = _RuleCache()
+_entries = _rules._entries
 _warned: collections.OrderedDict = collections.OrderedDict()  # code objects of rules that could not be fused
 _rules_lock = threading.RLock()
 _MISSING = object()
+
+
+def _after_fork_in_child():
+    # a thread of the parent may have held the lock (building a rule) when another forked:
+    # the child has no such thread, so its copy of the lock would stay held forever
+    global _rules_lock
+    _rules_lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def kernel_for(rule) -> RuleKernel | None:
@@ -147,9 +160,13 @@ def kernel_for(rule) -> RuleKernel | None:
     offers), built once per rule function while it stays in the cache; None when
     the rule cannot be fused (a :class:`FusedKernelWarning` says why, once per
     function) or the backend cannot run here (numba missing)."""
-    kernel = _rules.get(rule, _MISSING)
-    if kernel is not _MISSING:
-        return kernel
+    entry = _entries.get(id(rule))  # the hit path, inlined: it runs on every update
+    if entry is not None and entry[0]() is rule:
+        try:
+            _entries.move_to_end(id(rule))
+        except KeyError:  # evicted by another thread just now
+            pass
+        return entry[1]
     with _rules_lock:
         kernel = _rules.get(rule, _MISSING)
         if kernel is not _MISSING:
