@@ -95,6 +95,18 @@ def clear_session() -> None:
         _taken_names.clear()
 
 
+class _VariableOp:
+    """What ``Variable.op`` gives: the variable's name (TF code reads ``var.op.name``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<op of variable '{self.name}'>"
+
+
 class Variable(ArrayLike):
     """A named, mutable array that optimizers update in place.
 
@@ -172,6 +184,11 @@ class Variable(ArrayLike):
         """``None``, as for a TF 2 variable in eager mode: a descend Variable holds its
         initial value from the moment it is made, so there is no initializer op to run."""
         return None
+
+    @property
+    def op(self):
+        """TF's ``var.op``, for code that only asks its ``name`` (descend has no graph ops)."""
+        return _VariableOp(self._name)
 
     def read_value(self) -> Tensor:
         """A Tensor snapshot of the current value (later updates do not show in it)."""
