@@ -105,8 +105,17 @@ def _default_out(command: str) -> str:
 
 # ---------------------------------------------------------------- train
 def cmd_train(args) -> int:
+    from .training import Interrupt
+
+    interrupt = Interrupt().install()
+    try:  # the handler stays until the run folder is written: a signal never cuts a write short
+        return _train(args, interrupt)
+    finally:
+        interrupt.restore()
+
+
+def _train(args, interrupt) -> int:
     from .job import build_optimizer, load_data, plan_updates, resolve_warmup, schedule_text
-    from .training import Interrupt, train_job
 
     given = _given(args)
     if args.allow_change and not args.resume:
@@ -135,6 +144,9 @@ def cmd_train(args) -> int:
     if args.resume and problems and chosen is None:
         raise UsageError(f"--resume: no checkpoint in {ckdir} can be read ({'; '.join(problems)}); nothing was "
                          "changed (--overwrite starts the run over)")
+    if interrupt.signum is not None:
+        _err(f"stopped by signal {interrupt.signum} before training started; nothing was written")
+        return interrupt.exit_code
     # -- writes start here
     if args.overwrite and folder.exists:
         clear_run(out)
@@ -160,12 +172,14 @@ def cmd_train(args) -> int:
     _err(f"model: {s['model']}" + (f" ({s['hidden']} hidden units x 2)" if s["model"] == "mlp" else "")
          + f"; optimizer {s['optimizer']}; {s['epochs']} epochs x {per_epoch} batches of {s['batch_size']}; "
          + f"schedule: {schedule}")
-    interrupt = Interrupt().install()
-    try:
-        r = train_job(s, data, s["optimizer"], out=out, interrupt=interrupt,
-                      checkpoint_every=config["checkpoint_every"])
-    finally:
-        interrupt.restore()
+    return _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule)
+
+
+def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule) -> int:
+    from .training import train_job
+
+    r = train_job(s, data, s["optimizer"], out=out, interrupt=interrupt, checkpoint_every=config["checkpoint_every"])
+    interrupt.training = False
     model = r["model"]
     params = int(sum(int(np.prod(w.shape)) for w in model.trainable_weights))
     resume_cmd = f"descend train --out {shlex.quote(out)} --resume"

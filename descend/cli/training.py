@@ -20,6 +20,7 @@ class Interrupt:
 
     def __init__(self):
         self.signum = None
+        self.training = True  # False once training is over: a signal then only ends the folder's writing
         self._old = {}
 
     def install(self):
@@ -39,7 +40,8 @@ class Interrupt:
             sys.stderr.flush()
             os._exit(128 + signum)
         self.signum = signum
-        sys.stderr.write(f"\n{name}: finishing this step and saving a checkpoint ({name} again stops at once)\n")
+        what = "finishing this step and saving a checkpoint" if self.training else "finishing the run folder"
+        sys.stderr.write(f"\n{name}: {what} ({name} again stops at once)\n")
         sys.stderr.flush()
 
     @property
@@ -73,8 +75,10 @@ def _recorder(model, evaluate_test):
             if self.stopped:  # interrupted inside the epoch: it is not over
                 return
             logs = logs or {}
+            # the rate of the epoch's last update, from the rows (after a resume at an epoch's very end the
+            # optimizer has not run an update yet in this process)
             row = {"epoch": epoch + 1, "step": len(self.rows), **self.last,
-                   "learning_rate": float(model.optimizer.current_hyper("learning_rate"))}
+                   "learning_rate": self.rows[-1]["learning_rate"] if self.rows else None}
             for k in ("val_loss", "val_accuracy"):
                 if k in logs:
                     row[k] = float(logs[k])
