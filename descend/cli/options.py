@@ -96,7 +96,12 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         if message.startswith("argument ") and ": " in message:
-            message = message.split(": ", 1)[1]  # our messages already name the flag
+            flag, rest = message[len("argument "):].split(": ", 1)
+            if rest.startswith(flag.split("/")[-1] + " "):
+                message = rest  # our own messages already name the flag
+            elif rest == "expected one argument":
+                message = (f"{flag} needs a value (a value that starts with '-' is written {flag}=VALUE, "
+                           f"e.g. {flag}=-1)")
         sys.stderr.write(f"{self.prog}: error: {message}\n")
         sys.exit(2)
 

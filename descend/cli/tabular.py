@@ -200,6 +200,13 @@ def read_npz(path, *, require_label: bool = True) -> Table:
     ``Y``/``labels``/``label``/``target`` are accepted too). ``x`` is flattened per example."""
     path = os.fspath(path)
     try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as e:
+        raise DataError(f"{path}: cannot read ({e.strerror or e})") from None
+    if magic[:2] != b"PK":
+        raise DataError(f"{path}: not a readable .npz file (not a zip archive)")
+    try:
         with np.load(path, allow_pickle=False) as f:
             keys = set(f.files)
             xk = next((k for k in ("x", "X", "features", "images") if k in keys), None)
