@@ -63,7 +63,9 @@ def main(argv=None) -> int:
     print(f"reference run: {ref_seconds:.1f} s")
     during_write = finished_early = k = 0
     while k < a.kills:
-        proc = subprocess.Popen([sys.executable, "-m", "descend", *TRAIN, "--out", victim, "--resume"],
+        # --resume continues a started run (one with config.json); it refuses a folder that holds none
+        resume = ["--resume"] if os.path.exists(os.path.join(victim, "config.json")) else []
+        proc = subprocess.Popen([sys.executable, "-m", "descend", *TRAIN, "--out", victim, *resume],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         delay = rng.uniform(a.min_delay, a.max_delay)
         try:

@@ -97,7 +97,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         if message.startswith("argument ") and ": " in message:
             flag, rest = message[len("argument "):].split(": ", 1)
-            if rest.startswith(flag.split("/")[-1] + " "):
+            if rest.startswith((flag.split("/")[-1] + " ", "unknown ")):
                 message = rest  # our own messages already name the flag
             elif rest == "expected one argument":
                 message = (f"{flag} needs a value (a value that starts with '-' is written {flag}=VALUE, "
@@ -151,7 +151,7 @@ def parser() -> argparse.ArgumentParser:
         m.add_argument("--schedule", type=_choice("schedule", SCHEDULES), metavar="{" + ",".join(SCHEDULES) + "}",
                        help="decay after the warm-up (default: cosine, to 1%% of the peak)")
         m.add_argument("--warmup-steps", type=_numeric("warmup_steps"), metavar="N",
-                       help=f"linear warm-up updates (default: {WARMUP_FRACTION:.0%} of the run's updates, at "
+                       help=f"linear warm-up updates (default: {WARMUP_FRACTION * 100:.0f}%% of the run's updates, at "
                             f"most {WARMUP_CAP})")
         m.add_argument("--weight-decay", type=_numeric("weight_decay"), metavar="WD",
                        help="decoupled weight decay, [0, 1] (default: 0.004 for adamw, none otherwise)")
