@@ -274,6 +274,8 @@ class Trainer:
             else:
                 for m in self.metrics:
                     m.reset_state()
+                if resume is not None and hasattr(train, "_set_next_epoch"):
+                    train._set_next_epoch(epoch)  # restored at an epoch's start: that epoch's order, not epoch 0's
                 iterator = iter(train)
             resume = None
             self._fit_position = {"epoch": epoch, "step": first_step, "iterator": iterator}
