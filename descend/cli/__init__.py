@@ -370,11 +370,12 @@ def cmd_compare(args) -> int:
 
 
 def _plot_compare(path, results, kind):
-    from .rundir import _plt, smooth
+    from matplotlib import colormaps
 
-    plt = _plt()
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.8), dpi=110)
-    colors = plt.get_cmap("tab10").colors
+    from .rundir import figure, save, smooth
+
+    fig, (a1, a2) = figure(12, 4.8, ncols=2)
+    colors = colormaps["tab10"].colors
     styles = ["-", "--", "-.", ":"]
     markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
     metric = "val_loss" if kind == "regression" else "val_accuracy"
@@ -398,9 +399,7 @@ def _plot_compare(path, results, kind):
     for a in (a1, a2):
         a.grid(alpha=0.3)
         a.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 # ---------------------------------------------------------------- entry point

@@ -147,10 +147,13 @@ def features_for_predict(path, info: dict) -> tuple[np.ndarray, object]:
                 raise DataError(f"{path}: x has {table.x.shape[1]} features; the run was trained on "
                                 f"{len(info['features'])}")
         else:
-            table = _read_table(path, None, require_label=False, feature_names=info["features"])
+            table = _read_table(path, info.get("label"), require_label=False, feature_names=info["features"])
     except DataError as e:
         raise UsageError(str(e)) from None
-    x = ((table.x - np.asarray(info["x_mean"])) / np.asarray(info["x_std"])).astype(np.float32)
+    if "x_mean" in info:  # files are standardized with the training split's statistics; the bundled data is not
+        x = ((table.x - np.asarray(info["x_mean"])) / np.asarray(info["x_std"])).astype(np.float32)
+    else:
+        x = table.x.astype(np.float32)
     labels = table.labels if table.label_name == info.get("label") else None
     return x, labels
 

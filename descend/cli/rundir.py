@@ -258,13 +258,17 @@ def write_csv(path, fieldnames, rows) -> None:
     os.replace(tmp, path)
 
 
-def _plt():
-    import matplotlib
+def figure(width, height, ncols=1):
+    """A matplotlib Figure and its axes, without pyplot (no global state, no GUI backend, faster import)."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    fig = Figure(figsize=(width, height), dpi=110)
+    return fig, fig.subplots(1, ncols)
 
-    return plt
+
+def save(fig, path) -> None:
+    fig.tight_layout()
+    fig.savefig(path)
 
 
 def _epoch_marks(ax, epoch_rows):
@@ -273,8 +277,7 @@ def _epoch_marks(ax, epoch_rows):
 
 
 def plot_loss(path, steps, rows, epoch_rows, *, loss_name, log_scale):
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    fig, ax = figure(8, 4.5)
     raw = [r["loss"] for r in rows]
     ax.plot(steps, raw, color="tab:blue", alpha=0.25, linewidth=0.8, label="train, per batch")
     ax.plot(steps, smooth(raw), color="tab:blue", linewidth=1.6,
@@ -294,14 +297,11 @@ def plot_loss(path, steps, rows, epoch_rows, *, loss_name, log_scale):
     ax.set_title("loss: every training batch, and validation/test after each epoch")
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 def plot_accuracy(path, epoch_rows):
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    fig, ax = figure(8, 4.5)
     epochs = [r["epoch"] for r in epoch_rows]
     for key, label, style in (("accuracy", "train (mean over the epoch)", dict(color="tab:blue", marker=".")),
                               ("val_accuracy", "validation", dict(color="tab:orange", marker="o")),
@@ -314,22 +314,17 @@ def plot_accuracy(path, epoch_rows):
     ax.set_title("accuracy per epoch")
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 def plot_lr(path, steps, rows, schedule):
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(8, 4), dpi=110)
+    fig, ax = figure(8, 4)
     ax.plot(steps, [r["learning_rate"] for r in rows], color="tab:purple", linewidth=1.4)
     ax.set_xlabel("update step (batch)")
     ax.set_ylabel("learning rate")
     ax.set_title("learning rate the optimizer used at each step\n" + schedule, fontsize=10)
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save(fig, path)
 
 
 def write_run(out, rows, epoch_rows, summary, *, task, schedule) -> dict:
