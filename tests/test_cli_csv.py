@@ -5,7 +5,6 @@ import csv
 import doctest
 import io
 import json
-import os
 
 import numpy as np
 import pytest

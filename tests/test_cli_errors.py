@@ -74,7 +74,7 @@ def _setup(tmp, what):
     elif what == "one_class.csv":
         open(p, "w").write("a,label\n" + "".join(f"{i},yes\n" for i in range(40)))
     elif what == "latin1.csv":
-        open(p, "wb").write("a,label\n".encode() + "".join(f"{i},caf\xe9\n" for i in range(40)).encode("latin-1"))
+        open(p, "wb").write(b"a,label\n" + "".join(f"{i},caf\xe9\n" for i in range(40)).encode("latin-1"))
     elif what == "data.json":
         open(p, "w").write("{}")
     elif what == "a_folder":

@@ -92,7 +92,7 @@ def test_sigint_and_sigterm_at_random_moments_then_resume_equals_the_uninterrupt
         assert os.path.getsize(os.path.join(out, "loss.png")) > 0
         capsys.readouterr()
         assert main(["train", "--out", out, "--resume"]) == 0, capsys.readouterr().err
-        assert f"resuming from ckpt-" in capsys.readouterr().err
+        assert "resuming from ckpt-" in capsys.readouterr().err
         _same_run(reference, out)
         done += 1
 

@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import shlex
@@ -33,8 +32,7 @@ import time
 import numpy as np
 
 from .options import CHANGEABLE, SETTINGS, UsageError, parser, resolve_defaults
-from .rundir import OutFolder, clear_run, inspect_out, newest_valid_checkpoint, read_json, repair_checkpoints, \
-    write_json, write_run
+from .rundir import OutFolder, clear_run, inspect_out, newest_valid_checkpoint, read_json, repair_checkpoints, write_json, write_run
 
 __all__ = ["main", "UsageError"]
 
@@ -161,8 +159,8 @@ def _train(args, interrupt) -> int:
         for p in problems:
             _err(f"checkpoint {p}")
         if chosen is not None:
-            _err(f"resuming from {os.path.basename(chosen)}" + (f" (the newest valid one; newer ones are "
-                                                                  f"unreadable)" if problems else ""))
+            _err(f"resuming from {os.path.basename(chosen)}" + (" (the newest valid one; newer ones are "
+                                                                  "unreadable)" if problems else ""))
         else:
             _err(f"no checkpoint yet in {out}: starting the run over with its saved settings")
         config["checkpoint_every"] = args.checkpoint_every or folder.config.get("checkpoint_every")
@@ -176,9 +174,16 @@ def _train(args, interrupt) -> int:
 
 
 def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule) -> int:
+    import descend as ds
+
     from .training import train_job
 
-    r = train_job(s, data, s["optimizer"], out=out, interrupt=interrupt, checkpoint_every=config["checkpoint_every"])
+    try:
+        r = train_job(s, data, s["optimizer"], out=out, interrupt=interrupt,
+                      checkpoint_every=config["checkpoint_every"])
+    except ds.train.CheckpointError as e:  # verified before, so only a checkpoint of another program gets here
+        raise UsageError(f"--resume: the checkpoint in {out}/checkpoints cannot be restored: "
+                         f"{' '.join(str(e).split())[:300]}") from None
     interrupt.training = False
     model = r["model"]
     params = int(sum(int(np.prod(w.shape)) for w in model.trainable_weights))
@@ -199,8 +204,6 @@ def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule
         return interrupt.exit_code
     test = _test_metrics(model, data, r["test"])
     summary["test"] = test
-    import descend as ds
-
     ds.train.Checkpoint(model=model).write(os.path.join(out, "final"))
     paths = write_run(out, r["rows"], r["epoch_rows"], summary, task=data.kind, schedule=schedule)
     print("  ".join(f"test {k} {v:.4f}" for k, v in test.items())
@@ -316,7 +319,7 @@ def cmd_predict(args) -> int:
 # ---------------------------------------------------------------- compare
 def cmd_compare(args) -> int:
     from .job import load_data, plan_updates, resolve_warmup, usual_lr
-    from .options import _choice, OPTIMIZERS
+    from .options import OPTIMIZERS, _choice
     from .training import train_job
 
     names = []
@@ -332,7 +335,7 @@ def cmd_compare(args) -> int:
         raise UsageError(f"--optimizers names an optimizer twice: {args.optimizers}")
     given = _given(args)
     out = args.out or _default_out("compare")
-    inspect_out(out, resume=False, overwrite=args.overwrite)
+    folder = inspect_out(out, resume=False, overwrite=args.overwrite)
     base = resolve_defaults({k: given.get(k) for k in SETTINGS})
     data = load_data(base)
     per_epoch, total = plan_updates(base, len(data.train[0]))
@@ -360,6 +363,8 @@ def cmd_compare(args) -> int:
                          "epoch_rows": r["epoch_rows"], "seconds": r["seconds"]}
         print(f"{name:<16} lr {lr:<8g} " + "  ".join(f"test {k} {v:.4f}" for k, v in test.items())
               + f"  ({r['seconds']:.1f} s)", flush=True)
+    if args.overwrite and folder.exists:
+        clear_run(out)
     os.makedirs(out, exist_ok=True)
     plot = os.path.join(out, "compare.png")
     _plot_compare(plot, results, data.kind)
@@ -419,8 +424,8 @@ def main(argv=None) -> int:
     except UsageError as e:
         _err(f"descend {args.command}: error: {e}")
         return 2
-    except KeyboardInterrupt:  # outside training (while loading data, say): nothing was started
-        _err(f"descend {args.command}: interrupted before training started; nothing to keep")
+    except KeyboardInterrupt:  # train handles signals itself; compare and predict write only at their end
+        _err(f"descend {args.command}: interrupted; nothing was written")
         return 130
     except OSError as e:  # a disk that fills or a folder removed under us: one line, not a traceback
         _err(f"descend {args.command}: error: {e.strerror or e}: {e.filename or ''}".rstrip(": "))
