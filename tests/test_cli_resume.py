@@ -138,7 +138,7 @@ def test_a_corrupted_newest_checkpoint_falls_back_to_the_previous_one(reference,
     _same_run(reference, out)
 
 
-@pytest.mark.parametrize("damage", ["garbage", "deleted"])
+@pytest.mark.parametrize("damage", ["garbage", "deleted", "behind"])
 def test_an_unreadable_or_deleted_index_is_rebuilt_from_the_checkpoint_folders(reference, interrupted, tmp_path,
                                                                                  capsys, damage):
     out = str(tmp_path / "run")
@@ -147,8 +147,13 @@ def test_an_unreadable_or_deleted_index_is_rebuilt_from_the_checkpoint_folders(r
     index = os.path.join(ck, "checkpoint.json")
     if damage == "garbage":
         open(index, "w").write('{"format": "descend.checkpoint_index", "checkpoints": [tru')
-    else:
+    elif damage == "deleted":
         os.remove(index)  # what the old error message advised
+    else:  # a crash between the newest checkpoint's rename and the index's update
+        content = json.load(open(index))
+        content["checkpoints"] = content["checkpoints"][:-1]
+        content["latest"] = content["checkpoints"][-1]["name"]
+        json.dump(content, open(index, "w"))
     newest = _newest(ck)
     capsys.readouterr()
     assert main(["train", "--out", out, "--resume"]) == 0

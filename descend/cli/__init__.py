@@ -138,7 +138,7 @@ def _train(args, interrupt) -> int:
     resolve_warmup(s, total, given="warmup_steps" in given)
     build_optimizer(s["optimizer"], s, total, sparse=data.kind == "clicks")  # its own checks, before any write
     ckdir = os.path.join(out, "checkpoints")
-    chosen, problems, index_ok = (newest_valid_checkpoint(ckdir) if args.resume else (None, [], True))
+    chosen, problems, index = (newest_valid_checkpoint(ckdir) if args.resume else (None, [], "ok"))
     if args.resume and problems and chosen is None:
         raise UsageError(f"--resume: no checkpoint in {ckdir} can be read ({'; '.join(problems)}); nothing was "
                          "changed (--overwrite starts the run over)")
@@ -154,10 +154,10 @@ def _train(args, interrupt) -> int:
     config = {"command": "train", "settings": s, "data": data.info, "checkpoint_every": args.checkpoint_every,
               "descend_version": _version()}
     if args.resume:
-        for line in repair_checkpoints(ckdir, chosen, index_ok):
-            _err(f"checkpoints: {line}")
         for p in problems:
             _err(f"checkpoint {p}")
+        for line in repair_checkpoints(ckdir, chosen, index):
+            _err(f"checkpoints: {line}")
         if chosen is not None:
             _err(f"resuming from {os.path.basename(chosen)}" + (" (the newest valid one; newer ones are "
                                                                   "unreadable)" if problems else ""))

@@ -160,37 +160,42 @@ def _checkpoint_dirs(directory) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def newest_valid_checkpoint(directory) -> tuple[str | None, list[str], bool]:
-    """``(path, problems, index_ok)``: the newest checkpoint in ``directory`` that loads and verifies
-    (every checksum), the reason each newer one was passed over, and whether the index is readable.
-    Reads only; :func:`repair_checkpoints` makes the folder agree with the choice."""
+def newest_valid_checkpoint(directory) -> tuple[str | None, list[str], str]:
+    """``(path, problems, index)``: the newest checkpoint folder in ``directory`` that loads and
+    verifies (every checksum), why each newer one was passed over, and the state of the index:
+    ``"ok"``, ``"unreadable"``, ``"missing"`` or ``"behind"`` (it does not name that checkpoint as the
+    latest, e.g. after a crash between a checkpoint's rename and the index's update). Reads only;
+    :func:`repair_checkpoints` makes the folder agree with the choice."""
     from .. import checkpoint as ck
 
     if not os.path.isdir(directory):
-        return None, [], True
-    index_ok = True
+        return None, [], "ok"
     try:
-        ck.latest_checkpoint(directory)
-        listed = os.path.exists(os.path.join(directory, ck.INDEX_FILE))
-    except ck.CheckpointError:
-        index_ok, listed = False, False
+        listed = ck.latest_checkpoint(directory)
+        index = "ok" if os.path.exists(os.path.join(directory, ck.INDEX_FILE)) else "missing"
+    except Exception:  # noqa: BLE001 - any failure to read the index means it must be rebuilt
+        listed, index = None, "unreadable"
     problems = []
-    dirs = _checkpoint_dirs(directory)
-    if dirs and not listed:
-        index_ok = False
-    for _, name in reversed(dirs):
+    chosen = None
+    for _, name in reversed(_checkpoint_dirs(directory)):
         path = os.path.join(directory, name)
         try:
             ck.load_checkpoint(path)
-            return path, problems, index_ok
-        except (ck.CheckpointError, OSError, ValueError) as e:
-            problems.append(f"{name}: {str(e).splitlines()[0][:200]}")
-    return None, problems, index_ok
+            chosen = path
+            break
+        except Exception as e:  # noqa: BLE001 - whatever fails to load is passed over, with its reason
+            problems.append(f"{name}: {' '.join(str(e).split())[:200]}")
+    if index == "ok" and chosen is not None and not problems and listed != chosen:
+        index = "behind"
+    if index == "missing" and chosen is None:
+        index = "ok"  # nothing to index
+    return chosen, problems, index
 
 
-def repair_checkpoints(directory, chosen: str | None, index_ok: bool) -> list[str]:
-    """Move checkpoints newer than ``chosen`` aside (``corrupted-ckpt-N``, kept for inspection) and
-    rebuild an unreadable or missing index from the checkpoint folders. Returns what was done."""
+def repair_checkpoints(directory, chosen: str | None, index: str) -> list[str]:
+    """Move checkpoint folders newer than ``chosen`` aside (``corrupted-ckpt-N``, kept for inspection)
+    and rebuild an unreadable, missing or stale index from the checkpoint folders (an unreadable one is
+    kept as ``checkpoint.json.corrupted``). Returns what was done, one line each."""
     from .. import checkpoint as ck
 
     done = []
@@ -207,25 +212,26 @@ def repair_checkpoints(directory, chosen: str | None, index_ok: bool) -> list[st
                 dest = os.path.join(directory, f"corrupted-{name}.{k}")
             os.rename(os.path.join(directory, name), dest)
             done.append(f"moved {name} aside to {os.path.basename(dest)}")
-    index = os.path.join(directory, ck.INDEX_FILE)
-    if not index_ok or done:
-        if os.path.exists(index) and not index_ok:
-            bad = index + ".corrupted"
-            os.replace(index, bad)
-            done.append(f"kept the unreadable index as {os.path.basename(bad)}")
+    path = os.path.join(directory, ck.INDEX_FILE)
+    if index != "ok" or done:
+        if index == "unreadable" and os.path.exists(path):
+            os.replace(path, path + ".corrupted")
+            done.append(f"kept the unreadable index as {ck.INDEX_FILE}.corrupted")
         entries = []
         for _, name in _checkpoint_dirs(directory):
-            mpath = os.path.join(directory, name, ck.MANIFEST_FILE)
             try:
-                created = float(read_json(mpath, "checkpoint manifest").get("created", 0.0))
-            except UsageError:
+                created = float(read_json(os.path.join(directory, name, ck.MANIFEST_FILE),
+                                          "checkpoint manifest").get("created", 0.0))
+            except (UsageError, TypeError, ValueError):
                 created = os.path.getmtime(os.path.join(directory, name))
             entries.append({"name": name, "time": created})
-        # the index format CheckpointManager documents: format, schema_version, latest, checkpoints
-        write_json(index, {"format": ck.INDEX_FORMAT, "schema_version": ck.SCHEMA_VERSION,
-                           "latest": entries[-1]["name"] if entries else None, "checkpoints": entries})
-        if not index_ok:
-            done.append(f"rebuilt the index from {len(entries)} checkpoint folder(s)")
+        # the index format CheckpointManager documents: format, schema_version, latest, checkpoints (oldest first)
+        write_json(path, {"format": ck.INDEX_FORMAT, "schema_version": ck.SCHEMA_VERSION,
+                          "latest": entries[-1]["name"] if entries else None, "checkpoints": entries})
+        if index != "ok":
+            why = {"unreadable": "it was unreadable", "missing": "it was missing",
+                   "behind": "it did not list the newest checkpoint"}[index]
+            done.append(f"rebuilt the index from {len(entries)} checkpoint folder(s) ({why})")
     return done
 
 
