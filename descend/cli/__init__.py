@@ -387,18 +387,23 @@ def _plot_compare(path, results, kind):
     for i, (n, r) in enumerate(results.items()):
         style = dict(color=colors[i % 10], linestyle=styles[i % 4], marker=markers[i % 8])
         steps = [row["step"] for row in r["rows"]]
+        # markers at staggered places: curves that coincide (adam and adamw, say) stay distinguishable
         every = max(len(steps) // 8, 1)
-        main = next(iter(r["test"].items()))
-        a1.plot(steps, smooth([row["loss"] for row in r["rows"]]), linewidth=1.4, markersize=5, markevery=every,
-                label=f"{n} (lr {r['lr']:g}; test {main[0]} {main[1]:.3f})", **style)
+        shift = (i * every) // max(len(results), 1)
+        key = "accuracy" if "accuracy" in r["test"] else "rmse" if "rmse" in r["test"] else "loss"
+        a1.plot(steps, smooth([row["loss"] for row in r["rows"]]), linewidth=1.4, markersize=6,
+                markevery=(shift, every), label=f"{n} (lr {r['lr']:g}; test {key} {r['test'][key]:.4f})", **style)
         epochs = [row["epoch"] for row in r["epoch_rows"]]
-        a2.plot(epochs, [row.get(metric) for row in r["epoch_rows"]], linewidth=1.4, markersize=5,
-                markevery=max(len(epochs) // 8, 1), label=n, **style)
+        # one marker per epoch: earlier lines get larger markers, every other one hollow, so that
+        # coinciding points still show each optimizer
+        a2.plot(epochs, [row.get(metric) for row in r["epoch_rows"]], linewidth=1.4,
+                markersize=5 + 2.5 * (len(results) - 1 - i), markerfacecolor="none" if i % 2 else style["color"],
+                label=n, **style)
     a1.set_yscale("log")
     a1.set_title("training loss per update (smoothed, EMA 0.9)")
     a1.set_xlabel("update step (batch)")
     a1.set_ylabel("training loss (log scale)")
-    a2.set_title(f"{metric.replace('_', ' ')} per epoch")
+    a2.set_title(f"{metric.replace('val_', 'validation ')} per epoch")
     a2.set_xlabel("epoch")
     a2.set_ylabel(metric.replace("val_", "validation "))
     for a in (a1, a2):
