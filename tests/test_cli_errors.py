@@ -99,6 +99,7 @@ OTHER_CASES = [
     ("example", None, ["--example", "mnist"], "unknown example 'mnist'"),
     ("examples-without-clicks", None, ["--examples", "5000"], "--examples sets the size of --example clicks"),
     ("label-without-data", None, ["--label", "y"], "--label needs --data"),
+    ("example-and-data", "good.csv", ["--example", "clicks", "--data", "TMP/good.csv"], "pass one of them"),
     ("warmup-too-long", None, ["--epochs", "1", "--warmup-steps", "500"], "--warmup-steps must be below the run's"),
     ("accum-no-update", None, ["--epochs", "1", "--max-steps", "2", "--accum-steps", "4"], "leaves no update"),
     ("data-missing", None, ["--data", "TMP/missing.csv"], "data file not found"),

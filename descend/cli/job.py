@@ -88,6 +88,8 @@ def load_data(s: dict) -> Data:
         return Data("classification", (x[n_val:], y[n_val:]), (x[:n_val], y[:n_val]), (xt, yt), 10, info,
                     f"data: bundled digits, {len(x) - n_val:,} train / {n_val:,} validation / {len(xt):,} test "
                     "images; task: classification into 10 classes")
+    if s.get("example") is not None:
+        raise UsageError(f"--example {s['example']} and --data both name the data; pass one of them")
     if s.get("examples") is not None:
         raise UsageError("--examples sets the size of --example clicks; it does not apply to --data")
     path = s["data"]
