@@ -139,6 +139,24 @@ OTHER_CASES = [
     ("allow-change-bad", None, ["--out", "UNFINISHED", "--resume", "--allow-change", "hidden"],
      "'hidden' cannot change on --resume"),
     ("allow-change-alone", None, ["--allow-change", "lr"], "--allow-change only applies with --resume"),
+    ("compare-unknown", None, ["--optimizers", "sgd,nope"], "--optimizers: unknown optimizer 'nope'"),
+    ("compare-empty", None, ["--optimizers", ","], "--optimizers names no optimizer"),
+    ("compare-twice", None, ["--optimizers", "sgd,SGD"], "names an optimizer twice"),
+    ("compare-lr", None, ["--lr", "nan"], "--lr must be a number"),
+    ("predict-no-run", None, ["--data", "x.csv"], "the following arguments are required: --run"),
+    ("predict-run-missing", None, ["--run", "TMP/nope", "--data", "x.csv"], "(it does not exist)"),
+    ("predict-run-file", "a_file", ["--run", "TMP/a_file", "--data", "x.csv"], "(it is a file)"),
+    ("predict-run-empty", "a_folder", ["--run", "TMP/a_folder", "--data", "x.csv"], "holds no descend train run"),
+    ("predict-run-unfinished", None, ["--run", "UNFINISHED", "--data", "x.csv"], "has no final weights"),
+    ("predict-data-missing", None, ["--run", "RUN", "--data", "TMP/missing.csv"], "data file not found"),
+    ("predict-data-empty", "empty.csv", ["--run", "RUN", "--data", "TMP/empty.csv"], "the file is empty"),
+    ("predict-data-folder", "a_folder", ["--run", "RUN", "--data", "TMP/a_folder"], "is a folder"),
+    ("predict-data-garbage", "garbage.npz", ["--run", "RUN", "--data", "TMP/garbage.npz"], "not a readable"),
+    ("predict-data-features", "nan.npz", ["--run", "RUN", "--data", "TMP/nan.npz"], "contains NaN"),
+    ("predict-output-folder", "a_folder", ["--run", "RUN", "--data", "x.csv", "--output", "TMP/a_folder"],
+     "is a folder; name a file"),
+    ("predict-output-nowhere", None, ["--run", "RUN", "--data", "x.csv", "--output", "TMP/no/p.csv"],
+     "does not exist"),
 ]
 
 
@@ -146,8 +164,9 @@ def _cases():
     out = [pytest.param(None, ["train", *args], msg, True, id=i) for i, args, msg in _numeric_cases()]
     for i, setup, args, msg in OTHER_CASES:
         top = i in ("no-command", "bad-command")
-        overwrite = not any(a in ("--out", "--resume") for a in args) and not top
-        out.append(pytest.param(setup, args if top else ["train", *args], msg, overwrite, id=i))
+        command = i.split("-")[0] if i.startswith(("compare-", "predict-")) else "train"
+        overwrite = not any(a in ("--out", "--resume") for a in args) and not top and command != "predict"
+        out.append(pytest.param(setup, args if top else [command, *args], msg, overwrite, id=i))
     return out
 
 
