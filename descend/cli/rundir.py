@@ -278,11 +278,11 @@ def save(fig, path) -> None:
 
 
 def _epoch_marks(ax, epoch_rows):
-    for r in epoch_rows[:-1]:
-        ax.axvline(r["step"], color="0.85", linewidth=0.6, zorder=0)
+    for r in epoch_rows:
+        ax.axvline(r["step"], color="0.6", linewidth=0.7, linestyle=":", zorder=0)
 
 
-def plot_loss(path, steps, rows, epoch_rows, *, loss_name, log_scale):
+def plot_loss(path, steps, rows, epoch_rows, *, loss_name, log_scale, note=""):
     fig, ax = figure(8, 4.5)
     raw = [r["loss"] for r in rows]
     ax.plot(steps, raw, color="tab:blue", alpha=0.25, linewidth=0.8, label="train, per batch")
@@ -296,12 +296,14 @@ def plot_loss(path, steps, rows, epoch_rows, *, loss_name, log_scale):
         if any(v is not None for v in ys):
             ax.plot(ends, ys, label=label, linewidth=1.4, markersize=4, **style)
     _epoch_marks(ax, epoch_rows)
-    ax.set_xlabel("update step (batch); grey lines: epoch ends")
+    ax.set_xlabel("update step (batch)" + ("; dotted lines: epoch ends" if epoch_rows else ""))
+    finite = [v for v in raw if v is not None and math.isfinite(v)]
+    log_scale = log_scale and bool(finite) and min(finite) > 0 and max(finite) / min(finite) > 10
     ax.set_ylabel(loss_name + (" (log scale)" if log_scale else ""))
-    if log_scale and all(v is not None and v > 0 for v in raw):
+    if log_scale:
         ax.set_yscale("log")
-    ax.set_title("loss: every training batch, and validation/test after each epoch")
-    ax.grid(alpha=0.3)
+    ax.set_title("loss: every training batch, and validation/test after each epoch" + note)
+    ax.grid(alpha=0.3, axis="y")
     ax.legend()
     save(fig, path)
 
@@ -353,7 +355,8 @@ def write_run(out, rows, epoch_rows, summary, *, task, schedule) -> dict:
         loss_name = "mean squared error (standardized target)" if task == "regression" else (
             "binary cross-entropy" if task == "clicks" else "cross-entropy")
         paths["loss"] = os.path.join(out, "loss.png")
-        plot_loss(paths["loss"], steps, rows, epoch_rows, loss_name=loss_name, log_scale=True)
+        note = f"\n(interrupted after {len(rows)} batches)" if summary.get("status") == "interrupted" else ""
+        plot_loss(paths["loss"], steps, rows, epoch_rows, loss_name=loss_name, log_scale=True, note=note)
         if task != "regression" and epoch_rows:
             paths["accuracy"] = os.path.join(out, "accuracy.png")
             plot_accuracy(paths["accuracy"], epoch_rows)
