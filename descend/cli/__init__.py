@@ -432,6 +432,10 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:  # train handles signals itself; compare and predict write only at their end
         _err(f"descend {args.command}: interrupted; nothing was written")
         return 130
+    except BrokenPipeError:  # `descend predict ... | head`: the reader left; nothing to report
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's final flush does not fail again
+        return 141
     except OSError as e:  # a disk that fills or a folder removed under us: one line, not a traceback
         _err(f"descend {args.command}: error: {e.strerror or e}: {e.filename or ''}".rstrip(": "))
         return 1

@@ -34,15 +34,15 @@ class Interrupt:
         self._old = {}
 
     def _handle(self, signum, frame):
+        # os.write, not sys.stderr: the signal may arrive while the progress bar is writing to
+        # sys.stderr, and a buffered stream refuses a reentrant write (RuntimeError)
         name = signal.Signals(signum).name
         if self.signum is not None:
-            sys.stderr.write(f"\n{name} again: stopping now; the newest checkpoint on disk is kept\n")
-            sys.stderr.flush()
+            os.write(2, f"\n{name} again: stopping now; the newest checkpoint on disk is kept\n".encode())
             os._exit(128 + signum)
         self.signum = signum
         what = "finishing this step and saving a checkpoint" if self.training else "finishing the run folder"
-        sys.stderr.write(f"\n{name}: {what} ({name} again stops at once)\n")
-        sys.stderr.flush()
+        os.write(2, f"\n{name}: {what} ({name} again stops at once)\n".encode())
 
     @property
     def exit_code(self) -> int:
