@@ -125,6 +125,7 @@ OTHER_CASES = [
     ("out-is-file", "a_file", ["--out", "TMP/a_file"], "is a file, not a folder"),
     ("out-under-file", "a_file", ["--out", "TMP/a_file/run"], "cannot be created"),
     ("out-unwritable", None, ["--out", "/proc/descend-run"], "cannot be created in /proc"),
+    ("out-unwritable-existing", None, ["--out", "/proc"], "--out /proc is not writable"),
     ("out-finished", None, ["--out", "RUN"], "holds a finished run (test loss"),
     ("out-unfinished", None, ["--out", "UNFINISHED"], "holds an unfinished run"),
     ("resume-missing", None, ["--out", "TMP/nothing", "--resume"], "does not exist, so there is no run"),
