@@ -665,3 +665,19 @@ def test_a_child_forked_while_another_thread_builds_a_rule_can_build_rules(tmp_p
                          env={**base, "PYTHONPATH": ROOT}, timeout=300)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {"child_exit": 0, "parent": 0.5}
+
+
+def test_specs_compare_by_kernel_not_by_name():
+    def make(scale):
+        def rule(param, grad, *, learning_rate):
+            return (param - learning_rate * grad * scale,)
+        return rule
+
+    def other_name(param, grad, *, learning_rate):
+        return (param - learning_rate * grad * 2.0,)
+
+    a, b, c = rewrite(make(2.0)), rewrite(make(2.0)), rewrite(make(3.0))
+    assert a == b and a != c  # 2.0 against 3.0: another prologue (the kernel text is the same)
+    assert cpu.kernel_source(a) == cpu.kernel_source(c)
+    d = rewrite(other_name)  # a literal 2.0 in the body: another kernel
+    assert d.name == "other_name" and d != a and d.literals == (("_L0", 2.0),)

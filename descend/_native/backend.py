@@ -103,8 +103,8 @@ class KernelSpec:
     function they came from (``name`` and ``qualname`` only label messages and files).
     """
 
-    name: str
-    qualname: str
+    name: str = dataclasses.field(compare=False)
+    qualname: str = dataclasses.field(compare=False)
     arrays: tuple
     coefficients: tuple
     defaults: tuple  # ((coefficient, default value), ...)

@@ -65,7 +65,7 @@ class UnsupportedRule(ValueError):
 
     Attributes:
         rule_name: the rule's qualified name.
-        reason: what the rewrite does not support (``"it calls _helper(grad) ..."``).
+        reason: what the rewrite does not support (``"it calls _helper (only numpy functions are fused)"``).
     """
 
     def __init__(self, rule_name: str, reason: str):
