@@ -15,18 +15,23 @@ from . import (  # ops installs the Tensor/Variable operators
     callbacks,
     checkpoint,
     compat,
+    config,
     constraints,
     data,
     datasets,
     errors,
     initializers,
+    keras,  # noqa: E402  (after the modules it names)
     layers,
+    linalg,
     losses,
+    math,  # noqa: A004
     metrics,
     models,
     nn,
     ops,
     optimizers,
+    random,
     regularizers,
     testing,
     train,
@@ -62,6 +67,8 @@ from .framework.function import function
 from .models import Model, Sequential
 from .ops import *  # noqa: F403
 from .optimizers.accumulation import GradientAccumulator
+from .printing import print  # noqa: A004
+from .tensor_spec import TensorSpec
 
 __version__ = "0.1.0"
 
@@ -72,4 +79,5 @@ __all__ = [
     "floatx", "int8", "int16", "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError",
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
+    "config", "keras", "linalg", "math", "print", "random", "TensorSpec",
 ] + list(ops.__all__)
