@@ -31,13 +31,14 @@ from .. import (
     optimizers,
     regularizers,
 )
+from ..layers import Input
 from ..models import Model, Sequential
 from ..optimizers import schedules as _schedules
 from . import backend, utils
 
 __all__ = [
     "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics", "models",
-    "optimizers", "regularizers", "utils", "Model", "Sequential",
+    "optimizers", "regularizers", "utils", "Input", "Model", "Sequential",
 ]
 
 # ``import descend.keras.layers`` / ``from descend.keras.layers import Dense`` find descend's modules

@@ -14,9 +14,10 @@ Example:
 from .base import Layer, register_weight_hook, to_snake_case
 from .conv import Conv2D, MaxPooling2D
 from .core import Activation, Dense, Dropout, Embedding, Flatten
+from .input_layer import Input, InputLayer
 from .normalization import BatchNormalization, LayerNormalization
 
 __all__ = [
     "Layer", "register_weight_hook", "to_snake_case", "Dense", "Activation", "Flatten", "Dropout", "Embedding",
-    "LayerNormalization", "BatchNormalization", "Conv2D", "MaxPooling2D",
+    "LayerNormalization", "BatchNormalization", "Conv2D", "MaxPooling2D", "Input", "InputLayer",
 ]
