@@ -590,7 +590,11 @@ class Layer:
             object.__setattr__(self, "_subtree_built", all(layer.built for layer in self._flatten_layers()))
         if self.supports_masking:
             out_mask = self.compute_mask(inputs, mask)
-            if out_mask is not None:
+            if isinstance(out_mask, list) and isinstance(outputs, (list, tuple)) and len(out_mask) == len(outputs):
+                for out, m in zip(outputs, out_mask):  # one mask per output (an RNN's sequence and states)
+                    if m is not None:
+                        _set_mask(out, m)
+            elif out_mask is not None:
                 for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
                     _set_mask(out, out_mask)
         if self.activity_regularizer is not None:
