@@ -113,9 +113,9 @@ class MultiHeadAttention(Layer):
         self.seed = None if seed is None else int(seed)
         self._rng = np.random.default_rng(self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1)))
         h, k, v = self.num_heads, self.key_dim, self.value_dim
-        self._query_dense = _Projection("abc,cde->abde", (h, k), 1, self.use_bias, self, name="query")
-        self._key_dense = _Projection("abc,cde->abde", (h, k), 1, self.use_bias, self, name="key")
-        self._value_dense = _Projection("abc,cde->abde", (h, v), 1, self.use_bias, self, name="value")
+        self._query_dense = _Projection("abc,cde->abde", (h, k), 1, self.use_bias, self, name="query", dtype=self._dtype)
+        self._key_dense = _Projection("abc,cde->abde", (h, k), 1, self.use_bias, self, name="key", dtype=self._dtype)
+        self._value_dense = _Projection("abc,cde->abde", (h, v), 1, self.use_bias, self, name="value", dtype=self._dtype)
         self._output_dense = None
 
     def build(self, query_shape, value_shape=None, key_shape=None):
@@ -124,7 +124,8 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"MultiHeadAttention expects query of shape (batch, T, features). Received "
                              f"{query_shape}")
         out = self.output_shape or int(query_shape[-1])
-        self._output_dense = _Projection("abcd,cde->abe", (out,), 2, self.use_bias, self, name="attention_output")
+        self._output_dense = _Projection("abcd,cde->abe", (out,), 2, self.use_bias, self, name="attention_output",
+                                         dtype=self._dtype)
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
              return_attention_scores: bool = False, training=None, use_causal_mask: bool = False):
