@@ -8,7 +8,6 @@ and the data: descend ships no MNIST, so the guide's loop runs on the bundled 8x
     python examples/ported/training_loop_from_scratch.py
 """
 
-import numpy as np
 
 import descend as tf
 from descend import keras
