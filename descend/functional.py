@@ -178,10 +178,18 @@ def _encode(value, where: str, index: dict):
     if isinstance(value, KerasTensor):
         layer, k = index[id(value.node)]
         return {"__keras_tensor__": [layer.name, k, value._history[2]]}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        return {"__tuple__": [_encode(v, where, index) for v in value]}
+    if isinstance(value, list):
         return [_encode(v, where, index) for v in value]
     if isinstance(value, dict):
         return {str(k): _encode(v, where, index) for k, v in value.items()}
+    if isinstance(value, slice):
+        return {"__slice__": [_encode(v, where, index) for v in (value.start, value.stop, value.step)]}
+    if value is Ellipsis:
+        return {"__ellipsis__": True}
+    if isinstance(value, (np.integer, np.floating, np.bool_)):
+        return value.item()
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     raise TypeError(f"get_config: the call of layer '{where}' has an argument that cannot be written in a config "
@@ -203,7 +211,7 @@ def graph_config(model) -> dict:
         entry = _layer_entry(layer)
         nodes = [n for n in layer.__dict__.get("_inbound_nodes", []) if id(n) in index]
         if not isinstance(layer, InputLayer):
-            entry["inbound_nodes"] = [{"args": _encode(list(n.call_args), layer.name, index),
+            entry["inbound_nodes"] = [{"args": [_encode(a, layer.name, index) for a in n.call_args],
                                        "kwargs": _encode(n.call_kwargs, layer.name, index)} for n in nodes]
         else:
             entry["inbound_nodes"] = []
@@ -278,6 +286,12 @@ def graph_from_config(config: dict, custom_objects: dict | None = None):
         if isinstance(value, list):
             return [decode(v) for v in value]
         if isinstance(value, dict):
+            if set(value) == {"__tuple__"}:
+                return tuple(decode(v) for v in value["__tuple__"])
+            if set(value) == {"__slice__"}:
+                return slice(*(decode(v) for v in value["__slice__"]))
+            if set(value) == {"__ellipsis__"}:
+                return Ellipsis
             return {k: decode(v) for k, v in value.items()}
         return value
 

@@ -346,3 +346,53 @@ def test_tf2_style_compiled_loss_and_compiled_metrics():
     assert history.history["mae"][0] == pytest.approx(np.mean(np.abs(pred - y)), rel=1e-5)
     model.compiled_metrics.reset_state()
     assert float(model.compiled_metrics[0].result()) == 0.0
+
+
+# ================================================================ operators on KerasTensors, training flag
+def test_operators_on_keras_tensors_build_op_layers_that_round_trip():
+    x = keras.Input(shape=(3,), name="x")
+    h = layers.Dense(4, name="d")(x)
+    y = (2.0 - h) * h + abs(-h) / 2.0
+    model = keras.Model(x, [y, y[:, 1:3], h[..., 0], h ** 2])
+    assert isinstance(y.node.layer, layers.OpLambda) and y.node.layer.function == "add"
+    data = RNG.standard_normal((2, 3)).astype(np.float32)
+    d = model.get_layer("d")
+    hv = data @ d.kernel.numpy() + d.bias.numpy()
+    yv = (2.0 - hv) * hv + np.abs(-hv) / 2.0
+    out = model(data)
+    np.testing.assert_allclose(out[0].numpy(), yv, rtol=1e-6)
+    np.testing.assert_allclose(out[1].numpy(), yv[:, 1:3], rtol=1e-6)
+    np.testing.assert_allclose(out[2].numpy(), hv[..., 0], rtol=1e-6)
+    np.testing.assert_allclose(out[3].numpy(), hv ** 2, rtol=1e-6)
+    config = json.loads(json.dumps(model.get_config()))
+    weights = model.get_weights()
+    ds.clear_session()
+    clone = keras.Model.from_config(config)
+    clone.set_weights(weights)
+    for a, b in zip(out, clone(data)):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(ValueError, match="unknown op 'sqrt'"):
+        layers.OpLambda("sqrt")
+
+
+def test_fit_runs_the_graph_in_training_mode():
+    x = keras.Input(shape=(8,))
+    model = keras.Model(x, layers.Dropout(0.5, seed=1)(x))
+    data = np.ones((4, 8), np.float32)
+    np.testing.assert_array_equal(model(data).numpy(), data)
+    dropped = model(data, training=True).numpy()
+    assert set(np.unique(dropped).tolist()) == {0.0, 2.0}
+    seen = []
+
+    class Probe(layers.Layer):
+        def call(self, inputs, training=None):
+            seen.append(training)
+            return inputs
+
+    inp = keras.Input(shape=(2,))
+    probe_model = keras.Model(inp, layers.Dense(1)(Probe()(inp)))
+    probe_model.compile("sgd", "mse")
+    seen.clear()
+    probe_model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=4, verbose=0)
+    probe_model.evaluate(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+    assert seen == [True, False]

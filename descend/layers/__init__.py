@@ -34,6 +34,7 @@ from .merging import (
     subtract,
 )
 from .normalization import BatchNormalization, LayerNormalization
+from .op_layer import OpLambda
 from .pooling import (
     AveragePooling1D,
     AveragePooling2D,
@@ -63,5 +64,5 @@ __all__ = [
     "GlobalMaxPool1D", "GlobalMaxPool2D", "AvgPool2D", "MaxPool1D", "MaxPool2D", "Lambda", "Reshape", "Permute",
     "RepeatVector", "Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "concatenate",
     "add", "subtract", "multiply", "average", "maximum", "minimum", "RNN", "SimpleRNNCell", "LSTMCell", "GRUCell",
-    "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention",
+    "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention", "OpLambda",
 ]

@@ -588,7 +588,7 @@ class Layer:
         if scoped:
             scope.__exit__(None, None, None)
             object.__setattr__(self, "_subtree_built", all(layer.built for layer in self._flatten_layers()))
-        if self.supports_masking:
+        if self.supports_masking and (mask is not None or type(self).compute_mask is not Layer.compute_mask):
             out_mask = self.compute_mask(inputs, mask)
             if isinstance(out_mask, list) and isinstance(outputs, (list, tuple)) and len(out_mask) == len(outputs):
                 for out, m in zip(outputs, out_mask):  # one mask per output (an RNN's sequence and states)

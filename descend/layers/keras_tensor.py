@@ -79,6 +79,69 @@ class KerasTensor:
 
     __hash__ = object.__hash__
 
+    # operators record an OpLambda layer (Keras' TFOpLambda), so ``x + y`` builds a graph
+    def _op(self, name, *args):
+        from .op_layer import OpLambda
+
+        return OpLambda(name)(self, *args)
+
+    def __add__(self, other):
+        return self._op("add", other)
+
+    def __radd__(self, other):
+        return self._op("radd", other)
+
+    def __sub__(self, other):
+        return self._op("subtract", other)
+
+    def __rsub__(self, other):
+        return self._op("rsubtract", other)
+
+    def __mul__(self, other):
+        return self._op("multiply", other)
+
+    def __rmul__(self, other):
+        return self._op("rmultiply", other)
+
+    def __truediv__(self, other):
+        return self._op("truediv", other)
+
+    def __rtruediv__(self, other):
+        return self._op("rtruediv", other)
+
+    def __floordiv__(self, other):
+        return self._op("floordiv", other)
+
+    def __rfloordiv__(self, other):
+        return self._op("rfloordiv", other)
+
+    def __mod__(self, other):
+        return self._op("mod", other)
+
+    def __rmod__(self, other):
+        return self._op("rmod", other)
+
+    def __pow__(self, other):
+        return self._op("pow", other)
+
+    def __rpow__(self, other):
+        return self._op("rpow", other)
+
+    def __matmul__(self, other):
+        return self._op("matmul", other)
+
+    def __rmatmul__(self, other):
+        return self._op("rmatmul", other)
+
+    def __neg__(self):
+        return self._op("negative")
+
+    def __abs__(self):
+        return self._op("abs")
+
+    def __getitem__(self, key):
+        return self._op("getitem", key)
+
 
 def is_keras_tensor(x) -> bool:
     """Whether ``x`` is a symbolic :class:`KerasTensor`."""
