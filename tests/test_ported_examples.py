@@ -128,9 +128,10 @@ def test_customizing_fit(tmp_path):
     assert mae == pytest.approx(float(np.mean(np.abs(pred - y))), rel=1e-4)
     theirs = _run_with_tensorflow("customizing_fit.py", {"simple": "simple_history.history",
                                                          "lower": "lower_level_history.history"}, tmp_path)
-    # the same program under Keras logs the same metrics (the values depend on the unseeded
-    # initialization and data, and Keras 3 keeps compiled_loss/compiled_metrics only as deprecated
-    # shims whose logged loss does not follow training, so the values are not compared)
+    # the same program under Keras logs the same metrics; the values are not compared: they depend
+    # on the unseeded initialization and data, and under Keras 3 (where compiled_loss and
+    # compiled_metrics are deprecated shims) the logged loss of the TF 2-style sections was seen to
+    # rise over the epochs, so it is no reference for these sections)
     for tf_logs, ds_logs in ((theirs["simple"], simple), (theirs["lower"], lower)):
         assert sorted(k for k in tf_logs if k != "learning_rate") == \
             sorted(k for k in ds_logs if k != "learning_rate")
