@@ -243,9 +243,11 @@ class Trainer:
                 raise ValueError(f"validation_split must be in (0, 1). Received: {validation_split}")
             n = _batch_size(x)
             cut = int(n * (1 - validation_split))
-            xa, ya = np.asarray(x), np.asarray(y)
-            validation_data = (xa[cut:], ya[cut:])
-            x, y = xa[:cut], ya[:cut]
+            def part(structure, rows):  # arrays, or the lists/dicts of a model with several inputs/outputs
+                return nest.pack_like(structure, [np.asarray(v)[rows] for v in nest.flatten(structure)])
+
+            validation_data = (part(x, slice(cut, None)), part(y, slice(cut, None)))
+            x, y = part(x, slice(None, cut)), part(y, slice(None, cut))
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[:cut]
         train, steps = self._as_dataset(x, y, sample_weight, batch_size, shuffle, seed)

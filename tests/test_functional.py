@@ -396,3 +396,14 @@ def test_fit_runs_the_graph_in_training_mode():
     probe_model.fit(np.ones((4, 2)), np.ones((4, 1)), batch_size=4, verbose=0)
     probe_model.evaluate(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
     assert seen == [True, False]
+
+
+def test_validation_split_with_dicts_of_inputs_and_targets():
+    model = _two_in_two_out()
+    model.compile("sgd", loss={"priority": "mse", "department": "mse"})
+    x, y = _data(40)
+    history = model.fit(x, y, validation_split=0.25, epochs=1, batch_size=40, verbose=0, shuffle=False)
+    val = model.evaluate({k: v[30:] for k, v in x.items()}, {k: v[30:] for k, v in y.items()}, verbose=0,
+                         return_dict=True)
+    assert history.history["val_loss"][0] == pytest.approx(val["loss"], rel=1e-6)
+    assert history.history["val_priority_loss"][0] == pytest.approx(val["priority_loss"], rel=1e-6)
