@@ -18,6 +18,18 @@ Tracking
     tuples and dicts) are found when ``weights`` is read, recursively,
     deduplicated, own weights first, then sublayers in attribute order.
 
+Masks
+    As Keras, a layer whose ``supports_masking`` is True attaches the mask
+    ``compute_mask(inputs, mask)`` returns to the Tensors it outputs
+    (``Embedding(mask_zero=True)``: ``ids != 0``), and a later call on such a
+    Tensor receives it as ``mask=`` when its ``call`` takes one, in any model
+    (Sequential, functional or subclassed). :func:`get_mask` reads it.
+
+Functional API
+    Called on a :class:`~descend.layers.keras_tensor.KerasTensor` (from
+    ``Input``), a layer records a node instead of computing
+    (:mod:`descend.layers.keras_tensor`).
+
 Losses
     ``losses`` holds the tensors given to ``add_loss`` during the latest
     outermost call (the activity regularizer's among them) and the weight
