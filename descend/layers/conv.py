@@ -233,10 +233,9 @@ class Conv1D(Layer):
         self.filters = _positive_int(filters, "filters", "Conv1D")
         self.kernel_size = (_one_d(kernel_size, "kernel_size", "Conv1D"),)
         self.strides = (_one_d(strides, "strides", "Conv1D"),)
-        if isinstance(padding, str) and padding.lower() == "causal":
-            self.padding = "causal"
-        else:
-            self.padding = _padding(padding, "Conv1D")
+        if not (isinstance(padding, str) and padding.lower() in ("valid", "same", "causal")):
+            raise ValueError(f"Conv1D: `padding` must be 'valid', 'same' or 'causal'. Received: padding={padding!r}")
+        self.padding = padding.lower()
         self.data_format = _data_format(data_format)
         self.dilation_rate = (_one_d(dilation_rate, "dilation_rate", "Conv1D"),)
         if self.strides[0] > 1 and self.dilation_rate[0] > 1:
