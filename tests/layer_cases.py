@@ -23,6 +23,8 @@ import numpy as np
 import descend.layers as L
 
 LayerCase = namedtuple("LayerCase", "name make inputs kwargs ref wrt_input", defaults=({}, None, True))
+# wrt_input: also check the gradients with respect to the inputs (False where the output is a step
+# function of the inputs, as a mask computed from them)
 
 _rng = np.random.default_rng(20261123)
 F64 = {"dtype": "float64"}
@@ -175,6 +177,21 @@ def _square_plus_one(x):
     return x * x + 1.0
 
 
+class _MaskedLSTM(L.Layer):
+    """Masking feeding an LSTM: the mask Masking attaches reaches the LSTM."""
+
+    def __init__(self, **kwargs):
+        super().__init__(dtype="float64", **kwargs)
+        self.masking = L.Masking(dtype="float64")
+        self.lstm = L.LSTM(2, return_sequences=True, dtype="float64")
+
+    def call(self, inputs):
+        return self.lstm(self.masking(inputs))
+
+    def get_config(self):
+        return {k: v for k, v in super().get_config().items() if k != "dtype"}
+
+
 # ------------------------------------------------------------------------------------ the table
 CASES: list = []
 
@@ -213,6 +230,15 @@ case("reshape_infer", lambda: L.Reshape((2, -1), **F64), [_normal(2, 3, 4)], {},
 case("permute", lambda: L.Permute((2, 1), **F64), [_seq], {}, lambda w, x: x.transpose(0, 2, 1))
 case("repeat_vector", lambda: L.RepeatVector(3, **F64), [_normal(2, 4)], {},
      lambda w, x: np.repeat(x[:, None, :], 3, axis=1))
+_padded = _normal(2, 4, 3)
+_padded[0, 2:] = 0.0
+_padded[1, 3] = 0.0
+# the mask is a step function of the input (a padded step stops being padding when any entry moves), so
+# the masking cases check the gradients of the weights only
+case("masking", lambda: L.Masking(**F64), [_padded], {},
+     lambda w, x: x * np.any(x != 0.0, axis=-1, keepdims=True), False)
+case("masking_then_lstm", lambda: _MaskedLSTM(), [_padded], {},
+     lambda w, x: ref_rnn("lstm", w, x, mask=np.any(x != 0.0, axis=-1), return_sequences=True), False)
 case("lambda_named_function", lambda: L.Lambda(_square_plus_one, **F64), [_normal(2, 3)],
      {}, lambda w, x: x * x + 1.0)
 case("concatenate_axis1", lambda: L.Concatenate(axis=1, **F64), [[_normal(2, 3), _normal(2, 2)]], {},

@@ -54,6 +54,16 @@ def test_masked_steps_make_padding_invisible_through_an_embedding():
     np.testing.assert_allclose(pool(emb(padded)).numpy(), pool(emb(padded[:, :3])).numpy(), rtol=1e-6)
 
 
+def test_masking_float_padding_for_a_recurrent_layer():
+    x = RNG.standard_normal((1, 5, 3)).astype(np.float32)
+    x[:, 3:] = -1.0
+    lstm = layers.LSTM(2)
+    masked = lstm(layers.Masking(mask_value=-1.0)(x))
+    np.testing.assert_allclose(masked.numpy(), lstm(x[:, :3]).numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="`mask_value` must be a number"):
+        layers.Masking("pad")
+
+
 def test_multi_head_attention_in_a_functional_model():
     q = keras.Input(shape=(None, 8), name="q")
     v = keras.Input(shape=(None, 8), name="v")

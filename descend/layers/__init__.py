@@ -44,7 +44,7 @@ from .pooling import (
     GlobalMaxPooling2D,
     MaxPooling1D,
 )
-from .reshaping import Permute, RepeatVector, Reshape
+from .reshaping import Masking, Permute, RepeatVector, Reshape
 from .rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, TimeDistributed
 
 # Keras' aliases
@@ -64,5 +64,5 @@ __all__ = [
     "GlobalMaxPool1D", "GlobalMaxPool2D", "AvgPool2D", "MaxPool1D", "MaxPool2D", "Lambda", "Reshape", "Permute",
     "RepeatVector", "Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "concatenate",
     "add", "subtract", "multiply", "average", "maximum", "minimum", "RNN", "SimpleRNNCell", "LSTMCell", "GRUCell",
-    "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention", "OpLambda",
+    "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention", "OpLambda", "Masking",
 ]

@@ -1,14 +1,15 @@
-"""Reshaping layers: ``Reshape``, ``Permute``, ``RepeatVector``."""
+"""Reshaping layers: ``Reshape``, ``Permute``, ``RepeatVector``, and ``Masking``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..ops import array_ops
+from ..framework.tensor import Tensor
+from ..ops import array_ops, math_ops
 from .base import Layer
 from .core import _positive_int
 
-__all__ = ["Reshape", "Permute", "RepeatVector"]
+__all__ = ["Reshape", "Permute", "RepeatVector", "Masking"]
 
 
 class Reshape(Layer):
@@ -127,3 +128,46 @@ class RepeatVector(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "n": self.n}
+
+
+class Masking(Layer):
+    """Masks the timesteps whose features all equal ``mask_value`` (padding of float sequences).
+
+    As Keras: the output is the input with those steps zeroed, and it carries
+    the Keras mask ``any(inputs != mask_value, axis=-1)``, which recurrent
+    layers and ``GlobalAveragePooling1D`` use.
+
+    Args:
+        mask_value: the padding value (default 0.0).
+
+    Example:
+        >>> import descend as ds
+        >>> x = ds.constant([[[1.0, 2.0], [0.0, 0.0]]])
+        >>> y = ds.layers.Masking()(x)
+        >>> ds.layers.get_mask(y).numpy()
+        array([[ True, False]])
+    """
+
+    supports_masking = True
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        if isinstance(mask_value, bool) or not isinstance(mask_value, (int, float, np.number)):
+            raise ValueError(f"Masking: `mask_value` must be a number. Received: mask_value={mask_value!r}")
+        self.mask_value = float(mask_value)
+
+    def _keep(self, inputs) -> np.ndarray:
+        return np.any(np.asarray(inputs) != self.mask_value, axis=-1)
+
+    def call(self, inputs):
+        keep = self._keep(inputs)
+        return math_ops.multiply(inputs, Tensor(keep[..., None].astype(inputs.dtype.dtype)))
+
+    def compute_mask(self, inputs, mask=None):
+        return Tensor(self._keep(inputs))
+
+    def compute_output_shape(self, input_shape):
+        return tuple(input_shape)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "mask_value": self.mask_value}
