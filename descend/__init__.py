@@ -21,11 +21,11 @@ from . import (  # ops installs the Tensor/Variable operators
     datasets,
     errors,
     initializers,
-    keras,  # noqa: E402  (after the modules it names)
+    keras,
     layers,
     linalg,
     losses,
-    math,  # noqa: A004
+    math,
     metrics,
     models,
     nn,
@@ -64,6 +64,7 @@ from .framework import (
     name_scope,
 )
 from .framework.function import function
+from .linalg import eye
 from .models import Model, Sequential
 from .ops import *  # noqa: F403
 from .optimizers.accumulation import GradientAccumulator
@@ -79,5 +80,5 @@ __all__ = [
     "floatx", "int8", "int16", "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError",
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
-    "config", "keras", "linalg", "math", "print", "random", "TensorSpec",
+    "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye",
 ] + list(ops.__all__)

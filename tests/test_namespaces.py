@@ -116,7 +116,7 @@ def test_linalg_subset_against_numpy():
     np.testing.assert_allclose(ds.linalg.tensordot(ta, tb, 1).numpy(), np.tensordot(a, b, 1), rtol=1e-13)
     np.testing.assert_allclose(ds.linalg.tensordot(ta, tb, [[2], [0]]).numpy(), np.tensordot(a, b, [[2], [0]]),
                                rtol=1e-13)
-    assert ds.linalg.eye(2, 3, batch_shape=[4]).shape == (4, 2, 3)
+    assert ds.linalg.eye(2, 3, batch_shape=[4]).shape == (4, 2, 3) and ds.eye is ds.linalg.eye
     np.testing.assert_array_equal(ds.linalg.eye(3).numpy(), np.eye(3, dtype=np.float32))
     with pytest.raises(ValueError, match="rank >= 2"):
         ds.linalg.matrix_transpose(ds.ones((3,)))
