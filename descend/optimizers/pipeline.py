@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..debugging import missing_gradients_report
 from ..errors import InvalidArgumentError
 from ..framework.indexed_slices import IndexedSlices, deduplicate
 from ..framework.tensor import Tensor
@@ -160,10 +161,11 @@ def validate(opt, grads_and_vars, route_check=None) -> list:
                 continue
         pairs.append((_check_gradient(grad, var), var))
     if not pairs:
-        raise ValueError(f"No gradients provided for any variable: {[v.name for v in skipped]}")
+        raise ValueError(f"No gradients provided for any variable: {[v.name for v in skipped]}\n"
+                         + missing_gradients_report(skipped))
     if skipped:
         warnings.warn(f"Gradients do not exist for variables {[v.name for v in skipped]} when minimizing the loss; "
-                      "they are left unchanged", stacklevel=4)
+                      "they are left unchanged\n" + missing_gradients_report(skipped), stacklevel=4)
     return pairs
 
 
