@@ -221,6 +221,12 @@ class Trainer:
         resume, self._resume_point = self._resume_point, None
         if resume is not None:
             initial_epoch = resume["epoch"]
+            if resume.get("iterator") is None and resume.get("data_epoch") is not None:
+                # a backup taken at an epoch's end: the data continues with the epoch after the saved one
+                # (its shuffle order), not with this new dataset's first epoch
+                train.iterator_from_state(resume["data_epoch"])
+            if not getattr(self, "built", True):
+                self._build_like(x)  # restored weights wait for the variables: create them even if no step is left
         logs: dict = {}
         for epoch in range(initial_epoch, epochs):
             first_step = 0
@@ -260,6 +266,15 @@ class Trainer:
         self._fit_position = None
         self.history = history
         return history
+
+    def _build_like(self, x) -> None:
+        """Create the model's variables by calling it (inference mode) on one example of ``x``
+        (arrays or Tensors; a Dataset is left alone: reading it would move its epoch counter)."""
+        if isinstance(x, Dataset) or x is None:
+            return
+        first = x[:1] if isinstance(x, (np.ndarray, Tensor)) else None
+        if first is not None and len(first):
+            self(first if isinstance(first, Tensor) else np.asarray(first), training=False)
 
     @staticmethod
     def _val_args(validation_data):

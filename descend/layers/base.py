@@ -161,6 +161,7 @@ class Layer:
         self = super().__new__(cls)
         # state that exists even before (or without) Layer.__init__
         object.__setattr__(self, "_own_weights", [])
+        object.__setattr__(self, "_weight_names", {})  # id(weight) -> the name given to add_weight (checkpoint paths)
         object.__setattr__(self, "_regularized", [])
         object.__setattr__(self, "_call_losses", [])
         object.__setattr__(self, "_loss_fns", [])
@@ -430,6 +431,7 @@ class Layer:
             var = Variable(lambda: init(shape, dtype=d), name=name or "variable", trainable=trainable, dtype=d,
                            constraint=con)
         self._own_weights.append(var)
+        self._weight_names[id(var)] = name or "variable"
         if reg is not None:
             self._regularized.append((var, reg))
         for hook in list(_weight_hooks):
