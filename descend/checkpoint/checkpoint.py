@@ -194,13 +194,13 @@ class Checkpoint:
                 report.missing.append(f"{p} (no such object in the checkpoint)")
                 continue
             elif entry is not None and entry.get("kind") != leaf.kind:
-                report.mismatched.append(f"{p}: the checkpoint holds a {short(entry.get('kind'))} "
-                                         f"({short(entry.get('class'))}), not the state of a {leaf.kind} "
+                report.mismatched.append(f"{p}: the checkpoint holds a {_cut(str(entry.get('kind')), 80)} "
+                                         f"({_cut(str(entry.get('class')), 200)}), not the state of a {leaf.kind} "
                                          f"({_qualname(leaf.obj)})")
                 continue
             elif isinstance(leaf, OptimizerLeaf) and entry is not None and entry.get("class_name") not in (
                     None, type(leaf.obj).__name__):
-                report.mismatched.append(f"{p}: the checkpoint holds the state of a {short(entry.get('class_name'))} "
+                report.mismatched.append(f"{p}: the checkpoint holds the state of a {_cut(str(entry.get('class_name')), 80)} "
                                          f"optimizer; the object to restore is a {type(leaf.obj).__name__}")
                 continue
             json_state = (entry or {}).get("json")
@@ -226,7 +226,8 @@ class Checkpoint:
         if strict and not report.complete:
             hint = ""
             if any(m.endswith("(no such object in the checkpoint)") for m in report.missing):
-                hint = f"  the checkpoint holds the objects: {short(sorted(objects), 1000)}"
+                tops = sorted({k.split("/", 1)[0] for k in list(objects) + list(saved)})
+                hint = f"  the checkpoint holds the objects: {short(tops, 1000)}"
             raise CheckpointMismatchError(
                 mismatch_message(f"checkpoint '{path}' does not match the objects to restore; nothing was "
                                  "restored (restore(path, strict=False) restores what matches):",

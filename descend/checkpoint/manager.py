@@ -39,6 +39,7 @@ from .format import (
     INDEX_FORMAT,
     MANIFEST_FILE,
     SCHEMA_VERSION,
+    TMP_PREFIX,
     DirectoryLock,
     atomic_replace_file,
     cleanup_tmp,
@@ -84,6 +85,22 @@ def latest_checkpoint(directory) -> str | None:
         path = os.path.join(directory, entry["name"])
         if is_checkpoint_dir(path):
             return path
+        aside = _moved_aside(directory, entry["name"])  # a replace killed between its two renames
+        if aside is not None:
+            return aside
+    return None
+
+
+def _moved_aside(directory: str, name: str) -> str | None:
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return None
+    for n in names:
+        if re.fullmatch(rf"{re.escape(TMP_PREFIX)}old-{re.escape(name)}-[0-9a-f]{{12}}", n):
+            full = os.path.join(directory, n)
+            if is_checkpoint_dir(full):
+                return full
     return None
 
 
@@ -133,6 +150,12 @@ class CheckpointManager:
             os.makedirs(self._directory, exist_ok=True)
         entries, self._token = _read_index(self._directory)
         self._entries = [e for e in entries if is_checkpoint_dir(os.path.join(self._directory, e["name"]))]
+        # a writer takes the lock now and cleans what dead writes left; a directory another process
+        # writes, or a read-only one, can still be read (save() then raises)
+        try:
+            self._take_lock()
+        except CheckpointError:
+            pass
 
     @property
     def directory(self) -> str:
@@ -165,7 +188,7 @@ class CheckpointManager:
             return
         try:
             self._lock.acquire()
-        except PermissionError:
+        except OSError:  # read-only directory (or file system)
             raise CheckpointError(f"checkpoint directory '{self._directory}' is not writable; it can be restored "
                                   "from but not saved to") from None
         cleanup_tmp(self._directory)  # nobody else writes here now: what a .tmp-* holds is a dead write's

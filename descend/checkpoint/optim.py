@@ -107,7 +107,8 @@ def _legacy_plan(opt, state: dict, var_key, resolve: Callable[[str], object | No
         if k.startswith("accumulator:") and not k[len("accumulator:"):].startswith(":"):
             inner = k[len("accumulator:"):]
             path, _, tail = inner.partition(":")
-            var = by_key.get(path) or resolve(path)
+            var = by_key.get(path)
+            var = resolve(path) if var is None else var
             if var is None:
                 waiting[k] = arr  # a variable that is not created yet: handed over when it is
                 continue
@@ -115,7 +116,8 @@ def _legacy_plan(opt, state: dict, var_key, resolve: Callable[[str], object | No
             translated[f"accumulator:{var.name}{':' + tail if tail else ''}"] = arr
         elif "/" in k:
             path, slot = k.rsplit("/", 1)
-            var = by_key.get(path) or resolve(path)
+            var = by_key.get(path)
+            var = resolve(path) if var is None else var
             if var is None:
                 waiting[k] = arr  # a variable that is not created yet: handed over when it is
             else:

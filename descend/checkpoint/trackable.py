@@ -11,9 +11,10 @@ made of attribute names, list indices and dict keys, TF 2 style::
     optimizer/hyper:learning_rate         a constant hyperparameter
     metrics/0/total                       a metric's state variable
 
-A layer's weights are named by the attribute holding them or, for weights
-made with ``add_weight`` and kept nowhere else, by the name given to
-``add_weight``. Variable names (``sequential_3/dense_7/kernel``) depend on
+A layer's weights made with ``add_weight`` are named by the name given to
+``add_weight`` (known when the weight is created, so a weight restored before
+its layer is built finds its value); Variables assigned as attributes by the
+attribute's name. Variable names (``sequential_3/dense_7/kernel``) depend on
 creation order, so they are kept only as metadata (``variable_names`` in the
 manifest). An object reachable along two paths is saved once, under the first.
 Variables that no root reaches (an optimizer saved without its model) are keyed
@@ -262,7 +263,7 @@ def _layer_children(layer: Layer) -> list[tuple[str, Any]]:
     names = d.get("_weight_names", {})
     out, used = [], set()
     for v in d.get("_own_weights", []):
-        base = attr_of.get(id(v)) or names.get(id(v)) or v.name.rsplit("/", 1)[-1]
+        base = names.get(id(v)) or attr_of.get(id(v)) or v.name.rsplit("/", 1)[-1]
         name, k = base, 1
         while name in used:
             name, k = f"{base}_{k}", k + 1
