@@ -31,7 +31,7 @@ import weakref
 
 import numpy as np
 
-from ..layers.base import register_weight_hook
+from ..layers.base import register_build_hook, register_weight_hook
 from . import optim
 from .errors import CheckpointError, CheckpointMismatchError, RestoreReport, mismatch_message, short
 from .format import new_manifest, read_checkpoint, write_checkpoint_dir
@@ -353,6 +353,17 @@ def _claim_pending(variable) -> bool:
     return False
 
 
+def _claim_after_build(layer) -> None:
+    """After a layer's build: values waiting for Variables it assigned as attributes."""
+    if not _pending_owners:
+        return
+    with _pending_lock:
+        for ref in list(_pending_owners):
+            ckpt = ref()
+            if ckpt is not None:
+                ckpt.apply_pending()
+
+
 def _register(ckpt) -> None:
     with _pending_lock:
         _pending_owners[:] = [r for r in _pending_owners if r() is not None and r() is not ckpt]
@@ -370,5 +381,6 @@ def _reset_after_fork() -> None:
 
 
 register_weight_hook(_claim_pending)
+register_build_hook(_claim_after_build)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)

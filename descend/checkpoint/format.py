@@ -399,16 +399,30 @@ class DirectoryLock:
     A second writer gets a :class:`CheckpointLockedError` naming the holder.
     """
 
+    _in_process: dict = {}  # real path -> weakref to the DirectoryLock of this process holding it
+
     def __init__(self, directory: str):
         self.directory = directory
         self._fd = None
+        self.taken_over = False
 
     def acquire(self) -> None:
+        """Take the lock. In one process the newest writer takes it over from an older one (a
+        notebook re-running ``fit`` after an interrupted one); the older one's next save then
+        raises. Another process holding it raises :class:`CheckpointLockedError`."""
         path = os.path.join(self.directory, LOCK_FILE)
         try:
             import fcntl
         except ImportError:  # Windows: no advisory lock
             return
+        import weakref
+
+        key = os.path.realpath(self.directory)
+        older = DirectoryLock._in_process.get(key)
+        older = older() if older is not None else None
+        if older is not None and older is not self and older.held:
+            older.release()
+            older.taken_over = True
         fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -425,6 +439,8 @@ class DirectoryLock:
         os.ftruncate(fd, 0)
         os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
         self._fd = fd
+        self.taken_over = False
+        DirectoryLock._in_process[key] = weakref.ref(self)
 
     @property
     def held(self) -> bool:

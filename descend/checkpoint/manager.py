@@ -33,7 +33,7 @@ import secrets
 import time
 
 from .checkpoint import Checkpoint
-from .errors import CheckpointCorruptedError, CheckpointError, short
+from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from .format import (
     INDEX_FILE,
     INDEX_FORMAT,
@@ -186,6 +186,9 @@ class CheckpointManager:
     def _take_lock(self) -> None:
         if self._lock.held:
             return
+        if self._lock.taken_over:
+            raise CheckpointLockedError(f"checkpoint directory '{self._directory}' was taken over by a newer "
+                                        "CheckpointManager in this process; this one no longer writes there")
         try:
             self._lock.acquire()
         except OSError:  # read-only directory (or file system)
