@@ -133,7 +133,7 @@ def sha256(data) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRINGS = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)  # possessive: linear time on long strings
 
 
 def json_depth(raw: bytes) -> int:
