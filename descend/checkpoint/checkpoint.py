@@ -31,6 +31,7 @@ import weakref
 
 import numpy as np
 
+from ..framework.variable import Variable
 from ..layers.base import register_build_hook, register_weight_hook
 from . import optim
 from .errors import CheckpointError, CheckpointMismatchError, RestoreReport, mismatch_message, short
@@ -286,6 +287,9 @@ class Checkpoint:
             return False
         value, key = self._pending[path]
         if tuple(value.shape) != tuple(var.shape) or value.dtype != var.dtype.dtype:
+            del self._pending[path]  # refused once, here: it must not fail every later build
+            if not self._pending:
+                _unregister(self)
             raise CheckpointMismatchError(
                 f"restored value '{key}' has shape {tuple(value.shape)} {value.dtype.name}; the variable created "
                 f"there ('{var.name}') has shape {tuple(var.shape)} {var.dtype.name}", mismatched=[key])
@@ -298,16 +302,17 @@ class Checkpoint:
             _unregister(self)
         return True
 
-    def apply_pending(self) -> list[str]:
+    def apply_pending(self, only=None) -> list[str]:
         """Hand waiting values to variables that exist now (for variables not created through
-        ``add_weight``). Returns the paths applied."""
+        ``add_weight``); ``only``: a collection of Variables to consider. Returns the paths applied."""
         applied = []
-        if self._graph is None:
+        if self._graph is None or not self._pending:
             return applied
         fresh = walk(self._objects)
+        self._graph = fresh
+        ids = None if only is None else {id(v) for v in only}
         for path, var in fresh.vars_by_path.items():
-            if path in self._pending:
-                self._graph = fresh
+            if path in self._pending and (ids is None or id(var) in ids):
                 self._claim(var)
                 applied.append(path)
         return applied
@@ -357,11 +362,12 @@ def _claim_after_build(layer) -> None:
     """After a layer's build: values waiting for Variables it assigned as attributes."""
     if not _pending_owners:
         return
+    own = list(layer.__dict__.get("_own_weights", [])) + [v for v in layer.__dict__.values() if isinstance(v, Variable)]
     with _pending_lock:
         for ref in list(_pending_owners):
             ckpt = ref()
             if ckpt is not None:
-                ckpt.apply_pending()
+                ckpt.apply_pending(own)
 
 
 def _register(ckpt) -> None:
