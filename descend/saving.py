@@ -53,7 +53,7 @@ _REGISTRY: dict[str, type] = {}
 
 
 def register_serializable(package: str = "Custom", name: str | None = None):
-    """A class decorator registering a custom layer, model, loss, metric or optimizer under
+    """A decorator registering a custom layer, model, loss (class or function), metric or optimizer under
     ``"<package>>Name"`` (Keras's ``register_keras_serializable``), so :func:`load_model` finds it
     without ``custom_objects``.
 
@@ -70,8 +70,8 @@ def register_serializable(package: str = "Custom", name: str | None = None):
         raise ValueError(f"`package` must be a non-empty string without '>'. Received: package={package!r}")
 
     def decorate(cls):
-        if not inspect.isclass(cls):
-            raise TypeError(f"register_serializable decorates classes. Received: {cls!r}")
+        if not (inspect.isclass(cls) or inspect.isfunction(cls)):
+            raise TypeError(f"register_serializable decorates classes and functions. Received: {cls!r}")
         key = f"{package}>{name or cls.__name__}"
         if key in _REGISTRY and _REGISTRY[key] is not cls:
             raise ValueError(f"'{key}' is already registered to {_REGISTRY[key]!r}")
@@ -144,12 +144,12 @@ def _compile_config(model) -> dict | None:
         out["loss"] = None
     else:
         fn = getattr(loss, "fn", None)
-        if isinstance(loss, losses.LossFunctionWrapper) and fn is not None:
+        if type(loss) is losses.LossFunctionWrapper and fn is not None:  # a plain function, by its name
             name = getattr(fn, "__name__", None)
             if losses.ALL_OBJECTS_DICT.get(name) is fn:
                 out["loss"] = {"function": name}
-            elif get_registered_name(fn) != type(fn).__name__ or name in _REGISTRY:
-                out["loss"] = {"function": name}
+            elif _REGISTRY.get(getattr(fn, "_registered_name", None)) is fn:
+                out["loss"] = {"function": fn._registered_name}
             else:
                 raise ValueError(f"model.save: the loss function {name!r} cannot be saved by name: register it "
                                  "with descend.saving.register_serializable or use a Loss class")
@@ -253,7 +253,7 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True):
             loss = None
         elif isinstance(loss_desc, dict) and isinstance(loss_desc.get("function"), str):
             fname = loss_desc["function"]
-            loss = custom.get(fname) or _REGISTRY.get(fname) or losses.get(fname)
+            loss = custom.get(fname) or custom.get(fname.split(">")[-1]) or _REGISTRY.get(fname) or losses.get(fname)
         else:
             loss = _build(loss_desc, custom, losses, "loss", mfile)
         mets = []

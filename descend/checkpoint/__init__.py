@@ -13,7 +13,8 @@ The package is split along its concerns:
 * :mod:`~descend.checkpoint.checkpoint`: ``Checkpoint`` and deferred restoration;
 * :mod:`~descend.checkpoint.manager`: ``CheckpointManager``, ``latest_checkpoint``;
 * :mod:`~descend.checkpoint.reader`: ``CheckpointReader``, ``load_checkpoint``, ``list_variables``;
-* :mod:`~descend.checkpoint.errors`: the errors and ``RestoreReport``.
+* :mod:`~descend.checkpoint.errors`: the errors and ``RestoreReport``;
+* :mod:`~descend.checkpoint.saver`: TF 1's name-keyed ``Saver`` (``descend.compat.v1.train.Saver``).
 
 Example:
     >>> import tempfile
@@ -37,9 +38,10 @@ from .errors import (
 )
 from .manager import CheckpointManager, latest_checkpoint
 from .reader import CheckpointReader, list_variables, load_checkpoint
+from .saver import Saver  # registers the live-variable hook that Saver(var_list=None) reads
 
 __all__ = [
     "Checkpoint", "CheckpointManager", "CheckpointReader", "RestoreReport", "CheckpointError",
     "CheckpointCorruptedError", "CheckpointMismatchError", "CheckpointLockedError", "latest_checkpoint",
-    "load_checkpoint", "list_variables",
+    "load_checkpoint", "list_variables", "Saver",
 ]
