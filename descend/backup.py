@@ -24,10 +24,10 @@ class _Position:
     done in it, the data iterator's state mid-epoch, and at an epoch's end the finished
     iterator's state (so the next epoch's shuffle is the one an uninterrupted run draws)."""
 
-    _KEYS = ("epoch", "step", "iterator", "data_epoch")
+    _KEYS = ("epoch", "step", "iterator", "data_epoch", "learning_rate")
 
     def __init__(self):
-        self.state = {"epoch": 0, "step": 0, "iterator": None, "data_epoch": None}
+        self.state = {"epoch": 0, "step": 0, "iterator": None, "data_epoch": None, "learning_rate": None}
 
     def state_dict(self) -> dict:
         return {"position": dict(self.state)}
@@ -43,7 +43,10 @@ class _Position:
         for k in ("iterator", "data_epoch"):
             if pos.get(k) is not None and not isinstance(pos[k], dict):
                 raise ValueError(f"training position: '{k}' must be an iterator state or null")
-        value = {"data_epoch": None, **pos}
+        lr = pos.get("learning_rate")
+        if lr is not None and (isinstance(lr, bool) or not isinstance(lr, (int, float))):
+            raise ValueError(f"training position: 'learning_rate' must be a number or null; found {str(lr)[:50]}")
+        value = {"data_epoch": None, "learning_rate": None, **pos}
 
         def commit():
             self.state = value
@@ -103,7 +106,11 @@ class BackupAndRestore(Callback):
             self.model._restored_checkpoint = checkpoint if checkpoint.pending else None
 
     def _save(self, epoch, step, iterator_state, data_epoch=None):
-        self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state, "data_epoch": data_epoch}
+        # the learning rate the last step logged: a run resumed mid-way through an accumulation cycle logs
+        # it (as the uninterrupted run does) until its next real update
+        lr = (getattr(self.model, "_fit_position", None) or {}).get("learning_rate")
+        self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state, "data_epoch": data_epoch,
+                                "learning_rate": None if lr is None else float(lr)}
         self._manager.save()
 
     def on_train_batch_end(self, batch, logs=None):
