@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = [
     "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LearningRateScheduler",
-    "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "BackupAndRestore",
+    "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "BackupAndRestore",  # noqa: F822
 ]
 
 

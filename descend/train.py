@@ -27,6 +27,7 @@ from .checkpoint import (
 )
 
 __all__ = [
-    "BackupAndRestore", "Checkpoint", "CheckpointCorruptedError", "CheckpointError", "CheckpointLockedError", "CheckpointManager", "CheckpointMismatchError",
+    "BackupAndRestore", "Checkpoint", "CheckpointCorruptedError", "CheckpointError", "CheckpointLockedError",
+    "CheckpointManager", "CheckpointMismatchError",
     "CheckpointReader", "RestoreReport", "latest_checkpoint", "list_variables", "load_checkpoint",
 ]

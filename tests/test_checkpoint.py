@@ -677,7 +677,7 @@ def test_optimizer_partial_restore_keeps_unmatched_state(tmp_path):
     extra = ds.Variable(np.ones(2, np.float32), name="extra")
     opt.apply_gradients([(ds.constant([1.0, 1.0]), extra), (ds.constant(np.ones((3, 2), np.float32)), model.w)])
     extra_m = opt.get_slot(extra, "m").numpy()
-    with pytest.raises(train.CheckpointMismatchError, match=r"\.by_name/extra/m: missing") as info:
+    with pytest.raises(train.CheckpointMismatchError, match=r"\.by_name/extra/m: missing"):
         train.Checkpoint(optimizer=opt).restore(path)
     assert int(opt.iterations) == 3
     # the optimizer's plan is all or nothing: with strict=False it is reported and left as it is

@@ -16,7 +16,8 @@ import pytest
 
 import descend as ds
 import descend.train as train
-from descend.checkpoint import errors, format as fmt
+from descend.checkpoint import errors
+from descend.checkpoint import format as fmt
 
 GIB = 2**30
 
@@ -356,7 +357,7 @@ def test_read_only_folder_with_a_leftover_can_be_read(tmp_path, monkeypatch):
     manager.close()
     os.mkdir(tmp_path / "run" / ".tmp-ckpt-2-0123456789ab")
     if os.geteuid() == 0:  # root ignores permissions: make the folder refuse writes the way it would
-        real_open, real_rmtree = os.open, fmt.shutil.rmtree
+        real_open = os.open
 
         def ro_open(p, flags, *a, **k):
             if str(p).startswith(str(tmp_path / "run")) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):

@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 import pytest
-from test_checkpoint_structure import Scale, assert_same, batches, image_model, make, state, train_steps
+from test_checkpoint_structure import Scale, assert_same, batches, make, state, train_steps
 
 import descend as ds
 import descend.train as train

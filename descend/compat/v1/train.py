@@ -34,7 +34,7 @@ from ...optimizers.sgd import sgd_update
 
 __all__ = [
     "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer", "AggregationMethod", "GradientDescentOptimizer",
-    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "Saver",
+    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "Saver",  # noqa: F822 (module __getattr__)
 ]
 
 
