@@ -135,8 +135,14 @@ def test_gradient_accumulator_seed_interface():
     total, second = acc.gradients
     np.testing.assert_array_equal(total.numpy(), [4.0, 6.0])
     np.testing.assert_array_equal(second.numpy(), [1.0])
-    acc.reset()
-    assert acc.step == 0 and acc.gradients == [None, None]
+    acc.reset()  # as Hugging Face: the sums become zeros of the same shapes
+    assert acc.step == 0
+    zeros = acc.gradients
+    np.testing.assert_array_equal(zeros[0].numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(zeros[1].numpy(), [0.0])
+    acc([ds.constant([5.0, 5.0]), None])
+    np.testing.assert_array_equal(acc.gradients[0].numpy(), [5.0, 5.0])
+    assert acc.gradients[1] is None and acc.step == 1
     with pytest.raises(ValueError, match="Expected 2 gradients, but got 3"):
         acc([ds.constant([1.0, 1.0]), None, None])
     with pytest.raises(ValueError, match="should be called first"):

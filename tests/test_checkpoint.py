@@ -677,13 +677,12 @@ def test_optimizer_partial_restore_keeps_unmatched_state(tmp_path):
     extra = ds.Variable(np.ones(2, np.float32), name="extra")
     opt.apply_gradients([(ds.constant([1.0, 1.0]), extra), (ds.constant(np.ones((3, 2), np.float32)), model.w)])
     extra_m = opt.get_slot(extra, "m").numpy()
-    with pytest.raises(train.CheckpointMismatchError, match=r"\.by_name/extra/m: missing"):
+    with pytest.raises(train.CheckpointMismatchError, match=r"missing: \['.by_name/extra/m', '.by_name/extra/v'\]"):
         train.Checkpoint(optimizer=opt).restore(path)
     assert int(opt.iterations) == 3
-    # the optimizer's plan is all or nothing: with strict=False it is reported and left as it is
-    report = train.Checkpoint(optimizer=opt).restore(path, strict=False)
-    assert report.mismatched and "optimizer" not in report.restored
-    assert int(opt.iterations) == 3 and not np.array_equal(opt.get_slot(model.w, "m").numpy(), saved_m)
+    report = train.Checkpoint(optimizer=opt).restore(path, strict=False)  # what matches; the rest is kept
+    assert sorted(report.missing) == ["optimizer/.by_name/extra/m", "optimizer/.by_name/extra/v"]
+    assert int(opt.iterations) == 2 and np.array_equal(opt.get_slot(model.w, "m").numpy(), saved_m)
     assert np.array_equal(opt.get_slot(extra, "m").numpy(), extra_m)
 
 

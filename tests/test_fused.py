@@ -82,8 +82,7 @@ def _run(case, dtype, sparse: bool, use_fused: bool):
 
 def _uses_rule(opt) -> bool:
     """Whether the optimizer updates through the base class's rule (not its own apply)."""
-    return (type(opt).apply_dense is Optimizer.apply_dense and getattr(opt, "_resource_apply_dense", None) is None
-            and opt.update_rule is not None)
+    return opt.rule_kind == "elementwise" and opt.update_rule is not None
 
 
 @pytest.mark.parametrize("mode", ["serial", "parallel"])

@@ -210,10 +210,14 @@ class Checkpoint:
                 continue
             try:
                 state = join_state(per_leaf[p], json_state, f"objects.{p}.json")
-                commit = leaf.plan(state)
+                commit = leaf.plan(state, strict) if isinstance(leaf, OptimizerLeaf) else leaf.plan(state)
             except (ValueError, TypeError, KeyError, AttributeError) as e:
                 report.mismatched.append(f"{p}: {_cut(str(e), 2000)}" if str(e) else f"{p}: {type(e).__name__}")
                 continue
+            if isinstance(leaf, OptimizerLeaf):  # strict=False: what the optimizer left as it is
+                report.missing += [f"{p}/{k}" for k in getattr(commit, "missing", ())]
+                report.unexpected += [f"{p}/{k}" for k in getattr(commit, "unexpected", ())]
+                report.mismatched += [f"{p}/{k}" for k in getattr(commit, "mismatched", ())]
             plans.append((leaf, commit))
             report.restored.append(p)
         for key in sorted(orphans):
@@ -295,9 +299,6 @@ class Checkpoint:
                 f"there ('{var.name}') has shape {tuple(var.shape)} {var.dtype.name}", mismatched=[key])
         del self._pending[path]
         var.assign(value)
-        for leaf in graph.leaves:
-            if isinstance(leaf, OptimizerLeaf) and not optim._has_protocol(leaf.obj):
-                optim.take_waiting(leaf.obj, var, path)
         if not self._pending:
             _unregister(self)
         return True
@@ -323,13 +324,7 @@ class Checkpoint:
         waiting = self.pending
         for leaf in walk(self._objects).leaves:
             if isinstance(leaf, OptimizerLeaf):
-                check = getattr(leaf.obj, "assert_state_consumed", None)
-                try:
-                    if check is not None:
-                        check()
-                except ValueError as e:
-                    waiting.append(f"{leaf.path}: {_cut(str(e), 500)}")
-                waiting += [f"{leaf.path}/{k}" for k in sorted(vars(leaf.obj).get("_descend_ckpt_waiting") or {})]
+                waiting += [f"{leaf.path}/{k}" for k in optim.pending_of(leaf.obj)]
         if waiting:
             raise CheckpointMismatchError(
                 "restored values were never used: no variable or slot was created at these paths:\n"

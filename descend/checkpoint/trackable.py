@@ -158,10 +158,10 @@ class OptimizerLeaf(Leaf):
 
         return state_of(self.obj, self.graph.var_key)
 
-    def plan(self, state):
+    def plan(self, state, strict=True):
         from .optim import plan_for
 
-        return plan_for(self.obj, state, self.graph.var_key, self.graph.resolve)
+        return plan_for(self.obj, state, self.graph.var_key, strict)
 
     def config(self):
         opt = self.obj

@@ -20,7 +20,8 @@ class IndexedSlices:
     Args:
         values: a Tensor of shape ``(len(indices),) + dense_shape[1:]``.
         indices: a 1-D integer Tensor of row numbers in ``[0, dense_shape[0])``.
-        dense_shape: the shape of the dense tensor this stands for.
+        dense_shape: the shape of the dense tensor this stands for (optional, as in TF: an
+            optimizer takes it from the variable; densifying needs it).
 
     Example:
         >>> import descend as ds
@@ -33,13 +34,19 @@ class IndexedSlices:
 
     __slots__ = ("values", "indices", "dense_shape")
 
-    def __init__(self, values, indices, dense_shape):
+    def __init__(self, values, indices, dense_shape=None):
         values = values if isinstance(values, Tensor) else Tensor(to_array(values))
         idx = indices._value if isinstance(indices, Tensor) else np.asarray(to_array(indices))
         if idx.dtype.kind not in "iu":
             raise TypeError(f"IndexedSlices indices must be integers. Received dtype {idx.dtype.name}")
         if idx.ndim != 1:
             raise ValueError(f"IndexedSlices indices must be 1-D. Received shape {idx.shape}")
+        if dense_shape is None:  # TF allows it; the shape is then known from the variable it is applied to
+            if values.ndim < 1 or values.shape[0] != idx.shape[0]:
+                raise ValueError(f"IndexedSlices values must have one row per index. Received values of shape "
+                                 f"{values.shape} for {idx.shape[0]} indices")
+            self.values, self.indices, self.dense_shape = values, indices if isinstance(indices, Tensor) else Tensor(idx), None
+            return
         dense_shape = tuple(int(d) for d in dense_shape)
         if len(dense_shape) < 1 or values.shape != idx.shape + dense_shape[1:]:
             raise ValueError(
@@ -61,6 +68,8 @@ class IndexedSlices:
     def _to_dense(self) -> Tensor:
         from .op import OPS
 
+        if self.dense_shape is None:
+            raise ValueError("this IndexedSlices has no dense_shape: it cannot be densified on its own")
         return OPS["unsorted_segment_sum"](self.values, self.indices, num_segments=self.dense_shape[0])
 
     def __repr__(self):

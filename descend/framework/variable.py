@@ -213,21 +213,21 @@ class Variable(ArrayLike):
             )
         return arr
 
-    def assign(self, value, read_value: bool = True):
-        """Overwrite the value in place; shape and dtype must match."""
+    def assign(self, value, use_locking: bool = False, name=None, read_value: bool = True):
+        """Overwrite the value in place; shape and dtype must match (``use_locking``, ``name``: TF's, accepted)."""
         arr = self._coerce(value, "assign")
         self._value[...] = arr
         self._version += 1
         return self
 
-    def assign_add(self, delta, read_value: bool = True):
+    def assign_add(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var += delta`` in place."""
         arr = self._coerce(delta, "assign_add")
         np.add(self._value, arr, out=self._value)
         self._version += 1
         return self
 
-    def assign_sub(self, delta, read_value: bool = True):
+    def assign_sub(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var -= delta`` in place."""
         arr = self._coerce(delta, "assign_sub")
         np.subtract(self._value, arr, out=self._value)

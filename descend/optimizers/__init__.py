@@ -1,6 +1,6 @@
 """Optimizers (Keras 3 convention), schedules and the Optimizer base class."""
 
-from . import schedules
+from . import keras3, legacy, schedules
 from .accumulation import GradientAccumulator
 from .adadelta import Adadelta
 from .adagrad import Adagrad
@@ -9,7 +9,7 @@ from .adam import Adam
 from .adam_weight_decay import AdamWeightDecay
 from .adamax import Adamax
 from .adamw import AdamW
-from .base import Optimizer, Slot
+from .base import Optimizer, Slot, StepState
 from .create import create_optimizer
 from .ftrl import Ftrl
 from .lamb import Lamb
@@ -23,7 +23,7 @@ from .sgd import SGD
 __all__ = [
     "SGD", "Adadelta", "Adagrad", "AdagradDecay", "Adam", "AdamW", "AdamWeightDecay", "Adamax", "Ftrl",
     "GradientAccumulator", "Lamb", "LearningRateSchedule", "Lion", "MultiOptimizer", "Nadam", "Optimizer",
-    "RMSprop", "Slot", "create_optimizer", "get", "schedules",
+    "RMSprop", "Slot", "StepState", "create_optimizer", "get", "keras3", "legacy", "schedules",
 ]
 
 _BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adagrad, AdagradDecay, Adam, AdamW, AdamWeightDecay, Adamax, Ftrl, Lamb, Lion,

@@ -63,7 +63,7 @@ class Adadelta(Optimizer):
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
     def slot_specs(self):
-        return (Slot("accumulated_grad"), Slot("accumulated_delta_var"))
+        return (Slot("accumulated_grad", nonnegative=True), Slot("accumulated_delta_var", nonnegative=True))
 
     update = staticmethod(adadelta_update)
 

@@ -72,7 +72,7 @@ class Adagrad(Optimizer):
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
     def slot_specs(self):
-        return (Slot("accumulator", self.initial_accumulator_value),)
+        return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True),)
 
     update = staticmethod(adagrad_update)
 

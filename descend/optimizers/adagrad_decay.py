@@ -92,7 +92,8 @@ class AdagradDecay(Optimizer):
                                 high_open=True)
 
     def slot_specs(self):
-        return (Slot("accumulator", self.initial_accumulator_value), Slot("accumulator_decay_power"))
+        return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True),
+                Slot("accumulator_decay_power", nonnegative=True))
 
     update = staticmethod(adagrad_decay_update)
 

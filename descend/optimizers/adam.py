@@ -84,7 +84,7 @@ class Adam(Optimizer):
         self.amsgrad = bool(amsgrad)
 
     def slot_specs(self):
-        return (Slot("m"), Slot("v")) + ((Slot("v_hat"),) if self.amsgrad else ())
+        return (Slot("m"), Slot("v", nonnegative=True)) + ((Slot("v_hat", nonnegative=True),) if self.amsgrad else ())
 
     @property
     def update_rule(self):

@@ -24,9 +24,8 @@ from __future__ import annotations
 import math
 import re
 
-from ..ops.clip_ops import clip_by_global_norm
 from .adam import Adam, adam_scatter_update
-from .base import _NUMBER
+from .base import NUMBERS
 
 __all__ = ["AdamWeightDecay"]
 
@@ -103,7 +102,6 @@ class AdamWeightDecay(Adam):
         self.add_hyperparameter("weight_decay_rate", weight_decay_rate, low=0)
         self._include_in_weight_decay = _patterns(include_in_weight_decay, "include_in_weight_decay")
         self._exclude_from_weight_decay = _patterns(exclude_from_weight_decay, "exclude_from_weight_decay")
-        self._clip_norm = None  # the clip_norm of the apply_gradients call in progress
 
     @property
     def exact_sparse_rule(self):
@@ -119,10 +117,23 @@ class AdamWeightDecay(Adam):
         return c
 
     # ------------------------------------------------------------------ weight decay
+    @staticmethod
+    def weight_decay_rule(param, *, learning_rate, rate):
+        # var <- var - (lr * var) * weight_decay_rate
+        return param - (learning_rate * param) * rate
+
+    def weight_decay_coefficients(self, var, hyper):
+        rate = hyper.get("weight_decay_rate")
+        if not rate or not self.use_weight_decay(var):
+            return None
+        t = var.dtype.as_numpy_dtype
+        return {"learning_rate": t(hyper["learning_rate"]), "rate": t(rate)}
+
     def _do_use_weight_decay(self, param_name: str) -> bool:
-        """Whether the variable named ``param_name`` decays (Hugging Face's rule)."""
-        if self.current_hyper("weight_decay_rate") == 0:
-            return False
+        """Whether the variable named ``param_name`` decays (Hugging Face's rule: never when the rate is 0)."""
+        return self.current_hyper("weight_decay_rate") != 0 and self._selected_by_name(param_name)
+
+    def _selected_by_name(self, param_name: str) -> bool:
         for r in self._include_in_weight_decay or ():
             if re.search(r, param_name) is not None:
                 return True
@@ -131,22 +142,10 @@ class AdamWeightDecay(Adam):
                 return False
         return True
 
-    def _use_weight_decay(self, var) -> bool:
-        # variables exempted with exclude_from_weight_decay(var_list=...) never decay
-        return super()._use_weight_decay(var) and self._do_use_weight_decay(var.name)
-
-    def _apply_weight_decay(self, var, rows, hyper: dict) -> None:
-        # var <- var - (lr * var) * weight_decay_rate   (only rows `rows` when not None)
-        rate = hyper.get("weight_decay_rate")
-        if not rate or not self._use_weight_decay(var):
-            return
-        t = var._value.dtype.type
-        lr, rate = t(hyper["learning_rate"]), t(rate)
-        if rows is None:
-            var._value[...] = var._value - (lr * var._value) * rate
-        else:
-            var._value[rows] = var._value[rows] - (lr * var._value[rows]) * rate
-        var._mark_updated()
+    def use_weight_decay(self, var) -> bool:
+        # by name (the rate of this step is checked in weight_decay_coefficients); variables exempted
+        # with exclude_from_weight_decay(var_list=...) never decay
+        return super().use_weight_decay(var) and self._selected_by_name(var.name)
 
     # ------------------------------------------------------------------ the update
     def apply_gradients(self, grads_and_vars, clip_norm=None, name=None, **kwargs):
@@ -161,26 +160,15 @@ class AdamWeightDecay(Adam):
                 if set. With ``gradient_accumulation_steps`` it clips the
                 accumulated gradient, on the call that completes a cycle.
             name: accepted for TensorFlow compatibility; unused.
-            **kwargs: passed on to :meth:`Optimizer.apply_gradients` (e.g.
-                ``weight``); TensorFlow's ``experimental_aggregate_gradients``
-                is accepted and unused.
+            **kwargs: ``weight`` (see :meth:`Optimizer.apply_gradients`);
+                TensorFlow's ``experimental_aggregate_gradients`` is accepted and unused.
         """
         kwargs.pop("experimental_aggregate_gradients", None)
-        if clip_norm is not None and (isinstance(clip_norm, bool) or not isinstance(clip_norm, _NUMBER)
+        if clip_norm is not None and (isinstance(clip_norm, bool) or not isinstance(clip_norm, NUMBERS)
                                       or not math.isfinite(clip_norm) or clip_norm < 0):
             raise ValueError(f"`clip_norm` must be in [0, inf). Received: clip_norm={clip_norm!r}")
-        self._clip_norm = clip_norm
-        try:
-            return super().apply_gradients(grads_and_vars, **kwargs)
-        finally:
-            self._clip_norm = None
-
-    def _process_gradients(self, pairs: list) -> list:
-        # HF clips the raw gradients (before sparse de-duplication, as tf.clip_by_global_norm)
-        if self._clip_norm is not None:
-            clipped, _ = clip_by_global_norm([g for g, _ in pairs], self._clip_norm)
-            pairs = list(zip(clipped, [v for _, v in pairs]))
-        return super()._process_gradients(pairs)
+        self.commit(self.prepare(grads_and_vars, raw_global_clipnorm=clip_norm, **kwargs))
+        return self.iterations
 
     def get_config(self):
         config = super().get_config()

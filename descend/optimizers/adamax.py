@@ -60,7 +60,7 @@ class Adamax(Optimizer):
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
     def slot_specs(self):
-        return (Slot("momentum"), Slot("norm"))
+        return (Slot("momentum"), Slot("norm", nonnegative=True))
 
     update = staticmethod(adamax_update)
 

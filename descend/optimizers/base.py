@@ -1,101 +1,147 @@
-"""``Optimizer``: all the bookkeeping, so that an optimizer is only its update rule.
+"""``Optimizer``: the one contract for writing an optimizer, and all the bookkeeping around it.
 
-The base class owns: hyperparameters (numbers, callables or schedules, with
-validation), ``iterations``, lazy slot creation, validation of every gradient
-before anything changes, de-duplication of sparse indices, clipping,
-decoupled weight decay, constraints, configuration and state.
+An optimizer is declared, not programmed (see ``docs/writing_an_optimizer.md``):
 
-There are two ways to write an optimizer (see ``docs/writing_an_optimizer.md``):
+* **slots**: ``slot_specs()`` (or the ``slots`` class attribute) -- per-variable
+  state such as Adam's ``m`` and ``v``, with an initial value and whether it
+  must stay non-negative;
+* **hyperparameters with ranges**: ``add_hyperparameter(name, value, low=...,
+  high=...)`` in ``__init__``; numbers, zero-argument callables or schedules;
+* **optimizer-level step state**: ``step_states()`` -- values such as Nadam's
+  ``u_product`` or TF 1 Adam's beta powers, each with a pure ``advance``;
+* **per-step coefficients**: ``coefficients(step, hyper, dtype)``, pure;
+* **the rule**: ``update(param, grad, *slots, **coefficients) -> (new_param,
+  *new_slots)``, pure; ``rule_kind`` says whether it is ``"elementwise"`` (then
+  it also runs as one fused kernel and on gathered rows for sparse gradients)
+  or ``"per_tensor"`` (it may reduce over the whole tensor, as LAMB's trust
+  ratio);
+* optionally a weight-decay form (``weight_decay_coefficients`` and
+  ``weight_decay_rule``) and which variables decay (``use_weight_decay``).
 
-* **The short way.** Declare slots and hyperparameters and a pure,
-  elementwise rule ``update(param, grad, *slots, **coefficients) ->
-  (new_param, *new_slots)``. The base class applies it to whole arrays for
-  dense gradients, to the gathered rows for sparse ones, and (with numba) as
-  one fused kernel.
-* **The hook way.** Override ``create_slots(var_list)``, ``apply_dense(grad,
-  var)`` and ``apply_sparse(grad_values, var, indices)`` and update the
-  variables yourself with ops and ``assign``. TensorFlow's private spelling
-  (``_create_slots``, ``_resource_apply_dense``, ``_resource_apply_sparse``,
-  ``_set_hyper``, ``_get_hyper``, ``_decayed_lr``, ...) works too.
+The base class runs the update pipeline (``descend.optimizers.pipeline``):
+``apply_gradients`` is ``commit(prepare(...))``, and ``prepare`` computes
+everything that can fail without changing anything. TF 2's and Keras 3's ways
+of subclassing (hooks that update variables themselves) are adapters in
+``descend.optimizers.legacy`` and ``descend.optimizers.keras3``; a subclass
+written in one of those spellings gets its adapter as base class automatically.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 import warnings
+from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import numpy as np
 
 from .. import backend
-from ..errors import InvalidArgumentError
-from ..framework.indexed_slices import IndexedSlices, deduplicate
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable, no_name_scope
-from ..ops import clip_ops
-from . import fused, schedules
-from .accumulation import GradientAccumulator
+from . import accumulation, fused, pipeline, schedules
+from .pipeline import ByVariable, UpdatePlan
 
-__all__ = ["Optimizer", "Slot"]
+__all__ = ["Optimizer", "Slot", "StateRestore", "StepState", "VariableList", "decoupled_decay", "initial_value",
+           "register_subclass_style", "NUMBERS"]
 
-_NUMBER = (int, float, np.integer, np.floating)
-# ranges that hold for any optimizer, also when a subclass sets these with TF's _set_hyper
+#: the Python and NumPy number types hyperparameters may be
+NUMBERS = (int, float, np.integer, np.floating)
+# ranges that hold for any optimizer whatever declares them
 _DEFAULT_RANGES = {"learning_rate": (0, None, False, False), "weight_decay": (0, None, False, False)}
 
 
 class Slot:
     """A slot declaration: ``Slot("m")`` starts at zeros, ``Slot("rms", "ones")`` at ones,
-    ``Slot("acc", 0.1)`` at a constant, or ``Slot("x", callable(shape, dtype))``."""
+    ``Slot("acc", 0.1)`` at a constant, or ``Slot("x", callable(shape, dtype))``.
 
-    __slots__ = ("name", "initializer")
+    ``nonnegative=True`` declares an invariant (second moments, accumulators): restoring a
+    negative value is refused."""
 
-    def __init__(self, name: str, initializer="zeros"):
+    __slots__ = ("name", "initializer", "nonnegative")
+
+    def __init__(self, name: str, initializer="zeros", *, nonnegative: bool = False):
         self.name = name
         self.initializer = initializer
+        self.nonnegative = bool(nonnegative)
 
     def __repr__(self):
-        return f"Slot({self.name!r}, {self.initializer!r})"
+        return f"Slot({self.name!r}, {self.initializer!r}{', nonnegative=True' if self.nonnegative else ''})"
 
 
-def _initial_value(initializer, shape, dtype):
+@dataclass(frozen=True)
+class StepState:
+    """Optimizer-level state advanced once per update (not per variable).
+
+    Args:
+        name: its name in ``state_dict()`` and ``hyper`` (``coefficients`` reads it there).
+        initial: ``initial(hyper, dtype) -> array``: its value when first created.
+        advance: ``advance(value, step, hyper) -> array``: pure; its value after one more update.
+        dtype: ``"first"`` (the dtype of the first variable updated) or ``"smallest"``
+            (the narrowest float dtype among them).
+        advance_first: True when an update uses the advanced value (Nadam's ``u_product``),
+            False when it uses the value before advancing (TF 1 Adam's beta powers).
+    """
+
+    name: str
+    initial: Callable
+    advance: Callable
+    dtype: str = "first"
+    advance_first: bool = True
+
+
+def decoupled_decay(param, *, d):
+    """Decoupled weight decay: ``param <- param - param * d`` (``d = lr * weight_decay``)."""
+    return param - param * d
+
+
+def initial_value(initializer, shape, dtype):
+    """The array a slot declared with ``initializer`` starts at: 'zeros', 'ones', a number, an array or a
+    callable ``(shape, dtype)``."""
     if isinstance(initializer, str):
         if initializer == "zeros":
             return np.zeros(shape, dtype)
         if initializer == "ones":
             return np.ones(shape, dtype)
         raise ValueError(f"Unknown slot initializer {initializer!r}; expected 'zeros', 'ones', a number or a callable")
-    if isinstance(initializer, _NUMBER):
+    if isinstance(initializer, NUMBERS):
         return np.full(shape, initializer, dtype)
     if callable(initializer):
-        return np.asarray(to_array(initializer(shape, dtype)), dtype=dtype)
-    if isinstance(initializer, (Tensor, Variable, np.ndarray)):
-        return np.array(initializer, dtype=dtype)
-    raise ValueError(f"Unknown slot initializer {initializer!r}")
-
-
-_VALUE = operator.attrgetter("_value")
-
-
-def _decay(var: Variable, rows, d) -> None:
-    """Decoupled weight decay ``var <- var - var * d`` (only the rows ``rows`` when not None; 0: none),
-    as the fused kernels compute it."""
-    if not d:
-        return
-    if rows is None:
-        var._value -= var._value * d
+        value = np.array(to_array(initializer(shape, dtype)), dtype=dtype)
+    elif isinstance(initializer, (Tensor, Variable, np.ndarray)):
+        value = np.array(to_array(initializer), dtype=dtype)
     else:
-        var._value[rows] -= var._value[rows] * d
-    var._mark_updated()
+        raise ValueError(f"Unknown slot initializer {initializer!r}")
+    if value.shape != tuple(shape):
+        raise ValueError(f"slot initializer {initializer!r} gave shape {value.shape}; expected {tuple(shape)}")
+    return value
 
 
 def _fmt(v):
-    return repr(float(v)) if isinstance(v, _NUMBER) else repr(v)
+    return repr(float(v)) if isinstance(v, NUMBERS) else repr(v)
+
+
+class VariableList(list):
+    """The optimizer's variables: a list (Keras 3's ``optimizer.variables``) that can also be called
+    (TF's ``optimizer.variables()``)."""
+
+    def __call__(self):
+        return self
+
+
+# adapters for other spellings of an optimizer subclass: (predicate(cls) -> bool, adapter class)
+_SUBCLASS_STYLES: list = []
+
+
+def register_subclass_style(predicate: Callable, adapter: type) -> None:
+    """Give a direct subclass of :class:`Optimizer` for which ``predicate(cls)`` holds ``adapter`` as
+    its base instead (how TF 2's and Keras 3's subclassing spellings find their adapters)."""
+    _SUBCLASS_STYLES.append((predicate, adapter))
 
 
 class Optimizer:
-    """Base class of every optimizer (Keras 3 API, plus TF's private hooks).
+    """Base class of every optimizer.
 
     Args:
         learning_rate: a number, a zero-argument callable, or a
@@ -113,22 +159,41 @@ class Optimizer:
             the other calls only accumulate. ``iterations``, schedules,
             clipping and weight decay advance once per applied update, so k
             micro-batches equal one step on their concatenation.
-        on_nonfinite: what a NaN or Inf gradient does: ``"raise"`` (default,
-            naming the variable), ``"skip"`` (the step changes nothing;
-            ``skipped_steps`` counts it), ``"zero"`` (non-finite elements
-            become 0) or ``"apply"`` (no check: the values are applied, as
-            TensorFlow, Keras and PyTorch do; saves one read of every
-            gradient per step).
+        on_nonfinite: what a NaN or Inf gradient does, checked on the raw
+            gradients and again on what will be applied after clipping:
+            ``"raise"`` (default, naming the variable; nothing changes),
+            ``"skip"`` (the step changes nothing; ``skipped_steps`` counts it),
+            ``"zero"`` (non-finite elements become 0) or ``"apply"`` (no check:
+            the values are applied, as TensorFlow, Keras and PyTorch do).
         name: the optimizer's name (prefix of its ``iterations`` variable).
     """
 
-    #: slot declarations of the short way; override ``slot_specs()`` when they depend on arguments
+    #: slot declarations; override ``slot_specs()`` when they depend on arguments
     slots: tuple = ()
     #: the sparse mode used when ``sparse_updates`` is not given
     default_sparse_updates: str = "exact"
-    #: True when ``update`` with a zero gradient changes nothing; then exact
-    #: sparse updates cost only the touched rows (exact == lazy)
+    #: True when ``update`` with a zero gradient changes neither the variable nor the slots;
+    #: then exact sparse updates cost only the touched rows (plus the weight decay of every row)
     zero_grad_is_identity: bool = False
+    #: "elementwise" (fused kernel, row updates) or "per_tensor" (the rule reduces over the tensor)
+    rule_kind: str = "elementwise"
+    #: the pure rule ``update(param, grad, *slots, **coefficients)``; or override ``update_rule``
+    update = None
+    #: the rule of the exact sparse path when a reference computes it in another arithmetic order than
+    #: its dense path (TF 1's sparse Adam: m*b1 + scatter(g*(1-b1))); None: the update rule
+    exact_sparse_rule = None
+    #: the pure weight-decay rule ``decay(param, **weight_decay_coefficients(...))``
+    weight_decay_rule = staticmethod(decoupled_decay)
+    #: run elementwise rules as fused kernels when numba is available
+    use_fused: bool = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if Optimizer in cls.__bases__:
+            for predicate, adapter in _SUBCLASS_STYLES:
+                if adapter is not cls and predicate(cls):
+                    cls.__bases__ = tuple(adapter if b is Optimizer else b for b in cls.__bases__)
+                    break
 
     def __init__(self, learning_rate=0.001, *, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, sparse_updates: str | None = None,
@@ -142,19 +207,21 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}: argument(s) not recognized: {sorted(kwargs)}")
         object.__setattr__(self, "_hyper", {})
         self._hyper_ranges: dict = {}
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ValueError(f"`name` must be a non-empty string. Received: name={name!r}")
         self._name = name or type(self).__name__.lower()
         if learning_rate is not None:
             self.add_hyperparameter("learning_rate", learning_rate, low=0)
         if weight_decay is not None:
             self.add_hyperparameter("weight_decay", weight_decay, low=0)
         for arg, v in (("clipnorm", clipnorm), ("clipvalue", clipvalue), ("global_clipnorm", global_clipnorm)):
-            if v is not None and not (isinstance(v, _NUMBER) and math.isfinite(v) and v >= 0):
+            if v is not None and not (isinstance(v, NUMBERS) and not isinstance(v, bool) and math.isfinite(v)
+                                      and v >= 0):
                 raise ValueError(f"`{arg}` must be a non-negative finite number. Received: {arg}={v!r}")
         if sum(v is not None for v in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(
                 "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
-                f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}"
-            )
+                f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}")
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         mode = self.default_sparse_updates if sparse_updates is None else sparse_updates
         if mode not in ("exact", "lazy"):
@@ -170,32 +237,32 @@ class Optimizer:
                              f"Received: on_nonfinite={on_nonfinite!r}")
         self.on_nonfinite = on_nonfinite
         self.skipped_steps = 0
-        self._accumulator = GradientAccumulator()
-        self._accum_vars: list | None = None
-        self._accum_pending: dict | None = None
+        self.owner = None  # a MultiOptimizer routing variables to this optimizer
         with no_name_scope():
             self._iterations = Variable(np.int64(0), name=f"{self._name}/iterations", trainable=False)
-        self._slot_store: dict[int, tuple[Variable, dict[str, Variable]]] = {}
+        self._slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
+        self._array_cache: dict[int, tuple] = {}  # id(var) -> (param, [slot arrays], [slot Variables])
         self._slot_names: list[str] = []
-        self._nonslot: dict[str, Variable] = {}
-        self._deferred: dict[str, np.ndarray] = {}
-        self._deferred_warned = False
+        self._step_vars: dict[str, Variable] = {}
+        self._accum: accumulation.AccumulatorState | None = None
+        self._accum_restored: dict | None = None  # restored partial sums, keyed by variable key
+        self._pending: dict[str, np.ndarray] = {}  # restored state of slots not created yet
+        self._pending_warned = False
+        self._var_key: Callable = _name_of
         self._decay_excluded_ids: set[int] = set()
         self._decay_excluded_names: tuple[str, ...] = ()
-        self._coefficients: dict = {}
         self._last_hyper: dict = {}
-        self._owner = None  # a MultiOptimizer routing variables to this optimizer
 
-    # ------------------------------------------------------------------ hyperparameters
+    # ================================================================== hyperparameters
     def add_hyperparameter(self, name: str, value, *, low=None, high=None, low_open: bool = False,
                            high_open: bool = False) -> None:
         """Declare a hyperparameter: a number, a zero-argument callable or a schedule.
 
         Numbers are checked now against ``[low, high]`` (open ends with
-        ``low_open``/``high_open``); callables and schedules at each step.
+        ``low_open``/``high_open``); callables and schedules each time they are evaluated.
         """
         self._hyper_ranges[name] = (low, high, low_open, high_open)
-        self._set_hyper(name, value)
+        self.set_hyperparameter(name, value)
 
     def _check_range(self, name, v):
         if not math.isfinite(v):
@@ -209,29 +276,39 @@ class Optimizer:
             rng = f"{'(' if lo_open or low is None else '['}{lo}, {hi}{')' if hi_open or high is None else ']'}"
             raise ValueError(f"`{name}` must be in {rng}. Received: {name}={_fmt(v)}")
 
-    def _set_hyper(self, name: str, value) -> None:
-        """Set a hyperparameter (TF's spelling; ``lr`` means ``learning_rate``)."""
+    def set_hyperparameter(self, name: str, value) -> None:
+        """Set a hyperparameter to a number (checked against its range), a callable or a schedule."""
         name = "learning_rate" if name == "lr" else name
         if isinstance(value, (Tensor, Variable)):
             value = float(value)
-        if isinstance(value, _NUMBER) and not isinstance(value, bool):
+        if isinstance(value, NUMBERS) and not isinstance(value, bool):
             self._check_range(name, float(value))
             value = float(value)
         elif not (isinstance(value, schedules.LearningRateSchedule) or callable(value)):
-            raise TypeError(
-                f"`{name}` must be a number, a zero-argument callable or a LearningRateSchedule. "
-                f"Received: {name}={value!r}"
-            )
+            raise TypeError(f"`{name}` must be a number, a zero-argument callable or a LearningRateSchedule. "
+                            f"Received: {name}={value!r}")
         self._hyper[name] = value
+
+    def hyperparameters(self) -> dict:
+        """The declared hyperparameters: name -> number, callable or schedule (a copy)."""
+        return dict(self._hyper)
 
     def _resolve(self, name: str, step: int) -> float:
         value = self._hyper[name]
         if isinstance(value, float):
             return value
         v = value(step) if isinstance(value, schedules.LearningRateSchedule) else value()
-        v = float(v)
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            raise TypeError(f"`{name}` must evaluate to a number. Received: {v!r}") from None
         self._check_range(name, v)
         return v
+
+    def resolve_hyperparameters(self, step: int | None = None) -> dict:
+        """Every hyperparameter's value at ``step`` (default: the next update's), checked against its range."""
+        step = int(self._iterations._value) if step is None else int(step)
+        return {name: self._resolve(name, step) for name in self._hyper}
 
     def get_hyper(self, name: str) -> float:
         """The value ``name`` has at the current step (schedules evaluated)."""
@@ -248,16 +325,8 @@ class Optimizer:
             return self._last_hyper[name]
         return self.get_hyper(name)
 
-    def _get_hyper(self, name: str, dtype=None) -> Tensor:
-        """TF's spelling: the current value as a Tensor (of ``dtype``)."""
-        v = self.get_hyper(name)
-        return Tensor(np.asarray(v, dtype=backend.floatx() if dtype is None else backend.np_dtype(dtype)))
-
-    def _decayed_lr(self, var_dtype) -> Tensor:
-        """TF's spelling: the learning rate at the current step, as a Tensor of ``var_dtype``."""
-        return self._get_hyper("learning_rate", var_dtype)
-
-    def _serialize_hyperparameter(self, name: str):
+    def serialize_hyperparameter(self, name: str):
+        """A JSON-friendly form of a hyperparameter (a schedule as its config dict)."""
         name = "learning_rate" if name == "lr" else name
         value = self._hyper[name]
         if isinstance(value, schedules.LearningRateSchedule):
@@ -275,7 +344,7 @@ class Optimizer:
     def __setattr__(self, name, value):
         hyper = self.__dict__.get("_hyper")
         if hyper is not None and name in hyper:
-            self._set_hyper(name, value)
+            self.set_hyperparameter(name, value)
         else:
             object.__setattr__(self, name, value)
 
@@ -286,7 +355,7 @@ class Optimizer:
 
     @learning_rate.setter
     def learning_rate(self, value):
-        self._set_hyper("learning_rate", value)
+        self.set_hyperparameter("learning_rate", value)
 
     lr = learning_rate
 
@@ -303,35 +372,68 @@ class Optimizer:
         """The number of updates applied so far (an int64 Variable)."""
         return self._iterations
 
-    # ------------------------------------------------------------------ slots
+    # ================================================================== the contract (override these)
     def slot_specs(self) -> tuple:
-        """The slots of the short way (default: the ``slots`` class attribute)."""
+        """The slots (default: the ``slots`` class attribute)."""
         return tuple(s if isinstance(s, Slot) else Slot(s) for s in self.slots)
 
-    def add_slot(self, var: Variable, slot_name: str, initializer="zeros", shape=None, dtype=None) -> Variable:
-        """Create (once) and return the slot ``slot_name`` of ``var``, named ``var.name/slot_name``."""
-        _, slots = self._slot_store.setdefault(id(var), (var, {}))
-        if slot_name in slots:
-            return slots[slot_name]
-        key = f"{var.name}/{slot_name}"
-        shape = var.shape if shape is None else tuple(shape)
-        dtype = var._value.dtype if dtype is None else backend.np_dtype(dtype)
-        if key in self._deferred:
-            value = self._deferred.pop(key)
-            if value.shape != shape or value.dtype != dtype:
-                raise ValueError(
-                    f"restored state '{key}' has shape {value.shape} and dtype {value.dtype}; the slot needs "
-                    f"shape {shape} and dtype {np.dtype(dtype).name}"
-                )
-        else:
-            value = _initial_value(initializer, shape, dtype)
-        with no_name_scope():
-            slot = Variable(value, name=key, trainable=False)
-        slots[slot_name] = slot
-        if slot_name not in self._slot_names:
-            self._slot_names.append(slot_name)
-        return slot
+    def step_states(self) -> tuple:
+        """Optimizer-level state advanced once per update (:class:`StepState`); default none."""
+        return ()
 
+    @property
+    def update_rule(self) -> Callable | None:
+        """The rule applied to (param, grad, *slots); default: ``update``."""
+        return type(self).update
+
+    def coefficients(self, step: int, hyper: dict, dtype) -> dict:
+        """Per-step scalars the rule needs, computed once per update and dtype (pure).
+
+        ``hyper`` holds the hyperparameters' values at this step as Python
+        floats, and the step states' values as this update uses them; ``step``
+        is ``iterations`` before the update. Cast with ``dtype.type(x)`` what
+        the reference implementation computes in the variable's dtype; leave
+        the rest as Python floats, which NumPy treats as weak scalars.
+        Default: every hyperparameter except ``weight_decay``.
+        """
+        return {k: v for k, v in hyper.items() if k != "weight_decay" and k in self._hyper}
+
+    def weight_decay_coefficients(self, var: Variable, hyper: dict) -> dict | None:
+        """The arguments of ``weight_decay_rule`` for ``var`` at this step, or None (no decay).
+
+        Default: ``{"d": lr * weight_decay}`` in the variable's dtype when ``weight_decay`` is set
+        and :meth:`use_weight_decay` holds."""
+        wd = hyper.get("weight_decay")
+        if not wd or not self.use_weight_decay(var):
+            return None
+        t = var.dtype.as_numpy_dtype
+        return {"d": t(wd) * t(hyper["learning_rate"])}
+
+    def use_weight_decay(self, var: Variable) -> bool:
+        """Whether ``var`` decays (not exempted by :meth:`exclude_from_weight_decay`)."""
+        if id(var) in self._decay_excluded_ids:
+            return False
+        return not any(n in var.name for n in self._decay_excluded_names)
+
+    def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
+        """Exempt variables from weight decay: by identity, or by a name substring (Keras 3)."""
+        self._decay_excluded_ids |= {id(v) for v in (var_list or [])}
+        self._decay_excluded_names = tuple(self._decay_excluded_names) + tuple(var_names or ())
+
+    # -- for hook-style adapters (rule_kind "custom") -------------------------------------------
+    def create_slots(self, var_list: list[Variable]) -> None:
+        """Hook-style optimizers create their per-variable state here (called once per new variable)."""
+
+    def update_variable(self, gradient, variable: Variable, context: dict) -> None:
+        """Hook-style optimizers update ``variable`` here (``rule_kind = "custom"``).
+
+        ``gradient`` is a Tensor or an IndexedSlices with unique sorted indices; ``context`` holds
+        ``step``, ``hyper`` (values at this step) and ``coefficients`` (dtype -> the ``coefficients()`` of this
+        step); it is shared by the variables of one update."""
+        raise NotImplementedError(f"{type(self).__name__} defines no update rule: set `update` (a pure rule) or "
+                                  "write it in TF 2's or Keras 3's spelling")
+
+    # ================================================================== slots and variables
     def get_slot(self, var, slot_name: str) -> Variable:
         """The slot ``slot_name`` of ``var`` (a Variable or a variable's name)."""
         entry = self._find_var(var)
@@ -345,106 +447,132 @@ class Optimizer:
 
     def _find_var(self, var):
         if isinstance(var, str):
-            for v, slots in self._slot_store.values():
-                if v.name == var:
-                    return v, slots
-            return None
-        return self._slot_store.get(id(var))
+            return next(((v, s) for v, s in self._slots.values() if v.name == var), None)
+        return self._slots.get(id(var))
 
     def get_slot_names(self) -> list[str]:
-        """Names of the slots this optimizer has created (declaration order)."""
+        """Names of the slots this optimizer has (declaration order)."""
         names = list(self._slot_names)
-        for s in self.slot_specs():
-            if s.name not in names:
-                names.append(s.name)
+        names += [s.name for s in self.slot_specs() if s.name not in names]
         return names
 
-    def add_non_slot_variable(self, name: str, initial_value) -> Variable:
-        """Create (once) optimizer state that belongs to no variable (e.g. TF1 Adam's beta powers)."""
-        if name not in self._nonslot:
-            value = self._deferred.pop(name, None)
-            with no_name_scope():
-                self._nonslot[name] = Variable(initial_value if value is None else value,
-                                               name=f"{self._name}/{name}", trainable=False)
-        return self._nonslot[name]
+    def add_slot(self, var: Variable, slot_name: str, initializer="zeros", shape=None, dtype=None) -> Variable:
+        """Create (once) and return the slot ``slot_name`` of ``var``, named ``var.name/slot_name``
+        (hook-style optimizers; declared slots are created by the base class)."""
+        _, slots = self._slots.setdefault(id(var), (var, {}))
+        if slot_name in slots:
+            return slots[slot_name]
+        shape = var.shape if shape is None else tuple(shape)
+        dtype = var._value.dtype if dtype is None else np.dtype(backend.np_dtype(dtype))
+        value = self._pending_value(var, slot_name, shape, dtype)
+        if value is None:
+            value = initial_value(initializer, shape, dtype)
+        self._register_slot(var, slot_name, value)
+        return slots[slot_name]
 
-    def variables(self) -> list[Variable]:
-        """Every variable the optimizer owns: iterations, non-slot state, then slots by variable."""
-        out = [self._iterations] + [self._nonslot[k] for k in self._nonslot]
-        for _, slots in self._slot_store.values():
+    def _pending_value(self, var, slot_name, shape, dtype):
+        key = f"{self._var_key(var)}/{slot_name}"
+        value = self._pending.get(key)
+        if value is None:
+            return None
+        if value.shape != tuple(shape) or value.dtype != dtype:
+            raise ValueError(f"restored state '{key}' has shape {value.shape} and dtype {value.dtype}; the slot "
+                             f"needs shape {tuple(shape)} and dtype {np.dtype(dtype).name}")
+        return value
+
+    def _register_slot(self, var, slot_name, value):
+        self._pending.pop(f"{self._var_key(var)}/{slot_name}", None)
+        self._array_cache.pop(id(var), None)
+        with no_name_scope():
+            slot = Variable(value, name=f"{var.name}/{slot_name}", trainable=False)
+        self._slots.setdefault(id(var), (var, {}))[1][slot_name] = slot
+        if slot_name not in self._slot_names:
+            self._slot_names.append(slot_name)
+
+    @property
+    def variables(self) -> VariableList:
+        """Every variable the optimizer owns: iterations, step state, then slots by variable.
+        A list (Keras 3's property) that can also be called (TF's method)."""
+        out = VariableList([self._iterations, *self._step_vars.values()])
+        for _, slots in self._slots.values():
             out.extend(slots.values())
         return out
 
     def build(self, var_list: Iterable[Variable]) -> None:
-        """Create the slots of ``var_list`` (called on the first update of each variable)."""
-        new = [v for v in var_list if id(v) not in self._slot_store]
-        if not new:
+        """Create the state of ``var_list`` now (it is otherwise created on each variable's first update)."""
+        var_list = [v for v in var_list if id(v) not in self._slots]
+        if not var_list:
             return
-        self._check_deferred_shapes(new)
-        for v in new:
-            self._slot_store[id(v)] = (v, {})
-        self.create_slots(new)
-        if self._deferred and not self._deferred_warned:
-            self._deferred_warned = True
-            warnings.warn(
-                f"restored optimizer state {sorted(self._deferred)} matches none of the variables this optimizer "
-                "has built; it is kept until variables of those names appear (assert_state_consumed() checks)",
-                stacklevel=4)
+        if self.rule_kind == "custom":
+            for v in var_list:
+                self._slots.setdefault(id(v), (v, {}))
+            self.create_slots(var_list)
+            return
+        new_slots = self._plan_slots(var_list)
+        new_steps = self._plan_step_state_creation(var_list, self.resolve_hyperparameters())
+        self._create(new_slots, new_steps)
+
+    def _plan_slots(self, var_list) -> dict:
+        """Initial values of the declared slots of new variables (restored values where pending)."""
+        specs = self.slot_specs()
+        out = {}
+        for v in var_list:
+            if id(v) in self._slots or id(v) in out:
+                continue
+            values = {}
+            for spec in specs:
+                dtype = v._value.dtype
+                value = self._pending_value(v, spec.name, v.shape, dtype)
+                values[spec.name] = initial_value(spec.initializer, v.shape, dtype) if value is None else value
+            out[id(v)] = (v, values)
+        return out
+
+    def _plan_step_state_creation(self, var_list, hyper) -> dict:
+        out = {}
+        for ss in self.step_states():
+            if ss.name in self._step_vars:
+                continue
+            dtypes = [v._value.dtype for v in var_list]
+            dtype = dtypes[0] if ss.dtype == "first" else min(dtypes, key=lambda d: d.itemsize)
+            restored = self._pending.get(ss.name)
+            out[ss.name] = np.array(restored) if restored is not None else np.asarray(ss.initial(hyper, dtype), dtype)
+        return out
+
+    def _create(self, new_slots: dict, new_steps: dict) -> None:
+        for var, values in new_slots.values():
+            self._slots.setdefault(id(var), (var, {}))
+            for name, value in values.items():
+                self._register_slot(var, name, value)
+        for name, value in new_steps.items():
+            self._pending.pop(name, None)
+            with no_name_scope():
+                self._step_vars[name] = Variable(value, name=f"{self._name}/{name}", trainable=False)
+        if self._pending and not self._pending_warned and new_slots:
+            self._pending_warned = True
+            warnings.warn(f"restored optimizer state {sorted(self._pending)[:10]} matches none of the variables this "
+                          "optimizer has built; it is kept until those variables appear (assert_state_consumed() "
+                          "checks)", stacklevel=4)
+
+    def add_state_variable(self, name: str, initial_value) -> Variable:
+        """Create (once) and return optimizer-level state that no declared step state covers
+        (hook-style optimizers); it is saved and restored under ``name``."""
+        if name not in self._step_vars:
+            restored = self._pending.pop(name, None)
+            with no_name_scope():
+                self._step_vars[name] = Variable(initial_value if restored is None else restored,
+                                                 name=f"{self._name}/{name}", trainable=False)
+        return self._step_vars[name]
+
+    def pending_state(self) -> list[str]:
+        """Keys of restored state still waiting for variables (or step state) to be created."""
+        return sorted(self._pending)
 
     def assert_state_consumed(self) -> None:
         """Raise if restored state is still waiting for variables that never appeared."""
-        if self._deferred:
-            raise ValueError(f"restored optimizer state was never used: {sorted(self._deferred)}")
+        if self._pending:
+            raise ValueError(f"restored optimizer state was never used: {sorted(self._pending)}")
 
-    def create_slots(self, var_list: list[Variable]) -> None:
-        """Create slots for new variables: TF's ``_create_slots`` if defined, else ``slot_specs()``."""
-        tf_hook = getattr(self, "_create_slots", None)
-        if tf_hook is not None:
-            tf_hook(var_list)
-            return
-        specs = self.slot_specs()
-        for var in var_list:
-            for spec in specs:
-                self.add_slot(var, spec.name, spec.initializer)
-
-    def _check_deferred_shapes(self, new_vars):
-        specs = {s.name for s in self.slot_specs()}
-        for v in new_vars:
-            for s in specs:
-                value = self._deferred.get(f"{v.name}/{s}")
-                if value is not None and value.shape != v.shape:
-                    raise ValueError(
-                        f"restored state '{v.name}/{s}' has shape {value.shape}; variable '{v.name}' has "
-                        f"shape {v.shape}"
-                    )
-
-    # ------------------------------------------------------------------ weight decay
-    def exclude_from_weight_decay(self, var_list=None, var_names=None) -> None:
-        """Exempt variables from weight decay: by identity, or by a name substring (Keras 3)."""
-        self._decay_excluded_ids |= {id(v) for v in (var_list or [])}
-        self._decay_excluded_names = tuple(self._decay_excluded_names) + tuple(var_names or ())
-
-    def _use_weight_decay(self, var: Variable) -> bool:
-        if id(var) in self._decay_excluded_ids:
-            return False
-        return not any(n in var.name for n in self._decay_excluded_names)
-
-    def _decay_factor(self, var: Variable, hyper: dict):
-        """``d`` of the decoupled weight decay ``var <- var - var * d`` (0: none), in var's dtype."""
-        wd = hyper.get("weight_decay")
-        if not wd or not self._use_weight_decay(var):
-            return 0.0
-        t = var._value.dtype.type
-        return t(wd) * t(hyper["learning_rate"])
-
-    def _apply_weight_decay(self, var: Variable, rows, hyper: dict) -> None:
-        """Decay ``var`` (only the rows ``rows`` when not None) before its update.
-
-        The fused kernels apply the default decay themselves; a subclass that
-        decays another way overrides this method, which then runs before the rule."""
-        _decay(var, rows, self._decay_factor(var, hyper))
-
-    # ------------------------------------------------------------------ the update
+    # ================================================================== the update
     def minimize(self, loss, var_list, tape: GradientTape | None = None):
         """Compute gradients of ``loss`` and apply them; returns ``iterations``.
 
@@ -474,9 +602,10 @@ class Optimizer:
     def apply_gradients(self, grads_and_vars, *, weight: float | None = None):
         """Apply ``(gradient, variable)`` pairs; returns ``iterations``.
 
-        Every gradient is validated before anything changes: if one is bad,
-        no variable, slot or counter is touched. ``None`` gradients are
-        skipped with a warning naming their variables.
+        All or nothing: everything that can fail (validation, schedules,
+        accumulation, clipping, the non-finite policy, constraints) is computed
+        before the first write; on an error no variable, slot, accumulator or
+        counter has changed. ``None`` gradients are skipped with a warning.
 
         Args:
             grads_and_vars: iterable of ``(gradient, Variable)``; a gradient is
@@ -485,367 +614,338 @@ class Optimizer:
                 weight (its example or token count): the applied gradient is
                 ``sum(w_i g_i) / sum(w_i)``. Default 1.
         """
-        pairs = self._validate(grads_and_vars)
-        pairs = self._check_finite(pairs)
-        if pairs is None:
-            self.skipped_steps += 1
-            return self._iterations
-        pairs = self._prepare(pairs, weight)
-        if pairs is not None:
-            self._apply(pairs)
-            self._end_cycle()
+        self.commit(self.prepare(grads_and_vars, weight=weight))
         return self._iterations
 
-    def _prepare(self, pairs, weight):
-        """Accumulate (returning None on a micro-step), then de-duplicate and clip."""
-        if self.gradient_accumulation_steps is not None:
-            pairs = self._accumulate(pairs, weight)
-            if pairs is None:
-                return None
-        elif weight is not None:
+    def preview(self, grads_and_vars, *, weight: float | None = None, slots: bool = False):
+        """The values ``apply_gradients`` would give, changing nothing.
+
+        Returns ``{variable name: new value}`` (NumPy arrays, bit-identical to what the
+        update writes; the Variable itself works as a key too); with ``slots=True``,
+        ``(values, {variable name: {slot name: new value}})``.
+        """
+        return self.preview_plan(self.prepare(grads_and_vars, weight=weight), slots=slots)
+
+    def prepare(self, grads_and_vars, *, weight: float | None = None,
+                raw_global_clipnorm: float | None = None) -> UpdatePlan:
+        """Run every stage that can fail and return the :class:`UpdatePlan`; nothing changes.
+
+        ``raw_global_clipnorm`` first clips this call's gradients together to that global norm,
+        before de-duplication (Hugging Face's ``apply_gradients(clip_norm=...)``)."""
+        route = None if self.owner is None else (lambda v: self.owner.check_route(self, v))
+        plan = UpdatePlan(self, step=int(self._iterations._value))
+        pairs = pipeline.validate(self, grads_and_vars, route)
+        plan.targets = [v for _, v in pairs]
+        if self.gradient_accumulation_steps is None and weight is not None:
             raise ValueError("apply_gradients: `weight` is only used with gradient_accumulation_steps")
-        return self._process_gradients(pairs)
-
-    def _end_cycle(self):
-        # the accumulator is cleared only once its update has been applied
+        pairs = pipeline.check_nonfinite(self, pairs, "gradient")
+        if pairs is None:
+            plan.kind = "skip"
+            return plan
+        changed = None  # which gradients a later stage produced anew (only those are checked again)
         if self.gradient_accumulation_steps is not None:
-            self._accumulator.reset()
+            state = pipeline.accumulate(self, self._accumulator_state(pairs), pairs, weight)
+            if state.step < self.gradient_accumulation_steps:
+                plan.kind, plan.accumulation = "accumulate", state
+                return plan
+            plan.accumulation = accumulation.AccumulatorState((), (), 0, 0.0)  # the cycle closes
+            pairs = [(g if isinstance(g, IndexedSlices) else g._value, v)
+                     for g, v in zip(accumulation.mean(state), state.keys) if g is not None]
+            changed = [True] * len(pairs)  # sums of finite values can overflow
+        pairs = self.aggregate(pairs)
+        pairs, changed = pipeline.deduplicate_and_clip(self, pairs, raw_global_clipnorm, changed)
+        checked = pipeline.check_nonfinite(self, pairs, "gradient after clipping", only=changed)
+        if checked is None:
+            plan.kind, plan.items = "skip", []
+            return plan
+        self._resolve_into(plan, checked)
+        return plan
 
-    def _check_finite(self, pairs):
-        """Apply the ``on_nonfinite`` policy; ``None`` means skip the step."""
-        if self.on_nonfinite == "apply":
-            return pairs
-        arrays = [g.values._value if isinstance(g, IndexedSlices) else g._value for g, _ in pairs]
-        first = fused.find_nonfinite(arrays) if self.use_fused else None  # one parallel pass over all
-        if first is None:
-            # the sum is a fast pre-check: it is finite unless an element is not (or it overflows)
-            first = next((k for k, a in enumerate(arrays) if not (np.isfinite(np.sum(a)) or np.isfinite(a).all())), -1)
-        if first < 0:
-            return pairs
-        if self.on_nonfinite == "raise":
-            bad = "NaN" if np.isnan(arrays[first]).any() else "Inf"
-            raise InvalidArgumentError(
-                f"gradient for variable '{pairs[first][1].name}' contains {bad} (on_nonfinite='raise'); "
-                "nothing was updated. Use on_nonfinite='skip' or 'zero' to carry on"
-            )
-        if self.on_nonfinite == "skip":
-            return None
-        for k in range(first, len(pairs)):
-            g, var = pairs[k]
-            arr = arrays[k]
-            finite = np.isfinite(arr)
-            if finite.all():
-                continue
-            clean = np.where(finite, arr, arr.dtype.type(0))
-            g = IndexedSlices(Tensor(clean), g.indices, g.dense_shape) if isinstance(g, IndexedSlices) else Tensor(clean)
-            pairs[k] = (g, var)
+    def aggregate(self, pairs: list) -> list:
+        """The ``aggregate`` stage: sum gradients across replicas (identity in one process)."""
         return pairs
 
-    def _accumulate(self, pairs, weight):
-        """Add a micro-batch; return the pairs to apply at the end of a cycle, else None."""
-        acc = self._accumulator
-        if acc.step == 0 and self._accum_pending is None:
-            self._accum_vars = [v for _, v in pairs]
-            acc._sums = None
-        elif self._accum_pending is not None:
-            self._restore_accumulator(pairs)
-        index = {id(v): i for i, v in enumerate(self._accum_vars)}
-        grads = [None] * len(self._accum_vars)
-        for g, v in pairs:
-            i = index.get(id(v))
-            if i is None:
-                raise ValueError(
-                    f"variable '{v.name}' has a gradient in micro-step {acc.step + 1} of an accumulation cycle but "
-                    f"not in its first; expected only {[x.name for x in self._accum_vars]}"
-                )
-            grads[i] = g
-        acc(grads, 1.0 if weight is None else weight)
-        if acc.step < self.gradient_accumulation_steps:
-            return None
-        means = acc.mean()
-        return [(g, v) for g, v in zip(means, self._accum_vars) if g is not None]
-
-    def _restore_accumulator(self, pairs):
-        state, self._accum_pending = self._accum_pending, None
-        by_name = {v.name: v for _, v in pairs}
-        by_name.update({v.name: v for v, _ in self._slot_store.values()})
-        names = GradientAccumulator.names_in_state(state)
-        missing = [n for n in names if n not in by_name]
+    def _accumulator_state(self, pairs):
+        if self._accum_restored is None:
+            return self._accum
+        arrays = self._accum_restored
+        names = accumulation.names_in(arrays)
+        by_key = {self._var_key(v): v for _, v in pairs}
+        by_key.update({self._var_key(v): v for v, _ in self._slots.values() if self._var_key(v) not in by_key})
+        missing = [n for n in names if n not in by_key]
         if missing:
             raise ValueError(f"restored accumulator holds sums for variables {missing} that this update does not "
                              "name and this optimizer has not seen")
-        extra = [v for _, v in pairs if v.name not in names]
-        self._accum_vars = [by_name[n] for n in names] + extra
-        self._accumulator.load_state_dict(state, [v.name for v in self._accum_vars])
+        keys = [by_key[n] for n in names] + [v for _, v in pairs if self._var_key(v) not in names]
+        return accumulation.from_arrays(arrays, names + [self._var_key(v) for v in keys[len(names):]], tuple(keys),
+                                        [v.shape for v in keys])
 
-    def _validate(self, grads_and_vars) -> list:
-        pairs, skipped, seen = [], [], set()
-        for item in grads_and_vars:
-            try:
-                grad, var = item
-            except (TypeError, ValueError):
-                raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
-            if not isinstance(var, Variable):
-                raise TypeError(f"apply_gradients: expected a descend.Variable. Received: {type(var).__name__}")
-            if id(var) in seen:
-                raise ValueError(f"apply_gradients: variable '{var.name}' appears more than once")
-            seen.add(id(var))
-            if self._owner is not None:
-                self._owner._check_route(self, var)
-            if grad is None:
-                skipped.append(var)
-                continue
-            if type(grad) is Tensor:  # the common case, checked inline: a float Tensor of var's dtype and shape
-                gv, vv = grad._value, var._value
-                if gv.dtype is vv.dtype and gv.shape == vv.shape and vv.dtype.kind == "f":
-                    pairs.append((grad, var))
-                    continue
-            pairs.append((self._check_gradient(grad, var), var))
-        if not pairs:
-            names = [v.name for v in skipped]
-            raise ValueError(f"No gradients provided for any variable: {names}")
-        if skipped:
-            warnings.warn(
-                f"Gradients do not exist for variables {[v.name for v in skipped]} when minimizing the loss; "
-                "they are left unchanged", stacklevel=3)
-        return pairs
+    def _resolve_into(self, plan: UpdatePlan, pairs: list) -> None:
+        """Stage ``resolve``: hyperparameters, step state, coefficients, new slots, constraints."""
+        step = plan.step
+        hyper = self.resolve_hyperparameters(step)
+        variables = [v for _, v in pairs]
+        plan.new_step_state = self._plan_step_state_creation(variables, hyper)
+        for ss in self.step_states():
+            var = self._step_vars.get(ss.name)
+            current = var._value if var is not None else plan.new_step_state[ss.name]
+            advanced = np.asarray(ss.advance(current, step, hyper), current.dtype)
+            hyper[ss.name] = advanced if ss.advance_first else current.copy()
+            plan.step_state[ss.name] = advanced
+        plan.hyper = hyper
+        if self.rule_kind == "custom":
+            plan.new_slots = {id(v): (v, None) for v in variables if id(v) not in self._slots}
+        else:
+            plan.new_slots = self._plan_slots(variables)
+        for dtype in {v._value.dtype for v in variables}:
+            plan.coefficients[dtype] = self._coefficients_for(step, hyper, dtype)
+        # with no weight decay configured, the default form gives None for every variable: skip asking each
+        default_off = type(self).weight_decay_coefficients is Optimizer.weight_decay_coefficients and not hyper.get(
+            "weight_decay")
+        plan.items = pipeline.items(self, pairs, hyper, None if default_off else self.weight_decay_coefficients)
+        for item in plan.items:
+            constraint = item.var.constraint
+            if constraint is not None and self.rule_kind != "custom":
+                values = self._write_items(plan, [item], copy=True)
+                param, slot_values = values[id(item.var)]
+                out = np.asarray(to_array(constraint(Tensor(param))))
+                if out.shape != param.shape:
+                    raise ValueError(f"the constraint of variable '{item.var.name}' returned shape {out.shape}; "
+                                     f"expected {param.shape}")
+                item.constrained = (out.astype(param.dtype, copy=False), slot_values)
 
-    @staticmethod
-    def _check_gradient(grad, var: Variable):
-        vd = var._value.dtype
-        if vd.kind != "f":
-            raise TypeError(f"variable '{var.name}' has dtype {vd.name}; optimizers update floating-point variables")
-        if isinstance(grad, IndexedSlices):
-            gd = grad.values._value.dtype
-            if gd != vd:
-                raise TypeError(f"gradient for variable '{var.name}': expected dtype {vd.name}, received {gd.name}")
-            if tuple(grad.dense_shape) != var.shape:
-                raise ValueError(f"gradient for variable '{var.name}': expected shape {var.shape}, "
-                                 f"received IndexedSlices of dense_shape {tuple(grad.dense_shape)}")
-            idx = grad.indices._value
-            if idx.size and (idx.min() < 0 or idx.max() >= var.shape[0]):
-                bad = idx[(idx < 0) | (idx >= var.shape[0])][0]
-                raise InvalidArgumentError(f"gradient for variable '{var.name}': index {int(bad)} is not in "
-                                           f"[0, {var.shape[0]})")
-            return grad
-        if isinstance(grad, Variable):
-            grad = Tensor(grad._value.copy())
-        elif not isinstance(grad, Tensor):
-            arr = np.asarray(grad)
-            if arr.dtype.kind not in "fiu":
-                raise TypeError(f"gradient for variable '{var.name}': expected a numeric array. Received {grad!r}")
-            grad = Tensor(arr.astype(vd) if not isinstance(grad, np.ndarray) else arr)
-        gd = grad._value.dtype
-        if gd != vd:
-            raise TypeError(f"gradient for variable '{var.name}': expected dtype {vd.name}, received {gd.name}")
-        if grad.shape != var.shape:
-            raise ValueError(f"gradient for variable '{var.name}': expected shape {var.shape}, received {grad.shape}")
-        return grad
+    def _coefficients_for(self, step, hyper, dtype) -> dict:
+        c = self.coefficients(step, dict(hyper), dtype)
+        # a NumPy scalar of another dtype (np.sqrt of a Python float is float64) would promote
+        # float32 arrays: demote it to a weak Python float
+        return {k: float(v) if isinstance(v, np.floating) and v.dtype != dtype else v for k, v in c.items()}
 
-    def _process_gradients(self, pairs: list) -> list:
-        """De-duplicate sparse gradients, then clip (Keras 3 order)."""
-        pairs = [(deduplicate(g) if isinstance(g, IndexedSlices) else g, v) for g, v in pairs]
-        if self.clipnorm is not None:
-            pairs = [(clip_ops.clip_by_norm(g, self.clipnorm), v) for g, v in pairs]
-        elif self.clipvalue is not None:
-            pairs = [(clip_ops.clip_by_value(g, -self.clipvalue, self.clipvalue), v) for g, v in pairs]
-        elif self.global_clipnorm is not None:
-            clipped, _ = clip_ops.clip_by_global_norm([g for g, _ in pairs], self.global_clipnorm)
-            pairs = list(zip(clipped, [v for _, v in pairs]))
-        return pairs
-
-    def _apply(self, pairs: list) -> None:
-        step = int(self._iterations._value)
-        hyper = {name: self._resolve(name, step) for name in self._hyper}
-        self.build([v for _, v in pairs])
-        self._last_hyper = hyper
-        self._coefficients = {}
-        cls = type(self)
-        # the short way's rule takes the decay into its kernel unless a subclass decays its own way
-        own_decay = cls._apply_weight_decay is not Optimizer._apply_weight_decay
-        rule_dense = cls.apply_dense is Optimizer.apply_dense and getattr(self, "_resource_apply_dense", None) is None
-        rule_rows = (cls.apply_sparse is Optimizer.apply_sparse and getattr(self, "_resource_apply_sparse", None) is None
-                     and (self.sparse_updates == "lazy" or self.zero_grad_is_identity))
-        dense = []  # (gradient, variable, decay) of the dense updates: one kernel call for all of them
-        for grad, var in pairs:
-            sparse = isinstance(grad, IndexedSlices)
-            by_rule = rule_rows if sparse else rule_dense
-            if by_rule and not own_decay:
-                decay = self._decay_factor(var, hyper)
-            else:
-                decay = 0.0
-                self._apply_weight_decay(var, grad.indices._value if sparse and self.sparse_updates == "lazy" else None,
-                                         hyper)
-            if not by_rule:
-                if sparse:
-                    self.apply_sparse(grad.values, var, grad.indices)
-                else:
-                    self.apply_dense(grad, var)
-            elif sparse:
-                self._rule_rows(grad.values._value, var, grad.indices._value, decay)
-            else:
-                dense.append((grad._value, var, decay))
-        if dense:
-            self._rule_dense(dense)
-        for _, var in pairs:
-            if var._constraint is not None:
-                var.assign(var._constraint(var))
+    # ------------------------------------------------------------------ commit
+    def commit(self, plan: UpdatePlan) -> None:
+        """Write what ``plan`` says: slots, weights, step state, counters, accumulator. Cannot fail on user
+        input (everything was checked by :meth:`prepare`); a plan commits once."""
+        if plan.optimizer is not self:
+            raise ValueError(f"this plan was prepared by optimizer '{plan.optimizer.name}', not '{self._name}'")
+        if plan.committed:
+            raise ValueError("this plan was already committed")
+        if plan.step != int(self._iterations._value):
+            raise ValueError(f"this plan was prepared at step {plan.step}; the optimizer is at step "
+                             f"{int(self._iterations._value)}: prepare it again")
+        plan.committed = True
+        if plan.kind == "skip":
+            self.skipped_steps += 1
+            return
+        if plan.accumulation is not None:
+            self._accum, self._accum_restored = plan.accumulation, None
+        if plan.kind == "accumulate":
+            return
+        if self.rule_kind == "custom":
+            new = [v for v, _ in plan.new_slots.values()]
+            for v in new:
+                self._slots.setdefault(id(v), (v, {}))
+            if new:
+                self.create_slots(new)
+            self._create({}, plan.new_step_state)
+            self._apply_custom(plan)
+        else:
+            self._create(plan.new_slots, plan.new_step_state)
+            self._write_items(plan, plan.items, copy=False)
+        for item in plan.items:
+            if item.constrained is not None:
+                param, slot_values = item.constrained
+                item.var._value[...] = param
+                slots = self._slots[id(item.var)][1]
+                for name, value in slot_values.items():
+                    slots[name]._value[...] = value
+                self._bump(item.var)
+            elif self.rule_kind == "custom" and item.var.constraint is not None:
+                item.var.assign(item.var.constraint(item.var))
+        for name, value in plan.step_state.items():
+            var = self._step_vars[name]
+            var._value[...] = value
+            var._mark_updated()
+        for counter in plan.counters:
+            counter._value += counter._value.dtype.type(1)
+            counter._mark_updated()
+        self._last_hyper = plan.hyper
         self._iterations._value += 1
         self._iterations._mark_updated()
 
-    # ------------------------------------------------------------------ the short way
-    #: the pure elementwise rule ``update(param, grad, *slots, **coefficients)``;
-    #: subclasses of the short way set it (as a staticmethod or by overriding ``update_rule``)
-    update = None
+    def preview_plan(self, plan: UpdatePlan, *, slots: bool = False):
+        """What committing ``plan`` would write, as copies (see :meth:`preview`); changes nothing."""
+        if plan.kind != "apply":
+            values = ByVariable((v.name, v.numpy()) for v in plan.targets)
+            return (values, ByVariable()) if slots else values
+        if self.rule_kind == "custom":
+            return self._preview_custom(plan, slots)
+        written = self._write_items(plan, [it for it in plan.items if it.constrained is None], copy=True)
+        for it in plan.items:
+            if it.constrained is not None:
+                written[id(it.var)] = (it.constrained[0].copy(), {k: v.copy() for k, v in it.constrained[1].items()})
+        values = ByVariable((it.var.name, written[id(it.var)][0]) for it in plan.items)
+        if not slots:
+            return values
+        return values, ByVariable((it.var.name, written[id(it.var)][1]) for it in plan.items)
 
-    @property
-    def update_rule(self) -> Callable | None:
-        """The rule applied to (param, grad, *slots); default: ``update``."""
-        return type(self).update
+    def _arrays_of(self, plan, var, copy: bool):
+        """(param array, [slot arrays in declaration order], [slot Variables]) to write ``var``'s update into:
+        the variable's own storage (cached per variable), or copies for a preview."""
+        entry = self._array_cache.get(id(var))
+        if entry is None:
+            found = self._slots.get(id(var))
+            if found is not None:
+                slot_vars = [found[1][s.name] for s in self.slot_specs()]
+                entry = (var._value, [s._value for s in slot_vars], slot_vars)
+                self._array_cache[id(var)] = entry
+            else:  # created by this plan's commit: only a preview gets here
+                values = plan.new_slots[id(var)][1]
+                entry = (var._value, [values[s.name] for s in self.slot_specs()], [])
+        if copy:
+            return entry[0].copy(), [a.copy() for a in entry[1]], entry[2]
+        return entry
 
-    def coefficients(self, step: int, hyper: dict, dtype) -> dict:
-        """Per-step scalars the rule needs, computed once per update and dtype.
+    def _write_items(self, plan: UpdatePlan, items: list, copy: bool) -> dict:
+        """Stages ``decay`` and ``rule``: apply the items into the variables (or into copies).
+        Returns ``{id(var): (param array, {slot name: array})}`` of what was written."""
+        names = [s.name for s in self.slot_specs()]
+        rule = self._rule()
+        kernel = self._kernel(rule) if self.rule_kind == "elementwise" else None
+        fused_decay = type(self).weight_decay_rule is decoupled_decay
+        out = {}
+        dense: dict = {}  # dtype -> ([params], [grads], [slot lists], [decay factors])
+        for item in items:
+            param, slots, slot_vars = self._arrays_of(plan, item.var, copy)
+            out[id(item.var)] = (param, slots)
+            d = 0.0
+            if item.decay is not None:
+                if fused_decay and item.path != "densify" and not item.decay_all_rows:
+                    d = item.decay["d"]
+                else:
+                    self._decay_numpy(param, item.indices if item.path == "rows" and not item.decay_all_rows else None,
+                                      item.decay)
+            if item.path == "dense":
+                group = dense.get(param.dtype)
+                if group is None:
+                    group = dense[param.dtype] = ([], [], [], [])
+                group[0].append(param)
+                group[1].append(item.grad)
+                group[2].append(slots)
+                group[3].append(d)
+            elif item.path == "rows":
+                self._rows(rule, kernel, param, item.values, slots, plan.coefficients[param.dtype], item.indices, d)
+            else:  # exact sparse: the dense rule with zero gradient rows elsewhere
+                g = np.zeros_like(param)
+                g[item.indices] = item.values
+                exact_rule = self.exact_sparse_rule or rule
+                self._dense(exact_rule, self._kernel(exact_rule) if kernel is not None else None, [param], [g], [slots],
+                            [0.0], plan.coefficients[param.dtype])
+            if not copy:  # record the in-place writes (Variable._mark_updated, inlined)
+                item.var._version += 1
+                for sv in slot_vars:
+                    sv._version += 1
+        for dtype, (params, grads, slot_lists, decays) in dense.items():
+            self._dense(rule, kernel, params, grads, slot_lists, decays, plan.coefficients[dtype])
+        return {k: (p, dict(zip(names, sl))) for k, (p, sl) in out.items()}
 
-        ``hyper`` holds the hyperparameters' values at this step as Python
-        floats and ``step`` is ``iterations`` before the update. Cast with
-        ``dtype.type(x)`` what the reference implementation computes in the
-        variable's dtype (Keras casts the learning rate and Adam's beta
-        powers); leave the rest as Python floats, which NumPy treats as weak
-        scalars (``1 - beta_1`` is then computed in double and rounded once,
-        as Keras does). Default: every hyperparameter except ``weight_decay``.
-        """
-        return {k: v for k, v in hyper.items() if k != "weight_decay"}
+    def _decay_numpy(self, param, rows, coefficients):
+        if rows is None:
+            param[...] = self.weight_decay_rule(param, **coefficients)
+        else:
+            param[rows] = self.weight_decay_rule(param[rows], **coefficients)
 
-    def _coeffs_for(self, dtype) -> dict:
-        c = self._coefficients.get(dtype)
-        if c is None:
-            c = self.coefficients(int(self._iterations._value), dict(self._last_hyper), dtype)
-            # a NumPy scalar of another dtype (np.sqrt of a Python float is float64) would promote
-            # float32 arrays: demote it to a weak Python float
-            c = {k: float(v) if isinstance(v, np.floating) and v.dtype != dtype else v for k, v in c.items()}
-            self._coefficients[dtype] = c
-        return c
-
-    def _slot_arrays(self, var) -> list[np.ndarray]:
-        slots = self._slot_store[id(var)][1]
-        return [slots[s.name]._value for s in self.slot_specs()]
-
-    def apply_dense(self, grad: Tensor, var: Variable) -> None:
-        """Update ``var`` with a dense gradient (override for the hook way)."""
-        tf_hook = getattr(self, "_resource_apply_dense", None)
-        if tf_hook is not None:
-            tf_hook(grad, var)
+    def _dense(self, rule, kernel, params, grads, slot_lists, decays, coefficients):
+        if kernel is not None and kernel.apply_dense(params, grads, slot_lists, decays, coefficients):
             return
-        self._rule_dense([(grad._value, var, 0.0)])
+        for param, g, slots, d in zip(params, grads, slot_lists, decays):
+            if d:
+                param -= param * d
+            storage = [param] + slots
+            out = self._check_outputs(rule(param, g, *slots, **coefficients), slots)
+            # a rule may return an input unchanged (pv <- param): copy it before the writes overwrite it
+            out = [o.copy() if any(o is a for a in storage) else o for o in out]
+            for dst, new in zip(storage, out):
+                dst[...] = new
 
-    def apply_sparse(self, grad_values: Tensor, var: Variable, indices: Tensor) -> None:
-        """Update ``var`` with the rows ``indices`` (unique, sorted) of a sparse gradient."""
-        tf_hook = getattr(self, "_resource_apply_sparse", None)
-        if tf_hook is not None:
-            tf_hook(grad_values, var, indices)
+    def _rows(self, rule, kernel, param, g, slots, coefficients, idx, d):
+        if kernel is not None and kernel.apply_rows(param, g, slots, coefficients, idx, d):
             return
-        idx = indices._value
-        if self.sparse_updates == "lazy" or self.zero_grad_is_identity:
-            self._rule_rows(grad_values._value, var, idx)
-        else:  # exact: the dense rule with zero gradient rows elsewhere
-            dense = np.zeros_like(var._value)
-            dense[idx] = grad_values._value
-            self._rule_dense([(dense, var, 0.0)], self.exact_sparse_rule)
+        if d:
+            param[idx] -= param[idx] * d
+        out = self._check_outputs(rule(param[idx], g, *[s[idx] for s in slots], **coefficients), slots)
+        param[idx] = out[0]
+        for s, new in zip(slots, out[1:]):
+            s[idx] = new
 
-    #: the rule of the exact sparse path when a reference computes it in another arithmetic order than
-    #: its dense path (TF1's sparse Adam: m*b1 + scatter(g*(1-b1))); None: the update rule
-    exact_sparse_rule = None
-
-    def _rule(self, rule=None):
-        rule = rule or self.update_rule
+    def _rule(self):
+        rule = self.update_rule
         if rule is None:
-            raise NotImplementedError(
-                f"{type(self).__name__} defines no update rule: set `update` (the short way) or override "
-                "apply_dense/apply_sparse (or TF's _resource_apply_dense/_resource_apply_sparse)"
-            )
+            raise NotImplementedError(f"{type(self).__name__} defines no update rule: set `update` (a pure rule) or "
+                                      "write it in TF 2's or Keras 3's spelling")
         return rule
-
-    #: apply the rule as one fused numba kernel when possible (see ``descend.optimizers.fused``)
-    use_fused: bool = True
 
     def _kernel(self, rule):
         return fused.kernel_for(rule) if self.use_fused and fused.enabled() else None
 
-    def _rule_dense(self, items: list, rule=None) -> None:
-        """Apply the rule to dense ``(gradient array, variable, decay factor)`` items,
-        decaying first (``var <- var - var * decay``): one fused kernel call for all
-        the variables of a dtype, else NumPy variable by variable."""
-        rule = self._rule(rule)
-        names = [s.name for s in self.slot_specs()]
-        store = self._slot_store
-        kernel = self._kernel(rule)
-        by_dtype: dict = {}  # dtype -> the items' (param, grad, slot arrays, decay, variables to bump)
-        for g, var, decay in items:
-            slot_vars = store[id(var)][1]
-            slot_vars = [slot_vars[n] for n in names]
-            group = by_dtype.get(var._value.dtype)
-            if group is None:
-                group = by_dtype[var._value.dtype] = ([], [], [], [], [])
-            group[0].append(var._value)
-            group[1].append(g)
-            group[2].append(list(map(_VALUE, slot_vars)))
-            group[3].append(decay)
-            group[4].append((var, slot_vars))
-        for dtype, (params, grads, slots, decays, owners) in by_dtype.items():
-            coefficients = self._coeffs_for(dtype)
-            if kernel is not None and kernel.apply_dense(params, grads, slots, decays, coefficients):
-                for var, slot_vars in owners:  # record the in-place writes (Variable._mark_updated, inlined)
-                    var._version += 1
-                    for s in slot_vars:
-                        s._version += 1
-                continue
-            for param, g, slot_arrays, decay, (var, _) in zip(params, grads, slots, decays, owners):
-                # the NumPy reference path
-                _decay(var, None, decay)
-                storage = [param] + slot_arrays
-                out = self._check_outputs(rule(param, g, *slot_arrays, **coefficients), slot_arrays)
-                # a rule may return an input unchanged (pv <- param): copy it before the writes overwrite it
-                out = [o.copy() if any(o is a for a in storage) else o for o in out]
-                for dst, new in zip(storage, out):
-                    dst[...] = new
-                self._bump(var)
-
-    def _rule_rows(self, g: np.ndarray, var: Variable, idx: np.ndarray, decay=0.0) -> None:
-        """Apply the rule to the rows ``idx`` (unique) of ``var`` and its slots, decaying them first."""
-        slots = self._slot_arrays(var)
-        kernel = self._kernel(self._rule())
-        if kernel is not None and kernel.apply_rows(var._value, g, slots, self._coeffs_for(var._value.dtype), idx,
-                                                    decay):
-            self._bump(var)
-            return
-        _decay(var, idx, decay)
-        out = self._check_outputs(
-            self._rule()(var._value[idx], g, *[s[idx] for s in slots], **self._coeffs_for(var._value.dtype)), slots)
-        var._value[idx] = out[0]
-        for s, new in zip(slots, out[1:]):
-            s[idx] = new
-        self._bump(var)
+    def kernels_find_nonfinite(self, arrays: list) -> int | None:
+        """Index of the first array holding a NaN or Inf (-1: none) with one parallel pass, or None when
+        compiled kernels are off."""
+        return fused.find_nonfinite(arrays) if self.use_fused else None
 
     def _check_outputs(self, out, slots):
         if not isinstance(out, (tuple, list)) or len(out) != 1 + len(slots):
             got = len(out) if isinstance(out, (tuple, list)) else type(out).__name__
-            raise TypeError(
-                f"{type(self).__name__}'s update rule must return (new_param, {', '.join('new_' + s.name for s in self.slot_specs())}) "
-                f"-- {1 + len(slots)} values. Received: {got}"
-            )
+            want = ", ".join(["new_param"] + ["new_" + s.name for s in self.slot_specs()])
+            raise TypeError(f"{type(self).__name__}'s update rule must return ({want}) -- {1 + len(slots)} values. "
+                            f"Received: {got}")
         return out
 
     def _bump(self, var):
         var._mark_updated()
-        for slot in self._slot_store[id(var)][1].values():
+        for slot in self._slots[id(var)][1].values():
             slot._mark_updated()
 
-    # ------------------------------------------------------------------ config and state
+    def _apply_custom(self, plan: UpdatePlan) -> None:
+        context = {"step": plan.step, "hyper": plan.hyper, "coefficients": plan.coefficients}
+        for item in plan.items:
+            var = item.var
+            param = var._value
+            if item.decay is not None:
+                rows = item.indices if item.path == "rows" and not item.decay_all_rows else None
+                self._decay_numpy(param, rows, item.decay)
+                var._mark_updated()
+            if item.grad is not None:
+                grad = Tensor(item.grad)
+            else:
+                grad = IndexedSlices(Tensor(item.values), Tensor(item.indices), var.shape)
+            self.update_variable(grad, var, context)
+
+    def _preview_custom(self, plan, slots):
+        unbuilt = [v.name for v, _ in plan.new_slots.values()]
+        if unbuilt:
+            raise ValueError(f"preview of {type(self).__name__} (it updates variables in its own code) needs its "
+                             f"state built first; call build({unbuilt}) or apply one update")
+        owned = plan.variables + list(self.variables)
+        saved = [(v, v._value.copy(), v._version) for v in owned]
+        skipped, last = self.skipped_steps, self._last_hyper
+        try:
+            self.commit(plan)
+            values = ByVariable((v.name, v.numpy()) for v in plan.variables)
+            slot_values = ByVariable((v.name, {n: s.numpy() for n, s in self._slots[id(v)][1].items()})
+                                     for v in plan.variables)
+        finally:
+            for v, value, version in saved:
+                v._value[...] = value
+                v._version = version
+            self.skipped_steps, self._last_hyper = skipped, last
+            plan.committed = False
+        return (values, slot_values) if slots else values
+
+    # ================================================================== config and state
     def get_config(self) -> dict:
         """A JSON-serializable dict of constructor arguments (schedules as nested dicts)."""
         config = {"name": self._name}
         for k in self._hyper:
-            config[k] = self._serialize_hyperparameter(k)
+            config[k] = self.serialize_hyperparameter(k)
         config.update(clipnorm=self.clipnorm, clipvalue=self.clipvalue, global_clipnorm=self.global_clipnorm,
                       sparse_updates=self.sparse_updates, gradient_accumulation_steps=self.gradient_accumulation_steps,
                       on_nonfinite=self.on_nonfinite)
@@ -860,78 +960,191 @@ class Optimizer:
                 config[k] = schedules.deserialize(v, custom_objects)
         return cls(**config)
 
-    def _state_variables(self) -> dict[str, Variable]:
-        state = {"iterations": self._iterations}
-        for k, v in self._nonslot.items():
-            state[k] = v
-        for var, slots in self._slot_store.values():
-            for s, slot in slots.items():
-                state[f"{var.name}/{s}"] = slot
-        return state
+    def _slot_spec_map(self) -> dict:
+        return {s.name: s for s in self.slot_specs()}
 
-    def state_dict(self) -> dict[str, np.ndarray]:
-        """Copies of every piece of state, keyed ``iterations``, non-slot names,
-        ``<variable name>/<slot name>``, ``skipped_steps`` and, mid-way through a
-        gradient-accumulation cycle, ``accumulator:...`` partial sums."""
-        out = {k: v.numpy() for k, v in self._state_variables().items()}
-        out["skipped_steps"] = np.asarray(self.skipped_steps, np.int64)
-        if self._accum_pending is not None:
-            out.update({f"accumulator:{k}": np.array(v) for k, v in self._accum_pending.items()})
-        elif self._accumulator.step:
-            names = [v.name for v in self._accum_vars]
-            out.update({f"accumulator:{k}": v for k, v in self._accumulator.state_dict(names).items()})
+    def state_dict(self, var_key: Callable | None = None) -> dict[str, np.ndarray]:
+        """Copies of every piece of state.
+
+        Keys: ``iterations``, ``skipped_steps``, each step state's name,
+        ``hyper:<name>`` for hyperparameters that are numbers (``hyper:<name>:schedule``
+        marks one that is a schedule or callable: code, not state),
+        ``<key>/<slot name>`` for each slot of each variable -- including state
+        restored for variables not created yet -- and, in the middle of a
+        gradient-accumulation cycle, ``accumulator:<key>...`` partial sums.
+        ``var_key(variable)`` is the string naming a variable (default its name).
+        """
+        key = var_key or _name_of
+        out = {"iterations": self._iterations.numpy(), "skipped_steps": np.asarray(self.skipped_steps, np.int64)}
+        out.update({name: v.numpy() for name, v in self._step_vars.items()})
+        for k, v in self._hyper.items():  # numbers by value; a schedule or callable is code: only marked
+            out[f"hyper:{k}" if isinstance(v, float) else f"hyper:{k}:schedule"] = (
+                np.asarray(v, np.float64) if isinstance(v, float) else np.asarray(1, np.int8))
+        out.update({k: v.copy() for k, v in self._pending.items()})
+        for var, slots in self._slots.values():
+            out.update({f"{key(var)}/{name}": s.numpy() for name, s in slots.items()})
+        if self._accum_restored is not None:
+            out.update({f"accumulator:{k}": np.array(v) for k, v in self._accum_restored.items()})
+        elif self._accum is not None and self._accum.step:
+            names = [key(v) for v in self._accum.keys]
+            out.update({f"accumulator:{k}": v for k, v in accumulation.to_arrays(self._accum, names).items()})
         return out
 
-    def load_state_dict(self, state: dict) -> None:
-        """Restore :meth:`state_dict` output.
+    def restore_plan(self, state: dict, var_key: Callable | None = None, *, strict: bool = True) -> StateRestore:
+        """Check ``state`` (as :meth:`state_dict` gives it) against this optimizer; change nothing.
 
-        Slots of variables this optimizer has not updated yet are kept and
-        handed to the slots when they are created (deferred restoration).
-        Everything that can be checked now is checked first, and one error
-        lists every missing, unexpected or mis-shaped entry; then nothing has
-        changed.
+        Returns a :class:`StateRestore` whose ``commit()`` (or call) writes it and cannot fail.
+        Raises ``ValueError`` listing every problem: invalid values (negative counters, negative
+        values of non-negative slots, non-finite values) always; missing, unexpected or mis-shaped
+        entries when ``strict`` (else those entries are left as they are and listed on the plan).
+        Slots of variables this optimizer has not created yet are kept and given to the slots when
+        they are created (``var_key`` names variables, as in :meth:`state_dict`).
         """
-        state = dict(state)
-        accum = {k[len("accumulator:"):]: np.array(state.pop(k)) for k in list(state) if k.startswith("accumulator:")}
-        skipped = state.pop("skipped_steps", None)
-        current = self._state_variables()
-        built_vars = {v.name for v, _ in self._slot_store.values()}
-        missing = [k for k in current if k not in state]
-        unexpected, deferred, misshaped = [], {}, []
-        for k, value in state.items():
-            arr = np.asarray(value)
+        key = var_key or _name_of
+        arrays = {}
+        invalid = []
+        for k, value in dict(state).items():
+            try:
+                arrays[str(k)] = np.array(to_array(value) if isinstance(value, (Tensor, Variable)) else value)
+            except Exception as e:  # noqa: BLE001 -- any unreadable value is reported by name
+                invalid.append(f"{k}: not an array ({type(e).__name__})")
+        plan = StateRestore(self, key)
+        specs = self._slot_spec_map()
+        current: dict[str, Variable] = {"iterations": self._iterations, **self._step_vars}
+        for var, slots in self._slots.values():
+            current.update({f"{key(var)}/{n}": s for n, s in slots.items()})
+        step_names = {ss.name for ss in self.step_states()}
+        for k, arr in arrays.items():
+            if k == "skipped_steps" or k == "iterations":
+                if arr.shape != () or arr.dtype.kind not in "iu":
+                    invalid.append(f"{k}: expected an integer scalar, received {_describe(arr)}")
+                elif int(arr) < 0:
+                    invalid.append(f"{k}: must be >= 0, received {int(arr)}")
+                elif k == "skipped_steps":
+                    plan.skipped_steps = int(arr)
+                    continue
+            if arr.dtype.kind == "f" and arr.size and not np.isfinite(arr).all():
+                invalid.append(f"{k}: holds NaN or Inf")
+                continue
+            slot_name = k.rsplit("/", 1)[-1]
+            spec = specs.get(slot_name)
+            if spec is not None and spec.nonnegative and arr.dtype.kind == "f" and arr.size and arr.min() < 0:
+                invalid.append(f"{k}: slot '{slot_name}' must be >= 0, received a minimum of {float(arr.min())!r}")
+                continue
+            if k.startswith("hyper:") and k.endswith(":schedule"):
+                if k[len("hyper:"):-len(":schedule")] not in self._hyper:
+                    plan.unexpected.append(k)
+                continue
+            if k.startswith("hyper:"):
+                name = k[len("hyper:"):]
+                if name not in self._hyper:
+                    plan.unexpected.append(k)
+                elif not isinstance(self._hyper[name], float):
+                    continue  # a schedule or callable is code: this optimizer's own is kept
+                elif arr.shape != () or arr.dtype.kind not in "fiu":
+                    plan.mismatched.append(f"{k}: expected a number, received {_describe(arr)}")
+                else:
+                    try:
+                        self._check_range(name, float(arr))
+                    except ValueError as e:
+                        invalid.append(f"{k}: {e}")
+                        continue
+                    plan.hyper[name] = float(arr)
+                continue
+            if k.startswith("accumulator:"):
+                if self.gradient_accumulation_steps is None:
+                    plan.unexpected.append(k)
+                else:
+                    plan.accumulator[k[len("accumulator:"):]] = arr
+                continue
             if k in current:
                 want = current[k]
                 if arr.shape != want.shape:
-                    misshaped.append(f"{k}: expected shape {want.shape}, received {arr.shape}")
+                    plan.mismatched.append(f"{k}: expected shape {want.shape}, received {arr.shape}")
                 elif arr.dtype != want._value.dtype:
-                    misshaped.append(f"{k}: expected dtype {want._value.dtype.name}, received {arr.dtype.name}")
-            else:
-                owner = k.rsplit("/", 1)[0]
-                if "/" in k and owner not in built_vars:
-                    deferred[k] = arr.copy()
-                elif "/" not in k and not self._slot_store:
-                    deferred[k] = arr.copy()  # non-slot state created on first update
+                    plan.mismatched.append(f"{k}: expected dtype {want._value.dtype.name}, received {arr.dtype.name}")
                 else:
-                    unexpected.append(k)
-        if missing or unexpected or misshaped:
-            lines = [f"load_state_dict: the state does not match optimizer '{self._name}'"]
-            if missing:
-                lines.append(f"  missing: {missing}")
-            if unexpected:
-                lines.append(f"  unexpected: {unexpected}")
-            if misshaped:
-                lines.append(f"  mis-shaped: {misshaped}")
+                    plan.values.append((want, arr))
+            elif k in step_names or self.rule_kind == "custom" or ("/" in k and spec is not None):
+                plan.deferred[k] = arr  # state of variables (or step state) not created yet
+            else:
+                plan.unexpected.append(k)
+        seen = set(arrays)
+        plan.missing = [k for k in current if k not in seen]
+        plan.missing += [f"hyper:{k}" for k, v in self._hyper.items()
+                         if isinstance(v, float) and f"hyper:{k}" not in seen and f"hyper:{k}:schedule" not in seen]
+        if plan.accumulator:
+            try:
+                names = accumulation.names_in(plan.accumulator)
+                accumulation.from_arrays(plan.accumulator, names, tuple(names))
+            except ValueError as e:
+                invalid.append(str(e))
+        if invalid or (strict and (plan.missing or plan.unexpected or plan.mismatched)):
+            lines = [f"the state does not match optimizer '{self._name}'"]
+            for label, items in (("invalid", invalid), ("missing", plan.missing), ("unexpected", plan.unexpected),
+                                 ("mis-shaped", plan.mismatched)):
+                if items:
+                    shown = items[:20] + ([f"... {len(items) - 20} more"] if len(items) > 20 else [])
+                    lines.append(f"  {label}: {shown}")
             raise ValueError("\n".join(lines))
-        for k, var in current.items():
-            var._value[...] = state[k]
-            var._mark_updated()
-        self._deferred.update(deferred)
-        self._deferred_warned = False
-        if skipped is not None:
-            self.skipped_steps = int(skipped)
-        self._accumulator.reset()
-        self._accum_pending = accum if accum else None
+        return plan
+
+    def load_state_dict(self, state: dict, var_key: Callable | None = None, *, strict: bool = True) -> None:
+        """Restore :meth:`state_dict` output (see :meth:`restore_plan`): all of it, or nothing and an error."""
+        self.restore_plan(state, var_key, strict=strict).commit()
 
     def __repr__(self):
         return f"<{type(self).__name__} '{self._name}' iterations={int(self._iterations._value)}>"
+
+
+def _name_of(var) -> str:
+    return var.name
+
+
+def _describe(arr) -> str:
+    return f"shape {tuple(arr.shape)} dtype {arr.dtype.name}"
+
+
+class StateRestore:
+    """A checked restore of an optimizer's state (from :meth:`Optimizer.restore_plan`).
+
+    ``restored``, ``deferred`` (kept for variables not created yet), and with ``strict=False``
+    ``missing``, ``unexpected`` and ``mismatched`` list the keys; ``commit()`` writes."""
+
+    def __init__(self, optimizer: Optimizer, var_key):
+        self.optimizer = optimizer
+        self.var_key = var_key
+        self.values: list = []
+        self.deferred: dict = {}
+        self.hyper: dict = {}
+        self.accumulator: dict = {}
+        self.skipped_steps: int | None = None
+        self.missing: list = []
+        self.unexpected: list = []
+        self.mismatched: list = []
+        self.committed = False
+
+    @property
+    def restored(self) -> list:
+        return [v.name for v, _ in self.values]
+
+    def commit(self) -> None:
+        """Write the restored state (cannot fail)."""
+        if self.committed:
+            return
+        self.committed = True
+        opt = self.optimizer
+        for var, arr in self.values:
+            var._value[...] = arr
+            var._mark_updated()
+        opt._pending = {k: v.copy() for k, v in self.deferred.items()}
+        opt._pending_warned = False
+        opt._var_key = self.var_key
+        for name, value in self.hyper.items():
+            opt._hyper[name] = value
+        if self.skipped_steps is not None:
+            opt.skipped_steps = self.skipped_steps
+        opt._accum = None
+        opt._accum_restored = dict(self.accumulator) if self.accumulator else None
+
+    __call__ = commit

@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from .base import _NUMBER, Optimizer, Slot
+from .base import NUMBERS, Optimizer, Slot
 
 __all__ = ["Ftrl", "ftrl_update"]
 
@@ -99,13 +99,13 @@ class Ftrl(Optimizer):
                                 low=0)
         self.add_hyperparameter("beta", beta, low=0)
         v = initial_accumulator_value
-        if isinstance(v, bool) or not isinstance(v, _NUMBER) or not math.isfinite(v) or v < 0:
+        if isinstance(v, bool) or not isinstance(v, NUMBERS) or not math.isfinite(v) or v < 0:
             raise ValueError(
                 f"`initial_accumulator_value` must be in [0, inf). Received: initial_accumulator_value={v!r}")
         self.initial_accumulator_value = float(v)
 
     def slot_specs(self):
-        return (Slot("accumulator", self.initial_accumulator_value), Slot("linear"))
+        return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True), Slot("linear"))
 
     @property
     def update_rule(self):

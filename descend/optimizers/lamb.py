@@ -10,7 +10,8 @@ Follows ``keras/src/optimizers/lamb.py``. With ``t = iterations + 1``::
 
 The norms are L2 norms over the whole variable (one trust ratio per
 variable, "layer-wise"), so the update is not elementwise: :func:`lamb_direction`
-is the elementwise part and :func:`lamb_trust_ratio` the reduction.
+is the elementwise part, :func:`lamb_trust_ratio` the reduction and
+:func:`lamb_update` the whole per-tensor rule.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 
 from .base import Optimizer, Slot
 
-__all__ = ["Lamb", "lamb_direction", "lamb_trust_ratio"]
+__all__ = ["Lamb", "lamb_direction", "lamb_trust_ratio", "lamb_update"]
 
 
 def lamb_direction(grad, m, v, *, one_minus_beta_1, one_minus_beta_2, one_minus_beta_1_power,
@@ -31,6 +32,16 @@ def lamb_direction(grad, m, v, *, one_minus_beta_1, one_minus_beta_2, one_minus_
     # r = (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
     r = (m / one_minus_beta_1_power) / (np.sqrt(v / one_minus_beta_2_power) + epsilon)
     return r, m, v
+
+
+def lamb_update(param, grad, m, v, *, learning_rate, one_minus_beta_1, one_minus_beta_2, one_minus_beta_1_power,
+                one_minus_beta_2_power, epsilon):
+    """The whole rule on one tensor (the variable, or its touched rows when lazy): direction, trust ratio, step."""
+    r, m, v = lamb_direction(grad, m, v, one_minus_beta_1=one_minus_beta_1, one_minus_beta_2=one_minus_beta_2,
+                             one_minus_beta_1_power=one_minus_beta_1_power,
+                             one_minus_beta_2_power=one_minus_beta_2_power, epsilon=epsilon)
+    # param <- param - (ratio * lr) * r
+    return param - (lamb_trust_ratio(param, r) * learning_rate) * r, m, v
 
 
 def lamb_trust_ratio(param, r):
@@ -86,8 +97,12 @@ class Lamb(Optimizer):
         self.add_hyperparameter("beta_2", beta_2, low=0, high=1, high_open=True)
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
+    #: the trust ratio reduces over the whole tensor: not elementwise
+    rule_kind = "per_tensor"
+    update = staticmethod(lamb_update)
+
     def slot_specs(self):
-        return (Slot("momentum"), Slot("velocity"))
+        return (Slot("momentum"), Slot("velocity", nonnegative=True))
 
     def coefficients(self, step, hyper, dtype):
         t = dtype.type
@@ -103,30 +118,3 @@ class Lamb(Optimizer):
             "one_minus_beta_2_power": one - t(hyper["beta_2"]) ** local_step,
             "epsilon": t(hyper["epsilon"]),
         }
-
-    def _lamb_step(self, grad: np.ndarray, var, rows=None) -> None:
-        # one trust ratio over the whole variable, or over the rows `rows` (lazy)
-        c = dict(self._coeffs_for(var._value.dtype))
-        lr = c.pop("learning_rate")
-        slots = self._slot_arrays(var)
-        where = (...,) if rows is None else rows
-        param = var._value[where]
-        r, m, v = lamb_direction(grad, *[s[where] for s in slots], **c)
-        ratio = lamb_trust_ratio(param, r)
-        # param <- param - (ratio * lr) * r
-        var._value[where] = param - (ratio * lr) * r
-        slots[0][where] = m
-        slots[1][where] = v
-        self._bump(var)
-
-    def apply_dense(self, grad, var) -> None:
-        self._lamb_step(grad._value, var)
-
-    def apply_sparse(self, grad_values, var, indices) -> None:
-        if self.sparse_updates == "lazy":
-            self._lamb_step(grad_values._value, var, indices._value)
-            return
-        # exact: the dense update with zero gradient rows outside `indices`
-        dense = np.zeros_like(var._value)
-        dense[indices._value] = grad_values._value
-        self._lamb_step(dense, var)

@@ -6,6 +6,7 @@ import re
 
 from ..framework.variable import Variable
 from .base import Optimizer
+from .pipeline import ByVariable
 
 __all__ = ["MultiOptimizer"]
 
@@ -45,7 +46,7 @@ class MultiOptimizer:
                 raise TypeError(f"MultiOptimizer expects (optimizer, variables or pattern) pairs. Received: {item!r}") from None
             if not isinstance(opt, Optimizer):
                 raise TypeError(f"MultiOptimizer: expected an Optimizer. Received: {type(opt).__name__}")
-            if opt._owner is not None:
+            if opt.owner is not None:
                 raise ValueError(f"optimizer '{opt.name}' already belongs to a MultiOptimizer")
             specs = spec if isinstance(spec, (list, tuple)) else [spec]
             ids, patterns = set(), []
@@ -60,7 +61,7 @@ class MultiOptimizer:
         if not self._routes:
             raise ValueError("MultiOptimizer needs at least one (optimizer, variables) route")
         for opt, _, _ in self._routes:
-            opt._owner = self
+            opt.owner = self
 
     @property
     def optimizers(self) -> list[Optimizer]:
@@ -73,7 +74,8 @@ class MultiOptimizer:
                 return opt
         return None
 
-    def _check_route(self, opt: Optimizer, var: Variable) -> None:
+    def check_route(self, opt: Optimizer, var: Variable) -> None:
+        """Raise unless ``var`` is routed to ``opt``."""
         owner = self.route(var)
         if owner is not opt:
             where = "no optimizer" if owner is None else f"optimizer '{owner.name}'"
@@ -81,15 +83,14 @@ class MultiOptimizer:
                 f"variable '{var.name}' is routed to {where} of this MultiOptimizer, not to '{opt.name}'"
             )
 
-    def apply_gradients(self, grads_and_vars, *, weight: float | None = None) -> None:
-        """Split the pairs by route, validate all of them, then let each optimizer update its share.
-
-        Each optimizer applies its own ``on_nonfinite`` policy and gradient
-        accumulation; ``weight`` is the micro-batch weight for accumulation.
-        """
+    def _split(self, grads_and_vars) -> dict:
         groups: dict[int, list] = {}
         unrouted = []
-        for grad, var in grads_and_vars:
+        for item in grads_and_vars:
+            try:
+                grad, var = item
+            except (TypeError, ValueError):
+                raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
             opt = self.route(var) if isinstance(var, Variable) else None
             if opt is None:
                 unrouted.append(getattr(var, "name", repr(var)))
@@ -97,24 +98,33 @@ class MultiOptimizer:
             groups.setdefault(id(opt), []).append((grad, var))
         if unrouted:
             raise ValueError(f"MultiOptimizer: no optimizer is routed to variables {unrouted}")
-        # every phase finishes for every optimizer before the next starts: a bad gradient anywhere
-        # changes nothing anywhere
-        plans = []
+        return groups
+
+    def apply_gradients(self, grads_and_vars, *, weight: float | None = None) -> None:
+        """Split the pairs by route, validate all of them, then let each optimizer update its share.
+
+        Each optimizer applies its own ``on_nonfinite`` policy and gradient
+        accumulation; ``weight`` is the micro-batch weight for accumulation.
+        """
+        groups = self._split(grads_and_vars)
+        # every optimizer prepares its plan before any commits: a bad value anywhere changes nothing anywhere
+        plans = [opt.prepare(groups[id(opt)], weight=weight) for opt, _, _ in self._routes if groups.get(id(opt))]
+        for plan in plans:
+            plan.optimizer.commit(plan)
+
+    def preview(self, grads_and_vars, *, weight: float | None = None, slots: bool = False):
+        """What :meth:`apply_gradients` would give, changing nothing (see :meth:`Optimizer.preview`)."""
+        groups = self._split(grads_and_vars)
+        values, slot_values = ByVariable(), ByVariable()
         for opt, _, _ in self._routes:
-            pairs = groups.get(id(opt))
-            if pairs:
-                plans.append((opt, opt._validate(pairs)))
-        checked = [(opt, opt._check_finite(pairs)) for opt, pairs in plans]
-        ready = []
-        for opt, pairs in checked:
-            if pairs is None:
-                opt.skipped_steps += 1
-                continue
-            ready.append((opt, opt._prepare(pairs, weight)))
-        for opt, pairs in ready:
-            if pairs is not None:
-                opt._apply(pairs)
-                opt._end_cycle()
+            if groups.get(id(opt)):
+                out = opt.preview(groups[id(opt)], weight=weight, slots=slots)
+                if slots:
+                    values.update(out[0])
+                    slot_values.update(out[1])
+                else:
+                    values.update(out)
+        return (values, slot_values) if slots else values
 
     def variables(self) -> list:
         return [v for opt in self.optimizers for v in opt.variables()]

@@ -12,7 +12,7 @@ momentum schedule ``u_t = beta_1 * (1 - 0.5 * 0.96^t)``::
 
 ``u_product`` is optimizer-level state (Keras keeps it in a variable of the
 first variable's dtype and multiplies it in place once per step). It is kept
-the same way here, as the non-slot variable ``u_product``, because the running
+the same way here, as the optimizer-level step state ``u_product``, because the running
 product rounds differently from any closed form in float32 and because
 ``beta_1`` may follow a schedule.
 """
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
+from .base import Optimizer, Slot, StepState
 
 __all__ = ["Nadam", "nadam_update"]
 
@@ -38,6 +38,16 @@ def nadam_update(param, grad, m, v, *, learning_rate, one_minus_beta_1, one_minu
     return param - (m_hat * learning_rate) / (np.sqrt(v_hat) + epsilon), m, v
 
 
+def _one(hyper, dtype):
+    return np.ones((), dtype)
+
+
+def advance_u_product(u_product, step, hyper):
+    # u_product <- u_product * beta_1 * (1 - 0.5 * 0.96^t), in u_product's dtype
+    s = u_product.dtype.type
+    return (u_product * s(hyper["beta_1"])) * (s(1.0) - s(0.5) * s(0.96) ** s(step + 1))
+
+
 class Nadam(Optimizer):
     """Nadam: Adam with Nesterov momentum (Keras 3's ``Nadam``).
 
@@ -47,7 +57,7 @@ class Nadam(Optimizer):
         var <- var - lr * (u_{t+1} m / (1 - P_{t+1}) + (1 - u_t) g / (1 - P_t))
                         / (sqrt(v / (1 - b2^t)) + eps)
 
-    ``P_t`` is the non-slot state ``u_product``, created with the first
+    ``P_t`` is the step state ``u_product``, created with the first
     variables in the first one's dtype and advanced once per step in that
     dtype (as Keras), then cast to each variable's dtype.
 
@@ -80,32 +90,16 @@ class Nadam(Optimizer):
         self.add_hyperparameter("beta_1", beta_1, low=0, high=1, high_open=True)
         self.add_hyperparameter("beta_2", beta_2, low=0, high=1, high_open=True)
         self.add_hyperparameter("epsilon", epsilon, low=0)
-        # (step, version of the u_product variable) after the last advance, so
-        # that a second dtype in the same step does not advance it again
-        self._u_product_mark = None
 
     def slot_specs(self):
-        return (Slot("momentum"), Slot("velocity"))
+        return (Slot("momentum"), Slot("velocity", nonnegative=True))
 
-    @property
-    def update_rule(self):
-        return nadam_update
+    def step_states(self):
+        # P_t = u_1 ... u_t, created with the first variables in the first one's dtype and advanced
+        # before each update uses it (Keras multiplies its variable in place once per step)
+        return (StepState("u_product", initial=_one, advance=advance_u_product, dtype="first", advance_first=True),)
 
-    def create_slots(self, var_list):
-        super().create_slots(var_list)
-        # optimizer-level state, created (once) with the first variables, in the first one's dtype
-        self.add_non_slot_variable("u_product", np.ones((), var_list[0]._value.dtype))
-
-    def _u_product_at(self, step: int, beta_1: float, dtype) -> np.ndarray:
-        """``u_product`` after this step's advance: ``u_1 ... u_{step+1}``."""
-        u_product = self.add_non_slot_variable("u_product", np.ones((), dtype))
-        if self._u_product_mark != (step, u_product._version):
-            # u_product <- u_product * beta_1 * (1 - 0.5 * 0.96^t), in u_product's dtype
-            s = u_product._value.dtype.type
-            u_product._value[...] = (u_product._value * s(beta_1)) * (s(1.0) - s(0.5) * s(0.96) ** s(step + 1))
-            u_product._mark_updated()
-            self._u_product_mark = (step, u_product._version)
-        return u_product._value
+    update = staticmethod(nadam_update)
 
     def coefficients(self, step, hyper, dtype):
         # Keras casts lr, beta_1, beta_2, 0.96 and the step to the variable's dtype and computes
@@ -117,7 +111,7 @@ class Nadam(Optimizer):
         # u_t = b1 (1 - 0.5 * 0.96^t) ; u_{t+1} likewise
         u_t = b1 * (one - t(0.5) * decay ** t(step + 1))
         u_t_1 = b1 * (one - t(0.5) * decay ** t(step + 2))
-        u_product_t = t(self._u_product_at(step, hyper["beta_1"], dtype))
+        u_product_t = t(hyper["u_product"])
         u_product_t_1 = u_product_t * u_t_1
         return {
             "learning_rate": t(hyper["learning_rate"]),

@@ -95,7 +95,7 @@ class RMSprop(Optimizer):
         self._has_momentum = not (isinstance(momentum, (int, float, np.integer, np.floating)) and momentum == 0)
 
     def slot_specs(self):
-        return ((Slot("velocity"),) + ((Slot("momentum"),) if self._has_momentum else ())
+        return ((Slot("velocity", nonnegative=True),) + ((Slot("momentum"),) if self._has_momentum else ())
                 + ((Slot("average_gradient"),) if self.centered else ()))
 
     @property

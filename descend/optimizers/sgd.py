@@ -60,7 +60,7 @@ class SGD(Optimizer):
         self.add_hyperparameter("momentum", momentum, low=0, high=1)
         self.nesterov = bool(nesterov)
         # the momentum slot exists unless momentum is the constant 0 (0 or 0.0; a schedule always has it)
-        self._has_momentum = self._hyper["momentum"] != 0.0
+        self._has_momentum = self.hyperparameters()["momentum"] != 0.0
         self.zero_grad_is_identity = not self._has_momentum
 
     def slot_specs(self):

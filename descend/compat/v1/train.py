@@ -28,7 +28,7 @@ from ...optimizers import base as _base
 from ...optimizers.adagrad import Adagrad
 from ...optimizers.adagrad_decay import AdagradDecay
 from ...optimizers.adam import adam_scatter_update, adam_update
-from ...optimizers.base import Slot
+from ...optimizers.base import Slot, StepState
 from ...optimizers.rmsprop import RMSprop, centered_rmsprop_momentum_update, rmsprop_momentum_update
 from ...optimizers.sgd import sgd_update
 
@@ -103,18 +103,23 @@ class Optimizer(_base.Optimizer):
 
     def apply_gradients(self, grads_and_vars, global_step: Variable | None = None, name: str | None = None, *,
                         weight: float | None = None):
-        """Apply the pairs, then add one to ``global_step`` if given; returns ``iterations``.
+        """Apply the pairs and add one to ``global_step`` if given; returns ``iterations``.
 
-        With ``gradient_accumulation_steps``, ``global_step`` advances with each
-        applied update, not with each micro-batch.
+        ``global_step`` (a scalar integer or float Variable) is checked before anything
+        changes, and advances with each applied update (with
+        ``gradient_accumulation_steps``: not with each micro-batch).
         """
-        if global_step is not None and not isinstance(global_step, Variable):
-            raise TypeError(f"global_step must be a Variable. Received: {type(global_step).__name__}")
-        before = int(self.iterations._value)
-        super().apply_gradients(grads_and_vars, weight=weight)
-        if global_step is not None and int(self.iterations._value) != before:
-            global_step.assign_add(np.ones((), global_step._value.dtype))
+        plan = self.prepare(grads_and_vars, weight=weight)
+        if global_step is not None:
+            plan.add_counter(global_step)
+        self.commit(plan)
         return self.iterations
+
+    @property
+    def variables(self):
+        """The optimizer's state variables: step state and slots (TF 1 keeps no ``iterations`` variable)."""
+        out = super().variables
+        return type(out)(v for v in out if v is not self.iterations)
 
     def minimize(self, loss, global_step: Variable | None = None, var_list=None, gate_gradients=GATE_OP,
                  aggregation_method=None, colocate_gradients_with_ops=False, name=None, grad_loss=None,
@@ -204,7 +209,7 @@ class AdamOptimizer(Optimizer):
     as TF1's ``_apply_sparse``.
     """
 
-    slots = (Slot("m"), Slot("v"))
+    slots = (Slot("m"), Slot("v", nonnegative=True))
     update = staticmethod(adam_update)
     exact_sparse_rule = staticmethod(adam_scatter_update)  # TF1's _apply_sparse order
 
@@ -215,29 +220,34 @@ class AdamOptimizer(Optimizer):
         self.add_hyperparameter("beta2", beta2, low=0, high=1, high_open=True)
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
-    def create_slots(self, var_list):
-        if "beta1_power" not in self._nonslot:
-            dtype = min((v._value.dtype for v in var_list), key=lambda d: d.itemsize)
-            self.add_non_slot_variable("beta1_power", np.asarray(self.get_hyper("beta1"), dtype))
-            self.add_non_slot_variable("beta2_power", np.asarray(self.get_hyper("beta2"), dtype))
-        super().create_slots(var_list)
+    def step_states(self):
+        # beta1_power/beta2_power: created at beta in the narrowest dtype of the first variables, used, then
+        # multiplied by beta after each update (TF 1's _finish)
+        return tuple(StepState(power, initial=_initial_power(beta), advance=_advance_power(beta), dtype="smallest",
+                               advance_first=False)
+                     for power, beta in (("beta1_power", "beta1"), ("beta2_power", "beta2")))
 
     def coefficients(self, step, hyper, dtype):
         # TF1 computes everything in the variable's dtype, with float32 beta-power variables
         c = dtype.type
-        b1p = c(self._nonslot["beta1_power"]._value)
-        b2p = c(self._nonslot["beta2_power"]._value)
+        b1p = c(hyper["beta1_power"])
+        b2p = c(hyper["beta2_power"])
         alpha = c(hyper["learning_rate"]) * np.sqrt(1 - b2p) / (1 - b1p)
         return {"alpha": alpha, "beta_1": c(hyper["beta1"]), "beta_2": c(hyper["beta2"]),
                 "epsilon": c(hyper["epsilon"])}
 
-    def _apply(self, pairs):
-        super()._apply(pairs)
-        # _finish: beta_power <- beta_power * beta
-        for power, beta in (("beta1_power", "beta1"), ("beta2_power", "beta2")):
-            var = self._nonslot[power]
-            var._value *= var._value.dtype.type(self._last_hyper[beta])
-            var._mark_updated()
+    def _get_beta_accumulators(self):
+        """TF 1's accessor: the (beta1_power, beta2_power) Variables (after the first update)."""
+        return tuple(next(v for v in self.variables if v.name.endswith(f"/{n}")) for n in ("beta1_power", "beta2_power"))
+
+
+def _initial_power(beta: str):
+    return lambda hyper, dtype: np.asarray(hyper[beta], dtype)
+
+
+def _advance_power(beta: str):
+    # beta_power <- beta_power * beta
+    return lambda power, step, hyper: power * power.dtype.type(hyper[beta])
 
 
 class AdagradOptimizer(Optimizer, Adagrad):
@@ -284,10 +294,10 @@ class RMSPropOptimizer(Optimizer, RMSprop):
     @property
     def decay(self):
         """TF1's name for ``rho``."""
-        return self._hyper["rho"]
+        return self.hyperparameters()["rho"]
 
     def slot_specs(self):
-        return (Slot("rms", "ones"), Slot("momentum")) + ((Slot("mg"),) if self.centered else ())
+        return (Slot("rms", "ones", nonnegative=True), Slot("momentum")) + ((Slot("mg"),) if self.centered else ())
 
     @property
     def update_rule(self):
@@ -326,7 +336,7 @@ class AdagradDecayOptimizer(Optimizer, AdagradDecay):
 
     def coefficients(self, step, hyper, dtype):
         if self._global_step is not None:
-            step = int(self._global_step._value)
+            step = int(self._global_step.numpy())
         return super().coefficients(step, hyper, dtype)
 
 
