@@ -16,7 +16,7 @@ Example:
     >>> from descend.checkpoint import optim
     >>> w = ds.Variable([1.0], name="w")
     >>> opt = ds.optimizers.Adam(0.1)
-    >>> opt.apply_gradients([(ds.constant([1.0]), w)])
+    >>> _ = opt.apply_gradients([(ds.constant([1.0]), w)])
     >>> sorted(k for k in optim.state_of(opt, lambda v: "model/w") if "/" in k)
     ['model/w/m', 'model/w/v']
 """
