@@ -11,8 +11,9 @@ Scenarios (each: a reference run to completion, then a victim folder resumed and
   (the next epoch's order must be the uninterrupted run's);
 * ``dropout``: a ``fit`` with an unseeded Dropout layer and a per-step CSV (this file's ``--worker``).
 
-Kills are spread over the scenarios in turn; short delays kill runs while they import, restore and
-resume. After every kill the latest checkpoint must load and verify (checksums). At the end each
+Kills are spread over the scenarios in turn. Delays are measured from each scenario's reference run
+(when its first checkpoint appears): about a third kill runs while they start, restore and resume,
+the others while they train. After every kill the latest checkpoint must load and verify (checksums). At the end each
 victim runs to completion, and its final weights and ``metrics.csv`` must equal the reference's bit
 for bit. Exit code 0 when everything holds; prints one line per kill and a summary.
 """
@@ -34,10 +35,10 @@ import numpy as np
 HERE = os.path.abspath(__file__)
 _CLI = ["-m", "descend", "train", "--hidden", "64", "--batch-size", "32", "--seed", "3"]
 SCENARIOS = {
-    "steps": _CLI + ["--epochs", "4", "--max-steps", "15", "--checkpoint-every", "1"],
-    "accum": _CLI + ["--epochs", "4", "--max-steps", "15", "--checkpoint-every", "1", "--accum-steps", "3",
+    "steps": _CLI + ["--epochs", "4", "--max-steps", "40", "--checkpoint-every", "1"],
+    "accum": _CLI + ["--epochs", "4", "--max-steps", "40", "--checkpoint-every", "1", "--accum-steps", "3",
                      "--optimizer", "lamb"],
-    "epoch": _CLI + ["--epochs", "12", "--max-steps", "6"],
+    "epoch": _CLI + ["--epochs", "30", "--max-steps", "6"],
     "dropout": [HERE, "--worker", "dropout"],
 }
 
@@ -95,7 +96,7 @@ def dropout_worker(out: str) -> int:
 
     rows = Rows()
     backup = ds.callbacks.BackupAndRestore(os.path.join(out, "checkpoints"), save_freq=1, extra={"rows": rows})
-    model.fit(x, y, batch_size=16, epochs=6, seed=1, verbose=0, callbacks=[rows, backup])
+    model.fit(x, y, batch_size=16, epochs=20, seed=1, verbose=0, callbacks=[rows, backup])
     with open(os.path.join(out, "metrics.csv"), "w", newline="") as f:
         csv.writer(f).writerows([["step", "loss", "accuracy", "learning_rate"]] + rows.rows)
     ds.train.Checkpoint(model=model).write(os.path.join(out, "final"))
@@ -107,8 +108,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--kills", type=int, default=40)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--min-delay", type=float, default=0.8, help="seconds after start before a kill")
-    p.add_argument("--max-delay", type=float, default=3.5)
+    p.add_argument("--min-delay", type=float, default=0.5, help="no kill earlier than this (seconds)")
+    p.add_argument("--span", type=float, default=0.15,
+                   help="training kills land within this fraction of a reference run's training time")
     p.add_argument("--workdir", default=None)
     p.add_argument("--scenarios", default=",".join(SCENARIOS))
     p.add_argument("--worker", default=None, help=argparse.SUPPRESS)
@@ -126,14 +128,27 @@ def main(argv=None) -> int:
     work = a.workdir or tempfile.mkdtemp(prefix="descend-kill-")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [os.path.dirname(os.path.dirname(HERE))] + [x for x in [os.environ.get("PYTHONPATH")] if x]))
+    timing = {}
     for s in scenarios:
+        ref = os.path.join(work, s, "reference")
         t0 = time.perf_counter()
-        r = subprocess.run(command(s, os.path.join(work, s, "reference")), capture_output=True, text=True,
-                           timeout=900, env=env)
-        if r.returncode != 0:
-            print(r.stdout[-3000:], r.stderr[-3000:])
+        proc = subprocess.Popen(command(s, ref, resume=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env)
+        first = None
+        while proc.poll() is None:  # when does the first checkpoint appear: how long starting takes
+            if first is None and os.path.isfile(os.path.join(ref, "checkpoints", "checkpoint.json")):
+                first = time.perf_counter() - t0
+            time.sleep(0.02)
+        out, err = proc.communicate()
+        if proc.returncode != 0:
+            print(out[-3000:], err[-3000:])
             return 1
-        print(f"{s}: reference run {time.perf_counter() - t0:.1f} s")
+        total = time.perf_counter() - t0
+        last = train.latest_checkpoint(os.path.join(ref, "checkpoints"))
+        final_step = int(train.load_checkpoint(last).get_tensor("optimizer/iterations"))
+        timing[s] = (first or total / 2, total, final_step)
+        print(f"{s}: reference run {total:.1f} s (first checkpoint after {timing[s][0]:.1f} s, "
+              f"{final_step} optimizer steps)")
     during_write = finished_early = before_first_save = k = 0
     last_step = {s: None for s in scenarios}
     while k < a.kills:
@@ -141,7 +156,11 @@ def main(argv=None) -> int:
         victim = os.path.join(work, s, "killed")
         proc = subprocess.Popen(command(s, victim, resume=True), stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, env=env)
-        delay = rng.uniform(a.min_delay, a.max_delay)
+        first, total, final_step = timing[s]
+        if rng.random() < 0.3:  # while starting, restoring and resuming, before the first new checkpoint
+            delay = rng.uniform(max(a.min_delay, first - 1.5), first + 0.2)
+        else:  # while training: every resume re-starts, so each of these makes some progress
+            delay = rng.uniform(first, max(first + 0.5, first + (total - first) * a.span))
         try:
             proc.wait(timeout=delay)
             finished_early += 1  # finished before the kill: start over so that later kills still hit training
@@ -168,6 +187,13 @@ def main(argv=None) -> int:
         k += 1
         notes = ("; killed during a checkpoint write" if leftovers else "") + (
             "; no new checkpoint since the last kill (killed while starting or resuming)" if early else "")
+        remaining = len(range(k, a.kills, len(scenarios)))  # kills still to come for this scenario
+        if step == final_step and remaining >= 2:  # it trained to the end: start it over so kills hit training
+            import shutil
+
+            shutil.rmtree(victim)
+            last_step[s] = None
+            notes += "; training had finished: its folder starts over"
         print(f"kill {k:2d} [{s}]: after {delay:.2f} s; latest checkpoint {os.path.basename(latest or '-')} "
               f"(optimizer step {step}) loads{notes}")
     ok = True

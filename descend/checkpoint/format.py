@@ -486,9 +486,9 @@ def check_manifest(manifest, mpath: str) -> int:
                               f"{SCHEMA_VERSION}. Upgrade descend to read it")
     if version < SCHEMA_VERSION:
         raise CheckpointError(f"{mpath}: written with checkpoint schema {version} (keys were variable names); this "
-                              f"descend keys checkpoints by object structure (schema {SCHEMA_VERSION}). Re-save it "
-                              "with the descend that wrote it, or read its tensors by name with "
-                              "descend.compat.v1.train.Saver")
+                              f"descend reads schema {SCHEMA_VERSION}, keyed by object structure. Load it with the "
+                              "descend that wrote it and save it again (Checkpoint, or compat.v1.train.Saver to "
+                              "keep name keys)")
     for field in ("tensors", "objects", "tensors_file"):
         if not isinstance(manifest.get(field), dict):
             raise _corrupt(mpath, field, f"is missing or not an object (found {type(manifest.get(field)).__name__})")
