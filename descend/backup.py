@@ -106,6 +106,9 @@ class BackupAndRestore(Callback):
             self.model._restored_checkpoint = checkpoint if checkpoint.pending else None
 
     def _save(self, epoch, step, iterator_state, data_epoch=None):
+        if iterator_state is None and data_epoch is None:  # at an epoch's end: the finished epoch's iterator
+            it = (getattr(self.model, "_fit_position", None) or {}).get("iterator")
+            data_epoch = it.get_state() if it is not None and hasattr(it, "get_state") else None
         # the learning rate the last step logged: a run resumed mid-way through an accumulation cycle logs
         # it (as the uninterrupted run does) until its next real update
         lr = (getattr(self.model, "_fit_position", None) or {}).get("learning_rate")
@@ -121,10 +124,7 @@ class BackupAndRestore(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if self.save_freq == "epoch":
-            pos = getattr(self.model, "_fit_position", None) or {}
-            iterator = pos.get("iterator")
-            finished = iterator.get_state() if iterator is not None and hasattr(iterator, "get_state") else None
-            self._save(epoch + 1, 0, None, finished)
+            self._save(epoch + 1, 0, None)
 
     def on_train_end(self, logs=None):
         if self._manager is not None:

@@ -316,7 +316,7 @@ def test_manager_numbering_max_to_keep_and_reopen(tmp_path):
         manager.save()
     names = [os.path.basename(p) for p in manager.checkpoints]
     assert names == ["ckpt-3", "ckpt-4"]
-    assert sorted(os.listdir(tmp_path)) == [".lock", "checkpoint.json", "ckpt-3", "ckpt-4"]
+    assert sorted(os.listdir(tmp_path)) == [".lock", ".manager", "checkpoint.json", "ckpt-3", "ckpt-4"]
     assert train.latest_checkpoint(tmp_path) == str(tmp_path / "ckpt-4")
 
     # a new process: reopen, restore the latest, keep numbering
@@ -387,7 +387,7 @@ def test_crash_at_directory_rename_keeps_previous(tmp_path, monkeypatch):
     with pytest.raises(Crash):
         manager.save()
     monkeypatch.undo()
-    assert sorted(os.listdir(tmp_path)) == [".lock", "checkpoint.json", "ckpt-1"]
+    assert sorted(os.listdir(tmp_path)) == [".lock", ".manager", "checkpoint.json", "ckpt-1"]
     _assert_previous_is_latest(tmp_path, first, manager)
 
 
@@ -436,7 +436,7 @@ def test_leftover_tmp_directory_is_ignored_and_cleaned(tmp_path):
     assert train.latest_checkpoint(tmp_path) == first
     manager.close()
     train.CheckpointManager(manager.checkpoint, tmp_path)
-    assert sorted(os.listdir(tmp_path)) == [".lock", "checkpoint.json", "ckpt-1"]
+    assert sorted(os.listdir(tmp_path)) == [".lock", ".manager", "checkpoint.json", "ckpt-1"]
 
 
 def test_replacing_a_checkpoint_is_atomic(tmp_path, monkeypatch):

@@ -44,8 +44,10 @@ SCENARIOS = {
 
 
 def command(scenario, out, resume=False):
+    """The scenario's command; ``--resume`` only for a started run (``descend train`` refuses a folder
+    without its config.json), so the first run of a folder starts it, as a user would."""
     cmd = [sys.executable, *SCENARIOS[scenario], "--out", out]
-    if resume and scenario != "dropout":
+    if resume and scenario != "dropout" and os.path.exists(os.path.join(out, "config.json")):
         cmd.append("--resume")
     return cmd
 
@@ -132,7 +134,7 @@ def main(argv=None) -> int:
     for s in scenarios:
         ref = os.path.join(work, s, "reference")
         t0 = time.perf_counter()
-        proc = subprocess.Popen(command(s, ref, resume=True), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        proc = subprocess.Popen(command(s, ref), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, env=env)
         first = None
         while proc.poll() is None:  # when does the first checkpoint appear: how long starting takes

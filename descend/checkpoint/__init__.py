@@ -38,6 +38,15 @@ from .errors import (
 )
 from .manager import CheckpointManager, latest_checkpoint
 from .reader import CheckpointReader, list_variables, load_checkpoint
+from .format import (  # the file names and format tags, for tools that inspect checkpoint folders
+    FORMAT,
+    INDEX_FILE,
+    INDEX_FORMAT,
+    LOCK_FILE,
+    MANIFEST_FILE,
+    SCHEMA_VERSION,
+    TENSORS_FILE,
+)
 from .saver import Saver  # registers the live-variable hook that Saver(var_list=None) reads
 
 __all__ = [

@@ -59,6 +59,7 @@ TENSORS_FILE = "tensors.safetensors"
 MANIFEST_FILE = "manifest.json"
 INDEX_FILE = "checkpoint.json"
 LOCK_FILE = ".lock"
+MANAGER_FILE = ".manager"  # the token a CheckpointManager marks its checkpoints with (rotation deletes only those)
 TMP_PREFIX = ".tmp-"
 #: the largest manifest or index read (bytes); they hold shapes, checksums and small JSON states
 MAX_MANIFEST_BYTES = 64 * 2**20

@@ -1,13 +1,13 @@
 """``CheckpointManager``: numbered checkpoints in a directory (``tf.train.CheckpointManager``).
 
-The directory holds ``<name>-<N>`` checkpoints and the index
-``checkpoint.json`` (its format, a random token identifying the manager's
-directory, and the kept checkpoints, oldest first). A manager that saves holds
+The directory holds ``<name>-<N>`` checkpoints, the index ``checkpoint.json``
+(its format and the kept checkpoints, oldest first) and ``.manager`` (a random
+token its checkpoints carry in their manifests). A manager that saves holds
 an advisory lock on the directory (``.lock``): a second writer gets a
 :class:`CheckpointLockedError` instead of silently deleting the first one's
 temporary folders. Rotation deletes only directories this manager wrote: a
 real directory (not a link) named ``<name>-<N>`` whose manifest carries the
-index's token; an index edited to list anything else deletes nothing. A
+directory's token (``.manager``); an index edited to list anything else deletes nothing. A
 read-only directory can still be opened and restored from.
 
 Example:
@@ -37,6 +37,7 @@ from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedE
 from .format import (
     INDEX_FILE,
     INDEX_FORMAT,
+    MANAGER_FILE,
     MANIFEST_FILE,
     SCHEMA_VERSION,
     TMP_PREFIX,
@@ -44,6 +45,7 @@ from .format import (
     atomic_replace_file,
     cleanup_tmp,
     is_checkpoint_dir,
+    open_regular,
     read_json_file,
     remove_tree,
 )
@@ -54,13 +56,24 @@ __all__ = ["CheckpointManager", "latest_checkpoint"]
 _NAME_RE = re.compile(r"^[A-Za-z0-9_\-][A-Za-z0-9_.\-]*-\d+$")
 
 
+def _read_token(directory: str) -> str | None:
+    """The directory's manager token (``.manager``), or None."""
+    try:
+        f, size = open_regular(directory, MANAGER_FILE, "manager token")
+    except (FileNotFoundError, CheckpointError):
+        return None
+    with f:
+        token = f.read(64).decode("ascii", "replace").strip()
+    return token if re.fullmatch(r"[0-9a-f]{32}", token) else None
+
+
 def _read_index(directory: str) -> tuple[list[dict], str | None]:
-    """The index's entries (plain names of existing-looking checkpoints only) and its token."""
+    """The index's entries (plain names of existing-looking checkpoints only) and the directory's token."""
     ipath = os.path.join(directory, INDEX_FILE)
     try:
         index = read_json_file(directory, INDEX_FILE, "checkpoint index", limit=16 * 2**20)
     except FileNotFoundError:
-        return [], None
+        return [], _read_token(directory)
     except CheckpointCorruptedError as e:
         raise CheckpointCorruptedError(f"{e}; delete {ipath} to start a new index (the checkpoint directories are "
                                        "untouched)", [INDEX_FILE]) from None
@@ -72,9 +85,8 @@ def _read_index(directory: str) -> tuple[list[dict], str | None]:
                                                 for e in entries):
         raise CheckpointCorruptedError(f"{ipath}: field 'checkpoints' must be a list of objects with a string "
                                        f"'name'; found {short(entries)}", ["checkpoints"])
-    token = index.get("token")
-    token = token if isinstance(token, str) and re.fullmatch(r"[0-9a-f]{32}", token) else None
-    return [{"name": e["name"], "time": e.get("time")} for e in entries if _NAME_RE.match(e["name"])], token
+    return [{"name": e["name"], "time": e.get("time")} for e in entries if _NAME_RE.match(e["name"])], \
+        _read_token(directory)
 
 
 def latest_checkpoint(directory) -> str | None:
@@ -105,7 +117,7 @@ def _moved_aside(directory: str, name: str) -> str | None:
 
 
 def _written_by(path: str, token: str | None) -> bool:
-    """Whether ``path`` is a checkpoint directory a manager with ``token`` wrote (its marker)."""
+    """Whether ``path`` is a checkpoint directory a manager of this directory wrote (its token)."""
     if token is None or not is_checkpoint_dir(path):
         return False
     try:
@@ -197,7 +209,10 @@ class CheckpointManager:
         cleanup_tmp(self._directory)  # nobody else writes here now: what a .tmp-* holds is a dead write's
         entries, token = _read_index(self._directory)
         self._entries = [e for e in entries if is_checkpoint_dir(os.path.join(self._directory, e["name"]))]
-        self._token = token or secrets.token_hex(16)
+        if token is None:  # the first writer here: the token its checkpoints carry (an index rebuilt by a
+            token = secrets.token_hex(16)  # tool keeps it: it lives in its own file)
+            atomic_replace_file(os.path.join(self._directory, MANAGER_FILE), token.encode("ascii"))
+        self._token = token
 
     def close(self) -> None:
         """Release the directory's lock (another process may write to it then)."""
@@ -228,8 +243,8 @@ class CheckpointManager:
         drop = []
         if self._max_to_keep is not None and len(entries) > self._max_to_keep:
             drop, entries = entries[:-self._max_to_keep], entries[-self._max_to_keep:]
-        index = {"format": INDEX_FORMAT, "schema_version": SCHEMA_VERSION, "token": self._token,
-                 "latest": entries[-1]["name"], "checkpoints": entries}
+        index = {"format": INDEX_FORMAT, "schema_version": SCHEMA_VERSION, "latest": entries[-1]["name"],
+                 "checkpoints": entries}
         atomic_replace_file(os.path.join(self._directory, INDEX_FILE), json.dumps(index, indent=1).encode("utf-8"))
         self._entries = entries
         for e in drop:  # durable index first; then delete only what this manager wrote
