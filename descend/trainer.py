@@ -334,8 +334,9 @@ class Trainer:
             else:
                 for m in self.metrics:
                     m.reset_state()
-                if resume is not None and hasattr(train, "_set_next_epoch"):
-                    train._set_next_epoch(epoch)  # restored at an epoch's start: that epoch's order, not epoch 0's
+                if resume is not None and resume.get("data_epoch") is None and hasattr(train, "_set_next_epoch"):
+                    # restored at an epoch's start with no saved data position: that epoch's order, not epoch 0's
+                    train._set_next_epoch(epoch)
                 iterator = iter(train)
             resume = None
             self._fit_position = {"epoch": epoch, "step": first_step, "iterator": iterator}
@@ -374,6 +375,8 @@ class Trainer:
     def _build_like(self, x) -> None:
         """Create the model's variables by calling it (inference mode) on one example of ``x``
         (arrays or Tensors; a Dataset is left alone: reading it would move its epoch counter)."""
+        from .framework.tensor import Tensor
+
         if isinstance(x, Dataset) or x is None:
             return
         first = x[:1] if isinstance(x, (np.ndarray, Tensor)) else None

@@ -36,8 +36,6 @@ from .errors import (
     CheckpointMismatchError,
     RestoreReport,
 )
-from .manager import CheckpointManager, latest_checkpoint
-from .reader import CheckpointReader, list_variables, load_checkpoint
 from .format import (  # the file names and format tags, for tools that inspect checkpoint folders
     FORMAT,
     INDEX_FILE,
@@ -47,10 +45,13 @@ from .format import (  # the file names and format tags, for tools that inspect 
     SCHEMA_VERSION,
     TENSORS_FILE,
 )
+from .manager import CheckpointManager, latest_checkpoint
+from .reader import CheckpointReader, list_variables, load_checkpoint
 from .saver import Saver  # registers the live-variable hook that Saver(var_list=None) reads
 
 __all__ = [
     "Checkpoint", "CheckpointManager", "CheckpointReader", "RestoreReport", "CheckpointError",
     "CheckpointCorruptedError", "CheckpointMismatchError", "CheckpointLockedError", "latest_checkpoint",
-    "load_checkpoint", "list_variables", "Saver",
+    "load_checkpoint", "list_variables", "Saver", "FORMAT", "INDEX_FILE", "INDEX_FORMAT", "LOCK_FILE",
+    "MANIFEST_FILE", "SCHEMA_VERSION", "TENSORS_FILE",
 ]
