@@ -9,6 +9,7 @@ it may be a view into a larger buffer (an optimizer's flat arena).
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import threading
 
@@ -25,6 +26,7 @@ __all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "uni
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-/]+$")
 _state = threading.local()
 _taken_names: set[str] = set()
+_next_suffix: dict[str, int] = {}  # base name -> the next suffix to try: reserving a name is O(1) amortized
 _taken_lock = threading.Lock()
 #: called with each new Variable (the checkpoint layer registers its deferred-restore claim here)
 creation_hooks: list = []
@@ -79,13 +81,23 @@ def no_name_scope():
 
 
 def unique_name(name: str) -> str:
-    """Reserve ``name`` or, if taken, the first free ``name_1``, ``name_2``..."""
+    """Reserve ``name`` or, if taken, the first free ``name_1``, ``name_2``...
+
+    Names are only released all at once (:func:`clear_session`), so the next free
+    suffix of each base name only grows: it is kept per base name, and reserving
+    costs O(1) however many names were taken before.
+    """
     with _taken_lock:
-        candidate, i = name, 0
-        while candidate in _taken_names:
+        if name not in _taken_names:
+            _taken_names.add(name)
+            return name
+        i = _next_suffix.get(name, 1)
+        candidate = f"{name}_{i}"
+        while candidate in _taken_names:  # taken directly (a name that ends in _<i> itself)
             i += 1
             candidate = f"{name}_{i}"
         _taken_names.add(candidate)
+        _next_suffix[name] = i + 1
         return candidate
 
 
@@ -93,6 +105,17 @@ def clear_session() -> None:
     """Forget every reserved variable name (as ``keras.backend.clear_session``)."""
     with _taken_lock:
         _taken_names.clear()
+        _next_suffix.clear()
+
+
+def _after_fork_in_child() -> None:
+    # a fork while another thread held the lock would leave it locked forever in the child
+    global _taken_lock
+    _taken_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class _VariableOp:

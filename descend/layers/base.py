@@ -61,6 +61,7 @@ _LAYER_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
 _context = threading.local()
 _weight_hooks: list = []
+_build_hooks: list = []
 _KERAS3_ADD_WEIGHT = ("shape", "initializer", "dtype", "trainable", "autocast", "regularizer", "constraint",
                       "aggregation", "name")
 _KERAS2_ADD_WEIGHT = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "constraint")
@@ -114,6 +115,15 @@ def register_weight_hook(fn) -> None:
         raise TypeError(f"register_weight_hook expects a callable. Received: {fn!r}")
     if fn not in _weight_hooks:
         _weight_hooks.append(fn)
+
+
+def register_build_hook(fn) -> None:
+    """Call ``fn(layer)`` after every ``build`` (as :func:`register_weight_hook`, for Variables a
+    build assigns as attributes rather than creating with ``add_weight``)."""
+    if not callable(fn):
+        raise TypeError(f"register_build_hook expects a callable. Received: {fn!r}")
+    if fn not in _build_hooks:
+        _build_hooks.append(fn)
 
 
 def _training_stack() -> list:
@@ -206,6 +216,7 @@ class Layer:
         self = super().__new__(cls)
         # state that exists even before (or without) Layer.__init__
         object.__setattr__(self, "_own_weights", [])
+        object.__setattr__(self, "_weight_names", {})  # id(weight) -> the name given to add_weight (checkpoint paths)
         object.__setattr__(self, "_regularized", [])
         object.__setattr__(self, "_call_losses", [])
         object.__setattr__(self, "_loss_fns", [])
@@ -475,6 +486,7 @@ class Layer:
             var = Variable(lambda: init(shape, dtype=d), name=name or "variable", trainable=trainable, dtype=d,
                            constraint=con)
         self._own_weights.append(var)
+        self._weight_names[id(var)] = name or "variable"
         if reg is not None:
             self._regularized.append((var, reg))
         for hook in list(_weight_hooks):
@@ -654,6 +666,8 @@ def _wrap_build(build):
         with self._own_name_scope():
             result = build(self, *args, **kwargs)
         self.built = True
+        for hook in list(_build_hooks):  # e.g. checkpoint values waiting for Variables made in build
+            hook(self)
         return result
 
     wrapped._descend_build = True

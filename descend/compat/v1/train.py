@@ -34,7 +34,7 @@ from ...optimizers.sgd import sgd_update
 
 __all__ = [
     "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer", "AggregationMethod", "GradientDescentOptimizer",
-    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer",
+    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer", "Saver",  # noqa: F822 (module __getattr__)
 ]
 
 
@@ -338,3 +338,12 @@ class AdagradDecayOptimizer(Optimizer, AdagradDecay):
         if self._global_step is not None:
             step = int(self._global_step.numpy())
         return super().coefficients(step, hyper, dtype)
+
+
+def __getattr__(name):
+    # TF 1's name-keyed Saver lives with the checkpoints (a layer above the optimizers)
+    if name == "Saver":
+        from ...checkpoint.saver import Saver
+
+        return Saver
+    raise AttributeError(f"module 'descend.compat.v1.train' has no attribute '{name}'")
