@@ -181,7 +181,7 @@ def test_history_stays_bounded(monkeypatch):
     init, batches = _batches(6, "float64")
     a, b = ds.Variable(init, name="a"), ds.Variable(init, name="b")
     oa, ob = O.Adam(0.1, sparse_updates="exact"), O.Adam(0.1, sparse_updates="exact_lazy")
-    for idx, vals in batches:
+    for _, vals in batches:
         g = ds.IndexedSlices(ds.constant(vals[:1]), ds.constant(np.array([0])), (ROWS, WIDTH))  # row 0 only
         oa.apply_gradients([(g, a)])
         ob.apply_gradients([(g, b)])
