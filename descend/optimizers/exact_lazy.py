@@ -17,6 +17,15 @@ embedding lookup, ``numpy()``, a checkpoint) it is *caught up* over the steps it
 
 The result equals the ``"exact"`` run whenever it is read. :class:`TableState` is the
 bookkeeping; the base class applies the catch-up (``Optimizer.flush()`` catches up every row).
+
+Example:
+    >>> import numpy as np, descend as ds
+    >>> table = ds.Variable(np.ones((4, 1), np.float32), name="table")
+    >>> opt = ds.optimizers.SGD(0.1, momentum=0.5, sparse_updates="exact_lazy")
+    >>> for row in (0, 1):
+    ...     _ = opt.apply_gradients([(ds.IndexedSlices(ds.constant([[1.0]]), ds.constant([row]), (4, 1)), table)])
+    >>> table.numpy()[:, 0].round(4)   # row 0 kept moving at step 2 (momentum -0.05), caught up when read
+    array([0.85, 0.9 , 1.  , 1.  ], dtype=float32)
 """
 
 from __future__ import annotations
