@@ -367,6 +367,9 @@ class Trainer:
                 print(f"epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4g}" for k, v in epoch_logs.items()))
             if self.stop_training:
                 break
+        flush = getattr(self.optimizer, "flush", None)
+        if flush is not None:  # sparse_updates="exact_lazy": every row up to date when fit returns
+            flush()
         cb.on_train_end(logs)
         self._fit_position = None
         self.history = history

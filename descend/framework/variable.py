@@ -151,7 +151,7 @@ class Variable(ArrayLike):
         array([1.5, 2.5], dtype=float32)
     """
 
-    __slots__ = ("_value", "_name", "_trainable", "_constraint", "_version", "__weakref__")
+    __slots__ = ("_value", "_name", "_trainable", "_constraint", "_version", "_before_read", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, initial_value, name: str | None = None, trainable: bool = True, dtype=None,
@@ -176,6 +176,7 @@ class Variable(ArrayLike):
         self._trainable = bool(trainable)
         self._constraint = constraint
         self._version = 0
+        self._before_read = None
         for hook in creation_hooks:
             hook(self)
 
@@ -215,6 +216,8 @@ class Variable(ArrayLike):
 
     def read_value(self) -> Tensor:
         """A Tensor snapshot of the current value (later updates do not show in it)."""
+        if self._before_read is not None:
+            self._before_read(self, None)
         return _ops.read(self)
 
     def value(self) -> Tensor:
@@ -222,7 +225,39 @@ class Variable(ArrayLike):
         return self.read_value()
 
     def numpy(self) -> np.ndarray:
+        if self._before_read is not None:
+            self._before_read(self, None)
         return self._value.copy()
+
+    # -- the read hook ------------------------------------------------------------
+    def set_before_read(self, callback) -> None:
+        """Register ``callback(variable, rows)`` to run before the value is read or written, or None to remove it.
+
+        An optimizer that defers work on some rows (``sparse_updates="exact_lazy"``) registers one
+        while rows are behind: ``numpy()``, ``read_value()``, the ``assign*`` and ``scatter_*``
+        methods and ``repr`` call it with ``rows=None`` (bring every row up to date); an embedding
+        lookup calls :meth:`before_read_rows` with the rows it reads. With no callback (the usual
+        case) a read costs one attribute test.
+        """
+        if callback is not None and not callable(callback):
+            raise TypeError(f"the before-read callback of variable '{self._name}' must be callable or None. "
+                            f"Received: {callback!r}")
+        self._before_read = callback
+
+    def before_read_rows(self, rows) -> None:
+        """Run the before-read callback for the rows ``rows`` only (an integer array; a lookup's ids)."""
+        if self._before_read is not None:
+            self._before_read(self, rows)
+
+    def before_read(self) -> None:
+        """Run the before-read callback for the whole value (nothing when none is registered)."""
+        if self._before_read is not None:
+            self._before_read(self, None)
+
+    def __array__(self, dtype=None, copy=None):
+        if self._before_read is not None:
+            self._before_read(self, None)
+        return super().__array__(dtype, copy)
 
     # -- mutation (each bumps _version) ----------------------------------------
     def _coerce(self, value, what: str) -> np.ndarray:
@@ -243,6 +278,8 @@ class Variable(ArrayLike):
 
     def assign(self, value, use_locking: bool = False, name=None, read_value: bool = True):
         """Overwrite the value in place; shape and dtype must match (``use_locking``, ``name``: TF's, accepted)."""
+        if self._before_read is not None:
+            self._before_read(self, None)
         arr = self._coerce(value, "assign")
         self._value[...] = arr
         self._version += 1
@@ -250,6 +287,8 @@ class Variable(ArrayLike):
 
     def assign_add(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var += delta`` in place."""
+        if self._before_read is not None:
+            self._before_read(self, None)
         arr = self._coerce(delta, "assign_add")
         np.add(self._value, arr, out=self._value)
         self._version += 1
@@ -257,6 +296,8 @@ class Variable(ArrayLike):
 
     def assign_sub(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var -= delta`` in place."""
+        if self._before_read is not None:
+            self._before_read(self, None)
         arr = self._coerce(delta, "assign_sub")
         np.subtract(self._value, arr, out=self._value)
         self._version += 1
@@ -280,6 +321,8 @@ class Variable(ArrayLike):
     def scatter_add(self, sparse_delta):
         """Add ``sparse_delta.values`` into the rows ``sparse_delta.indices`` (repeats add up)."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_add")
+        if self._before_read is not None:
+            self._before_read(self, None)
         np.add.at(self._value, idx, vals)
         self._version += 1
         return self
@@ -287,6 +330,8 @@ class Variable(ArrayLike):
     def scatter_sub(self, sparse_delta):
         """Subtract ``sparse_delta.values`` from the rows ``sparse_delta.indices``."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_sub")
+        if self._before_read is not None:
+            self._before_read(self, None)
         np.subtract.at(self._value, idx, vals)
         self._version += 1
         return self
@@ -294,6 +339,8 @@ class Variable(ArrayLike):
     def scatter_update(self, sparse_delta):
         """Overwrite the rows ``sparse_delta.indices`` (for repeats, the last wins)."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_update")
+        if self._before_read is not None:
+            self._before_read(self, None)
         self._value[idx] = vals
         self._version += 1
         return self
@@ -304,4 +351,24 @@ class Variable(ArrayLike):
 
     # -- Python protocol -------------------------------------------------------
     def __repr__(self):
+        if self._before_read is not None:
+            self._before_read(self, None)
         return f"<descend.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, numpy={self._value!r}>"
+
+
+@contextlib.contextmanager
+def rows_read(variable, rows):
+    """Bring the rows ``rows`` of ``variable`` up to date (its before-read callback), then read it
+    without the whole-value callback inside the block (an embedding lookup reads only those rows)."""
+    hook = getattr(variable, "_before_read", None)
+    if hook is None:
+        yield
+        return
+    hook(variable, rows)
+    current = variable._before_read  # the callback may have removed itself (nothing left behind)
+    variable._before_read = None
+    try:
+        yield
+    finally:
+        if variable._before_read is None:
+            variable._before_read = current

@@ -81,7 +81,8 @@ class Item:
     grad: np.ndarray | None        # dense gradient (None for a sparse item)
     indices: np.ndarray | None     # unique sorted rows of a sparse gradient
     values: np.ndarray | None      # their summed values
-    path: str                      # "dense", "rows" (touched rows only) or "densify" (exact sparse, scattered)
+    path: str                      # "dense", "rows" (touched rows only), "densify" (exact sparse, scattered) or
+    #                                "exact_lazy" (touched rows, first caught up over the steps they skipped)
     decay: dict | None             # weight-decay coefficients (None: no decay)
     decay_all_rows: bool = False   # exact sparse with a zero-is-identity rule: decay every row, update the touched
     constrained: tuple | None = None  # (new param, new slots) precomputed when the variable has a constraint
@@ -309,6 +310,9 @@ def items(opt, pairs, hyper, decay_of) -> list:
         idx, vals = g.indices._value, g.values._value
         if opt.sparse_updates == "lazy":
             out.append(Item(var, None, idx, vals, "rows", decay))
+        elif opt.sparse_updates == "exact_lazy":
+            # exact at the touched rows' cost: they are caught up over the steps they skipped, then updated
+            out.append(Item(var, None, idx, vals, "exact_lazy", decay))
         elif opt.rule_kind == "elementwise" and opt.zero_grad_is_identity:
             # exact == the touched rows, since a zero gradient changes nothing; the decay still covers every row
             out.append(Item(var, None, idx, vals, "rows", decay, decay_all_rows=decay is not None))
