@@ -14,6 +14,7 @@ from .create import create_optimizer
 from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
+from .loss_scale import LossScaleOptimizer
 from .multi import MultiOptimizer
 from .nadam import Nadam
 from .rmsprop import RMSprop
@@ -22,7 +23,7 @@ from .sgd import SGD
 
 __all__ = [
     "SGD", "Adadelta", "Adagrad", "AdagradDecay", "Adam", "AdamW", "AdamWeightDecay", "Adamax", "Ftrl",
-    "GradientAccumulator", "Lamb", "LearningRateSchedule", "Lion", "MultiOptimizer", "Nadam", "Optimizer",
+    "GradientAccumulator", "Lamb", "LearningRateSchedule", "Lion", "LossScaleOptimizer", "MultiOptimizer", "Nadam", "Optimizer",
     "RMSprop", "Slot", "StepState", "create_optimizer", "get", "keras3", "legacy", "schedules",
 ]
 
