@@ -53,10 +53,10 @@ class LossScaleOptimizer:
         ...                                        dynamic_growth_steps=2)
         >>> with ds.GradientTape() as tape:
         ...     scaled = opt.scale_loss(ds.reduce_sum(w * w))
-        >>> opt.apply_gradients(zip(tape.gradient(scaled, [w]), [w]))  # gradient 16 / 8 = 2
+        >>> _ = opt.apply_gradients(zip(tape.gradient(scaled, [w]), [w]))  # gradient 16 / 8 = 2
         >>> w.numpy(), float(opt.dynamic_scale)
         (array([0.], dtype=float32), 8.0)
-        >>> opt.apply_gradients([(ds.constant([float("inf")]), w)])  # skipped; the scale halves
+        >>> _ = opt.apply_gradients([(ds.constant([float("inf")]), w)])  # skipped; the scale halves
         >>> w.numpy(), float(opt.dynamic_scale), int(opt.iterations)
         (array([0.], dtype=float32), 4.0, 1)
     """
