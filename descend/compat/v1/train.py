@@ -33,8 +33,9 @@ from ...optimizers.rmsprop import RMSprop, centered_rmsprop_momentum_update, rms
 from ...optimizers.sgd import sgd_update
 
 __all__ = [
-    "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer", "AggregationMethod", "GradientDescentOptimizer",
-    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer",
+    "AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer",
+    "AggregationMethod", "FtrlOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer",
+    "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer", "RMSPropOptimizer",
 ]
 
 
@@ -338,3 +339,11 @@ class AdagradDecayOptimizer(Optimizer, AdagradDecay):
         if self._global_step is not None:
             step = int(self._global_step.numpy())
         return super().coefficients(step, hyper, dtype)
+
+
+# one module per optimizer; they build on Optimizer above
+from .adadelta import AdadeltaOptimizer  # noqa: E402
+from .adagrad_da import AdagradDAOptimizer  # noqa: E402
+from .ftrl import FtrlOptimizer  # noqa: E402
+from .proximal_adagrad import ProximalAdagradOptimizer  # noqa: E402
+from .proximal_gradient_descent import ProximalGradientDescentOptimizer  # noqa: E402
