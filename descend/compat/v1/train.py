@@ -35,7 +35,8 @@ from ...optimizers.sgd import sgd_update
 __all__ = [
     "AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer",
     "AggregationMethod", "FtrlOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer",
-    "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer", "RMSPropOptimizer",
+    "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer", "RMSPropOptimizer", "get_global_step",
+    "get_or_create_global_step",
 ]
 
 
@@ -347,3 +348,21 @@ from .adagrad_da import AdagradDAOptimizer  # noqa: E402
 from .ftrl import FtrlOptimizer  # noqa: E402
 from .proximal_adagrad import ProximalAdagradOptimizer  # noqa: E402
 from .proximal_gradient_descent import ProximalGradientDescentOptimizer  # noqa: E402
+from .variables import GraphKeys, add_to_collection, get_collection  # noqa: E402
+
+
+def get_global_step(graph=None):
+    """The live global-step Variable (collection ``GraphKeys.GLOBAL_STEP``), or None."""
+    steps = get_collection(GraphKeys.GLOBAL_STEP)
+    if len(steps) > 1:
+        raise TypeError(f"There are {len(steps)} global step Variables in GraphKeys.GLOBAL_STEP; expected one")
+    return steps[0] if steps else None
+
+
+def get_or_create_global_step(graph=None):
+    """The global step: a scalar int64 non-trainable Variable named ``global_step``, created once."""
+    step = get_global_step()
+    if step is None:
+        step = Variable(np.int64(0), name="global_step", trainable=False)
+        add_to_collection(GraphKeys.GLOBAL_STEP, step)
+    return step
