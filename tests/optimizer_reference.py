@@ -1125,6 +1125,39 @@ SPARSE = {
 }
 
 
+def adafactor(var, grads, *, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3,
+              clip_threshold=1.0, relative_step=True, lr_schedule=None, weight_decay=None, clipnorm=None,
+              clipvalue=None, global_clipnorm=None) -> dict:
+    # Keras 3 keras/src/optimizers/adafactor.py. t = it + 1:
+    # rho_t = min(lr, 1/sqrt(t)) (lr capped the same way first when relative_step and no schedule)
+    # alpha_t = max(eps2, rms(w)) rho_t ; G = g^2 + eps1 ; b = 1 - t^beta_2_decay
+    # rank >= 2: r = b r + (1-b) mean(G, -1) ; c = b c + (1-b) mean(G, -2) ; v = (r / mean(r, -1))[..., None] c[..., None, :]
+    # else:      v = b v + (1-b) G
+    # u = g / sqrt(v) ; u_hat = u / max(1, rms(u) / clip_threshold) ; w -= alpha_t u_hat
+    w = _f64(var)
+    v = np.zeros_like(w)
+    factored = w.ndim >= 2
+    r = np.zeros(w.shape[:-1]) if factored else np.zeros(())
+    c = np.zeros(w.shape[:-2] + w.shape[-1:]) if factored else np.zeros(())
+    for _it, t, lr, g in _keras_steps(w, grads, learning_rate, lr_schedule, weight_decay, clipnorm, clipvalue,
+                                      global_clipnorm):
+        if relative_step and lr_schedule is None:
+            lr = min(lr, 1.0 / np.sqrt(t))
+        rho = min(lr, 1.0 / np.sqrt(t))
+        alpha = max(epsilon_2, np.sqrt(np.mean(w * w))) * rho
+        big_g = g * g + epsilon_1
+        b = 1.0 - float(t) ** beta_2_decay
+        if factored:
+            r = b * r + (1.0 - b) * big_g.mean(axis=-1)
+            c = b * c + (1.0 - b) * big_g.mean(axis=-2)
+            v = (r / r.mean(axis=-1, keepdims=True))[..., None] * c[..., None, :]
+        else:
+            v = b * v + (1.0 - b) * big_g
+        u = g / np.sqrt(v)
+        w -= alpha * (u / max(1.0, np.sqrt(np.mean(u * u)) / clip_threshold))
+    return {"var": w, "velocity": v, "r": r, "c": c}
+
+
 # ----------------------------------------------------------------------------
 # TF1 optimizers added with issue 17 (tensorflow/python/training/{ftrl,adadelta,
 # proximal_adagrad,proximal_gradient_descent,adagrad_da}.py; kernels Apply*/SparseApply*

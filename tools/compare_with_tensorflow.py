@@ -369,6 +369,7 @@ def _keras_cases() -> list[Case]:
     FTRL = (("accumulator", "_accumulators"), ("linear", "_linears"))
     LION = (("momentum", "_momentums"),)
     LAMB = (("momentum", "_momentums"), ("velocity", "_velocities"))
+    ADAFACTOR = (("v", "_v"),)  # descend keeps r and c broadcast to the variable's shape; v is the same
     WD = (("adamw-decay-order", "any"),)
 
     add("keras/sgd", "SGD", (), "exact", learning_rate=0.05)
@@ -394,10 +395,13 @@ def _keras_cases() -> list[Case]:
         learning_rate_power=-0.25, initial_accumulator_value=0.5, l1_regularization_strength=0.05)
     add("keras/lion", "Lion", LION, learning_rate=0.01, beta_1=0.8, beta_2=0.95)
     add("keras/lamb", "Lamb", LAMB, learning_rate=0.01)
+    add("keras/adafactor", "Adafactor", ADAFACTOR, "exact", learning_rate=0.05, clip_threshold=2.0)
+    add("keras/adafactor_no_relative_step", "Adafactor", ADAFACTOR, learning_rate=0.1, relative_step=False,
+        beta_2_decay=-0.5, epsilon_2=0.01)
     # default constructor arguments
     for name, slots in (("SGD", ()), ("Adam", ADAM), ("AdamW", ADAM), ("Adagrad", ADAGRAD), ("RMSprop", RMS),
                         ("Adadelta", ADADELTA), ("Adamax", ADAMAX), ("Nadam", NADAM), ("Ftrl", FTRL),
-                        ("Lion", LION), ("Lamb", LAMB)):
+                        ("Lion", LION), ("Lamb", LAMB), ("Adafactor", ADAFACTOR)):
         out.append(Case(f"keras/{name.lower()}(defaults)", "keras", getattr(O, name), getattr(K, name), {},
                         slots, defaults=True, f64_limit="keras-f32-cast",
                         limits=("tf-pow",) if name == "Ftrl" else (),
@@ -636,7 +640,10 @@ def run_tf(run: Run, data: Data):
     floatx = "float32" if case.floatx32 else run.dtype
     ctx = _keras_floatx(floatx) if case.family == "keras" else contextlib.nullcontext()
     with ctx:
-        variables = [tf.Variable(x, name=n) for x, n in zip(data.init, NAMES)]
+        # Keras 3's Adafactor.build names a placeholder after the variable (`backend.Variable(0, name=var.name)`),
+        # which refuses the '/' of a tf.Variable's name: give it names without one
+        names = [n.replace("/", "_") for n in NAMES] if case.tf_cls.__name__ == "Adafactor" else NAMES
+        variables = [tf.Variable(x, name=n) for x, n in zip(data.init, names)]
         opt = case.make_tf(np.dtype(run.dtype))
         traj = []
         for step in data.grads:
