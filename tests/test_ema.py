@@ -152,3 +152,15 @@ def test_ema_matches_keras():
     ko.finalize_variable_values([kv])
     do.finalize_variable_values([dv])
     np.testing.assert_array_equal(np.asarray(kv.numpy()), dv.numpy())
+
+
+def test_preview_leaves_the_averages_alone():
+    v0, grads = _grads(3)
+    for opt in (ds.optimizers.Adam(0.1, use_ema=True), ds.compat.v1.train.MomentumOptimizer(0.1, 0.5, use_ema=True)):
+        var = ds.Variable(v0.copy(), name="w")
+        opt.apply_gradients([(ds.constant(grads[0]), var)])
+        before = opt.get_slot(var, "average").numpy()
+        preview = opt.preview([(ds.constant(grads[1]), var)])
+        np.testing.assert_array_equal(opt.get_slot(var, "average").numpy(), before)
+        opt.apply_gradients([(ds.constant(grads[1]), var)])
+        np.testing.assert_array_equal(preview[var], var.numpy())

@@ -1000,6 +1000,7 @@ class Optimizer:
         owned = plan.variables + list(self.variables)
         saved = [(v, v._value.copy(), v._version) for v in owned]
         skipped, last = self.skipped_steps, self._last_hyper
+        averaged = {id(v) for v in plan.variables if "average" in self._slots[id(v)][1]}
         try:
             self.commit(plan)
             values = ByVariable((v.name, v.numpy()) for v in plan.variables)
@@ -1009,6 +1010,9 @@ class Optimizer:
             for v, value, version in saved:
                 v._value[...] = value
                 v._version = version
+            for v in plan.variables:  # moving averages the preview's ema stage created are not kept
+                if id(v) not in averaged:
+                    self._slots[id(v)][1].pop("average", None)
             self.skipped_steps, self._last_hyper = skipped, last
             plan.committed = False
         return (values, slot_values) if slots else values
