@@ -370,6 +370,9 @@ class Trainer:
         flush = getattr(self.optimizer, "flush", None)
         if flush is not None:  # sparse_updates="exact_lazy": every row up to date when fit returns
             flush()
+        finalize = getattr(self.optimizer, "finalize_variable_values", None)
+        if finalize is not None:  # use_ema: the averages replace the weights at the end of training (Keras)
+            finalize(self.trainable_variables)
         cb.on_train_end(logs)
         self._fit_position = None
         self.history = history

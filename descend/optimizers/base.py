@@ -168,6 +168,15 @@ class Optimizer:
             ``"skip"`` (the step changes nothing; ``skipped_steps`` counts it),
             ``"zero"`` (non-finite elements become 0) or ``"apply"`` (no check:
             the values are applied, as TensorFlow, Keras and PyTorch do).
+        use_ema: keep an exponential moving average of each variable the optimizer
+            updates (Keras 3): after every applied update,
+            ``average <- m * average + (1 - m) * var`` in the variable's dtype,
+            with ``m = ema_momentum`` (0 on the first update, and on a variable's
+            first update when its average is created then). The averages are
+            slots named ``average``: saved, restored and committed with the rest.
+        ema_momentum: the momentum ``m`` of the moving average, in [0, 1].
+        ema_overwrite_frequency: with ``use_ema``, every this many updates copy the
+            averages into the variables (None: only :meth:`finalize_variable_values` does).
         name: the optimizer's name (prefix of its ``iterations`` variable).
     """
 
@@ -205,6 +214,7 @@ class Optimizer:
     def __init__(self, learning_rate=0.001, *, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, sparse_updates: str | None = None,
                  gradient_accumulation_steps: int | None = None, on_nonfinite: str = "raise",
+                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
                  name: str | None = None, **kwargs):
         if isinstance(learning_rate, str):  # Keras 2 / TF spelling: Optimizer(name, **kwargs)
             name, learning_rate = learning_rate, kwargs.pop("learning_rate", None)
@@ -247,6 +257,10 @@ class Optimizer:
             raise ValueError("`on_nonfinite` must be 'raise', 'skip', 'zero' or 'apply'. "
                              f"Received: on_nonfinite={on_nonfinite!r}")
         self.on_nonfinite = on_nonfinite
+        _check_ema(use_ema, ema_momentum, ema_overwrite_frequency)
+        self.use_ema = bool(use_ema)
+        self.ema_momentum = float(ema_momentum)
+        self.ema_overwrite_frequency = None if ema_overwrite_frequency is None else int(ema_overwrite_frequency)
         self.skipped_steps = 0
         self.owner = None  # a MultiOptimizer routing variables to this optimizer
         with no_name_scope():
@@ -628,6 +642,34 @@ class Optimizer:
         self.commit(self.prepare(grads_and_vars, weight=weight))
         return self._iterations
 
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's ``apply(grads, trainable_variables)``: ``apply_gradients(zip(grads, trainable_variables))``.
+
+        Without ``trainable_variables``, the variables this optimizer has already updated (or built), in the
+        order it first saw them; the number of gradients must match either way.
+
+        Example:
+            >>> import descend as ds
+            >>> w = ds.Variable([1.0, 2.0], name="w")
+            >>> opt = ds.optimizers.SGD(0.5)
+            >>> opt.apply([ds.constant([1.0, 1.0])], [w])
+            >>> opt.apply([ds.constant([1.0, 1.0])])  # the variables it was built for
+            >>> w.numpy()
+            array([0., 1.], dtype=float32)
+        """
+        grads = list(grads)
+        if trainable_variables is None:
+            trainable_variables = [v for v, _ in self._slots.values()]
+            if not trainable_variables:
+                raise ValueError("apply: this optimizer has not been built; pass `trainable_variables` or call "
+                                 "build(variables) first")
+        else:
+            trainable_variables = list(trainable_variables)
+        if len(grads) != len(trainable_variables):
+            raise ValueError(f"apply: `grads` and `trainable_variables` must have the same length. Received: "
+                             f"{len(grads)} gradients and {len(trainable_variables)} variables")
+        self.apply_gradients(zip(grads, trainable_variables))
+
     def preview(self, grads_and_vars, *, weight: float | None = None, slots: bool = False):
         """The values ``apply_gradients`` would give, changing nothing.
 
@@ -783,6 +825,37 @@ class Optimizer:
         self._last_hyper = plan.hyper
         self._iterations._value += 1
         self._iterations._mark_updated()
+        if self.use_ema:
+            self._commit_ema(plan)
+
+    def _commit_ema(self, plan: UpdatePlan) -> None:
+        """Stage ``ema`` (after ``count``): the moving averages of every variable that has one or was
+        updated now, and the overwrite every ``ema_overwrite_frequency`` updates. Cannot fail."""
+        fresh = []
+        for var in plan.variables:
+            if "average" not in self._slots[id(var)][1]:
+                restored = self._pending_value(var, "average", var.shape, var._value.dtype)
+                self._register_slot(var, "average", var._value.copy() if restored is None else restored)
+                if restored is None:
+                    fresh.append(var)
+        pairs = [(var, slots["average"]) for var, slots in self._slots.values() if "average" in slots]
+        pipeline.moving_average(pairs, self.ema_momentum, first=plan.step == 0, fresh={id(v) for v in fresh})
+        if self.ema_overwrite_frequency and (plan.step + 1) % self.ema_overwrite_frequency == 0:
+            self._overwrite_with_averages([v for v, _ in pairs])
+
+    def _overwrite_with_averages(self, var_list) -> None:
+        for var in var_list:
+            entry = self._slots.get(id(var))
+            if entry is not None and "average" in entry[1]:
+                var._value[...] = entry[1]["average"]._value
+                var._mark_updated()
+
+    def finalize_variable_values(self, var_list) -> None:
+        """With ``use_ema``, copy each variable's moving average into it (Keras 3; ``fit`` calls this at
+        the end of training). Variables this optimizer never updated have no average and are left as
+        they are; without ``use_ema`` nothing changes."""
+        if self.use_ema:
+            self._overwrite_with_averages(list(var_list))
 
     def preview_plan(self, plan: UpdatePlan, *, slots: bool = False):
         """What committing ``plan`` would write, as copies (see :meth:`preview`); changes nothing."""
@@ -947,6 +1020,7 @@ class Optimizer:
         owned = plan.variables + list(self.variables)
         saved = [(v, v._value.copy(), v._version) for v in owned]
         skipped, last = self.skipped_steps, self._last_hyper
+        averaged = {id(v) for v in plan.variables if "average" in self._slots[id(v)][1]}
         try:
             self.commit(plan)
             values = ByVariable((v.name, v.numpy()) for v in plan.variables)
@@ -956,6 +1030,9 @@ class Optimizer:
             for v, value, version in saved:
                 v._value[...] = value
                 v._version = version
+            for v in plan.variables:  # moving averages the preview's ema stage created are not kept
+                if id(v) not in averaged:
+                    self._slots[id(v)][1].pop("average", None)
             self.skipped_steps, self._last_hyper = skipped, last
             plan.committed = False
         return (values, slot_values) if slots else values
@@ -1128,7 +1205,8 @@ class Optimizer:
             config[k] = self.serialize_hyperparameter(k)
         config.update(clipnorm=self.clipnorm, clipvalue=self.clipvalue, global_clipnorm=self.global_clipnorm,
                       sparse_updates=self.sparse_updates, gradient_accumulation_steps=self.gradient_accumulation_steps,
-                      on_nonfinite=self.on_nonfinite)
+                      on_nonfinite=self.on_nonfinite, use_ema=self.use_ema, ema_momentum=self.ema_momentum,
+                      ema_overwrite_frequency=self.ema_overwrite_frequency)
         return config
 
     @classmethod
@@ -1246,7 +1324,8 @@ class Optimizer:
                     plan.mismatched.append(f"{k}: expected dtype {want._value.dtype.name}, received {arr.dtype.name}")
                 else:
                     plan.values.append((want, arr))
-            elif k in step_names or self.rule_kind == "custom" or ("/" in k and spec is not None):
+            elif k in step_names or self.rule_kind == "custom" or ("/" in k and (
+                    spec is not None or (slot_name == "average" and self.use_ema))):
                 plan.deferred[k] = arr  # state of variables (or step state) not created yet
             else:
                 plan.unexpected.append(k)
@@ -1276,6 +1355,17 @@ class Optimizer:
 
     def __repr__(self):
         return f"<{type(self).__name__} '{self._name}' iterations={int(self._iterations._value)}>"
+
+
+def _check_ema(use_ema, momentum, frequency) -> None:
+    if not isinstance(use_ema, (bool, np.bool_)):
+        raise TypeError(f"`use_ema` must be a bool. Received: use_ema={use_ema!r}")
+    if not (isinstance(momentum, NUMBERS) and not isinstance(momentum, bool) and 0 <= momentum <= 1):
+        raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={momentum!r}")
+    if frequency is not None and not (isinstance(frequency, (int, np.integer)) and not isinstance(frequency, bool)
+                                      and frequency >= 1):
+        raise ValueError("`ema_overwrite_frequency` must be an integer >= 1 or None. "
+                         f"Received: ema_overwrite_frequency={frequency!r}")
 
 
 def _name_of(var) -> str:

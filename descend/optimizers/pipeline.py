@@ -28,7 +28,10 @@ The stages, in order (``STAGES`` names them):
    step state advanced, per-step coefficients per dtype, weight-decay factors,
    new slots' initial values, outputs of constraints that can be computed now.
 9. commit: ``decay``, ``rule``, ``constrain``, ``count`` (iterations,
-   step state, extra counters such as TF 1's ``global_step``, accumulator reset).
+   step state, extra counters such as TF 1's ``global_step``, accumulator reset),
+   then ``ema`` (with ``use_ema``: the moving average of every variable the
+   optimizer keeps one for, from the values just written, and every
+   ``ema_overwrite_frequency`` updates the averages copied into the variables).
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from . import accumulation
 __all__ = ["STAGES", "ByVariable", "Item", "UpdatePlan"]
 
 STAGES = ("validate", "check_input", "accumulate", "aggregate", "deduplicate", "clip", "check_applied", "resolve",
-          "decay", "rule", "constrain", "count")
+          "decay", "rule", "constrain", "count", "ema")
 
 
 class ByVariable(dict):
@@ -320,3 +323,15 @@ def items(opt, pairs, hyper, decay_of) -> list:
             out.append(Item(var, None, idx, vals, "densify", decay))
     return out
 
+
+
+# ------------------------------------------------------------------------------------------- commit stages
+def moving_average(pairs, momentum: float, *, first: bool, fresh=frozenset()) -> None:
+    """Stage ``ema``: ``average <- m * average + (1 - m) * var`` for each ``(var, average)``, in the
+    variable's dtype (Keras 3's arithmetic). ``m`` is 0 on the optimizer's first update (``first``) and for
+    the averages created by this update (``id(var)`` in ``fresh``), else ``momentum``."""
+    for var, average in pairs:
+        value = var._value
+        m = value.dtype.type(0.0 if first or id(var) in fresh else momentum)
+        average._value[...] = m * average._value + (value.dtype.type(1) - m) * value
+        average._mark_updated()
