@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import os
 import threading
 
 import numpy as np
@@ -44,6 +45,16 @@ _global_seed: int | None = None
 _op_counter = 0
 _streams: dict = {}  # (global seed, op seed) -> Generator, for explicit op seeds
 _unseeded = np.random.default_rng()
+
+
+def _reset_after_fork() -> None:
+    # a fork while another thread drew numbers would leave the lock locked in the child
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 def _check_seed(seed, what: str):

@@ -62,6 +62,7 @@ def test_python_blocks_in_the_docs_run(path, tmp_path, monkeypatch):
         where = f"{path.name}[block {k + 1}]"
         if block.lstrip().startswith("# fragment"):
             continue
+        descend.clear_session()  # each block names its variables afresh, as it would in a new session
         if block.lstrip().startswith(">>>"):  # an interactive session: run it as a doctest
             runner.run(parser.get_doctest(block, namespace, where, str(path), 0), clear_globs=False)
             continue

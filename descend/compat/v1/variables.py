@@ -34,6 +34,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import threading
 import weakref
@@ -80,6 +81,16 @@ _live: list = []          # weak references to every Variable created, in creati
 _store: dict = {}         # get_variable's full name -> weak reference
 _regularized: list = []   # (weak reference, regularizer) of get_variable's variables
 _collections: dict = {}   # other collections: name -> list
+
+
+def _reset_after_fork() -> None:
+    # a fork while another thread created a Variable (holding the lock in _track) would leave it locked
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 def _track(var) -> None:
