@@ -86,7 +86,7 @@ def _exchange(sparse_as_dense: bool, bucket_bytes: int) -> GradientExchange:
 def allreduce(tensor, op=Average, name: str | None = None):
     """The average (or sum) of ``tensor`` over all ranks: a Tensor (an ``IndexedSlices`` stays sparse)."""
     average = _op(op)
-    value = tensor if isinstance(tensor, IndexedSlices) else np.ascontiguousarray(to_array(tensor))
+    value = tensor if isinstance(tensor, IndexedSlices) else np.asarray(to_array(tensor))
     if size() == 1:
         return value if isinstance(value, IndexedSlices) else Tensor(np.array(value))
     out = _exchange(False, DEFAULT_BUCKET_BYTES).exchange([value], [name or "allreduce"], average=average)[0]
@@ -131,7 +131,7 @@ class DistributedGradientTape:
         grads = [grads] if single else list(grads)
         if comm.world().size == 1:
             return grads[0] if single else grads
-        arrays = [g if g is None or isinstance(g, IndexedSlices) else np.ascontiguousarray(to_array(g)) for g in grads]
+        arrays = [g if g is None or isinstance(g, IndexedSlices) else np.asarray(to_array(g)) for g in grads]
         names = [s.name if isinstance(s, Variable) else f"source_{k}" for k, s in enumerate(src)]
         shapes = [tuple(s.shape) for s in src]
         out = self._exchange.exchange(arrays, names, average=self._average, shapes=shapes)

@@ -235,7 +235,7 @@ class Strategy:
     def _allreduce(self, arrays, names):
         if self.num_replicas_in_sync == 1:
             return [np.array(a) for a in arrays]
-        return self.exchange.exchange([np.ascontiguousarray(a) for a in arrays], names)
+        return self.exchange.exchange([np.asarray(a) for a in arrays], names)
 
     def _exchange_pairs(self, pairs, average=False):
         grads = self.exchange.exchange([g for g, _ in pairs], [v.name for _, v in pairs], average=average,
