@@ -230,11 +230,18 @@ def _float32(ds, out):
 def _mismatch(ds, out):
     strategy = ds.distribute.MultiWorkerMirroredStrategy()
     rank = strategy.group.rank
+    w = ds.Variable(np.zeros(3), name="w")
+    extra = ds.Variable(np.zeros(4 if rank == 0 else 5), name="b")  # rank 1 disagrees on the shape
     with strategy.scope():
-        w = ds.Variable(np.zeros(3), name="w")
-        extra = ds.Variable(np.zeros(4 if rank == 0 else 5), name="b")  # rank 1 disagrees on the shape
         opt = ds.optimizers.SGD(0.1)
-    opt.apply_gradients([(np.ones(3), w), (np.ones(extra.shape), extra)])
+    strategy.run(lambda: opt.apply_gradients([(np.ones(3), w), (np.ones(extra.shape), extra)]))
+
+
+def _mismatch_variable(ds, out):
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        ds.Variable(np.zeros(3), name="w")
+        ds.Variable(np.zeros(4, np.float64 if strategy.group.rank == 0 else np.float32), name="b")
 
 
 def _raise(ds, out):
@@ -260,7 +267,8 @@ def _sigkill(ds, out):
 
 
 SCENARIOS = {"equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
-             "surface": _surface, "repeat": _repeat, "float32": _float32, "mismatch": _mismatch, "raise": _raise,
+             "surface": _surface, "repeat": _repeat, "float32": _float32, "mismatch": _mismatch,
+             "mismatch_variable": _mismatch_variable, "raise": _raise,
              "sigkill": _sigkill}
 
 
@@ -378,6 +386,10 @@ def test_ranks_that_disagree_on_the_model_get_a_clear_error(tmp_path):
     assert proc.returncode != 0
     assert "ReplicaMismatchError" in proc.stderr and "rank 0 has 'b' (dense, shape (4,)" in proc.stderr
     assert "rank 1 has 'b' (dense, shape (5,)" in proc.stderr
+    proc, elapsed = _launch(2, ["mismatch_variable"], tmp_path, timeout=60)
+    assert proc.returncode != 0
+    assert ("rank 0 has 'b' (variable, shape (4,), dtype float64) and rank 1 has 'b' (variable, shape (4,), dtype "
+            "float32)") in proc.stderr
 
 
 @needs_mpi

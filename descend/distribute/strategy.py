@@ -131,7 +131,8 @@ def _on_variable_created(var: Variable) -> None:
     strategy = s[-1][0]
     key = id(var)
     _MIRRORED[key] = (weakref.ref(var, lambda _r, key=key: _MIRRORED.pop(key, None)), strategy)
-    if strategy.num_replicas_in_sync > 1:
+    if strategy.num_replicas_in_sync > 1:  # every rank must be creating the same variable: checked first
+        strategy.exchange.check_signature(((var.name, var.shape, var._value.dtype.str, "variable"),))
         broadcast_arrays(strategy.group, [var._value], 0)
         var._mark_updated()
 
