@@ -76,6 +76,7 @@ class GradientExchange:
         self.bucket_bytes = int(bucket_bytes)
         self.sparse_as_dense = bool(sparse_as_dense)
         self._verified: set = set()
+        self._buffers: dict = {}  # signature -> {(dtype, first position): bucket} (reuse=True)
         self.stats = {"exchanges": 0, "dense_bytes": 0, "sparse_bytes": 0, "collectives": 0}
 
     # ---------------------------------------------------------------------------------------------- checks
@@ -105,14 +106,20 @@ class GradientExchange:
         return tuple(out)
 
     # ---------------------------------------------------------------------------------------------- exchange
-    def exchange(self, grads: list, names: list, *, average: bool = False, shapes: list | None = None) -> list:
+    def exchange(self, grads: list, names: list, *, average: bool = False, shapes: list | None = None,
+                 reuse: bool = False) -> list:
         """The cross-replica sum (or mean) of ``grads`` (NumPy arrays, ``IndexedSlices`` or None).
 
         Returns a new list: dense results are new arrays (the inputs are never written), sparse ones
         ``IndexedSlices`` of every rank's de-duplicated rows. ``names`` name the gradients in the model
-        check; ``shapes`` give the dense shapes of sparse gradients that do not carry one."""
+        check; ``shapes`` give the dense shapes of sparse gradients that do not carry one.
+
+        ``reuse=True`` (the optimizers' ``aggregate`` stage) packs into buckets kept from the previous
+        exchange of the same list of gradients, so the dense results are only valid until then: an
+        optimizer's plan is committed before its next exchange."""
         grads = [g if g is None or isinstance(g, IndexedSlices) else np.asarray(g) for g in grads]
-        self.check_signature(self.signature(grads, names, shapes))
+        signature = self.signature(grads, names, shapes)
+        self.check_signature(signature)
         group = self.group
         self.stats["exchanges"] += 1
         out = list(grads)
@@ -136,12 +143,12 @@ class GradientExchange:
             for k, shape in sparse:
                 out[k] = deduplicate(_with_shape(out[k], shape))
             return out
-        self._dense(out, dense, average)
+        self._dense(out, dense, average, self._buffers.setdefault(signature, {}) if reuse else None)
         if sparse:
             self._sparse(out, sparse, average)
         return out
 
-    def _dense(self, out, positions, average):
+    def _dense(self, out, positions, average, cache=None):
         group = self.group
         by_dtype: dict = {}
         for k in positions:
@@ -152,7 +159,12 @@ class GradientExchange:
             for k in ks + [None]:
                 n = None if k is None else out[k].size
                 if bucket and (k is None or size + n > limit):
-                    buf = np.empty(size, dtype)
+                    if cache is None:
+                        buf = np.empty(size, dtype)
+                    else:
+                        buf = cache.get((dtype, bucket[0]))
+                        if buf is None:
+                            buf = cache[(dtype, bucket[0])] = np.empty(size, dtype)
                     offset = 0
                     for j in bucket:
                         m = out[j].size

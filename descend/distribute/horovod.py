@@ -160,7 +160,7 @@ def DistributedOptimizer(optimizer, name=None, device_dense="", device_sparse=""
         if exchange.group.size == 1:
             return pairs
         grads = exchange.exchange([g for g, _ in pairs], [v.name for _, v in pairs], average=average,
-                                  shapes=[v.shape for _, v in pairs])
+                                  shapes=[v.shape for _, v in pairs], reuse=True)
         return [(g, v) for g, (_, v) in zip(grads, pairs)]
 
     object.__setattr__(optimizer, "aggregate", aggregate)

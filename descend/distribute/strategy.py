@@ -240,7 +240,7 @@ class Strategy:
 
     def _exchange_pairs(self, pairs, average=False):
         grads = self.exchange.exchange([g for g, _ in pairs], [v.name for _, v in pairs], average=average,
-                                       shapes=[v.shape for _, v in pairs])
+                                       shapes=[v.shape for _, v in pairs], reuse=True)
         return [(g, v) for g, (_, v) in zip(grads, pairs)]
 
     # -- input
