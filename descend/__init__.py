@@ -18,6 +18,7 @@ from . import (  # ops installs the Tensor/Variable operators
     constraints,
     data,
     datasets,
+    debugging,
     distribute,
     errors,
     initializers,
@@ -68,7 +69,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Model", "Sequential", "activations", "constraints", "initializers", "layers", "models", "regularizers",
-    "backend", "callbacks", "checkpoint", "compat", "data", "datasets", "distribute", "errors", "function", "losses", "metrics",
+    "backend", "callbacks", "checkpoint", "compat", "data", "datasets", "debugging", "distribute", "errors", "function",
+    "losses", "metrics",
     "nn", "ops", "optimizers", "testing", "train", "as_dtype", "bool_", "float16", "float32", "float64",
     "floatx", "int8", "int16", "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError",
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",

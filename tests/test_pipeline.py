@@ -500,3 +500,29 @@ def test_the_stage_list_is_documented():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert ds.optimizers.pipeline.STAGES[0] == "validate"
+
+
+def test_a_skip_after_clipping_drops_the_accumulation_cycle():
+    """Under on_nonfinite="skip", a cycle whose clipped sum is not finite is skipped whole: nothing is
+    applied, skipped_steps counts it, and the next cycle starts from zero."""
+    opt = ds.optimizers.SGD(0.5, global_clipnorm=1.0, gradient_accumulation_steps=2, on_nonfinite="skip")
+    w = ds.Variable(np.ones(4, np.float32), name="w")
+    huge = ds.constant(np.full(4, 1e30, np.float32))
+    opt.apply_gradients([(huge, w)])
+    opt.apply_gradients([(huge, w)])  # closes the cycle: the global norm overflows float32
+    assert opt.skipped_steps == 1 and int(opt.iterations.numpy()) == 0
+    np.testing.assert_array_equal(w.numpy(), np.ones(4, np.float32))
+    assert not any(k.startswith("accumulator:") for k in opt.state_dict())
+    small = ds.constant(np.full(4, 0.25, np.float32))
+    opt.apply_gradients([(small, w)])
+    opt.apply_gradients([(small, w)])  # a fresh cycle: mean 0.25, norm 0.5 < 1, not clipped
+    np.testing.assert_allclose(w.numpy(), 1 - 0.5 * 0.25)
+
+
+def test_tf2_code_reading_var_op_name_and_using_locking_arguments():
+    w = ds.Variable([1.0], name="dense/kernel")
+    assert w.op.name == "dense/kernel"
+    w.assign([2.0], use_locking=True, read_value=False)
+    w.assign_add([1.0], use_locking=True)
+    w.assign_sub([0.5], use_locking=False, name="sub")
+    assert w.numpy().tolist() == [2.5]

@@ -774,3 +774,175 @@ def test_a_tape_does_not_record_ops_run_by_another_thread():
         y = w * w
     assert len(tape._entries) == 1  # only the main thread's multiply
     np.testing.assert_array_equal(tape.gradient(y, w).numpy(), [4.0])
+
+
+# ---------------------------------------------------------------- TF behaviours (issue 17 part 5)
+def test_gradient_inside_a_persistent_tapes_block_is_recorded_for_a_second_derivative():
+    # TF records gradient() calls made inside a persistent tape's block on that tape: y = x^3 at x = 3
+    x = ds.constant(3.0)
+    with ds.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * x * x
+        dy_dx = tape.gradient(y, x)
+    d2y_dx2 = tape.gradient(dy_dx, x)
+    assert float(dy_dx) == 27.0
+    assert d2y_dx2 is not None and float(d2y_dx2) == 18.0
+
+
+def test_gradient_inside_a_non_persistent_tapes_block_stops_its_recording():
+    x = ds.constant(3.0)
+    with ds.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+        assert float(tape.gradient(y, x)) == 6.0
+        z = x * 5.0  # not recorded: the tape is spent (as TF, which pops it)
+    assert len(tape._entries) == 0
+    assert float(z) == 15.0
+
+
+def test_custom_gradient_python_float_output_is_float32():
+    @ds.custom_gradient
+    def half_count(x):
+        return float(x.numpy().size) / 2.0, lambda g: g * ds.ones_like(x)
+
+    x = ds.constant([1.0, 2.0, 3.0, 4.0])
+    with ds.GradientTape() as tape:
+        tape.watch(x)
+        out = half_count(x)
+        y = out * x  # was: "multiply: expected inputs of one dtype" (float64 * float32)
+    assert out.dtype == np.float32 and float(out) == 2.0
+    # dy/dx = out + (upstream of out = sum(x) = 10) * grad_fn's ones = 2 + 10
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [12.0, 12.0, 12.0, 12.0])
+
+
+@pytest.mark.parametrize("how", ["read", "unread", "non_trainable", "no_auto_watch", "constant"])
+def test_gradient_of_a_value_with_respect_to_itself_is_ones(how):
+    # TF returns the upstream gradient (ones) when the source is the target, watched or not
+    if how == "constant":
+        v = ds.constant([2.0, 5.0])
+    else:
+        v = ds.Variable([2.0, 5.0], trainable=how != "non_trainable")
+    with ds.GradientTape(watch_accessed_variables=how != "no_auto_watch") as tape:
+        if how == "read":
+            _ = v * 3.0
+    g = tape.gradient(v, v)
+    assert g is not None
+    np.testing.assert_array_equal(g.numpy(), [1.0, 1.0])
+    assert g.dtype == np.float32
+
+
+def test_gradient_of_a_list_holding_the_source_twice_adds_the_seeds():
+    v = ds.Variable(2.0)
+    with ds.GradientTape() as tape:
+        y = v * v
+    assert float(tape.gradient([y, v], v)) == 5.0  # 2v + 1
+
+
+def test_watched_variables_survive_a_non_persistent_gradient_call():
+    a = ds.Variable(1.0, name="a")
+    b = ds.Variable(2.0, name="b")
+    with ds.GradientTape() as tape:
+        y = a * b
+    before = tape.watched_variables()
+    tape.gradient(y, [a, b])
+    after = tape.watched_variables()
+    assert _ids(before) == _ids(after) == _ids([a, b])
+
+
+def test_entering_a_tapes_block_inside_itself_raises_value_error():
+    x = ds.constant(2.0)
+    tape = ds.GradientTape(persistent=True)
+    with tape:
+        tape.watch(x)
+        with pytest.raises(ValueError, match="already recording"):
+            with tape:
+                pass
+        y = x * x  # the tape still records once, normally
+    assert float(tape.gradient(y, x)) == 4.0
+    with tape:  # entering again after the block closed is allowed (a persistent tape)
+        z = x * 3.0
+    assert float(tape.gradient(z, x)) == 3.0
+
+
+def _numerical_jacobian(f, x: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """Central differences of a NumPy function: shape f(x).shape + x.shape (float64)."""
+    y0 = f(x)
+    jac = np.zeros(y0.shape + x.shape)
+    for j in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[j] += eps
+        xm[j] -= eps
+        jac[(Ellipsis,) + j] = (f(xp) - f(xm)) / (2 * eps)
+    return jac
+
+
+def test_jacobian_matches_central_differences_in_float64():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 4))
+    x0 = rng.normal(size=(4, 2))
+
+    def f_np(x):
+        return np.tanh(a @ x) * np.sin(x).sum()
+
+    x = ds.Variable(x0, name="x")
+    with ds.GradientTape() as tape:
+        y = ds.tanh(ds.matmul(ds.constant(a), x)) * ds.reduce_sum(ds.sin(x))
+    j = tape.jacobian(y, x)
+    assert j.shape == (3, 2, 4, 2) and j.dtype == np.float64
+    np.testing.assert_allclose(j.numpy(), _numerical_jacobian(f_np, x0), rtol=1e-7, atol=1e-9)
+
+
+def test_jacobian_with_a_structure_of_sources():
+    x = ds.constant(np.array([1.0, 2.0]))
+    w = ds.Variable(np.array([[1.0, -1.0], [0.5, 3.0]]), name="w")
+    z = ds.constant(np.array([7.0]))
+    with ds.GradientTape(persistent=True) as tape:
+        tape.watch([x, z])
+        y = ds.matmul(w, ds.reshape(x * x, (2, 1)))[:, 0]
+    out = tape.jacobian(y, {"x": x, "w": w, "z": z})
+    np.testing.assert_allclose(out["x"].numpy(), w.numpy() * (2 * x.numpy())[None, :], rtol=1e-15)
+    expected_w = np.zeros((2, 2, 2))
+    for i in range(2):
+        expected_w[i, i, :] = x.numpy() ** 2
+    np.testing.assert_allclose(out["w"].numpy(), expected_w, rtol=1e-15)
+    assert out["z"] is None
+    zero = tape.jacobian(y, [z], unconnected_gradients="zero")
+    np.testing.assert_array_equal(zero[0].numpy(), np.zeros((2, 1)))
+
+
+def test_batch_jacobian_matches_central_differences_in_float64():
+    rng = np.random.default_rng(5)
+    w0 = rng.normal(size=(3, 2))
+    x0 = rng.normal(size=(4, 3))
+
+    def row_f(xb):  # one example: (3,) -> (2,)
+        return np.tanh(xb @ w0) * xb[0]
+
+    x = ds.constant(x0)
+    with ds.GradientTape() as tape:
+        tape.watch(x)
+        y = ds.tanh(ds.matmul(x, ds.constant(w0))) * x[:, :1]
+    j = tape.batch_jacobian(y, x)
+    assert j.shape == (4, 2, 3) and j.dtype == np.float64
+    for b in range(4):
+        np.testing.assert_allclose(j.numpy()[b], _numerical_jacobian(row_f, x0[b]), rtol=1e-7, atol=1e-9)
+
+
+def test_batch_jacobian_needs_one_batch_size():
+    x = ds.constant(np.ones((3, 2)))
+    with ds.GradientTape() as tape:
+        tape.watch(x)
+        y = ds.reduce_sum(x, axis=0)  # shape (2,): not a batch of 3
+    with pytest.raises(ValueError, match="batch size"):
+        tape.batch_jacobian(y, x)
+
+
+def test_batch_jacobian_unconnected():
+    x = ds.constant(np.ones((2, 2)))
+    z = ds.constant(np.ones((2, 3)))
+    with ds.GradientTape(persistent=True) as tape:
+        tape.watch([x, z])
+        y = x * 2.0
+    assert tape.batch_jacobian(y, z) is None
+    np.testing.assert_array_equal(tape.batch_jacobian(y, z, unconnected_gradients="zero").numpy(),
+                                  np.zeros((2, 2, 3)))

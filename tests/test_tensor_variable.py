@@ -537,3 +537,42 @@ def test_numpy_conversion_cannot_change_a_variable_behind_the_tapes_back():
     v = ds.Variable(_f64(1.0, 2.0), name="v")
     _write_through(np.asarray(v))
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
+# ---------------------------------------------------------------- TF/Keras Variable spellings (issue 17 part 5)
+def test_variable_value_is_a_snapshot_tensor():
+    v = ds.Variable([1.0, 2.0])
+    t = v.value()
+    assert type(t) is ds.Tensor
+    v.assign([5.0, 6.0])
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(v.value().numpy(), [5.0, 6.0])
+
+
+def test_variable_value_is_recorded_by_a_tape():
+    v = ds.Variable(3.0)
+    with ds.GradientTape() as tape:
+        y = v.value() * v.value()
+    assert float(tape.gradient(y, v)) == 6.0
+
+
+def test_get_shape_of_variable_and_tensor():
+    assert ds.Variable(np.zeros((2, 3))).get_shape() == (2, 3)
+    assert ds.constant([1.0, 2.0]).get_shape() == (2,)
+
+
+def test_initializer_is_none_as_in_tf2_eager():
+    v = ds.Variable([1.0])
+    assert v.initializer is None
+
+
+def test_constraint_is_settable():
+    v = ds.Variable([-1.0, 2.0])
+    assert v.constraint is None
+    v.constraint = ds.constraints.NonNeg() if hasattr(ds, "constraints") else (lambda x: x)
+    assert callable(v.constraint)
+    v.constraint = None
+    assert v.constraint is None
+    with pytest.raises(TypeError, match="must be callable or None. Received: 3"):
+        v.constraint = 3
+    assert v.constraint is None  # a refused value changes nothing

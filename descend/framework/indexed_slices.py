@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .ops_bridge import FUNCTIONS as _ops
 from .tensor import Tensor, to_array
 
 __all__ = ["IndexedSlices", "deduplicate"]
@@ -66,11 +67,9 @@ class IndexedSlices:
         return self.dense_shape
 
     def _to_dense(self) -> Tensor:
-        from .op import OPS
-
         if self.dense_shape is None:
             raise ValueError("this IndexedSlices has no dense_shape: it cannot be densified on its own")
-        return OPS["unsorted_segment_sum"](self.values, self.indices, num_segments=self.dense_shape[0])
+        return _ops.densify(self)
 
     def __repr__(self):
         return (f"IndexedSlices(values.shape={self.values.shape}, indices={self.indices._value!r}, "
@@ -78,15 +77,17 @@ class IndexedSlices:
 
 
 def deduplicate(slices: IndexedSlices) -> IndexedSlices:
-    """Sum the values of repeated indices; the result's indices are unique and sorted."""
+    """Sum the values of repeated indices; the result's indices are unique and sorted.
+
+    The work is done by the ops layer (:func:`descend.ops.gradient_ops.deduplicate`,
+    a recorded ``unsorted_segment_sum``); already unique and sorted slices come back as they are.
+
+    Example:
+        >>> import descend as ds
+        >>> s = ds.deduplicate(ds.IndexedSlices(ds.constant([1.0, 2.0, 4.0]), ds.constant([3, 1, 3]), (5,)))
+        >>> s.indices.numpy(), s.values.numpy()
+        (array([1, 3], dtype=int32), array([2., 5.], dtype=float32))
+    """
     if not isinstance(slices, IndexedSlices):
         raise TypeError(f"deduplicate expects an IndexedSlices. Received: {type(slices).__name__}")
-    from .op import OPS
-
-    idx = slices.indices._value
-    if idx.size < 2 or bool(np.all(idx[1:] > idx[:-1])):  # already unique and sorted: nothing to do
-        return slices
-    unique, inverse = np.unique(idx, return_inverse=True)
-    values = OPS["unsorted_segment_sum"](slices.values, Tensor(inverse.reshape(-1).astype(np.int64)),
-                                          num_segments=unique.size)
-    return IndexedSlices(values, Tensor(unique), slices.dense_shape)
+    return _ops.deduplicate(slices)

@@ -22,7 +22,8 @@ The forward works on raw arrays. The VJP is written with descend ops on
 Tensors, so the backward pass is itself recorded by any outer tape, which is
 what gives higher-order derivatives. A VJP returns ``None`` for an input that
 gets no gradient. An op whose output carries no gradient at all (argmax, ==)
-is declared ``differentiable=False`` and never recorded; an op that *should*
+is declared ``differentiable=False`` and never recorded for the backward
+pass (a tape only notes where it cut a path, for ``explain_gradient``); an op that *should*
 have a gradient but has none raises :class:`NoGradientError` naming itself
 when the tape reaches it.
 
@@ -36,12 +37,13 @@ import inspect
 
 import numpy as np
 
-from ..errors import InvalidArgumentError, NoGradientError
+from ..errors import InvalidArgumentError
 from . import tape as _tape
+from .tape import no_gradient_error
 from .tensor import Tensor, to_array
 from .variable import Variable
 
-__all__ = ["Op", "defop", "OPS", "execute"]
+__all__ = ["Op", "defop", "OPS", "execute", "no_gradient_error"]
 
 OPS: dict[str, "Op"] = {}
 
@@ -238,13 +240,6 @@ def _run(op, inputs, arrays, attrs, has_var):
         elif op.view and has_var:
             out = out.copy()
         result = Tensor(out)
-    if _active and op.differentiable:
+    if _active:  # an op without a gradient is noted too: it may cut a path explain_gradient reports
         _tape.record(op, inputs, result, attrs, has_var)
     return result
-
-
-def no_gradient_error(op: Op, index: int):
-    return NoGradientError(
-        f"No gradient is defined for op '{op.name}' (input {index}); register one with "
-        f"@{op.name}.defvjp or wrap the computation in descend.stop_gradient"
-    )

@@ -4,37 +4,62 @@ Recording is one tuple per op ``(op, inputs, output, attrs, versions)`` on
 each active tape that watches one of the op's inputs. ``gradient`` first
 marks the entries that depend on the requested sources, then walks them in
 reverse, calling each op's VJP. VJPs are built from ops, so while an outer
-tape is recording, the backward pass is recorded too (higher derivatives).
+tape is recording, the backward pass is recorded too (higher derivatives);
+a *persistent* tape whose ``gradient`` is called inside its own block
+records its backward pass on itself, as TensorFlow's does.
 
 Gradients for the same value are summed; two ``IndexedSlices`` are summed by
 concatenation (still sparse), and a sparse gradient is densified only where
-it meets a dense one or enters a VJP that needs a dense gradient.
+it meets a dense one or enters a VJP that needs a dense gradient. That
+arithmetic is the ops layer's (:mod:`descend.framework.ops_bridge`): this
+module calls no op by name.
+
+For :func:`descend.debugging.explain_gradient` a tape also notes, cheaply,
+where a gradient path was cut: the outputs of ops without a gradient
+(``stop_gradient``, ``argmax``...) and integer outputs computed from watched
+values, and the ids of the values computed while it recorded from nothing it
+watches (so it can tell those from values computed outside its block).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import inspect
+import threading
 import warnings
+import weakref
 from threading import get_ident
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NoGradientError
 from . import nest
 from .indexed_slices import IndexedSlices
-from .tensor import Tensor, to_array
+from .ops_bridge import FUNCTIONS as _ops
+from .tensor import ArrayLike, Tensor
 from .variable import Variable
 
-__all__ = ["GradientTape", "custom_gradient", "record"]
+__all__ = ["GradientTape", "record", "no_gradient_error", "last_missing_gradients", "forget_missing_gradients"]
 
 _active: list = []  # tapes currently recording, innermost last
 _FLOAT_KINDS = "fc"
+_last = threading.local()  # the latest gradient() call of this thread that left a source without a gradient
+
+
+def no_gradient_error(op, index: int) -> NoGradientError:
+    """The error raised when the backward pass reaches ``op``, which has no VJP for input ``index``."""
+    return NoGradientError(
+        f"No gradient is defined for op '{op.name}' (input {index}); register one with "
+        f"@{op.name}.defvjp or wrap the computation in descend.stop_gradient"
+    )
 
 
 def record(op, inputs, result, attrs, has_var):
-    """Append ``op`` to every active tape of this thread that watches one of ``inputs``."""
+    """Note ``op`` on every active tape of this thread; append it to those that watch one of ``inputs``.
+
+    A differentiable op whose input is watched is recorded for the backward
+    pass. An op with no gradient, or one whose outputs are all integers, cuts
+    the path: the tape keeps a note of it (for ``explain_gradient``) instead.
+    """
     multi = type(result) is tuple
     thread = get_ident()
     for tape in _active:
@@ -46,21 +71,61 @@ def record(op, inputs, result, attrs, has_var):
             if id(x) in watched:
                 hit = True
             elif has_var and tape._watch_accessed and type(x) is Variable and x._trainable:
+                if not op.differentiable:  # read by an op without a gradient: noted, not watched
+                    tape._cut(op, inputs, result, _cut_reason(op), reads=x)
+                    continue
                 watched.add(id(x))
                 tape._keep.append(x)
                 hit = True
         if not hit:
+            # computed while recording, from nothing watched: its id is noted (a recorded or cut value is
+            # known by the watched set or the cut notes, so the common path pays nothing for this)
+            if multi:
+                tape._seen.extend(id(o) for o in result)
+            else:
+                tape._seen.append(id(result))
+            if tape._cuts and any(id(x) in tape._cuts for x in inputs):
+                tape._cut(op, inputs, result, None)
             continue
+        if not op.differentiable:
+            tape._cut(op, inputs, result, _cut_reason(op))
+            continue
+        floats = False
         if multi:
             for o in result:
                 if o._value.dtype.kind in _FLOAT_KINDS:
                     watched.add(id(o))
+                    floats = True
         elif result._value.dtype.kind in _FLOAT_KINDS:
             watched.add(id(result))
-        else:
+            floats = True
+        if not floats:
+            tape._cut(op, inputs, result, "integer")
             continue
         versions = tuple((x, x._version) for x in inputs if type(x) is Variable) if has_var else None
         tape._entries.append((op, inputs, result, attrs, versions))
+
+
+def _cut_reason(op) -> str:
+    return "stop_gradient" if op.name == "stop_gradient" else "no_gradient"
+
+
+def last_missing_gradients():
+    """The latest ``gradient()`` call of this thread that gave a source no gradient, or ``None``.
+
+    Returns a tuple ``(tape, targets, sources)`` (flat lists) for
+    :func:`descend.debugging.explain_gradient`; ``tape`` is ``None`` when the
+    tape no longer exists (the note holds it weakly).
+    """
+    call = getattr(_last, "call", None)
+    if call is None:
+        return None
+    return (call[0](),) + call[1:]
+
+
+def forget_missing_gradients() -> None:
+    """Drop the note :func:`last_missing_gradients` returns (and the record it keeps alive)."""
+    _last.call = None
 
 
 class GradientTape:
@@ -87,18 +152,28 @@ class GradientTape:
         self._watched: set[int] = set()
         self._keep: list = []  # explicitly/automatically watched objects: keeps their ids valid
         self._entries: list = []
+        self._cuts: dict = {}  # id(value) -> (op name, reason or None, parent ids, value): where a path ended
+        self._seen: list[int] = []  # ids of the values computed while recording from nothing watched
         self._used = False
+        self._recording = False
+        self._released = None  # a released record kept for explain_gradient (see _release)
+        self._missing = None  # (targets, sources without a gradient) of the latest such gradient() call
         self._thread = get_ident()
 
     # -- recording -----------------------------------------------------------------
     def __enter__(self):
+        if self._recording:
+            raise ValueError("This GradientTape is already recording: a tape's `with` block cannot be entered "
+                             "inside itself. Use a second GradientTape for nested recording")
         if self._used and not self._persistent:
             raise RuntimeError("This non-persistent GradientTape was already used; make a new one")
         self._thread = get_ident()
+        self._recording = True
         _active.append(self)
         return self
 
     def __exit__(self, *exc):
+        self._recording = False
         self._stop()
         return False
 
@@ -117,12 +192,13 @@ class GradientTape:
         try:
             yield
         finally:
-            _active.append(self)
+            if self._recording:
+                _active.append(self)
 
     def watch(self, tensor) -> None:
         """Watch a Tensor or Variable (or a nested structure of them)."""
         for t in nest.flatten(tensor):
-            if not isinstance(t, (Tensor, Variable)):
+            if not isinstance(t, ArrayLike):
                 raise TypeError(f"GradientTape.watch expects Tensors or Variables. Received: {type(t).__name__}")
             if t.dtype.kind not in _FLOAT_KINDS:
                 warnings.warn(f"watching a {t.dtype.name} value: only floating-point values have gradients",
@@ -132,7 +208,8 @@ class GradientTape:
                 self._keep.append(t)
 
     def watched_variables(self) -> tuple:
-        """The Variables this tape watches, in the order it started watching them."""
+        """The Variables this tape watches, in the order it started watching them
+        (still listed after a non-persistent tape computed its gradient, as TF)."""
         return tuple(v for v in self._keep if isinstance(v, Variable))
 
     def reset(self) -> None:
@@ -140,6 +217,16 @@ class GradientTape:
         self._watched.clear()
         self._keep.clear()
         self._entries.clear()
+        self._cuts.clear()
+        self._seen.clear()
+
+    def _cut(self, op, inputs, result, reason, reads=None) -> None:
+        """Note that ``result`` carries no gradient from its inputs (``reason``; ``None``: an input was cut)."""
+        cuts = self._cuts
+        parents = tuple(id(x) for x in inputs)
+        note = (op.name, reason, parents, reads)
+        for o in (result if type(result) is tuple else (result,)):
+            cuts[id(o)] = note + (o,)  # the value is kept so its id stays valid while noted
 
     # -- differentiation -------------------------------------------------------------
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients: str = "none"):
@@ -152,14 +239,16 @@ class GradientTape:
                 result has the same structure.
             output_gradients: the upstream gradient of each target (default ones).
             unconnected_gradients: ``"none"`` (give ``None``) or ``"zero"``
-                (give zeros) for a source the target does not depend on.
+                (give zeros) for a source the target does not depend on;
+                :func:`descend.debugging.explain_gradient` says why.
 
         Returns:
-            Tensors (or ``IndexedSlices`` for sources only gathered from).
+            Tensors (or ``IndexedSlices`` for sources only gathered from). A
+            source that is itself a target gets the target's upstream gradient
+            (ones), watched or not, as in TF.
         """
         self._check_usable("gradient")
-        if unconnected_gradients not in ("none", "zero"):
-            raise ValueError(f"unconnected_gradients must be 'none' or 'zero'. Received: {unconnected_gradients!r}")
+        _check_unconnected(unconnected_gradients)
         flat_sources = self._check_sources(sources)
         flat_targets = nest.flatten(target)
         if output_gradients is None:
@@ -169,40 +258,124 @@ class GradientTape:
             if len(flat_out) != len(flat_targets):
                 raise ValueError(f"output_gradients has {len(flat_out)} entries; target has {len(flat_targets)}")
         grads = self._run_backward(flat_targets, flat_out, flat_sources)
-        if not self._persistent:
-            self._release()
         result = []
+        missing = False
         for s in flat_sources:
             g = grads.get(id(s))
-            if g is None and unconnected_gradients == "zero":
-                g = Tensor(np.zeros(s.shape, s.dtype))
+            if g is None:
+                missing = True
+                if unconnected_gradients == "zero":
+                    g = Tensor(np.zeros(s.shape, s.dtype))
             result.append(g)
+        if missing:
+            self._missing = (flat_targets, [s for s in flat_sources if grads.get(id(s)) is None])
+            _last.call = (weakref.ref(self),) + self._missing  # weak: the note never keeps a tape alive
+        if not self._persistent:
+            self._release(keep_record=missing)
         return nest.pack_like(sources, result)
 
-    def jacobian(self, target, source, unconnected_gradients: str = "none"):
-        """Full Jacobian ``d target[i...] / d source[j...]``, shape ``target.shape + source.shape``."""
-        self._check_usable("jacobian")
-        if unconnected_gradients not in ("none", "zero"):
-            raise ValueError(f"unconnected_gradients must be 'none' or 'zero'. Received: {unconnected_gradients!r}")
-        (src,) = self._check_sources([source])
-        t = target if isinstance(target, Tensor) else Tensor(np.asarray(target))
-        rows = []
-        for k in range(t.size):
-            seed = np.zeros(t.size, t.dtype)
-            seed[k] = 1
-            g = self._run_backward([t], [Tensor(seed.reshape(t.shape))], [src]).get(id(src))
-            rows.append(g)
-        if not self._persistent:
-            self._release()
-        if all(r is None for r in rows) and unconnected_gradients == "none":
-            return None
-        from .op import OPS
+    def jacobian(self, target, sources, unconnected_gradients: str = "none", parallel_iterations=None,
+                 experimental_use_pfor: bool = True):
+        """Full Jacobian ``d target[i...] / d source[j...]``, shape ``target.shape + source.shape``.
 
+        Args:
+            target: a Tensor.
+            sources: a Tensor/Variable or a nested structure of them; the result
+                has the same structure.
+            unconnected_gradients: ``"none"`` or ``"zero"``, as in :meth:`gradient`.
+            parallel_iterations, experimental_use_pfor: accepted for TF code;
+                descend computes the rows one by one.
+
+        Example:
+            >>> import descend as ds
+            >>> x = ds.constant([1.0, 2.0])
+            >>> with ds.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.jacobian(y, x).numpy()
+            array([[2., 0.],
+                   [0., 4.]], dtype=float32)
+        """
+        self._check_usable("jacobian")
+        _check_unconnected(unconnected_gradients)
+        flat = self._check_sources(sources)
+        t = self._as_target(target, "jacobian")
+        rows = self._rows(t, flat, t.shape, None)
+        if not self._persistent:
+            self._release(keep_record=False)
+        out = [self._assemble(r, t.shape, s, None, unconnected_gradients) for r, s in zip(rows, flat)]
+        return nest.pack_like(sources, out)
+
+    def batch_jacobian(self, target, source, unconnected_gradients: str = "none", parallel_iterations=None,
+                       experimental_use_pfor: bool = True):
+        """Per-example Jacobians: ``out[b, i..., j...] = d target[b, i...] / d source[b, j...]``.
+
+        ``target`` and ``source`` share their first (batch) axis, and target
+        row ``b`` must depend only on source row ``b`` (as in TF, this is
+        assumed, not checked). The result has shape
+        ``target.shape + source.shape[1:]``.
+
+        Example:
+            >>> import descend as ds
+            >>> x = ds.constant([[1.0, 2.0], [3.0, 4.0]])
+            >>> with ds.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.batch_jacobian(y, x).numpy()[1]
+            array([[6., 0.],
+                   [0., 8.]], dtype=float32)
+        """
+        self._check_usable("batch_jacobian")
+        _check_unconnected(unconnected_gradients)
+        (src,) = self._check_sources([source])
+        t = self._as_target(target, "batch_jacobian")
+        if t.ndim < 1 or src.ndim < 1:
+            raise ValueError(f"batch_jacobian needs a target and a source of rank >= 1 (a batch axis); received "
+                             f"shapes {tuple(t.shape)} and {tuple(src.shape)}")
+        if t.shape[0] != src.shape[0]:
+            raise ValueError(f"batch_jacobian: target and source must have one batch size; received target shape "
+                             f"{tuple(t.shape)} and source shape {tuple(src.shape)}")
+        (rows,) = self._rows(t, [src], t.shape[1:], t.shape[0])
+        if not self._persistent:
+            self._release(keep_record=False)
+        return self._assemble(rows, t.shape[1:], src, t.shape[0], unconnected_gradients)
+
+    @staticmethod
+    def _as_target(target, what):
+        if isinstance(target, ArrayLike):
+            return target
+        if isinstance(target, IndexedSlices):
+            return target._to_dense()
+        raise TypeError(f"{what} expects a Tensor target. Received: {type(target).__name__}")
+
+    def _rows(self, t, sources, row_shape, batch):
+        """One backward pass per element of ``row_shape``; seeds are one-hot (over the batch too)."""
+        n = int(np.prod(row_shape, dtype=np.int64))
+        rows = [[] for _ in sources]
+        for k in range(n):
+            seed = np.zeros(n, t.dtype)
+            seed[k] = 1
+            seed = seed.reshape(row_shape)
+            if batch is not None:
+                seed = np.broadcast_to(seed, (batch,) + tuple(row_shape)).copy()
+            grads = self._run_backward([t], [Tensor(seed)], sources)
+            for r, s in zip(rows, sources):
+                r.append(grads.get(id(s)))
+        return rows
+
+    @staticmethod
+    def _assemble(rows, row_shape, src, batch, unconnected):
+        if rows and all(r is None for r in rows) and unconnected == "none":
+            return None
         dense = [Tensor(np.zeros(src.shape, src.dtype)) if r is None else
                  (r._to_dense() if isinstance(r, IndexedSlices) else r) for r in rows]
+        if batch is None:
+            if not dense:
+                return Tensor(np.zeros(tuple(row_shape) + tuple(src.shape), src.dtype))
+            return _ops.stack(dense, tuple(row_shape) + tuple(src.shape), 0)
         if not dense:
-            return Tensor(np.zeros(t.shape + src.shape, src.dtype))
-        return OPS["reshape"](OPS["stack"](*dense, axis=0), shape=t.shape + tuple(src.shape))
+            return Tensor(np.zeros((batch,) + tuple(row_shape) + tuple(src.shape[1:]), src.dtype))
+        return _ops.stack(dense, (batch,) + tuple(row_shape) + tuple(src.shape[1:]), 1)
 
     def _check_usable(self, what):
         if self._used:
@@ -211,17 +384,35 @@ class GradientTape:
                 "Expected a fresh tape, or GradientTape(persistent=True) to call it more than once"
             )
 
-    def _release(self):
+    def _release(self, keep_record: bool):
+        """A non-persistent tape's record goes after its one call; its watched variables stay listed.
+
+        With ``keep_record`` (the call left a source without a gradient) the
+        record is kept, as long as the tape object lives, for
+        :func:`descend.debugging.explain_gradient`.
+        """
         self._used = True
+        if self._recording:  # as TF: a non-persistent tape stops recording once it has computed gradients
+            self._recording = False
+            self._stop()
+        self._released = (self._entries, self._watched, self._keep, self._cuts, self._seen) if keep_record else None
         self._entries = []
-        self._keep = []
-        self._watched = set()
+        self._cuts = {}
+        self._seen = []
+        self._keep = [v for v in self._keep if isinstance(v, Variable)]
+        self._watched = {id(v) for v in self._keep}
+
+    def _record_for_explain(self):
+        """``(entries, watched ids, watched objects, cuts, seen ids)`` as of the last gradient call."""
+        if self._used and self._released is not None:
+            return self._released
+        return self._entries, self._watched, self._keep, self._cuts, self._seen
 
     @staticmethod
     def _check_sources(sources) -> list:
         flat = nest.flatten(sources)
         for i, s in enumerate(flat):
-            if not isinstance(s, (Tensor, Variable)):
+            if not isinstance(s, ArrayLike):
                 raise TypeError(f"gradient sources must be Tensors or Variables; source {i} is {type(s).__name__}")
             if s.dtype.kind not in _FLOAT_KINDS:
                 name = f" '{s.name}'" if isinstance(s, Variable) else ""
@@ -231,33 +422,29 @@ class GradientTape:
         return flat
 
     def _run_backward(self, targets, out_grads, sources) -> dict:
-        was_recording = self._stop()
+        # inside its own block, a persistent tape records its backward pass (second derivatives);
+        # a non-persistent one does not (TF's rule)
+        pause = self._recording and not self._persistent
+        if pause:
+            self._stop()
         try:
-            # a source the tape never watched (nor derived from a watched value) has no gradient
+            # a source the tape never watched (nor derived from a watched value) has no gradient, unless
+            # it is itself a target
             watched = [s for s in sources if id(s) in self._watched]
-            return _backward(self._entries, targets, out_grads, watched)
+            target_ids = {id(t) for t in targets}
+            seeded = [s for s in sources if id(s) in target_ids and id(s) not in self._watched]
+            return _backward(self._entries, targets, out_grads, watched, seeded)
         finally:
-            if was_recording:
+            if pause:
                 _active.append(self)
 
 
-def _add_grads(a, b):
-    from .op import OPS
-
-    if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
-        return IndexedSlices(
-            OPS["concat"](a.values, b.values, axis=0),
-            Tensor(np.concatenate([a.indices._value, b.indices._value])),
-            a.dense_shape,
-        )
-    if isinstance(a, IndexedSlices):
-        a = a._to_dense()
-    if isinstance(b, IndexedSlices):
-        b = b._to_dense()
-    return OPS["add"](a, b)
+def _check_unconnected(value):
+    if value not in ("none", "zero"):
+        raise ValueError(f"unconnected_gradients must be 'none' or 'zero'. Received: {value!r}")
 
 
-def _backward(entries, targets, out_grads, sources) -> dict:
+def _backward(entries, targets, out_grads, sources, seeded=()) -> dict:
     # 1. which recorded values depend on a source
     relevant = {id(s) for s in sources}
     keep = set(relevant)
@@ -272,10 +459,11 @@ def _backward(entries, targets, out_grads, sources) -> dict:
                 else:
                     relevant.add(id(res))
                 break
+    keep.update(id(s) for s in seeded)
     # 2. seed the targets
     grads: dict = {}
     for t, og in zip(targets, out_grads):
-        if not isinstance(t, (Tensor, Variable)) or id(t) not in relevant:
+        if not isinstance(t, ArrayLike) or (id(t) not in relevant and id(t) not in keep):
             continue
         if og is None:
             seed = Tensor(np.ones(t.shape, t.dtype))
@@ -286,8 +474,9 @@ def _backward(entries, targets, out_grads, sources) -> dict:
                     f"output_gradients: expected shape {tuple(t.shape)} (the target's), received {tuple(seed.shape)}"
                 )
         i = id(t)
-        grads[i] = seed if i not in grads else _add_grads(grads[i], seed)
+        grads[i] = seed if i not in grads else _ops.aggregate(grads[i], seed)
     # 3. reverse sweep
+    aggregate = _ops.aggregate
     for op, inputs, res, attrs, versions in reversed(marked):
         if type(res) is tuple:
             g = [grads.get(id(o)) if id(o) in keep else grads.pop(id(o), None) for o in res]
@@ -316,17 +505,13 @@ def _backward(entries, targets, out_grads, sources) -> dict:
                     continue
                 f = vjps[k]
                 if f is None:
-                    from .op import no_gradient_error
-
                     raise no_gradient_error(op, k)
                 gx = f(g, res, *inputs, **attrs)
                 if gx is not None:
                     prev = grads.get(i)
-                    grads[i] = gx if prev is None else _add_grads(prev, gx)
+                    grads[i] = gx if prev is None else aggregate(prev, gx)
             continue
         if op.vjp is None:
-            from .op import no_gradient_error
-
             idx = next(k for k, x in enumerate(inputs) if id(x) in relevant)
             raise no_gradient_error(op, idx)
         in_grads = op.vjp(g, res, *inputs, **attrs)
@@ -338,75 +523,5 @@ def _backward(entries, targets, out_grads, sources) -> dict:
             i = id(x)
             if i in relevant:
                 prev = grads.get(i)
-                grads[i] = gx if prev is None else _add_grads(prev, gx)
+                grads[i] = gx if prev is None else aggregate(prev, gx)
     return grads
-
-
-def custom_gradient(f=None):
-    """Give a function its own gradient, like ``tf.custom_gradient``.
-
-    ``f(*tensors)`` returns ``(output, grad_fn)``; ``grad_fn(upstream)`` returns
-    one gradient per positional input. If ``f`` reads trainable Variables,
-    ``grad_fn`` must take a ``variables`` keyword and return
-    ``(input_grads, variable_grads)``.
-
-    Example:
-        >>> import descend as ds
-        >>> @ds.custom_gradient
-        ... def clip_grad(x):
-        ...     return ds.identity(x), lambda g: ds.clip_by_value(g, -1.0, 1.0)
-    """
-    if f is None:
-        return custom_gradient
-
-    accepts_vars = None
-
-    @functools.wraps(f)
-    def wrapper(*args):
-        nonlocal accepts_vars
-        from .op import Op
-
-        inputs = tuple(a if isinstance(a, (Tensor, Variable)) else Tensor(np.asarray(to_array(a))) for a in args)
-        # f's own ops are recorded by the outer tapes (so a grad_fn that uses values f computed can itself
-        # be differentiated); the probe tape only notes which variables f reads
-        probe = GradientTape(watch_accessed_variables=True)
-        _active.append(probe)
-        try:
-            out, grad_fn = f(*inputs)
-        finally:
-            probe._stop()
-        variables = [v for v in probe.watched_variables() if all(v is not x for x in inputs)]
-        if accepts_vars is None:
-            accepts_vars = "variables" in inspect.signature(grad_fn).parameters
-        if variables and not accepts_vars:
-            raise TypeError(
-                f"custom_gradient function '{f.__name__}' reads variables "
-                f"({', '.join(v.name for v in variables)}); its grad_fn must accept a `variables` keyword"
-            )
-        multi = isinstance(out, (list, tuple))
-        # new Tensor objects for the outputs: the tape links them to the inputs through grad_fn only
-        fresh = [Tensor(o._value if isinstance(o, (Tensor, Variable)) else np.asarray(o))
-                 for o in (out if multi else [out])]
-        out = type(out)(fresh) if multi else fresh[0]
-        outs = tuple(fresh) if multi else fresh[0]
-
-        def vjp(g, ans, *xs):
-            gs = g if multi else [g]
-            if variables:
-                gx, gv = grad_fn(*gs, variables=variables)
-            else:
-                gx, gv = grad_fn(*gs), []
-            gx = list(gx) if isinstance(gx, (list, tuple)) else [gx]
-            if len(gx) != len(inputs):
-                raise ValueError(f"custom_gradient '{f.__name__}': grad_fn returned {len(gx)} gradients for "
-                                 f"{len(inputs)} inputs")
-            return tuple(gx) + tuple(gv)
-
-        op = Op(lambda *a: None, name=f"custom_gradient/{f.__name__}", multi_output=multi, register=False)
-        op.vjp = vjp
-        if _active:
-            all_inputs = inputs + tuple(variables)
-            record(op, all_inputs, outs, {}, any(type(x) is Variable for x in all_inputs))
-        return out
-
-    return wrapper

@@ -57,6 +57,10 @@ class ArrayLike:
     def ndim(self) -> int:
         return self._value.ndim
 
+    def get_shape(self) -> tuple:
+        """The shape (TF's older spelling of :attr:`shape`)."""
+        return self._value.shape
+
     @property
     def size(self) -> int:
         return self._value.size
@@ -161,7 +165,7 @@ def to_array(value, dtype=None) -> np.ndarray:
     ints to int32).
     """
     v = getattr(value, "_value", None)
-    if v is not None and isinstance(value, (Tensor, _variable_type())):
+    if v is not None and isinstance(value, ArrayLike):  # a Tensor or a Variable
         if dtype is not None and v.dtype != dtype:
             raise TypeError(
                 f"Tensor conversion requested dtype {np.dtype(dtype).name} for a value of dtype {v.dtype.name}"
@@ -174,18 +178,6 @@ def to_array(value, dtype=None) -> np.ndarray:
         t = value._to_dense()
         return to_array(t, dtype)
     return _python_to_array(value, None if dtype is None else np.dtype(dtype))
-
-
-_VARIABLE_TYPE = None
-
-
-def _variable_type():
-    global _VARIABLE_TYPE
-    if _VARIABLE_TYPE is None:
-        from .variable import Variable
-
-        _VARIABLE_TYPE = Variable
-    return _VARIABLE_TYPE
 
 
 def constant(value, dtype=None, shape=None) -> Tensor:
@@ -225,7 +217,7 @@ def convert_to_tensor(value, dtype=None) -> Tensor:
                 f"Tensor conversion requested dtype {dtype.name} for a Tensor of dtype {value.dtype.name}"
             )
         return value
-    if isinstance(value, _variable_type()):
+    if isinstance(value, ArrayLike) and not isinstance(value, Tensor):  # a Variable: a recorded snapshot
         return value.read_value() if dtype is None or dtype == value.dtype else _dtype_error(value, dtype)
     if hasattr(value, "_to_dense"):
         t = value._to_dense()

@@ -15,8 +15,10 @@ import threading
 import numpy as np
 
 from .. import backend
-from ..errors import InvalidArgumentError
+from .indexed_slices import IndexedSlices
+from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor, to_array
+from .validation import check_index_range
 
 __all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session"]
 
@@ -93,10 +95,16 @@ def clear_session() -> None:
         _taken_names.clear()
 
 
-def _check_indices(indices: np.ndarray, n: int, what: str) -> None:
-    if indices.size and (indices.min() < 0 or indices.max() >= n):
-        bad = indices[(indices < 0) | (indices >= n)][0]
-        raise InvalidArgumentError(f"{what}: index {int(bad)} is not in [0, {n})")
+class _VariableOp:
+    """What ``Variable.op`` gives: the variable's name (TF code reads ``var.op.name``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<op of variable '{self.name}'>"
 
 
 class Variable(ArrayLike):
@@ -159,15 +167,35 @@ class Variable(ArrayLike):
 
     @property
     def constraint(self):
+        """The callable ``value -> value`` an optimizer applies after each update, or ``None``.
+
+        Settable, as in Keras 3 (``v.constraint = keras.constraints.NonNeg()``).
+        """
         return self._constraint
+
+    @constraint.setter
+    def constraint(self, value):
+        if value is not None and not callable(value):
+            raise TypeError(f"constraint of variable '{self._name}' must be callable or None. Received: {value!r}")
+        self._constraint = value
+
+    @property
+    def initializer(self):
+        """``None``, as for a TF 2 variable in eager mode: a descend Variable holds its
+        initial value from the moment it is made, so there is no initializer op to run."""
+        return None
+
+    @property
+    def op(self):
+        """TF's ``var.op``, for code that only asks its ``name`` (descend has no graph ops)."""
+        return _VariableOp(self._name)
 
     def read_value(self) -> Tensor:
         """A Tensor snapshot of the current value (later updates do not show in it)."""
-        from .op import OPS
-
-        return OPS["identity"](self)
+        return _ops.read(self)
 
     def value(self) -> Tensor:
+        """A Tensor snapshot of the current value (as ``read_value``; TF's ``Variable.value()``)."""
         return self.read_value()
 
     def numpy(self) -> np.ndarray:
@@ -212,8 +240,6 @@ class Variable(ArrayLike):
         return self
 
     def _sparse_parts(self, sparse_delta, what: str):
-        from .indexed_slices import IndexedSlices
-
         if not isinstance(sparse_delta, IndexedSlices):
             raise TypeError(f"{what} expects an IndexedSlices. Received: {type(sparse_delta).__name__}")
         idx = sparse_delta.indices._value
@@ -225,7 +251,7 @@ class Variable(ArrayLike):
                 f"{what} to variable '{self._name}' of shape {self.shape}: expected values of shape "
                 f"{idx.shape + self.shape[1:]}, received {vals.shape}"
             )
-        _check_indices(idx, self.shape[0], f"{what} to variable '{self._name}'")
+        check_index_range(idx, self.shape[0], f"{what} to variable '{self._name}'")
         return idx, vals
 
     def scatter_add(self, sparse_delta):

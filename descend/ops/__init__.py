@@ -1,8 +1,9 @@
 """The ops layer: every differentiable primitive, and Tensor/Variable operators."""
 
+from ..framework import ops_bridge
 from ..framework.tensor import Tensor
 from ..framework.variable import Variable
-from . import array_ops, clip_ops, conv_ops, math_ops, nn_ops  # noqa: F401  (registers their ops)
+from . import array_ops, clip_ops, conv_ops, gradient_ops, math_ops, nn_ops  # noqa: F401  (registers their ops)
 from .array_ops import *  # noqa: F403
 from .clip_ops import *  # noqa: F403
 from .math_ops import *  # noqa: F403
@@ -48,3 +49,12 @@ def _install_operators(cls):
 
 _install_operators(Tensor)
 _install_operators(Variable)
+
+# the framework's gradient arithmetic is done by these ops (the tape calls no op by name)
+ops_bridge.register(
+    aggregate=gradient_ops.aggregate,
+    densify=gradient_ops.densify,
+    deduplicate=gradient_ops.deduplicate,
+    read=gradient_ops.read,
+    stack=gradient_ops.stack_rows,
+)

@@ -12,8 +12,10 @@ from .. import _native, backend
 from ..errors import InvalidArgumentError
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op import defop
-from ..framework.tensor import Tensor
-from ._util import normalize_axis, unbroadcast
+from ..framework.tensor import Tensor, to_array
+from ..framework.validation import check_axis, check_index_range, check_number
+from ._util import normalize_axis
+from .core_ops import broadcast_to, reduce_sum, reshape
 
 __all__ = [
     "reshape", "transpose", "expand_dims", "squeeze", "concat", "stack", "unstack", "split",
@@ -25,23 +27,6 @@ _builtin_range = range
 
 
 # ---------------------------------------------------------------- shapes
-@defop(view=True)
-def reshape(tensor, shape=None):
-    """``tensor`` with a new shape (one entry may be -1)."""
-    shape = tuple(int(s) for s in np.asarray(shape).reshape(-1)) if shape is not None else ()
-    try:
-        return np.reshape(tensor, shape)
-    except ValueError:
-        raise InvalidArgumentError(
-            f"reshape: cannot reshape a tensor of shape {tensor.shape} ({tensor.size} elements) to {shape}"
-        ) from None
-
-
-@reshape.defvjp
-def _(g, ans, x, shape=None):
-    return reshape(g, shape=x.shape)
-
-
 @defop(view=True)
 def transpose(a, perm=None):
     """Permute axes (reverse them by default)."""
@@ -63,9 +48,7 @@ def _(g, ans, x, perm=None):
 @defop(view=True)
 def expand_dims(input, axis=0):  # noqa: A002 - TF's name
     """Insert a length-1 axis at ``axis``."""
-    if not -input.ndim - 1 <= axis <= input.ndim:
-        raise InvalidArgumentError(f"expand_dims: axis {axis} is out of range for rank {input.ndim}")
-    return np.expand_dims(input, axis)
+    return np.expand_dims(input, check_axis(axis, input.ndim, "expand_dims", extra=1))
 
 
 @expand_dims.defvjp
@@ -88,20 +71,6 @@ def squeeze(input, axis=None):  # noqa: A002
 @squeeze.defvjp
 def _(g, ans, x, axis=None):
     return reshape(g, shape=x.shape)
-
-
-@defop(view=True)
-def broadcast_to(input, shape=None):  # noqa: A002
-    """Broadcast ``input`` to ``shape`` (NumPy rules)."""
-    try:
-        return np.broadcast_to(input, tuple(int(s) for s in shape))
-    except ValueError:
-        raise InvalidArgumentError(f"broadcast_to: cannot broadcast shape {input.shape} to {tuple(shape)}") from None
-
-
-@broadcast_to.defvjp
-def _(g, ans, x, shape=None):
-    return unbroadcast(g, x)
 
 
 @defop("concat", same_dtype="all")
@@ -240,19 +209,10 @@ def _(g, ans, x, multiples=None):
     inter = []
     for k, d in zip(m, x.shape):
         inter += [k, d]
-    from .math_ops import reduce_sum
-
     return reduce_sum(reshape(g, shape=inter), axis=tuple(_builtin_range(0, 2 * len(m), 2)))
 
 
 # ---------------------------------------------------------------- indexing
-def _check_range(idx: np.ndarray, n: int, what: str):
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
-        flat = idx.reshape(-1)
-        k = int(np.nonzero((flat < 0) | (flat >= n))[0][0])
-        raise InvalidArgumentError(f"{what}: indices[{k}] = {int(flat[k])} is not in [0, {n})")
-
-
 def _index_array(indices) -> np.ndarray:
     arr = indices if isinstance(indices, np.ndarray) else np.asarray(indices)
     if arr.dtype.kind not in "iu":
@@ -266,8 +226,10 @@ def gather(params, indices, axis=0, batch_dims=0):
     idx = _index_array(indices)
     if batch_dims:
         raise NotImplementedError("gather: batch_dims != 0 is not supported yet")
-    ax = axis % params.ndim if params.ndim else 0
-    _check_range(idx, params.shape[ax], "gather")
+    if params.ndim == 0:
+        raise InvalidArgumentError("gather: params must have rank >= 1; received a scalar")
+    ax = check_axis(axis, params.ndim, "gather")
+    check_index_range(idx, params.shape[ax], "gather")
     return np.take(params, idx, axis=ax)
 
 
@@ -300,8 +262,8 @@ def unsorted_segment_sum(data, segment_ids, num_segments=None):
         raise InvalidArgumentError(
             f"unsorted_segment_sum: segment_ids shape {ids.shape} must be a prefix of data shape {data.shape}"
         )
-    n = int(num_segments)
-    _check_range(ids, n, "unsorted_segment_sum")
+    n = check_number(num_segments, "num_segments", low=0, integer=True)
+    check_index_range(ids, n, "unsorted_segment_sum", name="segment_ids")
     out = np.zeros((n,) + data.shape[ids.ndim:], data.dtype)
     if not _native.segment_sum(out, ids.reshape(-1), data):  # a parallel kernel, same order of additions
         np.add.at(out, ids, data)
@@ -321,7 +283,7 @@ def gather_nd(params, indices):
     if k > params.ndim:
         raise InvalidArgumentError(f"gather_nd: index depth {k} exceeds params rank {params.ndim}")
     for d in _builtin_range(k):
-        _check_range(idx[..., d], params.shape[d], f"gather_nd (axis {d})")
+        check_index_range(idx[..., d], params.shape[d], f"gather_nd (axis {d})")
     return params[tuple(idx[..., d] for d in _builtin_range(k))]
 
 
@@ -338,7 +300,7 @@ def scatter_nd(indices, updates, shape=None):
     out = np.zeros(shape, updates.dtype)
     k = idx.shape[-1]
     for d in _builtin_range(k):
-        _check_range(idx[..., d], shape[d], f"scatter_nd (axis {d})")
+        check_index_range(idx[..., d], shape[d], f"scatter_nd (axis {d})")
     np.add.at(out, tuple(idx[..., d] for d in _builtin_range(k)), updates)
     return out
 
@@ -399,15 +361,13 @@ def getitem(tensor, key):
 def one_hot(indices, depth=None, on_value=1.0, off_value=0.0, axis=-1, dtype="float32"):
     """One-hot vectors; out-of-range indices give all-``off_value`` rows (as TF)."""
     idx = _index_array(indices)
-    d = int(depth)
+    d = check_number(depth, "depth", low=0, integer=True)
     out = np.where(np.arange(d) == idx[..., None], on_value, off_value).astype(backend.np_dtype(dtype))
     return np.moveaxis(out, -1, axis) if axis != -1 else out
 
 
 def fill(dims, value, dtype=None) -> Tensor:
     """A tensor of shape ``dims`` filled with ``value``."""
-    from ..framework.tensor import to_array
-
     v = to_array(value, None if dtype is None else backend.np_dtype(dtype))
     return Tensor(np.full(tuple(int(d) for d in dims), v, dtype=v.dtype))
 

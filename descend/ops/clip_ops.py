@@ -9,6 +9,7 @@ import numpy as np
 
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.validation import check_number
 from .math_ops import cast, maximum, minimum, multiply, reduce_sum, sqrt, square, where
 from .math_ops import clip_by_value as _clip_by_value_op
 
@@ -37,9 +38,7 @@ def clip_by_norm(t, clip_norm, axes=None):
     """
     if t is None:
         return None
-    clip_norm = float(clip_norm)
-    if not clip_norm >= 0:
-        raise ValueError(f"clip_norm must be >= 0. Received: {clip_norm}")
+    clip_norm = check_number(clip_norm, "clip_norm", low=0.0, finite=False, owner="clip_by_norm")
     v = _values(t)
     if not isinstance(v, Tensor):
         v = convert_to_tensor(v)
@@ -70,9 +69,7 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None):
     every value NaN (as TensorFlow), so an overflow cannot pass unnoticed.
     """
     t_list = list(t_list)
-    clip_norm = float(clip_norm)
-    if not clip_norm >= 0:
-        raise ValueError(f"clip_norm must be >= 0. Received: {clip_norm}")
+    clip_norm = check_number(clip_norm, "clip_norm", low=0.0, finite=False, owner="clip_by_global_norm")
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
     n = float(norm)
     if math.isfinite(n):

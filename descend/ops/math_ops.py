@@ -14,7 +14,9 @@ from .. import backend
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor
-from ._util import normalize_axis, unbroadcast
+from ._util import normalize_axis
+from .array_ops import broadcast_to, reshape
+from .core_ops import _grad_to_input, _keep_shape, reduce_sum, unbroadcast
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "mod", "negative", "reciprocal",
@@ -490,31 +492,6 @@ def ones_like(x, dtype=None):
 
 
 # ---------------------------------------------------------------- reductions
-def _keep_shape(shape, axes):
-    return tuple(1 if i in axes else s for i, s in enumerate(shape))
-
-
-def _grad_to_input(g, x, axis, keepdims):
-    """Broadcast a reduction's upstream gradient back to the input's shape."""
-    from .array_ops import broadcast_to, reshape
-
-    axes = normalize_axis(axis, x.ndim)
-    if not keepdims:
-        g = reshape(g, shape=_keep_shape(x.shape, axes))
-    return broadcast_to(g, shape=x.shape)
-
-
-@defop
-def reduce_sum(input_tensor, axis=None, keepdims=False):
-    """Sum over ``axis`` (all axes by default)."""
-    return np.sum(input_tensor, axis=normalize_axis(axis, input_tensor.ndim), keepdims=keepdims)
-
-
-@reduce_sum.defvjp
-def _(g, ans, x, axis=None, keepdims=False):
-    return _grad_to_input(g, x, axis, keepdims)
-
-
 @defop
 def reduce_mean(input_tensor, axis=None, keepdims=False):
     """Mean over ``axis``; integer inputs give an integer (truncated) mean, as TF."""
@@ -536,8 +513,6 @@ def _(g, ans, x, axis=None, keepdims=False):
 
 def _extremum_vjp(g, ans, x, axis, keepdims):
     # the gradient is shared equally by the elements that tie for the extremum (as TF)
-    from .array_ops import reshape
-
     axes = normalize_axis(axis, x.ndim)
     a = ans if keepdims else reshape(ans, shape=_keep_shape(x.shape, axes))
     hit = cast(equal(x, a), dtype=x.dtype)
@@ -608,8 +583,6 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False):
 @reduce_logsumexp.defvjp
 def _(g, ans, x, axis=None, keepdims=False):
     # d lse / dx = softmax(x) = exp(x - lse)
-    from .array_ops import reshape
-
     axes = normalize_axis(axis, x.ndim)
     a = ans if keepdims else reshape(ans, shape=_keep_shape(x.shape, axes))
     return multiply(_grad_to_input(g, x, axis, keepdims), exp(subtract(x, a)))
@@ -693,8 +666,6 @@ def _einsum(*operands, equation=""):
 
 @_einsum.defvjp
 def _(g, ans, *operands, equation=""):
-    from .array_ops import broadcast_to, reshape
-
     ins, out = _parse_einsum(equation, len(operands))
     grads = []
     for i, sub in enumerate(ins):

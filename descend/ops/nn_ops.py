@@ -21,9 +21,10 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.validation import check_axis, check_index_range, check_number
 from ..framework.variable import Variable
-from ._util import unbroadcast
 from .array_ops import broadcast_to, concat, expand_dims, gather, one_hot, reshape
+from .core_ops import unbroadcast
 from .math_ops import abs as abs_
 from .math_ops import (
     add,
@@ -82,10 +83,10 @@ def _like(x, ref):
 
 def _class_axis(axis, ndim: int, name: str) -> int:
     """A single class axis as a negative number (valid for every broadcast operand)."""
-    a = -1 if axis is None else int(axis)
-    if not -ndim <= a < ndim:
-        raise InvalidArgumentError(f"{name}: axis {a} is out of range for a tensor of rank {ndim}")
-    return a - ndim if a >= 0 else a
+    a = -1 if axis is None else axis
+    if ndim == 0:  # no class axis at all
+        raise InvalidArgumentError(f"{name}: axis {a} is out of range for a tensor of rank 0")
+    return check_axis(a, ndim, name) - ndim
 
 
 # ================================================================ activations
@@ -480,12 +481,7 @@ def dropout(x: TensorLike, rate: float, noise_shape=None, seed=None) -> Tensor:
     x = _as_tensor(x)
     if x.dtype.kind != "f":
         raise TypeError(f"dropout: x must be a floating-point tensor since it is scaled; received dtype {x.dtype.name}")
-    try:
-        r = float(rate)
-    except (TypeError, ValueError):
-        raise TypeError(f"dropout: rate must be a number in [0, 1). Received: rate={rate!r}") from None
-    if not 0.0 <= r < 1.0:
-        raise ValueError(f"dropout: rate must be in the range [0, 1). Received: rate={rate!r}")
+    r = check_number(rate, "rate", low=0.0, high=1.0, high_open=True, owner="dropout")
     if r == 0.0:
         return x if type(x) is Tensor else identity(x)
     shape = x.shape
@@ -538,19 +534,6 @@ def _ids_array(ids) -> np.ndarray:
     if arr.dtype.kind not in "iu":
         raise TypeError(f"embedding_lookup: ids must be integers (int32 or int64). Received dtype {arr.dtype.name}")
     return arr
-
-
-def _check_ids(ids: np.ndarray, n: int) -> None:
-    if ids.size == 0:
-        return
-    bad = (ids < 0) | (ids >= n)
-    if bad.any():
-        where_bad = tuple(int(i) for i in np.argwhere(bad)[0])
-        label = f"ids[{', '.join(map(str, where_bad))}]" if where_bad else "ids"
-        raise InvalidArgumentError(
-            f"embedding_lookup: {label} = {int(ids[where_bad])} is not in [0, {n}) "
-            f"(the table has {n} rows)"
-        )
 
 
 def _clip_rows(rows, max_norm: float, first_axis: int):
@@ -610,15 +593,14 @@ def embedding_lookup(params, ids, max_norm: float | None = None) -> Tensor:
                 f"{shards[0].dtype.name}{list(shards[0].shape)}, shard {k} is {s.dtype.name}{list(s.shape)}"
             )
     sizes = [s.shape[0] for s in shards]
-    _check_ids(ids_arr, sum(sizes))
+    check_index_range(ids_arr, sum(sizes), "embedding_lookup", name="ids", hint=f"the table has {sum(sizes)} rows")
     if len(shards) == 1 or ids_arr.size == 0:
         out = gather(shards[0], ids_arr)
     else:
         out = _sharded_lookup(shards, sizes, ids_arr)
     if max_norm is not None:
-        if not float(max_norm) > 0:
-            raise ValueError(f"embedding_lookup: max_norm must be > 0. Received: max_norm={max_norm!r}")
-        out = _clip_rows(out, float(max_norm), ids_arr.ndim)
+        max_norm = check_number(max_norm, "max_norm", low=0.0, low_open=True, owner="embedding_lookup")
+        out = _clip_rows(out, max_norm, ids_arr.ndim)
     return out
 
 
@@ -656,13 +638,7 @@ def _sparse_xent(labels, logits):
             f"received labels of shape {labels.shape} (logits shape {logits.shape})"
         )
     n = logits.shape[-1]
-    bad = (labels < 0) | (labels >= n)
-    if bad.any():
-        k = tuple(int(i) for i in np.argwhere(bad)[0])
-        at = f" at labels[{', '.join(map(str, k))}]" if k else ""
-        raise InvalidArgumentError(
-            f"{name}: received a label value of {int(labels[k])}{at} which is outside the valid range of [0, {n})"
-        )
+    check_index_range(labels, n, name, name="labels", hint="a label value outside the valid range of class indices")
     # loss = logsumexp(x) - x[label], with the row max subtracted from both
     shifted = logits - np.max(logits, axis=-1, keepdims=True)
     lse = np.log(np.sum(np.exp(shifted), axis=-1))

@@ -734,11 +734,11 @@ class Optimizer:
             raise ValueError(f"this plan was prepared at step {plan.step}; the optimizer is at step "
                              f"{int(self._iterations._value)}: prepare it again")
         plan.committed = True
+        if plan.accumulation is not None:  # a skip after accumulation drops the cycle whose sum was not finite
+            self._accum, self._accum_restored = plan.accumulation, None
         if plan.kind == "skip":
             self.skipped_steps += 1
             return
-        if plan.accumulation is not None:
-            self._accum, self._accum_restored = plan.accumulation, None
         if plan.kind == "accumulate":
             return
         if self.rule_kind == "custom":

@@ -1,0 +1,243 @@
+"""The kernel backend seam: the intermediate form of an elementwise update rule,
+and what a backend must do to turn it into kernels and launch them.
+
+Nothing here imports numba (or any accelerator library): this module is the
+contract between the producer of the intermediate form,
+:func:`descend.optimizers.rewrite.rewrite` (an optimizer's pure rule ->
+:class:`KernelSpec`), and the backends that compile it. The optimizers import
+the backend; no backend imports the optimizers.
+
+**The intermediate form** (:class:`KernelSpec`) describes one rule
+``update(param, grad, *slots, **coefficients) -> (new_param, *new_slots)``:
+
+* ``arrays``: the rule's positional names, ``(param, grad, *slots)``;
+  ``coefficients``: its keyword-only names, ``defaults`` their defaults;
+* ``prologue`` and ``scalars``: Python statements and expressions that compute,
+  from the coefficients (named ``c_<coefficient>``), every value of the rule
+  that involves no array (``1 - beta_1``, ``lr * momentum``), once per call and
+  with NumPy's rules, exactly as the NumPy path computes them.
+  :meth:`KernelSpec.make_prologue` compiles them into
+  ``prologue(*, c_<name>...) -> tuple`` (plain Python, shared by every backend);
+* ``literals``: ``(name, value)`` of each number written inside an array
+  expression; a backend makes each a constant of the kernel's dtype;
+* ``body``: the scalar loop body, lines of a small Python subset (blocks
+  indented by 4 spaces). It reads ``v_<array>`` (one element of each array),
+  the scalar arguments ``s<k>`` and the literals ``_L<k>``; it assigns
+  ``v_<local>`` names and, last, ``_o0`` (the new parameter) and ``_o<k+1>``
+  (the new slot ``k``). Statements: ``name = expr`` and ``if expr:`` / ``else:``.
+  Expressions: names, ``True``/``False``, ``+ - * / // % **`` (``x ** 2`` and
+  ``x ** 0.5`` are already ``np.square``/``np.sqrt``), unary ``-``/``+``/``not``,
+  comparisons, ``and``/``or``, ``x if c else y``, ``abs(x)`` and
+  ``np.<f>(...)`` for ``f`` in ``descend.optimizers.rewrite.ALLOWED_FUNCTIONS``.
+  Every operation keeps the dtype of its operands (float32 math stays float32).
+
+**A backend** (:class:`Backend`) implements:
+
+* ``available() -> bool``: whether it can run here (library installed, device present);
+* ``compile(spec) -> RuleKernel``: the kernels of ``spec`` (compiling may be
+  deferred to the first launch of each dtype; a failure there warns with
+  :class:`FusedKernelWarning` and declines, so the NumPy path runs);
+* ``source(spec) -> str``: the code it generates, for inspection;
+* ``find_nonfinite(arrays) -> int | None``: index of the first array holding a
+  NaN or Inf, -1 when none does, None when it does not take these arrays.
+
+**A compiled rule** (:class:`RuleKernel`) implements, for arrays the backend owns
+(NumPy arrays for the CPU backend; a CuPy backend would take CuPy arrays):
+
+* ``apply_dense(params, grads, slots, decays, coefficients) -> bool``: update
+  every ``params[t]`` and its ``slots[t]`` (a list per tensor) in place with
+  ``grads[t]``, after the decoupled weight decay ``param <- param - param * decays[t]``
+  where ``decays[t]`` is not 0, in the arithmetic of the NumPy path;
+* ``apply_rows(param, grad, slots, coefficients, idx, decay=0.0) -> bool``: the
+  same for the rows ``idx`` (unique) of ``param`` and its slots, row ``r`` of
+  ``grad`` updating row ``idx[r]``;
+
+both return False, having written nothing, when they do not take these arrays
+(another array type, dtype or layout); the caller then takes the NumPy path.
+:class:`RuleKernel` turns ``coefficients`` into the kernel's scalar arguments
+(the prologue, then a cast to the arrays' dtype), so a backend only launches.
+
+A CuPy backend would translate ``body`` (``ast.parse`` of the lines) into CUDA
+C, build one raw kernel over a chunk table of device pointers for
+``apply_dense`` and one over ``(row, column)`` for ``apply_rows``, answer
+``find_nonfinite`` with a reduction on the device, and decline NumPy arrays.
+
+Example:
+
+>>> from descend._native.backend import KernelSpec
+>>> spec = KernelSpec(name="sgd", qualname="sgd", arrays=("param", "grad"), coefficients=("lr",),
+...                   defaults=(), prologue=(), scalars=(("s0", "c_lr"),), literals=(),
+...                   body=("_o0 = v_param - s0 * v_grad",))
+>>> spec.make_prologue()(c_lr=0.5)
+(0.5,)
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import os
+import threading
+
+import numpy as np
+
+__all__ = ["DTYPES", "Backend", "FusedKernelWarning", "KernelSpec", "RuleKernel", "default", "stats"]
+
+#: the dtypes the kernels are generated for
+DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+#: how many updates each compiled path applied, for tests and profiling: ``stats["dense"]``, ``stats["rows"]``
+stats: collections.Counter = collections.Counter()
+
+
+class FusedKernelWarning(UserWarning):
+    """An update rule could not be fused; the NumPy reference path is used for it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelSpec:
+    """The intermediate form of one elementwise update rule (see the module docstring).
+
+    Pure data: two specs are equal when their kernels are the same, whatever
+    function they came from (``name`` and ``qualname`` only label messages and files).
+    """
+
+    name: str
+    qualname: str
+    arrays: tuple
+    coefficients: tuple
+    defaults: tuple  # ((coefficient, default value), ...)
+    prologue: tuple  # Python statements, run in order
+    scalars: tuple  # ((kernel argument, prologue expression), ...)
+    literals: tuple  # ((constant name, Python number), ...)
+    body: tuple  # lines of the scalar loop body
+
+    def __post_init__(self):
+        if len(self.arrays) < 2:
+            raise ValueError(f"KernelSpec.arrays must name (param, grad, *slots); received {self.arrays!r}")
+
+    @property
+    def param(self) -> str:
+        return self.arrays[0]
+
+    @property
+    def grad(self) -> str:
+        return self.arrays[1]
+
+    @property
+    def slots(self) -> tuple:
+        return tuple(self.arrays[2:])
+
+    @property
+    def n_slots(self) -> int:
+        return len(self.arrays) - 2
+
+    def prologue_source(self) -> str:
+        """``def prologue(*, c_<coefficient>...)`` returning the scalar arguments, as Python source."""
+        params = ", ".join(["*"] + [f"c_{c}" for c in self.coefficients]) if self.coefficients else ""
+        values = [expr for _, expr in self.scalars]
+        lines = [f"def prologue({params}):",
+                 '    """The kernel\'s scalar arguments, computed from the coefficients with NumPy\'s rules."""']
+        lines += [f"    {line}" for line in self.prologue]
+        lines += [f"    return ({', '.join(values)}{',' if len(values) == 1 else ''})"]
+        return "\n".join(lines) + "\n"
+
+    def make_prologue(self):
+        """The prologue as a Python function (``np`` is the only global it sees)."""
+        namespace = {"np": np, "__name__": f"descend_prologue_{self.name}"}
+        exec(compile(self.prologue_source(), f"<prologue of {self.qualname}>", "exec"), namespace)
+        return namespace["prologue"]
+
+
+class RuleKernel:
+    """The kernels of one rule on one backend; subclasses launch them.
+
+    Holds what every backend shares: the prologue, and the conversion of a
+    coefficient dict into the kernel's scalar arguments in the arrays' dtype.
+    """
+
+    def __init__(self, spec: KernelSpec, prologue=None):
+        self.spec = spec
+        self.name = spec.name
+        self.n_slots = spec.n_slots
+        self.coefs = tuple(spec.coefficients)
+        self.defaults = dict(spec.defaults)
+        self.prologue = prologue if prologue is not None else spec.make_prologue()
+        self._coef_set = set(self.coefs)
+        self._last: dict = {}  # dtype -> (coefficient dict, scalar arguments)
+
+    def scalars(self, coefficients: dict, dtype) -> tuple | None:
+        """The kernel's scalar arguments in ``dtype`` (None: not scalars; use the NumPy path).
+
+        Cached for the last coefficient dict per dtype: the base class computes
+        one dict per step and dtype and never changes it."""
+        hit = self._last.get(dtype)
+        if hit is not None and hit[0] is coefficients:
+            return hit[1]
+        given = coefficients
+        if coefficients.keys() != self._coef_set:
+            if not (coefficients.keys() <= self._coef_set and self._coef_set - coefficients.keys() <= set(
+                    self.defaults)):
+                return None  # the reference path reports the mismatch
+            coefficients = {**self.defaults, **coefficients}
+        args = []
+        for v in self.prologue(**{f"c_{k}": v for k, v in coefficients.items()}):
+            if isinstance(v, (bool, np.bool_)):
+                args.append(bool(v))
+            elif isinstance(v, (int, float, np.number)) or (isinstance(v, np.ndarray) and v.ndim == 0):
+                args.append(dtype.type(v))
+            else:
+                return None
+        args = tuple(args)
+        self._last[dtype] = (given, args)
+        return args
+
+    def apply_dense(self, params: list, grads: list, slots: list, decays: list, coefficients: dict) -> bool:
+        raise NotImplementedError
+
+    def apply_rows(self, param, grad, slots: list, coefficients: dict, idx, decay: float = 0.0) -> bool:
+        raise NotImplementedError
+
+
+class Backend:
+    """What a kernel backend implements (see the module docstring)."""
+
+    #: a short name, e.g. ``"numba-cpu"``
+    name: str = "?"
+
+    def available(self) -> bool:
+        raise NotImplementedError
+
+    def compile(self, spec: KernelSpec) -> RuleKernel:
+        raise NotImplementedError
+
+    def source(self, spec: KernelSpec) -> str:
+        raise NotImplementedError
+
+    def find_nonfinite(self, arrays: list) -> int | None:
+        raise NotImplementedError
+
+
+_default: Backend | None = None
+_default_lock = threading.Lock()
+
+
+def _after_fork_in_child():
+    global _default_lock
+    _default_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def default() -> Backend:
+    """The backend optimizers use: numba on the CPU (:mod:`descend._native.cpu`)."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                from .cpu import NumbaCPU
+
+                _default = NumbaCPU()
+    return _default

@@ -1,0 +1,76 @@
+"""The gradient arithmetic the tape needs, as ops: adding gradients, densifying and
+de-duplicating ``IndexedSlices``, stacking Jacobian rows, reading a Variable.
+
+:mod:`descend.ops` hands these functions to the framework when it is imported
+(:func:`descend.framework.ops_bridge.register`), so the tape and
+``IndexedSlices`` never look an op up by name. Each is built from recorded
+ops, so an outer tape differentiates through gradient aggregation too.
+
+Example:
+    >>> import descend as ds
+    >>> from descend.ops.gradient_ops import aggregate
+    >>> a = ds.IndexedSlices(ds.constant([[1.0, 1.0]]), ds.constant([2]), (3, 2))
+    >>> aggregate(a, ds.ones((3, 2))).numpy()
+    array([[1., 1.],
+           [1., 1.],
+           [2., 2.]], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import Tensor
+from .array_ops import concat, reshape, stack, unsorted_segment_sum
+from .math_ops import add, identity
+
+__all__ = ["aggregate", "densify", "deduplicate", "read", "stack_rows"]
+
+
+def densify(slices: IndexedSlices) -> Tensor:
+    """The dense Tensor ``slices`` stands for (repeated rows add up)."""
+    return unsorted_segment_sum(slices.values, slices.indices, num_segments=slices.dense_shape[0])
+
+
+def aggregate(a, b):
+    """The sum of two gradients of one value.
+
+    Two ``IndexedSlices`` stay sparse (their rows are concatenated, repeats
+    allowed); a sparse gradient meeting a dense one is densified first.
+    """
+    if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
+        return IndexedSlices(
+            concat([a.values, b.values], axis=0),
+            Tensor(np.concatenate([a.indices._value, b.indices._value])),
+            a.dense_shape,
+        )
+    if isinstance(a, IndexedSlices):
+        a = densify(a)
+    if isinstance(b, IndexedSlices):
+        b = densify(b)
+    return add(a, b)
+
+
+def deduplicate(slices: IndexedSlices) -> IndexedSlices:
+    """Sum the values of repeated indices; the result's indices are unique and sorted.
+
+    Slices whose indices are already unique and sorted are returned as they are.
+    """
+    idx = slices.indices._value
+    if idx.size < 2 or bool(np.all(idx[1:] > idx[:-1])):  # already unique and sorted: nothing to do
+        return slices
+    unique, inverse = np.unique(idx, return_inverse=True)
+    values = unsorted_segment_sum(slices.values, Tensor(inverse.reshape(-1).astype(np.int64)),
+                                  num_segments=unique.size)
+    return IndexedSlices(values, Tensor(unique), slices.dense_shape)
+
+
+def read(variable) -> Tensor:
+    """A recorded snapshot of ``variable`` (the ``identity`` op)."""
+    return identity(variable)
+
+
+def stack_rows(tensors, shape, axis: int) -> Tensor:
+    """``tensors`` stacked along a new axis ``axis``, reshaped to ``shape`` (a Jacobian from its rows)."""
+    return reshape(stack(list(tensors), axis=axis), shape=tuple(shape))
