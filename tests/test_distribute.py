@@ -3,7 +3,6 @@ The multi-process behaviour is in test_distribute_mpi.py."""
 
 from __future__ import annotations
 
-import doctest
 import os
 import subprocess
 import sys
@@ -17,12 +16,6 @@ from descend.compat.v1 import train as v1
 from descend.distribute import collectives, comm, strategy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-@pytest.mark.parametrize("module", [ds.distribute, comm, collectives, strategy, hvd, ds.nn])
-def test_docstring_examples(module):
-    failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    assert failed == 0 and attempted > 0
 
 
 def test_without_mpiexec_a_script_is_one_replica_and_never_imports_mpi4py():
