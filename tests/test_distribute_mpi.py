@@ -153,6 +153,35 @@ def _v1_minimize(ds, out):
     return results
 
 
+def _fit(ds, out):
+    """fit under scope() against the one-process fit from the same initial weights (41 rows, global batch
+    10: uneven splits, and a last batch of one row that leaves the other replicas none)."""
+    ds.set_floatx("float64")
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(41, 5)), rng.normal(size=(41, 2))
+    xv, yv = rng.normal(size=(13, 5)), rng.normal(size=(13, 2))
+
+    def make():
+        model = ds.Sequential([ds.layers.Dense(8, activation="tanh", kernel_regularizer=ds.regularizers.L2(0.01)),
+                               ds.layers.Dense(2)])
+        model(ds.constant(x[:1]))
+        model.compile(optimizer=ds.optimizers.Adam(0.01, global_clipnorm=0.5), loss="mse", metrics=["mae"])
+        return model
+
+    with strategy.scope():
+        model = make()
+    reference = make()
+    reference.set_weights(model.get_weights())
+    results = {}
+    for name, m in (("dist", model), ("ref", reference)):
+        h = m.fit(x, y, batch_size=10, epochs=3, shuffle=True, seed=1, validation_data=(xv, yv), verbose=0)
+        results[name] = {"history": h.history, "weights": [w.tolist() for w in m.get_weights()],
+                         "evaluate": m.evaluate(xv, yv, batch_size=4, verbose=0, return_dict=True)}
+    ds.set_floatx("float32")
+    return results
+
+
 def _surface(ds, out):
     """Datasets, reduce, all_reduce, Horovod, sparse exchange sizes, broadcast."""
     import descend.distribute.horovod as hvd
@@ -266,7 +295,7 @@ def _sigkill(ds, out):
         strategy.run(lambda: opt.apply_gradients([(np.ones(3), w)]))
 
 
-SCENARIOS = {"equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
+SCENARIOS = {"fit": _fit, "equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
              "surface": _surface, "repeat": _repeat, "float32": _float32, "mismatch": _mismatch,
              "mismatch_variable": _mismatch_variable, "raise": _raise,
              "sigkill": _sigkill}
@@ -304,7 +333,7 @@ def runs(tmp_path_factory):
     out = {}
     for n in (2, 3):
         d = tmp_path_factory.mktemp(f"n{n}")
-        proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32"], d, timeout=600)
+        proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32", "fit"], d, timeout=600)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
         out[n] = _results(d, n)
     return out
@@ -366,6 +395,21 @@ def test_strategy_and_horovod_surface(runs, n):
         rows = [-0.1 * ((k < n) + (1 <= k <= n)) for k in range(n + 1)]
         assert s["table_rows"] == pytest.approx(rows)
         assert s["cal"] == pytest.approx(4.0 / (2 * n)) and s["srl"] == pytest.approx(6.0 / n)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_fit_under_scope_equals_the_one_process_fit(runs, n):
+    for r in runs[n]:
+        dist, ref = r["fit"]["dist"], r["fit"]["ref"]
+        for a, b in zip(dist["weights"], ref["weights"]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13)
+        assert dist["history"].keys() == ref["history"].keys() and "val_mae" in dist["history"]
+        for k in ref["history"]:
+            np.testing.assert_allclose(dist["history"][k], ref["history"][k], rtol=1e-10)
+        for k in ref["evaluate"]:
+            np.testing.assert_allclose(dist["evaluate"][k], ref["evaluate"][k], rtol=1e-10)
+    assert runs[n][0]["fit"]["dist"]["weights"] == runs[n][-1]["fit"]["dist"]["weights"]
 
 
 @needs_mpi

@@ -1,0 +1,141 @@
+"""``fit`` and ``evaluate`` under a strategy: the global batch split over the ranks, the loss scaled so
+that the summed gradient is the one-process gradient, metrics aggregated from totals and counts.
+
+A model whose variables were created under a strategy's ``scope()`` (or that is fitted inside one)
+trains data-parallel: each global batch of ``batch_size`` rows is split over the replicas
+(``numpy.array_split``), each replica's compiled loss (a mean over its rows) is scaled by
+``rows here / rows in the global batch`` and its regularization losses by ``1 / replicas``, so the
+optimizer's cross-replica sum is the gradient one process computes on the whole batch. Metric states
+are summed over the replicas before each ``result()``: totals and counts, never means of means. Only
+rank 0 shows a progress bar.
+
+Example:
+    >>> import descend as ds
+    >>> from descend.distribute import training
+    >>> model = ds.Sequential([ds.layers.Dense(1)])
+    >>> training.replica_for(model) is None   # no strategy: fit is the one-process loop
+    True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.tape import GradientTape
+from ..framework.tensor import Tensor, to_array
+from ..ops import add_n, cast
+from . import strategy as _strategy
+
+__all__ = ["FitReplica", "replica_for", "global_result"]
+
+
+def replica_for(model) -> FitReplica | None:
+    """The data-parallel context ``fit`` uses for ``model``: the active strategy, else the one its
+    variables were created under; None for one replica."""
+    s = _strategy._stack()
+    strategy = s[-1][0] if s else None
+    if strategy is None:
+        for v in getattr(model, "trainable_weights", []) or []:
+            strategy = _strategy.strategy_of(v)
+            if strategy is not None:
+                break
+    if strategy is None or strategy.num_replicas_in_sync == 1:
+        return None
+    return FitReplica(strategy)
+
+
+def global_result(metric, strategy):
+    """``metric.result()`` over every replica's examples: its state variables summed across replicas
+    (metric states are totals and counts), the local state left as it was."""
+    return _global_results([metric], strategy)[0]
+
+
+def _global_results(metrics, strategy):
+    variables = [v for m in metrics for v in m.variables]
+    if not variables:
+        return [m.result() for m in metrics]
+    local = [v._value.copy() for v in variables]
+    summed = strategy.exchange.exchange([a for a in local], [f"metric/{v.name}" for v in variables])
+    try:
+        for v, s in zip(variables, summed):
+            v._value[...] = s
+        return [m.result() for m in metrics]
+    finally:
+        for v, a in zip(variables, local):
+            v._value[...] = a
+
+
+class FitReplica:
+    """One replica's share of ``fit``/``evaluate`` (see the module docstring)."""
+
+    def __init__(self, strategy):
+        self.strategy = strategy
+        self.n = strategy.num_replicas_in_sync
+        self.rank = strategy.group.rank
+
+    @property
+    def is_chief(self) -> bool:
+        return self.rank == 0
+
+    def shard(self, dataset):
+        """This replica's rows of every global batch of ``dataset`` (a descend Dataset)."""
+        n, r = self.n, self.rank
+
+        def take(*parts):
+            return _strategy._slice_batch(parts[0] if len(parts) == 1 else tuple(parts), n, r)
+
+        return dataset.map(take)
+
+    def logs(self, model) -> dict:
+        return {m.name: float(to_array(v)) for m, v in zip(model.metrics, _global_results(model.metrics,
+                                                                                           self.strategy))}
+
+    def train_step(self, model, data) -> dict:
+        """The default ``train_step`` as one replica: returns the global logs."""
+        from ..trainer import Trainer, _batch_size, _unpack
+
+        if type(model).train_step is not Trainer.train_step:  # the user's own step: run it as this replica
+            self.strategy.run(model.train_step, args=(data,))
+            return self.logs(model)
+        x, y, sample_weight = _unpack(data)
+        n_local = _batch_size(x)
+        n_global = int(self.strategy.exchange.exchange([np.array([n_local], np.int64)], ["batch rows"])[0][0])
+        variables = model.trainable_weights
+
+        def step():
+            with GradientTape() as tape:
+                y_pred = model(x, training=True)
+                extra = list(model.losses)
+                if n_local == 0:  # a short last batch left this replica no rows: only its share of the penalties
+                    replica_loss = add_n([cast(e, dtype=extra[0].dtype) for e in extra]) * (1.0 / self.n) if extra \
+                        else None
+                else:
+                    data_loss = (model.loss(y, y_pred, sample_weight) if sample_weight is not None
+                                 else model.loss(y, y_pred))
+                    scale = 1.0 if getattr(model.loss, "reduction", None) == "sum" else n_local / n_global
+                    replica_loss = data_loss * scale
+                    if extra:
+                        reg = add_n([cast(e, dtype=data_loss.dtype) for e in extra])
+                        replica_loss = replica_loss + reg * (1.0 / self.n)
+                        data_loss = data_loss + reg
+            if replica_loss is None:
+                grads = [np.zeros(v.shape, v._value.dtype) for v in variables]
+            else:
+                grads = [np.zeros(v.shape, v._value.dtype) if g is None else g
+                         for g, v in zip(tape.gradient(replica_loss, variables), variables)]
+            model.optimizer.apply_gradients(zip(grads, variables))
+            if n_local:
+                model._update_metrics(data_loss, y, y_pred, sample_weight)
+
+        self.strategy.run(step)
+        return self.logs(model)
+
+    def test_step(self, model, data) -> dict:
+        """``model.test_step`` on this replica's rows (the local logs; :meth:`logs` gives the global ones)."""
+        from ..trainer import _batch_size, _unpack
+
+        x, _, _ = _unpack(data)
+        if _batch_size(x) == 0:
+            return {}
+        return model.test_step(data)
+
