@@ -182,6 +182,55 @@ def _fit(ds, out):
     return results
 
 
+CKPT_BATCH = 8  # the global batch stays 8 whatever the number of processes (3 ranks: 3, 3, 2 rows)
+
+
+def _ckpt_steps(ds, strategy, vs, opt, data, first, last):
+    from descend.distribute.strategy import split_bounds
+
+    x, ids, y = data
+    n, rank = strategy.num_replicas_in_sync, strategy.group.rank
+    for step in range(first, last):
+        a, b = split_bounds(CKPT_BATCH, n, rank)
+        sl = slice(step * CKPT_BATCH + a, step * CKPT_BATCH + b)
+
+        def fn(sl=sl):
+            with ds.GradientTape() as tape:
+                loss = ds.nn.compute_average_loss(_per_example(ds, vs, x[sl], ids[sl], y[sl]),
+                                                  global_batch_size=CKPT_BATCH)
+            opt.apply_gradients(zip(tape.gradient(loss, vs), vs))
+
+        strategy.run(fn)
+
+
+def _ckpt_setup(ds):
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        vs = _model(ds, np.float64, seed=9)
+        opt = ds.optimizers.Adam(0.01)
+    return strategy, vs, opt, _data(21, 1, CKPT_BATCH * STEPS)
+
+
+def _ckpt_save(ds, out):
+    """10 steps, a checkpoint written by rank 0, 10 more: the uninterrupted run's weights."""
+    strategy, vs, opt, data = _ckpt_setup(ds)
+    _ckpt_steps(ds, strategy, vs, opt, data, 0, STEPS // 2)
+    if strategy.group.rank == 0:
+        ds.checkpoint.Checkpoint(variables=vs, optimizer=opt).write(os.path.join(out, "ckpt"))
+    strategy.group.barrier()
+    _ckpt_steps(ds, strategy, vs, opt, data, STEPS // 2, STEPS)
+    return [v.numpy().tolist() for v in vs]
+
+
+def _ckpt_restore(ds, out):
+    """The checkpoint restored on this job's number of processes, then the last 10 steps."""
+    strategy, vs, opt, data = _ckpt_setup(ds)
+    ds.checkpoint.Checkpoint(variables=vs, optimizer=opt).read(os.path.join(os.environ["DESCEND_TEST_CKPT"], "ckpt"))
+    assert int(opt.iterations.numpy()) == STEPS // 2
+    _ckpt_steps(ds, strategy, vs, opt, data, STEPS // 2, STEPS)
+    return [v.numpy().tolist() for v in vs]
+
+
 def _surface(ds, out):
     """Datasets, reduce, all_reduce, Horovod, sparse exchange sizes, broadcast."""
     import descend.distribute.horovod as hvd
@@ -295,7 +344,7 @@ def _sigkill(ds, out):
         strategy.run(lambda: opt.apply_gradients([(np.ones(3), w)]))
 
 
-SCENARIOS = {"fit": _fit, "equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
+SCENARIOS = {"fit": _fit, "ckpt_save": _ckpt_save, "ckpt_restore": _ckpt_restore, "equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
              "surface": _surface, "repeat": _repeat, "float32": _float32, "mismatch": _mismatch,
              "mismatch_variable": _mismatch_variable, "raise": _raise,
              "sigkill": _sigkill}
@@ -313,8 +362,8 @@ def _main(argv):
 
 
 # =============================================================================================== the pytest side
-def _launch(n, scenarios, tmp_path, timeout=240):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def _launch(n, scenarios, tmp_path, timeout=240, **extra_env):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), **extra_env)
     cmd = [MPIEXEC, "-n", str(n), sys.executable, os.path.abspath(__file__), ",".join(scenarios), str(tmp_path)]
     t0 = time.monotonic()
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
@@ -410,6 +459,23 @@ def test_fit_under_scope_equals_the_one_process_fit(runs, n):
         for k in ref["evaluate"]:
             np.testing.assert_allclose(dist["evaluate"][k], ref["evaluate"][k], rtol=1e-10)
     assert runs[n][0]["fit"]["dist"]["weights"] == runs[n][-1]["fit"]["dist"]["weights"]
+
+
+@needs_mpi
+def test_a_checkpoint_saved_with_2_ranks_restores_with_1_and_3_and_continues_to_the_same_numbers(tmp_path):
+    saved = tmp_path / "save"
+    saved.mkdir()
+    proc, _ = _launch(2, ["ckpt_save"], saved)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    uninterrupted = _results(saved, 2)[0]["ckpt_save"]
+    for n in (1, 3):
+        d = tmp_path / f"restore{n}"
+        d.mkdir()
+        proc, _ = _launch(n, ["ckpt_restore"], d, DESCEND_TEST_CKPT=str(saved))
+        assert proc.returncode == 0, proc.stderr[-5000:]
+        for r in _results(d, n):
+            for a, b in zip(r["ckpt_restore"], uninterrupted):
+                np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13)
 
 
 @needs_mpi
