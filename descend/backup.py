@@ -86,7 +86,8 @@ class BackupAndRestore(Callback):
 
     def _save(self, epoch, step, iterator_state):
         self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state}
-        self._manager.save()
+        if _writes(self.model):  # under a distribution strategy the replicated state is written once, by rank 0
+            self._manager.save()
 
     def on_train_batch_end(self, batch, logs=None):
         self._steps += 1
@@ -103,3 +104,10 @@ class BackupAndRestore(Callback):
             import shutil
 
             shutil.rmtree(self.backup_dir, ignore_errors=True)
+
+
+def _writes(model) -> bool:
+    from .distribute.training import replica_for  # above this layer: imported when called
+
+    replica = replica_for(model)
+    return replica is None or replica.is_chief

@@ -272,6 +272,9 @@ def _train_once(args, optimizer_name, verbose=True):
     steps_per_epoch = math.ceil(len(x) / args.batch_size)
     total = steps_per_epoch * args.epochs // max(args.accum_steps or 1, 1)
     model = _build_model(args, kind, x.shape[1], n_classes)
+    if ds.distribute.size() > 1:  # under mpiexec: replicated variables (broadcast from rank 0); fit splits batches
+        with ds.distribute.MultiWorkerMirroredStrategy().scope():
+            model(ds.constant(x[:1]))
     opt = _build_optimizer(optimizer_name, args, max(total, 1), kind)
     if kind == "clicks":
         model.compile(optimizer=opt, loss=ds.losses.BinaryCrossentropy(from_logits=True),
@@ -292,7 +295,7 @@ def _train_once(args, optimizer_name, verbose=True):
     t0 = time.perf_counter()
     model.fit(x, y, batch_size=args.batch_size, epochs=args.epochs, callbacks=callbacks,
               verbose=1 if verbose else 0, seed=args.seed, steps_per_epoch=args.max_steps)
-    if callbacks[-1] is not recorder and callbacks[-1].restored_from and verbose:
+    if callbacks[-1] is not recorder and callbacks[-1].restored_from and verbose and ds.distribute.rank() == 0:
         print(f"resumed from {callbacks[-1].restored_from}")
     seconds = time.perf_counter() - t0
     test = model.evaluate(xt, yt, batch_size=512, verbose=0, return_dict=True)
@@ -301,6 +304,10 @@ def _train_once(args, optimizer_name, verbose=True):
 
 def cmd_train(args) -> int:
     model, rows, test, seconds, kind = _train_once(args, args.optimizer)
+    import descend as ds
+
+    if ds.distribute.rank() != 0:  # under mpiexec: one run folder and one log, written by rank 0
+        return 0
     summary = {"optimizer": args.optimizer, "epochs": args.epochs, "batch_size": args.batch_size, "lr": args.lr,
                "schedule": args.schedule, "train_seconds": round(seconds, 3), "test": test,
                "parameters": int(sum(w.size for w in model.trainable_weights))}
