@@ -83,11 +83,17 @@ class BackupAndRestore(Callback):
             self.restored_from = latest
             self._steps = int(np.asarray(self.model.optimizer.iterations.numpy()))
             self.model._resume_point = dict(self._position.state)
+            from .distribute.training import after_restore
+
+            after_restore(self.model)  # the saved metric totals count once across the replicas
 
     def _save(self, epoch, step, iterator_state):
         self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state}
-        if _writes(self.model):  # under a distribution strategy the replicated state is written once, by rank 0
-            self._manager.save()
+        from .distribute.training import summed_metric_states
+
+        with summed_metric_states(self.model):  # under a strategy: the replicas' metric totals, written by rank 0
+            if _writes(self.model):
+                self._manager.save()
 
     def on_train_batch_end(self, batch, logs=None):
         self._steps += 1

@@ -7,6 +7,7 @@ The models are float64 and small (a few hundred parameters) so every job takes s
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -515,6 +516,100 @@ def test_a_sigkilled_rank_ends_the_job_within_seconds(tmp_path):
     proc, elapsed = _launch(2, ["sigkill"], tmp_path, timeout=60)
     assert proc.returncode != 0
     assert elapsed < 20, elapsed
+
+
+TRAIN = ["train", "--epochs", "3", "--hidden", "32", "--batch-size", "32", "--checkpoint-every", "2", "--seed", "3"]
+
+
+def _descendants(pid):
+    children: dict = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for c in children.get(p, []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _ranks_of(proc):
+    """The pids of the Python ranks an mpiexec process started."""
+    pids = []
+    for pid in _descendants(proc.pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"descend" in cmd and b"train" in cmd:
+            pids.append(pid)
+    return pids
+
+
+def _final_weights(out):
+    import descend.train as train
+
+    reader = train.load_checkpoint(os.path.join(out, "final"))
+    return {k: reader.get_tensor(k) for k in reader.keys()}
+
+
+@needs_mpi
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the ranks through /proc")
+def test_sigkill_a_rank_of_descend_train_10_times_then_resume_bit_exactly(tmp_path):
+    import random
+
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    base = [MPIEXEC, "-n", "2", sys.executable, "-m", "descend", *TRAIN]
+    ref, victim = str(tmp_path / "reference"), str(tmp_path / "killed")
+    r = subprocess.run(base + ["--out", ref], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rng = random.Random(0)
+    kills, exits = 0, []
+    while kills < 10:
+        proc = subprocess.Popen(base + ["--out", victim, "--resume"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL, env=env)
+        delay = rng.uniform(2.5, 6.0)
+        try:
+            proc.wait(timeout=delay)
+            shutil.rmtree(victim, ignore_errors=True)  # it finished first: start over so the kills hit training
+            continue
+        except subprocess.TimeoutExpired:
+            pass
+        ranks = _ranks_of(proc)
+        if not ranks:
+            proc.kill()
+            proc.wait()
+            continue
+        os.kill(rng.choice(ranks), signal.SIGKILL)
+        t0 = time.monotonic()
+        try:
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                for pid in _ranks_of(proc):
+                    os.kill(pid, signal.SIGKILL)
+        exits.append(time.monotonic() - t0)
+        assert proc.returncode != 0
+        kills += 1
+    assert max(exits) < 10, exits
+    r = subprocess.run(base + ["--out", victim, "--resume"], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    a, b = _final_weights(ref), _final_weights(victim)
+    assert sorted(a) == sorted(b) and all(np.array_equal(a[k], b[k]) for k in a)
+    # the per-step metrics: the same rows; a resume mid-epoch restores the replicas' summed metric totals onto
+    # rank 0, which rounds the float32 running means differently in the last bits (the weights are bit-exact)
+    rows = [list(csv.reader(open(os.path.join(d, "metrics.csv")))) for d in (ref, victim)]
+    assert rows[0][0] == rows[1][0] and len(rows[0]) == len(rows[1])
+    np.testing.assert_allclose(np.array(rows[1][1:], float), np.array(rows[0][1:], float), rtol=1e-6)
 
 
 if __name__ == "__main__":

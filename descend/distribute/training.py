@@ -19,6 +19,8 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from ..framework.tape import GradientTape
@@ -26,7 +28,7 @@ from ..framework.tensor import Tensor, to_array
 from ..ops import add_n, cast
 from . import strategy as _strategy
 
-__all__ = ["FitReplica", "replica_for", "global_result"]
+__all__ = ["FitReplica", "replica_for", "global_result", "summed_metric_states", "after_restore"]
 
 
 def replica_for(model) -> FitReplica | None:
@@ -63,6 +65,40 @@ def _global_results(metrics, strategy):
     finally:
         for v, a in zip(variables, local):
             v._value[...] = a
+
+
+@contextlib.contextmanager
+def summed_metric_states(model):
+    """Inside, ``model``'s metric states hold the sums over every replica (what a checkpoint of the
+    replicated run saves); afterwards each replica's own again. A no-op for one replica. Every replica
+    must enter it (a collective)."""
+    replica = replica_for(model)
+    metrics = list(getattr(model, "metrics", []) or [])
+    variables = [v for m in metrics for v in m.variables]
+    if replica is None or not variables:
+        yield
+        return
+    local = [v._value.copy() for v in variables]
+    summed = replica.strategy.exchange.exchange(local, [f"metric/{v.name}" for v in variables])
+    try:
+        for v, s in zip(variables, summed):
+            v._value[...] = s
+        yield
+    finally:
+        for v, a in zip(variables, local):
+            v._value[...] = a
+
+
+def after_restore(model) -> None:
+    """After every replica restored the same checkpoint: its metric states are the sums over the replicas,
+    so rank 0 keeps them and the others start from zero (their sum stays the saved total)."""
+    replica = replica_for(model)
+    if replica is None or replica.is_chief:
+        return
+    for m in getattr(model, "metrics", []) or []:
+        for v in m.variables:
+            v._value[...] = 0
+            v._mark_updated()
 
 
 class FitReplica:
