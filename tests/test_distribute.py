@@ -13,7 +13,7 @@ import pytest
 import descend as ds
 import descend.distribute.horovod as hvd
 from descend.compat.v1 import train as v1
-from descend.distribute import collectives, comm, strategy
+from descend.distribute import collectives, comm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -37,7 +37,7 @@ def _train(opt_factory, use_strategy):
         w = ds.Variable(rng.normal(size=(3, 2)), name="w")
         emb = ds.Variable(rng.normal(size=(5, 2)), name="emb")
         opt = opt_factory()
-    for step in range(5):
+    for _ in range(5):
         x = ds.constant(rng.normal(size=(4, 3)))
         ids = ds.constant(rng.integers(0, 5, size=4))
 

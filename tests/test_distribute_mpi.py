@@ -345,10 +345,10 @@ def _sigkill(ds, out):
         strategy.run(lambda: opt.apply_gradients([(np.ones(3), w)]))
 
 
-SCENARIOS = {"fit": _fit, "ckpt_save": _ckpt_save, "ckpt_restore": _ckpt_restore, "equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
-             "surface": _surface, "repeat": _repeat, "float32": _float32, "mismatch": _mismatch,
-             "mismatch_variable": _mismatch_variable, "raise": _raise,
-             "sigkill": _sigkill}
+SCENARIOS = {"equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
+             "surface": _surface, "repeat": _repeat, "float32": _float32, "fit": _fit, "ckpt_save": _ckpt_save,
+             "ckpt_restore": _ckpt_restore, "mismatch": _mismatch, "mismatch_variable": _mismatch_variable,
+             "raise": _raise, "sigkill": _sigkill}
 
 
 def _main(argv):

@@ -24,7 +24,7 @@ import contextlib
 import numpy as np
 
 from ..framework.tape import GradientTape
-from ..framework.tensor import Tensor, to_array
+from ..framework.tensor import to_array
 from ..ops import add_n, cast
 from . import strategy as _strategy
 
