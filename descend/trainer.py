@@ -89,6 +89,49 @@ def _batch_size(x) -> int:
     return int(x.shape[0]) if getattr(x, "shape", None) else 1
 
 
+def _is_int(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _rows(v):
+    """Examples in an array, a Tensor, a list of inputs or of values, a dict of inputs (None: unknown)."""
+    if isinstance(v, dict):
+        v = next(iter(v.values()), None)
+    if isinstance(v, (list, tuple)) and v and getattr(v[0], "shape", ()) != ():
+        v = v[0]  # several inputs: the first one's rows
+    shape = getattr(v, "shape", None)
+    if shape is None:
+        return len(v) if isinstance(v, (list, tuple)) else None
+    return int(shape[0]) if len(shape) else None
+
+
+def _check_loop_args(what, x, y, batch_size, epochs=None, steps_per_epoch=None, validation_split=None,
+                     verbose="auto", initial_epoch=None):
+    """The checks ``fit``/``evaluate`` make before touching the model: one ValueError/TypeError naming
+    the argument, what it must be and what was received."""
+    if batch_size is not None and not (_is_int(batch_size) and batch_size >= 1):
+        raise ValueError(f"{what}: `batch_size` must be a positive integer or None; received: {batch_size!r}")
+    if epochs is not None and not (_is_int(epochs) and epochs >= 0):
+        raise ValueError(f"{what}: `epochs` must be a non-negative integer; received: {epochs!r}")
+    if initial_epoch is not None and not (_is_int(initial_epoch) and initial_epoch >= 0):
+        raise ValueError(f"{what}: `initial_epoch` must be a non-negative integer; received: {initial_epoch!r}")
+    if steps_per_epoch is not None and not (_is_int(steps_per_epoch) and steps_per_epoch >= 1):
+        raise ValueError(f"{what}: `steps_per_epoch` must be a positive integer or None; received: "
+                         f"{steps_per_epoch!r}")
+    if validation_split is not None and not (isinstance(validation_split, (int, float, np.floating))
+                                             and not isinstance(validation_split, bool)
+                                             and 0 <= validation_split < 1):
+        raise ValueError(f"{what}: `validation_split` must be in [0, 1); received: {validation_split!r}")
+    if not (verbose == "auto" or (_is_int(verbose) and verbose in (0, 1, 2))):
+        raise ValueError(f"{what}: `verbose` must be 0, 1, 2 or 'auto'; received: {verbose!r}")
+    if x is None:
+        raise ValueError(f"{what}: `x` must be an array, a Tensor or a Dataset; received: None")
+    if y is not None and not isinstance(x, Dataset):
+        nx, ny = _rows(x), _rows(y)
+        if nx is not None and ny is not None and nx != ny:
+            raise ValueError(f"{what}: x has {nx} rows but y has {ny}; they must have one row per example")
+
+
 class Trainer:
     """``compile``, ``fit``, ``evaluate``, ``predict`` and the step methods behind them."""
 
@@ -192,6 +235,7 @@ class Trainer:
             verbose: 0 silent, 1 or "auto" a progress bar, 2 one line per epoch.
             seed: shuffling seed for array inputs.
         """
+        _check_loop_args("fit", x, y, batch_size, epochs, steps_per_epoch, validation_split, verbose, initial_epoch)
         self._check_compiled("fit")
         if validation_split and validation_data is None:
             if isinstance(x, Dataset):
@@ -240,6 +284,8 @@ class Trainer:
             else:
                 for m in self.metrics:
                     m.reset_state()
+                if resume is not None and hasattr(train, "_set_next_epoch"):
+                    train._set_next_epoch(epoch)  # restored at an epoch's start: that epoch's order, not epoch 0's
                 iterator = iter(train)
             resume = None
             self._fit_position = {"epoch": epoch, "step": first_step, "iterator": iterator}
@@ -282,6 +328,7 @@ class Trainer:
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, callbacks=None,
                  return_dict=False):
         """The loss and metrics over the data (one pass, no updates)."""
+        _check_loop_args("evaluate", x, y, batch_size, verbose=verbose)
         self._check_compiled("evaluate")
         data, _ = self._as_dataset(x, y, sample_weight, batch_size, False, None)
         replica = _replica_for(self)

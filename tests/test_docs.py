@@ -37,7 +37,7 @@ def test_docstring_examples(name):
     module = importlib.import_module(name)
     finder = doctest.DocTestFinder(exclude_empty=True)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    for test in finder.find(module, name, globs={}):
+    for test in finder.find(module, name):  # each example sees its module's globals, as doctest.testmod
         if test.filename and not test.filename.startswith(str(pathlib.Path(module.__file__).parent)):
             continue  # imported from elsewhere: tested where it is defined
         descend.clear_session()

@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 from optimizer_cases import CASES
 
-from descend._native.backend import KernelSpec, RuleKernel
-from descend.optimizers import Optimizer
+import descend as ds
+from descend._native.backend import Backend, KernelSpec, RuleKernel
 from descend.optimizers.adam import adam_update
 from descend.optimizers.rewrite import UnsupportedRule, rewrite
 
@@ -224,19 +224,25 @@ def _rules():
     for case in CASES:
         opt = case.make()
         rule = getattr(opt, "update_rule", None)
-        if rule is not None and type(opt).apply_dense is Optimizer.apply_dense:
+        if rule is not None and opt.rule_kind == "elementwise":
             rules.setdefault(rule, case.id)
     return rules
 
 
-def _interpret(spec: KernelSpec, dtype, arrays: list, coefficients: dict) -> list:
-    """Run the spec's body element by element on NumPy scalars of ``dtype``: what a backend computes."""
+def _element_function(spec: KernelSpec):
+    """The spec's body as a Python function of one element of each array, the scalar arguments
+    and the literals, returning the outputs: what a backend's loop body computes."""
     names = [f"v_{a}" for a in spec.arrays] + [a for a, _ in spec.scalars] + [n for n, _ in spec.literals]
     outs = ", ".join(f"_o{k}" for k in range(len(spec.arrays) - 1))
     src = f"def element({', '.join(names)}):\n" + "".join(f"    {line}\n" for line in spec.body)
     namespace = {"np": np}
     exec(src + f"    return ({outs},)\n", namespace)
-    element = namespace["element"]
+    return namespace["element"]
+
+
+def _interpret(spec: KernelSpec, dtype, arrays: list, coefficients: dict) -> list:
+    """Run the spec's body element by element on NumPy scalars of ``dtype``."""
+    element = _element_function(spec)
     scalars = RuleKernel(spec).scalars(coefficients, np.dtype(dtype))
     literals = [np.dtype(dtype).type(v) for _, v in spec.literals]
     out = [np.empty_like(arrays[0]) for _ in range(len(spec.arrays) - 1)]
@@ -373,6 +379,115 @@ def test_the_backend_finds_the_first_nonfinite_array():
     assert backend.find_nonfinite([np.ones(3), np.array([1.0, np.inf]), np.array([np.nan])]) == 1
     assert backend.find_nonfinite([np.ones(3, np.float32)]) == -1
     assert backend.find_nonfinite([np.ones(3, np.int32)]) is None
+
+
+# ---------------------------------------------------------------------------- a second backend through the seam
+class _InterpretedRule(RuleKernel):
+    """A backend's compiled rule that runs the spec's body per element in Python (NumPy scalars)."""
+
+    def __init__(self, spec, launches):
+        super().__init__(spec)
+        self.element = _element_function(spec)
+        self.launches = launches
+
+    def _ready(self, arrays, dtype):
+        return dtype in (np.float32, np.float64) and all(
+            a.dtype == dtype and a.flags.c_contiguous and a.flags.writeable for a in arrays)
+
+    def _run(self, p, g, slots, decay, args, literals):
+        dtype = p.dtype
+        d = dtype.type(decay)
+        for j in range(p.shape[0]):
+            v = p[j]
+            if d != 0:
+                v = v - v * d
+            outs = self.element(v, g[j], *[s[j] for s in slots], *args, *literals)
+            for dst, value in zip((p, *slots), outs):
+                dst[j] = value
+
+    def apply_dense(self, params, grads, slots, decays, coefficients):
+        dtype = params[0].dtype
+        if not all(self._ready([p, g, *ss], dtype) for p, g, ss in zip(params, grads, slots)):
+            return False
+        args = self.scalars(coefficients, dtype)
+        if args is None:
+            return False
+        literals = [dtype.type(v) for _, v in self.spec.literals]
+        for p, g, ss, d in zip(params, grads, slots, decays):
+            self._run(p.reshape(-1), g.reshape(-1), [s.reshape(-1) for s in ss], d, args, literals)
+        self.launches["dense"] += 1
+        return True
+
+    def apply_rows(self, param, grad, slots, coefficients, idx, decay=0.0):
+        dtype = param.dtype
+        if not self._ready([param, grad, *slots], dtype) or not param.size:
+            return False
+        args = self.scalars(coefficients, dtype)
+        if args is None:
+            return False
+        literals = [dtype.type(v) for _, v in self.spec.literals]
+        width = param.size // param.shape[0]
+        P, G = param.reshape(-1, width), grad.reshape(-1, width)
+        S = [s.reshape(-1, width) for s in slots]
+        for r, row in enumerate(idx):
+            self._run(P[row], G[r], [s[row] for s in S], decay, args, literals)
+        self.launches["rows"] += 1
+        return True
+
+
+class _Interpreter(Backend):
+    name = "python-interpreter"
+
+    def __init__(self):
+        self.launches = {"dense": 0, "rows": 0}
+
+    def available(self):
+        return True
+
+    def compile(self, spec):
+        return _InterpretedRule(spec, self.launches)
+
+    def source(self, spec):
+        return spec.prologue_source() + "\n".join(spec.body)
+
+    def find_nonfinite(self, arrays):
+        return None  # not taken: the optimizer checks with NumPy
+
+
+@pytest.mark.parametrize("make", [lambda: ds.optimizers.SGD(0.1, momentum=0.875, weight_decay=0.25),
+                                  lambda: ds.optimizers.Adam(0.01, sparse_updates="lazy")], ids=["SGD", "Adam"])
+def test_another_backend_plugged_into_the_seam_runs_the_optimizers(make):
+    def run(backend, use_fused):
+        previous = fused.set_backend(backend)
+        try:
+            ds.clear_session()
+            rng = np.random.default_rng(2)
+            var = ds.Variable(rng.standard_normal((6, 4)).astype(np.float32), name="w")
+            opt = make()
+            opt.use_fused = use_fused
+            for _ in range(3):
+                opt.apply_gradients([(ds.constant(rng.standard_normal((6, 4)).astype(np.float32)), var)])
+                rows = ds.IndexedSlices(ds.constant(rng.standard_normal((2, 4)).astype(np.float32)),
+                                        ds.constant([4, 1]), (6, 4))
+                if opt.sparse_updates == "lazy":
+                    opt.apply_gradients([(rows, var)])
+            return [var.numpy()] + [opt.get_slot(var, n).numpy() for n in opt.get_slot_names()], opt
+        finally:
+            fused.set_backend(previous)
+
+    reference, _ = run(None, False)
+    interpreter = _Interpreter()
+    got, opt = run(interpreter, True)
+    assert interpreter.launches["dense"] == 3
+    assert interpreter.launches["rows"] == (3 if opt.sparse_updates == "lazy" else 0)
+    for a, b in zip(got, reference):
+        np.testing.assert_array_equal(a, b)
+    assert fused.kernel_for(opt.update_rule).__class__.__name__ == "NumbaRule"  # the default is back
+
+
+def test_set_backend_checks_its_argument():
+    with pytest.raises(TypeError, match=r"`backend` must be a descend._native.backend.Backend or None; received 3"):
+        fused.set_backend(3)
 
 
 # ---------------------------------------------------------------------------- the bounded rule cache
@@ -549,3 +664,19 @@ def test_a_child_forked_while_another_thread_builds_a_rule_can_build_rules(tmp_p
                          env={**base, "PYTHONPATH": ROOT}, timeout=300)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {"child_exit": 0, "parent": 0.5}
+
+
+def test_specs_compare_by_kernel_not_by_name():
+    def make(scale):
+        def rule(param, grad, *, learning_rate):
+            return (param - learning_rate * grad * scale,)
+        return rule
+
+    def other_name(param, grad, *, learning_rate):
+        return (param - learning_rate * grad * 2.0,)
+
+    a, b, c = rewrite(make(2.0)), rewrite(make(2.0)), rewrite(make(3.0))
+    assert a == b and a != c  # 2.0 against 3.0: another prologue (the kernel text is the same)
+    assert cpu.kernel_source(a) == cpu.kernel_source(c)
+    d = rewrite(other_name)  # a literal 2.0 in the body: another kernel
+    assert d.name == "other_name" and d != a and d.literals == (("_L0", 2.0),)

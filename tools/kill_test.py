@@ -34,6 +34,11 @@ def run(out, *extra, timeout=600):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
+def resume_flag(out):
+    """--resume continues a started run (one with config.json); it refuses a folder that holds none."""
+    return ["--resume"] if os.path.exists(os.path.join(out, "config.json")) else []
+
+
 def final_weights(out):
     import descend.train as train
 
@@ -63,7 +68,7 @@ def main(argv=None) -> int:
     print(f"reference run: {ref_seconds:.1f} s")
     during_write = finished_early = k = 0
     while k < a.kills:
-        proc = subprocess.Popen([sys.executable, "-m", "descend", *TRAIN, "--out", victim, "--resume"],
+        proc = subprocess.Popen([sys.executable, "-m", "descend", *TRAIN, "--out", victim, *resume_flag(victim)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         delay = rng.uniform(a.min_delay, a.max_delay)
         try:
@@ -88,7 +93,7 @@ def main(argv=None) -> int:
         k += 1
         print(f"kill {k:2d}: after {delay:.2f} s; latest checkpoint {os.path.basename(latest or '-')} "
               f"(step {step}) loads{'; killed during a checkpoint write' if leftovers else ''}")
-    r = run(victim, "--resume")
+    r = run(victim, *resume_flag(victim))
     if r.returncode != 0:
         print(r.stdout, r.stderr)
         return 1

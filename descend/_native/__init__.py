@@ -1,8 +1,13 @@
 """Compiled CPU kernels (numba): the switch, the thread policy, and the entry points
 that lower layers use. numba itself is imported on first use, never with descend.
 
-* ``descend.optimizers.fused`` compiles optimizers' update rules; it uses the
-  offsets table, chunk list and non-finite check of :mod:`.jit`;
+* :mod:`.backend` is the kernel backend seam: the intermediate form of an
+  optimizer's update rule (``KernelSpec``, produced by
+  ``descend.optimizers.rewrite``) and the interface a backend implements;
+  :mod:`.cpu` is the numba CPU backend (code generation, compile cache,
+  launches, the non-finite check), built on the offsets table, chunk list and
+  kernels of :mod:`.jit`. ``descend.optimizers.fused`` is what the optimizers
+  call; nothing here imports the optimizers;
 * the ``unsorted_segment_sum`` op (and so :func:`descend.deduplicate` of sparse
   gradients) sums rows with :func:`segment_sum`.
 

@@ -81,7 +81,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["DTYPES", "Backend", "FusedKernelWarning", "KernelSpec", "RuleKernel", "default", "stats"]
+__all__ = ["DTYPES", "Backend", "FusedKernelWarning", "KernelSpec", "RuleKernel", "default", "set_default",
+           "stats"]
 
 #: the dtypes the kernels are generated for
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -102,8 +103,8 @@ class KernelSpec:
     function they came from (``name`` and ``qualname`` only label messages and files).
     """
 
-    name: str
-    qualname: str
+    name: str = dataclasses.field(compare=False)
+    qualname: str = dataclasses.field(compare=False)
     arrays: tuple
     coefficients: tuple
     defaults: tuple  # ((coefficient, default value), ...)
@@ -231,8 +232,21 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def set_default(backend: Backend | None) -> Backend | None:
+    """Make ``backend`` the one :func:`default` returns (None: numba on the CPU again);
+    returns the previous one. ``descend.optimizers.fused.set_backend`` also forgets the
+    rules compiled by the previous backend: use that one."""
+    global _default
+    if backend is not None and not isinstance(backend, Backend):
+        raise TypeError(f"`backend` must be a descend._native.backend.Backend or None; received {backend!r}")
+    with _default_lock:
+        previous, _default = _default, backend
+    return previous
+
+
 def default() -> Backend:
-    """The backend optimizers use: numba on the CPU (:mod:`descend._native.cpu`)."""
+    """The backend optimizers use: numba on the CPU (:mod:`descend._native.cpu`) unless
+    :func:`set_default` chose another."""
     global _default
     if _default is None:
         with _default_lock:

@@ -255,10 +255,11 @@ class _RuleModule:
     """What a rule sees of its generated code: its ``prologue`` and the kernel module's
     ``dense_<dtype>``/``rows_<dtype>`` functions (shared by rules with the same kernel text)."""
 
-    def __init__(self, source: str, prologue, kernels):
+    def __init__(self, source: str, prologue, kernels, cached: bool):
         self.source = source
         self.prologue = prologue
         self.kernels = kernels
+        self.cached = cached
         for d in DTYPES:
             for kind in ("dense", "rows"):
                 setattr(self, f"{kind}_{d.name}", getattr(kernels, f"{kind}_{d.name}"))
@@ -395,8 +396,7 @@ class NumbaCPU(Backend):
             if module is None:
                 kernels, cached = _load_module(kernel_source(spec),
                                                "".join(ch if ch.isalnum() else "_" for ch in spec.name))
-                module = _rule_modules[source] = _RuleModule(source, spec.make_prologue(), kernels)
-                module.cached = cached
+                module = _rule_modules[source] = _RuleModule(source, spec.make_prologue(), kernels, cached)
         return NumbaRule(spec, module, module.cached)
 
     def find_nonfinite(self, arrays: list) -> int | None:

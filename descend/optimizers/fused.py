@@ -57,7 +57,7 @@ from .rewrite import ALLOWED_FUNCTIONS, TRANSFORM_VERSION, UnsupportedRule, rewr
 __all__ = [
     "ALLOWED_FUNCTIONS", "MAX_RULES", "TRANSFORM_VERSION", "FusedKernelWarning", "FusedRule", "KernelSpec",
     "UnsupportedRule", "cache_dir", "cache_info", "clear_cache", "enabled", "find_nonfinite", "generate_source",
-    "kernel_for", "rewrite", "set_enabled", "stats",
+    "kernel_for", "rewrite", "set_backend", "set_enabled", "stats",
 ]
 
 #: what :func:`kernel_for` returns: the compiled rule of the active backend
@@ -192,6 +192,16 @@ def kernel_for(rule) -> RuleKernel | None:
                 kernel = backend.compile(spec)
         _rules.put(rule, kernel, MAX_RULES)
         return kernel
+
+
+def set_backend(backend: _backend.Backend | None) -> _backend.Backend | None:
+    """Compile and launch fused kernels with ``backend`` from now on (None: numba on the
+    CPU); returns the previous backend. The rules compiled by the previous one are
+    forgotten. See :mod:`descend._native.backend` for what a backend implements."""
+    with _rules_lock:
+        previous = _backend.set_default(backend)
+        _rules.clear()
+    return previous
 
 
 def cache_info() -> dict:

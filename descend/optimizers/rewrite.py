@@ -50,7 +50,8 @@ from .._native.backend import KernelSpec
 
 __all__ = ["ALLOWED_FUNCTIONS", "TRANSFORM_VERSION", "UnsupportedRule", "rewrite"]
 
-#: bump when the generated code changes meaning (it is part of the kernel cache key)
+#: version of the intermediate form this rewrite produces (bump when its meaning changes; the
+#: compiled kernels are keyed by their text, so a changed form never reuses a stale kernel)
 TRANSFORM_VERSION = 3
 #: NumPy functions a rule may call; numba's scalar forms keep float32 as float32
 ALLOWED_FUNCTIONS = frozenset({
@@ -64,7 +65,7 @@ class UnsupportedRule(ValueError):
 
     Attributes:
         rule_name: the rule's qualified name.
-        reason: what the rewrite does not support (``"it calls _helper(grad) ..."``).
+        reason: what the rewrite does not support (``"it calls _helper (only numpy functions are fused)"``).
     """
 
     def __init__(self, rule_name: str, reason: str):
