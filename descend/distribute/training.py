@@ -52,16 +52,25 @@ def global_result(metric, strategy):
     return _global_results([metric], strategy)[0]
 
 
-def _global_results(metrics, strategy):
+def _global_results(metrics, strategy, extra=None):
+    """The metrics' global results; with ``extra`` (a float64 array), also its sum over the replicas
+    (exchanged in the same bucket): ``(results, summed extra)``."""
     variables = [v for m in metrics for v in m.variables]
-    if not variables:
-        return [m.result() for m in metrics]
     local = [v._value.copy() for v in variables]
-    summed = strategy.exchange.exchange([a for a in local], [f"metric/{v.name}" for v in variables])
+    arrays, names = list(local), [f"metric/{v.name}" for v in variables]
+    if extra is not None:
+        arrays.append(np.asarray(extra, np.float64))
+        names.append("extra")
+    summed = strategy.exchange.exchange(arrays, names) if arrays else []
+    extra_sum = summed.pop() if extra is not None else None
+    if not variables:
+        results = [m.result() for m in metrics]
+        return results if extra is None else (results, extra_sum)
     try:
         for v, s in zip(variables, summed):
             v._value[...] = s
-        return [m.result() for m in metrics]
+        results = [m.result() for m in metrics]
+        return results if extra is None else (results, extra_sum)
     finally:
         for v, a in zip(variables, local):
             v._value[...] = a
@@ -122,9 +131,18 @@ class FitReplica:
 
         return dataset.map(take)
 
-    def logs(self, model) -> dict:
-        return {m.name: float(to_array(v)) for m, v in zip(model.metrics, _global_results(model.metrics,
-                                                                                           self.strategy))}
+    def logs(self, model, batch_loss_sum=None) -> dict:
+        """The metrics' values over every replica's rows. With ``batch_loss_sum`` (this replica's compiled
+        loss times its rows), ``model._last_batch_loss`` (the CLI's per-batch record) becomes the global
+        batch's loss."""
+        if batch_loss_sum is None:
+            results = _global_results(model.metrics, self.strategy)
+        else:
+            results, summed = _global_results(model.metrics, self.strategy,
+                                              np.array([batch_loss_sum, self._rows], np.float64))
+            if hasattr(model, "_last_batch_loss") and summed[1] > 0:
+                model._last_batch_loss = float(summed[0] / summed[1])
+        return {m.name: float(to_array(v)) for m, v in zip(model.metrics, results)}
 
     def train_step(self, model, data) -> dict:
         """The default ``train_step`` as one replica: returns the global logs."""
@@ -137,6 +155,8 @@ class FitReplica:
         n_local = _batch_size(x)
         n_global = int(self.strategy.exchange.exchange([np.array([n_local], np.int64)], ["batch rows"])[0][0])
         variables = model.trainable_weights
+        recorded = [0.0]
+        self._rows = n_local
 
         def step():
             with GradientTape() as tape:
@@ -150,6 +170,7 @@ class FitReplica:
                                  else model.loss(y, y_pred))
                     scale = 1.0 if getattr(model.loss, "reduction", None) == "sum" else n_local / n_global
                     replica_loss = data_loss * scale
+                    recorded[0] = float(to_array(data_loss)) * n_local
                     if extra:
                         reg = add_n([cast(e, dtype=data_loss.dtype) for e in extra])
                         replica_loss = replica_loss + reg * (1.0 / self.n)
@@ -164,7 +185,7 @@ class FitReplica:
                 model._update_metrics(data_loss, y, y_pred, sample_weight)
 
         self.strategy.run(step)
-        return self.logs(model)
+        return self.logs(model, recorded[0])
 
     def test_step(self, model, data) -> dict:
         """``model.test_step`` on this replica's rows (the local logs; :meth:`logs` gives the global ones)."""
