@@ -105,6 +105,11 @@ def _rel(got, want):
     return max(float(np.max(np.abs(a - b)) / np.max(np.abs(b))) for a, b in zip(got, want))
 
 
+# with 3 ranks on a 2-core CI machine the ranks outnumber the cores: there every configuration runs plain,
+# and these also with accumulation and clipping (2 ranks run every configuration with every variant)
+THREE_RANK_VARIANTS = ("sgd_momentum", "adam", "adagrad", "ftrl", "lamb", "adamw", "momentum_v1", "adam_v1")
+
+
 def _equivalence(ds, out, *, dtype, cases=None):
     import optimizer_cases
 
@@ -117,6 +122,8 @@ def _equivalence(ds, out, *, dtype, cases=None):
         if cases is not None and case.id not in cases:
             continue
         for variant, (micro, overrides) in variants.items():
+            if n > 2 and cases is None and variant != "plain" and case.id not in THREE_RANK_VARIANTS:
+                continue
             data = _data(7, STEPS, n * LOCAL_BATCH, micro)
             with strategy.scope():
                 dist_vars = _model(ds, dtype, seed=100 + rank)  # rank-dependent init: the broadcast must fix it
@@ -395,7 +402,8 @@ def test_n_ranks_equal_one_process_with_the_global_batch_float64(runs, n):
     res = runs[n][0]["equivalence"]
     import optimizer_cases
 
-    assert len(res) == 3 * len(optimizer_cases.CASES)
+    expected = 3 * len(optimizer_cases.CASES) if n == 2 else len(optimizer_cases.CASES) + 2 * len(THREE_RANK_VARIANTS)
+    assert len(res) == expected
     bad = {k: v["rel_err"] for k, v in res.items() if not v["rel_err"] <= 1e-10}
     assert not bad, bad
     assert all(v["moved"] > 1e-4 for v in res.values())  # every configuration trained
@@ -454,7 +462,7 @@ def test_fit_under_scope_equals_the_one_process_fit(runs, n):
         dist, ref = r["fit"]["dist"], r["fit"]["ref"]
         for a, b in zip(dist["weights"], ref["weights"]):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13)
-        assert dist["history"].keys() == ref["history"].keys() and "val_mae" in dist["history"]
+        assert dist["history"].keys() == ref["history"].keys() and "val_loss" in dist["history"]
         for k in ref["history"]:
             np.testing.assert_allclose(dist["history"][k], ref["history"][k], rtol=1e-10)
         for k in ref["evaluate"]:
@@ -574,8 +582,11 @@ def test_sigkill_a_rank_of_descend_train_10_times_then_resume_bit_exactly(tmp_pa
     rng = random.Random(0)
     kills, exits = 0, []
     while kills < 10:
-        proc = subprocess.Popen(base + ["--out", victim, "--resume"], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, env=env)
+        started = os.path.exists(os.path.join(victim, "config.json"))  # a run to resume (else start it over)
+        if not started:
+            shutil.rmtree(victim, ignore_errors=True)
+        proc = subprocess.Popen(base + ["--out", victim] + (["--resume"] if started else []),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         delay = rng.uniform(2.5, 6.0)
         try:
             proc.wait(timeout=delay)

@@ -444,6 +444,11 @@ def main(argv=None) -> int:
             return cmd_compare(args)
         return cmd_predict(args)
     except UsageError as e:
+        group = _group()
+        if group.size > 1:  # under mpiexec: the other ranks may be waiting for this one; end the job
+            sys.stderr.write(f"[rank {group.rank}] descend {args.command}: error: {e}\n")
+            sys.stderr.flush()
+            group.abort(2)
         _err(f"descend {args.command}: error: {e}")
         return 2
     except KeyboardInterrupt:  # train handles signals itself; compare and predict write only at their end
