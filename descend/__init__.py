@@ -15,6 +15,7 @@ from . import (  # ops installs the Tensor/Variable operators
     callbacks,
     checkpoint,
     compat,
+    config,
     constraints,
     data,
     datasets,
@@ -22,13 +23,17 @@ from . import (  # ops installs the Tensor/Variable operators
     distribute,
     errors,
     initializers,
+    keras,
     layers,
+    linalg,
     losses,
+    math,
     metrics,
     models,
     nn,
     ops,
     optimizers,
+    random,
     regularizers,
     testing,
     train,
@@ -61,9 +66,12 @@ from .framework import (
     name_scope,
 )
 from .framework.function import function
+from .linalg import eye
 from .models import Model, Sequential
 from .ops import *  # noqa: F403
 from .optimizers.accumulation import GradientAccumulator
+from .printing import print  # noqa: A004
+from .tensor_spec import TensorSpec
 
 __version__ = "0.1.0"
 
@@ -75,4 +83,5 @@ __all__ = [
     "floatx", "int8", "int16", "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError",
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
+    "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye",
 ] + list(ops.__all__)

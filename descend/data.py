@@ -18,7 +18,7 @@ Semantics follow ``tf.data``:
   structure; ``map``/``filter`` receive a tuple element's components as
   positional arguments and any other element (a dict, a single Tensor) as one
   argument.
-* ``repeat``, ``take``, ``skip``, ``prefetch``, ``cardinality`` and
+* ``repeat``, ``take``, ``skip``, ``prefetch``, ``cache``, ``cardinality`` and
   ``as_numpy_iterator`` behave as in TensorFlow.
 
 Determinism and epochs
@@ -735,6 +735,70 @@ class _ConcatIter(_StageIter):
         }
 
 
+class _CacheIter(_StageIter):
+    """Reads a finished cache, or passes the input through while recording it.
+
+    The cache is finished by the first iterator that reads the input from its
+    first element to its end; until then every pass reads the input. A state
+    taken while reading a finished cache names the pass that filled it, so a
+    fresh process (with an empty cache) refills it from that pass and continues.
+    """
+
+    kind = "cache"
+
+    def __init__(self, ds, key, state):
+        self._ds = ds
+        self._child = None
+        self._pos = 0
+        self._recording = None
+        self._fill_key = None
+        if state is not None:
+            st = _check_state(state, self.kind)
+            self._pos = _state_int(st, "pos", self.kind)
+            if st.get("fill_key") is not None:  # the state was taken while reading a finished cache
+                fill_key = tuple(st["fill_key"])
+                if ds._cached is None:
+                    ds._fill_from(fill_key)
+                self._fill_key = fill_key
+                return
+            self._child = ds._input._open(key, st.get("input"))
+            return
+        if ds._cached is None:
+            ds._load_file()
+        if ds._cached is not None:
+            self._fill_key = ds._fill_key
+            return
+        self._child = ds._input._open(key, None)
+        self._recording = []
+        self._key = key
+
+    def __next__(self):
+        if self._child is None:
+            cached = self._ds._cached
+            if self._pos >= len(cached):
+                raise StopIteration
+            self._pos += 1
+            return _ready(cached[self._pos - 1])
+        try:
+            ref = next(self._child)
+        except StopIteration:
+            if self._recording is not None and self._ds._cached is None:
+                self._ds._finish(self._recording, self._key)
+            self._recording = None
+            raise
+        self._pos += 1
+        if self._recording is not None:
+            value = ref.get()
+            self._recording.append(value)
+            return _ready(value)
+        return ref
+
+    def state(self):
+        if self._child is None:
+            return {"type": self.kind, "pos": self._pos, "fill_key": list(self._fill_key)}
+        return {"type": self.kind, "pos": self._pos, "fill_key": None, "input": self._child.state()}
+
+
 # ---------------------------------------------------------------------------
 # the public iterator
 # ---------------------------------------------------------------------------
@@ -1032,6 +1096,35 @@ class Dataset:
             return self
         return _PrefetchDataset(self, _AUTOTUNE_PREFETCH if buffer_size == AUTOTUNE else buffer_size)
 
+    def cache(self, filename: str = "") -> Dataset:
+        """Keep the elements of the first complete pass and replay them in every later pass.
+
+        As ``tf.data``'s ``cache``: the first iteration that reads the input
+        to its end records it (upstream ``map`` functions and random orders
+        then run once); a pass stopped early records nothing. Shuffle after
+        ``cache`` for a new order each epoch. With a ``filename`` the recorded
+        elements are also written there (atomically, when the pass ends), and
+        a later pipeline ``cache(filename)`` reads them from the file instead
+        of its input; the file is a descend cache (pickled arrays): only read
+        files you wrote. An iterator state taken while reading the cache
+        resumes exactly in a fresh process (the cache is refilled from the
+        recorded pass); a state taken during the filling pass resumes the
+        input itself.
+
+        Args:
+            filename: ``""`` (default) keeps the cache in memory only.
+
+        Example:
+            >>> from descend.data import Dataset
+            >>> calls = []
+            >>> ds = Dataset.range(3).map(lambda x: calls.append(1) or x * 2).cache()
+            >>> [int(v) for v in ds], [int(v) for v in ds], len(calls)
+            ([0, 2, 4], [0, 2, 4], 3)
+        """
+        if not isinstance(filename, str):
+            raise TypeError(f"cache: `filename` must be a string. Received: {type(filename).__name__}")
+        return _CacheDataset(self, filename)
+
     def concatenate(self, dataset: Dataset) -> Dataset:
         """This dataset's elements followed by ``dataset``'s."""
         if not isinstance(dataset, Dataset):
@@ -1250,6 +1343,70 @@ class _PrefetchDataset(_UnaryDataset):
     def __init__(self, input_dataset, buffer_size):
         super().__init__(input_dataset)
         self._buffer_size = buffer_size
+
+
+class _CacheDataset(_UnaryDataset):
+    _iter_type = _CacheIter
+
+    def __init__(self, input_dataset, filename):
+        super().__init__(input_dataset)
+        self._filename = filename
+        self._cached = None  # the finished cache: a list of element values
+        self._fill_key = None  # the pass key of the iteration that filled it
+        self._lock = threading.Lock()
+
+    def _finish(self, values, key) -> None:
+        with self._lock:
+            if self._cached is not None:
+                return
+            self._cached, self._fill_key = values, tuple(key)
+        if self._filename:
+            import os
+            import pickle
+            import tempfile
+
+            directory = os.path.dirname(os.path.abspath(self._filename))
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-cache-", dir=directory)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    pickle.dump({"format": "descend.data.cache", "fill_key": list(key), "elements": values}, f,
+                                protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, self._filename)
+            except BaseException:
+                if os.path.exists(tmp):
+                    os.remove(tmp)
+                raise
+
+    def _load_file(self) -> None:
+        import os
+        import pickle
+
+        if not self._filename or not os.path.exists(self._filename):
+            return
+        with open(self._filename, "rb") as f:
+            data = pickle.load(f)
+        if not isinstance(data, dict) or data.get("format") != "descend.data.cache":
+            raise ValueError(f"cache: {self._filename!r} is not a descend dataset cache file")
+        with self._lock:
+            if self._cached is None:
+                self._cached, self._fill_key = data["elements"], tuple(data["fill_key"])
+
+    def _fill_from(self, key) -> None:
+        """Record the input's pass ``key`` in full (restoring a state taken while reading the cache)."""
+        self._load_file()
+        if self._cached is not None:
+            return
+        child = self._input._open(key, None)
+        try:
+            values = [ref.get() for ref in child]
+        finally:
+            child.close()
+        self._finish(values, key)
+
+    def _cardinality(self):
+        if self._cached is not None:
+            return len(self._cached)
+        return self._input._cardinality()
 
 
 class _ZipDataset(Dataset):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from . import functional as _functional
 from .layers.base import Layer
+from .layers.input_layer import InputLayer
+from .layers.keras_tensor import KerasTensor
 from .trainer import Trainer
 
 __all__ = ["Model", "Sequential"]
@@ -28,8 +31,101 @@ class Model(Trainer, Layer):
         2
     """
 
+    def __init__(self, *args, **kwargs):
+        """``Model(inputs, outputs, name=None)`` builds a functional model; ``Model(name=...)``
+        (what a subclass's ``super().__init__()`` passes) a subclassed one."""
+        if args or "inputs" in kwargs or "outputs" in kwargs:
+            if len(args) > 2:
+                raise TypeError(f"Model() takes inputs and outputs as positional arguments; received {len(args)}")
+            inputs = args[0] if args else kwargs.pop("inputs", None)
+            outputs = args[1] if len(args) > 1 else kwargs.pop("outputs", None)
+            if inputs is None or outputs is None:
+                raise ValueError("A functional Model needs both `inputs` and `outputs` (KerasTensors from "
+                                 "keras.Input and the layers called on them)")
+            super().__init__(**kwargs)
+            _functional.init_graph(self, inputs, outputs)
+            return
+        super().__init__(**kwargs)
+
+    # -- the functional API ----------------------------------------------------------
+    def call(self, inputs, training=None, mask=None):
+        """Run the graph of a functional model (subclassed models override ``call``)."""
+        if not _functional.is_graph_model(self):
+            raise NotImplementedError(f"Model {type(self).__name__} does not implement call(): subclass Model and "
+                                      "define call(), or build it as Model(inputs, outputs)")
+        return _functional.run_graph(self, inputs, training=training)
+
+    def _graph_only(self, what: str):
+        if not _functional.is_graph_model(self):
+            raise AttributeError(f"`{what}` is defined for functional models (Model(inputs, outputs)); "
+                                 f"'{self.name}' is a subclassed model")
+
+    @property
+    def inputs(self) -> list:
+        """The model's symbolic inputs (a flat list), as Keras' ``model.inputs``."""
+        self._graph_only("inputs")
+        return list(self._graph_flat_inputs)
+
+    @property
+    def outputs(self) -> list:
+        self._graph_only("outputs")
+        return list(self._graph_flat_outputs)
+
+    @property
+    def input(self):
+        """The inputs in the structure they were given (a KerasTensor for one input)."""
+        self._graph_only("input")
+        return self._graph_inputs
+
+    @property
+    def output(self):
+        self._graph_only("output")
+        return self._graph_outputs
+
+    @property
+    def input_names(self) -> list:
+        self._graph_only("input_names")
+        return [t.name for t in self._graph_flat_inputs]
+
+    @property
+    def output_names(self) -> list:
+        """The output names: the keys of dict outputs, else the names of the layers that produce them."""
+        self._graph_only("output_names")
+        if isinstance(self._graph_outputs, dict):
+            return list(self._graph_outputs)
+        return [t.node.layer.name for t in self._graph_flat_outputs]
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
+        """A sublayer by name (or by position in ``layers``)."""
+        found = self.layers if hasattr(self, "layers") else self._flatten_layers(include_self=False, recursive=False)
+        if index is not None:
+            if not 0 <= index < len(found):
+                raise ValueError(f"get_layer: index {index} is out of range: the model has {len(found)} layers")
+            return found[index]
+        for layer in found:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: {[la.name for la in found]}")
+
+    def get_config(self) -> dict:
+        """A functional model's graph config (Keras' format); a subclassed model's constructor arguments."""
+        if _functional.is_graph_model(self):
+            return _functional.graph_config(self)
+        return super().get_config()
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None):
+        """Rebuild a model from :meth:`get_config` (new layers, same graph; weights are not in a config)."""
+        if "input_layers" in config:
+            inputs, outputs, name = _functional.graph_from_config(config, custom_objects)
+            return cls(inputs, outputs, name=name)
+        return cls(**config)
+
     def summary(self, print_fn=print) -> str:
-        """A table of the model's layers, their weights' shapes and parameter counts."""
+        """A table of the model's layers, their weights' shapes and parameter counts
+        (a functional model's: output shapes and the layers each one reads)."""
+        if _functional.is_graph_model(self):
+            return self._graph_summary(print_fn)
         rows = [("Layer (type)", "Weights", "Param #")]
         total = trainable = 0
         for layer in self._flatten_layers(include_self=False, recursive=False) or [self]:
@@ -45,6 +141,26 @@ class Model(Trainer, Layer):
         out = [f'Model: "{self.name}"', line]
         for k, r in enumerate(rows):
             out.append(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}")
+            if k == 0:
+                out.append(line)
+        out += [line, f"Total params: {total:,}", f"Trainable params: {trainable:,}",
+                f"Non-trainable params: {total - trainable:,}"]
+        text = "\n".join(out)
+        if print_fn is not None:
+            print_fn(text)
+        return text
+
+
+    def _graph_summary(self, print_fn) -> str:
+        rows = [("Layer (type)", "Output Shape", "Param #", "Connected to")]
+        rows += [(a, b, f"{n:,}", c) for a, b, n, c in _functional.graph_summary_rows(self)]
+        total = sum(w.size for w in self.weights)
+        trainable = sum(w.size for w in self.trainable_weights)
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        line = "-" * (sum(widths) + 6)
+        out = [f'Model: "{self.name}"', line]
+        for k, r in enumerate(rows):
+            out.append(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:<{widths[3]}}".rstrip())
             if k == 0:
                 out.append(line)
         out += [line, f"Total params: {total:,}", f"Trainable params: {trainable:,}",
@@ -79,7 +195,9 @@ class Sequential(Model):
             self.add(layer)
 
     def add(self, layer: Layer) -> None:
-        """Append a layer."""
+        """Append a layer (or, first, a ``keras.Input`` giving the input shape)."""
+        if isinstance(layer, KerasTensor) and isinstance(layer.node.layer, InputLayer):
+            layer = layer.node.layer
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add expects a descend Layer. Received: {type(layer).__name__}")
         self.layers = self.layers + [layer]  # reassign so that the new sublayer is tracked and built in scope

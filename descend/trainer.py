@@ -19,11 +19,12 @@ import math
 import numpy as np
 
 from . import callbacks as callbacks_module
+from . import compile_utils
 from . import losses as losses_module
 from . import metrics as metrics_module
 from .data import Dataset
+from .framework import nest
 from .framework.tape import GradientTape
-from .framework.tensor import Tensor
 from .ops.math_ops import add_n, cast
 from .optimizers import get as get_optimizer
 
@@ -48,7 +49,10 @@ def _resolve_metric(identifier, loss):
         cls = {"sparse": metrics_module.SparseCategoricalAccuracy, "categorical": metrics_module.CategoricalAccuracy,
                "binary": metrics_module.BinaryAccuracy}.get(_loss_kind(loss), metrics_module.Accuracy)
         return cls(name="accuracy")
-    return metrics_module.get(identifier)
+    metric = metrics_module.get(identifier)
+    if isinstance(identifier, str):
+        metric.name = identifier  # logged under the name given, as Keras 3 ("mae", not "mean_absolute_error")
+    return metric
 
 
 def _resolve_loss(loss):
@@ -132,27 +136,55 @@ def _check_loop_args(what, x, y, batch_size, epochs=None, steps_per_epoch=None, 
             raise ValueError(f"{what}: x has {nx} rows but y has {ny}; they must have one row per example")
 
 
+def _plain_logs(logs) -> dict:
+    """A step's logs with scalar Tensors as floats (a ``train_step`` override returns ``m.result()``)."""
+    if not isinstance(logs, dict):
+        raise TypeError(f"train_step/test_step must return a dict of logs. Received: {type(logs).__name__}")
+    out = {}
+    for k, v in logs.items():
+        if isinstance(v, dict):  # Keras 3's nested "compile_metrics" result
+            out.update(_plain_logs(v))
+        elif getattr(v, "shape", None) == () or isinstance(v, (int, float, np.number)):
+            out[k] = float(v)
+        else:
+            out[k] = v
+    return out
+
+
 class Trainer:
     """``compile``, ``fit``, ``evaluate``, ``predict`` and the step methods behind them."""
 
     compiled = False
     stop_training = False
 
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None, **kwargs):
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, **kwargs):
         """Choose the optimizer, the loss and the metrics (names or objects).
 
         Args:
             optimizer: an Optimizer or a name (``"adam"``).
-            loss: a Loss, a callable ``(y_true, y_pred)`` or a name (``"mse"``).
+            loss: a Loss, a callable ``(y_true, y_pred)`` or a name (``"mse"``);
+                for several outputs, a dict keyed by output name or a list in
+                output order (:mod:`descend.compile_utils`).
             metrics: a list of Metrics or names (``"accuracy"`` picks the
-                accuracy that fits the loss).
+                accuracy that fits the loss); for several outputs, a dict keyed
+                by output name (or a list of lists).
+            loss_weights: per-output weights of the losses in the total (a dict or list).
         """
         unknown = set(kwargs) - {"run_eagerly", "jit_compile", "steps_per_execution"}
         if unknown:
             raise TypeError(f"compile: argument(s) not recognized: {sorted(unknown)}")
         self.optimizer = get_optimizer(optimizer)
-        self.loss = _resolve_loss(loss)
-        self.compiled_metrics = [_resolve_metric(m, self.loss) if isinstance(m, str) else m for m in (metrics or [])]
+        several = len(getattr(self, "_graph_flat_outputs", ())) > 1
+        if compile_utils.is_structured(loss) or (several and loss is not None) or loss_weights is not None:
+            self.loss = compile_utils.CompiledLoss(loss, loss_weights, self, _resolve_loss)
+        else:
+            self.loss = _resolve_loss(loss)
+        if isinstance(metrics, dict) or (isinstance(metrics, (list, tuple)) and any(isinstance(m, (list, tuple))
+                                                                                     for m in metrics)):
+            found = compile_utils.output_metrics(metrics, self, self.loss, _resolve_metric)
+        else:
+            found = [_resolve_metric(m, self.loss) if isinstance(m, str) else m for m in (metrics or [])]
+        self.compiled_metrics = compile_utils.MetricList(found)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.compiled = True
         return self
@@ -160,13 +192,30 @@ class Trainer:
     @property
     def metrics(self) -> list:
         """The loss tracker and the compiled metrics."""
-        return ([self._loss_tracker] if self.compiled else []) + list(getattr(self, "compiled_metrics", []))
+        if not self.compiled:
+            return list(getattr(self, "compiled_metrics", []))
+        return [self._loss_tracker] + list(getattr(self.loss, "trackers", [])) + list(self.compiled_metrics)
 
     def _check_compiled(self, what):
         if not self.compiled:
             raise RuntimeError(f"You must call compile() before {what}()")
-        if self.loss is None and what != "predict":
+        # a model overriding train_step/test_step may compute its own loss (Keras' "customizing fit")
+        step = {"fit": "train_step", "evaluate": "test_step"}.get(what)
+        own_step = step is not None and getattr(type(self), step) is not getattr(Trainer, step)
+        if self.loss is None and what != "predict" and not own_step:
             raise ValueError(f"{what}() needs a loss: pass loss= to compile()")
+
+    def compiled_loss(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
+        """tf.keras' ``model.compiled_loss``: the compiled loss plus ``regularization_losses``, also
+        recorded by the ``loss`` metric (for ``train_step`` overrides written for TF 2's Keras)."""
+        if self.loss is None:
+            raise ValueError("compiled_loss needs a loss: pass loss= to compile()")
+        loss = self.loss(y_true, y_pred, sample_weight) if sample_weight is not None else self.loss(y_true, y_pred)
+        extra = list(regularization_losses or [])
+        if extra:
+            loss = add_n([loss] + [cast(e, dtype=loss.dtype) for e in extra])
+        self._loss_tracker.update_state(loss, sample_weight=float(_batch_size(y_pred)))
+        return loss
 
     # ---------------------------------------------------------------- steps
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
@@ -244,9 +293,11 @@ class Trainer:
                 raise ValueError(f"validation_split must be in (0, 1). Received: {validation_split}")
             n = _batch_size(x)
             cut = int(n * (1 - validation_split))
-            xa, ya = np.asarray(x), np.asarray(y)
-            validation_data = (xa[cut:], ya[cut:])
-            x, y = xa[:cut], ya[:cut]
+            def part(structure, rows):  # arrays, or the lists/dicts of a model with several inputs/outputs
+                return nest.pack_like(structure, [np.asarray(v)[rows] for v in nest.flatten(structure)])
+
+            validation_data = (part(x, slice(cut, None)), part(y, slice(cut, None)))
+            x, y = part(x, slice(None, cut)), part(y, slice(None, cut))
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[:cut]
         train, steps = self._as_dataset(x, y, sample_weight, batch_size, shuffle, seed)
@@ -294,7 +345,7 @@ class Trainer:
                 if steps_per_epoch is not None and step >= steps_per_epoch:
                     break
                 cb.on_train_batch_begin(step)
-                logs = self.train_step(data) if replica is None else replica.train_step(self, data)
+                logs = _plain_logs(self.train_step(data) if replica is None else replica.train_step(self, data))
                 self._fit_position["step"] = step + 1
                 logs_out = dict(logs, size=_batch_size(_unpack(data)[0]),
                                 learning_rate=self.optimizer.current_hyper("learning_rate"))
@@ -341,7 +392,7 @@ class Trainer:
         logs = {}
         for step, batch in enumerate(data):
             cb.on_test_batch_begin(step)
-            logs = self.test_step(batch) if replica is None else replica.test_step(self, batch)
+            logs = _plain_logs(self.test_step(batch) if replica is None else replica.test_step(self, batch))
             cb.on_test_batch_end(step, logs)
         if replica is not None:  # metrics over every rank's rows
             logs = replica.logs(self)
@@ -357,7 +408,9 @@ class Trainer:
         outs = []
         for batch in data:
             out = self.predict_step(batch)
-            outs.append(out.numpy() if isinstance(out, Tensor) else np.asarray(out))
+            outs.append(out)
         if not outs:
             raise ValueError("predict: the input is empty")
-        return np.concatenate(outs, axis=0)
+        # several outputs (a list or dict): one array per output
+        return nest.pack_like(outs[0], [np.concatenate([np.asarray(o) for o in parts], axis=0)
+                                        for parts in zip(*(nest.flatten(o) for o in outs))])

@@ -1,4 +1,6 @@
-"""Op cases for the ops registered by ``descend/ops/conv_ops.py`` (``im2col``, ``col2im``).
+"""Op cases for the ops registered by ``descend/ops/conv_ops.py`` (``im2col``, ``col2im``) and the
+functions composed from them (``conv2d``, ``max_pool2d``, ``conv1d``, ``max_pool1d``, ``avg_pool1d``,
+``avg_pool2d``).
 
 Same format as ``op_cases_core.py``/``op_cases_nn.py``: ``CASES`` drives the
 float64 numerical gradient checks of ``tests/test_op_gradients.py`` (and its
@@ -17,7 +19,7 @@ import math
 
 import numpy as np
 
-from descend.ops.conv_ops import col2im, conv2d, im2col, max_pool2d
+from descend.ops.conv_ops import avg_pool1d, avg_pool2d, col2im, conv1d, conv2d, im2col, max_pool1d, max_pool2d
 
 try:
     from op_case import Case  # how tests/test_op_gradients.py imports it (tests/ is on sys.path)
@@ -162,3 +164,45 @@ _case("im2col_padded_strided_dilated", lambda x: im2col(x, **_IM2COL), [_normal(
 _COL2IM = dict(shape=(1, 5, 4, 2), **_IM2COL)
 _case("col2im_padded_strided_dilated", lambda p: col2im(p, **_COL2IM), [_normal(1, 3, 3, 2, 3, 2)],
       lambda p: ref_col2im(p, **_COL2IM), True)
+
+
+# ---------------------------------------------------------------- compositions (issue 17): conv1d, avg/max 1-D and 2-D
+def ref_avg_pool2d(x, ksize, strides, padding="valid"):
+    """The mean of the real elements of each window (TF leaves "same" padding out of the count), as loops."""
+    n, h, w, c = x.shape
+    (kh, kw), (sh, sw) = ksize, strides
+    oh, ow, (pt, _), (pl, _) = _pads(h, w, kh, kw, sh, sw, 1, 1, padding)
+    out = np.empty((n, oh, ow, c))
+    for i in range(oh):
+        for j in range(ow):
+            r0, c0 = i * sh - pt, j * sw - pl
+            out[:, i, j, :] = x[:, max(r0, 0):r0 + kh, max(c0, 0):c0 + kw, :].mean(axis=(1, 2))
+    return out
+
+
+def ref_conv1d(x, k, stride=1, padding="valid", dilation=1):
+    """``out[n, i, f] = sum_{a, c} xpad[n, i*s + a*d, c] * k[a, c, f]``; "causal" pads (k-1)*d on the left."""
+    if padding == "causal":
+        x = np.concatenate([np.zeros((x.shape[0], (k.shape[0] - 1) * dilation, x.shape[2])), x], axis=1)
+        padding = "valid"
+    return ref_conv2d(x[:, None], k[None], (1, stride), padding, (1, dilation))[:, 0]
+
+
+_case("avg_pool2d_valid_2x2", lambda x: avg_pool2d(x, 2, 2), [_normal(2, 4, 5, 2)],
+      lambda x: ref_avg_pool2d(x, (2, 2), (2, 2)), True)
+_case("avg_pool2d_same_3x3_stride2_uncounted_padding", lambda x: avg_pool2d(x, 3, 2, padding="SAME"),
+      [_normal(1, 5, 6, 2)], lambda x: ref_avg_pool2d(x, (3, 3), (2, 2), "same"))
+_case("avg_pool2d_nchw", lambda x: avg_pool2d(x, (2, 1), 1, data_format="NCHW"), [_normal(1, 2, 3, 3)],
+      lambda x: ref_avg_pool2d(x.transpose(0, 2, 3, 1), (2, 1), (1, 1)).transpose(0, 3, 1, 2))
+_case("conv1d_valid", lambda x, k: conv1d(x, k), [_normal(2, 6, 2), _normal(3, 2, 3)],
+      lambda x, k: ref_conv1d(x, k), True)
+_case("conv1d_same_stride2", lambda x, k: conv1d(x, k, stride=2, padding="SAME"), [_normal(1, 7, 2), _normal(2, 2, 2)],
+      lambda x, k: ref_conv1d(x, k, 2, "same"))
+_case("conv1d_causal_dilated", lambda x, k: conv1d(x, k, padding="causal", dilations=2),
+      [_normal(1, 6, 1), _normal(3, 1, 2)], lambda x, k: ref_conv1d(x, k, 1, "causal", 2))
+_case("conv1d_ncw", lambda x, k: conv1d(x, k, data_format="NCW"), [_normal(1, 2, 5), _normal(2, 2, 2)],
+      lambda x, k: ref_conv1d(x.transpose(0, 2, 1), k).transpose(0, 2, 1))
+_case("max_pool1d_same", lambda x: max_pool1d(x, 3, 2, padding="SAME"), [_spread(2, 5, 2)],
+      lambda x: ref_max_pool2d(x[:, None], (1, 3), (1, 2), "same")[:, 0])
+_case("avg_pool1d_same", lambda x: avg_pool1d(x, 3, 2, padding="SAME"), [_normal(2, 5, 2)],
+      lambda x: ref_avg_pool2d(x[:, None], (1, 3), (1, 2), "same")[:, 0])

@@ -95,6 +95,19 @@ class ArrayLike:
     def __float__(self):
         return float(self._value)
 
+    def __format__(self, format_spec: str) -> str:
+        """Format a scalar like the NumPy scalar it holds (``f"{loss:.4f}"``), as TF's EagerTensor.
+
+        An empty spec gives ``str(self)``; a non-empty spec needs a scalar.
+        """
+        if not format_spec:
+            return str(self)
+        v = self._value
+        if v.ndim != 0:
+            raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__: a format spec "
+                            f"({format_spec!r}) needs a scalar; received shape {tuple(v.shape)}")
+        return format(v[()], format_spec)
+
     def __int__(self):
         return int(self._value)
 

@@ -11,12 +11,58 @@ Example:
     'dense/kernel'
 """
 
-from .base import Layer, register_weight_hook, to_snake_case
-from .conv import Conv2D, MaxPooling2D
+from .attention import MultiHeadAttention
+from .base import Layer, get_mask, register_weight_hook, to_snake_case
+from .conv import Conv1D, Conv2D, MaxPooling2D
 from .core import Activation, Dense, Dropout, Embedding, Flatten
+from .input_layer import Input, InputLayer
+from .lambda_layer import Lambda
+from .merging import (
+    Add,
+    Average,
+    Concatenate,
+    Maximum,
+    Minimum,
+    Multiply,
+    Subtract,
+    add,
+    average,
+    concatenate,
+    maximum,
+    minimum,
+    multiply,
+    subtract,
+)
 from .normalization import BatchNormalization, LayerNormalization
+from .op_layer import OpLambda
+from .pooling import (
+    AveragePooling1D,
+    AveragePooling2D,
+    GlobalAveragePooling1D,
+    GlobalAveragePooling2D,
+    GlobalMaxPooling1D,
+    GlobalMaxPooling2D,
+    MaxPooling1D,
+)
+from .reshaping import Masking, Permute, RepeatVector, Reshape
+from .rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, TimeDistributed
+
+# Keras' aliases
+GlobalAvgPool1D = GlobalAveragePooling1D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool1D = GlobalMaxPooling1D
+GlobalMaxPool2D = GlobalMaxPooling2D
+AvgPool2D = AveragePooling2D
+MaxPool1D = MaxPooling1D
+MaxPool2D = MaxPooling2D
 
 __all__ = [
     "Layer", "register_weight_hook", "to_snake_case", "Dense", "Activation", "Flatten", "Dropout", "Embedding",
-    "LayerNormalization", "BatchNormalization", "Conv2D", "MaxPooling2D",
+    "LayerNormalization", "BatchNormalization", "Conv2D", "MaxPooling2D", "Input", "InputLayer", "get_mask",
+    "Conv1D", "MaxPooling1D", "AveragePooling1D", "AveragePooling2D", "GlobalAveragePooling1D",
+    "GlobalMaxPooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
+    "GlobalMaxPool1D", "GlobalMaxPool2D", "AvgPool2D", "MaxPool1D", "MaxPool2D", "Lambda", "Reshape", "Permute",
+    "RepeatVector", "Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "concatenate",
+    "add", "subtract", "multiply", "average", "maximum", "minimum", "RNN", "SimpleRNNCell", "LSTMCell", "GRUCell",
+    "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention", "OpLambda", "Masking",
 ]

@@ -18,6 +18,18 @@ Tracking
     tuples and dicts) are found when ``weights`` is read, recursively,
     deduplicated, own weights first, then sublayers in attribute order.
 
+Masks
+    As Keras, a layer whose ``supports_masking`` is True attaches the mask
+    ``compute_mask(inputs, mask)`` returns to the Tensors it outputs
+    (``Embedding(mask_zero=True)``: ``ids != 0``), and a later call on such a
+    Tensor receives it as ``mask=`` when its ``call`` takes one, in any model
+    (Sequential, functional or subclassed). :func:`get_mask` reads it.
+
+Functional API
+    Called on a :class:`~descend.layers.keras_tensor.KerasTensor` (from
+    ``Input``), a layer records a node instead of computing
+    (:mod:`descend.layers.keras_tensor`).
+
 Losses
     ``losses`` holds the tensors given to ``add_loss`` during the latest
     outermost call (the activity regularizer's among them) and the weight
@@ -41,8 +53,9 @@ from .. import activations, backend, constraints, initializers, regularizers
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable, name_scope, unique_name
 from ..ops import math_ops
+from .keras_tensor import KerasTensor, any_symbolic, symbolic_call
 
-__all__ = ["Layer", "to_snake_case", "register_weight_hook"]
+__all__ = ["Layer", "to_snake_case", "register_weight_hook", "get_mask"]
 
 _LAYER_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
@@ -58,6 +71,36 @@ _TRACKABLE = (list, tuple, dict)  # attribute values scanned for sublayers and V
 # layers holding add_loss terms of a call: an outermost call only walks its sublayers to clear
 # them when some layer has any
 _layers_with_call_losses: weakref.WeakSet = weakref.WeakSet()
+
+
+# Keras masks: the mask a layer computes for an output Tensor (Embedding(mask_zero=True)), found again when
+# that Tensor is passed to the next layer (as Keras' ``_keras_mask`` attribute). id(tensor) -> (weakref, mask)
+_masks: dict = {}
+
+
+def _forget_mask(key):
+    return lambda _ref: _masks.pop(key, None)
+
+
+def _set_mask(tensor, mask) -> None:
+    if isinstance(tensor, Tensor):
+        key = id(tensor)
+        _masks[key] = (weakref.ref(tensor, _forget_mask(key)), mask)
+
+
+def get_mask(tensor):
+    """The Keras mask attached to ``tensor`` by the layer that produced it (None when it has none)."""
+    entry = _masks.get(id(tensor))
+    if entry is not None and entry[0]() is tensor:
+        return entry[1]
+    return None
+
+
+def _find_mask(inputs):
+    if isinstance(inputs, (list, tuple)):
+        found = [get_mask(x) for x in inputs]
+        return None if all(m is None for m in found) else found
+    return get_mask(inputs)
 
 
 def register_weight_hook(fn) -> None:
@@ -156,6 +199,8 @@ class Layer:
     """
 
     _autocast = True
+    #: whether the layer passes a Keras mask on (``compute_mask``) from its input to its output
+    supports_masking = False
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
@@ -514,6 +559,15 @@ class Layer:
         return x
 
     def __call__(self, inputs, *args, training=None, mask=None, **kwargs):
+        if type(inputs) is not Tensor and (any_symbolic(inputs) or any_symbolic(args) or any_symbolic(kwargs)
+                                           or isinstance(mask, KerasTensor)):
+            if training is not None:
+                kwargs["training"] = training
+            if mask is not None:
+                kwargs["mask"] = mask
+            return symbolic_call(self, (inputs, *args), kwargs)
+        if mask is None and _masks:
+            mask = _find_mask(inputs)
         stack = _training_stack()
         if not stack:  # an outermost call: forget the previous call's add_loss terms
             self._clear_losses()
@@ -546,6 +600,15 @@ class Layer:
         if scoped:
             scope.__exit__(None, None, None)
             object.__setattr__(self, "_subtree_built", all(layer.built for layer in self._flatten_layers()))
+        if self.supports_masking and (mask is not None or type(self).compute_mask is not Layer.compute_mask):
+            out_mask = self.compute_mask(inputs, mask)
+            if isinstance(out_mask, list) and isinstance(outputs, (list, tuple)) and len(out_mask) == len(outputs):
+                for out, m in zip(outputs, out_mask):  # one mask per output (an RNN's sequence and states)
+                    if m is not None:
+                        _set_mask(out, m)
+            elif out_mask is not None:
+                for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
+                    _set_mask(out, out_mask)
         if self.activity_regularizer is not None:
             for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
                 if isinstance(out, Tensor) and out.dtype.kind == "f":
@@ -562,6 +625,10 @@ class Layer:
 
     def compute_output_shape(self, input_shape):
         raise NotImplementedError(f"Layer {type(self).__name__} does not implement compute_output_shape()")
+
+    def compute_mask(self, inputs, mask=None):
+        """The Keras mask of the output: the input's mask when ``supports_masking``, else None."""
+        return mask if self.supports_masking else None
 
     # -- config ---------------------------------------------------------------------
     def get_config(self) -> dict:

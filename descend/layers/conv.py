@@ -24,11 +24,11 @@ from __future__ import annotations
 
 from .. import activations, constraints, initializers, regularizers
 from ..ops import array_ops, math_ops
-from ..ops.conv_ops import _padding, _pair, conv2d, conv_output_size, max_pool2d
+from ..ops.conv_ops import _one_d, _padding, _pair, conv1d, conv2d, conv_output_size, max_pool2d
 from .base import Layer, _serialize_activation
 from .core import _data_format, _positive_int
 
-__all__ = ["Conv2D", "MaxPooling2D"]
+__all__ = ["Conv1D", "Conv2D", "MaxPooling2D"]
 
 
 def _incompatible(layer, x, detail: str) -> ValueError:
@@ -199,3 +199,122 @@ class MaxPooling2D(Layer):
         return {**super().get_config(), "pool_size": self.pool_size, "padding": self.padding,
                 "strides": self.strides, "data_format": self.data_format}
 
+
+class Conv1D(Layer):
+    """1-D convolution over the steps axis: ``activation(conv1d(inputs, kernel) + bias)``.
+
+    The kernel has shape ``(kernel_size, in_channels, filters)``; inputs are
+    ``(batch, steps, channels)`` (``"channels_last"``) or ``(batch, channels, steps)``.
+
+    Args:
+        filters: the number of output channels.
+        kernel_size: an int (or a tuple of 1 int).
+        strides: an int (default 1).
+        padding: ``"valid"`` (default), ``"same"`` or ``"causal"`` (left
+            padding only: output ``t`` sees inputs ``<= t``).
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``.
+        dilation_rate: an int (default 1); strides and dilation cannot both exceed 1.
+        activation, use_bias, initializers, regularizers, constraints: as for Conv2D.
+
+    Example:
+        >>> import descend as ds
+        >>> ds.layers.Conv1D(4, 3, padding="causal")(ds.ones((2, 7, 3))).shape
+        (2, 7, 4)
+    """
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
+                 activation=None, use_bias: bool = True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs):
+        groups = kwargs.pop("groups", 1)
+        if groups != 1:
+            raise ValueError(f"Conv1D supports groups=1 only. Received: groups={groups!r}")
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.filters = _positive_int(filters, "filters", "Conv1D")
+        self.kernel_size = (_one_d(kernel_size, "kernel_size", "Conv1D"),)
+        self.strides = (_one_d(strides, "strides", "Conv1D"),)
+        if not (isinstance(padding, str) and padding.lower() in ("valid", "same", "causal")):
+            raise ValueError(f"Conv1D: `padding` must be 'valid', 'same' or 'causal'. Received: padding={padding!r}")
+        self.padding = padding.lower()
+        self.data_format = _data_format(data_format)
+        self.dilation_rate = (_one_d(dilation_rate, "dilation_rate", "Conv1D"),)
+        if self.strides[0] > 1 and self.dilation_rate[0] > 1:
+            raise ValueError(f"Conv1D: strides > 1 cannot be combined with dilation_rate > 1. Received: "
+                             f"strides={self.strides}, dilation_rate={self.dilation_rate}")
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self.kernel = None
+        self.bias = None
+
+    def _channel_axis(self) -> int:
+        return -1 if self.data_format == "channels_last" else 1
+
+    def build(self, input_shape):
+        input_shape = tuple(input_shape)
+        if len(input_shape) != 3:
+            raise ValueError(f"Input 0 of layer '{self.name}' is incompatible with the layer: expected ndim=3, found "
+                             f"ndim={len(input_shape)}. Full shape received: {input_shape}")
+        c = input_shape[self._channel_axis()]
+        if c is None:
+            raise ValueError(f"Layer '{self.name}' needs a known channel dimension. Received: {input_shape}")
+        self.kernel = self.add_weight(shape=(self.kernel_size[0], int(c), self.filters),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
+                                      constraint=self.kernel_constraint, name="kernel")
+        if self.use_bias:
+            self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
+                                        name="bias")
+
+    def call(self, inputs):
+        x = self._float_input(inputs)
+        if x.ndim != 3:
+            raise _incompatible(self, x, f"expected ndim=3, found ndim={x.ndim}")
+        c = self.kernel.shape[1]
+        if x.shape[self._channel_axis()] != c:
+            raise _incompatible(self, x, f"expected axis {self._channel_axis()} of input shape to have value {c}")
+        fmt = "NWC" if self.data_format == "channels_last" else "NCW"
+        y = conv1d(x, self.kernel, stride=self.strides[0], padding=self.padding, data_format=fmt,
+                   dilations=self.dilation_rate[0])
+        if self.bias is not None:
+            b = self.bias if fmt == "NWC" else array_ops.reshape(self.bias, shape=(self.filters, 1))
+            y = math_ops.add(y, b)
+        return self.activation(y)
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        steps = input_shape[1] if self.data_format == "channels_last" else input_shape[2]
+        if steps is None:
+            out = None
+        elif self.padding == "causal":
+            out = (steps - 1) // self.strides[0] + 1
+        else:
+            out = conv_output_size(steps, self.kernel_size[0], self.strides[0], self.padding,
+                                   self.dilation_rate[0])[0]
+        if self.data_format == "channels_last":
+            return (input_shape[0], out, self.filters)
+        return (input_shape[0], self.filters, out)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(),
+            "filters": self.filters,
+            "kernel_size": self.kernel_size,
+            "strides": self.strides,
+            "padding": self.padding,
+            "data_format": self.data_format,
+            "dilation_rate": self.dilation_rate,
+            "activation": _serialize_activation(self.activation),
+            "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "kernel_constraint": constraints.serialize(self.kernel_constraint),
+            "bias_constraint": constraints.serialize(self.bias_constraint),
+        }

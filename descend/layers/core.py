@@ -52,6 +52,8 @@ class Dense(Layer):
         ['dense/kernel', 'dense/bias']
     """
 
+    supports_masking = True
+
     def __init__(self, units, activation=None, use_bias: bool = True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
@@ -130,6 +132,8 @@ class Activation(Layer):
         >>> Activation("relu")(ds.constant([-1.0, 2.0])).numpy()
         array([0., 2.], dtype=float32)
     """
+
+    supports_masking = True
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
@@ -216,6 +220,8 @@ class Dropout(Layer):
         [0.0, 2.0]
     """
 
+    supports_masking = True
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)) or not 0 <= rate <= 1:
@@ -299,6 +305,10 @@ class Embedding(Layer):
         if ids.dtype.kind not in "iu":
             ids = Tensor(np.asarray(ids).astype(np.int32))
         return nn_ops.embedding_lookup(self.embeddings, ids)
+
+    @property
+    def supports_masking(self) -> bool:
+        return self.mask_zero
 
     def compute_mask(self, inputs, mask=None):
         """``inputs != 0`` when ``mask_zero``, else None."""

@@ -15,7 +15,8 @@ from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from . import array_ops, math_ops
 
-__all__ = ["col2im", "conv2d", "conv_output_size", "im2col", "max_pool2d"]
+__all__ = ["avg_pool1d", "avg_pool2d", "col2im", "conv1d", "conv2d", "conv_output_size", "im2col", "max_pool1d",
+           "max_pool2d"]
 
 
 def _out_size(padded: int, k: int, s: int, d: int) -> int:
@@ -235,3 +236,115 @@ def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # n
 
 
 # ---------------------------------------------------------------- layers
+
+
+def avg_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # noqa: A002 - TF's name
+    """2-D average pooling (as ``tf.nn.avg_pool2d``): the mean of each window.
+
+    With ``"SAME"`` padding a window's mean is over the input elements it
+    covers only (the padding is not counted), as TensorFlow.
+
+    Example:
+        >>> import descend as ds, numpy as np
+        >>> from descend.ops.conv_ops import avg_pool2d
+        >>> x = ds.constant(np.arange(9.0).reshape(1, 3, 3, 1))
+        >>> avg_pool2d(x, 2, 2, padding="SAME").numpy()[0, :, :, 0]
+        array([[2. , 3.5],
+               [6.5, 8. ]])
+    """
+    owner = "avg_pool2d"
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"{owner}: data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}")
+    x = _tensor(input)
+    if x.ndim != 4:
+        raise ValueError(f"{owner}: input must have rank 4 ({data_format}). Received shape {tuple(x.shape)}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"{owner}: input must be floating-point. Received dtype {x.dtype.name}")
+    ks = _nhwc_args(ksize, "ksize", owner, data_format)
+    st = _nhwc_args(strides, "strides", owner, data_format)
+    pad = _padding(padding, owner)
+    if data_format == "NCHW":
+        x = array_ops.transpose(x, perm=(0, 2, 3, 1))
+    _, pads = _spatial(x.shape, ks, st, (1, 1), pad, owner)
+    sums = math_ops.reduce_sum(im2col(x, ksize=ks, strides=st, dilations=(1, 1), pads=pads), axis=(3, 4))
+    # how many input elements each window covers (a constant: the same patches of a ones image)
+    ones = np.ones((1, x.shape[1], x.shape[2], 1), dtype=x.dtype.dtype)
+    counts = im2col.forward(ones, ksize=ks, strides=st, dilations=(1, 1), pads=pads).sum(axis=(3, 4))
+    y = math_ops.divide(sums, Tensor(counts.astype(x.dtype.dtype)))
+    if data_format == "NCHW":
+        y = array_ops.transpose(y, perm=(0, 3, 1, 2))
+    return y
+
+
+def _one_d(value, what: str, owner: str) -> int:
+    if isinstance(value, (list, tuple)):
+        if len(value) != 1:
+            raise ValueError(f"{owner}: `{what}` must be an int or a tuple of 1 int. Received: {what}={value!r}")
+        value = value[0]
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError(f"{owner}: `{what}` must be a positive int. Received: {what}={value!r}")
+    return int(value)
+
+
+def _check_1d(x, data_format: str, owner: str):
+    if data_format not in ("NWC", "NCW"):
+        raise ValueError(f"{owner}: data_format must be 'NWC' or 'NCW'. Received: data_format={data_format!r}")
+    if x.ndim != 3:
+        raise ValueError(f"{owner}: input must have rank 3 ({data_format}). Received shape {tuple(x.shape)}")
+
+
+def conv1d(input, filters, stride=1, padding="VALID", data_format="NWC", dilations=1):  # noqa: A002 - TF's name
+    """1-D convolution (as ``tf.nn.conv1d``): :func:`conv2d` on a height-1 image.
+
+    Args:
+        input: ``(N, W, C)`` (or ``(N, C, W)`` with ``data_format="NCW"``).
+        filters: ``(k, C, F)``.
+        stride, dilations: ints.
+        padding: ``"VALID"``, ``"SAME"`` or ``"CAUSAL"`` (left padding by ``(k - 1) * dilation``).
+
+    Example:
+        >>> import descend as ds, numpy as np
+        >>> from descend.ops.conv_ops import conv1d
+        >>> conv1d(ds.constant(np.arange(5.0).reshape(1, 5, 1)), ds.ones((2, 1, 1), dtype="float64")).numpy()[0, :, 0]
+        array([1., 3., 5., 7.])
+    """
+    owner = "conv1d"
+    x, k = _tensor(input), _tensor(filters)
+    _check_1d(x, data_format, owner)
+    if k.ndim != 3:
+        raise ValueError(f"{owner}: filters must have rank 3 (k, in_channels, out_channels). Received shape "
+                         f"{tuple(k.shape)}")
+    s, d = _one_d(stride, "stride", owner), _one_d(dilations, "dilations", owner)
+    if data_format == "NCW":
+        x = array_ops.transpose(x, perm=(0, 2, 1))
+    if isinstance(padding, str) and padding.lower() == "causal":
+        x = array_ops.pad(x, paddings=((0, 0), ((k.shape[0] - 1) * d, 0), (0, 0)))
+        padding = "VALID"
+    y = conv2d(array_ops.expand_dims(x, axis=1), array_ops.expand_dims(k, axis=0), strides=(1, s),
+               padding=padding, dilations=(1, d))
+    y = array_ops.squeeze(y, axis=1)
+    if data_format == "NCW":
+        y = array_ops.transpose(y, perm=(0, 2, 1))
+    return y
+
+
+def _pool1d(pool2d, input, ksize, strides, padding, data_format, owner):
+    x = _tensor(input)
+    _check_1d(x, data_format, owner)
+    k, s = _one_d(ksize, "ksize", owner), _one_d(strides, "strides", owner)
+    if data_format == "NCW":
+        x = array_ops.transpose(x, perm=(0, 2, 1))
+    y = array_ops.squeeze(pool2d(array_ops.expand_dims(x, axis=1), (1, k), (1, s), padding=padding), axis=1)
+    if data_format == "NCW":
+        y = array_ops.transpose(y, perm=(0, 2, 1))
+    return y
+
+
+def max_pool1d(input, ksize, strides, padding="VALID", data_format="NWC"):  # noqa: A002 - TF's name
+    """1-D max pooling (as ``tf.nn.max_pool1d``) on ``(N, W, C)``."""
+    return _pool1d(max_pool2d, input, ksize, strides, padding, data_format, "max_pool1d")
+
+
+def avg_pool1d(input, ksize, strides, padding="VALID", data_format="NWC"):  # noqa: A002 - TF's name
+    """1-D average pooling (as ``tf.nn.avg_pool1d``) on ``(N, W, C)``; "SAME" padding is not counted."""
+    return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool1d")

@@ -1,0 +1,50 @@
+"""``descend.keras``: Keras' namespace over descend's own modules, so ``tf.keras`` code ports.
+
+Every name is descend's object itself, not a copy:
+``ds.keras.layers.Dense is ds.layers.Dense``, ``ds.keras.optimizers`` *is*
+:mod:`descend.optimizers` (with ``schedules``), and ``import
+descend.keras.layers`` gives the same module. Only ``backend`` and ``utils``
+are modules of their own, made of descend's functions.
+
+Example:
+    >>> import descend as ds
+    >>> ds.keras.layers.Dense is ds.layers.Dense, ds.keras.Model is ds.Model
+    (True, True)
+    >>> from descend.keras.optimizers.schedules import ExponentialDecay
+    >>> ExponentialDecay is ds.optimizers.schedules.ExponentialDecay
+    True
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .. import (
+    activations,
+    callbacks,
+    constraints,
+    initializers,
+    layers,
+    losses,
+    metrics,
+    models,
+    optimizers,
+    regularizers,
+)
+from ..layers import Input
+from ..models import Model, Sequential
+from ..optimizers import schedules as _schedules
+from . import backend, utils
+
+__all__ = [
+    "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics", "models",
+    "optimizers", "regularizers", "utils", "Input", "Model", "Sequential",
+]
+
+# ``import descend.keras.layers`` / ``from descend.keras.layers import Dense`` find descend's modules
+for _name, _module in (("activations", activations), ("callbacks", callbacks), ("constraints", constraints),
+                       ("initializers", initializers), ("layers", layers), ("losses", losses),
+                       ("metrics", metrics), ("models", models), ("optimizers", optimizers),
+                       ("optimizers.schedules", _schedules), ("regularizers", regularizers)):
+    sys.modules.setdefault(f"{__name__}.{_name}", _module)
+del _name, _module

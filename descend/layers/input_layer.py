@@ -1,0 +1,94 @@
+"""``Input`` and ``InputLayer``: the entry points of a functional model."""
+
+from __future__ import annotations
+
+from .. import backend
+from .base import Layer
+from .keras_tensor import KerasTensor, Node, _add_node
+
+__all__ = ["Input", "InputLayer"]
+
+
+class InputLayer(Layer):
+    """The layer behind :func:`Input`: it holds the input's shape and dtype and passes data through.
+
+    Args:
+        shape: the shape of one example (without the batch axis).
+        batch_size: a fixed batch size (default unknown).
+        dtype: default :func:`descend.floatx`.
+        batch_shape: the full shape, batch axis first (instead of ``shape``/``batch_size``).
+        name: default ``input_layer`` made unique.
+    """
+
+    def __init__(self, shape=None, batch_size=None, dtype=None, batch_shape=None, name=None, sparse=False,
+                 input_shape=None, **kwargs):
+        kwargs.pop("trainable", None)
+        if sparse:
+            raise ValueError("descend has no sparse input tensors: pass sparse=False (the default)")
+        if shape is None and input_shape is not None:
+            shape = input_shape
+        if batch_shape is not None and shape is not None:
+            raise ValueError(f"Input: pass either `shape` or `batch_shape`, not both. Received: shape={shape}, "
+                             f"batch_shape={batch_shape}")
+        if batch_shape is None:
+            if shape is None:
+                raise ValueError("Input: a `shape` (without the batch axis) or a `batch_shape` is required")
+            if isinstance(shape, int):
+                shape = (shape,)
+            batch_shape = (batch_size, *tuple(shape))
+        try:
+            batch_shape = tuple(None if d is None else int(d) for d in batch_shape)
+        except (TypeError, ValueError):
+            raise TypeError(f"Input: the shape must be a tuple of ints and Nones. Received: {batch_shape!r}") from None
+        if any(d is not None and d < 0 for d in batch_shape):
+            raise ValueError(f"Input: dimensions must be non-negative. Received: {batch_shape}")
+        super().__init__(name=name, dtype=dtype, **kwargs)
+        self._batch_shape = batch_shape
+        self._input_shape_arg = batch_shape[1:]  # what Sequential.build reads
+        self._input_dtype = backend.floatx() if dtype is None else backend.np_dtype(dtype)
+        self.built = True
+        tensor = KerasTensor(batch_shape, self._input_dtype, name=self.name, history=(self, 0, 0))
+        _add_node(self, Node(self, (), {}, tensor))
+        self.output = tensor
+
+    @property
+    def batch_shape(self) -> tuple:
+        return self._batch_shape
+
+    def call(self, inputs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return self._batch_shape
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "batch_shape": list(self._batch_shape), "dtype": self._input_dtype.name,
+                "sparse": False}
+
+
+def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, sparse=False):  # noqa: N802
+    """A symbolic input of a functional model (``keras.Input``).
+
+    Args:
+        shape: the shape of one example, e.g. ``(32,)`` or ``(None,)`` for
+            sequences of any length.
+        batch_size: a fixed batch size (default unknown).
+        dtype: the input's dtype (default float32; ``"int32"`` for ids).
+        name: the input's name, used to match dict inputs and in ``summary()``.
+        batch_shape: the full shape including the batch axis.
+
+    Returns:
+        A :class:`~descend.layers.keras_tensor.KerasTensor`.
+
+    Example:
+        >>> import descend as ds
+        >>> ds.clear_session()
+        >>> inputs = ds.keras.Input(shape=(4,))
+        >>> outputs = ds.layers.Dense(2)(inputs)
+        >>> model = ds.keras.Model(inputs, outputs)
+        >>> model(ds.ones((3, 4))).shape
+        (3, 2)
+    """
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, batch_shape=batch_shape, name=name,
+                       sparse=sparse)
+    return layer.output

@@ -1,0 +1,230 @@
+"""Symbolic tensors for the functional API: ``KerasTensor``, the ``Node`` a layer call records,
+and the symbolic call that infers output shapes.
+
+Calling a layer on a :class:`KerasTensor` (what ``Input`` returns) computes
+nothing: it records a :class:`Node` (the layer, its arguments with the
+KerasTensors in them, and the output KerasTensors) on the layer, and returns
+the outputs. Their shapes and dtypes come from running the layer for real on
+two zero-filled probes, one with every unknown dimension 2 and one with 3: a
+dimension that differs between the two is unknown (None) in the output. The
+first probe call builds the layer, so its weights exist (and are named
+``dense/kernel``...) as soon as the graph is written, as in Keras.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend
+from ..framework import nest
+from ..framework.tensor import Tensor
+
+__all__ = ["KerasTensor", "Node", "is_keras_tensor", "any_symbolic", "symbolic_call"]
+
+
+class KerasTensor:
+    """A symbolic stand-in for a Tensor in a functional model: a shape (None where unknown),
+    a dtype, and where it comes from (``layer``, node index, output index).
+
+    Example:
+        >>> import descend as ds
+        >>> x = ds.keras.Input(shape=(3,), name="features")
+        >>> x
+        <KerasTensor shape=(None, 3), dtype=float32, name=features>
+        >>> ds.layers.Dense(4)(x).shape
+        (None, 4)
+    """
+
+    def __init__(self, shape, dtype, name: str | None = None, history=None):
+        self._shape = tuple(None if d is None else int(d) for d in shape)
+        self._dtype = backend.as_dtype(dtype)
+        self._name = name
+        self._history = history  # (layer, node_index, tensor_index)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    name = property(lambda self: self._name)
+    ndim = property(lambda self: len(self._shape))
+
+    @property
+    def node(self) -> Node:
+        layer, node_index, _ = self._history
+        return layer._inbound_nodes[node_index]
+
+    def _probe(self, unknown: int) -> Tensor:
+        return Tensor(np.zeros(tuple(unknown if d is None else d for d in self._shape), dtype=self._dtype.dtype))
+
+    def __repr__(self):
+        return f"<KerasTensor shape={self._shape}, dtype={self._dtype.name}, name={self._name}>"
+
+    def _symbolic_error(self, what: str):
+        raise TypeError(f"A KerasTensor (from keras.Input) is symbolic: it has no value, so {what} is not "
+                        f"possible. Pass it to layers to build a functional model, then call the model on data. "
+                        f"Received: {self!r}")
+
+    def numpy(self):
+        self._symbolic_error("numpy()")
+
+    def __array__(self, dtype=None, copy=None):
+        self._symbolic_error("converting it to a NumPy array")
+
+    def __bool__(self):
+        self._symbolic_error("using it as a Python bool")
+
+    def __len__(self):
+        self._symbolic_error("len()")
+
+    def __iter__(self):
+        self._symbolic_error("iterating over it")
+
+    __hash__ = object.__hash__
+
+    # operators record an OpLambda layer (Keras' TFOpLambda), so ``x + y`` builds a graph
+    def _op(self, name, *args):
+        from .op_layer import OpLambda
+
+        return OpLambda(name)(self, *args)
+
+    def __add__(self, other):
+        return self._op("add", other)
+
+    def __radd__(self, other):
+        return self._op("radd", other)
+
+    def __sub__(self, other):
+        return self._op("subtract", other)
+
+    def __rsub__(self, other):
+        return self._op("rsubtract", other)
+
+    def __mul__(self, other):
+        return self._op("multiply", other)
+
+    def __rmul__(self, other):
+        return self._op("rmultiply", other)
+
+    def __truediv__(self, other):
+        return self._op("truediv", other)
+
+    def __rtruediv__(self, other):
+        return self._op("rtruediv", other)
+
+    def __floordiv__(self, other):
+        return self._op("floordiv", other)
+
+    def __rfloordiv__(self, other):
+        return self._op("rfloordiv", other)
+
+    def __mod__(self, other):
+        return self._op("mod", other)
+
+    def __rmod__(self, other):
+        return self._op("rmod", other)
+
+    def __pow__(self, other):
+        return self._op("pow", other)
+
+    def __rpow__(self, other):
+        return self._op("rpow", other)
+
+    def __matmul__(self, other):
+        return self._op("matmul", other)
+
+    def __rmatmul__(self, other):
+        return self._op("rmatmul", other)
+
+    def __neg__(self):
+        return self._op("negative")
+
+    def __abs__(self):
+        return self._op("abs")
+
+    def __getitem__(self, key):
+        return self._op("getitem", key)
+
+
+def is_keras_tensor(x) -> bool:
+    """Whether ``x`` is a symbolic :class:`KerasTensor`."""
+    return isinstance(x, KerasTensor)
+
+
+def any_symbolic(structure) -> bool:
+    """Whether a nest of lists/tuples/dicts holds a KerasTensor."""
+    if isinstance(structure, KerasTensor):
+        return True
+    if isinstance(structure, (list, tuple)):
+        return any(any_symbolic(v) for v in structure)
+    if isinstance(structure, dict):
+        return any(any_symbolic(v) for v in structure.values())
+    return False
+
+
+def map_symbolic(structure, fn):
+    """``structure`` with every KerasTensor ``k`` replaced by ``fn(k)`` (lists, tuples, dicts rebuilt)."""
+    if isinstance(structure, KerasTensor):
+        return fn(structure)
+    if isinstance(structure, (list, tuple)):
+        items = [map_symbolic(v, fn) for v in structure]
+        if isinstance(structure, tuple) and hasattr(structure, "_fields"):
+            return type(structure)(*items)
+        return type(structure)(items)
+    if isinstance(structure, dict):
+        return type(structure)((k, map_symbolic(v, fn)) for k, v in structure.items())
+    return structure
+
+
+def _symbolic_leaves(structure) -> list:
+    out = []
+    map_symbolic(structure, out.append)
+    return out
+
+
+class Node:
+    """One call of a layer in a functional graph: its arguments (KerasTensors inside) and outputs."""
+
+    def __init__(self, layer, call_args: tuple, call_kwargs: dict, outputs):
+        self.layer = layer
+        self.call_args = call_args
+        self.call_kwargs = call_kwargs
+        self.outputs = outputs
+        self.input_tensors = _symbolic_leaves((call_args, call_kwargs))
+        self.output_tensors = nest.flatten(outputs)
+
+    @property
+    def parent_nodes(self) -> list:
+        return [t.node for t in self.input_tensors]
+
+    def __repr__(self):
+        return f"<Node {self.layer.name}: {len(self.input_tensors)} input(s) -> {len(self.output_tensors)} output(s)>"
+
+
+def _add_node(layer, node: Node) -> int:
+    nodes = layer.__dict__.get("_inbound_nodes")
+    if nodes is None:
+        nodes = []
+        object.__setattr__(layer, "_inbound_nodes", nodes)  # not a tracked attribute
+    nodes.append(node)
+    return len(nodes) - 1
+
+
+def symbolic_call(layer, args: tuple, kwargs: dict):
+    """Record ``layer(*args, **kwargs)`` on KerasTensors as a Node; return the output KerasTensors."""
+    probes = []
+    for unknown in (2, 3):
+        cargs = map_symbolic(args, lambda k, n=unknown: k._probe(n))
+        ckwargs = map_symbolic(kwargs, lambda k, n=unknown: k._probe(n))
+        ckwargs["training"] = False  # a probe must not draw dropout masks or move statistics
+        probes.append(layer(*cargs, **ckwargs))
+    flat_a, flat_b = nest.flatten(probes[0]), nest.flatten(probes[1])
+    node_index = len(layer.__dict__.get("_inbound_nodes") or [])
+    outputs = []
+    for i, (a, b) in enumerate(zip(flat_a, flat_b)):
+        if not isinstance(a, Tensor):
+            raise TypeError(f"Layer '{layer.name}' returned {type(a).__name__} in a functional model; its outputs "
+                            f"must be Tensors (or lists/tuples/dicts of Tensors)")
+        shape = tuple(d if d == e else None for d, e in zip(a.shape, b.shape))
+        name = layer.name if len(flat_a) == 1 else f"{layer.name}_{i}"
+        outputs.append(KerasTensor(shape, a.dtype, name=name, history=(layer, node_index, i)))
+    structure = nest.pack_like(probes[0], outputs)
+    _add_node(layer, Node(layer, args, kwargs, structure))
+    return structure

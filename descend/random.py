@@ -1,0 +1,204 @@
+"""``descend.random``: random tensors with TensorFlow's seeding rules (``tf.random``).
+
+Seeds
+    As in TF 2 eager mode, a draw depends on a *global* seed
+    (:func:`set_seed`) and an *operation* seed (the ``seed=`` argument):
+
+    * neither set: a fresh, unreproducible draw each call;
+    * global seed set, no op seed: each call takes the next op seed from a
+      counter that :func:`set_seed` resets, so a program rerun after
+      ``set_seed(s)`` draws the same sequence;
+    * an op seed: calls with the same op seed continue one stream (two calls
+      give different values, the sequence is reproducible); :func:`set_seed`
+      restarts every stream. Without a global seed TF's default graph seed
+      (87654321) stands in for it.
+
+    The streams are NumPy PCG64 generators seeded with ``(global, op)``: a
+    seeded program is reproducible with descend, but draws different numbers
+    from TensorFlow's Philox. Values are drawn in float64 and then cast.
+
+Example:
+    >>> import descend as ds
+    >>> ds.random.set_seed(3)
+    >>> a = ds.random.uniform((2,))
+    >>> ds.random.set_seed(3)
+    >>> b = ds.random.uniform((2,))
+    >>> bool((a.numpy() == b.numpy()).all()), a.dtype.name
+    (True, 'float32')
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from . import backend
+from .framework.tensor import Tensor, to_array
+
+__all__ = ["set_seed", "get_seed", "uniform", "normal", "truncated_normal", "shuffle", "categorical"]
+
+DEFAULT_GRAPH_SEED = 87654321
+_lock = threading.Lock()
+_global_seed: int | None = None
+_op_counter = 0
+_streams: dict = {}  # (global seed, op seed) -> Generator, for explicit op seeds
+_unseeded = np.random.default_rng()
+
+
+def _check_seed(seed, what: str):
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"`{what}` must be None or an int. Received: {what}={seed!r}")
+    return int(seed)
+
+
+def set_seed(seed) -> None:
+    """Set the global seed (None unsets it) and restart every op-level stream (as ``tf.random.set_seed``)."""
+    global _global_seed, _op_counter
+    seed = _check_seed(seed, "seed")
+    with _lock:
+        _global_seed = seed
+        _op_counter = 0
+        _streams.clear()
+
+
+def get_seed(op_seed=None) -> tuple:
+    """The ``(global, op)`` seed pair a draw with ``seed=op_seed`` uses (``tf.compat.v1.get_seed``).
+
+    With a global seed and no op seed this takes the next op seed from the counter.
+    """
+    global _op_counter
+    op_seed = _check_seed(op_seed, "seed")
+    with _lock:
+        if _global_seed is None:
+            return (None, None) if op_seed is None else (DEFAULT_GRAPH_SEED, op_seed)
+        if op_seed is None:
+            _op_counter += 1
+            return _global_seed, _op_counter
+        return _global_seed, op_seed
+
+
+def _generator(seed) -> np.random.Generator:
+    explicit = seed is not None
+    g, o = get_seed(seed)
+    if g is None:
+        return _unseeded
+    entropy = [g % 2**63, o % 2**63]
+    if not explicit:
+        return np.random.default_rng(entropy)
+    with _lock:
+        rng = _streams.get((g, o))
+        if rng is None:
+            rng = _streams[(g, o)] = np.random.default_rng(entropy)
+        return rng
+
+
+def _shape(shape) -> tuple:
+    try:
+        arr = np.asarray(to_array(shape) if isinstance(shape, Tensor) else shape)
+        dims = tuple(int(d) for d in arr.reshape(-1))
+    except (TypeError, ValueError):
+        raise TypeError(f"`shape` must be a 1-D sequence of non-negative ints. Received: shape={shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise ValueError(f"`shape` must be a 1-D sequence of non-negative ints. Received: shape={dims}")
+    return dims
+
+
+def _value(x, what: str) -> np.ndarray:
+    arr = np.asarray(to_array(x) if isinstance(x, Tensor) else x)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`{what}` must be a number or a numeric Tensor. Received: {what}={x!r}")
+    return arr
+
+
+def _float_dtype(dtype, fn: str) -> np.dtype:
+    d = backend.np_dtype(dtype)
+    if d.kind != "f":
+        raise ValueError(f"{fn}: `dtype` must be a floating dtype. Received: dtype={d.name}")
+    return d
+
+
+def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None) -> Tensor:
+    """Values drawn uniformly from ``[minval, maxval)``.
+
+    Args:
+        shape: the output shape.
+        minval, maxval: bounds (numbers or Tensors broadcasting to ``shape``);
+            ``maxval`` defaults to 1 for floats and is required for integers.
+        dtype: a float or integer dtype (default float32).
+        seed: the op seed (see the module's notes).
+    """
+    shape = _shape(shape)
+    d = backend.np_dtype(dtype)
+    rng = _generator(seed)
+    if d.kind in "iu":
+        if maxval is None:
+            raise ValueError(f"uniform: `maxval` must be given for integer dtype {d.name}")
+        lo, hi = _value(minval, "minval"), _value(maxval, "maxval")
+        if np.any(lo >= hi):
+            raise ValueError(f"uniform: need minval < maxval. Received: minval={minval!r}, maxval={maxval!r}")
+        return Tensor(rng.integers(lo, hi, size=shape, dtype=np.int64).astype(d))
+    if d.kind != "f":
+        raise ValueError(f"uniform: `dtype` must be a float or integer dtype. Received: dtype={d.name}")
+    lo = _value(minval, "minval").astype(np.float64)
+    hi = np.float64(1.0) if maxval is None else _value(maxval, "maxval").astype(np.float64)
+    u = rng.random(shape)
+    return Tensor(np.asarray(lo + (hi - lo) * u, dtype=d))
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None) -> Tensor:
+    """Values drawn from a normal distribution ``N(mean, stddev**2)``."""
+    shape = _shape(shape)
+    d = _float_dtype(dtype, "normal")
+    z = _generator(seed).standard_normal(shape)
+    return Tensor(np.asarray(_value(mean, "mean") + _value(stddev, "stddev") * z, dtype=d))
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None) -> Tensor:
+    """Normal values more than 2 standard deviations from the mean are drawn again (``tf.random.truncated_normal``)."""
+    shape = _shape(shape)
+    d = _float_dtype(dtype, "truncated_normal")
+    rng = _generator(seed)
+    z = rng.standard_normal(shape)
+    bad = np.abs(z) > 2.0
+    while bad.any():
+        z[bad] = rng.standard_normal(int(bad.sum()))
+        bad = np.abs(z) > 2.0
+    return Tensor(np.asarray(_value(mean, "mean") + _value(stddev, "stddev") * z, dtype=d))
+
+
+def shuffle(value, seed=None, name=None) -> Tensor:
+    """``value`` with its first dimension randomly permuted (``tf.random.shuffle``)."""
+    arr = np.asarray(to_array(value) if isinstance(value, Tensor) else to_array(value))
+    if arr.ndim == 0:
+        raise ValueError("shuffle: `value` must have at least one dimension. Received a scalar")
+    perm = _generator(seed).permutation(arr.shape[0])
+    return Tensor(arr[perm].copy())
+
+
+def categorical(logits, num_samples: int, dtype=None, seed=None, name=None) -> Tensor:
+    """Class indices drawn from ``softmax(logits)`` for each row: shape ``(batch, num_samples)``.
+
+    Args:
+        logits: a ``(batch, num_classes)`` float Tensor of unnormalized log-probabilities.
+        num_samples: how many draws per row.
+        dtype: int32 or int64 (default int64).
+    """
+    arr = np.asarray(to_array(logits) if isinstance(logits, Tensor) else logits, dtype=np.float64)
+    if arr.ndim != 2:
+        raise ValueError(f"categorical: `logits` must have shape (batch, num_classes). Received shape {arr.shape}")
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) or num_samples < 0:
+        raise ValueError(f"categorical: `num_samples` must be a non-negative int. Received: {num_samples!r}")
+    d = np.dtype(np.int64) if dtype is None else backend.np_dtype(dtype)
+    if d not in (np.int32, np.int64):
+        raise ValueError(f"categorical: `dtype` must be int32 or int64. Received: dtype={d.name}")
+    rng = _generator(seed)
+    p = np.exp(arr - arr.max(axis=1, keepdims=True))
+    cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
+    u = rng.random((arr.shape[0], int(num_samples)))
+    out = np.empty(u.shape, dtype=d)
+    for i in range(arr.shape[0]):
+        out[i] = np.minimum(np.searchsorted(cdf[i], u[i], side="right"), arr.shape[1] - 1)
+    return Tensor(out)

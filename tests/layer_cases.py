@@ -1,0 +1,281 @@
+"""The layer-case table of the layers added for issue 17: each layer with float64 inputs, its
+call arguments and an independent NumPy reference of its forward pass.
+
+Every case drives four checks in ``tests/test_layer_cases.py``: the forward
+against the reference, the tape's gradients (inputs and every trainable weight)
+against central differences in float64, a config round trip (the rebuilt layer
+with the same weights computes the same outputs), and a checkpoint save/restore
+into the rebuilt layer.
+
+A case's ``ref(weights, *inputs)`` receives the layer's weights as NumPy
+arrays in ``layer.weights`` order and the inputs, and returns the output (or a
+list of outputs). The references are written from the Keras documentation's
+formulas with plain NumPy loops, not from descend's code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+
+import numpy as np
+
+import descend.layers as L
+
+LayerCase = namedtuple("LayerCase", "name make inputs kwargs ref wrt_input", defaults=({}, None, True))
+# wrt_input: also check the gradients with respect to the inputs (False where the output is a step
+# function of the inputs, as a mask computed from them)
+
+_rng = np.random.default_rng(20261123)
+F64 = {"dtype": "float64"}
+
+
+def _normal(*shape):
+    return _rng.standard_normal(shape)
+
+
+def _spread(*shape):
+    """Distinct values at least 0.05 apart: no near-ties inside a max window."""
+    n = int(np.prod(shape))
+    return (_rng.permutation(n) * 0.05 - n * 0.025).reshape(shape)
+
+
+# ------------------------------------------------------------------------------------ references
+def _same_pads(n, k, s, d=1):
+    """TF's "same" rule: ceil(n / s) outputs, total padding max((out - 1) * s + k_eff - n, 0), extra after."""
+    k_eff = (k - 1) * d + 1
+    out = -(-n // s)
+    total = max((out - 1) * s + k_eff - n, 0)
+    return out, total // 2
+
+
+def ref_conv1d(x, kernel, bias, stride=1, padding="valid", dilation=1):
+    n, w, c = x.shape
+    k, _, f = kernel.shape
+    if padding == "causal":
+        x = np.concatenate([np.zeros((n, (k - 1) * dilation, c)), x], axis=1)
+        padding = "valid"
+    if padding == "same":
+        out, before = _same_pads(w, k, stride, dilation)
+    else:
+        out, before = (x.shape[1] - (k - 1) * dilation - 1) // stride + 1, 0
+    y = np.zeros((n, out, f))
+    for i in range(out):
+        for a in range(k):
+            pos = i * stride + a * dilation - before
+            if 0 <= pos < x.shape[1]:
+                y[:, i, :] += x[:, pos, :] @ kernel[a]
+    return y + bias
+
+
+def ref_pool1d(x, k, s, padding, how):
+    n, w, c = x.shape
+    if padding == "same":
+        out, before = _same_pads(w, k, s)
+    else:
+        out, before = (w - k) // s + 1, 0
+    y = np.empty((n, out, c))
+    for i in range(out):
+        lo = i * s - before
+        window = x[:, max(lo, 0):lo + k, :]  # only real elements (padding never counts)
+        y[:, i, :] = window.max(axis=1) if how == "max" else window.mean(axis=1)
+    return y
+
+
+def ref_avg_pool2d(x, k, s, padding):
+    n, h, w, c = x.shape
+    if padding == "same":
+        (oh, bh), (ow, bw) = _same_pads(h, k[0], s[0]), _same_pads(w, k[1], s[1])
+    else:
+        oh, bh, ow, bw = (h - k[0]) // s[0] + 1, 0, (w - k[1]) // s[1] + 1, 0
+    y = np.empty((n, oh, ow, c))
+    for i in range(oh):
+        for j in range(ow):
+            r, q = i * s[0] - bh, j * s[1] - bw
+            y[:, i, j, :] = x[:, max(r, 0):r + k[0], max(q, 0):q + k[1], :].mean(axis=(1, 2))
+    return y
+
+
+def _sigmoid(z):
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def ref_rnn(kind, w, x, mask=None, return_sequences=False, go_backwards=False, return_state=False,
+            reset_after=True):
+    """SimpleRNN / LSTM / GRU as the step equations of the Keras docs, one sample at a time."""
+    kernel, rec, bias = w
+    b, t, _ = x.shape
+    u = rec.shape[0]
+    outs_all, final = [], []
+    for n in range(b):
+        h, c, prev_out = np.zeros(u), np.zeros(u), np.zeros(u)
+        seq = []
+        steps = range(t - 1, -1, -1) if go_backwards else range(t)
+        for step in steps:
+            xt = x[n, step]
+            if kind == "simple":
+                h_new = np.tanh(xt @ kernel + h @ rec + bias)
+                c_new, out = c, h_new
+            elif kind == "lstm":
+                z = xt @ kernel + h @ rec + bias
+                i, f, g, o = z[:u], z[u:2 * u], z[2 * u:3 * u], z[3 * u:]
+                c_new = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+                h_new = _sigmoid(o) * np.tanh(c_new)
+                out = h_new
+            else:
+                if reset_after:
+                    xz = xt @ kernel + bias[0]
+                    hz = h @ rec + bias[1]
+                    z_gate = _sigmoid(xz[:u] + hz[:u])
+                    r_gate = _sigmoid(xz[u:2 * u] + hz[u:2 * u])
+                    cand = np.tanh(xz[2 * u:] + r_gate * hz[2 * u:])
+                else:
+                    xz = xt @ kernel + bias
+                    z_gate = _sigmoid(xz[:u] + h @ rec[:, :u])
+                    r_gate = _sigmoid(xz[u:2 * u] + h @ rec[:, u:2 * u])
+                    cand = np.tanh(xz[2 * u:] + (r_gate * h) @ rec[:, 2 * u:])
+                h_new = z_gate * h + (1 - z_gate) * cand
+                c_new, out = c, h_new
+            if mask is not None and not mask[n, step]:
+                out = prev_out  # a masked step keeps the states and repeats the previous output
+            else:
+                h, c = h_new, c_new
+            prev_out = out
+            seq.append(out)
+        outs_all.append(np.stack(seq) if return_sequences else prev_out)
+        final.append((h, c))
+    y = np.stack(outs_all)
+    if not return_state:
+        return y
+    states = [np.stack([f[0] for f in final])]
+    if kind == "lstm":
+        states.append(np.stack([f[1] for f in final]))
+    return [y] + states
+
+
+def ref_mha(w, q, v, heads, key_dim, mask=None):
+    wq, bq, wk, bk, wv, bv, wo, bo = w
+    b, tq, _ = q.shape
+    out = np.zeros((b, tq, wo.shape[-1]))
+    for n in range(b):
+        for h in range(heads):
+            qh = q[n] @ wq[:, h, :] + bq[h]
+            kh = v[n] @ wk[:, h, :] + bk[h]
+            vh = v[n] @ wv[:, h, :] + bv[h]
+            scores = qh @ kh.T / math.sqrt(key_dim)
+            if mask is not None:
+                scores = scores + (1.0 - mask[n]) * -1e9
+            p = np.exp(scores - scores.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            if mask is not None:
+                p = p * mask[n]
+            out[n] += (p @ vh) @ wo[h]
+    return out + bo
+
+
+def _square_plus_one(x):
+    return x * x + 1.0
+
+
+class _MaskedLSTM(L.Layer):
+    """Masking feeding an LSTM: the mask Masking attaches reaches the LSTM."""
+
+    def __init__(self, **kwargs):
+        super().__init__(dtype="float64", **kwargs)
+        self.masking = L.Masking(dtype="float64")
+        self.lstm = L.LSTM(2, return_sequences=True, dtype="float64")
+
+    def call(self, inputs):
+        return self.lstm(self.masking(inputs))
+
+    def get_config(self):
+        return {k: v for k, v in super().get_config().items() if k != "dtype"}
+
+
+# ------------------------------------------------------------------------------------ the table
+CASES: list = []
+
+
+def case(*args, **kwargs):
+    CASES.append(LayerCase(*args, **kwargs))
+
+
+_seq = _normal(2, 4, 3)
+_img = _normal(2, 5, 4, 2)
+_mask = np.array([[True, True, False, False], [True, True, True, False]])
+
+case("activation_tanh", lambda: L.Activation("tanh", **F64), [_normal(2, 3)], {}, lambda w, x: np.tanh(x))
+case("conv1d_valid", lambda: L.Conv1D(2, 2, **F64), [_seq], {}, lambda w, x: ref_conv1d(x, *w))
+case("conv1d_same_stride2", lambda: L.Conv1D(2, 3, strides=2, padding="same", **F64), [_normal(2, 5, 3)], {},
+     lambda w, x: ref_conv1d(x, *w, stride=2, padding="same"))
+case("conv1d_causal_dilated", lambda: L.Conv1D(2, 2, padding="causal", dilation_rate=2, activation="tanh", **F64),
+     [_seq], {}, lambda w, x: np.tanh(ref_conv1d(x, *w, padding="causal", dilation=2)))
+case("max_pooling1d_same", lambda: L.MaxPooling1D(3, 2, padding="same", **F64), [_spread(2, 5, 2)], {},
+     lambda w, x: ref_pool1d(x, 3, 2, "same", "max"))
+case("average_pooling1d_same", lambda: L.AveragePooling1D(3, 2, padding="same", **F64), [_normal(2, 5, 2)], {},
+     lambda w, x: ref_pool1d(x, 3, 2, "same", "avg"))
+case("average_pooling2d_valid", lambda: L.AveragePooling2D(**F64), [_img], {},
+     lambda w, x: ref_avg_pool2d(x, (2, 2), (2, 2), "valid"))
+case("average_pooling2d_same_3x3_stride2", lambda: L.AveragePooling2D(3, 2, padding="same", **F64), [_img], {},
+     lambda w, x: ref_avg_pool2d(x, (3, 3), (2, 2), "same"))
+case("global_average_pooling1d", lambda: L.GlobalAveragePooling1D(**F64), [_seq], {}, lambda w, x: x.mean(axis=1))
+case("global_average_pooling1d_masked", lambda: L.GlobalAveragePooling1D(**F64), [_seq], {"mask": _mask},
+     lambda w, x: np.stack([x[n][_mask[n]].mean(axis=0) for n in range(2)]))
+case("global_max_pooling1d", lambda: L.GlobalMaxPooling1D(**F64), [_spread(2, 4, 3)], {}, lambda w, x: x.max(axis=1))
+case("global_average_pooling2d_keepdims", lambda: L.GlobalAveragePooling2D(keepdims=True, **F64), [_img], {},
+     lambda w, x: x.mean(axis=(1, 2), keepdims=True))
+case("global_max_pooling2d_channels_first", lambda: L.GlobalMaxPooling2D(data_format="channels_first", **F64),
+     [_spread(2, 3, 2, 2)], {}, lambda w, x: x.max(axis=(2, 3)))
+case("reshape_infer", lambda: L.Reshape((2, -1), **F64), [_normal(2, 3, 4)], {}, lambda w, x: x.reshape(2, 2, 6))
+case("permute", lambda: L.Permute((2, 1), **F64), [_seq], {}, lambda w, x: x.transpose(0, 2, 1))
+case("repeat_vector", lambda: L.RepeatVector(3, **F64), [_normal(2, 4)], {},
+     lambda w, x: np.repeat(x[:, None, :], 3, axis=1))
+_padded = _normal(2, 4, 3)
+_padded[0, 2:] = 0.0
+_padded[1, 3] = 0.0
+# the mask is a step function of the input (a padded step stops being padding when any entry moves), so
+# the masking cases check the gradients of the weights only
+case("masking", lambda: L.Masking(**F64), [_padded], {},
+     lambda w, x: x * np.any(x != 0.0, axis=-1, keepdims=True), False)
+case("masking_then_lstm", lambda: _MaskedLSTM(), [_padded], {},
+     lambda w, x: ref_rnn("lstm", w, x, mask=np.any(x != 0.0, axis=-1), return_sequences=True), False)
+case("lambda_named_function", lambda: L.Lambda(_square_plus_one, **F64), [_normal(2, 3)],
+     {}, lambda w, x: x * x + 1.0)
+case("concatenate_axis1", lambda: L.Concatenate(axis=1, **F64), [[_normal(2, 3), _normal(2, 2)]], {},
+     lambda w, xs: np.concatenate(xs, axis=1))
+case("add_three", lambda: L.Add(**F64), [[_normal(2, 3), _normal(2, 3), _normal(2, 3)]], {}, lambda w, xs: sum(xs))
+case("subtract", lambda: L.Subtract(**F64), [[_normal(2, 3), _normal(2, 3)]], {}, lambda w, xs: xs[0] - xs[1])
+case("multiply", lambda: L.Multiply(**F64), [[_normal(2, 3), _normal(2, 3)]], {}, lambda w, xs: xs[0] * xs[1])
+case("average", lambda: L.Average(**F64), [[_normal(2, 3), _normal(2, 3)]], {}, lambda w, xs: (xs[0] + xs[1]) / 2)
+case("maximum", lambda: L.Maximum(**F64), [[_spread(2, 3), _spread(2, 3) + 0.025]], {},
+     lambda w, xs: np.maximum(*xs))
+case("minimum", lambda: L.Minimum(**F64), [[_spread(2, 3), _spread(2, 3) + 0.025]], {},
+     lambda w, xs: np.minimum(*xs))
+case("simple_rnn_sequences", lambda: L.SimpleRNN(3, return_sequences=True, **F64), [_seq], {},
+     lambda w, x: ref_rnn("simple", w, x, return_sequences=True))
+case("simple_rnn_backwards_masked", lambda: L.SimpleRNN(2, go_backwards=True, **F64), [_seq], {"mask": _mask},
+     lambda w, x: ref_rnn("simple", w, x, mask=_mask, go_backwards=True))
+case("lstm_last", lambda: L.LSTM(2, **F64), [_seq], {}, lambda w, x: ref_rnn("lstm", w, x))
+case("lstm_sequences_state_masked", lambda: L.LSTM(2, return_sequences=True, return_state=True, **F64), [_seq],
+     {"mask": _mask}, lambda w, x: ref_rnn("lstm", w, x, mask=_mask, return_sequences=True, return_state=True))
+case("gru_reset_after", lambda: L.GRU(2, return_sequences=True, **F64), [_seq], {},
+     lambda w, x: ref_rnn("gru", w, x, return_sequences=True))
+case("gru_reset_before_state_backwards", lambda: L.GRU(2, reset_after=False, return_state=True, go_backwards=True,
+                                                       **F64),
+     [_seq], {}, lambda w, x: ref_rnn("gru", w, x, reset_after=False, return_state=True, go_backwards=True))
+case("bidirectional_lstm_concat", lambda: L.Bidirectional(L.LSTM(2, return_sequences=True, **F64), **F64), [_seq],
+     {}, lambda w, x: np.concatenate([ref_rnn("lstm", w[:3], x, return_sequences=True),
+                                      ref_rnn("lstm", w[3:], x, return_sequences=True, go_backwards=True)[:, ::-1]],
+                                     axis=-1))
+case("bidirectional_gru_sum_masked", lambda: L.Bidirectional(L.GRU(2, **F64), merge_mode="sum", **F64), [_seq],
+     {"mask": _mask}, lambda w, x: ref_rnn("gru", w[:3], x, mask=_mask)
+     + ref_rnn("gru", w[3:], x, mask=_mask, go_backwards=True))
+case("time_distributed_dense", lambda: L.TimeDistributed(L.Dense(2, **F64), **F64), [_seq], {},
+     lambda w, x: x @ w[0] + w[1])
+case("multi_head_attention_cross", lambda: L.MultiHeadAttention(2, 2, **F64), [_seq, _normal(2, 3, 3)], {},
+     lambda w, q, v: ref_mha(w, q, v, 2, 2))
+_att = np.tril(np.ones((4, 4), bool))[None].repeat(2, 0)
+case("multi_head_attention_causal_masked", lambda: L.MultiHeadAttention(2, 2, value_dim=3, output_shape=2, **F64),
+     [_seq, _seq], {"use_causal_mask": True, "query_mask": _mask},
+     lambda w, q, v: ref_mha(w, q, v, 2, 2, mask=(_att & _mask[:, :, None]).astype(float)))
+
