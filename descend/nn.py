@@ -1,17 +1,17 @@
 """``descend.nn``: neural-network ops, as ``tf.nn``."""
 
-<<<<<<< HEAD
 from __future__ import annotations
 
 import numpy as np
 
 from .framework.tensor import convert_to_tensor
 from .ops import math_ops as _math
-from .ops.conv_ops import conv2d, max_pool2d
+from .ops.conv_ops import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d
 from .ops.nn_ops import *  # noqa: F403
 from .ops.nn_ops import __all__ as _nn_all
 
-__all__ = list(_nn_all) + ["conv2d", "max_pool2d", "compute_average_loss", "scale_regularization_loss"]
+__all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_pool1d", "avg_pool2d", "compute_average_loss",
+                           "scale_regularization_loss"]
 
 
 def _replica_strategy(what: str):
@@ -70,10 +70,3 @@ def scale_regularization_loss(regularization_loss):
     loss = convert_to_tensor(regularization_loss)
     return _math.divide(_math.reduce_sum(loss), convert_to_tensor(float(strategy.num_replicas_in_sync),
                                                                     dtype=loss.dtype))
-=======
-from .ops.conv_ops import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d
-from .ops.nn_ops import *  # noqa: F403
-from .ops.nn_ops import __all__ as _nn_all
-
-__all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_pool1d", "avg_pool2d"]
->>>>>>> main
