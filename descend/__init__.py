@@ -29,12 +29,14 @@ from . import (  # ops installs the Tensor/Variable operators
     losses,
     math,
     metrics,
+    mixed_precision,
     models,
     nn,
     ops,
     optimizers,
     random,
     regularizers,
+    saving,
     testing,
     train,
 )
@@ -77,9 +79,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Model", "Sequential", "activations", "constraints", "initializers", "layers", "models", "regularizers",
-    "backend", "callbacks", "checkpoint", "compat", "data", "datasets", "debugging", "distribute", "errors", "function",
-    "losses", "metrics",
-    "nn", "ops", "optimizers", "testing", "train", "as_dtype", "bool_", "float16", "float32", "float64",
+    "backend", "callbacks", "checkpoint", "compat", "data", "datasets", "debugging", "distribute", "errors", "function", "losses",
+    "metrics", "mixed_precision", "nn", "ops", "optimizers", "saving", "testing", "train", "as_dtype", "bool_", "float16", "float32",
+    "float64",
     "floatx", "int8", "int16", "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError",
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",

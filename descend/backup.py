@@ -20,18 +20,37 @@ __all__ = ["BackupAndRestore"]
 
 
 class _Position:
-    """The position in training, saved as JSON: epoch, steps done in it, the iterator's state."""
+    """The position in training, saved as JSON through the state protocol: the epoch, the steps
+    done in it, the data iterator's state mid-epoch, and at an epoch's end the finished
+    iterator's state (so the next epoch's shuffle is the one an uninterrupted run draws)."""
+
+    _KEYS = ("epoch", "step", "iterator", "data_epoch", "learning_rate")
 
     def __init__(self):
-        self.state = {"epoch": 0, "step": 0, "iterator": None}
+        self.state = {"epoch": 0, "step": 0, "iterator": None, "data_epoch": None, "learning_rate": None}
 
-    def get_state(self) -> dict:
-        return self.state
+    def state_dict(self) -> dict:
+        return {"position": dict(self.state)}
 
-    def set_state(self, state: dict) -> None:
-        if not isinstance(state, dict) or not {"epoch", "step", "iterator"} <= set(state):
-            raise ValueError(f"not a training position: {state!r}")
-        self.state = dict(state)
+    def restore_plan(self, state: dict):
+        pos = state.get("position") if isinstance(state, dict) else None
+        if not isinstance(pos, dict) or not {"epoch", "step", "iterator"} <= set(pos) or set(pos) - set(self._KEYS):
+            raise ValueError(f"not a training position: {str(pos)[:200]}")
+        for k in ("epoch", "step"):
+            v = pos[k]
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise ValueError(f"training position: '{k}' must be an integer >= 0; found {str(v)[:50]}")
+        for k in ("iterator", "data_epoch"):
+            if pos.get(k) is not None and not isinstance(pos[k], dict):
+                raise ValueError(f"training position: '{k}' must be an iterator state or null")
+        lr = pos.get("learning_rate")
+        if lr is not None and (isinstance(lr, bool) or not isinstance(lr, (int, float))):
+            raise ValueError(f"training position: 'learning_rate' must be a number or null; found {str(lr)[:50]}")
+        value = {"data_epoch": None, "learning_rate": None, **pos}
+
+        def commit():
+            self.state = value
+        return commit
 
 
 class BackupAndRestore(Callback):
@@ -69,8 +88,7 @@ class BackupAndRestore(Callback):
         self._steps = 0
 
     def _checkpoint(self):
-        metrics = {m.name: list(m.variables) for m in self.model.metrics}
-        return Checkpoint(model=self.model, optimizer=self.model.optimizer, metrics=metrics,
+        return Checkpoint(model=self.model, optimizer=self.model.optimizer, metrics=list(self.model.metrics),
                           position=self._position, **self.extra)
 
     def on_train_begin(self, logs=None):
@@ -83,12 +101,22 @@ class BackupAndRestore(Callback):
             self.restored_from = latest
             self._steps = int(np.asarray(self.model.optimizer.iterations.numpy()))
             self.model._resume_point = dict(self._position.state)
+            # values restored into a model that is not built yet wait for its variables: keep the
+            # checkpoint holding them alive with the model (a finished run has no step left to build it)
+            self.model._restored_checkpoint = checkpoint if checkpoint.pending else None
             from .distribute.training import after_restore
 
             after_restore(self.model)  # the saved metric totals count once across the replicas
 
-    def _save(self, epoch, step, iterator_state):
-        self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state}
+    def _save(self, epoch, step, iterator_state, data_epoch=None):
+        if iterator_state is None and data_epoch is None:  # at an epoch's end: the finished epoch's iterator
+            it = (getattr(self.model, "_fit_position", None) or {}).get("iterator")
+            data_epoch = it.get_state() if it is not None and hasattr(it, "get_state") else None
+        # the learning rate the last step logged: a run resumed mid-way through an accumulation cycle logs
+        # it (as the uninterrupted run does) until its next real update
+        lr = (getattr(self.model, "_fit_position", None) or {}).get("learning_rate")
+        self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state, "data_epoch": data_epoch,
+                                "learning_rate": None if lr is None else float(lr)}
         from .distribute.training import summed_metric_states
 
         with summed_metric_states(self.model):  # under a strategy: the replicas' metric totals, written by rank 0
@@ -106,6 +134,8 @@ class BackupAndRestore(Callback):
             self._save(epoch + 1, 0, None)
 
     def on_train_end(self, logs=None):
+        if self._manager is not None:
+            self._manager.close()
         if self.delete_checkpoint and self._manager is not None:
             import shutil
 

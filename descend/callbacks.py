@@ -12,8 +12,17 @@ import numpy as np
 
 __all__ = [
     "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LearningRateScheduler",
-    "CSVLogger", "ReduceLROnPlateau", "LambdaCallback",
+    "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "BackupAndRestore",  # noqa: F822
 ]
+
+
+def __getattr__(name):
+    # BackupAndRestore lives above the checkpoint package, which sits above this module
+    if name == "BackupAndRestore":
+        from .backup import BackupAndRestore
+
+        return BackupAndRestore
+    raise AttributeError(f"module 'descend.callbacks' has no attribute '{name}'")
 
 
 class Callback:
@@ -296,3 +305,104 @@ class ReduceLROnPlateau(Callback):
                     if self.verbose:
                         print(f"Epoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new}.")
                     self.cooldown_counter, self.wait = self.cooldown, 0
+
+
+class ModelCheckpoint(Callback):
+    """Save the model (or its weights) during ``fit`` (Keras's callback of that name).
+
+    Args:
+        filepath: where to save; may hold ``{epoch}`` (1-based), ``{batch}`` and any log key with a
+            format, e.g. ``"ckpt/e{epoch:02d}-{val_loss:.3f}"``. Each save writes a directory
+            (:meth:`Model.save` or :meth:`Model.save_weights`), replacing one already there.
+        monitor: the log value compared by ``save_best_only``.
+        save_best_only: save only when ``monitor`` improves on the best value so far.
+        save_weights_only: ``save_weights`` instead of ``save``.
+        mode: ``"auto"``, ``"min"`` or ``"max"`` (auto: max for accuracies/AUC, else min).
+        save_freq: ``"epoch"`` or a number of batches.
+        initial_value_threshold: the best value to beat at the start.
+        verbose: 1 prints a line per save.
+
+    Its best value is training state: :class:`BackupAndRestore` saves and restores it, so a
+    resumed run keeps only checkpoints that beat the uninterrupted run's best.
+
+    Example:
+        >>> import os, tempfile, numpy as np, descend as ds
+        >>> folder = tempfile.mkdtemp()
+        >>> model = ds.Sequential([ds.layers.Dense(1)])
+        >>> _ = model.compile(optimizer="sgd", loss="mse")
+        >>> cb = ds.callbacks.ModelCheckpoint(os.path.join(folder, "w-{epoch}"), monitor="loss",
+        ...                                   save_weights_only=True)
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0, callbacks=[cb])
+        >>> sorted(os.listdir(folder))
+        ['w-1', 'w-2']
+    """
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
+                 mode="auto", save_freq="epoch", initial_value_threshold=None):
+        super().__init__()
+        if save_freq != "epoch" and (isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq < 1):
+            raise ValueError(f"`save_freq` must be 'epoch' or a positive integer. Received: save_freq={save_freq!r}")
+        self.filepath = os.fspath(filepath)
+        self.monitor, self.verbose = monitor, verbose
+        self.save_best_only, self.save_weights_only = bool(save_best_only), bool(save_weights_only)
+        self.mode = _better(mode, monitor)
+        self.save_freq = save_freq
+        self.best = initial_value_threshold if initial_value_threshold is not None else (
+            math.inf if self.mode == "min" else -math.inf)
+        self._batches = 0
+        self._epoch = 0
+
+    def _improved(self, current) -> bool:
+        return current < self.best if self.mode == "min" else current > self.best
+
+    def _save(self, epoch, batch, logs):
+        logs = dict(logs or {})
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                import warnings
+
+                warnings.warn(f"ModelCheckpoint: monitor '{self.monitor}' is not in the logs {sorted(logs)}; "
+                              "skipping", stacklevel=3)
+                return
+            if not self._improved(float(current)):
+                return
+            self.best = float(current)
+        try:
+            path = self.filepath.format(epoch=epoch + 1, batch=batch, **logs)
+        except (KeyError, IndexError, ValueError) as e:
+            raise KeyError(f"ModelCheckpoint: cannot fill in filepath '{self.filepath}' with epoch, batch and the "
+                           f"logs {sorted(logs)}: {e}") from None
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
+        if self.verbose:
+            print(f"Epoch {epoch + 1}: saved the model to {path}")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._batches += 1
+        if self.save_freq != "epoch" and self._batches % self.save_freq == 0:
+            self._save(self._epoch, batch, logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self.save_freq == "epoch":
+            self._save(epoch, None, logs)
+
+    # -- state protocol (saved by BackupAndRestore) ------------------------------------------------
+    def state_dict(self) -> dict:
+        return {"best": float(self.best), "batches": int(self._batches)}
+
+    def restore_plan(self, state: dict):
+        best, batches = state.get("best"), state.get("batches")
+        if set(state) != {"best", "batches"} or not isinstance(best, (int, float)) or isinstance(best, bool) \
+                or isinstance(batches, bool) or not isinstance(batches, int) or batches < 0:
+            raise ValueError(f"ModelCheckpoint: expected {{'best': number, 'batches': int >= 0}}; received "
+                             f"{str(state)[:200]}")
+
+        def commit():
+            self.best, self._batches = float(best), batches
+        return commit

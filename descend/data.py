@@ -60,6 +60,7 @@ Threads
 from __future__ import annotations
 
 import operator
+import os
 import queue
 import threading
 import weakref
@@ -802,6 +803,19 @@ class _CacheIter(_StageIter):
 # ---------------------------------------------------------------------------
 # the public iterator
 # ---------------------------------------------------------------------------
+_live_datasets: weakref.WeakSet = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # a fork while another thread held a dataset's epoch lock would leave it locked in the child
+    for d in list(_live_datasets):
+        d._epoch_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
 class DatasetIterator:
     """An iterator over a :class:`Dataset`: yields elements and can save and restore its position.
 
@@ -919,6 +933,7 @@ class Dataset:
     def __init__(self):
         self._epoch_lock = threading.Lock()
         self._next_epoch = 0
+        _live_datasets.add(self)
 
     # -- to implement -------------------------------------------------------------
     def _open(self, key: tuple, state) -> _StageIter:

@@ -155,6 +155,7 @@ class Metric:
         with name_scope(_scope_name(self.name)):
             var = Variable(value, name=name or "variable", trainable=False, dtype=dt)
         self._variables.append(var)
+        self.__dict__.setdefault("_variable_names", {})[id(var)] = name or "variable"
         return var
 
     def add_weight(self, shape=(), initializer=None, dtype=None, name: str | None = None) -> Variable:
@@ -188,6 +189,47 @@ class Metric:
     def reset_states(self) -> None:
         """Alias of :meth:`reset_state` (TF 2 Keras name)."""
         self.reset_state()
+
+    # -- state protocol (checkpoints) ------------------------------------------------
+    def _state_keys(self) -> list:
+        names = self.__dict__.get("_variable_names", {})
+        out, used = [], set()
+        for v in self.variables:
+            base = names.get(id(v)) or v.name.rsplit("/", 1)[-1]
+            key, k = base, 1
+            while key in used:
+                key, k = f"{base}_{k}", k + 1
+            used.add(key)
+            out.append((key, v))
+        return out
+
+    def state_dict(self) -> dict:
+        """Copies of the state variables, keyed by the names given to :meth:`add_variable`."""
+        return {k: v.numpy() for k, v in self._state_keys()}
+
+    def restore_plan(self, state: dict):
+        """Validate a :meth:`state_dict` (every key, shape, dtype; finite values) and return the
+        commit that writes it; ValueError lists every problem, nothing changed."""
+        current = dict(self._state_keys())
+        problems = [f"missing '{k}'" for k in current if k not in state]
+        problems += [f"unexpected '{k}'" for k in state if k not in current]
+        for k, v in current.items():
+            if k not in state:
+                continue
+            arr = np.asarray(state[k])
+            if arr.shape != tuple(v.shape) or arr.dtype != v.dtype.dtype:
+                problems.append(f"'{k}': expected shape {tuple(v.shape)} {v.dtype.name}, received {arr.shape} "
+                                f"{arr.dtype.name}")
+            elif arr.dtype.kind == "f" and not np.isfinite(arr).all():
+                problems.append(f"'{k}': holds non-finite values")
+        if problems:
+            raise ValueError(f"metric '{self.name}': " + "; ".join(problems))
+        values = {k: np.array(state[k]) for k in current}
+
+        def commit():
+            for k, v in current.items():
+                v.assign(values[k])
+        return commit
 
     # -- protocol ----------------------------------------------------------------
     def update_state(self, *args, **kwargs):

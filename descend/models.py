@@ -8,7 +8,7 @@ from .layers.input_layer import InputLayer
 from .layers.keras_tensor import KerasTensor
 from .trainer import Trainer
 
-__all__ = ["Model", "Sequential"]
+__all__ = ["Model", "Sequential", "load_model"]
 
 
 class Model(Trainer, Layer):
@@ -30,6 +30,26 @@ class Model(Trainer, Layer):
         >>> len(history.history["loss"])
         2
     """
+
+    # -- persistence (descend.saving) ------------------------------------------------------------
+    def save_weights(self, filepath, overwrite: bool = True) -> None:
+        """Write the model's state (weights, layer states) to the checkpoint directory ``filepath``."""
+        from .saving import save_weights
+
+        save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath, strict: bool = True):
+        """Restore :meth:`save_weights` output, matched by path (any model of the same architecture)."""
+        from .saving import load_weights
+
+        return load_weights(self, filepath, strict=strict)
+
+    def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
+        """Write the architecture (JSON config), the compile arguments, the state and the optimizer's
+        state to the directory ``filepath``; :func:`descend.models.load_model` reads it back."""
+        from .saving import save_model
+
+        save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     def __init__(self, *args, **kwargs):
         """``Model(inputs, outputs, name=None)`` builds a functional model; ``Model(name=...)``
@@ -246,3 +266,10 @@ class Sequential(Model):
                 raise ValueError(f"Unknown layer class '{name}'; pass it in custom_objects")
             found.append(klass.from_config(item["config"]))
         return cls(found, name=config.get("name"))
+
+
+def load_model(filepath, custom_objects: dict | None = None, compile: bool = True):
+    """The model :meth:`Model.save` wrote (see :func:`descend.saving.load_model`)."""
+    from .saving import load_model as _load
+
+    return _load(filepath, custom_objects=custom_objects, compile=compile)

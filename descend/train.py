@@ -16,6 +16,7 @@ from .checkpoint import (
     Checkpoint,
     CheckpointCorruptedError,
     CheckpointError,
+    CheckpointLockedError,
     CheckpointManager,
     CheckpointMismatchError,
     CheckpointReader,
@@ -26,6 +27,7 @@ from .checkpoint import (
 )
 
 __all__ = [
-    "BackupAndRestore", "Checkpoint", "CheckpointCorruptedError", "CheckpointError", "CheckpointManager", "CheckpointMismatchError",
+    "BackupAndRestore", "Checkpoint", "CheckpointCorruptedError", "CheckpointError", "CheckpointLockedError",
+    "CheckpointManager", "CheckpointMismatchError",
     "CheckpointReader", "RestoreReport", "latest_checkpoint", "list_variables", "load_checkpoint",
 ]

@@ -324,8 +324,17 @@ class Trainer:
         # a callback that restored a backup (descend.train.BackupAndRestore) says where to continue:
         # which epoch, how many of its steps are done, and the data iterator's saved position
         resume, self._resume_point = self._resume_point, None
+        logged_lr = None  # (value, iterations): the rate the interrupted run logged, until the next real update
         if resume is not None:
             initial_epoch = resume["epoch"]
+            if resume.get("learning_rate") is not None:
+                logged_lr = (resume["learning_rate"], int(self.optimizer.iterations.numpy()))
+            if resume.get("iterator") is None and resume.get("data_epoch") is not None:
+                # a backup taken at an epoch's end: the data continues with the epoch after the saved one
+                # (its shuffle order), not with this new dataset's first epoch
+                train.iterator_from_state(resume["data_epoch"])
+            if not getattr(self, "built", True):
+                self._build_like(x)  # restored weights wait for the variables: create them even if no step is left
         logs: dict = {}
         for epoch in range(initial_epoch, epochs):
             first_step = 0
@@ -335,8 +344,9 @@ class Trainer:
             else:
                 for m in self.metrics:
                     m.reset_state()
-                if resume is not None and hasattr(train, "_set_next_epoch"):
-                    train._set_next_epoch(epoch)  # restored at an epoch's start: that epoch's order, not epoch 0's
+                if resume is not None and resume.get("data_epoch") is None and hasattr(train, "_set_next_epoch"):
+                    # restored at an epoch's start with no saved data position: that epoch's order, not epoch 0's
+                    train._set_next_epoch(epoch)
                 iterator = iter(train)
             resume = None
             self._fit_position = {"epoch": epoch, "step": first_step, "iterator": iterator}
@@ -347,8 +357,11 @@ class Trainer:
                 cb.on_train_batch_begin(step)
                 logs = _plain_logs(self.train_step(data) if replica is None else replica.train_step(self, data))
                 self._fit_position["step"] = step + 1
-                logs_out = dict(logs, size=_batch_size(_unpack(data)[0]),
-                                learning_rate=self.optimizer.current_hyper("learning_rate"))
+                if logged_lr is not None and int(self.optimizer.iterations.numpy()) != logged_lr[1]:
+                    logged_lr = None
+                lr = self.optimizer.current_hyper("learning_rate") if logged_lr is None else logged_lr[0]
+                self._fit_position["learning_rate"] = lr
+                logs_out = dict(logs, size=_batch_size(_unpack(data)[0]), learning_rate=lr)
                 cb.on_train_batch_end(step, logs_out)
                 if self.stop_training:
                     break
@@ -357,16 +370,34 @@ class Trainer:
                 val = self.evaluate(*self._val_args(validation_data), batch_size=batch_size, verbose=0,
                                     return_dict=True)
                 epoch_logs.update({f"val_{k}": v for k, v in val.items()})
-            epoch_logs["learning_rate"] = self.optimizer.current_hyper("learning_rate")
+            epoch_logs["learning_rate"] = (self.optimizer.current_hyper("learning_rate") if logged_lr is None
+                                           else logged_lr[0])
             cb.on_epoch_end(epoch, epoch_logs)
             if verbose == 2:
                 print(f"epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4g}" for k, v in epoch_logs.items()))
             if self.stop_training:
                 break
+        flush = getattr(self.optimizer, "flush", None)
+        if flush is not None:  # sparse_updates="exact_lazy": every row up to date when fit returns
+            flush()
+        finalize = getattr(self.optimizer, "finalize_variable_values", None)
+        if finalize is not None:  # use_ema: the averages replace the weights at the end of training (Keras)
+            finalize(self.trainable_variables)
         cb.on_train_end(logs)
         self._fit_position = None
         self.history = history
         return history
+
+    def _build_like(self, x) -> None:
+        """Create the model's variables by calling it (inference mode) on one example of ``x``
+        (arrays or Tensors; a Dataset is left alone: reading it would move its epoch counter)."""
+        from .framework.tensor import Tensor
+
+        if isinstance(x, Dataset) or x is None:
+            return
+        first = x[:1] if isinstance(x, (np.ndarray, Tensor)) else None
+        if first is not None and len(first):
+            self(first if isinstance(first, Tensor) else np.asarray(first), training=False)
 
     @staticmethod
     def _val_args(validation_data):

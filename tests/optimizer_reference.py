@@ -1125,6 +1125,170 @@ SPARSE = {
 }
 
 
+def adafactor(var, grads, *, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3,
+              clip_threshold=1.0, relative_step=True, lr_schedule=None, weight_decay=None, clipnorm=None,
+              clipvalue=None, global_clipnorm=None) -> dict:
+    # Keras 3 keras/src/optimizers/adafactor.py. t = it + 1:
+    # rho_t = min(lr, 1/sqrt(t)) (lr capped the same way first when relative_step and no schedule)
+    # alpha_t = max(eps2, rms(w)) rho_t ; G = g^2 + eps1 ; b = 1 - t^beta_2_decay
+    # rank >= 2: r = b r + (1-b) mean(G, -1) ; c = b c + (1-b) mean(G, -2) ; v = (r / mean(r, -1))[..., None] c[..., None, :]
+    # else:      v = b v + (1-b) G
+    # u = g / sqrt(v) ; u_hat = u / max(1, rms(u) / clip_threshold) ; w -= alpha_t u_hat
+    w = _f64(var)
+    v = np.zeros_like(w)
+    factored = w.ndim >= 2
+    r = np.zeros(w.shape[:-1]) if factored else np.zeros(())
+    c = np.zeros(w.shape[:-2] + w.shape[-1:]) if factored else np.zeros(())
+    for _it, t, lr, g in _keras_steps(w, grads, learning_rate, lr_schedule, weight_decay, clipnorm, clipvalue,
+                                      global_clipnorm):
+        if relative_step and lr_schedule is None:
+            lr = min(lr, 1.0 / np.sqrt(t))
+        rho = min(lr, 1.0 / np.sqrt(t))
+        alpha = max(epsilon_2, np.sqrt(np.mean(w * w))) * rho
+        big_g = g * g + epsilon_1
+        b = 1.0 - float(t) ** beta_2_decay
+        if factored:
+            r = b * r + (1.0 - b) * big_g.mean(axis=-1)
+            c = b * c + (1.0 - b) * big_g.mean(axis=-2)
+            v = (r / r.mean(axis=-1, keepdims=True))[..., None] * c[..., None, :]
+        else:
+            v = b * v + (1.0 - b) * big_g
+        u = g / np.sqrt(v)
+        w -= alpha * (u / max(1.0, np.sqrt(np.mean(u * u)) / clip_threshold))
+    return {"var": w, "velocity": v, "r": r, "c": c}
+
+
+# ----------------------------------------------------------------------------
+# TF1 optimizers added with issue 17 (tensorflow/python/training/{ftrl,adadelta,
+# proximal_adagrad,proximal_gradient_descent,adagrad_da}.py; kernels Apply*/SparseApply*
+# in tensorflow/core/kernels/training_ops.cc). Each takes dense gradients; the
+# ``*_sparse`` twin takes unique (indices, values) and changes only those rows (the
+# SparseApply* kernels are lazy). Written from the kernels' formulas, in float64.
+# ----------------------------------------------------------------------------
+
+
+def _tf1_run(var, grads, slots, step, sparse):
+    """Drive ``step(w, slots, g, it, rows)`` over dense or sparse gradients; rows is a slice or an index array."""
+    w = _f64(var)
+    for it, item in enumerate(grads):
+        if sparse:
+            idx, g = item
+            step(w, slots, _f64(g), it, _rows(idx))
+        else:
+            step(w, slots, _f64(item), it, slice(None))
+    return {"var": w, **slots}
+
+
+def _ftrl_v1_step(learning_rate, learning_rate_power, l1, l2, l2_shrinkage, beta, lr_schedule):
+    p = -learning_rate_power
+
+    def step(w, s, g, it, r):
+        # g_s = g + 2 l2s w ; n_new = n + g^2 ; z += g_s - (n_new^p - n^p) / lr * w
+        lr = _lr(learning_rate, lr_schedule, it)
+        n, z, x = s["accum"][r], s["linear"][r], w[r]
+        n_new = n + g * g
+        z = z + (g + 2.0 * l2_shrinkage * x) - (n_new ** p - n ** p) / lr * x
+        # w = (l1 sign(z) - z) / (n_new^p / lr + 2 (l2 + beta / (2 lr))) where |z| > l1, else 0
+        denom = n_new ** p / lr + 2.0 * (l2 + beta / (2.0 * lr))
+        w[r] = np.where(np.abs(z) > l1, (l1 * np.sign(z) - z) / denom, 0.0)
+        s["accum"][r], s["linear"][r] = n_new, z
+
+    return step
+
+
+def ftrl_v1(var, grads, *, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+            l1_regularization_strength=0.0, l2_regularization_strength=0.0,
+            l2_shrinkage_regularization_strength=0.0, beta=0.0, lr_schedule=None, _sparse=False) -> dict:
+    # FtrlOptimizer (ApplyFtrl / ApplyFtrlV2); slots ``accum`` (starts at initial_accumulator_value), ``linear``
+    slots = {"accum": np.full(np.shape(var), float(initial_accumulator_value)), "linear": np.zeros(np.shape(var))}
+    step = _ftrl_v1_step(learning_rate, learning_rate_power, l1_regularization_strength, l2_regularization_strength,
+                         l2_shrinkage_regularization_strength, beta, lr_schedule)
+    return _tf1_run(var, grads, slots, step, _sparse)
+
+
+def ftrl_v1_sparse(var, sparse_grads, **kw) -> dict:
+    return ftrl_v1(var, sparse_grads, _sparse=True, **kw)
+
+
+def adadelta_v1(var, grads, *, learning_rate=0.001, rho=0.95, epsilon=1e-8, lr_schedule=None, _sparse=False) -> dict:
+    # AdadeltaOptimizer (ApplyAdadelta); slots ``accum``, ``accum_update`` (zeros)
+    def step(w, s, g, it, r):
+        # accum = rho accum + (1-rho) g^2 ; u = sqrt(accum_update + eps) / sqrt(accum + eps) g
+        # w -= lr u ; accum_update = rho accum_update + (1-rho) u^2
+        a = rho * s["accum"][r] + (1.0 - rho) * g * g
+        u = np.sqrt(s["accum_update"][r] + epsilon) / np.sqrt(a + epsilon) * g
+        w[r] = w[r] - _lr(learning_rate, lr_schedule, it) * u
+        s["accum"][r] = a
+        s["accum_update"][r] = rho * s["accum_update"][r] + (1.0 - rho) * u * u
+
+    slots = {"accum": np.zeros(np.shape(var)), "accum_update": np.zeros(np.shape(var))}
+    return _tf1_run(var, grads, slots, step, _sparse)
+
+
+def adadelta_v1_sparse(var, sparse_grads, **kw) -> dict:
+    return adadelta_v1(var, sparse_grads, _sparse=True, **kw)
+
+
+def _prox(v, shrink, scale):
+    # sign(v) max(|v| - shrink, 0) / scale    (soft-thresholding, then L2 shrinkage)
+    return np.sign(v) * np.maximum(np.abs(v) - shrink, 0.0) / scale
+
+
+def proximal_gradient_descent_v1(var, grads, *, learning_rate, l1_regularization_strength=0.0,
+                                 l2_regularization_strength=0.0, lr_schedule=None, _sparse=False) -> dict:
+    # ProximalGradientDescentOptimizer: prox = w - lr g ; w = sign(prox) max(|prox| - lr l1, 0) / (1 + lr l2)
+    def step(w, s, g, it, r):
+        lr = _lr(learning_rate, lr_schedule, it)
+        w[r] = _prox(w[r] - lr * g, lr * l1_regularization_strength, 1.0 + lr * l2_regularization_strength)
+
+    return _tf1_run(var, grads, {}, step, _sparse)
+
+
+def proximal_gradient_descent_v1_sparse(var, sparse_grads, **kw) -> dict:
+    return proximal_gradient_descent_v1(var, sparse_grads, _sparse=True, **kw)
+
+
+def proximal_adagrad_v1(var, grads, *, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
+                        l2_regularization_strength=0.0, lr_schedule=None, _sparse=False) -> dict:
+    # ProximalAdagradOptimizer: acc += g^2 ; a = lr / sqrt(acc) ; prox = w - a g ;
+    # w = sign(prox) max(|prox| - a l1, 0) / (1 + a l2)
+    def step(w, s, g, it, r):
+        acc = s["accumulator"][r] + g * g
+        a = _lr(learning_rate, lr_schedule, it) / np.sqrt(acc)
+        w[r] = _prox(w[r] - a * g, a * l1_regularization_strength, 1.0 + a * l2_regularization_strength)
+        s["accumulator"][r] = acc
+
+    slots = {"accumulator": np.full(np.shape(var), float(initial_accumulator_value))}
+    return _tf1_run(var, grads, slots, step, _sparse)
+
+
+def proximal_adagrad_v1_sparse(var, sparse_grads, **kw) -> dict:
+    return proximal_adagrad_v1(var, sparse_grads, _sparse=True, **kw)
+
+
+def adagrad_da_v1(var, grads, *, learning_rate, initial_gradient_squared_accumulator_value=0.1,
+                  l1_regularization_strength=0.0, l2_regularization_strength=0.0, global_step=None,
+                  lr_schedule=None, _sparse=False) -> dict:
+    # AdagradDAOptimizer, T = global_step + 1 (global_step: a fixed number; None: the steps already taken):
+    # g_acc += g ; gg_acc += g^2 ; w = -lr sign(g_acc) max(|g_acc| - l1 T, 0) / (l2 T lr + sqrt(gg_acc))
+    def step(w, s, g, it, r):
+        lr = _lr(learning_rate, lr_schedule, it)
+        big_t = (it if global_step is None else global_step) + 1.0
+        ga = s["gradient_accumulator"][r] + g
+        gga = s["gradient_squared_accumulator"][r] + g * g
+        w[r] = -lr * np.sign(ga) * np.maximum(np.abs(ga) - l1_regularization_strength * big_t, 0.0) / (
+            l2_regularization_strength * big_t * lr + np.sqrt(gga))
+        s["gradient_accumulator"][r], s["gradient_squared_accumulator"][r] = ga, gga
+
+    slots = {"gradient_accumulator": np.zeros(np.shape(var)),
+             "gradient_squared_accumulator": np.full(np.shape(var), float(initial_gradient_squared_accumulator_value))}
+    return _tf1_run(var, grads, slots, step, _sparse)
+
+
+def adagrad_da_v1_sparse(var, sparse_grads, **kw) -> dict:
+    return adagrad_da_v1(var, sparse_grads, _sparse=True, **kw)
+
+
 # ----------------------------------------------------------------------------
 # self-check (python tests/optimizer_reference.py)
 # ----------------------------------------------------------------------------

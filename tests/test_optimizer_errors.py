@@ -83,7 +83,7 @@ def test_variable_listed_twice_is_rejected(setup):
     (dict(epsilon=-1.0), r"`epsilon` must be in \[0, inf\)"),
     (dict(learning_rate=-0.1), r"`learning_rate` must be in \[0, inf\)"),
     (dict(clipnorm=1.0, global_clipnorm=1.0), "Only one of `clipnorm`, `clipvalue` and `global_clipnorm`"),
-    (dict(sparse_updates="sometimes"), "`sparse_updates` must be 'exact' or 'lazy'"),
+    (dict(sparse_updates="sometimes"), "`sparse_updates` must be 'exact', 'lazy' or 'exact_lazy'"),
     (dict(gradient_accumulation_steps=0), "`gradient_accumulation_steps` must be an integer >= 1"),
     (dict(on_nonfinite="ignore"), "`on_nonfinite` must be 'raise', 'skip', 'zero' or 'apply'"),
     (dict(momentum=0.9), r"argument\(s\) not recognized: \['momentum'\]"),

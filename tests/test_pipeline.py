@@ -526,3 +526,14 @@ def test_tf2_code_reading_var_op_name_and_using_locking_arguments():
     w.assign_add([1.0], use_locking=True)
     w.assign_sub([0.5], use_locking=False, name="sub")
     assert w.numpy().tolist() == [2.5]
+
+
+def test_apply_gradients_says_why_a_gradient_is_missing():
+    a, b = ds.Variable(1.0, name="a"), ds.Variable(2.0, name="b")
+    with ds.GradientTape() as tape:
+        loss = a * 3.0 + ds.stop_gradient(b)
+    grads = tape.gradient(loss, [a, b])
+    with pytest.warns(UserWarning, match=r"(?s)Gradients do not exist for variables \['b'\].*'b'.*stop_gradient"):
+        ds.optimizers.SGD(0.1).apply_gradients(zip(grads, [a, b]))
+    with pytest.raises(ValueError, match=r"(?s)No gradients provided.*'b'"):
+        ds.optimizers.SGD(0.1).apply_gradients([(None, b)])

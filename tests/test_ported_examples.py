@@ -136,3 +136,31 @@ def test_customizing_fit(tmp_path):
         assert sorted(k for k in tf_logs if k != "learning_rate") == \
             sorted(k for k in ds_logs if k != "learning_rate")
         assert len(tf_logs["loss"]) == len(ds_logs["loss"])
+
+
+def test_tf1_collections_program_matches_the_independent_references(capsys):
+    """Seed 003's style: collections with a scope filter pick each optimizer's variables; the result is
+    replayed with the independent NumPy references of TF 1 Adam and DeepRec's sparse AdagradDecay."""
+    import optimizer_reference as R
+
+    module = runpy.run_path(os.path.join(PORTED, "tf1_collections.py"))
+    record = {}
+    losses = module["main"](steps=60, seed=0, record=record)
+    out = capsys.readouterr().out
+    assert "global_step: 60" in out
+    assert record["emb"] == ["scope_emb/input_from_feature_columns/word_embedding/weights"]
+    assert record["dnn"] == ["dnn/logits/kernel", "dnn/logits/bias"]
+    assert np.mean(losses[-10:]) < 0.8 * np.mean(losses[:10])
+    table = record["emb"][0]
+    sparse = []
+    for g in record["grads"]:  # repeated ids summed, as the references take unique rows
+        rows, inverse = np.unique(g[0].indices.numpy(), return_inverse=True)
+        values = np.zeros((rows.size,) + g[0].values.shape[1:])
+        np.add.at(values, inverse.reshape(-1), g[0].values.numpy())
+        sparse.append((rows, values))
+    ref = R.adagrad_decay_sparse(record["initial"][table], sparse, learning_rate=0.5, accumulator_decay_step=20,
+                                 accumulator_decay_rate=0.5)
+    np.testing.assert_allclose(record["final"][table], ref["var"], rtol=1e-12, atol=1e-14)
+    for k, name in enumerate(record["dnn"], start=1):
+        ref = R.adam_v1(record["initial"][name], [g[k].numpy() for g in record["grads"]], learning_rate=0.05)
+        np.testing.assert_allclose(record["final"][name], ref["var"], rtol=1e-12, atol=1e-14)

@@ -228,14 +228,17 @@ class _PowShim:
 
 @contextlib.contextmanager
 def _pow(scalar: bool):
+    from descend.compat.v1 import ftrl as ftrl_v1
     from descend.optimizers import ftrl
 
-    saved = ftrl.np
-    ftrl.np = _PowShim(scalar=scalar)
+    saved = [(m, m.np) for m in (ftrl, ftrl_v1)]
+    for m, _ in saved:
+        m.np = _PowShim(scalar=scalar)
     try:
         yield
     finally:
-        ftrl.np = saved
+        for m, old in saved:
+            m.np = old
 
 
 def _emulate_tf_pow(run: Run):
@@ -274,7 +277,7 @@ FUSED_NUMERICS = {"tf-pow": lambda run: _pow(scalar=True), "tf-reduction": lambd
 _KERAS_HYPER = ("learning_rate", "beta_1", "beta_2", "epsilon", "rho", "momentum", "weight_decay",
                 "initial_accumulator_value", "learning_rate_power", "l1_regularization_strength",
                 "l2_regularization_strength", "l2_shrinkage_regularization_strength", "beta")
-_TF1_HYPER = ("learning_rate", "momentum", "beta1", "beta2", "epsilon", "decay", "learning_rate_power",
+_TF1_HYPER = ("learning_rate", "momentum", "beta1", "beta2", "epsilon", "decay", "rho", "learning_rate_power",
               "l1_regularization_strength", "l2_regularization_strength", "l2_shrinkage_regularization_strength",
               "beta")
 
@@ -366,6 +369,7 @@ def _keras_cases() -> list[Case]:
     FTRL = (("accumulator", "_accumulators"), ("linear", "_linears"))
     LION = (("momentum", "_momentums"),)
     LAMB = (("momentum", "_momentums"), ("velocity", "_velocities"))
+    ADAFACTOR = (("v", "_v"),)  # descend keeps r and c broadcast to the variable's shape; v is the same
     WD = (("adamw-decay-order", "any"),)
 
     add("keras/sgd", "SGD", (), "exact", learning_rate=0.05)
@@ -391,10 +395,13 @@ def _keras_cases() -> list[Case]:
         learning_rate_power=-0.25, initial_accumulator_value=0.5, l1_regularization_strength=0.05)
     add("keras/lion", "Lion", LION, learning_rate=0.01, beta_1=0.8, beta_2=0.95)
     add("keras/lamb", "Lamb", LAMB, learning_rate=0.01)
+    add("keras/adafactor", "Adafactor", ADAFACTOR, "exact", learning_rate=0.05, clip_threshold=2.0)
+    add("keras/adafactor_no_relative_step", "Adafactor", ADAFACTOR, learning_rate=0.1, relative_step=False,
+        beta_2_decay=-0.5, epsilon_2=0.01)
     # default constructor arguments
     for name, slots in (("SGD", ()), ("Adam", ADAM), ("AdamW", ADAM), ("Adagrad", ADAGRAD), ("RMSprop", RMS),
                         ("Adadelta", ADADELTA), ("Adamax", ADAMAX), ("Nadam", NADAM), ("Ftrl", FTRL),
-                        ("Lion", LION), ("Lamb", LAMB)):
+                        ("Lion", LION), ("Lamb", LAMB), ("Adafactor", ADAFACTOR)):
         out.append(Case(f"keras/{name.lower()}(defaults)", "keras", getattr(O, name), getattr(K, name), {},
                         slots, defaults=True, f64_limit="keras-f32-cast",
                         limits=("tf-pow",) if name == "Ftrl" else (),
@@ -444,6 +451,10 @@ def _tf1_cases() -> list[Case]:
     RMS = (("rms", "rms"), ("momentum", "momentum"))
     RMS_C = RMS + (("mg", "mg"),)
     FTRL = (("accumulator", "accum"), ("linear", "linear"))
+    FTRL_V1 = (("accum", "accum"), ("linear", "linear"))
+    ADADELTA = (("accum", "accum"), ("accum_update", "accum_update"))
+    ADA_DA = (("gradient_accumulator", "gradient_accumulator"),
+              ("gradient_squared_accumulator", "gradient_squared_accumulator"))
     RMS_D = (("tf1-rmsprop-dense-order", "dense"), ("tf1-rmsprop-sparse-order", "sparse"))
     FTRL_D = (("ftrl-pow", "any"), ("tf1-ftrl-sparse-1d", "sparse"))
     ADA_D = (("tf1-adagrad-rsqrt", "any"),)
@@ -471,6 +482,22 @@ def _tf1_cases() -> list[Case]:
         case("tf1/ftrl", "FtrlOptimizer", O.Ftrl, FTRL, "lazy", limits=("tf-pow",), diagnoses=FTRL_D, **ftrl_kw),
         case("tf1/ftrl_power", "FtrlOptimizer", O.Ftrl, FTRL, "lazy", limits=("tf-pow",), diagnoses=FTRL_D,
              **ftrl_p),
+        case("tf1/ftrl_v1", "FtrlOptimizer", v1.FtrlOptimizer, FTRL_V1, "lazy", limits=("tf-pow",), **ftrl_kw),
+        case("tf1/ftrl_v1_power", "FtrlOptimizer", v1.FtrlOptimizer, FTRL_V1, "lazy", limits=("tf-pow",), **ftrl_p),
+        case("tf1/adadelta", "AdadeltaOptimizer", v1.AdadeltaOptimizer, ADADELTA, "lazy", learning_rate=1.0,
+             rho=0.85, epsilon=1e-6),
+        case("tf1/proximal_gradient_descent", "ProximalGradientDescentOptimizer", v1.ProximalGradientDescentOptimizer,
+             (), "lazy", learning_rate=0.05, l1_regularization_strength=0.05, l2_regularization_strength=0.1),
+        case("tf1/proximal_adagrad", "ProximalAdagradOptimizer", v1.ProximalAdagradOptimizer, ACC, "lazy",
+             learning_rate=0.1, initial_accumulator_value=0.2, l1_regularization_strength=0.05,
+             l2_regularization_strength=0.1),
+        # TF 1 needs a global step; both sides get one fixed at 4 (T = 5 in the kernel)
+        case("tf1/adagrad_da", "AdagradDAOptimizer", v1.AdagradDAOptimizer, ADA_DA, "lazy",
+             descend_kwargs=dict(learning_rate=0.1, global_step=ds.Variable(np.int64(4), name="cwt_global_step",
+                                                                            trainable=False),
+                                 l1_regularization_strength=0.05, l2_regularization_strength=0.1),
+             learning_rate=0.1, global_step=tf.Variable(4, dtype=tf.int64), l1_regularization_strength=0.05,
+             l2_regularization_strength=0.1),
         # default constructor arguments (only the required ones given)
         case("tf1/momentum(defaults)", "MomentumOptimizer", v1.MomentumOptimizer, MOM, defaults=True,
              learning_rate=0.05, momentum=0.9),
@@ -481,6 +508,11 @@ def _tf1_cases() -> list[Case]:
              learning_rate=0.01),
         case("tf1/ftrl(defaults)", "FtrlOptimizer", O.Ftrl, FTRL, defaults=True, limits=("tf-pow",),
              diagnoses=FTRL_D, learning_rate=0.1),
+        case("tf1/ftrl_v1(defaults)", "FtrlOptimizer", v1.FtrlOptimizer, FTRL_V1, defaults=True, limits=("tf-pow",),
+             learning_rate=0.1),
+        case("tf1/adadelta(defaults)", "AdadeltaOptimizer", v1.AdadeltaOptimizer, ADADELTA, defaults=True),
+        case("tf1/proximal_adagrad(defaults)", "ProximalAdagradOptimizer", v1.ProximalAdagradOptimizer, ACC,
+             defaults=True, learning_rate=0.1),
     ]
 
 
@@ -608,7 +640,10 @@ def run_tf(run: Run, data: Data):
     floatx = "float32" if case.floatx32 else run.dtype
     ctx = _keras_floatx(floatx) if case.family == "keras" else contextlib.nullcontext()
     with ctx:
-        variables = [tf.Variable(x, name=n) for x, n in zip(data.init, NAMES)]
+        # Keras 3's Adafactor.build names a placeholder after the variable (`backend.Variable(0, name=var.name)`),
+        # which refuses the '/' of a tf.Variable's name: give it names without one
+        names = [n.replace("/", "_") for n in NAMES] if case.tf_cls.__name__ == "Adafactor" else NAMES
+        variables = [tf.Variable(x, name=n) for x, n in zip(data.init, names)]
         opt = case.make_tf(np.dtype(run.dtype))
         traj = []
         for step in data.grads:

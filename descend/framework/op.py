@@ -223,6 +223,10 @@ def execute(op: Op, inputs: tuple, attrs: dict):
 
 
 def _run(op, inputs, arrays, attrs, has_var):
+    if has_var:  # a Variable with rows an optimizer has not brought up to date yet (exact_lazy)
+        for x in inputs:
+            if type(x) is Variable and x._before_read is not None:
+                x._before_read(x, None)
     try:
         out = op.forward(*arrays, **attrs)
     except (ValueError, IndexError) as e:

@@ -9,6 +9,7 @@ it may be a view into a larger buffer (an optimizer's flat arena).
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import threading
 
@@ -25,6 +26,7 @@ __all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "uni
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-/]+$")
 _state = threading.local()
 _taken_names: set[str] = set()
+_next_suffix: dict[str, int] = {}  # base name -> the next suffix to try: reserving a name is O(1) amortized
 _taken_lock = threading.Lock()
 #: called with each new Variable (the checkpoint layer registers its deferred-restore claim here)
 creation_hooks: list = []
@@ -79,13 +81,23 @@ def no_name_scope():
 
 
 def unique_name(name: str) -> str:
-    """Reserve ``name`` or, if taken, the first free ``name_1``, ``name_2``..."""
+    """Reserve ``name`` or, if taken, the first free ``name_1``, ``name_2``...
+
+    Names are only released all at once (:func:`clear_session`), so the next free
+    suffix of each base name only grows: it is kept per base name, and reserving
+    costs O(1) however many names were taken before.
+    """
     with _taken_lock:
-        candidate, i = name, 0
-        while candidate in _taken_names:
+        if name not in _taken_names:
+            _taken_names.add(name)
+            return name
+        i = _next_suffix.get(name, 1)
+        candidate = f"{name}_{i}"
+        while candidate in _taken_names:  # taken directly (a name that ends in _<i> itself)
             i += 1
             candidate = f"{name}_{i}"
         _taken_names.add(candidate)
+        _next_suffix[name] = i + 1
         return candidate
 
 
@@ -93,6 +105,17 @@ def clear_session() -> None:
     """Forget every reserved variable name (as ``keras.backend.clear_session``)."""
     with _taken_lock:
         _taken_names.clear()
+        _next_suffix.clear()
+
+
+def _after_fork_in_child() -> None:
+    # a fork while another thread held the lock would leave it locked forever in the child
+    global _taken_lock
+    _taken_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class _VariableOp:
@@ -128,7 +151,7 @@ class Variable(ArrayLike):
         array([1.5, 2.5], dtype=float32)
     """
 
-    __slots__ = ("_value", "_name", "_trainable", "_constraint", "_version", "__weakref__")
+    __slots__ = ("_value", "_name", "_trainable", "_constraint", "_version", "_before_read", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, initial_value, name: str | None = None, trainable: bool = True, dtype=None,
@@ -153,6 +176,7 @@ class Variable(ArrayLike):
         self._trainable = bool(trainable)
         self._constraint = constraint
         self._version = 0
+        self._before_read = None
         for hook in creation_hooks:
             hook(self)
 
@@ -192,6 +216,8 @@ class Variable(ArrayLike):
 
     def read_value(self) -> Tensor:
         """A Tensor snapshot of the current value (later updates do not show in it)."""
+        if self._before_read is not None:
+            self._before_read(self, None)
         return _ops.read(self)
 
     def value(self) -> Tensor:
@@ -199,7 +225,39 @@ class Variable(ArrayLike):
         return self.read_value()
 
     def numpy(self) -> np.ndarray:
+        if self._before_read is not None:
+            self._before_read(self, None)
         return self._value.copy()
+
+    # -- the read hook ------------------------------------------------------------
+    def set_before_read(self, callback) -> None:
+        """Register ``callback(variable, rows)`` to run before the value is read or written, or None to remove it.
+
+        An optimizer that defers work on some rows (``sparse_updates="exact_lazy"``) registers one
+        while rows are behind: ``numpy()``, ``read_value()``, the ``assign*`` and ``scatter_*``
+        methods and ``repr`` call it with ``rows=None`` (bring every row up to date); an embedding
+        lookup calls :meth:`before_read_rows` with the rows it reads. With no callback (the usual
+        case) a read costs one attribute test.
+        """
+        if callback is not None and not callable(callback):
+            raise TypeError(f"the before-read callback of variable '{self._name}' must be callable or None. "
+                            f"Received: {callback!r}")
+        self._before_read = callback
+
+    def before_read_rows(self, rows) -> None:
+        """Run the before-read callback for the rows ``rows`` only (an integer array; a lookup's ids)."""
+        if self._before_read is not None:
+            self._before_read(self, rows)
+
+    def before_read(self) -> None:
+        """Run the before-read callback for the whole value (nothing when none is registered)."""
+        if self._before_read is not None:
+            self._before_read(self, None)
+
+    def __array__(self, dtype=None, copy=None):
+        if self._before_read is not None:
+            self._before_read(self, None)
+        return super().__array__(dtype, copy)
 
     # -- mutation (each bumps _version) ----------------------------------------
     def _coerce(self, value, what: str) -> np.ndarray:
@@ -220,6 +278,8 @@ class Variable(ArrayLike):
 
     def assign(self, value, use_locking: bool = False, name=None, read_value: bool = True):
         """Overwrite the value in place; shape and dtype must match (``use_locking``, ``name``: TF's, accepted)."""
+        if self._before_read is not None:
+            self._before_read(self, None)
         arr = self._coerce(value, "assign")
         self._value[...] = arr
         self._version += 1
@@ -227,6 +287,8 @@ class Variable(ArrayLike):
 
     def assign_add(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var += delta`` in place."""
+        if self._before_read is not None:
+            self._before_read(self, None)
         arr = self._coerce(delta, "assign_add")
         np.add(self._value, arr, out=self._value)
         self._version += 1
@@ -234,6 +296,8 @@ class Variable(ArrayLike):
 
     def assign_sub(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var -= delta`` in place."""
+        if self._before_read is not None:
+            self._before_read(self, None)
         arr = self._coerce(delta, "assign_sub")
         np.subtract(self._value, arr, out=self._value)
         self._version += 1
@@ -257,6 +321,8 @@ class Variable(ArrayLike):
     def scatter_add(self, sparse_delta):
         """Add ``sparse_delta.values`` into the rows ``sparse_delta.indices`` (repeats add up)."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_add")
+        if self._before_read is not None:
+            self._before_read(self, None)
         np.add.at(self._value, idx, vals)
         self._version += 1
         return self
@@ -264,6 +330,8 @@ class Variable(ArrayLike):
     def scatter_sub(self, sparse_delta):
         """Subtract ``sparse_delta.values`` from the rows ``sparse_delta.indices``."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_sub")
+        if self._before_read is not None:
+            self._before_read(self, None)
         np.subtract.at(self._value, idx, vals)
         self._version += 1
         return self
@@ -271,6 +339,8 @@ class Variable(ArrayLike):
     def scatter_update(self, sparse_delta):
         """Overwrite the rows ``sparse_delta.indices`` (for repeats, the last wins)."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_update")
+        if self._before_read is not None:
+            self._before_read(self, None)
         self._value[idx] = vals
         self._version += 1
         return self
@@ -281,4 +351,24 @@ class Variable(ArrayLike):
 
     # -- Python protocol -------------------------------------------------------
     def __repr__(self):
+        if self._before_read is not None:
+            self._before_read(self, None)
         return f"<descend.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, numpy={self._value!r}>"
+
+
+@contextlib.contextmanager
+def rows_read(variable, rows):
+    """Bring the rows ``rows`` of ``variable`` up to date (its before-read callback), then read it
+    without the whole-value callback inside the block (an embedding lookup reads only those rows)."""
+    hook = getattr(variable, "_before_read", None)
+    if hook is None:
+        yield
+        return
+    hook(variable, rows)
+    current = variable._before_read  # the callback may have removed itself (nothing left behind)
+    variable._before_read = None
+    try:
+        yield
+    finally:
+        if variable._before_read is None:
+            variable._before_read = current

@@ -27,6 +27,7 @@ from .. import (
     layers,
     losses,
     metrics,
+    mixed_precision,
     models,
     optimizers,
     regularizers,
@@ -37,14 +38,16 @@ from ..optimizers import schedules as _schedules
 from . import backend, utils
 
 __all__ = [
-    "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics", "models",
+    "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics",
+    "mixed_precision", "models",
     "optimizers", "regularizers", "utils", "Input", "Model", "Sequential",
 ]
 
 # ``import descend.keras.layers`` / ``from descend.keras.layers import Dense`` find descend's modules
 for _name, _module in (("activations", activations), ("callbacks", callbacks), ("constraints", constraints),
                        ("initializers", initializers), ("layers", layers), ("losses", losses),
-                       ("metrics", metrics), ("models", models), ("optimizers", optimizers),
+                       ("metrics", metrics), ("mixed_precision", mixed_precision), ("models", models),
+                       ("optimizers", optimizers),
                        ("optimizers.schedules", _schedules), ("regularizers", regularizers)):
     sys.modules.setdefault(f"{__name__}.{_name}", _module)
 del _name, _module

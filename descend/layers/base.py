@@ -49,7 +49,7 @@ import weakref
 
 import numpy as np
 
-from .. import activations, backend, constraints, initializers, regularizers
+from .. import activations, backend, constraints, initializers, mixed_precision, regularizers
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable, name_scope, unique_name
 from ..ops import math_ops
@@ -61,6 +61,7 @@ _LAYER_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
 _context = threading.local()
 _weight_hooks: list = []
+_build_hooks: list = []
 _KERAS3_ADD_WEIGHT = ("shape", "initializer", "dtype", "trainable", "autocast", "regularizer", "constraint",
                       "aggregation", "name")
 _KERAS2_ADD_WEIGHT = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "constraint")
@@ -114,6 +115,15 @@ def register_weight_hook(fn) -> None:
         raise TypeError(f"register_weight_hook expects a callable. Received: {fn!r}")
     if fn not in _weight_hooks:
         _weight_hooks.append(fn)
+
+
+def register_build_hook(fn) -> None:
+    """Call ``fn(layer)`` after every ``build`` (as :func:`register_weight_hook`, for Variables a
+    build assigns as attributes rather than creating with ``add_weight``)."""
+    if not callable(fn):
+        raise TypeError(f"register_build_hook expects a callable. Received: {fn!r}")
+    if fn not in _build_hooks:
+        _build_hooks.append(fn)
 
 
 def _training_stack() -> list:
@@ -206,6 +216,7 @@ class Layer:
         self = super().__new__(cls)
         # state that exists even before (or without) Layer.__init__
         object.__setattr__(self, "_own_weights", [])
+        object.__setattr__(self, "_weight_names", {})  # id(weight) -> the name given to add_weight (checkpoint paths)
         object.__setattr__(self, "_regularized", [])
         object.__setattr__(self, "_call_losses", [])
         object.__setattr__(self, "_loss_fns", [])
@@ -245,7 +256,8 @@ class Layer:
             raise ValueError(f"A layer name must be a non-empty string of letters, digits and _.- (no '/'). "
                              f"Received: name={name!r}")
         self._name = name
-        self._dtype = backend.floatx() if dtype is None else backend.np_dtype(dtype)
+        # the mixed precision policy: weights in self._dtype, inputs cast to and computed in self._compute_dtype
+        self._dtype_policy, self._dtype, self._compute_dtype = mixed_precision.layer_dtypes(dtype)
         self._trainable = bool(trainable)
         self._autocast_inputs = bool(autocast) and type(self)._autocast
         self.activity_regularizer = regularizers.get(activity_regularizer)
@@ -267,8 +279,17 @@ class Layer:
         """The dtype of the layer's weights and computations (compares equal to its name)."""
         return backend.dtype_of(self._dtype)
 
-    compute_dtype = dtype
     variable_dtype = dtype
+
+    @property
+    def compute_dtype(self) -> backend.DType:
+        """The dtype the layer computes in (the policy's; its weights are cast to it where read)."""
+        return backend.dtype_of(self._compute_dtype)
+
+    @property
+    def dtype_policy(self):
+        """The layer's :class:`descend.mixed_precision.Policy`."""
+        return self._dtype_policy or mixed_precision.Policy(self._dtype.name)
 
     @property
     def trainable(self) -> bool:
@@ -475,6 +496,7 @@ class Layer:
             var = Variable(lambda: init(shape, dtype=d), name=name or "variable", trainable=trainable, dtype=d,
                            constraint=con)
         self._own_weights.append(var)
+        self._weight_names[id(var)] = name or "variable"
         if reg is not None:
             self._regularized.append((var, reg))
         for hook in list(_weight_hooks):
@@ -551,11 +573,11 @@ class Layer:
                 x = convert_to_tensor(x)
             else:
                 try:
-                    x = convert_to_tensor(x, self._dtype if self._autocast_inputs else None)
+                    x = convert_to_tensor(x, self._compute_dtype if self._autocast_inputs else None)
                 except TypeError:
                     x = convert_to_tensor(x)
-        if self._autocast_inputs and x.dtype.kind == "f" and x.dtype != self._dtype:
-            x = math_ops.cast(x, dtype=self._dtype)
+        if self._autocast_inputs and x.dtype.kind == "f" and x.dtype != self._compute_dtype:
+            x = math_ops.cast(x, dtype=self._compute_dtype)
         return x
 
     def __call__(self, inputs, *args, training=None, mask=None, **kwargs):
@@ -573,7 +595,7 @@ class Layer:
             self._clear_losses()
         if training is None and stack:
             training = stack[-1]  # inherit the caller's mode, as Keras
-        if type(inputs) is not Tensor or (self._autocast_inputs and inputs._value.dtype != self._dtype
+        if type(inputs) is not Tensor or (self._autocast_inputs and inputs._value.dtype != self._compute_dtype
                                           and inputs._value.dtype.kind == "f"):
             inputs = self._convert_inputs(inputs)
         if training is not None and self._accepts("training"):
@@ -590,7 +612,11 @@ class Layer:
             if not self.built:
                 self.build(_shape_of(inputs))
                 self.built = True
-            outputs = self.call(inputs, *args, **kwargs)
+            if self._compute_dtype != self._dtype:  # mixed precision: the weights read in the compute dtype
+                with _autocast_weights(self):
+                    outputs = self.call(inputs, *args, **kwargs)
+            else:
+                outputs = self.call(inputs, *args, **kwargs)
         except BaseException:
             stack.pop()
             if scoped:
@@ -620,7 +646,7 @@ class Layer:
     def _float_input(self, x):
         """``x`` as a floating Tensor of the layer's dtype (integer inputs are cast)."""
         if x.dtype.kind != "f":
-            x = math_ops.cast(x, dtype=self._dtype)
+            x = math_ops.cast(x, dtype=self._compute_dtype)
         return x
 
     def compute_output_shape(self, input_shape):
@@ -633,7 +659,8 @@ class Layer:
     # -- config ---------------------------------------------------------------------
     def get_config(self) -> dict:
         """The constructor arguments: ``cls.from_config(layer.get_config())`` makes an equivalent layer."""
-        config = {"name": self.name, "trainable": self.trainable, "dtype": self._dtype.name}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": self._dtype_policy.name if self._compute_dtype != self._dtype else self._dtype.name}
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return config
@@ -654,6 +681,8 @@ def _wrap_build(build):
         with self._own_name_scope():
             result = build(self, *args, **kwargs)
         self.built = True
+        for hook in list(_build_hooks):  # e.g. checkpoint values waiting for Variables made in build
+            hook(self)
         return result
 
     wrapped._descend_build = True
@@ -663,3 +692,18 @@ def _wrap_build(build):
 # serialization helpers shared by the layer modules
 def _serialize_activation(fn):
     return activations.serialize(fn) or "linear"
+
+
+@contextlib.contextmanager
+def _autocast_weights(layer):
+    """While ``layer.call`` runs under a mixed policy, its floating Variable attributes read as casts to the
+    compute dtype (recorded on tapes, so their gradients reach the variables in the variable dtype)."""
+    swapped = [(k, v) for k, v in vars(layer).items()
+               if type(v) is Variable and v._value.dtype == layer._dtype and v._value.dtype.kind == "f"]
+    for k, v in swapped:
+        object.__setattr__(layer, k, math_ops.cast(v, dtype=layer._compute_dtype))
+    try:
+        yield
+    finally:
+        for k, v in swapped:
+            object.__setattr__(layer, k, v)

@@ -245,6 +245,30 @@ class Dropout(Layer):
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
 
+    # -- state protocol (checkpoints): the generator's position, so a resumed run draws the same masks
+    def state_dict(self) -> dict:
+        """``{"rng": <the bit generator's state>}`` (JSON-able)."""
+        return {"rng": self._rng.bit_generator.state}
+
+    def restore_plan(self, state: dict):
+        """Validate a :meth:`state_dict`; return the commit that moves the generator there."""
+        if not isinstance(state, dict) or set(state) != {"rng"}:
+            raise ValueError(f"Dropout '{self.name}': expected the state {{'rng': ...}}; received keys "
+                             f"{sorted(state) if isinstance(state, dict) else type(state).__name__}")
+        probe = np.random.default_rng(0).bit_generator
+        if not isinstance(state["rng"], dict) or state["rng"].get("bit_generator") != type(probe).__name__:
+            raise ValueError(f"Dropout '{self.name}': 'rng' must be a {type(probe).__name__} state")
+        try:
+            probe.state = state["rng"]
+        except (TypeError, ValueError, KeyError) as e:
+            raise ValueError(f"Dropout '{self.name}': 'rng' is not a valid generator state ({e})") from None
+        value = probe.state
+        bitgen = self._rng.bit_generator
+
+        def commit():
+            bitgen.state = value
+        return commit
+
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,
                 "noise_shape": None if self.noise_shape is None else list(self.noise_shape)}

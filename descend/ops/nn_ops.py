@@ -14,6 +14,7 @@ defaults.
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -22,7 +23,7 @@ from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.validation import check_axis, check_index_range, check_number
-from ..framework.variable import Variable
+from ..framework.variable import Variable, rows_read
 from .array_ops import broadcast_to, concat, expand_dims, gather, one_hot, reshape
 from .core_ops import unbroadcast
 from .math_ops import abs as abs_
@@ -594,10 +595,17 @@ def embedding_lookup(params, ids, max_norm: float | None = None) -> Tensor:
             )
     sizes = [s.shape[0] for s in shards]
     check_index_range(ids_arr, sum(sizes), "embedding_lookup", name="ids", hint=f"the table has {sum(sizes)} rows")
-    if len(shards) == 1 or ids_arr.size == 0:
-        out = gather(shards[0], ids_arr)
-    else:
-        out = _sharded_lookup(shards, sizes, ids_arr)
+    with contextlib.ExitStack() as reads:  # rows an optimizer deferred (exact_lazy): only the rows read
+        flat, start = ids_arr.reshape(-1), 0
+        for s in shards:
+            if isinstance(s, Variable) and s._before_read is not None:
+                mine = flat[(flat >= start) & (flat < start + s.shape[0])] - start
+                reads.enter_context(rows_read(s, mine))
+            start += s.shape[0]
+        if len(shards) == 1 or ids_arr.size == 0:
+            out = gather(shards[0], ids_arr)
+        else:
+            out = _sharded_lookup(shards, sizes, ids_arr)
     if max_norm is not None:
         max_norm = check_number(max_norm, "max_norm", low=0.0, low_open=True, owner="embedding_lookup")
         out = _clip_rows(out, max_norm, ids_arr.ndim)

@@ -3,6 +3,7 @@
 from . import keras3, legacy, schedules
 from .accumulation import GradientAccumulator
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adagrad_decay import AdagradDecay
 from .adam import Adam
@@ -14,6 +15,7 @@ from .create import create_optimizer
 from .ftrl import Ftrl
 from .lamb import Lamb
 from .lion import Lion
+from .loss_scale import LossScaleOptimizer
 from .multi import MultiOptimizer
 from .nadam import Nadam
 from .rmsprop import RMSprop
@@ -21,12 +23,13 @@ from .schedules import LearningRateSchedule
 from .sgd import SGD
 
 __all__ = [
-    "SGD", "Adadelta", "Adagrad", "AdagradDecay", "Adam", "AdamW", "AdamWeightDecay", "Adamax", "Ftrl",
-    "GradientAccumulator", "Lamb", "LearningRateSchedule", "Lion", "MultiOptimizer", "Nadam", "Optimizer",
+    "SGD", "Adadelta", "Adafactor", "Adagrad", "AdagradDecay", "Adam", "AdamW", "AdamWeightDecay", "Adamax", "Ftrl",
+    "GradientAccumulator", "Lamb", "LearningRateSchedule", "Lion", "LossScaleOptimizer", "MultiOptimizer", "Nadam", "Optimizer",
     "RMSprop", "Slot", "StepState", "create_optimizer", "get", "keras3", "legacy", "schedules",
 ]
 
-_BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adagrad, AdagradDecay, Adam, AdamW, AdamWeightDecay, Adamax, Ftrl, Lamb, Lion,
+_BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adafactor, Adagrad, AdagradDecay, Adam, AdamW,
+                                            AdamWeightDecay, Adamax, Ftrl, Lamb, Lion,
                                             Nadam, RMSprop)}
 
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Optimizer, Slot
+from .exact_lazy import REPLAY, decay_products, per_row, suffix_products
 
-__all__ = ["Adadelta", "adadelta_update"]
+__all__ = ["Adadelta", "adadelta_catch_up", "adadelta_update"]
 
 
 def adadelta_update(param, grad, accumulated_grad, accumulated_delta_var, *, learning_rate, rho, epsilon):
@@ -26,6 +27,13 @@ def adadelta_update(param, grad, accumulated_grad, accumulated_delta_var, *, lea
     # E[dx^2] <- rho E[dx^2] + (1 - rho) delta^2 ; param <- param + lr delta
     accumulated_delta_var = rho * accumulated_delta_var + (1 - rho) * (delta * delta)
     return param + learning_rate * delta, accumulated_grad, accumulated_delta_var
+
+
+def adadelta_catch_up(param, accumulated_grad, accumulated_delta_var, *, steps, first):
+    # a zero gradient gives delta = 0: param only decays; both averages scale by prod_j rho_j
+    r = suffix_products([s["rho"] for s in steps])
+    return (param * per_row(decay_products(steps), first, param), accumulated_grad * per_row(r, first, param),
+            accumulated_delta_var * per_row(r, first, param))
 
 
 class Adadelta(Optimizer):
@@ -66,6 +74,12 @@ class Adadelta(Optimizer):
         return (Slot("accumulated_grad", nonnegative=True), Slot("accumulated_delta_var", nonnegative=True))
 
     update = staticmethod(adadelta_update)
+
+    @property
+    def catch_up(self):
+        # sparse_updates="exact_lazy": closed form; with epsilon = 0 a zero gradient can give 0/0 (NaN) in the
+        # exact run, which only a replay reproduces
+        return REPLAY if self.hyperparameters()["epsilon"] == 0.0 else adadelta_catch_up
 
     def coefficients(self, step, hyper, dtype):
         # Keras casts the learning rate to the variable dtype; the other scalars stay Python floats

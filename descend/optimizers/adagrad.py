@@ -14,14 +14,20 @@ import math
 import numpy as np
 
 from .base import Optimizer, Slot
+from .exact_lazy import decay_products, per_row
 
-__all__ = ["Adagrad", "adagrad_update"]
+__all__ = ["Adagrad", "adagrad_catch_up", "adagrad_update"]
 
 
 def adagrad_update(param, grad, accumulator, *, learning_rate, epsilon):
     # acc <- acc + g^2 ; param <- param - lr g / sqrt(acc + eps)
     accumulator = accumulator + grad * grad
     return param - (learning_rate * grad) / np.sqrt(accumulator + epsilon), accumulator
+
+
+def adagrad_catch_up(param, accumulator, *, steps, first):
+    # a zero gradient changes neither: only the decoupled decay, param <- param * prod_j (1 - d_j)
+    return param * per_row(decay_products(steps), first, param), accumulator
 
 
 def _check_constant(name: str, value, *, low, low_open: bool = False) -> float:
@@ -75,6 +81,8 @@ class Adagrad(Optimizer):
         return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True),)
 
     update = staticmethod(adagrad_update)
+    #: sparse_updates="exact_lazy": nothing to catch up but the weight decay (closed form)
+    catch_up = staticmethod(adagrad_catch_up)
 
     def coefficients(self, step, hyper, dtype):
         # Keras casts the learning rate to the variable dtype; the other scalars stay Python floats

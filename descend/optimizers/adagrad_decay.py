@@ -21,6 +21,7 @@ import numpy as np
 
 from .adagrad import _check_constant
 from .base import Optimizer, Slot
+from .exact_lazy import REPLAY
 
 __all__ = ["AdagradDecay", "adagrad_decay_update"]
 
@@ -94,6 +95,10 @@ class AdagradDecay(Optimizer):
     def slot_specs(self):
         return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True),
                 Slot("accumulator_decay_power", nonnegative=True))
+
+    #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
+    #: the exact run)
+    catch_up = REPLAY
 
     update = staticmethod(adagrad_decay_update)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Optimizer, Slot
+from .exact_lazy import REPLAY
 
 __all__ = ["Adam", "adam_update", "amsgrad_update", "adam_step_size"]
 
@@ -85,6 +86,10 @@ class Adam(Optimizer):
 
     def slot_specs(self):
         return (Slot("m"), Slot("v", nonnegative=True)) + ((Slot("v_hat", nonnegative=True),) if self.amsgrad else ())
+
+    #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
+    #: the exact run)
+    catch_up = REPLAY
 
     @property
     def update_rule(self):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Optimizer, Slot
+from .exact_lazy import REPLAY
 
 __all__ = ["Adamax", "adamax_update"]
 
@@ -61,6 +62,10 @@ class Adamax(Optimizer):
 
     def slot_specs(self):
         return (Slot("momentum"), Slot("norm", nonnegative=True))
+
+    #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
+    #: the exact run)
+    catch_up = REPLAY
 
     update = staticmethod(adamax_update)
 

@@ -40,7 +40,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable, no_name_scope
-from . import accumulation, fused, pipeline, schedules
+from . import accumulation, exact_lazy, fused, pipeline, schedules
 from .pipeline import ByVariable, UpdatePlan
 
 __all__ = ["Optimizer", "Slot", "StateRestore", "StepState", "VariableList", "decoupled_decay", "initial_value",
@@ -152,8 +152,11 @@ class Optimizer:
         clipvalue: clip each gradient element to ``[-clipvalue, clipvalue]``.
         global_clipnorm: clip all gradients together to this global norm.
         sparse_updates: ``"exact"`` (a sparse update equals the dense update
-            with zero rows elsewhere) or ``"lazy"`` (only the gradient's rows
-            and their slots change). The default depends on the optimizer.
+            with zero rows elsewhere), ``"lazy"`` (only the gradient's rows
+            and their slots change) or ``"exact_lazy"`` (the exact result at
+            the lazy cost: each row is caught up over the steps it skipped
+            before it is read; see ``descend.optimizers.exact_lazy`` and
+            :meth:`flush`). The default depends on the optimizer.
         gradient_accumulation_steps: apply every k-th call to
             ``apply_gradients`` with the (weighted) mean of the k gradients;
             the other calls only accumulate. ``iterations``, schedules,
@@ -165,6 +168,15 @@ class Optimizer:
             ``"skip"`` (the step changes nothing; ``skipped_steps`` counts it),
             ``"zero"`` (non-finite elements become 0) or ``"apply"`` (no check:
             the values are applied, as TensorFlow, Keras and PyTorch do).
+        use_ema: keep an exponential moving average of each variable the optimizer
+            updates (Keras 3): after every applied update,
+            ``average <- m * average + (1 - m) * var`` in the variable's dtype,
+            with ``m = ema_momentum`` (0 on the first update, and on a variable's
+            first update when its average is created then). The averages are
+            slots named ``average``: saved, restored and committed with the rest.
+        ema_momentum: the momentum ``m`` of the moving average, in [0, 1].
+        ema_overwrite_frequency: with ``use_ema``, every this many updates copy the
+            averages into the variables (None: only :meth:`finalize_variable_values` does).
         name: the optimizer's name (prefix of its ``iterations`` variable).
     """
 
@@ -182,6 +194,10 @@ class Optimizer:
     #: the rule of the exact sparse path when a reference computes it in another arithmetic order than
     #: its dense path (TF 1's sparse Adam: m*b1 + scatter(g*(1-b1))); None: the update rule
     exact_sparse_rule = None
+    #: how ``sparse_updates="exact_lazy"`` catches up a row over the steps it skipped: a pure
+    #: ``catch_up(param, *slots, steps, first) -> (param, *slots)`` (closed form), ``"replay"`` (the dense
+    #: rule with a zero gradient, once per skipped step), or None (exact_lazy is refused)
+    catch_up = None
     #: the pure weight-decay rule ``decay(param, **weight_decay_coefficients(...))``
     weight_decay_rule = staticmethod(decoupled_decay)
     #: run elementwise rules as fused kernels when numba is available
@@ -198,6 +214,7 @@ class Optimizer:
     def __init__(self, learning_rate=0.001, *, weight_decay=None, clipnorm=None, clipvalue=None,
                  global_clipnorm=None, sparse_updates: str | None = None,
                  gradient_accumulation_steps: int | None = None, on_nonfinite: str = "raise",
+                 use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
                  name: str | None = None, **kwargs):
         if isinstance(learning_rate, str):  # Keras 2 / TF spelling: Optimizer(name, **kwargs)
             name, learning_rate = learning_rate, kwargs.pop("learning_rate", None)
@@ -224,9 +241,13 @@ class Optimizer:
                 f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}")
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         mode = self.default_sparse_updates if sparse_updates is None else sparse_updates
-        if mode not in ("exact", "lazy"):
-            raise ValueError(f"`sparse_updates` must be 'exact' or 'lazy'. Received: sparse_updates={sparse_updates!r}")
+        if mode not in ("exact", "lazy", "exact_lazy"):
+            raise ValueError("`sparse_updates` must be 'exact', 'lazy' or 'exact_lazy'. "
+                             f"Received: sparse_updates={sparse_updates!r}")
+        if mode == "exact_lazy":
+            self._check_exact_lazy()
         self.sparse_updates = mode
+        self._lazy_tables: dict = {}  # id(table) -> (table, exact_lazy.TableState) while rows are behind
         k = gradient_accumulation_steps
         if k is not None and not (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 1):
             raise ValueError(f"`gradient_accumulation_steps` must be an integer >= 1. "
@@ -236,6 +257,10 @@ class Optimizer:
             raise ValueError("`on_nonfinite` must be 'raise', 'skip', 'zero' or 'apply'. "
                              f"Received: on_nonfinite={on_nonfinite!r}")
         self.on_nonfinite = on_nonfinite
+        _check_ema(use_ema, ema_momentum, ema_overwrite_frequency)
+        self.use_ema = bool(use_ema)
+        self.ema_momentum = float(ema_momentum)
+        self.ema_overwrite_frequency = None if ema_overwrite_frequency is None else int(ema_overwrite_frequency)
         self.skipped_steps = 0
         self.owner = None  # a MultiOptimizer routing variables to this optimizer
         with no_name_scope():
@@ -617,6 +642,34 @@ class Optimizer:
         self.commit(self.prepare(grads_and_vars, weight=weight))
         return self._iterations
 
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3's ``apply(grads, trainable_variables)``: ``apply_gradients(zip(grads, trainable_variables))``.
+
+        Without ``trainable_variables``, the variables this optimizer has already updated (or built), in the
+        order it first saw them; the number of gradients must match either way.
+
+        Example:
+            >>> import descend as ds
+            >>> w = ds.Variable([1.0, 2.0], name="w")
+            >>> opt = ds.optimizers.SGD(0.5)
+            >>> opt.apply([ds.constant([1.0, 1.0])], [w])
+            >>> opt.apply([ds.constant([1.0, 1.0])])  # the variables it was built for
+            >>> w.numpy()
+            array([0., 1.], dtype=float32)
+        """
+        grads = list(grads)
+        if trainable_variables is None:
+            trainable_variables = [v for v, _ in self._slots.values()]
+            if not trainable_variables:
+                raise ValueError("apply: this optimizer has not been built; pass `trainable_variables` or call "
+                                 "build(variables) first")
+        else:
+            trainable_variables = list(trainable_variables)
+        if len(grads) != len(trainable_variables):
+            raise ValueError(f"apply: `grads` and `trainable_variables` must have the same length. Received: "
+                             f"{len(grads)} gradients and {len(trainable_variables)} variables")
+        self.apply_gradients(zip(grads, trainable_variables))
+
     def preview(self, grads_and_vars, *, weight: float | None = None, slots: bool = False):
         """The values ``apply_gradients`` would give, changing nothing.
 
@@ -762,6 +815,8 @@ class Optimizer:
                 self._bump(item.var)
             elif self.rule_kind == "custom" and item.var.constraint is not None:
                 item.var.assign(item.var.constraint(item.var))
+        if self.sparse_updates == "exact_lazy":
+            self._lazy_record(plan)
         for name, value in plan.step_state.items():
             var = self._step_vars[name]
             var._value[...] = value
@@ -772,6 +827,37 @@ class Optimizer:
         self._last_hyper = plan.hyper
         self._iterations._value += 1
         self._iterations._mark_updated()
+        if self.use_ema:
+            self._commit_ema(plan)
+
+    def _commit_ema(self, plan: UpdatePlan) -> None:
+        """Stage ``ema`` (after ``count``): the moving averages of every variable that has one or was
+        updated now, and the overwrite every ``ema_overwrite_frequency`` updates. Cannot fail."""
+        fresh = []
+        for var in plan.variables:
+            if "average" not in self._slots[id(var)][1]:
+                restored = self._pending_value(var, "average", var.shape, var._value.dtype)
+                self._register_slot(var, "average", var._value.copy() if restored is None else restored)
+                if restored is None:
+                    fresh.append(var)
+        pairs = [(var, slots["average"]) for var, slots in self._slots.values() if "average" in slots]
+        pipeline.moving_average(pairs, self.ema_momentum, first=plan.step == 0, fresh={id(v) for v in fresh})
+        if self.ema_overwrite_frequency and (plan.step + 1) % self.ema_overwrite_frequency == 0:
+            self._overwrite_with_averages([v for v, _ in pairs])
+
+    def _overwrite_with_averages(self, var_list) -> None:
+        for var in var_list:
+            entry = self._slots.get(id(var))
+            if entry is not None and "average" in entry[1]:
+                var._value[...] = entry[1]["average"]._value
+                var._mark_updated()
+
+    def finalize_variable_values(self, var_list) -> None:
+        """With ``use_ema``, copy each variable's moving average into it (Keras 3; ``fit`` calls this at
+        the end of training). Variables this optimizer never updated have no average and are left as
+        they are; without ``use_ema`` nothing changes."""
+        if self.use_ema:
+            self._overwrite_with_averages(list(var_list))
 
     def preview_plan(self, plan: UpdatePlan, *, slots: bool = False):
         """What committing ``plan`` would write, as copies (see :meth:`preview`); changes nothing."""
@@ -818,14 +904,21 @@ class Optimizer:
         for item in items:
             param, slots, slot_vars = self._arrays_of(plan, item.var, copy)
             out[id(item.var)] = (param, slots)
+            path, decay_all = item.path, item.decay_all_rows
+            if path == "exact_lazy" or (self._lazy_tables and id(item.var) in self._lazy_tables):
+                path, decay_all = self._lazy_write_path(item, param, slots, copy)
             d = 0.0
             if item.decay is not None:
-                if fused_decay and item.path != "densify" and not item.decay_all_rows:
+                if fused_decay and path != "densify" and not decay_all:
                     d = item.decay["d"]
                 else:
-                    self._decay_numpy(param, item.indices if item.path == "rows" and not item.decay_all_rows else None,
+                    self._decay_numpy(param, item.indices if path in ("rows", "exact_lazy") and not decay_all else None,
                                       item.decay)
-            if item.path == "dense":
+            if path == "exact_lazy":  # the touched rows, caught up: this step's exact rule on them
+                exact_rule = self.exact_sparse_rule or rule
+                self._rows(exact_rule, self._kernel(exact_rule) if kernel is not None else None, param, item.values,
+                           slots, plan.coefficients[param.dtype], item.indices, d)
+            elif path == "dense":
                 group = dense.get(param.dtype)
                 if group is None:
                     group = dense[param.dtype] = ([], [], [], [])
@@ -833,7 +926,7 @@ class Optimizer:
                 group[1].append(item.grad)
                 group[2].append(slots)
                 group[3].append(d)
-            elif item.path == "rows":
+            elif path == "rows":
                 self._rows(rule, kernel, param, item.values, slots, plan.coefficients[param.dtype], item.indices, d)
             else:  # exact sparse: the dense rule with zero gradient rows elsewhere
                 g = np.zeros_like(param)
@@ -929,6 +1022,7 @@ class Optimizer:
         owned = plan.variables + list(self.variables)
         saved = [(v, v._value.copy(), v._version) for v in owned]
         skipped, last = self.skipped_steps, self._last_hyper
+        averaged = {id(v) for v in plan.variables if "average" in self._slots[id(v)][1]}
         try:
             self.commit(plan)
             values = ByVariable((v.name, v.numpy()) for v in plan.variables)
@@ -938,9 +1032,172 @@ class Optimizer:
             for v, value, version in saved:
                 v._value[...] = value
                 v._version = version
+            for v in plan.variables:  # moving averages the preview's ema stage created are not kept
+                if id(v) not in averaged:
+                    self._slots[id(v)][1].pop("average", None)
             self.skipped_steps, self._last_hyper = skipped, last
             plan.committed = False
         return (values, slot_values) if slots else values
+
+    # ================================================================== sparse_updates="exact_lazy"
+    def _check_exact_lazy(self) -> None:
+        why = None
+        if self.rule_kind == "custom":
+            why = "it updates variables in its own code (TF 2 / Keras 3 hooks)"
+        elif self.rule_kind != "elementwise":
+            why = f"its rule is {self.rule_kind!r} (it reduces over the whole tensor), so a row's update depends on rows " \
+                  "it cannot see"
+        elif type(self).catch_up is None:
+            why = "it declares no catch-up (set `catch_up` to a pure closed form or to 'replay')"
+        if why is not None:
+            raise ValueError(f"{type(self).__name__} cannot use sparse_updates='exact_lazy': {why}. Use 'exact' or "
+                             "'lazy'. Received: sparse_updates='exact_lazy'")
+
+    def flush(self) -> None:
+        """Bring every row of every table updated with ``sparse_updates="exact_lazy"`` up to date.
+
+        Runs by itself before a read of such a table (``numpy()``, ops, a checkpoint, ``state_dict()``)
+        and at the end of ``fit``; an embedding lookup catches up only the rows it reads. Nothing to do
+        (O(1)) otherwise."""
+        for table, _ in list(self._lazy_tables.values()):
+            self._lazy_flush(table)
+
+    def _lazy_flush(self, table) -> None:
+        entry = self._lazy_tables.pop(id(table), None)
+        self._lazy_unhook(table)
+        if entry is None:
+            return
+        state = entry[1]
+        param, slots, slot_vars = self._arrays_of(None, table, False)
+        if self._lazy_catch_up(state, param, slots, state.behind(None)):
+            table._mark_updated()
+            for sv in slot_vars:
+                sv._mark_updated()
+
+    def _lazy_hook(self, table) -> None:
+        def before_read(var, rows, table=table, opt=self):
+            opt._lazy_read(table, rows if var is table else None)
+        table.set_before_read(before_read)
+        for sv in self._slots[id(table)][1].values():
+            sv.set_before_read(before_read)
+
+    def _lazy_unhook(self, table) -> None:
+        table.set_before_read(None)
+        found = self._slots.get(id(table))
+        for sv in (found[1].values() if found else ()):
+            sv.set_before_read(None)
+
+    def _lazy_read(self, table, rows) -> None:
+        """The before-read callback: catch up ``rows`` of ``table`` (all of it, and its slots, when None)."""
+        entry = self._lazy_tables.get(id(table))
+        if entry is None or rows is None:
+            self._lazy_flush(table)
+            return
+        state = entry[1]
+        behind = state.behind(rows)
+        param, slots, slot_vars = self._arrays_of(None, table, False)
+        if self._lazy_catch_up(state, param, slots, behind):
+            state.last[behind] = state.count
+            table._mark_updated()
+            for sv in slot_vars:
+                sv._mark_updated()
+
+    def _lazy_write_path(self, item, param, slots, copy: bool):
+        """Catch up what this update of ``item.var`` reads; returns the write path and whether the decay
+        covers every row. Live (commit): the touched rows (a dense gradient: all rows). Into copies
+        (preview, a constraint): every row, then this step's exact update."""
+        entry = self._lazy_tables.get(id(item.var))
+        if entry is not None and (copy or item.path != "exact_lazy"):
+            self._lazy_catch_up(entry[1], param, slots, entry[1].behind(None))
+            if not copy:  # a dense gradient: the whole table is current; no state left
+                self._lazy_tables.pop(id(item.var))
+                self._lazy_unhook(item.var)
+        elif entry is not None:
+            self._lazy_catch_up(entry[1], param, slots, entry[1].behind(item.indices))
+        if item.path != "exact_lazy":
+            return item.path, item.decay_all_rows
+        if not copy:
+            return "exact_lazy", False
+        if self.zero_grad_is_identity:
+            return "rows", item.decay is not None
+        return "densify", False
+
+    def _lazy_record(self, plan: UpdatePlan) -> None:
+        """After a commit: the touched rows are at the new count; untouched rows now skip this step."""
+        for item in plan.items:
+            if item.path != "exact_lazy":
+                continue
+            var = item.var
+            if item.constrained is not None:  # the constraint wrote every row's exact value
+                self._lazy_tables.pop(id(var), None)
+                self._lazy_unhook(var)
+                continue
+            entry = self._lazy_tables.get(id(var))
+            if entry is None:
+                entry = self._lazy_tables[id(var)] = (var, exact_lazy.TableState(var.shape[0]))
+                self._lazy_hook(var)
+            state = entry[1]
+            state.record(plan.coefficients[var._value.dtype], item.decay, item.indices)
+            if len(state.history) > exact_lazy.MAX_HISTORY:
+                self._lazy_trim(var, state)
+
+    def _lazy_trim(self, table, state) -> None:
+        """Bound the history: forget what no row needs; rows still older than half of it are caught up."""
+        state.drop_before(state.oldest_needed())
+        if len(state.history) > exact_lazy.MAX_HISTORY // 2:
+            cutoff = state.count - exact_lazy.MAX_HISTORY // 2
+            old = np.flatnonzero(state.last < cutoff)
+            param, slots, slot_vars = self._arrays_of(None, table, False)
+            self._lazy_catch_up(state, param, slots, old)
+            state.last[old] = state.count
+            state.drop_before(cutoff)
+
+    def _lazy_catch_up(self, state, param, slots, rows) -> bool:
+        """Bring ``rows`` (unique, all behind) of ``param`` and ``slots`` up to ``state.count`` updates, in
+        place, with the optimizer's closed form or by replaying its dense rule. Does not move ``state.last``."""
+        if rows.size == 0:
+            return False
+        rows, starts = exact_lazy.group_by_start(state, rows)
+        p = param[rows]
+        ss = [s[rows] for s in slots]
+        how = self.catch_up
+        if callable(how) and type(self).weight_decay_rule is decoupled_decay:
+            steps = exact_lazy.steps_of(state, int(starts[0]))
+            out = self._check_outputs(how(p, *ss, steps=steps, first=starts - starts[0]), ss)
+            p = np.asarray(out[0], param.dtype)
+            ss = [np.asarray(o, s.dtype) for o, s in zip(out[1:], ss)]
+        else:
+            self._lazy_replay(state, p, ss, starts)
+        param[rows] = p
+        for s, new in zip(slots, ss):
+            s[rows] = new
+        return True
+
+    def _lazy_replay(self, state, p, ss, starts) -> None:
+        """The skipped steps, one at a time, with the exact path's arithmetic: this step's weight decay,
+        then (unless a zero gradient is the identity) the rule with a zero gradient. ``p``/``ss`` hold the
+        rows sorted by ``starts``, so the rows a step applies to are a prefix."""
+        rule = self.exact_sparse_rule or self._rule()
+        kernel = self._kernel(rule) if self.use_fused else None
+        fused_decay = type(self).weight_decay_rule is decoupled_decay
+        zeros = np.zeros_like(p)
+        first = int(starts[0])
+        ends = np.searchsorted(starts, np.arange(first, state.count), side="right")
+        positions = np.arange(len(starts))
+        for k, n in zip(range(first, state.count), ends.tolist()):
+            coefficients, decay = state.history[k - state.start]
+            rows_p, rows_s = p[:n], [s[:n] for s in ss]
+            if self.zero_grad_is_identity:
+                if decay is not None:
+                    self._decay_numpy(rows_p, None, decay)
+                continue
+            d = 0.0
+            if decay is not None:
+                if fused_decay:
+                    d = decay["d"]
+                else:
+                    self._decay_numpy(rows_p, None, decay)
+            self._rows(rule, kernel, rows_p, zeros[:n], rows_s, coefficients, positions[:n], d)
 
     # ================================================================== config and state
     def get_config(self) -> dict:
@@ -950,7 +1207,8 @@ class Optimizer:
             config[k] = self.serialize_hyperparameter(k)
         config.update(clipnorm=self.clipnorm, clipvalue=self.clipvalue, global_clipnorm=self.global_clipnorm,
                       sparse_updates=self.sparse_updates, gradient_accumulation_steps=self.gradient_accumulation_steps,
-                      on_nonfinite=self.on_nonfinite)
+                      on_nonfinite=self.on_nonfinite, use_ema=self.use_ema, ema_momentum=self.ema_momentum,
+                      ema_overwrite_frequency=self.ema_overwrite_frequency)
         return config
 
     @classmethod
@@ -977,6 +1235,7 @@ class Optimizer:
         ``var_key(variable)`` is the string naming a variable (default its name).
         """
         key = var_key or _name_of
+        self.flush()  # exact_lazy: every row and slot up to date before it is copied
         out = {"iterations": self._iterations.numpy(), "skipped_steps": np.asarray(self.skipped_steps, np.int64)}
         out.update({name: v.numpy() for name, v in self._step_vars.items()})
         for k, v in self._hyper.items():  # numbers by value; a schedule or callable is code: only marked
@@ -1067,7 +1326,8 @@ class Optimizer:
                     plan.mismatched.append(f"{k}: expected dtype {want._value.dtype.name}, received {arr.dtype.name}")
                 else:
                     plan.values.append((want, arr))
-            elif k in step_names or self.rule_kind == "custom" or ("/" in k and spec is not None):
+            elif k in step_names or self.rule_kind == "custom" or ("/" in k and (
+                    spec is not None or (slot_name == "average" and self.use_ema))):
                 plan.deferred[k] = arr  # state of variables (or step state) not created yet
             else:
                 plan.unexpected.append(k)
@@ -1097,6 +1357,17 @@ class Optimizer:
 
     def __repr__(self):
         return f"<{type(self).__name__} '{self._name}' iterations={int(self._iterations._value)}>"
+
+
+def _check_ema(use_ema, momentum, frequency) -> None:
+    if not isinstance(use_ema, (bool, np.bool_)):
+        raise TypeError(f"`use_ema` must be a bool. Received: use_ema={use_ema!r}")
+    if not (isinstance(momentum, NUMBERS) and not isinstance(momentum, bool) and 0 <= momentum <= 1):
+        raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={momentum!r}")
+    if frequency is not None and not (isinstance(frequency, (int, np.integer)) and not isinstance(frequency, bool)
+                                      and frequency >= 1):
+        raise ValueError("`ema_overwrite_frequency` must be an integer >= 1 or None. "
+                         f"Received: ema_overwrite_frequency={frequency!r}")
 
 
 def _name_of(var) -> str:
@@ -1136,6 +1407,7 @@ class StateRestore:
             return
         self.committed = True
         opt = self.optimizer
+        opt.flush()  # exact_lazy: rows behind are brought up to date, then the restored state replaces them
         for var, arr in self.values:
             var._value[...] = arr
             var._mark_updated()

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from .base import NUMBERS, Optimizer, Slot
+from .exact_lazy import REPLAY
 
 __all__ = ["Ftrl", "ftrl_update"]
 
@@ -106,6 +107,10 @@ class Ftrl(Optimizer):
 
     def slot_specs(self):
         return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True), Slot("linear"))
+
+    #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
+    #: the exact run)
+    catch_up = REPLAY
 
     @property
     def update_rule(self):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Optimizer, Slot
+from .exact_lazy import REPLAY
 
 __all__ = ["Lion", "lion_update"]
 
@@ -62,6 +63,10 @@ class Lion(Optimizer):
 
     def slot_specs(self):
         return (Slot("momentum"),)
+
+    #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
+    #: the exact run)
+    catch_up = REPLAY
 
     @property
     def update_rule(self):

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Optimizer, Slot, StepState
+from .exact_lazy import REPLAY
 
 __all__ = ["Nadam", "nadam_update"]
 
@@ -98,6 +99,10 @@ class Nadam(Optimizer):
         # P_t = u_1 ... u_t, created with the first variables in the first one's dtype and advanced
         # before each update uses it (Keras multiplies its variable in place once per step)
         return (StepState("u_product", initial=_one, advance=advance_u_product, dtype="first", advance_first=True),)
+
+    #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
+    #: the exact run)
+    catch_up = REPLAY
 
     update = staticmethod(nadam_update)
 

@@ -28,7 +28,10 @@ The stages, in order (``STAGES`` names them):
    step state advanced, per-step coefficients per dtype, weight-decay factors,
    new slots' initial values, outputs of constraints that can be computed now.
 9. commit: ``decay``, ``rule``, ``constrain``, ``count`` (iterations,
-   step state, extra counters such as TF 1's ``global_step``, accumulator reset).
+   step state, extra counters such as TF 1's ``global_step``, accumulator reset),
+   then ``ema`` (with ``use_ema``: the moving average of every variable the
+   optimizer keeps one for, from the values just written, and every
+   ``ema_overwrite_frequency`` updates the averages copied into the variables).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..debugging import missing_gradients_report
 from ..errors import InvalidArgumentError
 from ..framework.indexed_slices import IndexedSlices, deduplicate
 from ..framework.tensor import Tensor
@@ -52,7 +56,7 @@ __all__ = ["STAGES", "ByVariable", "Item", "UpdatePlan"]
 cross_replica_sum = None
 
 STAGES = ("validate", "check_input", "accumulate", "aggregate", "deduplicate", "clip", "check_applied", "resolve",
-          "decay", "rule", "constrain", "count")
+          "decay", "rule", "constrain", "count", "ema")
 
 
 class ByVariable(dict):
@@ -84,7 +88,8 @@ class Item:
     grad: np.ndarray | None        # dense gradient (None for a sparse item)
     indices: np.ndarray | None     # unique sorted rows of a sparse gradient
     values: np.ndarray | None      # their summed values
-    path: str                      # "dense", "rows" (touched rows only) or "densify" (exact sparse, scattered)
+    path: str                      # "dense", "rows" (touched rows only), "densify" (exact sparse, scattered) or
+    #                                "exact_lazy" (touched rows, first caught up over the steps they skipped)
     decay: dict | None             # weight-decay coefficients (None: no decay)
     decay_all_rows: bool = False   # exact sparse with a zero-is-identity rule: decay every row, update the touched
     constrained: tuple | None = None  # (new param, new slots) precomputed when the variable has a constraint
@@ -164,10 +169,11 @@ def validate(opt, grads_and_vars, route_check=None) -> list:
                 continue
         pairs.append((_check_gradient(grad, var), var))
     if not pairs:
-        raise ValueError(f"No gradients provided for any variable: {[v.name for v in skipped]}")
+        raise ValueError(f"No gradients provided for any variable: {[v.name for v in skipped]}\n"
+                         + missing_gradients_report(skipped))
     if skipped:
         warnings.warn(f"Gradients do not exist for variables {[v.name for v in skipped]} when minimizing the loss; "
-                      "they are left unchanged", stacklevel=4)
+                      "they are left unchanged\n" + missing_gradients_report(skipped), stacklevel=4)
     return pairs
 
 
@@ -311,6 +317,9 @@ def items(opt, pairs, hyper, decay_of) -> list:
         idx, vals = g.indices._value, g.values._value
         if opt.sparse_updates == "lazy":
             out.append(Item(var, None, idx, vals, "rows", decay))
+        elif opt.sparse_updates == "exact_lazy":
+            # exact at the touched rows' cost: they are caught up over the steps they skipped, then updated
+            out.append(Item(var, None, idx, vals, "exact_lazy", decay))
         elif opt.rule_kind == "elementwise" and opt.zero_grad_is_identity:
             # exact == the touched rows, since a zero gradient changes nothing; the decay still covers every row
             out.append(Item(var, None, idx, vals, "rows", decay, decay_all_rows=decay is not None))
@@ -318,3 +327,15 @@ def items(opt, pairs, hyper, decay_of) -> list:
             out.append(Item(var, None, idx, vals, "densify", decay))
     return out
 
+
+
+# ------------------------------------------------------------------------------------------- commit stages
+def moving_average(pairs, momentum: float, *, first: bool, fresh=frozenset()) -> None:
+    """Stage ``ema``: ``average <- m * average + (1 - m) * var`` for each ``(var, average)``, in the
+    variable's dtype (Keras 3's arithmetic). ``m`` is 0 on the optimizer's first update (``first``) and for
+    the averages created by this update (``id(var)`` in ``fresh``), else ``momentum``."""
+    for var, average in pairs:
+        value = var._value
+        m = value.dtype.type(0.0 if first or id(var) in fresh else momentum)
+        average._value[...] = m * average._value + (value.dtype.type(1) - m) * value
+        average._mark_updated()

@@ -16,8 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from .base import Optimizer, Slot
+from .exact_lazy import REPLAY, decay_products, per_row, suffix_products
 
-__all__ = ["RMSprop", "centered_rmsprop_momentum_update", "centered_rmsprop_update", "rmsprop_momentum_update",
+__all__ = ["RMSprop", "centered_rmsprop_catch_up", "centered_rmsprop_momentum_catch_up", "rmsprop_catch_up",
+           "rmsprop_momentum_catch_up", "centered_rmsprop_momentum_update", "centered_rmsprop_update", "rmsprop_momentum_update",
            "rmsprop_update"]
 
 
@@ -50,6 +52,51 @@ def centered_rmsprop_momentum_update(param, grad, velocity, momentum, average_gr
     denominator = velocity - average_gradient * average_gradient + epsilon
     momentum = momentum_rate * momentum + (learning_rate * grad) / np.sqrt(denominator)
     return param - momentum, velocity, momentum, average_gradient
+
+
+def _scaled(steps, first, param, *decaying):
+    # param decays by prod (1 - d_j); each slot in `decaying` by prod rho_j
+    r = suffix_products([s["rho"] for s in steps])
+    return (param * per_row(decay_products(steps), first, param),) + tuple(x * per_row(r, first, x) for x in decaying)
+
+
+def rmsprop_catch_up(param, velocity, *, steps, first):
+    # a zero gradient: v <- rho v, param unchanged (but for the decoupled decay)
+    return _scaled(steps, first, param, velocity)
+
+
+def centered_rmsprop_catch_up(param, velocity, average_gradient, *, steps, first):
+    # a zero gradient: v <- rho v, a <- rho a, param unchanged (but for the decoupled decay)
+    return _scaled(steps, first, param, velocity, average_gradient)
+
+
+def _momentum_factors(steps):
+    # per skipped step j: param <- (1 - d_j) param - mu_j m ; m <- mu_j m. After the steps from j on:
+    # param = A_j param + B_j m, m = M_j m; A_j = (1 - d_j) A_{j+1}, B_j = mu_j (B_{j+1} - A_{j+1}), M_j = mu_j M_{j+1}
+    n = len(steps)
+    a, b, mm = np.ones(n + 1), np.zeros(n + 1), np.ones(n + 1)
+    for j in range(n - 1, -1, -1):
+        mu = float(steps[j]["momentum_rate"])
+        a[j] = (1.0 - float(steps[j]["decay"])) * a[j + 1]
+        b[j] = mu * (b[j + 1] - a[j + 1])
+        mm[j] = mu * mm[j + 1]
+    return a, b, mm
+
+
+def rmsprop_momentum_catch_up(param, velocity, momentum, *, steps, first):
+    # a zero gradient: v <- rho v ; m <- mu m ; param <- param - m (closed form over the skipped steps)
+    a, b, mm = _momentum_factors(steps)
+    v = _scaled(steps, first, param, velocity)[1]
+    return (param * per_row(a, first, param) + momentum * per_row(b, first, param), v,
+            momentum * per_row(mm, first, param))
+
+
+def centered_rmsprop_momentum_catch_up(param, velocity, momentum, average_gradient, *, steps, first):
+    # as rmsprop_momentum_catch_up, and a <- rho a
+    a, b, mm = _momentum_factors(steps)
+    _, v, avg = _scaled(steps, first, param, velocity, average_gradient)
+    return (param * per_row(a, first, param) + momentum * per_row(b, first, param), v,
+            momentum * per_row(mm, first, param), avg)
 
 
 class RMSprop(Optimizer):
@@ -103,6 +150,16 @@ class RMSprop(Optimizer):
         if self.centered:
             return centered_rmsprop_momentum_update if self._has_momentum else centered_rmsprop_update
         return rmsprop_momentum_update if self._has_momentum else rmsprop_update
+
+    @property
+    def catch_up(self):
+        # sparse_updates="exact_lazy": closed forms; with epsilon = 0 a zero gradient can give 0/0 (NaN) in the
+        # exact run, which only a replay reproduces
+        if self.hyperparameters()["epsilon"] == 0.0:
+            return REPLAY
+        if self.centered:
+            return centered_rmsprop_momentum_catch_up if self._has_momentum else centered_rmsprop_catch_up
+        return rmsprop_momentum_catch_up if self._has_momentum else rmsprop_catch_up
 
     def coefficients(self, step, hyper, dtype):
         # Keras casts the learning rate to the variable dtype; the other scalars stay Python floats

@@ -9,9 +9,13 @@ Follows ``keras/src/optimizers/sgd.py``::
 
 from __future__ import annotations
 
-from .base import Optimizer, Slot
+import numpy as np
 
-__all__ = ["SGD", "momentum_update", "nesterov_update", "sgd_update"]
+from .base import Optimizer, Slot
+from .exact_lazy import decay_products, per_row
+
+__all__ = ["SGD", "momentum_catch_up", "momentum_update", "nesterov_catch_up", "nesterov_update", "sgd_catch_up",
+           "sgd_update"]
 
 
 def sgd_update(param, grad, *, learning_rate):
@@ -29,6 +33,36 @@ def nesterov_update(param, grad, m, *, learning_rate, momentum):
     # m <- momentum * m - lr * g ; param <- param + momentum * m - lr * g
     m = -grad * learning_rate + m * momentum
     return param + (-grad * learning_rate + m * momentum), m
+
+
+def sgd_catch_up(param, *, steps, first):
+    # a zero gradient changes nothing: only the decoupled decay, param <- param * prod_j (1 - d_j)
+    return (param * per_row(decay_products(steps), first, param),)
+
+
+def _momentum_catch_up(param, m, steps, first, nesterov):
+    # per skipped step j (zero gradient): param <- (1 - d_j) param + c_j m ; m <- mu_j m, with c_j = mu_j
+    # (nesterov: mu_j^2). After the steps from j on: param = A_j param + B_j m, m = M_j m, where
+    # A_j = (1 - d_j) A_{j+1}, B_j = c_j A_{j+1} + mu_j B_{j+1}, M_j = mu_j M_{j+1}
+    n = len(steps)
+    a, b, mm = np.ones(n + 1), np.zeros(n + 1), np.ones(n + 1)
+    for j in range(n - 1, -1, -1):
+        mu = float(steps[j]["momentum"])
+        c = mu * mu if nesterov else mu
+        a[j] = (1.0 - float(steps[j]["decay"])) * a[j + 1]
+        b[j] = c * a[j + 1] + mu * b[j + 1]
+        mm[j] = mu * mm[j + 1]
+    return param * per_row(a, first, param) + m * per_row(b, first, m), m * per_row(mm, first, m)
+
+
+def momentum_catch_up(param, m, *, steps, first):
+    # Keras momentum over skipped steps: param moves by m * sum of the momentum products (closed form)
+    return _momentum_catch_up(param, m, steps, first, nesterov=False)
+
+
+def nesterov_catch_up(param, m, *, steps, first):
+    # Nesterov: each skipped step moves param by mu * (mu m)
+    return _momentum_catch_up(param, m, steps, first, nesterov=True)
 
 
 class SGD(Optimizer):
@@ -65,6 +99,14 @@ class SGD(Optimizer):
 
     def slot_specs(self):
         return (Slot("momentum"),) if self._has_momentum else ()
+
+    @property
+    def catch_up(self):
+        # sparse_updates="exact_lazy": closed forms (within rounding of the exact run; bit for bit without
+        # weight decay and momentum)
+        if not self._has_momentum:
+            return sgd_catch_up
+        return nesterov_catch_up if self.nesterov else momentum_catch_up
 
     @property
     def update_rule(self):

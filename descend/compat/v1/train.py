@@ -34,8 +34,10 @@ from ...optimizers.rmsprop import RMSprop, centered_rmsprop_momentum_update, rms
 from ...optimizers.sgd import sgd_update
 
 __all__ = [
-    "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer", "AggregationMethod", "GradientDescentOptimizer",
-    "MomentumOptimizer", "Optimizer", "RMSPropOptimizer",
+    "AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer",
+    "AggregationMethod", "FtrlOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer",
+    "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer", "RMSPropOptimizer", "Saver",  # noqa: F822
+    "get_global_step", "get_or_create_global_step",
 ]
 
 
@@ -359,3 +361,38 @@ class AdagradDecayOptimizer(Optimizer, AdagradDecay):
         if self._global_step is not None:
             step = int(self._global_step.numpy())
         return super().coefficients(step, hyper, dtype)
+
+
+# one module per optimizer; they build on Optimizer above
+from .adadelta import AdadeltaOptimizer  # noqa: E402
+from .adagrad_da import AdagradDAOptimizer  # noqa: E402
+from .ftrl import FtrlOptimizer  # noqa: E402
+from .proximal_adagrad import ProximalAdagradOptimizer  # noqa: E402
+from .proximal_gradient_descent import ProximalGradientDescentOptimizer  # noqa: E402
+from .variables import GraphKeys, add_to_collection, get_collection  # noqa: E402
+
+
+def get_global_step(graph=None):
+    """The live global-step Variable (collection ``GraphKeys.GLOBAL_STEP``), or None."""
+    steps = get_collection(GraphKeys.GLOBAL_STEP)
+    if len(steps) > 1:
+        raise TypeError(f"There are {len(steps)} global step Variables in GraphKeys.GLOBAL_STEP; expected one")
+    return steps[0] if steps else None
+
+
+def get_or_create_global_step(graph=None):
+    """The global step: a scalar int64 non-trainable Variable named ``global_step``, created once."""
+    step = get_global_step()
+    if step is None:
+        step = Variable(np.int64(0), name="global_step", trainable=False)
+        add_to_collection(GraphKeys.GLOBAL_STEP, step)
+    return step
+
+
+def __getattr__(name):
+    # TF 1's name-keyed Saver lives with the checkpoints (a layer above the optimizers)
+    if name == "Saver":
+        from ...checkpoint.saver import Saver
+
+        return Saver
+    raise AttributeError(f"module 'descend.compat.v1.train' has no attribute '{name}'")

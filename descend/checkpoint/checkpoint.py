@@ -1,0 +1,387 @@
+"""``Checkpoint``: save and restore objects by their structure (``tf.train.Checkpoint``).
+
+Saving walks the objects from the roots given to ``Checkpoint(**roots)`` and
+writes each one's state under its path (see :mod:`descend.checkpoint.trackable`).
+Restoring verifies every file first, then asks every object for a restore
+plan; in strict mode (the default) one :class:`CheckpointMismatchError` lists
+every missing, unexpected and refused path and nothing changes; then every
+plan commits. Values for variables that do not exist yet (a model built after
+the restore) are kept by path and given to each variable when a layer creates
+it; the optimizer keeps its own pending slots the same way.
+
+Example:
+    >>> import tempfile
+    >>> import descend as ds
+    >>> import descend.train as train
+    >>> w = ds.Variable([1.0, 2.0], name="w")
+    >>> opt = ds.optimizers.Adam(0.1)
+    >>> ckpt = train.Checkpoint(w=w, optimizer=opt)
+    >>> path = ckpt.save(tempfile.mkdtemp() + "/ckpt")
+    >>> _ = w.assign([0.0, 0.0])
+    >>> _ = ckpt.restore(path)
+    >>> w.numpy()
+    array([1., 2.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import weakref
+
+import numpy as np
+
+from ..framework.variable import Variable
+from ..layers.base import register_build_hook, register_weight_hook
+from . import optim
+from .errors import CheckpointError, CheckpointMismatchError, RestoreReport, mismatch_message, short
+from .format import new_manifest, read_checkpoint, write_checkpoint_dir
+from .trackable import OptimizerLeaf, VariableLeaf, _qualname, join_state, split_state, walk
+
+__all__ = ["Checkpoint"]
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class Checkpoint:
+    """Save and restore trackable objects, keyed by their paths from these roots.
+
+    Args:
+        **roots: the objects to save, by name (letters, digits and ``_.-:``):
+            models and layers, optimizers, Variables, metrics, dataset
+            iterators, random generators, objects implementing the state
+            protocol, and dicts/lists of these.
+
+    Example:
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import descend as ds
+        >>> import descend.train as train
+        >>> step = ds.Variable(np.int64(3), name="step", trainable=False)
+        >>> rng = np.random.default_rng(0)
+        >>> ckpt = train.Checkpoint(step=step, rng=rng)
+        >>> path = ckpt.save(tempfile.mkdtemp() + "/ckpt")
+        >>> before = rng.random()
+        >>> _ = step.assign_add(1)
+        >>> report = ckpt.restore(path)
+        >>> int(step), rng.random() == before
+        (3, True)
+    """
+
+    def __init__(self, **roots):
+        self._objects = dict(roots)
+        walk(self._objects)  # fail now, naming the object, if something is not trackable
+        self._save_counter = 0
+        self._pending: dict[str, tuple[np.ndarray, str]] = {}  # path -> (value, key), variables not created yet
+        self._graph = None
+
+    # -- facts -------------------------------------------------------------------------------------------------
+    @property
+    def save_counter(self) -> int:
+        """How many times :meth:`save` has run (restored by :meth:`restore`); numbers the next save."""
+        return self._save_counter
+
+    def __getattr__(self, name):
+        objects = self.__dict__.get("_objects")
+        if objects is not None and name in objects:
+            return objects[name]
+        raise AttributeError(f"'Checkpoint' object has no attribute '{name}'")
+
+    # -- saving ------------------------------------------------------------------------------------------------
+    def _collect(self) -> tuple[dict[str, np.ndarray], dict, dict]:
+        graph = walk(self._objects)
+        tensors: dict[str, np.ndarray] = {}
+        objects: dict = {}
+        names: dict = {}
+        for leaf in graph.leaves:
+            t, js = split_state(leaf.state(), leaf.path)
+            if isinstance(leaf, VariableLeaf):
+                names[leaf.path] = leaf.obj.name
+            else:
+                entry = {"kind": leaf.kind, "class": _qualname(leaf.obj)}
+                if js:
+                    entry["json"] = js
+                if isinstance(leaf, OptimizerLeaf):
+                    entry.update(leaf.config())
+                objects[leaf.path] = entry
+            for inner, arr in t.items():
+                key = leaf.full(inner)
+                if key in tensors:
+                    raise ValueError(f"Checkpoint: two objects save the same key '{key}'")
+                tensors[key] = np.array(arr, dtype=arr.dtype.newbyteorder("<"), order="C", copy=True)
+        # values restored for variables not created yet are state too: a save before they exist keeps them
+        for path, (value, _) in self._pending.items():
+            if path not in tensors and path not in graph.vars_by_path:
+                tensors[path] = np.array(value, dtype=value.dtype.newbyteorder("<"), order="C", copy=True)
+        return tensors, objects, names
+
+    def _write(self, path, counter: int, extra: dict | None = None) -> str:
+        path = os.fspath(path)
+        tensors, objects, names = self._collect()
+        write_checkpoint_dir(path, tensors, new_manifest(objects, names, counter, extra))
+        return path
+
+    def write(self, path) -> str:
+        """Write a checkpoint to exactly ``path`` (a directory; an existing checkpoint there is
+        replaced atomically). Does not change :attr:`save_counter`. Returns ``path``."""
+        return self._write(path, self._save_counter)
+
+    def save(self, file_prefix) -> str:
+        """Write ``<file_prefix>-<save_counter + 1>`` and return its path."""
+        n = self._save_counter + 1
+        path = self._write(f"{os.fspath(file_prefix)}-{n}", n)
+        self._save_counter = n
+        return path
+
+    # -- restoring ---------------------------------------------------------------------------------------------
+    def restore(self, path, *, strict: bool = True) -> RestoreReport:
+        """Restore every object from the checkpoint at ``path``, matching by path.
+
+        Every checksum and field is verified first, then every object's plan
+        is made. With ``strict=True`` one :class:`CheckpointMismatchError`
+        lists every missing, unexpected and refused path, and no object
+        changes. With ``strict=False`` the objects whose state matches are
+        restored and the returned report lists the rest. A corrupted
+        checkpoint raises :class:`CheckpointCorruptedError` either way.
+        ``path=None`` restores nothing (TF's "start from scratch").
+
+        Returns:
+            a :class:`RestoreReport`.
+        """
+        return self._restore(path, strict=strict, counter=True)
+
+    def read(self, path, *, strict: bool = True) -> RestoreReport:
+        """:meth:`restore` without restoring :attr:`save_counter` (pairs with :meth:`write`)."""
+        return self._restore(path, strict=strict, counter=False)
+
+    def _restore(self, path, *, strict: bool, counter: bool) -> RestoreReport:
+        if path is None:
+            return RestoreReport(None, self)
+        path = os.fspath(path)
+        manifest, saved = read_checkpoint(path)
+        return self._restore_from(path, manifest, saved, strict=strict, counter=counter)
+
+    def _restore_from(self, path, manifest, saved, *, strict: bool, counter: bool) -> RestoreReport:
+        graph = walk(self._objects)
+        leaves = {leaf.path: leaf for leaf in graph.leaves}
+        per_leaf: dict[str, dict] = {p: {} for p in leaves}
+        orphans: list[str] = []
+        for key, arr in saved.items():
+            leaf = leaves.get(key)
+            if isinstance(leaf, VariableLeaf):
+                per_leaf[key][""] = arr
+                continue
+            parts = key.split("/")
+            for i in range(len(parts) - 1, 0, -1):
+                owner = "/".join(parts[:i])
+                leaf = leaves.get(owner)
+                if leaf is not None and not isinstance(leaf, VariableLeaf):
+                    per_leaf[owner]["/".join(parts[i:])] = arr
+                    break
+            else:
+                orphans.append(key)
+        objects = manifest["objects"]
+        report = RestoreReport(path, self)
+        plans, pending = [], {}
+        for p, leaf in leaves.items():
+            entry = objects.get(p)
+            if isinstance(leaf, VariableLeaf):
+                if "" not in per_leaf[p]:
+                    report.missing.append(p)
+                    continue
+            elif entry is None and not per_leaf[p]:
+                report.missing.append(f"{p} (no such object in the checkpoint)")
+                continue
+            elif entry is not None and entry.get("kind") != leaf.kind:
+                report.mismatched.append(f"{p}: the checkpoint holds a {_cut(str(entry.get('kind')), 80)} "
+                                         f"({_cut(str(entry.get('class')), 200)}), not the state of a {leaf.kind} "
+                                         f"({_qualname(leaf.obj)})")
+                continue
+            elif isinstance(leaf, OptimizerLeaf) and entry is not None and entry.get("class_name") not in (
+                    None, type(leaf.obj).__name__):
+                report.mismatched.append(f"{p}: the checkpoint holds the state of a {_cut(str(entry.get('class_name')), 80)} "
+                                         f"optimizer; the object to restore is a {type(leaf.obj).__name__}")
+                continue
+            json_state = (entry or {}).get("json")
+            if json_state is not None and not isinstance(json_state, dict):
+                report.mismatched.append(f"{p}: the manifest's 'json' field is not an object")
+                continue
+            try:
+                state = join_state(per_leaf[p], json_state, f"objects.{p}.json")
+                commit = leaf.plan(state, strict) if isinstance(leaf, OptimizerLeaf) else leaf.plan(state)
+            except (ValueError, TypeError, KeyError, AttributeError) as e:
+                report.mismatched.append(f"{p}: {_cut(str(e), 2000)}" if str(e) else f"{p}: {type(e).__name__}")
+                continue
+            if isinstance(leaf, OptimizerLeaf):  # strict=False: what the optimizer left as it is
+                report.missing += [f"{p}/{k}" for k in getattr(commit, "missing", ())]
+                report.unexpected += [f"{p}/{k}" for k in getattr(commit, "unexpected", ())]
+                report.mismatched += [f"{p}/{k}" for k in getattr(commit, "mismatched", ())]
+            plans.append((leaf, commit))
+            report.restored.append(p)
+        for key in sorted(orphans):
+            owner = graph.layer_owning(key)
+            if owner is not None and owner[1].built is not True:
+                pending[key] = (saved[key], key)  # a variable this layer creates when it is built
+                report.deferred.append(key)
+            else:
+                report.unexpected.append(key)
+        report.unexpected += sorted(f"{p} (object)" for p in objects if p not in leaves)
+        if strict and not report.complete:
+            hint = ""
+            if any(m.endswith("(no such object in the checkpoint)") for m in report.missing):
+                tops = sorted({k.split("/", 1)[0] for k in list(objects) + list(saved)})
+                hint = f"  the checkpoint holds the objects: {short(tops, 1000)}"
+            raise CheckpointMismatchError(
+                mismatch_message(f"checkpoint '{path}' does not match the objects to restore; nothing was "
+                                 "restored (restore(path, strict=False) restores what matches):",
+                                 report.missing, report.unexpected, report.mismatched, hint),
+                report.missing, report.unexpected, report.mismatched)
+        self._commit(plans, path)
+        self._graph = graph
+        self._pending = pending
+        if pending:
+            _register(self)
+        else:
+            _unregister(self)
+        if counter:
+            sc = manifest.get("save_counter")
+            if isinstance(sc, int) and not isinstance(sc, bool):
+                self._save_counter = sc
+        return report
+
+    @staticmethod
+    def _commit(plans, path: str) -> None:
+        # objects whose set_state may refuse go first, each undone if a later one refuses;
+        # then the plans that cannot fail
+        undo = []
+        for leaf, commit in [p for p in plans if p[0].fallible]:
+            rollback = leaf.snapshot()
+            try:
+                commit()
+            except Exception as e:
+                failures = []
+                for rb in reversed(undo):
+                    try:
+                        rb()
+                    except Exception as e2:
+                        failures.append(f"{type(e2).__name__}: {_cut(str(e2), 200)}")
+                tail = ("every object was returned to its previous state" if not failures else
+                        f"rolling back also failed: {failures}")
+                raise CheckpointError(f"restoring '{leaf.path}' from checkpoint '{path}' failed: "
+                                      f"{type(e).__name__}: {_cut(str(e), 500)}; {tail}") from e
+            undo.append(rollback)
+        for leaf, commit in plans:
+            if not leaf.fallible:
+                commit()
+
+    # -- deferred restoration ----------------------------------------------------------------------------------
+    @property
+    def pending(self) -> list[str]:
+        """Paths restored for variables that do not exist yet, still waiting."""
+        return sorted(self._pending)
+
+    def _claim(self, var) -> bool:
+        graph = self._graph
+        if graph is None or not self._pending:
+            return False
+        path = graph.var_key(var)
+        if path not in self._pending:
+            return False
+        value, key = self._pending[path]
+        if tuple(value.shape) != tuple(var.shape) or value.dtype != var.dtype.dtype:
+            del self._pending[path]  # refused once, here: it must not fail every later build
+            if not self._pending:
+                _unregister(self)
+            raise CheckpointMismatchError(
+                f"restored value '{key}' has shape {tuple(value.shape)} {value.dtype.name}; the variable created "
+                f"there ('{var.name}') has shape {tuple(var.shape)} {var.dtype.name}", mismatched=[key])
+        del self._pending[path]
+        var.assign(value)
+        if not self._pending:
+            _unregister(self)
+        return True
+
+    def apply_pending(self, only=None) -> list[str]:
+        """Hand waiting values to variables that exist now (for variables not created through
+        ``add_weight``); ``only``: a collection of Variables to consider. Returns the paths applied."""
+        applied = []
+        if self._graph is None or not self._pending:
+            return applied
+        fresh = walk(self._objects)
+        self._graph = fresh
+        ids = None if only is None else {id(v) for v in only}
+        for path, var in fresh.vars_by_path.items():
+            if path in self._pending and (ids is None or id(var) in ids):
+                self._claim(var)
+                applied.append(path)
+        return applied
+
+    def assert_consumed(self) -> None:
+        """Raise if restored values are still waiting for variables or optimizer slots that were
+        never created (paths in the checkpoint that the program never built)."""
+        waiting = self.pending
+        for leaf in walk(self._objects).leaves:
+            if isinstance(leaf, OptimizerLeaf):
+                waiting += [f"{leaf.path}/{k}" for k in optim.pending_of(leaf.obj)]
+        if waiting:
+            raise CheckpointMismatchError(
+                "restored values were never used: no variable or slot was created at these paths:\n"
+                + "\n".join(f"    {w}" for w in waiting), unexpected=waiting)
+
+    def __repr__(self):
+        return f"<Checkpoint {sorted(self._objects)} save_counter={self._save_counter}>"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# deferred restoration: layers call the hook for every weight they create
+# ---------------------------------------------------------------------------------------------------------------
+_pending_lock = threading.RLock()
+_pending_owners: list[weakref.ref] = []  # Checkpoints holding values for variables not created yet, oldest first
+
+
+def _claim_pending(variable) -> bool:
+    """Give a newly created weight the value restored for its path; the most recent restore wins."""
+    if not _pending_owners:
+        return False
+    with _pending_lock:
+        for ref in reversed(list(_pending_owners)):
+            ckpt = ref()
+            if ckpt is not None and ckpt._claim(variable):
+                return True
+    return False
+
+
+def _claim_after_build(layer) -> None:
+    """After a layer's build: values waiting for Variables it assigned as attributes."""
+    if not _pending_owners:
+        return
+    own = list(layer.__dict__.get("_own_weights", [])) + [v for v in layer.__dict__.values() if isinstance(v, Variable)]
+    with _pending_lock:
+        for ref in list(_pending_owners):
+            ckpt = ref()
+            if ckpt is not None:
+                ckpt.apply_pending(own)
+
+
+def _register(ckpt) -> None:
+    with _pending_lock:
+        _pending_owners[:] = [r for r in _pending_owners if r() is not None and r() is not ckpt]
+        _pending_owners.append(weakref.ref(ckpt))
+
+
+def _unregister(ckpt) -> None:
+    with _pending_lock:
+        _pending_owners[:] = [r for r in _pending_owners if r() is not None and r() is not ckpt]
+
+
+def _reset_after_fork() -> None:
+    global _pending_lock
+    _pending_lock = threading.RLock()
+
+
+register_weight_hook(_claim_pending)
+register_build_hook(_claim_after_build)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
