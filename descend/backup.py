@@ -94,6 +94,8 @@ class BackupAndRestore(Callback):
     def on_train_begin(self, logs=None):
         checkpoint = self._checkpoint()
         self._manager = CheckpointManager(checkpoint, self.backup_dir, max_to_keep=self.max_to_keep)
+        if not _writes(self.model):  # under a strategy rank 0 alone writes: the others only read, without the lock
+            self._manager.close()
         latest = self._manager.latest_checkpoint
         self._steps = 0
         if latest is not None:
