@@ -20,6 +20,7 @@ from . import (  # ops installs the Tensor/Variable operators
     data,
     datasets,
     debugging,
+    distribute,
     errors,
     initializers,
     keras,
@@ -78,7 +79,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Model", "Sequential", "activations", "constraints", "initializers", "layers", "models", "regularizers",
-    "backend", "callbacks", "checkpoint", "compat", "data", "datasets", "debugging", "errors", "function", "losses",
+    "backend", "callbacks", "checkpoint", "compat", "data", "datasets", "debugging", "distribute", "errors", "function", "losses",
     "metrics", "mixed_precision", "nn", "ops", "optimizers", "saving", "testing", "train", "as_dtype", "bool_", "float16", "float32",
     "float64",
     "floatx", "int8", "int16", "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError",

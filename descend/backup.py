@@ -94,6 +94,8 @@ class BackupAndRestore(Callback):
     def on_train_begin(self, logs=None):
         checkpoint = self._checkpoint()
         self._manager = CheckpointManager(checkpoint, self.backup_dir, max_to_keep=self.max_to_keep)
+        if not _writes(self.model):  # under a strategy rank 0 alone writes: the others only read, without the lock
+            self._manager.close()
         latest = self._manager.latest_checkpoint
         self._steps = 0
         if latest is not None:
@@ -104,6 +106,9 @@ class BackupAndRestore(Callback):
             # values restored into a model that is not built yet wait for its variables: keep the
             # checkpoint holding them alive with the model (a finished run has no step left to build it)
             self.model._restored_checkpoint = checkpoint if checkpoint.pending else None
+            from .distribute.training import after_restore
+
+            after_restore(self.model)  # the saved metric totals count once across the replicas
 
     def _save(self, epoch, step, iterator_state, data_epoch=None):
         if iterator_state is None and data_epoch is None:  # at an epoch's end: the finished epoch's iterator
@@ -114,7 +119,11 @@ class BackupAndRestore(Callback):
         lr = (getattr(self.model, "_fit_position", None) or {}).get("learning_rate")
         self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state, "data_epoch": data_epoch,
                                 "learning_rate": None if lr is None else float(lr)}
-        self._manager.save()
+        from .distribute.training import summed_metric_states
+
+        with summed_metric_states(self.model):  # under a strategy: the replicas' metric totals, written by rank 0
+            if _writes(self.model):
+                self._manager.save()
 
     def on_train_batch_end(self, batch, logs=None):
         self._steps += 1
@@ -133,3 +142,10 @@ class BackupAndRestore(Callback):
             import shutil
 
             shutil.rmtree(self.backup_dir, ignore_errors=True)
+
+
+def _writes(model) -> bool:
+    from .distribute.training import replica_for  # above this layer: imported when called
+
+    replica = replica_for(model)
+    return replica is None or replica.is_chief

@@ -1,7 +1,72 @@
 """``descend.nn``: neural-network ops, as ``tf.nn``."""
 
+from __future__ import annotations
+
+import numpy as np
+
+from .framework.tensor import convert_to_tensor
+from .ops import math_ops as _math
 from .ops.conv_ops import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d
 from .ops.nn_ops import *  # noqa: F403
 from .ops.nn_ops import __all__ as _nn_all
 
-__all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_pool1d", "avg_pool2d"]
+__all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_pool1d", "avg_pool2d", "compute_average_loss",
+                           "scale_regularization_loss"]
+
+
+def _replica_strategy(what: str):
+    from .distribute import strategy as _strategy  # above this layer: imported when called
+
+    if _strategy.in_cross_replica_context():
+        raise RuntimeError(f"You are calling `{what}` in cross replica context, while it was expected to be "
+                           "called in replica context (inside strategy.run)")
+    return _strategy.get_strategy()
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """The sum of this replica's per-example losses divided by the global batch size (``tf.nn``'s).
+
+    The replicas' gradients are summed, so dividing by the global batch makes the sum the gradient
+    of the mean over the global batch. ``global_batch_size`` defaults to this replica's batch size times
+    ``num_replicas_in_sync`` (pass it when the replicas' batches differ in size).
+
+    Args:
+        per_example_loss: a Tensor of rank >= 1 (one loss per example).
+        sample_weight: optional weights, broadcast against ``per_example_loss``.
+        global_batch_size: a positive integer.
+
+    Example:
+        >>> import descend as ds
+        >>> float(ds.nn.compute_average_loss(ds.constant([1.0, 2.0, 3.0]), global_batch_size=6))
+        1.0
+    """
+    loss = convert_to_tensor(per_example_loss)
+    if loss.ndim == 0:
+        raise ValueError("Invalid value passed for `per_example_loss`. Expected a tensor with at least rank 1. "
+                         f"Received: {per_example_loss!r}")
+    dtype = loss.dtype
+    if sample_weight is not None:
+        loss = _math.cast(_math.multiply(loss, convert_to_tensor(sample_weight, dtype=dtype)), dtype)
+    if global_batch_size is None:
+        strategy = _replica_strategy("compute_average_loss")
+        global_batch_size = loss.shape[0] * strategy.num_replicas_in_sync
+    if isinstance(global_batch_size, bool) or not isinstance(global_batch_size, (int, np.integer)):
+        raise TypeError(f"`global_batch_size` must be an integer. Received: global_batch_size={global_batch_size!r}")
+    if global_batch_size <= 0:
+        raise ValueError(f"`global_batch_size` must be positive. Received: global_batch_size={global_batch_size}")
+    return _math.divide(_math.reduce_sum(loss), convert_to_tensor(float(global_batch_size), dtype=dtype))
+
+
+def scale_regularization_loss(regularization_loss):
+    """The sum of ``regularization_loss`` divided by ``num_replicas_in_sync`` (``tf.nn``'s), so that the
+    replicas' summed gradients count it once.
+
+    Example:
+        >>> import descend as ds
+        >>> float(ds.nn.scale_regularization_loss(ds.constant([0.5, 0.25])))
+        0.75
+    """
+    strategy = _replica_strategy("scale_regularization_loss")
+    loss = convert_to_tensor(regularization_loss)
+    return _math.divide(_math.reduce_sum(loss), convert_to_tensor(float(strategy.num_replicas_in_sync),
+                                                                    dtype=loss.dtype))

@@ -79,6 +79,12 @@ def _unpack(batch):
     return batch, None, None
 
 
+def _replica_for(model):
+    from .distribute.training import replica_for  # above this layer: imported when called
+
+    return replica_for(model)
+
+
 def _batch_size(x) -> int:
     if isinstance(x, dict):
         x = next(iter(x.values()))
@@ -295,6 +301,10 @@ class Trainer:
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[:cut]
         train, steps = self._as_dataset(x, y, sample_weight, batch_size, shuffle, seed)
+        replica = _replica_for(self)  # under a distribution strategy: this rank's rows, one progress bar
+        if replica is not None:
+            train = replica.shard(train)
+            verbose = verbose if replica.is_chief else 0
         steps = steps_per_epoch or steps
         if steps is None:
             try:
@@ -345,7 +355,7 @@ class Trainer:
                 if steps_per_epoch is not None and step >= steps_per_epoch:
                     break
                 cb.on_train_batch_begin(step)
-                logs = _plain_logs(self.train_step(data))
+                logs = _plain_logs(self.train_step(data) if replica is None else replica.train_step(self, data))
                 self._fit_position["step"] = step + 1
                 if logged_lr is not None and int(self.optimizer.iterations.numpy()) != logged_lr[1]:
                     logged_lr = None
@@ -403,6 +413,9 @@ class Trainer:
         _check_loop_args("evaluate", x, y, batch_size, verbose=verbose)
         self._check_compiled("evaluate")
         data, _ = self._as_dataset(x, y, sample_weight, batch_size, False, None)
+        replica = _replica_for(self)
+        if replica is not None:
+            data = replica.shard(data)
         for m in self.metrics:
             m.reset_state()
         cb = callbacks_module.CallbackList(callbacks, model=self)
@@ -410,8 +423,10 @@ class Trainer:
         logs = {}
         for step, batch in enumerate(data):
             cb.on_test_batch_begin(step)
-            logs = _plain_logs(self.test_step(batch))
+            logs = _plain_logs(self.test_step(batch) if replica is None else replica.test_step(self, batch))
             cb.on_test_batch_end(step, logs)
+        if replica is not None:  # metrics over every rank's rows
+            logs = replica.logs(self)
         cb.on_test_end(logs)
         if return_dict:
             return logs

@@ -38,8 +38,17 @@ __all__ = ["main", "UsageError"]
 
 
 def _err(msg: str) -> None:
+    if _group().rank != 0:  # under mpiexec: one log, from rank 0
+        return
     sys.stderr.write(msg + "\n")
     sys.stderr.flush()
+
+
+def _group():
+    """This process's MPI group (a group of one without mpiexec)."""
+    from ..distribute import comm
+
+    return comm.world()
 
 
 def _flag(name: str) -> str:
@@ -145,10 +154,14 @@ def _train(args, interrupt) -> int:
     if interrupt.signum is not None:
         _err(f"stopped by signal {interrupt.signum} before training started; nothing was written")
         return interrupt.exit_code
-    # -- writes start here
-    if args.overwrite and folder.exists:
+    # -- writes start here (under mpiexec: by rank 0 alone, once every rank has checked the folder)
+    group = _group()
+    group.barrier()
+    chief = group.rank == 0
+    if args.overwrite and folder.exists and chief:
         clear_run(out)
-    os.makedirs(out, exist_ok=True)
+    if chief:
+        os.makedirs(out, exist_ok=True)
     if s["data"] is not None:
         s["data"] = os.path.abspath(s["data"])
     config = {"command": "train", "settings": s, "data": data.info, "checkpoint_every": args.checkpoint_every,
@@ -156,7 +169,7 @@ def _train(args, interrupt) -> int:
     if args.resume:
         for p in problems:
             _err(f"checkpoint {p}")
-        for line in repair_checkpoints(ckdir, chosen, index):
+        for line in (repair_checkpoints(ckdir, chosen, index) if chief else []):
             _err(f"checkpoints: {line}")
         if chosen is not None:
             _err(f"resuming from {os.path.basename(chosen)}" + (" (the newest valid one; newer ones are "
@@ -164,7 +177,9 @@ def _train(args, interrupt) -> int:
         else:
             _err(f"no checkpoint yet in {out}: starting the run over with its saved settings")
         config["checkpoint_every"] = args.checkpoint_every or folder.config.get("checkpoint_every")
-    write_json(os.path.join(out, "config.json"), config)
+    if chief:
+        write_json(os.path.join(out, "config.json"), config)
+    group.barrier()  # the other ranks read the checkpoints rank 0 has repaired
     schedule = schedule_text(s, total)
     _err(data.description)
     _err(f"model: {s['model']}" + (f" ({s['hidden']} hidden units x 2)" if s["model"] == "mlp" else "")
@@ -194,6 +209,8 @@ def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule
                "batches_done": len(r["rows"]), "train_seconds_this_session": round(r["seconds"], 3),
                "parameters": params, "test": r["test"], "resumed_from": r["restored_from"] and os.path.basename(
                    r["restored_from"])}
+    if _group().rank != 0:  # under mpiexec: one run folder and one log, written by rank 0
+        return interrupt.exit_code if r["interrupted"] else 0
     if r["interrupted"]:
         summary["resume_command"] = resume_cmd
         write_run(out, r["rows"], r["epoch_rows"], summary, task=data.kind, schedule=schedule)
@@ -427,6 +444,11 @@ def main(argv=None) -> int:
             return cmd_compare(args)
         return cmd_predict(args)
     except UsageError as e:
+        group = _group()
+        if group.size > 1:  # under mpiexec: the other ranks may be waiting for this one; end the job
+            sys.stderr.write(f"[rank {group.rank}] descend {args.command}: error: {e}\n")
+            sys.stderr.flush()
+            group.abort(2)
         _err(f"descend {args.command}: error: {e}")
         return 2
     except KeyboardInterrupt:  # train handles signals itself; compare and predict write only at their end

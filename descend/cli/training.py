@@ -104,7 +104,7 @@ def _backup(backup_dir, save_freq, extra, interrupt, recorder):
 
         def on_train_batch_end(self, batch, logs=None):
             super().on_train_batch_end(batch, logs)
-            if interrupt.signum is not None and not self.model.stop_training:
+            if _any_rank(interrupt.signum is not None, self.model) and not self.model.stop_training:
                 if self.save_freq == "epoch" or self._steps % self.save_freq:  # not saved by the line above
                     pos = self.model._fit_position
                     self._save(pos["epoch"], pos["step"], pos["iterator"].get_state())
@@ -120,6 +120,17 @@ def _backup(backup_dir, save_freq, extra, interrupt, recorder):
                 self._save(epoch + 1, 0, None)
 
     return RunBackup(backup_dir, save_freq=save_freq, max_to_keep=3, extra=extra)
+
+
+def _any_rank(flag: bool, model) -> bool:
+    """Whether ``flag`` holds on any rank (under a distribution strategy every rank must stop after the
+    same step; one process: ``flag``)."""
+    from ..distribute.training import replica_for
+
+    replica = replica_for(model)
+    if replica is None:
+        return flag
+    return bool(replica.strategy.exchange.exchange([np.array([int(flag)], np.int64)], ["stop"])[0][0])
 
 
 def compile_model(model, kind, optimizer):
@@ -160,6 +171,10 @@ def train_job(s, data, optimizer_name, *, out=None, interrupt=None, progress=Tru
     x, y = data.train
     per_epoch, total = plan_updates(s, len(x))
     model = build_model(s, data.kind, data.n_outputs, data.info)
+    if ds.distribute.size() > 1:  # under mpiexec: replicated variables (broadcast from rank 0); fit splits batches
+        with ds.distribute.MultiWorkerMirroredStrategy().scope():
+            model(ds.constant(x[:1]))
+        progress = progress and ds.distribute.rank() == 0
     optimizer = build_optimizer(optimizer_name, s, total, sparse=data.kind == "clicks")
     compile_model(model, data.kind, optimizer)
     xt, yt = data.test

@@ -715,8 +715,10 @@ class Optimizer:
         return plan
 
     def aggregate(self, pairs: list) -> list:
-        """The ``aggregate`` stage: sum gradients across replicas (identity in one process)."""
-        return pairs
+        """The ``aggregate`` stage: sum gradients across replicas (identity in one process; a distribution
+        strategy installs ``pipeline.cross_replica_sum``)."""
+        hook = pipeline.cross_replica_sum
+        return pairs if hook is None else hook(self, pairs)
 
     def _accumulator_state(self, pairs):
         if self._accum_restored is None:

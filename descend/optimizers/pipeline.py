@@ -51,6 +51,10 @@ from . import accumulation
 
 __all__ = ["STAGES", "ByVariable", "Item", "UpdatePlan"]
 
+#: the ``aggregate`` stage's cross-replica sum, ``fn(optimizer, pairs) -> pairs``; ``descend.distribute``
+#: installs it (None: one process, the stage is the identity)
+cross_replica_sum = None
+
 STAGES = ("validate", "check_input", "accumulate", "aggregate", "deduplicate", "clip", "check_applied", "resolve",
           "decay", "rule", "constrain", "count", "ema")
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...framework.tape import GradientTape
+from ...framework.tensor import Tensor, to_array
 from ...framework.variable import Variable
 from ...optimizers import base as _base
 from ...optimizers.adagrad import Adagrad
@@ -38,6 +39,15 @@ __all__ = [
     "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer", "RMSPropOptimizer", "Saver",  # noqa: F822
     "get_global_step", "get_or_create_global_step",
 ]
+
+
+def _loss_scale():
+    """TF 1's ``_scale_loss`` factor: ``1 / num_replicas_in_sync`` under a strategy with several replicas
+    (losses are mean-reduced), else None."""
+    from ...distribute import strategy as _strategy  # above this layer: imported when called
+
+    n = _strategy.get_strategy().num_replicas_in_sync
+    return 1.0 / n if n > 1 else None
 
 
 class AggregationMethod:
@@ -75,8 +85,12 @@ class Optimizer(_base.Optimizer):
                           colocate_gradients_with_ops=False, grad_loss=None, tape: GradientTape | None = None):
         """``[(gradient, variable), ...]`` of ``loss`` (a callable, or a Tensor recorded by ``tape``).
 
-        With ``var_list=None``, the trainable variables the loss read.
+        With ``var_list=None``, the trainable variables the loss read. Under a distribution strategy with
+        ``num_replicas_in_sync > 1`` the loss (a mean over this replica's batch) is scaled by
+        ``1 / num_replicas_in_sync``, as TF 1 does, so that ``apply_gradients``' sum over the replicas is the
+        gradient of the mean over the global batch.
         """
+        loss_arg = loss
         if gate_gradients not in (self.GATE_NONE, self.GATE_OP, self.GATE_GRAPH):
             raise ValueError(
                 "gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH. "
@@ -87,11 +101,14 @@ class Optimizer(_base.Optimizer):
             raise ValueError(f"Invalid aggregation_method specified {aggregation_method!r}.")
         if callable(var_list):
             var_list = var_list()
+        scale = _loss_scale()
         if callable(loss):
             with GradientTape() as tape:
                 if var_list is not None:
                     tape.watch(list(var_list))
                 loss = loss()
+                if scale is not None:  # TF's _scale_loss: the mean loss times 1/num_replicas, on the tape
+                    loss = loss * scale
         elif tape is None:
             raise RuntimeError("`loss` passed to Optimizer.compute_gradients should be a function when eager "
                                "execution is enabled, or pass the `tape` that recorded it")
@@ -100,6 +117,10 @@ class Optimizer(_base.Optimizer):
         var_list = list(var_list)
         if not var_list:
             raise ValueError("No variables to optimize.")
+        if scale is not None and not callable(loss_arg):
+            # a Tensor recorded elsewhere: d(loss * s) = s * the upstream gradient, TF's product's VJP
+            upstream = np.ones(loss.shape, loss.dtype.as_numpy_dtype) if grad_loss is None else to_array(grad_loss)
+            grad_loss = Tensor(np.asarray(upstream * np.asarray(scale, loss.dtype.as_numpy_dtype)))
         grads = tape.gradient(loss, var_list, output_gradients=grad_loss)
         return list(zip(grads, var_list))
 

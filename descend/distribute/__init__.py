@@ -1,0 +1,55 @@
+"""``descend.distribute``: data-parallel training over MPI processes, with TensorFlow's semantics.
+
+Launch with ``mpiexec -n N python train.py`` (the ``mpi`` extra installs
+mpi4py and MPICH's ``mpiexec``); without mpiexec the same script runs as one
+replica. See ``docs/distributed.md``.
+
+* TF's surface: :class:`MultiWorkerMirroredStrategy` (and
+  :class:`MirroredStrategy`), ``scope()``, ``run``, ``reduce``,
+  ``experimental_distribute_dataset``, ``distribute_datasets_from_function``,
+  :func:`get_strategy`, :func:`has_strategy`, :func:`get_replica_context`.
+* Horovod's: ``descend.distribute.horovod`` (``rank``, ``size``,
+  ``local_rank``, ``broadcast_variables``, ``DistributedGradientTape``,
+  ``DistributedOptimizer``), also exported here.
+
+Example:
+    >>> import descend as ds
+    >>> strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    >>> ds.distribute.has_strategy()
+    False
+    >>> with strategy.scope():
+    ...     ds.distribute.get_strategy() is strategy
+    True
+"""
+
+from . import collectives, comm, horovod
+from .collectives import GradientExchange, ReplicaMismatchError
+from .horovod import (
+    DistributedGradientTape,
+    DistributedOptimizer,
+    broadcast_variables,
+    local_rank,
+    local_size,
+    rank,
+    size,
+)
+from .strategy import (
+    DistributedDataset,
+    InputContext,
+    MirroredStrategy,
+    MultiWorkerMirroredStrategy,
+    ReduceOp,
+    ReplicaContext,
+    Strategy,
+    get_replica_context,
+    get_strategy,
+    has_strategy,
+    in_cross_replica_context,
+    strategy_of,
+)
+
+__all__ = ["collectives", "comm", "horovod", "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
+           "DistributedOptimizer", "broadcast_variables", "local_rank", "local_size", "rank", "size",
+           "DistributedDataset", "InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
+           "ReplicaContext", "Strategy", "get_replica_context", "get_strategy", "has_strategy",
+           "in_cross_replica_context", "strategy_of"]

@@ -1,0 +1,167 @@
+"""Horovod's surface, for code written against ``horovod.tensorflow``: ``import descend.distribute.horovod as hvd``.
+
+As in Horovod, gradients are **averaged** across ranks by default (``op=Average``):
+each rank computes the mean loss of its own batch, and the mean of those
+gradients is the gradient of the mean over the global batch (equal local
+batches). ``op=Sum`` gives TF's sum instead. The averaging is a division by the
+number of ranks after the sum.
+
+Example:
+    >>> import descend as ds
+    >>> import descend.distribute.horovod as hvd
+    >>> hvd.init()
+    >>> w = ds.Variable([1.0, 2.0], name="w")
+    >>> hvd.broadcast_variables([w], root_rank=0)
+    >>> with ds.GradientTape() as tape:
+    ...     loss = ds.reduce_sum(w * w)
+    >>> tape = hvd.DistributedGradientTape(tape)
+    >>> tape.gradient(loss, [w])[0].numpy()
+    array([2., 4.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import Tensor, to_array
+from ..framework.variable import Variable
+from . import comm
+from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
+
+__all__ = ["Average", "Sum", "init", "is_initialized", "rank", "size", "local_rank", "local_size", "allreduce",
+           "broadcast_variables", "DistributedGradientTape", "DistributedOptimizer"]
+
+#: reduction ops (Horovod's names)
+Average = "Average"
+Sum = "Sum"
+
+_EXCHANGES: dict = {}
+
+
+def init() -> None:
+    """Join the job's process group (a group of one without mpiexec). Idempotent."""
+    comm.world()
+
+
+def is_initialized() -> bool:
+    return comm._WORLD is not None
+
+
+def rank() -> int:
+    """This process's rank in the job."""
+    return comm.world().rank
+
+
+def size() -> int:
+    """The number of processes in the job."""
+    return comm.world().size
+
+
+def local_rank() -> int:
+    """This process's rank among the processes on its host."""
+    return comm.world().local_rank
+
+
+def local_size() -> int:
+    """The number of processes on this host."""
+    return comm.world().local_size
+
+
+def _op(op) -> bool:
+    if op in (Average, "average", "AVERAGE", "MEAN"):
+        return True
+    if op in (Sum, "sum", "SUM"):
+        return False
+    raise ValueError(f"`op` must be hvd.Average or hvd.Sum. Received: op={op!r}")
+
+
+def _exchange(sparse_as_dense: bool, bucket_bytes: int) -> GradientExchange:
+    key = (bool(sparse_as_dense), int(bucket_bytes))
+    if key not in _EXCHANGES:
+        _EXCHANGES[key] = GradientExchange(comm.world(), bucket_bytes=bucket_bytes, sparse_as_dense=sparse_as_dense)
+    return _EXCHANGES[key]
+
+
+def allreduce(tensor, op=Average, name: str | None = None):
+    """The average (or sum) of ``tensor`` over all ranks: a Tensor (an ``IndexedSlices`` stays sparse)."""
+    average = _op(op)
+    value = tensor if isinstance(tensor, IndexedSlices) else np.asarray(to_array(tensor))
+    if size() == 1:
+        return value if isinstance(value, IndexedSlices) else Tensor(np.array(value))
+    out = _exchange(False, DEFAULT_BUCKET_BYTES).exchange([value], [name or "allreduce"], average=average)[0]
+    return out if isinstance(out, IndexedSlices) else Tensor(out)
+
+
+def broadcast_variables(variables, root_rank: int = 0) -> None:
+    """Overwrite every variable with rank ``root_rank``'s value (one ``Bcast`` per dtype)."""
+    variables = list(variables)
+    for v in variables:
+        if not isinstance(v, Variable):
+            raise TypeError(f"broadcast_variables expects descend.Variable objects. Received: {type(v).__name__}")
+    broadcast_arrays(comm.world(), [v._value for v in variables], int(root_rank))
+    for v in variables:
+        v._mark_updated()
+
+
+class DistributedGradientTape:
+    """Wraps a ``GradientTape``: ``gradient`` returns the gradients averaged (or summed) over all ranks,
+    dense ones in fused buckets and sparse ones all-gathered as rows."""
+
+    def __init__(self, gradtape, device_dense="", device_sparse="", compression=None, sparse_as_dense=False,
+                 op=Average, *, bucket_bytes: int = DEFAULT_BUCKET_BYTES):
+        self._tape = gradtape
+        self._average = _op(op)
+        self._exchange = _exchange(sparse_as_dense, bucket_bytes)
+
+    def __enter__(self):
+        self._tape.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._tape.__exit__(*exc)
+
+    def __getattr__(self, name):
+        return getattr(self._tape, name)
+
+    def gradient(self, target, sources, output_gradients=None, **kwargs):
+        grads = self._tape.gradient(target, sources, output_gradients=output_gradients, **kwargs)
+        single = not isinstance(sources, (list, tuple))
+        src = [sources] if single else list(sources)
+        grads = [grads] if single else list(grads)
+        if comm.world().size == 1:
+            return grads[0] if single else grads
+        arrays = [g if g is None or isinstance(g, IndexedSlices) else np.asarray(to_array(g)) for g in grads]
+        names = [s.name if isinstance(s, Variable) else f"source_{k}" for k, s in enumerate(src)]
+        shapes = [tuple(s.shape) for s in src]
+        out = self._exchange.exchange(arrays, names, average=self._average, shapes=shapes)
+        out = [g if g is None or isinstance(g, IndexedSlices) else Tensor(g) for g in out]
+        return out[0] if single else out
+
+
+def DistributedOptimizer(optimizer, name=None, device_dense="", device_sparse="", compression=None,  # noqa: N802
+                         sparse_as_dense=False, backward_passes_per_step=1, op=Average, *,
+                         bucket_bytes: int = DEFAULT_BUCKET_BYTES):
+    """Make ``optimizer`` average (or sum) its gradients over all ranks before each update; returns it.
+
+    The exchange is the optimizer's ``aggregate`` stage: after gradient accumulation (once per applied
+    update), before de-duplication and clipping. For Horovod's ``backward_passes_per_step`` use the
+    optimizer's ``gradient_accumulation_steps``."""
+    if not hasattr(optimizer, "prepare") or not hasattr(optimizer, "aggregate"):
+        raise TypeError(f"DistributedOptimizer expects a descend optimizer. Received: {type(optimizer).__name__}")
+    if backward_passes_per_step != 1:
+        raise ValueError("backward_passes_per_step is not supported; create the optimizer with "
+                         f"gradient_accumulation_steps={backward_passes_per_step} instead (the exchange then runs "
+                         "once per applied update)")
+    average = _op(op)
+    exchange = _exchange(sparse_as_dense, bucket_bytes)
+
+    def aggregate(pairs):
+        if exchange.group.size == 1:
+            return pairs
+        grads = exchange.exchange([g for g, _ in pairs], [v.name for _, v in pairs], average=average,
+                                  shapes=[v.shape for _, v in pairs], reuse=True)
+        return [(g, v) for g, (_, v) in zip(grads, pairs)]
+
+    object.__setattr__(optimizer, "aggregate", aggregate)
+    return optimizer

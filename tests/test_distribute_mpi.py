@@ -1,0 +1,628 @@
+"""descend.distribute under ``mpiexec -n 2`` and ``-n 3``, launched from pytest.
+
+Run as a script (``mpiexec -n N python tests/test_distribute_mpi.py SCENARIO OUTDIR``) this file is
+the job each rank runs; as a test module it launches those jobs and checks what rank 0 wrote.
+The models are float64 and small (a few hundred parameters) so every job takes seconds.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+STEPS = 20
+LOCAL_BATCH = 4
+
+
+def _mpiexec():
+    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    if found is None:
+        return None
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return None
+    return found
+
+
+MPIEXEC = _mpiexec()
+needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason="mpiexec/mpi4py not installed (pip install 'descend[mpi]', "
+                                                       "which the test extra includes)")
+
+
+# =============================================================================================== the rank side
+def _data(rng_seed, steps, global_batch, micro=1):
+    rng = np.random.default_rng(rng_seed)
+    n = steps * micro * global_batch
+    x = rng.normal(size=(n, 6))
+    ids = rng.integers(0, 20, size=(n, 3))
+    y = rng.normal(size=(n, 1))
+    return x, ids, y
+
+
+def _model(ds, dtype, seed):
+    rng = np.random.default_rng(seed)
+    emb = ds.Variable(rng.normal(size=(20, 4)).astype(dtype), name="embedding")
+    w1 = ds.Variable((rng.normal(size=(10, 12)) * 0.3).astype(dtype), name="dense/kernel")
+    b1 = ds.Variable(np.zeros(12, dtype), name="dense/bias")
+    w2 = ds.Variable((rng.normal(size=(12, 1)) * 0.3).astype(dtype), name="out/kernel")
+    return [emb, w1, b1, w2]
+
+
+def _per_example(ds, vs, x, ids, y):
+    emb, w1, b1, w2 = vs
+    e = ds.reduce_sum(ds.gather(emb, ds.constant(ids)), axis=1)  # IndexedSlices gradient for emb
+    h = ds.tanh(ds.matmul(ds.concat([ds.constant(x), e], axis=1), w1) + b1)
+    return ds.reduce_sum(ds.square(ds.matmul(h, w2) - ds.constant(y)), axis=1)
+
+
+def _train(ds, case, vs, data, *, strategy, n, rank, micro, dtype, v1_minimize=False, **overrides):
+    """20 updates; with a strategy each rank takes its rows of every global batch."""
+    from descend.distribute.strategy import split_bounds
+
+    x, ids, y = (a.astype(dtype) if a.dtype.kind == "f" else a for a in data)
+    opt = case.make(**overrides) if strategy is None else None
+    if strategy is not None:
+        with strategy.scope():
+            opt = case.make(**overrides)
+    gb = n * LOCAL_BATCH
+    for step in range(STEPS * micro):
+        sl = slice(step * gb, (step + 1) * gb)
+        bx, bi, by = x[sl], ids[sl], y[sl]
+        if strategy is not None:
+            a, b = split_bounds(gb, n, rank)
+            bx, bi, by = bx[a:b], bi[a:b], by[a:b]
+
+        def step_fn(bx=bx, bi=bi, by=by):
+            if v1_minimize:
+                opt.minimize(lambda: ds.reduce_mean(_per_example(ds, vs, bx, bi, by)), var_list=vs)
+                return
+            with ds.GradientTape() as tape:
+                per = _per_example(ds, vs, bx, bi, by)
+                loss = ds.nn.compute_average_loss(per, global_batch_size=gb)
+            opt.apply_gradients(zip(tape.gradient(loss, vs), vs))
+
+        if strategy is None:
+            step_fn()
+        else:
+            strategy.run(step_fn)
+    return [v.numpy() for v in vs]
+
+
+def _rel(got, want):
+    """The largest, over the variables, of max|got - want| / max|want| (a per-tensor relative error)."""
+    # (a tensor the reference drives to exactly zero, as AdagradDA's L1 term can, must be exactly zero here)
+    return max(float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-300)) for a, b in zip(got, want))
+
+
+# with 3 ranks on a 2-core CI machine the ranks outnumber the cores: there every configuration runs plain,
+# and these also with accumulation and clipping (2 ranks run every configuration with every variant)
+THREE_RANK_VARIANTS = ("sgd_momentum", "adam", "adagrad", "ftrl", "lamb", "adamw", "momentum_v1", "adam_v1")
+
+
+def _equivalence(ds, out, *, dtype, cases=None):
+    import optimizer_cases
+
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    n, rank = strategy.num_replicas_in_sync, strategy.group.rank
+    results = {}
+    variants = {"plain": (1, {}), "accumulate": (2, {"gradient_accumulation_steps": 2}),
+                "clip": (1, {"global_clipnorm": 0.05})}
+    for case in optimizer_cases.CASES:
+        if cases is not None and case.id not in cases:
+            continue
+        for variant, (micro, overrides) in variants.items():
+            if n > 2 and cases is None and variant != "plain" and case.id not in THREE_RANK_VARIANTS:
+                continue
+            data = _data(7, STEPS, n * LOCAL_BATCH, micro)
+            with strategy.scope():
+                dist_vars = _model(ds, dtype, seed=100 + rank)  # rank-dependent init: the broadcast must fix it
+            dist = _train(ds, case, dist_vars, data, strategy=strategy, n=n, rank=rank, micro=micro, dtype=dtype,
+                          **overrides)
+            ref = _train(ds, case, _model(ds, dtype, seed=100), data, strategy=None, n=n, rank=0, micro=micro,
+                         dtype=dtype, **overrides)
+            err = _rel(dist, ref)
+            moved = max(float(np.max(np.abs(b - a0))) for b, a0 in zip(ref, _model(ds, dtype, seed=100)))
+            results[f"{case.id}/{variant}"] = {"rel_err": err, "moved": moved,
+                                               "digest": [float(np.sum(a * np.arange(a.size).reshape(a.shape)))
+                                                          for a in dist]}
+            ds.clear_session()
+    return results
+
+
+def _v1_minimize(ds, out):
+    import optimizer_cases
+
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    n, rank = strategy.num_replicas_in_sync, strategy.group.rank
+    results = {}
+    for case in optimizer_cases.CASES:
+        if not case.id.endswith("_v1"):
+            continue
+        data = _data(11, STEPS, n * LOCAL_BATCH)
+        with strategy.scope():
+            dist_vars = _model(ds, np.float64, seed=5)
+        dist = _train(ds, case, dist_vars, data, strategy=strategy, n=n, rank=rank, micro=1, dtype=np.float64,
+                      v1_minimize=True)
+        ref = _train(ds, case, _model(ds, np.float64, seed=5), data, strategy=None, n=n, rank=0, micro=1,
+                     dtype=np.float64, v1_minimize=True)
+        results[case.id] = _rel(dist, ref)
+        ds.clear_session()
+    return results
+
+
+def _fit(ds, out):
+    """fit under scope() against the one-process fit from the same initial weights (41 rows, global batch
+    10: uneven splits, and a last batch of one row that leaves the other replicas none)."""
+    ds.set_floatx("float64")
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(41, 5)), rng.normal(size=(41, 2))
+    xv, yv = rng.normal(size=(13, 5)), rng.normal(size=(13, 2))
+
+    def make():
+        model = ds.Sequential([ds.layers.Dense(8, activation="tanh", kernel_regularizer=ds.regularizers.L2(0.01)),
+                               ds.layers.Dense(2)])
+        model(ds.constant(x[:1]))
+        model.compile(optimizer=ds.optimizers.Adam(0.01, global_clipnorm=0.5), loss="mse", metrics=["mae"])
+        return model
+
+    with strategy.scope():
+        model = make()
+    reference = make()
+    reference.set_weights(model.get_weights())
+    results = {}
+    for name, m in (("dist", model), ("ref", reference)):
+        h = m.fit(x, y, batch_size=10, epochs=3, shuffle=True, seed=1, validation_data=(xv, yv), verbose=0)
+        results[name] = {"history": h.history, "weights": [w.tolist() for w in m.get_weights()],
+                         "evaluate": m.evaluate(xv, yv, batch_size=4, verbose=0, return_dict=True)}
+    ds.set_floatx("float32")
+    return results
+
+
+CKPT_BATCH = 8  # the global batch stays 8 whatever the number of processes (3 ranks: 3, 3, 2 rows)
+
+
+def _ckpt_steps(ds, strategy, vs, opt, data, first, last):
+    from descend.distribute.strategy import split_bounds
+
+    x, ids, y = data
+    n, rank = strategy.num_replicas_in_sync, strategy.group.rank
+    for step in range(first, last):
+        a, b = split_bounds(CKPT_BATCH, n, rank)
+        sl = slice(step * CKPT_BATCH + a, step * CKPT_BATCH + b)
+
+        def fn(sl=sl):
+            with ds.GradientTape() as tape:
+                loss = ds.nn.compute_average_loss(_per_example(ds, vs, x[sl], ids[sl], y[sl]),
+                                                  global_batch_size=CKPT_BATCH)
+            opt.apply_gradients(zip(tape.gradient(loss, vs), vs))
+
+        strategy.run(fn)
+
+
+def _ckpt_setup(ds):
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        vs = _model(ds, np.float64, seed=9)
+        opt = ds.optimizers.Adam(0.01)
+    return strategy, vs, opt, _data(21, 1, CKPT_BATCH * STEPS)
+
+
+def _ckpt_save(ds, out):
+    """10 steps, a checkpoint written by rank 0, 10 more: the uninterrupted run's weights."""
+    strategy, vs, opt, data = _ckpt_setup(ds)
+    _ckpt_steps(ds, strategy, vs, opt, data, 0, STEPS // 2)
+    if strategy.group.rank == 0:
+        ds.checkpoint.Checkpoint(variables=vs, optimizer=opt).write(os.path.join(out, "ckpt"))
+    strategy.group.barrier()
+    _ckpt_steps(ds, strategy, vs, opt, data, STEPS // 2, STEPS)
+    return [v.numpy().tolist() for v in vs]
+
+
+def _ckpt_restore(ds, out):
+    """The checkpoint restored on this job's number of processes, then the last 10 steps."""
+    strategy, vs, opt, data = _ckpt_setup(ds)
+    ds.checkpoint.Checkpoint(variables=vs, optimizer=opt).read(os.path.join(os.environ["DESCEND_TEST_CKPT"], "ckpt"))
+    assert int(opt.iterations.numpy()) == STEPS // 2
+    _ckpt_steps(ds, strategy, vs, opt, data, STEPS // 2, STEPS)
+    return [v.numpy().tolist() for v in vs]
+
+
+def _surface(ds, out):
+    """Datasets, reduce, all_reduce, Horovod, sparse exchange sizes, broadcast."""
+    import descend.distribute.horovod as hvd
+
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    n, rank = strategy.num_replicas_in_sync, strategy.group.rank
+    res = {"n": n, "rank": hvd.rank(), "size": hvd.size(), "local_rank": hvd.local_rank()}
+    # a global batch of 7 rows over n replicas: array_split, deterministic
+    rows = np.arange(14, dtype=np.float64).reshape(7, 2)
+    ds_ = ds.data.Dataset.from_tensor_slices((rows, np.arange(7))).batch(7)
+    got = [(x.numpy().tolist(), y.numpy().tolist()) for x, y in strategy.experimental_distribute_dataset(ds_)]
+    res["dataset"] = strategy.gather(ds.constant(got[0][1]), axis=0).numpy().tolist()
+    res["local_rows"] = len(got[0][1])
+
+    def fn(ctx):
+        res["input_context"] = [ctx.num_input_pipelines, ctx.input_pipeline_id, ctx.num_replicas_in_sync]
+        return [np.full((2,), ctx.input_pipeline_id)]
+
+    res["from_function"] = [x.tolist() for x in strategy.distribute_datasets_from_function(fn)]
+    value = ds.constant([float(rank + 1), 2.0 * (rank + 1)], dtype="float64")
+    res["reduce_sum"] = strategy.reduce("SUM", value).numpy().tolist()
+    res["reduce_mean"] = strategy.reduce(ds.distribute.ReduceOp.MEAN, value).numpy().tolist()
+    res["reduce_mean_axis"] = float(strategy.reduce("MEAN", ds.constant(np.arange(rank + 1, dtype=np.float64)), axis=0))
+    res["replica_context_outside"] = ds.distribute.get_replica_context() is not None
+    with strategy.scope():
+        res["cross_replica"] = ds.distribute.get_replica_context() is None
+        w = ds.Variable(np.full(3, float(rank)), name="w")  # broadcast from rank 0 at creation
+    res["broadcast"] = w.numpy().tolist()
+
+    def replica_fn():
+        ctx = ds.distribute.get_replica_context()
+        s = ctx.all_reduce("SUM", {"a": ds.constant([1.0]), "b": [ds.constant(float(ctx.replica_id_in_sync_group))]})
+        sparse = ctx.all_reduce("SUM", ds.IndexedSlices(ds.constant([[1.0, 2.0]]), ds.constant([rank]), (4, 2)))
+        return s["a"].numpy().tolist(), float(s["b"][0]), ds.convert_to_tensor(sparse).numpy().tolist()
+
+    res["all_reduce"] = strategy.run(replica_fn)
+    # Horovod: averaged gradients; broadcast_variables
+    v = ds.Variable(np.array([1.0, 2.0]) * (rank + 1), name="hv")
+    hvd.broadcast_variables([v], root_rank=n - 1)
+    res["hvd_broadcast"] = v.numpy().tolist()
+    with ds.GradientTape() as tape:
+        loss = ds.reduce_sum(v * v) * float(rank + 1)
+    tape = hvd.DistributedGradientTape(tape)
+    res["hvd_grad"] = tape.gradient(loss, [v])[0].numpy().tolist()
+    res["hvd_allreduce_sum"] = hvd.allreduce(ds.constant([float(rank)]), op=hvd.Sum).numpy().tolist()
+    # the sparse exchange moves rows, never the table
+    table = ds.Variable(np.zeros((10000, 8)), name="table")
+    opt = hvd.DistributedOptimizer(ds.optimizers.SGD(0.1), op=hvd.Sum)
+    before = dict(opt_stats(hvd))
+    opt.apply_gradients([(ds.IndexedSlices(ds.constant(np.ones((2, 8))), ds.constant([rank, rank + 1]), (10000, 8)),
+                          table)])
+    after = opt_stats(hvd)
+    res["sparse_bytes"] = after["sparse_bytes"] - before["sparse_bytes"]
+    res["dense_bytes"] = after["dense_bytes"] - before["dense_bytes"]
+    res["table_rows"] = table.numpy()[: n + 1, 0].tolist()
+    # compute_average_loss without global_batch_size: local batch * replicas
+    res["cal"] = strategy.run(lambda: float(ds.nn.compute_average_loss(ds.constant([1.0, 3.0]))))
+    res["srl"] = strategy.run(lambda: float(ds.nn.scale_regularization_loss(ds.constant(6.0))))
+    return res
+
+
+def opt_stats(hvd):
+    ex = hvd._exchange(False, hvd.DEFAULT_BUCKET_BYTES)
+    return dict(ex.stats)
+
+
+def _repeat(ds, out):
+    return _equivalence(ds, out, dtype=np.float64, cases=["adam", "lamb", "ftrl"])
+
+
+def _float32(ds, out):
+    return _equivalence(ds, out, dtype=np.float32, cases=["sgd_momentum", "adam", "adagrad", "rmsprop"])
+
+
+def _mismatch(ds, out):
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    rank = strategy.group.rank
+    w = ds.Variable(np.zeros(3), name="w")
+    extra = ds.Variable(np.zeros(4 if rank == 0 else 5), name="b")  # rank 1 disagrees on the shape
+    with strategy.scope():
+        opt = ds.optimizers.SGD(0.1)
+    strategy.run(lambda: opt.apply_gradients([(np.ones(3), w), (np.ones(extra.shape), extra)]))
+
+
+def _mismatch_variable(ds, out):
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        ds.Variable(np.zeros(3), name="w")
+        ds.Variable(np.zeros(4, np.float64 if strategy.group.rank == 0 else np.float32), name="b")
+
+
+def _raise(ds, out):
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        w = ds.Variable(np.zeros(3), name="w")
+        opt = ds.optimizers.SGD(0.1)
+    for step in range(1000):
+        if step == 3 and strategy.group.rank == 1:
+            raise RuntimeError("boom on rank 1 at step 3")
+        strategy.run(lambda: opt.apply_gradients([(np.ones(3), w)]))
+
+
+def _sigkill(ds, out):
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        w = ds.Variable(np.zeros(3), name="w")
+        opt = ds.optimizers.SGD(0.1)
+    for step in range(100000):
+        if step == 50 and strategy.group.rank == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        strategy.run(lambda: opt.apply_gradients([(np.ones(3), w)]))
+
+
+SCENARIOS = {"equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
+             "surface": _surface, "repeat": _repeat, "float32": _float32, "fit": _fit, "ckpt_save": _ckpt_save,
+             "ckpt_restore": _ckpt_restore, "mismatch": _mismatch, "mismatch_variable": _mismatch_variable,
+             "raise": _raise, "sigkill": _sigkill}
+
+
+def _main(argv):
+    sys.path.insert(0, HERE)
+    import descend as ds
+
+    names, outdir = argv[1].split(","), argv[2]
+    results = {name: SCENARIOS[name](ds, outdir) for name in names}
+    rank = ds.distribute.rank()
+    with open(os.path.join(outdir, f"rank{rank}.json"), "w") as f:
+        json.dump(results, f)
+
+
+# =============================================================================================== the pytest side
+def _launch(n, scenarios, tmp_path, timeout=240, **extra_env):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), **extra_env)
+    cmd = [MPIEXEC, "-n", str(n), sys.executable, os.path.abspath(__file__), ",".join(scenarios), str(tmp_path)]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+    return proc, time.monotonic() - t0
+
+
+def _results(tmp_path, n):
+    return [json.load(open(tmp_path / f"rank{r}.json")) for r in range(n)]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """One job per rank count runs the scenarios every test below reads (a few launches in all)."""
+    if MPIEXEC is None:
+        pytest.skip("mpiexec/mpi4py not installed (pip install 'descend[mpi]', which the test extra includes)")
+    out = {}
+    for n in (2, 3):
+        d = tmp_path_factory.mktemp(f"n{n}")
+        proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32", "fit"], d, timeout=600)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+        out[n] = _results(d, n)
+    return out
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_n_ranks_equal_one_process_with_the_global_batch_float64(runs, n):
+    res = runs[n][0]["equivalence"]
+    import optimizer_cases
+
+    expected = 3 * len(optimizer_cases.CASES) if n == 2 else len(optimizer_cases.CASES) + 2 * len(THREE_RANK_VARIANTS)
+    assert len(res) == expected
+    bad = {k: v["rel_err"] for k, v in res.items() if not v["rel_err"] <= 1e-10}
+    assert not bad, bad
+    assert all(v["moved"] > 1e-4 for v in res.values())  # every configuration trained
+    # every rank ends with the same weights
+    for other in runs[n][1:]:
+        assert [v["digest"] for v in other["equivalence"].values()] == [v["digest"] for v in res.values()]
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_float32_within_1e5(runs, n):
+    res = runs[n][0]["float32"]
+    assert res and all(v["rel_err"] <= 1e-5 for v in res.values()), res
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_tf1_minimize_under_a_strategy_equals_the_large_batch(runs, n):
+    res = runs[n][0]["v1"]
+    assert len(res) >= 5 and all(e <= 1e-10 for e in res.values()), res
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_strategy_and_horovod_surface(runs, n):
+    for rank, r in enumerate(runs[n]):
+        s = r["surface"]
+        assert (s["n"], s["rank"], s["size"], s["local_rank"]) == (n, rank, n, rank)
+        assert s["dataset"] == list(range(7))  # every row once, in rank order
+        assert s["local_rows"] == len(np.array_split(np.arange(7), n)[rank])
+        assert s["input_context"] == [n, rank, n] and s["from_function"] == [[rank, rank]]
+        total = n * (n + 1) / 2
+        assert s["reduce_sum"] == [total, 2 * total] and s["reduce_mean"] == [total / n, 2 * total / n]
+        counts = np.arange(1, n + 1)
+        assert s["reduce_mean_axis"] == pytest.approx(sum(c * (c - 1) / 2 for c in counts) / counts.sum())
+        assert s["replica_context_outside"] and s["cross_replica"]
+        assert s["broadcast"] == [0.0, 0.0, 0.0]
+        assert s["all_reduce"][0] == [float(n)] and s["all_reduce"][1] == n * (n - 1) / 2
+        dense = np.zeros((4, 2))
+        dense[:n] = [1.0, 2.0]
+        assert s["all_reduce"][2] == dense.tolist()
+        assert s["hvd_broadcast"] == [float(n), 2.0 * n]
+        # d/dv of (rank+1) * sum(v*v), averaged: mean(rank+1) * 2v
+        assert s["hvd_grad"] == pytest.approx((np.array([2.0, 4.0]) * n * ((n + 1) / 2)).tolist())
+        assert s["hvd_allreduce_sum"] == [n * (n - 1) / 2]
+        assert s["dense_bytes"] == 0 and 0 < s["sparse_bytes"] < 10000 * 8 * 8 / 100
+        rows = [-0.1 * ((k < n) + (1 <= k <= n)) for k in range(n + 1)]
+        assert s["table_rows"] == pytest.approx(rows)
+        assert s["cal"] == pytest.approx(4.0 / (2 * n)) and s["srl"] == pytest.approx(6.0 / n)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_fit_under_scope_equals_the_one_process_fit(runs, n):
+    for r in runs[n]:
+        dist, ref = r["fit"]["dist"], r["fit"]["ref"]
+        for a, b in zip(dist["weights"], ref["weights"]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13)
+        assert dist["history"].keys() == ref["history"].keys() and "val_loss" in dist["history"]
+        for k in ref["history"]:
+            np.testing.assert_allclose(dist["history"][k], ref["history"][k], rtol=1e-10)
+        for k in ref["evaluate"]:
+            np.testing.assert_allclose(dist["evaluate"][k], ref["evaluate"][k], rtol=1e-10)
+    assert runs[n][0]["fit"]["dist"]["weights"] == runs[n][-1]["fit"]["dist"]["weights"]
+
+
+@needs_mpi
+def test_a_checkpoint_saved_with_2_ranks_restores_with_1_and_3_and_continues_to_the_same_numbers(tmp_path):
+    saved = tmp_path / "save"
+    saved.mkdir()
+    proc, _ = _launch(2, ["ckpt_save"], saved)
+    assert proc.returncode == 0, proc.stderr[-5000:]
+    uninterrupted = _results(saved, 2)[0]["ckpt_save"]
+    for n in (1, 3):
+        d = tmp_path / f"restore{n}"
+        d.mkdir()
+        proc, _ = _launch(n, ["ckpt_restore"], d, DESCEND_TEST_CKPT=str(saved))
+        assert proc.returncode == 0, proc.stderr[-5000:]
+        for r in _results(d, n):
+            for a, b in zip(r["ckpt_restore"], uninterrupted):
+                np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-13)
+
+
+@needs_mpi
+def test_repeated_runs_with_the_same_number_of_processes_are_bitwise_identical(tmp_path):
+    digests = []
+    for k in range(2):
+        d = tmp_path / str(k)
+        d.mkdir()
+        proc, _ = _launch(3, ["repeat"], d)
+        assert proc.returncode == 0, proc.stderr[-5000:]
+        digests.append({key: v["digest"] for key, v in _results(d, 3)[0]["repeat"].items()})
+    assert digests[0] == digests[1]
+
+
+@needs_mpi
+def test_ranks_that_disagree_on_the_model_get_a_clear_error(tmp_path):
+    proc, elapsed = _launch(2, ["mismatch"], tmp_path, timeout=60)
+    assert proc.returncode != 0
+    assert "ReplicaMismatchError" in proc.stderr and "rank 0 has 'b' (dense, shape (4,)" in proc.stderr
+    assert "rank 1 has 'b' (dense, shape (5,)" in proc.stderr
+    proc, elapsed = _launch(2, ["mismatch_variable"], tmp_path, timeout=60)
+    assert proc.returncode != 0
+    assert ("rank 0 has 'b' (variable, shape (4,), dtype float64) and rank 1 has 'b' (variable, shape (4,), dtype "
+            "float32)") in proc.stderr
+
+
+@needs_mpi
+def test_an_exception_on_one_rank_ends_the_job_with_its_message(tmp_path):
+    proc, elapsed = _launch(2, ["raise"], tmp_path, timeout=60)
+    assert proc.returncode != 0
+    assert "boom on rank 1 at step 3" in proc.stderr and "[descend rank 1/2]" in proc.stderr
+    assert elapsed < 30
+
+
+@needs_mpi
+def test_a_sigkilled_rank_ends_the_job_within_seconds(tmp_path):
+    proc, elapsed = _launch(2, ["sigkill"], tmp_path, timeout=60)
+    assert proc.returncode != 0
+    assert elapsed < 20, elapsed
+
+
+TRAIN = ["train", "--epochs", "3", "--hidden", "32", "--batch-size", "32", "--checkpoint-every", "2", "--seed", "3"]
+
+
+def _descendants(pid):
+    children: dict = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for c in children.get(p, []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _ranks_of(proc):
+    """The pids of the Python ranks an mpiexec process started."""
+    pids = []
+    for pid in _descendants(proc.pid):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"descend" in cmd and b"train" in cmd:
+            pids.append(pid)
+    return pids
+
+
+def _final_weights(out):
+    import descend.train as train
+
+    reader = train.load_checkpoint(os.path.join(out, "final"))
+    return {k: reader.get_tensor(k) for k in reader.keys()}
+
+
+@needs_mpi
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="finds the ranks through /proc")
+def test_sigkill_a_rank_of_descend_train_10_times_then_resume_bit_exactly(tmp_path):
+    import random
+
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    base = [MPIEXEC, "-n", "2", sys.executable, "-m", "descend", *TRAIN]
+    ref, victim = str(tmp_path / "reference"), str(tmp_path / "killed")
+    r = subprocess.run(base + ["--out", ref], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rng = random.Random(0)
+    kills, exits = 0, []
+    while kills < 10:
+        started = os.path.exists(os.path.join(victim, "config.json"))  # a run to resume (else start it over)
+        if not started:
+            shutil.rmtree(victim, ignore_errors=True)
+        proc = subprocess.Popen(base + ["--out", victim] + (["--resume"] if started else []),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        delay = rng.uniform(2.5, 6.0)
+        try:
+            proc.wait(timeout=delay)
+            shutil.rmtree(victim, ignore_errors=True)  # it finished first: start over so the kills hit training
+            continue
+        except subprocess.TimeoutExpired:
+            pass
+        ranks = _ranks_of(proc)
+        if not ranks:
+            proc.kill()
+            proc.wait()
+            continue
+        os.kill(rng.choice(ranks), signal.SIGKILL)
+        t0 = time.monotonic()
+        try:
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                for pid in _ranks_of(proc):
+                    os.kill(pid, signal.SIGKILL)
+        exits.append(time.monotonic() - t0)
+        assert proc.returncode != 0
+        kills += 1
+    assert max(exits) < 10, exits
+    r = subprocess.run(base + ["--out", victim, "--resume"], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    a, b = _final_weights(ref), _final_weights(victim)
+    assert sorted(a) == sorted(b) and all(np.array_equal(a[k], b[k]) for k in a)
+    # the per-step metrics: the same rows; a resume mid-epoch restores the replicas' summed metric totals onto
+    # rank 0, which rounds the float32 running means differently in the last bits (the weights are bit-exact)
+    rows = [list(csv.reader(open(os.path.join(d, "metrics.csv")))) for d in (ref, victim)]
+    assert rows[0][0] == rows[1][0] and len(rows[0]) == len(rows[1])
+    np.testing.assert_allclose(np.array(rows[1][1:], float), np.array(rows[0][1:], float), rtol=1e-6)
+
+
+if __name__ == "__main__":
+    _main(sys.argv)
