@@ -537,3 +537,27 @@ def test_apply_gradients_says_why_a_gradient_is_missing():
         ds.optimizers.SGD(0.1).apply_gradients(zip(grads, [a, b]))
     with pytest.raises(ValueError, match=r"(?s)No gradients provided.*'b'"):
         ds.optimizers.SGD(0.1).apply_gradients([(None, b)])
+
+
+@pytest.mark.parametrize("policy", ["raise", "skip", "zero"])
+def test_a_non_finite_sparse_gradient_is_caught_once_under_every_policy(policy):
+    """Under raise/skip a sparse gradient is checked once, on its de-duplicated rows (NaN and Inf survive the
+    sums); under zero the raw values are cleaned first, so a row's finite contributions are kept."""
+    table = ds.Variable(np.ones((5, 2)), name="table")
+    opt = ds.optimizers.SGD(0.5, on_nonfinite=policy)
+    values = np.array([[np.nan, 1.0], [1.0, 1.0], [np.inf, 0.0]])
+    g = ds.IndexedSlices(ds.constant(values), ds.constant([3, 3, 1]), (5, 2))
+    before = snapshot([opt], [table])
+    if policy == "raise":
+        with pytest.raises(InvalidArgumentError, match="gradient for variable 'table' contains"):
+            opt.apply_gradients([(g, table)])
+        _assert_unchanged(before, snapshot([opt], [table]))
+        return
+    opt.apply_gradients([(g, table)])
+    if policy == "skip":
+        assert opt.skipped_steps == 1
+        np.testing.assert_array_equal(table.numpy(), np.ones((5, 2)))
+    else:  # row 3: [0 + 1, 1 + 1]; row 1: [0, 0]
+        expected = np.ones((5, 2))
+        expected[3] -= 0.5 * np.array([1.0, 2.0])
+        np.testing.assert_array_equal(table.numpy(), expected)

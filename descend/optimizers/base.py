@@ -691,11 +691,17 @@ class Optimizer:
         plan.targets = [v for _, v in pairs]
         if self.gradient_accumulation_steps is None and weight is not None:
             raise ValueError("apply_gradients: `weight` is only used with gradient_accumulation_steps")
-        pairs = pipeline.check_nonfinite(self, pairs, "gradient")
+        # a sparse gradient's non-finite values survive de-duplication (NaN and Inf propagate through the
+        # sums), so under "raise"/"skip" without accumulation it is checked once, after de-duplication,
+        # on its unique rows; "zero" must see the raw values, accumulation must see each micro-batch
+        sparse = [type(g) is IndexedSlices for g, _ in pairs]
+        deferred = (self.gradient_accumulation_steps is None and self.on_nonfinite in ("raise", "skip")
+                    and any(sparse))
+        pairs = pipeline.check_nonfinite(self, pairs, "gradient", only=[not s for s in sparse] if deferred else None)
         if pairs is None:
             plan.kind = "skip"
             return plan
-        changed = None  # which gradients a later stage produced anew (only those are checked again)
+        changed = sparse if deferred else None  # which gradients a later stage must check (again)
         if self.gradient_accumulation_steps is not None:
             state = pipeline.accumulate(self, self._accumulator_state(pairs), pairs, weight)
             if state.step < self.gradient_accumulation_steps:
@@ -707,7 +713,10 @@ class Optimizer:
             changed = [True] * len(pairs)  # sums of finite values can overflow
         pairs = self.aggregate(pairs)
         pairs, changed = pipeline.deduplicate_and_clip(self, pairs, raw_global_clipnorm, changed)
-        checked = pipeline.check_nonfinite(self, pairs, "gradient after clipping", only=changed)
+        clipped = raw_global_clipnorm is not None or any(
+            c is not None for c in (self.clipnorm, self.clipvalue, self.global_clipnorm))
+        checked = pipeline.check_nonfinite(self, pairs, "gradient after clipping" if clipped else "gradient",
+                                           only=changed)
         if checked is None:
             plan.kind, plan.items = "skip", []
             return plan
