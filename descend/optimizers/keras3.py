@@ -83,27 +83,18 @@ class KerasOptimizer(Optimizer):
             raise ValueError("add_variable_from_reference needs a `name` for the new state")
         return self.add_slot(reference_variable, name, initializer)
 
-    # -- writes from update_step ----------------------------------------------------------------
+    # -- writes from update_step: dense values cast to the variable's dtype, IndexedSlices scattered ----------
     @staticmethod
     def assign(variable, value):
-        if isinstance(value, IndexedSlices):
-            variable.scatter_update(value)
-        else:
-            variable.assign(_cast(value, variable))
+        _write(variable, value, "assign", "scatter_update")
 
     @staticmethod
     def assign_add(variable, value):
-        if isinstance(value, IndexedSlices):
-            variable.scatter_add(value)
-        else:
-            variable.assign_add(_cast(value, variable))
+        _write(variable, value, "assign_add", "scatter_add")
 
     @staticmethod
     def assign_sub(variable, value):
-        if isinstance(value, IndexedSlices):
-            variable.scatter_sub(value)
-        else:
-            variable.assign_sub(_cast(value, variable))
+        _write(variable, value, "assign_sub", "scatter_sub")
 
     def update_step(self, gradient, variable, learning_rate):
         raise NotImplementedError(f"{type(self).__name__} must override update_step(gradient, variable, learning_rate)")
@@ -115,6 +106,13 @@ class KerasOptimizer(Optimizer):
             gradient = Tensor(dense)
         lr = Tensor(np.asarray(context["hyper"]["learning_rate"], variable.dtype.as_numpy_dtype))
         self.update_step(gradient, variable, lr)
+
+
+def _write(variable, value, dense: str, sparse: str) -> None:
+    if isinstance(value, IndexedSlices):
+        getattr(variable, sparse)(value)
+    else:
+        getattr(variable, dense)(_cast(value, variable))
 
 
 def _cast(value, variable):
