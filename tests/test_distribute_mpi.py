@@ -614,7 +614,10 @@ def test_sigkill_a_rank_of_descend_train_10_times_then_resume_bit_exactly(tmp_pa
         kills += 1
     assert max(exits) < 10, exits
     r = subprocess.run(base + ["--out", victim, "--resume"], capture_output=True, text=True, env=env, timeout=300)
-    assert r.returncode == 0, r.stderr[-3000:]
+    # the last kill may land after the run had finished (its final weights written): --resume then refuses
+    # with one line and exit 2, and the finished run is what is compared
+    finished = r.returncode == 2 and "already finished" in r.stderr
+    assert r.returncode == 0 or finished, r.stderr[-3000:]
     a, b = _final_weights(ref), _final_weights(victim)
     assert sorted(a) == sorted(b) and all(np.array_equal(a[k], b[k]) for k in a)
     # the per-step metrics: the same rows; a resume mid-epoch restores the replicas' summed metric totals onto
