@@ -196,6 +196,24 @@ def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilat
     return y
 
 
+def _pool_args(input, ksize, strides, padding, data_format, owner):  # noqa: A002 - TF's name
+    """Check a 2-D pooling's arguments; returns the NHWC input, window, strides and pads."""
+    if data_format not in ("NHWC", "NCHW"):
+        raise ValueError(f"{owner}: data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}")
+    x = _tensor(input)
+    if x.ndim != 4:
+        raise ValueError(f"{owner}: input must have rank 4 ({data_format}). Received shape {tuple(x.shape)}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"{owner}: input must be floating-point. Received dtype {x.dtype.name}")
+    ks = _nhwc_args(ksize, "ksize", owner, data_format)
+    st = _nhwc_args(strides, "strides", owner, data_format)
+    pad = _padding(padding, owner)
+    if data_format == "NCHW":
+        x = array_ops.transpose(x, perm=(0, 2, 3, 1))
+    _, pads = _spatial(x.shape, ks, st, (1, 1), pad, owner)
+    return x, ks, st, pads
+
+
 def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # noqa: A002 - TF's name
     """2-D max pooling (as ``tf.nn.max_pool2d``): the largest value of each window.
 
@@ -215,19 +233,7 @@ def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # n
                [13., 15.]])
     """
     owner = "max_pool2d"
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"{owner}: data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}")
-    x = _tensor(input)
-    if x.ndim != 4:
-        raise ValueError(f"{owner}: input must have rank 4 ({data_format}). Received shape {tuple(x.shape)}")
-    if x.dtype.kind != "f":
-        raise TypeError(f"{owner}: input must be floating-point. Received dtype {x.dtype.name}")
-    ks = _nhwc_args(ksize, "ksize", owner, data_format)
-    st = _nhwc_args(strides, "strides", owner, data_format)
-    pad = _padding(padding, owner)
-    if data_format == "NCHW":
-        x = array_ops.transpose(x, perm=(0, 2, 3, 1))
-    _, pads = _spatial(x.shape, ks, st, (1, 1), pad, owner)
+    x, ks, st, pads = _pool_args(input, ksize, strides, padding, data_format, owner)
     patches = im2col(x, ksize=ks, strides=st, dilations=(1, 1), pads=pads, pad_value=-np.inf)
     y = math_ops.reduce_max(patches, axis=(3, 4))
     if data_format == "NCHW":
@@ -253,19 +259,7 @@ def avg_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # n
                [6.5, 8. ]])
     """
     owner = "avg_pool2d"
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"{owner}: data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}")
-    x = _tensor(input)
-    if x.ndim != 4:
-        raise ValueError(f"{owner}: input must have rank 4 ({data_format}). Received shape {tuple(x.shape)}")
-    if x.dtype.kind != "f":
-        raise TypeError(f"{owner}: input must be floating-point. Received dtype {x.dtype.name}")
-    ks = _nhwc_args(ksize, "ksize", owner, data_format)
-    st = _nhwc_args(strides, "strides", owner, data_format)
-    pad = _padding(padding, owner)
-    if data_format == "NCHW":
-        x = array_ops.transpose(x, perm=(0, 2, 3, 1))
-    _, pads = _spatial(x.shape, ks, st, (1, 1), pad, owner)
+    x, ks, st, pads = _pool_args(input, ksize, strides, padding, data_format, owner)
     sums = math_ops.reduce_sum(im2col(x, ksize=ks, strides=st, dilations=(1, 1), pads=pads), axis=(3, 4))
     # how many input elements each window covers (a constant: the same patches of a ones image)
     ones = np.ones((1, x.shape[1], x.shape[2], 1), dtype=x.dtype.dtype)
