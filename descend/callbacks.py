@@ -129,8 +129,10 @@ class ProgbarLogger(Callback):
         from tqdm.auto import tqdm
 
         total = self.params.get("steps")
+        # tqdm's own TQDM_* environment settings win over ours (an explicit argument would block them)
+        pace = {} if "TQDM_MININTERVAL" in os.environ else {"mininterval": 0.2}
         self._bar = tqdm(total=total, desc=f"epoch {epoch + 1}/{self.params.get('epochs', '?')}", unit="step",
-                         file=self._file, leave=True, dynamic_ncols=True, mininterval=0.2)
+                         file=self._file, leave=True, dynamic_ncols=True, **pace)
         self._seen, self._t0 = 0, time.perf_counter()
 
     def on_train_batch_end(self, batch, logs=None):

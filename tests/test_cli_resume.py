@@ -52,7 +52,8 @@ def reference(tmp_path_factory):
 
 
 def _start(out, log, *extra):
-    env = {**os.environ, "PYTHONPATH": ROOT}
+    # the bar redraws after every batch, so the test sees progress (and signals) at batch resolution
+    env = {**os.environ, "PYTHONPATH": ROOT, "TQDM_MININTERVAL": "0", "TQDM_MINITERS": "1"}
     err = open(log, "w")
     proc = subprocess.Popen([sys.executable, "-m", "descend", *TRAIN, "--out", out, *extra], stdout=subprocess.PIPE,
                             stderr=err, text=True, env=env)
