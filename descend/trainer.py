@@ -27,6 +27,7 @@ from .framework import nest
 from .framework.tape import GradientTape
 from .ops.math_ops import add_n, cast
 from .optimizers import get as get_optimizer
+from .optimizers.loss_scale import LossScaleOptimizer
 
 __all__ = ["Trainer"]
 
@@ -169,11 +170,17 @@ class Trainer:
                 accuracy that fits the loss); for several outputs, a dict keyed
                 by output name (or a list of lists).
             loss_weights: per-output weights of the losses in the total (a dict or list).
+            auto_scale_loss: when the model's dtype policy is ``"mixed_float16"``, wrap the optimizer
+                in a :class:`~descend.optimizers.LossScaleOptimizer` (default ``True``, as Keras 3).
         """
-        unknown = set(kwargs) - {"run_eagerly", "jit_compile", "steps_per_execution"}
+        unknown = set(kwargs) - {"run_eagerly", "jit_compile", "steps_per_execution", "auto_scale_loss"}
         if unknown:
             raise TypeError(f"compile: argument(s) not recognized: {sorted(unknown)}")
         self.optimizer = get_optimizer(optimizer)
+        if (kwargs.get("auto_scale_loss", True) and self.dtype_policy.name == "mixed_float16"
+                and not isinstance(self.optimizer, LossScaleOptimizer)):
+            # as Keras 3: float16 gradients underflow without a loss scale, so a mixed_float16 model gets one
+            self.optimizer = LossScaleOptimizer(self.optimizer)
         several = len(getattr(self, "_graph_flat_outputs", ())) > 1
         if compile_utils.is_structured(loss) or (several and loss is not None) or loss_weights is not None:
             self.loss = compile_utils.CompiledLoss(loss, loss_weights, self, _resolve_loss)
@@ -232,8 +239,11 @@ class Trainer:
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
+            # a LossScaleOptimizer differentiates the scaled loss (and unscales in apply_gradients); the
+            # metrics see the loss itself
+            scaled = self.optimizer.scale_loss(loss) if isinstance(self.optimizer, LossScaleOptimizer) else loss
         variables = self.trainable_weights
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(scaled, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
         return self._update_metrics(loss, y, y_pred, sample_weight)
 

@@ -191,3 +191,62 @@ def test_docstring_examples_run(module):
 
     result = doctest.testmod(importlib.import_module(module), optionflags=doctest.ELLIPSIS)
     assert result.attempted and not result.failed
+
+
+# ------------------------------------------------------------------------------------- fit and checkpoints
+def _tiny_fit(auto_scale_loss=True, epochs=3, optimizer=None):
+    """A mixed_float16 model whose loss is so small (a factor 2**-26) that its float16 gradients underflow
+    to zero unless the loss is scaled."""
+    mp.set_global_policy("mixed_float16")
+    model = ds.keras.Sequential([ds.keras.layers.Dense(1, kernel_initializer="zeros")])
+    mp.set_global_policy(None)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((256, 8)).astype(np.float32)
+    y = x @ (0.5 * rng.standard_normal((8, 1))).astype(np.float32)
+
+    def tiny(y_true, y_pred):
+        return ds.reduce_mean(ds.square(ds.cast(y_pred, "float32") - ds.cast(y_true, "float32"))) * 2.0 ** -26
+
+    model.compile(optimizer or ds.optimizers.SGD(0.05 * 2.0 ** 26), loss=tiny, auto_scale_loss=auto_scale_loss)
+    history = model.fit(x, y, batch_size=32, epochs=epochs, verbose=0)
+    return model, history.history["loss"]
+
+
+def test_compile_wraps_a_mixed_float16_models_optimizer_and_fit_scales_the_loss():
+    model, losses = _tiny_fit()
+    assert isinstance(model.optimizer, LSO) and float(model.optimizer.dynamic_scale) == 2.0 ** 15
+    assert losses[-1] < 0.05 * losses[0]  # the logged loss is the loss itself, not the scaled one
+    assert 1e-9 < losses[0] < 1e-7
+    # without the scale every float16 gradient is zero: nothing trains
+    plain, flat = _tiny_fit(auto_scale_loss=False)
+    assert not isinstance(plain.optimizer, LSO)
+    assert not any(w.numpy().any() for w in plain.layers[0].weights)
+    assert flat[-1] == pytest.approx(flat[0], rel=1e-6)
+    # a float32 model keeps its optimizer as given
+    model32 = ds.keras.Sequential([ds.keras.layers.Dense(1)])
+    model32.compile("sgd", loss="mse")
+    assert not isinstance(model32.optimizer, LSO)
+
+
+def test_a_loss_scaled_fit_logs_the_learning_rate_and_its_checkpoint_restores_the_scale(tmp_path):
+    model, _ = _tiny_fit(epochs=1, optimizer=ds.optimizers.Adam(1e-3))
+    opt = model.optimizer
+    opt.dynamic_scale.assign(np.float32(512.0))
+    opt.step_counter.assign(np.int64(7))
+    path = ds.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "ckpt"))
+    other, _ = _tiny_fit(epochs=1, optimizer=ds.optimizers.Adam(1e-3))
+    other.optimizer.step_counter.assign(np.int64(3))
+    ds.train.Checkpoint(model=other, optimizer=other.optimizer).restore(path)
+    assert float(other.optimizer.dynamic_scale) == 512.0 and int(other.optimizer.step_counter) == 7
+    assert int(other.optimizer.iterations) == int(opt.iterations) == 8
+    for a, b in zip(model.weights, other.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    np.testing.assert_array_equal(opt.inner_optimizer.variables[-1].numpy(),
+                                  other.optimizer.inner_optimizer.variables[-1].numpy())
+    assert opt.current_hyper("learning_rate") == pytest.approx(1e-3)
+    # a state that does not fit changes nothing
+    state = opt.state_dict()
+    state["loss_scale:dynamic_scale"] = np.float32(-1.0)
+    with pytest.raises(ValueError, match="positive finite scalar"):
+        other.optimizer.load_state_dict(state)
+    assert float(other.optimizer.dynamic_scale) == 512.0

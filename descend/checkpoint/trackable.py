@@ -57,6 +57,7 @@ import numpy as np
 from ..framework.variable import Variable
 from ..layers.base import Layer
 from ..optimizers.base import Optimizer
+from ..optimizers.loss_scale import LossScaleOptimizer
 from ..optimizers.multi import MultiOptimizer
 from .errors import short
 from .format import SUPPORTED_DTYPES, from_json, to_json
@@ -318,7 +319,7 @@ class Graph:
             for name, child in _layer_children(obj):
                 self._visit(child, f"{path}/{name}", 0)
             return
-        if isinstance(obj, Optimizer):
+        if isinstance(obj, (Optimizer, LossScaleOptimizer)):  # slots keyed by their variables' paths
             if self._mark(obj):
                 self.leaves.append(OptimizerLeaf(obj, path, self))
             return

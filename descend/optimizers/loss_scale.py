@@ -113,6 +113,14 @@ class LossScaleOptimizer:
 
     lr = learning_rate
 
+    def current_hyper(self, name: str) -> float:
+        """The inner optimizer's value of ``name`` in its most recent update (for logs and plots)."""
+        return self.inner_optimizer.current_hyper(name)
+
+    def flush(self) -> None:
+        """Bring every row the inner optimizer updates lazily up to date (``sparse_updates="exact_lazy"``)."""
+        self.inner_optimizer.flush()
+
     @property
     def variables(self) -> list:
         """``step_counter``, ``dynamic_scale``, then the inner optimizer's variables."""
@@ -235,8 +243,9 @@ class LossScaleOptimizer:
         out["loss_scale:step_counter"] = self.step_counter.numpy()
         return out
 
-    def load_state_dict(self, state: dict, var_key=None, *, strict: bool = True) -> None:
-        """Restore :meth:`state_dict` output: all of it, or nothing and an error."""
+    def restore_plan(self, state: dict, var_key=None, *, strict: bool = True) -> _ScaleRestore:
+        """Check :meth:`state_dict` output against this optimizer and change nothing: ``ValueError`` listing
+        every problem, or a plan whose ``commit()`` writes the inner optimizer's state and the scale."""
         state = dict(state)
         scale = state.pop("loss_scale:dynamic_scale", None)
         counter = state.pop("loss_scale:step_counter", None)
@@ -244,6 +253,7 @@ class LossScaleOptimizer:
         if scale is None or counter is None:
             if strict:
                 problems.append("missing: loss_scale:dynamic_scale and loss_scale:step_counter")
+            scale = counter = None
         else:
             scale, counter = np.asarray(scale), np.asarray(counter)
             if scale.shape != () or scale.dtype.kind != "f" or not (np.isfinite(scale) and scale > 0):
@@ -252,15 +262,45 @@ class LossScaleOptimizer:
                 problems.append(f"loss_scale:step_counter must be a non-negative integer scalar, received {counter!r}")
         if problems:
             raise ValueError(f"the state does not match LossScaleOptimizer '{self.name}': {'; '.join(problems)}")
-        plan = self.inner_optimizer.restore_plan(state, var_key, strict=strict)  # raises before any write
-        plan.commit()
-        if scale is not None and counter is not None:
-            self.dynamic_scale.assign(np.float32(scale))
-            self.step_counter.assign(np.int64(counter))
+        inner = self.inner_optimizer.restore_plan(state, var_key, strict=strict)  # raises before any write
+        return _ScaleRestore(self, inner, scale, counter)
+
+    def load_state_dict(self, state: dict, var_key=None, *, strict: bool = True) -> None:
+        """Restore :meth:`state_dict` output: all of it, or nothing and an error."""
+        self.restore_plan(state, var_key, strict=strict).commit()
+
+    def pending_state(self) -> list[str]:
+        """Keys of restored inner state still waiting for variables to be created."""
+        return self.inner_optimizer.pending_state()
+
+    def assert_state_consumed(self) -> None:
+        self.inner_optimizer.assert_state_consumed()
 
     def __repr__(self):
         return (f"<LossScaleOptimizer '{self.name}' scale={float(self.dynamic_scale.numpy())} "
                 f"inner={self.inner_optimizer!r}>")
+
+
+class _ScaleRestore:
+    """A checked restore of a :class:`LossScaleOptimizer`: the inner optimizer's plan (its ``restored``,
+    ``deferred``, ``missing``, ... lists) and the scale; ``commit()`` writes both and cannot fail."""
+
+    def __init__(self, optimizer: LossScaleOptimizer, inner, scale, counter):
+        self.optimizer, self.inner = optimizer, inner
+        self._scale, self._counter = scale, counter
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def commit(self) -> None:
+        if self.inner.committed:
+            return
+        self.inner.commit()
+        if self._scale is not None:
+            self.optimizer.dynamic_scale.assign(np.float32(self._scale))
+            self.optimizer.step_counter.assign(np.int64(self._counter))
+
+    __call__ = commit
 
 
 def _finite(g) -> bool:
