@@ -13,7 +13,7 @@ Example:
 
 from .attention import MultiHeadAttention
 from .base import Layer, get_mask, register_weight_hook, to_snake_case
-from .conv import Conv1D, Conv2D, MaxPooling2D
+from .conv import Conv1D, Conv2D
 from .core import Activation, Dense, Dropout, Embedding, Flatten
 from .input_layer import Input, InputLayer
 from .lambda_layer import Lambda
@@ -43,6 +43,7 @@ from .pooling import (
     GlobalMaxPooling1D,
     GlobalMaxPooling2D,
     MaxPooling1D,
+    MaxPooling2D,
 )
 from .reshaping import Masking, Permute, RepeatVector, Reshape
 from .rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, TimeDistributed

@@ -1,14 +1,14 @@
-"""Pooling layers: 1-D max/average pooling, 2-D average pooling, and global pooling (1-D, 2-D)."""
+"""Pooling layers: max and average pooling (1-D, 2-D; one implementation, ``_Pooling``), and global pooling."""
 
 from __future__ import annotations
 
 from ..ops import array_ops, math_ops
-from ..ops.conv_ops import _padding, _pair, avg_pool1d, avg_pool2d, conv_output_size, max_pool1d
+from ..ops.conv_ops import _padding, _pair, avg_pool1d, avg_pool2d, conv_output_size, max_pool1d, max_pool2d
 from .base import Layer
 from .conv import _incompatible
 from .core import _data_format, _positive_int
 
-__all__ = ["MaxPooling1D", "AveragePooling1D", "AveragePooling2D", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
+__all__ = ["MaxPooling1D", "AveragePooling1D", "MaxPooling2D", "AveragePooling2D", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
            "GlobalAveragePooling2D", "GlobalMaxPooling2D"]
 
 
@@ -18,30 +18,41 @@ def _single(value, what: str, owner: str) -> int:
     return _positive_int(value, what, owner)
 
 
-class _Pooling1D(Layer):
+class _Pooling(Layer):
+    """A window op over ``rank`` spatial axes (``_pool``); 1-D sizes are ints, 2-D sizes pairs (as Keras')."""
+
+    rank = 1
     _pool = None
 
     def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
         owner = type(self).__name__
-        self.pool_size = _single(pool_size, "pool_size", owner)
-        self.strides = self.pool_size if strides is None else _single(strides, "strides", owner)
+        size = _single if self.rank == 1 else _pair
+        self.pool_size = size(pool_size, "pool_size", owner)
+        self.strides = self.pool_size if strides is None else size(strides, "strides", owner)
         self.padding = _padding(padding, owner)
         self.data_format = _data_format(data_format)
 
+    def _windows(self) -> list:
+        """``(pool, stride)`` per spatial axis."""
+        if self.rank == 1:
+            return [(self.pool_size, self.strides)]
+        return list(zip(self.pool_size, self.strides))
+
     def call(self, inputs):
         x = self._float_input(inputs)
-        if x.ndim != 3:
-            raise _incompatible(self, x, f"expected ndim=3, found ndim={x.ndim}")
-        fmt = "NWC" if self.data_format == "channels_last" else "NCW"
+        if x.ndim != self.rank + 2:
+            raise _incompatible(self, x, f"expected ndim={self.rank + 2}, found ndim={x.ndim}")
+        spatial = "W" if self.rank == 1 else "HW"
+        fmt = f"N{spatial}C" if self.data_format == "channels_last" else f"NC{spatial}"
         return type(self)._pool(x, self.pool_size, self.strides, padding=self.padding, data_format=fmt)
 
     def compute_output_shape(self, input_shape):
-        input_shape = tuple(input_shape)
-        axis = 1 if self.data_format == "channels_last" else 2
-        size = input_shape[axis]
         out = list(input_shape)
-        out[axis] = None if size is None else conv_output_size(size, self.pool_size, self.strides, self.padding)[0]
+        first = 1 if self.data_format == "channels_last" else 2
+        for axis, (k, s) in enumerate(self._windows(), start=first):
+            size = out[axis]
+            out[axis] = None if size is None else conv_output_size(size, k, s, self.padding)[0]
         return tuple(out)
 
     def get_config(self) -> dict:
@@ -49,7 +60,7 @@ class _Pooling1D(Layer):
                 "padding": self.padding, "data_format": self.data_format}
 
 
-class MaxPooling1D(_Pooling1D):
+class MaxPooling1D(_Pooling):
     """1-D max pooling over the steps axis of ``(batch, steps, features)``.
 
     Args:
@@ -67,7 +78,7 @@ class MaxPooling1D(_Pooling1D):
     _pool = staticmethod(max_pool1d)
 
 
-class AveragePooling1D(_Pooling1D):
+class AveragePooling1D(_Pooling):
     """1-D average pooling over the steps axis (``"same"`` padding is not counted in the means).
 
     Example:
@@ -79,7 +90,30 @@ class AveragePooling1D(_Pooling1D):
     _pool = staticmethod(avg_pool1d)
 
 
-class AveragePooling2D(Layer):
+class MaxPooling2D(_Pooling):
+    """2-D max pooling: the largest value of each ``pool_size`` window (``"same"`` pads with ``-inf``,
+    so padding is never the maximum).
+
+    Args:
+        pool_size: an int or 2 ints (default (2, 2)).
+        strides: an int or 2 ints; None (default) means ``pool_size``.
+        padding: ``"valid"`` (default) or ``"same"`` (TF's rule).
+        data_format: ``"channels_last"`` (default) or ``"channels_first"``.
+
+    Example:
+        >>> import descend as ds
+        >>> ds.layers.MaxPooling2D()(ds.ones((2, 5, 5, 3))).shape
+        (2, 2, 2, 3)
+    """
+
+    rank = 2
+    _pool = staticmethod(max_pool2d)
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+
+
+class AveragePooling2D(_Pooling):
     """2-D average pooling: the mean of each ``pool_size`` window (padding is not counted, as TF).
 
     Args:
@@ -94,32 +128,11 @@ class AveragePooling2D(Layer):
         (2, 2, 2, 3)
     """
 
+    rank = 2
+    _pool = staticmethod(avg_pool2d)
+
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
-        super().__init__(**kwargs)
-        self.pool_size = _pair(pool_size, "pool_size", "AveragePooling2D")
-        self.strides = self.pool_size if strides is None else _pair(strides, "strides", "AveragePooling2D")
-        self.padding = _padding(padding, "AveragePooling2D")
-        self.data_format = _data_format(data_format)
-
-    def call(self, inputs):
-        x = self._float_input(inputs)
-        if x.ndim != 4:
-            raise _incompatible(self, x, f"expected ndim=4, found ndim={x.ndim}")
-        fmt = "NHWC" if self.data_format == "channels_last" else "NCHW"
-        return avg_pool2d(x, self.pool_size, self.strides, padding=self.padding, data_format=fmt)
-
-    def compute_output_shape(self, input_shape):
-        input_shape = tuple(input_shape)
-        spatial = input_shape[1:3] if self.data_format == "channels_last" else input_shape[2:4]
-        out = [None if size is None else conv_output_size(size, k, s, self.padding)[0]
-               for size, k, s in zip(spatial, self.pool_size, self.strides)]
-        if self.data_format == "channels_last":
-            return (input_shape[0], *out, input_shape[3])
-        return (input_shape[0], input_shape[1], *out)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "pool_size": self.pool_size, "padding": self.padding,
-                "strides": self.strides, "data_format": self.data_format}
+        super().__init__(pool_size, strides, padding, data_format, **kwargs)
 
 
 class _GlobalPooling(Layer):

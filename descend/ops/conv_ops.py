@@ -161,7 +161,7 @@ def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilat
 
     Example:
         >>> import descend as ds, numpy as np
-        >>> from descend.layers.conv import conv2d
+        >>> from descend.nn import conv2d
         >>> x = ds.constant(np.arange(16.0).reshape(1, 4, 4, 1))
         >>> conv2d(x, ds.constant(np.ones((2, 2, 1, 1))), strides=2).numpy()[0, :, :, 0]
         array([[10., 18.],
@@ -226,7 +226,7 @@ def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # n
 
     Example:
         >>> import descend as ds, numpy as np
-        >>> from descend.layers.conv import max_pool2d
+        >>> from descend.nn import max_pool2d
         >>> x = ds.constant(np.arange(16.0).reshape(1, 4, 4, 1))
         >>> max_pool2d(x, 2, 2).numpy()[0, :, :, 0]
         array([[ 5.,  7.],
