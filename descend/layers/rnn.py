@@ -405,7 +405,25 @@ def _split_kwargs(kwargs: dict) -> tuple[dict, dict]:
     return layer, cell
 
 
-class SimpleRNN(RNN):
+class _CellRNN(RNN):
+    """An :class:`RNN` that builds its own cell (``_cell_class``) from the layer's arguments, as Keras'
+    ``SimpleRNN``, ``LSTM`` and ``GRU``."""
+
+    _cell_class: type = None
+    _cell_name = ""
+
+    def __init__(self, units, **kwargs):
+        layer_kwargs, cell_kwargs = _split_kwargs(kwargs)
+        cell = self._cell_class(units, name=self._cell_name, dtype=layer_kwargs.get("dtype"), **cell_kwargs)
+        super().__init__(cell, **layer_kwargs)
+
+    units = property(lambda self: self.cell.units)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), **self._cell_config()}
+
+
+class SimpleRNN(_CellRNN):
     """Fully-connected RNN: ``h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)``.
 
     Args:
@@ -425,18 +443,10 @@ class SimpleRNN(RNN):
 'simple_rnn/simple_rnn_cell/bias'])
     """
 
-    def __init__(self, units, **kwargs):
-        layer_kwargs, cell_kwargs = _split_kwargs(kwargs)
-        cell = SimpleRNNCell(units, name="simple_rnn_cell", dtype=layer_kwargs.get("dtype"), **cell_kwargs)
-        super().__init__(cell, **layer_kwargs)
-
-    units = property(lambda self: self.cell.units)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), **self._cell_config()}
+    _cell_class, _cell_name = SimpleRNNCell, "simple_rnn_cell"
 
 
-class LSTM(RNN):
+class LSTM(_CellRNN):
     """Long short-term memory (Hochreiter 1997), as ``keras.layers.LSTM``.
 
     Args:
@@ -452,18 +462,10 @@ class LSTM(RNN):
         ((2, 4), (2, 4), (2, 4))
     """
 
-    def __init__(self, units, **kwargs):
-        layer_kwargs, cell_kwargs = _split_kwargs(kwargs)
-        cell = LSTMCell(units, name="lstm_cell", dtype=layer_kwargs.get("dtype"), **cell_kwargs)
-        super().__init__(cell, **layer_kwargs)
-
-    units = property(lambda self: self.cell.units)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), **self._cell_config()}
+    _cell_class, _cell_name = LSTMCell, "lstm_cell"
 
 
-class GRU(RNN):
+class GRU(_CellRNN):
     """Gated recurrent unit (Cho 2014), as ``keras.layers.GRU`` (``reset_after=True`` by default).
 
     Args:
@@ -477,15 +479,7 @@ class GRU(RNN):
         (2, 4)
     """
 
-    def __init__(self, units, **kwargs):
-        layer_kwargs, cell_kwargs = _split_kwargs(kwargs)
-        cell = GRUCell(units, name="gru_cell", dtype=layer_kwargs.get("dtype"), **cell_kwargs)
-        super().__init__(cell, **layer_kwargs)
-
-    units = property(lambda self: self.cell.units)
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), **self._cell_config()}
+    _cell_class, _cell_name = GRUCell, "gru_cell"
 
 
 _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
