@@ -1,0 +1,236 @@
+"""``descend.distribute.ShardedEmbedding`` under ``mpiexec -n 2`` and ``-n 3``, launched from pytest, and in one process.
+
+Run as a script (``mpiexec -n N python tests/test_sharded_embedding.py SCENARIO OUTDIR``) this file is the job
+each rank runs; as a test module it launches those jobs and checks what every rank wrote. The model (two sharded
+tables and a Dense layer on top) is float64 and small, so a job takes seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+STEPS = 20
+GLOBAL_BATCH = 8  # 3 ranks: 3, 3 and 2 rows
+ROWS = (23, 17)  # two tables: 23 rows split 8/8/7 over 3 ranks, 17 rows 6/6/5
+CONFIGS = [(opt, mode) for opt in ("adam", "adagrad") for mode in ("lazy", "exact", "exact_lazy")]
+
+
+def _mpiexec():
+    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    if found is None:
+        return None
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return None
+    return found
+
+
+MPIEXEC = _mpiexec()
+needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason="mpiexec/mpi4py not installed (pip install 'descend[mpi]', "
+                                                       "which the test extra includes)")
+
+
+# =============================================================================================== the rank side
+def _data(seed=7, steps=STEPS):
+    rng = np.random.default_rng(seed)
+    n = steps * GLOBAL_BATCH
+    ids_a = rng.integers(0, ROWS[0], size=(n, 3))
+    ids_a[::5, 1] = ids_a[::5, 0]  # repeated ids inside an example: their gradient rows add up
+    ids_b = rng.integers(0, ROWS[1], size=(n, 2))
+    y = rng.normal(size=(n, 1))
+    return ids_a, ids_b, y
+
+
+class _Model:
+    """Two sharded tables (sum and mean combiners) -> Dense(5, tanh) -> Dense(1)."""
+
+    def __init__(self, ds, strategy=None):
+        self.a = ds.distribute.ShardedEmbedding(ROWS[0], 4, ds.initializers.RandomNormal(stddev=0.5, seed=1),
+                                                combiner="sum", strategy=strategy, chunk_rows=5)
+        self.b = ds.distribute.ShardedEmbedding(ROWS[1], 3, ds.initializers.RandomUniform(-0.4, 0.4, seed=2),
+                                                combiner="mean", strategy=strategy)
+        self.h = ds.layers.Dense(5, activation="tanh", kernel_initializer=ds.initializers.GlorotUniform(seed=3))
+        self.out = ds.layers.Dense(1, kernel_initializer=ds.initializers.GlorotUniform(seed=4))
+
+    def __call__(self, ds, ids_a, ids_b):
+        return self.out(self.h(ds.concat([self.a(ds.constant(ids_a)), self.b(ds.constant(ids_b))], axis=1)))
+
+    @property
+    def variables(self):
+        return [self.a.embeddings, self.b.embeddings] + self.h.trainable_weights + self.out.trainable_weights
+
+    def values(self):
+        """Every weight, the tables whole (gathered from the ranks)."""
+        return [self.a.gather_table(), self.b.gather_table()] + [v.numpy() for v in self.variables[2:]]
+
+
+def _optimizer(ds, name, mode):
+    if name == "adam":
+        return ds.optimizers.Adam(0.05, sparse_updates=mode)
+    return ds.optimizers.Adagrad(0.3, sparse_updates=mode)
+
+
+def _steps(ds, model, opt, data, first, last, strategy):
+    """Updates ``first .. last - 1``: each rank takes its rows of every global batch of ``GLOBAL_BATCH``."""
+    from descend.distribute.strategy import split_bounds
+
+    ids_a, ids_b, y = data
+    n = 1 if strategy is None else strategy.num_replicas_in_sync
+    rank = 0 if strategy is None else strategy.group.rank
+    for step in range(first, last):
+        sl = slice(step * GLOBAL_BATCH, (step + 1) * GLOBAL_BATCH)
+        a, b = split_bounds(GLOBAL_BATCH, n, rank)
+        ba, bb, by = ids_a[sl][a:b], ids_b[sl][a:b], y[sl][a:b]
+
+        def step_fn(ba=ba, bb=bb, by=by):
+            with ds.GradientTape() as tape:
+                per = ds.reduce_sum(ds.square(model(ds, ba, bb) - ds.constant(by)), axis=1)
+                loss = ds.nn.compute_average_loss(per, global_batch_size=GLOBAL_BATCH)
+            variables = model.variables
+            opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+        if strategy is None:
+            step_fn()
+        else:
+            strategy.run(step_fn)
+
+
+def _build(ds, strategy):
+    if strategy is None:
+        return _Model(ds)
+    with strategy.scope():
+        model = _Model(ds)
+        model(ds, np.zeros((1, 3), np.int64), np.zeros((1, 2), np.int64))  # build: every rank takes part
+    return model
+
+
+def _rel(got, want):
+    return max(float(np.max(np.abs(a - b)) / max(float(np.max(np.abs(b))), 1e-300)) for a, b in zip(got, want))
+
+
+def _equivalence(ds, out):
+    ds.set_floatx("float64")
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    data = _data()
+    results = {}
+    for name, mode in CONFIGS:
+        ds.clear_session()
+        dist = _build(ds, strategy)
+        with strategy.scope():
+            opt = _optimizer(ds, name, mode)
+        initial = dist.values()
+        _steps(ds, dist, opt, data, 0, STEPS, strategy)
+        got = dist.values()
+        ds.clear_session()
+        ref = _build(ds, None)
+        ref(ds, np.zeros((1, 3), np.int64), np.zeros((1, 2), np.int64))
+        ref_initial = ref.values()
+        ref_opt = _optimizer(ds, name, mode)
+        _steps(ds, ref, ref_opt, data, 0, STEPS, None)
+        want = ref.values()
+        results[f"{name}/{mode}"] = {
+            "initial_equal": all(bool(np.array_equal(a, b)) for a, b in zip(initial, ref_initial)),
+            "rel_err": _rel(got, want),
+            "moved": max(float(np.max(np.abs(a - b))) for a, b in zip(want, ref_initial)),
+            "shard_rows": [int(dist.a.embeddings.shape[0]), int(dist.b.embeddings.shape[0])],
+            "slot_rows": int(opt.get_slot(dist.a.embeddings, opt.get_slot_names()[0]).shape[0]),
+            "bytes_per_lookup": dist.a.bytes_per_lookup(),
+        }
+    ds.set_floatx("float32")
+    return results
+
+
+def _bad_ids(ds, out):
+    """Rank 1 looks up an id out of range: every rank raises the same error, nobody hangs."""
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    with strategy.scope():
+        layer = ds.distribute.ShardedEmbedding(10, 2)
+    ids = np.array([[1, 2]]) if strategy.group.rank != 1 else np.array([[3, 12]])
+    try:
+        layer(ds.constant(ids))
+    except ds.errors.InvalidArgumentError as e:
+        message = str(e)
+    else:
+        message = None
+    layer(ds.constant(np.array([[1, 9]])))  # the ranks are still in step afterwards
+    return {"message": message}
+
+
+SCENARIOS = {"equivalence": _equivalence, "bad_ids": _bad_ids}
+
+
+def _main(argv):
+    sys.path.insert(0, HERE)
+    import descend as ds
+
+    names, outdir = argv[1].split(","), argv[2]
+    results = {name: SCENARIOS[name](ds, outdir) for name in names}
+    rank = ds.distribute.rank()
+    with open(os.path.join(outdir, f"rank{rank}.json"), "w") as f:
+        json.dump(results, f)
+
+
+# =============================================================================================== the pytest side
+def _launch(n, scenarios, tmp_path, timeout=300):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cmd = [MPIEXEC, "-n", str(n), sys.executable, os.path.abspath(__file__), ",".join(scenarios), str(tmp_path)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    return [json.load(open(os.path.join(tmp_path, f"rank{r}.json"))) for r in range(n)]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """One job per rank count runs the scenarios the tests below read."""
+    if MPIEXEC is None:
+        pytest.skip("mpiexec/mpi4py not installed (pip install 'descend[mpi]', which the test extra includes)")
+    out = {}
+    for n in (2, 3):
+        out[n] = _launch(n, ["equivalence", "bad_ids"], tmp_path_factory.mktemp(f"n{n}"))
+    return out
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("name,mode", CONFIGS)
+def test_trains_like_one_process(runs, n, name, mode):
+    for rank, result in enumerate(runs[n]):
+        r = result["equivalence"][f"{name}/{mode}"]
+        assert r["initial_equal"], f"rank {rank}: the sharded tables do not start as one process's"
+        assert r["moved"] > 1e-3  # the run changed the weights: the comparison is not vacuous
+        assert r["rel_err"] < 1e-10, (rank, r)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_each_rank_holds_its_rows_only(runs, n):
+    from descend.distribute.strategy import split_bounds
+
+    for rank, result in enumerate(runs[n]):
+        r = result["equivalence"]["adam/exact"]
+        want = [split_bounds(rows, n, rank)[1] - split_bounds(rows, n, rank)[0] for rows in ROWS]
+        assert r["shard_rows"] == want
+        assert r["slot_rows"] == want[0]  # the optimizer's slots live beside the rows, on the owner
+        assert r["bytes_per_lookup"] > 0
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_ids_out_of_range_raise_on_every_rank(runs, n):
+    for result in runs[n]:
+        message = result["bad_ids"]["message"]
+        assert message is not None and "rank 1" in message and "12" in message and "[0, 10)" in message
+
+
+if __name__ == "__main__":
+    _main(sys.argv)
