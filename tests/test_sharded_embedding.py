@@ -52,18 +52,30 @@ def _data(seed=7, steps=STEPS):
 
 
 class _Model:
-    """Two sharded tables (sum and mean combiners) -> Dense(5, tanh) -> Dense(1)."""
+    """Two sharded tables (sum and mean combiners) -> Dense(5, tanh) -> Dense(1); ``plain``: the same model
+    with ordinary ``Embedding`` layers (one process)."""
 
-    def __init__(self, ds, strategy=None):
-        self.a = ds.distribute.ShardedEmbedding(ROWS[0], 4, ds.initializers.RandomNormal(stddev=0.5, seed=1),
-                                                combiner="sum", strategy=strategy, chunk_rows=5)
-        self.b = ds.distribute.ShardedEmbedding(ROWS[1], 3, ds.initializers.RandomUniform(-0.4, 0.4, seed=2),
-                                                combiner="mean", strategy=strategy)
-        self.h = ds.layers.Dense(5, activation="tanh", kernel_initializer=ds.initializers.GlorotUniform(seed=3))
-        self.out = ds.layers.Dense(1, kernel_initializer=ds.initializers.GlorotUniform(seed=4))
+    def __init__(self, ds, strategy=None, seed=0, plain=False):
+        init_a = ds.initializers.RandomNormal(stddev=0.5, seed=1 + seed)
+        init_b = ds.initializers.RandomUniform(-0.4, 0.4, seed=2 + seed)
+        self.plain = plain
+        if plain:
+            self.a, self.b = ds.layers.Embedding(ROWS[0], 4, init_a), ds.layers.Embedding(ROWS[1], 3, init_b)
+        else:
+            self.a = ds.distribute.ShardedEmbedding(ROWS[0], 4, init_a, combiner="sum", strategy=strategy,
+                                                    chunk_rows=5)
+            self.b = ds.distribute.ShardedEmbedding(ROWS[1], 3, init_b, combiner="mean", strategy=strategy)
+        self.h = ds.layers.Dense(5, activation="tanh", kernel_initializer=ds.initializers.GlorotUniform(seed=3 + seed))
+        self.out = ds.layers.Dense(1, kernel_initializer=ds.initializers.GlorotUniform(seed=4 + seed))
 
     def __call__(self, ds, ids_a, ids_b):
-        return self.out(self.h(ds.concat([self.a(ds.constant(ids_a)), self.b(ds.constant(ids_b))], axis=1)))
+        ea, eb = self.a(ds.constant(ids_a)), self.b(ds.constant(ids_b))
+        if self.plain:
+            ea, eb = ds.reduce_sum(ea, axis=1), ds.reduce_mean(eb, axis=1)
+        return self.out(self.h(ds.concat([ea, eb], axis=1)))
+
+    def roots(self, opt):
+        return {"a": self.a, "b": self.b, "h": self.h, "out": self.out, "optimizer": opt}
 
     @property
     def variables(self):
@@ -71,6 +83,8 @@ class _Model:
 
     def values(self):
         """Every weight, the tables whole (gathered from the ranks)."""
+        if self.plain:
+            return [v.numpy() for v in self.variables]
         return [self.a.gather_table(), self.b.gather_table()] + [v.numpy() for v in self.variables[2:]]
 
 
@@ -105,13 +119,23 @@ def _steps(ds, model, opt, data, first, last, strategy):
             strategy.run(step_fn)
 
 
-def _build(ds, strategy):
+def _build(ds, strategy, **kwargs):
     if strategy is None:
-        return _Model(ds)
-    with strategy.scope():
-        model = _Model(ds)
+        model = _Model(ds, **kwargs)
+    else:
+        with strategy.scope():
+            model = _Model(ds, **kwargs)
+    with (strategy.scope() if strategy is not None else _nothing()):
         model(ds, np.zeros((1, 3), np.int64), np.zeros((1, 2), np.int64))  # build: every rank takes part
     return model
+
+
+class _nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
 
 
 def _rel(got, want):
@@ -133,7 +157,6 @@ def _equivalence(ds, out):
         got = dist.values()
         ds.clear_session()
         ref = _build(ds, None)
-        ref(ds, np.zeros((1, 3), np.int64), np.zeros((1, 2), np.int64))
         ref_initial = ref.values()
         ref_opt = _optimizer(ds, name, mode)
         _steps(ds, ref, ref_opt, data, 0, STEPS, None)
@@ -166,7 +189,71 @@ def _bad_ids(ds, out):
     return {"message": message}
 
 
-SCENARIOS = {"equivalence": _equivalence, "bad_ids": _bad_ids}
+CKPT_CONFIGS = [("adam", "exact_lazy"), ("adagrad", "lazy")]
+CKPT_AT = 10  # the checkpoint is written after this many updates
+
+
+def _reference(ds, name, mode, data):
+    """The uninterrupted one-process run: the values after ``STEPS`` updates."""
+    ds.clear_session()
+    ref = _build(ds, None)
+    opt = _optimizer(ds, name, mode)
+    _steps(ds, ref, opt, data, 0, STEPS, None)
+    return ref.values()
+
+
+def _ckpt_save(ds, out):
+    """Train ``CKPT_AT`` updates, write a ShardedCheckpoint into ``out``, train on to ``STEPS``."""
+    from descend.checkpoint import ShardedCheckpoint
+
+    ds.set_floatx("float64")
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    data = _data()
+    results = {}
+    for name, mode in CKPT_CONFIGS:
+        ds.clear_session()
+        model = _build(ds, strategy)
+        with strategy.scope():
+            opt = _optimizer(ds, name, mode)
+        _steps(ds, model, opt, data, 0, CKPT_AT, strategy)
+        ShardedCheckpoint(**model.roots(opt)).write(os.path.join(out, f"ckpt-{name}-{mode}"))
+        _steps(ds, model, opt, data, CKPT_AT, STEPS, strategy)
+        got = model.values()
+        results[f"{name}/{mode}"] = {"rel_err": _rel(got, _reference(ds, name, mode, data))}
+    ds.set_floatx("float32")
+    return results
+
+
+def _ckpt_restore(ds, out, plain=False):
+    """A fresh model (other initial values) restores what ``_ckpt_save`` wrote and trains from ``CKPT_AT`` to
+    ``STEPS``: the values must be the uninterrupted one-process run's."""
+    from descend.checkpoint import ShardedCheckpoint
+
+    ds.set_floatx("float64")
+    strategy = None if plain else ds.distribute.MultiWorkerMirroredStrategy()
+    data = _data()
+    saved = os.environ.get("SHARDED_CKPT_DIR", out)
+    results = {}
+    for name, mode in CKPT_CONFIGS:
+        ds.clear_session()
+        model = _build(ds, strategy, seed=50, plain=plain)
+        if strategy is None:
+            opt = _optimizer(ds, name, mode)
+        else:
+            with strategy.scope():
+                opt = _optimizer(ds, name, mode)
+        report = ShardedCheckpoint(**model.roots(opt)).restore(os.path.join(saved, f"ckpt-{name}-{mode}"))
+        _steps(ds, model, opt, data, CKPT_AT, STEPS, strategy)
+        got = model.values()
+        results[f"{name}/{mode}"] = {"rel_err": _rel(got, _reference(ds, name, mode, data)),
+                                     "restored": len(report.restored), "complete": bool(report.complete),
+                                     "iterations": int(opt.iterations.numpy())}
+    ds.set_floatx("float32")
+    return results
+
+
+SCENARIOS = {"equivalence": _equivalence, "bad_ids": _bad_ids, "ckpt_save": _ckpt_save,
+             "ckpt_restore": _ckpt_restore}
 
 
 def _main(argv):
@@ -181,8 +268,8 @@ def _main(argv):
 
 
 # =============================================================================================== the pytest side
-def _launch(n, scenarios, tmp_path, timeout=300):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def _launch(n, scenarios, tmp_path, timeout=300, **extra_env):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), **extra_env)
     cmd = [MPIEXEC, "-n", str(n), sys.executable, os.path.abspath(__file__), ",".join(scenarios), str(tmp_path)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
@@ -198,6 +285,15 @@ def runs(tmp_path_factory):
     for n in (2, 3):
         out[n] = _launch(n, ["equivalence", "bad_ids"], tmp_path_factory.mktemp(f"n{n}"))
     return out
+
+
+@pytest.fixture(scope="module")
+def saved_at_3(tmp_path_factory):
+    """A ShardedCheckpoint written by 3 ranks after CKPT_AT updates (and that run's own end)."""
+    if MPIEXEC is None:
+        pytest.skip("mpiexec/mpi4py not installed (pip install 'descend[mpi]', which the test extra includes)")
+    d = tmp_path_factory.mktemp("saved3")
+    return d, _launch(3, ["ckpt_save"], d)
 
 
 @needs_mpi
@@ -230,6 +326,36 @@ def test_ids_out_of_range_raise_on_every_rank(runs, n):
     for result in runs[n]:
         message = result["bad_ids"]["message"]
         assert message is not None and "rank 1" in message and "12" in message and "[0, 10)" in message
+
+
+@needs_mpi
+def test_checkpoint_run_continues_like_one_process(saved_at_3):
+    d, results = saved_at_3
+    assert sorted(os.listdir(d / "ckpt-adam-exact_lazy")) == [
+        "shard-00000-of-00003", "shard-00001-of-00003", "shard-00002-of-00003", "sharded.json"]
+    for result in results:
+        for r in result["ckpt_save"].values():
+            assert r["rel_err"] < 1e-10
+
+
+@needs_mpi
+def test_checkpoint_at_3_ranks_restores_at_2(saved_at_3, tmp_path):
+    d, _ = saved_at_3
+    for result in _launch(2, ["ckpt_restore"], tmp_path, SHARDED_CKPT_DIR=str(d)):
+        for key, r in result["ckpt_restore"].items():
+            assert r["complete"] and r["iterations"] == STEPS, (key, r)
+            assert r["rel_err"] < 1e-10, (key, r)
+
+
+@needs_mpi
+@pytest.mark.parametrize("plain", [False, True], ids=["sharded_layer", "plain_embedding"])
+def test_checkpoint_at_3_ranks_restores_in_one_process(saved_at_3, plain):
+    import descend as ds
+
+    d, _ = saved_at_3
+    for key, r in _ckpt_restore(ds, str(d), plain=plain).items():
+        assert r["complete"] and r["iterations"] == STEPS, (key, r)
+        assert r["rel_err"] < 1e-10, (key, r)
 
 
 if __name__ == "__main__":
