@@ -360,3 +360,133 @@ def test_checkpoint_at_3_ranks_restores_in_one_process(saved_at_3, plain):
 
 if __name__ == "__main__":
     _main(sys.argv)
+
+
+# =============================================================================================== one process
+def test_one_process_is_an_ordinary_table():
+    import descend as ds
+
+    init = ds.initializers.RandomNormal(seed=11)
+    sharded = ds.distribute.ShardedEmbedding(9, 4, init, combiner="mean")
+    plain = ds.layers.Embedding(9, 4, init)
+    ids = ds.constant([[1, 8, 8], [0, 2, 3]])
+    got, want = sharded(ids), ds.reduce_mean(plain(ids), axis=1)
+    assert sharded.num_shards == 1 and sharded.row_range == (0, 9) and sharded.embeddings.shape == (9, 4)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert sharded.stats["lookups"] == 0  # nothing exchanged in one process
+    assert ds.distribute.ShardedEmbedding(9, 4)(ids).shape == (2, 3, 4)  # combiner None: one vector per id
+
+
+@pytest.mark.parametrize("make", [lambda ds: ds.initializers.RandomUniform(-1.0, 1.0, seed=3),
+                                  lambda ds: ds.initializers.RandomNormal(0.5, 2.0, seed=4),
+                                  lambda ds: ds.initializers.Constant(0.25),
+                                  lambda ds: ds.initializers.TruncatedNormal(seed=5),  # whole draw, sliced
+                                  lambda ds: ds.initializers.GlorotUniform(seed=6)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_each_shard_holds_the_rows_one_process_draws(make, dtype):
+    """Drawn in chunks of 7 rows, each of 4 shards equals its rows of the whole table drawn at once."""
+    import descend as ds
+    from descend.distribute import comm
+    from descend.distribute.sharded import _initial_rows
+    from descend.distribute.strategy import split_bounds
+
+    whole = np.asarray(make(ds)((50, 3), dtype=dtype))
+    parts = [_initial_rows(make(ds), (50, 3), np.dtype(dtype), *split_bounds(50, 4, r), 7, comm.LocalGroup())
+             for r in range(4)]
+    assert all(p.dtype == dtype for p in parts)
+    np.testing.assert_array_equal(np.concatenate(parts), whole)
+
+
+def test_unseeded_initializer_follows_numpy_global_seed():
+    import descend as ds
+
+    np.random.seed(123)
+    a = ds.distribute.ShardedEmbedding(5, 2)
+    a.build()
+    np.random.seed(123)
+    b = ds.layers.Embedding(5, 2)
+    b.build()
+    np.testing.assert_array_equal(a.embeddings.numpy(), b.embeddings.numpy())
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"input_dim": 0}, "`input_dim` of ShardedEmbedding must be a positive integer"),
+    ({"output_dim": 2.5}, "`output_dim` of ShardedEmbedding must be a positive integer"),
+    ({"combiner": "max"}, "`combiner` must be None, 'sum' or 'mean'. Received: combiner='max'"),
+    ({"chunk_rows": -1}, "`chunk_rows`"),
+])
+def test_bad_arguments(kwargs, match):
+    import descend as ds
+
+    args = {"input_dim": 5, "output_dim": 2, **kwargs}
+    with pytest.raises(ValueError, match=match.replace("(", r"\(").replace(")", r"\)")):
+        ds.distribute.ShardedEmbedding(**args)
+
+
+def test_ids_out_of_range_in_one_process():
+    import descend as ds
+
+    with pytest.raises(ds.errors.InvalidArgumentError, match="out of range|ids"):
+        ds.distribute.ShardedEmbedding(5, 2)(ds.constant([[1, 5]]))
+
+
+def test_generator_seed_is_refused():
+    import descend as ds
+
+    layer = ds.distribute.ShardedEmbedding(5, 2, ds.initializers.RandomNormal(seed=np.random.default_rng(0)))
+    with pytest.raises(ValueError, match="integer seed or None"):
+        layer.build()
+
+
+def test_checkpoint_with_another_global_shape_is_refused(tmp_path):
+    import descend as ds
+    from descend.checkpoint import CheckpointMismatchError, ShardedCheckpoint
+
+    saved = ds.distribute.ShardedEmbedding(6, 2)
+    saved.build()
+    path = ShardedCheckpoint(table=saved).write(tmp_path / "ckpt")
+    for other in (ds.distribute.ShardedEmbedding(7, 2), ds.distribute.ShardedEmbedding(6, 3), ds.layers.Embedding(7, 2)):
+        other.build()
+        before = other.embeddings.numpy()
+        with pytest.raises(CheckpointMismatchError, match=r"global shape \(6, 2\); the table to restore has global "
+                                                          r"shape \((7, 2|6, 3)\)"):
+            ShardedCheckpoint(table=other).restore(path)
+        np.testing.assert_array_equal(other.embeddings.numpy(), before)  # nothing restored
+
+
+def test_checkpoint_replaces_atomically_and_refuses_foreign_directories(tmp_path):
+    import descend as ds
+    from descend.checkpoint import CheckpointError, ShardedCheckpoint
+
+    table = ds.distribute.ShardedEmbedding(6, 2)
+    table.build()
+    ckpt = ShardedCheckpoint(table=table)
+    first = ckpt.save(tmp_path / "ckpt")
+    _ = table.embeddings.assign(np.ones((6, 2), np.float32))
+    again = ckpt.write(first)  # replaces the checkpoint in place
+    assert sorted(os.listdir(tmp_path)) == ["ckpt-1"]
+    _ = table.embeddings.assign(np.zeros((6, 2), np.float32))
+    ckpt.restore(again)
+    np.testing.assert_array_equal(table.embeddings.numpy(), np.ones((6, 2), np.float32))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    with pytest.raises(CheckpointError, match="is not a sharded checkpoint; refusing to replace it"):
+        ckpt.write(tmp_path / "other")
+    assert (tmp_path / "other" / "notes.txt").read_text() == "mine"
+    with pytest.raises(FileNotFoundError, match="sharded.json is missing"):
+        ckpt.restore(tmp_path / "other")
+
+
+def test_corrupted_layout_is_reported(tmp_path):
+    import descend as ds
+    from descend.checkpoint import CheckpointCorruptedError, ShardedCheckpoint
+
+    table = ds.distribute.ShardedEmbedding(6, 2)
+    table.build()
+    path = ShardedCheckpoint(table=table).write(tmp_path / "ckpt")
+    layout = json.load(open(os.path.join(path, "sharded.json")))
+    layout["tables"]["table/embeddings"]["row_ranges"] = [[0, 5]]
+    with open(os.path.join(path, "sharded.json"), "w") as f:
+        json.dump(layout, f)
+    with pytest.raises(CheckpointCorruptedError, match="inconsistently"):
+        ShardedCheckpoint(table=table).restore(path)
