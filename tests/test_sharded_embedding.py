@@ -189,6 +189,26 @@ def _bad_ids(ds, out):
     return {"message": message}
 
 
+def _rss_kib(field="VmRSS"):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return -1
+
+
+def _memory(ds, out, rows=int(os.environ.get("SHARDED_MEMORY_ROWS", 200_000)), width=64):
+    """Build a ``rows x width`` float32 table: the shard's bytes, and the RSS growth of building it."""
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    before, peak_before = _rss_kib(), _rss_kib("VmHWM")
+    with strategy.scope():
+        layer = ds.distribute.ShardedEmbedding(rows, width)
+        layer.build()
+    return {"table_bytes": rows * width * 4, "shard_bytes": int(layer.embeddings._value.nbytes),
+            "rss_growth_kib": _rss_kib() - before, "peak_rss_growth_kib": _rss_kib("VmHWM") - peak_before,
+            "peak_before_kib": peak_before}
+
+
 CKPT_CONFIGS = [("adam", "exact_lazy"), ("adagrad", "lazy")]
 CKPT_AT = 10  # the checkpoint is written after this many updates
 
@@ -252,7 +272,7 @@ def _ckpt_restore(ds, out, plain=False):
     return results
 
 
-SCENARIOS = {"equivalence": _equivalence, "bad_ids": _bad_ids, "ckpt_save": _ckpt_save,
+SCENARIOS = {"equivalence": _equivalence, "bad_ids": _bad_ids, "memory": _memory, "ckpt_save": _ckpt_save,
              "ckpt_restore": _ckpt_restore}
 
 
@@ -283,7 +303,7 @@ def runs(tmp_path_factory):
         pytest.skip("mpiexec/mpi4py not installed (pip install 'descend[mpi]', which the test extra includes)")
     out = {}
     for n in (2, 3):
-        out[n] = _launch(n, ["equivalence", "bad_ids"], tmp_path_factory.mktemp(f"n{n}"))
+        out[n] = _launch(n, ["memory", "equivalence", "bad_ids"], tmp_path_factory.mktemp(f"n{n}"))
     return out
 
 
@@ -318,6 +338,18 @@ def test_each_rank_holds_its_rows_only(runs, n):
         assert r["shard_rows"] == want
         assert r["slot_rows"] == want[0]  # the optimizer's slots live beside the rows, on the owner
         assert r["bytes_per_lookup"] > 0
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_memory_per_rank_is_a_share_of_the_table(runs, n):
+    """The shard variable of a 200000 x 64 float32 table holds 1/N of its bytes (within a row per rank), and
+    the bytes summed over the ranks are the table's: no replica."""
+    shards = [result["memory"]["shard_bytes"] for result in runs[n]]
+    table = runs[n][0]["memory"]["table_bytes"]
+    assert sum(shards) == table
+    for b in shards:
+        assert abs(b - table / n) <= 64 * 4
 
 
 @needs_mpi
@@ -387,11 +419,11 @@ def test_each_shard_holds_the_rows_one_process_draws(make, dtype):
     """Drawn in chunks of 7 rows, each of 4 shards equals its rows of the whole table drawn at once."""
     import descend as ds
     from descend.distribute import comm
-    from descend.distribute.sharded import _initial_rows
+    from descend.distribute.sharded import _initial_rows, _seeded
     from descend.distribute.strategy import split_bounds
 
     whole = np.asarray(make(ds)((50, 3), dtype=dtype))
-    parts = [_initial_rows(make(ds), (50, 3), np.dtype(dtype), *split_bounds(50, 4, r), 7, comm.LocalGroup())
+    parts = [_initial_rows(_seeded(make(ds), comm.LocalGroup()), (50, 3), np.dtype(dtype), *split_bounds(50, 4, r), 7)
              for r in range(4)]
     assert all(p.dtype == dtype for p in parts)
     np.testing.assert_array_equal(np.concatenate(parts), whole)
@@ -490,3 +522,18 @@ def test_corrupted_layout_is_reported(tmp_path):
         json.dump(layout, f)
     with pytest.raises(CheckpointCorruptedError, match="inconsistently"):
         ShardedCheckpoint(table=table).restore(path)
+
+
+def test_restore_before_build_is_kept_for_the_shard(tmp_path):
+    """A checkpoint restored before the table is built: the built shard takes the saved rows, not fresh ones."""
+    import descend as ds
+    from descend.checkpoint import ShardedCheckpoint
+
+    saved = ds.distribute.ShardedEmbedding(6, 2, ds.initializers.RandomNormal(seed=1))
+    saved.build()
+    path = ShardedCheckpoint(table=saved).write(tmp_path / "ckpt")
+    later = ds.distribute.ShardedEmbedding(6, 2, ds.initializers.RandomNormal(seed=2))
+    report = ShardedCheckpoint(table=later).restore(path)
+    assert report.deferred == ["table/embeddings"]
+    later.build()
+    np.testing.assert_array_equal(later.embeddings.numpy(), saved.embeddings.numpy())

@@ -215,12 +215,14 @@ class ShardedEmbedding(Layer):
         start, stop = split_bounds(self.input_dim, self.num_shards, self.shard_index)
         self.row_range = (start, stop)
         dtype = self._dtype
-        rows = _initial_rows(self.embeddings_initializer, (self.input_dim, self.output_dim), dtype, start, stop,
-                             self.chunk_rows, group)
-        with _strategy.local_variables():
+        init = _seeded(self.embeddings_initializer, group)
+        with _strategy.local_variables():  # zeros first (no second copy of the rows), then filled in place
             self.embeddings = self.add_weight(shape=(stop - start, self.output_dim),
-                                              initializer=lambda shape, dtype=None: rows, dtype=dtype,
-                                              name="embeddings")
+                                              initializer=lambda shape, dtype=None: np.broadcast_to(
+                                                  np.zeros((), dtype), shape), dtype=dtype, name="embeddings")
+        if self.embeddings._version == 0:  # a value a checkpoint restored into the new weight wins
+            _initial_rows(init, (self.input_dim, self.output_dim), dtype, start, stop, self.chunk_rows,
+                          out=self.embeddings._value)
 
     # -- the lookup
     def call(self, inputs):
@@ -288,25 +290,35 @@ class ShardedEmbedding(Layer):
                 "combiner": self.combiner, "chunk_rows": self.chunk_rows}
 
 
-def _initial_rows(init, shape, dtype, start, stop, chunk_rows, group) -> np.ndarray:
-    """Rows ``[start, stop)`` of ``init(shape)`` as one process draws them (see the module docs)."""
-    if isinstance(init, initializers.RandomInitializer):
-        seed = init.seed
-        if seed is None:  # the one-process draw: a seed from NumPy's global state, rank 0's everywhere
-            mine = np.array([np.random.randint(0, 2**31 - 1)], np.int64)
-            group.bcast(mine, 0)
-            seed = int(mine[0])
-        if isinstance(seed, np.random.Generator):
-            raise ValueError("ShardedEmbedding cannot draw from an initializer seeded with a numpy Generator (each "
-                             "rank's generator is its own): give an integer seed or None")
-        init = copy.copy(init)
-        init.seed = seed
+def _seeded(init, group):
+    """``init`` with an integer seed every rank shares: an unseeded one draws its seed from NumPy's global state
+    as one process would, and rank 0's is used everywhere (a collective)."""
+    if not isinstance(init, initializers.RandomInitializer):
+        return init
+    seed = init.seed
+    if isinstance(seed, np.random.Generator):
+        raise ValueError("ShardedEmbedding cannot draw from an initializer seeded with a numpy Generator (each "
+                         "rank's generator is its own): give an integer seed or None")
+    if seed is None:
+        mine = np.array([np.random.randint(0, 2**31 - 1)], np.int64)
+        group.bcast(mine, 0)
+        seed = int(mine[0])
+    init = copy.copy(init)
+    init.seed = seed
+    return init
+
+
+def _initial_rows(init, shape, dtype, start, stop, chunk_rows, out=None) -> np.ndarray:
+    """Rows ``[start, stop)`` of ``init(shape)`` as one process draws them (``init`` seeded by :func:`_seeded`),
+    written into ``out`` (allocated when None)."""
+    if out is None:
+        out = np.empty((stop - start,) + tuple(shape[1:]), dtype)
     if not isinstance(init, _CHUNKABLE):
-        return np.array(np.asarray(init(shape, dtype=dtype))[start:stop], dtype)
+        out[...] = np.asarray(init(shape, dtype=dtype))[start:stop]
+        return out
     if isinstance(init, initializers.RandomInitializer):  # one generator: consecutive chunks continue the stream
         init = copy.copy(init)
         init.seed = np.random.default_rng(init.seed)
-    out = np.empty((stop - start,) + tuple(shape[1:]), dtype)
     for a in range(0, stop, chunk_rows):
         b = min(a + chunk_rows, stop)
         chunk = np.asarray(init((b - a,) + tuple(shape[1:]), dtype=dtype))
