@@ -173,6 +173,33 @@ def _equivalence(ds, out):
     return results
 
 
+def _fit(ds, out):
+    """``fit`` of a Sequential model with a sharded table under ``scope()`` against the one-process ``fit``."""
+    ds.set_floatx("float64")
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    rng = np.random.default_rng(5)
+    ids, y = rng.integers(0, ROWS[0], size=(48, 3)), rng.normal(size=(48, 1))
+
+    def make():
+        model = ds.Sequential([
+            ds.distribute.ShardedEmbedding(ROWS[0], 4, ds.initializers.RandomNormal(seed=8), combiner="sum"),
+            ds.layers.Dense(1, kernel_initializer=ds.initializers.GlorotUniform(seed=9))])
+        model(ds.constant(ids[:1]))  # built under scope(), as TF requires: fit then knows the model is replicated
+        model.compile(optimizer=ds.optimizers.Adam(0.05, sparse_updates="exact_lazy"), loss="mse")
+        return model
+
+    with strategy.scope():
+        dist = make()
+    history = dist.fit(ids, y, batch_size=GLOBAL_BATCH, epochs=2, shuffle=False, verbose=0).history
+    got = [dist.layers[0].gather_table()] + [w.numpy() for w in dist.layers[1].weights]
+    ds.clear_session()
+    ref = make()
+    ref_history = ref.fit(ids, y, batch_size=GLOBAL_BATCH, epochs=2, shuffle=False, verbose=0).history
+    want = [ref.layers[0].embeddings.numpy()] + [w.numpy() for w in ref.layers[1].weights]
+    ds.set_floatx("float32")
+    return {"rel_err": _rel(got, want), "loss": history["loss"], "ref_loss": ref_history["loss"]}
+
+
 def _bad_ids(ds, out):
     """Rank 1 looks up an id out of range: every rank raises the same error, nobody hangs."""
     strategy = ds.distribute.MultiWorkerMirroredStrategy()
@@ -186,7 +213,14 @@ def _bad_ids(ds, out):
     else:
         message = None
     layer(ds.constant(np.array([[1, 9]])))  # the ranks are still in step afterwards
-    return {"message": message}
+    try:  # a gradient outside strategy.run would train each rank on its whole batch: refused (no collective yet)
+        with ds.GradientTape():
+            layer(ds.constant(np.array([[1, 9]])))
+    except ValueError as e:
+        outside = str(e)
+    else:
+        outside = None
+    return {"message": message, "outside_run": outside}
 
 
 def _rss_kib(field="VmRSS"):
@@ -272,7 +306,7 @@ def _ckpt_restore(ds, out, plain=False):
     return results
 
 
-SCENARIOS = {"equivalence": _equivalence, "bad_ids": _bad_ids, "memory": _memory, "ckpt_save": _ckpt_save,
+SCENARIOS = {"equivalence": _equivalence, "fit": _fit, "bad_ids": _bad_ids, "memory": _memory, "ckpt_save": _ckpt_save,
              "ckpt_restore": _ckpt_restore}
 
 
@@ -303,7 +337,7 @@ def runs(tmp_path_factory):
         pytest.skip("mpiexec/mpi4py not installed (pip install 'descend[mpi]', which the test extra includes)")
     out = {}
     for n in (2, 3):
-        out[n] = _launch(n, ["memory", "equivalence", "bad_ids"], tmp_path_factory.mktemp(f"n{n}"))
+        out[n] = _launch(n, ["memory", "equivalence", "fit", "bad_ids"], tmp_path_factory.mktemp(f"n{n}"))
     return out
 
 
@@ -325,6 +359,15 @@ def test_trains_like_one_process(runs, n, name, mode):
         assert r["initial_equal"], f"rank {rank}: the sharded tables do not start as one process's"
         assert r["moved"] > 1e-3  # the run changed the weights: the comparison is not vacuous
         assert r["rel_err"] < 1e-10, (rank, r)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_fit_trains_like_one_process(runs, n):
+    for result in runs[n]:
+        r = result["fit"]
+        assert r["rel_err"] < 1e-10, r
+        np.testing.assert_allclose(r["loss"], r["ref_loss"], rtol=1e-10)
 
 
 @needs_mpi
@@ -358,6 +401,7 @@ def test_ids_out_of_range_raise_on_every_rank(runs, n):
     for result in runs[n]:
         message = result["bad_ids"]["message"]
         assert message is not None and "rank 1" in message and "12" in message and "[0, 10)" in message
+        assert "inside strategy.run()" in result["bad_ids"]["outside_run"]
 
 
 @needs_mpi

@@ -56,12 +56,14 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import copy
 
 import numpy as np
 
 from .. import initializers
 from ..errors import InvalidArgumentError
+from ..framework import tape as _tape
 from ..framework.op import defop
 from ..framework.tensor import Tensor
 from ..layers.base import Layer
@@ -216,7 +218,12 @@ class ShardedEmbedding(Layer):
         self.row_range = (start, stop)
         dtype = self._dtype
         init = _seeded(self.embeddings_initializer, group)
-        with _strategy.local_variables():  # zeros first (no second copy of the rows), then filled in place
+        # built outside scope() (a model built by its first call in fit): the shard still belongs to the strategy,
+        # so fit and the optimizers find it; zeros first (no second copy of the rows), then filled in place
+        strategy = self.strategy
+        owner = strategy.scope() if not strategy.is_default and _strategy.get_strategy() is not strategy \
+            else contextlib.nullcontext()
+        with owner, _strategy.local_variables():
             self.embeddings = self.add_weight(shape=(stop - start, self.output_dim),
                                               initializer=lambda shape, dtype=None: np.broadcast_to(
                                                   np.zeros((), dtype), shape), dtype=dtype, name="embeddings")
@@ -237,6 +244,11 @@ class ShardedEmbedding(Layer):
         if self.num_shards == 1:
             out = nn_ops.embedding_lookup(self.embeddings, Tensor(ids))
         else:
+            if _tape._active and not _strategy.has_strategy():
+                raise ValueError(
+                    f"ShardedEmbedding '{self.name}' is sharded over {self.num_shards} ranks; a gradient of it must "
+                    "be taken as one replica of its strategy: inside strategy.run() (a custom loop), or with fit on a "
+                    "model built under strategy.scope(). Received: a lookup recorded by a GradientTape outside both")
             out = self._sharded_lookup(ids)
         if self.combiner == "sum":
             return math_ops.reduce_sum(out, axis=-2)
