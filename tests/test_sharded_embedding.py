@@ -231,8 +231,10 @@ def _rss_kib(field="VmRSS"):
     return -1
 
 
-def _memory(ds, out, rows=int(os.environ.get("SHARDED_MEMORY_ROWS", 200_000)), width=64):
-    """Build a ``rows x width`` float32 table: the shard's bytes, and the RSS growth of building it."""
+def _memory(ds, out, width=64):
+    """Build a ``rows x width`` float32 table (``SHARDED_MEMORY_ROWS``, default 200000 rows): the shard's bytes,
+    and the RSS growth of building it."""
+    rows = int(os.environ.get("SHARDED_MEMORY_ROWS", 200_000))
     strategy = ds.distribute.MultiWorkerMirroredStrategy()
     before, peak_before = _rss_kib(), _rss_kib("VmHWM")
     with strategy.scope():

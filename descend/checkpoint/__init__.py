@@ -49,8 +49,8 @@ from .format import (  # the file names and format tags, for tools that inspect 
 )
 from .manager import CheckpointManager, latest_checkpoint
 from .reader import CheckpointReader, list_variables, load_checkpoint
-from .sharded import ShardedCheckpoint
 from .saver import Saver  # registers the live-variable hook that Saver(var_list=None) reads
+from .sharded import ShardedCheckpoint
 
 __all__ = [
     "Checkpoint", "ShardedCheckpoint", "CheckpointManager", "CheckpointReader", "RestoreReport", "CheckpointError",

@@ -51,7 +51,8 @@ from .strategy import (
     strategy_of,
 )
 
-__all__ = ["collectives", "comm", "horovod", "sharded", "ShardedEmbedding", "is_local", "local_variables", "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
+__all__ = ["collectives", "comm", "horovod", "sharded", "ShardedEmbedding", "is_local", "local_variables",
+           "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
            "DistributedOptimizer", "broadcast_variables", "local_rank", "local_size", "rank", "size",
            "DistributedDataset", "InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
            "ReplicaContext", "Strategy", "get_replica_context", "get_strategy", "has_strategy",
