@@ -64,7 +64,7 @@ import numpy as np
 from .. import initializers
 from ..errors import InvalidArgumentError
 from ..framework import tape as _tape
-from ..framework.op import defop
+from ..framework.op import Op
 from ..framework.tensor import Tensor
 from ..layers.base import Layer
 from ..ops import math_ops, nn_ops
@@ -112,14 +112,18 @@ class _Plan:
             group, asked, served, inverse, shape, layer
 
 
-@defop("sharded_embedding_exchange")
-def _exchange(rows, plan=None):
+def _exchange_forward(rows, plan=None):
     """``rows`` (the rows this rank serves, in request order) to their requesters; returns this rank's
     looked-up vectors, shaped ``ids.shape + (d,)``."""
     width = int(np.prod(rows.shape[1:], dtype=np.int64))
     mine = _alltoallv(plan.group, rows, plan.served, plan.asked, width)
     plan.layer._count("row_bytes", plan.served, rows.dtype.itemsize * width)
     return mine[plan.inverse].reshape(plan.shape)
+
+
+# the forward and the backward exchange, one op (not registered: it exists only inside a sharded lookup). Its VJP
+# is a collective computed in NumPy: first-order gradients only
+_exchange = Op(_exchange_forward, name="sharded_embedding_exchange", register=False)
 
 
 @_exchange.defvjp
