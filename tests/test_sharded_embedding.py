@@ -220,7 +220,21 @@ def _bad_ids(ds, out):
         outside = str(e)
     else:
         outside = None
-    return {"message": message, "outside_run": outside}
+    with strategy.scope():
+        opt = ds.optimizers.SGD(0.1, global_clipnorm=1.0)
+
+    def step():
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_sum(layer(ds.constant(np.array([[1, 9]]))))
+        opt.apply_gradients([(tape.gradient(loss, layer.embeddings), layer.embeddings)])
+
+    try:  # a norm of this rank's rows only would clip differently on each rank: refused on every rank
+        strategy.run(step)
+    except ValueError as e:
+        clipped = str(e)
+    else:
+        clipped = None
+    return {"message": message, "outside_run": outside, "clip": clipped}
 
 
 def _rss_kib(field="VmRSS"):
@@ -404,6 +418,7 @@ def test_ids_out_of_range_raise_on_every_rank(runs, n):
         message = result["bad_ids"]["message"]
         assert message is not None and "rank 1" in message and "12" in message and "[0, 10)" in message
         assert "inside strategy.run()" in result["bad_ids"]["outside_run"]
+        assert "`global_clipnorm` cannot clip the gradient of a table sharded" in result["bad_ids"]["clip"]
 
 
 @needs_mpi

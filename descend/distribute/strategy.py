@@ -186,6 +186,12 @@ def _cross_replica_sum(optimizer, pairs: list) -> list:
     if not any(is_local(v) for _, v in pairs):
         return strategy._exchange_pairs(pairs)
     # rank-local variables (sharded tables) already hold their gradient on their owner: never summed
+    clip = [a for a in ("clipnorm", "global_clipnorm") if getattr(optimizer, a, None) is not None]
+    if clip:  # the same on every rank: every rank raises, none waits
+        raise ValueError(f"`{clip[0]}` cannot clip the gradient of a table sharded over the ranks (each rank would "
+                         "measure the norm of its own rows only and clip by another factor); use `clipvalue`, or no "
+                         f"clipping. Received: {clip[0]}={getattr(optimizer, clip[0])!r} with rank-local variables "
+                         f"{[v.name for _, v in pairs if is_local(v)]}")
     shared = [k for k, (_, v) in enumerate(pairs) if not is_local(v)]
     out = list(pairs)
     if shared:
