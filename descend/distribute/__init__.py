@@ -22,7 +22,7 @@ Example:
     True
 """
 
-from . import collectives, comm, horovod
+from . import collectives, comm, horovod, sharded
 from .collectives import GradientExchange, ReplicaMismatchError
 from .horovod import (
     DistributedGradientTape,
@@ -33,6 +33,7 @@ from .horovod import (
     rank,
     size,
 )
+from .sharded import ShardedEmbedding
 from .strategy import (
     DistributedDataset,
     InputContext,
@@ -45,10 +46,13 @@ from .strategy import (
     get_strategy,
     has_strategy,
     in_cross_replica_context,
+    is_local,
+    local_variables,
     strategy_of,
 )
 
-__all__ = ["collectives", "comm", "horovod", "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
+__all__ = ["collectives", "comm", "horovod", "sharded", "ShardedEmbedding", "is_local", "local_variables",
+           "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
            "DistributedOptimizer", "broadcast_variables", "local_rank", "local_size", "rank", "size",
            "DistributedDataset", "InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
            "ReplicaContext", "Strategy", "get_replica_context", "get_strategy", "has_strategy",

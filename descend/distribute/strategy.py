@@ -33,13 +33,14 @@ from ..framework import variable as _variable
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
+from ..optimizers import base as _optimizer_base
 from ..optimizers import pipeline as _pipeline
 from . import comm
 from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
 
 __all__ = ["ReduceOp", "Strategy", "MultiWorkerMirroredStrategy", "MirroredStrategy", "ReplicaContext",
            "InputContext", "DistributedDataset", "get_strategy", "has_strategy", "get_replica_context",
-           "in_cross_replica_context", "strategy_of"]
+           "in_cross_replica_context", "strategy_of", "local_variables", "is_local"]
 
 
 class ReduceOp(enum.Enum):
@@ -124,14 +125,47 @@ def strategy_of(variable: Variable) -> Strategy | None:
     return entry[1]
 
 
+# variables whose value differs by rank (a shard of a sharded table, and its optimizer slots): id -> weak reference
+_LOCAL: dict = {}
+
+
+@contextlib.contextmanager
+def local_variables():
+    """Variables created inside are rank-local: not broadcast at creation, and their gradients skip the
+    cross-replica sum (each rank holds and updates its own part, e.g. a
+    :class:`~descend.distribute.ShardedEmbedding` shard). The slots an optimizer makes for them are
+    rank-local too."""
+    _state.local = getattr(_state, "local", 0) + 1
+    try:
+        yield
+    finally:
+        _state.local -= 1
+
+
+def is_local(variable) -> bool:
+    """Whether ``variable`` was created inside :func:`local_variables` (its value is this rank's own)."""
+    entry = _LOCAL.get(id(variable))
+    return entry is not None and entry() is variable
+
+
+def _slot_scope(var):
+    return local_variables() if is_local(var) else contextlib.nullcontext()
+
+
+_optimizer_base.slot_scope = _slot_scope
+
+
 def _on_variable_created(var: Variable) -> None:
+    if getattr(_state, "local", 0):
+        key = id(var)
+        _LOCAL[key] = weakref.ref(var, lambda _r, key=key: _LOCAL.pop(key, None))
     s = _stack()
     if not s or s[-1][0].is_default:
         return
     strategy = s[-1][0]
     key = id(var)
     _MIRRORED[key] = (weakref.ref(var, lambda _r, key=key: _MIRRORED.pop(key, None)), strategy)
-    if strategy.num_replicas_in_sync > 1:  # every rank must be creating the same variable: checked first
+    if strategy.num_replicas_in_sync > 1 and not is_local(var):  # every rank must be creating the same variable: checked first
         strategy.exchange.check_signature(((var.name, var.shape, var._value.dtype.str, "variable"),))
         broadcast_arrays(strategy.group, [var._value], 0)
         var._mark_updated()
@@ -149,7 +183,21 @@ def _cross_replica_sum(optimizer, pairs: list) -> list:
         strategy = next((st for st in (strategy_of(v) for _, v in pairs) if st is not None), None)
     if strategy is None or strategy.num_replicas_in_sync == 1:
         return pairs
-    return strategy._exchange_pairs(pairs)
+    if not any(is_local(v) for _, v in pairs):
+        return strategy._exchange_pairs(pairs)
+    # rank-local variables (sharded tables) already hold their gradient on their owner: never summed
+    clip = [a for a in ("clipnorm", "global_clipnorm") if getattr(optimizer, a, None) is not None]
+    if clip:  # the same on every rank: every rank raises, none waits
+        raise ValueError(f"`{clip[0]}` cannot clip the gradient of a table sharded over the ranks (each rank would "
+                         "measure the norm of its own rows only and clip by another factor); use `clipvalue`, or no "
+                         f"clipping. Received: {clip[0]}={getattr(optimizer, clip[0])!r} with rank-local variables "
+                         f"{[v.name for _, v in pairs if is_local(v)]}")
+    shared = [k for k, (_, v) in enumerate(pairs) if not is_local(v)]
+    out = list(pairs)
+    if shared:
+        for k, pair in zip(shared, strategy._exchange_pairs([pairs[k] for k in shared])):
+            out[k] = pair
+    return out
 
 
 _pipeline.cross_replica_sum = _cross_replica_sum

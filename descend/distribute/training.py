@@ -110,6 +110,23 @@ def after_restore(model) -> None:
             v._mark_updated()
 
 
+def _has_sharded_layer(model) -> bool:
+    from .sharded import ShardedEmbedding
+
+    flatten = getattr(model, "_flatten_layers", None)
+    layers = flatten() if callable(flatten) else []
+    return any(isinstance(layer, ShardedEmbedding) and layer.num_shards > 1 for layer in layers)
+
+
+def _empty_sum(y_pred):
+    """The sum of the (zero-row) predictions: a loss of 0 whose gradient reaches every layer the batch went through."""
+    from ..ops import math_ops
+
+    leaves = y_pred if isinstance(y_pred, (list, tuple)) else list(y_pred.values()) if isinstance(y_pred, dict) \
+        else [y_pred]
+    return add_n([math_ops.reduce_sum(leaf) for leaf in leaves])
+
+
 class FitReplica:
     """One replica's share of ``fit``/``evaluate`` (see the module docstring)."""
 
@@ -165,6 +182,8 @@ class FitReplica:
                 if n_local == 0:  # a short last batch left this replica no rows: only its share of the penalties
                     replica_loss = add_n([cast(e, dtype=extra[0].dtype) for e in extra]) * (1.0 / self.n) if extra \
                         else None
+                    if replica_loss is None and _has_sharded_layer(model):  # its backward pass is a collective:
+                        replica_loss = _empty_sum(y_pred)                    # take part with zero gradient rows
                 else:
                     data_loss = (model.loss(y, y_pred, sample_weight) if sample_weight is not None
                                  else model.loss(y, y_pred))

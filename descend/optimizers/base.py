@@ -28,6 +28,7 @@ written in one of those spellings gets its adapter as base class automatically.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
 from dataclasses import dataclass
@@ -45,6 +46,10 @@ from .pipeline import ByVariable, UpdatePlan
 
 __all__ = ["Optimizer", "Slot", "StateRestore", "StepState", "VariableList", "decoupled_decay", "initial_value",
            "register_subclass_style", "NUMBERS"]
+
+#: ``(var) -> context manager`` entered while the slots of ``var`` are created, or None: ``descend.distribute``
+#: sets it so that the slots of a rank-local variable (a sharded table's shard) are rank-local too
+slot_scope: Callable | None = None
 
 #: the Python and NumPy number types hyperparameters may be
 NUMBERS = (int, float, np.integer, np.floating)
@@ -508,7 +513,7 @@ class Optimizer:
     def _register_slot(self, var, slot_name, value):
         self._pending.pop(f"{self._var_key(var)}/{slot_name}", None)
         self._array_cache.pop(id(var), None)
-        with no_name_scope():
+        with no_name_scope(), (slot_scope(var) if slot_scope is not None else contextlib.nullcontext()):
             slot = Variable(value, name=f"{var.name}/{slot_name}", trainable=False)
         self._slots.setdefault(id(var), (var, {}))[1][slot_name] = slot
         if slot_name not in self._slot_names:
