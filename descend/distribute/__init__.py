@@ -22,7 +22,7 @@ Example:
     True
 """
 
-from . import collectives, comm, horovod
+from . import collectives, comm, horovod, zero
 from .collectives import GradientExchange, ReplicaMismatchError
 from .horovod import (
     DistributedGradientTape,
@@ -48,7 +48,7 @@ from .strategy import (
     strategy_of,
 )
 
-__all__ = ["collectives", "comm", "horovod", "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
+__all__ = ["collectives", "comm", "horovod", "zero", "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
            "DistributedOptimizer", "broadcast_variables", "local_rank", "local_size", "rank", "size",
            "DistributedDataset", "InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
            "ReplicaContext", "Strategy", "get_replica_context", "get_strategy", "has_strategy",

@@ -749,7 +749,8 @@ class Optimizer:
         step = plan.step
         hyper = self.resolve_hyperparameters(step)
         variables = [v for _, v in pairs]
-        plan.new_step_state = self._plan_step_state_creation(variables, hyper)
+        # (a replica that owns none of the variables, sharded optimizer state: the step state of the call's)
+        plan.new_step_state = self._plan_step_state_creation(variables or plan.targets, hyper)
         for ss in self.step_states():
             var = self._step_vars.get(ss.name)
             current = var._value if var is not None else plan.new_step_state[ss.name]
@@ -838,6 +839,8 @@ class Optimizer:
         self._iterations._mark_updated()
         if self.use_ema:
             self._commit_ema(plan)
+        if pipeline.after_commit is not None:  # sharded optimizer state: the owners' new values to every replica
+            pipeline.after_commit(self, plan)
 
     def _commit_ema(self, plan: UpdatePlan) -> None:
         """Stage ``ema`` (after ``count``): the moving averages of every variable that has one or was
