@@ -370,3 +370,86 @@ def slot_bytes(optimizer) -> int:
     """
     skip = {id(optimizer.iterations)} | {id(v) for v in getattr(optimizer, "_step_vars", {}).values()}
     return int(sum(v._value.nbytes for v in optimizer.variables if id(v) not in skip))
+
+
+# -------------------------------------------------------------------------------------------- checkpoints
+def _zero_of_graph(graph):
+    from ..checkpoint.trackable import OptimizerLeaf
+
+    candidates = list(graph.vars_by_path.values())
+    candidates += [leaf.obj.iterations for leaf in graph.leaves
+                   if isinstance(leaf, OptimizerLeaf) and hasattr(leaf.obj, "iterations")]
+    for var in candidates:
+        st = _strategy.strategy_of(var)
+        if st is not None and st._zero is not None and st.num_replicas_in_sync > 1:
+            return st._zero
+    return None
+
+
+def _sharded_write(ckpt, path, tensors, objects, names, counter, extra) -> bool:
+    """``Checkpoint.write`` of objects trained under a sharding strategy, run by every rank: rank ``r > 0``
+    writes the slots it owns to a staging directory, rank 0 writes the rest and moves the shards into its
+    checkpoint before the one atomic rename. False (nothing done) when no such strategy is involved."""
+    if not _SHARDED[0]:
+        return False
+    from ..checkpoint import format as fmt
+    from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.trackable import OptimizerLeaf, walk
+
+    graph = walk(ckpt._objects)
+    zr = _zero_of_graph(graph)
+    if zr is None:
+        return False
+    group, rank = zr.group, zr.group.rank
+    owner_of = {}  # "<optimizer path>/<variable path>" -> the rank holding that variable's slots
+    for leaf in graph.leaves:
+        if isinstance(leaf, OptimizerLeaf):
+            sh = zr._shards.get(leaf.obj)
+            for vid, r in (sh.owner.items() if sh is not None else ()):
+                var = sh.refs[vid]()
+                if var is not None:
+                    owner_of[f"{leaf.path}/{graph.var_key(var)}"] = r
+    mine = {k: a for k, a in tensors.items() if owner_of.get(k.rsplit("/", 1)[0], 0) == rank}
+    token = group.allgather_object(secrets.token_hex(6) if rank == 0 else None)[0]
+    parent = os.path.dirname(os.path.abspath(path))
+    base = os.path.basename(os.path.abspath(path))
+
+    def staging(r):
+        return os.path.join(parent, f"{fmt.TMP_PREFIX}{base}-{token}-shard-{r}")
+
+    error, digest = None, None
+    if rank > 0:
+        try:
+            os.makedirs(parent, exist_ok=True)
+            manifest = fmt.new_manifest({}, {}, counter, {"shard": {"rank": rank, "ranks": group.size}})
+            fmt.write_checkpoint_dir(staging(rank), mine, manifest)
+            digest = manifest["manifest_sha256"]
+        except Exception as e:  # noqa: BLE001 -- reported on every rank below
+            error = f"{type(e).__name__}: {e}"
+    reports = group.allgather_object((error, digest))
+    failed = [f"rank {r}: {e}" for r, (e, _) in enumerate(reports) if e]
+    if not failed and rank == 0:
+        shards = [{"dir": f"shard-{r}", "rank": r, "manifest_sha256": d} for r, (_, d) in enumerate(reports) if r]
+        info = {"ranks": group.size, "owners": dict(sorted(owner_of.items()))}
+        try:
+            fmt.write_checkpoint_dir(path, mine, fmt.new_manifest(objects, names, counter,
+                                                                  dict(extra or {}, shards=shards, zero=info)),
+                                     adopt={s["dir"]: staging(s["rank"]) for s in shards})
+        except Exception as e:  # noqa: BLE001
+            error = f"{type(e).__name__}: {e}"
+    final = group.allgather_object(error if rank == 0 else None)[0]
+    if rank > 0 and os.path.lexists(staging(rank)):  # not adopted: rank 0 failed
+        shutil.rmtree(staging(rank), ignore_errors=True)
+    if failed or final:
+        raise CheckpointError(f"writing the sharded checkpoint '{path}' failed; nothing was written: "
+                              f"{'; '.join(failed) if failed else 'rank 0: ' + final}")
+    return True
+
+
+def _install_checkpoint_hook() -> None:
+    from ..checkpoint import checkpoint as _checkpoint
+
+    _checkpoint.sharded_writer = _sharded_write
+
+
+_install_checkpoint_hook()
