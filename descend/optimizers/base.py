@@ -711,7 +711,10 @@ class Optimizer:
             pairs = [(g if isinstance(g, IndexedSlices) else g._value, v)
                      for g, v in zip(accumulation.mean(state), state.keys) if g is not None]
             changed = [True] * len(pairs)  # sums of finite values can overflow
-        pairs = self.aggregate(pairs)
+        aggregated = self.aggregate(pairs)
+        if aggregated is not pairs:  # summed across replicas: a sum of finite values can overflow (and with
+            changed = [True] * len(aggregated)  # sharded state this replica holds its share of the gradients)
+        pairs = aggregated
         pairs, changed = pipeline.deduplicate_and_clip(self, pairs, raw_global_clipnorm, changed)
         clipped = raw_global_clipnorm is not None or any(
             c is not None for c in (self.clipnorm, self.clipvalue, self.global_clipnorm))
