@@ -14,7 +14,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from test_distribute_mpi import MPIEXEC, needs_mpi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -358,6 +357,58 @@ def test_a_checkpoint_saved_at_3_ranks_restores_at_2_and_at_1(tmp_path):
                           for a, b in zip(res["plain_ckpt"]["weights"], final["weights"]))
                 assert err <= 1e-10, (n, err)
                 assert len(res["zero_ckpt"]["slots"]["held"]) < len(SIZES)  # restored slots of its share only
+
+
+def test_shards_are_read_verified_and_merged(tmp_path):
+    """The format side, in one process: shards adopted into a checkpoint are merged on read; a shard that is
+    not the recorded one, or a tensor in two parts, is refused."""
+    from descend.checkpoint import CheckpointCorruptedError
+    from descend.checkpoint import format as fmt
+
+    shard = fmt.new_manifest({}, {}, 1)
+    fmt.write_checkpoint_dir(str(tmp_path / "staged"), {"opt/w/m": np.arange(3.0)}, shard)
+    main = fmt.new_manifest({}, {}, 1, {"shards": [{"dir": "shard-1", "rank": 1,
+                                                      "manifest_sha256": shard["manifest_sha256"]}]})
+    fmt.write_checkpoint_dir(str(tmp_path / "ck"), {"w": np.ones(3)}, main, adopt={"shard-1": str(tmp_path / "staged")})
+    assert not (tmp_path / "staged").exists()
+    manifest, tensors = fmt.read_checkpoint(tmp_path / "ck")
+    assert sorted(tensors) == ["opt/w/m", "w"] and sorted(manifest["tensors"]) == ["opt/w/m", "w"]
+    assert tensors["opt/w/m"].tolist() == [0.0, 1.0, 2.0]
+
+    other = fmt.new_manifest({}, {}, 2)  # another shard in its place: its manifest's checksum differs
+    fmt.write_checkpoint_dir(str(tmp_path / "ck" / "shard-1"), {"opt/w/m": np.arange(3.0)}, other)
+    with pytest.raises(CheckpointCorruptedError, match="shard-1 is not the one the manifest records"):
+        fmt.read_checkpoint(tmp_path / "ck")
+
+    dup = fmt.new_manifest({}, {}, 1)
+    fmt.write_checkpoint_dir(str(tmp_path / "staged2"), {"w": np.ones(3)}, dup)
+    main = fmt.new_manifest({}, {}, 1, {"shards": [{"dir": "shard-1", "rank": 1, "manifest_sha256": dup["manifest_sha256"]}]})
+    fmt.write_checkpoint_dir(str(tmp_path / "ck2"), {"w": np.ones(3)}, main, adopt={"shard-1": str(tmp_path / "staged2")})
+    with pytest.raises(CheckpointCorruptedError, match="'w' is in shard shard-1 and in another part"):
+        fmt.read_checkpoint(tmp_path / "ck2")
+
+    bad = fmt.new_manifest({}, {}, 1, {"shards": [{"dir": "../elsewhere", "manifest_sha256": "0" * 64}]})
+    fmt.write_checkpoint_dir(str(tmp_path / "ck3"), {"w": np.ones(3)}, bad)
+    with pytest.raises(CheckpointCorruptedError, match="shards\\[0\\]"):
+        fmt.read_checkpoint(tmp_path / "ck3")
+
+
+def test_one_process_the_option_changes_nothing():
+    import descend as ds
+
+    strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=True)
+    assert strategy.shard_optimizer_state
+    with pytest.raises(TypeError, match="`shard_optimizer_state` must be a bool"):
+        ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state="yes")
+    with strategy.scope():
+        w = ds.Variable(np.ones(3), name="w")
+        opt = ds.optimizers.Adam(0.1)
+    plain_w, plain = ds.Variable(np.ones(3), name="w_plain"), ds.optimizers.Adam(0.1)
+    for _ in range(3):
+        strategy.run(lambda: opt.apply_gradients([(np.arange(3.0), w)]))
+        plain.apply_gradients([(np.arange(3.0), plain_w)])
+    assert np.array_equal(w.numpy(), plain_w.numpy())
+    assert ds.distribute.zero.slot_bytes(opt) == 48
 
 
 if __name__ == "__main__":
