@@ -231,7 +231,37 @@ def _nonfinite(ds, out):
     return res
 
 
-SCENARIOS = {"equivalence": _equivalence, "ckpt_save": _ckpt_save, "ckpt_restore": _ckpt_restore,
+def _fit(ds, out):
+    """``fit`` (uneven splits: 41 rows, global batch 10) under ZeRO and under the unsharded strategy, from the
+    same weights; and use_ema refused on every rank."""
+    ds.set_floatx("float64")
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=(41, 5)), rng.normal(size=(41, 2))
+    res = {}
+    for name, shard in (("zero", True), ("mirrored", False)):
+        strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=shard)
+        with strategy.scope():
+            model = ds.Sequential([ds.layers.Dense(8, activation="tanh"), ds.layers.Dense(2)])
+            model(ds.constant(x[:1]))
+            model.compile(optimizer=ds.optimizers.Adam(0.01, global_clipnorm=0.5), loss="mse", metrics=["mae"])
+        model.set_weights([np.random.default_rng(9).normal(size=w.shape) * 0.3 for w in model.get_weights()])
+        h = model.fit(x, y, batch_size=10, epochs=3, shuffle=True, seed=1, verbose=0)
+        res[name] = {"history": h.history, "weights": [w.tolist() for w in model.get_weights()]}
+        ds.clear_session()
+    ds.set_floatx("float32")
+    strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=True)
+    with strategy.scope():
+        w = ds.Variable(np.zeros(3), name="w")
+        opt = ds.optimizers.Adam(0.1, use_ema=True)
+    try:
+        strategy.run(lambda: opt.apply_gradients([(np.ones(3), w)]))
+        res["ema"] = None
+    except ValueError as e:
+        res["ema"] = str(e)
+    return res
+
+
+SCENARIOS = {"fit": _fit, "equivalence": _equivalence, "ckpt_save": _ckpt_save, "ckpt_restore": _ckpt_restore,
              "nonfinite": _nonfinite}
 
 
@@ -260,7 +290,7 @@ def _launch(n, scenarios, out, timeout=300, **extra_env):
 def runs(tmp_path_factory):
     if MPIEXEC is None:
         pytest.skip("mpiexec/mpi4py not installed (pip install 'descend[mpi]', which the test extra includes)")
-    return {n: _launch(n, ["equivalence", "nonfinite"], tmp_path_factory.mktemp(f"zero{n}")) for n in (2, 3)}
+    return {n: _launch(n, ["equivalence", "nonfinite", "fit"], tmp_path_factory.mktemp(f"zero{n}")) for n in (2, 3)}
 
 
 @needs_mpi
@@ -301,6 +331,16 @@ def test_each_rank_holds_the_slots_of_its_share_only(runs, n):
             # balanced by bytes: within one (largest) variable of 1/N
             assert r["zero"]["bytes"] - _replicated_slot_bytes(case, first) <= per_slot * (
                 sum(first["sizes"][k] for k in dense) / n + largest), (case, rank, r["zero"]["bytes"])
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_fit_under_zero_is_the_unsharded_fit(runs, n):
+    for r in runs[n]:
+        fit = r["fit"]
+        assert fit["zero"] == fit["mirrored"]  # history and weights, bit for bit
+        assert fit["ema"] is not None and "use_ema" in fit["ema"]
+    assert all(r["fit"]["zero"]["weights"] == runs[n][0]["fit"]["zero"]["weights"] for r in runs[n])
 
 
 def _replicated_slot_bytes(case, res):
