@@ -322,7 +322,13 @@ def _zero_for(optimizer, pairs):
 
 def _cross_replica_any(optimizer, pairs, found: bool) -> bool:
     zr = _zero_for(optimizer, pairs)
-    return found if zr is None else zr.any(found)
+    if zr is None:
+        return found
+    anywhere = zr.any(found)
+    sh = zr._shards.get(optimizer)
+    if anywhere and sh is not None:  # the step is skipped or raises on every rank: no all-gather follows
+        sh.layout = None
+    return anywhere
 
 
 def _cross_replica_norm(optimizer, pairs):
