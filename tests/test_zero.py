@@ -247,6 +247,13 @@ def _fit(ds, out):
         model.set_weights([np.random.default_rng(9).normal(size=w.shape) * 0.3 for w in model.get_weights()])
         h = model.fit(x, y, batch_size=10, epochs=3, shuffle=True, seed=1, verbose=0)
         res[name] = {"history": h.history, "weights": [w.tolist() for w in model.get_weights()]}
+        if shard:  # BackupAndRestore writes from rank 0 alone: refused on every rank, before anything is written
+            try:
+                model.fit(x, y, batch_size=10, epochs=1, verbose=0,
+                          callbacks=[ds.callbacks.BackupAndRestore(os.path.join(out, "backup"))])
+                res["backup"] = None
+            except ValueError as e:
+                res["backup"] = str(e)
         ds.clear_session()
     ds.set_floatx("float32")
     strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=True)
@@ -340,6 +347,7 @@ def test_fit_under_zero_is_the_unsharded_fit(runs, n):
         fit = r["fit"]
         assert fit["zero"] == fit["mirrored"]  # history and weights, bit for bit
         assert fit["ema"] is not None and "use_ema" in fit["ema"]
+        assert fit["backup"] is not None and "shard_optimizer_state=True" in fit["backup"]
     assert all(r["fit"]["zero"]["weights"] == runs[n][0]["fit"]["zero"]["weights"] for r in runs[n])
 
 
