@@ -92,6 +92,13 @@ class BackupAndRestore(Callback):
                           position=self._position, **self.extra)
 
     def on_train_begin(self, logs=None):
+        from .distribute.training import replica_for  # above this layer: imported when called
+
+        replica = replica_for(self.model)
+        if replica is not None and replica.n > 1 and getattr(replica.strategy, "shard_optimizer_state", False):
+            raise ValueError("BackupAndRestore writes from rank 0 alone, but with shard_optimizer_state=True every "
+                             "rank holds part of the optimizer's state; received a model trained under a strategy "
+                             "with shard_optimizer_state=True (save with Checkpoint.write on every rank instead)")
         checkpoint = self._checkpoint()
         self._manager = CheckpointManager(checkpoint, self.backup_dir, max_to_keep=self.max_to_keep)
         if not _writes(self.model):  # under a strategy rank 0 alone writes: the others only read, without the lock

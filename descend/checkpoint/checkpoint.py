@@ -40,6 +40,10 @@ from .trackable import OptimizerLeaf, VariableLeaf, _qualname, join_state, split
 
 __all__ = ["Checkpoint"]
 
+#: ``fn(checkpoint, path, tensors, objects, names, counter, extra) -> bool``: writes a checkpoint whose state is
+#: sharded over processes (installed by ``descend.distribute.zero``); False: not sharded, written here
+sharded_writer = None
+
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
@@ -120,6 +124,8 @@ class Checkpoint:
     def _write(self, path, counter: int, extra: dict | None = None) -> str:
         path = os.fspath(path)
         tensors, objects, names = self._collect()
+        if sharded_writer is not None and sharded_writer(self, path, tensors, objects, names, counter, extra):
+            return path  # state sharded over processes: every one wrote its part (descend.distribute.zero)
         write_checkpoint_dir(path, tensors, new_manifest(objects, names, counter, extra))
         return path
 

@@ -310,11 +310,14 @@ def _write_tensors_file(path: str, tensors: dict[str, np.ndarray]) -> dict:
     return {"name": TENSORS_FILE, "size": size, "header_size": len(header), "sha256": whole.hexdigest()}
 
 
-def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: dict) -> None:
+def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: dict,
+                         adopt: dict[str, str] | None = None) -> None:
     """Write a checkpoint directory atomically (temporary directory, fsync, rename).
 
     ``tensors`` must be little-endian C-contiguous arrays of supported dtypes;
     ``manifest`` gets the ``tensors``, ``tensors_file`` and ``manifest_sha256`` fields.
+    ``adopt`` maps names to directories (shards written by other processes, see ``shards``
+    in :func:`read_checkpoint`) moved into the checkpoint before it appears.
     """
     manifest["tensors"] = {k: {"shape": list(a.shape), "dtype": a.dtype.name,
                                "sha256": sha256(memoryview(np.ascontiguousarray(a)).cast("B"))}
@@ -333,6 +336,8 @@ def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: di
         manifest["tensors_file"] = _write_tensors_file(os.path.join(tmp, TENSORS_FILE), tensors)
         manifest["manifest_sha256"] = sha256(canonical(manifest))
         write_durable(os.path.join(tmp, MANIFEST_FILE), json.dumps(manifest, indent=1, sort_keys=True).encode())
+        for name, source in (adopt or {}).items():
+            os.rename(source, os.path.join(tmp, name))
         fsync_dir(tmp)
         if os.path.lexists(path):  # replacing a checkpoint: move the old one aside, never delete it first
             aside = os.path.join(parent, f"{TMP_PREFIX}old-{base}-{secrets.token_hex(6)}")
@@ -571,8 +576,45 @@ def _check_header(header, manifest: dict, tpath: str, data_bytes: int) -> list:
     return ranges
 
 
+SHARD_RE = re.compile(r"^shard-[0-9]{1,6}$")
+
+
 def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The manifest and every tensor of the checkpoint at ``path``, all verified."""
+    """The manifest and every tensor of the checkpoint at ``path``, all verified.
+
+    A checkpoint written by several processes (sharded optimizer state) lists its shards in the
+    manifest's ``shards`` field: ``[{"dir": "shard-<r>", "rank": r, "manifest_sha256": ...}]``, each a
+    checkpoint directory inside this one holding that process's tensors. They are read, verified
+    against the recorded checksums, and merged: the result is the whole state, as one process saved it."""
+    manifest, tensors = _read_one(path)
+    shards = manifest.get("shards")
+    if shards is None:
+        return manifest, tensors
+    path = os.fspath(path)
+    mpath = os.path.join(path, MANIFEST_FILE)
+    if not isinstance(shards, list) or len(shards) > 1 << 16:
+        raise _corrupt(mpath, "shards", f"must be a list of shard entries; found {short(shards)}")
+    manifest = dict(manifest, tensors=dict(manifest["tensors"]))
+    for i, entry in enumerate(shards):
+        name = entry.get("dir") if isinstance(entry, dict) else None
+        digest = entry.get("manifest_sha256") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not SHARD_RE.match(name) or not isinstance(digest, str):
+            raise _corrupt(mpath, f"shards[{i}]", f"must be an object with 'dir' (shard-<n>) and 'manifest_sha256'; "
+                                                   f"found {short(entry)}")
+        shard_manifest, shard_tensors = _read_one(os.path.join(path, name))
+        if shard_manifest["manifest_sha256"] != digest:
+            raise CheckpointCorruptedError(f"checkpoint '{path}': shard {name} is not the one the manifest records "
+                                           "(its manifest's checksum differs); nothing was restored", [name])
+        for key, arr in shard_tensors.items():
+            if key in tensors:
+                raise CheckpointCorruptedError(f"checkpoint '{path}': tensor '{key}' is in shard {name} and in "
+                                               "another part of the checkpoint", [key])
+            tensors[key] = arr
+            manifest["tensors"][key] = shard_manifest["tensors"][key]
+    return manifest, tensors
+
+
+def _read_one(path) -> tuple[dict, dict[str, np.ndarray]]:
     path = os.fspath(path)
     mpath = os.path.join(path, MANIFEST_FILE)
     tpath = os.path.join(path, TENSORS_FILE)

@@ -22,7 +22,7 @@ Example:
     True
 """
 
-from . import collectives, comm, horovod, sharded
+from . import collectives, comm, horovod, sharded, zero
 from .collectives import GradientExchange, ReplicaMismatchError
 from .horovod import (
     DistributedGradientTape,
@@ -51,7 +51,7 @@ from .strategy import (
     strategy_of,
 )
 
-__all__ = ["collectives", "comm", "horovod", "sharded", "ShardedEmbedding", "is_local", "local_variables",
+__all__ = ["collectives", "comm", "horovod", "sharded", "zero", "ShardedEmbedding", "is_local", "local_variables",
            "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
            "DistributedOptimizer", "broadcast_variables", "local_rank", "local_size", "rank", "size",
            "DistributedDataset", "InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",

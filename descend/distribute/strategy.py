@@ -163,6 +163,8 @@ def _on_variable_created(var: Variable) -> None:
     if not s or s[-1][0].is_default:
         return
     strategy = s[-1][0]
+    if strategy._zero is not None and strategy._zero.is_own_slot(var):
+        return  # ZeRO-1: the optimizer slot of a variable this replica owns exists here only
     key = id(var)
     _MIRRORED[key] = (weakref.ref(var, lambda _r, key=key: _MIRRORED.pop(key, None)), strategy)
     if strategy.num_replicas_in_sync > 1 and not is_local(var):  # every rank must be creating the same variable: checked first
@@ -184,6 +186,8 @@ def _cross_replica_sum(optimizer, pairs: list) -> list:
     if strategy is None or strategy.num_replicas_in_sync == 1:
         return pairs
     if not any(is_local(v) for _, v in pairs):
+        if strategy._zero is not None:  # ZeRO-1: this replica receives the sums of what it owns (distribute.zero)
+            return strategy._zero.aggregate(optimizer, pairs)
         return strategy._exchange_pairs(pairs)
     # rank-local variables (sharded tables) already hold their gradient on their owner: never summed
     clip = [a for a in ("clipnorm", "global_clipnorm") if getattr(optimizer, a, None) is not None]
@@ -193,6 +197,9 @@ def _cross_replica_sum(optimizer, pairs: list) -> list:
                          f"clipping. Received: {clip[0]}={getattr(optimizer, clip[0])!r} with rank-local variables "
                          f"{[v.name for _, v in pairs if is_local(v)]}")
     shared = [k for k, (_, v) in enumerate(pairs) if not is_local(v)]
+    if strategy._zero is not None:  # the shared variables' share this replica owns, then its own table rows
+        owned = strategy._zero.aggregate(optimizer, [pairs[k] for k in shared]) if shared else []
+        return [*owned, *(p for p in pairs if is_local(p[1]))]
     out = list(pairs)
     if shared:
         for k, pair in zip(shared, strategy._exchange_pairs([pairs[k] for k in shared])):
@@ -211,13 +218,31 @@ class Strategy:
         bucket_bytes: the most bytes one fused gradient ``Allreduce`` carries.
         sparse_as_dense: exchange ``IndexedSlices`` gradients as dense tensors (all-reduced) instead of
             all-gathering their rows.
+        shard_optimizer_state: ZeRO stage 1 (DeepSpeed's ``zero_optimization.stage=1``, PyTorch's
+            ``ZeroRedundancyOptimizer``): each replica keeps the optimizer slots of its share of the dense
+            variables only; gradients are reduce-scattered, each owner updates its variables and the new
+            values are all-gathered. See :mod:`descend.distribute.zero`.
     """
 
     is_default = False
 
-    def __init__(self, *, bucket_bytes: int = DEFAULT_BUCKET_BYTES, sparse_as_dense: bool = False, group=None):
+    def __init__(self, *, bucket_bytes: int = DEFAULT_BUCKET_BYTES, sparse_as_dense: bool = False, group=None,
+                 shard_optimizer_state: bool = False):
         self.group = comm.world() if group is None else group
         self.exchange = GradientExchange(self.group, bucket_bytes=bucket_bytes, sparse_as_dense=sparse_as_dense)
+        if not isinstance(shard_optimizer_state, (bool, np.bool_)):
+            raise TypeError(f"`shard_optimizer_state` must be a bool. Received: "
+                            f"shard_optimizer_state={shard_optimizer_state!r}")
+        self._zero = None
+        if shard_optimizer_state:
+            from .zero import ZeroRedundancy
+
+            self._zero = ZeroRedundancy(self)
+
+    @property
+    def shard_optimizer_state(self) -> bool:
+        """Whether optimizers under this strategy shard their state across the replicas (ZeRO-1)."""
+        return self._zero is not None
 
     # -- facts
     @property
@@ -317,8 +342,10 @@ class MultiWorkerMirroredStrategy(Strategy):
     """
 
     def __init__(self, cluster_resolver=None, communication_options=None, *,
-                 bucket_bytes: int = DEFAULT_BUCKET_BYTES, sparse_as_dense: bool = False):
-        super().__init__(bucket_bytes=bucket_bytes, sparse_as_dense=sparse_as_dense)
+                 bucket_bytes: int = DEFAULT_BUCKET_BYTES, sparse_as_dense: bool = False,
+                 shard_optimizer_state: bool = False):
+        super().__init__(bucket_bytes=bucket_bytes, sparse_as_dense=sparse_as_dense,
+                         shard_optimizer_state=shard_optimizer_state)
 
 
 class MirroredStrategy(Strategy):
@@ -326,8 +353,9 @@ class MirroredStrategy(Strategy):
     ``cross_device_ops`` are accepted for TF compatibility and ignored."""
 
     def __init__(self, devices=None, cross_device_ops=None, *, bucket_bytes: int = DEFAULT_BUCKET_BYTES,
-                 sparse_as_dense: bool = False):
-        super().__init__(bucket_bytes=bucket_bytes, sparse_as_dense=sparse_as_dense)
+                 sparse_as_dense: bool = False, shard_optimizer_state: bool = False):
+        super().__init__(bucket_bytes=bucket_bytes, sparse_as_dense=sparse_as_dense,
+                         shard_optimizer_state=shard_optimizer_state)
 
 
 class _DefaultStrategy(Strategy):

@@ -716,7 +716,10 @@ class Optimizer:
             pairs = [(g if isinstance(g, IndexedSlices) else g._value, v)
                      for g, v in zip(accumulation.mean(state), state.keys) if g is not None]
             changed = [True] * len(pairs)  # sums of finite values can overflow
-        pairs = self.aggregate(pairs)
+        aggregated = self.aggregate(pairs)
+        if aggregated is not pairs:  # summed across replicas: a sum of finite values can overflow (and with
+            changed = [True] * len(aggregated)  # sharded state this replica holds its share of the gradients)
+        pairs = aggregated
         pairs, changed = pipeline.deduplicate_and_clip(self, pairs, raw_global_clipnorm, changed)
         clipped = raw_global_clipnorm is not None or any(
             c is not None for c in (self.clipnorm, self.clipvalue, self.global_clipnorm))
@@ -754,7 +757,8 @@ class Optimizer:
         step = plan.step
         hyper = self.resolve_hyperparameters(step)
         variables = [v for _, v in pairs]
-        plan.new_step_state = self._plan_step_state_creation(variables, hyper)
+        # (a replica that owns none of the variables, sharded optimizer state: the step state of the call's)
+        plan.new_step_state = self._plan_step_state_creation(variables or plan.targets, hyper)
         for ss in self.step_states():
             var = self._step_vars.get(ss.name)
             current = var._value if var is not None else plan.new_step_state[ss.name]
@@ -843,6 +847,8 @@ class Optimizer:
         self._iterations._mark_updated()
         if self.use_ema:
             self._commit_ema(plan)
+        if pipeline.after_commit is not None:  # sharded optimizer state: the owners' new values to every replica
+            pipeline.after_commit(self, plan)
 
     def _commit_ema(self, plan: UpdatePlan) -> None:
         """Stage ``ema`` (after ``count``): the moving averages of every variable that has one or was

@@ -54,6 +54,13 @@ __all__ = ["STAGES", "ByVariable", "Item", "UpdatePlan"]
 #: the ``aggregate`` stage's cross-replica sum, ``fn(optimizer, pairs) -> pairs``; ``descend.distribute``
 #: installs it (None: one process, the stage is the identity)
 cross_replica_sum = None
+#: hooks of a strategy that shards the optimizer's state (``descend.distribute.zero``; None: every replica holds
+#: every gradient): ``cross_replica_norm(optimizer, pairs)`` -> the global norm of gradients split over the
+#: replicas (a Tensor) or None; ``cross_replica_any(optimizer, pairs, found)`` -> whether any replica found a
+#: non-finite gradient; ``after_commit(optimizer, plan)`` runs at the end of a commit that applied an update
+cross_replica_norm = None
+cross_replica_any = None
+after_commit = None
 
 STAGES = ("validate", "check_input", "accumulate", "aggregate", "deduplicate", "clip", "check_applied", "resolve",
           "decay", "rule", "constrain", "count", "ema")
@@ -224,15 +231,22 @@ def check_nonfinite(opt, pairs, what: str, only=None):
     ``only`` (a list of booleans) limits the check to the gradients a stage produced anew.
     Returns the pairs (non-finite elements zeroed under ``"zero"``) or None (skip the step)."""
     policy = opt.on_nonfinite
-    if policy == "apply" or (only is not None and not any(only)):
+    agree = cross_replica_any if policy in ("raise", "skip") else None
+    if policy == "apply" or (agree is None and only is not None and not any(only)):
         return pairs
     arrays = _arrays(pairs)
     positions = range(len(arrays)) if only is None else [i for i, flag in enumerate(only) if flag]
     checked = [arrays[i] for i in positions]
-    first = opt.kernels_find_nonfinite(checked)
+    first = opt.kernels_find_nonfinite(checked) if checked else -1
     if first is None:
         # the sum is a fast pre-check: it is finite unless an element is not (or it overflows)
         first = next((k for k, a in enumerate(checked) if not (np.isfinite(np.sum(a)) or np.isfinite(a).all())), -1)
+    if agree is not None and agree(opt, pairs, first >= 0) and first < 0:  # all-or-nothing across replicas
+        if policy == "raise":
+            raise InvalidArgumentError(
+                f"{what} on another replica contains NaN or Inf (on_nonfinite='raise'); nothing was updated. Use "
+                "on_nonfinite='skip' or 'zero' to carry on")
+        return None
     if first < 0:
         return pairs
     first = list(positions)[first]
@@ -269,7 +283,7 @@ def deduplicate_and_clip(opt, pairs, raw_global_clipnorm=None, changed=None):
     overflowed); only those are checked again. ``changed`` comes in from the earlier stages."""
     changed = [False] * len(pairs) if changed is None else list(changed)
     if raw_global_clipnorm is not None:  # Hugging Face clips the raw gradients, before de-duplication
-        pairs, finite = _global_clip(pairs, raw_global_clipnorm)
+        pairs, finite = _global_clip(pairs, raw_global_clipnorm, opt)
         changed = [c or not finite for c in changed]
     out = []
     for i, (g, v) in enumerate(pairs):
@@ -285,15 +299,17 @@ def deduplicate_and_clip(opt, pairs, raw_global_clipnorm=None, changed=None):
     elif opt.clipvalue is not None:  # clipping finite values to a finite range keeps them finite
         pairs = [(_as_array(clip_ops.clip_by_value(_as_tensor(g), -opt.clipvalue, opt.clipvalue)), v) for g, v in pairs]
     elif opt.global_clipnorm is not None:
-        pairs, finite = _global_clip(pairs, opt.global_clipnorm)
+        pairs, finite = _global_clip(pairs, opt.global_clipnorm, opt)
         changed = [c or not finite for c in changed]
     return pairs, changed
 
 
-def _global_clip(pairs, clip_norm):
+def _global_clip(pairs, clip_norm, opt=None):
     """Clip together to ``clip_norm``; also says whether the global norm was finite (then, every value
-    being finite before, every clipped value is: the scale is at most 1)."""
-    clipped, norm = clip_ops.clip_by_global_norm([_as_tensor(g) for g, _ in pairs], clip_norm)
+    being finite before, every clipped value is: the scale is at most 1). When the replicas hold parts of the
+    gradients (sharded optimizer state), the norm is the norm of all of them (``cross_replica_norm``)."""
+    norm = None if opt is None or cross_replica_norm is None else cross_replica_norm(opt, pairs)
+    clipped, norm = clip_ops.clip_by_global_norm([_as_tensor(g) for g, _ in pairs], clip_norm, use_norm=norm)
     return [(_as_array(c), v) for c, (_, v) in zip(clipped, pairs)], bool(np.isfinite(float(norm)))
 
 
