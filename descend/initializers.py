@@ -8,9 +8,11 @@ defaults to :func:`descend.floatx` (float32). Random initializers take a
   so the same seed gives the same values, call after call (Keras 3);
 * a ``numpy.random.Generator``: calls draw from it in turn (different values
   each call, one reproducible sequence);
-* ``None``: each call draws a fresh seed from NumPy's global random state, so
-  ``numpy.random.seed(s)`` makes unseeded initialization reproducible (as
-  ``keras.utils.set_random_seed`` does).
+* ``None``: after :func:`descend.random.set_seed` (``tf.random.set_seed``), each
+  call takes the next seed of that global seed's sequence, so a program rerun
+  after ``set_seed(s)`` creates the same weights (TF 2's rule for an op without
+  a seed); without a global seed, a fresh seed from NumPy's global random state,
+  so ``numpy.random.seed(s)`` makes it reproducible (:func:`draw_seed`).
 
 Values are drawn in float64 and then cast, so one seed gives the same
 numbers (up to rounding) in float32 and float64.
@@ -33,6 +35,7 @@ import math
 import numpy as np
 
 from . import backend
+from . import random as tf_random
 from ._lookup import deserialize_object, serialize_object
 from .framework.tensor import Tensor
 
@@ -72,12 +75,19 @@ def _check_seed(seed):
     raise ValueError(f"seed must be None, a non-negative int or a numpy.random.Generator. Received: seed={seed!r}")
 
 
+def draw_seed() -> int:
+    """The seed an unseeded random initializer draws with: the next one of the global seed's sequence
+    (:func:`descend.random.set_seed` restarts it), else one from NumPy's global random state."""
+    global_seed, op_seed = tf_random.get_seed(None)
+    if global_seed is None:
+        return int(np.random.randint(0, 2**31 - 1))  # numpy.random.seed() reproduces it
+    return int(np.random.SeedSequence([global_seed % 2**63, op_seed]).generate_state(1)[0])
+
+
 def _generator(seed) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None:
-        seed = int(np.random.randint(0, 2**31 - 1))  # NumPy's global state: numpy.random.seed() reproduces it
-    return np.random.default_rng(seed)
+    return np.random.default_rng(draw_seed() if seed is None else seed)
 
 
 def _truncated_standard_normal(rng: np.random.Generator, shape: tuple) -> np.ndarray:

@@ -35,7 +35,7 @@ the ids it serves and ``d`` the row width (``stats`` counts them).
 initializer draws the whole table's stream in chunks of ``chunk_rows`` rows and
 each rank keeps its rows (peak memory: its shard plus one chunk); other
 initializers are called on the whole shape once and sliced. An unseeded one
-draws its seed from NumPy's global state as one process would, and rank 0's
+draws its seed as one process would (``initializers.draw_seed``), and rank 0's
 seed is used everywhere.
 
 Without mpiexec (or outside a strategy) the layer is an ordinary table.
@@ -307,8 +307,8 @@ class ShardedEmbedding(Layer):
 
 
 def _seeded(init, group):
-    """``init`` with an integer seed every rank shares: an unseeded one draws its seed from NumPy's global state
-    as one process would, and rank 0's is used everywhere (a collective)."""
+    """``init`` with an integer seed every rank shares: an unseeded one draws its seed as one process would
+    (``initializers.draw_seed``), and rank 0's is used everywhere (a collective)."""
     if not isinstance(init, initializers.RandomInitializer):
         return init
     seed = init.seed
@@ -316,7 +316,7 @@ def _seeded(init, group):
         raise ValueError("ShardedEmbedding cannot draw from an initializer seeded with a numpy Generator (each "
                          "rank's generator is its own): give an integer seed or None")
     if seed is None:
-        mine = np.array([np.random.randint(0, 2**31 - 1)], np.int64)
+        mine = np.array([initializers.draw_seed()], np.int64)
         group.bcast(mine, 0)
         seed = int(mine[0])
     init = copy.copy(init)
