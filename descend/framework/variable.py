@@ -101,11 +101,17 @@ def unique_name(name: str) -> str:
         return candidate
 
 
+clear_session_hooks: list = []  # called by clear_session (the TF 1 graph's collections register theirs)
+
+
 def clear_session() -> None:
-    """Forget every reserved variable name (as ``keras.backend.clear_session``)."""
+    """Forget every reserved variable name and the TF 1 graph's collections (as
+    ``keras.backend.clear_session``, which resets the default graph)."""
     with _taken_lock:
         _taken_names.clear()
         _next_suffix.clear()
+    for hook in clear_session_hooks:
+        hook()
 
 
 def _after_fork_in_child() -> None:

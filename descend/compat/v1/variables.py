@@ -42,7 +42,7 @@ import weakref
 import numpy as np
 
 from ... import backend, initializers
-from ...framework.variable import Variable, creation_hooks, name_scope, no_name_scope
+from ...framework.variable import Variable, clear_session_hooks, creation_hooks, name_scope, no_name_scope
 
 __all__ = [
     "AUTO_REUSE", "GraphKeys", "VariableScope", "add_to_collection", "add_to_collections", "all_variables",
@@ -118,6 +118,9 @@ def reset_default_graph() -> None:
         _store.clear()
         _regularized.clear()
         _collections.clear()
+
+
+clear_session_hooks.append(reset_default_graph)
 
 
 def _filter(items, scope):
