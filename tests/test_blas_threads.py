@@ -147,3 +147,27 @@ def test_a_training_step_leaves_no_reference_cycle():
     finally:
         gc.enable()
     assert grads[0].shape == (4, 3)
+
+
+# ------------------------------------------------------------------ cold start
+def test_import_descend_loads_the_core_only():
+    import subprocess
+    import sys
+
+    code = ("import sys, descend; heavy = ('matplotlib', 'tqdm', 'numba', 'safetensors', 'mpi4py', 'threadpoolctl', "
+            "'descend.layers', 'descend.optimizers', 'descend.checkpoint', 'descend.data'); "
+            "print([m for m in heavy if m in sys.modules]); "
+            "descend.layers.Dense, descend.Sequential, descend.optimizers.AdamW; print('descend.layers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]" and out[1] == "True"
+
+
+def test_the_lazy_names_are_the_submodules_objects():
+    import descend.models
+    import descend.optimizers.accumulation
+
+    assert ds.Model is descend.models.Model and ds.Sequential is descend.models.Sequential
+    assert ds.GradientAccumulator is descend.optimizers.accumulation.GradientAccumulator
+    assert "layers" in dir(ds) and "Model" in dir(ds)
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        ds.not_a_name  # noqa: B018
