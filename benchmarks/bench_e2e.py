@@ -1,13 +1,18 @@
-"""(5) End to end: one training step of an MLP 784-512-512-10, batch 128, AdamW, float32.
+"""(5) End to end: one training step of an MLP, AdamW, float32, at two sizes:
+784-512-512-10 with batch 128, and 784-256-10 with batch 64.
 
 Forward, loss (mean sparse softmax cross-entropy), backward and the AdamW
 update: descend (``GradientTape`` + ``apply_gradients``), PyTorch eager with
 the default AdamW and with ``fused=True``, TensorFlow (``tf.function``, and
 with ``jit_compile=True``) with Keras 3 AdamW, JAX ``jit`` with optax adamw
-and donated buffers, and a NumPy floor: only the eight matrix products of the
+and donated buffers, and a NumPy floor: only the matrix products of the
 forward and backward passes, into preallocated outputs.
 
-    python benchmarks/bench_e2e.py [--quick] [--isolate]
+``--busy`` measures the small MLP, descend and PyTorch, on the machine as it
+is and then with two CPU-bound processes spinning beside it, and reports each
+one's slowdown (median step busy / quiet).
+
+    python benchmarks/bench_e2e.py [--quick] [--isolate] [--busy]
 """
 
 from __future__ import annotations
@@ -22,41 +27,47 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 from common import add_goal, entry, log, measure, new_result, peer, skipped_note  # noqa: E402
 
-SIZES = (784, 512, 512, 10)
-BATCH = 128
 LR, WD = 1e-3, 0.01
+#: (case name, layer sizes, batch)
+CASES = (
+    ("MLP 784-512-512-10, batch 128", (784, 512, 512, 10), 128),
+    ("MLP 784-256-10, batch 64", (784, 256, 10), 64),
+)
+SMALL = CASES[1][0]
 
 
-def make_data(seed=0):
+def make_data(sizes, batch, seed=0):
     rng = np.random.default_rng(seed)
     ws, bs = [], []
-    for a, b in zip(SIZES[:-1], SIZES[1:]):
+    for a, b in zip(sizes[:-1], sizes[1:]):
         ws.append(rng.standard_normal((a, b), dtype=np.float32) * np.float32(np.sqrt(2.0 / a)))
         bs.append(np.zeros(b, np.float32))
-    x = rng.standard_normal((BATCH, SIZES[0]), dtype=np.float32)
-    y = rng.integers(0, SIZES[-1], BATCH).astype(np.int64)
+    x = rng.standard_normal((batch, sizes[0]), dtype=np.float32)
+    y = rng.integers(0, sizes[-1], batch).astype(np.int64)
     return ws, bs, x, y
 
 
 def make_numpy_floor(ws, bs, x, y):
-    w1, w2, w3 = ws
-    h1 = np.empty((BATCH, SIZES[1]), np.float32)
-    h2 = np.empty((BATCH, SIZES[2]), np.float32)
-    lo = np.empty((BATCH, SIZES[3]), np.float32)
-    d2 = np.empty_like(h2)
-    d1 = np.empty_like(h1)
-    g1, g2, g3 = np.empty_like(w1), np.empty_like(w2), np.empty_like(w3)
-    dl = np.random.default_rng(1).standard_normal(lo.shape, dtype=np.float32)
+    """The matrix products of forward and backward (3n - 1 for n layers: no input gradient), into
+    preallocated outputs."""
+    batch = x.shape[0]
+    hs = [np.empty((batch, w.shape[1]), np.float32) for w in ws]
+    ds_ = [np.empty_like(h) for h in hs[:-1]]
+    gs = [np.empty_like(w) for w in ws]
+    dl = np.random.default_rng(1).standard_normal(hs[-1].shape, dtype=np.float32)
+    n = len(ws)
 
     def step():
-        np.matmul(x, w1, out=h1)
-        np.matmul(h1, w2, out=h2)
-        np.matmul(h2, w3, out=lo)
-        np.matmul(h2.T, dl, out=g3)
-        np.matmul(dl, w3.T, out=d2)
-        np.matmul(h1.T, d2, out=g2)
-        np.matmul(d2, w2.T, out=d1)
-        np.matmul(x.T, d1, out=g1)
+        h = x
+        for w, out in zip(ws, hs):
+            np.matmul(h, w, out=out)
+            h = out
+        d = dl
+        for i in range(n - 1, -1, -1):
+            np.matmul((hs[i - 1] if i else x).T, d, out=gs[i])
+            if i:
+                np.matmul(d, ws[i].T, out=ds_[i - 1])
+                d = ds_[i - 1]
 
     return step
 
@@ -69,13 +80,16 @@ def make_descend(ws, bs, x, y):
     variables = [v for pair in zip(W, B) for v in pair]
     opt = ds.optimizers.AdamW(learning_rate=LR, weight_decay=WD)
     xt, yt = ds.constant(x), ds.constant(y)
+    last = len(W) - 1
 
     def step():
         with ds.GradientTape() as tape:
-            h = ds.nn.relu(ds.matmul(xt, W[0]) + B[0])
-            h = ds.nn.relu(ds.matmul(h, W[1]) + B[1])
-            logits = ds.matmul(h, W[2]) + B[2]
-            loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(labels=yt, logits=logits))
+            h = xt
+            for i, (w, b) in enumerate(zip(W, B)):
+                h = ds.matmul(h, w) + b
+                if i < last:
+                    h = ds.nn.relu(h)
+            loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(labels=yt, logits=h))
         grads = tape.gradient(loss, variables)
         opt.apply_gradients(zip(grads, variables))
         return loss
@@ -84,14 +98,16 @@ def make_descend(ws, bs, x, y):
 
 
 def make_torch(torch, ws, bs, x, y, fused):
-    lin = []
-    for w, b in zip(ws, bs):
+    layers = []
+    for i, (w, b) in enumerate(zip(ws, bs)):
         layer = torch.nn.Linear(w.shape[0], w.shape[1])
         with torch.no_grad():
             layer.weight.copy_(torch.from_numpy(w.T.copy()))
             layer.bias.copy_(torch.from_numpy(b))
-        lin.append(layer)
-    model = torch.nn.Sequential(lin[0], torch.nn.ReLU(), lin[1], torch.nn.ReLU(), lin[2])
+        layers.append(layer)
+        if i < len(ws) - 1:
+            layers.append(torch.nn.ReLU())
+    model = torch.nn.Sequential(*layers)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=WD, **({"fused": True} if fused else {}))
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     f = torch.nn.functional
@@ -153,10 +169,12 @@ def make_tf(ws, bs, x, y, jit):
     @tf.function(jit_compile=jit)
     def step(x, y):
         with tf.GradientTape() as tape:
-            h = tf.nn.relu(tf.matmul(x, W[0]) + B[0])
-            h = tf.nn.relu(tf.matmul(h, W[1]) + B[1])
-            logits = tf.matmul(h, W[2]) + B[2]
-            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+            h = x
+            for i, (w, b) in enumerate(zip(W, B)):
+                h = tf.matmul(h, w) + b
+                if i < len(W) - 1:
+                    h = tf.nn.relu(h)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
         grads = tape.gradient(loss, variables)
         opt.apply_gradients(zip(grads, variables))
         return loss
@@ -167,68 +185,143 @@ def make_tf(ws, bs, x, y, jit):
 
 
 GROUPS = ["floor", "descend", "torch", "jax", "tf"]
-CASE = "MLP 784-512-512-10, batch 128"
+BUSY_GROUPS = ["descend", "torch"]
+FUSED = "PyTorch eager, AdamW fused=True"
 
 
 def config(quick):
     return dict(repeats=10, warmup=3, max_time=0.5) if quick else dict(repeats=60, warmup=5, max_time=3.0)
 
 
-def measure_group(group, quick):
-    timing = config(quick)
-    ws, bs, x, y = make_data()
+def _case_entries(group, case, sizes, batch, timing, quick):
+    ws, bs, x, y = make_data(sizes, batch)
     if group == "floor":
-        return [entry(CASE, "NumPy floor (8 matmuls)", measure(make_numpy_floor(ws, bs, x, y), **timing),
+        n = 3 * len(ws) - 1
+        return [entry(case, f"NumPy floor ({n} matmuls)", measure(make_numpy_floor(ws, bs, x, y), **timing),
                       role="floor")]
     if group == "descend":
-        return [entry(CASE, "descend (GradientTape + apply_gradients)",
+        return [entry(case, "descend (GradientTape + apply_gradients)",
                       measure(make_descend(ws, bs, x, y), **timing), role="descend")]
     if group == "torch":
         torch = peer("torch")
         if torch is None:
-            return [entry(CASE, "PyTorch eager", None, note=skipped_note("torch"))]
-        return [entry(CASE, f"PyTorch eager, AdamW {label}", measure(make_torch(torch, ws, bs, x, y, fused), **timing))
+            return [entry(case, "PyTorch eager", None, note=skipped_note("torch"))]
+        return [entry(case, f"PyTorch eager, AdamW {label}", measure(make_torch(torch, ws, bs, x, y, fused), **timing))
                 for label, fused in (("default", False), ("fused=True", True))]
     if group == "jax":
         if peer("jax") is None:
-            return [entry(CASE, "JAX jit + optax", None, note=skipped_note("jax"))]
-        return [entry(CASE, "JAX jit + optax adamw (donated)", measure(make_jax(ws, bs, x, y), **timing))]
+            return [entry(case, "JAX jit + optax", None, note=skipped_note("jax"))]
+        return [entry(case, "JAX jit + optax adamw (donated)", measure(make_jax(ws, bs, x, y), **timing))]
     if group == "tf":
         if peer("tf") is None:
-            return [entry(CASE, "TensorFlow tf.function", None, note=skipped_note("tf"))]
+            return [entry(case, "TensorFlow tf.function", None, note=skipped_note("tf"))]
         out = []
         for jit in (False,) if quick else (False, True):
             label = "TensorFlow tf.function" + (" (jit_compile)" if jit else "") + " + Keras AdamW"
             try:
-                out.append(entry(CASE, label, measure(make_tf(ws, bs, x, y, jit), **timing)))
+                out.append(entry(case, label, measure(make_tf(ws, bs, x, y, jit), **timing)))
             except Exception as e:  # noqa: BLE001
                 log(f"  {label}: {type(e).__name__}: {str(e)[:300]}")
-                out.append(entry(CASE, label, None, note=f"failed: {type(e).__name__}"))
+                out.append(entry(case, label, None, note=f"failed: {type(e).__name__}"))
         return out
     raise ValueError(group)
+
+
+def measure_group(group, quick):
+    timing = config(quick)
+    only = os.environ.get("DESCEND_BENCH_E2E_CASE")  # the --busy run measures one case
+    return [e for case, sizes, batch in CASES if only in (None, case)
+            for e in _case_entries(group, case, sizes, batch, timing, quick)]
+
+
+def _describe():
+    return "; ".join(f"{c}: {'-'.join(map(str, s))}, batch {b}" for c, s, b in CASES)
 
 
 def run(quick: bool = False, isolate: bool = False) -> dict:
     timing = config(quick)
     res = new_result(
         "e2e", "End to end: one training step",
-        "MLP 784-512-512-10 (ReLU), batch 128, float32, mean sparse softmax cross-entropy, AdamW "
-        f"(lr {LR}, weight decay {WD}): forward, backward and update. Floor: the eight matrix products of "
-        "forward and backward in NumPy (no elementwise work, no update).",
-        {"sizes": SIZES, "batch": BATCH, **timing})
+        f"MLPs (ReLU) {_describe()}; float32, mean sparse softmax cross-entropy, AdamW "
+        f"(lr {LR}, weight decay {WD}): forward, backward and update. Floor: the matrix products of "
+        "forward and backward in NumPy (no elementwise work, no update). cpu_ms: CPU time per step.",
+        {"cases": [[c, list(s), b] for c, s, b in CASES], **timing})
     if quick:
         res["notes"].append("quick: tf.function without jit_compile only")
-    common.add_entries(res, common.run_groups(__file__, GROUPS, measure_group, quick, isolate), [CASE])
-    d = common.case_ms(res, CASE, "descend")
-    tf_ = common.case_ms(res, CASE, "peer", impl="PyTorch eager, AdamW fused=True")
-    if tf_ is None or d is None:
-        add_goal(res, CASE, "faster than PyTorch eager with fused AdamW", None, "not measured")
+    common.add_entries(res, common.run_groups(__file__, GROUPS, measure_group, quick, isolate),
+                       [c for c, _, _ in CASES])
+    for case, _, _ in CASES:
+        d = common.case_ms(res, case, "descend")
+        t = common.case_ms(res, case, "peer", impl=FUSED)
+        if t is None or d is None:
+            add_goal(res, case, "faster than PyTorch eager with fused AdamW", None, "not measured")
+        else:
+            add_goal(res, case, "faster than PyTorch eager with fused AdamW", d < t,
+                     f"PyTorch fused / descend = {t / d:.2f}")
+    return common.finish(res)
+
+
+def _spin():  # a CPU-bound process: what another user's job looks like to the scheduler
+    while True:
+        pass
+
+
+def run_busy(quick: bool = False, isolate: bool = True, spinners: int = 2) -> dict:
+    """The small MLP on a quiet machine, then with ``spinners`` CPU-bound processes on the cores:
+    descend's and PyTorch's slowdowns (busy / quiet, median step), measured side by side."""
+    import multiprocessing
+
+    timing = config(quick)
+    res = new_result(
+        "e2e_busy", "End to end on a busy machine",
+        f"{SMALL}, AdamW, descend and PyTorch eager: median step time quiet and with {spinners} CPU-bound "
+        "processes running (slowdown = busy median / quiet median; the best time hides the stalls).",
+        {"spinners": spinners, **timing})
+    os.environ["DESCEND_BENCH_E2E_CASE"] = SMALL
+    try:
+        quiet = common.run_groups(__file__, BUSY_GROUPS, measure_group, quick, isolate)
+        ctx = multiprocessing.get_context("spawn")
+        procs = [ctx.Process(target=_spin, daemon=True) for _ in range(spinners)]
+        for p in procs:
+            p.start()
+        try:
+            busy = common.run_groups(__file__, BUSY_GROUPS, measure_group, quick, isolate)
+        finally:
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.join()
+    finally:
+        del os.environ["DESCEND_BENCH_E2E_CASE"]
+    for label, out in (("quiet", quiet), (f"busy ({spinners} spinners)", busy)):
+        for g in out:
+            for e in out[g]:
+                e["case"] = f"{SMALL}, {label}"
+    common.add_entries(res, {**{f"q{g}": quiet[g] for g in quiet}, **{f"b{g}": busy[g] for g in busy}}, [])
+    slow = {}
+    for impl, role in (("descend (GradientTape + apply_gradients)", "descend"), (FUSED, "peer")):
+        q = [r for r in res["rows"] if r["impl"] == impl and r["case"].endswith("quiet") and r["ms"] is not None]
+        b = [r for r in res["rows"] if r["impl"] == impl and "busy" in r["case"] and r["ms"] is not None]
+        if q and b:
+            slow[role] = (b[0]["median_ms"], q[0]["median_ms"], b[0].get("cpu_ms"), q[0].get("cpu_ms"))
+    if len(slow) == 2:
+        def say(name, f):
+            return (f"{name} {f[0]:.2f}/{f[1]:.2f} ms = {f[0] / f[1]:.2f}x"
+                    + (f" (cpu {f[2]:.2f}/{f[3]:.2f} ms)" if f[2] is not None else ""))
+        d, t = slow["descend"], slow["peer"]
+        add_goal(res, SMALL, "slowdown on a busy machine no worse than PyTorch's (fused AdamW)",
+                 d[0] / d[1] <= t[0] / t[1],
+                 f"median step busy/quiet: {say('descend', d)}, {say('PyTorch fused', t)}")
     else:
-        add_goal(res, CASE, "faster than PyTorch eager with fused AdamW", d < tf_,
-                 f"PyTorch fused / descend = {tf_ / d:.2f}")
+        add_goal(res, SMALL, "slowdown on a busy machine no worse than PyTorch's (fused AdamW)", None,
+                 "not measured")
     return common.finish(res)
 
 
 if __name__ == "__main__":
     if not common.group_main(measure_group):
-        print(common.text_table([run("--quick" in sys.argv, "--isolate" in sys.argv)]))
+        quick, isolate = "--quick" in sys.argv, "--isolate" in sys.argv
+        if "--busy" in sys.argv:
+            print(common.text_table([run_busy(quick, isolate)]))
+        else:
+            print(common.text_table([run(quick, isolate)]))

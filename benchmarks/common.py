@@ -10,6 +10,7 @@ A row is one implementation measured on one case::
 
     {"case": "Adam", "impl": "descend", "role": "descend" | "floor" | "peer",
      "ms": best time in ms (None when skipped), "median_ms": ..., "n": repeats,
+     "cpu_ms": median CPU time of the process per call, all its threads (absent when skipped),
      "per": optional extra figure ("3.1 us/op"), "note": "..."}
 
 :func:`finish` adds ``x_descend`` (ms / descend's ms in the same case) and
@@ -48,19 +49,21 @@ def measure(fn, *, repeats=10, warmup=1, setup=None, max_time=None, min_repeats=
     call = (lambda: fn()) if setup is None else (lambda: fn(setup()))
     for _ in range(warmup):
         call()
-    times = []
+    times, cpu = [], []
     spent = 0.0
     for _ in range(repeats):
         arg = None if setup is None else setup()
         gc_was = gc.isenabled()
         gc.disable()
         try:
+            c0 = time.process_time()
             t0 = time.perf_counter()
             if setup is None:
                 fn()
             else:
                 fn(arg)
             dt = time.perf_counter() - t0
+            cpu.append(time.process_time() - c0)
         finally:
             if gc_was:
                 gc.enable()
@@ -68,7 +71,9 @@ def measure(fn, *, repeats=10, warmup=1, setup=None, max_time=None, min_repeats=
         spent += dt
         if max_time is not None and spent > max_time and len(times) >= min_repeats:
             break
-    return {"best": min(times), "median": statistics.median(times), "n": len(times)}
+    # cpu: the process's CPU time per call (all its threads), a figure a busy machine disturbs less
+    return {"best": min(times), "median": statistics.median(times), "n": len(times),
+            "cpu": statistics.median(cpu)}
 
 
 def measure_interleaved(fns: dict, *, repeats=10, warmup=1, max_time=None, min_repeats=3):
@@ -284,10 +289,13 @@ def add_row(result, case, impl, timing=None, *, role="peer", note="", per=None, 
            "ms": None if timing is None else timing["best"] * 1e3,
            "median_ms": None if timing is None else timing["median"] * 1e3,
            "n": None if timing is None else timing["n"], "per": per, "note": note}
+    if timing is not None and "cpu" in timing:
+        row["cpu_ms"] = timing["cpu"] * 1e3
     row.update(extra)
     result["rows"].append(row)
     if timing is not None:
-        log(f"  {case:28s} {impl:44s} {row['ms']:10.3f} ms  {per or ''}")
+        cpu = f"(cpu {row['cpu_ms']:.3f} ms) " if "cpu_ms" in row else ""
+        log(f"  {case:28s} {impl:44s} {row['ms']:10.3f} ms  {cpu}{per or ''}")
     else:
         log(f"  {case:28s} {impl:44s}    skipped  {note}")
     return row

@@ -9,37 +9,13 @@ Example:
     array([ 2., -4.], dtype=float32)
 """
 
-from . import (  # ops installs the Tensor/Variable operators
-    activations,
-    backend,
-    callbacks,
-    checkpoint,
-    compat,
-    config,
-    constraints,
-    data,
-    datasets,
-    debugging,
-    distribute,
-    errors,
-    initializers,
-    keras,
-    layers,
-    linalg,
-    losses,
-    math,
-    metrics,
-    mixed_precision,
-    models,
-    nn,
-    ops,
-    optimizers,
-    random,
-    regularizers,
-    saving,
-    testing,
-    train,
-)
+import importlib as _importlib
+
+# eager: the core every program uses (ops installs the Tensor/Variable operators and hands the tape its
+# gradient arithmetic); everything else loads on first use (PEP 562), so ``import descend`` costs the
+# core alone: layers, optimizers, checkpoints, datasets, the CLI and the peers' libraries they use
+# (numba, tqdm, matplotlib, safetensors, mpi4py) load when a program touches them
+from . import backend, errors, framework, ops  # noqa: F401
 from .backend import (
     as_dtype,
     bool_,
@@ -68,16 +44,44 @@ from .framework import (
     name_scope,
 )
 from .framework.function import function
-from .linalg import eye
-from .models import Model, Sequential
 from .ops import *  # noqa: F403
-from .optimizers.accumulation import GradientAccumulator
-from .printing import print  # noqa: A004
-from .tensor_spec import TensorSpec
+
+#: submodules imported on first attribute access
+_SUBMODULES = frozenset({
+    "activations", "callbacks", "checkpoint", "compat", "config", "constraints", "data", "datasets", "debugging",
+    "distribute", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics", "mixed_precision",
+    "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train",
+})
+#: names imported from a submodule on first access: name -> (submodule, attribute)
+_LAZY_NAMES = {
+    "Model": ("models", "Model"),
+    "Sequential": ("models", "Sequential"),
+    "GradientAccumulator": ("optimizers.accumulation", "GradientAccumulator"),
+    "eye": ("linalg", "eye"),
+    "print": ("printing", "print"),
+    "TensorSpec": ("tensor_spec", "TensorSpec"),
+}
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")  # the import sets the package attribute too
+    target = _LAZY_NAMES.get(name)
+    if target is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f"{__name__}.{target[0]}"), target[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 
-__all__ = [
+# the submodules and lazy names listed here are defined by __getattr__ on first use
+__all__ = [  # noqa: F405
     "Model", "Sequential", "activations", "constraints", "initializers", "layers", "models", "regularizers",
     "backend", "callbacks", "checkpoint", "compat", "data", "datasets", "debugging", "distribute", "errors", "function", "losses",
     "metrics", "mixed_precision", "nn", "ops", "optimizers", "saving", "testing", "train", "as_dtype", "bool_", "float16", "float32",

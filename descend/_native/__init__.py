@@ -15,10 +15,17 @@ that lower layers use. numba itself is imported on first use, never with descend
 or after ``set_enabled(False)``, every caller takes its NumPy path, which gives
 the reference result.
 
-**Threads.** A kernel over fewer than ``SERIAL_BELOW`` (2**14) elements runs
-its serial loop: a parallel launch costs about 2 us, and on a 2-core machine
-the serial loop wins below 2**14 float32 Adam elements (1.9 us at 2**10, 9.0
-vs 8.6 us at 2**14, 38 vs 23 us at 2**16). Threads share work in chunks of
+**Threads.** A kernel over fewer than ``SERIAL_BELOW`` (2**18) elements runs
+its serial loop. On a quiet 2-core machine a parallel launch costs about 2 us
+and the serial loop wins only below 2**14 float32 Adam elements (1.9 us at
+2**10, 9.0 vs 8.6 us at 2**14, 38 vs 23 us at 2**16); but on a busy machine a
+parallel kernel waits for its slowest thread, and a thread that waits for a
+core another process holds stalls it for a scheduler time slice: with two
+CPU-bound processes beside it, the non-finite check and the AdamW update of a
+200k-parameter MLP took 3.4 and 1.5 ms a step in parallel against 0.17 and
+0.77 ms serial (all under a profiler). Up to 2**18 elements the serial loop costs at most tens
+of microseconds more on a quiet machine, so it runs there; BLAS products
+follow the same rule (:mod:`.blas`). Threads share work in chunks of
 ``CHUNK`` elements. GNU OpenMP (numba's usual threading layer) cannot start
 threads in a process forked after it started its own (numba would abort the
 child), so such a child runs serial loops (multiprocessing's "spawn" and
@@ -40,7 +47,7 @@ log = logging.getLogger("descend.native")
 #: elements per chunk of work (a thread takes whole chunks)
 CHUNK = 8192
 #: below this many elements a kernel runs its serial loop (measured: see the module docstring)
-SERIAL_BELOW = 2**14
+SERIAL_BELOW = 2**18
 #: below this many elements ``segment_sum`` leaves the work to ``np.add.at`` (measured, 2-core Xeon,
 #: float32: 1,024 elements 16.8 us add.at vs 15.3 kernel; 64: 2.6 vs 10.7; 8192 x 64: 4.8 ms vs 0.71)
 SEGMENT_SUM_BELOW = 1024

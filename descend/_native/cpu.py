@@ -16,7 +16,7 @@ Per dtype (float32, float64) the module holds two kernels:
   update, scatter), so the cost depends on the number of touched rows, never
   on the table's size.
 
-Updates of fewer than ``descend._native.SERIAL_BELOW`` (2**14) elements take
+Updates of fewer than ``descend._native.SERIAL_BELOW`` (2**18) elements take
 the kernel's serial loop (see :mod:`descend._native` for that and for threads
 in forked processes). The serial kernel beats the NumPy path at every size
 (about 7 us against 12 us per call for one element, Python overhead

@@ -15,17 +15,19 @@ def flatten(structure) -> list:
 
 def pack_like(structure, flat: list):
     """Rebuild ``structure``'s shape with the leaves of ``flat`` in order."""
-    it = iter(flat)
+    # a module-level helper, not a recursive closure: a closure that calls itself is a reference cycle
+    # (function -> cell -> function) holding the iterator and so every leaf (a step's gradients) until
+    # the garbage collector runs
+    return _build(structure, iter(flat))
 
-    def build(s):
-        if isinstance(s, dict):
-            out = {k: build(s[k]) for k in sorted(s)}
-            return type(s)((k, out[k]) for k in s) if type(s) is not dict else {k: out[k] for k in s}
-        if isinstance(s, (list, tuple)):
-            items = [build(x) for x in s]
-            if isinstance(s, tuple) and hasattr(s, "_fields"):
-                return type(s)(*items)
-            return type(s)(items)
-        return next(it)
 
-    return build(structure)
+def _build(s, it):
+    if isinstance(s, dict):
+        out = {k: _build(s[k], it) for k in sorted(s)}
+        return type(s)((k, out[k]) for k in s) if type(s) is not dict else {k: out[k] for k in s}
+    if isinstance(s, (list, tuple)):
+        items = [_build(x, it) for x in s]
+        if isinstance(s, tuple) and hasattr(s, "_fields"):
+            return type(s)(*items)
+        return type(s)(items)
+    return next(it)

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .. import backend
+from .._native import blas
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor
@@ -618,7 +619,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False):
         raise InvalidArgumentError(
             f"matmul: inner dimensions differ: {a.shape} @ {b.shape} (after transposes)"
         )
-    return np.matmul(a, b)
+    return blas.matmul(a, b)  # small products on one BLAS thread (descend._native.blas)
 
 
 def _matmul_grad_a(g, ans, a, b, transpose_a=False, transpose_b=False):

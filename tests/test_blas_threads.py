@@ -1,0 +1,173 @@
+"""BLAS threads per matmul (descend._native.blas): small products on one thread, the count restored,
+and the result bit for bit NumPy's."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend._native import blas
+
+
+class _FakePool:
+    """A (get, set) pair that records the counts set on it."""
+
+    def __init__(self, n):
+        self.n = n
+        self.history = []
+
+    def get(self):
+        return self.n
+
+    def put(self, n):
+        self.history.append(n)
+        self.n = n
+
+
+@pytest.fixture
+def fake_pool(monkeypatch):
+    pool = _FakePool(4)
+    monkeypatch.setattr(blas, "_pools", ((pool.get, pool.put),))
+    return pool
+
+
+def test_a_small_product_runs_on_one_thread_and_the_count_comes_back(fake_pool, monkeypatch):
+    seen = []
+    real = np.matmul
+    monkeypatch.setattr(blas.np, "matmul", lambda a, b: (seen.append(fake_pool.n), real(a, b))[1])
+    a = np.ones((8, 16), np.float32)
+    blas.matmul(a, a.T)
+    assert seen == [1]
+    assert fake_pool.history == [1, 4] and fake_pool.n == 4
+
+
+def test_a_large_product_keeps_the_pool(fake_pool, monkeypatch):
+    monkeypatch.setattr(blas, "SINGLE_THREAD_BELOW", 8 * 16 * 8)
+    a = np.ones((8, 16), np.float32)
+    blas.matmul(a, a.T)
+    assert fake_pool.history == []
+
+
+def test_a_single_thread_limit_is_left_alone(fake_pool):
+    fake_pool.n = 1
+    blas.matmul(np.ones((2, 2)), np.ones((2, 2)))
+    assert fake_pool.history == []
+
+
+def test_the_count_comes_back_when_the_product_fails(fake_pool):
+    with pytest.raises(ValueError):
+        blas.matmul(np.ones((2, 3)), np.ones((2, 3)))
+    assert fake_pool.history == [1, 4] and fake_pool.n == 4
+
+
+def test_other_threads_never_change_the_count(fake_pool):
+    out = []
+    t = threading.Thread(target=lambda: out.append(blas.matmul(np.ones((2, 2)), np.ones((2, 2)))))
+    t.start()
+    t.join()
+    assert fake_pool.history == [] and out[0].tolist() == [[2.0, 2.0], [2.0, 2.0]]
+
+
+@pytest.mark.parametrize("shapes", [((64, 784), (784, 256)), ((128, 512), (512, 10)), ((3, 33, 65), (65, 17))])
+def test_a_small_matmul_is_what_one_blas_thread_computes(shapes):
+    # OpenBLAS's bits depend on its thread count: a small product is the one-thread result on any machine
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(s, dtype=np.float32) for s in shapes)
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        want = np.matmul(a, b)
+    got = ds.matmul(ds.constant(a), ds.constant(b)).numpy()
+    assert got.tobytes() == want.tobytes()
+
+
+def test_the_real_pool_count_is_unchanged_after_ops():
+    pools = blas.pools()
+    before = [get() for get, _ in pools]
+    x = ds.constant(np.ones((16, 16), np.float32))
+    ds.matmul(x, x)
+    assert [get() for get, _ in pools] == before
+
+
+# ------------------------------------------------------------------ reused outputs
+def test_an_output_in_use_is_never_written_again():
+    a = np.ones((256, 256), np.float32)  # 256 KiB outputs: pooled
+    kept = [ds.matmul(ds.constant(a * k), ds.constant(a)) for k in range(1, 6)]
+    views = [ds.matmul(ds.constant(a * 7), ds.constant(a)).numpy()[:1]]  # a copy; the Tensor is gone
+    ds.matmul(ds.constant(a * 9), ds.constant(a))
+    for k, t in enumerate(kept, 1):
+        assert (t.numpy() == 256 * k).all()
+    assert (views[0] == 256 * 7).all()
+
+
+def test_a_free_output_is_written_again_and_a_view_keeps_it_busy():
+    blas.clear_reuse()
+    a = np.ones((256, 256), np.float32)
+    first = blas.matmul(a, a)
+    address = first.ctypes.data
+    view = first[:2]
+    del first
+    second = blas.matmul(a, a)
+    assert second.ctypes.data != address  # the view still refers to the first output
+    assert (view == 256).all()
+    del view, second
+    assert blas.matmul(a, a).ctypes.data == address
+
+
+def test_the_pool_is_bounded(monkeypatch):
+    blas.clear_reuse()
+    monkeypatch.setattr(blas, "REUSE_MAX_BYTES", 3 * 256 * 256 * 4)
+    a = np.ones((256, 256), np.float32)
+    kept = [blas.matmul(a, a) for _ in range(5)]  # all in use: the pool keeps REUSE_PER_SHAPE of them
+    assert sum(len(v) for v in blas._reuse.values()) == blas.REUSE_PER_SHAPE
+    for n in (300, 310, 320):
+        blas.matmul(np.ones((n, 256), np.float32), a)
+    assert blas._reuse_bytes <= blas.REUSE_MAX_BYTES
+    assert all((k == 256).all() for k in kept)
+    blas.clear_reuse()
+
+
+def test_a_training_step_leaves_no_reference_cycle():
+    # gradients held by a cycle outlive the step: with the collector off (as while a step is timed) each
+    # step's gradients would take fresh memory
+    import gc
+
+    w = ds.Variable(np.ones((4, 3), np.float32))
+    x = ds.constant(np.ones((2, 4), np.float32))
+    gc.collect()
+    gc.disable()
+    try:
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_sum(ds.matmul(x, w))
+        grads = tape.gradient(loss, [w])
+        del tape, loss
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+    assert grads[0].shape == (4, 3)
+
+
+# ------------------------------------------------------------------ cold start
+def test_import_descend_loads_the_core_only():
+    import subprocess
+    import sys
+
+    code = ("import sys, descend; heavy = ('matplotlib', 'tqdm', 'numba', 'safetensors', 'mpi4py', 'threadpoolctl', "
+            "'descend.layers', 'descend.optimizers', 'descend.checkpoint', 'descend.data'); "
+            "print([m for m in heavy if m in sys.modules]); "
+            "descend.layers.Dense, descend.Sequential, descend.optimizers.AdamW; print('descend.layers' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
+    assert out[0] == "[]" and out[1] == "True"
+
+
+def test_the_lazy_names_are_the_submodules_objects():
+    import descend.models
+    import descend.optimizers.accumulation
+
+    assert ds.Model is descend.models.Model and ds.Sequential is descend.models.Sequential
+    assert ds.GradientAccumulator is descend.optimizers.accumulation.GradientAccumulator
+    assert "layers" in dir(ds) and "Model" in dir(ds)
+    with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
+        ds.not_a_name  # noqa: B018
