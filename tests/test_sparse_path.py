@@ -113,3 +113,31 @@ def test_embedding_benchmark_quick_descend_group(monkeypatch):
     assert entry["timing"]["best"] > 0 and entry["examples_per_s"] > 0
     assert entry["step_alloc_peak"] < entry["table_bytes"]
     assert "bench_embedding_e2e" in sys.modules
+
+
+@pytest.mark.parametrize("ids", [
+    np.array([], np.int64), np.array([5]), np.array([3, 1, 3, 0, 1, 3], np.int32),
+    np.array([2**40, 7, 2**40, 0], np.int64), np.array([-1, 4, -1, 2]), np.array([2**62, 1, 2**62], np.int64),
+    np.array([9, 9, 1], np.uint64), np.random.default_rng(3).integers(0, 50, 5000),
+], ids=["empty", "one", "int32", "large", "negative", "too large to pack", "uint64", "many"])
+def test_stable_order_is_the_stable_argsort(ids):
+    from descend._native import stable_order
+
+    order, sorted_ids = stable_order(ids)
+    want = np.argsort(ids, kind="stable")
+    np.testing.assert_array_equal(order, want)
+    np.testing.assert_array_equal(sorted_ids, ids[want])
+
+
+def test_deduplicate_matches_np_unique_and_add_at_bit_for_bit():
+    rng = np.random.default_rng(5)
+    for n, rows, dtype in ((3000, 100, np.float32), (50, 7, np.float64), (20000, 30000, np.float32)):
+        idx = rng.integers(0, rows, n).astype(np.int32 if rows < 1000 else np.int64)
+        vals = rng.standard_normal((n, 3)).astype(dtype)
+        d = ds.deduplicate(ds.IndexedSlices(ds.constant(vals), ds.constant(idx), (rows, 3)))
+        unique, inverse = np.unique(idx, return_inverse=True)
+        ref = np.zeros((unique.size, 3), dtype)
+        np.add.at(ref, inverse, vals)
+        assert d.indices.numpy().dtype == idx.dtype
+        np.testing.assert_array_equal(d.indices.numpy(), unique)
+        np.testing.assert_array_equal(d.values.numpy(), ref)
