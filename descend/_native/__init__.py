@@ -34,7 +34,7 @@ import os
 import numpy as np
 
 __all__ = ["CHUNK", "SEGMENT_SUM_BELOW", "SERIAL_BELOW", "enabled", "kernels", "segment_sum", "serial", "set_enabled",
-           "stable_order"]
+           "segment_sum_sorted", "stable_order"]
 
 log = logging.getLogger("descend.native")
 
@@ -163,4 +163,16 @@ def segment_sum(out: np.ndarray, ids: np.ndarray, data: np.ndarray) -> bool:
         return False
     rows = np.ascontiguousarray(data).reshape(ids.size, -1)
     kernels().segment_sum(out.reshape(out.shape[0], -1), ids, rows, serial(data.size))
+    return True
+
+
+def segment_sum_sorted(out: np.ndarray, order: np.ndarray, bounds: np.ndarray, data: np.ndarray) -> bool:
+    """:func:`segment_sum` with the grouping already known: output row ``u`` is the sum of the rows
+    ``data[order[k]]`` for ``k`` in ``[bounds[u], bounds[u + 1])``, added in that order to the zeros of
+    ``out`` (``order`` a stable sort of the segment ids: bit for bit ``np.add.at``). False when the kernel
+    does not take these arrays (nothing written)."""
+    if data.size < SEGMENT_SUM_BELOW or data.dtype not in _FLOATS or out.dtype != data.dtype or not enabled():
+        return False
+    rows = np.ascontiguousarray(data).reshape(order.size, -1)
+    kernels()._sum_segments(rows, order, bounds, out.reshape(out.shape[0], -1), serial(data.size))
     return True
