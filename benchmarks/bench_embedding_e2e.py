@@ -44,7 +44,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
-from common import add_goal, entry, fits, log, new_result, peer, skipped_note  # noqa: E402
+from common import add_goal, entry, fits, new_result, peer, skipped_note  # noqa: E402
 
 N_TABLES = 4
 DIM = 32
@@ -181,7 +181,7 @@ def make_descend(n_rows, batches, table_opt):
         layer.kernel.assign(w)
         layer.bias.assign(b)
         layers.append(layer)
-    for t, e in enumerate(embs):
+    for e in embs:
         e.build()
     tables = [e.embeddings for e in embs]
     dense_vars = [v for layer in layers for v in (layer.kernel, layer.bias)]

@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import _native
 from ..framework.indexed_slices import IndexedSlices
-from ..framework.tensor import Tensor
 from ..framework.op import Op
+from ..framework.tensor import Tensor
 from .array_ops import concat, gather, reshape, stack, unsorted_segment_sum
 from .math_ops import add, identity
 
