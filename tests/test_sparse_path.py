@@ -141,3 +141,30 @@ def test_deduplicate_matches_np_unique_and_add_at_bit_for_bit():
         assert d.indices.numpy().dtype == idx.dtype
         np.testing.assert_array_equal(d.indices.numpy(), unique)
         np.testing.assert_array_equal(d.values.numpy(), ref)
+
+
+@pytest.mark.parametrize("make_opt, slots", [
+    (lambda: ds.optimizers.Adagrad(1e-2, sparse_updates="lazy"), 1),
+    (lambda: ds.optimizers.Adam(1e-2, sparse_updates="lazy"), 2),
+], ids=["Adagrad", "Adam"])
+def test_creating_the_slots_of_a_table_allocates_each_once(make_opt, slots):
+    n_rows = 200_000
+    warm = ds.Variable(np.zeros((4, DIM), np.float32), name="warm")  # imports and compiles the kernels first
+    make_opt().apply_gradients([(ds.IndexedSlices(ds.ones((1, DIM)), ds.constant([1]), (4, DIM)), warm)])
+    emb, w = _model(n_rows)
+    opt = make_opt()
+    table_bytes = n_rows * DIM * 4
+    ids = ds.constant(_ids(n_rows))
+    with ds.GradientTape() as tape:
+        loss = _loss(emb, ids, w)
+    g = tape.gradient(loss, emb.embeddings)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        opt.apply_gradients([(g, emb.embeddings)])  # the first update creates the slots
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < (slots + 0.5) * table_bytes, f"{peak} bytes for {slots} slot(s) of {table_bytes}"
+    for name in opt.get_slot_names():
+        assert opt.get_slot(emb.embeddings, name)._value.flags.owndata
