@@ -4,7 +4,7 @@
     python benchmarks/run.py --quick          # smaller sizes: a smoke run
     python benchmarks/run.py --only dense     # one benchmark (repeat --only, or comma-separate)
 
-Benchmarks: dense, many_small, sparse, tape, e2e, cold_start, exact_lazy, distributed (one module
+Benchmarks: dense, many_small, sparse, tape, e2e, cold_start, exact_lazy, distributed, embedding_e2e (one module
 each, ``benchmarks/bench_<name>.py``). Peers that are installed are measured
 in the same run (PyTorch CPU, JAX + optax, TensorFlow/Keras 3); the others
 are skipped with a note. Prints one table, writes ``benchmarks/results.json``
@@ -52,6 +52,7 @@ BENCHMARKS = {
     "cold_start": "bench_cold_start",
     "exact_lazy": "bench_exact_lazy",
     "distributed": "bench_distributed",
+    "embedding_e2e": "bench_embedding_e2e",
 }
 
 

@@ -156,7 +156,9 @@ def _sum_segments(values, order, bounds, out, serial):
 def segment_sum(out: np.ndarray, ids: np.ndarray, rows: np.ndarray, serial: bool) -> None:
     """``out[ids[k]] += rows[k]`` for every k, in order of k (as ``np.add.at``): the rows are
     sorted stably by id and each output row sums its own run, one thread per output row."""
-    order = np.argsort(ids, kind="stable")
+    from . import stable_order
+
+    order, _ = stable_order(ids)
     bounds = np.zeros(out.shape[0] + 1, np.int64)
     np.cumsum(np.bincount(ids, minlength=out.shape[0]), out=bounds[1:])
     _sum_segments(rows, order, bounds, out, serial)

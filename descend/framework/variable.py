@@ -161,7 +161,7 @@ class Variable(ArrayLike):
     __array_priority__ = 100
 
     def __init__(self, initial_value, name: str | None = None, trainable: bool = True, dtype=None,
-                 constraint=None):
+                 constraint=None, *, _own: bool = False):
         if callable(initial_value):
             initial_value = initial_value()
         if initial_value is None:
@@ -169,7 +169,10 @@ class Variable(ArrayLike):
         if constraint is not None and not callable(constraint):
             raise TypeError(f"constraint must be callable. Received: {constraint!r}")
         dtype = None if dtype is None else backend.np_dtype(dtype)
-        if isinstance(initial_value, (Tensor, Variable)) and dtype is not None:
+        if (_own and type(initial_value) is np.ndarray and initial_value.flags.c_contiguous
+                and initial_value.flags.writeable and (dtype is None or initial_value.dtype == dtype)):
+            arr = initial_value  # internal: the caller hands over an array it just made (an optimizer's new slot)
+        elif isinstance(initial_value, (Tensor, Variable)) and dtype is not None:
             arr = np.array(initial_value._value, dtype=dtype, copy=True)
         else:
             arr = np.array(to_array(initial_value, dtype), copy=True)

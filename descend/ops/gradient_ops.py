@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _native
 from ..framework.indexed_slices import IndexedSlices
+from ..framework.op import Op
 from ..framework.tensor import Tensor
-from .array_ops import concat, reshape, stack, unsorted_segment_sum
+from .array_ops import concat, gather, reshape, stack, unsorted_segment_sum
 from .math_ops import add, identity
 
 __all__ = ["aggregate", "densify", "deduplicate", "read", "stack_rows"]
@@ -60,10 +62,35 @@ def deduplicate(slices: IndexedSlices) -> IndexedSlices:
     idx = slices.indices._value
     if idx.size < 2 or bool(np.all(idx[1:] > idx[:-1])):  # already unique and sorted: nothing to do
         return slices
-    unique, inverse = np.unique(idx, return_inverse=True)
-    values = unsorted_segment_sum(slices.values, Tensor(inverse.reshape(-1).astype(np.int64)),
-                                  num_segments=unique.size)
+    # one sort gives the unique ids and each row's place among them (np.unique with return_inverse sorts
+    # with an argsort, 5x slower); the segment sum adds each row's terms in order of appearance
+    order, ids = _native.stable_order(idx.reshape(-1))
+    first = np.empty(ids.size, np.bool_)
+    first[0] = True
+    np.not_equal(ids[1:], ids[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    unique = ids[starts].astype(idx.dtype, copy=False)
+    inverse = np.empty(ids.size, np.int64)
+    inverse[order] = np.cumsum(first) - 1
+    bounds = np.append(starts, ids.size)
+    values = _sum_duplicates(slices.values, Tensor(inverse), num_segments=unique.size, order=order, bounds=bounds)
     return IndexedSlices(values, Tensor(unique), slices.dense_shape)
+
+
+def _sum_duplicates_forward(data, segment_ids, num_segments=None, order=None, bounds=None):
+    # unsorted_segment_sum(data, segment_ids, num_segments) given the stable order of segment_ids and the
+    # segments' bounds in it (deduplicate computed them): no second sort, no range check (ids are ours)
+    out = np.zeros((num_segments,) + data.shape[1:], data.dtype)
+    if not _native.segment_sum_sorted(out, order, bounds, data):
+        np.add.at(out, segment_ids, data)
+    return out
+
+
+#: deduplicate's sum, recorded as an op (an outer tape differentiates through it) but not registered: it is
+#: unsorted_segment_sum with the grouping handed in
+_sum_duplicates = Op(_sum_duplicates_forward, name="deduplicate/sum_duplicates", register=False)
+_sum_duplicates.defvjp(lambda g, ans, data, segment_ids, num_segments=None, order=None, bounds=None: (
+    gather(g, segment_ids), None))
 
 
 def read(variable) -> Tensor:

@@ -495,9 +495,10 @@ class Optimizer:
         shape = var.shape if shape is None else tuple(shape)
         dtype = var._value.dtype if dtype is None else np.dtype(backend.np_dtype(dtype))
         value = self._pending_value(var, slot_name, shape, dtype)
-        if value is None:
+        fresh = value is None
+        if fresh:
             value = initial_value(initializer, shape, dtype)
-        self._register_slot(var, slot_name, value)
+        self._register_slot(var, slot_name, value, fresh=fresh)
         return slots[slot_name]
 
     def _pending_value(self, var, slot_name, shape, dtype):
@@ -510,11 +511,16 @@ class Optimizer:
                              f"needs shape {tuple(shape)} and dtype {np.dtype(dtype).name}")
         return value
 
-    def _register_slot(self, var, slot_name, value):
-        self._pending.pop(f"{self._var_key(var)}/{slot_name}", None)
+    def _register_slot(self, var, slot_name, value, *, fresh: bool = False):
+        # fresh: ``value`` was just made for this slot (not restored state, nobody else holds it): the slot
+        # takes it as its storage instead of a copy, so creating the slots of a large table allocates each
+        # once (the copy of np.full would be a second table-sized array; NumPy's zeros stay unmapped until
+        # the lazy path touches their rows)
+        restored = self._pending.pop(f"{self._var_key(var)}/{slot_name}", None)
         self._array_cache.pop(id(var), None)
         with no_name_scope(), (slot_scope(var) if slot_scope is not None else contextlib.nullcontext()):
-            slot = Variable(value, name=f"{var.name}/{slot_name}", trainable=False)
+            slot = Variable(value, name=f"{var.name}/{slot_name}", trainable=False,
+                            _own=fresh and value is not restored)
         self._slots.setdefault(id(var), (var, {}))[1][slot_name] = slot
         if slot_name not in self._slot_names:
             self._slot_names.append(slot_name)
@@ -571,8 +577,8 @@ class Optimizer:
     def _create(self, new_slots: dict, new_steps: dict) -> None:
         for var, values in new_slots.values():
             self._slots.setdefault(id(var), (var, {}))
-            for name, value in values.items():
-                self._register_slot(var, name, value)
+            for name, value in values.items():  # initial values made by _plan_slots, or restored state
+                self._register_slot(var, name, value, fresh=True)
         for name, value in new_steps.items():
             self._pending.pop(name, None)
             with no_name_scope():
