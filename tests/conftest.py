@@ -17,13 +17,14 @@ if _HERE not in sys.path:
 
 @pytest.fixture(autouse=True)
 def _isolated_session():
-    """Forget reserved variable names and restore floatx; fail if a tape is left recording."""
+    """Forget reserved variable names, restore floatx, unset the global seed; fail if a tape is left recording."""
     from descend.framework import tape as tape_module
 
     floatx = ds.floatx()
     ds.clear_session()
     yield
     ds.set_floatx(floatx)
+    ds.random.set_seed(None)  # a global seed would decide later tests' unseeded initializers
     ds.clear_session()
     leaked = list(tape_module._active)
     tape_module._active.clear()

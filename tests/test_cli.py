@@ -30,6 +30,8 @@ def test_train_on_bundled_digits_writes_a_truthful_run_folder(tmp_path, capsys):
     assert code == 0, stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "finished" and summary["test"]["accuracy"] > 0.85
+    if os.path.exists("/proc/self/stat"):  # the cold-start figure: the process started before its first update
+        assert 0 < summary["first_update_seconds_since_start"] < 3600
     for name in ("metrics.csv", "epochs.csv", "loss.png", "accuracy.png", "learning_rate.png", "config.json"):
         assert (out / name).stat().st_size > 0
     rows = list(csv.DictReader(open(out / "metrics.csv")))

@@ -207,6 +207,8 @@ def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule
                "optimizer": s["optimizer"], "lr": s["lr"], "schedule": schedule, "epochs": s["epochs"],
                "epochs_done": len(r["epoch_rows"]), "updates_planned": total,
                "batches_done": len(r["rows"]), "train_seconds_this_session": round(r["seconds"], 3),
+               "first_update_seconds_since_start": (None if r["first_update_at"] is None
+                                                    else round(r["first_update_at"], 3)),
                "parameters": params, "test": r["test"], "resumed_from": r["restored_from"] and os.path.basename(
                    r["restored_from"])}
     if _group().rank != 0:  # under mpiexec: one run folder and one log, written by rank 0

@@ -61,9 +61,12 @@ def _recorder(model, evaluate_test):
             super().__init__()
             self.rows, self.epoch_rows, self.last = [], [], {}
             self.stopped = False
+            self.first_update_at = None  # seconds from the process's start to its first update (cold start)
 
         def on_train_batch_end(self, batch, logs=None):
             logs = logs or {}
+            if self.first_update_at is None:
+                self.first_update_at = process_seconds()
             row = {"step": len(self.rows) + 1, "epoch": model._fit_position["epoch"] + 1,
                    "loss": model._last_batch_loss, "learning_rate": float(logs.get("learning_rate", float("nan")))}
             if "accuracy" in logs:
@@ -158,16 +161,30 @@ def compile_model(model, kind, optimizer):
     return model
 
 
+def process_seconds() -> float | None:
+    """Seconds since this process started (Linux: from /proc, 10 ms resolution); None where unknown."""
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rsplit(")", 1)[1].split()[19])  # field 22: starttime, in clock ticks
+        with open("/proc/uptime") as f:
+            uptime = float(f.read().split()[0])
+        return max(uptime - start_ticks / os.sysconf("SC_CLK_TCK"), 0.0)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def train_job(s, data, optimizer_name, *, out=None, interrupt=None, progress=True, checkpoint_every=None,
               resume_from=None, label=""):
-    """Train one model as the settings say. Returns a dict: model, rows, epoch_rows, test, seconds, updates,
+    """Train one model as the settings say. Returns a dict: model, rows, epoch_rows, test, seconds,
+    first_update_at (seconds from the process's start to this session's first update), updates,
     interrupted (bool), restored_from."""
     import descend as ds
 
     from ..callbacks import ProgbarLogger
 
     ds.clear_session()
-    np.random.seed(s["seed"])  # unseeded initializers draw from NumPy's global generator
+    ds.random.set_seed(s["seed"])  # unseeded initializers draw from the global seed's sequence
+    np.random.seed(s["seed"])
     x, y = data.train
     per_epoch, total = plan_updates(s, len(x))
     model = build_model(s, data.kind, data.n_outputs, data.info)
@@ -198,7 +215,8 @@ def train_job(s, data, optimizer_name, *, out=None, interrupt=None, progress=Tru
     interrupted = recorder.stopped
     test = None if interrupted else evaluate_test()
     return {"model": model, "rows": recorder.rows, "epoch_rows": recorder.epoch_rows, "test": test,
-            "seconds": seconds, "updates": total, "per_epoch": per_epoch, "interrupted": interrupted,
+            "seconds": seconds, "first_update_at": recorder.first_update_at,
+            "updates": total, "per_epoch": per_epoch, "interrupted": interrupted,
             "restored_from": backup.restored_from if backup is not None else None}
 
 
