@@ -13,6 +13,9 @@ Four measurements, each in ``mpiexec`` jobs launched from here (one thread per r
    ``t(1) / t(2)``. Goal >= 0.9 where the machine has a core per rank to spare.
 4. **sparse**: the bytes and time of exchanging an embedding table's gradient (100,000 x 64 float32,
    256 rows touched per rank) as rows (all-gather) against a dense ``Allreduce`` of the table.
+5. **sharded embedding model**: the end-to-end embedding model of ``bench_embedding_e2e`` (4 tables of
+   1M rows x 32, global batch 4096) with ``ShardedEmbedding`` tables and lazy Adam at 1 and 2 ranks:
+   examples per second, the bytes the tables exchange per step and the peak RSS per rank.
 
     python benchmarks/bench_distributed.py [--quick]
 """
@@ -171,7 +174,73 @@ def worker_torch_step(repeats):
     return {"step": float(np.median(t)), "best": min(t)}
 
 
-WORKERS = {"exchange": worker_exchange, "descend_step": worker_descend_step, "torch_step": worker_torch_step}
+def worker_sharded_embedding(repeats):
+    """The end-to-end embedding model (bench_embedding_e2e's DLRM-like click model) with its tables as
+    ``ShardedEmbedding`` (row-wise over the ranks, mean-pooled) and lazy Adam, the global batch split over
+    the ranks: seconds per step, the bytes each step sends between ranks, and this rank's peak RSS."""
+    import bench_embedding_e2e as e2e
+
+    import descend as ds
+
+    rows = int(os.environ["DESCEND_BENCH_ROWS"])
+    global_batch = int(os.environ["DESCEND_BENCH_BATCH"])
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    n, rank = strategy.num_replicas_in_sync, strategy.group.rank
+    base = e2e.rss_bytes()  # the interpreter, NumPy, descend and MPI: what the model adds is measured above it
+    ws, bs = e2e.mlp_init()
+    with strategy.scope():
+        tables = [ds.distribute.ShardedEmbedding(rows, e2e.DIM, lambda shape, dtype=None, t=t: e2e.init_table(
+            shape[0], t), combiner="mean", strategy=strategy) for t in range(e2e.N_TABLES)]
+        dense = [ds.Variable(a, name=f"w{k}") for k, a in enumerate(ws)] + [ds.Variable(b, name=f"b{k}")
+                                                                          for k, b in enumerate(bs)]
+        opt = ds.optimizers.Adam(e2e.LR_ADAM, sparse_updates="lazy")
+    from descend.distribute.strategy import split_bounds
+
+    lo, hi = split_bounds(global_batch, n, rank)
+    data = [([ds.constant(i[lo:hi]) for i in ids], ds.constant(d[lo:hi]), ds.constant(y[lo:hi]))
+            for ids, d, y in e2e.make_batches(rows, global_batch)]
+    k = [0]
+
+    def step():
+        ids, d, y = data[k[0] % len(data)]
+        k[0] += 1
+
+        def fn():
+            with ds.GradientTape() as tape:
+                h = ds.concat([t(i) for t, i in zip(tables, ids)] + [d], axis=1)
+                for j in range(3):
+                    h = ds.matmul(h, dense[j]) + dense[3 + j]
+                    if j < 2:
+                        h = ds.nn.relu(h)
+                per = ds.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=h[:, 0])
+                loss = ds.nn.compute_average_loss(per, global_batch_size=global_batch)
+            variables = [t.embeddings for t in tables] + dense
+            opt.apply_gradients(zip(tape.gradient(loss, variables), variables))
+
+        strategy.run(fn)
+        strategy.group.barrier()  # a step ends when every rank's has
+
+    e2e.reset_peak_rss()
+    for _ in range(3):
+        step()
+    before = sum(sum(v for key, v in t.stats.items() if key.endswith("_bytes")) for t in tables)
+    t = _times(step, repeats, warmup=0)
+    sent = sum(sum(v for key, v in t_.stats.items() if key.endswith("_bytes")) for t_ in tables) - before
+    totals = np.array([sent, (e2e.peak_rss_bytes() or 0) - base], np.float64)
+    from mpi4py import MPI
+
+    summed = np.empty_like(totals)
+    strategy.group.comm.Allreduce(totals, summed, op=MPI.SUM)
+    peak = np.empty(1)
+    strategy.group.comm.Allreduce(totals[1:], peak, op=MPI.MAX)
+    dense_bytes = sum(a.nbytes for a in ws + bs)
+    return {"step": float(np.median(t)), "best": min(t), "table_bytes_per_step": summed[0] / repeats,
+            "dense_grad_bytes": dense_bytes, "peak_rss_max": float(peak[0]), "peak_rss_sum": float(summed[1]),
+            "ranks": n, "rows": rows, "batch": global_batch}
+
+
+WORKERS = {"exchange": worker_exchange, "descend_step": worker_descend_step, "torch_step": worker_torch_step,
+           "sharded_embedding": worker_sharded_embedding}
 
 
 def worker_main(argv):
@@ -255,7 +324,34 @@ def run(quick: bool = False, isolate: bool = True) -> dict:
             per=f"{ex['dense_bytes'] / 1e3:.0f} kB")
     add_goal(result, "sparse", "fewer bytes than a dense allreduce", ex["sparse_bytes"] < ex["dense_bytes"],
              f"{ex['dense_bytes'] / ex['sparse_bytes']:.0f}x fewer bytes")
+    _sharded_embedding(result, quick)
     return common.finish(result)
+
+
+def _sharded_embedding(result, quick):
+    """The end-to-end embedding model with sharded tables at 1 and 2 ranks."""
+    rows, batch, reps = (20_000, 512, 5) if quick else (1_000_000, 4096, 15)
+    case = f"embedding model, 4 sharded tables x {rows:,} rows, global batch {batch}"
+    env = {"DESCEND_BENCH_ROWS": str(rows), "DESCEND_BENCH_BATCH": str(batch)}
+    runs = {n: _launch(n, "sharded_embedding", reps, env) for n in (1, 2)}
+    for n, r in runs.items():
+        log(f"   sharded embedding model, {n} rank(s): {r}")
+        add_row(result, case, f"descend ShardedEmbedding + lazy Adam, {n} rank{'s' if n > 1 else ''}",
+                {"best": r["best"], "median": r["step"], "n": reps}, role="descend" if n == 2 else "floor",
+                per=(f"{batch / r['step']:,.0f} ex/s; tables exchange {r['table_bytes_per_step'] / 1e6:.2f} MB/step "
+                     f"(ids, rows and gradient rows between ranks) + the dense gradients' allreduce "
+                     f"({r['dense_grad_bytes'] / 1e6:.2f} MB); peak RSS per rank above its start "
+                     f"{r['peak_rss_max'] / 2**30:.2f} GiB (all ranks {r['peak_rss_sum'] / 2**30:.2f} GiB)"),
+                examples_per_s=batch / r["step"], exchanged_bytes_per_step=r["table_bytes_per_step"],
+                peak_rss_per_rank=r["peak_rss_max"])
+    one, two = runs[1], runs[2]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    add_goal(result, "sharded embedding", "memory per rank at 2 ranks about half of 1 rank's (the tables and "
+             "their slots are split)", two["peak_rss_max"] < 0.75 * one["peak_rss_max"],
+             f"peak RSS per rank above its start {two['peak_rss_max'] / 2**30:.2f} vs "
+             f"{one['peak_rss_max'] / 2**30:.2f} GiB")
+    add_goal(result, "sharded embedding", "examples/s at 2 ranks >= 1 rank's (2 ranks share this machine's "
+             f"{cores} cores)", one["step"] >= two["step"], f"{one['step'] / two['step']:.2f}x")
 
 
 if __name__ == "__main__":
