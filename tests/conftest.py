@@ -17,7 +17,8 @@ if _HERE not in sys.path:
 
 @pytest.fixture(autouse=True)
 def _isolated_session():
-    """Forget reserved variable names, restore floatx, unset the global seed; fail if a tape is left recording."""
+    """Forget reserved variable names, restore floatx, unset the global seed and dtype policy; fail if a tape
+    is left recording."""
     from descend.framework import tape as tape_module
 
     floatx = ds.floatx()
@@ -25,6 +26,7 @@ def _isolated_session():
     yield
     ds.set_floatx(floatx)
     ds.random.set_seed(None)  # a global seed would decide later tests' unseeded initializers
+    ds.mixed_precision.set_global_policy(None)  # a policy would decide later tests' layer dtypes
     ds.clear_session()
     leaked = list(tape_module._active)
     tape_module._active.clear()
