@@ -8,7 +8,6 @@ The models are float64 and small (a few hundred parameters) so every job takes s
 from __future__ import annotations
 
 import csv
-import json
 import os
 import shutil
 import signal
@@ -16,8 +15,10 @@ import subprocess
 import sys
 import time
 
+import mpi_jobs
 import numpy as np
 import pytest
+from mpi_jobs import MPIEXEC, needs_mpi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -25,20 +26,6 @@ STEPS = 20
 LOCAL_BATCH = 4
 
 
-def _mpiexec():
-    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
-    if found is None:
-        return None
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return None
-    return found
-
-
-MPIEXEC = _mpiexec()
-needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason="mpiexec/mpi4py not installed (pip install 'descend[mpi]', "
-                                                       "which the test extra includes)")
 
 
 # =============================================================================================== the rank side
@@ -359,28 +346,12 @@ SCENARIOS = {"equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float
              "raise": _raise, "sigkill": _sigkill}
 
 
-def _main(argv):
-    sys.path.insert(0, HERE)
-    import descend as ds
-
-    names, outdir = argv[1].split(","), argv[2]
-    results = {name: SCENARIOS[name](ds, outdir) for name in names}
-    rank = ds.distribute.rank()
-    with open(os.path.join(outdir, f"rank{rank}.json"), "w") as f:
-        json.dump(results, f)
-
-
 # =============================================================================================== the pytest side
 def _launch(n, scenarios, tmp_path, timeout=240, **extra_env):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), **extra_env)
-    cmd = [MPIEXEC, "-n", str(n), sys.executable, os.path.abspath(__file__), ",".join(scenarios), str(tmp_path)]
-    t0 = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
-    return proc, time.monotonic() - t0
+    return mpi_jobs.launch(__file__, n, scenarios, tmp_path, timeout, **extra_env)
 
 
-def _results(tmp_path, n):
-    return [json.load(open(tmp_path / f"rank{r}.json")) for r in range(n)]
+_results = mpi_jobs.results
 
 
 @pytest.fixture(scope="module")
@@ -630,4 +601,4 @@ def test_sigkill_a_rank_of_descend_train_10_times_then_resume_bit_exactly(tmp_pa
 
 
 if __name__ == "__main__":
-    _main(sys.argv)
+    mpi_jobs.rank_main(SCENARIOS, sys.argv)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 import sys
 
+import mpi_jobs
 import numpy as np
 import pytest
+from mpi_jobs import MPIEXEC, needs_mpi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -24,20 +24,6 @@ ROWS = (23, 17)  # two tables: 23 rows split 8/8/7 over 3 ranks, 17 rows 6/6/5
 CONFIGS = [(opt, mode) for opt in ("adam", "adagrad") for mode in ("lazy", "exact", "exact_lazy")]
 
 
-def _mpiexec():
-    found = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
-    if found is None:
-        return None
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return None
-    return found
-
-
-MPIEXEC = _mpiexec()
-needs_mpi = pytest.mark.skipif(MPIEXEC is None, reason="mpiexec/mpi4py not installed (pip install 'descend[mpi]', "
-                                                       "which the test extra includes)")
 
 
 # =============================================================================================== the rank side
@@ -326,24 +312,9 @@ SCENARIOS = {"equivalence": _equivalence, "fit": _fit, "bad_ids": _bad_ids, "mem
              "ckpt_restore": _ckpt_restore}
 
 
-def _main(argv):
-    sys.path.insert(0, HERE)
-    import descend as ds
-
-    names, outdir = argv[1].split(","), argv[2]
-    results = {name: SCENARIOS[name](ds, outdir) for name in names}
-    rank = ds.distribute.rank()
-    with open(os.path.join(outdir, f"rank{rank}.json"), "w") as f:
-        json.dump(results, f)
-
-
 # =============================================================================================== the pytest side
-def _launch(n, scenarios, tmp_path, timeout=300, **extra_env):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""), **extra_env)
-    cmd = [MPIEXEC, "-n", str(n), sys.executable, os.path.abspath(__file__), ",".join(scenarios), str(tmp_path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
-    return [json.load(open(os.path.join(tmp_path, f"rank{r}.json"))) for r in range(n)]
+def _launch(n, scenarios, outdir, **extra_env):
+    return mpi_jobs.run(__file__, n, scenarios, outdir, **extra_env)
 
 
 @pytest.fixture(scope="module")
@@ -452,7 +423,7 @@ def test_checkpoint_at_3_ranks_restores_in_one_process(saved_at_3, plain):
 
 
 if __name__ == "__main__":
-    _main(sys.argv)
+    mpi_jobs.rank_main(SCENARIOS, sys.argv)
 
 
 # =============================================================================================== one process

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
+import mpi_jobs
 import numpy as np
 import pytest
-from test_distribute_mpi import MPIEXEC, needs_mpi
+from mpi_jobs import MPIEXEC, needs_mpi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -272,25 +272,9 @@ SCENARIOS = {"fit": _fit, "equivalence": _equivalence, "ckpt_save": _ckpt_save, 
              "nonfinite": _nonfinite}
 
 
-def _main(argv):
-    sys.path.insert(0, HERE)
-    import descend as ds
-
-    names, outdir = argv[1].split(","), argv[2]
-    results = {name: SCENARIOS[name](ds, outdir) for name in names}
-    with open(os.path.join(outdir, f"rank{ds.distribute.rank()}.json"), "w") as f:
-        json.dump(results, f)
-
-
 # =============================================================================================== the pytest side
-def _launch(n, scenarios, out, timeout=300, **extra_env):
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + HERE + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               **extra_env)
-    cmd = ([MPIEXEC, "-n", str(n)] if n > 1 else []) + [sys.executable, os.path.abspath(__file__),
-                                                         ",".join(scenarios), str(out)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
-    return [json.load(open(os.path.join(out, f"rank{r}.json"))) for r in range(n)]
+def _launch(n, scenarios, out, **extra_env):
+    return mpi_jobs.run(__file__, n, scenarios, out, mpiexec_for_one=False, **extra_env)
 
 
 @pytest.fixture(scope="module")
@@ -460,4 +444,4 @@ def test_one_process_the_option_changes_nothing():
 
 
 if __name__ == "__main__":
-    _main(sys.argv)
+    mpi_jobs.rank_main(SCENARIOS, sys.argv)
