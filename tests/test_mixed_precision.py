@@ -250,3 +250,27 @@ def test_a_loss_scaled_fit_logs_the_learning_rate_and_its_checkpoint_restores_th
     with pytest.raises(ValueError, match="positive finite scalar"):
         other.optimizer.load_state_dict(state)
     assert float(other.optimizer.dynamic_scale) == 512.0
+
+
+def test_compile_takes_a_loss_scale_optimizer_as_given_and_fit_skips_a_non_finite_batch():
+    mp.set_global_policy("mixed_float16")
+    model = ds.keras.Sequential([ds.keras.layers.Dense(2)])
+    mp.set_global_policy(None)
+    opt = LSO(ds.optimizers.Adam(1e-3), initial_scale=64.0)
+    model.compile(opt, loss="mse")
+    assert model.optimizer is opt  # not wrapped twice
+    model.compile(model.optimizer, loss="mse")
+    assert model.optimizer is opt and isinstance(opt.inner_optimizer, ds.optimizers.Adam)
+    rng = np.random.default_rng(0)
+    x, y = rng.random((16, 3), dtype=np.float32), rng.random((16, 2), dtype=np.float32)
+    model.fit(x, y, batch_size=16, epochs=2, verbose=0)
+    assert int(opt.iterations) == 2
+    before = [w.numpy() for w in model.weights]
+    y[0, 0] = np.inf  # the batch's gradient is not finite: the step is skipped and the scale halves
+    model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+    assert int(opt.iterations) == 2 and float(opt.dynamic_scale) == 32.0
+    for a, w in zip(before, model.weights):
+        np.testing.assert_array_equal(a, w.numpy())
+    # Keras' config of the wrapper gives the wrapper back
+    again = ds.optimizers.get({"class_name": "LossScaleOptimizer", "config": opt.get_config()})
+    assert isinstance(again, LSO) and isinstance(again.inner_optimizer, ds.optimizers.Adam)

@@ -34,10 +34,13 @@ _BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adafactor, Adagrad, A
 
 
 def get(identifier, **kwargs) -> Optimizer:
-    """An optimizer from a name (``"adam"``), a config dict, or an Optimizer (returned as is)."""
-    if isinstance(identifier, Optimizer):
+    """An optimizer from a name (``"adam"``), a config dict, or an optimizer object (an Optimizer, a
+    LossScaleOptimizer or a MultiOptimizer, returned as is)."""
+    if isinstance(identifier, (Optimizer, LossScaleOptimizer, MultiOptimizer)):
         return identifier
     if isinstance(identifier, dict):
+        if identifier.get("class_name") == "LossScaleOptimizer":  # Keras' config of the wrapper
+            return LossScaleOptimizer.from_config(identifier.get("config", {}))
         cls = _BY_NAME.get(identifier.get("class_name", "").lower())
         if cls is None:
             raise ValueError(f"Unknown optimizer {identifier.get('class_name')!r}. Known: {sorted(_BY_NAME)}")
