@@ -187,6 +187,32 @@ def _limit_threads(n: int) -> None:
         pass
 
 
+def _unread_bytes(fd: int) -> int:
+    """Bytes written to ``fd`` that its reader has not taken yet (0 where ``fd`` is not a pipe or socket)."""
+    import fcntl
+    import termios
+
+    try:
+        buf = fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0")
+    except OSError:
+        return 0
+    return int.from_bytes(buf, sys.byteorder)
+
+
+def _let_the_launcher_forward_output(limit_s: float = 3.0) -> None:
+    """Wait until mpiexec has read what this rank wrote to stdout and stderr (at most ``limit_s``).
+
+    ``MPI_Abort`` makes the launcher tear the job down at once, and output still sitting in a rank's pipe
+    is then lost: the traceback that says why the job ended would never reach the user.
+    """
+    import time
+
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline and (_unread_bytes(2) or _unread_bytes(1)):
+        time.sleep(0.01)
+    time.sleep(0.2)  # once read, the launcher still has to pass it on to its own stderr
+
+
 def _install_abort_on_error(group: MPIGroup) -> None:
     previous = sys.excepthook
 
@@ -197,6 +223,7 @@ def _install_abort_on_error(group: MPIGroup) -> None:
             sys.stderr.write(f"[descend rank {group.rank}/{group.size}] ending the job (MPI_Abort)\n")
             sys.stderr.flush()
             sys.stdout.flush()
+            _let_the_launcher_forward_output()
         finally:
             if kind is KeyboardInterrupt:
                 previous(kind, value, tb)
