@@ -148,15 +148,17 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
 
 
 def _prepare(name: str, y_true, y_pred):
-    """Float ``y_pred``, ``y_true`` of its dtype, ranks aligned and shapes checked."""
+    """Float ``y_pred``, ``y_true`` of its dtype, ranks aligned and shapes checked (they must broadcast)."""
     y_pred = _float_tensor(y_pred)
     y_true = _like(y_true, y_pred)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-    if tuple(y_true.shape) != tuple(y_pred.shape):
+    try:  # shapes that broadcast are fine (Keras computes the loss on the broadcast shapes)
+        np.broadcast_shapes(tuple(y_true.shape), tuple(y_pred.shape))
+    except ValueError:
         raise ValueError(
-            f"{name}: y_true and y_pred must have the same shape. "
+            f"{name}: y_true and y_pred must have the same shape or shapes that broadcast together. "
             f"Received: y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}"
-        )
+        ) from None
     return y_true, y_pred
 
 

@@ -7,8 +7,8 @@ from those ops, so the tape differentiates them.
 Example:
     >>> import descend as ds
     >>> x = ds.constant([1.0, 2.0, 3.0])
-    >>> float(ds.math.reduce_mean(x)), round(float(ds.math.reduce_variance(x)), 6)
-    (2.0, 0.666667)
+    >>> float(ds.math.reduce_mean(x)), "%.6f" % float(ds.math.reduce_variance(x))
+    (2.0, '0.666667')
     >>> ds.math.sigmoid is ds.nn.sigmoid
     True
 """
@@ -21,6 +21,7 @@ from .ops.math_ops import (
     add_n,
     argmax,
     argmin,
+    ceil,
     cos,
     cumsum,
     divide,
@@ -28,9 +29,13 @@ from .ops.math_ops import (
     erf,
     exp,
     expm1,
+    floor,
     floordiv,
     greater,
     greater_equal,
+    is_finite,
+    is_inf,
+    is_nan,
     less,
     less_equal,
     log,
@@ -53,6 +58,7 @@ from .ops.math_ops import (
     reduce_min,
     reduce_prod,
     reduce_sum,
+    round,
     rsqrt,
     sign,
     sin,
@@ -68,11 +74,12 @@ from .ops.nn_ops import log_softmax, sigmoid, softmax, softplus, softsign
 floormod = mod  # tf.math.floormod
 
 __all__ = [
-    "abs", "add", "add_n", "argmax", "argmin", "cos", "cumsum", "divide", "equal", "erf", "exp", "expm1",
-    "floordiv", "floormod", "greater", "greater_equal", "l2_normalize", "less", "less_equal", "log", "log1p",
+    "abs", "add", "add_n", "argmax", "argmin", "ceil", "cos", "cumsum", "divide", "equal", "erf", "exp", "expm1",
+    "floor", "floordiv", "floormod", "greater", "greater_equal", "is_finite", "is_inf",
+    "is_nan", "l2_normalize", "less", "less_equal", "log", "log1p",
     "log_softmax", "logical_and", "logical_not", "logical_or", "matmul", "maximum", "minimum", "mod", "multiply",
     "negative", "not_equal", "pow", "reciprocal", "reduce_logsumexp", "reduce_max", "reduce_mean", "reduce_min",
-    "reduce_prod", "reduce_std", "reduce_sum", "reduce_variance", "rsqrt", "sigmoid", "sign", "sin", "softmax",
+    "reduce_prod", "reduce_std", "reduce_sum", "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin", "softmax",
     "softplus", "softsign", "sqrt", "square", "squared_difference", "subtract", "tanh", "truediv",
 ]
 

@@ -177,7 +177,7 @@ class Trainer:
         if unknown:
             raise TypeError(f"compile: argument(s) not recognized: {sorted(unknown)}")
         self.optimizer = get_optimizer(optimizer)
-        if (kwargs.get("auto_scale_loss", True) and self.dtype_policy.name == "mixed_float16"
+        if (self.optimizer is not None and kwargs.get("auto_scale_loss", True) and self.dtype_policy.name == "mixed_float16"
                 and not isinstance(self.optimizer, LossScaleOptimizer)):
             # as Keras 3: float16 gradients underflow without a loss scale, so a mixed_float16 model gets one
             self.optimizer = LossScaleOptimizer(self.optimizer)
@@ -206,6 +206,8 @@ class Trainer:
     def _check_compiled(self, what):
         if not self.compiled:
             raise RuntimeError(f"You must call compile() before {what}()")
+        if what == "fit" and self.optimizer is None:
+            raise ValueError("fit() needs an optimizer: compile() was called with optimizer=None")
         # a model overriding train_step/test_step may compute its own loss (Keras' "customizing fit")
         step = {"fit": "train_step", "evaluate": "test_step"}.get(what)
         own_step = step is not None and getattr(type(self), step) is not getattr(Trainer, step)

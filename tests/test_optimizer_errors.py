@@ -44,7 +44,7 @@ def test_some_none_gradients_warn_and_update_the_others(setup):
 
 @pytest.mark.parametrize("bad,match", [
     (lambda: ds.constant(np.ones((3, 2))), r"variable 'a': expected shape \(2, 3\), received \(3, 2\)"),
-    (lambda: ds.constant(np.ones((2, 3), np.float32)), "variable 'a': expected dtype float64, received float32"),
+    (lambda: ds.constant(np.ones((2, 3), bool)), "variable 'a': expected dtype float64, received bool"),
     (lambda: ds.IndexedSlices(ds.constant(np.ones((1, 3))), ds.constant([5]), (2, 3)),
      r"variable 'a': index 5 is not in \[0, 2\)"),
     (lambda: ds.IndexedSlices(ds.constant(np.ones((1, 3))), ds.constant([0]), (4, 3)),
@@ -57,6 +57,20 @@ def test_a_bad_gradient_anywhere_changes_nothing(setup, bad, match):
     with pytest.raises((ValueError, TypeError), match=match):
         opt.apply_gradients([(ds.constant(np.ones(4)), b), (bad(), a)])
     _assert_unchanged(before, opt, [a, b])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
+def test_a_gradient_of_another_numeric_dtype_is_cast_to_the_variables_as_keras_3(dtype):
+    grad = np.array([[0.5, -1.0, 2.0], [1.0, 3.0, -0.25]])
+    updated = []
+    for g in (grad.astype(dtype).astype(np.float64), grad.astype(dtype)):
+        v = ds.Variable(np.ones((2, 3)), name="a")
+        opt = ds.optimizers.Adam(0.1)
+        opt.apply_gradients([(ds.constant(g), v)])
+        opt.apply_gradients([(ds.IndexedSlices(ds.constant(g[1:]), ds.constant([0]), (2, 3)), v)])
+        assert v.dtype == ds.float64
+        updated.append(v.numpy())
+    np.testing.assert_array_equal(updated[1], updated[0])
 
 
 def test_integer_variable_is_rejected():

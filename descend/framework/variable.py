@@ -136,6 +136,22 @@ class _VariableOp:
         return f"<op of variable '{self.name}'>"
 
 
+def _from_initializer(initializer, shape, dtype):
+    """Keras 3: the value of a variable of ``shape`` made by ``initializer`` (a name such as ``"ones"``, an
+    initializer or a callable ``(shape, dtype)``), or a value that must already have ``shape``."""
+    shape = tuple(int(d) for d in shape)
+    if isinstance(initializer, str):
+        import importlib  # the names live with the initializers, above this module: looked up, not imported at load
+
+        initializer = importlib.import_module("descend.initializers").get(initializer)
+    if callable(initializer):
+        return initializer(shape, dtype=backend.floatx() if dtype is None else dtype)
+    value = to_array(initializer, None if dtype is None else backend.np_dtype(dtype))
+    if value.shape != shape:
+        raise ValueError(f"Variable: the initial value has shape {value.shape} but `shape` is {shape}")
+    return value
+
+
 class Variable(ArrayLike):
     """A named, mutable array that optimizers update in place.
 
@@ -160,9 +176,18 @@ class Variable(ArrayLike):
     __slots__ = ("_value", "_name", "_trainable", "_constraint", "_version", "_before_read", "__weakref__")
     __array_priority__ = 100
 
-    def __init__(self, initial_value, name: str | None = None, trainable: bool = True, dtype=None,
-                 constraint=None, *, _own: bool = False):
-        if callable(initial_value):
+    def __init__(self, initial_value=None, name: str | None = None, trainable: bool = True, dtype=None,
+                 constraint=None, *, initializer=None, shape=None, _own: bool = False):
+        if initializer is not None:  # Keras 3's spelling: Variable(initializer=..., shape=..., dtype=...)
+            if initial_value is not None:
+                raise ValueError("Pass `initial_value` or `initializer`, not both.")
+            initial_value = initializer
+        if shape is not None:
+            initial_value = _from_initializer(initial_value, shape, dtype)
+        elif isinstance(initial_value, str):
+            raise ValueError(f"Creating a Variable from the initializer {initial_value!r} needs its `shape`. "
+                             "Received: shape=None")
+        elif callable(initial_value):
             initial_value = initial_value()
         if initial_value is None:
             raise ValueError("Variable needs an initial_value. Received: None")

@@ -3,8 +3,8 @@
 Every name is descend's object itself, not a copy:
 ``ds.keras.layers.Dense is ds.layers.Dense``, ``ds.keras.optimizers`` *is*
 :mod:`descend.optimizers` (with ``schedules``), and ``import
-descend.keras.layers`` gives the same module. Only ``backend`` and ``utils``
-are modules of their own, made of descend's functions.
+descend.keras.layers`` gives the same module. Only ``backend``, ``utils``
+and ``ops`` (Keras 3's ``keras.ops``) are modules of their own, made of descend's functions.
 
 Example:
     >>> import descend as ds
@@ -32,15 +32,16 @@ from .. import (
     optimizers,
     regularizers,
 )
+from ..framework import Variable
 from ..layers import Input
 from ..models import Model, Sequential
 from ..optimizers import schedules as _schedules
-from . import backend, utils
+from . import backend, ops, utils
 
 __all__ = [
     "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics",
-    "mixed_precision", "models",
-    "optimizers", "regularizers", "utils", "Input", "Model", "Sequential",
+    "mixed_precision", "models", "ops",
+    "optimizers", "regularizers", "utils", "Input", "Model", "Sequential", "Variable",
 ]
 
 # ``import descend.keras.layers`` / ``from descend.keras.layers import Dense`` find descend's modules

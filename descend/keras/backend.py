@@ -1,20 +1,58 @@
 """``descend.keras.backend``: the ``keras.backend`` basics ported code calls.
 
+Keras 3's own names are here too (``Variable``, ``convert_to_tensor``,
+``convert_to_numpy``, ``is_tensor``, ``name_scope``, ``standardize_dtype``,
+``result_type``). ``backend()`` answers ``"tensorflow"``: descend follows
+TensorFlow's semantics (``IndexedSlices`` gradients, TF's dtype rules), so
+code that branches on the backend takes TensorFlow's branch.
+
 Example:
     >>> import descend as ds
     >>> ds.keras.backend.floatx() == "float32", ds.keras.backend.epsilon()
     (True, 1e-07)
     >>> ds.keras.backend.int_shape(ds.ones((2, 3)))
     (2, 3)
+    >>> ds.keras.backend.result_type("int32", "float32", float), ds.keras.backend.standardize_dtype(ds.float64)
+    ('float32', 'float64')
 """
 
 from __future__ import annotations
 
-from ..backend import floatx, set_floatx
+import numpy as np
+
+from ..backend import floatx, np_dtype, set_floatx
+from ..framework import Variable, name_scope
 from ..framework.variable import clear_session
+from . import ops as numpy  # Keras 3's ``backend.numpy``: the ops under NumPy's names
+from .ops import _result_dtype, convert_to_numpy, convert_to_tensor, is_tensor
 
 __all__ = ["floatx", "set_floatx", "epsilon", "set_epsilon", "clear_session", "int_shape", "image_data_format",
-           "set_image_data_format"]
+           "set_image_data_format", "backend", "Variable", "convert_to_tensor", "convert_to_numpy", "is_tensor",
+           "name_scope", "standardize_dtype", "result_type", "numpy", "SUPPORTS_SPARSE_TENSORS"]
+
+#: descend's gradients of gathers are sparse (``IndexedSlices``) and its optimizers update them as such
+SUPPORTS_SPARSE_TENSORS = True
+
+
+def backend() -> str:
+    """``"tensorflow"``: the framework whose semantics descend follows."""
+    return "tensorflow"
+
+
+def standardize_dtype(dtype) -> str:
+    """The dtype's name (``"float32"``...) from a name, a NumPy dtype or a descend dtype; None is ``floatx()``."""
+    if dtype is None:
+        return floatx()
+    return np.dtype(np_dtype(dtype)).name
+
+
+def result_type(*dtypes) -> str:
+    """Keras 3's promotion of ``dtypes`` (names, dtypes, or the Python types ``int``/``float``/``bool`` that
+    stand for weak Python numbers): floats win over ints and bools, Python numbers take the others' dtype."""
+    if not dtypes:
+        return floatx()
+    weak = {int: 1, float: 1.0, bool: True}
+    return np.dtype(_result_dtype(*[weak[d] if d in weak else np.zeros((), np_dtype(d)) for d in dtypes])).name
 
 _state = {"epsilon": 1e-7, "image_data_format": "channels_last"}
 

@@ -72,8 +72,9 @@ def _grad_to_input(g, x, axis, keepdims):
 
 @defop
 def reduce_sum(input_tensor, axis=None, keepdims=False):
-    """Sum over ``axis`` (all axes by default)."""
-    return np.sum(input_tensor, axis=normalize_axis(axis, input_tensor.ndim), keepdims=keepdims)
+    """Sum over ``axis`` (all axes by default), in the input's dtype (an int32 sum is int32, as TF)."""
+    dtype = input_tensor.dtype if input_tensor.dtype.kind in "iu" else None  # NumPy would widen to int64
+    return np.sum(input_tensor, axis=normalize_axis(axis, input_tensor.ndim), keepdims=keepdims, dtype=dtype)
 
 
 @reduce_sum.defvjp

@@ -26,7 +26,8 @@ __all__ = [
     "add_n", "cast", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_not", "argmax", "argmin", "reduce_sum", "reduce_mean",
     "reduce_max", "reduce_min", "reduce_prod", "reduce_logsumexp", "cumsum", "matmul", "einsum",
-    "norm", "zeros_like", "ones_like", "squared_difference",
+    "norm", "zeros_like", "ones_like", "squared_difference", "floor", "ceil", "round", "is_nan", "is_inf",
+    "is_finite",
 ]
 
 _SQRT_PI_INV2 = 2.0 / math.sqrt(math.pi)
@@ -468,6 +469,32 @@ def logical_not(x):
     return np.logical_not(x)
 
 
+def _float_only(name, fn, doc):
+    def forward(x):
+        if x.dtype.kind != "f":
+            raise TypeError(f"{name}: `x` must be a floating tensor. Received: dtype {x.dtype.name}")
+        return fn(x)
+
+    op = defop(name, differentiable=False, elementwise=True)(forward)
+    op.__doc__ = doc
+    return op
+
+
+floor = _float_only("floor", np.floor, "Largest integer not above ``x``, elementwise; no gradient (as TF).")
+ceil = _float_only("ceil", np.ceil, "Smallest integer not below ``x``, elementwise; no gradient (as TF).")
+
+
+@defop(differentiable=False, elementwise=True)
+def round(x):  # noqa: A001 - TF's name
+    """``x`` rounded to the nearest integer, halves to even (as TF and NumPy); integers unchanged; no gradient."""
+    return np.round(x) if x.dtype.kind == "f" else x
+
+
+is_nan = _float_only("is_nan", np.isnan, "Elementwise: whether ``x`` is NaN (bool).")
+is_inf = _float_only("is_inf", np.isinf, "Elementwise: whether ``x`` is +Inf or -Inf (bool).")
+is_finite = _float_only("is_finite", np.isfinite, "Elementwise: whether ``x`` is neither NaN nor Inf (bool).")
+
+
 @defop(differentiable=False)
 def argmax(input, axis=0, output_type="int64"):  # noqa: A002 - TF's name
     """Index of the largest value along ``axis`` (default 0, as TF)."""
@@ -561,8 +588,9 @@ def _prod_of_others(x, axis=None):
 
 @defop
 def reduce_prod(input_tensor, axis=None, keepdims=False):
-    """Product over ``axis``."""
-    return np.prod(input_tensor, axis=normalize_axis(axis, input_tensor.ndim), keepdims=keepdims)
+    """Product over ``axis``, in the input's dtype (an int32 product is int32, as TF)."""
+    dtype = input_tensor.dtype if input_tensor.dtype.kind in "iu" else None  # NumPy would widen to int64
+    return np.prod(input_tensor, axis=normalize_axis(axis, input_tensor.ndim), keepdims=keepdims, dtype=dtype)
 
 
 @reduce_prod.defvjp

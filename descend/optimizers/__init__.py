@@ -33,9 +33,11 @@ _BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adafactor, Adagrad, A
                                             Nadam, RMSprop)}
 
 
-def get(identifier, **kwargs) -> Optimizer:
+def get(identifier, **kwargs) -> Optimizer | None:
     """An optimizer from a name (``"adam"``), a config dict, or an optimizer object (an Optimizer, a
-    LossScaleOptimizer or a MultiOptimizer, returned as is)."""
+    LossScaleOptimizer or a MultiOptimizer, returned as is); None gives None (as Keras)."""
+    if identifier is None:
+        return None
     if isinstance(identifier, (Optimizer, LossScaleOptimizer, MultiOptimizer)):
         return identifier
     if isinstance(identifier, dict):

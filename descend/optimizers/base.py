@@ -229,6 +229,7 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}: argument(s) not recognized: {sorted(kwargs)}")
         object.__setattr__(self, "_hyper", {})
         self._hyper_ranges: dict = {}
+        self._hyper_messages: dict = {}
         if name is not None and (not isinstance(name, str) or not name):
             raise ValueError(f"`name` must be a non-empty string. Received: name={name!r}")
         self._name = name or type(self).__name__.lower()
@@ -285,13 +286,17 @@ class Optimizer:
 
     # ================================================================== hyperparameters
     def add_hyperparameter(self, name: str, value, *, low=None, high=None, low_open: bool = False,
-                           high_open: bool = False) -> None:
+                           high_open: bool = False, message: str | None = None) -> None:
         """Declare a hyperparameter: a number, a zero-argument callable or a schedule.
 
         Numbers are checked now against ``[low, high]`` (open ends with
         ``low_open``/``high_open``); callables and schedules each time they are evaluated.
+        ``message``, a ``str.format`` template of ``name`` and ``value``, words the error of a value out of
+        range (ported optimizers keep their reference's wording, which tests match).
         """
         self._hyper_ranges[name] = (low, high, low_open, high_open)
+        if message is not None:
+            self._hyper_messages[name] = message
         self.set_hyperparameter(name, value)
 
     def _check_range(self, name, v):
@@ -304,6 +309,9 @@ class Optimizer:
             lo = "-inf" if low is None else low
             hi = "inf" if high is None else high
             rng = f"{'(' if lo_open or low is None else '['}{lo}, {hi}{')' if hi_open or high is None else ']'}"
+            message = self._hyper_messages.get(name)
+            if message is not None:
+                raise ValueError(message.format(name=name, value=v))
             raise ValueError(f"`{name}` must be in {rng}. Received: {name}={_fmt(v)}")
 
     def set_hyperparameter(self, name: str, value) -> None:
@@ -635,6 +643,18 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return list(zip(grads, var_list))
 
+    def _clip_gradients(self, grads: list) -> list:
+        """Keras 3's clipping of a list of gradients by this optimizer's ``clipnorm``, ``clipvalue`` or
+        ``global_clipnorm`` (the ``clip`` stage of an update, on its own): new Tensors (``IndexedSlices`` stay
+        sparse, de-duplicated), None where a gradient is None."""
+        present = [k for k, g in enumerate(grads) if g is not None]
+        pairs = [(grads[k] if isinstance(grads[k], IndexedSlices) else to_array(grads[k]), None) for k in present]
+        clipped, _ = pipeline.deduplicate_and_clip(self, pairs)
+        out = [None] * len(grads)
+        for k, (g, _) in zip(present, clipped):
+            out[k] = g if isinstance(g, IndexedSlices) else Tensor(g)
+        return out
+
     def apply_gradients(self, grads_and_vars, *, weight: float | None = None):
         """Apply ``(gradient, variable)`` pairs; returns ``iterations``.
 
@@ -855,6 +875,11 @@ class Optimizer:
             self._commit_ema(plan)
         if pipeline.after_commit is not None:  # sharded optimizer state: the owners' new values to every replica
             pipeline.after_commit(self, plan)
+
+    @property
+    def _model_variables_moving_average(self) -> list:
+        """Keras 3's name for the moving averages of ``use_ema``: one per variable, in the order built."""
+        return [slots["average"] for _, slots in self._slots.values() if "average" in slots]
 
     def _commit_ema(self, plan: UpdatePlan) -> None:
         """Stage ``ema`` (after ``count``): the moving averages of every variable that has one or was
@@ -1248,6 +1273,43 @@ class Optimizer:
 
     def _slot_spec_map(self) -> dict:
         return {s.name: s for s in self.slot_specs()}
+
+    @property
+    def built(self) -> bool:
+        """Whether the state of some variables exists (``build`` or a first update made it), or a Keras-style
+        subclass's ``build`` said so (``self.built = True``)."""
+        flag = self.__dict__.get("_built_flag")
+        return bool(self._slots) if flag is None else flag
+
+    @built.setter
+    def built(self, value: bool) -> None:
+        self.__dict__["_built_flag"] = bool(value)
+
+    def get_weights(self) -> list:
+        """Copies of :attr:`variables`' values, in that order (Keras' ``get_weights``)."""
+        return [np.array(v._value) for v in self.variables]
+
+    def set_weights(self, weights) -> None:
+        """Assign ``weights`` (arrays, Tensors or Variables, in :attr:`variables`' order) to the optimizer's
+        variables: every shape is checked first, so a bad list changes nothing.
+
+        Raises:
+            ValueError: the optimizer is not built, or a weight's shape differs from its variable's.
+        """
+        if not self.built:
+            raise ValueError("You are calling `set_weights()` on an optimizer that has not yet been built. Call "
+                             "`optimizer.build(trainable_variables)` to create its variables first.")
+        variables = list(self.variables)
+        weights = [to_array(w) for w in weights]
+        if len(weights) != len(variables):
+            raise ValueError(f"set_weights expects {len(variables)} weights (one per optimizer variable). "
+                             f"Received: {len(weights)}")
+        for v, w in zip(variables, weights):
+            if tuple(w.shape) != tuple(v.shape):
+                raise ValueError(f"Optimizer variable {v.name} has shape {tuple(v.shape)} not compatible with "
+                                 f"provided weight shape {tuple(w.shape)}.")
+        for v, w in zip(variables, weights):
+            v.assign(w.astype(v._value.dtype, copy=False))
 
     def state_dict(self, var_key: Callable | None = None) -> dict[str, np.ndarray]:
         """Copies of every piece of state.

@@ -93,16 +93,18 @@ class Ftrl(Optimizer):
         super().__init__(learning_rate=learning_rate, **kwargs)
         # the update divides by lr: it must be positive
         self.add_hyperparameter("learning_rate", learning_rate, low=0, low_open=True)
-        self.add_hyperparameter("learning_rate_power", learning_rate_power, high=0)
-        self.add_hyperparameter("l1_regularization_strength", l1_regularization_strength, low=0)
-        self.add_hyperparameter("l2_regularization_strength", l2_regularization_strength, low=0)
+        # Keras' wording of the range errors
+        nonneg, nonpos = "`{name}` needs to be positive or zero. Received: {name}={value}.", \
+            "`{name}` needs to be negative or zero. Received: {name}={value}."
+        self.add_hyperparameter("learning_rate_power", learning_rate_power, high=0, message=nonpos)
+        self.add_hyperparameter("l1_regularization_strength", l1_regularization_strength, low=0, message=nonneg)
+        self.add_hyperparameter("l2_regularization_strength", l2_regularization_strength, low=0, message=nonneg)
         self.add_hyperparameter("l2_shrinkage_regularization_strength", l2_shrinkage_regularization_strength,
-                                low=0)
+                                low=0, message=nonneg)
         self.add_hyperparameter("beta", beta, low=0)
         v = initial_accumulator_value
         if isinstance(v, bool) or not isinstance(v, NUMBERS) or not math.isfinite(v) or v < 0:
-            raise ValueError(
-                f"`initial_accumulator_value` must be in [0, inf). Received: initial_accumulator_value={v!r}")
+            raise ValueError(nonneg.format(name="initial_accumulator_value", value=v))
         self.initial_accumulator_value = float(v)
 
     def slot_specs(self):

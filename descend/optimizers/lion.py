@@ -58,7 +58,9 @@ class Lion(Optimizer):
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.add_hyperparameter("beta_1", beta_1, low=0, high=1, low_open=True)
+        self.add_hyperparameter("beta_1", beta_1, low=0, high=1, low_open=True,
+                                message="Argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer "
+                                        "degenerates to SignSGD. Received: beta_1={value}.")
         self.add_hyperparameter("beta_2", beta_2, low=0, high=1)
 
     def slot_specs(self):

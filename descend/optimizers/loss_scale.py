@@ -66,8 +66,8 @@ class LossScaleOptimizer:
             raise ValueError("LossScaleOptimizer no longer supports `dynamic=False`; for a fixed scale multiply the "
                              "loss and divide the gradients yourself")
         if kwargs:
-            raise ValueError(f"LossScaleOptimizer does not support arguments: {sorted(kwargs)}; set them on the "
-                             "`inner_optimizer`")
+            raise ValueError(f"LossScaleOptimizer does not support arguments: `{'`, `'.join(kwargs)}`. Set them on "
+                             "the `inner_optimizer`")
         if not isinstance(inner_optimizer, Optimizer):
             raise TypeError("`inner_optimizer` must be a descend.optimizers.Optimizer. "
                             f"Received: inner_optimizer={type(inner_optimizer).__name__}")

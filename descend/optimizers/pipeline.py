@@ -190,8 +190,10 @@ def _check_gradient(grad, var: Variable):
         raise TypeError(f"variable '{var.name}' has dtype {vd.name}; optimizers update floating-point variables")
     if isinstance(grad, IndexedSlices):
         gd = grad.values._value.dtype
-        if gd != vd:
-            raise TypeError(f"gradient for variable '{var.name}': expected dtype {vd.name}, received {gd.name}")
+        if gd != vd:  # as Keras 3: a gradient of another numeric dtype is cast to the variable's
+            if gd.kind not in "fiu":
+                raise TypeError(f"gradient for variable '{var.name}': expected dtype {vd.name}, received {gd.name}")
+            grad = IndexedSlices(Tensor(grad.values._value.astype(vd)), grad.indices, grad.dense_shape)
         if grad.dense_shape is not None and tuple(grad.dense_shape) != var.shape:
             raise ValueError(f"gradient for variable '{var.name}': expected shape {var.shape}, "
                              f"received IndexedSlices of dense_shape {tuple(grad.dense_shape)}")
@@ -214,8 +216,10 @@ def _check_gradient(grad, var: Variable):
             raise TypeError(f"gradient for variable '{var.name}': expected a numeric array. Received {grad!r}")
         if not isinstance(grad, np.ndarray):
             arr = arr.astype(vd)
-    if arr.dtype != vd:
-        raise TypeError(f"gradient for variable '{var.name}': expected dtype {vd.name}, received {arr.dtype.name}")
+    if arr.dtype != vd:  # as Keras 3: a gradient of another numeric dtype is cast to the variable's
+        if arr.dtype.kind not in "fiu":
+            raise TypeError(f"gradient for variable '{var.name}': expected dtype {vd.name}, received {arr.dtype.name}")
+        arr = arr.astype(vd)
     if arr.shape != var.shape:
         raise ValueError(f"gradient for variable '{var.name}': expected shape {var.shape}, received {arr.shape}")
     return arr

@@ -97,9 +97,11 @@ def _check_finite(cls, **kw):
 
 
 def _step(step) -> float:
+    """The step as a float: any finite number (a negative step is allowed, as in TF and Keras: a piecewise
+    schedule gives its first value, the formulas extend below 0)."""
     s = float(step)
-    if not s >= 0:
-        raise ValueError(f"a schedule's step must be >= 0. Received: step={step!r}")
+    if not math.isfinite(s):
+        raise ValueError(f"a schedule's step must be a finite number. Received: step={step!r}")
     return s
 
 

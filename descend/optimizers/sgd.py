@@ -91,7 +91,8 @@ class SGD(Optimizer):
 
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov: bool = False, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.add_hyperparameter("momentum", momentum, low=0, high=1)
+        self.add_hyperparameter("momentum", momentum, low=0, high=1,
+                                message="`momentum` must be a float between [0, 1]. Received: momentum={value}")
         self.nesterov = bool(nesterov)
         # the momentum slot exists unless momentum is the constant 0 (0 or 0.0; a schedule always has it)
         self._has_momentum = self.hyperparameters()["momentum"] != 0.0

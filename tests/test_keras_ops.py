@@ -1,0 +1,226 @@
+"""Keras 3's spellings: ``keras.ops``, ``keras.backend``'s Keras 3 names, ``Variable(initializer=, shape=)``,
+and the optimizer surface Keras 3 code calls (``_clip_gradients``, ``set_weights``, Keras' error wording)."""
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend.keras import backend as K
+from descend.keras import ops
+
+
+def numerical_gradient(f, x0, eps=1e-6):
+    """Central differences of the scalar ``f`` at the float64 array ``x0``."""
+    out = np.zeros_like(x0)
+    for i in np.ndindex(x0.shape):
+        up, down = x0.copy(), x0.copy()
+        up[i] += eps
+        down[i] -= eps
+        out[i] = (f(up) - f(down)) / (2 * eps)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- dtypes
+@pytest.mark.parametrize("make,dtype", [
+    (lambda: ops.array([1.0, 2.0]), "float32"),
+    (lambda: ops.array([1, 2]), "int32"),
+    (lambda: ops.array(np.ones(2)), "float64"),
+    (lambda: ops.zeros((2,)), "float32"),
+    (lambda: ops.full((2,), 3), "float32"),
+    (lambda: ops.arange(3), "int32"),
+    (lambda: ops.arange(0.1, 1.1, 0.1), "float32"),
+    (lambda: ops.add(ops.arange(3), 0.5), "float32"),
+    (lambda: ops.add(ops.arange(3), 2), "int32"),
+    (lambda: ops.multiply(ops.array([1, 2]), ops.array([1.0, 2.0])), "float32"),
+    (lambda: ops.multiply(ops.array(np.ones(2)), ops.array([1.0, 2.0])), "float64"),
+    (lambda: ops.sqrt(ops.array([4, 9])), "float32"),
+    (lambda: ops.mean(ops.array([1, 2])), "float32"),
+    (lambda: ops.sum(ops.array([True, True])), "int32"),
+    (lambda: ops.divide(ops.array([1, 2]), 2), "float32"),
+    (lambda: ops.argmax(ops.array([[1.0, 5.0], [7.0, 0.0]])), "int32"),
+    (lambda: ops.one_hot(ops.array([0, 2]), 3), "float32"),
+    (lambda: ops.concatenate([ops.array([1]), ops.array([2.0])]), "float32"),
+])
+def test_keras_dtype_rules(make, dtype):
+    assert make().dtype == dtype
+
+
+def test_result_type_and_standardize_dtype():
+    assert K.result_type("int32", "float32") == "float32"
+    assert K.result_type("int8", "uint8") == "int16"
+    assert K.result_type("float16", float) == "float16"
+    assert K.result_type("int64", int) == "int64"
+    assert K.result_type(int, float) == "float32"
+    assert K.standardize_dtype(None) == "float32" and K.standardize_dtype(np.float64) == "float64"
+    assert K.backend() == "tensorflow" and K.numpy is ops and K.SUPPORTS_SPARSE_TENSORS
+
+
+# ---------------------------------------------------------------------------------------------- values
+def test_values_match_numpy():
+    x = np.array([[1.5, -2.0, 3.0], [0.25, 4.0, -1.0]], np.float32)
+    t = ops.array(x)
+    np.testing.assert_array_equal(ops.sum(t, axis=1).numpy(), x.sum(axis=1))
+    np.testing.assert_array_equal(ops.max(t, axis=0, keepdims=True).numpy(), x.max(axis=0, keepdims=True))
+    np.testing.assert_array_equal(ops.min(t, initial=-5.0).numpy(), np.float32(-5.0))
+    np.testing.assert_array_equal(ops.argmax(t).numpy(), np.argmax(x))
+    np.testing.assert_array_equal(ops.argmin(t, axis=1, keepdims=True).numpy(), np.argmin(x, axis=1)[:, None])
+    np.testing.assert_array_equal(ops.clip(t, -1.0, 1.0).numpy(), np.clip(x, -1, 1))
+    np.testing.assert_array_equal(ops.transpose(t).numpy(), x.T)
+    np.testing.assert_array_equal(ops.take(t, [0, 5]).numpy(), x.reshape(-1)[[0, 5]])
+    np.testing.assert_array_equal(ops.take(t, ops.array([1, 0]), axis=1).numpy(), x[:, [1, 0]])
+    np.testing.assert_array_equal(ops.tile(ops.array([1, 2]), (2, 2)).numpy(), np.tile([1, 2], (2, 2)))
+    np.testing.assert_array_equal(ops.cumsum(t).numpy(), np.cumsum(x))
+    np.testing.assert_allclose(ops.var(t, axis=0).numpy(), x.var(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(ops.std(t).numpy(), x.std(), rtol=1e-6)
+    np.testing.assert_allclose(ops.norm(t).numpy(), np.linalg.norm(x), rtol=1e-6)
+    np.testing.assert_allclose(ops.norm(t, ord=1, axis=1).numpy(), np.linalg.norm(x, ord=1, axis=1), rtol=1e-6)
+    np.testing.assert_allclose(ops.norm(t, ord=np.inf, axis=0).numpy(), np.abs(x).max(axis=0))
+    np.testing.assert_array_equal(ops.round(ops.array([0.5, 1.5, 2.25]), 1).numpy(),
+                                  np.round(np.float32([0.5, 1.5, 2.25]) * np.float32(10)) / np.float32(10))
+    np.testing.assert_array_equal(ops.dot(t, ops.array([1.0, 0.0, 1.0])).numpy(), x @ np.array([1, 0, 1], np.float32))
+    np.testing.assert_array_equal(ops.where(ops.greater(t, 0.0), t, 0.0).numpy(), np.where(x > 0, x, 0))
+    assert [i.numpy().tolist() for i in ops.where(ops.array([[True, False], [False, True]]))] == [[0, 1], [0, 1]]
+    assert ops.all(ops.isfinite(t)).numpy() and not ops.any(ops.isnan(t)).numpy()
+    assert ops.isnan(ops.array([1, 2])).numpy().tolist() == [False, False]
+    assert ops.shape(t) == (2, 3) and ops.ndim(t) == 2 and ops.size(t) == 6 and ops.dtype(t) == "float32"
+    assert ops.convert_to_numpy(ds.Variable([1.0])).tolist() == [1.0]
+    assert ops.is_tensor(t) and not ops.is_tensor(x)
+
+
+def test_bad_arguments_say_what_was_expected():
+    with pytest.raises(ValueError, match="`x1` and `x2` must be given together"):
+        ops.where(ops.array([True]), 1.0)
+    with pytest.raises(ValueError, match="sparse=True"):
+        ops.convert_to_tensor([1.0], sparse=True)
+    with pytest.raises(ValueError, match="`ord` must be None, 'fro' or a number"):
+        ops.norm(ops.ones((2, 2)), ord="nuc", axis=(0, 1))
+
+
+def test_gradients_flow_through_the_keras_spellings_float64():
+    x0 = np.array([[0.3, -1.2, 2.0], [1.1, 0.4, -0.7]])
+
+    def f(x):
+        y = ops.multiply(ops.sum(ops.square(x), axis=1), ops.mean(ops.exp(x), axis=1))
+        return ops.sum(ops.concatenate([y, ops.max(ops.clip(x, -1.0, 1.0), axis=0)]))
+
+    x = ds.Variable(x0)
+    with ds.GradientTape() as tape:
+        loss = f(x)
+    got = tape.gradient(loss, x).numpy()
+    want = numerical_gradient(lambda a: float(f(ops.array(a)).numpy()), x0)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+
+
+# ---------------------------------------------------------------------------------------------- tf.math additions
+def test_floor_ceil_round_and_finiteness_as_tf():
+    x = ds.constant([1.5, -0.5, 2.5, -2.5, float("nan"), float("inf")])
+    np.testing.assert_array_equal(ds.floor(x).numpy(), np.floor(x.numpy()))
+    np.testing.assert_array_equal(ds.math.ceil(x).numpy(), np.ceil(x.numpy()))
+    np.testing.assert_array_equal(ds.round(x).numpy(), [2.0, -0.0, 2.0, -2.0, np.nan, np.inf])
+    assert ds.math.is_nan(x).numpy().tolist() == [False] * 4 + [True, False]
+    assert ds.math.is_inf(x).numpy().tolist() == [False] * 5 + [True]
+    assert ds.math.is_finite(x).numpy().tolist() == [True] * 4 + [False, False]
+    assert ds.round(ds.constant([3, 4])).numpy().tolist() == [3, 4]
+    assert ds.reduce_sum(ds.constant([1, 2])).dtype == "int32" and ds.reduce_prod(ds.constant([2, 3])).dtype == "int32"
+    with pytest.raises(TypeError, match="floor: `x` must be a floating tensor. Received: dtype int32"):
+        ds.floor(ds.constant([1, 2]))
+    v = ds.Variable([1.3, 2.7])
+    with ds.GradientTape() as tape:  # floor has no gradient (TF's is None): only the second factor's
+        y = ds.reduce_sum(ds.floor(v) * v)
+    assert tape.gradient(y, v).numpy().tolist() == [1.0, 2.0]
+
+
+# ---------------------------------------------------------------------------------------------- Variable
+def test_variable_from_an_initializer_and_shape_as_keras_3():
+    v = K.Variable(initializer="ones", shape=(2, 3))
+    assert v.dtype == "float32" and v.numpy().tolist() == [[1.0] * 3] * 2
+    w = ds.keras.Variable(initializer=ds.initializers.Constant(2.0), shape=(2,), dtype="float64")
+    assert w.dtype == "float64" and w.numpy().tolist() == [2.0, 2.0]
+    assert ds.Variable(np.ones(2), shape=(2,)).dtype == "float64"  # a value keeps its dtype
+    with pytest.raises(ValueError, match="needs its `shape`"):
+        ds.Variable("ones")
+    with pytest.raises(ValueError, match=r"initial value has shape \(2,\) but `shape` is \(3,\)"):
+        ds.Variable(np.ones(2), shape=(3,))
+    with pytest.raises(ValueError, match="not both"):
+        ds.Variable([1.0], initializer="ones")
+
+
+# ---------------------------------------------------------------------------------------------- optimizers
+def test_clip_gradients_as_keras_3():
+    clipped = ds.optimizers.Adam(clipnorm=1)._clip_gradients([np.array([100.0, 100.0]), None])
+    np.testing.assert_allclose(clipped[0].numpy(), [2 ** 0.5 / 2] * 2)
+    assert clipped[1] is None
+    np.testing.assert_array_equal(ds.optimizers.Adam(clipvalue=1)._clip_gradients([np.array([100.0, -5.0])])[0].numpy(),
+                                  [1.0, -1.0])
+    g = ds.optimizers.SGD(global_clipnorm=5.0)._clip_gradients([np.array([3.0, 0.0]), np.array([0.0, 8.0])])
+    np.testing.assert_allclose([a.numpy() for a in g], [[15 / 73 ** 0.5, 0.0], [0.0, 40 / 73 ** 0.5]], rtol=1e-12)
+
+
+def test_set_weights_copies_state_and_a_bad_list_changes_nothing():
+    x = ds.Variable([[1.0, 2.0], [3.0, 4.0]])
+    first = ds.optimizers.Adam()
+    first.apply_gradients([(ds.constant([[1.0, 2.0], [3.0, 4.0]]), x)])
+    second = ds.optimizers.Adam()
+    with pytest.raises(ValueError, match="You are calling `set_weights\\(\\)` on an optimizer that has not"):
+        second.set_weights(first.variables)
+    second.build([x])
+    before = second.get_weights()
+    bad = first.get_weights()
+    bad[-1] = np.zeros((3, 3))
+    with pytest.raises(ValueError, match=r"has shape \(2, 2\) not compatible with provided weight shape \(3, 3\)"):
+        second.set_weights(bad)
+    for a, b in zip(second.get_weights(), before):
+        np.testing.assert_array_equal(a, b)
+    second.set_weights(first.variables)
+    for a, b in zip(second.get_weights(), first.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    assert int(second.iterations) == 1
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda: ds.optimizers.SGD(momentum=-1.0), r"`momentum` must be a float between \[0, 1\]"),
+    (lambda: ds.optimizers.Lion(beta_1=-0.1), r"Argument `beta_1` must be in the \[0, 1\] range\. Otherwise"),
+    (lambda: ds.optimizers.Ftrl(initial_accumulator_value=-0.1),
+     r"^`initial_accumulator_value` needs to be positive or zero. Received: initial_accumulator_value=-0.1.$"),
+    (lambda: ds.optimizers.Ftrl(learning_rate_power=0.1),
+     r"^`learning_rate_power` needs to be negative or zero. Received: learning_rate_power=0.1.$"),
+    (lambda: ds.optimizers.Ftrl(l2_shrinkage_regularization_strength=-0.1),
+     r"^`l2_shrinkage_regularization_strength` needs to be positive or zero"),
+    (lambda: ds.optimizers.AdamW(weight_decay=None), r"Argument `weight_decay` must be a float"),
+    (lambda: ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(), foo=1, bar=2),
+     r"does not support arguments: `foo`, `bar`"),
+])
+def test_keras_wording_of_bad_arguments(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_optimizers_get_none_and_ema_averages_in_keras_3s_name():
+    assert ds.optimizers.get(None) is None
+    v = ds.Variable([[3.0, 4.0], [5.0, 6.0]])
+    opt = ds.optimizers.SGD(learning_rate=1.0, use_ema=True, ema_momentum=0.9)
+    opt.apply_gradients([(ds.constant([[1.0, 1.0], [1.0, 1.0]]), v)])
+    opt.apply_gradients([(ds.constant([[1.0, 1.0], [1.0, 1.0]]), v)])
+    np.testing.assert_allclose(opt._model_variables_moving_average[0].numpy(), [[1.9, 2.9], [3.9, 4.9]], rtol=1e-6)
+
+
+def test_compile_without_optimizer_then_fit_says_so():
+    model = ds.Sequential([ds.layers.Dense(1)])
+    model.compile(optimizer=None, loss="mse")
+    with pytest.raises(ValueError, match="fit\\(\\) needs an optimizer"):
+        model.fit(np.ones((2, 3), np.float32), np.ones((2, 1), np.float32), verbose=0)
+
+
+def test_schedules_take_negative_steps_as_keras():
+    sched = ds.optimizers.schedules.PiecewiseConstantDecay([10, 20], [1.0, 0.5, 0.1])
+    assert float(sched(-999)) == 1.0
+    assert float(ds.optimizers.schedules.ExponentialDecay(1.0, 10, 0.5)(-10)) == 2.0
+    with pytest.raises(ValueError, match="finite number"):
+        sched(float("nan"))
+
+
+def test_losses_broadcast_shapes_as_keras():
+    y_true, y_pred = np.zeros((1, 1), np.float32), np.array([[0.5, 1.0]], np.float32)
+    assert float(ds.losses.MeanSquaredError()(y_true, y_pred)) == pytest.approx(0.625)
+    with pytest.raises(ValueError, match="shapes that broadcast together"):
+        ds.losses.MeanSquaredError()(np.zeros((2, 3)), np.zeros((2, 4)))
