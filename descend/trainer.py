@@ -445,6 +445,42 @@ class Trainer:
         values = [logs[m.name] for m in self.metrics]
         return values[0] if len(values) == 1 else values
 
+    # ---------------------------------------------------------------- one batch (Keras' *_on_batch)
+    def _batch_logs(self, logs, return_dict):
+        logs = _plain_logs(logs)
+        if return_dict:
+            return logs
+        values = [logs[m.name] for m in self.metrics if m.name in logs]
+        return values[0] if len(values) == 1 else values
+
+    def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """One update on one batch, as Keras 3: the metrics are reset first, so the loss (and metrics)
+        returned are this batch's."""
+        self._check_compiled("fit")
+        replica = _replica_for(self)
+        if replica is not None:
+            raise ValueError("train_on_batch runs on one process; under a distribution strategy use fit()")
+        data = (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
+        self.reset_metrics()
+        return self._batch_logs(self.train_step(data), return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss (and metrics) of one batch without an update, as Keras 3 (the metrics are reset first)."""
+        self._check_compiled("evaluate")
+        data = (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
+        self.reset_metrics()
+        return self._batch_logs(self.test_step(data), return_dict)
+
+    def predict_on_batch(self, x):
+        """The model's outputs for one batch, as NumPy arrays."""
+        out = self.predict_step((x,))
+        return nest.pack_like(out, [np.asarray(o) for o in nest.flatten(out)])
+
+    def reset_metrics(self) -> None:
+        """Zero the loss tracker and the compiled metrics (Keras)."""
+        for m in self.metrics:
+            m.reset_state()
+
     def predict(self, x, batch_size=None, verbose="auto", callbacks=None):
         """Model outputs for every example, as a NumPy array."""
         data, _ = self._as_dataset(x, None, None, batch_size, False, None)

@@ -224,3 +224,37 @@ def test_losses_broadcast_shapes_as_keras():
     assert float(ds.losses.MeanSquaredError()(y_true, y_pred)) == pytest.approx(0.625)
     with pytest.raises(ValueError, match="shapes that broadcast together"):
         ds.losses.MeanSquaredError()(np.zeros((2, 3)), np.zeros((2, 4)))
+
+
+def test_train_on_batch_is_one_fit_step_and_reports_that_batch():
+    x = np.random.default_rng(0).standard_normal((8, 3)).astype("float32")
+    y = np.ones((8, 1), "float32")
+
+    def make():
+        m = ds.Sequential([ds.layers.Dense(1, kernel_initializer="ones")])
+        m.compile(optimizer=ds.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+        return m
+
+    a, b = make(), make()
+    logs = [a.train_on_batch(x, y) for _ in range(3)]
+    b.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
+    np.testing.assert_array_equal(a.layers[0].kernel.numpy(), b.layers[0].kernel.numpy())
+    # each call reports its own batch (metrics reset first), as Keras 3: the loss before the update
+    pred = x @ np.ones((3, 1), np.float32)
+    assert logs[0][0] == pytest.approx(float(np.mean((pred - y) ** 2)), rel=1e-6)
+    assert logs[1][0] < logs[0][0] and logs[2][0] < logs[1][0]
+    after = a.test_on_batch(x, y, return_dict=True)
+    pred = a.predict_on_batch(x)
+    assert isinstance(pred, np.ndarray) and pred.shape == (8, 1)
+    assert after["loss"] == pytest.approx(float(np.mean((pred - y) ** 2)), rel=1e-6)
+    assert a.test_on_batch(x, y) == [after["loss"], after["mae"]]
+    with pytest.raises(RuntimeError, match="compile"):
+        ds.Sequential([ds.layers.Dense(1)]).train_on_batch(x, y)
+
+
+def test_loss_scale_optimizer_builds_its_inner_optimizer():
+    v = ds.Variable([1.0, 2.0])
+    opt = ds.optimizers.LossScaleOptimizer(ds.optimizers.Adam())
+    assert not opt.built
+    opt.build([v])
+    assert opt.built and opt.inner_optimizer.built and len(opt.inner_optimizer.variables) == 3

@@ -216,6 +216,15 @@ class LossScaleOptimizer:
         self.apply_gradients(zip(t.gradient(scaled, var_list), var_list))
         return self.iterations
 
+    def build(self, var_list) -> None:
+        """Create the inner optimizer's state of ``var_list`` now (Keras 3)."""
+        self.inner_optimizer.build(var_list)
+
+    @property
+    def built(self) -> bool:
+        """Whether the inner optimizer has built some state."""
+        return self.inner_optimizer.built
+
     def finalize_variable_values(self, var_list) -> None:
         self.inner_optimizer.finalize_variable_values(var_list)
 
