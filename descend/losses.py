@@ -147,18 +147,24 @@ def squeeze_or_expand_to_same_rank(x1, x2, expand_rank_1: bool = True):
     return x1, x2
 
 
-def _prepare(name: str, y_true, y_pred):
-    """Float ``y_pred``, ``y_true`` of its dtype, ranks aligned and shapes checked (they must broadcast)."""
+def _prepare(name: str, y_true, y_pred, *, broadcast: bool = True):
+    """Float ``y_pred``, ``y_true`` of its dtype, ranks aligned and shapes checked: shapes that broadcast
+    together are fine (Keras computes the loss on the broadcast shapes), except where ``broadcast=False``
+    (Keras' cross-entropies insist on one shape)."""
     y_pred = _float_tensor(y_pred)
     y_true = _like(y_true, y_pred)
     y_true, y_pred = squeeze_or_expand_to_same_rank(y_true, y_pred)
-    try:  # shapes that broadcast are fine (Keras computes the loss on the broadcast shapes)
-        np.broadcast_shapes(tuple(y_true.shape), tuple(y_pred.shape))
-    except ValueError:
-        raise ValueError(
-            f"{name}: y_true and y_pred must have the same shape or shapes that broadcast together. "
-            f"Received: y_true.shape={tuple(y_true.shape)}, y_pred.shape={tuple(y_pred.shape)}"
-        ) from None
+    shapes = tuple(y_true.shape), tuple(y_pred.shape)
+    if shapes[0] != shapes[1]:
+        try:
+            np.broadcast_shapes(*shapes)
+            ok = broadcast
+        except ValueError:
+            ok = False
+        if not ok:
+            also = " or shapes that broadcast together" if broadcast else ""
+            raise ValueError(f"{name}: y_true and y_pred must have the same shape{also}. "
+                             f"Received: y_true.shape={shapes[0]}, y_pred.shape={shapes[1]}")
     return y_true, y_pred
 
 
@@ -320,7 +326,7 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothi
         >>> losses.binary_crossentropy([[0.0, 1.0], [0.0, 0.0]], [[0.6, 0.4], [0.4, 0.6]]).numpy().round(3)
         array([0.916, 0.714], dtype=float32)
     """
-    y_true, y_pred = _prepare("binary_crossentropy", y_true, y_pred)
+    y_true, y_pred = _prepare("binary_crossentropy", y_true, y_pred, broadcast=False)
     ls = _check_smoothing(label_smoothing)
     if ls:
         # t <- t (1 - s) + s / 2
@@ -355,7 +361,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False, label_sm
         >>> losses.categorical_crossentropy(y_true, y_pred).numpy().round(4)
         array([0.0513, 2.3026], dtype=float32)
     """
-    y_true, y_pred = _prepare("categorical_crossentropy", y_true, y_pred)
+    y_true, y_pred = _prepare("categorical_crossentropy", y_true, y_pred, broadcast=False)
     axis = _check_axis("categorical_crossentropy", axis, y_pred.ndim)
     if y_pred.shape[axis] == 1:
         warnings.warn(

@@ -33,6 +33,7 @@ from . import losses as _losses
 from ._lookup import get_object
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable, name_scope
+from .ops import math_ops
 
 __all__ = [
     "Metric", "Mean", "Sum", "MeanMetricWrapper",
@@ -41,6 +42,8 @@ __all__ = [
     "AUC", "Precision", "Recall", "TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives",
     "MeanSquaredError", "MeanAbsoluteError", "RootMeanSquaredError",
     "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy",
+    "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError", "LogCoshError", "Hinge", "SquaredHinge",
+    "CategoricalHinge", "KLDivergence", "Poisson", "CosineSimilarity", "cosine_similarity",
     "accuracy", "binary_accuracy", "categorical_accuracy", "sparse_categorical_accuracy",
     "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy",
     "get", "serialize", "deserialize",
@@ -629,6 +632,64 @@ class MeanAbsoluteError(_BuiltinWrapper):
         super().__init__(_losses.mean_absolute_error, name=name, dtype=dtype)
 
 
+def _loss_metric(cls_name: str, metric_name: str, fn, doc: str, rank_1: bool = False):
+    """A metric class that averages the loss function ``fn`` over the samples seen (Keras' metric of it)."""
+
+    def __init__(self, name=metric_name, dtype=None):
+        _BuiltinWrapper.__init__(self, fn, name=name, dtype=dtype)
+
+    return type(cls_name, (_BuiltinWrapper,), {"__init__": __init__, "__doc__": doc, "_rank_1_per_sample": rank_1,
+                                                "__module__": __name__, "__qualname__": cls_name})
+
+
+MeanAbsolutePercentageError = _loss_metric(
+    "MeanAbsolutePercentageError", "mean_absolute_percentage_error", _losses.mean_absolute_percentage_error,
+    "The mean over samples of ``100 * mean(abs((y_true - y_pred) / y_true), axis=-1)``.", rank_1=True)
+MeanSquaredLogarithmicError = _loss_metric(
+    "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error", _losses.mean_squared_logarithmic_error,
+    "The mean over samples of ``mean(square(log(y_pred + 1) - log(y_true + 1)), axis=-1)``.", rank_1=True)
+LogCoshError = _loss_metric(
+    "LogCoshError", "logcosh", _losses.log_cosh,
+    "The mean over samples of ``mean(log(cosh(y_pred - y_true)), axis=-1)``.", rank_1=True)
+Hinge = _loss_metric(
+    "Hinge", "hinge", _losses.hinge,
+    "The mean over samples of ``mean(maximum(1 - y_true * y_pred, 0), axis=-1)`` (0/1 labels as -1/1).")
+SquaredHinge = _loss_metric(
+    "SquaredHinge", "squared_hinge", _losses.squared_hinge,
+    "The mean over samples of ``mean(square(maximum(1 - y_true * y_pred, 0)), axis=-1)`` (0/1 labels as -1/1).")
+CategoricalHinge = _loss_metric(
+    "CategoricalHinge", "categorical_hinge", _losses.categorical_hinge,
+    "The mean over samples of ``maximum(neg - pos + 1, 0)`` (``pos``: the true class's score, ``neg``: the "
+    "largest other).")
+KLDivergence = _loss_metric(
+    "KLDivergence", "kl_divergence", _losses.kl_divergence,
+    "The mean over samples of ``sum(y_true * log(y_true / y_pred), axis=-1)`` (both clipped to [1e-7, 1]).")
+Poisson = _loss_metric(
+    "Poisson", "poisson", _losses.poisson,
+    "The mean over samples of ``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``.")
+
+
+def cosine_similarity(y_true, y_pred, axis: int = -1):
+    """``sum(l2_normalize(y_true) * l2_normalize(y_pred), axis)``: 1 for parallel vectors (the loss's negative)."""
+    return math_ops.negative(_losses.cosine_similarity(y_true, y_pred, axis=axis))
+
+
+class CosineSimilarity(_BuiltinWrapper):
+    """The mean over samples of the cosine similarity of ``y_true`` and ``y_pred`` along ``axis``.
+
+    Example:
+        >>> import descend.metrics as metrics
+        >>> "%.4f" % float(metrics.CosineSimilarity()([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [1.0, 1.0]]))
+        '0.5000'
+    """
+
+    _params = ("axis",)
+
+    def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
+        super().__init__(cosine_similarity, name=name, dtype=dtype, axis=axis)
+        self.axis = axis
+
+
 class RootMeanSquaredError(Mean):
     """``sqrt`` of the (weighted) mean of the squared errors.
 
@@ -1134,7 +1195,8 @@ ALL_OBJECTS = (
     Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy, TopKCategoricalAccuracy,
     SparseTopKCategoricalAccuracy, AUC, Precision, Recall, TruePositives, FalsePositives, TrueNegatives,
     FalseNegatives, MeanSquaredError, MeanAbsoluteError, RootMeanSquaredError, BinaryCrossentropy,
-    CategoricalCrossentropy, SparseCategoricalCrossentropy,
+    CategoricalCrossentropy, SparseCategoricalCrossentropy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
+    LogCoshError, Hinge, SquaredHinge, CategoricalHinge, KLDivergence, Poisson, CosineSimilarity,
 )
 ALL_OBJECTS_DICT: dict = {cls.__name__: cls for cls in ALL_OBJECTS}
 ALL_OBJECTS_DICT.update({_losses._to_snake_case(cls.__name__): cls for cls in ALL_OBJECTS})
@@ -1143,6 +1205,9 @@ ALL_OBJECTS_DICT.update({
     "bce": BinaryCrossentropy, "BCE": BinaryCrossentropy,
     "mse": MeanSquaredError, "MSE": MeanSquaredError,
     "mae": MeanAbsoluteError, "MAE": MeanAbsoluteError,
+    "mape": MeanAbsolutePercentageError, "MAPE": MeanAbsolutePercentageError,
+    "msle": MeanSquaredLogarithmicError, "MSLE": MeanSquaredLogarithmicError,
+    "logcosh": LogCoshError,
 })
 
 

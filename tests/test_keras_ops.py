@@ -258,3 +258,32 @@ def test_loss_scale_optimizer_builds_its_inner_optimizer():
     assert not opt.built
     opt.build([v])
     assert opt.built and opt.inner_optimizer.built and len(opt.inner_optimizer.variables) == 3
+
+
+def test_cross_entropies_still_insist_on_one_shape_as_keras():
+    y_true, y_pred = np.array([[0], [1], [2]]), np.array([[0.9, 0.05, 0.05], [0.5, 0.89, 0.6], [0.05, 0.01, 0.94]])
+    for loss in (ds.losses.BinaryCrossentropy(), ds.losses.CategoricalCrossentropy()):
+        with pytest.raises(ValueError, match="must have the same shape. Received"):
+            loss(y_true, y_pred)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("hinge", "hinge"), ("squared_hinge", "squared_hinge"), ("categorical_hinge", "categorical_hinge"),
+    ("logcosh", "log_cosh"), ("mape", "mean_absolute_percentage_error"), ("msle", "mean_squared_logarithmic_error"),
+    ("kl_divergence", "kl_divergence"), ("poisson", "poisson"),
+])
+def test_loss_metrics_average_their_loss_over_samples(name, fn):
+    y_true = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], np.float32)
+    y_pred = np.array([[0.6, 0.4], [0.4, 0.6], [0.9, 0.8]], np.float32)
+    metric = ds.metrics.get(name)
+    metric.update_state(y_true[:2], y_pred[:2])
+    metric.update_state(y_true[2:], y_pred[2:], sample_weight=[2.0])
+    per_sample = getattr(ds.losses, fn)(y_true, y_pred).numpy()
+    assert float(metric.result()) == pytest.approx(float(np.average(per_sample, weights=[1, 1, 2])), rel=1e-6)
+    assert type(metric).from_config(metric.get_config()).get_config() == metric.get_config()
+
+
+def test_cosine_similarity_metric_is_the_positive_similarity():
+    m = ds.metrics.CosineSimilarity(axis=1)
+    m.update_state([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [2.0, 2.0]])
+    assert float(m.result()) == pytest.approx(0.5) and m.get_config()["axis"] == 1
