@@ -434,6 +434,11 @@ def _sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_c
     return res, valid
 
 
+def _check_ignore_class(ignore_class) -> None:
+    if ignore_class is not None and (isinstance(ignore_class, bool) or not isinstance(ignore_class, (int, np.integer))):
+        raise ValueError(f"`ignore_class` must be an int or None. Received: ignore_class={ignore_class!r}")
+
+
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits: bool = False, ignore_class=None, axis: int = -1):
     """Categorical cross-entropy with integer labels ``y_true`` (shape ``y_pred.shape[:-1]``, or with a trailing 1).
 
@@ -826,6 +831,8 @@ class SparseCategoricalCrossentropy(_BuiltinLoss):
             ``sparse_softmax_cross_entropy_with_logits``); otherwise probabilities.
         ignore_class: a label value (e.g. -1 or 255) whose samples contribute
             nothing: their loss is 0 and the mean is over the other samples.
+        axis: the class axis of ``y_pred`` (default the last; ``axis=1`` for channels-first
+            segmentation maps).
 
     Example:
         >>> import descend.losses as losses
@@ -834,23 +841,25 @@ class SparseCategoricalCrossentropy(_BuiltinLoss):
         1.177
     """
 
-    _params = ("from_logits", "ignore_class")
+    _params = ("from_logits", "ignore_class", "axis")
 
-    def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size",
+    def __init__(self, from_logits=False, ignore_class=None, reduction="sum_over_batch_size", axis=-1,
                  name="sparse_categorical_crossentropy", dtype=None):
-        if ignore_class is not None and (isinstance(ignore_class, bool) or int(ignore_class) != ignore_class):
-            raise ValueError(f"`ignore_class` must be an int or None. Received: ignore_class={ignore_class!r}")
+        _check_ignore_class(ignore_class)
+        if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+            raise ValueError(f"`axis` must be an int (the class axis of y_pred). Received: axis={axis!r}")
         super().__init__(sparse_categorical_crossentropy, name=name, reduction=reduction, dtype=dtype,
-                         from_logits=bool(from_logits), ignore_class=ignore_class)
+                         from_logits=bool(from_logits), ignore_class=ignore_class, axis=int(axis))
         self.from_logits = bool(from_logits)
         self.ignore_class = ignore_class
+        self.axis = int(axis)
 
     def call(self, y_true, y_pred):
         return self._call_with_mask(y_true, y_pred)[0]
 
     def _call_with_mask(self, y_true, y_pred):
         return _sparse_categorical_crossentropy(y_true, y_pred, from_logits=self.from_logits,
-                                                ignore_class=self.ignore_class)
+                                                ignore_class=self.ignore_class, axis=self.axis)
 
 
 # ---------------------------------------------------------------- lookup

@@ -742,13 +742,31 @@ class CategoricalCrossentropy(_BuiltinWrapper):
 class SparseCategoricalCrossentropy(_BuiltinWrapper):
     """The mean sparse categorical cross-entropy over the samples seen."""
 
-    _params = ("from_logits", "axis")
+    _params = ("from_logits", "ignore_class", "axis")
 
-    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False, axis=-1):
+    def __init__(self, name="sparse_categorical_crossentropy", dtype=None, from_logits=False, ignore_class=None,
+                 axis=-1):
+        _losses._check_ignore_class(ignore_class)
         super().__init__(_losses.sparse_categorical_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
-                         axis=axis)
+                         ignore_class=ignore_class, axis=axis)
         self.from_logits = from_logits
+        self.ignore_class = ignore_class
         self.axis = axis
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        """Samples labelled ``ignore_class`` have loss 0. As Keras 3, they count in an unweighted mean and
+        are left out of a weighted one (their weight becomes 0)."""
+        if self.ignore_class is None or sample_weight is None:
+            return super().update_state(y_true, y_pred, sample_weight=sample_weight)
+        values, valid = _losses._sparse_categorical_crossentropy(
+            _detach(y_true), _detach(y_pred), from_logits=self.from_logits, ignore_class=self.ignore_class,
+            axis=self.axis)
+        values = _np(values)
+        sw = _np(sample_weight).astype(values.dtype)
+        if sw.ndim == valid.ndim + 1 and sw.shape[-1] == 1:
+            sw = sw[..., 0]
+        weight = valid.astype(values.dtype) * sw.reshape(sw.shape + (1,) * (valid.ndim - sw.ndim))
+        Mean.update_state(self, values, sample_weight=weight)
 
 
 # ---------------------------------------------------------------- confusion counts

@@ -287,3 +287,25 @@ def test_cosine_similarity_metric_is_the_positive_similarity():
     m = ds.metrics.CosineSimilarity(axis=1)
     m.update_state([[0.0, 1.0], [1.0, 1.0]], [[1.0, 0.0], [2.0, 2.0]])
     assert float(m.result()) == pytest.approx(0.5) and m.get_config()["axis"] == 1
+
+
+def test_sparse_cross_entropy_axis_and_ignore_class_as_keras_3():
+    y_true = np.array([0, 1, 2])
+    y_pred = np.array([[0.8, 0.1, 0.1], [0.05, 0.95, 0.0], [0.1, 0.8, 0.1]])
+    per_sample = ds.losses.sparse_categorical_crossentropy(y_true, y_pred).numpy()
+    # the metric: ignored samples count as 0 in an unweighted mean and drop out of a weighted one (Keras 3)
+    m = ds.metrics.SparseCategoricalCrossentropy(ignore_class=0)
+    assert float(m(y_true, y_pred)) == pytest.approx((per_sample[1] + per_sample[2]) / 3, rel=1e-5)
+    m = ds.metrics.SparseCategoricalCrossentropy(ignore_class=0)
+    got = float(m(y_true, y_pred, sample_weight=np.array([0.5, 1.5, 2.0])))
+    assert got == pytest.approx((1.5 * per_sample[1] + 2.0 * per_sample[2]) / 3.5, rel=1e-5)
+    assert m.get_config()["ignore_class"] == 0
+    # the loss's class axis: channels-first maps give the channels-last result
+    maps = np.random.default_rng(0).random((2, 3, 4, 4)).astype(np.float32)
+    labels = np.random.default_rng(1).integers(0, 3, (2, 4, 4))
+    first = ds.losses.SparseCategoricalCrossentropy(axis=1)(labels, maps)
+    last = ds.losses.SparseCategoricalCrossentropy()(labels, np.moveaxis(maps, 1, -1))
+    assert float(first) == pytest.approx(float(last), rel=1e-6)
+    assert ds.losses.SparseCategoricalCrossentropy(axis=1).get_config()["axis"] == 1
+    with pytest.raises(ValueError, match="`ignore_class` must be an int or None"):
+        ds.metrics.SparseCategoricalCrossentropy(ignore_class=0.5)
