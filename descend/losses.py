@@ -49,7 +49,8 @@ __all__ = [
     "mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error",
     "mean_squared_logarithmic_error", "huber", "log_cosh", "cosine_similarity", "kl_divergence", "poisson",
     "hinge", "squared_hinge", "categorical_hinge", "binary_crossentropy", "categorical_crossentropy",
-    "sparse_categorical_crossentropy", "reduce_weighted_values", "squeeze_or_expand_to_same_rank",
+    "sparse_categorical_crossentropy", "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy",
+    "binary_focal_crossentropy", "categorical_focal_crossentropy", "reduce_weighted_values", "squeeze_or_expand_to_same_rank",
     "get", "serialize", "deserialize", "EPSILON",
 ]
 
@@ -367,6 +368,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False, label_sm
         warnings.warn(
             "categorical_crossentropy expects y_pred of shape (batch_size, num_classes) with num_classes > 1. "
             f"Received: y_pred.shape={tuple(y_pred.shape)}. Consider binary_crossentropy for two classes.",
+            SyntaxWarning,  # Keras' category for this warning
             stacklevel=2,
         )
     ls = _check_smoothing(label_smoothing)
@@ -432,6 +434,82 @@ def _sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_c
     if valid is not None:
         res = math_ops.where(convert_to_tensor(valid), res, math_ops.zeros_like(res))
     return res, valid
+
+
+def _check_focal(name: str, alpha, gamma) -> tuple:
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha <= 1:
+        raise ValueError(f"{name}: `alpha` must be a number in [0, 1]. Received: alpha={alpha!r}")
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float)) or not (math.isfinite(gamma) and gamma >= 0):
+        raise ValueError(f"{name}: `gamma` must be a number >= 0. Received: gamma={gamma!r}")
+    return float(alpha), float(gamma)
+
+
+def binary_focal_crossentropy(y_true, y_pred, apply_class_balancing: bool = False, alpha: float = 0.25,
+                              gamma: float = 2.0, from_logits: bool = False, label_smoothing: float = 0.0,
+                              axis: int = -1):
+    """Focal binary cross-entropy (Lin et al.), averaged over ``axis``, as Keras 3.
+
+    ``(1 - p_t) ** gamma * bce`` with ``p_t = t p + (1 - t)(1 - p)`` down-weights the examples the
+    model already gets right; with ``apply_class_balancing`` each term is also weighted by ``alpha``
+    (positives) or ``1 - alpha`` (negatives). Logits go through a sigmoid first; the cross-entropy is
+    the clipped one of :func:`binary_crossentropy` on probabilities.
+
+    Example:
+        >>> import descend.losses as losses
+        >>> losses.binary_focal_crossentropy([[0, 1], [0, 0]], [[0.6, 0.4], [0.4, 0.6]], gamma=2.0).numpy().round(4)
+        array([0.3299, 0.2058], dtype=float32)
+    """
+    name = "binary_focal_crossentropy"
+    alpha, gamma = _check_focal(name, alpha, gamma)
+    y_true, y_pred = _prepare(name, y_true, y_pred, broadcast=False)
+    ls = _check_smoothing(label_smoothing)
+    if ls:
+        y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - ls), 0.5 * ls)
+    if from_logits:
+        y_pred = nn_ops.sigmoid(y_pred)
+    p = math_ops.clip_by_value(y_pred, EPSILON, 1.0 - EPSILON)
+    not_t = math_ops.subtract(1.0, y_true)
+    bce = math_ops.negative(math_ops.add(math_ops.multiply(y_true, math_ops.log(p)),
+                                         math_ops.multiply(not_t, math_ops.log(math_ops.subtract(1.0, p)))))
+    p_t = math_ops.add(math_ops.multiply(y_true, y_pred), math_ops.multiply(not_t, math_ops.subtract(1.0, y_pred)))
+    focal = math_ops.multiply(math_ops.pow(math_ops.subtract(1.0, p_t), gamma), bce)
+    if apply_class_balancing:
+        focal = math_ops.multiply(math_ops.add(math_ops.multiply(y_true, alpha), math_ops.multiply(not_t, 1.0 - alpha)),
+                                  focal)
+    if focal.ndim == 0:
+        return focal
+    return math_ops.reduce_mean(focal, axis=_check_axis(name, axis, focal.ndim))
+
+
+def categorical_focal_crossentropy(y_true, y_pred, alpha: float = 0.25, gamma: float = 2.0, from_logits: bool = False,
+                                   label_smoothing: float = 0.0, axis: int = -1):
+    """Focal categorical cross-entropy, as Keras 3: ``sum(alpha * (1 - p) ** gamma * -y_true * log p, axis)``
+    with ``p`` the class probabilities (a softmax of logits), normalised and clipped to ``[1e-7, 1 - 1e-7]``.
+
+    Example:
+        >>> import descend.losses as losses
+        >>> y_true, y_pred = [[0, 1, 0], [0, 0, 1]], [[0.05, 0.95, 0.0], [0.1, 0.8, 0.1]]
+        >>> losses.categorical_focal_crossentropy(y_true, y_pred).numpy().round(4)
+        array([0.    , 0.4663], dtype=float32)
+    """
+    name = "categorical_focal_crossentropy"
+    alpha, gamma = _check_focal(name, alpha, gamma)
+    y_true, y_pred = _prepare(name, y_true, y_pred, broadcast=False)
+    axis = _check_axis(name, axis, y_pred.ndim)
+    if y_pred.shape[axis] == 1:
+        warnings.warn(f"{name} expects y_pred of shape (batch_size, num_classes) with num_classes > 1. "
+                      f"Received: y_pred.shape={tuple(y_pred.shape)}. Consider binary_crossentropy for two classes.",
+                      SyntaxWarning, stacklevel=2)
+    ls = _check_smoothing(label_smoothing)
+    if ls:
+        y_true = math_ops.add(math_ops.multiply(y_true, 1.0 - ls), ls / y_true.shape[axis])
+    if from_logits:
+        y_pred = nn_ops.softmax(y_pred, axis=axis)
+    p = math_ops.divide(y_pred, math_ops.reduce_sum(y_pred, axis=axis, keepdims=True))
+    p = math_ops.clip_by_value(p, EPSILON, 1.0 - EPSILON)
+    cce = math_ops.negative(math_ops.multiply(y_true, math_ops.log(p)))
+    weight = math_ops.multiply(math_ops.pow(math_ops.subtract(1.0, p), gamma), alpha)
+    return math_ops.reduce_sum(math_ops.multiply(weight, cce), axis=axis)
 
 
 def _check_ignore_class(ignore_class) -> None:
@@ -823,6 +901,60 @@ class CategoricalCrossentropy(_BuiltinLoss):
         self.axis = axis
 
 
+class BinaryFocalCrossentropy(_BuiltinLoss):
+    """Focal binary cross-entropy (:func:`binary_focal_crossentropy`), as Keras 3.
+
+    Args:
+        apply_class_balancing: weight positives by ``alpha`` and negatives by ``1 - alpha``.
+        alpha: the balancing weight in [0, 1].
+        gamma: the focusing exponent (>= 0; 0 is plain binary cross-entropy).
+        from_logits, label_smoothing, axis: as :class:`BinaryCrossentropy`.
+
+    Example:
+        >>> import descend.losses as losses
+        >>> round(float(losses.BinaryFocalCrossentropy(gamma=2.0)([[0, 1], [0, 0]], [[0.6, 0.4], [0.4, 0.6]])), 4)
+        0.2678
+    """
+
+    _params = ("apply_class_balancing", "alpha", "gamma", "from_logits", "label_smoothing", "axis")
+
+    def __init__(self, apply_class_balancing=False, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0,
+                 axis=-1, reduction="sum_over_batch_size", name="binary_focal_crossentropy", dtype=None):
+        alpha, gamma = _check_focal(name, alpha, gamma)
+        label_smoothing = _check_smoothing(label_smoothing)
+        super().__init__(binary_focal_crossentropy, name=name, reduction=reduction, dtype=dtype,
+                         apply_class_balancing=bool(apply_class_balancing), alpha=alpha, gamma=gamma,
+                         from_logits=bool(from_logits), label_smoothing=label_smoothing, axis=axis)
+        self.apply_class_balancing = bool(apply_class_balancing)
+        self.alpha, self.gamma = alpha, gamma
+        self.from_logits = bool(from_logits)
+        self.label_smoothing = label_smoothing
+        self.axis = axis
+
+
+class CategoricalFocalCrossentropy(_BuiltinLoss):
+    """Focal categorical cross-entropy (:func:`categorical_focal_crossentropy`), as Keras 3.
+
+    Args:
+        alpha: the weight of every class's term.
+        gamma: the focusing exponent (>= 0).
+        from_logits, label_smoothing, axis: as :class:`CategoricalCrossentropy`.
+    """
+
+    _params = ("alpha", "gamma", "from_logits", "label_smoothing", "axis")
+
+    def __init__(self, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0, axis=-1,
+                 reduction="sum_over_batch_size", name="categorical_focal_crossentropy", dtype=None):
+        alpha, gamma = _check_focal(name, alpha, gamma)
+        label_smoothing = _check_smoothing(label_smoothing)
+        super().__init__(categorical_focal_crossentropy, name=name, reduction=reduction, dtype=dtype, alpha=alpha,
+                         gamma=gamma, from_logits=bool(from_logits), label_smoothing=label_smoothing, axis=axis)
+        self.alpha, self.gamma = alpha, gamma
+        self.from_logits = bool(from_logits)
+        self.label_smoothing = label_smoothing
+        self.axis = axis
+
+
 class SparseCategoricalCrossentropy(_BuiltinLoss):
     """Cross-entropy of integer labels and class probabilities (or logits).
 
@@ -867,10 +999,12 @@ ALL_OBJECTS = (
     Loss, LossFunctionWrapper,
     MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError, Huber,
     LogCosh, CosineSimilarity, KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge,
-    BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy,
+    BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy, BinaryFocalCrossentropy,
+    CategoricalFocalCrossentropy,
     mean_squared_error, mean_absolute_error, mean_absolute_percentage_error, mean_squared_logarithmic_error,
     huber, log_cosh, cosine_similarity, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge,
-    binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy,
+    binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy, binary_focal_crossentropy,
+    categorical_focal_crossentropy,
 )
 ALL_OBJECTS_DICT: dict = {obj.__name__: obj for obj in ALL_OBJECTS}
 ALL_OBJECTS_DICT.update({

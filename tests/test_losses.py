@@ -93,6 +93,24 @@ def ref_cce(t, p, from_logits=False, label_smoothing=0.0):
     return -np.sum(t * logp, axis=-1)
 
 
+def ref_binary_focal(t, p, balance=False, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0):
+    t = t * (1 - label_smoothing) + 0.5 * label_smoothing
+    p = 1 / (1 + np.exp(-p)) if from_logits else p
+    q = _clip(p)
+    bce = -(t * np.log(q) + (1 - t) * np.log(1 - q))
+    focal = (1 - (t * p + (1 - t) * (1 - p))) ** gamma * bce
+    if balance:
+        focal = (t * alpha + (1 - t) * (1 - alpha)) * focal
+    return np.mean(focal, axis=-1)
+
+
+def ref_categorical_focal(t, p, alpha=0.25, gamma=2.0, from_logits=False, label_smoothing=0.0):
+    t = t * (1 - label_smoothing) + label_smoothing / t.shape[-1]
+    p = np.exp(_log_softmax(p)) if from_logits else p
+    q = _clip(p / p.sum(axis=-1, keepdims=True))
+    return np.sum(alpha * (1 - q) ** gamma * -t * np.log(q), axis=-1)
+
+
 def ref_scce(labels, p, from_logits=False):
     logp = _log_softmax(p) if from_logits else np.log(_clip(p / p.sum(axis=-1, keepdims=True)))
     return -np.take_along_axis(logp, labels[..., None], axis=-1)[..., 0]
@@ -163,6 +181,20 @@ CASES = [
     ("cce_logits_smooth", losses.CategoricalCrossentropy, {"from_logits": True, "label_smoothing": 0.1},
      losses.categorical_crossentropy, {"from_logits": True, "label_smoothing": 0.1},
      lambda t, p: ref_cce(t, p, True, 0.1), dist(SHAPE), normal(SHAPE)),
+    ("binary_focal", losses.BinaryFocalCrossentropy, {}, losses.binary_focal_crossentropy, {}, ref_binary_focal,
+     rng.integers(0, 2, SHAPE).astype(float), probs(SHAPE)),
+    ("binary_focal_all", losses.BinaryFocalCrossentropy,
+     {"apply_class_balancing": True, "alpha": 0.3, "gamma": 1.5, "from_logits": True, "label_smoothing": 0.1},
+     losses.binary_focal_crossentropy,
+     {"apply_class_balancing": True, "alpha": 0.3, "gamma": 1.5, "from_logits": True, "label_smoothing": 0.1},
+     lambda t, p: ref_binary_focal(t, p, True, 0.3, 1.5, True, 0.1), rng.integers(0, 2, SHAPE).astype(float),
+     normal(SHAPE)),
+    ("categorical_focal", losses.CategoricalFocalCrossentropy, {}, losses.categorical_focal_crossentropy, {},
+     ref_categorical_focal, one_hot(LABELS, 3), dist(SHAPE)),
+    ("categorical_focal_all", losses.CategoricalFocalCrossentropy,
+     {"alpha": 0.5, "gamma": 1.0, "from_logits": True, "label_smoothing": 0.2}, losses.categorical_focal_crossentropy,
+     {"alpha": 0.5, "gamma": 1.0, "from_logits": True, "label_smoothing": 0.2},
+     lambda t, p: ref_categorical_focal(t, p, 0.5, 1.0, True, 0.2), one_hot(LABELS, 3), normal(SHAPE)),
     ("scce", losses.SparseCategoricalCrossentropy, {}, losses.sparse_categorical_crossentropy, {}, ref_scce,
      LABELS, dist(SHAPE)),
     ("scce_logits", losses.SparseCategoricalCrossentropy, {"from_logits": True},
@@ -468,3 +500,24 @@ def test_bad_arguments():
         losses.get(42)
     with pytest.raises(ValueError, match="Unknown loss class"):
         losses.deserialize({"class_name": "Nope", "config": {}})
+
+
+def test_focal_losses_match_keras_3_golden_values():
+    # computed with Keras 3.15 (keras.losses) in float32
+    yt, yp = [[0, 1], [0, 0]], [[0.6, 0.4], [0.4, 0.6]]
+    np.testing.assert_allclose(losses.binary_focal_crossentropy(yt, yp, gamma=2.0).numpy(), [0.32986468, 0.20579839],
+                               rtol=1e-6)
+    got = losses.BinaryFocalCrossentropy(apply_class_balancing=True, alpha=0.3, gamma=1.5, from_logits=True,
+                                         label_smoothing=0.1)(yt, yp)
+    assert float(got) == pytest.approx(0.25157007575035095, rel=1e-6)
+    t, p = [[0, 1, 0], [0, 0, 1]], [[0.05, 0.95, 0.0], [0.1, 0.8, 0.1]]
+    np.testing.assert_allclose(losses.categorical_focal_crossentropy(t, p).numpy(), [3.2058331e-05, 4.6627346e-01],
+                               rtol=1e-5)
+    got = losses.CategoricalFocalCrossentropy(alpha=0.5, gamma=1.0, from_logits=True, label_smoothing=0.2)(t, p)
+    assert float(got) == pytest.approx(0.34436944127082825, rel=1e-6)
+    with pytest.raises(ValueError, match="`gamma` must be a number >= 0"):
+        losses.BinaryFocalCrossentropy(gamma=-1)
+    with pytest.raises(ValueError, match=r"`alpha` must be a number in \[0, 1\]"):
+        losses.CategoricalFocalCrossentropy(alpha=2)
+    with pytest.warns(SyntaxWarning, match="num_classes > 1"):
+        losses.categorical_focal_crossentropy([[1.0]], [[0.5]])
