@@ -243,7 +243,8 @@ class Trainer:
             loss = self.compute_loss(x, y, y_pred, sample_weight)
             # a LossScaleOptimizer differentiates the scaled loss (and unscales in apply_gradients); the
             # metrics see the loss itself
-            scaled = self.optimizer.scale_loss(loss) if isinstance(self.optimizer, LossScaleOptimizer) else loss
+            scale = getattr(self.optimizer, "scale_loss", None)  # a loss scale (Keras 3: every optimizer has one)
+            scaled = loss if scale is None else scale(loss)
         variables = self.trainable_weights
         grads = tape.gradient(scaled, variables)
         self.optimizer.apply_gradients(zip(grads, variables))

@@ -309,3 +309,55 @@ def test_sparse_cross_entropy_axis_and_ignore_class_as_keras_3():
     assert ds.losses.SparseCategoricalCrossentropy(axis=1).get_config()["axis"] == 1
     with pytest.raises(ValueError, match="`ignore_class` must be an int or None"):
         ds.metrics.SparseCategoricalCrossentropy(ignore_class=0.5)
+
+
+def test_loss_scale_factor_scales_the_loss_and_unscales_every_gradient():
+    v = ds.Variable([[1.0, 2.0], [3.0, 4.0]])
+    grads = ds.convert_to_tensor([[1.0, 2.0], [3.0, 4.0]]) * 1024.0
+    opt = ds.optimizers.SGD(learning_rate=1.0, loss_scale_factor=1024.0)
+    assert float(opt.scale_loss(1.0)) == 1024.0 and ds.optimizers.SGD().scale_loss(3.0) == 3.0
+    opt.apply_gradients([(grads, v)])
+    np.testing.assert_array_equal(v.numpy(), np.zeros((2, 2)))
+    again = ds.optimizers.SGD.from_config(opt.get_config())
+    assert again.loss_scale_factor == 1024.0
+    # sparse rows and accumulation see the unscaled gradients
+    table = ds.Variable(np.ones((4, 2), np.float32))
+    acc = ds.optimizers.SGD(0.5, loss_scale_factor=8.0, gradient_accumulation_steps=2)
+    for _ in range(2):
+        acc.apply_gradients([(ds.IndexedSlices(ds.constant(np.full((1, 2), 8.0, np.float32)), ds.constant([2]),
+                                               (4, 2)), table)])
+    np.testing.assert_array_equal(table.numpy()[2], [0.5, 0.5])
+    np.testing.assert_array_equal(table.numpy()[[0, 1, 3]], np.ones((3, 2)))
+    # a factor below 1 that overflows a gradient is caught by the input check, and nothing changes
+    tiny = ds.optimizers.SGD(1.0, loss_scale_factor=1e-38)
+    w = ds.Variable([1.0])
+    with pytest.raises(ValueError, match="contains Inf"):
+        tiny.apply_gradients([(ds.constant([10.0]), w)])
+    assert w.numpy().tolist() == [1.0] and int(tiny.iterations) == 0
+    for bad in (0.0, -2.0, float("inf"), True, "2"):
+        with pytest.raises(ValueError, match="`loss_scale_factor` must be a positive finite number"):
+            ds.optimizers.SGD(loss_scale_factor=bad)
+
+
+def test_fit_with_a_power_of_two_loss_scale_factor_trains_the_same_weights():
+    x = np.random.default_rng(0).standard_normal((32, 4)).astype(np.float32)
+    y = x @ np.array([[1.0], [-2.0], [0.5], [3.0]], np.float32)
+    weights = []
+    for factor in (None, 256.0):
+        ds.random.set_seed(3)
+        model = ds.Sequential([ds.layers.Dense(1)])
+        model.compile(optimizer=ds.optimizers.Adam(0.01, loss_scale_factor=factor), loss="mse")
+        model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+        weights.append(model.layers[0].kernel.numpy())
+    np.testing.assert_array_equal(weights[0], weights[1])
+
+
+def test_loss_scale_optimizer_takes_over_the_inner_factor_and_old_configs():
+    inner = ds.optimizers.SGD(loss_scale_factor=4.0)
+    ds.optimizers.LossScaleOptimizer(inner)
+    assert inner.loss_scale_factor is None
+    ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(), loss_scale_factor=None, clipnorm=None, use_ema=False)
+    with pytest.raises(ValueError, match="LossScaleOptimizer does not support `clipnorm`. Instead, set"):
+        ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(), clipnorm=1.0)
+    with pytest.raises(ValueError, match="set `loss_scale_factor`"):
+        ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(), dynamic=False)

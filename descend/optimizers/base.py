@@ -220,7 +220,7 @@ class Optimizer:
                  global_clipnorm=None, sparse_updates: str | None = None,
                  gradient_accumulation_steps: int | None = None, on_nonfinite: str = "raise",
                  use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
-                 name: str | None = None, **kwargs):
+                 loss_scale_factor=None, name: str | None = None, **kwargs):
         if isinstance(learning_rate, str):  # Keras 2 / TF spelling: Optimizer(name, **kwargs)
             name, learning_rate = learning_rate, kwargs.pop("learning_rate", None)
         if "lr" in kwargs:  # Keras 2 alias
@@ -263,6 +263,12 @@ class Optimizer:
             raise ValueError("`on_nonfinite` must be 'raise', 'skip', 'zero' or 'apply'. "
                              f"Received: on_nonfinite={on_nonfinite!r}")
         self.on_nonfinite = on_nonfinite
+        if loss_scale_factor is not None and not (isinstance(loss_scale_factor, NUMBERS)
+                                                  and not isinstance(loss_scale_factor, bool)
+                                                  and math.isfinite(loss_scale_factor) and loss_scale_factor > 0):
+            raise ValueError("`loss_scale_factor` must be a positive finite number or None. "
+                             f"Received: loss_scale_factor={loss_scale_factor!r}")
+        self.loss_scale_factor = None if loss_scale_factor is None else float(loss_scale_factor)
         _check_ema(use_ema, ema_momentum, ema_overwrite_frequency)
         self.use_ema = bool(use_ema)
         self.ema_momentum = float(ema_momentum)
@@ -643,6 +649,14 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return list(zip(grads, var_list))
 
+    def scale_loss(self, loss):
+        """Keras 3: ``loss * loss_scale_factor`` (the loss itself without one); the update divides the
+        gradients by the factor again (stage ``unscale``)."""
+        if self.loss_scale_factor is None:
+            return loss
+        loss = loss if isinstance(loss, (Tensor, Variable)) else Tensor(to_array(loss))
+        return loss * loss._value.dtype.type(self.loss_scale_factor)
+
     def _clip_gradients(self, grads: list) -> list:
         """Keras 3's clipping of a list of gradients by this optimizer's ``clipnorm``, ``clipvalue`` or
         ``global_clipnorm`` (the ``clip`` stage of an update, on its own): new Tensors (``IndexedSlices`` stay
@@ -718,7 +732,7 @@ class Optimizer:
         before de-duplication (Hugging Face's ``apply_gradients(clip_norm=...)``)."""
         route = None if self.owner is None else (lambda v: self.owner.check_route(self, v))
         plan = UpdatePlan(self, step=int(self._iterations._value))
-        pairs = pipeline.validate(self, grads_and_vars, route)
+        pairs = pipeline.unscale(self, pipeline.validate(self, grads_and_vars, route))
         plan.targets = [v for _, v in pairs]
         if self.gradient_accumulation_steps is None and weight is not None:
             raise ValueError("apply_gradients: `weight` is only used with gradient_accumulation_steps")
@@ -1259,7 +1273,7 @@ class Optimizer:
         config.update(clipnorm=self.clipnorm, clipvalue=self.clipvalue, global_clipnorm=self.global_clipnorm,
                       sparse_updates=self.sparse_updates, gradient_accumulation_steps=self.gradient_accumulation_steps,
                       on_nonfinite=self.on_nonfinite, use_ema=self.use_ema, ema_momentum=self.ema_momentum,
-                      ema_overwrite_frequency=self.ema_overwrite_frequency)
+                      ema_overwrite_frequency=self.ema_overwrite_frequency, loss_scale_factor=self.loss_scale_factor)
         return config
 
     @classmethod

@@ -37,6 +37,12 @@ from .base import Optimizer
 __all__ = ["LossScaleOptimizer"]
 
 
+#: the arguments every optimizer takes, at their defaults (accepted, as Keras 3, when a config repeats them)
+_BASE_DEFAULTS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": None, "clipvalue": None, "use_ema": False,
+                  "ema_momentum": 0.99, "ema_overwrite_frequency": None, "loss_scale_factor": None,
+                  "gradient_accumulation_steps": None}
+
+
 class LossScaleOptimizer:
     """Dynamic loss scaling around ``inner_optimizer`` (Keras 3's ``LossScaleOptimizer``).
 
@@ -63,8 +69,14 @@ class LossScaleOptimizer:
 
     def __init__(self, inner_optimizer, initial_scale=2.0 ** 15, dynamic_growth_steps=2000, name=None, **kwargs):
         if not kwargs.pop("dynamic", True):
-            raise ValueError("LossScaleOptimizer no longer supports `dynamic=False`; for a fixed scale multiply the "
-                             "loss and divide the gradients yourself")
+            raise ValueError("LossScaleOptimizer no longer supports `dynamic=False`. Instead, set "
+                             "`loss_scale_factor` directly on the `inner_optimizer` (a fixed scale).")
+        # an optimizer's own arguments at their defaults come back in older Keras configs of the wrapper
+        for arg, default in _BASE_DEFAULTS.items():
+            if arg in kwargs:
+                if kwargs.pop(arg) != default:
+                    raise ValueError(f"LossScaleOptimizer does not support `{arg}`. Instead, set `{arg}` on the "
+                                     "`inner_optimizer`.")
         if kwargs:
             raise ValueError(f"LossScaleOptimizer does not support arguments: `{'`, `'.join(kwargs)}`. Set them on "
                              "the `inner_optimizer`")
@@ -81,6 +93,7 @@ class LossScaleOptimizer:
         if name is not None and (not isinstance(name, str) or not name):
             raise ValueError(f"`name` must be a non-empty string. Received: name={name!r}")
         self.inner_optimizer = inner_optimizer
+        inner_optimizer.loss_scale_factor = None  # as Keras 3: the wrapper's dynamic scale replaces it (not twice)
         self.initial_scale = float(initial_scale)
         self.dynamic_growth_steps = int(dynamic_growth_steps)
         self.name = name or "loss_scale_optimizer"

@@ -12,6 +12,8 @@ The stages, in order (``STAGES`` names them):
 
 1. ``validate``: pairs, Variables, dtypes, shapes, sparse indices; ``None``
    gradients are dropped with a warning.
+   ``unscale``: with Keras 3's ``loss_scale_factor``, each gradient divided by
+   the factor the loss was multiplied by (``scale_loss``).
 2. ``check_input``: the ``on_nonfinite`` policy on the raw gradients.
 3. ``accumulate``: with ``gradient_accumulation_steps = k``, add this
    micro-batch (weighted) to the running sums; the first k-1 calls of a cycle
@@ -62,7 +64,7 @@ cross_replica_norm = None
 cross_replica_any = None
 after_commit = None
 
-STAGES = ("validate", "check_input", "accumulate", "aggregate", "deduplicate", "clip", "check_applied", "resolve",
+STAGES = ("validate", "unscale", "check_input", "accumulate", "aggregate", "deduplicate", "clip", "check_applied", "resolve",
           "decay", "rule", "constrain", "count", "ema")
 
 
@@ -182,6 +184,23 @@ def validate(opt, grads_and_vars, route_check=None) -> list:
         warnings.warn(f"Gradients do not exist for variables {[v.name for v in skipped]} when minimizing the loss; "
                       "they are left unchanged\n" + missing_gradients_report(skipped), stacklevel=4)
     return pairs
+
+
+def unscale(opt, pairs):
+    """Stage ``unscale``: with ``loss_scale_factor`` set (Keras 3), each gradient divided by it, in the
+    gradient's dtype (new arrays); the identity otherwise. It runs before the input check, so a factor
+    below 1 that overflows a gradient is caught there."""
+    factor = opt.loss_scale_factor
+    if factor is None:
+        return pairs
+    out = []
+    for g, v in pairs:
+        if isinstance(g, IndexedSlices):
+            values = g.values._value
+            out.append((IndexedSlices(Tensor(values / values.dtype.type(factor)), g.indices, g.dense_shape), v))
+        else:
+            out.append((g / g.dtype.type(factor), v))
+    return out
 
 
 def _check_gradient(grad, var: Variable):
