@@ -232,5 +232,6 @@ def segment_sum_grouped(out: np.ndarray, inverse: np.ndarray, data: np.ndarray) 
     out2 = out.reshape(out.shape[0], -1)
     unsigned, exponent = _EXPONENT_BITS[data.dtype]
     parts = 1 if serial(data.size) else min(kernels().numba.get_num_threads(), out.shape[0])
-    bad = kernels().sum_groups(rows, inverse, out2, out2.view(unsigned), parts, data.dtype.type(0), exponent)
+    bad = kernels().sum_groups(rows, inverse, out2, out2.view(unsigned), np.empty(out.shape[0], np.uint8), parts,
+                               data.dtype.type(0), exponent)
     return bad == 0
