@@ -286,3 +286,38 @@ def test_a_sparse_gradient_the_deduplication_checked_is_not_read_again(monkeypat
     opt.apply_gradients([(g, table), (ds.constant(np.ones(3, np.float32)), dense)])
     assert checked == [1]  # the dense gradient alone
     assert table.numpy()[0, 0] < 1.0 and dense.numpy()[0] < 1.0
+
+
+@pytest.mark.parametrize("width", [1, 64, 600, 40], ids=["scalars", "prefetched rows", "rows too wide to prefetch",
+                                                           "rows cut in chunks"])
+def test_the_rows_kernel_that_prefetches_writes_what_numpy_does(width, monkeypatch):
+    """Prefetching is a hint: the lazy rows kernel's result is the NumPy path's, bit for bit, whether rows are
+    prefetched (the last PREFETCH_ROWS rows included), too wide to be, or cut into several chunks."""
+    from descend import _native
+    from descend._native import cpu
+    from descend.optimizers.adam import adam_update
+    from descend.optimizers.rewrite import rewrite
+
+    if not _native.enabled():
+        pytest.skip("compiled kernels are off")
+    if width == 40:
+        monkeypatch.setattr(_native, "CHUNK", 16)
+    assert "prefetch(_P, _a + _l)" in cpu.kernel_source(rewrite(adam_update))
+    rng = np.random.default_rng(width)
+    start = rng.standard_normal((300, width)).astype(np.float32)
+    idx = rng.choice(300, 37, replace=False)
+    vals = rng.standard_normal((37, width)).astype(np.float32)
+    results = []
+    for compiled in (True, False):
+        previous = _native.set_enabled(None if compiled else False)
+        try:
+            table = ds.Variable(start.copy(), name="table")
+            opt = ds.optimizers.Adam(1e-2, sparse_updates="lazy")
+            for _ in range(2):
+                opt.apply_gradients([(ds.IndexedSlices(ds.constant(vals), ds.constant(idx), (300, width)), table)])
+            results.append([table.numpy()] + [opt.get_slot(table, s).numpy() for s in opt.get_slot_names()])
+        finally:
+            _native.set_enabled(previous)
+    for fast, reference in zip(*results):
+        assert fast.tobytes() == reference.tobytes()
+    assert not np.array_equal(results[0][0], start)
