@@ -55,6 +55,13 @@ def make_batches(n_rows, count, seed):
     return out
 
 
+def touch(a):
+    """Write every page of ``a`` with its own values (``a[...] = a`` would not: NumPy skips a copy onto
+    itself, so lazily mapped zeros stayed unmapped until the timed steps faulted them in)."""
+    every = a.reshape(-1)[::1024]  # one element per 4 KiB of float32
+    every[...] = every.copy()
+
+
 class Cycle:
     """Hands out the prepared batches in turn."""
 
@@ -107,8 +114,7 @@ def time_descend(n_rows, batches, timing, cases):
         opt = make(ds)
         opt.build([table])
         for s in opt.get_slot_names():  # touch every page of the slots (NumPy's zeros are lazily mapped)
-            slot = opt.get_slot(table, s)._value
-            slot[...] = slot
+            touch(opt.get_slot(table, s)._value)
         cyc = Cycle(batches)
 
         def setup():
@@ -147,8 +153,7 @@ def time_descend_interleaved(sizes, timing):
             opt = make(ds)
             opt.build([tables[n]])
             for s in opt.get_slot_names():  # touch every page of the slots (NumPy's zeros are lazily mapped)
-                slot = opt.get_slot(tables[n], s)._value
-                slot[...] = slot
+                touch(opt.get_slot(tables[n], s)._value)
             it = iter(grads[n] * 2)
             fns[n] = lambda opt=opt, it=it, table=tables[n]: opt.apply_gradients([(next(it), table)])
         ts = common.measure_interleaved(fns, **timing)
@@ -223,8 +228,7 @@ def dense_adam(n_rows, repeats):
     opt = ds.optimizers.Adam(1e-3)
     opt.build([table])
     for s in opt.get_slot_names():
-        slot = opt.get_slot(table, s)._value
-        slot[...] = slot
+        touch(opt.get_slot(table, s)._value)
     return measure(lambda: opt.apply_gradients([(grad, table)]), repeats=repeats, warmup=1, max_time=10.0)
 
 

@@ -168,3 +168,156 @@ def test_creating_the_slots_of_a_table_allocates_each_once(make_opt, slots):
     assert peak < (slots + 0.5) * table_bytes, f"{peak} bytes for {slots} slot(s) of {table_bytes}"
     for name in opt.get_slot_names():
         assert opt.get_slot(emb.embeddings, name)._value.flags.owndata
+
+
+# ---------------------------------------------------------------------------- grouping and the checked sums
+_GROUP_CASES = [
+    np.array([5]), np.array([3, 1, 3, 0, 1, 3], np.int32), np.array([2**40, 7, 2**40, 0], np.int64),
+    np.array([-1, 4, -1, 2]), np.array([2**62, 1, 2**62], np.int64), np.array([-2**63, 2**63 - 1, -2**63]),
+    np.array([9, 9, 1], np.uint64), np.array([2**64 - 1, 0, 2**64 - 1], np.uint64), np.array([7] * 40, np.int16),
+    np.array([0, 2, 5]), np.random.default_rng(3).integers(0, 50, 5000),
+    np.random.default_rng(4).integers(0, 8_000_000, 8192), np.random.default_rng(5).integers(-2**62, 2**62, 3000),
+    np.random.default_rng(6).integers(0, 200, 31).astype(np.uint8),
+]
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["kernel", "numpy"])
+@pytest.mark.parametrize("ids", _GROUP_CASES, ids=[
+    "one", "int32", "large", "negative", "too large to pack", "int64 extremes", "uint64", "uint64 extremes",
+    "all equal", "increasing", "many small", "8M range", "signed wide", "few uint8"])
+def test_group_is_the_stable_sort_and_np_unique(ids, compiled):
+    from descend import _native
+
+    previous = _native.set_enabled(None if compiled else False)
+    try:
+        got = _native.group(ids)
+    finally:
+        _native.set_enabled(previous)
+    if ids.size < 2 or bool(np.all(ids[1:] > ids[:-1])):
+        assert got is None
+        return
+    order, unique, bounds, inverse = got
+    want_unique, want_inverse = np.unique(ids, return_inverse=True)
+    np.testing.assert_array_equal(order, np.argsort(ids, kind="stable"))
+    assert unique.dtype == ids.dtype
+    np.testing.assert_array_equal(unique, want_unique)
+    np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
+    np.testing.assert_array_equal(ids[order][bounds[:-1]], unique)  # each group starts at its bound
+    assert bounds[-1] == ids.size and np.all(np.diff(bounds) > 0)
+
+
+@pytest.mark.parametrize("mode", ["serial", "parallel"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_checked_deduplication_sums_bit_for_bit_and_says_whether_finite(mode, dtype, monkeypatch):
+    from descend import _native
+    from descend.ops.gradient_ops import deduplicate_checked
+
+    monkeypatch.setattr(_native, "SERIAL_BELOW", 1 << 62 if mode == "serial" else 0)
+    rng = np.random.default_rng(9)
+    idx = rng.integers(0, 300, 2000)
+    scale = 10 ** rng.uniform(-3, 3, (2000, 1))  # magnitudes that make the order of additions matter
+    vals = (rng.standard_normal((2000, 5)) * scale).astype(dtype)
+    vals[7] = -0.0  # a row of negative zeros alone in its group sums to +0.0, as np.add.at into zeros gives
+    idx[7] = 300
+    unique, inverse = np.unique(idx, return_inverse=True)
+    ref = np.zeros((unique.size, 5), dtype)
+    np.add.at(ref, inverse, vals)
+    d, finite = deduplicate_checked(ds.IndexedSlices(ds.constant(vals), ds.constant(idx), (301, 5)))
+    assert finite is (True if _native.enabled() else None)
+    np.testing.assert_array_equal(d.indices.numpy(), unique)
+    assert d.values.numpy().tobytes() == ref.tobytes()  # bit for bit, signs of zeros included
+    big = np.finfo(dtype).max
+    for bad in (np.nan, np.inf, "overflow"):
+        v = vals.copy()
+        if bad == "overflow":  # two finite terms of one row whose sum is not finite
+            idx2 = idx.copy()
+            idx2[11] = idx2[10]
+            v[10, 2] = v[11, 2] = big
+        else:
+            idx2 = idx
+            v[123, 4] = bad
+        d, finite = deduplicate_checked(ds.IndexedSlices(ds.constant(v), ds.constant(idx2), (301, 5)))
+        assert finite is (False if _native.enabled() else None)
+        assert not np.isfinite(d.values.numpy()).all()
+
+
+def test_small_or_unique_sorted_gradients_are_not_checked_by_deduplication():
+    from descend.ops.gradient_ops import deduplicate_checked
+
+    s = ds.IndexedSlices(ds.constant(np.ones((3, 2))), ds.constant([0, 2, 5]), (6, 2))
+    assert deduplicate_checked(s) == (s, None)  # nothing summed
+    d, finite = deduplicate_checked(ds.IndexedSlices(ds.constant(np.ones((3, 2))), ds.constant([2, 0, 2]), (6, 2)))
+    assert finite is None  # a few elements: np.add.at sums them, unchecked
+    np.testing.assert_array_equal(d.values.numpy(), [[1.0, 1.0], [2.0, 2.0]])
+
+
+@pytest.mark.parametrize("policy", ["raise", "skip"])
+def test_sums_that_overflow_are_caught_and_nothing_changes(policy):
+    """Every term finite, one sum of repeated rows not: the kernel's check finds it before any write."""
+    table = ds.Variable(np.ones((100, 64), np.float32), name="table")
+    opt = ds.optimizers.Adam(1e-3, sparse_updates="lazy", on_nonfinite=policy)
+    idx = np.arange(64) % 40
+    vals = np.ones((64, 64), np.float32)
+    vals[5, 3] = vals[45, 3] = np.finfo(np.float32).max  # both land in row 5
+    g = ds.IndexedSlices(ds.constant(vals), ds.constant(idx), (100, 64))
+    before = table.numpy().copy()
+    if policy == "raise":
+        with pytest.raises(ds.errors.InvalidArgumentError, match="gradient for variable 'table' contains Inf"):
+            opt.apply_gradients([(g, table)])
+    else:
+        opt.apply_gradients([(g, table)])
+        assert opt.skipped_steps == 1
+    np.testing.assert_array_equal(table.numpy(), before)
+    assert int(opt.iterations.numpy()) == 0
+
+
+def test_a_sparse_gradient_the_deduplication_checked_is_not_read_again(monkeypatch):
+    from descend import _native
+
+    if not _native.enabled():
+        pytest.skip("compiled kernels are off: NumPy sums, and the check reads the rows")
+    table = ds.Variable(np.ones((100, 64), np.float32), name="table")
+    dense = ds.Variable(np.ones(3, np.float32), name="dense")
+    opt = ds.optimizers.Adam(1e-3, sparse_updates="lazy")
+    checked = []
+    real = opt.kernels_find_nonfinite
+    monkeypatch.setattr(opt, "kernels_find_nonfinite", lambda arrays: checked.append(len(arrays)) or real(arrays))
+    g = ds.IndexedSlices(ds.constant(np.ones((64, 64), np.float32)), ds.constant(np.arange(64) % 40), (100, 64))
+    opt.apply_gradients([(g, table), (ds.constant(np.ones(3, np.float32)), dense)])
+    assert checked == [1]  # the dense gradient alone
+    assert table.numpy()[0, 0] < 1.0 and dense.numpy()[0] < 1.0
+
+
+@pytest.mark.parametrize("width", [1, 64, 600, 40], ids=["scalars", "prefetched rows", "rows too wide to prefetch",
+                                                           "rows cut in chunks"])
+def test_the_rows_kernel_that_prefetches_writes_what_numpy_does(width, monkeypatch):
+    """Prefetching is a hint: the lazy rows kernel's result is the NumPy path's, bit for bit, whether rows are
+    prefetched (the last PREFETCH_ROWS rows included), too wide to be, or cut into several chunks."""
+    from descend import _native
+    from descend._native import cpu
+    from descend.optimizers.adam import adam_update
+    from descend.optimizers.rewrite import rewrite
+
+    if not _native.enabled():
+        pytest.skip("compiled kernels are off")
+    if width == 40:
+        monkeypatch.setattr(_native, "CHUNK", 16)
+    assert "prefetch(_P, _a + _l)" in cpu.kernel_source(rewrite(adam_update))
+    rng = np.random.default_rng(width)
+    start = rng.standard_normal((300, width)).astype(np.float32)
+    idx = rng.choice(300, 37, replace=False)
+    vals = rng.standard_normal((37, width)).astype(np.float32)
+    results = []
+    for compiled in (True, False):
+        previous = _native.set_enabled(None if compiled else False)
+        try:
+            table = ds.Variable(start.copy(), name="table")
+            opt = ds.optimizers.Adam(1e-2, sparse_updates="lazy")
+            for _ in range(2):
+                opt.apply_gradients([(ds.IndexedSlices(ds.constant(vals), ds.constant(idx), (300, width)), table)])
+            results.append([table.numpy()] + [opt.get_slot(table, s).numpy() for s in opt.get_slot_names()])
+        finally:
+            _native.set_enabled(previous)
+    for fast, reference in zip(*results):
+        assert fast.tobytes() == reference.tobytes()
+    assert not np.array_equal(results[0][0], start)

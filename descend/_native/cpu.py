@@ -14,7 +14,9 @@ Per dtype (float32, float64) the module holds two kernels:
 * lazy sparse rows (``rows_<dtype>``): chunk ``c`` belongs to gradient row
   ``r`` and updates row ``idx[r]`` of the variable and its slots (gather,
   update, scatter), so the cost depends on the number of touched rows, never
-  on the table's size.
+  on the table's size. It asks for the rows of param and slots
+  :data:`PREFETCH_ROWS` gradient rows ahead (a software prefetch): a table's
+  rows are scattered in memory and the loop alone waits on each in turn.
 
 Updates of fewer than ``descend._native.SERIAL_BELOW`` (2**18) elements take
 the kernel's serial loop (see :mod:`descend._native` for that and for threads
@@ -90,7 +92,15 @@ __all__ = ["NumbaCPU", "NumbaRule", "cache_dir", "kernel_source"]
 log = logging.getLogger("descend.fused")
 
 #: bump when the generated kernel module changes meaning (it is part of the cache key)
-CODEGEN_VERSION = 3
+CODEGEN_VERSION = 4
+#: the lazy rows kernel asks for the rows of param and slots this many gradient rows ahead (software prefetch):
+#: the rows of a table are scattered, and the loop alone keeps about one row's misses in flight. Measured,
+#: Adam, 4,096 random rows x 64 float32 of a 1M-row table, one thread (2-core EPYC): 1.17 ms without, 0.67 ms
+#: at 4 rows ahead, 0.75 at 8, 0.78 at 16 (the memory floor kernel, which does not prefetch: 0.76 ms)
+PREFETCH_ROWS = 4
+#: rows wider than this many bytes are not prefetched (the hardware prefetcher follows a long row by itself,
+#: and a long row's lines would leave the cache before the loop reaches them)
+PREFETCH_ROW_BYTES = 2048
 
 
 def cache_dir() -> Path:
@@ -140,6 +150,14 @@ def _chunk_loop(spec: KernelSpec, loop: str, t: str, kind: str) -> list[str]:
             "    _r = _c // _cpr",
             "    _j0 = (_c - _r * _cpr) * _B",
             "    _j1 = min(_j0 + _B, _n)",
+            # the rows of a table are far apart: each waits on memory unless asked for ahead (see PREFETCH_ROWS)
+            f"    if _pf != 0 and _r + {PREFETCH_ROWS} < _idx.shape[0]:",
+            f"        _a = _idx[_r + {PREFETCH_ROWS}] * _pf",
+            "        for _l in range(0, _pf, 64):",
+            "            prefetch(_P, _a + _l)",
+        ]
+        lines += [f"            prefetch(_S{k}, _a + _l)" for k in range(n_slots)]
+        lines += [
             "    _row = _idx[_r]",
             "    _p = _P[_row, _j0:_j1]",
             "    _g = _G[_r, _j0:_j1]",
@@ -173,7 +191,7 @@ def kernel_source(spec: KernelSpec) -> str:
         "import numpy as np",
         "from numba import carray, prange",
         "",
-        "from descend._native.jit import data_at",
+        "from descend._native.jit import data_at, prefetch",
         "",
     ]
     out += [f"_T_{d.name} = np.{d.name}" for d in DTYPES]
@@ -183,7 +201,8 @@ def kernel_source(spec: KernelSpec) -> str:
     for d in DTYPES:
         for kind, args, head in [
             ("dense", ["_objs", "_chunks", "_decay", "_serial"], []),
-            ("rows", row_args, ["_n = _P.shape[1]", "_cpr = (_n + _B - 1) // _B", "_nc = _idx.shape[0] * _cpr"]),
+            ("rows", row_args, ["_n = _P.shape[1]", "_cpr = (_n + _B - 1) // _B", "_nc = _idx.shape[0] * _cpr",
+                                f"_pf = _n * {d.itemsize} if _cpr == 1 and _n * {d.itemsize} <= {PREFETCH_ROW_BYTES} else 0"]),
         ]:
             out += ["", "", f"def {kind}_{d.name}({', '.join(args + scalars)}):"]
             out += [f"    {line}" for line in head]

@@ -29,7 +29,8 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "layout_ok", "pointer_like", "segment_sum"]
+__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "group_ids", "layout_ok", "pointer_like", "prefetch", "segment_sum",
+           "sum_groups"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -57,6 +58,24 @@ def layout_ok() -> bool:
         return all(ctypes.c_void_p.from_address(id(a) + DATA_OFFSET).value == a.ctypes.data for a in probes)
     except Exception:  # pragma: no cover - an interpreter without ctypes addresses
         return False
+
+
+@intrinsic
+def prefetch(typingctx, array, byte_offset):
+    """Ask the CPU to bring the cache line at ``byte_offset`` of ``array``'s data into cache, for
+    writing (``llvm.prefetch``: a hint; it never faults, whatever the address)."""
+
+    def codegen(context, builder, signature, args):
+        data = context.make_array(signature.args[0])(context, builder, args[0]).data
+        address = builder.gep(builder.bitcast(data, cgutils.voidptr_t), [args[1]])
+        i32 = ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(
+            ir.VoidType(), [cgutils.voidptr_t, i32, i32, i32]), "llvm.prefetch.p0i8")
+        # write intent, keep in all cache levels, data cache
+        builder.call(fn, [address, ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, types.int64), codegen
 
 
 _chunk_cache: dict = {}
@@ -162,3 +181,151 @@ def segment_sum(out: np.ndarray, ids: np.ndarray, rows: np.ndarray, serial: bool
     bounds = np.zeros(out.shape[0] + 1, np.int64)
     np.cumsum(np.bincount(ids, minlength=out.shape[0]), out=bounds[1:])
     _sum_segments(rows, order, bounds, out, serial)
+
+
+# ---------------------------------------------------------------------------- grouping repeated ids
+@numba.njit(nogil=True, cache=True)
+def _sort_keys(keys, bits, order):
+    # order <- the permutation that sorts the unsigned ``keys`` stably (keys[k] < 2**bits): an insertion
+    # sort for a few keys, else an LSD radix sort of at most 12-bit digits (each pass is stable)
+    n = keys.size
+    for k in range(n):
+        order[k] = k
+    if n <= 32:
+        for k in range(1, n):
+            pos, key = order[k], keys[k]
+            i = k - 1
+            while i >= 0 and keys[order[i]] > key:
+                order[i + 1] = order[i]
+                i -= 1
+            order[i + 1] = pos
+        return
+    if bits == 0:  # one distinct key
+        return
+    passes = (bits + 11) // 12
+    width = (bits + passes - 1) // passes
+    mask = np.uint64((1 << width) - 1)
+    counts = np.empty(1 << width, np.int64)
+    src_key, src_pos = keys.copy(), order
+    dst_key, dst_pos = np.empty_like(keys), np.empty_like(order)
+    for p in range(passes):
+        shift = np.uint64(p * width)
+        counts[:] = 0
+        for i in range(n):
+            counts[(src_key[i] >> shift) & mask] += 1
+        total = 0
+        for b in range(counts.size):
+            c = counts[b]
+            counts[b] = total
+            total += c
+        for i in range(n):
+            key = src_key[i]
+            b = (key >> shift) & mask
+            at = counts[b]
+            counts[b] = at + 1
+            dst_key[at] = key
+            dst_pos[at] = src_pos[i]
+        src_key, dst_key = dst_key, src_key
+        src_pos, dst_pos = dst_pos, src_pos
+    if passes % 2:
+        order[:] = src_pos
+
+
+@numba.njit(nogil=True, cache=True)
+def group_ids(ids, flip, order, unique, bounds, inverse):
+    """Group the 1-D integer ``ids`` by value, in one pass over them plus a radix sort.
+
+    Writes ``order`` (the permutation of a stable sort: ``np.argsort(ids, kind="stable")``),
+    ``unique`` (the sorted distinct ids, first ``u`` entries), ``bounds`` (group ``g`` is
+    ``order[bounds[g]:bounds[g + 1]]``, first ``u + 1`` entries) and ``inverse`` (each id's group)
+    and returns ``u``; returns -1, writing nothing, when ``ids`` are already strictly increasing.
+    ``flip`` is ``2**63`` for signed ids (it maps them onto unsigned keys in the same order), else 0.
+    """
+    n = ids.size
+    if n == 0:
+        return -1
+    keys = np.empty(n, np.uint64)
+    increasing = True
+    lo = hi = np.uint64(np.int64(ids[0])) ^ flip if flip else np.uint64(ids[0])
+    keys[0] = lo
+    for k in range(1, n):
+        key = np.uint64(np.int64(ids[k])) ^ flip if flip else np.uint64(ids[k])
+        keys[k] = key
+        if key <= keys[k - 1]:
+            increasing = False
+        if key < lo:
+            lo = key
+        if key > hi:
+            hi = key
+    if increasing:
+        return -1
+    span = hi - lo
+    bits = 0
+    while span:
+        bits += 1
+        span >>= np.uint64(1)
+    for k in range(n):
+        keys[k] -= lo
+    _sort_keys(keys, bits, order)
+    u = 0
+    previous = keys[order[0]]
+    for i in range(n):
+        k = order[i]
+        key = keys[k]
+        if i == 0 or key != previous:
+            bounds[u] = i
+            unique[u] = ids[k]
+            u += 1
+            previous = key
+        inverse[k] = u - 1
+    bounds[u] = n
+    return u
+
+
+@numba.njit(nogil=True, cache=True)
+def _sum_part(values, inverse, out, bits, seen, lo, hi, zero, exponent):
+    # rows [lo, hi) of out <- zero + the rows values[k] with inverse[k] in [lo, hi), added in order of k (np.add.at
+    # into zeros, bit for bit: -0.0 becomes +0.0 as there). values are read in order (the prefetcher streams
+    # them; gathering them by group waits on memory for every row), out's rows stay in cache and are written
+    # first by their first term (seen[g]: a pass that zeroes out first costs a third more). Returns how many of
+    # those rows hold a NaN or Inf.
+    width = out.shape[1]
+    seen[lo:hi] = 0
+    for k in range(inverse.size):
+        g = inverse[k]
+        if g >= lo and g < hi:
+            acc = out[g]
+            row = values[k]
+            if seen[g]:
+                for j in range(width):
+                    acc[j] += row[j]
+            else:
+                seen[g] = 1
+                for j in range(width):
+                    acc[j] = zero + row[j]
+    bad = 0
+    for g in range(lo, hi):
+        word = bits[g]
+        top = exponent ^ exponent
+        for j in range(width):
+            top = max(top, word[j] & exponent)
+        if top == exponent:
+            bad += 1
+    return bad
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def sum_groups(values, inverse, out, bits, seen, parts, zero, exponent):
+    """``out[g]`` (every row written) <- the sum of the rows ``values[k]`` with ``inverse[k] == g``, added in
+    order of ``k`` to zero (``np.add.at(zeros, inverse, values)`` bit for bit); ``bits`` is ``out`` viewed as
+    unsigned integers, ``seen`` a scratch array of one byte per row. ``parts`` threads each take a range of
+    output rows (1: serial). Returns the number of rows holding a NaN or Inf."""
+    n_groups = out.shape[0]
+    bad = 0
+    if parts <= 1:
+        bad = _sum_part(values, inverse, out, bits, seen, 0, n_groups, zero, exponent)
+    else:
+        for p in prange(parts):
+            bad += _sum_part(values, inverse, out, bits, seen, p * n_groups // parts, (p + 1) * n_groups // parts,
+                             zero, exponent)
+    return bad

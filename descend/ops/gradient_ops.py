@@ -27,7 +27,7 @@ from ..framework.tensor import Tensor
 from .array_ops import concat, gather, reshape, stack, unsorted_segment_sum
 from .math_ops import add, identity
 
-__all__ = ["aggregate", "densify", "deduplicate", "read", "stack_rows"]
+__all__ = ["aggregate", "densify", "deduplicate", "deduplicate_checked", "read", "stack_rows"]
 
 
 def densify(slices: IndexedSlices) -> Tensor:
@@ -59,37 +59,43 @@ def deduplicate(slices: IndexedSlices) -> IndexedSlices:
 
     Slices whose indices are already unique and sorted are returned as they are.
     """
+    return deduplicate_checked(slices)[0]
+
+
+def deduplicate_checked(slices: IndexedSlices) -> tuple[IndexedSlices, bool | None]:
+    """:func:`deduplicate`, and whether every summed row is known to be finite: True or False when the
+    compiled kernel summed the rows (it checks each row while it is in cache; a sum is finite only when
+    every term is, so True means the whole gradient is), None when nothing was summed or NumPy summed."""
     idx = slices.indices._value
-    if idx.size < 2 or bool(np.all(idx[1:] > idx[:-1])):  # already unique and sorted: nothing to do
-        return slices
-    # one sort gives the unique ids and each row's place among them (np.unique with return_inverse sorts
-    # with an argsort, 5x slower); the segment sum adds each row's terms in order of appearance
-    order, ids = _native.stable_order(idx.reshape(-1))
-    first = np.empty(ids.size, np.bool_)
-    first[0] = True
-    np.not_equal(ids[1:], ids[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    unique = ids[starts].astype(idx.dtype, copy=False)
-    inverse = np.empty(ids.size, np.int64)
-    inverse[order] = np.cumsum(first) - 1
-    bounds = np.append(starts, ids.size)
-    values = _sum_duplicates(slices.values, Tensor(inverse), num_segments=unique.size, order=order, bounds=bounds)
-    return IndexedSlices(values, Tensor(unique), slices.dense_shape)
+    # one sort gives the unique ids and each row's group (np.unique with return_inverse sorts with an
+    # argsort, 5x slower); the segment sum adds each row's terms in order of appearance
+    grouped = _native.group(idx.reshape(-1)) if idx.size >= 2 else None
+    if grouped is None:  # already unique and sorted: nothing to do
+        return slices, None
+    _, unique, _, inverse = grouped
+    finite = []
+    values = _sum_duplicates(slices.values, Tensor(inverse), num_segments=unique.size, finite=finite)
+    return IndexedSlices(values, Tensor(unique), slices.dense_shape), finite[0]
 
 
-def _sum_duplicates_forward(data, segment_ids, num_segments=None, order=None, bounds=None):
-    # unsorted_segment_sum(data, segment_ids, num_segments) given the stable order of segment_ids and the
-    # segments' bounds in it (deduplicate computed them): no second sort, no range check (ids are ours)
-    out = np.zeros((num_segments,) + data.shape[1:], data.dtype)
-    if not _native.segment_sum_sorted(out, order, bounds, data):
+def _sum_duplicates_forward(data, segment_ids, num_segments=None, finite=None):
+    # unsorted_segment_sum(data, segment_ids, num_segments) for segment ids that group() made (every segment
+    # has a row, all ids in range: no range check); the kernel's finiteness of the sums (None: NumPy summed)
+    # is appended to ``finite``
+    out = np.empty((num_segments,) + data.shape[1:], data.dtype)
+    checked = _native.segment_sum_grouped(out, segment_ids, data)
+    if checked is None:
+        out[...] = 0
         np.add.at(out, segment_ids, data)
+    if finite is not None:
+        finite.append(checked)
     return out
 
 
 #: deduplicate's sum, recorded as an op (an outer tape differentiates through it) but not registered: it is
 #: unsorted_segment_sum with the grouping handed in
 _sum_duplicates = Op(_sum_duplicates_forward, name="deduplicate/sum_duplicates", register=False)
-_sum_duplicates.defvjp(lambda g, ans, data, segment_ids, num_segments=None, order=None, bounds=None: (
+_sum_duplicates.defvjp(lambda g, ans, data, segment_ids, num_segments=None, finite=None: (
     gather(g, segment_ids), None))
 
 

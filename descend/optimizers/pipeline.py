@@ -45,10 +45,11 @@ import numpy as np
 
 from ..debugging import missing_gradients_report
 from ..errors import InvalidArgumentError
-from ..framework.indexed_slices import IndexedSlices, deduplicate
+from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..framework.variable import Variable
 from ..ops import clip_ops
+from ..ops.gradient_ops import deduplicate_checked
 from . import accumulation
 
 __all__ = ["STAGES", "ByVariable", "Item", "UpdatePlan"]
@@ -311,8 +312,9 @@ def deduplicate_and_clip(opt, pairs, raw_global_clipnorm=None, changed=None):
     out = []
     for i, (g, v) in enumerate(pairs):
         if type(g) is IndexedSlices:
-            d = deduplicate(g)
-            changed[i] = changed[i] or d is not g
+            d, finite = deduplicate_checked(g)
+            # the kernel that summed the rows checked them (a sum is finite only when all its terms are)
+            changed[i] = (changed[i] or d is not g) if finite is None else not finite
             g = d
         out.append((g, v))
     pairs = out
