@@ -115,6 +115,16 @@ def _fmt_logs(logs: dict) -> dict:
     return out
 
 
+def _tqdm_class():
+    """tqdm's bar: the notebook widget under IPython (``tqdm.auto``), else the terminal bar of
+    ``tqdm.std``, whose import is a quarter of ``tqdm.auto``'s (that one imports asyncio)."""
+    if "IPython" in sys.modules:
+        from tqdm.auto import tqdm
+    else:
+        from tqdm.std import tqdm
+    return tqdm
+
+
 class ProgbarLogger(Callback):
     """A live progress bar per epoch (tqdm): loss, metrics, learning rate and examples per second."""
 
@@ -126,8 +136,7 @@ class ProgbarLogger(Callback):
         self._t0 = 0.0
 
     def on_epoch_begin(self, epoch, logs=None):
-        from tqdm.auto import tqdm
-
+        tqdm = _tqdm_class()
         total = self.params.get("steps")
         # tqdm's own TQDM_* environment settings win over ours (an explicit argument would block them)
         pace = {} if "TQDM_MININTERVAL" in os.environ else {"mininterval": 0.2}
