@@ -174,3 +174,27 @@ def test_main_leaves_the_loading_setting_as_it_found_it():
         assert _native.set_background_loading(False) is False
     finally:
         _native.set_background_loading(before)
+
+
+def test_the_progress_bar_imports_tqdm_after_the_first_step():
+    result = _python("""
+        import io, json, sys
+        import numpy as np
+        import descend as ds
+        from descend.callbacks import Callback, ProgbarLogger
+
+        seen = []
+        class Probe(Callback):
+            def on_train_batch_end(self, batch, logs=None):
+                seen.append("tqdm" in sys.modules)
+
+        model = ds.Sequential([ds.layers.Dense(3)])
+        model.compile(optimizer="sgd", loss="mse")
+        out = io.StringIO()
+        x, y = np.ones((8, 4), np.float32), np.zeros((8, 3), np.float32)
+        model.fit(x, y, batch_size=4, epochs=2, verbose=0, callbacks=[Probe(), ProgbarLogger(file=out)])
+        print(json.dumps({"seen": seen, "out": out.getvalue()}))
+    """)
+    assert result["seen"] == [False, True, True, True]  # the first step ran before tqdm was imported
+    lines = result["out"].replace("\r", "\n")
+    assert "epoch 1/2" in lines and "epoch 2/2" in lines and "2/2 [" in lines
