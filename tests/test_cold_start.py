@@ -198,3 +198,28 @@ def test_the_progress_bar_imports_tqdm_after_the_first_step():
     assert result["seen"] == [False, True, True, True]  # the first step ran before tqdm was imported
     lines = result["out"].replace("\r", "\n")
     assert "epoch 1/2" in lines and "epoch 2/2" in lines and "2/2 [" in lines
+
+
+def test_a_numba_that_cannot_load_in_the_background_leaves_the_numpy_paths():
+    # numba found on the path but failing to import (built for another NumPy, say): the loader finds
+    # out, and every caller, waiting or not, takes its NumPy path without an error
+    result = _python("""
+        import json, sys
+        sys.modules["numba"] = None  # import numba fails
+        import numpy as np
+        import descend as ds
+        from descend import _native
+        from descend.optimizers import fused
+        _native._installed = True  # ... though it looked installed
+        _native.set_background_loading(True)
+        w = ds.Variable(np.ones(3, np.float32), name="w")
+        v = ds.Variable(np.ones(3, np.float32), name="v")
+        adam, ftrl = ds.optimizers.Adam(0.1), ds.optimizers.Ftrl(0.1)
+        adam.apply_gradients([(ds.constant(np.ones(3, np.float32)), w)])  # does not wait
+        ftrl.apply_gradients([(ds.constant(np.ones(3, np.float32)), v)])  # waits: the loader fails
+        adam.apply_gradients([(ds.constant(np.ones(3, np.float32)), w)])
+        print(json.dumps({"stats": dict(fused.stats), "enabled": fused.enabled(), "loaded": _native._loaded,
+                          "w": w.numpy().tolist()}))
+    """)
+    assert result["stats"] == {} and result["enabled"] is False and result["loaded"] is True
+    assert result["w"] == pytest.approx([0.8, 0.8, 0.8], abs=1e-5)

@@ -181,17 +181,20 @@ def set_background_loading(flag: bool) -> bool:
 
 
 def ready(exact: bool = True) -> bool:
-    """Whether a compiled kernel may run now. True unless background loading is on and numba
-    is not loaded yet; then this starts the loader and returns False when ``exact`` (the
-    caller's NumPy path gives the kernel's result to the last bit: it takes that path), or
-    waits for the loader and returns True (the caller's kernel then loads as it would have)."""
-    if _loaded or not _background or (_numba_ok is not None and _loader is None):
+    """Whether a compiled kernel may run now. Without background loading: True (numba loads in
+    the caller's thread, as it always did). With it, before the loader is done: this starts the
+    loader and returns False when ``exact`` (the caller's NumPy path gives the kernel's result to
+    the last bit: it takes that path), or waits for the loader. Once the loader is done: whether
+    numba loaded."""
+    if _loaded:
+        return bool(_numba_ok)
+    if not _background or (_numba_ok is not None and _loader is None):
         return True
     _start_loader()
     if exact:
         return False
     wait_loaded()
-    return True
+    return bool(_numba_ok)
 
 
 def wait_loaded() -> None:

@@ -331,7 +331,7 @@ class NumbaRule(RuleKernel):
         are not C-contiguous, writable arrays of one float dtype and matching sizes,
         or numba still loading in the background (:func:`descend._native.ready`)."""
         dtype = params[0].dtype
-        if dtype not in DTYPES or dtype in self._failed or not (_native.ready(self.exact) and _native.enabled()):
+        if dtype not in DTYPES or dtype in self._failed or not _native.ready(self.exact):
             return False
         width = 2 + self.n_slots
         objects = []
@@ -367,7 +367,7 @@ class NumbaRule(RuleKernel):
         dtype = param.dtype
         if dtype not in DTYPES or dtype in self._failed or grad.dtype != dtype or len(slots) != self.n_slots:
             return False
-        if not (_native.ready(self.exact) and _native.enabled()):  # numba still loading in the background
+        if not _native.ready(self.exact):  # numba still loading in the background
             return False
         shape = param.shape
         for a in (param, *slots):
