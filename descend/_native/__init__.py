@@ -115,7 +115,11 @@ def _numba_installed() -> bool:
     """Whether numba can be found and the kernels' view of a NumPy array holds here (imports nothing)."""
     global _installed
     if _installed is None:
-        _installed = importlib.util.find_spec("numba") is not None and _data_pointer_ok()
+        try:
+            found = importlib.util.find_spec("numba") is not None
+        except (ImportError, ValueError):  # a module object without a spec stands in for numba
+            found = True  # the loader's import tells
+        _installed = found and _data_pointer_ok()
     return _installed
 
 
@@ -242,8 +246,10 @@ def serial(n_elements: int) -> bool:
 
 
 def _after_fork_in_child():
-    global _forked_after_parallel
+    global _forked_after_parallel, _import_lock, _loader_lock
     _forked_after_parallel = _forked_after_parallel or _parallel_used
+    # another thread of the parent may have held them at the fork: the child has no such thread
+    _import_lock, _loader_lock = threading.RLock(), threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
