@@ -223,3 +223,26 @@ def test_a_numba_that_cannot_load_in_the_background_leaves_the_numpy_paths():
     """)
     assert result["stats"] == {} and result["enabled"] is False and result["loaded"] is True
     assert result["w"] == pytest.approx([0.8, 0.8, 0.8], abs=1e-5)
+
+
+def _cube_rule(param, grad, m, *, lr):
+    m = m * 0.9 + grad ** 3  # numba's pow against NumPy's power
+    return param - lr * m, m
+
+
+def _remainder_rule(param, grad, *, lr):
+    return (param - lr * (grad % 2.0),)
+
+
+def test_only_rules_whose_numpy_path_gives_the_same_bits_take_it_while_numba_loads():
+    import descend as ds
+    from descend.optimizers import fused
+
+    if not fused.enabled():
+        pytest.skip("compiled kernels are off")
+    exact = {name: fused.kernel_for(getattr(ds.optimizers, name)(0.1).update_rule).exact
+             for name in ("SGD", "Adam", "AdamW", "Adagrad", "AdagradDecay", "RMSprop", "Adadelta", "Adamax",
+                          "Nadam", "Lion", "Ftrl")}
+    assert exact == {**{name: True for name in exact}, "Ftrl": False}  # FTRL: np.power
+    assert fused.kernel_for(_cube_rule).exact is False  # ** (pow)
+    assert fused.kernel_for(_remainder_rule).exact is False  # % (kept out, to be safe)

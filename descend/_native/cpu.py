@@ -251,9 +251,16 @@ def compiled_modules() -> int:
     return len(_modules)
 
 
-#: the NumPy functions whose results a kernel can differ from by an ulp (NumPy's SIMD versions
-#: against the C library's); the other operations of a rule are IEEE in both paths
-_INEXACT = re.compile(r"\bnp\.(power|exp|expm1|log|log1p|tanh)\(")
+#: what in a kernel's loop can differ from the NumPy path by an ulp: NumPy's SIMD ``power``, ``exp``,
+#: ``log``... against the C library's, ``**`` (pow), and (to be safe) ``%`` and ``//``; ``+ - * /``,
+#: ``sqrt``, ``abs``, ``sign``, ``maximum``/``minimum``, comparisons and conditionals are IEEE in both
+_INEXACT = re.compile(r"\bnp\.(power|exp|expm1|log|log1p|tanh)\(|\*\*|%|//")
+
+
+def _exact(spec: KernelSpec) -> bool:
+    """Whether the rule's loop body gives the NumPy path's result to the last bit (nothing in it
+    matches :data:`_INEXACT`); the prologue is Python in both paths."""
+    return not any(_INEXACT.search(line) for line in spec.body)
 
 
 class _RuleModule:
@@ -261,10 +268,10 @@ class _RuleModule:
     ``dense_<dtype>``/``rows_<dtype>`` functions (shared by rules with the same kernel text).
     The kernel module (which imports numba) is loaded on first use of ``kernels``."""
 
-    def __init__(self, source: str, prologue, kernel_text: str, name: str):
+    def __init__(self, source: str, prologue, kernel_text: str, name: str, exact: bool):
         self.source = source
         self.prologue = prologue
-        self.exact = _INEXACT.search(kernel_text) is None  # the NumPy path gives the kernel's bits
+        self.exact = exact  # the NumPy path gives the kernel's bits
         self._text, self._name = kernel_text, name
         self._loaded = None
 
@@ -427,7 +434,7 @@ class NumbaCPU(Backend):
             if module is None:
                 module = _rule_modules[source] = _RuleModule(
                     source, spec.make_prologue(), kernel_source(spec),
-                    "".join(ch if ch.isalnum() else "_" for ch in spec.name))
+                    "".join(ch if ch.isalnum() else "_" for ch in spec.name), exact=_exact(spec))
         return NumbaRule(spec, module)
 
     def find_nonfinite(self, arrays: list) -> int | None:
