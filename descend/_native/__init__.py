@@ -41,8 +41,8 @@ check's kernel, and does not wait for it: callers whose NumPy path gives the
 kernel's result to the last bit (``ready(exact=True)``: the non-finite check,
 ``segment_sum``, update rules built of ``+ - * /``, ``sqrt``, ``abs``,
 ``sign``, ``maximum``...) take that path until the thread is done; a rule with
-``power``, ``exp``, ``log``, ... (one ulp apart from NumPy's SIMD versions)
-waits for the thread, so the numbers are those of a process that loaded numba
+``power``, ``exp``, ``log``, ... (one ulp apart from NumPy's SIMD versions),
+``**``, ``%`` or ``//`` waits for the thread, so the numbers are those of a process that loaded numba
 first. A fork waits for the thread too (a child must not inherit a half-done
 import).
 """
