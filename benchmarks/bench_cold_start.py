@@ -72,6 +72,15 @@ def _first_update(out) -> float:
         return float(json.load(f)["first_update_seconds_since_start"])
 
 
+def _bytecode() -> str:
+    """How the runs so far loaded descend's own modules: from .pyc files, or compiled from source in
+    every process (PYTHONDONTWRITEBYTECODE set and no __pycache__: about a quarter second more)."""
+    import importlib.util
+
+    cached = os.path.exists(importlib.util.cache_from_source(os.path.join(ROOT, "descend", "__init__.py")))
+    return "descend's modules from .pyc" if cached else "descend's modules compiled from source in every run"
+
+
 def has_cli() -> bool:
     p = subprocess.run([sys.executable, "-c", "import importlib.util as u, sys; "
                         "sys.exit(0 if u.find_spec('descend.cli') else 1)"],
@@ -109,7 +118,8 @@ def run(quick: bool = False, isolate: bool = True) -> dict:
             add_row(res, case, label, None, role="descend", note=f"failed (exit {rc}): {err[:160]}")
         else:
             add_row(res, case, label + ": process start to the end of the first update", t["collected"],
-                    role="descend", note="from the run's summary.json (first_update_seconds_since_start)")
+                    role="descend", note="from the run's summary.json (first_update_seconds_since_start); "
+                    + _bytecode())
             first_step = t["collected"]["best"]
             add_goal(res, case, "first training step under 1 s (warm kernel cache)", first_step < 1.0,
                      f"{first_step:.2f} s")

@@ -115,8 +115,21 @@ def _fmt_logs(logs: dict) -> dict:
     return out
 
 
+def _tqdm_class():
+    """tqdm's bar: the notebook widget under IPython (``tqdm.auto``), else the terminal bar of
+    ``tqdm.std``, whose import is a quarter of ``tqdm.auto``'s (that one imports asyncio)."""
+    if "IPython" in sys.modules:
+        from tqdm.auto import tqdm
+    else:
+        from tqdm.std import tqdm
+    return tqdm
+
+
 class ProgbarLogger(Callback):
-    """A live progress bar per epoch (tqdm): loss, metrics, learning rate and examples per second."""
+    """A live progress bar per epoch (tqdm): loss, metrics, learning rate and examples per second.
+
+    The bar appears when the epoch's first batch ends (as Keras' does), so importing tqdm
+    never delays the first training step; its clock starts at the epoch's start."""
 
     def __init__(self, file=None):
         super().__init__()
@@ -124,16 +137,24 @@ class ProgbarLogger(Callback):
         self._file = file or sys.stdout
         self._seen = 0
         self._t0 = 0.0
+        self._epoch = 0
+
+    def description(self, epoch: int) -> str:
+        """The bar's label for ``epoch`` (0-based)."""
+        return f"epoch {epoch + 1}/{self.params.get('epochs', '?')}"
 
     def on_epoch_begin(self, epoch, logs=None):
-        from tqdm.auto import tqdm
+        self._bar, self._epoch = None, epoch
+        self._seen, self._t0 = 0, time.perf_counter()
 
-        total = self.params.get("steps")
+    def _open(self):
+        tqdm = _tqdm_class()
         # tqdm's own TQDM_* environment settings win over ours (an explicit argument would block them)
         pace = {} if "TQDM_MININTERVAL" in os.environ else {"mininterval": 0.2}
-        self._bar = tqdm(total=total, desc=f"epoch {epoch + 1}/{self.params.get('epochs', '?')}", unit="step",
-                         file=self._file, leave=True, dynamic_ncols=True, **pace)
-        self._seen, self._t0 = 0, time.perf_counter()
+        bar = tqdm(total=self.params.get("steps"), desc=self.description(self._epoch), unit="step",
+                   file=self._file, leave=True, dynamic_ncols=True, **pace)
+        bar.start_t -= time.perf_counter() - self._t0  # elapsed time and rate count from the epoch's start
+        return bar
 
     def on_train_batch_end(self, batch, logs=None):
         logs = dict(logs or {})
@@ -141,16 +162,19 @@ class ProgbarLogger(Callback):
         rate = self._seen / max(time.perf_counter() - self._t0, 1e-9)
         shown = _fmt_logs({k: v for k, v in logs.items() if k != "batch"})
         shown["ex/s"] = f"{rate:,.0f}"
+        if self._bar is None:
+            self._bar = self._open()
         self._bar.set_postfix(shown, refresh=False)
         self._bar.update(1)
 
     def on_epoch_end(self, epoch, logs=None):
-        if self._bar is not None:
-            shown = _fmt_logs(logs or {})
-            shown["ex/s"] = f"{self._seen / max(time.perf_counter() - self._t0, 1e-9):,.0f}"
-            self._bar.set_postfix(shown, refresh=True)
-            self._bar.close()
-            self._bar = None
+        if self._bar is None:  # an epoch without batches still shows its line
+            self._bar = self._open()
+        shown = _fmt_logs(logs or {})
+        shown["ex/s"] = f"{self._seen / max(time.perf_counter() - self._t0, 1e-9):,.0f}"
+        self._bar.set_postfix(shown, refresh=True)
+        self._bar.close()
+        self._bar = None
 
 
 def _better(mode: str, monitor: str):

@@ -31,17 +31,34 @@ threads in a process forked after it started its own (numba would abort the
 child), so such a child runs serial loops (multiprocessing's "spawn" and
 "forkserver" children are not affected). ``numba.set_num_threads`` limits the
 threads, e.g. with one process per core.
+
+**Loading in the background.** Importing numba and loading the first kernel
+from the disk cache costs 0.4-0.8 s of a fresh process (numba's import and its
+CPU target), more than a small model's whole first step. After
+``set_background_loading(True)`` (``descend train`` does this) the first
+caller that wants a kernel starts a thread that loads numba and the non-finite
+check's kernel, and does not wait for it: callers whose NumPy path gives the
+kernel's result to the last bit (``ready(exact=True)``: the non-finite check,
+``segment_sum``, update rules built of ``+ - * /``, ``sqrt``, ``abs``,
+``sign``, ``maximum``...) take that path until the thread is done; a rule with
+``power``, ``exp``, ``log``, ... (one ulp apart from NumPy's SIMD versions),
+``**``, ``%`` or ``//`` waits for the thread, so the numbers are those of a process that loaded numba
+first. A fork waits for the thread too (a child must not inherit a half-done
+import).
 """
 
 from __future__ import annotations
 
+import ctypes
+import importlib.util
 import logging
 import os
+import threading
 
 import numpy as np
 
-__all__ = ["CHUNK", "SEGMENT_SUM_BELOW", "SERIAL_BELOW", "enabled", "kernels", "segment_sum", "serial", "set_enabled",
-           "group", "segment_sum_grouped", "stable_order"]
+__all__ = ["CHUNK", "SEGMENT_SUM_BELOW", "SERIAL_BELOW", "enabled", "group", "kernels", "ready", "segment_sum",
+           "segment_sum_grouped", "serial", "set_background_loading", "set_enabled", "stable_order", "wait_loaded"]
 
 log = logging.getLogger("descend.native")
 
@@ -60,23 +77,62 @@ _numba_ok: bool | None = None
 _env_enabled = os.environ.get("DESCEND_DISABLE_FUSED", "") in ("", "0")
 
 
-def _numba_available() -> bool:
+def _import_numba() -> bool:
+    """Import numba and the kernels module (once); whether the kernels can run here."""
     global _numba_ok
-    if _numba_ok is None:
-        # OpenMP workers that spin after a kernel take the cores from BLAS and from other processes
-        # (measured: an MLP step 6.3-10 ms spinning, 5.2-5.7 ms passive); a user's own setting wins
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-        try:
-            from . import jit as k
-        except Exception as e:  # not installed, or built for another NumPy
-            _numba_ok = False
-            log.debug("numba cannot be imported (%s): descend uses its NumPy paths", e)
-        else:
-            _numba_ok = k.layout_ok()
-            if not _numba_ok:
-                log.warning("descend: NumPy arrays do not keep their data pointer where the compiled kernels "
-                            "read it on this interpreter; descend uses its NumPy paths")
+    with _import_lock:
+        if _numba_ok is None:
+            # OpenMP workers that spin after a kernel take the cores from BLAS and from other processes
+            # (measured: an MLP step 6.3-10 ms spinning, 5.2-5.7 ms passive); a user's own setting wins
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            try:
+                from . import jit as k
+            except Exception as e:  # not installed, or built for another NumPy
+                _numba_ok = False
+                log.debug("numba cannot be imported (%s): descend uses its NumPy paths", e)
+            else:
+                _numba_ok = k.layout_ok()
+                if not _numba_ok:
+                    log.warning("descend: NumPy arrays do not keep their data pointer where the compiled kernels "
+                                "read it on this interpreter; descend uses its NumPy paths")
     return _numba_ok
+
+
+def _numba_available() -> bool:
+    if _numba_ok is not None:
+        return _numba_ok
+    if _background and not _loaded:
+        # loading in the background (or about to): answer without importing numba here; the loader
+        # finds out whether it really works, and enabled() follows its answer from then on
+        return _numba_installed()
+    return _import_numba()
+
+
+_installed: bool | None = None
+
+
+def _numba_installed() -> bool:
+    """Whether numba can be found and the kernels' view of a NumPy array holds here (imports nothing)."""
+    global _installed
+    if _installed is None:
+        try:
+            found = importlib.util.find_spec("numba") is not None
+        except (ImportError, ValueError):  # a module object without a spec stands in for numba
+            found = True  # the loader's import tells
+        _installed = found and _data_pointer_ok()
+    return _installed
+
+
+def _data_pointer_ok() -> bool:
+    # the check descend._native.jit.layout_ok makes once numba is imported (the kernels read an array's
+    # data pointer right after its object header)
+    base = np.arange(24, dtype=np.float64)
+    probes = [base, base[3:], np.zeros(5, np.float32), np.zeros((3, 4), np.float32)[1:]]
+    try:
+        return all(ctypes.c_void_p.from_address(id(a) + object.__basicsize__).value == a.ctypes.data
+                   for a in probes)
+    except Exception:  # pragma: no cover - an interpreter without ctypes addresses
+        return False
 
 
 def enabled() -> bool:
@@ -103,6 +159,77 @@ def kernels():
     return k
 
 
+# ---------------------------------------------------------------------------- loading in the background
+_background = False  # set_background_loading(True): numba loads in a thread (see the module docstring)
+_loaded = False  # the background loader has finished (numba imported and its CPU target set up, or failed)
+_loader: threading.Thread | None = None
+_import_lock = threading.RLock()
+_loader_lock = threading.Lock()
+
+
+def set_background_loading(flag: bool) -> bool:
+    """Load numba in a background thread when a kernel is first wanted, letting callers whose
+    NumPy path gives the same bits take it meanwhile (see the module docstring); returns the
+    previous setting. Off by default: numba then loads in the caller's thread on first use.
+
+    Example:
+        >>> from descend import _native
+        >>> previous = _native.set_background_loading(False)
+        >>> _native.ready(exact=True)  # not loading in the background: a kernel may load now
+        True
+        >>> _ = _native.set_background_loading(previous)
+    """
+    global _background
+    previous, _background = _background, bool(flag)
+    return previous
+
+
+def ready(exact: bool = True) -> bool:
+    """Whether a compiled kernel may run now. Without background loading: True (numba loads in
+    the caller's thread, as it always did). With it, before the loader is done: this starts the
+    loader and returns False when ``exact`` (the caller's NumPy path gives the kernel's result to
+    the last bit: it takes that path), or waits for the loader. Once the loader is done: whether
+    numba loaded."""
+    if _loaded:
+        return bool(_numba_ok)
+    if not _background or (_numba_ok is not None and _loader is None):
+        return True
+    _start_loader()
+    if exact:
+        return False
+    wait_loaded()
+    return bool(_numba_ok)
+
+
+def wait_loaded() -> None:
+    """Wait until the background loader (if one was started) has finished."""
+    loader = _loader
+    if loader is not None and loader is not threading.current_thread():
+        loader.join()
+
+
+def _start_loader() -> None:
+    global _loader
+    with _loader_lock:
+        if _loader is None:
+            # not a daemon: the interpreter's exit waits for it instead of stopping it inside numba's import
+            _loader = threading.Thread(target=_load, name="descend-kernel-loader", daemon=False)
+            _loader.start()
+
+
+def _load() -> None:
+    global _loaded
+    try:
+        if _import_numba():
+            # numba sets up its CPU target (typing and lowering registries) on the first kernel it
+            # loads: do it here, with the non-finite check every training step wants
+            kernels().any_nonfinite([np.zeros(1, np.float32)], CHUNK, True)
+    except Exception as e:  # noqa: BLE001 - a kernel that cannot load: the callers compile on first use
+        log.debug("loading numba's kernels in the background failed (%s)", e)
+    finally:
+        _loaded = True
+
+
 # ---------------------------------------------------------------------------- threads
 _parallel_used = False
 _forked_after_parallel = False
@@ -119,12 +246,15 @@ def serial(n_elements: int) -> bool:
 
 
 def _after_fork_in_child():
-    global _forked_after_parallel
+    global _forked_after_parallel, _import_lock, _loader_lock
     _forked_after_parallel = _forked_after_parallel or _parallel_used
+    # another thread of the parent may have held them at the fork: the child has no such thread
+    _import_lock, _loader_lock = threading.RLock(), threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+    # a fork while the loader imports would leave the child with import locks no thread releases
+    os.register_at_fork(before=wait_loaded, after_in_child=_after_fork_in_child)
 
 
 # ---------------------------------------------------------------------------- entry points
@@ -166,7 +296,7 @@ def segment_sum(out: np.ndarray, ids: np.ndarray, data: np.ndarray) -> bool:
     order of appearance: bit for bit ``np.add.at``'s result. False when the
     kernel does not take these arrays (nothing written; use ``np.add.at``)."""
     if (data.size < SEGMENT_SUM_BELOW or ids.ndim != 1 or data.dtype not in _FLOATS or out.dtype != data.dtype
-            or not enabled()):
+            or not enabled() or not ready(exact=True)):
         return False
     rows = np.ascontiguousarray(data).reshape(ids.size, -1)
     kernels().segment_sum(out.reshape(out.shape[0], -1), ids, rows, serial(data.size))
@@ -193,7 +323,7 @@ def group(ids: np.ndarray):
         True
     """
     n = ids.size
-    if ids.dtype.kind in "iu" and ids.dtype.itemsize <= 8 and enabled():
+    if ids.dtype.kind in "iu" and ids.dtype.itemsize <= 8 and enabled() and ready(exact=True):
         order = np.empty(n, np.int64)
         unique = np.empty(n, ids.dtype)
         bounds = np.empty(n + 1, np.int64)
@@ -226,7 +356,8 @@ def segment_sum_grouped(out: np.ndarray, inverse: np.ndarray, data: np.ndarray) 
     thread takes a range of output rows and reads ``data`` in order (streaming, where gathering the rows
     by group waits on memory for each). Returns whether every sum is finite (checked while the rows are
     in cache), or None when the kernel does not take these arrays (nothing written)."""
-    if data.size < SEGMENT_SUM_BELOW or data.dtype not in _FLOATS or out.dtype != data.dtype or not enabled():
+    if (data.size < SEGMENT_SUM_BELOW or data.dtype not in _FLOATS or out.dtype != data.dtype or not enabled()
+            or not ready(exact=True)):
         return None
     rows = np.ascontiguousarray(data).reshape(inverse.size, -1)
     out2 = out.reshape(out.shape[0], -1)

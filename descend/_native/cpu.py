@@ -270,30 +270,65 @@ def compiled_modules() -> int:
     return len(_modules)
 
 
+#: what in a kernel's loop can differ from the NumPy path by an ulp: NumPy's SIMD ``power``, ``exp``,
+#: ``log``... against the C library's, ``**`` (pow), and (to be safe) ``%`` and ``//``; ``+ - * /``,
+#: ``sqrt``, ``abs``, ``sign``, ``maximum``/``minimum``, comparisons and conditionals are IEEE in both
+_INEXACT = re.compile(r"\bnp\.(power|exp|expm1|log|log1p|tanh)\(|\*\*|%|//")
+
+
+def _exact(spec: KernelSpec) -> bool:
+    """Whether the rule's loop body gives the NumPy path's result to the last bit (nothing in it
+    matches :data:`_INEXACT`); the prologue is Python in both paths."""
+    return not any(_INEXACT.search(line) for line in spec.body)
+
+
 class _RuleModule:
     """What a rule sees of its generated code: its ``prologue`` and the kernel module's
-    ``dense_<dtype>``/``rows_<dtype>`` functions (shared by rules with the same kernel text)."""
+    ``dense_<dtype>``/``rows_<dtype>`` functions (shared by rules with the same kernel text).
+    The kernel module (which imports numba) is loaded on first use of ``kernels``."""
 
-    def __init__(self, source: str, prologue, kernels, cached: bool):
+    def __init__(self, source: str, prologue, kernel_text: str, name: str, exact: bool):
         self.source = source
         self.prologue = prologue
-        self.kernels = kernels
-        self.cached = cached
-        for d in DTYPES:
-            for kind in ("dense", "rows"):
-                setattr(self, f"{kind}_{d.name}", getattr(kernels, f"{kind}_{d.name}"))
+        self.exact = exact  # the NumPy path gives the kernel's bits
+        self._text, self._name = kernel_text, name
+        self._loaded = None
+
+    def _load(self):
+        if self._loaded is None:
+            self._loaded = _load_module(self._text, self._name)
+        return self._loaded
+
+    @property
+    def kernels(self):
+        return self._load()[0]
+
+    @property
+    def cached(self) -> bool:
+        return self._load()[1]
+
+    def __getattr__(self, name):  # dense_float32, rows_float64, ...: the kernel module's functions
+        if name.startswith(("dense_", "rows_")):
+            return getattr(self.kernels, name)
+        raise AttributeError(name)
 
 
 class NumbaRule(RuleKernel):
     """The fused kernels of one rule (one per kind and dtype, compiled on first use)."""
 
-    def __init__(self, spec: KernelSpec, module: _RuleModule, cached: bool):
+    def __init__(self, spec: KernelSpec, module: _RuleModule):
         super().__init__(spec, module.prologue)
         self.source = module.source
         self.module = module
-        self.cached = cached
+        self.exact = module.exact
         self._kernels: dict = {}
         self._failed: set = set()
+
+    @property
+    def cached(self) -> bool:
+        """Whether numba caches this rule's compiled kernels on disk (False where the cache
+        directory cannot be written)."""
+        return self.module.cached
 
     def kernel(self, kind: str, dtype):
         """The numba dispatcher of ``kind`` ("dense" or "rows") for ``dtype`` (created once per
@@ -309,7 +344,7 @@ class NumbaRule(RuleKernel):
                 k = shared.get(f"{kind}_{dtype.name}")
                 if k is None:
                     k = shared[f"{kind}_{dtype.name}"] = numba.njit(
-                        parallel=True, cache=self.cached, error_model="numpy", nogil=True)(
+                        parallel=True, cache=self.module.cached, error_model="numpy", nogil=True)(
                         getattr(self.module.kernels, f"{kind}_{dtype.name}"))
                 self._kernels[key] = k
         return k
@@ -319,9 +354,10 @@ class NumbaRule(RuleKernel):
         ``grads[t]`` in one kernel call, after the decoupled weight decay
         ``param -= param * decays[t]`` where ``decays[t]`` is not 0. False when
         this call must take the NumPy path (nothing changed then): arrays that
-        are not C-contiguous, writable arrays of one float dtype and matching sizes."""
+        are not C-contiguous, writable arrays of one float dtype and matching sizes,
+        or numba still loading in the background (:func:`descend._native.ready`)."""
         dtype = params[0].dtype
-        if dtype not in DTYPES or dtype in self._failed:
+        if dtype not in DTYPES or dtype in self._failed or not _native.ready(self.exact):
             return False
         width = 2 + self.n_slots
         objects = []
@@ -356,6 +392,8 @@ class NumbaRule(RuleKernel):
         (nothing changed then)."""
         dtype = param.dtype
         if dtype not in DTYPES or dtype in self._failed or grad.dtype != dtype or len(slots) != self.n_slots:
+            return False
+        if not _native.ready(self.exact):  # numba still loading in the background
             return False
         shape = param.shape
         for a in (param, *slots):
@@ -413,15 +451,15 @@ class NumbaCPU(Backend):
         with _lock:
             module = _rule_modules.get(source)
             if module is None:
-                kernels, cached = _load_module(kernel_source(spec),
-                                               "".join(ch if ch.isalnum() else "_" for ch in spec.name))
-                module = _rule_modules[source] = _RuleModule(source, spec.make_prologue(), kernels, cached)
-        return NumbaRule(spec, module, module.cached)
+                module = _rule_modules[source] = _RuleModule(
+                    source, spec.make_prologue(), kernel_source(spec),
+                    "".join(ch if ch.isalnum() else "_" for ch in spec.name), exact=_exact(spec))
+        return NumbaRule(spec, module)
 
     def find_nonfinite(self, arrays: list) -> int | None:
         """Index of the first array holding a NaN or Inf, -1 when none does; None when
         this check cannot take these arrays (the caller checks with NumPy)."""
-        if not arrays or not _native.enabled():
+        if not arrays or not _native.enabled() or not _native.ready(exact=True):  # NumPy's check: the same answer
             return None
         dtype = arrays[0].dtype
         if dtype not in DTYPES:

@@ -439,6 +439,18 @@ def main(argv=None) -> int:
         args = p.parse_args(argv)
     except SystemExit as e:  # argparse: --help/--version (0) or a one-line error (2)
         return int(e.code or 0)
+    from .. import _native
+
+    # numba loads in a thread while the first steps run: until it is there, the kernels whose NumPy path
+    # gives the same bits take that path (the numbers do not change; see descend._native)
+    background = _native.set_background_loading(True)
+    try:
+        return _run(args)
+    finally:
+        _native.set_background_loading(background)
+
+
+def _run(args) -> int:
     try:
         if args.command == "train":
             return cmd_train(args)

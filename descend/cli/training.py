@@ -224,8 +224,7 @@ def _LabelledProgbar(label):
     from ..callbacks import ProgbarLogger
 
     class Labelled(ProgbarLogger):
-        def on_epoch_begin(self, epoch, logs=None):
-            super().on_epoch_begin(epoch, logs)
-            self._bar.set_description(f"{label} epoch {epoch + 1}/{self.params.get('epochs', '?')}")
+        def description(self, epoch):
+            return f"{label} {super().description(epoch)}"
 
     return Labelled(file=sys.stderr)
