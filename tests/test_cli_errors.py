@@ -101,6 +101,8 @@ OTHER_CASES = [
     ("label-without-data", None, ["--label", "y"], "--label needs --data"),
     ("example-and-data", "good.csv", ["--example", "clicks", "--data", "TMP/good.csv"], "pass one of them"),
     ("warmup-too-long", None, ["--epochs", "1", "--warmup-steps", "500"], "--warmup-steps must be below the run's"),
+    ("ftrl-warmup", None, ["--optimizer", "ftrl", "--warmup-steps", "5"],
+     "--optimizer ftrl divides by the learning rate, so it cannot start from a warm-up at 0"),
     ("accum-no-update", None, ["--epochs", "1", "--max-steps", "2", "--accum-steps", "4"], "leaves no update"),
     ("data-missing", None, ["--data", "TMP/missing.csv"], "data file not found"),
     ("data-empty", "empty.csv", ["--data", "TMP/empty.csv"], "the file is empty"),
@@ -227,6 +229,18 @@ def test_zero_is_accepted_where_it_means_something(tmp_path, capsys):
     code = main(["train", "--epochs", "1", "--max-steps", "2", "--hidden", "4", "--seed", "0", "--warmup-steps", "0",
                  "--weight-decay", "0", "--out", str(tmp_path / "r")])
     assert code == 0, capsys.readouterr().err
+
+
+def test_ftrl_runs_without_a_warm_up_by_default(tmp_path, capsys):
+    """FTRL divides by the learning rate: the default warm-up (from 0) would make its first update fail."""
+    code = main(["train", "--optimizer", "ftrl", "--epochs", "1", "--max-steps", "3", "--hidden", "4",
+                 "--out", str(tmp_path / "r")])
+    out = capsys.readouterr()
+    assert code == 0 and "Traceback" not in out.err, out.err
+    code = main(["compare", "--optimizers", "sgd,ftrl", "--epochs", "1", "--max-steps", "2", "--hidden", "4",
+                 "--out", str(tmp_path / "c")])
+    out = capsys.readouterr()
+    assert code == 0 and "Traceback" not in out.err, out.err
 
 
 def test_every_checkpoint_corrupted_is_one_line_and_changes_nothing(runs, tmp_path, capsys):

@@ -337,7 +337,7 @@ def cmd_predict(args) -> int:
 
 # ---------------------------------------------------------------- compare
 def cmd_compare(args) -> int:
-    from .job import load_data, plan_updates, resolve_warmup, usual_lr
+    from .job import NO_WARMUP, check_warmup, load_data, plan_updates, resolve_warmup, usual_lr
     from .options import OPTIMIZERS, _choice
     from .training import train_job
 
@@ -361,6 +361,9 @@ def cmd_compare(args) -> int:
     if total < 1:
         raise UsageError(f"--accum-steps {base['accum_steps']} leaves no update")
     resolve_warmup(base, total, given="warmup_steps" in given)
+    for name in names:  # (every check before the first run)
+        if "warmup_steps" in given:
+            check_warmup(name, base["warmup_steps"])
     clicks = data.kind == "clicks"
     _err(data.description)
     results = {}
@@ -371,6 +374,8 @@ def cmd_compare(args) -> int:
         for lr in grid:
             s = dict(base, optimizer=name, lr=lr, weight_decay=given.get("weight_decay",
                                                                             0.004 if name == "adamw" else None))
+            if name in NO_WARMUP:  # (a warm-up given for it was refused above)
+                s["warmup_steps"] = 0
             _err(f"== {name}, learning rate {lr:g}")
             r = train_job(s, data, name, progress=True, label=f"{name} lr {lr:g}")
             val = r["epoch_rows"][-1].get("val_loss", math.inf) if r["epoch_rows"] else math.inf

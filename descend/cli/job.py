@@ -225,13 +225,27 @@ def schedule_text(s: dict, total: int) -> str:
     return tail
 
 
+#: optimizers whose update divides by the learning rate: a warm-up from 0 cannot start them
+NO_WARMUP = ("ftrl",)
+
+
 def resolve_warmup(s: dict, total: int, given: bool) -> None:
-    """Fill ``warmup_steps`` (5% of the updates, capped) or check the one given against the run's length."""
+    """Fill ``warmup_steps`` (5% of the updates, capped; none for FTRL) or check the one given against the
+    run's length and the optimizer."""
     if s["warmup_steps"] is None:
-        s["warmup_steps"] = warmup_default(total)
+        s["warmup_steps"] = 0 if s.get("optimizer") in NO_WARMUP else warmup_default(total)
     elif given and s["warmup_steps"] >= total:
         raise UsageError(f"--warmup-steps must be below the run's {total:,} updates (epochs x batches per epoch "
                          f"/ accum steps); received: {s['warmup_steps']}")
+    check_warmup(s.get("optimizer"), s["warmup_steps"])
+
+
+def check_warmup(optimizer, warmup_steps: int) -> None:
+    """Refuse a warm-up for an optimizer that divides by the learning rate (FTRL): its first update would be
+    a division by the warm-up's rate of 0."""
+    if optimizer in NO_WARMUP and warmup_steps:
+        raise UsageError(f"--optimizer {optimizer} divides by the learning rate, so it cannot start from a warm-up "
+                         f"at 0; use --warmup-steps 0 (received: {warmup_steps})")
 
 
 def build_optimizer(name: str, s: dict, total: int, sparse: bool = False):
