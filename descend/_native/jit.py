@@ -29,7 +29,7 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "layout_ok", "pointer_like", "segment_sum"]
+__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "first_nonfinite", "layout_ok", "pointer_like", "segment_sum"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -124,9 +124,13 @@ def any_nonfinite(arrays: list, chunk: int, serial: bool) -> int:
     float32 or float64 arrays, all of one dtype)."""
     objects = np.fromiter(map(id, arrays), np.int64, len(arrays))
     sizes = np.fromiter((a.size for a in arrays), np.int64, len(arrays))
-    chunks = chunk_table(sizes, chunk)
+    return first_nonfinite(objects, chunk_table(sizes, chunk), arrays[0].dtype.itemsize, serial)
+
+
+def first_nonfinite(objects: np.ndarray, chunks: np.ndarray, itemsize: int, serial: bool) -> int:
+    """:func:`any_nonfinite` over arrays given by their objects (``id``), cut into ``chunks``
+    (:func:`chunk_table` of their sizes); ``itemsize`` 4 (float32) or 8 (float64)."""
     flags = np.zeros(chunks.shape[0], np.bool_)
-    itemsize = arrays[0].dtype.itemsize
     _nonfinite(objects, chunks, flags, serial, _EXPONENT[itemsize], itemsize)
     hit = np.flatnonzero(flags)
     return int(chunks[hit[0], 0]) if hit.size else -1
