@@ -293,3 +293,44 @@ def test_lists_are_remembered_per_optimizer_and_bounded():
     assert len(batched._lists[opt]) == batched.MAX_LISTS
     batched.clear(opt)
     assert opt not in batched._lists
+
+
+@pytest.fixture
+def gather_everything(monkeypatch):
+    monkeypatch.setattr(batched, "GATHER_MIN", 0)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Nadam"])
+def test_slots_gathered_into_one_buffer_give_the_same_results(name, gather_everything):
+    init, grads = _data(steps=5)
+    ref_vars, ref_opt, _ = _run(MAKERS[name], False, init, grads, exclude=("w3",))
+    got_vars, got_opt, n = _run(MAKERS[name], True, init, grads, prefix="u", exclude=("u3",))
+    assert n == 4
+    _assert_same(_state(got_vars, got_opt), _state(ref_vars, ref_opt))
+    storage = {id(got_opt.get_slot(v, s)._value.base) for v in got_vars if v.shape != (0,)
+               for s in got_opt.get_slot_names()}
+    assert len(storage) == 2  # one buffer per dtype (float32, float64): the slots moved
+
+
+def test_a_gathered_slot_keeps_its_variable_value_and_checkpoint(gather_everything):
+    init, grads = _data(steps=1)
+    previous = batched.set_enabled(False)
+    try:
+        vs = [ds.Variable(a, name=f"u{i}") for i, a in enumerate(init)]
+        opt = ds.optimizers.Adam(0.01)
+        opt.apply_gradients([(ds.constant(a), v) for a, v in zip(grads[0], vs)])
+    finally:
+        batched.set_enabled(previous)
+    slots = [opt.get_slot(v, "m") for v in vs]
+    held = np.asarray(slots[2])  # a view of slot 2's array: that slot must stay where it is
+    before = [s.numpy() for s in slots]
+    state = opt.state_dict()
+    opt.apply_gradients([(ds.constant(a), v) for a, v in zip(grads[0], vs)])  # the list is remembered: slots move
+    assert all(opt.get_slot(v, "m") is s for v, s in zip(vs, slots))  # the same Variables
+    assert slots[4]._value.base is not None and slots[2]._value.base is None
+    np.testing.assert_array_equal(held, slots[2].numpy())  # the held view still sees the slot's updates
+    opt.load_state_dict(state)  # restore into the gathered storage, then step again
+    for s, b in zip(slots, before):
+        np.testing.assert_array_equal(s.numpy(), b)
+    slots[4].assign(np.ones(slots[4].shape, slots[4].dtype.as_numpy_dtype))
+    assert (slots[4]._value == 1).all()
