@@ -398,8 +398,7 @@ class NumbaRule(RuleKernel):
 
 
 _DTYPE = operator.attrgetter("dtype")
-_SHAPE = operator.attrgetter("shape")
-_STRIDES = operator.attrgetter("strides")
+_LAYOUT = operator.attrgetter("shape", "strides")
 _NDARRAY = {np.ndarray}
 
 
@@ -425,8 +424,7 @@ class NumbaDenseBatch(DenseBatch):
             table[:, 2 + k] = np.fromiter((id(ss[k]) for ss in slots), np.int64, self.n)
         self._table = table
         self._dtypes = [self.dtype] * self.n
-        self._shapes = list(map(_SHAPE, params))
-        self._strides = list(map(_STRIDES, params))  # those of C-contiguous arrays of these shapes
+        self._layouts = list(map(_LAYOUT, params))  # (shape, strides) of C-contiguous arrays of these shapes
         self._sizes = np.fromiter((p.size for p in params), np.int64, self.n)
         self.total = int(self._sizes.sum())
         self._chunk = None
@@ -442,9 +440,9 @@ class NumbaDenseBatch(DenseBatch):
         """``(table, gradient objects, gradients)`` for this step, or None when a gradient is not an
         ndarray of its parameter's dtype, shape and layout."""
         if (len(grads) != self.n or set(map(type, grads)) != _NDARRAY or list(map(_DTYPE, grads)) != self._dtypes
-                or list(map(_SHAPE, grads)) != self._shapes or list(map(_STRIDES, grads)) != self._strides):
+                or list(map(_LAYOUT, grads)) != self._layouts):
             return None
-        objects = np.fromiter(map(id, grads), np.int64, self.n)
+        objects = np.array(list(map(id, grads)), np.int64)
         table = self._table.copy()
         table[:, 1] = objects
         return table, objects, grads
