@@ -192,6 +192,21 @@ def _build(opt, ids, variables, kernel) -> _Entry | None:
     return entry
 
 
+class _Holder:
+    __slots__ = ("_value",)
+
+
+def _sole_reference_count() -> int:
+    """What ``sys.getrefcount(holder._value)`` says of an array that only ``holder`` holds (2 on
+    CPython up to 3.13; interpreters that borrow references for arguments say less)."""
+    holder = _Holder()
+    holder._value = np.empty(1)
+    return sys.getrefcount(holder._value)
+
+
+_SOLE = _sole_reference_count()
+
+
 def _gather_slots(opt, variables) -> None:
     """Move the declared slots of the small tensors of ``variables`` into one buffer per dtype
     (the slots of tensor 0, then tensor 1, ..., each on a 64-byte boundary): the update kernel
@@ -208,8 +223,7 @@ def _gather_slots(opt, variables) -> None:
         slots = opt._slots[id(v)][1]
         for spec in opt.slot_specs():
             sv = slots.get(spec.name)
-            # 2 references: the Variable's and getrefcount's argument
-            if (sv is None or type(sv._value) is not np.ndarray or sys.getrefcount(sv._value) != 2
+            if (sv is None or type(sv._value) is not np.ndarray or sys.getrefcount(sv._value) != _SOLE
                     or sv._before_read is not None):
                 continue
             a = sv._value
