@@ -397,8 +397,7 @@ class NumbaRule(RuleKernel):
         return True
 
 
-_DTYPE = operator.attrgetter("dtype")
-_LAYOUT = operator.attrgetter("shape", "strides")
+_LAYOUT = operator.attrgetter("dtype", "shape", "strides")
 _NDARRAY = {np.ndarray}
 
 
@@ -407,7 +406,7 @@ class NumbaDenseBatch(DenseBatch):
 
     The offsets table (the array objects of each parameter and its slots) and the chunk list are
     built once; a step writes the gradients' objects into a copy of the table, after checking with
-    one C-level pass per property that every gradient is an ndarray of the parameter's dtype,
+    two C-level passes over the list that every gradient is an ndarray of the parameter's dtype,
     shape and strides (so C-contiguous like it). The batch holds the parameters and slots: they
     stay alive, and their addresses in the table stay valid, as long as it does.
     """
@@ -423,8 +422,7 @@ class NumbaDenseBatch(DenseBatch):
         for k in range(rule.n_slots):
             table[:, 2 + k] = np.fromiter((id(ss[k]) for ss in slots), np.int64, self.n)
         self._table = table
-        self._dtypes = [self.dtype] * self.n
-        self._layouts = list(map(_LAYOUT, params))  # (shape, strides) of C-contiguous arrays of these shapes
+        self._layouts = list(map(_LAYOUT, params))  # (dtype, shape, strides) of C-contiguous arrays of these shapes
         self._sizes = np.fromiter((p.size for p in params), np.int64, self.n)
         self.total = int(self._sizes.sum())
         self._chunk = None
@@ -439,8 +437,7 @@ class NumbaDenseBatch(DenseBatch):
     def bind(self, grads: list):
         """``(table, gradient objects, gradients)`` for this step, or None when a gradient is not an
         ndarray of its parameter's dtype, shape and layout."""
-        if (len(grads) != self.n or set(map(type, grads)) != _NDARRAY or list(map(_DTYPE, grads)) != self._dtypes
-                or list(map(_LAYOUT, grads)) != self._layouts):
+        if len(grads) != self.n or set(map(type, grads)) != _NDARRAY or list(map(_LAYOUT, grads)) != self._layouts:
             return None
         objects = np.array(list(map(id, grads)), np.int64)
         table = self._table.copy()
