@@ -247,14 +247,20 @@ def _gather_slots(opt, variables) -> None:
             sv._value = view
 
 
-def _find(opt, ids, variables, kernel) -> _Entry | None:
+def _find(opt, ids, variables, rule) -> tuple[_Entry | None, object]:
+    """``(entry, kernel)`` of this list of variables: remembered, or built now (None: not now)."""
     entries = _lists.get(opt)
     if entries is None:
         entries = _lists[opt] = []
-    for k, e in enumerate(entries):
-        if e.ids == ids:
-            if e.kernel is not kernel:  # another rule (a switched backend, a changed hyperparameter)
-                break
+    k = next((k for k, e in enumerate(entries) if e.ids == ids), None)
+    if k is None and not all(i in opt._slots for i in ids):
+        return None, None  # a first step: the general pipeline creates the state (and compiles the rule)
+    kernel = None if rule is None else opt._kernel(rule)
+    if kernel is None:  # (no rule: the general pipeline says so)
+        return None, None
+    if k is not None:
+        e = entries[k]
+        if e.kernel is kernel:
             if k:
                 entries.insert(0, entries.pop(k))
             if e.groups is not None and e.decay_key != _decay_key(opt):  # exclude_from_weight_decay was called
@@ -262,16 +268,13 @@ def _find(opt, ids, variables, kernel) -> _Entry | None:
                     g.decay_mask = np.fromiter((opt.use_weight_decay(variables[i]) for i in g.positions), np.bool_,
                                                len(g.positions))
                 e.decay_key = _decay_key(opt)
-            return e
-    else:
-        k = None
+            return e, kernel
+        entries.pop(k)  # another rule now (a switched backend, a changed hyperparameter): built again
     entry = _build(opt, ids, variables, kernel)
     if entry is not None:
-        if k is not None:
-            entries.pop(k)
         entries.insert(0, entry)
         del entries[MAX_LISTS:]
-    return entry
+    return entry, kernel
 
 
 def apply(opt, grads_and_vars):
@@ -291,11 +294,8 @@ def apply(opt, grads_and_vars):
         values = list(grads)
     else:  # a missing gradient, IndexedSlices, a mix: the general path
         return pairs
-    rule = opt._rule()
-    kernel = opt._kernel(rule)
-    if kernel is None:
-        return pairs
-    entry = _find(opt, tuple(map(id, variables)), variables, kernel)
+    rule = opt.update_rule
+    entry, _ = _find(opt, tuple(map(id, variables)), variables, rule)
     if entry is None or entry.groups is None or any(map(_CONSTRAINT, variables)):
         return pairs
     groups = entry.groups
