@@ -13,9 +13,17 @@ import descend as ds
 from descend import _native
 from descend.errors import InvalidArgumentError
 from descend.framework.tensor import Tensor
-from descend.optimizers import batched, fused
+from descend.optimizers import batched, fused, pipeline
 
 pytestmark = pytest.mark.skipif(not fused.enabled(), reason="the batched step needs the fused kernels (numba)")
+
+
+@pytest.fixture(autouse=True)
+def _no_distribution_hooks(monkeypatch):
+    """Importing descend.distribute installs the pipeline's hooks for good (idle in one process); these tests
+    are about one process: without them (test_distribution_hooks_* puts them back)."""
+    for name in ("cross_replica_sum", "cross_replica_any", "cross_replica_norm", "after_commit", "hooks_idle"):
+        monkeypatch.setattr(pipeline, name, None)
 
 SIZES = [1, 0, 37, 16, 4000, 3, 64, 1000, 17]
 DTYPES = [np.float32, np.float64] * 4 + [np.float32]
@@ -334,3 +342,21 @@ def test_a_gathered_slot_keeps_its_variable_value_and_checkpoint(gather_everythi
         np.testing.assert_array_equal(s.numpy(), b)
     slots[4].assign(np.ones(slots[4].shape, slots[4].dtype.as_numpy_dtype))
     assert (slots[4]._value == 1).all()
+
+
+def test_distribution_hooks_keep_the_general_pipeline_unless_they_say_they_are_idle(monkeypatch):
+    calls = []
+
+    def cross_replica_sum(opt, pairs):
+        calls.append(len(pairs))
+        return pairs
+
+    monkeypatch.setattr(pipeline, "cross_replica_sum", cross_replica_sum)
+    init, grads = _data(steps=4)
+    ref_vars, ref_opt, n = _run(MAKERS["AdamW"], True, init, grads)
+    assert n == 0 and len(calls) == 4  # an installed hook that may act: every step runs it
+    idle = []
+    monkeypatch.setattr(pipeline, "hooks_idle", lambda opt, pairs: idle.append(len(pairs)) or True)
+    got_vars, got_opt, n = _run(MAKERS["AdamW"], True, init, grads, prefix="u")
+    assert n == 3 and len(calls) == 5 and idle == [len(init)] * 4
+    _assert_same(_state(got_vars, got_opt), _state(ref_vars, ref_opt))

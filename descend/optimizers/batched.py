@@ -16,11 +16,12 @@ It is the general pipeline's result, bit for bit, with the same side effects: th
 same coefficients (computed once per step and dtype as the general path does), the same order of
 writes. It only runs when nothing of what it skips can matter: elementwise rule with a fused
 kernel, dense gradients (Tensors or ndarrays, none missing), no gradient accumulation, clipping,
-moving average, ``exact_lazy`` sparse mode, constraint, routing (``MultiOptimizer``) or
-distribution hook, no override of a stage it skips, every variable's slots and step state already
-created. Anything else -- and any step whose gradients do not fit the remembered list, or hold a
-NaN or Inf under a checking ``on_nonfinite`` policy -- goes through the general pipeline, which
-decides (and reports errors) exactly as before, nothing having been written. So the
+moving average, ``exact_lazy`` sparse mode, constraint or routing (``MultiOptimizer``), no
+distribution hook that may act (``pipeline.hooks_idle`` says which), no override of a stage it
+skips, every variable's slots and step state already created. Anything else -- and any step
+whose gradients do not fit the remembered list, or hold a NaN or Inf under a checking
+``on_nonfinite`` policy -- goes through the general pipeline, which decides (and reports errors)
+exactly as before, nothing having been written. So the
 all-or-nothing promise of ``apply_gradients`` holds on both paths.
 
 The remembered lists live in a table keyed by the optimizer (weakly: a copy of an optimizer starts
@@ -141,9 +142,6 @@ def _eligible(opt) -> bool:
     if (opt.gradient_accumulation_steps is not None or opt.clipnorm is not None or opt.clipvalue is not None
             or opt.global_clipnorm is not None or opt.use_ema or opt.sparse_updates == "exact_lazy"
             or opt._lazy_tables or opt.owner is not None):
-        return False
-    if (pipeline.cross_replica_sum is not None or pipeline.cross_replica_any is not None
-            or pipeline.cross_replica_norm is not None or pipeline.after_commit is not None):
         return False
     plain, default_decay = _class_checks(type(opt))
     if not plain:
@@ -287,6 +285,10 @@ def apply(opt, grads_and_vars):
         grads, variables = zip(*pairs, strict=True)
     except (TypeError, ValueError):  # not pairs: the general path says so
         return pairs
+    if ((pipeline.cross_replica_sum is not None or pipeline.cross_replica_any is not None
+         or pipeline.cross_replica_norm is not None or pipeline.after_commit is not None)
+            and (pipeline.hooks_idle is None or not pipeline.hooks_idle(opt, pairs))):
+        return pairs  # a distribution strategy's hooks may act: the general pipeline runs them
     types = set(map(type, grads))
     if types == _TENSOR:
         values = list(map(_VALUE, grads))
