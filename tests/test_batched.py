@@ -360,3 +360,29 @@ def test_distribution_hooks_keep_the_general_pipeline_unless_they_say_they_are_i
     got_vars, got_opt, n = _run(MAKERS["AdamW"], True, init, grads, prefix="u")
     assert n == 3 and len(calls) == 5 and idle == [len(init)] * 4
     _assert_same(_state(got_vars, got_opt), _state(ref_vars, ref_opt))
+
+
+def test_the_compiled_header_check_tells_every_misfit_apart():
+    from descend._native import jit
+
+    assert jit.header_ok()
+    params = [np.zeros((3, 4), np.float32), np.zeros(5, np.float32), np.zeros((), np.float32)]
+    batch = fused.kernel_for(ds.optimizers.SGD(0.1, momentum=0.5).update_rule).dense_batch(
+        params, [[np.zeros_like(p)] for p in params])
+
+    class Sub(np.ndarray):
+        pass
+
+    good = [np.ones((3, 4), np.float32), np.ones(5, np.float32), np.ones((), np.float32)]
+    assert batch.bind(good) is not None
+    misfits = {"not contiguous": np.ones(10, np.float32)[::2], "float64": np.ones(5, np.float64),
+               "shape": np.ones((5, 1), np.float32), "a subclass": np.ones(5, np.float32).view(Sub),
+               "a NumPy scalar": np.float32(1), "not an array": [1.0] * 5, "None": None}
+    for what, bad in misfits.items():
+        assert batch.bind([good[0], bad, good[2]]) is None, what
+        assert batch.bind([good[0], good[1], bad]) is None, what
+    # an equal dtype held by another dtype object: the compiled check says no, the Python check yes
+    other = np.ones(5, np.dtype(np.float32, metadata={"unit": "m"}))
+    assert other.dtype is not params[1].dtype and other.dtype == params[1].dtype
+    bound = batch.bind([good[0], other, good[2]])
+    assert bound is not None and bound[1][1] == id(other)

@@ -401,13 +401,24 @@ _LAYOUT = operator.attrgetter("dtype", "shape", "strides")
 _NDARRAY = {np.ndarray}
 
 
+_header_state: list = []
+
+
+def _headers_ok() -> bool:
+    """Whether the compiled check of array headers can run here (checked once)."""
+    if not _header_state:
+        _header_state.append(_native.kernels().header_ok())
+    return _header_state[0]
+
+
 class NumbaDenseBatch(DenseBatch):
     """:meth:`NumbaRule.apply_dense` prepared for a fixed list of parameters and slots.
 
     The offsets table (the array objects of each parameter and its slots) and the chunk list are
-    built once; a step writes the gradients' objects into a copy of the table, after checking with
-    two C-level passes over the list that every gradient is an ndarray of the parameter's dtype,
-    shape and strides (so C-contiguous like it). The batch holds the parameters and slots: they
+    built once; a step writes the gradients' objects into a copy of the table, after checking that
+    every gradient is an ndarray of the parameter's dtype, shape and strides (so C-contiguous like
+    it): one compiled pass over the array headers (``jit.check_headers``, where ``jit.header_ok``
+    holds), else two C-level passes over the Python objects. The batch holds the parameters and slots: they
     stay alive, and their addresses in the table stay valid, as long as it does.
     """
 
@@ -423,6 +434,13 @@ class NumbaDenseBatch(DenseBatch):
             table[:, 2 + k] = np.fromiter((id(ss[k]) for ss in slots), np.int64, self.n)
         self._table = table
         self._layouts = list(map(_LAYOUT, params))  # (dtype, shape, strides) of C-contiguous arrays of these shapes
+        # the same as flat arrays, for the compiled check of the gradients' array headers
+        self._descr = id(self.dtype)
+        self._nds = np.fromiter((p.ndim for p in params), np.int64, self.n)
+        self._starts = np.zeros(self.n, np.int64)
+        np.cumsum(2 * self._nds[:-1], out=self._starts[1:])
+        self._flat_layout = np.fromiter((x for p in params for x in (*p.shape, *p.strides)), np.int64,
+                                        int(2 * self._nds.sum()))
         self._sizes = np.fromiter((p.size for p in params), np.int64, self.n)
         self.total = int(self._sizes.sum())
         self._chunk = None
@@ -437,9 +455,15 @@ class NumbaDenseBatch(DenseBatch):
     def bind(self, grads: list):
         """``(table, gradient objects, gradients)`` for this step, or None when a gradient is not an
         ndarray of its parameter's dtype, shape and layout."""
-        if len(grads) != self.n or set(map(type, grads)) != _NDARRAY or list(map(_LAYOUT, grads)) != self._layouts:
+        if len(grads) != self.n:
             return None
-        objects = np.array(list(map(id, grads)), np.int64)
+        objects = np.array(list(map(id, grads)), np.int64)  # (grads holds them alive)
+        if not (_headers_ok() and _native.kernels().check_headers(objects, self._descr, self._nds, self._starts,
+                                                                    self._flat_layout) < 0):
+            # the compiled check reads each array's header in place (no tuples made); where it cannot run or
+            # says no (another dtype object of the same dtype, say), the same check on the Python objects
+            if set(map(type, grads)) != _NDARRAY or list(map(_LAYOUT, grads)) != self._layouts:
+                return None
         table = self._table.copy()
         table[:, 1] = objects
         return table, objects, grads

@@ -29,7 +29,8 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "first_nonfinite", "layout_ok", "pointer_like", "segment_sum"]
+__all__ = ["DATA_OFFSET", "any_nonfinite", "check_headers", "chunk_table", "data_at", "first_nonfinite", "header_ok",
+           "layout_ok", "pointer_like", "segment_sum"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -166,3 +167,81 @@ def segment_sum(out: np.ndarray, ids: np.ndarray, rows: np.ndarray, serial: bool
     bounds = np.zeros(out.shape[0] + 1, np.int64)
     np.cumsum(np.bincount(ids, minlength=out.shape[0]), out=bounds[1:])
     _sum_segments(rows, order, bounds, out, serial)
+
+
+# ---------------------------------------------------------------------------- array headers
+#: byte offsets, in a NumPy array object, of ``ob_type`` and of the ``PyArrayObject`` fields after ``data``:
+#: ``nd`` (int), ``dimensions`` and ``strides`` (``npy_intp *``) and ``descr`` (NumPy's C ABI);
+#: :func:`header_ok` checks them on this interpreter before :func:`check_headers` relies on them
+TYPE_OFFSET = DATA_OFFSET - 8
+ND_OFFSET, DIMS_OFFSET, STRIDES_OFFSET, DESCR_OFFSET = DATA_OFFSET + 8, DATA_OFFSET + 16, DATA_OFFSET + 24, \
+    DATA_OFFSET + 40
+
+
+def header_ok() -> bool:
+    """Whether array objects hold ``ob_type``, ``nd``, ``dimensions``, ``strides`` and ``descr`` at the
+    offsets above here (checked on arrays of 0 to 3 dimensions, views and both float dtypes)."""
+    base = np.arange(48, dtype=np.float64)
+    probes = [base, base[3:], np.zeros((), np.float32), np.zeros((3, 4), np.float32)[1:], base.reshape(2, 3, 8)[:, ::2],
+              np.zeros((2, 0, 3), np.float32)]
+    i64, ptr = ctypes.c_int64, ctypes.c_void_p
+    try:
+        for a in probes:
+            at = id(a)
+            nd = ctypes.c_int.from_address(at + ND_OFFSET).value
+            dims, strides = ptr.from_address(at + DIMS_OFFSET).value, ptr.from_address(at + STRIDES_OFFSET).value
+            if (ptr.from_address(at + TYPE_OFFSET).value != id(type(a)) or nd != a.ndim
+                    or ptr.from_address(at + DESCR_OFFSET).value != id(a.dtype)
+                    or tuple(i64.from_address(dims + 8 * k).value for k in range(nd)) != a.shape
+                    or tuple(i64.from_address(strides + 8 * k).value for k in range(nd)) != a.strides):
+                return False
+        return True
+    except Exception:  # pragma: no cover - an interpreter without ctypes addresses
+        return False
+
+
+@intrinsic
+def _load_i64(typingctx, address):
+    """The int64 at ``address`` (an integer)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.load(builder.inttoptr(args[0], ir.IntType(64).as_pointer()))
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _load_i32(typingctx, address):
+    """The int32 at ``address`` (an integer), widened to int64."""
+
+    def codegen(context, builder, signature, args):
+        return builder.sext(builder.load(builder.inttoptr(args[0], ir.IntType(32).as_pointer())), ir.IntType(64))
+
+    return types.int64(types.int64), codegen
+
+
+@numba.njit(nogil=True, cache=True)
+def _check_headers(objects, ndarray_type, descr, nds, starts, layout):
+    for t in range(objects.shape[0]):
+        obj = objects[t]
+        if _load_i64(obj + TYPE_OFFSET) != ndarray_type or _load_i64(obj + DESCR_OFFSET) != descr:
+            return t
+        nd = nds[t]
+        if _load_i32(obj + ND_OFFSET) != nd:
+            return t
+        dims = _load_i64(obj + DIMS_OFFSET)
+        strides = _load_i64(obj + STRIDES_OFFSET)
+        s = starts[t]
+        for k in range(nd):
+            if _load_i64(dims + 8 * k) != layout[s + k] or _load_i64(strides + 8 * k) != layout[s + nd + k]:
+                return t
+    return -1
+
+
+def check_headers(objects: np.ndarray, descr: int, nds: np.ndarray, starts: np.ndarray, layout: np.ndarray) -> int:
+    """Index of the first object (by ``id``) that is not an exact ndarray with dtype object ``descr``
+    (an address), ``nds[t]`` dimensions of the shape ``layout[starts[t]:starts[t] + nd]`` and the
+    strides that follow it; -1 when all are. Call only when :func:`header_ok` holds, with the
+    objects alive: an object that is not an ndarray is told apart by its type before any array
+    field is read."""
+    return _check_headers(objects, id(np.ndarray), descr, nds, starts, layout)
