@@ -273,7 +273,7 @@ def test_a_changed_chunk_size_and_the_fused_switch_are_followed(monkeypatch):
 def test_a_copied_optimizer_does_not_share_the_remembered_lists():
     vs, opt, g = _warm()
     twin_vars, twin = copy.deepcopy((vs, opt))
-    assert opt in batched._lists and twin not in batched._lists  # (its offsets table holds the original's arrays)
+    assert batched._entries(opt) and not batched._entries(twin)  # (its offsets table holds the original's arrays)
     before = [v.numpy() for v in vs]
     for _ in range(2):
         twin.apply_gradients([(ds.constant(a), v) for a, v in zip(g, twin_vars)])
@@ -298,9 +298,9 @@ def test_lists_are_remembered_per_optimizer_and_bounded():
         for vs in lists:
             opt.apply_gradients([(ds.constant(a), v) for a, v in zip(grads[0], vs)])
     assert batched.stats["steps"] - before == len(lists)  # the second round: every list (rebuilt when evicted)
-    assert len(batched._lists[opt]) == batched.MAX_LISTS
+    assert len(batched._entries(opt)) == batched.MAX_LISTS
     batched.clear(opt)
-    assert opt not in batched._lists
+    assert not batched._entries(opt)
 
 
 @pytest.fixture
@@ -386,3 +386,20 @@ def test_the_compiled_header_check_tells_every_misfit_apart():
     assert other.dtype is not params[1].dtype and other.dtype == params[1].dtype
     bound = batch.bind([good[0], other, good[2]])
     assert bound is not None and bound[1][1] == id(other)
+
+
+def test_the_remembered_lists_go_with_their_optimizer():
+    import gc
+    import pickle
+    import weakref
+
+    vs, opt, g = _warm()
+    opt.apply_gradients([(ds.constant(a), v) for a, v in zip(g, vs)])
+    assert batched._entries(opt)
+    assert not pickle.loads(pickle.dumps(batched._entries(opt)))
+    ref = weakref.ref(vs[0])
+    cycle = {"optimizer": opt, "variables": vs}
+    cycle["self"] = cycle
+    del vs, opt, cycle
+    gc.collect()  # one collection frees the optimizer, its lists and the variables together
+    assert ref() is None

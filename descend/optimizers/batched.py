@@ -24,10 +24,10 @@ whose gradients do not fit the remembered list, or hold a NaN or Inf under a che
 exactly as before, nothing having been written. So the
 all-or-nothing promise of ``apply_gradients`` holds on both paths.
 
-The remembered lists live in a table keyed by the optimizer (weakly: a copy of an optimizer starts
-with none, since the offsets table holds addresses of the original's arrays), at most
-:data:`MAX_LISTS` per optimizer, least recently used first out. A list holds its variables and
-slots alive (as the optimizer's slots already do).
+The remembered lists live in the optimizer (a copy or pickle of it starts with none, since the
+offsets table holds addresses of the original's arrays), at most :data:`MAX_LISTS` per
+optimizer, least recently used first out. A list holds its variables and slots alive, as the
+optimizer's slots already do, and goes with the optimizer.
 
 Example:
     >>> import descend as ds
@@ -65,7 +65,7 @@ GATHER_MIN = 1 << 22
 #: how many updates the batched step applied (``stats["steps"]``), for tests and profiling
 stats: collections.Counter = collections.Counter()
 
-_lists: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # optimizer -> [_Entry], most recent first
+_owners: weakref.WeakSet = weakref.WeakSet()  # the optimizers that remember lists (for clear())
 _enabled = True
 _VALUE = operator.attrgetter("_value")
 _CONSTRAINT = operator.attrgetter("_constraint")
@@ -93,10 +93,37 @@ def set_enabled(flag: bool) -> bool:
 
 def clear(optimizer=None) -> None:
     """Forget the remembered variable lists of ``optimizer`` (None: of every optimizer)."""
-    if optimizer is None:
-        _lists.clear()
-    else:
-        _lists.pop(optimizer, None)
+    for opt in (list(_owners) if optimizer is None else [optimizer]):
+        opt.__dict__.pop(_ATTRIBUTE, None)
+        _owners.discard(opt)
+
+
+class _Lists(list):
+    """An optimizer's remembered lists (most recent first), kept in the optimizer itself so that they
+    go with it (a table keyed weakly by optimizer would hold its variables one garbage collection
+    longer when the optimizer dies in a reference cycle). A copy or a pickle of the optimizer gets
+    none: the offsets tables hold addresses of the original's arrays."""
+
+    def __copy__(self):
+        return _Lists()
+
+    def __deepcopy__(self, memo):
+        return _Lists()
+
+    def __reduce__(self):
+        return _Lists, ()
+
+
+_ATTRIBUTE = "_batched_lists"
+
+
+def _entries(opt) -> _Lists:
+    entries = opt.__dict__.get(_ATTRIBUTE)
+    if entries is None:
+        entries = _Lists()
+        object.__setattr__(opt, _ATTRIBUTE, entries)
+        _owners.add(opt)
+    return entries
 
 
 class _Group:
@@ -247,9 +274,7 @@ def _gather_slots(opt, variables) -> None:
 
 def _find(opt, ids, variables, rule) -> tuple[_Entry | None, object]:
     """``(entry, kernel)`` of this list of variables: remembered, or built now (None: not now)."""
-    entries = _lists.get(opt)
-    if entries is None:
-        entries = _lists[opt] = []
+    entries = _entries(opt)
     k = next((k for k, e in enumerate(entries) if e.ids == ids), None)
     if k is None and not all(i in opt._slots for i in ids):
         return None, None  # a first step: the general pipeline creates the state (and compiles the rule)
