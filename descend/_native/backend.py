@@ -54,6 +54,11 @@ the backend; no backend imports the optimizers.
 
 both return False, having written nothing, when they do not take these arrays
 (another array type, dtype or layout); the caller then takes the NumPy path.
+
+* ``dense_batch(params, slots) -> DenseBatch | None`` (optional; the default
+  returns None): ``apply_dense`` prepared once for a fixed list of parameters
+  and slots, so that a step with new gradients does no per-tensor work beyond
+  reading the gradients' layout (see :class:`DenseBatch`).
 :class:`RuleKernel` turns ``coefficients`` into the kernel's scalar arguments
 (the prologue, then a cast to the arrays' dtype), so a backend only launches.
 
@@ -81,7 +86,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["DTYPES", "Backend", "FusedKernelWarning", "KernelSpec", "RuleKernel", "default", "set_default",
+__all__ = ["DTYPES", "Backend", "DenseBatch", "FusedKernelWarning", "KernelSpec", "RuleKernel", "default", "set_default",
            "stats"]
 
 #: the dtypes the kernels are generated for
@@ -197,6 +202,40 @@ class RuleKernel:
         raise NotImplementedError
 
     def apply_rows(self, param, grad, slots: list, coefficients: dict, idx, decay: float = 0.0) -> bool:
+        raise NotImplementedError
+
+    def dense_batch(self, params: list, slots: list) -> DenseBatch | None:
+        """A :class:`DenseBatch` updating ``params[t]`` and its ``slots[t]`` (a list per tensor), or None
+        when this backend prepares no batches or does not take these arrays (then ``apply_dense`` each step)."""
+        return None
+
+
+class DenseBatch:
+    """A dense update of a fixed list of tensors (parameters and their slots), prepared once by
+    :meth:`RuleKernel.dense_batch` and launched every step with that step's gradients.
+
+    ``bind(grads)`` takes the step's gradients (one per parameter, in order) and returns what the
+    other two methods take, or None when they do not fit (another array type, dtype, shape or
+    layout: the caller then takes the general path; nothing was changed).
+    ``find_nonfinite(bound)`` is the index of the first gradient holding a NaN or Inf, -1 when none
+    does; ``apply(bound, coefficients, decays=None)`` updates every parameter and its slots in place
+    as :meth:`RuleKernel.apply_dense` does (``decays``: an array of the parameters' dtype, one
+    decoupled weight-decay factor per parameter; None: no decay) and returns False, having written
+    nothing, when it cannot (the caller then takes the NumPy path).
+    """
+
+    #: how many parameters the batch updates
+    n: int = 0
+    #: their dtype (a batch holds one)
+    dtype = None
+
+    def bind(self, grads: list):
+        raise NotImplementedError
+
+    def find_nonfinite(self, bound) -> int:
+        raise NotImplementedError
+
+    def apply(self, bound, coefficients: dict, decays=None) -> bool:
         raise NotImplementedError
 
 

@@ -73,6 +73,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import logging
+import operator
 import os
 import re
 import sys
@@ -85,9 +86,9 @@ from pathlib import Path
 import numpy as np
 
 from .. import _native
-from .backend import DTYPES, Backend, FusedKernelWarning, KernelSpec, RuleKernel, stats
+from .backend import DTYPES, Backend, DenseBatch, FusedKernelWarning, KernelSpec, RuleKernel, stats
 
-__all__ = ["NumbaCPU", "NumbaRule", "cache_dir", "kernel_source"]
+__all__ = ["NumbaCPU", "NumbaDenseBatch", "NumbaRule", "cache_dir", "kernel_source"]
 
 log = logging.getLogger("descend.fused")
 
@@ -365,13 +366,16 @@ class NumbaRule(RuleKernel):
         for p, g, ss in zip(params, grads, slots):
             if len(ss) != self.n_slots:
                 return False
+            if type(p) is not np.ndarray:  # the kernel reads array objects by address: nothing else may go in
+                return False
             size = p.size
             flags = p.flags
             if not (flags.c_contiguous and flags.writeable):
                 return False
             add(id(p))
             for a in (g, *ss):
-                if (a.dtype is not dtype and a.dtype != dtype) or a.size != size or not a.flags.c_contiguous:
+                if (type(a) is not np.ndarray or (a.dtype is not dtype and a.dtype != dtype) or a.size != size
+                        or not a.flags.c_contiguous):
                     return False
                 add(id(a))
         args = self.scalars(coefficients, dtype)
@@ -383,6 +387,23 @@ class NumbaRule(RuleKernel):
         chunks = _native.kernels().chunk_table(sizes, _native.CHUNK)
         return self._launch("dense", dtype, int(sizes.sum()),
                             (table, chunks, np.array(decays, dtype)) if n else None, args)
+
+    def dense_batch(self, params: list, slots: list) -> NumbaDenseBatch | None:
+        """The :class:`NumbaDenseBatch` of ``params`` and their ``slots`` (C-contiguous writable
+        arrays of one float dtype, each slot the size of its parameter); None when they are not."""
+        if not params:
+            return None
+        dtype = params[0].dtype
+        if dtype not in DTYPES or dtype in self._failed or len(slots) != len(params):
+            return None
+        for p, ss in zip(params, slots):
+            if len(ss) != self.n_slots:
+                return None
+            for a in (p, *ss):
+                flags = a.flags if type(a) is np.ndarray else None
+                if flags is None or not (flags.c_contiguous and flags.writeable) or a.dtype != dtype or a.size != p.size:
+                    return None
+        return NumbaDenseBatch(self, params, slots)
 
     def apply_rows(self, param: np.ndarray, grad: np.ndarray, slots: list, coefficients: dict, idx: np.ndarray,
                    decay: float = 0.0) -> bool:
@@ -433,6 +454,95 @@ class NumbaRule(RuleKernel):
         return True
 
 
+_LAYOUT = operator.attrgetter("dtype", "shape", "strides")
+_NDARRAY = {np.ndarray}
+
+
+_header_state: list = []
+
+
+def _headers_ok() -> bool:
+    """Whether the compiled check of array headers can run here (checked once)."""
+    if not _header_state:
+        _header_state.append(_native.kernels().header_ok())
+    return _header_state[0]
+
+
+class NumbaDenseBatch(DenseBatch):
+    """:meth:`NumbaRule.apply_dense` prepared for a fixed list of parameters and slots.
+
+    The offsets table (the array objects of each parameter and its slots) and the chunk list are
+    built once; a step writes the gradients' objects into a copy of the table, after checking that
+    every gradient is an ndarray of the parameter's dtype, shape and strides (so C-contiguous like
+    it): one compiled pass over the array headers (``jit.check_headers``, where ``jit.header_ok``
+    holds), else two C-level passes over the Python objects. The batch holds the parameters and slots: they
+    stay alive, and their addresses in the table stay valid, as long as it does.
+    """
+
+    def __init__(self, rule: NumbaRule, params: list, slots: list):
+        self.rule = rule
+        self.n = len(params)
+        self.dtype = params[0].dtype
+        self._arrays = (list(params), [list(ss) for ss in slots])  # keeps the addresses in the table valid
+        width = 2 + rule.n_slots
+        table = np.zeros((self.n, width), np.int64)
+        table[:, 0] = np.fromiter(map(id, params), np.int64, self.n)
+        for k in range(rule.n_slots):
+            table[:, 2 + k] = np.fromiter((id(ss[k]) for ss in slots), np.int64, self.n)
+        self._table = table
+        self._layouts = list(map(_LAYOUT, params))  # (dtype, shape, strides) of C-contiguous arrays of these shapes
+        # the same as flat arrays, for the compiled check of the gradients' array headers
+        self._descr = id(self.dtype)
+        self._nds = np.fromiter((p.ndim for p in params), np.int64, self.n)
+        self._starts = np.zeros(self.n, np.int64)
+        np.cumsum(2 * self._nds[:-1], out=self._starts[1:])
+        self._flat_layout = np.fromiter((x for p in params for x in (*p.shape, *p.strides)), np.int64,
+                                        int(2 * self._nds.sum()))
+        self._sizes = np.fromiter((p.size for p in params), np.int64, self.n)
+        self.total = int(self._sizes.sum())
+        self._chunk = None
+        self._chunks = None
+
+    def _chunk_list(self) -> np.ndarray:
+        if self._chunk != _native.CHUNK:  # (tests change CHUNK at run time)
+            self._chunk = _native.CHUNK
+            self._chunks = _native.kernels().chunk_table(self._sizes, self._chunk)
+        return self._chunks
+
+    def bind(self, grads: list):
+        """``(table, gradient objects, gradients)`` for this step, or None when a gradient is not an
+        ndarray of its parameter's dtype, shape and layout."""
+        if len(grads) != self.n:
+            return None
+        objects = np.array(list(map(id, grads)), np.int64)  # (grads holds them alive)
+        if not (_headers_ok() and _native.kernels().check_headers(objects, self._descr, self._nds, self._starts,
+                                                                    self._flat_layout) < 0):
+            # the compiled check reads each array's header in place (no tuples made); where it cannot run or
+            # says no (another dtype object of the same dtype, say), the same check on the Python objects
+            if set(map(type, grads)) != _NDARRAY or list(map(_LAYOUT, grads)) != self._layouts:
+                return None
+        table = self._table.copy()
+        table[:, 1] = objects
+        return table, objects, grads
+
+    def find_nonfinite(self, bound) -> int:
+        chunks = self._chunk_list()
+        if not chunks.shape[0]:
+            return -1
+        return _native.kernels().first_nonfinite(bound[1], chunks, self.dtype.itemsize, _native.serial(self.total))
+
+    def apply(self, bound, coefficients: dict, decays=None) -> bool:
+        rule = self.rule
+        if self.dtype in rule._failed:
+            return False
+        args = rule.scalars(coefficients, self.dtype)
+        if args is None:
+            return False
+        if decays is None:
+            decays = np.zeros(self.n, self.dtype)
+        return rule._launch("dense", self.dtype, self.total, (bound[0], self._chunk_list(), decays), args)
+
+
 class NumbaCPU(Backend):
     """numba kernels on the CPU, for NumPy arrays (see the module docstring)."""
 
@@ -466,7 +576,7 @@ class NumbaCPU(Backend):
             return None
         total = 0
         for a in arrays:
-            if a.dtype != dtype or not a.flags.c_contiguous:
+            if type(a) is not np.ndarray or a.dtype != dtype or not a.flags.c_contiguous:
                 return None
             total += a.size
         return _native.kernels().any_nonfinite(arrays, _native.CHUNK, _native.serial(total))

@@ -29,8 +29,8 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["DATA_OFFSET", "any_nonfinite", "chunk_table", "data_at", "group_ids", "layout_ok", "pointer_like", "prefetch", "segment_sum",
-           "sum_groups"]
+__all__ = ["DATA_OFFSET", "any_nonfinite", "check_headers", "chunk_table", "data_at", "first_nonfinite", "group_ids",
+           "header_ok", "layout_ok", "pointer_like", "prefetch", "segment_sum", "sum_groups"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -143,9 +143,13 @@ def any_nonfinite(arrays: list, chunk: int, serial: bool) -> int:
     float32 or float64 arrays, all of one dtype)."""
     objects = np.fromiter(map(id, arrays), np.int64, len(arrays))
     sizes = np.fromiter((a.size for a in arrays), np.int64, len(arrays))
-    chunks = chunk_table(sizes, chunk)
+    return first_nonfinite(objects, chunk_table(sizes, chunk), arrays[0].dtype.itemsize, serial)
+
+
+def first_nonfinite(objects: np.ndarray, chunks: np.ndarray, itemsize: int, serial: bool) -> int:
+    """:func:`any_nonfinite` over arrays given by their objects (``id``), cut into ``chunks``
+    (:func:`chunk_table` of their sizes); ``itemsize`` 4 (float32) or 8 (float64)."""
     flags = np.zeros(chunks.shape[0], np.bool_)
-    itemsize = arrays[0].dtype.itemsize
     _nonfinite(objects, chunks, flags, serial, _EXPONENT[itemsize], itemsize)
     hit = np.flatnonzero(flags)
     return int(chunks[hit[0], 0]) if hit.size else -1
@@ -329,3 +333,81 @@ def sum_groups(values, inverse, out, bits, seen, parts, zero, exponent):
             bad += _sum_part(values, inverse, out, bits, seen, p * n_groups // parts, (p + 1) * n_groups // parts,
                              zero, exponent)
     return bad
+
+
+# ---------------------------------------------------------------------------- array headers
+#: byte offsets, in a NumPy array object, of ``ob_type`` and of the ``PyArrayObject`` fields after ``data``:
+#: ``nd`` (int), ``dimensions`` and ``strides`` (``npy_intp *``) and ``descr`` (NumPy's C ABI);
+#: :func:`header_ok` checks them on this interpreter before :func:`check_headers` relies on them
+TYPE_OFFSET = DATA_OFFSET - 8
+ND_OFFSET, DIMS_OFFSET, STRIDES_OFFSET, DESCR_OFFSET = DATA_OFFSET + 8, DATA_OFFSET + 16, DATA_OFFSET + 24, \
+    DATA_OFFSET + 40
+
+
+def header_ok() -> bool:
+    """Whether array objects hold ``ob_type``, ``nd``, ``dimensions``, ``strides`` and ``descr`` at the
+    offsets above here (checked on arrays of 0 to 3 dimensions, views and both float dtypes)."""
+    base = np.arange(48, dtype=np.float64)
+    probes = [base, base[3:], np.zeros((), np.float32), np.zeros((3, 4), np.float32)[1:], base.reshape(2, 3, 8)[:, ::2],
+              np.zeros((2, 0, 3), np.float32)]
+    i64, ptr = ctypes.c_int64, ctypes.c_void_p
+    try:
+        for a in probes:
+            at = id(a)
+            nd = ctypes.c_int.from_address(at + ND_OFFSET).value
+            dims, strides = ptr.from_address(at + DIMS_OFFSET).value, ptr.from_address(at + STRIDES_OFFSET).value
+            if (ptr.from_address(at + TYPE_OFFSET).value != id(type(a)) or nd != a.ndim
+                    or ptr.from_address(at + DESCR_OFFSET).value != id(a.dtype)
+                    or tuple(i64.from_address(dims + 8 * k).value for k in range(nd)) != a.shape
+                    or tuple(i64.from_address(strides + 8 * k).value for k in range(nd)) != a.strides):
+                return False
+        return True
+    except Exception:  # pragma: no cover - an interpreter without ctypes addresses
+        return False
+
+
+@intrinsic
+def _load_i64(typingctx, address):
+    """The int64 at ``address`` (an integer)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.load(builder.inttoptr(args[0], ir.IntType(64).as_pointer()))
+
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _load_i32(typingctx, address):
+    """The int32 at ``address`` (an integer), widened to int64."""
+
+    def codegen(context, builder, signature, args):
+        return builder.sext(builder.load(builder.inttoptr(args[0], ir.IntType(32).as_pointer())), ir.IntType(64))
+
+    return types.int64(types.int64), codegen
+
+
+@numba.njit(nogil=True, cache=True)
+def _check_headers(objects, ndarray_type, descr, nds, starts, layout):
+    for t in range(objects.shape[0]):
+        obj = objects[t]
+        if _load_i64(obj + TYPE_OFFSET) != ndarray_type or _load_i64(obj + DESCR_OFFSET) != descr:
+            return t
+        nd = nds[t]
+        if _load_i32(obj + ND_OFFSET) != nd:
+            return t
+        dims = _load_i64(obj + DIMS_OFFSET)
+        strides = _load_i64(obj + STRIDES_OFFSET)
+        s = starts[t]
+        for k in range(nd):
+            if _load_i64(dims + 8 * k) != layout[s + k] or _load_i64(strides + 8 * k) != layout[s + nd + k]:
+                return t
+    return -1
+
+
+def check_headers(objects: np.ndarray, descr: int, nds: np.ndarray, starts: np.ndarray, layout: np.ndarray) -> int:
+    """Index of the first object (by ``id``) that is not an exact ndarray with dtype object ``descr``
+    (an address), ``nds[t]`` dimensions of the shape ``layout[starts[t]:starts[t] + nd]`` and the
+    strides that follow it; -1 when all are. Call only when :func:`header_ok` holds, with the
+    objects alive: an object that is not an ndarray is told apart by its type before any array
+    field is read."""
+    return _check_headers(objects, id(np.ndarray), descr, nds, starts, layout)

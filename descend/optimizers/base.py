@@ -41,7 +41,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable, no_name_scope
-from . import accumulation, exact_lazy, fused, pipeline, schedules
+from . import accumulation, batched, exact_lazy, fused, pipeline, schedules
 from .pipeline import ByVariable, UpdatePlan
 
 __all__ = ["Optimizer", "Slot", "StateRestore", "StepState", "VariableList", "decoupled_decay", "initial_value",
@@ -684,6 +684,10 @@ class Optimizer:
                 weight (its example or token count): the applied gradient is
                 ``sum(w_i g_i) / sum(w_i)``. Default 1.
         """
+        if weight is None:  # a repeated dense step: one prepared kernel call (None when it applied the update)
+            grads_and_vars = batched.apply(self, grads_and_vars)
+            if grads_and_vars is None:
+                return self._iterations
         self.commit(self.prepare(grads_and_vars, weight=weight))
         return self._iterations
 
@@ -795,17 +799,10 @@ class Optimizer:
     def _resolve_into(self, plan: UpdatePlan, pairs: list) -> None:
         """Stage ``resolve``: hyperparameters, step state, coefficients, new slots, constraints."""
         step = plan.step
-        hyper = self.resolve_hyperparameters(step)
         variables = [v for _, v in pairs]
         # (a replica that owns none of the variables, sharded optimizer state: the step state of the call's)
-        plan.new_step_state = self._plan_step_state_creation(variables or plan.targets, hyper)
-        for ss in self.step_states():
-            var = self._step_vars.get(ss.name)
-            current = var._value if var is not None else plan.new_step_state[ss.name]
-            advanced = np.asarray(ss.advance(current, step, hyper), current.dtype)
-            hyper[ss.name] = advanced if ss.advance_first else current.copy()
-            plan.step_state[ss.name] = advanced
-        plan.hyper = hyper
+        plan.hyper, plan.step_state, plan.new_step_state = self._resolve_hyper(step, variables or plan.targets)
+        hyper = plan.hyper
         if self.rule_kind == "custom":
             plan.new_slots = {id(v): (v, None) for v in variables if id(v) not in self._slots}
         else:
@@ -826,6 +823,21 @@ class Optimizer:
                     raise ValueError(f"the constraint of variable '{item.var.name}' returned shape {out.shape}; "
                                      f"expected {param.shape}")
                 item.constrained = (out.astype(param.dtype, copy=False), slot_values)
+
+    def _resolve_hyper(self, step: int, variables: list) -> tuple[dict, dict, dict]:
+        """The optimizer-level part of stage ``resolve``: ``(hyper, step_state, new_step_state)``, the
+        hyperparameters at ``step`` (with the step states' values this update uses), each step state's
+        value after it, and the initial values of step states created now (for ``variables``)."""
+        hyper = self.resolve_hyperparameters(step)
+        new_step_state = self._plan_step_state_creation(variables, hyper)
+        step_state = {}
+        for ss in self.step_states():
+            var = self._step_vars.get(ss.name)
+            current = var._value if var is not None else new_step_state[ss.name]
+            advanced = np.asarray(ss.advance(current, step, hyper), current.dtype)
+            hyper[ss.name] = advanced if ss.advance_first else current.copy()
+            step_state[ss.name] = advanced
+        return hyper, step_state, new_step_state
 
     def _coefficients_for(self, step, hyper, dtype) -> dict:
         c = self.coefficients(step, dict(hyper), dtype)

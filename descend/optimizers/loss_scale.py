@@ -179,7 +179,11 @@ class LossScaleOptimizer:
         grads = self._unscale([g for g, _ in pairs])
         if grads is not None:
             inner = self.inner_optimizer
-            inner.commit(inner.prepare(zip(grads, [v for _, v in pairs]), **kwargs))  # prepare may raise: no change
+            pairs = list(zip(grads, [v for _, v in pairs]))
+            if type(inner).apply_gradients is Optimizer.apply_gradients and set(kwargs) <= {"weight"}:
+                inner.apply_gradients(pairs, **kwargs)  # commit(prepare(...)), or the batched step: no change on error
+            else:
+                inner.commit(inner.prepare(pairs, **kwargs))  # prepare may raise: no change
             self._grow()
         return self.iterations
 

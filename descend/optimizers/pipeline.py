@@ -64,6 +64,12 @@ cross_replica_sum = None
 cross_replica_norm = None
 cross_replica_any = None
 after_commit = None
+#: ``hooks_idle(optimizer, pairs) -> bool``, without side effects: True when none of the hooks above will
+#: communicate or change anything in this update of ``optimizer`` with these ``(gradient, variable)`` pairs (no
+#: strategy with more than one replica is active or owns the variables). A step may then leave the hooks out:
+#: the batched step (``descend.optimizers.batched``) runs only where no hook is installed or this says True.
+#: None: unknown (the batched step stands aside while any hook is installed)
+hooks_idle = None
 
 STAGES = ("validate", "unscale", "check_input", "accumulate", "aggregate", "deduplicate", "clip", "check_applied", "resolve",
           "decay", "rule", "constrain", "count", "ema")
