@@ -342,9 +342,23 @@ def _after_commit(optimizer, plan) -> None:
         zr.gather(optimizer)
 
 
+def _hooks_idle(optimizer, pairs) -> bool:
+    """Whether none of the distribution hooks will act on this update (one replica, nothing sharded): the
+    optimizers' batched step may then run in their place."""
+    if _SHARDED[0] and optimizer in _REGISTRY:
+        return False
+    s = _strategy._stack()
+    if s:
+        return s[-1][0].num_replicas_in_sync == 1
+    if not _strategy._MIRRORED:
+        return True
+    return all(st is None or st.num_replicas_in_sync == 1 for st in (_strategy.strategy_of(v) for _, v in pairs))
+
+
 _pipeline.cross_replica_any = _cross_replica_any
 _pipeline.cross_replica_norm = _cross_replica_norm
 _pipeline.after_commit = _after_commit
+_pipeline.hooks_idle = _hooks_idle
 
 
 # -------------------------------------------------------------------------------------------- facts
