@@ -32,6 +32,8 @@ import numpy as np
 
 __all__ = ["Group", "LocalGroup", "MPIGroup", "world", "launched_by_mpiexec", "threads_per_rank"]
 
+#: the first message tag of ``sendrecv`` (descend's only point-to-point traffic)
+_TAG_BASE = 0x100
 _LAUNCHER_VARS = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS")
 _WORLD = None
 
@@ -51,6 +53,16 @@ class Group:
 
     def allreduce_sum(self, buf: np.ndarray) -> None:
         """Sum the contiguous array ``buf`` over the group, in place."""
+        raise NotImplementedError
+
+    def sendrecv(self, sends: list, recvs: list) -> None:
+        """Receive into every ``(source, tag, array)`` of ``recvs`` and send every ``(dest, tag, array)`` of
+        ``sends`` (contiguous arrays, moved as bytes: any dtype), all at once; return when all are done."""
+        raise NotImplementedError
+
+    def allgather_parts(self, buf: np.ndarray) -> None:
+        """In place: cut the contiguous ``buf`` into ``size`` equal parts; rank ``r``'s part ``r`` reaches
+        every rank."""
         raise NotImplementedError
 
     def allgather_counts(self, counts: np.ndarray) -> np.ndarray:
@@ -80,6 +92,13 @@ class LocalGroup(Group):
     """A group of one process: every collective is the identity."""
 
     def allreduce_sum(self, buf):
+        return None
+
+    def sendrecv(self, sends, recvs):
+        if sends or recvs:
+            raise ValueError("a one-process group has no other rank to send to or receive from")
+
+    def allgather_parts(self, buf):
         return None
 
     def allgather_counts(self, counts):
@@ -122,6 +141,20 @@ class MPIGroup(Group):
 
     def allreduce_sum(self, buf):
         self.comm.Allreduce(self._MPI.IN_PLACE, buf, op=self._MPI.SUM)
+
+    def sendrecv(self, sends, recvs):
+        MPI = self._MPI
+        byte = MPI.BYTE
+        requests = [self.comm.Irecv([a.reshape(-1).view(np.uint8), byte], source=p, tag=_TAG_BASE + t)
+                    for p, t, a in recvs]
+        requests += [self.comm.Isend([a.reshape(-1).view(np.uint8), byte], dest=p, tag=_TAG_BASE + t)
+                     for p, t, a in sends]
+        MPI.Request.Waitall(requests)
+
+    def allgather_parts(self, buf):
+        if buf.size % self.size:
+            raise ValueError(f"allgather_parts needs a length divisible by {self.size}. Received: {buf.size}")
+        self.comm.Allgather(self._MPI.IN_PLACE, [buf.reshape(-1).view(np.uint8), self._MPI.BYTE])
 
     def allgather_counts(self, counts):
         counts = np.ascontiguousarray(counts, np.int64)
