@@ -389,7 +389,52 @@ def _scattered_training(ds, out):
         collectives.DEFAULT_SCATTER_BYTES = default
 
 
-SCENARIOS = {"equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
+def _nonfinite(ds, out):
+    """A NaN or Inf in one rank's gradient (or a sum that overflows): every rank skips, or raises, together,
+    and the job carries on (no rank waits in an exchange the others left)."""
+    import descend.distribute.horovod as hvd
+
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    n, rank = strategy.num_replicas_in_sync, strategy.group.rank
+    res = {}
+
+    def run(make, steps=4, bad_step=1, value=np.nan, every_rank=False, use_strategy=True):
+        ds.clear_session()
+        ctx = strategy.scope() if use_strategy else ds.name_scope("m")
+        with ctx:
+            w = ds.Variable(np.zeros(3), name="w")
+            u = ds.Variable(np.zeros(2), name="u")
+        opt = make()
+        errors = []
+        for step in range(steps):
+            g = np.ones(3) * (rank + 1)
+            if step == bad_step and (every_rank or rank == n - 1):
+                g[0] = value
+            try:
+                if use_strategy:
+                    strategy.run(lambda g=g: opt.apply_gradients([(g, w), (np.ones(2), u)]))
+                else:
+                    opt.apply_gradients([(g, w), (np.ones(2), u)])
+            except ds.errors.InvalidArgumentError as e:
+                errors.append(str(e))
+        return {"w": w.numpy().tolist(), "u": u.numpy().tolist(), "iterations": int(opt.iterations.numpy()),
+                "skipped": int(getattr(opt, "skipped_steps", 0)), "errors": errors}
+
+    res["skip"] = run(lambda: ds.optimizers.SGD(0.1, on_nonfinite="skip"))
+    res["raise"] = run(lambda: ds.optimizers.SGD(0.1))
+    res["inf"] = run(lambda: ds.optimizers.Adam(0.1, on_nonfinite="skip"), value=np.inf)
+    res["overflow"] = run(lambda: ds.optimizers.SGD(0.1, on_nonfinite="skip"), value=1e308, every_rank=True)
+    res["accumulate"] = run(lambda: ds.optimizers.SGD(0.1, on_nonfinite="skip", gradient_accumulation_steps=2),
+                            steps=6, bad_step=2)
+    res["horovod"] = run(lambda: hvd.DistributedOptimizer(ds.optimizers.SGD(0.1, on_nonfinite="skip"), op=hvd.Sum),
+                         use_strategy=False)
+    res["horovod_accumulate"] = run(lambda: hvd.DistributedOptimizer(
+        ds.optimizers.SGD(0.1, on_nonfinite="skip", gradient_accumulation_steps=2), op=hvd.Sum), steps=6, bad_step=2,
+        use_strategy=False)
+    return res
+
+
+SCENARIOS = {"nonfinite": _nonfinite, "equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
              "exchange": _exchange, "scattered": _scattered_training,
              "surface": _surface, "repeat": _repeat, "float32": _float32, "fit": _fit, "ckpt_save": _ckpt_save,
              "ckpt_restore": _ckpt_restore, "mismatch": _mismatch, "mismatch_variable": _mismatch_variable,
@@ -412,7 +457,7 @@ def runs(tmp_path_factory):
     out = {}
     for n in (2, 3):
         d = tmp_path_factory.mktemp(f"n{n}")
-        proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32", "fit", "exchange", "scattered"], d,
+        proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32", "fit", "exchange", "scattered", "nonfinite"], d,
                           timeout=600)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
         out[n] = _results(d, n)
@@ -462,6 +507,28 @@ def test_n_ranks_equal_one_process_when_every_bucket_is_scattered(runs, n):
     assert len(res) == 15 and all(v["rel_err"] <= 1e-10 and v["moved"] > 1e-4 for v in res.values()), res
     for other in runs[n][1:]:
         assert [v["digest"] for v in other["scattered"].values()] == [v["digest"] for v in res.values()]
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_nonfinite_gradient_on_one_rank_is_skipped_or_raised_on_every_rank(runs, n):
+    per_rank = [r["nonfinite"] for r in runs[n]]
+    assert all(r == per_rank[0] for r in per_rank[1:])  # every rank ends in the same state
+    res = per_rank[0]
+    total = n * (n + 1) / 2  # the sum over the ranks of (rank + 1)
+    for key in ("skip", "inf", "overflow", "horovod"):  # 4 steps, the second skipped everywhere
+        assert (res[key]["iterations"], res[key]["skipped"], res[key]["errors"]) == (3, 1, []), (key, res[key])
+    np.testing.assert_allclose(res["skip"]["w"], [-0.3 * total] * 3)
+    np.testing.assert_allclose(res["skip"]["u"], [-0.3 * n] * 2)
+    assert res["horovod"] == res["skip"]
+    # raise: the rank that saw the NaN names the variable, the others say it was on another replica; nothing
+    # changed in that step, and all carry on together
+    assert res["raise"]["iterations"] == 3 and len(res["raise"]["errors"]) == 1
+    assert "'w'" in res["raise"]["errors"][0] or "another replica" in res["raise"]["errors"][0]
+    np.testing.assert_allclose(res["raise"]["w"], [-0.3 * total] * 3)
+    for key in ("accumulate", "horovod_accumulate"):  # 6 micro-steps, the third skipped: 2 updates, 1 pending
+        assert (res[key]["iterations"], res[key]["skipped"]) == (2, 1), (key, res[key])
+        np.testing.assert_allclose(res[key]["w"], [-0.2 * total] * 3)
 
 
 @needs_mpi

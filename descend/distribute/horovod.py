@@ -26,7 +26,7 @@ import numpy as np
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
-from . import comm
+from . import comm, strategy
 from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
 
 __all__ = ["Average", "Sum", "init", "is_initialized", "rank", "size", "local_rank", "local_size", "allreduce",
@@ -164,4 +164,5 @@ def DistributedOptimizer(optimizer, name=None, device_dense="", device_sparse=""
         return [(g, v) for g, (_, v) in zip(grads, pairs)]
 
     object.__setattr__(optimizer, "aggregate", aggregate)
+    strategy.sums_over(optimizer, exchange.group)
     return optimizer

@@ -176,13 +176,57 @@ def _on_variable_created(var: Variable) -> None:
 _variable.creation_hooks.append(_on_variable_created)
 
 
+def _strategy_for(pairs):
+    """The active strategy, else the one that owns the variables of ``pairs`` (None: neither)."""
+    s = _stack()
+    if s:
+        return s[-1][0]
+    if not _MIRRORED:
+        return None
+    return next((st for st in (strategy_of(v) for _, v in pairs) if st is not None), None)
+
+
+# optimizers whose ``aggregate`` stage Horovod's ``DistributedOptimizer`` replaced: optimizer -> its group
+_WRAPPED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def sums_over(optimizer, group) -> None:
+    """Declare that ``optimizer``'s ``aggregate`` stage sums every gradient over ``group`` (Horovod's
+    ``DistributedOptimizer``): its ``on_nonfinite`` decisions are then taken together with that group."""
+    _WRAPPED[optimizer] = group
+
+
+def _summing_group(optimizer, pairs):
+    """The group that the ``aggregate`` stage sums these gradients over (None: one replica), and whether every
+    replica then holds the same sum of every one of them (nothing sharded, nothing rank-local)."""
+    group = _WRAPPED.get(optimizer)
+    if group is not None:
+        return (group, True) if group.size > 1 else (None, False)
+    strategy = _strategy_for(pairs)
+    if strategy is None or strategy.num_replicas_in_sync == 1:
+        return None, False
+    return strategy.group, strategy._zero is None and not any(is_local(v) for _, v in pairs)
+
+
+def _replicated_sum(optimizer, pairs) -> bool:
+    return _summing_group(optimizer, pairs)[1]
+
+
+def cross_replica_any(optimizer, pairs, found: bool) -> bool:
+    """Whether any replica found a non-finite gradient in this update (one integer all-reduced), so that
+    every replica skips, raises or applies together; ``found`` itself with one replica."""
+    group, _ = _summing_group(optimizer, pairs)
+    if group is None:
+        return found
+    buf = np.array([1 if found else 0], np.int64)
+    group.allreduce_sum(buf)
+    return bool(buf[0])
+
+
 def _cross_replica_sum(optimizer, pairs: list) -> list:
     """The optimizers' ``aggregate`` stage under a strategy: the active one, else the one that owns the
     variables; identity for one replica."""
-    s = _stack()
-    strategy = s[-1][0] if s else None
-    if strategy is None:
-        strategy = next((st for st in (strategy_of(v) for _, v in pairs) if st is not None), None)
+    strategy = _strategy_for(pairs)
     if strategy is None or strategy.num_replicas_in_sync == 1:
         return pairs
     if not any(is_local(v) for _, v in pairs):
@@ -208,6 +252,8 @@ def _cross_replica_sum(optimizer, pairs: list) -> list:
 
 
 _pipeline.cross_replica_sum = _cross_replica_sum
+_pipeline.replicated_sum = _replicated_sum
+_pipeline.cross_replica_any = cross_replica_any  # descend.distribute.zero adds its sharded case
 
 
 # ---------------------------------------------------------------------------------------------- strategies

@@ -323,7 +323,7 @@ def _zero_for(optimizer, pairs):
 def _cross_replica_any(optimizer, pairs, found: bool) -> bool:
     zr = _zero_for(optimizer, pairs)
     if zr is None:
-        return found
+        return _strategy.cross_replica_any(optimizer, pairs, found)
     anywhere = zr.any(found)
     sh = zr._shards.get(optimizer)
     if anywhere and sh is not None:  # the step is skipped or raises on every rank: no all-gather follows

@@ -744,12 +744,17 @@ class Optimizer:
         # sums), so under "raise"/"skip" without accumulation it is checked once, after de-duplication,
         # on its unique rows; "zero" must see the raw values, accumulation must see each micro-batch
         sparse = [type(g) is IndexedSlices for g, _ in pairs]
-        deferred = (self.gradient_accumulation_steps is None and self.on_nonfinite in ("raise", "skip")
-                    and any(sparse))
-        pairs = pipeline.check_nonfinite(self, pairs, "gradient", only=[not s for s in sparse] if deferred else None)
-        if pairs is None:
-            plan.kind = "skip"
-            return plan
+        checks_later = self.gradient_accumulation_steps is None and self.on_nonfinite in ("raise", "skip")
+        # summed into the same bits on every replica: checked once, after the sum (pipeline.replicated_sum)
+        replicated = (checks_later and pipeline.replicated_sum is not None and bool(pairs)
+                      and pipeline.replicated_sum(self, pairs))
+        deferred = checks_later and any(sparse)
+        if not replicated:
+            pairs = pipeline.check_nonfinite(self, pairs, "gradient",
+                                             only=[not s for s in sparse] if deferred else None)
+            if pairs is None:
+                plan.kind = "skip"
+                return plan
         changed = sparse if deferred else None  # which gradients a later stage must check (again)
         if self.gradient_accumulation_steps is not None:
             state = pipeline.accumulate(self, self._accumulator_state(pairs), pairs, weight)
@@ -767,8 +772,10 @@ class Optimizer:
         pairs, changed = pipeline.deduplicate_and_clip(self, pairs, raw_global_clipnorm, changed)
         clipped = raw_global_clipnorm is not None or any(
             c is not None for c in (self.clipnorm, self.clipvalue, self.global_clipnorm))
+        if replicated:
+            changed = [True] * len(pairs)
         checked = pipeline.check_nonfinite(self, pairs, "gradient after clipping" if clipped else "gradient",
-                                           only=changed)
+                                           only=changed, replicated=replicated)
         if checked is None:
             plan.kind, plan.items = "skip", []
             return plan

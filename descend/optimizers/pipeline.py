@@ -64,6 +64,11 @@ cross_replica_sum = None
 cross_replica_norm = None
 cross_replica_any = None
 after_commit = None
+#: ``replicated_sum(optimizer, pairs) -> bool``: True when the ``aggregate`` stage will hand every replica the same
+#: sum of every one of these gradients (several replicas, nothing sharded, nothing rank-local). Without gradient
+#: accumulation the ``on_nonfinite`` check then waits for the sums: a NaN or Inf on any replica is in them (both
+#: propagate through addition), and every replica, holding the same bits, decides alike without a message.
+replicated_sum = None
 #: ``hooks_idle(optimizer, pairs) -> bool``, without side effects: True when none of the hooks above will
 #: communicate or change anything in this update of ``optimizer`` with these ``(gradient, variable)`` pairs (no
 #: strategy with more than one replica is active or owns the variables). A step may then leave the hooks out:
@@ -255,13 +260,14 @@ def _arrays(pairs):
     return [g.values._value if isinstance(g, IndexedSlices) else g for g, _ in pairs]
 
 
-def check_nonfinite(opt, pairs, what: str, only=None):
+def check_nonfinite(opt, pairs, what: str, only=None, *, replicated: bool = False):
     """Stages ``check_input`` and ``check_applied``: the ``on_nonfinite`` policy.
 
-    ``only`` (a list of booleans) limits the check to the gradients a stage produced anew.
-    Returns the pairs (non-finite elements zeroed under ``"zero"``) or None (skip the step)."""
+    ``only`` (a list of booleans) limits the check to the gradients a stage produced anew;
+    ``replicated``: every replica checks the same gradients (the sums), so none needs to hear from the
+    others. Returns the pairs (non-finite elements zeroed under ``"zero"``) or None (skip the step)."""
     policy = opt.on_nonfinite
-    agree = cross_replica_any if policy in ("raise", "skip") else None
+    agree = cross_replica_any if policy in ("raise", "skip") and not replicated else None
     if policy == "apply" or (agree is None and only is not None and not any(only)):
         return pairs
     arrays = _arrays(pairs)
