@@ -3,14 +3,15 @@
 Four measurements, each in ``mpiexec`` jobs launched from here (one thread per rank):
 
 1. **exchange**: summing the gradients of the MLP 784-512-512-10 (float32, six tensors, 2.7 MB) across 2
-   ranks with ``GradientExchange`` (packing into a fused bucket, one ``Allreduce``, unpacking) against a
-   bare mpi4py ``Allreduce`` of a preallocated buffer of the same bytes, interleaved in the same job.
+   ranks with ``GradientExchange`` (one 2.7 MB bucket: a scattered reduce from the gradients' own memory)
+   against a bare mpi4py ``Allreduce`` of a preallocated buffer of the same bytes, interleaved in the same job.
    Goal: >= 0.9 of its throughput.
 2. **step**: one training step of that MLP (batch 128 per rank, AdamW) at 2 ranks, descend under a
    ``MultiWorkerMirroredStrategy`` against PyTorch ``DistributedDataParallel`` (gloo, 2 processes,
    started by the same mpiexec). Goal: faster.
 3. **weak scaling**: descend's step at 1 rank and at 2 ranks (batch 128 per rank); efficiency
-   ``t(1) / t(2)``. Goal >= 0.9 where the machine has a core per rank to spare.
+   ``t(1) / t(2)``, with PyTorch DDP's at 1 and 2 ranks beside it. Goal >= 0.9 where the machine has a
+   core per rank to spare.
 4. **sparse**: the bytes and time of exchanging an embedding table's gradient (100,000 x 64 float32,
    256 rows touched per rank) as rows (all-gather) against a dense ``Allreduce`` of the table.
 5. **sharded embedding model**: the end-to-end embedding model of ``bench_embedding_e2e`` (4 tables of
@@ -306,6 +307,11 @@ def run(quick: bool = False, isolate: bool = True) -> dict:
                                                                      "n": step_reps})
         add_goal(result, "MLP step", "faster than PyTorch DDP", d2["step"] < tt["step"],
                  f"{tt['step'] / d2['step']:.2f}x")
+        t1 = _launch(1, "torch_step", step_reps, {"DESCEND_BENCH_TCP": f"tcp://127.0.0.1:{_free_port()}"})
+        log(f"   torch DDP step, 1 rank: {t1}")
+        for label, r in (("PyTorch DDP 1 rank", t1), ("PyTorch DDP 2 ranks", tt)):
+            add_row(result, "weak scaling", label, {"best": r["best"], "median": r["step"], "n": step_reps})
+        result["notes"].append(f"PyTorch DDP's weak scaling in the same run: {t1['step'] / tt['step']:.2f}")
     except ImportError:
         result["notes"].append(common.skipped_note("torch"))
     add_row(result, "weak scaling", "descend 1 rank", {"best": d1["best"], "median": d1["step"], "n": step_reps},
