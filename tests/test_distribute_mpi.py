@@ -417,8 +417,10 @@ def _nonfinite(ds, out):
                     opt.apply_gradients([(g, w), (np.ones(2), u)])
             except ds.errors.InvalidArgumentError as e:
                 errors.append(str(e))
+        scale = getattr(opt, "dynamic_scale", None)
         return {"w": w.numpy().tolist(), "u": u.numpy().tolist(), "iterations": int(opt.iterations.numpy()),
-                "skipped": int(getattr(opt, "skipped_steps", 0)), "errors": errors}
+                "skipped": int(getattr(opt, "skipped_steps", 0)), "errors": errors,
+                "scale": None if scale is None else float(scale.numpy())}
 
     res["skip"] = run(lambda: ds.optimizers.SGD(0.1, on_nonfinite="skip"))
     res["raise"] = run(lambda: ds.optimizers.SGD(0.1))
@@ -428,6 +430,8 @@ def _nonfinite(ds, out):
                             steps=6, bad_step=2)
     res["horovod"] = run(lambda: hvd.DistributedOptimizer(ds.optimizers.SGD(0.1, on_nonfinite="skip"), op=hvd.Sum),
                          use_strategy=False)
+    # a loss-scale optimizer skips (and halves its scale) on every rank together
+    res["loss_scale"] = run(lambda: ds.mixed_precision.LossScaleOptimizer(ds.optimizers.SGD(0.1)), value=np.inf)
     res["horovod_accumulate"] = run(lambda: hvd.DistributedOptimizer(
         ds.optimizers.SGD(0.1, on_nonfinite="skip", gradient_accumulation_steps=2), op=hvd.Sum), steps=6, bad_step=2,
         use_strategy=False)
@@ -526,6 +530,8 @@ def test_a_nonfinite_gradient_on_one_rank_is_skipped_or_raised_on_every_rank(run
     assert res["raise"]["iterations"] == 3 and len(res["raise"]["errors"]) == 1
     assert "'w'" in res["raise"]["errors"][0] or "another replica" in res["raise"]["errors"][0]
     np.testing.assert_allclose(res["raise"]["w"], [-0.3 * total] * 3)
+    assert res["loss_scale"]["iterations"] == 3 and res["loss_scale"]["scale"] == 2.0 ** 14
+    np.testing.assert_allclose(res["loss_scale"]["w"], [-0.1 * total * (2 ** -15 + 2 * 2 ** -14)] * 3, rtol=1e-6)
     for key in ("accumulate", "horovod_accumulate"):  # 6 micro-steps, the third skipped: 2 updates, 1 pending
         assert (res[key]["iterations"], res[key]["skipped"]) == (2, 1), (key, res[key])
         np.testing.assert_allclose(res[key]["w"], [-0.2 * total] * 3)

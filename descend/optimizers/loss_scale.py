@@ -32,6 +32,7 @@ from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable, no_name_scope
 from ..ops import math_ops
+from . import pipeline
 from .base import Optimizer
 
 __all__ = ["LossScaleOptimizer"]
@@ -176,7 +177,7 @@ class LossScaleOptimizer:
             except (TypeError, ValueError):
                 raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
             pairs.append((g, v))
-        grads = self._unscale([g for g, _ in pairs])
+        grads = self._unscale([g for g, _ in pairs], [v for _, v in pairs])
         if grads is not None:
             inner = self.inner_optimizer
             pairs = list(zip(grads, [v for _, v in pairs]))
@@ -190,21 +191,27 @@ class LossScaleOptimizer:
     def apply(self, grads, trainable_variables=None):
         """Keras 3's ``apply(grads, trainable_variables)`` (see :meth:`apply_gradients`); without
         ``trainable_variables``, the variables the inner optimizer was built for."""
-        grads = self._unscale(list(grads))
+        grads = list(grads)
+        variables = list(trainable_variables) if trainable_variables is not None else [None] * len(grads)
+        grads = self._unscale(grads, variables)
         if grads is not None:
             self.inner_optimizer.apply(grads, trainable_variables)  # all or nothing itself
             self._grow()
 
-    def _unscale(self, grads: list):
+    def _unscale(self, grads: list, variables: list):
         """The gradients to apply, or None when one is not finite (then the step is skipped: the scale
-        halves and its counter restarts)."""
+        halves and its counter restarts). Under a distribution strategy the replicas decide together: a
+        non-finite gradient on any of them skips the step on all (one integer all-reduced)."""
         given = [g for g in grads if g is not None]
         mine = [any(g is u for u in self._unscaled) for g in given]
         if any(mine) and not all(mine):
             raise ValueError("apply_gradients: some gradients came from get_unscaled_gradients and some did not; "
                              "pass all of them scaled (Keras 3) or all unscaled (TF 2)")
         self._unscaled = []
-        if not all(_finite(g) for g in given):
+        found = not all(_finite(g) for g in given)
+        if pipeline.cross_replica_any is not None:
+            found = pipeline.cross_replica_any(self.inner_optimizer, list(zip(grads, variables)), found)
+        if found:
             self.step_counter.assign(0)
             self.dynamic_scale.assign(self.dynamic_scale.numpy() * np.float32(0.5))
             return None
