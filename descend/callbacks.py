@@ -12,7 +12,8 @@ import numpy as np
 
 __all__ = [
     "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LearningRateScheduler",
-    "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "BackupAndRestore",  # noqa: F822
+    "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "TerminateOnNaN",
+    "BackupAndRestore",  # noqa: F822
 ]
 
 
@@ -42,8 +43,17 @@ class Callback:
     def on_train_end(self, logs=None): ...
     def on_epoch_begin(self, epoch, logs=None): ...
     def on_epoch_end(self, epoch, logs=None): ...
-    def on_train_batch_begin(self, batch, logs=None): ...
-    def on_train_batch_end(self, batch, logs=None): ...
+    def on_batch_begin(self, batch, logs=None): ...
+    def on_batch_end(self, batch, logs=None): ...
+
+    def on_train_batch_begin(self, batch, logs=None):
+        """Calls ``on_batch_begin`` (Keras: the older name of the training hook)."""
+        self.on_batch_begin(batch, logs=logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        """Calls ``on_batch_end`` (Keras: the older name of the training hook)."""
+        self.on_batch_end(batch, logs=logs)
+
     def on_test_begin(self, logs=None): ...
     def on_test_end(self, logs=None): ...
     def on_test_batch_begin(self, batch, logs=None): ...
@@ -63,6 +73,43 @@ class LambdaCallback(Callback):
             if not name.startswith("on_") or not hasattr(Callback, name):
                 raise ValueError(f"LambdaCallback: unknown hook {name!r}")
             setattr(self, name, fn)
+
+
+class TerminateOnNaN(Callback):
+    """Stop training after the first batch whose loss is NaN or infinite.
+
+    Args:
+        raise_error: False (default): set ``model.stop_training``, so ``fit`` ends after this batch and every
+            callback's ``on_train_end`` runs. True: raise ``RuntimeError`` at once instead (the other
+            callbacks' ``on_train_end`` does not run: a backup is left as it was).
+
+    Example:
+        >>> import numpy as np, descend as ds
+        >>> model = ds.Sequential([ds.layers.Dense(1)])
+        >>> model.compile(optimizer=ds.optimizers.SGD(1e30), loss="mse")
+        >>> x = np.ones((8, 2), np.float32)
+        >>> h = model.fit(x, x[:, :1] * 1e30, batch_size=2, epochs=3, verbose=0,
+        ...               callbacks=[ds.callbacks.TerminateOnNaN()])  # doctest: +ELLIPSIS
+        Batch ...: invalid loss (inf), terminating training
+        >>> len(h.history["loss"])
+        1
+    """
+
+    def __init__(self, raise_error: bool = False):
+        super().__init__()
+        self.raise_error = bool(raise_error)
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is None:
+            return
+        value = float(np.asarray(loss, np.float64).reshape(-1)[0]) if np.size(loss) == 1 else np.asarray(loss)
+        if np.all(np.isfinite(value)):
+            return
+        if self.raise_error:
+            raise RuntimeError(f"NaN or Inf loss at batch {batch} (loss {value}); training stops here")
+        print(f"Batch {batch}: invalid loss ({value}), terminating training")
+        self.model.stop_training = True
 
 
 class CallbackList:
@@ -271,12 +318,20 @@ class CSVLogger(Callback):
         self._keys = None
 
     def on_train_begin(self, logs=None):
+        from .distribute.training import replica_for  # above this layer: imported when called
+
+        self._keys = None
+        replica = replica_for(self.model)
+        if replica is not None and not replica.is_chief:  # under a strategy rank 0 alone writes the (global) logs
+            self._file = None
+            return
         exists = self.append and os.path.exists(self.filename) and os.path.getsize(self.filename) > 0
         self._file = open(self.filename, "a" if self.append else "w", newline="")  # noqa: SIM115
-        self._keys = None
         self._has_header = exists
 
     def on_epoch_end(self, epoch, logs=None):
+        if self._file is None:
+            return
         logs = logs or {}
         if self._keys is None:
             self._keys = sorted(logs)

@@ -816,6 +816,18 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+def default_seed() -> int:
+    """The seed of a shuffle given none: derived from the global seed and the op counter when a global seed
+    is set (the same program draws the same seeds: reproducible runs, the same order on every MPI rank),
+    else fresh entropy."""
+    from .random import get_seed
+
+    g, o = get_seed(None)
+    if g is None:
+        return int(np.random.SeedSequence().entropy) % 2**64
+    return int(np.random.SeedSequence([g % 2**63, o % 2**63]).generate_state(1, np.uint64)[0])
+
+
 class DatasetIterator:
     """An iterator over a :class:`Dataset`: yields elements and can save and restore its position.
 
@@ -1076,15 +1088,16 @@ class Dataset:
 
         Args:
             buffer_size: positive number of elements held in the buffer.
-            seed: non-negative integer making the order reproducible; ``None``
-                draws one at random now.
+            seed: an integer making the order reproducible; ``None`` takes one
+                from the global seed when one is set (``descend.random.set_seed``,
+                ``keras.utils.set_random_seed``; as TF), else draws one at random now.
             reshuffle_each_iteration: a different order in each epoch (each
                 ``iter()`` and each pass of an enclosing ``repeat``), still a
                 function of the seed; ``False`` repeats one order.
         """
         buffer_size = _int_arg("buffer_size", buffer_size, minimum=1, what="a positive integer")
         if seed is None:
-            seed = int(np.random.SeedSequence().entropy)
+            seed = default_seed()
         else:
             seed = _int_arg("seed", seed, minimum=-(2**63), what="an integer") % (2**64)
         return _ShuffleDataset(self, buffer_size, seed, bool(reshuffle_each_iteration))

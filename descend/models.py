@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 from . import functional as _functional
 from .layers.base import Layer
 from .layers.input_layer import InputLayer
@@ -63,9 +65,20 @@ class Model(Trainer, Layer):
                 raise ValueError("A functional Model needs both `inputs` and `outputs` (KerasTensors from "
                                  "keras.Input and the layers called on them)")
             super().__init__(**kwargs)
+            self._remember_strategy()
             _functional.init_graph(self, inputs, outputs)
             return
         super().__init__(**kwargs)
+        self._remember_strategy()
+
+    def _remember_strategy(self) -> None:
+        """A model built under a strategy's ``scope()`` trains under it even when its variables are created
+        later (a layer without an input shape builds on its first call, inside ``fit``), as in Keras."""
+        from .distribute import strategy as _strategy  # above this layer: imported when called
+
+        current = _strategy.get_strategy()
+        if not current.is_default:  # weakly: copying or pickling a model never copies the process group
+            self._distribute_strategy = weakref.ref(current)
 
     # -- the functional API ----------------------------------------------------------
     def call(self, inputs, training=None, mask=None):

@@ -111,12 +111,46 @@ def get_registered_object(name: str, custom_objects: dict | None = None, module=
 # ---------------------------------------------------------------------------------------------------------------
 # weights
 # ---------------------------------------------------------------------------------------------------------------
+def _write_once(model, what: str, write, *, optimizer: bool) -> None:
+    """``write()`` in one process, or on rank 0 alone when ``model`` trains under a strategy of several
+    replicas (its state is the same on every rank): every rank returns once the file is in place, or
+    raises rank 0's error. State that differs by rank (tables sharded over the ranks; with
+    ``optimizer``, slots sharded by ``shard_optimizer_state``) cannot be written by one rank: refused on
+    every rank, nothing written."""
+    from .distribute import strategy as _strategy  # above this layer: imported when called
+    from .distribute.training import replica_for
+
+    replica = replica_for(model)
+    if replica is None:
+        write()
+        return
+    local = [v.name for v in getattr(model, "weights", []) if _strategy.is_local(v)]
+    if local or (optimizer and getattr(replica.strategy, "shard_optimizer_state", False)):
+        held = (f"the variables {local[:3]} are sharded over the ranks" if local else
+                "shard_optimizer_state=True splits the optimizer's state over the ranks")
+        raise ValueError(f"{what} writes from rank 0 alone under mpiexec, but {held}; write a "
+                         "descend.checkpoint.ShardedCheckpoint on every rank instead"
+                         + ("" if local else " (or save the weights only)"))
+    error = None
+    if replica.is_chief:
+        try:
+            write()
+        except Exception as e:  # noqa: BLE001 (every rank hears of it below, rank 0 re-raises it)
+            error = e
+    outcome = replica.strategy.group.allgather_object(None if error is None else f"{type(error).__name__}: {error}")
+    if error is not None:
+        raise error
+    if outcome[0] is not None:
+        raise OSError(f"{what} failed on rank 0, which writes for every rank: {outcome[0]}")
+
+
 def save_weights(model, path, overwrite: bool = True) -> None:
-    """Write the model's state as a checkpoint directory at ``path`` (replaced atomically)."""
+    """Write the model's state as a checkpoint directory at ``path`` (replaced atomically). Under a
+    strategy of several replicas, rank 0 writes for every rank (see ``docs/distributed.md``)."""
     path = os.fspath(path)
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"save_weights: '{path}' exists and overwrite=False")
-    Checkpoint(model=model).write(path)
+    _write_once(model, "save_weights", lambda: Checkpoint(model=model).write(path), optimizer=False)
 
 
 def load_weights(model, path, strict: bool = True):
@@ -160,7 +194,13 @@ def _compile_config(model) -> dict | None:
 
 
 def save_model(model, path, overwrite: bool = True, include_optimizer: bool = True) -> None:
-    """Write ``model.json`` and ``state/`` into the directory ``path`` (replaced atomically)."""
+    """Write ``model.json`` and ``state/`` into the directory ``path`` (replaced atomically). Under a
+    strategy of several replicas, rank 0 writes for every rank (see ``docs/distributed.md``)."""
+    _write_once(model, "model.save", lambda: _save_model(model, path, overwrite, include_optimizer),
+                optimizer=bool(include_optimizer and getattr(model, "compiled", False)))
+
+
+def _save_model(model, path, overwrite, include_optimizer) -> None:
     path = os.fspath(path)
     if os.path.lexists(path):
         if not overwrite:

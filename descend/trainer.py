@@ -22,7 +22,7 @@ from . import callbacks as callbacks_module
 from . import compile_utils
 from . import losses as losses_module
 from . import metrics as metrics_module
-from .data import Dataset
+from .data import Dataset, default_seed
 from .framework import nest
 from .framework.tape import GradientTape
 from .ops.math_ops import add_n, cast
@@ -194,7 +194,6 @@ class Trainer:
         self.compiled_metrics = compile_utils.MetricList(found)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.compiled = True
-        return self
 
     @property
     def metrics(self) -> list:
@@ -313,8 +312,10 @@ class Trainer:
             x, y = part(x, slice(None, cut)), part(y, slice(None, cut))
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[:cut]
-        train, steps = self._as_dataset(x, y, sample_weight, batch_size, shuffle, seed)
         replica = _replica_for(self)  # under a distribution strategy: this rank's rows, one progress bar
+        if replica is not None and shuffle and seed is None and not isinstance(x, Dataset):
+            seed = replica.from_rank0(default_seed())  # every rank must shuffle alike to split the same batches
+        train, steps = self._as_dataset(x, y, sample_weight, batch_size, shuffle, seed)
         if replica is not None:
             train = replica.shard(train)
             verbose = verbose if replica.is_chief else 0
@@ -376,6 +377,8 @@ class Trainer:
                 self._fit_position["learning_rate"] = lr
                 logs_out = dict(logs, size=_batch_size(_unpack(data)[0]), learning_rate=lr)
                 cb.on_train_batch_end(step, logs_out)
+                if replica is not None:  # a callback on one rank (a time limit) stops every rank: none waits
+                    self.stop_training = replica.any(self.stop_training)
                 if self.stop_training:
                     break
             epoch_logs = dict(logs)
@@ -388,6 +391,8 @@ class Trainer:
             cb.on_epoch_end(epoch, epoch_logs)
             if verbose == 2:
                 print(f"epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4g}" for k, v in epoch_logs.items()))
+            if replica is not None:
+                self.stop_training = replica.any(self.stop_training)
             if self.stop_training:
                 break
         flush = getattr(self.optimizer, "flush", None)

@@ -438,8 +438,64 @@ def _nonfinite(ds, out):
     return res
 
 
-SCENARIOS = {"nonfinite": _nonfinite, "equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
-             "exchange": _exchange, "scattered": _scattered_training,
+def _fit_io(ds, out):
+    """A model built lazily under ``scope()`` (no input shape: its variables appear inside ``fit``), shuffled
+    without a seed but under a global seed, with the callbacks that write files and one that stops training
+    on one rank only; then ``save`` and ``save_weights`` from every rank into the same paths."""
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    rank = strategy.group.rank
+    folder = os.path.join(out, "io")
+    if rank == 0:
+        os.makedirs(folder, exist_ok=True)
+    strategy.group.barrier()
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(48, 4)), rng.normal(size=(48, 1))
+
+    class StopOnOneRank(ds.callbacks.Callback):  # a time limit, say: true on one rank only
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 2 and rank == strategy.num_replicas_in_sync - 1:
+                self.model.stop_training = True
+
+    def train(distributed):
+        ds.clear_session()
+        ds.set_floatx("float64")
+        ds.keras.utils.set_random_seed(3)
+        scope = strategy.scope() if distributed else ds.name_scope("single")
+        with scope:
+            model = ds.Sequential([ds.layers.Dense(6, activation="tanh"), ds.layers.Dense(1)])
+            model.compile(optimizer=ds.optimizers.Adam(0.01), loss="mse", metrics=["mae"])
+        callbacks = [StopOnOneRank()]
+        if distributed:
+            callbacks += [ds.callbacks.ModelCheckpoint(os.path.join(folder, "best"), monitor="loss",
+                                                       save_best_only=True, save_weights_only=True),
+                          ds.callbacks.CSVLogger(os.path.join(folder, "log.csv"))]
+        history = model.fit(x, y, batch_size=12, epochs=6, verbose=0, callbacks=callbacks)
+        return model, history.history
+
+    try:
+        model, dist = train(True)
+        model.save(os.path.join(folder, "model"))
+        model.save_weights(os.path.join(folder, "weights"))
+        saved = sorted(os.listdir(folder))  # every rank returns once the files are in place
+        weights = [w.numpy().tolist() for w in model.weights]
+        _, single = train(False) if rank == 0 else (None, None)
+        with strategy.scope():  # a table sharded over the ranks: one rank cannot save it
+            sharded = ds.Sequential([ds.distribute.ShardedEmbedding(10, 2, strategy=strategy)])
+            sharded(np.array([[1, 2]]))
+        try:
+            sharded.save_weights(os.path.join(folder, "sharded"))
+            refused = None
+        except ValueError as e:
+            refused = str(e)
+    finally:
+        ds.set_floatx("float32")
+        ds.random.set_seed(None)
+    return {"history": dist, "single": single, "saved": saved, "weights": weights, "refused": refused,
+            "csv": open(os.path.join(folder, "log.csv")).read().splitlines()}
+
+
+SCENARIOS = {"equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
+             "exchange": _exchange, "scattered": _scattered_training, "nonfinite": _nonfinite, "fit_io": _fit_io,
              "surface": _surface, "repeat": _repeat, "float32": _float32, "fit": _fit, "ckpt_save": _ckpt_save,
              "ckpt_restore": _ckpt_restore, "mismatch": _mismatch, "mismatch_variable": _mismatch_variable,
              "raise": _raise, "sigkill": _sigkill}
@@ -461,7 +517,8 @@ def runs(tmp_path_factory):
     out = {}
     for n in (2, 3):
         d = tmp_path_factory.mktemp(f"n{n}")
-        proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32", "fit", "exchange", "scattered", "nonfinite"], d,
+        proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32", "fit", "exchange", "scattered", "nonfinite",
+                              "fit_io"], d,
                           timeout=600)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
         out[n] = _results(d, n)
@@ -535,6 +592,23 @@ def test_a_nonfinite_gradient_on_one_rank_is_skipped_or_raised_on_every_rank(run
     for key in ("accumulate", "horovod_accumulate"):  # 6 micro-steps, the third skipped: 2 updates, 1 pending
         assert (res[key]["iterations"], res[key]["skipped"]) == (2, 1), (key, res[key])
         np.testing.assert_allclose(res[key]["w"], [-0.2 * total] * 3)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_fit_of_a_lazily_built_model_writes_its_files_once_and_stops_on_every_rank(runs, n):
+    first = runs[n][0]["fit_io"]
+    for other in runs[n][1:]:
+        r = other["fit_io"]
+        assert (r["history"], r["weights"], r["saved"], r["csv"]) == (first["history"], first["weights"],
+                                                                   first["saved"], first["csv"])
+    # the model built inside fit trained data-parallel: the one-process run on the same rows, same shuffles
+    for key, values in first["single"].items():  # (the one-process run has no callback stopping it)
+        np.testing.assert_allclose(first["history"][key], values[:3], rtol=1e-10)
+    assert len(first["history"]["loss"]) == 3  # stopped after epoch 2 by one rank's callback, on every rank
+    assert first["saved"] == ["best", "log.csv", "model", "weights"]  # nothing half-written left behind
+    assert len(first["csv"]) == 4 and first["csv"][0].startswith("epoch,")
+    assert "writes from rank 0 alone" in first["refused"] and "ShardedCheckpoint" in first["refused"]
 
 
 @needs_mpi

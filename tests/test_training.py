@@ -176,3 +176,57 @@ def test_compile_errors_are_clear():
         model.compile(optimizer="nope", loss="mse")
     with pytest.raises(TypeError, match="not recognized"):
         model.compile(optimizer="adam", loss="mse", bogus=1)
+
+
+def test_on_batch_end_is_the_training_batch_hook_and_terminate_on_nan_stops():
+    """Keras: ``on_batch_begin``/``on_batch_end`` are the older names of the training-batch hooks (a callback
+    written for Keras 2 overrides them); TerminateOnNaN stops after the first non-finite loss."""
+    ds.clear_session()
+
+    class Count(cb.Callback):
+        def __init__(self):
+            super().__init__()
+            self.begin, self.end = [], []
+
+        def on_batch_begin(self, batch, logs=None):
+            self.begin.append(batch)
+
+        def on_batch_end(self, batch, logs=None):
+            self.end.append((batch, sorted(logs)))
+
+    x = np.ones((8, 2), np.float32)
+    model = ds.Sequential([ds.layers.Dense(1)])
+    assert model.compile(optimizer=ds.optimizers.SGD(0.01), loss="mse") is None  # Keras returns None
+    count = Count()
+    model.fit(x, x[:, :1], batch_size=4, epochs=2, verbose=0, callbacks=[count])
+    assert count.begin == [0, 1, 0, 1] and [b for b, _ in count.end] == [0, 1, 0, 1]
+    assert "loss" in count.end[0][1]
+
+    model = ds.Sequential([ds.layers.Dense(1)])
+    model.compile(optimizer=ds.optimizers.SGD(1e30), loss="mse")
+    history = model.fit(x, x[:, :1] * 1e30, batch_size=2, epochs=3, verbose=0, callbacks=[cb.TerminateOnNaN()])
+    assert len(history.history["loss"]) == 1 and not np.isfinite(history.history["loss"][0])
+    model = ds.Sequential([ds.layers.Dense(1)])
+    model.compile(optimizer=ds.optimizers.SGD(1e30), loss="mse")
+    with pytest.raises(RuntimeError, match="NaN or Inf loss at batch 0"):
+        model.fit(x, x[:, :1] * 1e30, batch_size=2, epochs=3, verbose=0,
+                  callbacks=[ds.keras.callbacks.TerminateOnNaN(raise_error=True)])
+
+
+def test_a_global_seed_makes_fit_and_unseeded_shuffles_reproducible():
+    """As Keras: with ``keras.utils.set_random_seed`` two runs of the same program are the same, the order in
+    which ``fit`` shuffles included (a shuffle without its own seed takes one from the global seed)."""
+    def run():
+        ds.clear_session()
+        ds.keras.utils.set_random_seed(7)
+        rng = np.random.default_rng(0)
+        x, y = rng.normal(size=(40, 3)).astype("float32"), rng.normal(size=(40, 1)).astype("float32")
+        model = ds.Sequential([ds.layers.Dense(4, activation="relu"), ds.layers.Dense(1)])
+        model.compile(optimizer="adam", loss="mse")
+        order = [int(v) for v in ds.data.Dataset.range(10).shuffle(10)]
+        return model.fit(x, y, batch_size=8, epochs=3, verbose=0).history["loss"], order
+
+    try:
+        assert run() == run()
+    finally:
+        ds.random.set_seed(None)

@@ -32,10 +32,11 @@ __all__ = ["FitReplica", "replica_for", "global_result", "summed_metric_states",
 
 
 def replica_for(model) -> FitReplica | None:
-    """The data-parallel context ``fit`` uses for ``model``: the active strategy, else the one its
-    variables were created under; None for one replica."""
+    """The data-parallel context ``fit`` uses for ``model``: the active strategy, else the one it was built
+    under (``scope()``), else the one its variables were created under; None for one replica."""
     s = _strategy._stack()
-    strategy = s[-1][0] if s else None
+    built_under = getattr(model, "_distribute_strategy", None)
+    strategy = s[-1][0] if s else (built_under() if built_under is not None else None)
     if strategy is None:
         for v in getattr(model, "trainable_weights", []) or []:
             strategy = _strategy.strategy_of(v)
@@ -139,6 +140,16 @@ class FitReplica:
     def is_chief(self) -> bool:
         return self.rank == 0
 
+    def from_rank0(self, value):
+        """Rank 0's ``value`` (a small Python object) on every rank."""
+        return self.strategy.group.allgather_object(value)[0]
+
+    def any(self, flag: bool) -> bool:
+        """Whether ``flag`` is set on any replica (one integer all-reduced): every rank decides alike."""
+        buf = np.array([1 if flag else 0], np.int64)
+        self.strategy.group.allreduce_sum(buf)
+        return bool(buf[0])
+
     def shard(self, dataset):
         """This replica's rows of every global batch of ``dataset`` (a descend Dataset)."""
         n, r = self.n, self.rank
@@ -171,13 +182,13 @@ class FitReplica:
         x, y, sample_weight = _unpack(data)
         n_local = _batch_size(x)
         n_global = int(self.strategy.exchange.exchange([np.array([n_local], np.int64)], ["batch rows"])[0][0])
-        variables = model.trainable_weights
         recorded = [0.0]
         self._rows = n_local
 
         def step():
             with GradientTape() as tape:
                 y_pred = model(x, training=True)
+                variables = model.trainable_weights  # after the call: a model built lazily has them now
                 extra = list(model.losses)
                 if n_local == 0:  # a short last batch left this replica no rows: only its share of the penalties
                     replica_loss = add_n([cast(e, dtype=extra[0].dtype) for e in extra]) * (1.0 / self.n) if extra \
