@@ -50,7 +50,9 @@ __all__ = [
     "mean_squared_logarithmic_error", "huber", "log_cosh", "cosine_similarity", "kl_divergence", "poisson",
     "hinge", "squared_hinge", "categorical_hinge", "binary_crossentropy", "categorical_crossentropy",
     "sparse_categorical_crossentropy", "BinaryFocalCrossentropy", "CategoricalFocalCrossentropy",
-    "binary_focal_crossentropy", "categorical_focal_crossentropy", "reduce_weighted_values", "squeeze_or_expand_to_same_rank",
+    "binary_focal_crossentropy", "categorical_focal_crossentropy", "Dice", "Tversky",
+    "CategoricalGeneralizedCrossEntropy", "dice", "tversky", "categorical_generalized_cross_entropy",
+    "reduce_weighted_values", "squeeze_or_expand_to_same_rank",
     "get", "serialize", "deserialize", "EPSILON",
 ]
 
@@ -278,6 +280,66 @@ def poisson(y_true, y_pred):
     """``mean(y_pred - y_true * log(y_pred + 1e-7), axis=-1)``."""
     y_true, y_pred = _prepare("poisson", y_true, y_pred)
     return _mean_last(math_ops.subtract(y_pred, math_ops.multiply(y_true, math_ops.log(math_ops.add(y_pred, EPSILON)))))
+
+
+def _axis_arg(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return tuple(int(a) for a in axis)
+    return int(axis)
+
+
+def dice(y_true, y_pred, axis=None):
+    """Dice loss, ``1 - 2 sum(y_true * y_pred) / (sum(y_true) + sum(y_pred) + 1e-7)`` over ``axis`` (None:
+    every element, one value for the batch; a tuple such as ``(1, 2, 3)``: one value per image).
+
+    Example:
+        >>> import descend.losses as losses
+        >>> y_true = [[[[1.0], [1.0]], [[0.0], [0.0]]], [[[1.0], [1.0]], [[0.0], [0.0]]]]
+        >>> y_pred = [[[[0.0], [1.0]], [[0.0], [1.0]]], [[[0.4], [0.0]], [[0.0], [0.9]]]]
+        >>> [round(float(v), 4) for v in losses.dice(y_true, y_pred, axis=(1, 2, 3))]
+        [0.5, 0.7576]
+        >>> round(float(losses.dice(y_true, y_pred)), 4)
+        0.6164
+    """
+    y_pred = _float_tensor(y_pred)
+    y_true = _like(y_true, y_pred)
+    axis = _axis_arg(axis)
+    overlap = math_ops.reduce_sum(math_ops.multiply(y_true, y_pred), axis=axis)
+    total = math_ops.add(math_ops.add(math_ops.reduce_sum(y_true, axis=axis), math_ops.reduce_sum(y_pred, axis=axis)),
+                         EPSILON)
+    return math_ops.subtract(1.0, math_ops.divide(math_ops.multiply(overlap, 2.0), total))
+
+
+def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
+    """Tversky loss, ``1 - TP / (TP + alpha FP + beta FN + 1e-7)`` with ``TP = sum(y_true * y_pred)``,
+    ``FP = sum((1 - y_true) * y_pred)``, ``FN = sum(y_true * (1 - y_pred))`` over ``axis`` (Salehi et al.
+    2017); ``alpha = beta = 0.5`` is the Dice loss."""
+    y_pred = _float_tensor(y_pred)
+    y_true = _like(y_true, y_pred)
+    axis = _axis_arg(axis)
+    tp = math_ops.reduce_sum(math_ops.multiply(y_true, y_pred), axis=axis)
+    fp = math_ops.reduce_sum(math_ops.multiply(math_ops.subtract(1.0, y_true), y_pred), axis=axis)
+    fn = math_ops.reduce_sum(math_ops.multiply(y_true, math_ops.subtract(1.0, y_pred)), axis=axis)
+    denominator = math_ops.add(math_ops.add(math_ops.add(tp, math_ops.multiply(fp, float(alpha))),
+                                            math_ops.multiply(fn, float(beta))), EPSILON)
+    return math_ops.subtract(1.0, math_ops.divide(tp, denominator))
+
+
+def categorical_generalized_cross_entropy(y_true, y_pred, q):
+    """Generalized cross-entropy (Zhang and Sabuncu 2018), robust to noisy labels: ``(1 - p**q) / q`` where
+    ``p`` is the predicted probability of the true class (``y_true``: integer class indices, shape
+    ``(batch,)`` or ``(batch, 1)``; ``y_pred``: probabilities ``(batch, classes)``). ``q`` in (0, 1): near 0
+    it behaves as the cross-entropy, at 1 as the mean absolute error."""
+    y_pred = _float_tensor(y_pred)
+    labels = np.asarray(y_true.numpy() if isinstance(y_true, (Tensor, Variable)) else y_true)
+    if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
+        labels = labels[..., 0]
+    picked = array_ops.one_hot(convert_to_tensor(labels.astype(np.int64)), depth=int(y_pred.shape[-1]),
+                               dtype=y_pred.dtype.dtype)
+    p = math_ops.reduce_sum(math_ops.multiply(y_pred, picked), axis=-1)
+    return math_ops.divide(math_ops.subtract(1.0, math_ops.pow(p, float(q))), float(q))
 
 
 def _hinge_labels(y_true):
@@ -822,6 +884,42 @@ class Poisson(_BuiltinLoss):
         super().__init__(poisson, name=name, reduction=reduction, dtype=dtype)
 
 
+class Dice(_BuiltinLoss):
+    """The Dice loss (:func:`dice`) over ``axis``, then reduced (``axis=None``: one value for the batch)."""
+
+    _params = ("axis",)
+
+    def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None, dtype=None):
+        super().__init__(dice, name=name, reduction=reduction, dtype=dtype, axis=_axis_arg(axis))
+        self.axis = _axis_arg(axis)
+
+
+class Tversky(_BuiltinLoss):
+    """The Tversky loss (:func:`tversky`): ``alpha`` weighs false positives, ``beta`` false negatives."""
+
+    _params = ("alpha", "beta", "axis")
+
+    def __init__(self, alpha=0.5, beta=0.5, reduction="sum_over_batch_size", name="tversky", axis=None,
+                 dtype=None):
+        super().__init__(tversky, name=name, reduction=reduction, dtype=dtype, alpha=float(alpha), beta=float(beta),
+                         axis=_axis_arg(axis))
+        self.alpha, self.beta, self.axis = float(alpha), float(beta), _axis_arg(axis)
+
+
+class CategoricalGeneralizedCrossEntropy(_BuiltinLoss):
+    """The generalized cross-entropy (:func:`categorical_generalized_cross_entropy`) of integer labels."""
+
+    _params = ("q",)
+
+    def __init__(self, q=0.5, reduction="sum_over_batch_size", name="categorical_generalized_cross_entropy",
+                 dtype=None):
+        if not 0 < float(q) < 1:
+            raise ValueError(f"q must be in the interval (0, 1). Received: q={q}")
+        super().__init__(categorical_generalized_cross_entropy, name=name, reduction=reduction, dtype=dtype,
+                         q=float(q))
+        self.q = float(q)
+
+
 class Hinge(_BuiltinLoss):
     """``mean(maximum(1 - y_true * y_pred, 0), axis=-1)`` with labels in {-1, 1} (0/1 are converted)."""
 
@@ -1000,11 +1098,11 @@ ALL_OBJECTS = (
     MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError, Huber,
     LogCosh, CosineSimilarity, KLDivergence, Poisson, Hinge, SquaredHinge, CategoricalHinge,
     BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy, BinaryFocalCrossentropy,
-    CategoricalFocalCrossentropy,
+    CategoricalFocalCrossentropy, Dice, Tversky, CategoricalGeneralizedCrossEntropy,
     mean_squared_error, mean_absolute_error, mean_absolute_percentage_error, mean_squared_logarithmic_error,
     huber, log_cosh, cosine_similarity, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge,
     binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy, binary_focal_crossentropy,
-    categorical_focal_crossentropy,
+    categorical_focal_crossentropy, dice, tversky, categorical_generalized_cross_entropy,
 )
 ALL_OBJECTS_DICT: dict = {obj.__name__: obj for obj in ALL_OBJECTS}
 ALL_OBJECTS_DICT.update({

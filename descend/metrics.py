@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import warnings
 
 import numpy as np
 
@@ -40,7 +41,7 @@ __all__ = [
     "Accuracy", "BinaryAccuracy", "CategoricalAccuracy", "SparseCategoricalAccuracy",
     "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy",
     "AUC", "Precision", "Recall", "TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives",
-    "MeanSquaredError", "MeanAbsoluteError", "RootMeanSquaredError",
+    "MeanSquaredError", "MeanAbsoluteError", "RootMeanSquaredError", "R2Score",
     "BinaryCrossentropy", "CategoricalCrossentropy", "SparseCategoricalCrossentropy",
     "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError", "LogCoshError", "Hinge", "SquaredHinge",
     "CategoricalHinge", "KLDivergence", "Poisson", "CosineSimilarity", "cosine_similarity",
@@ -713,6 +714,104 @@ class RootMeanSquaredError(Mean):
         return _tensor_result(np.sqrt(_divide_no_nan(self.total.numpy(), self.count.numpy())), self.dtype)
 
 
+class R2Score(Metric):
+    """The coefficient of determination of each output column over every sample seen,
+    ``1 - sum((y_true - y_pred)**2) / sum((y_true - mean(y_true))**2)`` (weighted), as Keras 3's ``R2Score``
+    and scikit-learn's ``r2_score``.
+
+    Args:
+        class_aggregation: how the columns' scores combine: ``"uniform_average"`` (their mean),
+            ``"variance_weighted_average"`` (weighted by each column's variance) or None (one per column).
+        num_regressors: ``k > 0`` gives the adjusted score ``1 - (1 - R2) (n - 1) / (n - k - 1)`` over the
+            ``n`` samples with a non-zero weight (with a warning and the plain score when ``n - 1 <= k``).
+
+    The inputs are ``(samples, outputs)``; the state is per column (sums of weights, of ``y_true``, of its
+    squares and of the squared errors), created at the first update. A column whose ``y_true`` does not vary
+    scores 0 (NaN when its errors are 0 too), as in Keras.
+
+    Example:
+        >>> import descend.metrics as metrics
+        >>> "%.4f" % float(metrics.R2Score()([[1.0], [4.0], [3.0]], [[2.0], [4.0], [4.0]]))
+        '0.5714'
+    """
+
+    _AGGREGATIONS = (None, "uniform_average", "variance_weighted_average")
+
+    def __init__(self, class_aggregation="uniform_average", num_regressors=0, name="r2_score", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        if class_aggregation not in self._AGGREGATIONS:
+            raise ValueError(f"Invalid value for argument `class_aggregation`. Expected one of {self._AGGREGATIONS}. "
+                             f"Received: class_aggregation={class_aggregation!r}")
+        if isinstance(num_regressors, bool) or not isinstance(num_regressors, (int, np.integer)) or num_regressors < 0:
+            raise ValueError("Invalid value for argument `num_regressors`. Expected an integer >= 0. "
+                             f"Received: num_regressors={num_regressors!r}")
+        self.class_aggregation = class_aggregation
+        self.num_regressors = int(num_regressors)
+        self.num_samples = self.add_variable(shape=(), name="num_samples")
+        self._columns = None
+
+    def _build(self, columns: int) -> None:
+        self.squared_sum = self.add_variable(shape=(columns,), name="squared_sum")
+        self.sum = self.add_variable(shape=(columns,), name="sum")
+        self.total_mse = self.add_variable(shape=(columns,), name="residual")
+        self.count = self.add_variable(shape=(columns,), name="count")
+        self._columns = columns
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        t, p = _losses.squeeze_or_expand_to_same_rank(_np(y_true, self.dtype), _np(y_pred, self.dtype))
+        if t.ndim != 2 or p.ndim != 2 or t.shape != p.shape:
+            raise ValueError("R2Score expects 2D inputs with shape (batch_size, output_dim), one shape for both. "
+                             f"Received input shapes: y_pred.shape={p.shape} and y_true.shape={t.shape}.")
+        if self._columns is not None and p.shape[1] != self._columns:
+            raise ValueError(f"R2Score was built for {self._columns} output columns. Received y_pred.shape={p.shape}")
+        w = np.ones((), self.dtype) if sample_weight is None else _np(sample_weight, self.dtype)
+        if w.ndim == 1:
+            w = w[:, None]  # one weight per sample
+        try:
+            w = np.broadcast_to(w, t.shape)
+        except ValueError:
+            raise ValueError(f"R2Score: sample_weight of shape {np.shape(sample_weight)} does not broadcast to "
+                             f"y_true's shape {t.shape}") from None
+        if self._columns is None:
+            self._build(p.shape[1])
+        weighted = t * w
+        self.sum.assign_add(np.sum(weighted, axis=0))
+        self.squared_sum.assign_add(np.sum(t * weighted, axis=0))
+        self.total_mse.assign_add(np.sum(np.square(t - p) * w, axis=0))
+        self.count.assign_add(np.sum(w, axis=0))
+        self.num_samples.assign_add(np.asarray(np.count_nonzero(np.any(w != 0, axis=-1)), self.dtype))
+
+    def result(self):
+        if self._columns is None:
+            return _tensor_result(np.asarray(0.0, self.dtype), self.dtype)
+        total_sum, squared, residual, count = (v.numpy() for v in (self.sum, self.squared_sum, self.total_mse,
+                                                                   self.count))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = squared - total_sum * (total_sum / count)
+            raw = 1 - residual / total
+            raw = np.where(np.isinf(raw), np.zeros((), raw.dtype), raw)
+            if self.class_aggregation == "uniform_average":
+                score = np.mean(raw)
+            elif self.class_aggregation == "variance_weighted_average":
+                score = np.sum(total * raw) / np.sum(total)
+            else:
+                score = raw
+        k, n = self.num_regressors, float(self.num_samples.numpy())
+        if k:
+            if k > n - 1:
+                warnings.warn("More independent predictors than datapoints in adjusted R2 score. Falling back to "
+                              "standard R2 score.", stacklevel=2)
+            elif k == n - 1:
+                warnings.warn("Division by zero in Adjusted R2 score. Falling back to standard R2 score.", stacklevel=2)
+            else:
+                score = 1 - (1 - score) * (n - 1) / (n - k - 1)
+        return _tensor_result(np.asarray(score, self.dtype), self.dtype)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "class_aggregation": self.class_aggregation,
+                "num_regressors": self.num_regressors}
+
+
 class BinaryCrossentropy(_BuiltinWrapper):
     """The mean binary cross-entropy over the samples seen (see :func:`descend.losses.binary_crossentropy`)."""
 
@@ -1212,7 +1311,7 @@ ALL_OBJECTS = (
     Metric, Mean, Sum, MeanMetricWrapper,
     Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy, TopKCategoricalAccuracy,
     SparseTopKCategoricalAccuracy, AUC, Precision, Recall, TruePositives, FalsePositives, TrueNegatives,
-    FalseNegatives, MeanSquaredError, MeanAbsoluteError, RootMeanSquaredError, BinaryCrossentropy,
+    FalseNegatives, MeanSquaredError, MeanAbsoluteError, RootMeanSquaredError, R2Score, BinaryCrossentropy,
     CategoricalCrossentropy, SparseCategoricalCrossentropy, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
     LogCoshError, Hinge, SquaredHinge, CategoricalHinge, KLDivergence, Poisson, CosineSimilarity,
 )

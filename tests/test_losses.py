@@ -111,6 +111,19 @@ def ref_categorical_focal(t, p, alpha=0.25, gamma=2.0, from_logits=False, label_
     return np.sum(alpha * (1 - q) ** gamma * -t * np.log(q), axis=-1)
 
 
+def ref_dice(t, p, axis=-1):
+    return 1 - 2 * np.sum(t * p, axis=axis) / (np.sum(t, axis=axis) + np.sum(p, axis=axis) + 1e-7)
+
+
+def ref_tversky(t, p, alpha=0.5, beta=0.5, axis=-1):
+    tp, fp, fn = np.sum(t * p, axis=axis), np.sum((1 - t) * p, axis=axis), np.sum(t * (1 - p), axis=axis)
+    return 1 - tp / (tp + alpha * fp + beta * fn + 1e-7)
+
+
+def ref_gce(labels, p, q=0.5):
+    return (1 - p[np.arange(len(labels)), labels] ** q) / q
+
+
 def ref_scce(labels, p, from_logits=False):
     logp = _log_softmax(p) if from_logits else np.log(_clip(p / p.sum(axis=-1, keepdims=True)))
     return -np.take_along_axis(logp, labels[..., None], axis=-1)[..., 0]
@@ -195,6 +208,14 @@ CASES = [
      {"alpha": 0.5, "gamma": 1.0, "from_logits": True, "label_smoothing": 0.2}, losses.categorical_focal_crossentropy,
      {"alpha": 0.5, "gamma": 1.0, "from_logits": True, "label_smoothing": 0.2},
      lambda t, p: ref_categorical_focal(t, p, 0.5, 1.0, True, 0.2), one_hot(LABELS, 3), normal(SHAPE)),
+    ("dice", losses.Dice, {"axis": -1}, losses.dice, {"axis": -1}, ref_dice, rng.integers(0, 2, SHAPE).astype(float),
+     probs(SHAPE)),
+    ("tversky", losses.Tversky, {"alpha": 0.3, "beta": 0.7, "axis": -1}, losses.tversky,
+     {"alpha": 0.3, "beta": 0.7, "axis": -1}, lambda t, p: ref_tversky(t, p, 0.3, 0.7),
+     rng.integers(0, 2, SHAPE).astype(float), probs(SHAPE)),
+    ("generalized_ce", losses.CategoricalGeneralizedCrossEntropy, {"q": 0.4},
+     losses.categorical_generalized_cross_entropy, {"q": 0.4}, lambda t, p: ref_gce(t, p, 0.4), LABELS,
+     dist(SHAPE)),
     ("scce", losses.SparseCategoricalCrossentropy, {}, losses.sparse_categorical_crossentropy, {}, ref_scce,
      LABELS, dist(SHAPE)),
     ("scce_logits", losses.SparseCategoricalCrossentropy, {"from_logits": True},
@@ -521,3 +542,26 @@ def test_focal_losses_match_keras_3_golden_values():
         losses.CategoricalFocalCrossentropy(alpha=2)
     with pytest.warns(SyntaxWarning, match="num_classes > 1"):
         losses.categorical_focal_crossentropy([[1.0]], [[0.5]])
+
+
+def test_dice_and_tversky_over_whole_images_and_the_batch():
+    """Keras 3's documented values (axis over each image, and over everything: one value for the batch);
+    Tversky with alpha = beta = 0.5 is Dice; the generalized cross-entropy's range check."""
+    y_true = np.array([[[[1.0], [1.0]], [[0.0], [0.0]]], [[[1.0], [1.0]], [[0.0], [0.0]]]])
+    y_pred = np.array([[[[0.0], [1.0]], [[0.0], [1.0]]], [[[0.4], [0.0]], [[0.0], [0.9]]]])
+    np.testing.assert_allclose(losses.dice(y_true, y_pred, axis=(1, 2, 3)).numpy(), [0.5, 0.75757575], rtol=1e-6)
+    assert float(losses.dice(y_true, y_pred)) == pytest.approx(0.6164384, rel=1e-6)
+    assert float(losses.Dice()(y_true, y_pred)) == pytest.approx(0.6164384, rel=1e-6)
+    np.testing.assert_allclose(losses.Dice(axis=(1, 2, 3), reduction=None)(y_true, y_pred).numpy(),
+                               ref_dice(y_true, y_pred, axis=(1, 2, 3)), rtol=1e-6)
+    np.testing.assert_allclose(losses.tversky(y_true, y_pred, axis=(1, 2, 3)).numpy(),
+                               losses.dice(y_true, y_pred, axis=(1, 2, 3)).numpy(), rtol=1e-6)
+    assert float(losses.Tversky(alpha=0.2, beta=0.8)(y_true, y_pred)) == pytest.approx(
+        float(ref_tversky(y_true, y_pred, 0.2, 0.8, axis=None)), rel=1e-6)
+    assert type(losses.get("dice")) is not type and losses.get("Tversky").name == "tversky"
+    with pytest.raises(ValueError, match=r"q must be in the interval \(0, 1\)"):
+        losses.CategoricalGeneralizedCrossEntropy(q=1.5)
+    # labels of shape (batch, 1) are the same as (batch,)
+    p = dist((3, 4))
+    np.testing.assert_allclose(losses.categorical_generalized_cross_entropy([[0], [3], [1]], p, q=0.7).numpy(),
+                               ref_gce(np.array([0, 3, 1]), p, 0.7), rtol=1e-12)

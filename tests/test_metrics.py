@@ -514,3 +514,58 @@ def test_bad_inputs():
     with pytest.raises(ValueError):
         state.update_state([1.0], sample_weight=[[1.0, 2.0], [3.0, 4.0]])
     assert float(state.result()) == 2.0  # a failed update leaves the state alone
+
+
+def _r2_reference(t, p, w, aggregation, k):
+    """R2 from its definition in float64: per column, 1 - weighted SS_res / weighted SS_tot around the
+    weighted mean; then the aggregation and the adjustment over the samples with a non-zero weight."""
+    t, p, w = (np.asarray(a, np.float64) for a in (t, p, w))
+    mean = (w * t).sum(0) / w.sum(0)
+    ss_tot = (w * (t - mean) ** 2).sum(0)
+    raw = 1 - (w * (t - p) ** 2).sum(0) / ss_tot
+    score = {None: raw, "uniform_average": raw.mean(),
+             "variance_weighted_average": (ss_tot * raw).sum() / ss_tot.sum()}[aggregation]
+    n = np.count_nonzero(np.any(w != 0, axis=1))
+    return score if k == 0 else 1 - (1 - score) * (n - 1) / (n - k - 1)
+
+
+@pytest.mark.parametrize("aggregation", [None, "uniform_average", "variance_weighted_average"])
+@pytest.mark.parametrize("k", [0, 2])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_r2_score_over_batches_equals_its_definition(aggregation, k, weighted):
+    rng = np.random.default_rng(5)
+    t = rng.normal(size=(30, 3)) * [1.0, 3.0, 0.5]
+    p = t + rng.normal(size=(30, 3)) * [0.5, 2.0, 0.6]
+    w = rng.uniform(0, 2, size=(30, 1)) * (rng.uniform(size=(30, 1)) > 0.2) if weighted else np.ones((30, 1))
+    m = metrics.R2Score(class_aggregation=aggregation, num_regressors=k, dtype="float64")
+    for lo in range(0, 30, 7):  # uneven batches: the state is sums, not means of batch scores
+        m.update_state(t[lo:lo + 7], p[lo:lo + 7], sample_weight=w[lo:lo + 7, 0] if weighted else None)
+    np.testing.assert_allclose(m.result().numpy(), _r2_reference(t, p, np.broadcast_to(w, t.shape), aggregation, k),
+                               rtol=1e-12)
+    again = metrics.R2Score.from_config(m.get_config())
+    assert (again.class_aggregation, again.num_regressors, again.name) == (aggregation, k, "r2_score")
+    m.reset_state()
+    m.update_state(t, t)
+    assert float(np.mean(m.result().numpy())) == 1.0
+
+
+def test_r2_score_documented_value_edges_and_errors():
+    # Keras' documented example (scikit-learn gives the same 4/7)
+    assert float(metrics.R2Score()([[1.0], [4.0], [3.0]], [[2.0], [4.0], [4.0]])) == pytest.approx(4 / 7, rel=1e-6)
+    assert type(metrics.get("r2_score")) is metrics.R2Score and float(metrics.R2Score().result()) == 0.0
+    m = metrics.R2Score(class_aggregation=None)
+    m.update_state([[1.0, 2.0], [1.0, 3.0]], [[1.0, 2.0], [2.0, 3.0]])
+    assert m.result().numpy().tolist() == [0.0, 1.0]  # a constant column scores 0, as Keras
+    with pytest.warns(UserWarning, match="More independent predictors"):
+        r = metrics.R2Score(num_regressors=5)([[1.0], [2.0], [4.0]], [[1.0], [2.0], [3.0]])
+    assert float(r) == pytest.approx(1 - 1 / (14 / 3), rel=1e-6)  # the plain score
+    with pytest.raises(ValueError, match="Invalid value for argument `class_aggregation`"):
+        metrics.R2Score(class_aggregation="median")
+    with pytest.raises(ValueError, match="Invalid value for argument `num_regressors`"):
+        metrics.R2Score(num_regressors=-1)
+    with pytest.raises(ValueError, match=r"expects 2D inputs with shape \(batch_size, output_dim\)"):
+        metrics.R2Score().update_state([0.0, 1.0], [0.0, 1.0])
+    m = metrics.R2Score()
+    m.update_state([[1.0, 2.0]], [[1.0, 2.0]])
+    with pytest.raises(ValueError, match="built for 2 output columns"):
+        m.update_state([[1.0, 2.0, 3.0]], [[1.0, 2.0, 3.0]])

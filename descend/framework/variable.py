@@ -152,6 +152,16 @@ def _from_initializer(initializer, shape, dtype):
     return value
 
 
+class _CallableTensor(Tensor):
+    """What ``Variable.value`` gives: a Tensor that calling returns (TF spells it ``value()``, Keras 3
+    ``value``)."""
+
+    __slots__ = ()
+
+    def __call__(self) -> Tensor:
+        return self
+
+
 class Variable(ArrayLike):
     """A named, mutable array that optimizers update in place.
 
@@ -254,9 +264,13 @@ class Variable(ArrayLike):
             self._before_read(self, None)
         return _ops.read(self)
 
+    @property
     def value(self) -> Tensor:
-        """A Tensor snapshot of the current value (as ``read_value``; TF's ``Variable.value()``)."""
-        return self.read_value()
+        """A Tensor snapshot of the current value, as ``read_value``: Keras 3's ``variable.value``, and
+        callable as TF's ``variable.value()`` (the call returns the same Tensor)."""
+        t = self.read_value()
+        t.__class__ = _CallableTensor
+        return t
 
     def numpy(self) -> np.ndarray:
         if self._before_read is not None:
