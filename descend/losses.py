@@ -428,8 +428,9 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False, label_sm
     axis = _check_axis("categorical_crossentropy", axis, y_pred.ndim)
     if y_pred.shape[axis] == 1:
         warnings.warn(
-            "categorical_crossentropy expects y_pred of shape (batch_size, num_classes) with num_classes > 1. "
-            f"Received: y_pred.shape={tuple(y_pred.shape)}. Consider binary_crossentropy for two classes.",
+            "In loss categorical_crossentropy, expected y_pred.shape to be (batch_size, num_classes) with "
+            f"num_classes > 1. Received: y_pred.shape={tuple(y_pred.shape)}. Consider using 'binary_crossentropy' "
+            "if you only have 2 classes.",
             SyntaxWarning,  # Keras' category for this warning
             stacklevel=2,
         )
@@ -559,8 +560,9 @@ def categorical_focal_crossentropy(y_true, y_pred, alpha: float = 0.25, gamma: f
     y_true, y_pred = _prepare(name, y_true, y_pred, broadcast=False)
     axis = _check_axis(name, axis, y_pred.ndim)
     if y_pred.shape[axis] == 1:
-        warnings.warn(f"{name} expects y_pred of shape (batch_size, num_classes) with num_classes > 1. "
-                      f"Received: y_pred.shape={tuple(y_pred.shape)}. Consider binary_crossentropy for two classes.",
+        warnings.warn(f"In loss {name}, expected y_pred.shape to be (batch_size, num_classes) with num_classes > 1. "
+                      f"Received: y_pred.shape={tuple(y_pred.shape)}. Consider using 'binary_crossentropy' if you "
+                      "only have 2 classes.",
                       SyntaxWarning, stacklevel=2)
     ls = _check_smoothing(label_smoothing)
     if ls:

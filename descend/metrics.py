@@ -420,26 +420,23 @@ def _floatx_result(a) -> Tensor:
     return convert_to_tensor(np.asarray(a, dtype=backend.floatx()))
 
 
-def _mean_last(a: np.ndarray) -> np.ndarray:
-    return a if a.ndim == 0 else np.mean(a, axis=-1)
-
-
 def accuracy(y_true, y_pred):
-    """``mean(y_true == y_pred, axis=-1)``."""
+    """``y_true == y_pred`` element by element, as 1.0 or 0.0 (Keras 3; the metric averages them, so a
+    ``sample_weight`` may weigh each element or each sample)."""
     p = _np(y_pred)
     t = _np(y_true).astype(p.dtype, copy=False)
     t, p = _losses.squeeze_or_expand_to_same_rank(t, p)
     _check_same_shape("accuracy", t, p)
-    return _floatx_result(_mean_last((t == p).astype(backend.floatx())))
+    return _floatx_result((t == p).astype(backend.floatx()))
 
 
 def binary_accuracy(y_true, y_pred, threshold: float = 0.5):
-    """``mean(y_true == (y_pred > threshold), axis=-1)``."""
+    """``y_true == (y_pred > threshold)`` element by element, as 1.0 or 0.0 (Keras 3)."""
     t, p = _np(y_true), _np(y_pred)
     t, p = _losses.squeeze_or_expand_to_same_rank(t, p)
     _check_same_shape("binary_accuracy", t, p)
     predicted = (p > threshold).astype(t.dtype)
-    return _floatx_result(_mean_last((t == predicted).astype(backend.floatx())))
+    return _floatx_result((t == predicted).astype(backend.floatx()))
 
 
 def categorical_accuracy(y_true, y_pred):
@@ -492,9 +489,16 @@ def top_k_categorical_accuracy(y_true, y_pred, k: int = 5):
     return _floatx_result(_in_top_k(labels, p, int(k)).reshape(labels.shape))
 
 
-def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5):
-    """Whether the integer target is among the ``k`` highest predictions, per sample."""
+def sparse_top_k_categorical_accuracy(y_true, y_pred, k: int = 5, from_sorted_ids: bool = False):
+    """Whether the integer target is among the ``k`` highest predictions, per sample.
+
+    ``from_sorted_ids=True``: ``y_pred`` holds class ids, best first (a retrieval model's top ``N >= k``),
+    and the target counts as found when it is among the first ``k`` of them."""
     labels = _sparse_labels("sparse_top_k_categorical_accuracy", y_true, y_pred)
+    if from_sorted_ids:
+        ids = _np(y_pred)[..., :int(k)]
+        found = np.any(ids == labels.reshape(labels.shape + (1,)).astype(ids.dtype, copy=False), axis=-1)
+        return _floatx_result(found.reshape(labels.shape))
     return _floatx_result(_in_top_k(labels, _np(y_pred), int(k)).reshape(labels.shape))
 
 
@@ -597,15 +601,18 @@ class TopKCategoricalAccuracy(_BuiltinWrapper):
 
 
 class SparseTopKCategoricalAccuracy(_BuiltinWrapper):
-    """How often the integer target is among the ``k`` highest predictions (ties count as in)."""
+    """How often the integer target is among the ``k`` highest predictions (ties count as in), or, with
+    ``from_sorted_ids=True``, among the first ``k`` of the class ids ``y_pred`` lists best first."""
 
-    _params = ("k",)
+    _params = ("k", "from_sorted_ids")
 
-    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None):
+    def __init__(self, k=5, name="sparse_top_k_categorical_accuracy", dtype=None, from_sorted_ids=False):
         if isinstance(k, bool) or int(k) != k or k < 1:
             raise ValueError(f"`k` must be a positive int. Received: k={k!r}")
-        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=int(k))
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=int(k),
+                         from_sorted_ids=bool(from_sorted_ids))
         self.k = int(k)
+        self.from_sorted_ids = bool(from_sorted_ids)
 
 
 # ---------------------------------------------------------------- regression / probabilistic metrics

@@ -569,3 +569,34 @@ def test_r2_score_documented_value_edges_and_errors():
     m.update_state([[1.0, 2.0]], [[1.0, 2.0]])
     with pytest.raises(ValueError, match="built for 2 output columns"):
         m.update_state([[1.0, 2.0, 3.0]], [[1.0, 2.0, 3.0]])
+
+
+def test_accuracy_is_elementwise_so_weights_may_weigh_each_element():
+    """Keras 3: accuracy and binary_accuracy compare element by element; the metric averages, so a weight
+    per element (or per sample, broadcast) works."""
+    np.testing.assert_array_equal(metrics.accuracy([[1, 2], [3, 4]], [[0, 2], [3, 4]]).numpy(), [[0, 1], [1, 1]])
+    np.testing.assert_array_equal(metrics.binary_accuracy([[1, 0]], [[0.7, 0.6]]).numpy(), [[1, 0]])
+    for cls, t, p in ((metrics.Accuracy, [[1, 2], [3, 4]], [[0, 2], [3, 4]]),
+                      (metrics.BinaryAccuracy, [[1, 1], [0, 0]], [[0.2, 0.9], [0.1, 0.3]])):
+        m = cls()
+        m.update_state(t, p, sample_weight=[[1, 0], [0, 1]])
+        assert float(m.result()) == 0.5  # (0*1 + 1*1) / 2 weight
+        m = cls()
+        m.update_state(t, p, sample_weight=[[0.5, 1.0]])  # broadcast over the rows
+        assert float(m.result()) == pytest.approx((0 * 0.5 + 1 * 1 + 1 * 0.5 + 1 * 1) / 3)
+        m = cls()
+        m.update_state(t, p, sample_weight=[1.0, 0.0])  # one weight per sample: the first row only
+        assert float(m.result()) == 0.5
+
+
+def test_sparse_top_k_accuracy_from_sorted_ids():
+    """``from_sorted_ids=True``: y_pred lists class ids best first; the target must be in the first k."""
+    ids = np.array([[1, 0, 3], [1, 2, 3]])
+    assert float(metrics.SparseTopKCategoricalAccuracy(k=1, from_sorted_ids=True)([2, 1], ids)) == 0.5
+    m = metrics.SparseTopKCategoricalAccuracy(k=2, from_sorted_ids=True)
+    m.update_state([2, 2], ids, sample_weight=[0.7, 0.3])
+    assert float(m.result()) == pytest.approx(0.3)
+    np.testing.assert_array_equal(
+        metrics.sparse_top_k_categorical_accuracy([[3], [1]], ids, k=3, from_sorted_ids=True).numpy(), [1, 1])
+    again = metrics.SparseTopKCategoricalAccuracy.from_config(m.get_config())
+    assert again.from_sorted_ids is True and again.k == 2
