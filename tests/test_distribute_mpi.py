@@ -494,7 +494,38 @@ def _fit_io(ds, out):
             "csv": open(os.path.join(folder, "log.csv")).read().splitlines()}
 
 
-SCENARIOS = {"equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
+def _horovod_more(ds, out):
+    """Horovod's collectives on tensors and objects, and a Keras program in Horovod's style: each rank builds
+    its own model (its own random init) and fits its own shard, with DistributedOptimizer and the two
+    callbacks."""
+    import descend.distribute.horovod as hvd
+
+    hvd.init()
+    r, n = hvd.rank(), hvd.size()
+    res = {"allgather": hvd.allgather(np.full((r + 1, 2), float(r))).numpy().tolist(),
+           "broadcast": hvd.broadcast(np.arange(3.0) + 10 * r, root_rank=n - 1).numpy().tolist(),
+           "broadcast_object": hvd.broadcast_object({"rank": r}, root_rank=1),
+           "allgather_object": hvd.allgather_object(r * r)}
+    try:
+        hvd.allgather(np.zeros((1, r + 2)))
+    except ValueError as e:
+        res["allgather_error"] = str(e)
+    ds.clear_session()
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(size=(24 * n, 3)), rng.normal(size=(24 * n, 1))
+    ds.keras.utils.set_random_seed(100 + r)  # a different init on every rank: the callback must fix it
+    model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(5, activation="tanh"), ds.layers.Dense(1)])
+    model.compile(optimizer=hvd.DistributedOptimizer(ds.optimizers.Adam(0.01)), loss="mse", metrics=["mae"])
+    history = model.fit(x[r::n], y[r::n], batch_size=6, epochs=3, verbose=0, shuffle=False,
+                        callbacks=[hvd.callbacks.BroadcastGlobalVariablesCallback(0),
+                                   hvd.callbacks.MetricAverageCallback()])
+    res["weights"] = [w.numpy().tolist() for w in model.weights]
+    res["history"] = history.history
+    ds.random.set_seed(None)
+    return res
+
+
+SCENARIOS = {"horovod_more": _horovod_more, "equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
              "exchange": _exchange, "scattered": _scattered_training, "nonfinite": _nonfinite, "fit_io": _fit_io,
              "surface": _surface, "repeat": _repeat, "float32": _float32, "fit": _fit, "ckpt_save": _ckpt_save,
              "ckpt_restore": _ckpt_restore, "mismatch": _mismatch, "mismatch_variable": _mismatch_variable,
@@ -518,7 +549,7 @@ def runs(tmp_path_factory):
     for n in (2, 3):
         d = tmp_path_factory.mktemp(f"n{n}")
         proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32", "fit", "exchange", "scattered", "nonfinite",
-                              "fit_io"], d,
+                              "fit_io", "horovod_more"], d,
                           timeout=600)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
         out[n] = _results(d, n)
@@ -609,6 +640,22 @@ def test_fit_of_a_lazily_built_model_writes_its_files_once_and_stops_on_every_ra
     assert first["saved"] == ["best", "log.csv", "model", "weights"]  # nothing half-written left behind
     assert len(first["csv"]) == 4 and first["csv"][0].startswith("epoch,")
     assert "writes from rank 0 alone" in first["refused"] and "ShardedCheckpoint" in first["refused"]
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_horovod_collectives_and_keras_callbacks(runs, n):
+    per_rank = [r["horovod_more"] for r in runs[n]]
+    rows = [[float(r)] * 2 for r in range(n) for _ in range(r + 1)]
+    for rank, res in enumerate(per_rank):
+        assert res["allgather"] == rows
+        assert res["broadcast"] == [10.0 * (n - 1) + k for k in range(3)]
+        assert res["broadcast_object"] == {"rank": 1} and res["allgather_object"] == [k * k for k in range(n)]
+        assert "rank 0 has shape (2,)" in res["allgather_error"] and "rank 1 has shape (3,)" in res["allgather_error"]
+    # different inits, different shards: the same weights and the same (averaged) logs on every rank
+    assert all(res["weights"] == per_rank[0]["weights"] for res in per_rank[1:])
+    assert all(res["history"] == per_rank[0]["history"] for res in per_rank[1:])
+    assert len(per_rank[0]["history"]["loss"]) == 3
 
 
 @needs_mpi

@@ -21,8 +21,11 @@ Example:
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 
+from ..callbacks import Callback
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
@@ -30,7 +33,9 @@ from . import comm, strategy
 from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
 
 __all__ = ["Average", "Sum", "init", "is_initialized", "rank", "size", "local_rank", "local_size", "allreduce",
-           "broadcast_variables", "DistributedGradientTape", "DistributedOptimizer"]
+           "allgather", "broadcast", "allgather_object", "broadcast_object", "broadcast_variables",
+           "DistributedGradientTape", "DistributedOptimizer", "BroadcastGlobalVariablesCallback",
+           "MetricAverageCallback", "callbacks"]
 
 #: reduction ops (Horovod's names)
 Average = "Average"
@@ -91,6 +96,59 @@ def allreduce(tensor, op=Average, name: str | None = None):
         return value if isinstance(value, IndexedSlices) else Tensor(np.array(value))
     out = _exchange(False, DEFAULT_BUCKET_BYTES).exchange([value], [name or "allreduce"], average=average)[0]
     return out if isinstance(out, IndexedSlices) else Tensor(out)
+
+
+def _check_root(root_rank) -> int:
+    n = size()
+    if isinstance(root_rank, bool) or not isinstance(root_rank, (int, np.integer)) or not 0 <= root_rank < n:
+        raise ValueError(f"`root_rank` must be an integer in [0, {n}). Received: root_rank={root_rank!r}")
+    return int(root_rank)
+
+
+def _same_everywhere(what: str, value: np.ndarray, shape) -> None:
+    """Raise on every rank, naming the first rank that differs, unless all ranks pass the same shape and dtype."""
+    mine = (tuple(shape), value.dtype.str)
+    everyone = comm.world().allgather_object(mine)
+    for r, theirs in enumerate(everyone):
+        if theirs != everyone[0]:
+            raise ValueError(f"{what}: rank 0 has shape {everyone[0][0]} and dtype {np.dtype(everyone[0][1]).name}, "
+                             f"rank {r} has shape {theirs[0]} and dtype {np.dtype(theirs[1]).name}")
+
+
+def allgather(tensor, name: str | None = None):
+    """Every rank's ``tensor`` concatenated along the first axis, in rank order (a Tensor). The first
+    dimension may differ between ranks; the other dimensions and the dtype must agree."""
+    value = np.ascontiguousarray(to_array(tensor))
+    if value.ndim == 0:
+        raise ValueError(f"allgather expects a tensor of rank >= 1. Received a scalar ({name or 'tensor'})")
+    group = comm.world()
+    if group.size == 1:
+        return Tensor(value.copy())
+    _same_everywhere("allgather", value, value.shape[1:])
+    counts = group.allgather_counts(np.array([value.shape[0]], np.int64))[:, 0]
+    row = int(np.prod(value.shape[1:], dtype=np.int64))
+    flat = group.allgatherv(value.reshape(-1), counts * row)
+    return Tensor(flat.reshape((int(counts.sum()),) + value.shape[1:]))
+
+
+def broadcast(tensor, root_rank: int = 0, name: str | None = None):
+    """Rank ``root_rank``'s ``tensor`` on every rank (a Tensor; every rank passes the same shape and dtype)."""
+    root = _check_root(root_rank)
+    value = np.array(to_array(tensor), order="C")
+    if size() > 1:
+        _same_everywhere("broadcast", value, value.shape)
+        comm.world().bcast(value, root)
+    return Tensor(value)
+
+
+def allgather_object(obj, name: str | None = None) -> list:
+    """Every rank's picklable ``obj``, in rank order."""
+    return comm.world().allgather_object(obj)
+
+
+def broadcast_object(obj, root_rank: int = 0, name: str | None = None):
+    """Rank ``root_rank``'s picklable ``obj`` on every rank."""
+    return comm.world().allgather_object(obj)[_check_root(root_rank)]
 
 
 def broadcast_variables(variables, root_rank: int = 0) -> None:
@@ -166,3 +224,54 @@ def DistributedOptimizer(optimizer, name=None, device_dense="", device_sparse=""
     object.__setattr__(optimizer, "aggregate", aggregate)
     strategy.sums_over(optimizer, exchange.group)
     return optimizer
+
+
+# ---------------------------------------------------------------------------------------------- Keras callbacks
+class BroadcastGlobalVariablesCallback(Callback):
+    """Horovod's Keras callback: every rank takes rank ``root_rank``'s weights and optimizer state, so that
+    ranks that built their models apart (each its own random init) train alike. It broadcasts when
+    training begins and again after the first batch (the optimizer's slots exist only then), as Horovod."""
+
+    def __init__(self, root_rank: int = 0, device: str = ""):
+        super().__init__()
+        self.root_rank = int(root_rank)
+        self._done = False
+
+    def _broadcast(self, with_optimizer: bool) -> None:
+        variables = list(getattr(self.model, "variables", []) or [])
+        optimizer = getattr(self.model, "optimizer", None)
+        if with_optimizer and optimizer is not None:
+            variables += [v for v in optimizer.variables if not any(v is w for w in variables)]
+        broadcast_variables([v for v in variables if isinstance(v, Variable)], self.root_rank)
+
+    def on_train_begin(self, logs=None):
+        self._done = False
+        self._broadcast(with_optimizer=False)
+
+    def on_train_batch_end(self, batch, logs=None):
+        if not self._done:
+            self._broadcast(with_optimizer=True)
+            self._done = True
+
+
+class MetricAverageCallback(Callback):
+    """Horovod's Keras callback: each epoch's logged metrics averaged over the ranks (every rank logs the
+    same numbers), for programs in which each rank fits its own shard of the data."""
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is None or size() == 1:
+            return
+        keys = sorted(k for k, v in logs.items() if isinstance(v, (int, float, np.number)) and not isinstance(v, bool))
+        values = np.array([float(logs[k]) for k in keys], np.float64)
+        everyone = comm.world().allgather_object(keys)
+        if any(k != keys for k in everyone):
+            raise ValueError(f"MetricAverageCallback: the ranks log different metrics: {everyone}")
+        comm.world().allreduce_sum(values)
+        for k, v in zip(keys, values / size()):
+            logs[k] = float(v)
+
+
+#: ``hvd.callbacks.BroadcastGlobalVariablesCallback`` and ``hvd.callbacks.MetricAverageCallback`` (the names of
+#: ``horovod.tensorflow.keras.callbacks``)
+callbacks = types.SimpleNamespace(BroadcastGlobalVariablesCallback=BroadcastGlobalVariablesCallback,
+                                  MetricAverageCallback=MetricAverageCallback)
