@@ -647,7 +647,7 @@ def test_fit_of_a_lazily_built_model_writes_its_files_once_and_stops_on_every_ra
 def test_horovod_collectives_and_keras_callbacks(runs, n):
     per_rank = [r["horovod_more"] for r in runs[n]]
     rows = [[float(r)] * 2 for r in range(n) for _ in range(r + 1)]
-    for rank, res in enumerate(per_rank):
+    for res in per_rank:
         assert res["allgather"] == rows
         assert res["broadcast"] == [10.0 * (n - 1) + k for k in range(3)]
         assert res["broadcast_object"] == {"rank": 1} and res["allgather_object"] == [k * k for k in range(n)]
