@@ -361,3 +361,46 @@ def test_loss_scale_optimizer_takes_over_the_inner_factor_and_old_configs():
         ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(), clipnorm=1.0)
     with pytest.raises(ValueError, match="set `loss_scale_factor`"):
         ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(), dynamic=False)
+
+
+def test_learning_rate_is_a_float_that_keras_and_tf_code_can_set_in_place():
+    """``optimizer.learning_rate`` is a variable in Keras 3 and TF 2: ported code calls ``.assign``,
+    ``.numpy()``, ``keras.backend.set_value(optimizer.lr, x)`` and ``get_value``. In descend it is the float
+    rate at the current step that also takes those calls; copies and pickles are the plain number."""
+    import copy
+    import pickle
+
+    K = ds.keras.backend
+    opt = ds.keras.optimizers.Adam(0.01)
+    assert isinstance(opt.learning_rate, float) and opt.learning_rate == 0.01
+    K.set_value(opt.lr, 1e-4)
+    assert opt.learning_rate == 1e-4 and K.get_value(opt.learning_rate) == 1e-4
+    opt.learning_rate.assign(ds.constant(0.5))
+    assert opt.learning_rate == 0.5 and opt.get_config()["learning_rate"] == 0.5
+    assert type(opt.get_config()["learning_rate"]) is float
+    assert type(copy.deepcopy(opt.lr)) is float and pickle.loads(pickle.dumps(opt.lr)) == 0.5
+    w = ds.Variable([1.0], name="w")
+    opt2 = ds.optimizers.SGD(1.0)
+    opt2.learning_rate.assign(0.25)  # the update uses the new rate
+    opt2.apply_gradients([(ds.constant([1.0]), w)])
+    assert w.numpy().tolist() == [0.75]
+    lso = ds.mixed_precision.LossScaleOptimizer(ds.optimizers.SGD(0.1))
+    lso.learning_rate.assign(0.3)
+    assert lso.inner_optimizer.learning_rate == 0.3
+    scheduled = ds.optimizers.SGD(ds.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5))
+    with pytest.raises(TypeError, match="schedule or a callable, not a value to assign"):
+        scheduled.learning_rate.assign(0.2)
+    with pytest.raises(TypeError, match="set_value expects a Variable"):
+        K.set_value(3.0, 1.0)
+    v = ds.Variable(1.0)
+    K.set_value(v, 3.0)
+    assert float(v.numpy()) == 3.0 and K.get_value(v) == 3.0
+
+
+def test_variable_value_is_keras_3_property_and_tf_method():
+    v = ds.Variable([1.0, 2.0])
+    assert v.value.numpy().tolist() == [1.0, 2.0] and v.value().numpy().tolist() == [1.0, 2.0]
+    with ds.GradientTape() as tape:
+        y = ds.reduce_sum(v.value * v.value())
+    assert tape.gradient(y, v).numpy().tolist() == [2.0, 4.0]
+    assert bool(ds.keras.optimizers.SGD().iterations.value == 0)

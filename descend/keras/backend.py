@@ -28,7 +28,8 @@ from .ops import _result_dtype, convert_to_numpy, convert_to_tensor, is_tensor
 
 __all__ = ["floatx", "set_floatx", "epsilon", "set_epsilon", "clear_session", "int_shape", "image_data_format",
            "set_image_data_format", "backend", "Variable", "convert_to_tensor", "convert_to_numpy", "is_tensor",
-           "name_scope", "standardize_dtype", "result_type", "numpy", "SUPPORTS_SPARSE_TENSORS"]
+           "name_scope", "standardize_dtype", "result_type", "numpy", "SUPPORTS_SPARSE_TENSORS", "get_value",
+           "set_value"]
 
 #: descend's gradients of gathers are sparse (``IndexedSlices``) and its optimizers update them as such
 SUPPORTS_SPARSE_TENSORS = True
@@ -78,6 +79,20 @@ def set_image_data_format(data_format: str) -> None:
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"data_format must be 'channels_last' or 'channels_first'. Received: {data_format!r}")
     _state["image_data_format"] = data_format
+
+
+def get_value(x) -> np.ndarray:
+    """The value of a Variable, Tensor or number as a NumPy array (TF 2's ``keras.backend.get_value``)."""
+    return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
+
+
+def set_value(x, value) -> None:
+    """Set a Variable, or an optimizer's ``learning_rate``/``lr``, to ``value`` in place (TF 2's
+    ``keras.backend.set_value``, as in ``set_value(model.optimizer.lr, 1e-4)``)."""
+    if not hasattr(x, "assign"):
+        raise TypeError("set_value expects a Variable or an optimizer's learning_rate (something with `assign`). "
+                        f"Received: {type(x).__name__}")
+    x.assign(np.asarray(value) if not np.isscalar(value) else value)
 
 
 def int_shape(x) -> tuple:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import math
 import warnings
+import weakref
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -143,6 +144,41 @@ def register_subclass_style(predicate: Callable, adapter: type) -> None:
     """Give a direct subclass of :class:`Optimizer` for which ``predicate(cls)`` holds ``adapter`` as
     its base instead (how TF 2's and Keras 3's subclassing spellings find their adapters)."""
     _SUBCLASS_STYLES.append((predicate, adapter))
+
+
+class LearningRateValue(float):
+    """What ``optimizer.learning_rate`` gives: the rate at the current step, a float that code written for
+    Keras or TF, where it is a variable, can also set in place (``assign``) and read (``numpy``).
+
+    Example:
+        >>> import descend as ds
+        >>> opt = ds.optimizers.SGD(0.1)
+        >>> opt.learning_rate.assign(0.05)
+        >>> opt.learning_rate, float(opt.learning_rate.numpy())
+        (0.05, 0.05)
+    """
+
+    def __new__(cls, value, optimizer):
+        obj = float.__new__(cls, value)
+        obj._optimizer = weakref.ref(optimizer)
+        return obj
+
+    def assign(self, value) -> None:
+        """Set the optimizer's learning rate to the number ``value`` (as ``optimizer.learning_rate = value``)."""
+        optimizer = self._optimizer()
+        if optimizer is None:
+            raise RuntimeError("the optimizer this learning rate belongs to no longer exists")
+        current = optimizer.hyperparameters().get("learning_rate")
+        if not isinstance(current, float):
+            raise TypeError("the learning rate is a schedule or a callable, not a value to assign; set a new one "
+                            "with `optimizer.learning_rate = ...`")
+        optimizer.learning_rate = float(value.numpy() if hasattr(value, "numpy") else value)
+
+    def numpy(self) -> np.ndarray:
+        return np.asarray(float(self))
+
+    def __reduce__(self):  # a copy or a pickle is the plain number
+        return (float, (float(self),))
 
 
 class Optimizer:
@@ -394,8 +430,10 @@ class Optimizer:
 
     @property
     def learning_rate(self) -> float:
-        """The learning rate at the current step; assign a number or schedule to change it."""
-        return self.get_hyper("learning_rate")
+        """The learning rate at the current step (a float); assign a number or schedule to change it. As
+        Keras' and TF's learning-rate variable it can also be set in place, ``learning_rate.assign(x)`` or
+        ``keras.backend.set_value(optimizer.lr, x)``, and read with ``.numpy()``."""
+        return LearningRateValue(self.get_hyper("learning_rate"), self)
 
     @learning_rate.setter
     def learning_rate(self, value):
