@@ -159,6 +159,7 @@ class _CallableTensor(Tensor):
     __slots__ = ()
 
     def __call__(self) -> Tensor:
+        self.__class__ = Tensor  # called, it is the plain Tensor TF's ``value()`` returns
         return self
 
 
