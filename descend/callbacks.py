@@ -318,10 +318,12 @@ class CSVLogger(Callback):
         self._keys = None
 
     def on_train_begin(self, logs=None):
-        from .distribute.training import replica_for  # above this layer: imported when called
-
         self._keys = None
-        replica = replica_for(self.model)
+        replica = None
+        if "descend.distribute.strategy" in sys.modules:  # else no strategy exists
+            from .distribute.training import replica_for  # above this layer: imported when called
+
+            replica = replica_for(self.model)
         if replica is not None and not replica.is_chief:  # under a strategy rank 0 alone writes the (global) logs
             self._file = None
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import weakref
 
 from . import functional as _functional
@@ -74,8 +75,9 @@ class Model(Trainer, Layer):
     def _remember_strategy(self) -> None:
         """A model built under a strategy's ``scope()`` trains under it even when its variables are created
         later (a layer without an input shape builds on its first call, inside ``fit``), as in Keras."""
-        from .distribute import strategy as _strategy  # above this layer: imported when called
-
+        _strategy = sys.modules.get("descend.distribute.strategy")  # not imported: no strategy can be active
+        if _strategy is None:
+            return
         current = _strategy.get_strategy()
         if not current.is_default:  # weakly: copying or pickling a model never copies the process group
             self._distribute_strategy = weakref.ref(current)

@@ -35,6 +35,7 @@ import json
 import os
 import secrets
 import shutil
+import sys
 
 from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError
 from .checkpoint.errors import short
@@ -117,6 +118,9 @@ def _write_once(model, what: str, write, *, optimizer: bool) -> None:
     raises rank 0's error. State that differs by rank (tables sharded over the ranks; with
     ``optimizer``, slots sharded by ``shard_optimizer_state``) cannot be written by one rank: refused on
     every rank, nothing written."""
+    if "descend.distribute.strategy" not in sys.modules:  # no strategy exists: one process writes
+        write()
+        return
     from .distribute import strategy as _strategy  # above this layer: imported when called
     from .distribute.training import replica_for
 
