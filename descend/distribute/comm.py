@@ -81,6 +81,12 @@ class Group:
         """Every rank's small Python object (pickled: for checks and metadata, never for tensors)."""
         raise NotImplementedError
 
+    def any(self, flag: bool) -> bool:
+        """Whether ``flag`` is true on any rank (one integer all-reduced): every rank decides alike."""
+        buf = np.array([1 if flag else 0], np.int64)
+        self.allreduce_sum(buf)
+        return bool(buf[0])
+
     def barrier(self) -> None:
         raise NotImplementedError
 

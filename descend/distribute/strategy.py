@@ -216,11 +216,7 @@ def cross_replica_any(optimizer, pairs, found: bool) -> bool:
     """Whether any replica found a non-finite gradient in this update (one integer all-reduced), so that
     every replica skips, raises or applies together; ``found`` itself with one replica."""
     group, _ = _summing_group(optimizer, pairs)
-    if group is None:
-        return found
-    buf = np.array([1 if found else 0], np.int64)
-    group.allreduce_sum(buf)
-    return bool(buf[0])
+    return found if group is None else group.any(found)
 
 
 def _cross_replica_sum(optimizer, pairs: list) -> list:

@@ -145,10 +145,8 @@ class FitReplica:
         return self.strategy.group.allgather_object(value)[0]
 
     def any(self, flag: bool) -> bool:
-        """Whether ``flag`` is set on any replica (one integer all-reduced): every rank decides alike."""
-        buf = np.array([1 if flag else 0], np.int64)
-        self.strategy.group.allreduce_sum(buf)
-        return bool(buf[0])
+        """Whether ``flag`` is set on any replica: every rank decides alike."""
+        return self.strategy.group.any(flag)
 
     def shard(self, dataset):
         """This replica's rows of every global batch of ``dataset`` (a descend Dataset)."""

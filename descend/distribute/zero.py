@@ -271,10 +271,8 @@ class ZeroRedundancy:
         return sqrt(total) if total is not None else None
 
     def any(self, found: bool) -> bool:
-        buf = np.array([1 if found else 0], np.int64)
-        self.group.allreduce_sum(buf)
         self.stats["collectives"] += 1
-        return bool(buf[0])
+        return self.group.any(found)
 
 
 def _drop_pending(optimizer, var) -> None:
