@@ -787,9 +787,15 @@ class LossFunctionWrapper(Loss):
 
 
 class _BuiltinLoss(LossFunctionWrapper):
-    """A built-in loss class: its config is its constructor arguments."""
+    """A built-in loss class: its config is its constructor arguments. Those named in ``_params`` are passed
+    on to the loss function and are also the instance's attributes (``loss.from_logits``, ``loss.axis``)."""
 
     _params: tuple = ()
+
+    def __init__(self, fn, **kwargs):
+        super().__init__(fn, **kwargs)
+        for k in self._params:
+            setattr(self, k, self._fn_kwargs[k])
 
     def get_config(self) -> dict:
         config = Loss.get_config(self)
@@ -852,7 +858,6 @@ class Huber(_BuiltinLoss):
         if not float(delta) > 0:
             raise ValueError(f"`delta` must be > 0. Received: delta={delta}")
         super().__init__(huber, name=name, reduction=reduction, dtype=dtype, delta=float(delta))
-        self.delta = float(delta)
 
 
 class LogCosh(_BuiltinLoss):
@@ -869,7 +874,6 @@ class CosineSimilarity(_BuiltinLoss):
 
     def __init__(self, axis=-1, reduction="sum_over_batch_size", name="cosine_similarity", dtype=None):
         super().__init__(cosine_similarity, name=name, reduction=reduction, dtype=dtype, axis=axis)
-        self.axis = axis
 
 
 class KLDivergence(_BuiltinLoss):
@@ -893,7 +897,6 @@ class Dice(_BuiltinLoss):
 
     def __init__(self, reduction="sum_over_batch_size", name="dice", axis=None, dtype=None):
         super().__init__(dice, name=name, reduction=reduction, dtype=dtype, axis=_axis_arg(axis))
-        self.axis = _axis_arg(axis)
 
 
 class Tversky(_BuiltinLoss):
@@ -905,7 +908,6 @@ class Tversky(_BuiltinLoss):
                  dtype=None):
         super().__init__(tversky, name=name, reduction=reduction, dtype=dtype, alpha=float(alpha), beta=float(beta),
                          axis=_axis_arg(axis))
-        self.alpha, self.beta, self.axis = float(alpha), float(beta), _axis_arg(axis)
 
 
 class CategoricalGeneralizedCrossEntropy(_BuiltinLoss):
@@ -919,7 +921,6 @@ class CategoricalGeneralizedCrossEntropy(_BuiltinLoss):
             raise ValueError(f"q must be in the interval (0, 1). Received: q={q}")
         super().__init__(categorical_generalized_cross_entropy, name=name, reduction=reduction, dtype=dtype,
                          q=float(q))
-        self.q = float(q)
 
 
 class Hinge(_BuiltinLoss):
@@ -966,9 +967,6 @@ class BinaryCrossentropy(_BuiltinLoss):
         label_smoothing = _check_smoothing(label_smoothing)
         super().__init__(binary_crossentropy, name=name, reduction=reduction, dtype=dtype,
                          from_logits=bool(from_logits), label_smoothing=label_smoothing, axis=axis)
-        self.from_logits = bool(from_logits)
-        self.label_smoothing = label_smoothing
-        self.axis = axis
 
 
 class CategoricalCrossentropy(_BuiltinLoss):
@@ -996,9 +994,6 @@ class CategoricalCrossentropy(_BuiltinLoss):
         label_smoothing = _check_smoothing(label_smoothing)
         super().__init__(categorical_crossentropy, name=name, reduction=reduction, dtype=dtype,
                          from_logits=bool(from_logits), label_smoothing=label_smoothing, axis=axis)
-        self.from_logits = bool(from_logits)
-        self.label_smoothing = label_smoothing
-        self.axis = axis
 
 
 class BinaryFocalCrossentropy(_BuiltinLoss):
@@ -1025,11 +1020,6 @@ class BinaryFocalCrossentropy(_BuiltinLoss):
         super().__init__(binary_focal_crossentropy, name=name, reduction=reduction, dtype=dtype,
                          apply_class_balancing=bool(apply_class_balancing), alpha=alpha, gamma=gamma,
                          from_logits=bool(from_logits), label_smoothing=label_smoothing, axis=axis)
-        self.apply_class_balancing = bool(apply_class_balancing)
-        self.alpha, self.gamma = alpha, gamma
-        self.from_logits = bool(from_logits)
-        self.label_smoothing = label_smoothing
-        self.axis = axis
 
 
 class CategoricalFocalCrossentropy(_BuiltinLoss):
@@ -1049,10 +1039,6 @@ class CategoricalFocalCrossentropy(_BuiltinLoss):
         label_smoothing = _check_smoothing(label_smoothing)
         super().__init__(categorical_focal_crossentropy, name=name, reduction=reduction, dtype=dtype, alpha=alpha,
                          gamma=gamma, from_logits=bool(from_logits), label_smoothing=label_smoothing, axis=axis)
-        self.alpha, self.gamma = alpha, gamma
-        self.from_logits = bool(from_logits)
-        self.label_smoothing = label_smoothing
-        self.axis = axis
 
 
 class SparseCategoricalCrossentropy(_BuiltinLoss):
@@ -1082,9 +1068,6 @@ class SparseCategoricalCrossentropy(_BuiltinLoss):
             raise ValueError(f"`axis` must be an int (the class axis of y_pred). Received: axis={axis!r}")
         super().__init__(sparse_categorical_crossentropy, name=name, reduction=reduction, dtype=dtype,
                          from_logits=bool(from_logits), ignore_class=ignore_class, axis=int(axis))
-        self.from_logits = bool(from_logits)
-        self.ignore_class = ignore_class
-        self.axis = int(axis)
 
     def call(self, y_true, y_pred):
         return self._call_with_mask(y_true, y_pred)[0]

@@ -401,9 +401,15 @@ class MeanMetricWrapper(Mean):
 
 
 class _BuiltinWrapper(MeanMetricWrapper):
-    """A built-in metric class: its config is its constructor arguments."""
+    """A built-in metric class: its config is its constructor arguments. Those named in ``_params`` are passed
+    on to the metric function and are also the instance's attributes (``metric.k``, ``metric.axis``)."""
 
     _params: tuple = ()
+
+    def __init__(self, fn, **kwargs):
+        super().__init__(fn, **kwargs)
+        for k in self._params:
+            setattr(self, k, self._fn_kwargs[k])
 
     def get_config(self) -> dict:
         config = Metric.get_config(self)
@@ -597,7 +603,6 @@ class TopKCategoricalAccuracy(_BuiltinWrapper):
         if isinstance(k, bool) or int(k) != k or k < 1:
             raise ValueError(f"`k` must be a positive int. Received: k={k!r}")
         super().__init__(top_k_categorical_accuracy, name=name, dtype=dtype, k=int(k))
-        self.k = int(k)
 
 
 class SparseTopKCategoricalAccuracy(_BuiltinWrapper):
@@ -611,8 +616,6 @@ class SparseTopKCategoricalAccuracy(_BuiltinWrapper):
             raise ValueError(f"`k` must be a positive int. Received: k={k!r}")
         super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=int(k),
                          from_sorted_ids=bool(from_sorted_ids))
-        self.k = int(k)
-        self.from_sorted_ids = bool(from_sorted_ids)
 
 
 # ---------------------------------------------------------------- regression / probabilistic metrics
@@ -695,7 +698,6 @@ class CosineSimilarity(_BuiltinWrapper):
 
     def __init__(self, name="cosine_similarity", dtype=None, axis=-1):
         super().__init__(cosine_similarity, name=name, dtype=dtype, axis=axis)
-        self.axis = axis
 
 
 class RootMeanSquaredError(Mean):
@@ -827,8 +829,6 @@ class BinaryCrossentropy(_BuiltinWrapper):
     def __init__(self, name="binary_crossentropy", dtype=None, from_logits=False, label_smoothing=0.0):
         super().__init__(_losses.binary_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
                          label_smoothing=label_smoothing)
-        self.from_logits = from_logits
-        self.label_smoothing = label_smoothing
 
 
 class CategoricalCrossentropy(_BuiltinWrapper):
@@ -840,9 +840,6 @@ class CategoricalCrossentropy(_BuiltinWrapper):
                  axis=-1):
         super().__init__(_losses.categorical_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
                          label_smoothing=label_smoothing, axis=axis)
-        self.from_logits = from_logits
-        self.label_smoothing = label_smoothing
-        self.axis = axis
 
 
 class SparseCategoricalCrossentropy(_BuiltinWrapper):
@@ -855,9 +852,6 @@ class SparseCategoricalCrossentropy(_BuiltinWrapper):
         _losses._check_ignore_class(ignore_class)
         super().__init__(_losses.sparse_categorical_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
                          ignore_class=ignore_class, axis=axis)
-        self.from_logits = from_logits
-        self.ignore_class = ignore_class
-        self.axis = axis
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         """Samples labelled ``ignore_class`` have loss 0. As Keras 3, they count in an unweighted mean and
