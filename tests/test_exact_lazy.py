@@ -64,8 +64,8 @@ def _run(cls, kwargs, mode, dtype, seed=0):
             reads.append(ds.nn.embedding_lookup(table, [1, 5, 5, 30]).numpy())
         if step % 11 == 5:  # the whole table
             reads.append(table.numpy())
-        if step % 13 == 7 and opt.slot_specs():
-            reads.append(opt.get_slot(table, opt.slot_specs()[0].name).numpy())
+        if step % 13 == 7 and opt.rule.slot_specs:
+            reads.append(opt.get_slot(table, opt.rule.slot_specs[0].name).numpy())
     state = {re.sub(r"^table(_\d+)?/", "table/", k): v for k, v in opt.state_dict().items()}
     reads.append(table.numpy())
     return reads, state
@@ -185,7 +185,7 @@ def test_history_stays_bounded(monkeypatch):
         g = ds.IndexedSlices(ds.constant(vals[:1]), ds.constant(np.array([0])), (ROWS, WIDTH))  # row 0 only
         oa.apply_gradients([(g, a)])
         ob.apply_gradients([(g, b)])
-        state = next(iter(ob._lazy_tables.values()))[1]
+        state = next(iter(ob.lazy_rows.tables.values()))[1]
         assert len(state.history) <= 8
     np.testing.assert_array_equal(b.numpy(), a.numpy())
 

@@ -31,6 +31,7 @@ import weakref
 
 import numpy as np
 
+from ..framework import context
 from ..framework.variable import Variable
 from ..layers.base import register_build_hook, register_weight_hook
 from . import optim
@@ -40,9 +41,18 @@ from .trackable import OptimizerLeaf, VariableLeaf, _qualname, join_state, split
 
 __all__ = ["Checkpoint"]
 
-#: ``fn(checkpoint, path, tensors, objects, names, counter, extra) -> bool``: writes a checkpoint whose state is
-#: sharded over processes (installed by ``descend.distribute.zero``); False: not sharded, written here
-sharded_writer = None
+def _collective_writer(graph):
+    """How every rank writes its part of a checkpoint of these objects, when a strategy they were trained
+    under shards their state over the processes (its ``checkpoint_writer()``); None: one process writes."""
+    candidates = list(graph.vars_by_path.values())
+    candidates += [leaf.obj.iterations for leaf in graph.leaves
+                   if isinstance(leaf, OptimizerLeaf) and hasattr(leaf.obj, "iterations")]
+    for var in candidates:
+        strategy = context.strategy_of(var)
+        writer = None if strategy is None else strategy.checkpoint_writer()
+        if writer is not None:
+            return writer
+    return None
 
 
 def _cut(text: str, limit: int) -> str:
@@ -94,7 +104,7 @@ class Checkpoint:
         raise AttributeError(f"'Checkpoint' object has no attribute '{name}'")
 
     # -- saving ------------------------------------------------------------------------------------------------
-    def _collect(self) -> tuple[dict[str, np.ndarray], dict, dict]:
+    def _collect(self) -> tuple[dict[str, np.ndarray], dict, dict, object]:
         graph = walk(self._objects)
         tensors: dict[str, np.ndarray] = {}
         objects: dict = {}
@@ -119,13 +129,15 @@ class Checkpoint:
         for path, (value, _) in self._pending.items():
             if path not in tensors and path not in graph.vars_by_path:
                 tensors[path] = np.array(value, dtype=value.dtype.newbyteorder("<"), order="C", copy=True)
-        return tensors, objects, names
+        return tensors, objects, names, graph
 
     def _write(self, path, counter: int, extra: dict | None = None) -> str:
         path = os.fspath(path)
-        tensors, objects, names = self._collect()
-        if sharded_writer is not None and sharded_writer(self, path, tensors, objects, names, counter, extra):
-            return path  # state sharded over processes: every one wrote its part (descend.distribute.zero)
+        tensors, objects, names, graph = self._collect()
+        writer = _collective_writer(graph)
+        if writer is not None:  # state sharded over processes: every one writes its part
+            writer(graph, path, tensors, objects, names, counter, extra)
+            return path
         write_checkpoint_dir(path, tensors, new_manifest(objects, names, counter, extra))
         return path
 

@@ -119,7 +119,7 @@ class ShardedCheckpoint(Checkpoint):
         group = self._group()
         n, rank = group.size, group.rank
         graph = walk(self._objects)
-        tensors, objects, names = self._collect()
+        tensors, objects, names, _ = self._collect()
         tables = _tables(graph)
         layout, mine = {}, {}
         for vpath, (layer, var) in sorted(tables.items()):

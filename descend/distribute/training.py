@@ -23,6 +23,7 @@ import contextlib
 
 import numpy as np
 
+from ..framework import context
 from ..framework.tape import GradientTape
 from ..framework.tensor import to_array
 from ..ops import add_n, cast
@@ -34,14 +35,10 @@ __all__ = ["FitReplica", "replica_for", "global_result", "summed_metric_states",
 def replica_for(model) -> FitReplica | None:
     """The data-parallel context ``fit`` uses for ``model``: the active strategy, else the one it was built
     under (``scope()``), else the one its variables were created under; None for one replica."""
-    s = _strategy._stack()
     built_under = getattr(model, "_distribute_strategy", None)
-    strategy = s[-1][0] if s else (built_under() if built_under is not None else None)
+    strategy = context.current_strategy() or (built_under() if built_under is not None else None)
     if strategy is None:
-        for v in getattr(model, "trainable_weights", []) or []:
-            strategy = _strategy.strategy_of(v)
-            if strategy is not None:
-                break
+        strategy = context.strategy_for(getattr(model, "trainable_weights", []) or [])
     if strategy is None or strategy.num_replicas_in_sync == 1:
         return None
     return FitReplica(strategy)

@@ -66,15 +66,13 @@ import numpy as np
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..ops.math_ops import reduce_sum, sqrt, square
-from ..optimizers import pipeline as _pipeline
-from . import strategy as _strategy
 from .collectives import _densify
+from .strategy import ReplicaSum
 
-__all__ = ["ZeroRedundancy", "owners", "slot_bytes", "partition"]
+__all__ = ["ZeroAggregation", "ZeroRedundancy", "owners", "slot_bytes", "partition", "write_checkpoint"]
 
 # optimizer -> the ZeroRedundancy that updated it last (set by the aggregate stage)
 _REGISTRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_SHARDED = [0]  # how many sharding strategies with more than one replica exist (0: every hook returns at once)
 
 
 def partition(sizes, ranks: int, load=None) -> list:
@@ -125,8 +123,10 @@ class ZeroRedundancy:
         self.group = strategy.group
         self._shards: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.stats = {"reduce_scatter_bytes": 0, "allgather_bytes": 0, "collectives": 0}
-        if self.group.size > 1:
-            _SHARDED[0] += 1
+
+    def aggregation(self) -> ZeroAggregation:
+        """The ``aggregate`` stage of optimizers updating under this strategy."""
+        return ZeroAggregation(self)
 
     def shards_of(self, optimizer) -> _Shards:
         sh = self._shards.get(optimizer)
@@ -164,8 +164,8 @@ class ZeroRedundancy:
                 var = pairs[k][1]
                 sh.owner[id(var)] = r
                 sh.refs[id(var)] = weakref.ref(var)
-                if r != group.rank:
-                    _drop_pending(optimizer, var)
+                if r != group.rank:  # restored slots of a variable another replica owns are not kept here
+                    optimizer.state.drop_pending_of(var)
         layout = _Layout()
         by_dtype: dict = {}
         for k, (g, var) in enumerate(zip(grads, (p[1] for p in pairs))):
@@ -202,18 +202,6 @@ class ZeroRedundancy:
         _REGISTRY[optimizer] = self
         return [(out[k], pairs[k][1]) for k in range(len(pairs))
                 if k in sparse or sh.owner[id(pairs[k][1])] == group.rank]
-
-    def is_own_slot(self, var) -> bool:
-        """Whether ``var``, being created, is an optimizer slot of a variable this replica owns in an update in
-        progress (named ``<variable>/<slot>``, not trainable): it is not replicated."""
-        if var.trainable or "/" not in var.name:
-            return False
-        base = var.name.rsplit("/", 1)[0]
-        for sh in list(self._shards.values()):
-            layout = sh.layout
-            if layout is not None and any(r == self.group.rank and v.name == base for v, kind, r in layout.order):
-                return True
-        return False
 
     # ------------------------------------------------------------------------------------ after the commit
     def gather(self, optimizer) -> None:
@@ -274,15 +262,9 @@ class ZeroRedundancy:
         self.stats["collectives"] += 1
         return self.group.any(found)
 
-
-def _drop_pending(optimizer, var) -> None:
-    """Restored slots of a variable another replica owns: not kept here."""
-    pending = getattr(optimizer, "_pending", None)
-    if not pending:
-        return
-    prefix = f"{optimizer._var_key(var)}/"
-    for key in [k for k in pending if k.startswith(prefix) and "/" not in k[len(prefix):]]:
-        del pending[key]
+    def write_checkpoint(self, graph, path, tensors, objects, names, counter, extra) -> None:
+        """Every rank writes its share of a checkpoint (see :func:`write_checkpoint`)."""
+        write_checkpoint(self, graph, path, tensors, objects, names, counter, extra)
 
 
 def _reduce_scatter(group, buf: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -302,61 +284,34 @@ def _reduce_scatter(group, buf: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return buf[start:start + int(counts[group.rank])].copy()
 
 
-# -------------------------------------------------------------------------------------------- the hooks
-def _zero_for(optimizer, pairs):
-    if not _SHARDED[0]:
-        return None
-    zr = _REGISTRY.get(optimizer)
-    if zr is not None:
-        return zr
-    s = _strategy._stack()
-    strategy = s[-1][0] if s else None
-    if strategy is None:
-        strategy = next((st for st in (_strategy.strategy_of(v) for _, v in pairs) if st is not None), None)
-    if strategy is None or strategy._zero is None or strategy.num_replicas_in_sync == 1:
-        return None
-    return strategy._zero
+# -------------------------------------------------------------------------------------------- the stage
+class ZeroAggregation(ReplicaSum):
+    """The ``aggregate`` stage under ``shard_optimizer_state=True``: dense gradients reduce-scattered to their
+    owners (each replica applies its share), sparse ones all-gathered; on_nonfinite decided together; the
+    global norm over every replica's share; the owners' new values all-gathered when the update is done."""
 
+    def __init__(self, zr: ZeroRedundancy):
+        super().__init__(zr.strategy)
+        self.zr = zr
 
-def _cross_replica_any(optimizer, pairs, found: bool) -> bool:
-    zr = _zero_for(optimizer, pairs)
-    if zr is None:
-        return _strategy.cross_replica_any(optimizer, pairs, found)
-    anywhere = zr.any(found)
-    sh = zr._shards.get(optimizer)
-    if anywhere and sh is not None:  # the step is skipped or raises on every rank: no all-gather follows
-        sh.layout = None
-    return anywhere
+    def replicated(self, optimizer, pairs) -> bool:
+        return False  # each replica holds the sums of its share only
 
+    def sum_shared(self, optimizer, pairs: list) -> list:
+        return self.zr.aggregate(optimizer, pairs)
 
-def _cross_replica_norm(optimizer, pairs):
-    zr = _REGISTRY.get(optimizer) if _SHARDED[0] else None
-    return None if zr is None else zr.global_norm(optimizer, pairs)
+    def any(self, optimizer, pairs, found: bool) -> bool:
+        anywhere = self.zr.any(found)
+        sh = self.zr._shards.get(optimizer)
+        if anywhere and sh is not None:  # the step is skipped or raises on every rank: no all-gather follows
+            sh.layout = None
+        return anywhere
 
+    def global_norm(self, optimizer, pairs):
+        return self.zr.global_norm(optimizer, pairs)
 
-def _after_commit(optimizer, plan) -> None:
-    zr = _REGISTRY.get(optimizer) if _SHARDED[0] else None
-    if zr is not None:
-        zr.gather(optimizer)
-
-
-def _hooks_idle(optimizer, pairs) -> bool:
-    """Whether none of the distribution hooks will act on this update (one replica, nothing sharded): the
-    optimizers' batched step may then run in their place."""
-    if _SHARDED[0] and optimizer in _REGISTRY:
-        return False
-    s = _strategy._stack()
-    if s:
-        return s[-1][0].num_replicas_in_sync == 1
-    if not _strategy._MIRRORED:
-        return True
-    return all(st is None or st.num_replicas_in_sync == 1 for st in (_strategy.strategy_of(v) for _, v in pairs))
-
-
-_pipeline.cross_replica_any = _cross_replica_any
-_pipeline.cross_replica_norm = _cross_replica_norm
-_pipeline.after_commit = _after_commit
-_pipeline.hooks_idle = _hooks_idle
+    def finish(self, plan) -> None:
+        self.zr.gather(plan.optimizer)
 
 
 # -------------------------------------------------------------------------------------------- facts
@@ -386,42 +341,22 @@ def slot_bytes(optimizer) -> int:
         >>> slot_bytes(opt)  # m and v, 2 float32 each
         16
     """
-    skip = {id(optimizer.iterations)} | {id(v) for v in getattr(optimizer, "_step_vars", {}).values()}
+    skip = {id(optimizer.iterations)} | {id(v) for v in optimizer.state.step_vars.values()}
     return int(sum(v._value.nbytes for v in optimizer.variables if id(v) not in skip))
 
 
 # -------------------------------------------------------------------------------------------- checkpoints
-def _zero_of_graph(graph):
-    from ..checkpoint.trackable import OptimizerLeaf
-
-    candidates = list(graph.vars_by_path.values())
-    candidates += [leaf.obj.iterations for leaf in graph.leaves
-                   if isinstance(leaf, OptimizerLeaf) and hasattr(leaf.obj, "iterations")]
-    for var in candidates:
-        st = _strategy.strategy_of(var)
-        if st is not None and st._zero is not None and st.num_replicas_in_sync > 1:
-            return st._zero
-    return None
-
-
-def _sharded_write(ckpt, path, tensors, objects, names, counter, extra) -> bool:
+def write_checkpoint(zr: ZeroRedundancy, graph, path, tensors, objects, names, counter, extra) -> None:
     """``Checkpoint.write`` of objects trained under a sharding strategy, run by every rank: rank ``r > 0``
     writes the slots it owns to a staging directory, rank 0 writes the rest and moves the shards into its
-    checkpoint before the one atomic rename. False (nothing done) when no such strategy is involved."""
-    if not _SHARDED[0]:
-        return False
-    from ..checkpoint import format as fmt
+    checkpoint before the one atomic rename."""
+    from ..checkpoint import format as fmt  # the format is the checkpoint layer's (above this one)
     from ..checkpoint.errors import CheckpointError
-    from ..checkpoint.trackable import OptimizerLeaf, walk
 
-    graph = walk(ckpt._objects)
-    zr = _zero_of_graph(graph)
-    if zr is None:
-        return False
     group, rank = zr.group, zr.group.rank
     owner_of = {}  # "<optimizer path>/<variable path>" -> the rank holding that variable's slots
     for leaf in graph.leaves:
-        if isinstance(leaf, OptimizerLeaf):
+        if leaf.kind == "optimizer":
             sh = zr._shards.get(leaf.obj)
             for vid, r in (sh.owner.items() if sh is not None else ()):
                 var = sh.refs[vid]()
@@ -461,13 +396,3 @@ def _sharded_write(ckpt, path, tensors, objects, names, counter, extra) -> bool:
     if failed or final:
         raise CheckpointError(f"writing the sharded checkpoint '{path}' failed; nothing was written: "
                               f"{'; '.join(failed) if failed else 'rank 0: ' + final}")
-    return True
-
-
-def _install_checkpoint_hook() -> None:
-    from ..checkpoint import checkpoint as _checkpoint
-
-    _checkpoint.sharded_writer = _sharded_write
-
-
-_install_checkpoint_hook()

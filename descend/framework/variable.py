@@ -12,24 +12,27 @@ import contextlib
 import os
 import re
 import threading
+import weakref
 
 import numpy as np
 
 from .. import backend
+from . import context as _context
 from .indexed_slices import IndexedSlices
 from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor, to_array
 from .validation import check_index_range
 
-__all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session"]
+__all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session",
+           "live_variables", "reset_live_variables"]
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-/]+$")
 _state = threading.local()
 _taken_names: set[str] = set()
 _next_suffix: dict[str, int] = {}  # base name -> the next suffix to try: reserving a name is O(1) amortized
 _taken_lock = threading.Lock()
-#: called with each new Variable (the checkpoint layer registers its deferred-restore claim here)
-creation_hooks: list = []
+_live: list = []  # weak references to every Variable created since reset_live_variables(), in creation order
+_live_lock = threading.Lock()
 
 
 def _scope_stack() -> list[str]:
@@ -115,9 +118,33 @@ def clear_session() -> None:
 
 
 def _after_fork_in_child() -> None:
-    # a fork while another thread held the lock would leave it locked forever in the child
-    global _taken_lock
+    # a fork while another thread held a lock would leave it locked forever in the child
+    global _taken_lock, _live_lock
     _taken_lock = threading.Lock()
+    _live_lock = threading.Lock()
+
+
+def _track(var) -> None:
+    _live.append(weakref.ref(var))  # a list append per Variable; pruned when the list doubles
+    n = len(_live)
+    if n > 64 and n & (n - 1) == 0:
+        with _live_lock:
+            _live[:] = [r for r in _live if r() is not None]
+
+
+def live_variables() -> list:
+    """Every Variable still alive that was created since the last :func:`reset_live_variables`, in creation
+    order (TF 1's global variables: ``compat.v1.global_variables()``, ``Saver()`` without a list)."""
+    with _live_lock:
+        out = [r() for r in _live]
+        _live[:] = [r for r, v in zip(_live, out) if v is not None]
+    return [v for v in out if v is not None]
+
+
+def reset_live_variables() -> None:
+    """Forget the Variables created so far (TF 1's ``reset_default_graph``); they are not changed."""
+    with _live_lock:
+        _live.clear()
 
 
 if hasattr(os, "register_at_fork"):
@@ -222,8 +249,8 @@ class Variable(ArrayLike):
         self._constraint = constraint
         self._version = 0
         self._before_read = None
-        for hook in creation_hooks:
-            hook(self)
+        _track(self)
+        _context.variable_created(self)
 
     # -- facts ---------------------------------------------------------------
     @property

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..framework.variable import Variable
-from .base import Optimizer
+from .optimizer import Optimizer
 from .pipeline import ByVariable
 
 __all__ = ["MultiOptimizer"]
