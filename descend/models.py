@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import sys
 import weakref
 
 from . import functional as _functional
+from .framework import context
 from .layers.base import Layer
 from .layers.input_layer import InputLayer
 from .layers.keras_tensor import KerasTensor
-from .trainer import Trainer
+from .training.loop import Trainer
 
 __all__ = ["Model", "Sequential", "load_model"]
 
@@ -75,12 +75,15 @@ class Model(Trainer, Layer):
     def _remember_strategy(self) -> None:
         """A model built under a strategy's ``scope()`` trains under it even when its variables are created
         later (a layer without an input shape builds on its first call, inside ``fit``), as in Keras."""
-        _strategy = sys.modules.get("descend.distribute.strategy")  # not imported: no strategy can be active
-        if _strategy is None:
-            return
-        current = _strategy.get_strategy()
-        if not current.is_default:  # weakly: copying or pickling a model never copies the process group
-            self._distribute_strategy = weakref.ref(current)
+        current = context.current_strategy()
+        if current is not None and not current.is_default:  # weakly: a copy or pickle never copies the group
+            self.__dict__["_distribute_strategy"] = weakref.ref(current)
+
+    @property
+    def distribute_strategy(self):
+        """The strategy this model was built under (Keras' ``model.distribute_strategy``), or None."""
+        ref = self.__dict__.get("_distribute_strategy")
+        return None if ref is None else ref()
 
     # -- the functional API ----------------------------------------------------------
     def call(self, inputs, training=None, mask=None):

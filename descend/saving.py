@@ -35,11 +35,11 @@ import json
 import os
 import secrets
 import shutil
-import sys
 
 from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError
 from .checkpoint.errors import short
 from .checkpoint.format import atomic_replace_file, fsync_dir, read_json_file, to_json
+from .training.replica import replica_for
 
 __all__ = [
     "register_serializable", "get_registered_object", "get_registered_name", "save_weights", "load_weights",
@@ -118,34 +118,9 @@ def _write_once(model, what: str, write, *, optimizer: bool) -> None:
     raises rank 0's error. State that differs by rank (tables sharded over the ranks; with
     ``optimizer``, slots sharded by ``shard_optimizer_state``) cannot be written by one rank: refused on
     every rank, nothing written."""
-    if "descend.distribute.strategy" not in sys.modules:  # no strategy exists: one process writes
-        write()
-        return
-    from .distribute import strategy as _strategy  # above this layer: imported when called
-    from .distribute.training import replica_for
-
     replica = replica_for(model)
-    if replica is None:
-        write()
-        return
-    local = [v.name for v in getattr(model, "weights", []) if _strategy.is_local(v)]
-    if local or (optimizer and getattr(replica.strategy, "shard_optimizer_state", False)):
-        held = (f"the variables {local[:3]} are sharded over the ranks" if local else
-                "shard_optimizer_state=True splits the optimizer's state over the ranks")
-        raise ValueError(f"{what} writes from rank 0 alone under mpiexec, but {held}; write a "
-                         "descend.checkpoint.ShardedCheckpoint on every rank instead"
-                         + ("" if local else " (or save the weights only)"))
-    error = None
-    if replica.is_chief:
-        try:
-            write()
-        except Exception as e:  # noqa: BLE001 (every rank hears of it below, rank 0 re-raises it)
-            error = e
-    outcome = replica.strategy.group.allgather_object(None if error is None else f"{type(error).__name__}: {error}")
-    if error is not None:
-        raise error
-    if outcome[0] is not None:
-        raise OSError(f"{what} failed on rank 0, which writes for every rank: {outcome[0]}")
+    replica.refuse_unsharded_write(what, model, optimizer)
+    replica.write_once(what, write)
 
 
 def save_weights(model, path, overwrite: bool = True) -> None:
@@ -309,5 +284,5 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True):
     ckpt = Checkpoint(**roots)
     ckpt.read(os.path.join(path, STATE_DIR), strict=bool(compile) or not spec.get("include_optimizer"))
     if ckpt.pending:
-        model._restored_checkpoint = ckpt  # values wait for the variables a first call creates
+        model.keep_restored(ckpt)  # values wait for the variables a first call creates
     return model

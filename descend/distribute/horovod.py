@@ -25,11 +25,11 @@ import types
 
 import numpy as np
 
-from ..callbacks import Callback
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
 from ..optimizers.pipeline import Aggregation
+from ..training.callbacks import Callback
 from . import comm
 from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
 

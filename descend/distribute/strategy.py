@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import enum
 
 import numpy as np
@@ -91,6 +92,13 @@ is_local = context.is_local
 
 
 # ---------------------------------------------------------------------------------------------- aggregation
+def _scaled(g, weight: float):
+    if isinstance(g, IndexedSlices):
+        values = g.values._value
+        return IndexedSlices(Tensor(values * values.dtype.type(weight)), g.indices, g.dense_shape)
+    return g * g.dtype.type(weight)
+
+
 class ReplicaSum(Aggregation):
     """A strategy's ``aggregate`` stage: every gradient summed over the replicas (one fused exchange), except
     those of rank-local variables (a sharded table's rows already hold their gradient on their owner)."""
@@ -106,6 +114,9 @@ class ReplicaSum(Aggregation):
 
     def prepare(self, plan) -> None:
         pairs = plan.pairs
+        weight = self.strategy._gradient_weight
+        if weight is not None:  # this replica's share of the global batch (a model's own train_step under fit)
+            pairs = [(_scaled(g, weight), v) for g, v in pairs]
         out = self.sum(plan.optimizer, pairs)
         if out is not pairs:  # summed across replicas: a sum of finite values can overflow
             plan.changed = [True] * len(out)
@@ -163,6 +174,7 @@ class Strategy:
 
             self._zero = ZeroRedundancy(self)
         self._aggregation = None if self._zero is None else self._zero.aggregation()
+        self._gradient_weight = None
 
     @property
     def shard_optimizer_state(self) -> bool:
@@ -219,6 +231,22 @@ class Strategy:
         if self._aggregation is None:
             self._aggregation = ReplicaSum(self)
         return self._aggregation
+
+    def fit_replica(self):
+        """This process's replica in ``fit`` (:class:`descend.distribute.training.StrategyReplica`)."""
+        from .training import StrategyReplica  # fit's side of the strategy, in its own module
+
+        return StrategyReplica(self)
+
+    @contextlib.contextmanager
+    def gradient_weight(self, weight: float | None):
+        """Inside, the gradients this replica contributes to the sum across replicas are multiplied by
+        ``weight`` (its share of the global batch: a model's own ``train_step`` under ``fit``); None: 1."""
+        previous, self._gradient_weight = self._gradient_weight, weight
+        try:
+            yield
+        finally:
+            self._gradient_weight = previous
 
     def checkpoint_writer(self):
         """How every rank takes part in writing a checkpoint of objects trained under this strategy (None: one
