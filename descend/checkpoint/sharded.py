@@ -52,7 +52,7 @@ import numpy as np
 
 from ..distribute import strategy as _strategy
 from ..distribute.sharded import ShardedEmbedding
-from ..distribute.strategy import split_bounds
+from ..distribute.split import split_bounds
 from .checkpoint import Checkpoint
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, short
 from .format import (

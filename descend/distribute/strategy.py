@@ -33,7 +33,9 @@ from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
 from ..optimizers.pipeline import Aggregation
 from . import comm
+from .aggregation import ReplicaSum
 from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
+from .split import slice_batch
 
 __all__ = ["ReduceOp", "Strategy", "MultiWorkerMirroredStrategy", "MirroredStrategy", "ReplicaContext",
            "InputContext", "DistributedDataset", "get_strategy", "has_strategy", "get_replica_context",
@@ -89,60 +91,6 @@ def get_replica_context() -> ReplicaContext | None:
 strategy_of = context.strategy_of
 local_variables = context.local_variables
 is_local = context.is_local
-
-
-# ---------------------------------------------------------------------------------------------- aggregation
-def _scaled(g, weight: float):
-    if isinstance(g, IndexedSlices):
-        values = g.values._value
-        return IndexedSlices(Tensor(values * values.dtype.type(weight)), g.indices, g.dense_shape)
-    return g * g.dtype.type(weight)
-
-
-class ReplicaSum(Aggregation):
-    """A strategy's ``aggregate`` stage: every gradient summed over the replicas (one fused exchange), except
-    those of rank-local variables (a sharded table's rows already hold their gradient on their owner)."""
-
-    def __init__(self, strategy):
-        self.strategy = strategy
-
-    def replicated(self, optimizer, pairs) -> bool:
-        return not any(is_local(v) for _, v in pairs)
-
-    def any(self, optimizer, pairs, found: bool) -> bool:
-        return self.strategy.group.any(found)
-
-    def prepare(self, plan) -> None:
-        pairs = plan.pairs
-        weight = self.strategy._gradient_weight
-        if weight is not None:  # this replica's share of the global batch (a model's own train_step under fit)
-            pairs = [(_scaled(g, weight), v) for g, v in pairs]
-        out = self.sum(plan.optimizer, pairs)
-        if out is not pairs:  # summed across replicas: a sum of finite values can overflow
-            plan.changed = [True] * len(out)
-        plan.pairs = out
-
-    def sum(self, optimizer, pairs: list) -> list:
-        if not any(is_local(v) for _, v in pairs):
-            return self.sum_shared(optimizer, pairs)
-        clip = [a for a in ("clipnorm", "global_clipnorm") if getattr(optimizer, a, None) is not None]
-        if clip:  # the same on every rank: every rank raises, none waits
-            raise ValueError(f"`{clip[0]}` cannot clip the gradient of a table sharded over the ranks (each rank "
-                             "would measure the norm of its own rows only and clip by another factor); use "
-                             f"`clipvalue`, or no clipping. Received: {clip[0]}={getattr(optimizer, clip[0])!r} with "
-                             f"rank-local variables {[v.name for _, v in pairs if is_local(v)]}")
-        shared = [k for k, (_, v) in enumerate(pairs) if not is_local(v)]
-        summed = self.sum_shared(optimizer, [pairs[k] for k in shared]) if shared else []
-        if len(summed) != len(shared):  # a share of them (sharded optimizer state), then the rank-local rows
-            return [*summed, *(p for p in pairs if is_local(p[1]))]
-        out = list(pairs)
-        for k, pair in zip(shared, summed):
-            out[k] = pair
-        return out
-
-    def sum_shared(self, optimizer, pairs: list) -> list:
-        """The sums of gradients every replica holds a copy of."""
-        return self.strategy._exchange_pairs(pairs)
 
 
 # ---------------------------------------------------------------------------------------------- strategies
@@ -403,13 +351,6 @@ class InputContext:
                 f"{self.input_pipeline_id}, num_replicas_in_sync={self.num_replicas_in_sync})")
 
 
-def split_bounds(n: int, parts: int, index: int) -> tuple[int, int]:
-    """Rows ``[start, stop)`` of replica ``index`` when ``n`` rows split over ``parts`` replicas (array_split)."""
-    base, extra = divmod(n, parts)
-    start = index * base + min(index, extra)
-    return start, start + base + (1 if index < extra else 0)
-
-
 class DistributedDataset:
     """Iterates this replica's share of a dataset (from :meth:`Strategy.experimental_distribute_dataset`)."""
 
@@ -421,27 +362,4 @@ class DistributedDataset:
     def __iter__(self):
         n, r = self.strategy.num_replicas_in_sync, self.strategy.group.rank
         for element in self.dataset:
-            yield _slice_batch(element, n, r) if self.split else element
-
-
-def _slice_batch(element, parts, index):
-    leaves = nest.flatten(element)
-    sizes = set()
-    for leaf in leaves:
-        shape = np.shape(to_array(leaf)) if not isinstance(leaf, np.ndarray) else leaf.shape
-        if len(shape) == 0:
-            raise ValueError("experimental_distribute_dataset expects a batched dataset (every component with a "
-                             f"leading batch dimension). Received a scalar component: {leaf!r}")
-        sizes.add(shape[0])
-    if len(sizes) > 1:
-        raise ValueError(f"the components of a batch have different batch sizes: {sorted(sizes)}")
-    start, stop = split_bounds(sizes.pop(), parts, index)
-    out = []
-    for leaf in leaves:
-        if isinstance(leaf, Tensor):
-            out.append(Tensor(leaf._value[start:stop]))
-        elif isinstance(leaf, np.ndarray):
-            out.append(leaf[start:stop])
-        else:
-            out.append(Tensor(np.asarray(to_array(leaf))[start:stop]))
-    return nest.pack_like(element, out)
+            yield slice_batch(element, n, r) if self.split else element

@@ -25,10 +25,11 @@ import contextlib
 
 import numpy as np
 
+from ..framework.context import is_local
 from ..framework.tensor import to_array
 from ..ops import add_n, math_ops
 from ..training.replica import Replica
-from . import strategy as _strategy
+from .split import slice_batch
 
 __all__ = ["StrategyReplica"]
 
@@ -56,11 +57,11 @@ def _global_results(metrics, strategy, extra=None):
 
 
 def _has_collective_layer(model) -> bool:
-    from .sharded import ShardedEmbedding
-
+    """Whether a layer's backward pass is a collective every replica must take part in (a table sharded over
+    the ranks declares it with ``collective_backward``)."""
     flatten = getattr(model, "_flatten_layers", None)
     layers = flatten() if callable(flatten) else []
-    return any(isinstance(layer, ShardedEmbedding) and layer.num_shards > 1 for layer in layers)
+    return any(getattr(layer, "collective_backward", False) for layer in layers)
 
 
 def _empty_sum(y_pred):
@@ -86,7 +87,7 @@ class StrategyReplica(Replica):
         n, r = self.num_replicas, self.rank
 
         def take(*parts):
-            return _strategy._slice_batch(parts[0] if len(parts) == 1 else tuple(parts), n, r)
+            return slice_batch(parts[0] if len(parts) == 1 else tuple(parts), n, r)
 
         return dataset.map(take)
 
@@ -152,7 +153,7 @@ class StrategyReplica(Replica):
                 v._mark_updated()
 
     def refuse_unsharded_write(self, what, model, optimizer) -> None:
-        local = [v.name for v in getattr(model, "weights", []) if _strategy.is_local(v)]
+        local = [v.name for v in getattr(model, "weights", []) if is_local(v)]
         if local or (optimizer and self.strategy.shard_optimizer_state):
             held = (f"the variables {local[:3]} are sharded over the ranks" if local else
                     "shard_optimizer_state=True splits the optimizer's state over the ranks")

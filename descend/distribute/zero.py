@@ -66,8 +66,8 @@ import numpy as np
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..ops.math_ops import reduce_sum, sqrt, square
+from .aggregation import ReplicaSum
 from .collectives import _densify
-from .strategy import ReplicaSum
 
 __all__ = ["ZeroAggregation", "ZeroRedundancy", "owners", "slot_bytes", "partition", "write_checkpoint"]
 

@@ -49,9 +49,10 @@ import numpy as np
 from ..framework.tensor import Tensor
 from ..framework.variable import Variable
 from . import fused
-from .pipeline import UpdatePlan
+from .pipeline import aggregation_for
+from .plan import UpdatePlan
 from .rule import WeightDecay
-from .stages import finish, update
+from .stages import update
 
 __all__ = ["GATHER_BELOW", "GATHER_MIN", "MAX_LISTS", "apply", "clear", "enabled", "set_enabled", "stats"]
 
@@ -71,7 +72,7 @@ _enabled = True
 _VALUE = operator.attrgetter("_value")
 _CONSTRAINT = operator.attrgetter("_constraint")
 _TENSOR, _NDARRAY = {Tensor}, {np.ndarray}
-_COUNT = finish.Count()
+_COUNT = update.Count()
 
 
 def enabled() -> bool:
@@ -285,20 +286,19 @@ def _find(opt, rule, ids, variables) -> tuple[_Entry | None, object]:
     return entry, kernel
 
 
-def apply(opt, grads_and_vars):
-    """Apply ``grads_and_vars`` with the batched step and return None, or return the pairs (a list, the
-    iterable consumed) for the general pipeline, having changed nothing."""
+def apply(opt, rule, grads_and_vars):
+    """Apply ``grads_and_vars`` with the batched step of ``opt`` (whose rule is ``rule``) and return None, or
+    return the pairs (a list, the iterable consumed) for the general pipeline, having changed nothing."""
     pairs = grads_and_vars if type(grads_and_vars) in (list, tuple) else list(grads_and_vars)
     if not pairs:
         return pairs
-    rule = opt.rule
     if not _eligible(opt, rule):
         return pairs
     try:
         grads, variables = zip(*pairs, strict=True)
     except (TypeError, ValueError):  # not pairs: the general path says so
         return pairs
-    if opt.aggregation_for(variables) is not None:
+    if aggregation_for(opt, variables) is not None:
         return pairs  # summed across replicas: the general pipeline runs the strategy's stage
     types = set(map(type, grads))
     if types == _TENSOR:

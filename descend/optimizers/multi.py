@@ -6,7 +6,7 @@ import re
 
 from ..framework.variable import Variable
 from .optimizer import Optimizer
-from .pipeline import ByVariable
+from .plan import ByVariable
 
 __all__ = ["MultiOptimizer"]
 

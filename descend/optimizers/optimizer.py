@@ -23,7 +23,6 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from ..framework import context
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
@@ -31,9 +30,11 @@ from ..framework.variable import Variable
 from . import batched, schedules, stages
 from .exact_lazy import LazyRows
 from .hyper import Hyperparameters, LearningRateValue
-from .pipeline import Pipeline, UpdatePlan
-from .rule import NUMBERS, DeclaredRule, WeightDecay, as_rule
+from .pipeline import Pipeline, aggregation_for
+from .plan import UpdatePlan
+from .rule import NUMBERS, WeightDecay, as_rule
 from .spellings import TF2_HOOKS, KerasRule, KerasSpelling, TF2Rule, TF2Spelling
+from .stages.update import DeclaredRule
 from .state import OptimizerState, StateRestore, name_of
 
 __all__ = ["Optimizer", "VariableList"]
@@ -196,7 +197,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
         self.weight_decay_form = WeightDecay()
         self.state = OptimizerState(self._name)
         self.lazy_rows = LazyRows()
-        self.pipeline = Pipeline(stages.default())
+        self.pipeline = Pipeline()
         if type(self)._spelling == "keras3":
             self.built = False  # until its build() runs (Keras 3: a subclass creates its state there)
 
@@ -204,7 +205,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
     @property
     def rule(self):
         """The rule the ``update`` stage runs: the declarations as a
-        :class:`~descend.optimizers.rule.DeclaredRule`, or the hook rule of TF 2's or Keras 3's spelling."""
+        :class:`~descend.optimizers.stages.update.DeclaredRule`, or the hook rule of TF 2's or Keras 3's spelling."""
         key = (self._rule_version, self.use_fused)
         cached = self._rule_cache
         if cached is not None and cached[0] == key:
@@ -485,7 +486,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
                 ``sum(w_i g_i) / sum(w_i)``. Default 1.
         """
         if weight is None:  # a repeated dense step: the cached plan (None when it applied the update)
-            grads_and_vars = batched.apply(self, grads_and_vars)
+            grads_and_vars = batched.apply(self, self.rule, grads_and_vars)
             if grads_and_vars is None:
                 return self.state.iterations
         self.commit(self.prepare(grads_and_vars, weight=weight))
@@ -535,9 +536,8 @@ class Optimizer(KerasSpelling, TF2Spelling):
         ``raw_global_clipnorm`` first clips this call's gradients together to that global norm,
         before de-duplication (Hugging Face's ``apply_gradients(clip_norm=...)``)."""
         plan = UpdatePlan(self, step=self.state.step, rule=self.rule, weight=weight,
-                          raw_global_clipnorm=raw_global_clipnorm)
+                          raw_global_clipnorm=raw_global_clipnorm, sparse_mode=self.sparse_updates)
         plan.pairs = grads_and_vars
-        self.sparse_updates  # noqa: B018 -- refuses exact_lazy for a rule without a catch-up, before anything
         return self.pipeline.prepare(plan)
 
     def set_aggregation(self, aggregation) -> None:
@@ -549,13 +549,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
     def aggregation_for(self, variables):
         """The aggregation stage an update of ``variables`` runs: the one set with :meth:`set_aggregation`,
         else the one of the strategy active (or owning the variables), else None (one replica)."""
-        agg = self.pipeline.aggregation
-        if agg is not None:
-            return agg
-        strategy = context.strategy_for(variables)
-        if strategy is None or strategy.num_replicas_in_sync == 1:
-            return None
-        return strategy.aggregation_for(self)
+        return aggregation_for(self, variables)
 
     def commit(self, plan: UpdatePlan) -> None:
         """Write what ``plan`` says: slots, weights, step state, counters, accumulator. Cannot fail on user

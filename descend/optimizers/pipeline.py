@@ -23,7 +23,7 @@ option is off is left out of an update):
 * ``resolve`` (:mod:`.stages.update`): hyperparameters and schedules at this step, step state,
   coefficients, new slots, weight-decay factors, outputs of constraints.
 * ``update`` (update): the writes -- weight decay, the rule, constrained values.
-* ``count`` (:mod:`.stages.finish`): ``iterations``, step state, counters (TF 1's ``global_step``),
+* ``count`` (:mod:`.stages.update`): ``iterations``, step state, counters (TF 1's ``global_step``),
   skipped steps.
 * ``ema`` (finish): with ``use_ema``, the moving averages.
 
@@ -35,151 +35,23 @@ with the other replicas (``any``), measures a global norm over gradients split a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..framework import context
+from . import stages
+from .plan import STAGES, Aggregation, ByVariable, Item, Stage, UpdatePlan
 
-import numpy as np
-
-from ..framework.variable import Variable
-
-__all__ = ["STAGES", "Aggregation", "ByVariable", "Item", "Pipeline", "Stage", "UpdatePlan"]
-
-STAGES = ("validate", "check_input", "accumulate", "aggregate", "clip", "check_applied", "resolve", "update", "count",
-          "ema")
+__all__ = ["STAGES", "Aggregation", "ByVariable", "Item", "Pipeline", "Stage", "UpdatePlan", "aggregation_for"]
 
 
-class ByVariable(dict):
-    """A dict keyed by variable name that also takes the Variable itself as a key
-    (Variables compare elementwise, so they cannot be dict keys themselves)."""
-
-    @staticmethod
-    def _key(k):
-        return k.name if isinstance(k, Variable) else k
-
-    def __getitem__(self, k):
-        return super().__getitem__(self._key(k))
-
-    def __setitem__(self, k, v):
-        super().__setitem__(self._key(k), v)
-
-    def __contains__(self, k):
-        return super().__contains__(self._key(k))
-
-    def get(self, k, default=None):
-        return super().get(self._key(k), default)
-
-
-@dataclass(slots=True)
-class Item:
-    """One variable's share of an update: its gradient as it will be applied and how."""
-
-    var: Variable
-    grad: np.ndarray | None        # dense gradient (None for a sparse item)
-    indices: np.ndarray | None     # unique sorted rows of a sparse gradient
-    values: np.ndarray | None      # their summed values
-    path: str                      # "dense", "rows" (touched rows only), "densify" (exact sparse, scattered) or
-    #                                "exact_lazy" (touched rows, first caught up over the steps they skipped)
-    decay: dict | None             # weight-decay coefficients (None: no decay)
-    decay_all_rows: bool = False   # exact sparse with a zero-is-identity rule: decay every row, update the touched
-    constrained: tuple | None = None  # (new param, new slots) precomputed when the variable has a constraint
-
-
-@dataclass
-class UpdatePlan:
-    """Everything one update will write, computed without writing anything.
-
-    ``kind`` is ``"apply"`` (an update), ``"accumulate"`` (a micro-step of an
-    accumulation cycle: only the sums change) or ``"skip"`` (a non-finite
-    gradient under ``on_nonfinite="skip"``: only ``skipped_steps`` changes).
-    """
-
-    optimizer: object
-    kind: str = "apply"
-    items: list = field(default_factory=list)
-    step: int = 0
-    hyper: dict = field(default_factory=dict)
-    coefficients: dict = field(default_factory=dict)   # dtype -> the rule's coefficients
-    step_state: dict = field(default_factory=dict)     # name -> its value after this update
-    new_step_state: dict = field(default_factory=dict)  # name -> initial value of step state created now
-    new_slots: dict = field(default_factory=dict)      # id(var) -> (var, {slot name: initial array})
-    accumulation: object = None                        # the accumulator's state after this call
-    counters: list = field(default_factory=list)       # extra Variables to add one to (TF 1's global_step)
-    targets: list = field(default_factory=list)        # the variables this call names (with a gradient)
-    committed: bool = False
-    # -- what the preparing stages hand each other
-    rule: object = None                                # the optimizer's rule for this update
-    aggregation: object = None                         # the Aggregation of this update (None: one replica)
-    pairs: list = field(default_factory=list)          # (gradient, variable) as the stages transform them
-    changed: list | None = None                        # which gradients a later check must look at (again)
-    replicated: bool = False                           # every replica will hold the same sums: checked after them
-    raw_global_clipnorm: float | None = None           # Hugging Face's call-level clip of the raw gradients
-    weight: float | None = None                        # this micro-batch's weight (gradient accumulation)
-    stages: tuple = ()                                 # the stages that prepared it (and commit it)
-
-    @property
-    def variables(self) -> list:
-        """The variables this plan updates."""
-        return [it.var for it in self.items]
-
-    def add_counter(self, variable: Variable) -> None:
-        """Also add one to ``variable`` (a scalar integer or float Variable) when this plan applies an update.
-
-        Checked now: a wrong shape or dtype, or an integer that would overflow, raises here."""
-        if not isinstance(variable, Variable):
-            raise TypeError(f"a step counter must be a descend.Variable. Received: {type(variable).__name__}")
-        if variable.shape != ():
-            raise ValueError(f"step counter '{variable.name}' must be a scalar. Received shape {variable.shape}")
-        dt = variable.dtype
-        if dt.kind not in "iuf":
-            raise TypeError(f"step counter '{variable.name}' must have an integer or float dtype. Received {dt.name}")
-        value = variable.numpy()
-        if dt.kind in "iu" and self.kind == "apply" and int(value) >= np.iinfo(dt).max:
-            raise OverflowError(f"step counter '{variable.name}' of dtype {dt.name} is at its maximum "
-                                f"{int(value)}: one more step would wrap around")
-        if any(c is variable for c in self.counters):
-            raise ValueError(f"step counter '{variable.name}' was added twice")
-        self.counters.append(variable)
-
-
-class Stage:
-    """One stage of an update: ``prepare`` (may fail, changes nothing) and ``commit`` (writes what the plan
-    says, cannot fail). ``prepare`` may end the preparation early by setting ``plan.kind`` to ``"skip"`` or
-    ``"accumulate"``; a stage whose ``commits_always`` is False commits only plans that apply an update."""
-
-    name = "stage"
-    commits_always = False
-
-    def prepare(self, plan: UpdatePlan) -> None:
-        """Check and transform ``plan`` (``plan.pairs``, ...); raise to refuse the update."""
-
-    def commit(self, plan: UpdatePlan) -> None:
-        """Write what ``plan`` says."""
-
-    def __repr__(self):
-        return f"<stage {self.name}>"
-
-
-class Aggregation(Stage):
-    """The ``aggregate`` stage of a distribution strategy (or of Horovod's ``DistributedOptimizer``): sums
-    ``plan.pairs`` across the replicas in ``prepare``. One process needs none."""
-
-    name = "aggregate"
-
-    def replicated(self, optimizer, pairs) -> bool:
-        """True when every replica will hold the same sum of each of these gradients (the ``on_nonfinite``
-        check then waits for the sums: NaN and Inf propagate through addition, so all decide alike)."""
-        return False
-
-    def any(self, optimizer, pairs, found: bool) -> bool:
-        """Whether any replica found a non-finite gradient (every replica gets the same answer)."""
-        return found
-
-    def global_norm(self, optimizer, pairs):
-        """The global norm of gradients split across the replicas (a Tensor), or None when each replica
-        holds all of them."""
+def aggregation_for(optimizer, variables):
+    """The aggregation stage an update of ``variables`` by ``optimizer`` runs: the one set on its pipeline,
+    else the one of the strategy active (or owning the variables), else None (one replica)."""
+    agg = optimizer.pipeline.aggregation
+    if agg is not None:
+        return agg
+    strategy = context.strategy_for(variables)
+    if strategy is None or strategy.num_replicas_in_sync == 1:
         return None
-
-    def finish(self, plan: UpdatePlan) -> None:
-        """After every stage committed (sharded optimizer state: the owners' new values to every replica)."""
+    return strategy.aggregation_for(optimizer)
 
 
 class Pipeline:
@@ -189,8 +61,8 @@ class Pipeline:
     whose option is off is left out). ``aggregation`` is the aggregation stage set explicitly (Horovod's
     ``DistributedOptimizer``); otherwise the strategy under which the update runs hands one over."""
 
-    def __init__(self, stages):
-        self.stages = list(stages)
+    def __init__(self, stage_list=None):
+        self.stages = stages.default() if stage_list is None else list(stage_list)
         self.aggregation: Aggregation | None = None
 
     def replace(self, name: str, stage: Stage) -> None:
@@ -202,13 +74,14 @@ class Pipeline:
         raise KeyError(f"no stage named {name!r}; the stages are {[s.name for s in self.stages]}")
 
     def active(self, optimizer, aggregation, stages) -> tuple:
-        """The stages of ``stages`` an update runs, with ``aggregation`` before ``clip``."""
+        """The stages of ``stages`` an update runs (those whose ``option`` is set on ``optimizer``), with
+        ``aggregation`` before ``clip``."""
         out = []
         for s in stages:
             if s.name == "clip" and aggregation is not None:
                 out.append(aggregation)
-            active = getattr(s, "active", None)
-            if active is None or active(optimizer):
+            option = s.option
+            if option is None or getattr(optimizer, option) not in s.off:
                 out.append(s)
         return tuple(out)
 
@@ -219,19 +92,20 @@ class Pipeline:
         first = self.stages[0]
         first.prepare(plan)
         opt = plan.optimizer
-        plan.aggregation = opt.aggregation_for(plan.targets)
+        plan.aggregation = aggregation_for(opt, plan.targets)
         plan.stages = (first, *self.active(opt, plan.aggregation, self.stages[1:]))
         for stage in plan.stages[1:]:
-            stage.prepare(plan)
-            if plan.kind != "apply":
-                break
+            if stage.prepare is not None:
+                stage.prepare(plan)
+                if plan.kind != "apply":
+                    break
         return plan
 
     def commit(self, plan: UpdatePlan) -> None:
         """Run every stage's ``commit`` (only those that always commit when the plan applies no update)."""
         applies = plan.kind == "apply"
         for stage in plan.stages:
-            if applies or stage.commits_always:
+            if stage.commit is not None and (applies or stage.commits_always):
                 stage.commit(plan)
         if applies and plan.aggregation is not None:
             plan.aggregation.finish(plan)

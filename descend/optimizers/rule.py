@@ -13,8 +13,8 @@ An optimizer file declares, and the pipeline (``descend.optimizers.pipeline``) d
 * ``catch_up``: how ``sparse_updates="exact_lazy"`` brings a skipped row up to date;
 * hyperparameters, declared with ``add_hyperparameter`` in ``__init__``.
 
-:class:`DeclaredRule` is the runtime form of those declarations for one update (the rule the
-``rule`` stage runs); the Keras 3 and TF 2 spellings produce a :class:`HookRule` instead.
+The ``update`` stage runs those declarations (``descend.optimizers.stages.update.DeclaredRule``); the
+Keras 3 and TF 2 spellings produce a :class:`HookRule` instead.
 """
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ import numpy as np
 
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
-from . import fused
 
-__all__ = ["NUMBERS", "Slot", "StepState", "Rule", "WeightDecay", "DeclaredRule", "HookRule", "initial_value",
+__all__ = ["NUMBERS", "Slot", "StepState", "Rule", "WeightDecay", "HookRule", "as_rule", "initial_value",
            "decoupled_decay"]
 
 #: the Python and NumPy number types hyperparameters may be
@@ -197,76 +196,7 @@ def initial_value(initializer, shape, dtype):
     return value
 
 
-# ================================================================================================ runtime forms
-class DeclaredRule:
-    """The declarations of one optimizer as the ``rule`` stage runs them: the rule (and its fused
-    kernel), the slot and step-state declarations, the coefficients, the catch-up."""
-
-    is_hook = False
-
-    def __init__(self, optimizer, rule: Rule, specs: tuple, catch_up):
-        self.rule = rule
-        self.fn = rule.fn
-        self.per_tensor = rule.per_tensor
-        self.zero_grad_is_identity = rule.zero_grad_is_identity
-        self.sparse_fn = rule.sparse_fn or rule.fn
-        self.slot_specs = tuple(s if isinstance(s, Slot) else Slot(s) for s in specs if not isinstance(s, StepState))
-        self.step_specs = tuple(s for s in specs if isinstance(s, StepState))
-        self.slot_names = [s.name for s in self.slot_specs]
-        self.catch_up = catch_up
-        self.coefficients = optimizer.coefficients
-        self.use_fused = optimizer.use_fused
-        self.name = type(optimizer).__name__
-
-    def kernel(self, fn=None):
-        """The fused kernel of ``fn`` (default the rule), or None (per-tensor rule, no numba, fused off)."""
-        if self.per_tensor or not self.use_fused or not fused.enabled():
-            return None
-        return fused.kernel_for(self.fn if fn is None else fn)
-
-    def check_outputs(self, out, n_slots: int):
-        if not isinstance(out, (tuple, list)) or len(out) != 1 + n_slots:
-            got = len(out) if isinstance(out, (tuple, list)) else type(out).__name__
-            want = ", ".join(["new_param"] + ["new_" + s for s in self.slot_names])
-            raise TypeError(f"{self.name}'s update rule must return ({want}) -- {1 + n_slots} values. "
-                            f"Received: {got}")
-        return out
-
-    def dense(self, fn, kernel, params, grads, slot_lists, decays, coefficients) -> None:
-        """``fn`` on whole variables, in place: one kernel call for all of them, or NumPy per variable."""
-        if kernel is not None and kernel.apply_dense(params, grads, slot_lists, decays, coefficients):
-            return
-        for param, g, slots, d in zip(params, grads, slot_lists, decays):
-            if d:
-                param -= param * d
-            storage = [param] + slots
-            out = self.check_outputs(fn(param, g, *slots, **coefficients), len(slots))
-            # a rule may return an input unchanged (pv <- param): copy it before the writes overwrite it
-            out = [o.copy() if any(o is a for a in storage) else o for o in out]
-            for dst, new in zip(storage, out):
-                dst[...] = new
-
-    def rows(self, fn, kernel, param, g, slots, coefficients, idx, d) -> None:
-        """``fn`` on the rows ``idx`` of a variable and its slots, in place."""
-        if kernel is not None and kernel.apply_rows(param, g, slots, coefficients, idx, d):
-            return
-        if d:
-            param[idx] -= param[idx] * d
-        out = self.check_outputs(fn(param[idx], g, *[s[idx] for s in slots], **coefficients), len(slots))
-        param[idx] = out[0]
-        for s, new in zip(slots, out[1:]):
-            s[idx] = new
-
-    def exact_lazy_refusal(self) -> str | None:
-        """Why ``sparse_updates="exact_lazy"`` cannot be used, or None."""
-        if self.per_tensor:
-            return "its rule reduces over the whole tensor (per_tensor=True), so a row's update depends on rows it " \
-                   "cannot see"
-        if self.catch_up is None:
-            return "it declares no catch-up (set `catch_up` to a pure closed form or to 'replay')"
-        return None
-
-
+# ================================================================================================ hook rules
 class HookRule:
     """The rule of an optimizer written in TF 2's or Keras 3's spelling: hooks that update the variables
     themselves. Subclasses implement :meth:`create` and :meth:`update`."""

@@ -2,8 +2,8 @@
 
 * :mod:`.gradients`: ``validate``, ``check_input``, ``clip``, ``check_applied``;
 * :mod:`.accumulate`: ``accumulate``;
-* :mod:`.update`: ``resolve`` and ``update`` (weight decay, the rule, constraints);
-* :mod:`.finish`: ``count`` and ``ema``.
+* :mod:`.update`: ``resolve``, ``update`` (weight decay, the rule, constraints) and ``count``;
+* :mod:`.finish`: ``ema``.
 
 The ``aggregate`` stage comes from the distribution strategy an update runs under.
 """
@@ -11,9 +11,9 @@ The ``aggregate`` stage comes from the distribution strategy an update runs unde
 from __future__ import annotations
 
 from .accumulate import Accumulate
-from .finish import Count, MovingAverage
+from .finish import MovingAverage
 from .gradients import CheckApplied, CheckInput, Clip, Validate
-from .update import Resolve, Update
+from .update import Count, Resolve, Update
 
 __all__ = ["Accumulate", "CheckApplied", "CheckInput", "Clip", "Count", "MovingAverage", "Resolve", "Update",
            "Validate", "default"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...framework.indexed_slices import IndexedSlices
 from .. import accumulation
-from ..pipeline import Stage, UpdatePlan
+from ..plan import Stage, UpdatePlan
 
 __all__ = ["Accumulate"]
 
@@ -17,9 +17,7 @@ class Accumulate(Stage):
     batchable = True
     commits_always = True  # a micro-step's plan commits its sums; a skipped step drops the cycle
 
-    @staticmethod
-    def active(opt) -> bool:
-        return opt.gradient_accumulation_steps is not None
+    option = "gradient_accumulation_steps"
 
     def prepare(self, plan: UpdatePlan) -> None:
         opt = plan.optimizer

@@ -1,42 +1,10 @@
-"""Stages ``count`` (``iterations``, step state, extra counters, skipped steps) and ``ema`` (Keras 3's
-moving averages of the variables)."""
+"""Stage ``ema``: Keras 3's moving averages of the variables."""
 
 from __future__ import annotations
 
-from ..pipeline import Stage, UpdatePlan
+from ..plan import Stage, UpdatePlan
 
-__all__ = ["Count", "MovingAverage", "moving_average"]
-
-
-class Count(Stage):
-    """Stage ``count``: after an applied update, the exact-lazy bookkeeping of the rows it touched, the
-    step state's new values, extra counters (TF 1's ``global_step``) and ``iterations``; after a skipped
-    step, ``skipped_steps``."""
-
-    name = "count"
-    batchable = True
-    commits_always = True
-
-    def commit(self, plan: UpdatePlan) -> None:
-        opt = plan.optimizer
-        state = opt.state
-        if plan.kind == "skip":
-            state.skipped_steps += 1
-            return
-        if plan.kind != "apply":
-            return
-        if opt.sparse_updates == "exact_lazy":
-            opt.lazy_rows.record(opt, plan)
-        for name, value in plan.step_state.items():
-            var = state.step_vars[name]
-            var._value[...] = value
-            var._mark_updated()
-        for counter in plan.counters:
-            counter._value += counter._value.dtype.type(1)
-            counter._mark_updated()
-        state.last_hyper = plan.hyper
-        state.iterations._value += 1
-        state.iterations._mark_updated()
+__all__ = ["MovingAverage", "moving_average", "overwrite_with_averages"]
 
 
 class MovingAverage(Stage):
@@ -46,9 +14,7 @@ class MovingAverage(Stage):
     name = "ema"
     batchable = True
 
-    @staticmethod
-    def active(opt) -> bool:
-        return opt.use_ema
+    option = "use_ema"
 
     def commit(self, plan: UpdatePlan) -> None:
         opt = plan.optimizer

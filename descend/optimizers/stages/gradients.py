@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ..._native import backend as _backend
 from ...debugging import missing_gradients_report
 from ...errors import InvalidArgumentError
 from ...framework.indexed_slices import IndexedSlices
@@ -14,8 +15,7 @@ from ...framework.tensor import Tensor
 from ...framework.variable import Variable
 from ...ops import clip_ops
 from ...ops.gradient_ops import deduplicate_checked
-from .. import fused
-from ..pipeline import Stage, UpdatePlan
+from ..plan import Stage, UpdatePlan
 
 __all__ = ["Validate", "CheckInput", "Clip", "CheckApplied", "validate", "check_nonfinite", "clip"]
 
@@ -142,7 +142,7 @@ def _arrays(pairs):
 
 def find_nonfinite(arrays: list, use_fused: bool) -> int:
     """Index of the first array holding a NaN or Inf, -1 when none does."""
-    first = fused.find_nonfinite(arrays) if use_fused and arrays else None
+    first = _backend.default().find_nonfinite(arrays) if use_fused and arrays else None
     if first is None:
         # the sum is a fast pre-check: it is finite unless an element is not (or it overflows)
         first = next((k for k, a in enumerate(arrays) if not (np.isfinite(np.sum(a)) or np.isfinite(a).all())), -1)
@@ -200,9 +200,7 @@ class CheckInput(Stage):
     name = "check_input"
     batchable = True
 
-    @staticmethod
-    def active(opt) -> bool:
-        return opt.on_nonfinite != "apply"
+    option, off = "on_nonfinite", ("apply",)
 
     def prepare(self, plan: UpdatePlan) -> None:
         opt, agg = plan.optimizer, plan.aggregation
@@ -227,9 +225,7 @@ class CheckApplied(Stage):
     name = "check_applied"
     batchable = True
 
-    @staticmethod
-    def active(opt) -> bool:
-        return opt.on_nonfinite != "apply"
+    option, off = "on_nonfinite", ("apply",)
 
     def prepare(self, plan: UpdatePlan) -> None:
         opt = plan.optimizer

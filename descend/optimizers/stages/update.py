@@ -1,5 +1,6 @@
-"""Stages ``resolve`` (everything the writes need, computed before any write) and ``update`` (the
-writes: weight decay, the rule, constrained values), and the preview that runs the writes into copies."""
+"""Stages ``resolve`` (everything the writes need, computed before any write), ``update`` (the writes:
+weight decay, the rule, constrained values) and ``count`` (``iterations``, step state, counters), the
+runtime form of a declared rule, and the preview that runs the writes into copies."""
 
 from __future__ import annotations
 
@@ -7,10 +8,80 @@ import numpy as np
 
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor import Tensor, to_array
-from ..pipeline import ByVariable, Item, Stage, UpdatePlan
-from ..rule import WeightDecay
+from .. import fused
+from ..plan import ByVariable, Item, Stage, UpdatePlan
+from ..rule import Rule, Slot, StepState, WeightDecay
 
-__all__ = ["Resolve", "Update", "resolve_hyper", "coefficients_for", "preview"]
+__all__ = ["Count", "DeclaredRule", "Resolve", "Update", "resolve_hyper", "coefficients_for", "preview"]
+
+
+class DeclaredRule:
+    """The declarations of one optimizer as the ``rule`` stage runs them: the rule (and its fused
+    kernel), the slot and step-state declarations, the coefficients, the catch-up."""
+
+    is_hook = False
+
+    def __init__(self, optimizer, rule: Rule, specs: tuple, catch_up):
+        self.rule = rule
+        self.fn = rule.fn
+        self.per_tensor = rule.per_tensor
+        self.zero_grad_is_identity = rule.zero_grad_is_identity
+        self.sparse_fn = rule.sparse_fn or rule.fn
+        self.slot_specs = tuple(s if isinstance(s, Slot) else Slot(s) for s in specs if not isinstance(s, StepState))
+        self.step_specs = tuple(s for s in specs if isinstance(s, StepState))
+        self.slot_names = [s.name for s in self.slot_specs]
+        self.catch_up = catch_up
+        self.coefficients = optimizer.coefficients
+        self.use_fused = optimizer.use_fused
+        self.name = type(optimizer).__name__
+
+    def kernel(self, fn=None):
+        """The fused kernel of ``fn`` (default the rule), or None (per-tensor rule, no numba, fused off)."""
+        if self.per_tensor or not self.use_fused or not fused.enabled():
+            return None
+        return fused.kernel_for(self.fn if fn is None else fn)
+
+    def check_outputs(self, out, n_slots: int):
+        if not isinstance(out, (tuple, list)) or len(out) != 1 + n_slots:
+            got = len(out) if isinstance(out, (tuple, list)) else type(out).__name__
+            want = ", ".join(["new_param"] + ["new_" + s for s in self.slot_names])
+            raise TypeError(f"{self.name}'s update rule must return ({want}) -- {1 + n_slots} values. "
+                            f"Received: {got}")
+        return out
+
+    def dense(self, fn, kernel, params, grads, slot_lists, decays, coefficients) -> None:
+        """``fn`` on whole variables, in place: one kernel call for all of them, or NumPy per variable."""
+        if kernel is not None and kernel.apply_dense(params, grads, slot_lists, decays, coefficients):
+            return
+        for param, g, slots, d in zip(params, grads, slot_lists, decays):
+            if d:
+                param -= param * d
+            storage = [param] + slots
+            out = self.check_outputs(fn(param, g, *slots, **coefficients), len(slots))
+            # a rule may return an input unchanged (pv <- param): copy it before the writes overwrite it
+            out = [o.copy() if any(o is a for a in storage) else o for o in out]
+            for dst, new in zip(storage, out):
+                dst[...] = new
+
+    def rows(self, fn, kernel, param, g, slots, coefficients, idx, d) -> None:
+        """``fn`` on the rows ``idx`` of a variable and its slots, in place."""
+        if kernel is not None and kernel.apply_rows(param, g, slots, coefficients, idx, d):
+            return
+        if d:
+            param[idx] -= param[idx] * d
+        out = self.check_outputs(fn(param[idx], g, *[s[idx] for s in slots], **coefficients), len(slots))
+        param[idx] = out[0]
+        for s, new in zip(slots, out[1:]):
+            s[idx] = new
+
+    def exact_lazy_refusal(self) -> str | None:
+        """Why ``sparse_updates="exact_lazy"`` cannot be used, or None."""
+        if self.per_tensor:
+            return "its rule reduces over the whole tensor (per_tensor=True), so a row's update depends on rows it " \
+                   "cannot see"
+        if self.catch_up is None:
+            return "it declares no catch-up (set `catch_up` to a pure closed form or to 'replay')"
+        return None
 
 
 # ------------------------------------------------------------------------------------------------- resolve
@@ -38,9 +109,10 @@ def coefficients_for(rule, step, hyper, dtype) -> dict:
     return {k: float(v) if isinstance(v, np.floating) and v.dtype != dtype else v for k, v in c.items()}
 
 
-def items(opt, rule, pairs, hyper, decay_of) -> list:
-    """The plan's items: how each variable's gradient is applied, and its weight-decay coefficients
-    (``decay_of(var, hyper)``; None when no variable decays)."""
+def items(plan_mode, rule, pairs, hyper, decay_of) -> list:
+    """The plan's items: how each variable's gradient is applied (``plan_mode``: the optimizer's
+    ``sparse_updates``), and its weight-decay coefficients (``decay_of(var, hyper)``; None when no variable
+    decays)."""
     out = []
     for g, var in pairs:
         decay = None if decay_of is None else decay_of(var, hyper)
@@ -48,9 +120,9 @@ def items(opt, rule, pairs, hyper, decay_of) -> list:
             out.append(Item(var, g, None, None, "dense", decay))
             continue
         idx, vals = g.indices._value, g.values._value
-        if opt.sparse_updates == "lazy":
+        if plan_mode == "lazy":
             out.append(Item(var, None, idx, vals, "rows", decay))
-        elif opt.sparse_updates == "exact_lazy":
+        elif plan_mode == "exact_lazy":
             # exact at the touched rows' cost: they are caught up over the steps they skipped, then updated
             out.append(Item(var, None, idx, vals, "exact_lazy", decay))
         elif not rule.is_hook and not rule.per_tensor and rule.zero_grad_is_identity:
@@ -87,7 +159,7 @@ class Resolve(Stage):
         form = opt.weight_decay_form
         # with no weight decay configured, the default form gives None for every variable: skip asking each
         default_off = type(form) is WeightDecay and not hyper.get("weight_decay")
-        plan.items = items(opt, rule, pairs, hyper, None if default_off else form.coefficients)
+        plan.items = items(plan.sparse_mode, rule, pairs, hyper, None if default_off else form.coefficients)
         if rule.is_hook:
             return
         for item in plan.items:
@@ -162,7 +234,7 @@ def write(plan: UpdatePlan, items: list, copy: bool) -> dict:
         param, slots, slot_vars = state.arrays_of(item.var, specs, plan.new_slots, copy)
         out[id(item.var)] = (param, slots)
         path, decay_all = item.path, item.decay_all_rows
-        if path == "exact_lazy" or lazy.behind(item.var):
+        if path == "exact_lazy" or (lazy.tables and id(item.var) in lazy.tables):
             path, decay_all = lazy.write_path(opt, rule, item, param, slots, copy)
         d = 0.0
         if item.decay is not None:
@@ -213,6 +285,38 @@ def _apply_hooks(plan: UpdatePlan) -> None:
         else:
             grad = IndexedSlices(Tensor(item.values), Tensor(item.indices), var.shape)
         rule.update(grad, var, context)
+
+
+# ------------------------------------------------------------------------------------------------- count
+class Count(Stage):
+    """Stage ``count``: after an applied update, the exact-lazy bookkeeping of the rows it touched, the
+    step state's new values, extra counters (TF 1's ``global_step``) and ``iterations``; after a skipped
+    step, ``skipped_steps``."""
+
+    name = "count"
+    batchable = True
+    commits_always = True
+
+    def commit(self, plan: UpdatePlan) -> None:
+        opt = plan.optimizer
+        state = opt.state
+        if plan.kind == "skip":
+            state.skipped_steps += 1
+            return
+        if plan.kind != "apply":
+            return
+        if plan.sparse_mode == "exact_lazy":
+            opt.lazy_rows.record(opt, plan)
+        for name, value in plan.step_state.items():
+            var = state.step_vars[name]
+            var._value[...] = value
+            var._mark_updated()
+        for counter in plan.counters:
+            counter._value += counter._value.dtype.type(1)
+            counter._mark_updated()
+        state.last_hyper = plan.hyper
+        state.iterations._value += 1
+        state.iterations._mark_updated()
 
 
 # ------------------------------------------------------------------------------------------------- preview
