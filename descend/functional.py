@@ -338,13 +338,13 @@ def graph_from_config(config: dict, custom_objects: dict | None = None):
             if waiting and any(w[0] == name for w in waiting):
                 waiting.append((name, node))  # keep a layer's calls in their order
                 continue
+            _rebuild.note_layer(made[name])
             try:
                 args = decode(node.get("args", []))
                 kwargs = decode(node.get("kwargs", {}))
             except LookupError:
                 waiting.append((name, node))
                 continue
-            _rebuild.note_layer(made[name])
             out = made[name](*args, **kwargs)
             produced[name].append(nest.flatten(out))
             progress = True
@@ -366,6 +366,7 @@ def graph_from_config(config: dict, custom_objects: dict | None = None):
         raise _bad(f"{what} must be [layer name, node index, tensor index] or lists/dicts of them. Received: "
                    f"{str(structure)[:200]}")
 
+    _rebuild.note_layer(None)
     name = config.get("name")
     return (resolve(config["input_layers"], "'input_layers'"), resolve(config["output_layers"], "'output_layers'"),
             name if isinstance(name, str) else None)

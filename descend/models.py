@@ -335,6 +335,7 @@ class Sequential(Model):
                 if not isinstance(layer, Layer):
                     raise ValueError(f"Sequential config: layer {i} is not a layer ({type(layer).__name__})")
                 found.append(layer)
+            _rebuild.note_layer(None)
             model = cls(found, name=config.get("name"), dtype=config.get("dtype"))
             shape = config.get("build_input_shape")
             if shape is not None and not model.built and found:

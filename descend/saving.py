@@ -66,7 +66,7 @@ __all__ = [
     "register_serializable", "register_keras_serializable", "get_custom_objects", "custom_object_scope",
     "CustomObjectScope", "get_registered_object", "get_registered_name", "serialize_keras_object",
     "deserialize_keras_object", "save_weights", "load_weights", "save_model", "load_model", "model_from_json",
-    "MODEL_FILE", "STATE_DIR", "MAX_CONFIG_BYTES",
+    "MODEL_FILE", "STATE_DIR", "MAX_CONFIG_BYTES", "MAX_PROBE_BYTES",
 ]
 
 MODEL_FILE = "model.json"
@@ -77,6 +77,9 @@ MODEL_FORMAT = "descend.model"
 MODEL_VERSION = 2
 #: the largest model.json (or to_json string) read, in bytes
 MAX_CONFIG_BYTES = MAX_MANIFEST_BYTES
+
+#: the largest zero-filled probe tensor (bytes) run through a layer while a model is rebuilt from a file
+MAX_PROBE_BYTES = _rebuild.MAX_PROBE_BYTES
 
 #: Keras' name for :func:`register_serializable` (the same function: one registry)
 register_keras_serializable = register_serializable

@@ -69,7 +69,7 @@ def note_layer(layer) -> None:
     """Remember ``layer`` (a Layer or a name) as the one being rebuilt."""
     rb = current()
     if rb is not None:
-        rb.layer = layer if isinstance(layer, str) else f"'{layer.name}' ({type(layer).__name__})"
+        rb.layer = layer if layer is None or isinstance(layer, str) else f"'{layer.name}' ({type(layer).__name__})"
 
 
 def charge_weight(layer, name: str, shape: tuple, dtype) -> None:
