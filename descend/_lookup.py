@@ -57,7 +57,7 @@ def deserialize_object(config, kind: str, aliases: dict, classes: dict, custom_o
         if make is None:
             raise ValueError(f"Unknown {kind}: {config!r}. Expected one of {sorted(aliases)} (or a class name, "
                              f"a config dict, a registered name or a callable). Received: {config!r}")
-        return make() if isinstance(make, type) or make in aliases.values() else make
+        return make() if isinstance(make, type) or any(make is v for v in aliases.values()) else make
     if isinstance(config, dict):
         name = config.get("class_name")
         if not isinstance(name, str):

@@ -397,8 +397,11 @@ def _class_config(obj, inner) -> dict:
     if isinstance(obj, Policy):
         return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": obj.name}, "registered_name": None}
     class_name = cls.__name__
-    if getattr(obj, "_graph_nodes", None) is not None and class_name == "Model":
-        class_name = "Functional"
+    if class_name == "Model":
+        from .functional import is_graph_model
+
+        if is_graph_model(obj):
+            class_name = "Functional"
     kind = _kind_of_object(cls)
     if kind is not None and cls in _NAMES:
         kind = None

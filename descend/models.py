@@ -444,7 +444,7 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
                                  f"Sequential model. Received: {input_tensors!r}")
             new_layers = [tensors[0]] + new_layers
         elif first is not None:
-            new_layers = [Input(batch_shape=first.batch_shape, dtype=first._input_dtype.name, name=first.name)] + \
+            new_layers = [Input(batch_shape=first.batch_shape, dtype=first.output.dtype.name, name=first.name)] + \
                 new_layers
         copy = Sequential(new_layers, name=model.name)
         if not copy.built and model.built and getattr(model, "_build_input_shape", None) is not None:

@@ -50,7 +50,6 @@ from .reshaping import Masking, Permute, RepeatVector, Reshape
 from .rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, TimeDistributed
 
 
-
 def serialize(layer) -> dict:
     """A layer's config in Keras 3's format (``keras.layers.serialize``): ``{"module", "class_name",
     "config", "registered_name"}``, nested objects written as their configs.
