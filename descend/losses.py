@@ -767,7 +767,7 @@ class LossFunctionWrapper(Loss):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config["fn"] = getattr(self.fn, "__name__", repr(self.fn))
+        config["fn"] = _function_name(self.fn)
         config.update(self._fn_kwargs)
         return config
 
@@ -775,10 +775,12 @@ class LossFunctionWrapper(Loss):
     def from_config(cls, config: dict):
         config = dict(config)
         fn = config.get("fn")
-        if isinstance(fn, str):
-            found = ALL_OBJECTS_DICT.get(fn)
-            if found is None or inspect.isclass(found):
-                raise ValueError(f"Unknown loss function {fn!r}. Known functions: {', '.join(_function_names())}")
+        if isinstance(fn, (str, dict)):
+            found = _find_function(fn)
+            if found is None:
+                raise ValueError(f"Unknown loss function {str(fn)[:200]!r}. Known functions: "
+                                 f"{', '.join(_function_names())}, or one registered with "
+                                 "descend.saving.register_serializable or passed in custom_objects")
             config["fn"] = found
         return cls(**config)
 
@@ -1101,6 +1103,18 @@ ALL_OBJECTS_DICT.update({
 })
 
 
+def _function_name(fn) -> str:
+    from ._serialization import function_name
+
+    return function_name(fn, ALL_OBJECTS_DICT)
+
+
+def _find_function(name):
+    from ._serialization import find_function
+
+    return find_function(name, ALL_OBJECTS_DICT)
+
+
 def _function_names() -> list:
     return sorted(k for k, v in ALL_OBJECTS_DICT.items() if not inspect.isclass(v))
 
@@ -1116,17 +1130,36 @@ def serialize(loss):
 
 
 def deserialize(config, custom_objects: dict | None = None):
-    """The loss that :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    if isinstance(config, str):
-        return get(config) if not custom_objects or config not in custom_objects else custom_objects[config]
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"A loss config must be a dict with 'class_name' and 'config'. Received: {config!r}")
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or ALL_OBJECTS_DICT.get(name)
-    if cls is None or not inspect.isclass(cls):
-        known = sorted(k for k, v in ALL_OBJECTS_DICT.items() if inspect.isclass(v))
-        raise ValueError(f"Unknown loss class {name!r}. Known classes: {', '.join(known)}")
-    return cls.from_config(config.get("config", {}))
+    """The loss that :func:`serialize` described: a name, a ``{"class_name", "config"}`` dict or Keras'
+    function config. ``custom_objects``, an active ``custom_object_scope`` and registered objects are
+    searched before the built-in losses."""
+    from ._serialization import extend_scope, find_object
+
+    with extend_scope(custom_objects):
+        if isinstance(config, str):
+            found = find_object(config, loose=False)
+            return found if found is not None else get(config)
+        if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+            raise ValueError(f"A loss config must be a dict with 'class_name' and 'config'. Received: "
+                             f"{str(config)[:200]}")
+        name = config["class_name"]
+        if name == "function":
+            fn = _find_function(config)
+            if fn is None:
+                raise ValueError(f"Unknown loss function {str(config.get('config'))[:200]!r}. Known functions: "
+                                 f"{', '.join(_function_names())}, or one registered or passed in custom_objects")
+            return fn
+        registered = config.get("registered_name")
+        cls = find_object(registered) if isinstance(registered, str) and registered != name else None
+        cls = cls or find_object(name, loose=False) or ALL_OBJECTS_DICT.get(name) or find_object(name)
+        if cls is None or not inspect.isclass(cls):
+            known = sorted(k for k, v in ALL_OBJECTS_DICT.items() if inspect.isclass(v))
+            raise ValueError(f"Unknown loss class {name[:200]!r}. Known classes: {', '.join(known)}, or one "
+                             "registered with descend.saving.register_serializable or passed in custom_objects")
+        inner = config.get("config") or {}
+        if not isinstance(inner, dict):
+            raise ValueError(f"The config of loss {name!r} must be a dict. Received: {str(inner)[:200]}")
+        return cls.from_config(dict(inner))
 
 
 def get(identifier):

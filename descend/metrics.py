@@ -32,6 +32,7 @@ import numpy as np
 from . import backend
 from . import losses as _losses
 from ._lookup import get_object
+from ._serialization import find_function, function_name
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable, name_scope
 from .ops import math_ops
@@ -385,7 +386,7 @@ class MeanMetricWrapper(Mean):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config["fn"] = getattr(self._fn, "__name__", repr(self._fn))
+        config["fn"] = function_name(self._fn, {**_losses.ALL_OBJECTS_DICT, **_FUNCTIONS})
         config.update(self._fn_kwargs)
         return config
 
@@ -393,7 +394,7 @@ class MeanMetricWrapper(Mean):
     def from_config(cls, config: dict):
         config = dict(config)
         if isinstance(config.get("fn"), str):
-            fn = _FUNCTIONS.get(config["fn"]) or _losses.ALL_OBJECTS_DICT.get(config["fn"])
+            fn = find_function(config["fn"], {**_losses.ALL_OBJECTS_DICT, **_FUNCTIONS})
             if fn is None or inspect.isclass(fn):
                 raise ValueError(f"Unknown metric function {config['fn']!r}")
             config["fn"] = fn
@@ -1338,15 +1339,31 @@ def serialize(metric) -> dict:
 
 def deserialize(config, custom_objects: dict | None = None):
     """The metric :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    if isinstance(config, str):
-        return get(config)
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"A metric config must be a dict with 'class_name' and 'config'. Received: {config!r}")
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or ALL_OBJECTS_DICT.get(name)
-    if cls is None:
-        raise ValueError(f"Unknown metric class {name!r}. Known names: {', '.join(sorted(ALL_OBJECTS_DICT))}")
-    return cls.from_config(config.get("config", {}))
+    from ._serialization import extend_scope, find_object
+
+    with extend_scope(custom_objects):
+        if isinstance(config, str):
+            found = find_object(config, loose=False)
+            return found if found is not None else get(config)
+        if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+            raise ValueError(f"A metric config must be a dict with 'class_name' and 'config'. Received: "
+                             f"{str(config)[:200]}")
+        name = config["class_name"]
+        if name == "function":
+            fn = find_function(config, {**_losses.ALL_OBJECTS_DICT, **_FUNCTIONS})
+            if fn is None:
+                raise ValueError(f"Unknown metric function {str(config.get('config'))[:200]!r}")
+            return fn
+        registered = config.get("registered_name")
+        cls = find_object(registered) if isinstance(registered, str) and registered != name else None
+        cls = cls or find_object(name, loose=False) or ALL_OBJECTS_DICT.get(name) or find_object(name)
+        if cls is None:
+            raise ValueError(f"Unknown metric class {name[:200]!r}. Known names: {', '.join(sorted(ALL_OBJECTS_DICT))}, "
+                             "or one registered with descend.saving.register_serializable or passed in custom_objects")
+        inner = config.get("config") or {}
+        if not isinstance(inner, dict):
+            raise ValueError(f"The config of metric {name!r} must be a dict. Received: {str(inner)[:200]}")
+        return cls.from_config(dict(inner))
 
 
 def get(identifier):

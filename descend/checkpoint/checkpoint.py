@@ -89,6 +89,8 @@ class Checkpoint:
         walk(self._objects)  # fail now, naming the object, if something is not trackable
         self._save_counter = 0
         self._pending: dict[str, tuple[np.ndarray, str]] = {}  # path -> (value, key), variables not created yet
+        self._claimed: list = []  # (weakref to a variable, its value before) given a pending value, until all are
+        self._refused = None  # (message, key) once a pending value did not fit: every later claim fails
         self._graph = None
 
     # -- facts -------------------------------------------------------------------------------------------------
@@ -258,7 +260,7 @@ class Checkpoint:
                 report.missing, report.unexpected, report.mismatched)
         self._commit(plans, path)
         self._graph = graph
-        self._pending = pending
+        self._pending, self._claimed, self._refused = pending, [], None
         if pending:
             _register(self)
         else:
@@ -308,16 +310,22 @@ class Checkpoint:
         if path not in self._pending:
             return False
         value, key = self._pending[path]
-        if tuple(value.shape) != tuple(var.shape) or value.dtype != var.dtype.dtype:
-            del self._pending[path]  # refused once, here: it must not fail every later build
-            if not self._pending:
-                _unregister(self)
-            raise CheckpointMismatchError(
-                f"restored value '{key}' has shape {tuple(value.shape)} {value.dtype.name}; the variable created "
-                f"there ('{var.name}') has shape {tuple(var.shape)} {var.dtype.name}", mismatched=[key])
+        if self._refused is None and (tuple(value.shape) != tuple(var.shape) or value.dtype != var.dtype.dtype):
+            # all or nothing: undo the values this restore already gave, and fail every later claim the same way
+            self._refused = (f"restored value '{key}' has shape {tuple(value.shape)} {value.dtype.name}; the variable "
+                             f"created there ('{var.name}') has shape {tuple(var.shape)} {var.dtype.name}. Nothing "
+                             "from this checkpoint was restored; build a model that matches it", key)
+            for ref, before in self._claimed:
+                if ref() is not None:
+                    ref().assign(before)
+            self._claimed = []
+        if self._refused is not None:
+            raise CheckpointMismatchError(self._refused[0], mismatched=[self._refused[1]])
+        self._claimed.append((weakref.ref(var), var.numpy()))
         del self._pending[path]
         var.assign(value)
         if not self._pending:
+            self._claimed = []
             _unregister(self)
         return True
 

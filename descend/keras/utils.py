@@ -1,4 +1,5 @@
-"""``descend.keras.utils``: ``to_categorical`` and ``set_random_seed``.
+"""``descend.keras.utils``: ``to_categorical``, ``set_random_seed`` and, as in Keras, the registry's
+functions of :mod:`descend.saving` (the same objects: one registry).
 
 Example:
     >>> import descend as ds
@@ -13,8 +14,20 @@ import random as _py_random
 import numpy as np
 
 from .. import random as _ds_random
+from ..saving import (
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
 
-__all__ = ["to_categorical", "set_random_seed"]
+__all__ = ["to_categorical", "set_random_seed", "CustomObjectScope", "custom_object_scope", "deserialize_keras_object",
+           "get_custom_objects", "get_registered_name", "get_registered_object", "register_keras_serializable",
+           "serialize_keras_object"]
 
 
 def to_categorical(x, num_classes: int | None = None) -> np.ndarray:

@@ -53,6 +53,7 @@ from .. import activations, backend, constraints, initializers, mixed_precision,
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable, name_scope, unique_name
 from ..ops import math_ops
+from . import _rebuild
 from .keras_tensor import KerasTensor, any_symbolic, symbolic_call
 
 __all__ = ["Layer", "to_snake_case", "register_weight_hook", "get_mask"]
@@ -256,6 +257,8 @@ class Layer:
             raise ValueError(f"A layer name must be a non-empty string of letters, digits and _.- (no '/'). "
                              f"Received: name={name!r}")
         self._name = name
+        if isinstance(dtype, dict):  # the dtype-policy config Keras 3 (and get_config) writes
+            dtype = dtype_from_config(dtype)
         # the mixed precision policy: weights in self._dtype, inputs cast to and computed in self._compute_dtype
         self._dtype_policy, self._dtype, self._compute_dtype = mixed_precision.layer_dtypes(dtype)
         self._trainable = bool(trainable)
@@ -492,6 +495,7 @@ class Layer:
         init = initializers.get(initializer)
         reg = regularizers.get(regularizer)
         con = constraints.get(constraint)
+        _rebuild.charge_weight(self, name or "variable", shape, d)  # a model rebuilt from a file: bounded
         with self._own_name_scope():
             var = Variable(lambda: init(shape, dtype=d), name=name or "variable", trainable=trainable, dtype=d,
                            constraint=con)
@@ -499,8 +503,14 @@ class Layer:
         self._weight_names[id(var)] = name or "variable"
         if reg is not None:
             self._regularized.append((var, reg))
-        for hook in list(_weight_hooks):
-            hook(var)
+        try:
+            for hook in list(_weight_hooks):
+                hook(var)
+        except BaseException:  # a hook refused it (a restored value of another shape): the layer keeps nothing
+            self._own_weights[:] = [v for v in self._own_weights if v is not var]
+            self._weight_names.pop(id(var), None)
+            self._regularized[:] = [(v, r) for v, r in self._regularized if v is not var]
+            raise
         return var
 
     # -- losses ---------------------------------------------------------------------
@@ -610,6 +620,8 @@ class Layer:
         stack.append(training)
         try:
             if not self.built:
+                if _rebuild.current() is not None:
+                    _rebuild.note_layer(self)
                 self.build(_shape_of(inputs))
                 self.built = True
             if self._compute_dtype != self._dtype:  # mixed precision: the weights read in the compute dtype
@@ -658,9 +670,18 @@ class Layer:
 
     # -- config ---------------------------------------------------------------------
     def get_config(self) -> dict:
-        """The constructor arguments: ``cls.from_config(layer.get_config())`` makes an equivalent layer."""
+        """The constructor arguments: ``cls.from_config(layer.get_config())`` makes an equivalent layer.
+
+        ``dtype`` is the dtype-policy config Keras 3 writes (``{"module": "keras", "class_name":
+        "DTypePolicy", "config": {"name": "float32"}, "registered_name": None}``); ``from_config``
+        and the constructor accept it as well as a dtype name. A layer or other object that a
+        subclass's ``get_config`` returns is written as its own config by ``serialize_keras_object``
+        (``model.save``, ``to_json``); its ``from_config`` rebuilds it with
+        :func:`descend.layers.deserialize`."""
+        name = self._dtype_policy.name if self._compute_dtype != self._dtype else self._dtype.name
         config = {"name": self.name, "trainable": self.trainable,
-                  "dtype": self._dtype_policy.name if self._compute_dtype != self._dtype else self._dtype.name}
+                  "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": name},
+                            "registered_name": None}}
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return config
@@ -671,6 +692,20 @@ class Layer:
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+_POLICY_CLASSES = ("DTypePolicy", "FloatDTypePolicy", "Policy")
+
+
+def dtype_from_config(config) -> str:
+    """The policy name in a dtype-policy config (``{"class_name": "DTypePolicy", "config": {"name": ...}}``)."""
+    inner = config.get("config") if isinstance(config, dict) else None
+    name = inner.get("name") if isinstance(inner, dict) else None
+    if config.get("class_name") not in _POLICY_CLASSES or not isinstance(name, str):
+        text = repr(config)
+        raise ValueError(f"`dtype` must be a dtype name or a DTypePolicy config ({{'class_name': 'DTypePolicy', "
+                         f"'config': {{'name': 'float32'}}}}). Received: {text if len(text) < 200 else text[:197] + '...'}")
+    return name
 
 
 def _wrap_build(build):

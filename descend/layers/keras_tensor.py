@@ -18,6 +18,7 @@ import numpy as np
 from .. import backend
 from ..framework import nest
 from ..framework.tensor import Tensor
+from . import _rebuild
 
 __all__ = ["KerasTensor", "Node", "is_keras_tensor", "any_symbolic", "symbolic_call"]
 
@@ -52,7 +53,9 @@ class KerasTensor:
         return layer._inbound_nodes[node_index]
 
     def _probe(self, unknown: int) -> Tensor:
-        return Tensor(np.zeros(tuple(unknown if d is None else d for d in self._shape), dtype=self._dtype.dtype))
+        shape = tuple(unknown if d is None else d for d in self._shape)
+        _rebuild.check_probe(shape, self._dtype.dtype)  # a model rebuilt from a file: a bounded probe
+        return Tensor(np.zeros(shape, dtype=self._dtype.dtype))
 
     def __repr__(self):
         return f"<KerasTensor shape={self._shape}, dtype={self._dtype.name}, name={self._name}>"

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import activations, constraints, initializers, regularizers
+from .. import _serialization, activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops
 from .base import Layer, _serialize_activation
@@ -485,13 +485,16 @@ class GRU(_CellRNN):
 _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
 
 
-def _layer_class(class_name: str, custom_objects):
-    from .. import layers as layers_package  # the package's classes, by name (imported when needed)
-
-    found = (custom_objects or {}).get(class_name) or getattr(layers_package, class_name, None)
-    if not (isinstance(found, type) and issubclass(found, Layer)):
-        raise ValueError(f"Unknown layer class '{class_name}'; pass it in custom_objects")
-    return found
+def _inner_layer(spec, custom_objects) -> Layer:
+    """The layer a wrapper's config holds (its class found among descend's layers, registered ones and
+    ``custom_objects``)."""
+    if not isinstance(spec, dict):
+        raise ValueError(f"A wrapper's 'layer' must be a layer config. Received: {str(spec)[:200]}")
+    with _serialization.extend_scope(custom_objects):
+        layer = _serialization.build_object(spec, "layers", "layer")
+    if not isinstance(layer, Layer):
+        raise ValueError(f"A wrapper's 'layer' must be a layer config. Received: {str(spec)[:200]}")
+    return layer
 
 
 class Bidirectional(Layer):
@@ -538,7 +541,7 @@ class Bidirectional(Layer):
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
-        self._layer_config = {"class_name": type(layer).__name__, "config": config}
+        self._layer_config = _serialization.serialize_keras_object(layer)
 
     def build(self, input_shape):
         self.forward_layer.build(input_shape)
@@ -587,9 +590,7 @@ class Bidirectional(Layer):
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
         config = dict(config)
-        spec = config.pop("layer")
-        klass = _layer_class(spec["class_name"], custom_objects)
-        return cls(klass.from_config(spec["config"]), **config)
+        return cls(_inner_layer(config.pop("layer", None), custom_objects), **config)
 
 
 class TimeDistributed(Layer):
@@ -633,12 +634,9 @@ class TimeDistributed(Layer):
         return (input_shape[0], input_shape[1], *tuple(inner)[1:])
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "layer": {"class_name": type(self.layer).__name__,
-                                                  "config": self.layer.get_config()}}
+        return {**super().get_config(), "layer": _serialization.serialize_keras_object(self.layer)}
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
         config = dict(config)
-        spec = config.pop("layer")
-        klass = _layer_class(spec["class_name"], custom_objects)
-        return cls(klass.from_config(spec["config"]), **config)
+        return cls(_inner_layer(config.pop("layer", None), custom_objects), **config)

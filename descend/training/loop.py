@@ -224,6 +224,11 @@ class Trainer:
         not created yet (None: nothing waits)."""
         self.__dict__["_restored_checkpoint"] = checkpoint
 
+    @property
+    def restored_checkpoint(self):
+        """The checkpoint whose restored values wait for variables this model has not created yet, or None."""
+        return self.__dict__.get("_restored_checkpoint")
+
     def _run_train_step(self, replica, data) -> dict:
         """The training step of one batch in ``replica``'s context: the one step, or the model's own
         ``train_step`` (run as this replica, its gradients weighted by the replica's share of the batch)."""
