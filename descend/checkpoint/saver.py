@@ -56,7 +56,8 @@ class Saver:
 
     def _vars(self) -> dict[str, Variable]:
         if self._var_list is None:
-            return dict(sorted((v.name, v) for v in live_variables()))
+            named = {v.name: v for v in live_variables()}  # a name reused after clear_session: the newest
+            return dict(sorted(named.items(), key=lambda kv: kv[0]))
         if isinstance(self._var_list, dict):
             return dict(self._var_list)
         out = {}
