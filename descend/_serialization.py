@@ -282,18 +282,20 @@ def builtin_objects(kind: str) -> dict:
     table = _tables.get(kind)
     if table is not None:
         return table
-    from . import activations, constraints, initializers, losses, metrics, mixed_precision, regularizers
+    from . import activations, constraints, initializers, losses, metrics, mixed_precision, regularizers  # registry look-up
 
     def classes(module, base):
         return {n: getattr(module, n) for n in module.__all__
                 if inspect.isclass(getattr(module, n, None)) and issubclass(getattr(module, n), base)}
 
     if kind == "layers":
-        from . import layers
-        from .models import Model, Sequential
+        from . import layers  # registry look-up
+        from .distribute.sharded import ShardedEmbedding  # registry look-up (a layer of the distribution package)
+        from .models import Model, Sequential  # registry look-up
 
         table = classes(layers, layers.Layer)
-        table.update({"Functional": Model, "Model": Model, "Sequential": Sequential})
+        table.update({"Functional": Model, "Model": Model, "Sequential": Sequential,
+                      "ShardedEmbedding": ShardedEmbedding})
     elif kind == "activations":
         table = {n: getattr(activations, n) for n in activations.__all__ if n not in ("get", "serialize", "deserialize")}
     elif kind == "initializers":
@@ -307,7 +309,7 @@ def builtin_objects(kind: str) -> dict:
     elif kind == "metrics":
         table = dict(metrics.ALL_OBJECTS_DICT)
     elif kind == "optimizers":
-        from . import optimizers
+        from . import optimizers  # registry look-up
 
         table = {n: getattr(optimizers, n) for n in optimizers.__all__
                  if inspect.isclass(getattr(optimizers, n)) and hasattr(getattr(optimizers, n), "from_config")}
@@ -392,16 +394,11 @@ def function_config(fn) -> dict:
 
 def _class_config(obj, inner) -> dict:
     cls = type(obj)
-    from .mixed_precision import Policy
-
-    if isinstance(obj, Policy):
+    if isinstance(obj, tuple(builtin_objects("dtype_policies").values())):
         return {"module": "keras", "class_name": "DTypePolicy", "config": {"name": obj.name}, "registered_name": None}
     class_name = cls.__name__
-    if class_name == "Model":
-        from .functional import is_graph_model
-
-        if is_graph_model(obj):
-            class_name = "Functional"
+    if class_name == "Model" and isinstance(inner, dict) and "input_layers" in inner:
+        class_name = "Functional"  # a graph of layers (Keras' class name for it)
     kind = _kind_of_object(cls)
     if kind is not None and cls in _NAMES:
         kind = None

@@ -373,10 +373,9 @@ def graph_from_config(config: dict, custom_objects: dict | None = None):
 
 
 def clone_graph(model, clone, input_tensors=None, call_function=None):
-    """A functional model like ``model`` on new layers: ``clone(layer)`` for each layer (InputLayers are
-    made anew, or ``input_tensors`` are used), its calls replayed (through ``call_function`` when given)."""
-    from .models import Model
-
+    """``(inputs, outputs)`` of a functional model like ``model`` on new layers: ``clone(layer)`` for each layer
+    (InputLayers are made anew, or ``input_tensors`` are used), its calls replayed (through ``call_function``
+    when given)."""
     if input_tensors is not None:
         given = nest.flatten(input_tensors)
         if len(given) != len(model._graph_flat_inputs) or not all(isinstance(t, KerasTensor) for t in given):
@@ -398,8 +397,7 @@ def clone_graph(model, clone, input_tensors=None, call_function=None):
                              f"{len(node.output_tensors)}")
         for t, v in zip(node.output_tensors, flat):
             values[id(t)] = v
-    outputs = nest.pack_like(model._graph_outputs, [values[id(t)] for t in model._graph_flat_outputs])
-    return Model(new_inputs, outputs, name=model.name)
+    return new_inputs, nest.pack_like(model._graph_outputs, [values[id(t)] for t in model._graph_flat_outputs])
 
 
 # ---------------------------------------------------------------------------------------- summary

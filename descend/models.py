@@ -6,6 +6,7 @@ import weakref
 
 from . import _serialization
 from . import functional as _functional
+from . import saving as _saving
 from .framework import context
 from .layers import _rebuild
 from .layers.base import Layer
@@ -39,22 +40,16 @@ class Model(Trainer, Layer):
     # -- persistence (descend.saving) ------------------------------------------------------------
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Write the model's state (weights, layer states) to the checkpoint directory ``filepath``."""
-        from .saving import save_weights
-
-        save_weights(self, filepath, overwrite=overwrite)
+        _saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, strict: bool = True):
         """Restore :meth:`save_weights` output, matched by path (any model of the same architecture)."""
-        from .saving import load_weights
-
-        return load_weights(self, filepath, strict=strict)
+        return _saving.load_weights(self, filepath, strict=strict)
 
     def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
         """Write the architecture (JSON config), the compile arguments, the state and the optimizer's
         state to the directory ``filepath``; :func:`descend.models.load_model` reads it back."""
-        from .saving import save_model
-
-        save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+        _saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     def __init__(self, *args, **kwargs):
         """``Model(inputs, outputs, name=None)`` builds a functional model; ``Model(name=...)``
@@ -355,16 +350,12 @@ class Sequential(Model):
 
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model :meth:`Model.save` wrote (see :func:`descend.saving.load_model`)."""
-    from .saving import load_model as _load
-
-    return _load(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+    return _saving.load_model(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 
 
 def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
     """``model.save(filepath)`` (see :func:`descend.saving.save_model`)."""
-    from .saving import save_model as _save
-
-    _save(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+    _saving.save_model(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
 
 def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: bool = True):
@@ -381,9 +372,7 @@ def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: 
         >>> [tuple(w.shape) for w in again.weights]
         [(3, 2), (2,)]
     """
-    from .saving import model_from_json as _from_json
-
-    return _from_json(json_string, custom_objects=custom_objects, safe_mode=safe_mode)
+    return _saving.model_from_json(json_string, custom_objects=custom_objects, safe_mode=safe_mode)
 
 
 def clone_model(model, input_tensors=None, clone_function=None, call_function=None, recursive: bool = False,
@@ -454,7 +443,8 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
             copy.build(model._build_input_shape)
         return copy
     if _functional.is_graph_model(model):
-        return _functional.clone_graph(model, clone, input_tensors, call_function)
+        inputs, outputs = _functional.clone_graph(model, clone, input_tensors, call_function)
+        return Model(inputs, outputs, name=model.name)
     if clone_function is not None or input_tensors is not None:
         raise ValueError(f"clone_model: `clone_function` and `input_tensors` need a Sequential or functional "
                          f"model; '{model.name}' is a subclassed {type(model).__name__}")

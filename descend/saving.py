@@ -53,6 +53,7 @@ from .checkpoint.errors import short
 from .checkpoint.format import (
     MANIFEST_FILE,
     MAX_MANIFEST_BYTES,
+    SHARD_RE,
     atomic_replace_file,
     check_manifest,
     fsync_dir,
@@ -60,6 +61,7 @@ from .checkpoint.format import (
     read_json_file,
 )
 from .layers import _rebuild
+from .layers.base import Layer
 from .training.replica import replica_for
 
 __all__ = [
@@ -88,25 +90,19 @@ register_keras_serializable = register_serializable
 # ---------------------------------------------------------------------------------------------------------------
 # weights
 # ---------------------------------------------------------------------------------------------------------------
-def _write_once(model, what: str, write, *, optimizer: bool) -> None:
-    """``write()`` in one process, or on rank 0 alone when ``model`` trains under a strategy of several
-    replicas (its state is the same on every rank): every rank returns once the file is in place, or
-    raises rank 0's error. State that differs by rank (tables sharded over the ranks; with
-    ``optimizer``, slots sharded by ``shard_optimizer_state``) cannot be written by one rank: refused on
-    every rank, nothing written."""
-    replica = replica_for(model)
-    replica.refuse_unsharded_write(what, model, optimizer)
-    replica.write_once(what, write)
-
-
 def save_weights(model, path, overwrite: bool = True) -> None:
     """Write the model's state as a checkpoint directory at ``path`` (replaced atomically). Under a
-    strategy of several replicas, rank 0 writes for every rank (see ``docs/distributed.md``)."""
+    strategy of several replicas every rank calls it: rank 0 writes the state every replica holds alike,
+    and each rank its rows of tables sharded over the ranks (see ``docs/distributed.md``)."""
     path = os.fspath(path)
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"save_weights: '{path}' exists and overwrite=False")
     _refuse_unbuilt(model, "save_weights")
-    _write_once(model, "save_weights", lambda: Checkpoint(model=model).write(path), optimizer=False)
+    ckpt = Checkpoint(model=model)
+    if ckpt.collective_group() is not None:  # every rank writes its part
+        ckpt.write(path)
+    else:  # the same on every replica: rank 0 writes, every rank returns once it is in place
+        replica_for(model).write_once("save_weights", lambda: ckpt.write(path))
 
 
 def _refuse_unbuilt(model, what: str) -> None:
@@ -169,15 +165,12 @@ def _compile_config(model) -> dict | None:
 
 def save_model(model, path, overwrite: bool = True, include_optimizer: bool = True) -> None:
     """Write ``model.json`` and ``state/`` into the directory ``path`` (replaced atomically). Under a
-    strategy of several replicas, rank 0 writes for every rank (see ``docs/distributed.md``)."""
+    strategy of several replicas every rank calls it: rank 0 writes ``model.json`` and the state every
+    replica holds alike, each rank its rows of tables sharded over the ranks (see
+    ``docs/distributed.md``)."""
     waiting = getattr(model, "restored_checkpoint", None)
     if waiting is not None and waiting.pending:
         _refuse_unbuilt(model, "model.save")
-    _write_once(model, "model.save", lambda: _save_model(model, path, overwrite, include_optimizer),
-                optimizer=bool(include_optimizer and getattr(model, "compiled", False)))
-
-
-def _save_model(model, path, overwrite, include_optimizer) -> None:
     path = os.fspath(path)
     if os.path.lexists(path):
         if not overwrite:
@@ -189,29 +182,60 @@ def _save_model(model, path, overwrite, include_optimizer) -> None:
             "compile": _compile_config(model),
             "include_optimizer": bool(include_optimizer and getattr(model, "compiled", False))}
     text = json.dumps(spec, indent=1, sort_keys=True).encode()
+    roots = {"model": model}
+    if spec["include_optimizer"]:
+        roots["optimizer"] = model.optimizer
+    ckpt = Checkpoint(**roots)
+    group = ckpt.collective_group()  # state that differs by rank: every rank writes its part
+    if group is None:  # the same on every replica: rank 0 writes, every rank returns once it is in place
+        replica_for(model).write_once("model.save", lambda: _save_model(ckpt, path, text, None))
+        return
+    _save_model(ckpt, path, text, group)
+
+
+def _save_model(ckpt, path, text, group) -> None:
+    """Write ``state/`` (the checkpoint; with ``group``, every rank its part) and ``model.json`` (the chief)
+    into a new directory, then rename it into place."""
+    chief = group is None or group.rank == 0
     parent = os.path.dirname(os.path.abspath(path)) or "."
-    os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{secrets.token_hex(6)}")
-    os.mkdir(tmp)
+    tmp, error = None, None
+    if chief:
+        try:
+            os.makedirs(parent, exist_ok=True)
+            tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{secrets.token_hex(6)}")
+            os.mkdir(tmp)
+        except OSError as e:
+            error = f"{type(e).__name__}: {e}"
+    if group is not None:
+        tmp, error = group.allgather_object((tmp, error) if chief else None)[0]
+    if error is not None:
+        raise OSError(f"model.save: cannot write '{path}': {error}")
     try:
-        roots = {"model": model}
-        if spec["include_optimizer"]:
-            roots["optimizer"] = model.optimizer
-        Checkpoint(**roots).write(os.path.join(tmp, STATE_DIR))
-        atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
-        fsync_dir(tmp)
-        aside = None
-        if os.path.lexists(path):
-            aside = os.path.join(parent, f".tmp-old-{os.path.basename(path)}-{secrets.token_hex(6)}")
-            os.rename(path, aside)
-        os.rename(tmp, path)
-        tmp = None
-        fsync_dir(parent)
-        if aside is not None:
-            shutil.rmtree(aside, ignore_errors=True)
+        ckpt.write(os.path.join(tmp, STATE_DIR))  # collective under a strategy: every rank has its part in it
+        if chief:
+            atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
+            fsync_dir(tmp)
+            aside = None
+            if os.path.lexists(path):
+                aside = os.path.join(parent, f".tmp-old-{os.path.basename(path)}-{secrets.token_hex(6)}")
+                os.rename(path, aside)
+            os.rename(tmp, path)
+            tmp = None
+            fsync_dir(parent)
+            if aside is not None:
+                shutil.rmtree(aside, ignore_errors=True)
+    except Exception as e:
+        error = f"{type(e).__name__}: {e}"
+        if group is None:
+            raise
     finally:
-        if tmp is not None:
+        if chief and tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+    if group is not None:  # every rank returns once the model is in place, or raises the first rank's error
+        errors = group.allgather_object(error)
+        first = next((e for e in errors if e is not None), None)
+        if first is not None:
+            raise OSError(f"model.save: writing '{path}' failed: {first}")
 
 
 def _field(spec, key, kind, mfile):
@@ -246,13 +270,23 @@ def _model_bytes(path: str) -> int:
     state = os.path.join(path, STATE_DIR)
     manifest = read_json_file(state, MANIFEST_FILE, "manifest")
     check_manifest(manifest, os.path.join(state, MANIFEST_FILE))
+    manifests = [manifest]
+    shards = manifest.get("shards")  # written by several ranks: each shard holds its rows of sharded tables
+    for entry in shards if isinstance(shards, list) else ():
+        name = entry.get("dir") if isinstance(entry, dict) else None
+        if isinstance(name, str) and SHARD_RE.match(name):
+            shard = os.path.join(state, name)
+            part = read_json_file(shard, MANIFEST_FILE, "manifest")
+            check_manifest(part, os.path.join(shard, MANIFEST_FILE))
+            manifests.append(part)
     total = 0
-    for key, spec in manifest["tensors"].items():
-        if key.startswith("model/"):
-            n = int(_dtype_size(spec["dtype"]))
-            for d in spec["shape"]:
-                n *= d
-            total += n
+    for m in manifests:
+        for key, spec in m["tensors"].items():
+            if key.startswith("model/"):
+                n = int(_dtype_size(spec["dtype"]))
+                for d in spec["shape"]:
+                    n *= d
+                total += n
     return total
 
 
@@ -332,8 +366,6 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     * a model whose config does not match its saved state (a layer added or dropped) is refused, with
       nothing restored.
     """
-    from .models import Model
-
     path = os.fspath(path)
     mfile = os.path.join(path, MODEL_FILE)
     if not os.path.isdir(path):
@@ -350,7 +382,7 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
             raise
         except _REBUILD_ERRORS as e:
             raise _rebuild_error(mfile, "model", e) from e
-        if not isinstance(model, Model):
+        if not _is_model(model):
             raise CheckpointError(f"{mfile}: the 'model' entry describes a {type(model).__name__}, not a model")
         roots = {"model": model}
         comp = spec.get("compile")
@@ -375,11 +407,14 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     return model
 
 
+def _is_model(obj) -> bool:
+    """Whether a rebuilt object is a model (a layer that trains: ``compile`` and ``fit``)."""
+    return isinstance(obj, Layer) and callable(getattr(obj, "compile", None)) and callable(getattr(obj, "fit", None))
+
+
 def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: bool = True):
     """The model a :meth:`~descend.Model.to_json` string describes, with new weights (see
     :func:`descend.models.model_from_json`)."""
-    from .models import Model
-
     raw = json_string.encode("utf-8") if isinstance(json_string, str) else json_string
     if not isinstance(raw, (bytes, bytearray)):
         raise TypeError(f"model_from_json expects a JSON string. Received: {type(json_string).__name__}")
@@ -396,6 +431,6 @@ def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: 
             raise
         except MemoryError as e:
             raise _rebuild_error(where, "model", e) from None
-    if not isinstance(model, Model):
+    if not _is_model(model):
         raise ValueError(f"{where}: the JSON describes a {type(model).__name__}, not a model")
     return model

@@ -290,7 +290,7 @@ def default() -> Backend:
     if _default is None:
         with _default_lock:
             if _default is None:
-                from .cpu import NumbaCPU
+                from .cpu import NumbaCPU  # registry look-up: the default backend
 
                 _default = NumbaCPU()
     return _default

@@ -34,25 +34,27 @@ import numpy as np
 from ..framework import context
 from ..framework.variable import Variable
 from ..layers.base import register_build_hook, register_weight_hook
-from . import optim
+from . import collective, optim
 from .errors import CheckpointError, CheckpointMismatchError, RestoreReport, mismatch_message, short
-from .format import new_manifest, read_checkpoint, write_checkpoint_dir
+from .format import MANIFEST_FILE, check_tables, new_manifest, read_checkpoint, read_json_file, write_checkpoint_dir
 from .trackable import OptimizerLeaf, VariableLeaf, _qualname, join_state, split_state, walk
 
 __all__ = ["Checkpoint"]
 
-def _collective_writer(graph):
-    """How every rank writes its part of a checkpoint of these objects, when a strategy they were trained
-    under shards their state over the processes (its ``checkpoint_writer()``); None: one process writes."""
-    candidates = list(graph.vars_by_path.values())
-    candidates += [leaf.obj.iterations for leaf in graph.leaves
-                   if isinstance(leaf, OptimizerLeaf) and hasattr(leaf.obj, "iterations")]
-    for var in candidates:
-        strategy = context.strategy_of(var)
-        writer = None if strategy is None else strategy.checkpoint_writer()
-        if writer is not None:
-            return writer
-    return None
+def _tables_of(path: str) -> dict:
+    """The tables sharded over ranks a checkpoint's manifest records, checked (its checksum and tensors are
+    verified when the checkpoint is read)."""
+    try:
+        manifest = read_json_file(path, MANIFEST_FILE, "manifest")
+    except (OSError, CheckpointError):
+        return {}  # reading the checkpoint reports it
+    if not isinstance(manifest, dict) or "tables" not in manifest:
+        return {}
+    shards = manifest.get("shards")
+    ranks = manifest.get("ranks", len(shards) + 1 if isinstance(shards, list) else 1)
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or not 0 < ranks <= 1 << 16:
+        return {}  # reading the checkpoint reports it
+    return check_tables(manifest["tables"], ranks, os.path.join(os.fspath(path), MANIFEST_FILE))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -136,16 +138,25 @@ class Checkpoint:
     def _write(self, path, counter: int, extra: dict | None = None) -> str:
         path = os.fspath(path)
         tensors, objects, names, graph = self._collect()
-        writer = _collective_writer(graph)
-        if writer is not None:  # state sharded over processes: every one writes its part
-            writer(graph, path, tensors, objects, names, counter, extra)
+        layout = collective.layout_of(graph, tensors, context.strategy_of)
+        if layout is not None:  # state that differs by rank: every rank writes its part (a collective)
+            collective.write(layout, path, tensors, objects, names, counter, extra)
             return path
         write_checkpoint_dir(path, tensors, new_manifest(objects, names, counter, extra))
         return path
 
+    def collective_group(self):
+        """The process group whose every rank takes part in :meth:`write` and :meth:`save` (state that
+        differs by rank: tables sharded over the ranks, sharded optimizer state), or None: one process
+        writes."""
+        return collective.group_of(walk(self._objects), context.strategy_of)
+
     def write(self, path) -> str:
         """Write a checkpoint to exactly ``path`` (a directory; an existing checkpoint there is
-        replaced atomically). Does not change :attr:`save_counter`. Returns ``path``."""
+        replaced atomically). Does not change :attr:`save_counter`. Returns ``path``.
+
+        Collective for state that differs by rank (tables sharded over the ranks, sharded optimizer state):
+        every rank calls it and writes its part (see :mod:`descend.checkpoint.collective`)."""
         return self._write(path, self._save_counter)
 
     def save(self, file_prefix) -> str:
@@ -180,7 +191,15 @@ class Checkpoint:
         if path is None:
             return RestoreReport(None, self)
         path = os.fspath(path)
-        manifest, saved = read_checkpoint(path)
+        tables = _tables_of(path)
+        rows = None
+        if tables:  # tables sharded over ranks when saved: this process's rows of each, checked first
+            rows, problems = collective.wanted_rows(walk(self._objects), tables)
+            if problems:
+                raise CheckpointMismatchError(
+                    f"checkpoint '{path}' does not match the tables to restore; nothing was restored:\n    "
+                    + "\n    ".join(problems), mismatched=problems)
+        manifest, saved = read_checkpoint(path, rows=rows)
         return self._restore_from(path, manifest, saved, strict=strict, counter=counter)
 
     def _restore_from(self, path, manifest, saved, *, strict: bool, counter: bool) -> RestoreReport:

@@ -682,13 +682,16 @@ def _read_header(f, n: int, manifest: dict, tpath: str, data_bytes: int, whole) 
 SHARD_RE = re.compile(r"^shard-[0-9]{1,6}$")
 
 
-def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The manifest and every tensor of the checkpoint at ``path``, all verified.
+def read_checkpoint(path, rows: dict | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    """The manifest and the tensors of the checkpoint at ``path``, all verified.
 
-    A checkpoint written by several processes (sharded optimizer state) lists its shards in the
-    manifest's ``shards`` field: ``[{"dir": "shard-<r>", "rank": r, "manifest_sha256": ...}]``, each a
-    checkpoint directory inside this one holding that process's tensors. They are read, verified
-    against the recorded checksums, and merged: the result is the whole state, as one process saved it."""
+    A checkpoint written by several processes lists its shards in the manifest's ``shards`` field
+    (``[{"dir": "shard-<r>", "rank": r, "manifest_sha256": ...}]``, each a checkpoint directory inside this
+    one holding rank r's part) and, for tables sharded over the ranks, ``tables`` (``{path: {"global_shape",
+    "dtype", "row_ranges": [[lo, hi] per rank], "keys": [the table and its slots]}}``). The shards are read,
+    verified against the recorded checksums and merged. ``rows`` (``{table path: (lo, hi)}``) selects the
+    rows of each sharded table to assemble -- a shard holding none of the wanted rows and nothing else is
+    not read -- by default every row: the result is then the whole state, as one process saved it."""
     manifest, tensors = _read_one(path)
     shards = manifest.get("shards")
     if shards is None:
@@ -697,24 +700,104 @@ def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
     mpath = os.path.join(path, MANIFEST_FILE)
     if not isinstance(shards, list) or len(shards) > 1 << 16:
         raise _corrupt(mpath, "shards", f"must be a list of shard entries; found {short(shards)}")
-    manifest = dict(manifest, tensors=dict(manifest["tensors"]))
+    ranks = manifest.get("ranks", len(shards) + 1)
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or not len(shards) < ranks <= 1 << 16:
+        raise _corrupt(mpath, "ranks", f"must be the number of ranks that wrote it (more than the {len(shards)} "
+                                       f"shards); found {short(ranks)}")
+    entries = []
     for i, entry in enumerate(shards):
         name = entry.get("dir") if isinstance(entry, dict) else None
         digest = entry.get("manifest_sha256") if isinstance(entry, dict) else None
-        if not isinstance(name, str) or not SHARD_RE.match(name) or not isinstance(digest, str):
-            raise _corrupt(mpath, f"shards[{i}]", f"must be an object with 'dir' (shard-<n>) and 'manifest_sha256'; "
-                                                   f"found {short(entry)}")
+        rank = entry.get("rank", i + 1) if isinstance(entry, dict) else None
+        if (not isinstance(name, str) or not SHARD_RE.match(name) or not isinstance(digest, str)
+                or isinstance(rank, bool) or not isinstance(rank, int) or not 0 < rank < ranks
+                or any(rank == r for _, _, r in entries)):
+            raise _corrupt(mpath, f"shards[{i}]", f"must be an object with 'dir' (shard-<n>), 'rank' (1 to "
+                                                   f"{ranks - 1}, once each) and 'manifest_sha256'; found {short(entry)}")
+        entries.append((name, digest, rank))
+    tables = check_tables(manifest.get("tables", {}), ranks, mpath)
+    row_of = {key: table for table, spec in tables.items() for key in spec["keys"]}
+    wanted = {t: (0, spec["global_shape"][0]) for t, spec in tables.items()}
+    if rows is not None:
+        wanted = {t: tuple(r) for t, r in rows.items() if t in tables}
+    manifest = dict(manifest, tensors=dict(manifest["tensors"]))
+    pieces: dict = {}
+
+    def take_rows(shard_index, shard_tensors, where):
+        for key, arr in list(shard_tensors.items()):
+            table = row_of.get(key)
+            if table is None:
+                continue
+            del shard_tensors[key]
+            if table not in wanted:
+                continue
+            a, b = tables[table]["row_ranges"][shard_index]
+            lo, hi = wanted[table]
+            if arr.ndim < 1 or arr.shape[0] != b - a:
+                raise CheckpointCorruptedError(f"checkpoint '{path}': {where} holds {short(arr.shape)} of '{key}', not "
+                                               f"the rows [{a}, {b}) the manifest records", [key])
+            if min(hi, b) > max(lo, a):
+                pieces.setdefault(key, []).append((max(lo, a), arr[max(lo, a) - a:min(hi, b) - a]))
+
+    take_rows(0, tensors, "rank 0's part")
+    for name, digest, r in entries:
+        needs_rows = any(min(hi, tables[t]["row_ranges"][r][1]) > max(lo, tables[t]["row_ranges"][r][0])
+                         for t, (lo, hi) in wanted.items())
+        if not (needs_rows or "zero" in manifest or not tables):
+            continue  # none of the wanted rows and nothing else: not read
         shard_manifest, shard_tensors = _read_one(os.path.join(path, name))
         if shard_manifest["manifest_sha256"] != digest:
             raise CheckpointCorruptedError(f"checkpoint '{path}': shard {name} is not the one the manifest records "
                                            "(its manifest's checksum differs); nothing was restored", [name])
+        take_rows(r, shard_tensors, f"shard {name}")
         for key, arr in shard_tensors.items():
             if key in tensors:
                 raise CheckpointCorruptedError(f"checkpoint '{path}': tensor '{key}' is in shard {name} and in "
                                                "another part of the checkpoint", [key])
             tensors[key] = arr
             manifest["tensors"][key] = shard_manifest["tensors"][key]
+    for key, table in row_of.items():
+        if table not in wanted:
+            continue
+        lo, hi = wanted[table]
+        parts = sorted(pieces.get(key, []), key=lambda p: p[0])
+        got = sum(p.shape[0] for _, p in parts)
+        if got != hi - lo:
+            raise CheckpointCorruptedError(f"checkpoint '{path}': the shards hold {got} of the rows [{lo}, {hi}) of "
+                                           f"'{key}'", [key])
+        arr = parts[0][1] if len(parts) == 1 else np.concatenate([p for _, p in parts])
+        tensors[key] = arr
+        spec = dict(manifest["tensors"].get(key, {}))
+        spec["shape"] = list(arr.shape)
+        manifest["tensors"][key] = spec
     return manifest, tensors
+
+
+def check_tables(tables, ranks: int, mpath: str) -> dict:
+    """The manifest's ``tables`` field, checked: each table's global shape, its rows per rank (consecutive,
+    covering every row) and the keys holding its rows."""
+    if not isinstance(tables, dict) or len(tables) > 1 << 16:
+        raise _corrupt(mpath, "tables", f"must be an object of sharded tables; found {short(tables)}")
+    for t, spec in tables.items():
+        where = f"tables.{short(t, 100)}"
+        if not isinstance(spec, dict):
+            raise _corrupt(mpath, where, f"must be an object; found {short(spec)}")
+        shape, ranges, keys = spec.get("global_shape"), spec.get("row_ranges"), spec.get("keys")
+        if not (isinstance(shape, list) and len(shape) == 2 and all(
+                isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 40 for d in shape)):
+            raise _corrupt(mpath, f"{where}.global_shape", f"must be [rows, columns]; found {short(shape)}")
+        if not (isinstance(ranges, list) and len(ranges) == ranks and all(
+                isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in r)
+                for r in ranges)):
+            raise _corrupt(mpath, f"{where}.row_ranges", f"must list [lo, hi) for each of the {ranks} ranks; found "
+                                                          f"{short(ranges)}")
+        if ranges[0][0] != 0 or ranges[-1][1] != shape[0] or any(
+                a > b or (k and ranges[k - 1][1] != a) for k, (a, b) in enumerate(ranges)):
+            raise _corrupt(mpath, f"{where}.row_ranges", f"must cover rows [0, {shape[0]}) in order; found "
+                                                          f"{short(ranges)}")
+        if not (isinstance(keys, list) and 0 < len(keys) <= 1 << 10 and all(isinstance(k, str) for k in keys)):
+            raise _corrupt(mpath, f"{where}.keys", f"must list the keys holding the table's rows; found {short(keys)}")
+    return tables
 
 
 def _gone(path: str) -> FileNotFoundError:

@@ -203,6 +203,15 @@ class ShardedEmbedding(Layer):
     def group(self):
         return self.strategy.group
 
+    def table_shard(self) -> dict:
+        """This rank's part of the table, for checkpoints (:mod:`descend.checkpoint.collective`): the variable
+        (None before the layer is built), the table's global shape, every rank's rows, this rank and the group."""
+        group = self.group
+        n = group.size
+        return {"variable": self.embeddings, "name": "embeddings", "global_shape": (self.input_dim, self.output_dim),
+                "row_ranges": [split_bounds(self.input_dim, n, r) for r in range(n)], "rank": group.rank,
+                "shards": n, "group": group}
+
     @property
     def collective_backward(self) -> bool:
         """Whether this layer's backward pass is a collective (rows over the ranks): every replica takes part

@@ -196,12 +196,13 @@ class Strategy:
         finally:
             self._gradient_weight = previous
 
-    def checkpoint_writer(self):
-        """How every rank takes part in writing a checkpoint of objects trained under this strategy (None: one
-        process writes; see :mod:`descend.checkpoint.checkpoint`)."""
+    def checkpoint_owners(self, graph) -> dict | None:
+        """Which rank holds the optimizer slots of each variable of a checkpoint's ``graph`` when this strategy
+        shards the optimizer state (None: every rank holds them all; see
+        :mod:`descend.checkpoint.collective`)."""
         if self._zero is None or self.num_replicas_in_sync == 1:
             return None
-        return self._zero.write_checkpoint
+        return self._zero.checkpoint_owners(graph)
 
     # -- reductions
     def reduce(self, reduce_op, value, axis=None):

@@ -25,7 +25,6 @@ import contextlib
 
 import numpy as np
 
-from ..framework.context import is_local
 from ..framework.tensor import to_array
 from ..ops import add_n, math_ops
 from ..training.replica import Replica
@@ -151,15 +150,6 @@ class StrategyReplica(Replica):
             for v in m.variables:
                 v._value[...] = 0
                 v._mark_updated()
-
-    def refuse_unsharded_write(self, what, model, optimizer) -> None:
-        local = [v.name for v in getattr(model, "weights", []) if is_local(v)]
-        if local or (optimizer and self.strategy.shard_optimizer_state):
-            held = (f"the variables {local[:3]} are sharded over the ranks" if local else
-                    "shard_optimizer_state=True splits the optimizer's state over the ranks")
-            raise ValueError(f"{what} writes from rank 0 alone under mpiexec, but {held}; write a "
-                             "descend.train.Checkpoint on every rank instead" + ("" if local else
-                                                                                 " (or save the weights only)"))
 
     def write_once(self, what, write) -> None:
         error = None

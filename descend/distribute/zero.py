@@ -31,16 +31,14 @@ dense, hence sharded). ``use_ema`` is refused (the averages would be sharded
 but ``finalize_variable_values`` is not).
 
 **Checkpoints.** ``Checkpoint.write``/``save`` of objects trained under such a
-strategy is collective: *every rank calls it*. Rank ``r > 0`` writes the slots it
-owns to ``shard-<r>/`` inside the checkpoint directory; rank 0 writes everything
-else (variables, replicated optimizer state, its slots) and the manifest, whose
-``shards`` field lists the shards with their manifests' SHA-256 and whose
-``zero`` field says which rank owned which variable's slots. The directory
-appears by one atomic rename, after every shard is written. A plain
-``Checkpoint.read``/``restore`` reads all the shards, on any number of
-processes, with or without ZeRO: each replica restores the slots it owns and
-drops the rest at its next update; an unsharded checkpoint restores into a
-ZeRO job the same way.
+strategy is collective (*every rank calls it*, as any checkpoint under a strategy
+of several replicas): rank ``r > 0`` writes the slots it owns to ``shard-<r>/``
+inside the checkpoint directory; rank 0 writes everything else and the manifest,
+whose ``zero`` field says which rank owned which variable's slots (see
+:mod:`descend.checkpoint.collective`). ``Checkpoint.read``/``restore`` reads all
+the shards, on any number of processes, with or without ZeRO: each replica
+restores the slots it owns and drops the rest at its next update; an unsharded
+checkpoint restores into a ZeRO job the same way.
 
 Example:
     >>> import numpy as np
@@ -56,9 +54,6 @@ Example:
 
 from __future__ import annotations
 
-import os
-import secrets
-import shutil
 import weakref
 
 import numpy as np
@@ -69,7 +64,7 @@ from ..ops.math_ops import reduce_sum, sqrt, square
 from .aggregation import ReplicaSum
 from .collectives import _densify
 
-__all__ = ["ZeroAggregation", "ZeroRedundancy", "owners", "slot_bytes", "partition", "write_checkpoint"]
+__all__ = ["ZeroAggregation", "ZeroRedundancy", "checkpoint_owners", "owners", "slot_bytes", "partition"]
 
 # optimizer -> the ZeroRedundancy that updated it last (set by the aggregate stage)
 _REGISTRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -262,9 +257,9 @@ class ZeroRedundancy:
         self.stats["collectives"] += 1
         return self.group.any(found)
 
-    def write_checkpoint(self, graph, path, tensors, objects, names, counter, extra) -> None:
-        """Every rank writes its share of a checkpoint (see :func:`write_checkpoint`)."""
-        write_checkpoint(self, graph, path, tensors, objects, names, counter, extra)
+    def checkpoint_owners(self, graph) -> dict:
+        """Which rank holds the slots of each variable of a checkpoint's ``graph`` (see :func:`checkpoint_owners`)."""
+        return checkpoint_owners(self, graph)
 
 
 def _reduce_scatter(group, buf: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -346,53 +341,16 @@ def slot_bytes(optimizer) -> int:
 
 
 # -------------------------------------------------------------------------------------------- checkpoints
-def write_checkpoint(zr: ZeroRedundancy, graph, path, tensors, objects, names, counter, extra) -> None:
-    """``Checkpoint.write`` of objects trained under a sharding strategy, run by every rank: rank ``r > 0``
-    writes the slots it owns to a staging directory, rank 0 writes the rest and moves the shards into its
-    checkpoint before the one atomic rename."""
-    from ..checkpoint import format as fmt  # the format is the checkpoint layer's (above this one)
-    from ..checkpoint.errors import CheckpointError
-
-    group, rank = zr.group, zr.group.rank
-    owner_of = {}  # "<optimizer path>/<variable path>" -> the rank holding that variable's slots
+def checkpoint_owners(zr: ZeroRedundancy, graph) -> dict:
+    """``{"<optimizer path>/<variable path>": rank}``: which rank holds the slots of each variable the
+    optimizers of a checkpoint's ``graph`` have updated under ``zr`` (see
+    :mod:`descend.checkpoint.collective`)."""
+    owners = {}
     for leaf in graph.leaves:
         if leaf.kind == "optimizer":
             sh = zr._shards.get(leaf.obj)
             for vid, r in (sh.owner.items() if sh is not None else ()):
                 var = sh.refs[vid]()
                 if var is not None:
-                    owner_of[f"{leaf.path}/{graph.var_key(var)}"] = r
-    mine = {k: a for k, a in tensors.items() if owner_of.get(k.rsplit("/", 1)[0], 0) == rank}
-    token = group.allgather_object(secrets.token_hex(6) if rank == 0 else None)[0]
-    parent = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(os.path.abspath(path))
-
-    def staging(r):
-        return os.path.join(parent, f"{fmt.TMP_PREFIX}{base}-{token}-shard-{r}")
-
-    error, digest = None, None
-    if rank > 0:
-        try:
-            os.makedirs(parent, exist_ok=True)
-            manifest = fmt.new_manifest({}, {}, counter, {"shard": {"rank": rank, "ranks": group.size}})
-            fmt.write_checkpoint_dir(staging(rank), mine, manifest)
-            digest = manifest["manifest_sha256"]
-        except Exception as e:  # noqa: BLE001 -- reported on every rank below
-            error = f"{type(e).__name__}: {e}"
-    reports = group.allgather_object((error, digest))
-    failed = [f"rank {r}: {e}" for r, (e, _) in enumerate(reports) if e]
-    if not failed and rank == 0:
-        shards = [{"dir": f"shard-{r}", "rank": r, "manifest_sha256": d} for r, (_, d) in enumerate(reports) if r]
-        info = {"ranks": group.size, "owners": dict(sorted(owner_of.items()))}
-        try:
-            fmt.write_checkpoint_dir(path, mine, fmt.new_manifest(objects, names, counter,
-                                                                  dict(extra or {}, shards=shards, zero=info)),
-                                     adopt={s["dir"]: staging(s["rank"]) for s in shards})
-        except Exception as e:  # noqa: BLE001
-            error = f"{type(e).__name__}: {e}"
-    final = group.allgather_object(error if rank == 0 else None)[0]
-    if rank > 0 and os.path.lexists(staging(rank)):  # not adopted: rank 0 failed
-        shutil.rmtree(staging(rank), ignore_errors=True)
-    if failed or final:
-        raise CheckpointError(f"writing the sharded checkpoint '{path}' failed; nothing was written: "
-                              f"{'; '.join(failed) if failed else 'rank 0: ' + final}")
+                    owners[f"{leaf.path}/{graph.var_key(var)}"] = r
+    return owners

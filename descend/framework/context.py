@@ -36,8 +36,12 @@ class StrategyProtocol(Protocol):
         """The stage that sums ``optimizer``'s gradients across the replicas (``descend.optimizers.pipeline.
         Aggregation``), or None when this strategy has one replica."""
 
-    def checkpoint_writer(self):
-        """How a checkpoint of objects trained under this strategy is written by every rank, or None."""
+    def checkpoint_owners(self, graph):
+        """Which rank holds the optimizer slots of each variable of a checkpoint (sharded optimizer state), or
+        None."""
+
+    def fit_replica(self):
+        """This process's data-parallel context in ``fit`` (``descend.training.replica.Replica``)."""
 
 
 _state = threading.local()

@@ -170,7 +170,7 @@ def _from_initializer(initializer, shape, dtype):
     if isinstance(initializer, str):
         import importlib  # the names live with the initializers, above this module: looked up, not imported at load
 
-        initializer = importlib.import_module("descend.initializers").get(initializer)
+        initializer = importlib.import_module("descend.initializers").get(initializer)  # registry look-up
     if callable(initializer):
         return initializer(shape, dtype=backend.floatx() if dtype is None else dtype)
     value = to_array(initializer, None if dtype is None else backend.np_dtype(dtype))

@@ -261,7 +261,7 @@ class LossScaleOptimizer:
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
-        from . import get  # the registry of built-in optimizers (imports this module)
+        from . import get  # registry look-up: the built-in optimizers (a package that imports this module)
 
         config = dict(config)
         inner = config.pop("inner_optimizer")

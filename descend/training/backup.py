@@ -3,7 +3,8 @@
 Every ``save_freq`` steps (or at each epoch's end) it saves the model, the
 optimizer (slots, iterations, accumulator), the metrics' state and the
 position in the data (epoch, step, the data iterator's state) with a
-``CheckpointManager``; when ``fit`` starts and a backup exists, it restores it
+``CheckpointManager`` (under a strategy, a collective checkpoint: tables
+sharded over the ranks and sharded optimizer state included); when ``fit`` starts and a backup exists, it restores it
 and ``fit`` continues at the saved step, so that a run killed at any moment
 and restarted ends exactly where an uninterrupted run ends (given pure
 ``map`` functions and a seeded shuffle).
@@ -94,10 +95,9 @@ class BackupAndRestore(Callback):
 
     def on_train_begin(self, logs=None):
         replica = replica_for(self.model)
-        replica.refuse_unsharded_write("BackupAndRestore", self.model, optimizer=True)
         checkpoint = self._checkpoint()
         self._manager = CheckpointManager(checkpoint, self.backup_dir, max_to_keep=self.max_to_keep)
-        if not replica.is_chief:  # under a strategy rank 0 alone writes: the others only read, without the lock
+        if not replica.is_chief:  # under a strategy rank 0 keeps the directory; every rank writes its part
             self._manager.close()
         latest = self._manager.latest_checkpoint
         self._steps = 0
@@ -123,7 +123,9 @@ class BackupAndRestore(Callback):
                                 "learning_rate": None if lr is None else float(lr)}
         replica = state.replica
         with replica.summed_metrics(list(self.model.metrics)):  # under a strategy: the replicas' metric totals
-            if replica.is_chief:  # written by rank 0
+            if self._manager.checkpoint.collective_group() is not None:
+                self._manager.save()  # state that differs by rank: every rank writes its part
+            elif replica.is_chief:  # the same on every replica: written by rank 0
                 self._manager.save()
 
     def save_now(self) -> None:

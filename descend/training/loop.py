@@ -232,8 +232,10 @@ class Trainer:
     def _run_train_step(self, replica, data) -> dict:
         """The training step of one batch in ``replica``'s context: the one step, or the model's own
         ``train_step`` (run as this replica, its gradients weighted by the replica's share of the batch)."""
-        if type(self).train_step is Trainer.train_step or replica.num_replicas == 1:
+        if replica.num_replicas == 1:
             return _plain_logs(self.train_step(data))
+        if type(self).train_step is Trainer.train_step:  # the one step, as this replica
+            return _plain_logs(replica.run(self.train_step, data))
         rows = _batch_size(_unpack(data)[0])
         replica.run(self.train_step, data, local_rows=rows, global_rows=replica.global_rows(rows))
         return _plain_logs(replica.results(self.metrics)[0])

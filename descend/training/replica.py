@@ -72,13 +72,9 @@ class Replica:
     def after_restore(self, metrics: list) -> None:
         """After every replica restored the same checkpoint (metric totals are the sums over the replicas)."""
 
-    def refuse_unsharded_write(self, what: str, model, optimizer: bool) -> None:
-        """Raise when ``what`` would write, from one rank, state that differs by rank (tables sharded over the
-        ranks; with ``optimizer``, slots sharded by ``shard_optimizer_state``)."""
-
     def write_once(self, what: str, write) -> None:
-        """``write()`` once for every replica (the chief writes; every replica returns when the file is in
-        place, or raises the chief's error)."""
+        """``write()`` once for every replica: the chief writes; every replica returns when the file is in
+        place, or raises the chief's error."""
         write()
 
 
