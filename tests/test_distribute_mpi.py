@@ -438,6 +438,58 @@ def _nonfinite(ds, out):
     return res
 
 
+def _rejected(ds, out):
+    """A gradient one rank's optimizer rejects (a wrong shape, an index out of range, a wrong dtype, not a pair)
+    while the program catches the error and carries on: every rank raises in that step, nothing changes
+    anywhere, and the job goes on together (no rank waits for an exchange that will not come)."""
+    import descend.distribute.horovod as hvd
+
+    n, rank = ds.distribute.MultiWorkerMirroredStrategy().num_replicas_in_sync, None
+    res = {}
+
+    def bad_gradient(kind, w):
+        if kind == "shape":
+            return [(np.ones(4), w)]
+        if kind == "index":
+            return [(ds.IndexedSlices(ds.constant(np.ones((1, 3))), ds.constant([7]), (2, 3)), w)]
+        if kind == "dtype":
+            return [(np.array(["a", "b", "c"]), w)]
+        return [(np.ones(3),)]  # not a (gradient, variable) pair
+
+    def run(kind, make, strategy_kwargs=None, steps=4, bad_step=1, mode="run"):
+        ds.clear_session()
+        strategy = ds.distribute.MultiWorkerMirroredStrategy(**(strategy_kwargs or {}))
+        nonlocal rank
+        rank = strategy.group.rank
+        with strategy.scope() if mode != "horovod" else ds.name_scope("m"):
+            w = ds.Variable(np.zeros((2, 3)) if kind == "index" else np.zeros(3), name="w")
+            u = ds.Variable(np.zeros(2), name="u")
+            opt = make()
+        errors = []
+        for step in range(steps):
+            good = [(np.ones(w.shape) * (rank + 1), w), (np.ones(2), u)]
+            pairs = bad_gradient(kind, w) + good[1:] if step == bad_step and rank == n - 1 else good
+            try:
+                if mode == "run":
+                    strategy.run(lambda pairs=pairs: opt.apply_gradients(pairs))
+                else:  # outside strategy.run, the pairs as a zip: the strategy is found by the variables
+                    opt.apply_gradients(zip(*zip(*pairs)) if mode == "zip" else pairs)
+            except Exception as e:  # noqa: BLE001 - the program carries on, as the issue's repro does
+                errors.append(type(e).__name__ + ": " + str(e))
+        return {"w": w.numpy().tolist(), "u": u.numpy().tolist(), "iterations": int(opt.iterations.numpy()),
+                "errors": errors}
+
+    for kind in ("shape", "index", "dtype", "pair"):
+        res[kind] = run(kind, lambda: ds.optimizers.SGD(0.1))
+    res["zip"] = run("shape", lambda: ds.optimizers.SGD(0.1), mode="zip")
+    res["adam_zero"] = run("shape", lambda: ds.optimizers.Adam(0.1), {"shard_optimizer_state": True})
+    res["accumulate"] = run("shape", lambda: ds.optimizers.SGD(0.1, gradient_accumulation_steps=2), steps=5)
+    res["horovod"] = run("shape", lambda: hvd.DistributedOptimizer(ds.optimizers.SGD(0.1), op=hvd.Sum),
+                         mode="horovod")
+    res["rank"] = rank
+    return res
+
+
 def _fit_io(ds, out):
     """A model built lazily under ``scope()`` (no input shape: its variables appear inside ``fit``), shuffled
     without a seed but under a global seed, with the callbacks that write files and one that stops training
@@ -527,6 +579,7 @@ def _horovod_more(ds, out):
 
 SCENARIOS = {"horovod_more": _horovod_more, "equivalence": lambda ds, out: _equivalence(ds, out, dtype=np.float64), "v1": _v1_minimize,
              "exchange": _exchange, "scattered": _scattered_training, "nonfinite": _nonfinite, "fit_io": _fit_io,
+             "rejected": _rejected,
              "surface": _surface, "repeat": _repeat, "float32": _float32, "fit": _fit, "ckpt_save": _ckpt_save,
              "ckpt_restore": _ckpt_restore, "mismatch": _mismatch, "mismatch_variable": _mismatch_variable,
              "raise": _raise, "sigkill": _sigkill}
@@ -549,7 +602,7 @@ def runs(tmp_path_factory):
     for n in (2, 3):
         d = tmp_path_factory.mktemp(f"n{n}")
         proc, _ = _launch(n, ["equivalence", "v1", "surface", "float32", "fit", "exchange", "scattered", "nonfinite",
-                              "fit_io", "horovod_more"], d,
+                              "rejected", "fit_io", "horovod_more"], d,
                           timeout=600)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
         out[n] = _results(d, n)
@@ -623,6 +676,39 @@ def test_a_nonfinite_gradient_on_one_rank_is_skipped_or_raised_on_every_rank(run
     for key in ("accumulate", "horovod_accumulate"):  # 6 micro-steps, the third skipped: 2 updates, 1 pending
         assert (res[key]["iterations"], res[key]["skipped"]) == (2, 1), (key, res[key])
         np.testing.assert_allclose(res[key]["w"], [-0.2 * total] * 3)
+
+
+@needs_mpi
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_gradient_one_rank_rejects_raises_on_every_rank_and_the_job_carries_on(runs, n):
+    per_rank = [r["rejected"] for r in runs[n]]
+    total = n * (n + 1) / 2  # the sum over the ranks of (rank + 1)
+    own = {"shape": "ValueError: gradient for variable '", "index": "InvalidArgumentError: gradient for variable 'w': "
+           "index 7 is not in [0, 2)", "dtype": "TypeError: gradient for variable 'w': expected a numeric array",
+           "pair": "TypeError: apply_gradients expects (gradient, variable) pairs"}
+    for key in ("shape", "index", "dtype", "pair", "zip", "adam_zero", "accumulate", "horovod"):
+        results = [r[key] for r in per_rank]
+        for rank, r in enumerate(results):  # one error per rank, in the same step; the same state everywhere
+            assert len(r["errors"]) == 1, (key, rank, r)
+            (error,) = r["errors"]
+            if rank == n - 1:
+                assert error.startswith(own.get(key, own["shape"])), (key, error)
+                assert key in own or error.endswith("w': expected shape (3,), received (4,)"), (key, error)
+            else:
+                assert error.startswith("ReplicaMismatchError: apply_gradients of optimizer"), (key, error)
+                assert f"failed on rank {n - 1} of {n}" in error and own.get(key, own["shape"]).split(": ", 1)[1] in error
+                assert "Nothing was updated on any rank" in error
+            assert (r["w"], r["u"], r["iterations"]) == (results[0]["w"], results[0]["u"], results[0]["iterations"])
+        r = results[0]
+        if key == "accumulate":  # 5 micro-steps, the second refused: 2 updates of 2 micro-batches each
+            assert r["iterations"] == 2
+            np.testing.assert_allclose(r["w"], [-0.2 * total] * 3)
+        elif key != "adam_zero":  # 4 steps, one refused everywhere
+            assert r["iterations"] == 3
+            np.testing.assert_allclose(np.ravel(r["w"]), -0.3 * total)
+            np.testing.assert_allclose(r["u"], [-0.3 * n] * 2)
+        else:
+            assert r["iterations"] == 3
 
 
 @needs_mpi

@@ -7,6 +7,7 @@ from ..framework.context import is_local
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..optimizers.pipeline import Aggregation
+from .collectives import agree_on_error
 
 __all__ = ["ReplicaSum"]
 
@@ -30,6 +31,9 @@ class ReplicaSum(Aggregation):
 
     def any(self, optimizer, pairs, found: bool) -> bool:
         return self.strategy.group.any(found)
+
+    def agree(self, optimizer, error) -> None:
+        agree_on_error(self.strategy.group, error, f"apply_gradients of optimizer '{optimizer.name}'")
 
     def prepare(self, plan) -> None:
         pairs = plan.pairs

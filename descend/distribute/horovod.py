@@ -31,7 +31,7 @@ from ..framework.variable import Variable
 from ..optimizers.pipeline import Aggregation
 from ..training.callbacks import Callback
 from . import comm
-from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
+from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, agree_on_error, broadcast_arrays
 
 __all__ = ["Average", "Sum", "init", "is_initialized", "rank", "size", "local_rank", "local_size", "allreduce",
            "allgather", "broadcast", "allgather_object", "broadcast_object", "broadcast_variables",
@@ -210,6 +210,9 @@ class HorovodAggregation(Aggregation):
 
     def any(self, optimizer, pairs, found: bool) -> bool:
         return self.exchange.group.any(found)
+
+    def agree(self, optimizer, error) -> None:
+        agree_on_error(self.exchange.group, error, f"apply_gradients of optimizer '{optimizer.name}'")
 
     def prepare(self, plan) -> None:
         pairs = plan.pairs

@@ -28,9 +28,11 @@ option is off is left out of an update):
 * ``ema`` (finish): with ``use_ema``, the moving averages.
 
 A strategy's aggregation stage is an :class:`Aggregation`: besides the sum (its ``prepare``) it
-says whether every replica then holds the same sums (``replicated``), decides ``on_nonfinite``
-with the other replicas (``any``), measures a global norm over gradients split across them
-(``global_norm``) and finishes a committed update (``finish``: ZeRO's all-gather of new values).
+makes a replica's rejected gradients an error on every replica (``agree``, right after
+``validate``), says whether every replica then holds the same sums (``replicated``), decides
+``on_nonfinite`` with the other replicas (``any``), measures a global norm over gradients split
+across them (``global_norm``) and finishes a committed update (``finish``: ZeRO's all-gather of new
+values).
 """
 
 from __future__ import annotations
@@ -52,6 +54,14 @@ def aggregation_for(optimizer, variables):
     if strategy is None or strategy.num_replicas_in_sync == 1:
         return None
     return strategy.aggregation_for(optimizer)
+
+
+def _variables_named(pairs) -> list:
+    """The variables of the well-formed ``(gradient, variable)`` pairs of a list the ``validate`` stage
+    rejected (to find the aggregation stage the other replicas run)."""
+    if not isinstance(pairs, (list, tuple)):
+        return []
+    return [item[1] for item in pairs if isinstance(item, (list, tuple)) and len(item) == 2]
 
 
 class Pipeline:
@@ -89,10 +99,19 @@ class Pipeline:
         """Run the first stage (``validate``), find the aggregation stage of the variables it names (the one
         set on this pipeline, else the strategy's: ``Optimizer.aggregation_for``), then every other active
         stage's ``prepare`` on ``plan`` (until one ends the preparation)."""
-        first = self.stages[0]
-        first.prepare(plan)
-        opt = plan.optimizer
+        first, opt = self.stages[0], plan.optimizer
+        try:
+            if type(plan.pairs) not in (list, tuple):  # a zip, a generator: kept, to name the variables on failure
+                plan.pairs = list(plan.pairs)
+            first.prepare(plan)
+        except Exception as error:  # the other replicas must hear of it, or they would wait for this one
+            agg = aggregation_for(opt, _variables_named(plan.pairs))
+            if agg is not None:
+                agg.agree(opt, error)
+            raise
         plan.aggregation = aggregation_for(opt, plan.targets)
+        if plan.aggregation is not None:
+            plan.aggregation.agree(opt, None)
         plan.stages = (first, *self.active(opt, plan.aggregation, self.stages[1:]))
         for stage in plan.stages[1:]:
             if stage.prepare is not None:

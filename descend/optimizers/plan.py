@@ -149,6 +149,13 @@ class Aggregation(Stage):
         """Whether any replica found a non-finite gradient (every replica gets the same answer)."""
         return found
 
+    def agree(self, optimizer, error: Exception | None) -> None:
+        """Called on every replica at every update, right after ``validate``, with the error it raised on this
+        replica (None: the gradients were accepted). When a replica's gradients were rejected, raise on every
+        other replica too (the replica that rejected them raises its own error), so that no replica waits for
+        an exchange that will not come, even when the program catches the error and carries on. One replica
+        has nothing to agree on."""
+
     def global_norm(self, optimizer, pairs):
         """The global norm of gradients split across the replicas (a Tensor), or None when each replica
         holds all of them."""
