@@ -55,6 +55,10 @@ the backend; no backend imports the optimizers.
 both return False, having written nothing, when they do not take these arrays
 (another array type, dtype or layout); the caller then takes the NumPy path.
 
+* ``apply_replay(param, slots, starts, count, scalars, decays) -> bool``
+  (optional; the default declines): gathered rows brought through the updates
+  ``starts[r] .. count - 1`` with a zero gradient, one call for all of them
+  (``sparse_updates="exact_lazy"``'s replay; ``scalar_rows`` builds ``scalars``);
 * ``dense_batch(params, slots) -> DenseBatch | None`` (optional; the default
   returns None): ``apply_dense`` prepared once for a fixed list of parameters
   and slots, so that a step with new gradients does no per-tensor work beyond
@@ -203,6 +207,24 @@ class RuleKernel:
 
     def apply_rows(self, param, grad, slots: list, coefficients: dict, idx, decay: float = 0.0) -> bool:
         raise NotImplementedError
+
+    def scalar_rows(self, coefficients: list, dtype) -> np.ndarray | None:
+        """The kernel's scalar arguments of each dict of ``coefficients`` (one update each), as the rows of a
+        ``dtype`` array for :meth:`apply_replay`; None when one of them is not a number (a flag)."""
+        out = np.empty((len(coefficients), len(self.spec.scalars)), dtype)
+        for k, c in enumerate(coefficients):
+            args = self.scalars(c, dtype)
+            if args is None or any(isinstance(a, bool) for a in args):
+                return None
+            out[k] = args
+        return out
+
+    def apply_replay(self, param, slots: list, starts, count: int, scalars, decays) -> bool:
+        """Optional (the default declines): bring row ``r`` of ``param`` and ``slots`` (gathered rows) through
+        the updates ``starts[r] .. count - 1`` with a zero gradient -- each update's weight decay ``decays[k]``
+        first, then the rule with the scalar arguments ``scalars[k]`` -- in place, in the arithmetic of
+        ``apply_rows``. False when it does not take these arrays."""
+        return False
 
     def dense_batch(self, params: list, slots: list) -> DenseBatch | None:
         """A :class:`DenseBatch` updating ``params[t]`` and its ``slots[t]`` (a list per tensor), or None

@@ -93,7 +93,7 @@ __all__ = ["NumbaCPU", "NumbaDenseBatch", "NumbaRule", "cache_dir", "kernel_sour
 log = logging.getLogger("descend.fused")
 
 #: bump when the generated kernel module changes meaning (it is part of the cache key)
-CODEGEN_VERSION = 4
+CODEGEN_VERSION = 5
 #: the lazy rows kernel asks for the rows of param and slots this many gradient rows ahead (software prefetch):
 #: the rows of a table are scattered, and the loop alone keeps about one row's misses in flight. Measured,
 #: Adam, 4,096 random rows x 64 float32 of a 1M-row table, one thread (2-core EPYC): 1.17 ms without, 0.67 ms
@@ -102,6 +102,11 @@ PREFETCH_ROWS = 4
 #: rows wider than this many bytes are not prefetched (the hardware prefetcher follows a long row by itself,
 #: and a long row's lines would leave the cache before the loop reaches them)
 PREFETCH_ROW_BYTES = 2048
+
+
+#: the replay kernel brings rows through their skipped updates in blocks of about this many elements (a few
+#: arrays of a block stay in L1/L2 across the updates; many independent elements per update vectorize)
+REPLAY_BLOCK = 2048
 
 
 def cache_dir() -> Path:
@@ -171,6 +176,33 @@ def _chunk_loop(spec: KernelSpec, loop: str, t: str, kind: str) -> list[str]:
     return lines
 
 
+def _replay_loop(spec: KernelSpec, loop: str, t: str) -> list[str]:
+    """Block ``_b`` of ``_B`` gathered rows (sorted by the update they are at, ``_starts``), brought through
+    the updates they skipped, up to ``_count - 1``: at update ``_k`` the rows of the block already at or past
+    their start are a prefix, updated as one contiguous run of elements (independent elements, so the loop
+    vectorizes and never waits on one element's chain), with update ``_k``'s scalar arguments (row ``_k`` of
+    ``_scal``), its weight decay ``_decay[_k]`` and a zero gradient (``_Z``). A block stays in cache across
+    all its updates."""
+    lines = [
+        f"for _b in {loop}((_n + _B - 1) // _B):",
+        "    _r0 = _b * _B",
+        "    _r1 = min(_r0 + _B, _n)",
+        "    _r = _r0",
+        "    for _k in range(_starts[_r0], _count):",
+        "        while _r < _r1 and _starts[_r] <= _k:",
+        "            _r += 1",
+        "        _p = _P[_r0 * _W:_r * _W]",
+        "        _g = _Z[:(_r - _r0) * _W]",
+    ]
+    lines += [f"        _s{k} = _S{k}[_r0 * _W:_r * _W]" for k in range(spec.n_slots)]
+    lines += [f"        {arg} = _scal[_k, {i}]" for i, (arg, _) in enumerate(spec.scalars)]
+    lines += ["        _d = _decay[_k]", f"        if _d != _ZERO_{t}:"]
+    lines += ["            " + line for line in _elementwise(spec, t, True)]
+    lines += ["        else:"]
+    lines += ["            " + line for line in _elementwise(spec, t, False)]
+    return lines
+
+
 def kernel_source(spec: KernelSpec) -> str:
     """The kernel module numba compiles for ``spec``: ``dense_<dtype>`` and ``rows_<dtype>``
     (plain Python). It depends only on the spec's arrays, literals, scalar arguments and
@@ -185,6 +217,9 @@ def kernel_source(spec: KernelSpec) -> str:
         + (" (in order " + ", ".join(map(repr, slots)) + ")" if slots else ""),
         "of tensor t; _chunks rows are (tensor, start, stop); _decay[t] is tensor t's decoupled weight decay.",
         "rows_<dtype>: _P, _G, _S<k> as 2-D views; _G's row r updates row _idx[r].",
+        "replay_<dtype>: _P, _S<k> gathered rows of _W elements, flat, sorted by _starts; row r goes through updates",
+        "_starts[r] .. _count - 1 with a zero gradient (update k's scalar arguments in row k of _scal, its weight",
+        "decay in _decay[k]), in blocks of _B rows.",
         f"Scalar arguments: {', '.join(scalars) or 'none'} (the rule's prologue computes them).",
         "Do not edit: the file name is a hash of this text.",
         '"""',
@@ -211,6 +246,12 @@ def kernel_source(spec: KernelSpec) -> str:
             out += ["        " + line for line in _chunk_loop(spec, "range", d.name, kind)]
             out += ["    else:"]
             out += ["        " + line for line in _chunk_loop(spec, "prange", d.name, kind)]
+        replay_args = ["_P"] + [f"_S{k}" for k in range(len(slots))] + ["_Z", "_W", "_B", "_starts", "_count", "_scal",
+                                                                         "_decay", "_serial"]
+        out += ["", "", f"def replay_{d.name}({', '.join(replay_args)}):", "    _n = _starts.shape[0]", "    if _serial:"]
+        out += ["        " + line for line in _replay_loop(spec, "range", d.name)]
+        out += ["    else:"]
+        out += ["        " + line for line in _replay_loop(spec, "prange", d.name)]
     return "\n".join(out) + "\n"
 
 
@@ -309,7 +350,7 @@ class _RuleModule:
         return self._load()[1]
 
     def __getattr__(self, name):  # dense_float32, rows_float64, ...: the kernel module's functions
-        if name.startswith(("dense_", "rows_")):
+        if name.startswith(("dense_", "rows_", "replay_")):
             return getattr(self.kernels, name)
         raise AttributeError(name)
 
@@ -332,7 +373,7 @@ class NumbaRule(RuleKernel):
         return self.module.cached
 
     def kernel(self, kind: str, dtype):
-        """The numba dispatcher of ``kind`` ("dense" or "rows") for ``dtype`` (created once per
+        """The numba dispatcher of ``kind`` ("dense", "rows" or "replay") for ``dtype`` (created once per
         kernel module, so rules with the same kernel text share it; compiled or loaded from the
         cache on first call)."""
         key = (kind, dtype)
@@ -435,6 +476,33 @@ class NumbaRule(RuleKernel):
         arrays = (param.reshape(-1, width), G, *[s.reshape(-1, width) for s in slots], rows, _native.CHUNK,
                   dtype.type(decay))
         return self._launch("rows", dtype, grad.size, arrays, args)
+
+    def apply_replay(self, param: np.ndarray, slots: list, starts: np.ndarray, count: int, scalars: np.ndarray,
+                     decays: np.ndarray) -> bool:
+        """Bring row ``r`` of ``param`` and ``slots`` (gathered rows, 2-D, C-contiguous, one float dtype) through
+        the updates ``starts[r] .. count - 1`` with a zero gradient, in place: update ``k``'s scalar arguments
+        are row ``k`` of ``scalars`` (:meth:`scalar_rows`), its weight decay ``decays[k]``. False when this call
+        must take the NumPy path (nothing changed then)."""
+        dtype = param.dtype
+        if dtype not in DTYPES or dtype in self._failed or len(slots) != self.n_slots:
+            return False
+        if not _native.ready(self.exact) or param.ndim != 2 or not param.size:
+            return False
+        for a in (param, *slots):
+            flags = a.flags
+            if not (flags.c_contiguous and flags.writeable and a.dtype == dtype and a.shape == param.shape):
+                return False
+        if scalars.dtype != dtype or decays.dtype != dtype or scalars.shape[0] < count or decays.shape[0] < count:
+            return False
+        starts = np.ascontiguousarray(starts, np.int64)
+        if starts.shape != param.shape[:1] or (starts.size > 1 and (np.diff(starts) < 0).any()):
+            return False  # the kernel needs the rows sorted by their start
+        width = param.shape[1]
+        block = max(1, REPLAY_BLOCK // width)
+        work = int(count - starts[0]) * param.size
+        arrays = (param.reshape(-1), *[s.reshape(-1) for s in slots], np.zeros(block * width, dtype), np.int64(width),
+                  np.int64(block), starts, np.int64(count), scalars, decays)
+        return self._launch("replay", dtype, work, arrays, ())
 
     def _launch(self, kind: str, dtype, n_elements: int, arrays, args) -> bool:
         if arrays is None:

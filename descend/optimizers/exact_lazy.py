@@ -36,7 +36,8 @@ __all__ = ["REPLAY", "MAX_HISTORY", "LazyRows", "TableState", "decay_products", 
 
 #: the ``catch_up`` declaration of an optimizer that replays the skipped steps with its dense rule
 REPLAY = "replay"
-#: history entries kept per table before rows that far behind are caught up (bounds memory)
+#: the most updates whose scalars a table keeps (bounds memory): past half of it, each update also catches up a
+#: slice of the rows, so that every row is at most this many updates behind
 MAX_HISTORY = 1024
 
 
@@ -48,13 +49,15 @@ class TableState:
     decay coefficients or None)`` for ``start <= k < count``.
     """
 
-    __slots__ = ("count", "last", "history", "start")
+    __slots__ = ("count", "last", "history", "start", "sweep", "replay")
 
     def __init__(self, rows: int):
         self.count = 0
         self.last = np.zeros(rows, np.int64)
         self.history: list = []
         self.start = 0
+        self.sweep = None  # (next row, count when the pass began) while a pass over the rows is under way
+        self.replay = None  # (kernel, dtype, scalar rows, decays) of the history's updates, for the replay kernel
 
     def behind(self, rows: np.ndarray | None) -> np.ndarray:
         """The rows of ``rows`` (every row when None) not up to date, as an index array."""
@@ -69,15 +72,32 @@ class TableState:
         self.count += 1
         self.last[touched] = self.count
 
-    def oldest_needed(self) -> int:
-        """The oldest update some row still needs (O(rows): called once per ``MAX_HISTORY`` updates)."""
-        return int(self.last.min()) if self.last.size else self.count
-
     def drop_before(self, k: int) -> None:
         """Forget the history of updates before ``k`` (no row needs them)."""
         k = min(max(k, self.start), self.count)
         del self.history[:k - self.start]
+        if self.replay is not None:
+            kernel, dtype, scalars, decays = self.replay
+            self.replay = (kernel, dtype, scalars[k - self.start:], decays[k - self.start:])
         self.start = k
+
+    def replay_table(self, kernel, dtype, fused: bool):
+        """``(scalars, decays)``: the replay kernel's scalar arguments and weight-decay factor of every update
+        in the history (row ``k - start``: update ``k``), in ``dtype``; None when a coefficient is not a
+        number. Kept between calls and extended by the updates recorded since."""
+        cached = self.replay
+        if cached is None or cached[0] is not kernel or cached[1] != dtype:
+            cached = (kernel, dtype, np.empty((0, len(kernel.spec.scalars)), dtype), np.empty(0, dtype))
+        have = cached[3].shape[0]
+        if have < len(self.history):
+            new = self.history[have:]
+            rows = kernel.scalar_rows([c for c, _ in new], dtype)
+            if rows is None:
+                return None
+            decays = np.array([0.0 if d is None or not fused else d["d"] for _, d in new], dtype)
+            cached = (kernel, dtype, np.concatenate([cached[2], rows]), np.concatenate([cached[3], decays]))
+        self.replay = cached
+        return cached[2], cached[3]
 
 
 def group_by_start(state: TableState, rows: np.ndarray):
@@ -215,20 +235,30 @@ class LazyRows:
                 self.hook(opt, var)
             state = entry[1]
             state.record(plan.coefficients[var._value.dtype], item.decay, item.indices)
-            if len(state.history) > MAX_HISTORY:
-                self.trim(opt, var, state)
+            if len(state.history) > MAX_HISTORY // 2:
+                self.sweep(opt, var, state)
 
-    def trim(self, opt, table, state) -> None:
-        """Bound the history: forget what no row needs; rows still older than half of it are caught up."""
-        state.drop_before(state.oldest_needed())
-        if len(state.history) > MAX_HISTORY // 2:
-            cutoff = state.count - MAX_HISTORY // 2
-            old = np.flatnonzero(state.last < cutoff)
+    def sweep(self, opt, table, state) -> None:
+        """Bound the history: once it holds more than ``MAX_HISTORY / 2`` updates, each update also catches
+        up the next ``rows / (MAX_HISTORY / 2)`` rows, in order; when a pass over the rows ends, every row is
+        at least at the update the pass began with, and the history before it is dropped. The catch-up work a
+        long run defers is so spread evenly over the steps (never a pause), and the history never holds more
+        than ``MAX_HISTORY`` updates."""
+        rows = state.last.shape[0]
+        begin, since = state.sweep if state.sweep is not None else (0, state.count)
+        end = min(rows, begin + -(-rows // (MAX_HISTORY // 2)))
+        window = np.arange(begin, end)
+        behind = window[state.last[window] < state.count]
+        if behind.size:
             rule = opt.rule
             param, slots, slot_vars = opt.state.arrays_of(table, rule.slot_specs)
-            self.catch_up(opt, rule, state, param, slots, old)
-            state.last[old] = state.count
-            state.drop_before(cutoff)
+            self.catch_up(opt, rule, state, param, slots, behind)
+            state.last[behind] = state.count
+        if end < rows:
+            state.sweep = (end, since)
+        else:
+            state.sweep = None
+            state.drop_before(since)
 
     def catch_up(self, opt, rule, state, param, slots, rows) -> bool:
         """Bring ``rows`` (unique, all behind) of ``param`` and ``slots`` up to ``state.count`` updates, in
@@ -258,6 +288,13 @@ class LazyRows:
         fn = rule.sparse_fn
         kernel = rule.kernel(fn)
         form = opt.weight_decay_form
+        if kernel is not None and not rule.zero_grad_is_identity and form.fused and p.ndim:
+            table = state.replay_table(kernel, p.dtype, form.fused)
+            n = len(p)  # gathered copies: 2-D views of them are written in place
+            if table is not None and kernel.apply_replay(
+                    p.reshape(n, -1), [s.reshape(n, -1) for s in ss], starts - state.start,
+                    state.count - state.start, *table):
+                return
         zeros = np.zeros_like(p)
         first = int(starts[0])
         ends = np.searchsorted(starts, np.arange(first, state.count), side="right")
