@@ -13,7 +13,7 @@ import numpy as np
 __all__ = [
     "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LearningRateScheduler",
     "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "TerminateOnNaN",
-    "BackupAndRestore",  # noqa: F822
+    "BackupAndRestore", "TensorBoard",  # noqa: F822
 ]
 
 
@@ -489,3 +489,6 @@ class ModelCheckpoint(Callback):
         def commit():
             self.best, self._batches = float(best), batches
         return commit
+
+
+from .tensorboard import TensorBoard  # noqa: E402 - the callback lives in its own module, above Callback
