@@ -55,7 +55,7 @@ from ..framework.variable import Variable, name_scope, unique_name
 from ..ops import math_ops
 from .keras_tensor import KerasTensor, any_symbolic, symbolic_call
 
-__all__ = ["Layer", "to_snake_case", "register_weight_hook", "get_mask"]
+__all__ = ["Layer", "to_snake_case", "register_weight_hook", "get_mask", "set_mask"]
 
 _LAYER_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
@@ -83,7 +83,12 @@ def _forget_mask(key):
     return lambda _ref: _masks.pop(key, None)
 
 
-def _set_mask(tensor, mask) -> None:
+def set_mask(tensor, mask) -> None:
+    """Attach the Keras mask ``mask`` to ``tensor`` (Keras 3's ``backend.set_keras_mask``): layers and losses
+    that read masks find it; None removes it."""
+    if mask is None:
+        _masks.pop(id(tensor), None)
+        return
     if isinstance(tensor, Tensor):
         key = id(tensor)
         _masks[key] = (weakref.ref(tensor, _forget_mask(key)), mask)
@@ -631,10 +636,10 @@ class Layer:
             if isinstance(out_mask, list) and isinstance(outputs, (list, tuple)) and len(out_mask) == len(outputs):
                 for out, m in zip(outputs, out_mask):  # one mask per output (an RNN's sequence and states)
                     if m is not None:
-                        _set_mask(out, m)
+                        set_mask(out, m)
             elif out_mask is not None:
                 for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
-                    _set_mask(out, out_mask)
+                    set_mask(out, out_mask)
         if self.activity_regularizer is not None:
             for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
                 if isinstance(out, Tensor) and out.dtype.kind == "f":
