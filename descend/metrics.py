@@ -731,8 +731,9 @@ class R2Score(Metric):
     Args:
         class_aggregation: how the columns' scores combine: ``"uniform_average"`` (their mean),
             ``"variance_weighted_average"`` (weighted by each column's variance) or None (one per column).
-        num_regressors: ``k > 0`` gives the adjusted score ``1 - (1 - R2) (n - 1) / (n - k - 1)`` over the
-            ``n`` samples with a non-zero weight (with a warning and the plain score when ``n - 1 <= k``).
+        num_regressors: ``k > 0`` gives the adjusted score ``1 - (1 - R2) (n - 1) / (n - k - 1)`` where ``n``
+            counts every entry of ``y_true`` seen (samples times output columns, weighted or not, as Keras 3
+            counts them), with a warning and the plain score when ``n - 1 <= k``.
 
     The inputs are ``(samples, outputs)``; the state is per column (sums of weights, of ``y_true``, of its
     squares and of the squared errors), created at the first update. A column whose ``y_true`` does not vary
@@ -788,7 +789,7 @@ class R2Score(Metric):
         self.squared_sum.assign_add(np.sum(t * weighted, axis=0))
         self.total_mse.assign_add(np.sum(np.square(t - p) * w, axis=0))
         self.count.assign_add(np.sum(w, axis=0))
-        self.num_samples.assign_add(np.asarray(np.count_nonzero(np.any(w != 0, axis=-1)), self.dtype))
+        self.num_samples.assign_add(np.asarray(t.size, self.dtype))
 
     def result(self):
         if self._columns is None:

@@ -518,14 +518,15 @@ def test_bad_inputs():
 
 def _r2_reference(t, p, w, aggregation, k):
     """R2 from its definition in float64: per column, 1 - weighted SS_res / weighted SS_tot around the
-    weighted mean; then the aggregation and the adjustment over the samples with a non-zero weight."""
+    weighted mean; then the aggregation and the adjustment with n = every entry of y_true (rows times columns,
+    weighted or not: Keras 3's count, checked on Keras' own values in tests/keras_suite)."""
     t, p, w = (np.asarray(a, np.float64) for a in (t, p, w))
     mean = (w * t).sum(0) / w.sum(0)
     ss_tot = (w * (t - mean) ** 2).sum(0)
     raw = 1 - (w * (t - p) ** 2).sum(0) / ss_tot
     score = {None: raw, "uniform_average": raw.mean(),
              "variance_weighted_average": (ss_tot * raw).sum() / ss_tot.sum()}[aggregation]
-    n = np.count_nonzero(np.any(w != 0, axis=1))
+    n = t.size
     return score if k == 0 else 1 - (1 - score) * (n - 1) / (n - k - 1)
 
 
