@@ -32,6 +32,7 @@ import numpy as np
 from . import backend
 from . import losses as _losses
 from ._lookup import get_object
+from .framework import nest as _nest
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable, name_scope
 from .ops import math_ops
@@ -138,6 +139,7 @@ class Metric:
         if name is not None and not isinstance(name, str):
             raise TypeError(f"`name` must be a string. Received: name={name!r}")
         self.name = name or _losses._to_snake_case(type(self).__name__)
+        dtype = getattr(dtype, "compute_dtype", dtype)  # a dtype policy: its compute dtype, as Keras
         d = backend.as_dtype(dtype if dtype is not None else backend.floatx())
         if not (d.is_floating or d.is_integer):
             raise ValueError(f"A metric's dtype must be numeric. Received: dtype={dtype!r}")
@@ -168,11 +170,20 @@ class Metric:
 
     @property
     def variables(self) -> list:
-        """The state variables, including those of metrics held as attributes."""
+        """The state variables: those made by :meth:`add_variable`, then those held as attributes, directly or in
+        lists, tuples and dicts, with the variables of metrics held so (as Keras 3 tracks them)."""
         out = list(self.__dict__.get("_variables", []))
-        for value in self.__dict__.values():
-            if isinstance(value, Metric) and value is not self:
-                out.extend(v for v in value.variables if not any(v is o for o in out))
+        seen = {id(v) for v in out}
+        for name, value in self.__dict__.items():
+            if name == "_variables":
+                continue
+            for leaf in _nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [value]:
+                found = leaf.variables if isinstance(leaf, Metric) and leaf is not self else (
+                    [leaf] if isinstance(leaf, Variable) else [])
+                for v in found:
+                    if id(v) not in seen:
+                        seen.add(id(v))
+                        out.append(v)
         return out
 
     @property

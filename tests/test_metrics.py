@@ -601,3 +601,20 @@ def test_sparse_top_k_accuracy_from_sorted_ids():
         metrics.sparse_top_k_categorical_accuracy([[3], [1]], ids, k=3, from_sorted_ids=True).numpy(), [1, 1])
     again = metrics.SparseTopKCategoricalAccuracy.from_config(m.get_config())
     assert again.from_sorted_ids is True and again.k == 2
+
+
+def test_variables_held_in_attributes_lists_dicts_and_submetrics_are_tracked():
+    """Keras 3 tracks state variables and metrics however a metric holds them (its metric_test)."""
+    m = metrics.Mean(name="outer")
+    own = list(m.variables)
+    m.extra = [ds.Variable(0.0), {"a": ds.Variable(1.0), "b": (ds.Variable(2.0),)}]
+    m.sub = metrics.Sum(name="inner")
+    m.subs = {"x": metrics.Mean(name="m1"), "y": [metrics.Mean(name="m2")]}
+    m.same = m.sub  # held twice: counted once
+    assert len(m.variables) == len(own) + 3 + 1 + 2 + 2
+    m.update_state([1.0, 3.0])
+    m.sub.update_state([5.0])
+    m.reset_state()  # resets everything tracked
+    assert float(m.result()) == 0.0 and float(m.sub.result()) == 0.0 and float(m.extra[0].numpy()) == 0.0
+    half = metrics.Mean(dtype=ds.mixed_precision.DTypePolicy("mixed_float16"))
+    assert half.dtype == "float16"
