@@ -142,3 +142,17 @@ def test_a_model_on_a_none_axis_runs_on_any_length():
         assert model(np.ones((2, length, 4), np.float32)).shape == (2, 3)
     with pytest.raises(Exception):  # a real input too short for the kernel still fails, as in Keras
         model(np.ones((2, 2, 4), np.float32))
+
+
+def test_comparisons_and_logic_on_keras_tensors_build_op_layers():
+    x = keras.Input((3,))
+    y = (x > 0.5) & ~(x >= 0.9) | (x < -1.0)
+    model = keras.Model(x, [y, x <= 0.0])
+    data = np.array([[0.1, 0.6, 0.95], [-2.0, 0.0, 0.7]], np.float32)
+    got, second = model(data)
+    np.testing.assert_array_equal(got.numpy(), ((data > 0.5) & ~(data >= 0.9)) | (data < -1.0))
+    np.testing.assert_array_equal(second.numpy(), data <= 0.0)
+    assert got.dtype == np.bool_ and model.outputs[0].dtype == np.bool_
+    rebuilt = keras.Model.from_config(model.get_config())
+    np.testing.assert_array_equal(rebuilt(data)[0].numpy(), got.numpy())
+    assert {x: 1}[x] == 1  # KerasTensors stay hashable by identity

@@ -156,6 +156,28 @@ class KerasTensor:
     def __getitem__(self, key):
         return self._op("getitem", key)
 
+    # comparisons and logic (== and != stay identity: KerasTensors are dict keys in graphs)
+    def __gt__(self, other):
+        return self._op("greater", other)
+
+    def __ge__(self, other):
+        return self._op("greater_equal", other)
+
+    def __lt__(self, other):
+        return self._op("less", other)
+
+    def __le__(self, other):
+        return self._op("less_equal", other)
+
+    def __and__(self, other):
+        return self._op("logical_and", other)
+
+    def __or__(self, other):
+        return self._op("logical_or", other)
+
+    def __invert__(self):
+        return self._op("logical_not")
+
 
 def is_keras_tensor(x) -> bool:
     """Whether ``x`` is a symbolic :class:`KerasTensor`."""
