@@ -886,7 +886,8 @@ _KEYS = ("tp", "fp", "tn", "fn")
 
 
 def _check_thresholds(thresholds) -> None:
-    bad = [t for t in thresholds if t is None or not 0 <= t <= 1]
+    bad = [t for t in thresholds if isinstance(t, bool) or not isinstance(t, (int, float, np.number))
+           or not 0 <= t <= 1]
     if bad:
         raise ValueError(f"Threshold values must be in [0, 1]. Received: {bad}")
 
@@ -895,8 +896,8 @@ def _parse_thresholds(thresholds, default: float) -> list:
     if thresholds is None:
         return [default]
     values = list(thresholds) if isinstance(thresholds, (list, tuple, np.ndarray)) else [thresholds]
-    values = [float(t) if t is not None else None for t in values]
-    _check_thresholds(values)
+    _check_thresholds(values)  # the values as given in the message, as Keras: "Received: [-1, 2]"
+    values = [float(t) for t in values]
     if not values:
         raise ValueError("`thresholds` must not be empty")
     return values
@@ -946,7 +947,8 @@ def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly: bool, top_k=
     if class_id is not None:
         if p.ndim < 2:
             raise ValueError(
-                f"When class_id is provided, y_pred must have shape (num_samples, num_classes); found {p.shape}"
+                "When class_id is provided, y_pred must be a 2D array with shape (num_samples, num_classes), "
+                f"found shape: {p.shape}"
             )
         t, p = t[..., class_id, None], p[..., class_id, None]
     if t.shape != p.shape:

@@ -499,6 +499,13 @@ def test_bad_inputs():
         metrics.BinaryAccuracy(threshold=-0.1)
     with pytest.raises(ValueError, match=r"Threshold values must be in \[0, 1\]"):
         metrics.Precision(thresholds=[0.5, 1.2])
+    with pytest.raises(ValueError, match=r"Threshold values must be in \[0, 1\]. Received: \[-1, 2\]$"):
+        metrics.Recall(thresholds=[-1, 0.5, 2])  # the values as given, in Keras' words
+    with pytest.raises(ValueError, match=r"Received: \[None, 'a'\]"):
+        metrics.Precision(thresholds=[None, "a"])
+    with pytest.raises(ValueError, match=r"When class_id is provided, y_pred must be a 2D array with shape "
+                                         r"\(num_samples, num_classes\), found shape: \(3,\)"):
+        metrics.Precision(class_id=1).update_state([1, 0, 1], [0.4, 0.6, 0.9])
     with pytest.raises(ValueError, match="num_thresholds"):
         metrics.AUC(num_thresholds=1)
     with pytest.raises(ValueError, match="curve"):
