@@ -554,6 +554,12 @@ class Layer:
         """Create the weights for inputs of ``input_shape`` (a tuple; lists for several inputs)."""
         self.built = True
 
+    def _build_at_init(self) -> None:
+        """Mark a layer that has no weights built as soon as it is made (Keras 3 does so for its stateless
+        layers: activations, pooling, dropout, masking), unless a subclass defines its own ``build``."""
+        if type(self).build is Layer.build:
+            self.built = True
+
     def call(self, inputs, *args, **kwargs):
         raise NotImplementedError(f"Layer {type(self).__name__} does not implement call()")
 

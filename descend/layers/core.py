@@ -138,6 +138,7 @@ class Activation(Layer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
+        self._build_at_init()
 
     def call(self, inputs):
         return self.activation(inputs)
@@ -234,6 +235,7 @@ class Dropout(Layer):
         self.seed = None if seed is None else int(seed)
         start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
         self._rng = np.random.default_rng(start)
+        self._build_at_init()
 
     def call(self, inputs, training=False):
         if not training or self.rate == 0:

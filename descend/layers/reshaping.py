@@ -155,6 +155,7 @@ class Masking(Layer):
         if isinstance(mask_value, bool) or not isinstance(mask_value, (int, float, np.number)):
             raise ValueError(f"Masking: `mask_value` must be a number. Received: mask_value={mask_value!r}")
         self.mask_value = float(mask_value)
+        self._build_at_init()
 
     def _keep(self, inputs) -> np.ndarray:
         return np.any(np.asarray(inputs) != self.mask_value, axis=-1)
