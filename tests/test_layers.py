@@ -891,21 +891,3 @@ def test_a_failing_build_or_call_leaves_no_scope_or_training_flag_behind():
     d(np.ones((1, 3), np.float32))
     assert d.kernel.name == "dense/kernel"
 
-
-def test_stateless_layers_are_built_when_made_unless_build_is_overridden():
-    """Keras 3 builds its weightless layers (activations, pooling, dropout, masking) at instantiation."""
-    from descend import layers as L
-
-    for layer in (L.Activation("relu"), L.Dropout(0.5), L.Masking(), L.MaxPooling1D(), L.AveragePooling2D(),
-                  L.GlobalMaxPooling1D(), L.GlobalAveragePooling2D()):
-        assert layer.built, type(layer).__name__
-
-    class CustomPool(L.MaxPooling1D):
-        def build(self, input_shape):
-            self.seen = input_shape
-
-    layer = CustomPool()
-    assert not layer.built
-    layer(ds.ones((2, 4, 3)))
-    assert layer.built and layer.seen == (2, 4, 3)
-    assert not L.Dense(2).built and not L.Flatten().built

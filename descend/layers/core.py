@@ -226,12 +226,12 @@ class Dropout(Layer):
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)) or not 0 <= rate <= 1:
-            raise ValueError(f"Invalid value received for argument `rate` of Dropout: expected a float between 0 "
-                             f"and 1. Received: rate={rate!r}")
+            raise ValueError("Invalid value received for argument `rate`. Expected a float value between 0 and 1. "
+                             f"Received: rate={rate!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be None or a non-negative int. Received: seed={seed!r}")
         self.rate = float(rate)
-        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.noise_shape = _noise_shape(noise_shape)
         self.seed = None if seed is None else int(seed)
         start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
         self._rng = np.random.default_rng(start)
@@ -274,6 +274,30 @@ class Dropout(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,
                 "noise_shape": None if self.noise_shape is None else list(self.noise_shape)}
+
+
+def _noise_shape(noise_shape):
+    """Dropout's ``noise_shape`` as a tuple of positive ints and Nones (Keras' checks and wording)."""
+    if noise_shape is None:
+        return None
+    head = "Invalid value received for argument `noise_shape`."
+    if isinstance(noise_shape, str):
+        raise ValueError(f"{head} Expected a tuple or list of integers. Received: noise_shape={noise_shape}")
+    try:
+        dims = tuple(noise_shape)
+    except TypeError:
+        raise ValueError(f"{head} Expected an iterable of integers (e.g., a tuple or list). "
+                         f"Received: noise_shape={noise_shape}") from None
+    for i, dim in enumerate(dims):
+        if dim is None:
+            continue
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+            raise ValueError(f"{head} Expected all elements to be integers or None. Received element at index {i}: "
+                             f"{dim} (type: {type(dim).__name__})")
+        if dim <= 0:
+            raise ValueError(f"{head} Expected all dimensions to be positive integers or None. Received negative or "
+                             f"zero value at index {i}: {dim}")
+    return tuple(None if d is None else int(d) for d in dims)
 
 
 class Embedding(Layer):
