@@ -48,3 +48,50 @@ def test_dropout_noise_shape_list_is_kept_as_a_tuple():
     assert layer.noise_shape == (None, 1)
     out = layer(ds.ones((3, 4)), training=True).numpy()
     assert all(len(set(row)) == 1 for row in out)  # one decision per row (the mask is (3, 1))
+
+
+def _masked(values):
+    return L.Masking()(ds.constant(np.array(values, np.float32)))
+
+
+@pytest.mark.parametrize("layer, expected, expected_mask", [
+    # Keras 3.15's values (its merging_test): x1 masked at steps 0 and 2, x2 at steps 0 and 1
+    (L.Add, [[[0, 0], [1, 2], [1, 2], [6, 8]]], [[0, 1, 1, 1]]),
+    (L.Subtract, [[[0, 0], [1, 2], [-1, -2], [0, 0]]], [[0, 1, 1, 1]]),
+    (L.Average, [[[0, 0], [0.5, 1], [0.5, 1], [3, 4]]], [[0, 1, 1, 1]]),
+    (L.Multiply, [[[0, 0], [1, 2], [1, 2], [9, 16]]], [[0, 1, 1, 1]]),
+])
+def test_merging_masked_inputs_as_keras(layer, expected, expected_mask):
+    x1 = _masked([[[0, 0], [1, 2], [0, 0], [3, 4]]])
+    x2 = _masked([[[0, 0], [0, 0], [1, 2], [3, 4]]])
+    out = layer()([x1, x2])
+    np.testing.assert_allclose(out.numpy(), expected)
+    np.testing.assert_array_equal(L.get_mask(out).numpy(), np.array(expected_mask, bool))
+    unmasked = layer()([x1, ds.constant(np.array([[[0, 0], [0, 0], [1, 2], [3, 4]]], np.float32))])
+    assert L.get_mask(unmasked) is None  # an input without a mask: no output mask
+
+
+def test_maximum_minimum_and_concatenate_with_masks_as_keras():
+    x1 = _masked([[[0, 0], [-1, -2], [0, 0], [-3, -4]]])
+    x2 = _masked([[[0, 0], [0, 0], [-1, -2], [-3, -4]]])
+    np.testing.assert_allclose(L.Maximum()([x1, x2]).numpy(), [[[0, 0], [-1, -2], [-1, -2], [-3, -4]]])
+    y1 = _masked([[[0, 0], [1, 2], [0, 0], [3, 4]]])
+    y2 = ds.constant(np.array([[[0, 0], [0, 0], [1, 2], [3, 4]]], np.float32))
+    out = L.Concatenate(axis=1)([y1, y2])
+    np.testing.assert_array_equal(L.get_mask(out).numpy(), np.array([[0, 1, 0, 1, 1, 1, 1, 1]], bool))
+    out = L.Concatenate(axis=2)([y1, y2])
+    np.testing.assert_array_equal(L.get_mask(out).numpy(), np.array([[1, 1, 1, 1]], bool))
+
+
+def test_merging_compute_mask_argument_errors_in_keras_words():
+    a, b = ds.ones((2, 3)), ds.ones((2, 3))
+    for layer in (L.Add(), L.Concatenate()):
+        with pytest.raises(ValueError, match="`mask` should be a list."):
+            layer.compute_mask([a, b], np.ones((2, 3)))
+        with pytest.raises(ValueError, match="`inputs` should be a list."):
+            layer.compute_mask(a, [None, None])
+        with pytest.raises(ValueError, match=" should have the same length."):
+            layer.compute_mask([a, b], [None])
+        assert layer.compute_mask([a, b], [None, None]) is None
+    with pytest.raises(ValueError, match="A `Subtract` layer should be called on exactly 2 inputs"):
+        L.Subtract()([a, b, a])

@@ -114,7 +114,7 @@ def test_bad_arguments_say_what_was_expected(make, error, match):
     (lambda: layers.RepeatVector(2), lambda: ds.ones((2, 3, 1)), "expected ndim=2, found ndim=3"),
     (lambda: layers.Add(), lambda: ds.ones((2, 3)), "must be called on a list of inputs"),
     (lambda: layers.Add(), lambda: [ds.ones((2, 3))], "needs at least 2 inputs"),
-    (lambda: layers.Subtract(), lambda: [ds.ones((2, 3))] * 3, "needs exactly 2 inputs"),
+    (lambda: layers.Subtract(), lambda: [ds.ones((2, 3))] * 3, "A `Subtract` layer should be called on exactly 2 inputs"),
     (lambda: layers.Multiply(), lambda: [ds.ones((2, 3)), ds.ones((2, 4))], "inputs of one shape"),
     (lambda: layers.Concatenate(), lambda: [ds.ones((2, 3)), ds.ones((3, 3))],
      "matching shapes except for the concatenation axis"),
