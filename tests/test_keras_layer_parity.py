@@ -95,3 +95,44 @@ def test_merging_compute_mask_argument_errors_in_keras_words():
         assert layer.compute_mask([a, b], [None, None]) is None
     with pytest.raises(ValueError, match="A `Subtract` layer should be called on exactly 2 inputs"):
         L.Subtract()([a, b, a])
+
+
+def test_a_layer_takes_its_inputs_by_name_as_keras():
+    mha = L.MultiHeadAttention(num_heads=2, key_dim=3)
+    q, v = ds.ones((2, 4, 5)), ds.constant(np.random.default_rng(0).normal(size=(2, 6, 5)).astype(np.float32))
+    np.testing.assert_allclose(mha(query=q, value=v).numpy(), mha(q, v).numpy(), rtol=1e-6)
+    x, y = ds.keras.Input((4, 5)), ds.keras.Input((6, 5))
+    assert mha(query=x, value=y).shape == (None, 4, 5)
+    np.testing.assert_array_equal(L.Dense(2, kernel_initializer="ones")(inputs=ds.ones((1, 3))).numpy(), [[3, 3]])
+    with pytest.raises(TypeError, match=r"was called without inputs: pass them first, or by the name `call` gives "
+                                        r"them \('inputs'\)"):
+        L.Dense(2)(units=3)
+
+
+def test_rnn_zero_output_for_mask_as_keras():
+    """Keras 3.15's values (its gru_test.test_masking): masked steps give the last state, or zeros."""
+    sequence = np.arange(24).reshape((2, 4, 3)).astype("float32")
+    mask = np.array([[True, True, False, True], [True, False, False, True]])
+    kwargs = dict(kernel_initializer=ds.initializers.Constant(0.01), bias_initializer=ds.initializers.Constant(0.03),
+                  recurrent_initializer=ds.initializers.Constant(0.02), return_sequences=True)
+    carried = L.GRU(2, **kwargs)(sequence, mask=mask).numpy()
+    np.testing.assert_allclose(carried[1, :, 0], [0.16051409, 0.16051409, 0.16051409, 0.30818558], rtol=1e-5)
+    layer = L.GRU(2, zero_output_for_mask=True, **kwargs)
+    zeroed = layer(sequence, mask=mask).numpy()
+    np.testing.assert_allclose(zeroed[0, :, 0], [0.03606692, 0.09497581, 0.0, 0.19393763], rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(zeroed[1, :, 0], [0.16051409, 0.0, 0.0, 0.30818558], rtol=1e-5, atol=1e-7)
+    assert layer.get_config()["zero_output_for_mask"] is True
+    assert L.GRU.from_config(layer.get_config()).zero_output_for_mask
+
+
+def test_recurrent_layers_run_under_mixed_precision():
+    """The cell's weights are read in float16 when the RNN computes in float16 (Keras' run_layer_test check)."""
+    for cls in (L.SimpleRNN, L.LSTM, L.GRU):
+        layer = cls(3, dtype="mixed_float16", return_sequences=True)
+        x = ds.constant(np.random.default_rng(0).normal(size=(2, 4, 5)).astype(np.float32))
+        out = layer(x)
+        assert out.dtype == np.float16 and all(w.dtype == np.float32 for w in layer.weights)
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_sum(ds.cast(layer(x), "float32"))
+        grads = tape.gradient(loss, layer.trainable_weights)
+        assert all(g is not None and g.dtype == np.float32 for g in grads)

@@ -173,6 +173,10 @@ def _has_layer(container) -> bool:
     return any(isinstance(v, Layer) for v in values)
 
 
+#: marks a layer call whose inputs came by keyword
+_NO_INPUTS = object()
+
+
 def _accepted(fn) -> tuple[set, bool]:
     params = inspect.signature(fn).parameters
     var_kw = any(p.kind is p.VAR_KEYWORD for p in params.values())
@@ -563,6 +567,17 @@ class Layer:
     def call(self, inputs, *args, **kwargs):
         raise NotImplementedError(f"Layer {type(self).__name__} does not implement call()")
 
+    def _first_input(self, kwargs: dict):
+        """Take the first argument of ``call`` (its inputs) out of ``kwargs``, where a caller named it."""
+        params = [p for p in inspect.signature(type(self).call).parameters.values()][1:]
+        first = params[0].name if params and params[0].kind in (params[0].POSITIONAL_ONLY,
+                                                                params[0].POSITIONAL_OR_KEYWORD) else None
+        if first is None or first not in kwargs:
+            raise TypeError(f"Layer '{self.name}' ({type(self).__name__}) was called without inputs: pass them "
+                            f"first, or by the name `call` gives them ({first!r}). Received keyword arguments "
+                            f"{sorted(kwargs)}")
+        return kwargs.pop(first)
+
     def _accepts(self, arg: str) -> bool:
         cls = type(self)
         params = cls.__dict__.get("_call_params")
@@ -591,7 +606,9 @@ class Layer:
             x = math_ops.cast(x, dtype=self._compute_dtype)
         return x
 
-    def __call__(self, inputs, *args, training=None, mask=None, **kwargs):
+    def __call__(self, inputs=_NO_INPUTS, *args, training=None, mask=None, **kwargs):
+        if inputs is _NO_INPUTS:  # the first input by its name, as Keras allows: mha(query=q, value=v)
+            inputs = self._first_input(kwargs)
         if type(inputs) is not Tensor and (any_symbolic(inputs) or any_symbolic(args) or any_symbolic(kwargs)
                                            or isinstance(mask, KerasTensor)):
             if training is not None:
@@ -707,14 +724,16 @@ def _serialize_activation(fn):
 
 @contextlib.contextmanager
 def _autocast_weights(layer):
-    """While ``layer.call`` runs under a mixed policy, its floating Variable attributes read as casts to the
-    compute dtype (recorded on tapes, so their gradients reach the variables in the variable dtype)."""
-    swapped = [(k, v) for k, v in vars(layer).items()
-               if type(v) is Variable and v._value.dtype == layer._dtype and v._value.dtype.kind == "f"]
-    for k, v in swapped:
-        object.__setattr__(layer, k, math_ops.cast(v, dtype=layer._compute_dtype))
+    """While ``layer.call`` runs under a mixed policy, its floating Variable attributes, and those of its
+    sublayers of a mixed policy (an RNN's cell, whose methods the RNN calls directly), read as casts to the compute
+    dtype (recorded on tapes, so their gradients reach the variables in the variable dtype)."""
+    swapped = [(owner, k, v) for owner in layer._flatten_layers() if owner._compute_dtype != owner._dtype
+               for k, v in vars(owner).items()
+               if type(v) is Variable and v._value.dtype == owner._dtype and v._value.dtype.kind == "f"]
+    for owner, k, v in swapped:
+        object.__setattr__(owner, k, math_ops.cast(v, dtype=owner._compute_dtype))
     try:
         yield
     finally:
-        for k, v in swapped:
-            object.__setattr__(layer, k, v)
+        for owner, k, v in swapped:
+            object.__setattr__(owner, k, v)

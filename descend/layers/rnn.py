@@ -297,9 +297,9 @@ class RNN(Layer):
     supports_masking = True
 
     def __init__(self, cell, return_sequences: bool = False, return_state: bool = False,
-                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False, **kwargs):
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 zero_output_for_mask: bool = False, **kwargs):
         kwargs.pop("time_major", None)
-        kwargs.pop("zero_output_for_mask", None)
         super().__init__(**kwargs)
         if not isinstance(cell, _Cell):
             raise TypeError(f"RNN: `cell` must be a SimpleRNNCell, LSTMCell or GRUCell. Received: {cell!r}")
@@ -312,6 +312,7 @@ class RNN(Layer):
         self.go_backwards = bool(go_backwards)
         self.stateful = False
         self.unroll = bool(unroll)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def build(self, input_shape):
         input_shape = tuple(input_shape)
@@ -359,6 +360,9 @@ class RNN(Layer):
                 out = math_ops.where(Tensor(np.broadcast_to(k, tuple(out.shape))), out, output)
             states, output = new_states, out
             if self.return_sequences:
+                if self.zero_output_for_mask and keep is not None and not keep[:, t].all():
+                    # a masked step's output is 0 (not the last unmasked step's), as Keras' zero_output_for_mask
+                    out = math_ops.multiply(out, Tensor(keep[:, t:t + 1].astype(out.dtype.dtype)))
                 outputs.append(out)
         if self.return_sequences:
             result = (array_ops.stack(outputs, axis=1) if outputs
@@ -386,7 +390,7 @@ class RNN(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "return_sequences": self.return_sequences,
                 "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
-                "unroll": self.unroll}
+                "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask}
 
     # the three layers below flatten their cell's arguments into their own, as Keras
     def _cell_config(self) -> dict:
