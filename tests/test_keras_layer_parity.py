@@ -136,3 +136,50 @@ def test_recurrent_layers_run_under_mixed_precision():
             loss = ds.reduce_sum(ds.cast(layer(x), "float32"))
         grads = tape.gradient(loss, layer.trainable_weights)
         assert all(g is not None and g.dtype == np.float32 for g in grads)
+
+
+@pytest.mark.parametrize("make, error, match", [
+    (lambda: L.Conv1D(0, 3), ValueError,
+     r"Invalid value for argument `filters`. Expected a strictly positive value. Received filters=0."),
+    (lambda: L.Embedding(0, 8), ValueError, "`input_dim` must be a positive integer"),
+    (lambda: L.Embedding(10, -1), ValueError, "`output_dim` must be a positive integer"),
+    (lambda: L.RepeatVector("3"), TypeError, "Expected an integer value for `n`"),
+    (lambda: L.RepeatVector(0), ValueError, "should be a positive integer"),
+    (lambda: L.Reshape((-2, 5)), ValueError, r"non-negative integer.*-1.*target_shape=\(-2, 5\)"),
+    (lambda: L.Reshape((-1, -1, 5)), ValueError, r"at most one unknown dimension.*target_shape=\(-1, -1, 5\)"),
+    (lambda: L.Permute((0, 2)), ValueError, r"Invalid permutation .*dims.*"),
+    (lambda: L.InputLayer(shape=(2, 3), batch_shape=(2, 3)), ValueError, "cannot pass both `shape` and `batch_shape`"),
+    (lambda: L.InputLayer(batch_size=2, batch_shape=(2, 3)), ValueError,
+     "cannot pass both `batch_size` and `batch_shape`"),
+    (lambda: L.InputLayer(shape=None, batch_shape=None), ValueError, "pass a `shape` argument."),
+    (lambda: L.InputLayer(shape=(3,), sparse=True), ValueError, "`sparse=True` is not supported"),
+    (lambda: L.LayerNormalization(axis={"axis": -1}), TypeError,
+     "Expected an int or a list/tuple of ints for the argument 'axis'"),
+])
+def test_argument_errors_in_keras_words(make, error, match):
+    """The phrases Keras 3.15's own tests look for (so do programs that catch them)."""
+    with pytest.raises(error, match=match):
+        make()
+
+
+def test_layer_normalization_built_for_one_rank_normalizes_another():
+    layer = L.LayerNormalization()
+    layer.build((2, 2, 2))
+    x = np.random.default_rng(0).normal(5.0, 10.0, size=(100, 2, 2, 2)).astype(np.float32)
+    out = layer(x).numpy()
+    mean, std = x.mean(-1, keepdims=True), x.std(-1, keepdims=True)
+    np.testing.assert_allclose(out, (x - mean) / np.sqrt(std**2 + 1e-3), rtol=1e-4, atol=1e-4)
+    with pytest.raises(ValueError, match="built for normalized axes"):
+        layer(np.ones((2, 2, 3), np.float32))
+
+
+def test_an_activation_set_to_none_is_linear():
+    dense = L.Dense(2, use_bias=False)
+    dense.build((1, 2))
+    dense.set_weights([np.array([[1.0, -2.0], [3.0, -4.0]], np.float32)])
+    dense.activation = None
+    np.testing.assert_array_equal(dense(np.array([[-1.0, 2.0]], np.float32)).numpy(), [[5.0, -6.0]])
+    conv = L.Conv1D(1, 1, use_bias=False, kernel_initializer="ones")
+    conv.build((1, 2, 1))
+    conv.activation = None
+    np.testing.assert_array_equal(conv(-np.ones((1, 2, 1), np.float32)).numpy(), -np.ones((1, 2, 1)))

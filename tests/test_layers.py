@@ -367,7 +367,7 @@ def test_dense_casts_inputs_to_its_dtype():
 
 
 def test_dense_bad_inputs():
-    with pytest.raises(ValueError, match=r"expected a positive integer. Received: units=-1"):
+    with pytest.raises(ValueError, match=r"`units` must be a positive integer. Received: units=-1"):
         layers.Dense(-1)
     with pytest.raises(ValueError, match="units=0"):
         layers.Dense(0)

@@ -78,14 +78,14 @@ def test_multi_head_attention_in_a_functional_model():
 
 
 @pytest.mark.parametrize("make,error,match", [
-    (lambda: layers.LSTM(0), ValueError, "expected a positive integer. Received: units=0"),
+    (lambda: layers.LSTM(0), ValueError, "`units` must be a positive integer. Received: units=0"),
     (lambda: layers.GRU(2, dropout=1.0), ValueError, r"`dropout` must be a float in \[0, 1\)"),
     (lambda: layers.SimpleRNN(2, stateful=True), ValueError, "stateful=True"),
     (lambda: layers.Bidirectional(layers.Dense(2)), ValueError, "must be a recurrent layer"),
     (lambda: layers.Bidirectional(layers.LSTM(2), merge_mode="max"), ValueError, "invalid merge_mode"),
     (lambda: layers.TimeDistributed("dense"), ValueError, "must be a Layer"),
-    (lambda: layers.Reshape((2, -1, -1)), ValueError, "at most one -1"),
-    (lambda: layers.Permute((1, 3)), ValueError, r"permutation of 1..2"),
+    (lambda: layers.Reshape((2, -1, -1)), ValueError, "at most one unknown dimension"),
+    (lambda: layers.Permute((1, 3)), ValueError, r"Invalid permutation argument `dims` for Permute Layer"),
     (lambda: layers.RepeatVector(0), ValueError, "Received: n=0"),
     (lambda: layers.Concatenate(axis=1.5), ValueError, "`axis` must be an int"),
     (lambda: layers.Conv1D(2, 3, strides=2, dilation_rate=2), ValueError, "cannot be combined"),
@@ -94,7 +94,8 @@ def test_multi_head_attention_in_a_functional_model():
     (lambda: layers.MultiHeadAttention(2, 3, attention_axes=(1, 2)), ValueError, "attention_axes=None"),
     (lambda: layers.MultiHeadAttention(2, 3, dropout=2), ValueError, r"`dropout` must be in \[0, 1\)"),
     (lambda: layers.Lambda(3), TypeError, "`function` must be callable"),
-    (lambda: keras.Input(shape=(3,), batch_shape=(None, 3)), ValueError, "either `shape` or `batch_shape`"),
+    (lambda: keras.Input(shape=(3,), batch_shape=(None, 3)), ValueError,
+     "You cannot pass both `shape` and `batch_shape` at the same time"),
     (lambda: keras.Input(), ValueError, "a `shape`"),
     (lambda: keras.Input(shape=(3,), sparse=True), ValueError, "no sparse input tensors"),
 ])

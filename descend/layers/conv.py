@@ -22,6 +22,8 @@ Max pooling pads with ``-inf``, so padding is never the maximum.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import activations, constraints, initializers, regularizers
 from ..ops import array_ops, math_ops
 from ..ops.conv_ops import _one_d, _padding, _pair, conv1d, conv2d, conv_output_size
@@ -57,7 +59,10 @@ class _Conv(Layer):
         if groups != 1:
             raise ValueError(f"{owner} supports groups=1 only. Received: groups={groups!r}")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.filters = _positive_int(filters, "filters", owner)
+        if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
+            raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. Received "
+                             f"filters={filters}.")  # Keras' words
+        self.filters = int(filters)
         self.kernel_size = _sizes(kernel_size, "kernel_size", owner, self.rank)
         self.strides = _sizes(strides, "strides", owner, self.rank)
         if len(self.paddings) == 2:
@@ -116,7 +121,7 @@ class _Conv(Layer):
         if self.bias is not None:
             b = self.bias if channels_last else array_ops.reshape(self.bias, shape=(self.filters,) + (1,) * self.rank)
             y = math_ops.add(y, b)
-        return self.activation(y)
+        return y if self.activation is None else self.activation(y)  # None: linear, as Keras
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)

@@ -14,7 +14,7 @@ __all__ = ["Dense", "Activation", "Flatten", "Dropout", "Embedding"]
 
 def _positive_int(value, what: str, layer: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise ValueError(f"Received an invalid value for argument `{what}` of {layer}: expected a positive integer. "
+        raise ValueError(f"Invalid value for argument `{what}` of {layer}: `{what}` must be a positive integer. "
                          f"Received: {what}={value!r}")
     return int(value)
 
@@ -100,7 +100,7 @@ class Dense(Layer):
             y = array_ops.reshape(y, shape=tuple(x.shape[:-1]) + (self.units,))
         if self.bias is not None:
             y = math_ops.add(y, self.bias)
-        return self.activation(y)
+        return y if self.activation is None else self.activation(y)  # None: linear, as Keras
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)[:-1] + (self.units,)

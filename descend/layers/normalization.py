@@ -75,7 +75,8 @@ class LayerNormalization(Layer):
         if isinstance(axis, (list, tuple)):
             axis = list(axis)
         elif isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-            raise TypeError(f"axis must be an int or a list of ints. Received: axis={axis!r}")
+            raise TypeError("Expected an int or a list/tuple of ints for the argument 'axis', but received: "
+                            f"{axis!r}")
         self.axis = axis
         self.epsilon = float(epsilon) if epsilon == 0 else _check_epsilon(epsilon)
         self.center = bool(center)
@@ -106,16 +107,19 @@ class LayerNormalization(Layer):
                                         regularizer=self.beta_regularizer, constraint=self.beta_constraint,
                                         name="beta")
 
-    def _broadcast(self, param, ndim):
+    @staticmethod
+    def _broadcast(param, axes, ndim):
         shape = [1] * ndim
-        for a, n in zip(self._norm_axes, param.shape):
+        for a, n in zip(axes, param.shape):
             shape[a] = n
         return array_ops.reshape(param, shape=tuple(shape))
 
     def call(self, inputs):
         x = self._float_input(inputs)
+        # the axes are taken for this input's rank (a negative axis counts from the end, so a layer built for
+        # (batch, t, features) normalizes (batch, h, w, features) as Keras' does); their sizes must be the built ones
         axes = _axes(self.axis, x.ndim, self)
-        if axes != self._norm_axes or tuple(x.shape[a] for a in axes) != self._built_param_shape:
+        if tuple(x.shape[a] for a in axes) != self._built_param_shape:
             raise ValueError(f"Input 0 of layer '{self.name}' is incompatible with the layer: it was built for "
                              f"normalized axes {self._norm_axes} of sizes {self._built_param_shape}; received input "
                              f"of shape {tuple(x.shape)}")
@@ -123,10 +127,10 @@ class LayerNormalization(Layer):
         # y = (x - mean) * rsqrt(var + eps) * gamma + beta
         inv = math_ops.rsqrt(math_ops.add(variance, self.epsilon))
         if self.gamma is not None:
-            inv = math_ops.multiply(inv, self._broadcast(self.gamma, x.ndim))
+            inv = math_ops.multiply(inv, self._broadcast(self.gamma, axes, x.ndim))
         y = math_ops.multiply(math_ops.subtract(x, mean), inv)
         if self.beta is not None:
-            y = math_ops.add(y, self._broadcast(self.beta, x.ndim))
+            y = math_ops.add(y, self._broadcast(self.beta, axes, x.ndim))
         return y
 
     def compute_output_shape(self, input_shape):
