@@ -156,3 +156,25 @@ def test_comparisons_and_logic_on_keras_tensors_build_op_layers():
     rebuilt = keras.Model.from_config(model.get_config())
     np.testing.assert_array_equal(rebuilt(data)[0].numpy(), got.numpy())
     assert {x: 1}[x] == 1  # KerasTensors stay hashable by identity
+
+
+def test_a_layer_no_probe_suits_takes_its_declared_output_shape():
+    """Reshape((3, 5)) of an unknown axis works only for 15 entries: no probe length suits it, so its
+    compute_output_shape gives the output (Keras computes output specs from it too)."""
+    x = keras.Input((None,))
+    y = L.Reshape((3, 5))(x)
+    assert y.shape == (None, 3, 5) and y.dtype == np.float32
+    model = keras.Model(x, y)
+    assert model(np.ones((2, 15), np.float32)).shape == (2, 3, 5)
+    with pytest.raises(ValueError, match="cannot reshape"):
+        model(np.ones((2, 14), np.float32))
+    ints = keras.Input((None,), dtype="int32")
+    assert L.Reshape((3, 5))(ints).dtype == np.int32
+    with pytest.raises(ValueError, match="cannot reshape a tensor of shape"):  # no shape rule: the probe's error
+        L.Lambda(lambda t: ds.reshape(t, (-1, 3, 5)))(keras.Input((None,)))
+
+
+def test_keras_tensor_dtype_defaults_to_float32():
+    from descend.layers.keras_tensor import KerasTensor
+
+    assert KerasTensor((None, 2)).dtype == np.float32

@@ -46,7 +46,7 @@ class KerasTensor:
         (None, 4)
     """
 
-    def __init__(self, shape, dtype, name: str | None = None, history=None):
+    def __init__(self, shape, dtype="float32", name: str | None = None, history=None):
         self._shape = tuple(None if d is None else int(d) for d in shape)
         self._dtype = backend.as_dtype(dtype)
         self._name = name
@@ -246,11 +246,16 @@ def _add_node(layer, node: Node) -> int:
 def symbolic_call(layer, args: tuple, kwargs: dict):
     """Record ``layer(*args, **kwargs)`` on KerasTensors as a Node; return the output KerasTensors."""
     probes = []
-    for which in (0, 1):
-        cargs = map_symbolic(args, lambda k, n=which: k._probe(n))
-        ckwargs = map_symbolic(kwargs, lambda k, n=which: k._probe(n))
-        ckwargs["training"] = False  # a probe must not draw dropout masks or move statistics
-        probes.append(layer(*cargs, **ckwargs))
+    try:
+        for which in (0, 1):
+            cargs = map_symbolic(args, lambda k, n=which: k._probe(n))
+            ckwargs = map_symbolic(kwargs, lambda k, n=which: k._probe(n))
+            ckwargs["training"] = False  # a probe must not draw dropout masks or move statistics
+            probes.append(layer(*cargs, **ckwargs))
+    except (ValueError, TypeError, IndexError) as probe_error:
+        # no probe length suits the layer (a Reshape to (3, 5) of an unknown axis needs 15 exactly): its own
+        # compute_output_shape says what the output is, as Keras asks it
+        return _declared_call(layer, args, kwargs, probe_error)
     flat_a, flat_b = nest.flatten(probes[0]), nest.flatten(probes[1])
     declared = _declared_shapes(layer, args, len(flat_a))
     node_index = len(layer.__dict__.get("_inbound_nodes") or [])
@@ -306,3 +311,27 @@ def _merge(declared: tuple, probed: tuple, first: tuple, second: tuple) -> tuple
     if len(declared) != len(probed):
         return probed
     return tuple(d if d is None or (d == a == b) else p for d, p, a, b in zip(declared, probed, first, second))
+
+
+def _declared_call(layer, args: tuple, kwargs: dict, probe_error: Exception):
+    """Record a call whose probes failed, with the output shapes ``compute_output_shape`` declares (one output,
+    of the first input's dtype when that is not a float, else the layer's compute dtype); re-raise the probe's
+    error when the layer declares none."""
+    from .base import Layer
+
+    if type(layer).compute_output_shape is Layer.compute_output_shape:
+        raise probe_error
+    try:
+        shape = layer.compute_output_shape(*map_symbolic(args, lambda k: k.shape))
+    except Exception:  # noqa: BLE001 - the probe's error says more
+        raise probe_error from None
+    if not _is_shape(shape):
+        raise probe_error
+    first = _symbolic_leaves(args)[0]
+    if not layer.built:
+        layer.build(first.shape if len(_symbolic_leaves(args)) == 1 else [k.shape for k in _symbolic_leaves(args)])
+    dtype = first.dtype if not first.dtype.is_floating else layer._compute_dtype
+    node_index = len(layer.__dict__.get("_inbound_nodes") or [])
+    out = KerasTensor(tuple(shape), dtype, name=layer.name, history=(layer, node_index, 0))
+    _add_node(layer, Node(layer, args, kwargs, out))
+    return out
