@@ -178,3 +178,12 @@ def test_keras_tensor_dtype_defaults_to_float32():
     from descend.layers.keras_tensor import KerasTensor
 
     assert KerasTensor((None, 2)).dtype == np.float32
+
+
+def test_errors_on_known_shapes_are_not_hidden_by_the_declared_shape():
+    dense = L.Dense(2)
+    dense(keras.Input(batch_shape=(1, 2)))
+    with pytest.raises(ValueError, match="incompatible with the layer"):
+        dense(keras.Input(batch_shape=(1, 3)))
+    with pytest.raises(ValueError, match="A `Subtract` layer should be called on exactly 2 inputs"):
+        L.Subtract()([keras.Input((4, 5))])

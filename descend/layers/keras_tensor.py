@@ -254,7 +254,12 @@ def symbolic_call(layer, args: tuple, kwargs: dict):
             probes.append(layer(*cargs, **ckwargs))
     except (ValueError, TypeError, IndexError) as probe_error:
         # no probe length suits the layer (a Reshape to (3, 5) of an unknown axis needs 15 exactly): its own
-        # compute_output_shape says what the output is, as Keras asks it
+        # compute_output_shape says what the output is, as Keras asks it. Only where a probe length was made up
+        # for an unknown non-batch axis: with every such axis known the probe is the real shape, and its error
+        # (a Dense given the wrong features, a merge given one input) is the user's
+        invented = any(d is None for k in _symbolic_leaves((args, kwargs)) for d in k.shape[1:])
+        if not invented:
+            raise
         return _declared_call(layer, args, kwargs, probe_error)
     flat_a, flat_b = nest.flatten(probes[0]), nest.flatten(probes[1])
     declared = _declared_shapes(layer, args, len(flat_a))
