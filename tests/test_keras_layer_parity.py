@@ -183,3 +183,43 @@ def test_an_activation_set_to_none_is_linear():
     conv.build((1, 2, 1))
     conv.activation = None
     np.testing.assert_array_equal(conv(-np.ones((1, 2, 1), np.float32)).numpy(), -np.ones((1, 2, 1)))
+
+
+def test_batch_normalization_leaves_masked_entries_out_of_its_batch_statistics():
+    rng = np.random.default_rng(3)
+    x = rng.normal(2.0, 3.0, size=(4, 6, 3)).astype(np.float32)
+    mask = rng.uniform(size=(4, 6)) > 0.4
+    layer = L.BatchNormalization(momentum=0.0, epsilon=1e-3)
+    out = layer(ds.constant(x), training=True, mask=mask).numpy()
+    kept = x[mask]  # (n, 3)
+    mean, var = kept.mean(0), kept.var(0)
+    np.testing.assert_allclose(out, (x - mean) / np.sqrt(var + 1e-3), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(layer.moving_mean.numpy(), mean, rtol=1e-5)
+    np.testing.assert_allclose(layer.moving_variance.numpy(), var, rtol=1e-4)
+    assert L.BatchNormalization.supports_masking and L.LayerNormalization.supports_masking
+    padded = L.Masking()(ds.constant(np.concatenate([x, np.zeros((4, 2, 3), np.float32)], axis=1)))
+    assert L.get_mask(L.LayerNormalization()(padded)) is not None  # the mask passes through
+
+
+def test_batch_normalization_computes_in_float32_under_mixed_precision():
+    layer = L.BatchNormalization(dtype="mixed_float16")
+    x = ds.constant(np.random.default_rng(0).normal(size=(8, 3)).astype(np.float32) * 1e3)
+    out = layer(x, training=True)
+    assert out.dtype == np.float16 and np.isfinite(out.numpy()).all()
+    assert all(w.dtype == np.float32 for w in layer.weights)
+    np.testing.assert_allclose(out.numpy().astype(np.float32),
+                               (x.numpy() - x.numpy().mean(0)) / np.sqrt(x.numpy().var(0) + 1e-3), rtol=2e-3,
+                               atol=2e-3)
+
+
+def test_multi_head_attention_build_makes_every_weight_and_checks_value_and_key():
+    mha = L.MultiHeadAttention(num_heads=2, key_dim=3)
+    mha.build((2, 4, 5), (2, 6, 7))
+    assert len(mha.trainable_weights) == 8
+    assert [tuple(w.shape) for w in mha.trainable_weights[:2]] == [(5, 2, 3), (2, 3)]
+    out = mha(ds.ones((2, 4, 5)), ds.ones((2, 6, 7)))
+    assert out.shape == (2, 4, 5) and len(mha.trainable_weights) == 8
+    with pytest.raises(ValueError, match="All dimensions of `value` and `key`, except the last one, must be equal"):
+        mha(ds.ones((2, 4, 5)), ds.ones((2, 6, 7)), ds.ones((2, 5, 7)))
+    with pytest.raises(ValueError, match="must be equal"):
+        mha.compute_output_shape((2, 4, 5), (2, 2, 7), (2,))

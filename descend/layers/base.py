@@ -727,7 +727,8 @@ def _autocast_weights(layer):
     """While ``layer.call`` runs under a mixed policy, its floating Variable attributes, and those of its
     sublayers of a mixed policy (an RNN's cell, whose methods the RNN calls directly), read as casts to the compute
     dtype (recorded on tapes, so their gradients reach the variables in the variable dtype)."""
-    swapped = [(owner, k, v) for owner in layer._flatten_layers() if owner._compute_dtype != owner._dtype
+    swapped = [(owner, k, v) for owner in layer._flatten_layers()
+               if owner._compute_dtype != owner._dtype and not getattr(type(owner), "_float32_weights", False)
                for k, v in vars(owner).items()
                if type(v) is Variable and v._value.dtype == owner._dtype and v._value.dtype.kind == "f"]
     for owner, k, v in swapped:
