@@ -223,3 +223,24 @@ def test_multi_head_attention_build_makes_every_weight_and_checks_value_and_key(
         mha(ds.ones((2, 4, 5)), ds.ones((2, 6, 7)), ds.ones((2, 5, 7)))
     with pytest.raises(ValueError, match="must be equal"):
         mha.compute_output_shape((2, 4, 5), (2, 2, 7), (2,))
+
+
+@pytest.mark.parametrize("merge_mode", ["concat", "sum", None])
+@pytest.mark.parametrize("return_sequences", [False, True])
+@pytest.mark.parametrize("return_state", [False, True])
+def test_bidirectional_compute_output_shape_is_what_it_returns(merge_mode, return_sequences, return_state):
+    layer = L.Bidirectional(L.LSTM(3, return_sequences=return_sequences, return_state=return_state),
+                            merge_mode=merge_mode)
+    out = layer(ds.ones((2, 5, 4)))
+    outs = out if isinstance(out, list) else [out]
+    declared = layer.compute_output_shape((2, 5, 4))
+    declared = declared if isinstance(declared, list) else [declared]
+    assert [tuple(o.shape) for o in outs] == [tuple(d) for d in declared]
+
+
+def test_bidirectional_with_a_built_backward_layer_does_not_build_it_twice():
+    backward = L.SimpleRNN(4, go_backwards=True)
+    for _ in range(2):  # the same backward layer in two Bidirectionals (Keras' test does so)
+        layer = L.Bidirectional(L.SimpleRNN(4), backward_layer=backward, merge_mode="sum")
+        layer.build((3, 2, 4))
+        assert len(layer.trainable_weights) == 6 and len(backward.trainable_weights) == 3

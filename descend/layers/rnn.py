@@ -545,10 +545,10 @@ class Bidirectional(Layer):
         self._layer_config = {"class_name": type(layer).__name__, "config": config}
 
     def build(self, input_shape):
-        self.forward_layer.build(input_shape)
-        self.forward_layer.built = True
-        self.backward_layer.build(input_shape)
-        self.backward_layer.built = True
+        for layer in (self.forward_layer, self.backward_layer):
+            if not layer.built:  # a backward_layer given built keeps its weights (Keras 3)
+                layer.build(input_shape)
+                layer.built = True
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         f_init = b_init = None
@@ -576,6 +576,21 @@ class Bidirectional(Layer):
         if self.return_state:
             return (out if isinstance(out, list) else [out]) + list(f_states) + list(b_states)
         return out
+
+    def compute_output_shape(self, input_shape):
+        """The merged output's shape (the last axis doubled by ``"concat"``), then each direction's states'."""
+        forward = self.forward_layer.compute_output_shape(input_shape)
+        out, states = (forward[0], list(forward[1:])) if self.return_state else (forward, [])
+        out = tuple(out)
+        if self.merge_mode == "concat":
+            merged = [out[:-1] + (None if out[-1] is None else 2 * out[-1],)]
+        elif self.merge_mode is None:
+            merged = [out, out]
+        else:
+            merged = [out]
+        if self.return_state:
+            return merged + [tuple(s) for s in states] * 2
+        return merged[0] if len(merged) == 1 else merged
 
     def compute_mask(self, inputs, mask=None):
         out = mask if self.return_sequences else None
