@@ -244,3 +244,27 @@ def test_bidirectional_with_a_built_backward_layer_does_not_build_it_twice():
         layer = L.Bidirectional(L.SimpleRNN(4), backward_layer=backward, merge_mode="sum")
         layer.build((3, 2, 4))
         assert len(layer.trainable_weights) == 6 and len(backward.trainable_weights) == 3
+
+
+def test_time_distributed_checks_the_mask_and_gives_it_to_the_inner_layer():
+    td = L.TimeDistributed(L.Dense(5))
+    x = np.zeros((4, 5, 3), np.float32)
+    for bad in (np.ones((5, 5), bool), np.ones((4, 6), bool), np.ones((4, 6, 2), bool)):
+        with pytest.raises(ValueError, match=r"The `mask` passed to the `TimeDistributed` layer has a shape"):
+            td(x, mask=bad)
+
+    class Masked(L.Layer):
+        def call(self, inputs, mask=None):
+            return inputs if mask is None else inputs * ds.cast(ds.constant(mask), inputs.dtype)[:, None]
+
+    out = L.TimeDistributed(Masked())(np.ones((2, 3, 1), np.float32), mask=np.array([[1, 0, 1], [0, 1, 1]], bool))
+    np.testing.assert_array_equal(out.numpy()[..., 0], [[1, 0, 1], [0, 1, 1]])
+    assert td(x, mask=np.ones((4, 5, 2), bool)).shape == (4, 5, 5)  # trailing mask axes are allowed
+
+
+def test_conv_size_errors_in_keras_words():
+    with pytest.raises(ValueError, match=r"The `kernel_size` argument must be a tuple of 2 integers. Received "
+                                         r"kernel_size=\(1, 0\), including values \{0\} that do not satisfy"):
+        L.Conv2D(2, (1, 0))
+    with pytest.raises(ValueError, match=r"The `strides` argument must be a tuple of 2 integers"):
+        L.Conv2D(2, 2, strides=(1, 0))

@@ -719,7 +719,7 @@ def test_conv2d_bad_inputs():
         layers.Conv2D(1, (3, 3, 3))
     with pytest.raises(ValueError, match=r"padding. must be 'valid' or 'same'. Received: padding='full'"):
         layers.Conv2D(1, 3, padding="full")
-    with pytest.raises(ValueError, match="cannot be combined"):
+    with pytest.raises(ValueError, match="`strides > 1` not supported in conjunction with `dilation_rate > 1`"):
         layers.Conv2D(1, 3, strides=2, dilation_rate=2)
 
 

@@ -88,7 +88,7 @@ def test_multi_head_attention_in_a_functional_model():
     (lambda: layers.Permute((1, 3)), ValueError, r"Invalid permutation argument `dims` for Permute Layer"),
     (lambda: layers.RepeatVector(0), ValueError, "Received: n=0"),
     (lambda: layers.Concatenate(axis=1.5), ValueError, "`axis` must be an int"),
-    (lambda: layers.Conv1D(2, 3, strides=2, dilation_rate=2), ValueError, "cannot be combined"),
+    (lambda: layers.Conv1D(2, 3, strides=2, dilation_rate=2), ValueError, "not supported in conjunction with"),
     (lambda: layers.Conv1D(2, 3, padding="full"), ValueError, "`padding` must be 'valid', 'same' or 'causal'"),
     (lambda: layers.MaxPooling1D(0), ValueError, "pool_size"),
     (lambda: layers.MultiHeadAttention(2, 3, attention_axes=(1, 2)), ValueError, "attention_axes=None"),

@@ -40,6 +40,11 @@ def _incompatible(layer, x, detail: str) -> ValueError:
 
 def _sizes(value, what: str, owner: str, rank: int) -> tuple:
     """A positive int or a tuple of ``rank`` of them, as a tuple."""
+    values = tuple(value) if isinstance(value, (list, tuple)) else (value,) * rank
+    bad = {v for v in values if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v <= 0}
+    if len(values) == rank and bad:  # Keras' words for the common mistake
+        raise ValueError(f"The `{what}` argument must be a tuple of {rank} integers. Received {what}={value}, "
+                         f"including values {bad} that do not satisfy `value > 0`")
     return _pair(value, what, owner) if rank == 2 else (_one_d(value, what, owner),)
 
 
@@ -56,7 +61,9 @@ class _Conv(Layer):
                  bias_constraint=None, **kwargs):
         owner = type(self).__name__
         groups = kwargs.pop("groups", 1)
-        if groups != 1:
+        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
+            raise ValueError(f"The number of groups must be a positive integer. Received: groups={groups}.")
+        if groups != 1:  # grouped convolutions are not implemented
             raise ValueError(f"{owner} supports groups=1 only. Received: groups={groups!r}")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
@@ -74,8 +81,8 @@ class _Conv(Layer):
         self.data_format = _data_format(data_format)
         self.dilation_rate = _sizes(dilation_rate, "dilation_rate", owner, self.rank)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
-            raise ValueError(f"{owner}: strides > 1 cannot be combined with dilation_rate > 1. Received: "
-                             f"strides={self.strides}, dilation_rate={self.dilation_rate}")
+            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")  # Keras' words
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)

@@ -637,13 +637,21 @@ class TimeDistributed(Layer):
             raise ValueError(f"TimeDistributed needs inputs of rank >= 3 (batch, timesteps, ...). Received shape "
                              f"{input_shape}")
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         x = inputs
         if x.ndim < 3:
             raise ValueError(f"TimeDistributed needs inputs of rank >= 3 (batch, timesteps, ...). Received shape "
                              f"{tuple(x.shape)}")
         b, t = x.shape[:2]
-        y = self.layer(array_ops.reshape(x, shape=(b * t, *x.shape[2:])), training=training)
+        kwargs = {}
+        if mask is not None:
+            keep = np.asarray(mask.numpy() if hasattr(mask, "numpy") else mask)
+            if keep.ndim < 2 or keep.shape[:2] != (b, t):  # extra trailing axes are allowed, as Keras
+                raise ValueError(f"The `mask` passed to the `TimeDistributed` layer has a shape {keep.shape} "
+                                 f"incompatible with the inputs' (batch_size, timesteps) = {(b, t)}")
+            if self.layer._accepts("mask"):  # each step's mask entry goes with its step, as Keras
+                kwargs["mask"] = keep.reshape((b * t,) + keep.shape[2:])
+        y = self.layer(array_ops.reshape(x, shape=(b * t, *x.shape[2:])), training=training, **kwargs)
         return array_ops.reshape(y, shape=(b, t, *y.shape[1:]))
 
     def compute_output_shape(self, input_shape):
