@@ -78,6 +78,8 @@ _SUBMODULES = frozenset({
 
 
 def _lookup(module_name: str, attr: str):
+    if attr.startswith("__") and attr.endswith("__"):  # module protocol (__file__, __wrapped__...): not Keras names
+        raise AttributeError(f"module {module_name!r} has no attribute {attr!r}")
     parts = module_name.split(".")
     for ns in _namespaces(parts[1] if len(parts) > 1 else ""):
         if hasattr(ns, attr):
