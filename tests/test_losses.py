@@ -351,7 +351,7 @@ def test_a_keras_mask_on_predictions_leaves_the_masked_entries_out():
     assert float(Squared()(y_true, y_pred)) == 0.0  # everything masked: 0, not NaN
     ds.layers.set_mask(y_pred, None)
     assert ds.layers.get_mask(y_pred) is None
-    assert float(Squared()(y_true, y_pred)) == pytest.approx(np.mean((np.array([1, 0, 1, 0]) - 
+    assert float(Squared()(y_true, y_pred)) == pytest.approx(np.mean((np.array([1, 0, 1, 0]) -
                                                                       np.array([0.1, 0.2, 0.3, 0.4])) ** 2), rel=1e-6)
 
 

@@ -12,7 +12,6 @@ import sys
 import numpy as np
 import pytest
 
-import descend as ds
 from descend import keras
 
 pytest.importorskip("tensorboardX")
@@ -104,7 +103,7 @@ def test_epoch_and_batch_scalars_histograms_and_graph(tmp_path):
     for tag, events in train["histograms"].items():
         assert [s for s, _ in events] == [0, 1, 2]
         name = tag[: -len("/histogram")]
-        for (step, histo), seen in zip(events, weights.seen):
+        for (_step, histo), seen in zip(events, weights.seen):
             w = seen[name].astype(np.float64)
             assert histo.num == w.size and sum(histo.bucket) == w.size
             assert histo.min == pytest.approx(w.min()) and histo.max == pytest.approx(w.max())

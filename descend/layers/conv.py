@@ -28,7 +28,7 @@ from .. import activations, constraints, initializers, regularizers
 from ..ops import array_ops, math_ops
 from ..ops.conv_ops import _one_d, _padding, _pair, conv1d, conv2d, conv_output_size
 from .base import Layer, _serialize_activation
-from .core import _data_format, _positive_int
+from .core import _data_format
 
 __all__ = ["Conv1D", "Conv2D"]
 

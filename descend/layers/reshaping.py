@@ -7,7 +7,6 @@ import numpy as np
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops
 from .base import Layer
-from .core import _positive_int
 
 __all__ = ["Reshape", "Permute", "RepeatVector", "Masking"]
 
