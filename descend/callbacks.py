@@ -1,4 +1,5 @@
-"""``descend.callbacks`` (Keras' ``keras.callbacks``): the callbacks of ``fit``, and ``BackupAndRestore``.
+"""``descend.callbacks`` (Keras' ``keras.callbacks``): the callbacks of ``fit``, ``BackupAndRestore`` and
+``TensorBoard``.
 
 They live in :mod:`descend.training`; this is the namespace Keras code imports them from.
 """
@@ -17,8 +18,10 @@ from .training.callbacks import (
     ReduceLROnPlateau,
     TerminateOnNaN,
 )
+from .training.tensorboard import TensorBoard
 
 __all__ = [
     "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LearningRateScheduler",
     "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "TerminateOnNaN", "BackupAndRestore",
+    "TensorBoard",
 ]

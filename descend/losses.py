@@ -313,17 +313,19 @@ def dice(y_true, y_pred, axis=None):
 
 
 def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
-    """Tversky loss, ``1 - TP / (TP + alpha FP + beta FN + 1e-7)`` with ``TP = sum(y_true * y_pred)``,
-    ``FP = sum((1 - y_true) * y_pred)``, ``FN = sum(y_true * (1 - y_pred))`` over ``axis`` (Salehi et al.
-    2017); ``alpha = beta = 0.5`` is the Dice loss."""
+    """Tversky loss (Salehi et al. 2017) as Keras 3 computes it: ``1 - TP / (TP + alpha A + beta B + 1e-7)``
+    with ``TP = sum(y_true * y_pred)``, ``A = sum(y_true * (1 - y_pred))`` and ``B = sum((1 - y_true) *
+    y_pred)`` over ``axis``. (Keras' documentation calls ``alpha`` the weight of false positives, but its
+    formula, followed here so that ported programs get Keras' numbers, gives ``alpha`` the missed positives
+    ``A``.) ``alpha = beta = 0.5`` is the Dice loss."""
     y_pred = _float_tensor(y_pred)
     y_true = _like(y_true, y_pred)
     axis = _axis_arg(axis)
     tp = math_ops.reduce_sum(math_ops.multiply(y_true, y_pred), axis=axis)
-    fp = math_ops.reduce_sum(math_ops.multiply(math_ops.subtract(1.0, y_true), y_pred), axis=axis)
-    fn = math_ops.reduce_sum(math_ops.multiply(y_true, math_ops.subtract(1.0, y_pred)), axis=axis)
-    denominator = math_ops.add(math_ops.add(math_ops.add(tp, math_ops.multiply(fp, float(alpha))),
-                                            math_ops.multiply(fn, float(beta))), EPSILON)
+    missed = math_ops.reduce_sum(math_ops.multiply(y_true, math_ops.subtract(1.0, y_pred)), axis=axis)
+    spurious = math_ops.reduce_sum(math_ops.multiply(math_ops.subtract(1.0, y_true), y_pred), axis=axis)
+    denominator = math_ops.add(math_ops.add(math_ops.add(tp, math_ops.multiply(missed, float(alpha))),
+                                            math_ops.multiply(spurious, float(beta))), EPSILON)
     return math_ops.subtract(1.0, math_ops.divide(tp, denominator))
 
 
@@ -682,8 +684,12 @@ class Loss:
         name: the loss's name (default: the class name in snake case).
         reduction: ``"sum_over_batch_size"`` (default; also ``"auto"``),
             ``"sum"``, ``"mean"``, ``"mean_with_sample_weight"``, ``"none"`` or ``None``.
-        dtype: the dtype of the computation; ``None`` keeps ``y_pred``'s float
-            dtype (floatx for integer predictions).
+        dtype: the dtype of the computation (a float dtype or a dtype policy, whose compute dtype is taken):
+            ``y_true`` and ``y_pred`` are cast to it. ``None``: :func:`descend.floatx` when the loss is made
+            (float32), as Keras 3, so float64 data gives a float32 loss unless ``dtype="float64"``.
+
+    A Keras mask attached to ``y_pred`` (:func:`descend.layers.set_mask`, or the mask of the layer that made it)
+    leaves the masked entries out, as in Keras 3.
 
     Example:
         >>> import descend as ds
@@ -701,21 +707,31 @@ class Loss:
         self.name = name or _to_snake_case(type(self).__name__)
         self.reduction = standardize_reduction(reduction)
         if dtype is not None:
-            d = backend.as_dtype(dtype)
+            d = backend.as_dtype(getattr(dtype, "compute_dtype", dtype))
             if not d.is_floating:
                 raise ValueError(f"A loss's dtype must be a float dtype. Received: dtype={dtype!r}")
             dtype = d.name
-        self._dtype = dtype
+        self._dtype_arg = dtype  # what the config records: only a dtype that was asked for
+        self._dtype = dtype or backend.as_dtype(backend.floatx()).name
 
     @property
-    def dtype(self) -> str | None:
+    def dtype(self) -> str:
+        """The dtype the loss computes in."""
         return self._dtype
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """The reduced (weighted) loss of a batch."""
+        from .layers.base import get_mask
+
+        in_mask = get_mask(y_pred)
         y_pred = _float_tensor(y_pred, self._dtype)
         y_true = _like(y_true, y_pred)
         losses, mask = self._call_with_mask(y_true, y_pred)
+        out_mask = get_mask(losses)
+        for m in (in_mask, out_mask):
+            if m is not None:
+                m = _tensor(m)
+                mask = m if mask is None else math_ops.logical_and(mask, m)
         return reduce_weighted_values(losses, sample_weight=sample_weight, mask=mask, reduction=self.reduction)
 
     def _call_with_mask(self, y_true, y_pred):
@@ -731,8 +747,8 @@ class Loss:
 
     def get_config(self) -> dict:
         config = {"name": self.name, "reduction": self.reduction}
-        if self._dtype is not None:
-            config["dtype"] = self._dtype
+        if self._dtype_arg is not None:
+            config["dtype"] = self._dtype_arg
         return config
 
     @classmethod
@@ -902,7 +918,8 @@ class Dice(_BuiltinLoss):
 
 
 class Tversky(_BuiltinLoss):
-    """The Tversky loss (:func:`tversky`): ``alpha`` weighs false positives, ``beta`` false negatives."""
+    """The Tversky loss (:func:`tversky`, Keras 3's formula: ``alpha`` weighs ``sum(y_true * (1 - y_pred))``,
+    ``beta`` ``sum((1 - y_true) * y_pred)``)."""
 
     _params = ("alpha", "beta", "axis")
 

@@ -478,3 +478,33 @@ def test_the_global_seed_makes_unseeded_weights_reproducible_as_tf_random_set_se
     a = ds.initializers.GlorotUniform()((3, 3)).numpy()
     np.random.seed(3)
     np.testing.assert_array_equal(a, ds.initializers.GlorotUniform()((3, 3)).numpy())
+
+
+def test_lower_case_regularizer_names_are_keras_3s_aliases():
+    assert regularizers.l1 is regularizers.L1 and regularizers.l2 is regularizers.L2
+    assert regularizers.l1_l2 is regularizers.L1L2
+    assert regularizers.orthogonal_regularizer is regularizers.OrthogonalRegularizer
+    assert ds.keras.regularizers.l2 is regularizers.L2
+    w = ds.constant([[1.0, -2.0]])
+    assert float(regularizers.l2(0.1)(w)) == pytest.approx(0.5)
+    assert regularizers.l1_l2(l1=0.1).get_config() == {"l1": 0.1, "l2": 0.0}  # Keras 3: the class's defaults
+    for reg in (regularizers.l1(0.2), regularizers.l2(0.3), regularizers.l1_l2(l1=0.1, l2=0.4),
+                regularizers.orthogonal_regularizer(0.5)):
+        config = regularizers.serialize(reg)
+        rebuilt = regularizers.deserialize(config)
+        assert type(rebuilt) is type(reg) and rebuilt.get_config() == reg.get_config()
+
+
+def test_lower_case_regularizers_as_keras():
+    keras = pytest.importorskip("keras")
+    for name, kwargs in [("l1", {"l1": 0.2}), ("l2", {}), ("l1_l2", {"l1": 0.1}), ("l1_l2", {}),
+                         ("orthogonal_regularizer", {"factor": 0.3, "mode": "columns"})]:
+        ours, theirs = getattr(regularizers, name)(**kwargs), getattr(keras.regularizers, name)(**kwargs)
+        # Keras 3 rounds the factors to float32 in its config (0.2 -> 0.20000000298023224); descend keeps the float
+        mine, keras_config = ours.get_config(), theirs.get_config()
+        assert mine.keys() == keras_config.keys()
+        for k in mine:
+            assert mine[k] == (keras_config[k] if isinstance(mine[k], str) else pytest.approx(keras_config[k], rel=1e-7))
+        assert regularizers.serialize(ours)["class_name"] == keras.regularizers.serialize(theirs)["class_name"]
+        x = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+        assert float(ours(ds.constant(x))) == pytest.approx(float(theirs(keras.ops.convert_to_tensor(x))), rel=1e-5)

@@ -367,7 +367,7 @@ def test_dense_casts_inputs_to_its_dtype():
 
 
 def test_dense_bad_inputs():
-    with pytest.raises(ValueError, match=r"expected a positive integer. Received: units=-1"):
+    with pytest.raises(ValueError, match=r"`units` must be a positive integer. Received: units=-1"):
         layers.Dense(-1)
     with pytest.raises(ValueError, match="units=0"):
         layers.Dense(0)
@@ -719,7 +719,7 @@ def test_conv2d_bad_inputs():
         layers.Conv2D(1, (3, 3, 3))
     with pytest.raises(ValueError, match=r"padding. must be 'valid' or 'same'. Received: padding='full'"):
         layers.Conv2D(1, 3, padding="full")
-    with pytest.raises(ValueError, match="cannot be combined"):
+    with pytest.raises(ValueError, match="`strides > 1` not supported in conjunction with `dilation_rate > 1`"):
         layers.Conv2D(1, 3, strides=2, dilation_rate=2)
 
 
@@ -895,3 +895,4 @@ def test_a_failing_build_or_call_leaves_no_scope_or_training_flag_behind():
     assert not d.built
     d(np.ones((1, 3), np.float32))
     assert d.kernel.name == "dense/kernel"
+

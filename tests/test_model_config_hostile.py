@@ -109,7 +109,7 @@ ROWS = [
     ("dtype_policy_garbage", "fs", _on_dense("dtype", {"class_name": "os.system", "config": {"name": "ls"}}),
      "DTypePolicy config"),
     ("units_two_billion", "fs", _on_dense("units", 2**31), "layer 'h' (Dense) declares a weight 'kernel'"),
-    ("units_float", "fs", _on_dense("units", 2e9), "expected a positive integer"),
+    ("units_float", "fs", _on_dense("units", 2e9), "`units` must be a positive integer. Received: units=2000000000.0"),
     ("input_shape_two_to_the_40", "f", lambda s: _layers(s)[0]["config"].update(batch_shape=[None, 2**40]),
      "at most 256.0 MiB"),
     ("input_shape_two_to_the_40", "s", lambda s: _layers(s)[0]["config"].update(batch_shape=[None, 2**40]),

@@ -236,7 +236,7 @@ def test_format_spec_on_scalar_tensors_and_metric_results():
     m.update_state([1.0, 2.0])
     assert f"{m.result():.4f}" == "1.5000"
     assert f"{ds.constant(7):>3d}" == "  7" and f"{ds.constant(0.5, dtype='float64'):.2%}" == "50.00%"
-    assert f"{ds.constant([1, 2])}" == str(ds.constant([1, 2]))
+    assert f"{ds.constant([1, 2])}" == "[1 2]"  # the value alone, as TF
     assert f"{ds.Variable(2.5):.1f}" == "2.5"
     with pytest.raises(TypeError, match=r"needs a scalar; received shape \(2,\)"):
         f"{ds.constant([1.0, 2.0]):.2f}"

@@ -145,7 +145,8 @@ _SCALAR_TYPES = (float, int, bool)
 
 def _convert_inputs(op, inputs):
     """Turn Python/NumPy inputs into Tensors; non-tensor values take the dtype of
-    a tensor they must match (``x * 2`` with float64 x makes 2 a float64)."""
+    a tensor they must match (``x * 2`` with float64 x makes 2 a float64) or, with
+    no tensor among them, of the first one (``maximum(0., [1, -1])`` is float32, as TF)."""
     positions = _dtype_positions(op, len(inputs))
     target = None
     for i in positions:
@@ -153,17 +154,25 @@ def _convert_inputs(op, inputs):
             target = inputs[i]._value.dtype
             break
     out = list(inputs)
+    if target is None and positions:
+        first = positions[0]
+        out[first] = _convert_one(op, first, inputs[first], None)
+        target = out[first]._value.dtype
     for i, x in enumerate(inputs):
-        if not isinstance(x, (Tensor, Variable)):
+        if not isinstance(out[i], (Tensor, Variable)):
             want = target if i in positions else None
             if want is not None and type(x) in _SCALAR_TYPES and (want.kind == "f" or type(x) is not float):
                 out[i] = Tensor(np.array(x, dtype=want))
                 continue
-            try:
-                out[i] = Tensor(to_array(x, want))
-            except TypeError as e:
-                raise TypeError(f"{op.name}: input {i}: {e}") from None
+            out[i] = _convert_one(op, i, x, want)
     return tuple(out)
+
+
+def _convert_one(op, i, x, dtype):
+    try:
+        return Tensor(to_array(x, dtype))
+    except TypeError as e:
+        raise TypeError(f"{op.name}: input {i}: {e}") from None
 
 
 def _check_dtypes(op, inputs):

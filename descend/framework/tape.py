@@ -198,8 +198,9 @@ class GradientTape:
     def watch(self, tensor) -> None:
         """Watch a Tensor or Variable (or a nested structure of them)."""
         for t in nest.flatten(tensor):
-            if not isinstance(t, ArrayLike):
-                raise TypeError(f"GradientTape.watch expects Tensors or Variables. Received: {type(t).__name__}")
+            if not isinstance(t, ArrayLike):  # TF's ValueError and wording
+                raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not a Tensor or Variable: "
+                                 "GradientTape.watch expects Tensors or Variables (convert with ds.constant)")
             if t.dtype.kind not in _FLOAT_KINDS:
                 warnings.warn(f"watching a {t.dtype.name} value: only floating-point values have gradients",
                               stacklevel=2)
@@ -379,9 +380,10 @@ class GradientTape:
 
     def _check_usable(self, what):
         if self._used:
-            raise RuntimeError(
-                f"GradientTape.{what}() was called on a non-persistent tape that already computed gradients. "
-                "Expected a fresh tape, or GradientTape(persistent=True) to call it more than once"
+            raise RuntimeError(  # TF's wording first
+                "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians): "
+                f"this {what}() call is its second. Use a fresh tape, or GradientTape(persistent=True) to call it "
+                "more than once"
             )
 
     def _release(self, keep_record: bool):
@@ -441,7 +443,7 @@ class GradientTape:
 
 def _check_unconnected(value):
     if value not in ("none", "zero"):
-        raise ValueError(f"unconnected_gradients must be 'none' or 'zero'. Received: {value!r}")
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r} (expected 'none' or 'zero')")
 
 
 def _backward(entries, targets, out_grads, sources, seeded=()) -> dict:

@@ -98,10 +98,11 @@ class ArrayLike:
     def __format__(self, format_spec: str) -> str:
         """Format a scalar like the NumPy scalar it holds (``f"{loss:.4f}"``), as TF's EagerTensor.
 
-        An empty spec gives ``str(self)``; a non-empty spec needs a scalar.
+        An empty spec gives the value as NumPy formats it for a Tensor (``f"{loss}"`` is ``0.5``, as TF) and
+        ``str(self)`` for a Variable; a non-empty spec needs a scalar.
         """
         if not format_spec:
-            return str(self)
+            return format(self._value, "") if isinstance(self, Tensor) else str(self)
         v = self._value
         if v.ndim != 0:
             raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__: a format spec "
@@ -144,10 +145,21 @@ class Tensor(ArrayLike):
         return int(self._value)
 
     def __repr__(self):
-        return f"<descend.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={self._value!r}>"
+        return f"<descend.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={numpy_text(self._value, True)}>"
 
     def __str__(self):
-        return str(self._value)
+        return f"descend.Tensor({numpy_text(self._value, False)}, shape={self.shape}, dtype={self.dtype.name})"
+
+
+def numpy_text(value: np.ndarray, is_repr: bool) -> str:
+    """The value part of a Tensor's or Variable's ``repr``/``str``, as TF writes it: a scalar's ``repr`` is its
+    Python number's (``1.0``, not ``array(1., dtype=float32)``), an array's is NumPy's; a value printed on
+    several lines starts on a line of its own."""
+    if is_repr:
+        text = repr(value.item()) if value.ndim == 0 else repr(value)
+    else:
+        text = str(value)
+    return "\n" + text if "\n" in text else text
 
 
 def _python_to_array(value, dtype):

@@ -20,7 +20,7 @@ from .. import backend
 from . import context as _context
 from .indexed_slices import IndexedSlices
 from .ops_bridge import FUNCTIONS as _ops
-from .tensor import ArrayLike, Tensor, to_array
+from .tensor import ArrayLike, Tensor, numpy_text, to_array
 from .validation import check_index_range
 
 __all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session",
@@ -429,7 +429,8 @@ class Variable(ArrayLike):
     def __repr__(self):
         if self._before_read is not None:
             self._before_read(self, None)
-        return f"<descend.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, numpy={self._value!r}>"
+        return (f"<descend.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={numpy_text(self._value, True)}>")
 
 
 @contextlib.contextmanager

@@ -3,8 +3,9 @@
 Every name is descend's object itself, not a copy:
 ``ds.keras.layers.Dense is ds.layers.Dense``, ``ds.keras.optimizers`` *is*
 :mod:`descend.optimizers` (with ``schedules``), ``ds.keras.saving`` *is* :mod:`descend.saving`, and ``import
-descend.keras.layers`` gives the same module. Only ``backend``, ``utils``
-and ``ops`` (Keras 3's ``keras.ops``) are modules of their own, made of descend's functions.
+descend.keras.layers`` gives the same module. Only ``backend``, ``utils``,
+``ops`` (Keras 3's ``keras.ops``) and ``random`` (``keras.random``, with Keras 3's seeds) are modules of their own,
+made of descend's functions.
 
 Example:
     >>> import descend as ds
@@ -37,12 +38,12 @@ from ..framework import Variable
 from ..layers import Input
 from ..models import Model, Sequential
 from ..optimizers import schedules as _schedules
-from . import backend, ops, utils
+from . import backend, ops, random, utils
 
 __all__ = [
     "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics",
     "mixed_precision", "models", "ops",
-    "optimizers", "regularizers", "saving", "utils", "Input", "Model", "Sequential", "Variable",
+    "optimizers", "random", "regularizers", "saving", "utils", "Input", "Model", "Sequential", "Variable",
 ]
 
 # ``import descend.keras.layers`` / ``from descend.keras.layers import Dense`` find descend's modules

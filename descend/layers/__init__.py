@@ -13,7 +13,7 @@ Example:
 
 from .. import _serialization
 from .attention import MultiHeadAttention
-from .base import Layer, get_mask, register_weight_hook, to_snake_case
+from .base import Layer, get_mask, register_weight_hook, set_mask, to_snake_case
 from .conv import Conv1D, Conv2D
 from .core import Activation, Dense, Dropout, Embedding, Flatten
 from .input_layer import Input, InputLayer
@@ -90,7 +90,7 @@ MaxPool2D = MaxPooling2D
 
 __all__ = [
     "Layer", "register_weight_hook", "to_snake_case", "Dense", "Activation", "Flatten", "Dropout", "Embedding",
-    "LayerNormalization", "BatchNormalization", "Conv2D", "MaxPooling2D", "Input", "InputLayer", "get_mask",
+    "LayerNormalization", "BatchNormalization", "Conv2D", "MaxPooling2D", "Input", "InputLayer", "get_mask", "set_mask",
     "Conv1D", "MaxPooling1D", "AveragePooling1D", "AveragePooling2D", "GlobalAveragePooling1D",
     "GlobalMaxPooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
     "GlobalMaxPool1D", "GlobalMaxPool2D", "AvgPool2D", "MaxPool1D", "MaxPool2D", "Lambda", "Reshape", "Permute",

@@ -56,7 +56,7 @@ from ..ops import math_ops
 from . import _rebuild
 from .keras_tensor import KerasTensor, any_symbolic, symbolic_call
 
-__all__ = ["Layer", "to_snake_case", "register_weight_hook", "get_mask"]
+__all__ = ["Layer", "to_snake_case", "register_weight_hook", "get_mask", "set_mask"]
 
 _LAYER_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
@@ -84,7 +84,12 @@ def _forget_mask(key):
     return lambda _ref: _masks.pop(key, None)
 
 
-def _set_mask(tensor, mask) -> None:
+def set_mask(tensor, mask) -> None:
+    """Attach the Keras mask ``mask`` to ``tensor`` (Keras 3's ``backend.set_keras_mask``): layers and losses
+    that read masks find it; None removes it."""
+    if mask is None:
+        _masks.pop(id(tensor), None)
+        return
     if isinstance(tensor, Tensor):
         key = id(tensor)
         _masks[key] = (weakref.ref(tensor, _forget_mask(key)), mask)
@@ -167,6 +172,10 @@ def _has_tensor(x) -> bool:
 def _has_layer(container) -> bool:
     values = container.values() if isinstance(container, dict) else container
     return any(isinstance(v, Layer) for v in values)
+
+
+#: marks a layer call whose inputs came by keyword
+_NO_INPUTS = object()
 
 
 def _accepted(fn) -> tuple[set, bool]:
@@ -559,8 +568,25 @@ class Layer:
         """Create the weights for inputs of ``input_shape`` (a tuple; lists for several inputs)."""
         self.built = True
 
+    def _build_at_init(self) -> None:
+        """Mark a layer that has no weights built as soon as it is made (Keras 3 does so for its stateless
+        layers: activations, pooling, dropout, masking), unless a subclass defines its own ``build``."""
+        if type(self).build is Layer.build:
+            self.built = True
+
     def call(self, inputs, *args, **kwargs):
         raise NotImplementedError(f"Layer {type(self).__name__} does not implement call()")
+
+    def _first_input(self, kwargs: dict):
+        """Take the first argument of ``call`` (its inputs) out of ``kwargs``, where a caller named it."""
+        params = [p for p in inspect.signature(type(self).call).parameters.values()][1:]
+        first = params[0].name if params and params[0].kind in (params[0].POSITIONAL_ONLY,
+                                                                params[0].POSITIONAL_OR_KEYWORD) else None
+        if first is None or first not in kwargs:
+            raise TypeError(f"Layer '{self.name}' ({type(self).__name__}) was called without inputs: pass them "
+                            f"first, or by the name `call` gives them ({first!r}). Received keyword arguments "
+                            f"{sorted(kwargs)}")
+        return kwargs.pop(first)
 
     def _accepts(self, arg: str) -> bool:
         cls = type(self)
@@ -590,7 +616,9 @@ class Layer:
             x = math_ops.cast(x, dtype=self._compute_dtype)
         return x
 
-    def __call__(self, inputs, *args, training=None, mask=None, **kwargs):
+    def __call__(self, inputs=_NO_INPUTS, *args, training=None, mask=None, **kwargs):
+        if inputs is _NO_INPUTS:  # the first input by its name, as Keras allows: mha(query=q, value=v)
+            inputs = self._first_input(kwargs)
         if type(inputs) is not Tensor and (any_symbolic(inputs) or any_symbolic(args) or any_symbolic(kwargs)
                                            or isinstance(mask, KerasTensor)):
             if training is not None:
@@ -643,10 +671,10 @@ class Layer:
             if isinstance(out_mask, list) and isinstance(outputs, (list, tuple)) and len(out_mask) == len(outputs):
                 for out, m in zip(outputs, out_mask):  # one mask per output (an RNN's sequence and states)
                     if m is not None:
-                        _set_mask(out, m)
+                        set_mask(out, m)
             elif out_mask is not None:
                 for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
-                    _set_mask(out, out_mask)
+                    set_mask(out, out_mask)
         if self.activity_regularizer is not None:
             for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
                 if isinstance(out, Tensor) and out.dtype.kind == "f":
@@ -731,14 +759,17 @@ def _serialize_activation(fn):
 
 @contextlib.contextmanager
 def _autocast_weights(layer):
-    """While ``layer.call`` runs under a mixed policy, its floating Variable attributes read as casts to the
-    compute dtype (recorded on tapes, so their gradients reach the variables in the variable dtype)."""
-    swapped = [(k, v) for k, v in vars(layer).items()
-               if type(v) is Variable and v._value.dtype == layer._dtype and v._value.dtype.kind == "f"]
-    for k, v in swapped:
-        object.__setattr__(layer, k, math_ops.cast(v, dtype=layer._compute_dtype))
+    """While ``layer.call`` runs under a mixed policy, its floating Variable attributes, and those of its
+    sublayers of a mixed policy (an RNN's cell, whose methods the RNN calls directly), read as casts to the compute
+    dtype (recorded on tapes, so their gradients reach the variables in the variable dtype)."""
+    swapped = [(owner, k, v) for owner in layer._flatten_layers()
+               if owner._compute_dtype != owner._dtype and not getattr(type(owner), "_float32_weights", False)
+               for k, v in vars(owner).items()
+               if type(v) is Variable and v._value.dtype == owner._dtype and v._value.dtype.kind == "f"]
+    for owner, k, v in swapped:
+        object.__setattr__(owner, k, math_ops.cast(v, dtype=owner._compute_dtype))
     try:
         yield
     finally:
-        for k, v in swapped:
-            object.__setattr__(layer, k, v)
+        for owner, k, v in swapped:
+            object.__setattr__(owner, k, v)

@@ -297,9 +297,9 @@ class RNN(Layer):
     supports_masking = True
 
     def __init__(self, cell, return_sequences: bool = False, return_state: bool = False,
-                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False, **kwargs):
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 zero_output_for_mask: bool = False, **kwargs):
         kwargs.pop("time_major", None)
-        kwargs.pop("zero_output_for_mask", None)
         super().__init__(**kwargs)
         if not isinstance(cell, _Cell):
             raise TypeError(f"RNN: `cell` must be a SimpleRNNCell, LSTMCell or GRUCell. Received: {cell!r}")
@@ -312,6 +312,7 @@ class RNN(Layer):
         self.go_backwards = bool(go_backwards)
         self.stateful = False
         self.unroll = bool(unroll)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def build(self, input_shape):
         input_shape = tuple(input_shape)
@@ -359,6 +360,9 @@ class RNN(Layer):
                 out = math_ops.where(Tensor(np.broadcast_to(k, tuple(out.shape))), out, output)
             states, output = new_states, out
             if self.return_sequences:
+                if self.zero_output_for_mask and keep is not None and not keep[:, t].all():
+                    # a masked step's output is 0 (not the last unmasked step's), as Keras' zero_output_for_mask
+                    out = math_ops.multiply(out, Tensor(keep[:, t:t + 1].astype(out.dtype.dtype)))
                 outputs.append(out)
         if self.return_sequences:
             result = (array_ops.stack(outputs, axis=1) if outputs
@@ -386,7 +390,7 @@ class RNN(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "return_sequences": self.return_sequences,
                 "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
-                "unroll": self.unroll}
+                "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask}
 
     # the three layers below flatten their cell's arguments into their own, as Keras
     def _cell_config(self) -> dict:
@@ -544,10 +548,10 @@ class Bidirectional(Layer):
         self._layer_config = _serialization.serialize_keras_object(layer)
 
     def build(self, input_shape):
-        self.forward_layer.build(input_shape)
-        self.forward_layer.built = True
-        self.backward_layer.build(input_shape)
-        self.backward_layer.built = True
+        for layer in (self.forward_layer, self.backward_layer):
+            if not layer.built:  # a backward_layer given built keeps its weights (Keras 3)
+                layer.build(input_shape)
+                layer.built = True
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         f_init = b_init = None
@@ -575,6 +579,21 @@ class Bidirectional(Layer):
         if self.return_state:
             return (out if isinstance(out, list) else [out]) + list(f_states) + list(b_states)
         return out
+
+    def compute_output_shape(self, input_shape):
+        """The merged output's shape (the last axis doubled by ``"concat"``), then each direction's states'."""
+        forward = self.forward_layer.compute_output_shape(input_shape)
+        out, states = (forward[0], list(forward[1:])) if self.return_state else (forward, [])
+        out = tuple(out)
+        if self.merge_mode == "concat":
+            merged = [out[:-1] + (None if out[-1] is None else 2 * out[-1],)]
+        elif self.merge_mode is None:
+            merged = [out, out]
+        else:
+            merged = [out]
+        if self.return_state:
+            return merged + [tuple(s) for s in states] * 2
+        return merged[0] if len(merged) == 1 else merged
 
     def compute_mask(self, inputs, mask=None):
         out = mask if self.return_sequences else None
@@ -619,13 +638,21 @@ class TimeDistributed(Layer):
             raise ValueError(f"TimeDistributed needs inputs of rank >= 3 (batch, timesteps, ...). Received shape "
                              f"{input_shape}")
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         x = inputs
         if x.ndim < 3:
             raise ValueError(f"TimeDistributed needs inputs of rank >= 3 (batch, timesteps, ...). Received shape "
                              f"{tuple(x.shape)}")
         b, t = x.shape[:2]
-        y = self.layer(array_ops.reshape(x, shape=(b * t, *x.shape[2:])), training=training)
+        kwargs = {}
+        if mask is not None:
+            keep = np.asarray(mask.numpy() if hasattr(mask, "numpy") else mask)
+            if keep.ndim < 2 or keep.shape[:2] != (b, t):  # extra trailing axes are allowed, as Keras
+                raise ValueError(f"The `mask` passed to the `TimeDistributed` layer has a shape {keep.shape} "
+                                 f"incompatible with the inputs' (batch_size, timesteps) = {(b, t)}")
+            if self.layer._accepts("mask"):  # each step's mask entry goes with its step, as Keras
+                kwargs["mask"] = keep.reshape((b * t,) + keep.shape[2:])
+        y = self.layer(array_ops.reshape(x, shape=(b * t, *x.shape[2:])), training=training, **kwargs)
         return array_ops.reshape(y, shape=(b, t, *y.shape[1:]))
 
     def compute_output_shape(self, input_shape):
