@@ -43,7 +43,7 @@ from .framework import (
     deduplicate,
     name_scope,
 )
-from .framework.function import function
+from .compiler import cond, function, while_loop
 from .ops import *  # noqa: F403
 
 #: submodules imported on first attribute access
@@ -89,5 +89,5 @@ __all__ = [  # noqa: F405
     "floatx", "int8", "int16", "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError",
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
-    "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye",
+    "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
 ] + list(ops.__all__)

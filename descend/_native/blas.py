@@ -55,7 +55,7 @@ from collections import OrderedDict
 import numpy as np
 
 __all__ = ["REUSE_MAX_BYTES", "REUSE_MIN_BYTES", "REUSE_PER_SHAPE", "SINGLE_THREAD_BELOW", "clear_reuse", "matmul",
-           "pools"]
+           "matmul_into_for", "pools"]
 
 #: products of fewer multiply-adds than this (per matrix of a batch) run on one BLAS thread
 SINGLE_THREAD_BELOW = 2**24
@@ -169,3 +169,32 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     finally:
         for put, n in lowered:
             put(n)
+
+
+def _into_single(a, b, out):
+    if threading.current_thread() is not _main:
+        np.matmul(a, b, out=out)
+        return
+    libs = _pools if _pools is not None else pools()
+    lowered = []
+    try:
+        for get, put in libs:
+            n = get()
+            if n > 1:
+                put(1)
+                lowered.append((put, n))
+        np.matmul(a, b, out=out)
+    finally:
+        for put, n in lowered:
+            put(n)
+
+
+def _into_all(a, b, out):
+    np.matmul(a, b, out=out)
+
+
+def matmul_into_for(m: int, k: int, n: int):
+    """``f(a, b, out)``: ``np.matmul(a, b, out=out)`` for ``(m, k) @ (k, n)`` products, on the BLAS threads
+    :func:`matmul` would use for that size (so it gives :func:`matmul`'s bits). A compiled plan picks it
+    once per product."""
+    return _into_single if m * k * n < SINGLE_THREAD_BELOW else _into_all

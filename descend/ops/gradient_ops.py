@@ -25,7 +25,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.op import Op
 from ..framework.tensor import Tensor
 from .array_ops import concat, gather, reshape, stack, unsorted_segment_sum
-from .math_ops import add, identity
+from .math_ops import add, cast, identity
 
 __all__ = ["aggregate", "densify", "deduplicate", "deduplicate_checked", "read", "stack_rows"]
 
@@ -42,11 +42,12 @@ def aggregate(a, b):
     allowed); a sparse gradient meeting a dense one is densified first.
     """
     if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
-        return IndexedSlices(
-            concat([a.values, b.values], axis=0),
-            Tensor(np.concatenate([a.indices._value, b.indices._value])),
-            a.dense_shape,
-        )
+        # both with ops (a trace of descend.function records how the indices come together); indices of
+        # two integer dtypes meet in int64, as np.concatenate makes them
+        ia, ib = a.indices, b.indices
+        if ia.dtype != ib.dtype:
+            ia, ib = cast(ia, np.int64), cast(ib, np.int64)
+        return IndexedSlices(concat([a.values, b.values], axis=0), concat([ia, ib], axis=0), a.dense_shape)
     if isinstance(a, IndexedSlices):
         a = densify(a)
     if isinstance(b, IndexedSlices):

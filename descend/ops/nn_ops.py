@@ -26,6 +26,7 @@ from ..framework.validation import check_axis, check_index_range, check_number
 from ..framework.variable import Variable, rows_read
 from .array_ops import broadcast_to, concat, expand_dims, gather, one_hot, reshape
 from .core_ops import unbroadcast
+from .random_draw import draw
 from .math_ops import abs as abs_
 from .math_ops import (
     add,
@@ -497,11 +498,11 @@ def dropout(x: TensorLike, rate: float, noise_shape=None, seed=None) -> Tensor:
         if any(n not in (1, d) for n, d in zip(ns, trailing)):
             raise ValueError(f"dropout: noise_shape {ns} is not broadcastable to x's shape {shape}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    keep = rng.random(ns) >= r  # float64 draws: the mask does not depend on x's dtype
     dt = x._value.dtype
-    # keep * scale in x's dtype, as TF: scale = 1 / (1 - rate) rounded to x's dtype
-    mask = np.where(keep, dt.type(1.0 / (1.0 - r)), dt.type(0))
-    return multiply(x, Tensor(mask))
+    # float64 draws (the mask does not depend on x's dtype); keep * scale in x's dtype, as TF: scale =
+    # 1 / (1 - rate) rounded to x's dtype. A draw op: descend.function draws a new mask on every call
+    mask = draw(fn=lambda: np.where(rng.random(ns) >= r, dt.type(1.0 / (1.0 - r)), dt.type(0)))
+    return multiply(x, mask)
 
 
 # ================================================================ l2_loss

@@ -38,6 +38,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from .. import backend
+from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
@@ -707,6 +708,7 @@ class Optimizer:
             out[k] = g if isinstance(g, IndexedSlices) else Tensor(g)
         return out
 
+    @_trace.opaque("optimizer")  # descend.function records the update as one node of its plan
     def apply_gradients(self, grads_and_vars, *, weight: float | None = None):
         """Apply ``(gradient, variable)`` pairs; returns ``iterations``.
 

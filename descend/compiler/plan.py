@@ -1,0 +1,540 @@
+"""The plan: a recorded graph turned into one generated Python function over preallocated buffers.
+
+:func:`build_plan` lowers each node of a graph, for the shapes it was traced
+with, and writes the whole graph as the straight-line body of one Python
+function (``Plan.source`` shows it), so a call costs one Python call per
+node and no dispatch, no Tensor and no tape bookkeeping:
+
+* a **matrix product** is one ``np.matmul(a, b, out=buffer)`` on the BLAS
+  thread count :func:`descend._native.blas.threads_for` picks for its size,
+  as the eager op does (so the same bits); transposed operands are views made
+  once;
+* an **elementwise op**, a **sum**, **mean** or **max** writes its NumPy ufunc
+  or reduction into a buffer (``out=``); a chain of elementwise ops is one
+  generated kernel (:mod:`descend.compiler.fusion`);
+* a **view** (reshape, transpose, expand_dims, broadcast_to...) of a buffer
+  or constant is made once, at plan time;
+* a Variable **write** is the in-place NumPy update the method makes;
+* any other op runs its NumPy forward (it allocates its result): slower,
+  the same numbers. A one-time :class:`PlanCallbackWarning` names such ops
+  when ``descend.compiler.plan.WARN_CALLBACKS`` is on;
+* an **opaque** node (``Optimizer.apply_gradients``) runs whole;
+* ``cond`` and ``while_loop`` run sub-plans.
+
+Buffers are allocated once per plan (a trace has fixed shapes) and reused by
+every call; results handed to the caller are copied into arrays from a small
+pool that reuses an array once the caller has let go of it, so a steady
+state allocates no new arrays. The values are eager execution's: each
+lowered node is the NumPy call the op's forward makes, into ``out=``.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import warnings
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.op import OPS
+from ..framework.tensor import Tensor
+from .graph import Graph, Lit, Value, VarRef
+
+__all__ = ["Plan", "PlanCallbackWarning", "WARN_CALLBACKS", "build_plan"]
+
+#: warn once per op name when an op runs its NumPy forward inside a plan (no lowered form)
+WARN_CALLBACKS = False
+_warned: set = set()
+
+
+class PlanCallbackWarning(UserWarning):
+    """An op has no compiled form: it runs its NumPy forward inside the plan (slower, the same numbers)."""
+
+
+class _Rebuild(Exception):
+    """A Variable's array changed since the plan was built: build it again."""
+
+
+def build_plan(graph: Graph) -> Plan:
+    return Plan(graph)
+
+
+# ====================================================================== lowering tables
+#: op name -> NumPy ufunc its forward is (exactly), for ops of one or two inputs
+_UFUNC = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "negative": np.negative,
+    "reciprocal": np.reciprocal, "square": np.square, "sqrt": np.sqrt, "exp": np.exp, "log": np.log,
+    "log1p": np.log1p, "expm1": np.expm1, "abs": np.abs, "sign": np.sign, "maximum": np.maximum,
+    "minimum": np.minimum, "tanh": np.tanh, "equal": np.equal, "not_equal": np.not_equal, "less": np.less,
+    "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
+    "logical_and": np.logical_and, "logical_or": np.logical_or,
+}
+_VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "identity", "stop_gradient"}
+
+
+def _registered(node, name) -> bool:
+    return OPS.get(name) is node.op
+
+
+class _OutputPool:
+    """Arrays of one shape and dtype that results are copied into; one is reused once nothing but the
+    pool holds it (its reference count says so), so a caller that lets results go costs no allocation."""
+
+    __slots__ = ("shape", "dtype", "held")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.held = shape, dtype, []
+
+    def take(self, src):
+        for a in self.held:
+            if sys.getrefcount(a) == 3:  # the list, the loop variable and getrefcount's argument
+                np.copyto(a, src)
+                return a
+        a = np.array(src, dtype=self.dtype, copy=True)
+        if len(self.held) < 4:
+            self.held.append(a)
+        return a
+
+
+def _asarray(x):
+    return x if type(x) is np.ndarray else np.asarray(x)
+
+
+class _Builder:
+    """Writes the plan function of one graph (see the module docstring)."""
+
+    def __init__(self, graph: Graph, sub: bool):
+        self.graph = graph
+        self.sub = sub
+        self.g: dict = {"np": np, "_asarray": _asarray, "Tensor": Tensor, "_errstate": np.errstate}
+        self.lines: list[str] = []
+        self.names: dict = {}        # Value -> expression
+        self.fixed: dict = {}        # Value -> the array object, for names bound at plan time
+        self.fresh: set = set()      # Values whose array no plan buffer or Variable backs
+        self.var_names: dict = {}    # id(captured Variable) -> local name of its array
+        self.var_objs: dict = {}     # id(captured Variable) -> global name of the Variable
+        self.var_arrays: list = []   # (global Variable name, array object) checked at each run
+        self.sites: list = []        # node index -> label, for error messages
+        self.counter = 0
+
+    def glob(self, obj, prefix="G") -> str:
+        name = f"{prefix}{self.counter}"
+        self.counter += 1
+        self.g[name] = obj
+        return name
+
+    # -------------------------------------------------------------- references
+    def expr(self, r) -> str:
+        if type(r) is Value:
+            name = self.names.get(r)
+            if name is None:
+                if r.const is None:
+                    raise RuntimeError(f"plan: {r!r} used before it is computed")
+                name = self.names[r] = self.glob(r.const, "K")
+                self.fixed[r] = r.const
+            return name
+        if type(r) is VarRef:
+            if r.var is None:
+                return f"va{r.arg}._value"
+            return self.var_local(r.var)
+        return self.glob(r.value, "L")
+
+    def var_local(self, var) -> str:
+        name = self.var_names.get(id(var))
+        if name is None:
+            gname = self.glob(var, "V")
+            self.var_objs[id(var)] = gname
+            name = self.var_names[id(var)] = f"w{len(self.var_names)}"
+            self.var_arrays.append((gname, var._value, name))
+        return name
+
+    def var_obj(self, r: VarRef) -> str:
+        if r.var is None:
+            return f"va{r.arg}"
+        self.var_local(r.var)
+        return self.var_objs[id(r.var)]
+
+    def fixed_array(self, r):
+        """The array object ``r`` always is (a buffer, constant, view of one, or a captured Variable's
+        array), or None."""
+        if type(r) is Value:
+            if r in self.fixed:
+                return self.fixed[r]
+            if r.const is not None:
+                return r.const
+            return None
+        if type(r) is VarRef and r.var is not None and not self.sub:  # checked at each run of the top plan
+            return r.var._value
+        return None
+
+    def buffer(self, v: Value) -> str:
+        arr = np.empty(v.shape, v.dtype)
+        name = self.names[v] = self.glob(arr, "B")
+        self.fixed[v] = arr
+        return name
+
+    def local(self, v: Value, fresh=True) -> str:
+        name = self.names[v] = f"v{self.counter}"
+        self.counter += 1
+        if fresh:
+            self.fresh.add(v)
+        return name
+
+    # -------------------------------------------------------------- nodes
+    def build(self):
+        graph = self.graph
+        for k, node in enumerate(graph.nodes):
+            self.sites.append(node)
+            self.lines.append(f"_n = {k}")
+            getattr(self, f"node_{node.kind}")(node)
+        outs = []
+        for r in graph.outputs:
+            if type(r) is VarRef:
+                outs.append(self.var_obj(r))
+            elif type(r) is Lit:
+                outs.append(self.glob(r.value, "L"))
+            elif self.sub:
+                outs.append(self.expr(r))
+            elif r in self.fresh:
+                outs.append(self.expr(r))
+            else:
+                pool = self.glob(_OutputPool(r.shape, r.dtype), "P")
+                outs.append(f"{pool}.take({self.expr(r)})")
+        head = []
+        if self.sub:
+            args = "xs, cs, var_args"
+            for i, v in enumerate(graph.inputs):
+                self.names.setdefault(v, f"x{i}")
+        else:
+            args = "xs, var_args"
+        for i, v in enumerate(graph.inputs):
+            head.append(f"x{i} = xs[{i}]" if self.sub else f"x{i} = xs[{i}]._value")
+        for i in range(len(graph.capture_values)):
+            head.append(f"c{i} = cs[{i}]")
+        for k in range(self._max_var_arg() + 1):
+            head.append(f"va{k} = var_args[{k}]")
+        for gname, arr, local in self.var_arrays:
+            head.append(f"if {gname}._before_read is not None: {gname}._before_read({gname}, None)")
+            head.append(f"{local} = {gname}._value")
+            if not self.sub:
+                head.append(f"if {local} is not {self.glob(arr, 'A')}: raise _Rebuild")
+        self.g["_Rebuild"] = _Rebuild
+        body = ["def run(" + args + "):"]
+        body += ["    " + line for line in head]
+        body += ["    " + line for line in self.lines]
+        body += [f"    return [{', '.join(outs)}]"]
+        return "\n".join(body) + "\n"
+
+    def _max_var_arg(self) -> int:
+        m = -1
+        for node in self.graph.nodes:
+            for r in node.inputs:
+                if type(r) is VarRef and r.var is None:
+                    m = max(m, r.arg)
+        for r in self.graph.outputs:
+            if type(r) is VarRef and r.var is None:
+                m = max(m, r.arg)
+        return m
+
+    def bind_inputs(self):
+        for i, v in enumerate(self.graph.inputs):
+            self.names[v] = f"x{i}"
+        for i, v in enumerate(self.graph.capture_values):
+            self.names[v] = f"c{i}"
+
+    def node_op(self, node):
+        op = node.op
+        name = op.name
+        ins = node.inputs
+        if len(node.outputs) == 1 and _registered(node, name):
+            out = node.outputs[0]
+            if name in _UFUNC and len(ins) == op.num_inputs:
+                self.ufunc(node, _UFUNC[name], ins, out)
+                return
+            if name == "divide":
+                b = self.buffer(out)
+                args = ", ".join(self.expr(r) for r in ins)
+                self.lines.append("with _errstate(divide='ignore', invalid='ignore'):")
+                self.lines.append(f"    np.true_divide({args}, out={b})")
+                return
+            if name == "relu" and out.dtype.kind == "f":
+                self.lines.append(f"np.maximum({self.expr(ins[0])}, 0, out={self.buffer(out)})")
+                return
+            if name == "matmul" and self.matmul(node, out):
+                return
+            if name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min") and self.reduction(node, out):
+                return
+            if name in _VIEWS and self.view(node, out):
+                return
+            if name == "cast" and self.cast(node, out):
+                return
+        self.generic(node)
+
+    def ufunc(self, node, fn, ins, out):
+        b = self.buffer(out)
+        f = self.glob(fn, "U")
+        self.lines.append(f"{f}({', '.join(self.expr(r) for r in ins)}, out={b})")
+
+    def matmul(self, node, out) -> bool:
+        from .._native import blas
+
+        a_ref, b_ref = node.inputs
+        ta, tb = bool(node.attrs.get("transpose_a", False)), bool(node.attrs.get("transpose_b", False))
+        shapes = []
+        exprs = []
+        for r, t in ((a_ref, ta), (b_ref, tb)):
+            shape = self.shape_of(r)
+            if shape is None or len(shape) != 2:
+                return False
+            fixed = self.fixed_array(r)
+            if t:
+                shape = shape[::-1]
+                if fixed is not None:
+                    exprs.append(self.glob(np.swapaxes(fixed, -1, -2), "T"))
+                else:
+                    exprs.append(f"np.swapaxes({self.expr(r)}, -1, -2)")
+            else:
+                exprs.append(self.expr(r))
+            shapes.append(shape)
+        (m, k), (k2, n) = shapes
+        if k != k2 or out.shape != (m, n):
+            return False
+        b = self.buffer(out)
+        mm = self.glob(blas.matmul_into_for(m, k, n), "M")
+        self.lines.append(f"{mm}({exprs[0]}, {exprs[1]}, {b})")
+        return True
+
+    def shape_of(self, r):
+        if type(r) is Value:
+            return r.shape
+        if type(r) is VarRef:
+            return r.var._value.shape if r.var is not None else None
+        return None
+
+    def reduction(self, node, out) -> bool:
+        from ..ops._util import normalize_axis
+
+        (x,) = node.inputs
+        if type(x) is Lit:
+            return False
+        shape = self.shape_of(x)
+        if shape is None:
+            return False
+        dtype = x.dtype if type(x) is Value else x.var._value.dtype
+        if dtype.kind != "f":
+            return False
+        axes = normalize_axis(node.attrs.get("axis"), len(shape))
+        keep = bool(node.attrs.get("keepdims", False))
+        fn = {"reduce_sum": "np.sum", "reduce_mean": "np.mean", "reduce_max": "np.max", "reduce_min": "np.min"}[
+            node.op.name]
+        b = self.buffer(out)
+        self.lines.append(f"{fn}({self.expr(x)}, axis={axes!r}, keepdims={keep}, out={b})")
+        return True
+
+    def view(self, node, out) -> bool:
+        (x,) = node.inputs[:1]
+        if type(x) is not Value:
+            return False  # a view of a Variable is a copy (eager copies it); a Lit is not a view
+        fn = functools.partial(node.op.forward, **node.attrs)
+        fixed = self.fixed_array(x)
+        if fixed is not None:
+            arr = np.asarray(fn(fixed))
+            self.names[out] = self.glob(arr, "W")
+            self.fixed[out] = arr
+            return True
+        f = self.glob(fn, "F")
+        name = self.local(out, fresh=False)
+        self.lines.append(f"{name} = {f}({self.expr(x)})")
+        return True
+
+    def cast(self, node, out) -> bool:
+        (x,) = node.inputs
+        if type(x) is not Value:
+            return False
+        if x.dtype == out.dtype:
+            self.names[out] = self.expr(x)
+            if x in self.fixed:
+                self.fixed[out] = self.fixed[x]
+            if x in self.fresh:
+                self.fresh.add(out)
+            return True
+        b = self.buffer(out)
+        self.lines.append(f"np.copyto({b}, {self.expr(x)}, casting='unsafe')")
+        return True
+
+    def generic(self, node):
+        op = node.op
+        if WARN_CALLBACKS and op.name not in _warned:
+            _warned.add(op.name)
+            warnings.warn(f"descend.function: op '{op.name}' has no compiled form; it runs its NumPy forward "
+                          "inside the plan", PlanCallbackWarning, stacklevel=6)
+        fn = functools.partial(op.forward, **node.attrs) if node.attrs else op.forward
+        f = self.glob(fn, "F")
+        args = ", ".join(self.expr(r) for r in node.inputs)
+        copy = op.view and any(type(r) is VarRef for r in node.inputs)
+        if op.multi_output:
+            names = [self.local(v) for v in node.outputs]
+            tmp = f"t{self.counter}"
+            self.counter += 1
+            self.lines.append(f"{tmp} = {f}({args})")
+            for k, nm in enumerate(names):
+                self.lines.append(f"{nm} = np.array({tmp}[{k}], copy=True)" if copy else f"{nm} = _asarray({tmp}[{k}])")
+        else:
+            nm = self.local(node.outputs[0], fresh=not op.view or copy)
+            self.lines.append(f"{nm} = np.array({f}({args}), copy=True)" if copy else f"{nm} = _asarray({f}({args}))")
+
+    def node_write(self, node):
+        kind, form, dense_shape = node.payload
+        var_ref, *vals = node.inputs
+        vobj = self.var_obj(var_ref)
+        if form == "dense" and type(vals[0]) is Value and kind in ("assign", "assign_add", "assign_sub") \
+                and var_ref.var is not None and vals[0].shape == var_ref.var._value.shape \
+                and vals[0].dtype == var_ref.var._value.dtype:
+            w = self.var_local(var_ref.var)
+            x = self.expr(vals[0])
+            self.lines.append(f"if {vobj}._before_read is not None: {vobj}._before_read({vobj}, None)")
+            if kind == "assign":
+                self.lines.append(f"{w}[...] = {x}")
+            else:
+                fn = "np.add" if kind == "assign_add" else "np.subtract"
+                self.lines.append(f"{fn}({w}, {x}, out={w})")
+            self.lines.append(f"{vobj}._version += 1")
+            return
+        if form == "slices":
+            ds_ = self.glob(dense_shape, "L")
+            islices = self.glob(IndexedSlices, "G")
+            arg = f"{islices}(Tensor({self.expr(vals[0])}), Tensor({self.expr(vals[1])}), {ds_})"
+        else:
+            r = vals[0]
+            arg = self.expr(r) if type(r) is Lit else (
+                self.var_obj(r) if type(r) is VarRef else f"Tensor({self.expr(r)})")
+        self.lines.append(f"{vobj}.{kind}({arg})")
+
+    def node_opaque(self, node):
+        o = self.glob(node.payload, "O")
+        args = ", ".join(self.expr(r) if type(r) is not VarRef else self.var_obj(r) for r in node.inputs)
+        self.lines.append(f"{o}.run([{args}])")
+
+    def node_print(self, node):
+        rebuild, options, emit = node.payload
+        p = self.glob(functools.partial(_print, rebuild, options, emit), "G")
+        args = ", ".join(f"Tensor({self.expr(r)})" if type(r) is Value else
+                         (self.var_obj(r) if type(r) is VarRef else self.expr(r)) for r in node.inputs)
+        self.lines.append(f"{p}([{args}])")
+
+    def node_cond(self, node):
+        c = self.glob(_CondRunner(node.payload), "C")
+        pred, *caps = node.inputs
+        names = [self.local(v, fresh=False) for v in node.outputs]
+        lhs = ", ".join(names) + ("," if len(names) == 1 else "")
+        call = f"{c}.run({self.expr(pred)}, [{', '.join(self.expr(r) for r in caps)}], var_args)"
+        self.lines.append(f"{lhs} = {call}" if names else call)
+
+    def node_while(self, node):
+        p = node.payload
+        w = self.glob(_WhileRunner(p, node.outputs), "C")
+        loop, caps = node.inputs[:p.n], node.inputs[p.n:]
+        names = [self.local(v, fresh=False) for v in node.outputs]
+        lhs = ", ".join(names) + ("," if len(names) == 1 else "")
+        self.lines.append(f"{lhs} = {w}.run([{', '.join(self.expr(r) for r in loop)}], "
+                          f"[{', '.join(self.expr(r) for r in caps)}], var_args)")
+
+
+def _print(rebuild, options, emit, values):
+    emit(rebuild(values), **options)
+
+
+class _SubPlan:
+    """The plan of a branch or loop body: ``run(inputs, captures, var_args)`` on arrays, returning arrays."""
+
+    def __init__(self, graph: Graph):
+        b = _Builder(graph, sub=True)
+        b.bind_inputs()
+        self.source = b.build()
+        ns = dict(b.g)
+        exec(compile(self.source, f"<descend plan {graph.name}>", "exec"), ns)
+        self.run = ns["run"]
+        self.sites = b.sites
+
+
+class _CondRunner:
+    def __init__(self, payload):
+        self.p = payload
+        self.t = _SubPlan(payload.true_graph)
+        self.f = _SubPlan(payload.false_graph)
+
+    def run(self, pred, caps, var_args):
+        if bool(pred.reshape(())):
+            return self.t.run((), [caps[i] for i in self.p.true_idx], var_args)
+        return self.f.run((), [caps[i] for i in self.p.false_idx], var_args)
+
+
+class _WhileRunner:
+    def __init__(self, payload, outputs):
+        self.p = payload
+        self.c = _SubPlan(payload.cond_graph)
+        self.b = _SubPlan(payload.body_graph)
+        # the loop variables between iterations (the body's results live in its buffers)
+        self.vars = [np.empty(v.shape, v.dtype) for v in outputs]
+
+    def run(self, loop, caps, var_args):
+        p = self.p
+        c_caps = [caps[i] for i in p.cond_idx]
+        b_caps = [caps[i] for i in p.body_idx]
+        values = loop
+        limit = p.maximum_iterations
+        k = 0
+        while limit is None or k < limit:
+            c = self.c.run(values, c_caps, var_args)[0]
+            if not bool(np.asarray(c).reshape(())):
+                break
+            out = self.b.run(values, b_caps, var_args)
+            for dst, src in zip(self.vars, out):
+                np.copyto(dst, src)
+            values = self.vars
+            k += 1
+        return [np.array(v, copy=True) for v in values]
+
+
+class Plan:
+    """A compiled graph: ``run(inputs, var_args)`` takes the call's Tensors and Variable arguments and
+    returns the graph's flat outputs (arrays, Variables, Python values)."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self._compile()
+
+    def _compile(self):
+        b = _Builder(self.graph, sub=False)
+        b.bind_inputs()
+        self.source = b.build()
+        ns = dict(b.g)
+        exec(compile(self.source, f"<descend plan {self.graph.name}>", "exec"), ns)
+        self._run = ns["run"]
+        self._sites = b.sites
+
+    def run(self, inputs, var_args):
+        try:
+            return self._run(inputs, var_args)
+        except _Rebuild:
+            self._compile()
+            return self._run(inputs, var_args)
+        except (ValueError, IndexError) as e:
+            if isinstance(e, InvalidArgumentError):
+                raise
+            node = _failed_node(e, self._sites)
+            label = node.label() if node is not None else "plan"
+            raise InvalidArgumentError(f"{label}: {e}") from None
+
+
+def _failed_node(e, sites):
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "run" and "_n" in tb.tb_frame.f_locals:
+            k = tb.tb_frame.f_locals["_n"]
+            if 0 <= k < len(sites):
+                return sites[k]
+        tb = tb.tb_next
+    return None

@@ -1,0 +1,474 @@
+"""``descend.function``: traces give eager execution's numbers, side effects as TF's, and a plan that allocates
+nothing in a steady state. (TensorFlow's own tests, ported, are in test_function_tf.py.)"""
+
+from __future__ import annotations
+
+import gc
+import io
+import sys
+import threading
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend.compiler import FunctionEagerWarning
+
+RNG = np.random.default_rng(0)
+
+
+# ====================================================================== the training step
+def _mlp(sizes, batch, seed=0):
+    rng = np.random.default_rng(seed)
+    ws = [rng.standard_normal((a, b), dtype=np.float32) * np.float32(np.sqrt(2.0 / a))
+          for a, b in zip(sizes[:-1], sizes[1:])]
+    bs = [rng.standard_normal(b, dtype=np.float32) * np.float32(0.1) for b in sizes[1:]]
+    xs = [rng.standard_normal((batch, sizes[0]), dtype=np.float32) for _ in range(3)]
+    ys = [rng.integers(0, sizes[-1], batch).astype(np.int64) for _ in range(3)]
+    return ws, bs, xs, ys
+
+
+def _step_fn(ws, bs, optimizer):
+    W = [ds.Variable(w) for w in ws]
+    B = [ds.Variable(b) for b in bs]
+    variables = [v for pair in zip(W, B) for v in pair]
+    last = len(W) - 1
+
+    def step(x, y):
+        with ds.GradientTape() as tape:
+            h = x
+            for i, (w, b) in enumerate(zip(W, B)):
+                h = ds.matmul(h, w) + b
+                if i < last:
+                    h = ds.nn.relu(h)
+            loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+        grads = tape.gradient(loss, variables)
+        optimizer.apply_gradients(zip(grads, variables))
+        return loss
+
+    return step, variables
+
+
+def _relative(a, b) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
+
+
+@pytest.mark.parametrize("make_opt", [lambda: ds.optimizers.AdamW(1e-3, weight_decay=0.01),
+                                      lambda: ds.optimizers.SGD(0.05, momentum=0.9)], ids=["adamw", "sgd"])
+def test_compiled_step_agrees_with_eager_after_30_steps(make_opt):
+    sizes, batch = (784, 64, 32, 10), 32
+    ws, bs, xs, ys = _mlp(sizes, batch)
+    eager, ve = _step_fn(ws, bs, make_opt())
+    step, vc = _step_fn(ws, bs, make_opt())
+    compiled = ds.function(step)
+    le, lc = [], []
+    for k in range(30):
+        x, y = ds.constant(xs[k % 3]), ds.constant(ys[k % 3])
+        le.append(eager(x, y).numpy())
+        lc.append(compiled(x, y).numpy())
+    assert compiled.experimental_get_tracing_count() == 1
+    assert max(_relative(a, b) for a, b in zip(lc, le)) <= 1e-5
+    for a, b in zip(vc, ve):
+        assert _relative(a.numpy(), b.numpy()) <= 1e-5
+    # the plan makes the eager ops' NumPy calls into its buffers: the same bits
+    np.testing.assert_array_equal(np.array(lc), np.array(le))
+    for a, b in zip(vc, ve):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_steady_state_allocates_nothing():
+    ws, bs, xs, ys = _mlp((64, 32, 10), 16)
+    step, _ = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
+    compiled = ds.function(step)
+    x, y = ds.constant(xs[0]), ds.constant(ys[0])
+    for _ in range(20):  # trace, plan, the optimizer's state and remembered lists
+        compiled(x, y)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(50):
+            compiled(x, y)
+        gc.collect()
+        before = tracemalloc.take_snapshot()
+        for _ in range(1000):
+            compiled(x, y)
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename") if s.size_diff > 0)
+    assert grown < 16 * 1024, [str(s) for s in after.compare_to(before, "lineno")[:10]]
+    plan_files = [s for s in after.compare_to(before, "filename")
+                  if "descend/compiler" in s.traceback[0].filename and s.count_diff > 0]
+    assert not plan_files, plan_files
+
+
+def test_results_are_not_the_plans_buffers():
+    @ds.function
+    def f(x):
+        return x * 2.0, ds.reduce_sum(x)
+
+    a, s = f(ds.constant([1.0, 2.0]))
+    b, t = f(ds.constant([3.0, 4.0]))
+    c, u = f(ds.constant([5.0, 6.0]))
+    np.testing.assert_array_equal(a.numpy(), [2.0, 4.0])  # earlier results keep their values
+    np.testing.assert_array_equal(b.numpy(), [6.0, 8.0])
+    np.testing.assert_array_equal(c.numpy(), [10.0, 12.0])
+    assert (float(s), float(t), float(u)) == (3.0, 7.0, 11.0)
+
+
+def test_embedding_step_with_sparse_gradients_agrees_with_eager():
+    def make():
+        table = ds.Variable(np.arange(40, dtype=np.float32).reshape(20, 2) / 10)
+        opt = ds.optimizers.Adam(0.1)
+
+        def step(ids):
+            with ds.GradientTape() as tape:
+                e = ds.nn.embedding_lookup(table, ids)
+                loss = ds.reduce_sum(e * e) + ds.reduce_sum(ds.gather(table, ids))
+            grads = tape.gradient(loss, [table])
+            assert isinstance(grads[0], ds.IndexedSlices)
+            opt.apply_gradients(zip(grads, [table]))
+            return loss
+        return step, table
+
+    eager, te = make()
+    step, tc = make()
+    compiled = ds.function(step)
+    for k in range(6):
+        ids = ds.constant(RNG.integers(0, 20, 5))
+        assert float(eager(ids)) == float(compiled(ids))
+        np.testing.assert_array_equal(te.numpy(), tc.numpy())
+    assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_dropout_draws_a_new_mask_on_every_call():
+    layer = ds.layers.Dropout(0.5, seed=7)
+    reference = ds.layers.Dropout(0.5, seed=7)
+    compiled = ds.function(lambda x: layer(x, training=True))
+    x = ds.ones((64,))
+    masks = [compiled(x).numpy() for _ in range(4)]
+    assert not all(np.array_equal(masks[0], m) for m in masks[1:])
+    for m in masks:  # the same stream as eager calls of a layer seeded alike
+        np.testing.assert_array_equal(m, reference(x, training=True).numpy())
+
+
+# ====================================================================== side effects, variables
+def test_assignments_and_ds_print_happen_on_every_call_python_print_once(capsys):
+    v = ds.Variable(0.0)
+
+    @ds.function
+    def f(x):
+        print("python print")
+        v.assign_add(x)
+        ds.print("v =", v, output_stream=sys.stdout)
+        return v.read_value() * 2.0
+
+    outs = [float(f(ds.constant(1.0))) for _ in range(3)]
+    assert outs == [2.0, 4.0, 6.0]
+    assert capsys.readouterr().out.splitlines() == ["python print", "v = 1", "v = 2", "v = 3"]
+
+
+def test_get_concrete_function_changes_nothing(capsys):
+    v = ds.Variable([1.0, 2.0])
+    w = ds.Variable([1.0, 1.0])
+    opt = ds.optimizers.SGD(0.5)
+
+    @ds.function
+    def step(x):
+        v.assign_add(x)
+        ds.print("printed", output_stream=sys.stdout)
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_sum(w * x)
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+        return v.read_value()
+
+    cf = step.get_concrete_function(ds.constant([1.0, 1.0]))
+    assert capsys.readouterr().out == ""
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(w.numpy(), [1.0, 1.0])
+    assert int(opt.iterations) == 0
+    np.testing.assert_array_equal(cf(ds.constant([1.0, 1.0])).numpy(), [2.0, 3.0])  # now it runs
+    np.testing.assert_array_equal(w.numpy(), [0.5, 0.5])
+    assert capsys.readouterr().out == "printed\n"
+    assert step.experimental_get_tracing_count() == 1
+
+
+def test_variables_created_on_a_later_trace_raise():
+    made = []
+
+    @ds.function
+    def f(x):
+        made.append(ds.Variable(x))
+        return made[-1] * 2.0
+
+    assert float(f(ds.constant(1.0))) == 2.0  # the first trace may create (and keep) variables
+    with pytest.raises(ValueError, match="singleton Variables created on the first call"):
+        f(ds.constant([1.0]))
+
+
+def test_a_variable_written_outside_the_recorded_methods_makes_the_function_eager():
+    v = ds.Variable([1.0, 2.0])
+
+    @ds.function
+    def f(x):
+        v._value[...] += 1.0  # noqa: an untraceable write, announced as the optimizers' kernels do
+        v._mark_updated()
+        return x + v
+
+    with pytest.warns(FunctionEagerWarning, match="writes variable"):
+        out = f(ds.constant([0.0, 0.0]))
+    np.testing.assert_array_equal(out.numpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(f(ds.constant([0.0, 0.0])).numpy(), [3.0, 4.0])  # eager: done again
+
+
+def test_python_reading_a_computed_value_makes_the_function_eager_and_right():
+    seen = []
+
+    @ds.function
+    def f(x):
+        y = x * 2.0
+        seen.append(float(np.asarray(y).sum()))  # host code on a computed value
+        return y + 1.0
+
+    with pytest.warns(FunctionEagerWarning, match="reads the value of a Tensor computed inside it"):
+        assert f(ds.constant([1.0])).numpy()[0] == 3.0
+    assert f(ds.constant([5.0])).numpy()[0] == 11.0
+    assert seen == [2.0, 10.0]  # runs eagerly: the Python runs on every call
+
+
+def test_python_bool_of_a_computed_tensor_names_the_line():
+    @ds.function
+    def f(x):
+        while True:  # a loop with break is not converted
+            if x > 0:
+                break
+            x = x + 1.0
+        return x
+
+    with pytest.raises(ds.errors.OperatorNotAllowedInGraphError, match=r"test_function.py:\d+: `if x > 0:`"):
+        f(ds.constant(1.0))
+
+
+def test_out_of_range_ids_raise_in_the_plan_too():
+    table = ds.Variable(np.zeros((4, 2), np.float32))
+
+    @ds.function
+    def f(ids):
+        return ds.gather(table, ids)
+
+    f(ds.constant([0, 1]))
+    f(ds.constant([2, 3]))
+    with pytest.raises(ds.InvalidArgumentError, match="gather"):
+        f(ds.constant([1, 9]))
+
+
+def test_gradients_flow_through_a_compiled_call():
+    w = ds.Variable([1.0, 2.0])
+
+    @ds.function
+    def f(x):
+        return ds.reduce_sum(w * x * x)
+
+    x = ds.constant([3.0, 4.0])
+    f(x)  # traced without a tape; later calls under a tape run op by op
+    for _ in range(2):
+        with ds.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        gx, gw = tape.gradient(y, [x, w])
+        np.testing.assert_array_equal(gx.numpy(), [6.0, 16.0])
+        np.testing.assert_array_equal(gw.numpy(), [9.0, 16.0])
+
+
+def test_concurrent_calls_of_one_plan():
+    @ds.function
+    def f(x):
+        return ds.reduce_sum(x * 3.0)
+
+    f(ds.constant([1.0, 1.0]))
+    results = {}
+
+    def worker(k):
+        results[k] = [float(f(ds.constant([float(k), 1.0]))) for _ in range(50)]
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r == [3.0 * (k + 1)] * 50 for k, r in results.items())
+
+
+# ====================================================================== control flow
+def test_cond_and_while_loop_outside_a_function():
+    assert float(ds.cond(ds.constant(True), lambda: ds.constant(1.0), lambda: ds.constant(2.0))) == 1.0
+    assert ds.cond(False, lambda: 1, lambda: 2) == 2
+    i, s = ds.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + i), (ds.constant(0), ds.constant(0)))
+    assert (int(i), int(s)) == (5, 10)
+    (n,) = ds.while_loop(lambda n: n < 100, lambda n: (n * 2,), [ds.constant(1)], maximum_iterations=3)
+    assert int(n) == 8
+    with pytest.raises(TypeError, match="must be callable"):
+        ds.cond(True, 1, lambda: 2)
+
+
+def test_cond_in_a_function_takes_only_the_branch_its_predicate_picks(capsys):
+    v = ds.Variable(0.0)
+
+    @ds.function
+    def f(x):
+        print("traced")
+        return ds.cond(x > 0, lambda: v.assign_add(x).read_value(), lambda: v.assign_sub(1.0).read_value())
+
+    assert float(f(ds.constant(2.0))) == 2.0  # the branch not taken was traced dry: no write
+    assert float(f(ds.constant(-5.0))) == 1.0
+    assert float(f(ds.constant(3.0))) == 4.0
+    assert float(v) == 4.0
+    assert capsys.readouterr().out == "traced\n"
+
+
+def test_cond_branches_must_agree():
+    @ds.function
+    def f(x):
+        return ds.cond(x > 0, lambda: x, lambda: ds.cast(x, ds.int32))
+
+    with pytest.raises(TypeError, match="different dtypes"):
+        f(ds.constant(1.0))
+
+
+def test_while_loop_in_a_function_runs_as_many_times_as_each_call_needs():
+    @ds.function
+    def steps(n):
+        def body(n, k):
+            return ds.cond(n % 2 == 0, lambda: n // 2, lambda: 3 * n + 1), k + 1
+        return ds.while_loop(lambda n, k: n > 1, body, (n, 0))[1]
+
+    assert [int(steps(ds.constant(n))) for n in (1, 6, 27)] == [0, 8, 111]
+    assert steps.experimental_get_tracing_count() == 1
+
+
+def test_while_loop_variables_must_keep_their_shapes():
+    @ds.function
+    def f(x):
+        return ds.while_loop(lambda x: ds.reduce_sum(x) < 10.0, lambda x: ds.concat([x, x], 0), [x])
+
+    with pytest.raises(ValueError, match="keep their shapes"):
+        f(ds.constant([1.0]))
+
+
+def test_autograph_converts_plain_if_while_and_for_range():
+    @ds.function
+    def f(x, n):
+        total = ds.constant(0.0)
+        i = 0
+        while i < n:
+            if x > 0:
+                total += x
+            elif x < -10:
+                total -= 1.0
+            else:
+                total += 0.5
+            i += 1
+        for k in range(n):
+            total += ds.cast(k, ds.float32)
+        return total
+
+    def reference(x, n):
+        step = x if x > 0 else (-1.0 if x < -10 else 0.5)
+        return n * step + sum(range(n))
+
+    for x, n in [(2.0, 3), (-20.0, 4), (-1.0, 0), (0.5, 7)]:
+        assert float(f(ds.constant(x), ds.constant(n))) == reference(x, n)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_autograph_leaves_python_conditions_to_python(capsys):
+    @ds.function
+    def f(x, training):
+        if training:  # a Python bool: traced once per value
+            print("training branch")
+            x = x * 2.0
+        return x
+
+    assert float(f(ds.constant(1.0), True)) == 2.0
+    assert float(f(ds.constant(1.0), False)) == 1.0
+    assert float(f(ds.constant(3.0), True)) == 6.0
+    assert capsys.readouterr().out == "training branch\n"
+
+
+def test_autograph_if_with_returns():
+    @ds.function
+    def sign(x):
+        if x > 0:
+            return 1.0
+        if x < 0:
+            return -1.0
+        return 0.0
+
+    assert [float(sign(ds.constant(v))) for v in (3.0, -2.0, 0.0)] == [1.0, -1.0, 0.0]
+    assert sign.experimental_get_tracing_count() == 1
+
+
+def test_autograph_variable_assigned_in_one_branch_only():
+    @ds.function
+    def f(x):
+        if x > 0:
+            y = x
+        return y  # noqa: F821
+
+    with pytest.raises(ValueError, match="'y' must also be assigned in the else branch"):
+        f(ds.constant(1.0))
+
+
+def test_nested_function_traced_inline_and_reused():
+    calls = []
+
+    @ds.function
+    def inner(x):
+        calls.append(1)
+        return x * 3.0
+
+    @ds.function
+    def outer(x):
+        return inner(x) + 1.0
+
+    assert float(outer(ds.constant(1.0))) == 4.0
+    assert float(outer(ds.constant(2.0))) == 7.0
+    assert float(inner(ds.constant(2.0))) == 6.0  # its own trace from the first call
+    assert calls == [1]
+
+
+def test_plan_source_shows_one_call_per_node():
+    w = ds.Variable(np.ones((4, 3), np.float32))
+
+    @ds.function
+    def f(x):
+        return ds.nn.relu(ds.matmul(x, w))
+
+    x = ds.constant(np.ones((2, 4), np.float32))
+    f(x)
+    f(x)
+    plan = f.get_concrete_function(x)._plan
+    assert plan is not None and "run(" in plan.source
+    assert "_asarray" not in plan.source  # matmul and relu are lowered: no op runs its generic forward
+
+
+def test_run_functions_eagerly():
+    calls = []
+
+    @ds.function
+    def f(x):
+        calls.append(1)
+        return x + 1
+
+    ds.config.run_functions_eagerly(True)
+    try:
+        f(ds.constant(1.0))
+        f(ds.constant(1.0))
+    finally:
+        ds.config.run_functions_eagerly(False)
+    assert calls == [1, 1]
+    assert f.experimental_get_tracing_count() == 0
