@@ -472,3 +472,41 @@ def test_run_functions_eagerly():
         ds.config.run_functions_eagerly(False)
     assert calls == [1, 1]
     assert f.experimental_get_tracing_count() == 0
+
+
+def test_keras_style_training_loop_compiles_with_its_loss_and_metric():
+    def make():
+        ds.clear_session()
+        ds.random.set_seed(5)
+        model = ds.Sequential([ds.layers.Dense(16, activation="relu"), ds.layers.Dense(3)])
+        model.build((None, 8))
+        loss_fn = ds.losses.SparseCategoricalCrossentropy(from_logits=True)
+        metric = ds.metrics.SparseCategoricalAccuracy()
+        opt = ds.optimizers.Adam(0.01)
+
+        def step(x, y):
+            with ds.GradientTape() as tape:
+                logits = model(x, training=True)
+                loss = loss_fn(y, logits)
+            grads = tape.gradient(loss, model.trainable_weights)
+            opt.apply_gradients(zip(grads, model.trainable_weights))
+            metric.update_state(y, logits)
+            return loss, metric.result()
+        return step, model, metric
+
+    eager, me, ke = make()
+    step, mc, kc = make()
+    compiled = ds.function(step)
+    rng = np.random.default_rng(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FunctionEagerWarning)  # nothing in the loop makes it run eagerly
+        for _ in range(8):
+            x = ds.constant(rng.standard_normal((10, 8), dtype=np.float32))
+            y = ds.constant(rng.integers(0, 3, 10))
+            (le, ae), (lc, ac) = eager(x, y), compiled(x, y)
+            assert float(le) == float(lc) and float(ae) == float(ac)
+    for a, b in zip(me.weights, mc.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert compiled.experimental_get_tracing_count() == 1
+    assert any(n.kind == "opaque" and "update_state" in n.payload.name
+               for n in compiled.get_concrete_function(x, y).graph.nodes)

@@ -74,17 +74,24 @@ class OpaqueNode:
     """What a node that runs whole (in Python) implements, for a compiled plan and for an eager replay.
 
     ``inputs`` are the references it reads (each resolved to an array for :meth:`run`, to a Tensor or
-    Variable for :meth:`replay`); both return None.
+    Variable for :meth:`replay`); both return the node's outputs (arrays for :meth:`run`, Tensors for
+    :meth:`replay`; an empty list for a node without outputs). :meth:`outputs_of` picks, from what the
+    call returned while tracing, the Tensors that are the node's outputs (None: it cannot give them back).
     """
 
     #: a short label for messages
     name = "opaque"
+    #: whether a dry trace runs the call (with Variable writes skipped) to get its outputs
+    runs_dry = False
 
-    def run(self, arrays: list) -> None:
+    def run(self, arrays: list) -> list:
         raise NotImplementedError
 
-    def replay(self, values: list) -> None:
+    def replay(self, values: list) -> list:
         raise NotImplementedError
+
+    def outputs_of(self, result) -> list | None:
+        return []
 
 
 class Node:

@@ -55,7 +55,8 @@ def replay(graph: Graph, inputs, var_args=(), captures=()) -> list:
                      else get(n.inputs[1]))
             getattr(var, op)(value)
         elif kind == "opaque":
-            n.payload.replay([get(r) for r in n.inputs])
+            outs = n.payload.replay([get(r) for r in n.inputs])
+            env.update(zip(n.outputs, outs))
         elif kind == "print":
             from .. import printing
 

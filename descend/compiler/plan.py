@@ -415,7 +415,11 @@ class _Builder:
     def node_opaque(self, node):
         o = self.glob(node.payload, "O")
         args = ", ".join(self.expr(r) if type(r) is not VarRef else self.var_obj(r) for r in node.inputs)
-        self.lines.append(f"{o}.run([{args}])")
+        if node.outputs:
+            names = [self.local(v) for v in node.outputs]
+            self.lines.append(f"{', '.join(names)}{',' if len(names) == 1 else ''} = {o}.run([{args}])")
+        else:
+            self.lines.append(f"{o}.run([{args}])")
 
     def node_print(self, node):
         rebuild, options, emit = node.payload

@@ -37,13 +37,13 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import ArrayLike, Tensor
 from ..framework.variable import Variable
 from .graph import Graph, Lit, Node, Value, VarRef
-from .nodes import OptimizerNode
+from .nodes import CallbackNode, OptimizerNode
 
 __all__ = ["OPAQUE", "Recorder", "user_site"]
 
 #: kind (of :func:`descend.framework.trace.opaque`) -> ``factory(recorder, fn, args, kwargs)`` returning
 #: ``(OpaqueNode, input references, result of a dry call)``, or None when the call cannot be recorded
-OPAQUE: dict = {"optimizer": OptimizerNode.record}
+OPAQUE: dict = {"optimizer": OptimizerNode.record, "callback": CallbackNode.record}
 
 #: Tensors that stand for values inside a finished trace (its placeholders and intermediates): another
 #: trace that reads one raises TF's "out of scope" TypeError (the value belongs to that trace's call)
@@ -82,6 +82,7 @@ class Recorder:
         self.created: list = []      # Variables created while recording
         self.invalid: str | None = None
         self.paused = 0              # > 0 while an opaque call runs (what it does is not recorded)
+        self.suppress = 0            # > 0 while a dry trace runs a callback: its Variable writes are skipped
         self.allow_reads = 0         # > 0 while the recorder itself reads values (descend.print)
 
     # ------------------------------------------------------------------ the chain of recorders
@@ -271,6 +272,8 @@ class Recorder:
             r.created.append(var)
 
     def variable_write(self, var, kind: str, value) -> bool:
+        if self.suppress:
+            return True
         for r in self.chain():
             if r.paused:
                 return False
@@ -307,30 +310,46 @@ class Recorder:
                 self.allow_reads -= 1
         return True
 
-    def opaque_call(self, kind, fn, args, kwargs):
+    def opaque_call(self, kind, fn, args, kwargs, public=None):
         factory = OPAQUE.get(kind)
-        chain = [r for r in self.chain() if r.invalid is None and not r.paused]
         if any(r.paused for r in self.chain()):
             return fn(*args, **kwargs)
+        chain = [r for r in self.chain() if r.invalid is None]
         args, kwargs = list(args), dict(kwargs)
-        dry_result = None
+        dry_result, nodes = None, []
         for r in chain:
-            made = None if factory is None else factory(r, fn, args, kwargs)
+            made = None if factory is None else factory(r, fn, args, kwargs, public)
             if made is None:
                 r.invalidate(f"{user_site(3) or 'Python'} calls {getattr(fn, '__qualname__', fn)}, which a trace "
                              "cannot record")
                 continue
             node, refs, dry_result = made
-            r.graph.nodes.append(Node("opaque", None, refs, payload=node))
-        if self.dry and self.invalid is None:
+            nodes.append((r, r.graph.add(Node("opaque", None, refs, payload=node), [])))
+        runs_dry = bool(nodes) and getattr(nodes[0][1].payload, "runs_dry", False)
+        if self.dry and self.invalid is None and not runs_dry:
             return dry_result
         for r in self._all():
             r.paused += 1
+        if self.dry:
+            self.suppress += 1
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         finally:
             for r in self._all():
                 r.paused -= 1
+            if self.dry:
+                self.suppress -= 1
+        for r, node in nodes:
+            if r.invalid is not None:
+                continue
+            outs = node.payload.outputs_of(result)
+            if outs is None:
+                r.invalidate(f"{getattr(fn, '__qualname__', fn)} returns what a recorded callback cannot give back")
+                continue
+            node.outputs = [Value(t._value.shape, t._value.dtype, node, k) for k, t in enumerate(outs)]
+            for t, v in zip(outs, node.outputs):
+                r.register(t, v)
+        return result
 
     # ------------------------------------------------------------------ activation
     def __enter__(self):

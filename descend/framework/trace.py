@@ -16,8 +16,11 @@ list when nothing is recording):
 * ``Variable`` calls :func:`variable_created` and, before every write,
   :func:`variable_write` (which says whether to skip the write: a *dry*
   trace, ``get_concrete_function``, records writes without making them);
-* :func:`opaque` marks a method that runs as one node of the plan
-  (``Optimizer.apply_gradients``), :func:`print_call` is ``descend.print``'s.
+* :func:`opaque` marks a method that runs as one node of the plan: kind
+  ``"optimizer"`` (``Optimizer.apply_gradients``), kind ``"callback"`` (host
+  code that computes with NumPy, such as a metric's ``update_state``: it runs
+  in Python on every call of the compiled function); :func:`print_call` is
+  ``descend.print``'s.
 
 A recorder records only its own thread's work, as a tape does. This module
 imports nothing from descend: the recorders are the compiler's objects.
@@ -92,9 +95,10 @@ def opaque(kind: str):
             if active:
                 r = current()
                 if r is not None:
-                    return r.opaque_call(kind, fn, args, kwargs)
+                    return r.opaque_call(kind, fn, args, kwargs, call)
             return fn(*args, **kwargs)
 
+        call.__descend_opaque__ = kind
         return call
 
     return wrap

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _native
+from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op import Op
 from ..framework.tensor import Tensor
@@ -67,6 +68,8 @@ def deduplicate_checked(slices: IndexedSlices) -> tuple[IndexedSlices, bool | No
     """:func:`deduplicate`, and whether every summed row is known to be finite: True or False when the
     compiled kernel summed the rows (it checks each row while it is in cache; a sum is finite only when
     every term is, so True means the whole gradient is), None when nothing was summed or NumPy summed."""
+    if _trace.active:  # the grouping is computed in NumPy: a trace of descend.function cannot record it
+        _trace.host_read(slices.indices, "numpy")
     idx = slices.indices._value
     # one sort gives the unique ids and each row's group (np.unique with return_inverse sorts with an
     # argsort, 5x slower); the segment sum adds each row's terms in order of appearance

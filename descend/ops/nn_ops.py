@@ -167,7 +167,7 @@ def leaky_relu(features: TensorLike, alpha: float = 0.2) -> Tensor:
     """
     features = _as_tensor(features)
     if features.dtype.kind != "f":
-        features = Tensor(features._value.astype(np.float32))
+        features = cast(features, np.float32)  # an op: a trace of descend.function records it
     return _leaky_relu(features, alpha=float(alpha))
 
 
