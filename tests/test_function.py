@@ -510,3 +510,71 @@ def test_keras_style_training_loop_compiles_with_its_loss_and_metric():
     assert compiled.experimental_get_tracing_count() == 1
     assert any(n.kind == "opaque" and "update_state" in n.payload.name
                for n in compiled.get_concrete_function(x, y).graph.nodes)
+
+
+# ====================================================================== fusion
+_SPECIAL = np.array([np.nan, -0.0, 0.0, 1.5, -2.5, np.inf, -np.inf, 3e38, -1e-45], np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_loops_give_the_eager_bits(dtype):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((6, 9)).astype(dtype)
+    x[0] = _SPECIAL.astype(dtype)
+    y = rng.standard_normal((6, 9)).astype(dtype)
+    y[1, :] = _SPECIAL[::-1].astype(dtype)
+    row = rng.standard_normal(9).astype(dtype)
+    col = rng.standard_normal((6, 1)).astype(dtype)
+
+    def chain(x, y, row, col):
+        a = ds.maximum(x, y) + row
+        b = ds.minimum(a, col) * 2.0 - y / 3.0
+        c = ds.nn.relu(b) + ds.cast(ds.greater(x, y), x.dtype) * ds.square(a)
+        d = ds.where(ds.less_equal(c, 1.0), c, -c)  # (where is not fused: the run ends before it)
+        e = ds.abs(ds.negative(d)) * ds.sqrt(ds.abs(a))
+        return e, ds.reduce_sum(ds.nn.relu(e) * col, axis=0)
+
+    args = [ds.constant(v) for v in (x, y, row, col)]
+    compiled = ds.function(chain)
+    with np.errstate(all="ignore"):
+        expected = [t.numpy() for t in chain(*args)]
+        for _ in range(2):
+            got = [t.numpy() for t in compiled(*args)]
+            for g, e in zip(got, expected):
+                np.testing.assert_array_equal(g, e)
+                assert np.array_equal(np.signbit(g), np.signbit(e))
+    plan = compiled.get_concrete_function(*args)._plan
+    assert plan.fused >= 2 and "colsum" in plan.source
+
+
+def test_plans_without_fusion_make_numpy_calls_only():
+    from descend.compiler import plan as plan_module
+
+    b = ds.Variable(np.zeros(4, np.float32))
+    f = ds.function(lambda x: ds.nn.relu(x + b))
+    x = ds.ones((3, 4))
+    with plan_module.options(fuse=False):
+        f(x)
+        np.testing.assert_array_equal(f(x).numpy(), np.ones((3, 4), np.float32))
+    assert f.get_concrete_function(x)._plan.fused == 0
+    with pytest.raises(TypeError, match="unknown option"):
+        with plan_module.options(unroll=True):
+            pass
+
+
+def test_softmax_cross_entropy_kernels_check_labels_as_the_op_does():
+    logits = ds.Variable(np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32))
+
+    @ds.function
+    def f(labels):
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+        return loss, tape.gradient(loss, logits)
+
+    good = ds.constant([0, 2, 1, 1])
+    eager = f.python_function(good)
+    f(good)
+    for a, b in zip(f(good), eager):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(ds.InvalidArgumentError, match="label"):
+        f(ds.constant([0, 3, 1, 1]))

@@ -566,6 +566,22 @@ class NumbaCPU(Backend):
                     "".join(ch if ch.isalnum() else "_" for ch in spec.name), exact=_exact(spec))
         return NumbaRule(spec, module)
 
+    def compile_loop(self, spec):
+        """The fused loop of ``spec`` (:mod:`descend._native.loops`)."""
+        from .loops import compile_loop
+
+        return compile_loop(spec)
+
+    def loop_source(self, spec) -> str:
+        from .loops import loop_source
+
+        return loop_source(spec)
+
+    def softmax_cross_entropy(self):
+        from .loops import softmax_cross_entropy
+
+        return softmax_cross_entropy()
+
     def find_nonfinite(self, arrays: list) -> int | None:
         """Index of the first array holding a NaN or Inf, -1 when none does; None when
         this check cannot take these arrays (the caller checks with NumPy)."""

@@ -30,6 +30,7 @@ lowered node is the NumPy call the op's forward makes, into ``out=``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import warnings
@@ -42,11 +43,34 @@ from ..framework.op import OPS
 from ..framework.tensor import Tensor
 from .graph import Graph, Lit, Value, VarRef
 
-__all__ = ["Plan", "PlanCallbackWarning", "WARN_CALLBACKS", "build_plan"]
+__all__ = ["Plan", "PlanCallbackWarning", "WARN_CALLBACKS", "build_plan", "options"]
 
 #: warn once per op name when an op runs its NumPy forward inside a plan (no lowered form)
 WARN_CALLBACKS = False
 _warned: set = set()
+#: how plans are built: ``fuse`` elementwise runs into generated loops and use the backend's kernels
+_OPTIONS = {"fuse": True}
+
+
+@contextlib.contextmanager
+def options(**kwargs):
+    """Build the plans made inside this block with these options (``fuse``: generated loops and kernels).
+
+    Example:
+        >>> from descend.compiler import plan
+        >>> with plan.options(fuse=False):
+        ...     pass  # plans built here make only NumPy calls
+    """
+    unknown = set(kwargs) - set(_OPTIONS)
+    if unknown:
+        raise TypeError(f"options: unknown option(s) {sorted(unknown)}; expected some of {sorted(_OPTIONS)}")
+    saved = dict(_OPTIONS)
+    _OPTIONS.update({k: bool(v) for k, v in kwargs.items()})
+    try:
+        yield
+    finally:
+        _OPTIONS.clear()
+        _OPTIONS.update(saved)
 
 
 class PlanCallbackWarning(UserWarning):
@@ -118,6 +142,8 @@ class _Builder:
         self.var_arrays: list = []   # (global Variable name, array object) checked at each run
         self.sites: list = []        # node index -> label, for error messages
         self.counter = 0
+        self.fused = 0               # loops generated
+        self.xent_cache: dict = {}   # logits Value -> buffers (shifted, exp, row sums) computed from them
 
     def glob(self, obj, prefix="G") -> str:
         name = f"{prefix}{self.counter}"
@@ -185,10 +211,19 @@ class _Builder:
     # -------------------------------------------------------------- nodes
     def build(self):
         graph = self.graph
-        for k, node in enumerate(graph.nodes):
+        groups = {g.start: g for g in self._groups()}
+        k = 0
+        while k < len(graph.nodes):
+            node = graph.nodes[k]
+            self.lines.append(f"_n = {len(self.sites)}")
+            group = groups.get(k)
+            if group is not None and self.loop(group):
+                self.sites.append(graph.nodes[group.stop - 1])
+                k = group.stop
+                continue
             self.sites.append(node)
-            self.lines.append(f"_n = {k}")
             getattr(self, f"node_{node.kind}")(node)
+            k += 1
         outs = []
         for r in graph.outputs:
             if type(r) is VarRef:
@@ -226,6 +261,61 @@ class _Builder:
         body += ["    " + line for line in self.lines]
         body += [f"    return [{', '.join(outs)}]"]
         return "\n".join(body) + "\n"
+
+    def _groups(self) -> list:
+        from .. import _native
+
+        if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
+            return []
+        from .fusion import find_groups
+
+        return find_groups(self.graph)
+
+    def reshaped(self, r, shape) -> str:
+        """An expression of ``r``'s array with ``shape`` (a view made once when the array is fixed)."""
+        fixed = self.fixed_array(r)
+        if fixed is not None:
+            if fixed.shape == tuple(shape):
+                return self.expr(r)
+            return self.glob(fixed.reshape(shape), "W")
+        cur = self.shape_of(r)
+        e = self.expr(r)
+        return e if cur is not None and tuple(cur) == tuple(shape) else f"np.reshape({e}, {tuple(shape)!r})"
+
+    def loop(self, group) -> bool:
+        """Emit ``group`` (a fused run of elementwise ops) as one call of its generated loop; False when the
+        backend cannot compile it (the nodes are emitted one by one)."""
+        from .._native import backend as kb
+
+        R, C = group.rows, group.cols
+        try:
+            kernel = kb.default().compile_loop(group.spec)
+            dummies = []
+            for r, layout in group.inputs:
+                _, dtype = _ref_meta(r)
+                dummies.append(np.zeros((1, 1) if layout == "full" else (1,), dtype))
+            dummies += [np.zeros((1, 1), v.dtype) for v in group.outputs] + [np.zeros(1, v.dtype) for v in group.sums]
+            kernel(1, 1, *dummies)  # compile now (or load from the disk cache), not in the middle of a call
+        except NotImplementedError:
+            return False
+        except Exception as e:  # noqa: BLE001 - a loop that does not compile: the ops run one by one
+            warnings.warn(f"descend.function: cannot compile the fused loop {group.spec.name} ({type(e).__name__}: "
+                          f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}); its ops run one by one",
+                          kb.FusedKernelWarning, stacklevel=6)
+            return False
+        args = []
+        for r, layout in group.inputs:
+            shape = {"full": (R, C), "row": (C,), "col": (R,), "scalar": (1,)}[layout]
+            args.append(self.reshaped(r, shape))
+        for v in group.outputs:
+            b = self.buffer(v)
+            args.append(b if len(v.shape) == 2 else self.glob(self.fixed[v].reshape(R, C), "W"))
+        for v in group.sums:
+            args.append(self.buffer(v))
+        k = self.glob(kernel, "K")
+        self.lines.append(f"{k}({R}, {C}, {', '.join(args)})  # {group.spec.name}")
+        self.fused += 1
+        return True
 
     def _max_var_arg(self) -> int:
         m = -1
@@ -270,6 +360,8 @@ class _Builder:
                 return
             if name == "cast" and self.cast(node, out):
                 return
+            if name.startswith("sparse_softmax_cross_entropy_with_logits") and self.xent(node, out):
+                return
         self.generic(node)
 
     def ufunc(self, node, fn, ins, out):
@@ -304,6 +396,67 @@ class _Builder:
         b = self.buffer(out)
         mm = self.glob(blas.matmul_into_for(m, k, n), "M")
         self.lines.append(f"{mm}({exprs[0]}, {exprs[1]}, {b})")
+        return True
+
+    def xent(self, node, out) -> bool:
+        """Sparse softmax cross-entropy (or its gradient): the eager op's NumPy calls into buffers for the
+        max, exp, sum and log, and the backend's exact kernels for the rest (picking the label's logit;
+        ``g * (softmax - one_hot)``). The gradient reuses the forward's exponentials and sums when the plan
+        computed them from the same logits: the eager op's bits, without its temporaries."""
+        from .. import _native
+        from .._native import backend as kb
+
+        if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
+            return False
+        grad = node.op.name.endswith("_grad")
+        refs = node.inputs
+        metas = [_ref_meta(r) for r in refs]
+        if any(m[0] is None for m in metas) or any(type(r) is Lit for r in refs):
+            return False
+        (*lead, (lshape, ldtype), (xshape, xdtype)) = metas
+        if (len(xshape) != 2 or xdtype not in (np.dtype(np.float32), np.dtype(np.float64)) or lshape != xshape[:1]
+                or ldtype.kind not in "iu" or out.dtype != xdtype):
+            return False
+        if grad and (lead[0][0] != xshape[:1] or lead[0][1] != xdtype):
+            return False
+        try:
+            pick, gradient = kb.default().softmax_cross_entropy()
+            if grad:
+                gradient(np.zeros(1, xdtype), np.zeros(1, ldtype), np.zeros((1, 1), xdtype), np.zeros(1, xdtype),
+                         np.zeros((1, 1), xdtype), xdtype.type(1))
+            else:
+                pick(np.zeros(1, ldtype), np.zeros((1, 1), xdtype), np.zeros(1, xdtype), np.zeros(1, xdtype))
+        except NotImplementedError:
+            return False
+        except Exception as e:  # noqa: BLE001 - the op's own forward runs instead
+            warnings.warn(f"descend.function: cannot compile the softmax cross-entropy kernels ({type(e).__name__}); "
+                          "the op runs its NumPy forward", kb.FusedKernelWarning, stacklevel=6)
+            return False
+        logits = refs[-1]
+        fail = self.glob(functools.partial(_raise_forward, node.op), "G")
+        ins = ", ".join(self.expr(r) for r in refs)
+        cached = self.xent_cache.get(logits) if type(logits) is Value else None
+        if cached is None:
+            n, c = xshape
+            m, sh, e, s = (self.glob(np.empty(shape, xdtype), "B") for shape in ((n, 1), (n, c), (n, c), (n,)))
+            x = self.expr(logits)
+            self.lines += [f"np.max({x}, axis=-1, keepdims=True, out={m})", f"np.subtract({x}, {m}, out={sh})",
+                           f"np.exp({sh}, out={e})", f"np.sum({e}, axis=-1, out={s})"]
+            cached = (sh, e, s)
+            if type(logits) is Value:
+                self.xent_cache[logits] = cached
+        sh, e, s = cached
+        b = self.buffer(out)
+        if grad:
+            k = self.glob(gradient, "X")
+            one = self.glob(xdtype.type(1), "L")
+            g, labels = (self.expr(r) for r in refs[:2])
+            self.lines.append(f"if {k}({g}, {labels}, {e}, {s}, {b}, {one}) >= 0: {fail}({ins})")
+        else:
+            k = self.glob(pick, "X")
+            lse = self.glob(np.empty(xshape[:1], xdtype), "B")
+            self.lines.append(f"np.log({s}, out={lse})")
+            self.lines.append(f"if {k}({self.expr(refs[0])}, {sh}, {lse}, {b}) >= 0: {fail}({ins})")
         return True
 
     def shape_of(self, r):
@@ -446,6 +599,20 @@ class _Builder:
                           f"[{', '.join(self.expr(r) for r in caps)}], var_args)")
 
 
+def _ref_meta(r):
+    if type(r) is Value:
+        return r.shape, r.dtype
+    if type(r) is VarRef and r.var is not None:
+        return r.var._value.shape, r.var._value.dtype
+    return None, None
+
+
+def _raise_forward(op, *arrays):
+    """Run ``op``'s forward on the arrays a kernel refused (an out-of-range label): it raises the op's error."""
+    op.forward(*arrays)
+    raise InvalidArgumentError(f"{op.name}: the compiled kernel refused its inputs")
+
+
 def _print(rebuild, options, emit, values):
     emit(rebuild(values), **options)
 
@@ -518,6 +685,7 @@ class Plan:
         exec(compile(self.source, f"<descend plan {self.graph.name}>", "exec"), ns)
         self._run = ns["run"]
         self._sites = b.sites
+        self.fused = b.fused
 
     def run(self, inputs, var_args):
         try:
