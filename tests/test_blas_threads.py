@@ -34,6 +34,7 @@ def fake_pool(monkeypatch):
     monkeypatch.setattr(blas, "_pools", ((pool.get, pool.put),))
     monkeypatch.setattr(blas, "_found", None)
     monkeypatch.setattr(blas, "_budget", None)
+    monkeypatch.setattr(blas, "worth_splitting", lambda: True)
     return pool
 
 
@@ -100,6 +101,18 @@ def test_a_count_set_later_becomes_the_budget(fake_pool):
     fake_pool.n = 3  # threadpool_limits(3), say
     blas.matmul(np.ones((2, 2)), np.ones((2, 2)))
     assert blas._found == 3 and fake_pool.n == 1
+
+
+def test_splitting_follows_the_idle_cpu(monkeypatch):
+    readings = iter([(100, 1000, 0.0), (100 + 950 * 2, 1000 + 1000 * 2, 0.0), (100 + 950 * 2, 1000 + 1000 * 4, 0.0)])
+    monkeypatch.setattr(blas, "_cpu_reading", lambda: next(readings))
+    monkeypatch.setattr(blas, "_probe", [float("-inf"), True, None])
+    monkeypatch.setattr(blas, "PROBE_SECONDS", 0.0)
+    monkeypatch.setattr(blas, "_CPUS", 2)
+    monkeypatch.setattr(blas, "_cores", lambda: 2)
+    assert blas.worth_splitting() is True     # no earlier reading: as before
+    assert blas.worth_splitting() is False    # others kept 1.9 of 2 cores busy
+    assert blas.worth_splitting() is True     # then nothing else ran
 
 
 def test_a_failing_product_raises_and_leaves_one_thread(fake_pool):

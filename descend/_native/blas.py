@@ -29,7 +29,14 @@ So descend never runs BLAS on more than one thread. :func:`matmul`:
   product is that product's rows, bit for bit (checked on the shapes of the
   benchmarks' MLPs), so the result does not depend on how many threads took
   part, on the machine's load, or on its core count: it is ``np.matmul`` under
-  ``threadpool_limits(1)``.
+  ``threadpool_limits(1)``;
+* splits only when a core is free for a helper: every :data:`PROBE_SECONDS`
+  it reads the machine's CPU time (``/proc/stat``) and its own
+  (``os.times``), and splits while the other processes leave at least half
+  a core idle beside the calling thread. On a machine whose cores are all
+  taken, waking a helper costs more than it brings (measured: 0.3 ms a
+  product, the woken thread taking the caller's core). The decision changes
+  no result (see above), so it may follow the load.
 
 **descend owns NumPy's BLAS threads.** The first product descend makes
 reads the BLAS thread count (as ``OPENBLAS_NUM_THREADS``, ``threadpoolctl`` or
@@ -71,17 +78,22 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import time
 from collections import OrderedDict
 
 import numpy as np
 
 __all__ = ["BLOCK_ROWS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES", "REUSE_PER_SHAPE", "clear_reuse",
-           "helpers", "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats"]
+           "helpers", "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "worth_splitting"]
 
 #: products of at least this many multiply-adds (per matrix) are split into row blocks shared by the cores
 PARALLEL_FROM = 2**21
 #: the fewest rows a block has (a block of rows is one single-threaded BLAS call)
 BLOCK_ROWS = 16
+#: how often the machine's idle CPU is read to decide whether to split (seconds)
+PROBE_SECONDS = 0.25
+#: split while at least this much of a core is idle beside the calling thread
+IDLE_TO_SPLIT = 0.5
 #: outputs of at least this many bytes come from the reuse pool
 REUSE_MIN_BYTES = 1 << 16
 #: arrays the pool keeps per (shape, dtype)
@@ -274,6 +286,41 @@ def _split(a, b, out, workers: int) -> None:
 
 _found: int | None = None   # the BLAS thread count found when descend took the pool over (None: not yet)
 _budget: int | None = None  # set_threads's budget (None: the count found)
+_probe = [float("-inf"), True, None]  # (time of the last reading, whether to split, (busy, total, own) then)
+
+
+def _cpu_reading():
+    """``(jiffies busy, jiffies in all, this process's CPU seconds)`` now, or None (no /proc/stat)."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()[1:]
+    except OSError:
+        return None
+    ticks = [int(x) for x in fields[:8]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+    t = os.times()
+    return sum(ticks) - idle, sum(ticks), t.user + t.system
+
+
+_CLOCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_CPUS = os.cpu_count() or 1
+
+
+def worth_splitting() -> bool:
+    """Whether another process leaves a core idle for a helper (read every :data:`PROBE_SECONDS`; True
+    where the machine's CPU time cannot be read)."""
+    now = time.perf_counter()
+    if now - _probe[0] < PROBE_SECONDS:
+        return _probe[1]
+    reading = _cpu_reading()
+    last = _probe[2]
+    _probe[0], _probe[2] = now, reading
+    if reading is None or last is None or reading[1] <= last[1]:
+        return _probe[1]
+    busy, total, own = reading[0] - last[0], reading[1] - last[1], (reading[2] - last[2]) * _CLOCK
+    others = max(busy - own, 0) / total * _CPUS  # cores the other processes kept busy
+    _probe[1] = min(_CPUS, _cores()) - others >= 1 + IDLE_TO_SPLIT
+    return _probe[1]
 
 
 def _take_over(libs) -> int:
@@ -311,7 +358,7 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     libs = _pools if _pools is not None else pools()
     if libs and threading.current_thread() is _main:
         budget = _take_over(libs)
-        if budget > 1 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM:
+        if budget > 1 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM and worth_splitting():
             h = _get_helpers()
             if h is not None:
                 _split(a, b, out, min(budget - 1, h.n))
