@@ -43,12 +43,11 @@ from .framework import (
     deduplicate,
     name_scope,
 )
-from .compiler import cond, function, while_loop
 from .ops import *  # noqa: F403
 
 #: submodules imported on first attribute access
 _SUBMODULES = frozenset({
-    "activations", "callbacks", "checkpoint", "compat", "config", "constraints", "data", "datasets", "debugging",
+    "activations", "callbacks", "checkpoint", "compat", "compiler", "config", "constraints", "data", "datasets", "debugging",
     "distribute", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics", "mixed_precision",
     "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train",
 })
@@ -60,6 +59,9 @@ _LAZY_NAMES = {
     "eye": ("linalg", "eye"),
     "print": ("printing", "print"),
     "TensorSpec": ("tensor_spec", "TensorSpec"),
+    "function": ("compiler", "function"),
+    "cond": ("compiler", "cond"),
+    "while_loop": ("compiler", "while_loop"),
 }
 
 

@@ -451,7 +451,7 @@ def test_plan_source_shows_one_call_per_node():
     x = ds.constant(np.ones((2, 4), np.float32))
     f(x)
     f(x)
-    plan = f.get_concrete_function(x)._plan
+    plan = f.get_concrete_function(x).plan()
     assert plan is not None and "run(" in plan.source
     assert "_asarray" not in plan.source  # matmul and relu are lowered: no op runs its generic forward
 
@@ -543,7 +543,7 @@ def test_fused_loops_give_the_eager_bits(dtype):
             for g, e in zip(got, expected):
                 np.testing.assert_array_equal(g, e)
                 assert np.array_equal(np.signbit(g), np.signbit(e))
-    plan = compiled.get_concrete_function(*args)._plan
+    plan = compiled.get_concrete_function(*args).plan()
     assert plan.fused >= 2 and "colsum" in plan.source
 
 
@@ -556,7 +556,7 @@ def test_plans_without_fusion_make_numpy_calls_only():
     with plan_module.options(fuse=False):
         f(x)
         np.testing.assert_array_equal(f(x).numpy(), np.ones((3, 4), np.float32))
-    assert f.get_concrete_function(x)._plan.fused == 0
+    assert f.get_concrete_function(x).plan().fused == 0
     with pytest.raises(TypeError, match="unknown option"):
         with plan_module.options(unroll=True):
             pass

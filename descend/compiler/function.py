@@ -882,6 +882,18 @@ class ConcreteFunction:
             self._lock.release()
         return self._finish(outs, op_by_op=False)
 
+    def plan(self):
+        """The compiled :class:`~descend.compiler.plan.Plan` of this trace (built now if no call built it
+        yet): its ``source`` is the generated Python function, ``fused`` the number of generated loops.
+        None when the trace runs eagerly or the plan could not be built."""
+        if self.graph is None or self.eager is not None:
+            return None
+        if self._plan is None and self._plan_failed is None:
+            with self._lock:
+                if self._plan is None and self._plan_failed is None:
+                    self._build_plan()
+        return self._plan
+
     def _build_plan(self):
         from .plan import build_plan
 

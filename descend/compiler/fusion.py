@@ -24,7 +24,7 @@ Example:
     >>> f = ds.function(lambda x: ds.nn.relu(ds.matmul(x, w) + b))
     >>> x = ds.ones((2, 3))
     >>> _ = f(x), f(x)
-    >>> f.get_concrete_function(x)._plan.fused  # one loop: the bias add and the ReLU (0 without numba)
+    >>> f.get_concrete_function(x).plan().fused  # one loop: the bias add and the ReLU (0 without numba)
     1
 """
 
