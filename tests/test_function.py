@@ -578,3 +578,53 @@ def test_softmax_cross_entropy_kernels_check_labels_as_the_op_does():
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     with pytest.raises(ds.InvalidArgumentError, match="label"):
         f(ds.constant([0, 3, 1, 1]))
+
+
+def _train(build, xshape, compiled, steps=3):
+    ds.clear_session()
+    ds.random.set_seed(1)
+    model = build()
+    model.build((None,) + xshape)
+    loss_fn = ds.losses.SparseCategoricalCrossentropy(from_logits=True)
+    opt = ds.optimizers.Adam(0.01)
+
+    def step(x, y):
+        with ds.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_weights)
+        opt.apply_gradients(zip(grads, model.trainable_weights))
+        return loss
+
+    f = ds.function(step) if compiled else step
+    rng = np.random.default_rng(0)
+    losses = [float(f(ds.constant(rng.standard_normal((4,) + xshape).astype(np.float32)),
+                      ds.constant(rng.integers(0, 3, 4)))) for _ in range(steps)]
+    return losses, [v.numpy() for v in model.weights]
+
+
+@pytest.mark.parametrize("build,xshape", [
+    (lambda: ds.Sequential([ds.layers.Conv2D(4, 3, activation="relu"), ds.layers.MaxPooling2D(),
+                            ds.layers.Flatten(), ds.layers.Dropout(0.3, seed=5), ds.layers.Dense(3)]), (8, 8, 2)),
+    (lambda: ds.Sequential([ds.layers.LSTM(5), ds.layers.Dense(3)]), (6, 3)),
+    (lambda: ds.Sequential([ds.layers.GRU(5, dropout=0.2, seed=5), ds.layers.Dense(3)]), (6, 3)),
+    (lambda: ds.Sequential([ds.layers.Dense(8, activation="tanh"), ds.layers.LayerNormalization(),
+                            ds.layers.Dense(3)]), (5,)),
+], ids=["cnn_dropout", "lstm", "gru_dropout", "layernorm"])
+def test_compiled_layers_train_as_eager(build, xshape):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FunctionEagerWarning)
+        compiled = _train(build, xshape, True)
+    eager = _train(build, xshape, False)
+    assert compiled[0] == eager[0]
+    for a, b in zip(compiled[1], eager[1]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_batch_normalization_statistics_make_the_step_run_eagerly_and_right():
+    build = lambda: ds.Sequential([ds.layers.Dense(8), ds.layers.BatchNormalization(), ds.layers.Dense(3)])  # noqa: E731
+    with pytest.warns(FunctionEagerWarning, match="reads the value"):
+        compiled = _train(build, (5,), True)
+    eager = _train(build, (5,), False)
+    assert compiled[0] == eager[0]
+    for a, b in zip(compiled[1], eager[1]):
+        np.testing.assert_array_equal(a, b)
