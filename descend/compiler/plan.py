@@ -215,6 +215,7 @@ class _Builder:
         k = 0
         while k < len(graph.nodes):
             node = graph.nodes[k]
+            mark = len(self.lines)
             self.lines.append(f"_n = {len(self.sites)}")
             group = groups.get(k)
             if group is not None and self.loop(group):
@@ -223,6 +224,8 @@ class _Builder:
                 continue
             self.sites.append(node)
             getattr(self, f"node_{node.kind}")(node)
+            if len(self.lines) == mark + 1:  # nothing to run (a view made at plan time)
+                del self.lines[mark]
             k += 1
         outs = []
         for r in graph.outputs:
