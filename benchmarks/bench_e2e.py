@@ -22,7 +22,7 @@ then falls on every implementation alike.
 on the machine as it is and then with two CPU-bound processes spinning beside
 it, and reports each one's slowdown (median step busy / quiet).
 
-    python benchmarks/bench_e2e.py [--quick] [--isolate] [--rounds N] [--busy]
+    python benchmarks/bench_e2e.py [--quick] [--isolate] [--rounds N] [--busy] [--json PATH]
 """
 
 from __future__ import annotations
@@ -418,7 +418,10 @@ if __name__ == "__main__":
     if not common.group_main(measure_group):
         quick, isolate = "--quick" in sys.argv, "--isolate" in sys.argv
         rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
-        if "--busy" in sys.argv:
-            print(common.text_table([run_busy(quick, isolate)]))
-        else:
-            print(common.text_table([run(quick, isolate, rounds)]))
+        result = run_busy(quick, isolate) if "--busy" in sys.argv else run(quick, isolate, rounds)
+        print(common.text_table([result]))
+        if "--json" in sys.argv:  # every row, medians and CPU times included
+            import json
+
+            with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+                json.dump(result, f, indent=1)

@@ -628,3 +628,49 @@ def test_batch_normalization_statistics_make_the_step_run_eagerly_and_right():
     assert compiled[0] == eager[0]
     for a, b in zip(compiled[1], eager[1]):
         np.testing.assert_array_equal(a, b)
+
+
+def test_an_op_without_a_compiled_form_warns_once_and_runs_its_forward(monkeypatch):
+    from descend.compiler import plan as plan_module
+
+    monkeypatch.setattr(plan_module, "_warned", set())
+    f = ds.function(lambda x: ds.concat([x, x * 2.0], axis=0))
+    x = ds.constant([1.0, 2.0])
+    f(x)
+    with pytest.warns(plan_module.PlanCallbackWarning, match="op 'concat' has no compiled form"):
+        out = f(x)  # the second call builds the plan
+    np.testing.assert_array_equal(out.numpy(), [1.0, 2.0, 2.0, 4.0])
+    g = ds.function(lambda x: ds.concat([x, x], axis=0))
+    g(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plan_module.PlanCallbackWarning)
+        g(x)  # once per op name
+
+
+def test_a_dropped_compiled_step_leaves_no_reference_cycle():
+    # (as TF's assert_no_garbage_created): its Variables, plan and buffers go when the function goes
+    import weakref
+
+    def make():
+        w = ds.Variable(np.ones((3, 2), np.float32))
+        opt = ds.optimizers.Adam(0.1)
+
+        @ds.function
+        def step(x):
+            with ds.GradientTape() as tape:
+                loss = ds.reduce_sum(ds.nn.relu(ds.matmul(x, w)))
+            opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+            return ds.cond(loss > 0, lambda: loss, lambda: -loss)
+
+        x = ds.ones((4, 3))
+        for _ in range(3):
+            step(x)
+        return weakref.ref(w), weakref.ref(step)
+
+    gc.collect()
+    gc.disable()
+    try:
+        w, step = make()
+        assert w() is None and step() is None
+    finally:
+        gc.enable()

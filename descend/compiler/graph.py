@@ -30,18 +30,20 @@ __all__ = ["Graph", "Lit", "Node", "OpaqueNode", "Value", "VarRef"]
 class Value:
     """One array the graph computes or receives: shape and dtype as traced."""
 
-    __slots__ = ("shape", "dtype", "node", "index", "const", "capture", "__weakref__")
+    __slots__ = ("shape", "dtype", "producer", "index", "const", "capture", "__weakref__")
 
     def __init__(self, shape, dtype, node=None, index=0, const=None, capture=None):
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
-        self.node = node        # the producing node (None: placeholder, constant or capture)
-        self.index = index      # which output of ``node``
+        # the producing node's label (not the node: a graph holds no reference cycle, so a dropped trace
+        # and the Variables it names go at once, not at the next garbage collection)
+        self.producer = None if node is None else node.label()
+        self.index = index      # which output of the producing node
         self.const = const      # the array of a constant
         self.capture = capture  # the enclosing graph's object this placeholder stands for (subgraphs)
 
     def __repr__(self):
-        what = "const" if self.const is not None else ("input" if self.node is None else self.node.label())
+        what = "const" if self.const is not None else ("input" if self.producer is None else self.producer)
         return f"<Value {what} {self.shape} {self.dtype.name}>"
 
 

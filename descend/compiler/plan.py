@@ -16,8 +16,8 @@ node and no dispatch, no Tensor and no tape bookkeeping:
   or constant is made once, at plan time;
 * a Variable **write** is the in-place NumPy update the method makes;
 * any other op runs its NumPy forward (it allocates its result): slower,
-  the same numbers. A one-time :class:`PlanCallbackWarning` names such ops
-  when ``descend.compiler.plan.WARN_CALLBACKS`` is on;
+  the same numbers. A one-time :class:`PlanCallbackWarning` names each such
+  op (``descend.compiler.plan.WARN_CALLBACKS = False`` silences them);
 * an **opaque** node (``Optimizer.apply_gradients``) runs whole;
 * ``cond`` and ``while_loop`` run sub-plans.
 
@@ -45,8 +45,8 @@ from .graph import Graph, Lit, Value, VarRef
 
 __all__ = ["Plan", "PlanCallbackWarning", "WARN_CALLBACKS", "build_plan", "options"]
 
-#: warn once per op name when an op runs its NumPy forward inside a plan (no lowered form)
-WARN_CALLBACKS = False
+#: warn once per op name (per process) when an op runs its NumPy forward inside a plan (no lowered form)
+WARN_CALLBACKS = True
 _warned: set = set()
 #: how plans are built: ``fuse`` elementwise runs into generated loops and use the backend's kernels
 _OPTIONS = {"fuse": True}
@@ -96,6 +96,8 @@ _UFUNC = {
     "logical_and": np.logical_and, "logical_or": np.logical_or,
 }
 _VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "identity", "stop_gradient"}
+#: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
+_NO_WARNING = {"random_draw"}
 
 
 def _registered(node, name) -> bool:
@@ -361,6 +363,10 @@ class _Builder:
                 return
             if name in _VIEWS and self.view(node, out):
                 return
+            if name in ("identity", "stop_gradient") and type(ins[0]) is VarRef and ins[0].var is not None:
+                # a snapshot of a Variable (read_value): a copy into a buffer, as eager copies it
+                self.lines.append(f"np.copyto({self.buffer(out)}, {self.expr(ins[0])})")
+                return
             if name == "cast" and self.cast(node, out):
                 return
             if name.startswith("sparse_softmax_cross_entropy_with_logits") and self.xent(node, out):
@@ -522,10 +528,11 @@ class _Builder:
 
     def generic(self, node):
         op = node.op
-        if WARN_CALLBACKS and op.name not in _warned:
+        if WARN_CALLBACKS and op.name not in _warned and op.name not in _NO_WARNING:
             _warned.add(op.name)
-            warnings.warn(f"descend.function: op '{op.name}' has no compiled form; it runs its NumPy forward "
-                          "inside the plan", PlanCallbackWarning, stacklevel=6)
+            warnings.warn(f"descend.function '{self.graph.name}': op '{op.name}' has no compiled form; the plan runs "
+                          "its NumPy forward (a fresh array each call: slower, the same numbers)", PlanCallbackWarning,
+                          stacklevel=6)
         fn = functools.partial(op.forward, **node.attrs) if node.attrs else op.forward
         f = self.glob(fn, "F")
         args = ", ".join(self.expr(r) for r in node.inputs)
@@ -629,7 +636,7 @@ class _SubPlan:
         self.source = b.build()
         ns = dict(b.g)
         exec(compile(self.source, f"<descend plan {graph.name}>", "exec"), ns)
-        self.run = ns["run"]
+        self.run = ns.pop("run")  # (its globals must not hold it: no reference cycle)
         self.sites = b.sites
 
 
@@ -686,7 +693,7 @@ class Plan:
         self.source = b.build()
         ns = dict(b.g)
         exec(compile(self.source, f"<descend plan {self.graph.name}>", "exec"), ns)
-        self._run = ns["run"]
+        self._run = ns.pop("run")  # (its globals must not hold it: no reference cycle)
         self._sites = b.sites
         self.fused = b.fused
 
