@@ -23,8 +23,9 @@ So descend never runs BLAS on more than one thread. :func:`matmul`:
   instead of stalling the product, and when the calling thread finds no block
   left it computes the blocks still in progress itself (a helper writes a
   block into its own scratch array and copies it in only if nobody did it
-  first), so a product never waits for a thread that another process keeps
-  off its core;
+  first, and so does the calling thread for a block it takes over: BLAS writes
+  partial sums into its output as it goes), so a product never waits for a
+  thread that another process keeps off its core;
 * gives the same bits in every case: a block of rows of a one-thread BLAS
   product is that product's rows, bit for bit (checked on the shapes of the
   benchmarks' MLPs), so the result does not depend on how many threads took
@@ -251,6 +252,9 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+_own_scratch: dict = {}  # the calling thread's scratch for blocks it takes over, by (rows, cols, dtype)
+
+
 def _split(a, b, out, workers: int) -> None:
     m = a.shape[0]
     blocks = min(max(m // BLOCK_ROWS, 1), 2 * (workers + 1))
@@ -269,12 +273,19 @@ def _split(a, b, out, workers: int) -> None:
             np.matmul(a[edges[k]:edges[k + 1]], b, out=out[edges[k]:edges[k + 1]])
             with job.lock:
                 job.done[k] = True
-        # nothing left to claim: compute the blocks a helper still has (its copy is then skipped)
+        # nothing left to claim: compute the blocks a helper still has, into a scratch array (BLAS writes
+        # partial sums into its output as it goes: only finished blocks are copied in, under the lock)
         for k in range(blocks):
             if not job.done[k]:
-                np.matmul(a[edges[k]:edges[k + 1]], b, out=out[edges[k]:edges[k + 1]])
+                r0, r1 = edges[k], edges[k + 1]
+                key = (r1 - r0, out.shape[1], out.dtype)
+                buf = _own_scratch.get(key)
+                if buf is None:
+                    buf = _own_scratch[key] = np.empty(key[:2], key[2])
+                np.matmul(a[r0:r1], b, out=buf)
                 with job.lock:
                     if not job.done[k]:
+                        out[r0:r1] = buf
                         job.done[k] = True
                         stats["taken_over"] += 1
         with job.lock:  # a helper's copy in progress ends before the result is used
