@@ -162,13 +162,19 @@ class _Job:
         self.lock = threading.Lock()
 
     def claim(self):
+        """``(block, a, b, out)`` of the next block nobody took, or None (all taken, or the product is over)."""
         with self.lock:
             k = self.next
-            if k >= len(self.claimed):
+            if k >= len(self.claimed) or self.out is None:
                 return None
             self.next = k + 1
             self.claimed[k] = True
-            return k
+            return k, self.a, self.b, self.out
+
+    def close(self) -> None:
+        """The product is over: let go of its arrays (a helper still computing holds what it took)."""
+        with self.lock:
+            self.a = self.b = self.out = None
 
 
 class _Helpers:
@@ -205,20 +211,23 @@ class _Helpers:
                 seen = self.serial
                 job = self.job
             while True:
-                b = job.claim()
-                if b is None:
+                got = job.claim()
+                if got is None:
                     break
+                b, a, w, out = got
                 r0, r1 = job.edges[b], job.edges[b + 1]
-                key = (r1 - r0, job.out.shape[1], job.out.dtype)
+                key = (r1 - r0, out.shape[1], out.dtype)
                 buf = scratch.get(key)
                 if buf is None:
                     buf = scratch[key] = np.empty(key[:2], key[2])
-                np.matmul(job.a[r0:r1], job.b, out=buf)
+                np.matmul(a[r0:r1], w, out=buf)
                 with job.lock:
                     if not job.done[b]:
-                        job.out[r0:r1] = buf
+                        out[r0:r1] = buf
                         job.done[b] = True
                         stats["helper_blocks"] += 1
+                del a, w, out, got  # (the arrays go with the product, not with this thread's next wait)
+            del job
 
 
 _helpers: _Helpers | None = None
@@ -267,9 +276,10 @@ def _split(a, b, out, workers: int) -> None:
     h.post(job)
     try:
         while True:
-            k = job.claim()
-            if k is None:
+            got = job.claim()
+            if got is None:
                 break
+            k = got[0]
             np.matmul(a[edges[k]:edges[k + 1]], b, out=out[edges[k]:edges[k + 1]])
             with job.lock:
                 job.done[k] = True
@@ -288,9 +298,8 @@ def _split(a, b, out, workers: int) -> None:
                         out[r0:r1] = buf
                         job.done[k] = True
                         stats["taken_over"] += 1
-        with job.lock:  # a helper's copy in progress ends before the result is used
-            pass
     finally:
+        job.close()  # (under the lock: a helper's copy in progress ends before the result is used)
         h.retire()
     stats["split"] += 1
 
