@@ -5,10 +5,10 @@ with, and writes the whole graph as the straight-line body of one Python
 function (``Plan.source`` shows it), so a call costs one Python call per
 node and no dispatch, no Tensor and no tape bookkeeping:
 
-* a **matrix product** is one ``np.matmul(a, b, out=buffer)`` on the BLAS
-  thread count :func:`descend._native.blas.threads_for` picks for its size,
-  as the eager op does (so the same bits); transposed operands are views made
-  once;
+* a **matrix product** is one :func:`descend._native.blas.matmul_into` call
+  into a buffer, as the eager op makes it (one-thread BLAS calls, split into
+  row blocks shared by the cores when large: the same bits); transposed
+  operands are views made once;
 * an **elementwise op**, a **sum**, **mean** or **max** writes its NumPy ufunc
   or reduction into a buffer (``out=``); a chain of elementwise ops is one
   generated kernel (:mod:`descend.compiler.fusion`);
