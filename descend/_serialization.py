@@ -50,7 +50,7 @@ _local = threading.local()  # the active custom_object_scope's dict and safe-mod
 
 #: the kinds of objects a config holds, in the order an unhinted name is looked up
 KINDS = ("layers", "activations", "initializers", "regularizers", "constraints", "losses", "metrics", "optimizers",
-         "dtype_policies")
+         "dtype_policies", "random")
 _MAX_NAME = 300  # the longest class, function or module name looked up
 _NUMERIC = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                       "float32", "float64"})
@@ -233,7 +233,8 @@ def in_safe_mode(explicit=None) -> bool:
     return True if ambient is None else ambient
 
 
-_UNSAFE = ("Requested the deserialization of a Python lambda (its bytecode is in the config): running code from a "
+_UNSAFE = ("Requested the deserialization of a Python lambda (a Lambda layer's function, or another object's; its "
+           "bytecode is in the config): running code from a "
            "config can do anything, so it is refused by default. If you trust the source of this config, pass "
            "safe_mode=False to the loading function (load_model, model_from_json, deserialize_keras_object, "
            "from_config); or define the function with `def`, register it with "
@@ -313,6 +314,10 @@ def builtin_objects(kind: str) -> dict:
 
         table = {n: getattr(optimizers, n) for n in optimizers.__all__
                  if inspect.isclass(getattr(optimizers, n)) and hasattr(getattr(optimizers, n), "from_config")}
+    elif kind == "random":
+        from .keras import random  # registry look-up: keras.random's SeedGenerator
+
+        table = {"SeedGenerator": random.SeedGenerator}
     elif kind == "dtype_policies":
         table = {"DTypePolicy": mixed_precision.Policy, "FloatDTypePolicy": mixed_precision.Policy,
                  "Policy": mixed_precision.Policy}

@@ -464,7 +464,10 @@ def _sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_c
     """The per-sample losses and the mask of valid (not ignored) samples (``None`` without ``ignore_class``)."""
     name = "sparse_categorical_crossentropy"
     y_pred = _float_tensor(y_pred)
-    labels = _integer_labels(name, y_true)
+    # integer labels in a Tensor stay in ops (a trace of descend.function records them); the checks read
+    # their values as they are now
+    as_ops = ignore_class is None and isinstance(y_true, (Tensor, Variable)) and y_true._value.dtype.kind in "iufb"
+    labels = _integer_labels(name, y_true._value if as_ops else y_true)
     axis = _check_axis(name, axis, y_pred.ndim)
     if axis % y_pred.ndim != y_pred.ndim - 1:
         # move the class axis last
@@ -488,7 +491,11 @@ def _sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_c
             f"{name}: received a label value of {int(labels[bad][0])} which is outside the valid range "
             f"of [0, {n})"
         )
-    labels_t = convert_to_tensor(labels.astype(np.int64))
+    if as_ops:
+        labels_t = y_true if y_true.ndim == labels.ndim else array_ops.reshape(y_true, shape=labels.shape)
+        labels_t = math_ops.cast(labels_t, np.int64)
+    else:
+        labels_t = convert_to_tensor(labels.astype(np.int64))
     if from_logits:
         res = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels_t, logits=y_pred)
     else:

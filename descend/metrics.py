@@ -34,6 +34,7 @@ from . import losses as _losses
 from ._lookup import get_object
 from ._serialization import find_function, function_name
 from .framework import nest as _nest
+from .framework import trace as _trace
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable, name_scope
 from .ops import math_ops
@@ -135,6 +136,14 @@ class Metric:
         >>> float(BinaryTruePositives()([1, 1, 0], [1, 0, 0]))
         1.0
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # they compute with NumPy: descend.function records each call whole and runs it on every call
+        for method in ("update_state", "result"):
+            fn = cls.__dict__.get(method)
+            if fn is not None and not hasattr(fn, "__descend_opaque__"):
+                setattr(cls, method, _trace.opaque("callback")(fn))
 
     def __init__(self, name: str | None = None, dtype=None):
         if name is not None and not isinstance(name, str):

@@ -35,7 +35,9 @@ import threading
 import numpy as np
 
 from . import backend
-from .framework.tensor import Tensor, to_array
+from .framework import trace as _trace
+from .framework.tensor import ArrayLike, Tensor, to_array
+from .ops.random_draw import draw
 
 __all__ = ["set_seed", "get_seed", "uniform", "normal", "truncated_normal", "shuffle", "categorical"]
 
@@ -119,6 +121,8 @@ def check_shape(shape) -> tuple:
 
 
 def _value(x, what: str) -> np.ndarray:
+    if isinstance(x, ArrayLike) and _trace.active:  # a bound computed inside descend.function: read as data
+        _trace.host_read(x, "numpy")
     arr = np.asarray(to_array(x) if isinstance(x, Tensor) else x)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"`{what}` must be a number or a numeric Tensor. Received: {what}={x!r}")
@@ -167,10 +171,11 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, na
 
 def shuffle(value, seed=None, name=None) -> Tensor:
     """``value`` with its first dimension randomly permuted (``tf.random.shuffle``)."""
-    arr = np.asarray(to_array(value))
-    if arr.ndim == 0:
+    value = value if isinstance(value, ArrayLike) else Tensor(np.asarray(to_array(value)))
+    if value.ndim == 0:
         raise ValueError("shuffle: `value` must have at least one dimension. Received a scalar")
-    return Tensor(arr[_generator(seed).permutation(arr.shape[0])].copy())
+    rng = _generator(seed)
+    return draw(value, fn=lambda arr: arr[rng.permutation(arr.shape[0])].copy())
 
 
 def categorical(logits, num_samples: int, dtype=None, seed=None, name=None) -> Tensor:
@@ -196,39 +201,50 @@ def sample_uniform(rng: np.random.Generator, shape: tuple, minval, maxval, d: np
         lo, hi = _value(minval, "minval"), _value(maxval, "maxval")
         if np.any(lo >= hi):
             raise ValueError(f"{fn}: need minval < maxval. Received: minval={minval!r}, maxval={maxval!r}")
-        return Tensor(rng.integers(lo, hi, size=shape, dtype=np.int64).astype(d))
+        return draw(fn=lambda: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(d))
     lo = _value(minval, "minval").astype(np.float64)
     hi = _value(maxval, "maxval").astype(np.float64)
-    return Tensor(np.asarray(lo + (hi - lo) * rng.random(shape), dtype=d))
+    return draw(fn=lambda: np.asarray(lo + (hi - lo) * rng.random(shape), dtype=d))
 
 
 def sample_normal(rng: np.random.Generator, shape: tuple, mean, stddev, d: np.dtype) -> Tensor:
     """``shape`` values from ``N(mean, stddev**2)`` of the float dtype ``d``."""
-    z = rng.standard_normal(shape)
-    return Tensor(np.asarray(_value(mean, "mean") + _value(stddev, "stddev") * z, dtype=d))
+    mu, sigma = _value(mean, "mean"), _value(stddev, "stddev")
+    return draw(fn=lambda: np.asarray(mu + sigma * rng.standard_normal(shape), dtype=d))
 
 
 def sample_truncated_normal(rng: np.random.Generator, shape: tuple, mean, stddev, d: np.dtype) -> Tensor:
     """As :func:`sample_normal`, with values beyond 2 standard deviations drawn again."""
-    z = rng.standard_normal(shape)
-    bad = np.abs(z) > 2.0
-    while bad.any():
-        z[bad] = rng.standard_normal(int(bad.sum()))
+    mu, sigma = _value(mean, "mean"), _value(stddev, "stddev")
+
+    def truncated():
+        z = rng.standard_normal(shape)
         bad = np.abs(z) > 2.0
-    return Tensor(np.asarray(_value(mean, "mean") + _value(stddev, "stddev") * z, dtype=d))
+        while bad.any():
+            z[bad] = rng.standard_normal(int(bad.sum()))
+            bad = np.abs(z) > 2.0
+        return np.asarray(mu + sigma * z, dtype=d)
+
+    return draw(fn=truncated)
 
 
 def sample_categorical(rng: np.random.Generator, logits, num_samples, d: np.dtype) -> Tensor:
     """``(batch, num_samples)`` class ids of dtype ``d`` drawn from ``softmax`` of each row of ``logits``."""
-    arr = np.asarray(to_array(logits), dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"categorical: `logits` must have shape (batch, num_classes). Received shape {arr.shape}")
+    logits = logits if isinstance(logits, ArrayLike) else Tensor(np.asarray(logits, dtype=np.float64))
+    if logits.ndim != 2:
+        raise ValueError(f"categorical: `logits` must have shape (batch, num_classes). Received shape "
+                         f"{tuple(logits.shape)}")
     if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) or num_samples < 0:
         raise ValueError(f"categorical: `num_samples` must be a non-negative int. Received: {num_samples!r}")
-    p = np.exp(arr - arr.max(axis=1, keepdims=True))
-    cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
-    u = rng.random((arr.shape[0], int(num_samples)))
-    out = np.empty(u.shape, dtype=d)
-    for i in range(arr.shape[0]):
-        out[i] = np.minimum(np.searchsorted(cdf[i], u[i], side="right"), arr.shape[1] - 1)
-    return Tensor(out)
+
+    def sample(arr):
+        arr = np.asarray(arr, dtype=np.float64)
+        p = np.exp(arr - arr.max(axis=1, keepdims=True))
+        cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
+        u = rng.random((arr.shape[0], int(num_samples)))
+        out = np.empty(u.shape, dtype=d)
+        for i in range(arr.shape[0]):
+            out[i] = np.minimum(np.searchsorted(cdf[i], u[i], side="right"), arr.shape[1] - 1)
+        return out
+
+    return draw(logits, fn=sample)

@@ -616,7 +616,7 @@ def test_rss_stays_flat_over_200_optimizer_classes_created_and_dropped(tmp_path)
 _FORK_WHILE_LOCKED = '''
 import json, os, signal, threading
 import numpy as np
-from descend._native import cpu
+from descend._native import cpu, modules
 from descend.optimizers import fused
 
 
@@ -632,7 +632,7 @@ held, release = threading.Event(), threading.Event()
 
 
 def hold():  # another thread is building a rule when the main thread forks
-    with fused._rules_lock, cpu._lock:
+    with fused._rules_lock, modules.lock():
         held.set()
         release.wait()
 

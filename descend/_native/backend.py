@@ -71,6 +71,21 @@ C, build one raw kernel over a chunk table of device pointers for
 ``apply_dense`` and one over ``(row, column)`` for ``apply_rows``, answer
 ``find_nonfinite`` with a reduction on the device, and decline NumPy arrays.
 
+**Fused loops** (``descend.function``'s plans): :class:`LoopSpec` is the
+intermediate form of a chain of elementwise ops over a 2-D iteration space
+(``rows x cols``): inputs read per element (``"full"``), per column
+(``"row"``: a bias), per row (``"col"``) or once (``"scalar"``); a body in the
+same small language as ``KernelSpec.body``; outputs written per element, and
+column sums accumulated over the rows (a bias gradient), in row order, as
+NumPy's ``sum(axis=0)`` adds them. A backend implements
+``compile_loop(spec) -> callable(rows, cols, *inputs, *outputs, *sums)`` and
+``loop_source(spec)``; ``softmax_cross_entropy()`` gives the exact row kernels
+of sparse softmax cross-entropy and its gradient around NumPy's exp, log and
+sums (``pick(labels, shifted, lse, out)`` and ``gradient(g, labels, e, s, out,
+one)``, each returning the first row with a label out of range, else -1). A
+backend without them raises ``NotImplementedError`` and plans keep their
+NumPy calls.
+
 Example:
 
 >>> from descend._native.backend import KernelSpec
@@ -90,8 +105,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["DTYPES", "Backend", "DenseBatch", "FusedKernelWarning", "KernelSpec", "RuleKernel", "default", "set_default",
-           "stats"]
+__all__ = ["DTYPES", "Backend", "DenseBatch", "FusedKernelWarning", "KernelSpec", "LoopSpec", "RuleKernel", "default",
+           "set_default", "stats"]
 
 #: the dtypes the kernels are generated for
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -157,6 +172,30 @@ class KernelSpec:
         namespace = {"np": np, "__name__": f"descend_prologue_{self.name}"}
         exec(compile(self.prologue_source(), f"<prologue of {self.qualname}>", "exec"), namespace)
         return namespace["prologue"]
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopSpec:
+    """The intermediate form of a fused elementwise loop (see the module docstring).
+
+    ``inputs``: ``((name, layout), ...)``, layout ``"full"`` (rows x cols), ``"row"`` (cols,), ``"col"``
+    (rows,) or ``"scalar"`` (an array of one element); the body reads element ``v_<name>``.
+    ``literals``: ``((name, dtype name, value), ...)``: typed constants the body reads by name.
+    ``body``: lines ``v_<name> = <expr>``. ``outputs``: names whose ``v_<name>`` is written per
+    element; ``sums``: names whose ``v_<name>`` is summed over the rows, per column.
+    Pure data: equal specs are the same kernel (``name`` only labels it).
+    """
+
+    name: str = dataclasses.field(compare=False)
+    inputs: tuple
+    literals: tuple
+    body: tuple
+    outputs: tuple
+    sums: tuple
+
+    @property
+    def n_arrays(self) -> int:
+        return len(self.inputs) + len(self.outputs) + len(self.sums)
 
 
 class RuleKernel:
@@ -277,6 +316,17 @@ class Backend:
         raise NotImplementedError
 
     def find_nonfinite(self, arrays: list) -> int | None:
+        raise NotImplementedError
+
+    def compile_loop(self, spec: LoopSpec):
+        """``f(rows, cols, *arrays)`` running the fused loop ``spec`` (see the module docstring)."""
+        raise NotImplementedError
+
+    def loop_source(self, spec: LoopSpec) -> str:
+        raise NotImplementedError
+
+    def softmax_cross_entropy(self):
+        """``(pick, gradient)`` row kernels of sparse softmax cross-entropy (see the module docstring)."""
         raise NotImplementedError
 
 

@@ -70,25 +70,21 @@ array([0.5, 0.5, 0.5, 0.5])
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import logging
 import operator
-import os
 import re
-import sys
-import tempfile
-import threading
 import warnings
 import weakref
-from pathlib import Path
 
 import numpy as np
 
 from .. import _native
+from . import modules
 from .backend import DTYPES, Backend, DenseBatch, FusedKernelWarning, KernelSpec, RuleKernel, stats
 
-__all__ = ["NumbaCPU", "NumbaDenseBatch", "NumbaRule", "cache_dir", "kernel_source"]
+__all__ = ["NumbaCPU", "NumbaDenseBatch", "NumbaRule", "cache_dir", "compiled_modules", "kernel_source"]
+
+cache_dir, compiled_modules = modules.cache_dir, modules.compiled_modules
 
 log = logging.getLogger("descend.fused")
 
@@ -107,17 +103,6 @@ PREFETCH_ROW_BYTES = 2048
 #: the replay kernel brings rows through their skipped updates in blocks of about this many elements (a few
 #: arrays of a block stay in L1/L2 across the updates; many independent elements per update vectorize)
 REPLAY_BLOCK = 2048
-
-
-def cache_dir() -> Path:
-    """Where generated kernel modules (and numba's compiled code beside them) live:
-    ``$DESCEND_CACHE_DIR``, else ``$XDG_CACHE_HOME/descend/kernels``, else
-    ``~/.cache/descend/kernels``."""
-    explicit = os.environ.get("DESCEND_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "descend" / "kernels"
 
 
 # ---------------------------------------------------------------------------- code generation
@@ -256,60 +241,12 @@ def kernel_source(spec: KernelSpec) -> str:
 
 
 # ---------------------------------------------------------------------------- loading and compiling
-_lock = threading.RLock()
-_modules: dict = {}  # hash of the kernel text -> (kernel module, whether it has a file numba can cache beside)
 _rule_modules: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # full generated text -> _RuleModule
 
 
-def _after_fork_in_child():
-    global _lock  # held by another thread of the parent at the fork: free in the child
-    _lock = threading.RLock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
 def _load_module(source: str, name: str):
-    """Import the kernel module ``source`` from the cache directory (so numba can cache beside
-    it); ``(module, has_file)``. One module per text and process, whatever rule asks."""
-    import numba
-
-    key = hashlib.sha256(
-        f"{source}\n#{CODEGEN_VERSION} numba {numba.__version__} {sys.version}".encode()).hexdigest()[:24]
-    with _lock:
-        hit = _modules.get(key)
-        if hit is not None:
-            return hit
-        modname = f"descend_kernel_{name}_{key}"
-        try:
-            d = cache_dir()
-            d.mkdir(parents=True, exist_ok=True)
-            path = d / f"{modname}.py"
-            if not path.exists() or path.read_text() != source:  # never rewrite a good file: numba keys on its stamp
-                fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-                with os.fdopen(fd, "w") as f:
-                    f.write(source)
-                os.replace(tmp, path)
-            spec = importlib.util.spec_from_file_location(modname, path)
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[modname] = mod
-            spec.loader.exec_module(mod)
-            hit = (mod, True)
-        except OSError as e:
-            log.debug("cannot write kernel cache %s (%s): compiling without a disk cache", cache_dir(), e)
-            sys.modules.pop(modname, None)
-            mod = type(sys)(modname)
-            exec(compile(source, f"<{modname}>", "exec"), mod.__dict__)
-            hit = (mod, False)
-        mod._dispatchers = {}
-        _modules[key] = hit
-        return hit
-
-
-def compiled_modules() -> int:
-    """How many kernel modules this process has loaded (each compiles at most four kernels)."""
-    return len(_modules)
+    """The kernel module ``source`` (:func:`descend._native.modules.load`, keyed by this generator's version)."""
+    return modules.load(source, name, CODEGEN_VERSION)
 
 
 #: what in a kernel's loop can differ from the NumPy path by an ulp: NumPy's SIMD ``power``, ``exp``,
@@ -381,7 +318,7 @@ class NumbaRule(RuleKernel):
         if k is None:
             import numba
 
-            with _lock:
+            with modules.lock():
                 shared = self.module.kernels._dispatchers
                 k = shared.get(f"{kind}_{dtype.name}")
                 if k is None:
@@ -626,13 +563,29 @@ class NumbaCPU(Backend):
     def compile(self, spec: KernelSpec) -> NumbaRule:
         """The :class:`NumbaRule` of ``spec`` (its kernels compile on first launch of each kind and dtype)."""
         source = self.source(spec)
-        with _lock:
+        with modules.lock():
             module = _rule_modules.get(source)
             if module is None:
                 module = _rule_modules[source] = _RuleModule(
                     source, spec.make_prologue(), kernel_source(spec),
                     "".join(ch if ch.isalnum() else "_" for ch in spec.name), exact=_exact(spec))
         return NumbaRule(spec, module)
+
+    def compile_loop(self, spec):
+        """The fused loop of ``spec`` (:mod:`descend._native.loops`)."""
+        from .loops import compile_loop
+
+        return compile_loop(spec)
+
+    def loop_source(self, spec) -> str:
+        from .loops import loop_source
+
+        return loop_source(spec)
+
+    def softmax_cross_entropy(self):
+        from .loops import softmax_cross_entropy
+
+        return softmax_cross_entropy()
 
     def find_nonfinite(self, arrays: list) -> int | None:
         """Index of the first array holding a NaN or Inf, -1 when none does; None when

@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from . import tape as _tape
+from . import trace as _trace
 from .tape import no_gradient_error
 from .tensor import Tensor, to_array
 from .variable import Variable
@@ -48,6 +49,7 @@ __all__ = ["Op", "defop", "OPS", "execute", "no_gradient_error"]
 OPS: dict[str, "Op"] = {}
 
 _active = _tape._active  # the recording tapes; shared list object
+_tracing = _trace.active  # the recorders of descend.function traces; shared list object
 
 
 class Op:
@@ -255,4 +257,6 @@ def _run(op, inputs, arrays, attrs, has_var):
         result = Tensor(out)
     if _active:  # an op without a gradient is noted too: it may cut a path explain_gradient reports
         _tape.record(op, inputs, result, attrs, has_var)
+    if _tracing:  # descend.function is recording a trace
+        _trace.record(op, inputs, result, attrs)
     return result

@@ -38,7 +38,8 @@ from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor
 from .variable import Variable
 
-__all__ = ["GradientTape", "record", "no_gradient_error", "last_missing_gradients", "forget_missing_gradients"]
+__all__ = ["GradientTape", "record", "no_gradient_error", "last_missing_gradients", "forget_missing_gradients",
+           "paused", "recording"]
 
 _active: list = []  # tapes currently recording, innermost last
 _FLOAT_KINDS = "fc"
@@ -104,6 +105,31 @@ def record(op, inputs, result, attrs, has_var):
             continue
         versions = tuple((x, x._version) for x in inputs if type(x) is Variable) if has_var else None
         tape._entries.append((op, inputs, result, attrs, versions))
+
+
+def recording() -> bool:
+    """Whether a tape of this thread is recording."""
+    if not _active:
+        return False
+    me = get_ident()
+    return any(t._thread == me for t in _active)
+
+
+@contextlib.contextmanager
+def paused():
+    """No tape of this thread records inside this block (``descend.function`` runs a traced branch or
+    loop body this way: the tape sees the control-flow construct, not one path through it)."""
+    me = get_ident()
+    mine = [t for t in _active if t._thread == me]
+    if not mine:
+        yield
+        return
+    for t in mine:
+        t._stop()
+    try:
+        yield
+    finally:
+        _active.extend(t for t in mine if t._recording)
 
 
 def _cut_reason(op) -> str:

@@ -12,6 +12,9 @@ import numpy as np
 
 from .. import backend
 from ..backend import xp
+from . import trace as _trace
+
+_tracing = _trace.active  # the recorders of descend.function traces; shared list object
 
 __all__ = ["ArrayLike", "Reference", "Tensor", "constant", "convert_to_tensor"]
 
@@ -66,6 +69,8 @@ class ArrayLike:
         return self._value.size
 
     def __array__(self, dtype=None, copy=None):
+        if _tracing:
+            _trace.host_read(self, "numpy")
         v = self._value
         if dtype is not None and v.dtype != dtype:
             return v.astype(dtype)
@@ -90,9 +95,13 @@ class ArrayLike:
             yield self[i]
 
     def __bool__(self):
+        if _tracing:
+            _trace.host_read(self, "bool")
         return bool(self._value)
 
     def __float__(self):
+        if _tracing:
+            _trace.host_read(self, "float")
         return float(self._value)
 
     def __format__(self, format_spec: str) -> str:
@@ -102,7 +111,11 @@ class ArrayLike:
         ``str(self)`` for a Variable; a non-empty spec needs a scalar.
         """
         if not format_spec:
-            return format(self._value, "") if isinstance(self, Tensor) else str(self)
+            if _tracing or not isinstance(self, Tensor):  # a traced value has no number to show yet
+                return str(self)
+            return format(self._value, "")
+        if _tracing:
+            _trace.host_read(self, "format")
         v = self._value
         if v.ndim != 0:
             raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__: a format spec "
@@ -110,6 +123,8 @@ class ArrayLike:
         return format(v[()], format_spec)
 
     def __int__(self):
+        if _tracing:
+            _trace.host_read(self, "int")
         return int(self._value)
 
     __hash__ = None  # == is elementwise, as in TensorFlow 2: use .ref() as a key
@@ -136,12 +151,16 @@ class Tensor(ArrayLike):
 
     def numpy(self) -> np.ndarray:
         """A copy of the value as a NumPy array (scalars as 0-d arrays' items)."""
+        if _tracing:
+            _trace.host_read(self, "numpy")
         return np.array(self._value, copy=True)
 
     # -- Python protocol -----------------------------------------------------
     def __index__(self):
         if not backend.is_integer(self._value.dtype):
             raise TypeError(f"Only integer Tensors can be used as an index. Received dtype {self.dtype}")
+        if _tracing:
+            _trace.host_read(self, "index")
         return int(self._value)
 
     def __repr__(self):

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import backend
 from . import context as _context
+from . import trace as _trace
 from .indexed_slices import IndexedSlices
 from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor, numpy_text, to_array
@@ -33,6 +34,7 @@ _next_suffix: dict[str, int] = {}  # base name -> the next suffix to try: reserv
 _taken_lock = threading.Lock()
 _live: list = []  # weak references to every Variable created since reset_live_variables(), in creation order
 _live_lock = threading.Lock()
+_tracing = _trace.active  # the recorders of descend.function traces; shared list object
 
 
 def _scope_stack() -> list[str]:
@@ -251,6 +253,8 @@ class Variable(ArrayLike):
         self._before_read = None
         _track(self)
         _context.variable_created(self)
+        if _tracing:
+            _trace.variable_created(self)
 
     # -- facts ---------------------------------------------------------------
     @property
@@ -301,6 +305,8 @@ class Variable(ArrayLike):
         return t
 
     def numpy(self) -> np.ndarray:
+        if _tracing:
+            _trace.host_read(self, "numpy")
         if self._before_read is not None:
             self._before_read(self, None)
         return self._value.copy()
@@ -354,6 +360,8 @@ class Variable(ArrayLike):
 
     def assign(self, value, use_locking: bool = False, name=None, read_value: bool = True):
         """Overwrite the value in place; shape and dtype must match (``use_locking``, ``name``: TF's, accepted)."""
+        if _tracing and _trace.variable_write(self, "assign", value):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         arr = self._coerce(value, "assign")
@@ -363,6 +371,8 @@ class Variable(ArrayLike):
 
     def assign_add(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var += delta`` in place."""
+        if _tracing and _trace.variable_write(self, "assign_add", delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         arr = self._coerce(delta, "assign_add")
@@ -372,6 +382,8 @@ class Variable(ArrayLike):
 
     def assign_sub(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var -= delta`` in place."""
+        if _tracing and _trace.variable_write(self, "assign_sub", delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         arr = self._coerce(delta, "assign_sub")
@@ -397,6 +409,8 @@ class Variable(ArrayLike):
     def scatter_add(self, sparse_delta):
         """Add ``sparse_delta.values`` into the rows ``sparse_delta.indices`` (repeats add up)."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_add")
+        if _tracing and _trace.variable_write(self, "scatter_add", sparse_delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         np.add.at(self._value, idx, vals)
@@ -406,6 +420,8 @@ class Variable(ArrayLike):
     def scatter_sub(self, sparse_delta):
         """Subtract ``sparse_delta.values`` from the rows ``sparse_delta.indices``."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_sub")
+        if _tracing and _trace.variable_write(self, "scatter_sub", sparse_delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         np.subtract.at(self._value, idx, vals)
@@ -415,6 +431,8 @@ class Variable(ArrayLike):
     def scatter_update(self, sparse_delta):
         """Overwrite the rows ``sparse_delta.indices`` (for repeats, the last wins)."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_update")
+        if _tracing and _trace.variable_write(self, "scatter_update", sparse_delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         self._value[idx] = vals
@@ -423,6 +441,8 @@ class Variable(ArrayLike):
 
     def _mark_updated(self):
         """Record an in-place write made directly to ``_value`` (optimizer kernels)."""
+        if _tracing:  # a write a trace cannot see: the recorder gives up the trace (outside a node that owns it)
+            _trace.variable_write(self, "direct", None)
         self._version += 1
 
     # -- Python protocol -------------------------------------------------------

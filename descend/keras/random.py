@@ -40,6 +40,7 @@ from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
 from ..nn import dropout as _nn_dropout
 from ..ops import array_ops as _array_ops
+from ..ops.random_draw import draw as _draw
 
 __all__ = ["SeedGenerator", "normal", "uniform", "truncated_normal", "randint", "dropout", "shuffle", "categorical",
            "gamma", "beta", "binomial"]
@@ -203,22 +204,24 @@ def shuffle(x, axis=0, seed=None) -> Tensor:
     arr = np.asarray(to_array(x))
     if arr.ndim == 0:
         raise ValueError("keras.random.shuffle: `x` must have at least one dimension. Received a scalar")
-    perm = _rng(seed).permutation(arr.shape[axis])
-    return _array_ops.gather(x, Tensor(perm.astype(np.int64)), axis=axis)
+    rng, n = _rng(seed), arr.shape[axis]
+    perm = _draw(fn=lambda: rng.permutation(n).astype(np.int64))  # drawn again on each call of a compiled step
+    return _array_ops.gather(x, perm, axis=axis)
 
 
 def gamma(shape, alpha, dtype=None, seed=None) -> Tensor:
     """Values from the Gamma distribution of shape ``alpha`` and scale 1 (``floatx()`` unless ``dtype``)."""
     d = _float(dtype, "gamma")
-    a = np.asarray(to_array(alpha), dtype=np.float64)
-    return Tensor(_rng(seed).gamma(a, size=_shape(shape)).astype(d))
+    a, rng, size = np.asarray(to_array(alpha), dtype=np.float64), _rng(seed), _shape(shape)
+    return _draw(fn=lambda: rng.gamma(a, size=size).astype(d))
 
 
 def beta(shape, alpha, beta, dtype=None, seed=None) -> Tensor:  # noqa: F811 - Keras' argument name
     """Values from the Beta distribution ``Beta(alpha, beta)`` (``floatx()`` unless ``dtype``)."""
     d = _float(dtype, "beta")
     a, b = (np.asarray(to_array(v), dtype=np.float64) for v in (alpha, beta))
-    return Tensor(_rng(seed).beta(a, b, size=_shape(shape)).astype(d))
+    rng, size = _rng(seed), _shape(shape)
+    return _draw(fn=lambda: rng.beta(a, b, size=size).astype(d))
 
 
 def binomial(shape, counts, probabilities, dtype=None, seed=None) -> Tensor:
@@ -227,4 +230,5 @@ def binomial(shape, counts, probabilities, dtype=None, seed=None) -> Tensor:
     d = _float(dtype, "binomial")
     n = np.asarray(to_array(counts), dtype=np.float64)
     p = np.asarray(to_array(probabilities), dtype=np.float64)
-    return Tensor(_rng(seed).binomial(n.astype(np.int64), p, size=_shape(shape)).astype(d))
+    rng, size = _rng(seed), _shape(shape)
+    return _draw(fn=lambda: rng.binomial(n.astype(np.int64), p, size=size).astype(d))

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import constraints, initializers, regularizers
 from ..framework.tensor import Tensor
-from ..ops import math_ops, nn_ops
+from ..ops import math_ops, nn_ops, random_draw
 from .base import Layer, get_mask
 from .core import _positive_int
 
@@ -172,8 +172,9 @@ class MultiHeadAttention(Layer):
             probs = math_ops.multiply(probs, Tensor(mask[:, None, :, :].astype(probs.dtype.dtype)))
         dropped = probs
         if training and self.dropout > 0:
-            keep = self._rng.random(tuple(probs.shape)) >= self.dropout
-            dropped = math_ops.multiply(probs, Tensor((keep / (1.0 - self.dropout)).astype(probs.dtype.dtype)))
+            shape, rate, dt = tuple(probs.shape), self.dropout, probs.dtype.dtype  # an op: drawn on every call
+            dropped = math_ops.multiply(probs, random_draw.draw(
+                fn=lambda: ((self._rng.random(shape) >= rate) / (1.0 - rate)).astype(dt)))
         out = math_ops.einsum("acbe,aecd->abcd", dropped, v)  # (B, Tq, H, dv)
         out = self._output_dense(out)
         if return_attention_scores:

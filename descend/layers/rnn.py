@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _serialization, activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
-from ..ops import array_ops, math_ops
+from ..ops import array_ops, math_ops, random_draw
 from .base import Layer, _serialize_activation
 from .core import _positive_int
 
@@ -120,8 +120,8 @@ class _Cell(Layer):
         def draw(rate, n):
             if rate == 0:
                 return None
-            keep = self._rng.random((batch, n)) >= rate
-            return Tensor((keep / (1.0 - rate)).astype(dtype))
+            # an op: descend.function draws a new mask on every call
+            return random_draw.draw(fn=lambda: ((self._rng.random((batch, n)) >= rate) / (1.0 - rate)).astype(dtype))
 
         return draw(self.dropout, features), draw(self.recurrent_dropout, self.units)
 

@@ -23,6 +23,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
@@ -200,6 +201,11 @@ class Optimizer(KerasSpelling, TF2Spelling):
         self.pipeline = Pipeline()
         if type(self)._spelling == "keras3":
             self.built = False  # until its build() runs (Keras 3: a subclass creates its state there)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_rule_cache"] = None  # refers back to this optimizer (weakly): a copy builds its own
+        return state
 
     # ================================================================== the rule
     @property
@@ -470,6 +476,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
 
     _clip_gradients = clip_gradients
 
+    @_trace.opaque("optimizer")  # descend.function records the update as one node of its plan
     def apply_gradients(self, grads_and_vars, *, weight: float | None = None):
         """Apply ``(gradient, variable)`` pairs; returns ``iterations``.
 

@@ -19,6 +19,7 @@ Keras 3 and TF 2 spellings produce a :class:`HookRule` instead.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Callable
 
@@ -209,7 +210,12 @@ class HookRule:
     slot_names: list = []
 
     def __init__(self, optimizer):
-        self.optimizer = optimizer
+        self._owner = weakref.ref(optimizer)  # no cycle: the optimizer caches its rule
+
+    @property
+    def optimizer(self):
+        """The optimizer whose hooks this rule calls."""
+        return self._owner()
 
     def create(self, var_list: list) -> None:
         """Create the state of new variables (called once per new variable)."""

@@ -4,6 +4,8 @@ runtime form of a declared rule, and the preview that runs the writes into copie
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ...framework.indexed_slices import IndexedSlices
@@ -31,9 +33,13 @@ class DeclaredRule:
         self.step_specs = tuple(s for s in specs if isinstance(s, StepState))
         self.slot_names = [s.name for s in self.slot_specs]
         self.catch_up = catch_up
-        self.coefficients = optimizer.coefficients
+        self._coefficients = weakref.WeakMethod(optimizer.coefficients)  # no cycle: the optimizer caches this rule
         self.use_fused = optimizer.use_fused
         self.name = type(optimizer).__name__
+
+    def coefficients(self, step: int, hyper: dict, dtype) -> dict:
+        """The optimizer's ``coefficients(step, hyper, dtype)``."""
+        return self._coefficients()(step, hyper, dtype)
 
     def kernel(self, fn=None):
         """The fused kernel of ``fn`` (default the rule), or None (per-tensor rule, no numba, fused off)."""
