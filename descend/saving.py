@@ -159,7 +159,12 @@ def _compile_config(model) -> dict | None:
         out["loss"] = _loss_function_config(loss.fn)  # a plain function, by its name
     else:
         out["loss"] = serialize_keras_object(loss)
-    out["metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m for m in model.compiled_metrics]
+    listed = getattr(model.compiled_metrics, "unweighted", model.compiled_metrics)
+    out["metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m for m in listed]
+    weighted = getattr(model.compiled_metrics, "weighted", [])
+    if weighted:  # compile's weighted_metrics (the sample weights reach them alone)
+        out["weighted_metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m
+                                   for m in weighted]
     return out
 
 
@@ -309,7 +314,7 @@ def _check_version(spec, mfile: str) -> None:
 
 
 def _compile_from(comp: dict, mfile: str):
-    """(optimizer, loss, metrics) of a saved model's ``compile`` entry."""
+    """(optimizer, loss, {"metrics": [...], "weighted_metrics": [...]}) of a saved model's ``compile`` entry."""
     from . import losses
     from ._serialization import find_function
 
@@ -333,12 +338,13 @@ def _compile_from(comp: dict, mfile: str):
             loss = build_object(desc, "losses", "loss")
         else:
             raise ValueError(f"the loss must be a name or a config; found {short(desc)}")
-        what = "metrics"
-        found = comp.get("metrics") or []
-        if not isinstance(found, list):
-            raise ValueError(f"'metrics' must be a list; found {short(found)}")
-        mets = [m if isinstance(m, str) else build_object(m, "metrics", "metric") if isinstance(m, dict) else
-                _bad_metric(m) for m in found]
+        mets = {}
+        for what in ("metrics", "weighted_metrics"):
+            found = comp.get(what) or []
+            if not isinstance(found, list):
+                raise ValueError(f"'{what}' must be a list; found {short(found)}")
+            mets[what] = [m if isinstance(m, str) else build_object(m, "metrics", "metric") if isinstance(m, dict)
+                          else _bad_metric(m) for m in found]
     except CheckpointError:
         raise
     except _REBUILD_ERRORS as e:
@@ -389,7 +395,8 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
         if compile and isinstance(comp, dict):
             opt, loss, mets = _compile_from(comp, mfile)
             try:
-                model.compile(optimizer=opt, loss=loss, metrics=mets)
+                model.compile(optimizer=opt, loss=loss, metrics=mets["metrics"],
+                              weighted_metrics=mets["weighted_metrics"] or None)
             except _REBUILD_ERRORS as e:
                 raise _rebuild_error(mfile, "compile arguments", e) from e
             if spec.get("include_optimizer"):
