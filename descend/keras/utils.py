@@ -27,7 +27,8 @@ from ..saving import (
 from ..training.adapters import PyDataset, Sequence
 from . import random as _keras_random
 
-__all__ = ["to_categorical", "set_random_seed", "PyDataset", "Sequence", "CustomObjectScope", "custom_object_scope", "deserialize_keras_object",
+__all__ = ["to_categorical", "set_random_seed", "PyDataset", "Sequence", "CustomObjectScope", "custom_object_scope",
+           "deserialize_keras_object",
            "get_custom_objects", "get_registered_name", "get_registered_object", "register_keras_serializable",
            "serialize_keras_object"]
 

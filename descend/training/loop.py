@@ -21,9 +21,8 @@ from ..ops.core_ops import reduce_sum
 from ..ops.math_ops import add_n, cast
 from ..optimizers import get as get_optimizer
 from ..optimizers.loss_scale import LossScaleOptimizer
-from . import adapters
+from . import adapters, compile_utils, step
 from . import callbacks as callbacks_module
-from . import compile_utils, step
 from .replica import LOCAL, replica_for
 from .state import FitState
 from .step import batch_size as _batch_size
