@@ -456,3 +456,44 @@ def test_weighted_metrics_survive_save_and_load(tmp_path):
     again = ds.models.load_model(str(tmp_path / "m"))
     assert [m.name for m in again.compiled_metrics.weighted] == ["weighted_accuracy", "wxent"]
     assert [m.name for m in again.compiled_metrics.unweighted] == ["accuracy"]
+
+
+# ================================================================ found by the ported guides
+@pytest.mark.parametrize("case", ["sparse", "categorical", "binary"])
+def test_a_cross_entropy_of_softmax_or_sigmoid_outputs_works_from_the_logits_as_keras(case):
+    """Keras computes a cross-entropy of its softmax/sigmoid outputs from their logits: where a probability
+    falls below 1e-7 clipping would cap the loss (16.1) and stop its gradient; from the logits it is exact."""
+    keras = _keras()
+    logits = np.array([[1.0, 2.0, 30.0], [0.5, -1.0, 0.0]], np.float32)
+    for k, make in ((dk, ds.constant), (keras, np.asarray)):
+        activation = k.activations.sigmoid if case == "binary" else k.activations.softmax
+        loss = {"sparse": k.losses.SparseCategoricalCrossentropy(), "categorical": k.losses.CategoricalCrossentropy(),
+                "binary": k.losses.BinaryCrossentropy()}[case]
+        y = np.array([0, 2]) if case == "sparse" else np.array([[1, 0, 0], [0, 0, 1]], np.float32)
+        value = float(loss(y, activation(make(logits))))
+        if k is dk:
+            ours = value
+            from_logits = type(loss)(from_logits=True)
+            assert ours == pytest.approx(float(from_logits(y, ds.constant(logits))), rel=1e-6)
+            assert ours > 14.0 or case == "binary"  # not capped at -log(1e-7) = 16.1 / 2
+    assert ours == pytest.approx(value, rel=1e-6)
+    # the gradient flows through the logits: an example far on the wrong side still moves the weights
+    layer = dk.layers.Dense(3, activation="softmax", kernel_initializer="ones")
+    x = ds.constant([[0.0, 0.0, 10.0]])
+    with ds.GradientTape() as tape:
+        out = layer(x)
+        value = dk.losses.SparseCategoricalCrossentropy()(np.array([0]), out)
+    assert float(np.abs(tape.gradient(value, layer.bias).numpy()).sum()) > 0.5
+
+
+def test_compiling_again_without_a_loss_or_metrics_keeps_them_as_keras():
+    ours, theirs = _pair(_dense_model, metrics=["mae"])
+    for model, k in ((ours, dk), (theirs, _keras())):
+        model.compile(optimizer=k.optimizers.SGD(0.05))  # keeps "mse" and ["mae"]
+    h = ours.fit(X, Y, batch_size=4, shuffle=False, verbose=0)
+    t = theirs.fit(X, Y, batch_size=4, shuffle=False, verbose=0)
+    assert sorted(h.history) == ["loss", "mae"]
+    _close_history(h.history, t.history)
+    ds.clear_session()
+    fresh = _dense_model(dk, loss=None)
+    assert fresh.loss is None  # a first compile without a loss has none (add_loss terms only)

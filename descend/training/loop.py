@@ -118,7 +118,9 @@ class Trainer:
 
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
                 **kwargs):
-        """Choose the optimizer, the loss and the metrics (names or objects).
+        """Choose the optimizer, the loss and the metrics (names or objects). Compiling again without ``loss``
+        keeps the loss of the previous ``compile``, and without ``metrics`` and ``weighted_metrics`` its metrics,
+        as Keras 3 does.
 
         Args:
             optimizer: an Optimizer or a name (``"adam"``).
@@ -144,13 +146,18 @@ class Trainer:
             # as Keras 3: float16 gradients underflow without a loss scale, so a mixed_float16 model gets one
             self.optimizer = LossScaleOptimizer(self.optimizer)
         several = len(getattr(self, "_graph_flat_outputs", ())) > 1
-        if compile_utils.is_structured(loss) or (several and loss is not None) or loss_weights is not None:
+        again = self.compiled  # Keras 3: compiling again without a loss (or metrics) keeps the previous ones
+        if loss is None and again:
+            pass
+        elif compile_utils.is_structured(loss) or (several and loss is not None) or \
+                (loss_weights is not None and loss is not None):
             self.loss = compile_utils.CompiledLoss(loss, loss_weights, self, _resolve_loss)
         else:
             self.loss = _resolve_loss(loss)
-        found = self._compiled_metric_list(metrics, "metrics")
-        weighted = self._compiled_metric_list(weighted_metrics, "weighted_metrics")
-        self.compiled_metrics = compile_utils.MetricList(found, weighted)
+        if not (again and metrics is None and weighted_metrics is None):
+            found = self._compiled_metric_list(metrics, "metrics")
+            weighted = self._compiled_metric_list(weighted_metrics, "weighted_metrics")
+            self.compiled_metrics = compile_utils.MetricList(found, weighted)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.compiled = True
 
