@@ -9,9 +9,10 @@ What is fixed, in both runs, without touching the program's code:
 * the data: NumPy's and Python's global generators are seeded with 0 just before the program starts, after
   the library's import (importing TensorFlow draws from NumPy's generator); the ported guides make their
   synthetic data with NumPy;
-* the initial weights: descend's run records every weight a layer creates (``add_weight``, in creation order);
-  TensorFlow's run gives Keras' ``add_weight`` those values, in the same order, checking each shape, and fails
-  if the two programs did not create the same weights;
+* the initial weights: descend's run records every weight a layer creates (``add_weight``); TensorFlow's run
+  gives Keras' ``add_weight`` those values, those of each shape in the order descend created them (the order
+  across shapes may differ: Keras builds a deserialized layer at once, descend at its first call), and fails if
+  the two programs did not create as many weights of each shape;
 * the order of the data: ``Dataset.shuffle`` returns the dataset as it is, ``fit`` runs with
   ``shuffle=False`` and a torch ``DataLoader(shuffle=True)`` reads in order (each library would otherwise
   draw its own order).
@@ -79,8 +80,10 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         import tensorflow as tf
 
         with np.load(weights_file) as f:
-            given = [f[f"w{i}"] for i in range(len(f.files))]
-        given.reverse()
+            recorded = [f[f"w{i}"] for i in range(len(f.files))]
+        given: dict = {}  # shape -> descend's values of that shape, in the order descend created them
+        for value in recorded:
+            given.setdefault(tuple(value.shape), []).append(value)
         add_weight = keras.layers.Layer.add_weight
         signature = inspect.signature(add_weight)
 
@@ -88,12 +91,9 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
             bound = signature.bind(self, *args, **kwargs)
             bound.apply_defaults()
             shape = tuple(bound.arguments["shape"] or ())
-            if not given:
-                raise AssertionError(f"Keras creates more weights than descend (next: {self.name} {shape})")
-            value = given.pop()
-            if tuple(value.shape) != shape:
-                raise AssertionError(f"descend created a weight of shape {value.shape} where Keras creates one of "
-                                     f"shape {shape} in {self.name}")
+            if not given.get(shape):
+                raise AssertionError(f"Keras creates more weights of shape {shape} than descend (in {self.name})")
+            value = given[shape].pop(0)
             # an initializer, not an assign: Keras may create the variable's value later (deferred)
             bound.arguments["initializer"] = lambda shape, dtype=None: value.astype(dtype or value.dtype)
             return add_weight(*bound.args, **bound.kwargs)
@@ -151,8 +151,9 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         with open(path, "w") as f:
             f.write(source)
         runpy.run_path(path, run_name="__main__")
-        if given:
-            raise AssertionError(f"descend created {len(given)} weights more than Keras")
+        left = {shape: len(v) for shape, v in given.items() if v}
+        if left:
+            raise AssertionError(f"descend created weights Keras did not (shape: how many): {left}")
     with open(out, "w") as f:
         json.dump(events, f)
 

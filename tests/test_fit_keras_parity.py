@@ -497,3 +497,56 @@ def test_compiling_again_without_a_loss_or_metrics_keeps_them_as_keras():
     ds.clear_session()
     fresh = _dense_model(dk, loss=None)
     assert fresh.loss is None  # a first compile without a loss has none (add_loss terms only)
+
+
+def test_a_sequential_model_whose_first_layer_is_a_model_is_built_at_once_as_keras():
+    keras = _keras()
+    counts = []
+    for k in (dk, keras):
+        base = k.Sequential([k.Input((6,)), k.layers.Dense(4)])
+        inputs = k.Input((5,))
+        functional = k.Model(inputs, k.layers.Dense(6)(inputs))
+        counts.append([len(k.Sequential([base, k.layers.Dense(2)]).weights),
+                       len(k.Sequential([functional, k.layers.Dense(3)]).weights)])
+    assert counts[0] == counts[1] == [4, 4]
+
+
+def test_a_functional_model_converts_integer_inputs_to_its_float_input_as_keras():
+    keras = _keras()
+    outs = []
+    for k in (dk, keras):
+        inputs = k.Input(shape=(), dtype="float32")
+        calc = k.Model(inputs=inputs, outputs=2 * inputs + 1)
+        out = np.asarray(calc(np.array([1, 2])))
+        outs.append((out.dtype.name, out.tolist()))
+    assert outs[0] == outs[1] == ("float32", [3.0, 5.0])
+    inputs = dk.Input(shape=(2,), dtype="int32")  # an integer Input keeps integers
+    ids = dk.Model(inputs, dk.layers.Embedding(5, 2)(inputs))
+    assert ids(np.array([[1, 2]])).shape == (1, 2, 2)
+
+
+def test_device_names_are_checked_and_everything_runs_on_the_cpu():
+    for name in ("CPU:0", "/cpu:0", "/device:GPU:0", "GPU:*", "/job:worker/replica:0/task:1/device:CPU:0", "", None):
+        with ds.device(name):
+            assert float(ds.reduce_sum(ds.ones((2,)))) == 2.0
+    for bad in ("CPU", "cpu0", "/device:CPU", 3):
+        with pytest.raises(ValueError, match="device"):
+            with ds.device(bad):
+                pass
+
+
+def test_training_false_given_in_the_graph_holds_during_fit():
+    """descend keeps the training=False a base model is called with in a functional graph (the transfer
+    learning guide's fine-tuning relies on it; Keras 3.15 replaces it with fit's training=True: see
+    docs/semantics.md), so the base's BatchNormalization statistics do not move."""
+    ds.clear_session()
+    base = dk.Sequential([dk.Input((4,)), dk.layers.BatchNormalization()])
+    inputs = dk.Input((4,))
+    model = dk.Model(inputs, dk.layers.Dense(1)(base(inputs, training=False)))
+    model.compile(optimizer="sgd", loss="mse")
+    moving = [w for w in base.layers[-1].weights if "moving" in w.name]
+    assert len(moving) == 2
+    before = [w.numpy().copy() for w in moving]
+    model.fit(np.random.default_rng(0).random((16, 4)) * 10, np.ones((16, 1)), verbose=0)
+    for w, b in zip(moving, before):
+        np.testing.assert_array_equal(w.numpy(), b)
