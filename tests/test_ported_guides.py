@@ -17,7 +17,6 @@ event is listed in ``KNOWN`` with the reason (docs/semantics.md has them too).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -82,14 +81,18 @@ def _run(framework: str, name: str, folder: str) -> list:
         return json.load(f)
 
 
-def run_descend(name: str, folder: str) -> tuple[list, str]:
-    """descend's events and the digest of the initial weights it drew."""
+def run_descend(name: str, folder: str) -> tuple[list, list]:
+    """descend's events and the initial weights it drew, as ``[shape, sum of absolute values]`` per weight."""
     events = _run("descend", name, folder)
-    digest = hashlib.sha256()
     with np.load(os.path.join(folder, "weights.npz")) as f:
-        for i in range(len(f.files)):
-            digest.update(np.ascontiguousarray(f[f"w{i}"]).tobytes())
-    return events, digest.hexdigest()
+        drawn = [f[f"w{i}"] for i in range(len(f.files))]
+    return events, [[list(w.shape), float(np.abs(w.astype(np.float64)).sum())] for w in drawn]
+
+
+def same_weights(a: list, b: list) -> bool:
+    """Whether two ``run_descend`` weight summaries describe the same initial weights (to 1e-6, relative)."""
+    return len(a) == len(b) and all(sa == sb and abs(va - vb) <= 1e-6 * max(1.0, abs(vb))
+                                    for (sa, va), (sb, vb) in zip(a, b))
 
 
 def run_tensorflow(name: str, folder: str) -> list:
@@ -135,14 +138,14 @@ def compare(name: str, ours: list, theirs: list) -> dict:
 
 @pytest.mark.parametrize("name", list(GUIDES))
 def test_ported_guide_computes_tensorflows_numbers(name, tmp_path):
-    ours, digest = run_descend(name, str(tmp_path))
+    ours, drawn = run_descend(name, str(tmp_path))
     if os.environ.get("DESCEND_LIVE_TENSORFLOW") == "1":
         pytest.importorskip("tensorflow")
         theirs = run_tensorflow(name, str(tmp_path))
     else:
         with open(os.path.join(GOLDEN, f"{name}.json")) as f:
             golden = json.load(f)
-        assert golden["weights_sha256"] == digest, (
+        assert same_weights(drawn, golden["initial_weights"]), (
             f"{name}: descend drew other initial weights than those TensorFlow's stored numbers start from (its "
             "initializers or random streams changed): run `python tools/compare_guides.py --update " + name + "`")
         theirs = golden["events"]

@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     rows = []
     for name in names:
         with tempfile.TemporaryDirectory() as tmp:
-            ours, digest = T.run_descend(name, tmp)
+            ours, drawn = T.run_descend(name, tmp)
             theirs = T.run_tensorflow(name, tmp)
         report = T.compare(name, ours, theirs)
         rows.append((name, report))
@@ -45,7 +45,7 @@ def main(argv=None) -> int:
         if args.update:
             os.makedirs(T.GOLDEN, exist_ok=True)
             with open(os.path.join(T.GOLDEN, f"{name}.json"), "w") as f:
-                json.dump({"tensorflow": tf.__version__, "keras": keras.__version__, "weights_sha256": digest,
+                json.dump({"tensorflow": tf.__version__, "keras": keras.__version__, "initial_weights": drawn,
                            "events": theirs}, f)
                 f.write("\n")
     return 0
