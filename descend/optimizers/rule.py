@@ -61,8 +61,9 @@ class StepState:
         name: its name in ``state_dict()`` and ``hyper`` (``coefficients`` reads it there).
         initial: ``initial(hyper, dtype) -> array``: its value when first created.
         advance: ``advance(value, step, hyper) -> array``: pure; its value after one more update.
-        dtype: ``"first"`` (the dtype of the first variable updated) or ``"smallest"``
-            (the narrowest float dtype among them).
+        dtype: ``"first"`` (the dtype of the first variable updated), ``"smallest"``
+            (the narrowest float dtype among them) or a NumPy dtype name (``"float32"``: PyTorch keeps
+            such scalars in its default dtype whatever the variables').
         advance_first: True when an update uses the advanced value (Nadam's ``u_product``),
             False when it uses the value before advancing (TF 1 Adam's beta powers).
     """
@@ -140,6 +141,8 @@ class WeightDecay:
     same pass (``coefficients`` then returns ``{"d": ...}``)."""
 
     fused = True
+    #: True for a form that changes the gradient instead (``L2Penalty``: PyTorch's ``weight_decay``)
+    coupled = False
 
     def __init__(self):
         self._excluded_ids: set[int] = set()
