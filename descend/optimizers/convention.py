@@ -7,7 +7,8 @@ it is given ``convention=``:
 
 * ``"keras"`` (the default): Keras 3, bit for bit;
 * ``"tf1"``: TensorFlow 1's ``tf.compat.v1.train`` optimizer of the same name, bit for bit (the
-  arithmetic of ``descend.compat.v1.train``, declared once, in the optimizer's own file);
+  arithmetic of ``descend.compat.v1.train``, declared once, in the optimizer's own file; TF 1 has no
+  weight decay: ``weight_decay`` is descend's decoupled decay, as for ``descend.compat.v1.train``);
 * ``"torch"``: ``torch.optim`` (within 1e-12 relative in float64);
 * ``"optax"``: optax (within 1e-12 relative in float64).
 
@@ -80,6 +81,8 @@ class Convention:
       convention giving one raises ``ValueError``.
     * ``lacks``: descend's arguments this framework does not have (TF 1 Adam's ``weight_decay``);
       giving one raises ``ValueError``.
+    * ``refuses``: ``{argument: why}``, arguments the framework has but descend does not reproduce
+      under this convention; giving one raises ``ValueError`` saying why.
     * ``weight_decay``: how ``weight_decay`` acts: ``"decoupled"`` (Keras 3's
       ``var <- var - var * (lr * wd)`` before the rule, by the pipeline) or ``"l2"`` (PyTorch's
       default: ``g <- g + wd * var`` before the rule, :class:`L2Penalty`).
@@ -90,6 +93,7 @@ class Convention:
     defaults: dict = {}
     accepts: tuple = ()
     lacks: tuple = ()
+    refuses: dict = {}
     weight_decay: str = "decoupled"
     update = None
     slots = None
@@ -150,6 +154,11 @@ def resolve(cls, convention, name: str, value, *, unset=None):
             raise ValueError(f"`{name}` is an argument of {cls.__name__}'s {' and '.join(map(repr, others))} "
                              f"convention{'s' if len(others) > 1 else ''} only. Received: {name}={value!r} with "
                              f"convention={label!r}")
+        return None
+    if convention is not None and name in convention.refuses:
+        if given:
+            raise ValueError(f"{cls.__name__} with convention={label!r} does not take `{name}`: "
+                             f"{convention.refuses[name]}. Received: {name}={value!r}")
         return None
     if convention is not None and name in convention.lacks:
         if given:

@@ -139,6 +139,9 @@ class Optimizer(KerasSpelling, TF2Spelling):
     #: run elementwise rules as fused kernels when numba is available
     use_fused: bool = True
 
+    #: whose arithmetic the class's own declarations are (TF 1's classes in ``descend.compat.v1.train``: "tf1")
+    native_convention: str = "keras"
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._spelling = _spelling_of(cls)
@@ -246,7 +249,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
     @property
     def convention(self) -> str:
         """Whose arithmetic the update follows: ``"keras"``, ``"tf1"``, ``"torch"`` or ``"optax"``."""
-        return "keras" if self._convention is None else self._convention.framework
+        return type(self).native_convention if self._convention is None else self._convention.framework
 
     def conventional(self, name: str, value, *, unset=None):
         """The value of constructor argument ``name`` under this optimizer's convention: ``value`` when the user
@@ -641,7 +644,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
                       ema_overwrite_frequency=self.ema_overwrite_frequency, loss_scale_factor=self.loss_scale_factor)
         if self._initial_decay:
             config["decay"] = self._initial_decay
-        if self._convention is not None:
+        if self.convention != type(self).native_convention:
             config["convention"] = self.convention
         return config
 
@@ -690,11 +693,11 @@ class Optimizer(KerasSpelling, TF2Spelling):
         restored for variables not created yet -- and, in the middle of a
         gradient-accumulation cycle, ``accumulator:<key>...`` partial sums.
         ``var_key(variable)`` is the string naming a variable (default its name). Under a convention other than
-        Keras 3's, ``convention:<name>`` marks whose arithmetic the slots hold.
+        the class's own, ``convention:<name>`` marks whose arithmetic the slots hold.
         """
         self.flush()  # exact_lazy: every row and slot up to date before it is copied
         out = self.state.state_dict(self.hyper, var_key)
-        if self._convention is not None:
+        if self.convention != type(self).native_convention:
             out[f"convention:{self.convention}"] = np.asarray(1, np.int8)
         return out
 
@@ -707,13 +710,14 @@ class Optimizer(KerasSpelling, TF2Spelling):
         entries when ``strict`` (else those entries are left as they are and listed on the plan).
         Slots of variables this optimizer has not created yet are kept and given to the slots when
         they are created (``var_key`` names variables, as in :meth:`state_dict`). State saved under another
-        convention (its ``convention:<name>`` mark, none for Keras 3's) is refused: its slots mean other things.
+        convention (its ``convention:<name>`` mark; none for the class's own) is refused: its slots mean other
+        things.
         """
         state = dict(state)
         marks = sorted(str(k)[len("convention:"):] for k in state if str(k).startswith("convention:"))
         for name in marks:
             del state[f"convention:{name}"]
-        saved = marks[0] if len(marks) == 1 else "keras" if not marks else marks
+        saved = marks[0] if len(marks) == 1 else type(self).native_convention if not marks else marks
         if saved != self.convention:
             raise ValueError(f"the state does not match optimizer '{self._name}': it was saved with "
                              f"convention={saved!r}; this optimizer has convention={self.convention!r}")

@@ -29,6 +29,7 @@ class DeclaredRule:
         self.per_tensor = rule.per_tensor
         self.zero_grad_is_identity = rule.zero_grad_is_identity
         self.sparse_fn = rule.sparse_fn or rule.fn
+        self.lazy_fn = rule.lazy_fn or rule.fn
         self.slot_specs = tuple(s if isinstance(s, Slot) else Slot(s) for s in specs if not isinstance(s, StepState))
         self.step_specs = tuple(s for s in specs if isinstance(s, StepState))
         self.slot_names = [s.name for s in self.slot_specs]
@@ -280,7 +281,10 @@ def write(plan: UpdatePlan, items: list, copy: bool) -> dict:
             group[2].append(slots)
             group[3].append(d)
         elif path == "rows":
-            rule.rows(rule.fn, kernel, param, item.values, slots, plan.coefficients[param.dtype], item.indices, d)
+            # lazy updates may have their own arithmetic (the touched rows of an exact update: the rule's)
+            fn = rule.lazy_fn if plan.sparse_mode == "lazy" else rule.fn
+            rule.rows(fn, kernel if fn is rule.fn or kernel is None else rule.kernel(fn), param, item.values, slots,
+                      plan.coefficients[param.dtype], item.indices, d)
         else:  # exact sparse: the dense rule with zero gradient rows elsewhere
             g = np.zeros_like(param)
             g[item.indices] = item.values
