@@ -124,6 +124,68 @@ def test_torch_adafactor_epsilon_defaults_to_the_dtypes():
         assert c["epsilon_1"] == float(np.finfo(dtype).eps)
 
 
+# the "first step" column of docs/semantics.md: (difference, class, arguments A, arguments B, the first step whose
+# numbers differ beyond rounding, None: rounding only)
+_SCHEDULE = {"class_name": "ExponentialDecay", "config": {"initial_learning_rate": 0.05, "decay_steps": 1,
+                                                           "decay_rate": 0.9}}
+_FIRST_STEPS = [
+    ("adam-epsilon-placement", "Adam", dict(epsilon=1e-8), dict(epsilon=1e-8, convention="torch"), 1),
+    ("adam-epsilon-default", "Adam", {}, dict(convention="torch"), 1),
+    ("adam-tf1-scalars", "Adam", dict(epsilon=1e-8), dict(convention="tf1"), None),
+    ("adam-torch-optax", "Adam", dict(convention="optax"), dict(convention="torch"), None),
+    ("amsgrad-corrected-maximum", "Adam", dict(amsgrad=True, epsilon=1e-3, convention="optax"),
+     dict(amsgrad=True, epsilon=1e-3, convention="torch"), 2),
+    ("adam-weight-decay", "Adam", dict(weight_decay=0.1, epsilon=1e-3), dict(weight_decay=0.1, epsilon=1e-3,
+                                                                            convention="torch"), 1),
+    ("adamw-decay", "AdamW", dict(weight_decay=0.1, convention="optax"), dict(weight_decay=0.1, convention="torch"),
+     None),
+    ("sgd-momentum", "SGD", dict(momentum=0.9), dict(momentum=0.9, convention="torch"), None),
+    ("sgd-momentum-schedule", "SGD", dict(momentum=0.9, learning_rate=_SCHEDULE),
+     dict(momentum=0.9, learning_rate=_SCHEDULE, convention="torch"), 2),
+    ("sgd-nesterov", "SGD", dict(momentum=0.9, nesterov=True), dict(momentum=0.9, nesterov=True, convention="torch"),
+     None),
+    ("sgd-dampening", "SGD", dict(momentum=0.9, convention="torch"), dict(momentum=0.9, dampening=0.3,
+                                                                           convention="torch"), 2),
+    ("sgd-weight-decay", "SGD", dict(weight_decay=0.1), dict(weight_decay=0.1, convention="torch"), None),
+    ("sgd-momentum-weight-decay", "SGD", dict(momentum=0.9, weight_decay=0.1),
+     dict(momentum=0.9, weight_decay=0.1, convention="torch"), 2),
+    ("rmsprop-epsilon", "RMSprop", dict(rho=0.9, epsilon=1e-8), dict(rho=0.9, epsilon=1e-8, convention="torch"), 1),
+    ("rmsprop-tf1-ones", "RMSprop", dict(epsilon=1e-10), dict(convention="tf1"), 1),
+    ("rmsprop-optax", "RMSprop", dict(epsilon=1e-8), dict(convention="optax"), None),
+    ("rmsprop-momentum", "RMSprop", dict(momentum=0.5, epsilon=0.0), dict(momentum=0.5, epsilon=0.0, rho=0.9,
+                                                                         convention="torch"), None),
+    ("rmsprop-momentum-schedule", "RMSprop", dict(momentum=0.5, epsilon=0.0, learning_rate=_SCHEDULE),
+     dict(momentum=0.5, epsilon=0.0, rho=0.9, learning_rate=_SCHEDULE, convention="torch"), 2),
+    ("adagrad-epsilon", "Adagrad", dict(initial_accumulator_value=0.1, epsilon=1e-7),
+     dict(initial_accumulator_value=0.1, epsilon=1e-7, convention="torch"), 1),
+    ("adagrad-lr-decay", "Adagrad", dict(convention="torch"), dict(lr_decay=0.1, convention="torch"), 2),
+    ("adadelta", "Adadelta", dict(rho=0.9, epsilon=1e-6), dict(convention="torch"), None),
+    ("adamax-epsilon", "Adamax", dict(epsilon=1e-3), dict(epsilon=1e-3, convention="torch"), 2),
+    ("nadam-torch", "Nadam", dict(epsilon=1e-8), dict(convention="torch"), 1),
+    ("nadam-optax", "Nadam", dict(epsilon=1e-8), dict(convention="optax"), 1),
+    ("lion", "Lion", dict(weight_decay=1e-3), dict(convention="optax"), None),
+    ("adafactor-optax", "Adafactor", dict(relative_step=False), dict(convention="optax"), 1),
+    ("adafactor-torch-epsilon", "Adafactor", dict(epsilon_1=1e-3), dict(epsilon_1=1e-3, convention="torch"), 1),
+]
+
+
+@pytest.mark.parametrize("name,cls,a,b,step", _FIRST_STEPS, ids=[r[0] for r in _FIRST_STEPS])
+def test_first_step_of_each_difference(name, cls, a, b, step):
+    """docs/semantics.md's "first step" column: switching only that difference changes the numbers from that step
+    on (float64, beyond 1e-9 relative), or only in the rounding (None)."""
+    def run(kwargs):
+        kwargs = dict(kwargs)
+        if isinstance(kwargs.get("learning_rate"), dict):
+            kwargs["learning_rate"] = ds.optimizers.schedules.deserialize(kwargs["learning_rate"])
+        case = cc.ConvCase(name, kwargs.pop("convention", "keras"), cls, {"learning_rate": 0.01, **kwargs}, "", {})
+        return cc.run_descend(case, "float64")
+
+    ta, tb = run(a), run(b)
+    differs = [k + 1 for k in range(cc.STEPS) for x, y in zip(ta[k], tb[k])
+               if np.max(np.abs(x - y) / np.maximum(np.abs(y), 1e-3 * np.max(np.abs(y)))) > 1e-9]
+    assert (min(differs) if differs else None) == step
+
+
 # ================================================================================ TF 1
 _TF1_PAIRS = [
     ("adam", lambda: O.Adam(0.01, convention="tf1"), lambda: v1.AdamOptimizer(0.01)),
