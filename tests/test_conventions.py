@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import inspect
 
+import convention_cases as cc
 import numpy as np
 import pytest
 
-import convention_cases as cc
 import descend as ds
 from descend.compat.v1 import train as v1
 from descend.optimizers.convention import CONVENTIONS, conventions_of

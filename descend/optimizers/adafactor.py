@@ -42,9 +42,9 @@ with learning rate 1 unless given (optax scales by none). TensorFlow 1 has no Ad
 
 from __future__ import annotations
 
-import numpy as np
-
 import math
+
+import numpy as np
 
 from .convention import Convention, Default
 from .optimizer import Optimizer

@@ -38,7 +38,7 @@ from .exact_lazy import REPLAY
 from .optimizer import Optimizer
 from .rule import Rule, Slot, StepState
 
-__all__ = ["Adam", "OptaxAdam", "TF1Adam", "TorchAdam", "adam_step_size", "adam_update", "amsgrad_update",
+__all__ = ["Adam", "OptaxAdam", "TF1Adam", "TF1_ADAM_RULE", "TorchAdam", "adam_step_size", "adam_update", "amsgrad_update",
            "optax_adam_coefficients", "optax_adam_update", "optax_amsgrad_update", "tf1_adam_coefficients",
            "tf1_beta_powers", "torch_adam_update", "torch_amsgrad_update", "torch_sparse_adam_update"]
 

@@ -147,7 +147,7 @@ def resolve(cls, convention, name: str, value, *, unset=None):
     as a plain number, when it has none); None when the convention has no such argument. ``unset`` is what
     "not given" looks like besides a :class:`Default` (None, or False for a flag)."""
     given = not (value is None or value is unset or isinstance(value, Default))
-    label = "keras" if convention is None else convention.framework
+    label = getattr(cls, "native_convention", "keras") if convention is None else convention.framework
     others = [c for c, conv in conventions_of(cls).items() if name in conv.accepts]
     if others and (convention is None or name not in convention.accepts):
         if given:

@@ -30,8 +30,8 @@ from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
 from . import batched, schedules, stages
-from .exact_lazy import LazyRows
 from .convention import L2Penalty, check_convention, declared, resolve
+from .exact_lazy import LazyRows
 from .hyper import Hyperparameters, LearningRateValue
 from .pipeline import Pipeline, aggregation_for
 from .plan import UpdatePlan

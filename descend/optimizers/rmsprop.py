@@ -37,9 +37,11 @@ from .exact_lazy import REPLAY, decay_products, per_row, suffix_products
 from .optimizer import Optimizer
 from .rule import Rule, Slot
 
-__all__ = ["RMSprop", "OptaxRMSprop", "TF1RMSprop", "TorchRMSprop", "torch_rmsprop_update", "centered_rmsprop_catch_up", "centered_rmsprop_momentum_catch_up", "rmsprop_catch_up",
-           "rmsprop_momentum_catch_up", "centered_rmsprop_momentum_update", "centered_rmsprop_update", "rmsprop_momentum_update",
-           "rmsprop_update"]
+__all__ = ["RMSprop", "OptaxRMSprop", "TF1RMSprop", "TF1_CENTERED_RMSPROP", "TF1_RMSPROP", "TorchRMSprop",
+           "centered_rmsprop_catch_up", "centered_rmsprop_momentum_catch_up", "centered_rmsprop_momentum_update",
+           "centered_rmsprop_update", "rmsprop_catch_up", "rmsprop_momentum_catch_up", "rmsprop_momentum_update",
+           "rmsprop_update", "torch_centered_rmsprop_momentum_update", "torch_centered_rmsprop_update",
+           "torch_rmsprop_momentum_update", "torch_rmsprop_update"]
 
 
 def rmsprop_update(param, grad, velocity, *, learning_rate, rho, epsilon):
