@@ -11,15 +11,27 @@ import numpy as np
 
 from .job import build_model, build_optimizer, plan_updates
 
-__all__ = ["Interrupt", "train_job", "compile_model"]
+__all__ = ["Interrupt", "Stopped", "train_job", "compile_model"]
+
+
+class Stopped(BaseException):
+    """A signal arrived before anything was written: the command ends at once (a BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` of a reader swallows it)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
 
 
 class Interrupt:
-    """Turns the first SIGINT/SIGTERM into a request to stop after the current step (with a checkpoint);
-    a second one ends the process at once (the newest checkpoint on disk stays valid)."""
+    """SIGINT/SIGTERM during a run. While ``immediate`` (nothing written yet: reading data, checking)
+    the first signal raises :class:`Stopped` at once; later it is a request to stop after the current
+    step (with a checkpoint and the run folder), or, once training is over, to finish writing the run
+    folder. A second signal ends the process at once (the newest checkpoint on disk stays valid)."""
 
     def __init__(self):
         self.signum = None
+        self.immediate = True  # False from the first write on
         self.training = True  # False once training is over: a signal then only ends the folder's writing
         self._old = {}
 
@@ -41,6 +53,8 @@ class Interrupt:
             os.write(2, f"\n{name} again: stopping now; the newest checkpoint on disk is kept\n".encode())
             os._exit(128 + signum)
         self.signum = signum
+        if self.immediate:
+            raise Stopped(signum)
         what = "finishing this step and saving a checkpoint" if self.training else "finishing the run folder"
         os.write(2, f"\n{name}: {what} ({name} again stops at once)\n".encode())
 
