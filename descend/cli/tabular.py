@@ -158,11 +158,11 @@ class _Lines:
                 raise DataError(f"{self.path}: the file is UTF-16 text; save it as UTF-8")
             if raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
+        if b"\0" in raw:
+            raise DataError(f"{self.path}: not a text file (line {self.line} holds a NUL byte)")
         if len(raw) > MAX_ROW_BYTES:
             raise DataError(f"{self.path}: line {self.line} is longer than {_mib(MAX_ROW_BYTES)}; rows of at most "
                             f"{_mib(MAX_ROW_BYTES)} are read (is this a CSV file?)")
-        if b"\0" in raw:
-            raise DataError(f"{self.path}: not a text file (line {self.line} holds a NUL byte)")
         try:
             return raw.decode("utf-8"), len(raw)
         except UnicodeDecodeError as e:
@@ -331,7 +331,7 @@ def _read_csv(f, path, label, require_label, feature_names, max_bytes) -> Table:
         raise DataError(f"{path}: the file is empty")
     delimiter = _choose_delimiter(sample, complete)
     lines.delimiter = delimiter
-    reader = csv.reader(lines, delimiter=delimiter)
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
     end = 0  # the file line the previous row ended on
 
     def next_row():
@@ -371,10 +371,17 @@ def _read_csv(f, path, label, require_label, feature_names, max_bytes) -> Table:
         return _read_rows(path, header, rows, next_row, label, require_label, feature_names, decimal_comma,
                           delimiter, max_bytes, lines)
     except csv.Error as e:
-        if "field larger than field limit" in str(e):
+        why = str(e)
+        if "field larger than field limit" in why:
             raise DataError(f"{path}: line {reader.line_num}: a cell is longer than {csv.field_size_limit():,} "
                             "characters, the most the CSV reader takes") from None
-        raise DataError(f"{path}: line {reader.line_num}: not a well-formed CSV row ({e})") from None
+        if "unexpected end of data" in why:
+            raise DataError(f"{path}: the quoted cell of the row starting at line {end + 1} is not closed by the "
+                            "end of the file") from None
+        if "new-line character seen in unquoted field" in why:
+            raise DataError(f"{path}: line {reader.line_num}: lines end with a lone carriage return (\\r); save the "
+                            "file with \\n or \\r\\n line ends") from None
+        raise DataError(f"{path}: line {reader.line_num}: not a well-formed CSV row ({why})") from None
 
 
 def _picker(cols):
@@ -535,8 +542,8 @@ def _zip_directory_size(f, size, path) -> None:
                 entries = int.from_bytes(record[32:40], "little")
                 directory = int.from_bytes(record[40:48], "little")
     if directory > MAX_ZIP_DIRECTORY or entries > 1000:
-        raise DataError(f"{path}: not a readable .npz file (its zip directory declares {entries:,} entries in "
-                        f"{_mib(directory)}; at most 1,000 entries in {_mib(MAX_ZIP_DIRECTORY)} are read)")
+        raise DataError(f"{path}: not a readable .npz file (its zip directory declares {_mib(directory)} for "
+                        f"{entries:,} arrays; at most {_mib(MAX_ZIP_DIRECTORY)} for 1,000 arrays are read)")
     f.seek(0)
 
 

@@ -81,6 +81,7 @@ def _recorder(model, evaluate_test):
             logs = logs or {}
             if self.first_update_at is None:
                 self.first_update_at = process_seconds()
+                _preload_plotting()
             row = {"step": len(self.rows) + 1, "epoch": model._fit_position["epoch"] + 1,
                    "loss": model._last_batch_loss, "learning_rate": float(logs.get("learning_rate", float("nan")))}
             if "accuracy" in logs:
@@ -110,6 +111,21 @@ def _recorder(model, evaluate_test):
             self.last = dict(state["last"])
 
     return Recorder()
+
+
+def _preload_plotting() -> None:
+    """Import matplotlib in a background thread once training runs, so that the plots an interrupted
+    run draws before it exits do not wait for the import (about half a second)."""
+    import threading
+
+    def load():
+        try:
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import matplotlib.figure  # noqa: F401
+        except Exception:  # noqa: BLE001 - the plots import it again and report what fails
+            pass
+
+    threading.Thread(target=load, name="descend-plot-preload", daemon=True).start()
 
 
 def _backup(backup_dir, save_freq, extra, interrupt, recorder):
