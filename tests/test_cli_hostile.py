@@ -470,7 +470,7 @@ def test_readers_keep_their_memory_bound_under_rlimit_as(finished_run, tmp_path)
     ]
     env = {**os.environ, "PYTHONPATH": ROOT, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     result = subprocess.run([sys.executable, "-c", _UNDER_LIMIT, str(600 << 20), json.dumps([c[0] for c in cases])],
-                            capture_output=True, text=True, timeout=600, env=env)
+                            capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
     for (argv, message), (code, err) in zip(cases, json.loads(result.stdout)):
         lines = [line for line in err.splitlines() if line.strip()]
@@ -490,6 +490,6 @@ def test_a_wide_csv_is_read_in_time_linear_in_its_columns(tmp_path):
     code = ("import sys; from descend.cli.tabular import read_csv; t = read_csv(sys.argv[1]); "
             "print(t.x.shape, t.feature_names[-1], t.label_name)")
     result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "wide.csv")], capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "PYTHONPATH": ROOT})
+                            timeout=120, env={**os.environ, "PYTHONPATH": ROOT}, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["(3,", "300000)", "c299999", "label"]

@@ -30,7 +30,7 @@ HANG = 60  # seconds: far beyond what any step below needs
 def _start(argv, log):
     err = open(log, "w")
     proc = subprocess.Popen([sys.executable, "-m", "descend", *argv], stdout=subprocess.DEVNULL, stderr=err, text=True,
-                            env=ENV)
+                            env=ENV, cwd=ROOT)
     err.close()
     return proc
 

@@ -207,7 +207,7 @@ def _train_in(args, interrupt, given, out, folder) -> int:
 def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule) -> int:
     import descend as ds
 
-    from .training import train_job
+    from .training import plotting_ready, train_job
 
     try:
         r = train_job(s, data, s["optimizer"], out=out, interrupt=interrupt,
@@ -231,10 +231,12 @@ def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule
         return interrupt.exit_code if r["interrupted"] else 0
     if r["interrupted"]:
         summary["resume_command"] = resume_cmd
-        write_run(out, r["rows"], r["epoch_rows"], summary, task=data.kind, schedule=schedule)
+        plots = plotting_ready()
+        write_run(out, r["rows"], r["epoch_rows"], summary, task=data.kind, schedule=schedule, plots=plots)
         sig = {130: "Ctrl-C (SIGINT)", 143: "SIGTERM"}.get(interrupt.exit_code, "a signal")
         _err(f"stopped by {sig} after {len(r['rows'])} batches ({len(r['epoch_rows'])} of {s['epochs']} epochs "
-             f"complete); checkpoint and run folder saved in {out}")
+             f"complete); checkpoint and run folder saved in {out}"
+             + ("" if plots else " (the plots are drawn when the run continues)"))
         _err(f"continue with: {resume_cmd}")
         return interrupt.exit_code
     test = _test_metrics(model, data, r["test"])
@@ -468,13 +470,29 @@ def main(argv=None) -> int:
     # gives the same bits take that path (the numbers do not change; see descend._native)
     background = _native.set_background_loading(True)
     try:
-        return _run(args)
+        code = _run(args)
     finally:
         _native.set_background_loading(background)
-        if argv is None:  # the process's own command, about to exit: its objects need no collector pass at
-            import gc  # the interpreter's teardown (0.5-1 s with matplotlib and numba loaded)
+    if argv is None:  # the process's own command, about to exit
+        _leave(code)
+    return code
 
-            gc.freeze()
+
+def _leave(code: int) -> None:
+    """The console command's end. Its objects need no collector pass at the interpreter's teardown
+    (0.5-1 s with matplotlib and numba loaded). Stopped by a signal (everything saved and flushed to
+    disk), it leaves at once: the interpreter would otherwise wait for numba's background loader
+    (seconds, when the signal came during the first steps)."""
+    import gc
+
+    gc.freeze()
+    if code in (130, 143) and _group().size == 1:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
 
 
 def _run(args) -> int:

@@ -8,9 +8,10 @@ before training starts), ``checkpoints/`` (at each epoch's end and every
 finished, ``final/`` (the trained weights, read by ``descend predict``).
 
 One process at a time: a command that writes a run folder holds an exclusive
-lock on its ``.lock`` file from its first check to its end (the operating
-system releases it when the process ends, even when killed); a second one
-is refused, naming the holder's process id. ``--overwrite`` removes only the
+lock on its ``.lock`` file from its first write (from its first check when
+the folder has a lock file already) to its end; the operating system releases
+it when the process ends, even when killed. A second command is refused,
+naming the holder's process id. ``--overwrite`` removes only the
 files descend writes (:data:`RUN_FILES`, and in ``checkpoints/`` and ``final/``
 the checkpoint files and folders, named as the checkpoint format names them);
 anything else in the folder stays.
@@ -552,8 +553,9 @@ def plot_lr(path, steps, rows, schedule):
     save(fig, path)
 
 
-def write_run(out, rows, epoch_rows, summary, *, task, schedule) -> dict:
-    """Write metrics.csv, epochs.csv, the plots and summary.json; returns ``{what: path}``."""
+def write_run(out, rows, epoch_rows, summary, *, task, schedule, plots: bool = True) -> dict:
+    """Write metrics.csv, epochs.csv, the plots (unless ``plots`` is False) and summary.json; returns
+    ``{what: path}``."""
     os.makedirs(out, exist_ok=True)
     paths = {"metrics": os.path.join(out, "metrics.csv"), "epochs": os.path.join(out, "epochs.csv")}
     smoothed = smooth([r["loss"] for r in rows])
@@ -567,7 +569,7 @@ def write_run(out, rows, epoch_rows, summary, *, task, schedule) -> dict:
         epoch_fields = ["epoch", "step", "loss", "accuracy", "val_loss", "val_accuracy", "test_loss",
                         "test_accuracy", "learning_rate"]
     write_csv(paths["epochs"], epoch_fields, epoch_rows)
-    if rows:
+    if rows and plots:
         steps = [r["step"] for r in rows]
         loss_name = "mean squared error (standardized target)" if task == "regression" else (
             "binary cross-entropy" if task == "clicks" else "cross-entropy")

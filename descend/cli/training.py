@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 
 import numpy as np
 
 from .job import build_model, build_optimizer, plan_updates
 
-__all__ = ["Interrupt", "Stopped", "train_job", "compile_model"]
+__all__ = ["Interrupt", "Stopped", "train_job", "compile_model", "plotting_ready"]
+
+_plotting = threading.Event()  # set once matplotlib is imported (see _preload_plotting)
 
 
 class Stopped(BaseException):
@@ -114,18 +117,26 @@ def _recorder(model, evaluate_test):
 
 
 def _preload_plotting() -> None:
-    """Import matplotlib in a background thread once training runs, so that the plots an interrupted
-    run draws before it exits do not wait for the import (about half a second)."""
-    import threading
-
+    """Import matplotlib in a background thread once training runs (after its first update: the cold
+    start does not wait for it), so that an interrupted run's save does not (see :func:`plotting_ready`)."""
     def load():
         try:
             import matplotlib.backends.backend_agg  # noqa: F401
             import matplotlib.figure  # noqa: F401
         except Exception:  # noqa: BLE001 - the plots import it again and report what fails
             pass
+        finally:
+            _plotting.set()
 
-    threading.Thread(target=load, name="descend-plot-preload", daemon=True).start()
+    if not _plotting.is_set():
+        threading.Thread(target=load, name="descend-plot-preload", daemon=True).start()
+
+
+def plotting_ready() -> bool:
+    """Whether matplotlib is loaded. A run stopped by a signal before that (within about a second of
+    its first update) saves its checkpoint, metrics and summary without the plots, which would cost
+    the import (seconds on a busy machine, beside numba's loading); the resumed run draws them."""
+    return _plotting.is_set()
 
 
 def _backup(backup_dir, save_freq, extra, interrupt, recorder):
