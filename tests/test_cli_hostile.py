@@ -83,7 +83,13 @@ CSV_CASES = [
     ("sparse-2GB", "s.csv", lambda p: _sparse(p, 2 * 2**30), [], "not a text file (line 1 holds a NUL byte)"),
     ("nul-byte", "n.csv", "a,b,label\n" + _lines(5) + "1,\0,1\n" + _lines(30), [],
      "not a text file (line 7 holds a NUL byte)"),
-    ("utf-16", "u.csv", ("a,b,label\n" + _lines()).encode("utf-16"), [], "the file is UTF-16 text; save it as UTF-8"),
+    ("utf-16", "u.csv", ("a,b,label\n" + _lines()).encode("utf-16"), [], "the file is UTF-16 or UTF-32 text; save it "
+                                                                          "as UTF-8"),
+    ("utf-32", "u.csv", ("a,b,label\n" + _lines()).encode("utf-32"), [], "the file is UTF-16 or UTF-32 text"),
+    ("underscore-number", "us.csv", "a,b,label\n" + _lines(35) + "1_000,1,0\n", [],
+     "feature columns must be numeric; found text at line 37, column 'a': '1_000'"),
+    ("arabic-digits", "ar.csv", "a,b,label\n" + _lines(35) + "\u0661\u0662,1,0\n", [],
+     "feature columns must be numeric; found text at line 37, column 'a': '\u0661\u0662'"),
     ("latin-1", "l.csv", b"a,b,label\n" + "".join(f"{i},{i},caf\xe9\n" for i in range(40)).encode("latin-1"), [],
      "not a UTF-8 text file (line 2: byte 8 of the line cannot be decoded)"),
     ("line-over-32MiB", "w.csv", "a,b,label\n" + "1" * (33 << 20) + "\n", [],
@@ -114,7 +120,7 @@ CSV_CASES = [
     ("header-twice", "d.csv", "a,a,label\n" + _lines(), [], "the header names column 'a' twice"),
     ("header-only", "ho.csv", "a,b,label\n", [], "the header has no data rows under it"),
     ("table-over-bound", "big.csv", "a,b,label\n" + _lines(60_000), ["--max-data-mb", "1"],
-     "the table is larger than 1 MiB, the most descend reads (more than 29,127 rows of 2 features as 8-byte numbers); "
+     "the table is larger than 1 MiB, the most descend reads (more than 37,449 rows of 2 features as 8-byte numbers); "
      "pass --max-data-mb to allow more"),
     ("fifo", "p.csv", lambda p: os.mkfifo(p), [], "the data file is a named pipe (fifo), not a regular file"),
     ("dev-zero", "z.csv", lambda p: os.symlink("/dev/zero", p), [],

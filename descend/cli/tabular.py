@@ -17,8 +17,8 @@ mapped to classes 0..k-1 in sorted order, the mapping kept for
 ``descend predict``); any other numeric column is a regression target.
 
 Memory: the readers hold the features as 8-byte floats and refuse a table
-larger than ``max_bytes`` (default :data:`MAX_TABLE_BYTES`, 1 GiB, counting 28
-bytes per row for labels and line numbers) when it reaches that size, or, for
+larger than ``max_bytes`` (default :data:`MAX_TABLE_BYTES`, 1 GiB, counting 12
+bytes per row for its label) when it reaches that size, or, for
 ``.npz``, from the arrays' declared shapes before reading them. A CSV row is
 at most :data:`MAX_ROW_BYTES` (32 MiB) of text and :data:`MAX_COLUMNS`
 fields; parsing one row holds at most about 12 times its size. So reading
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import itertools
 import math
 import operator
 import os
@@ -62,7 +63,7 @@ MAX_TABLE_BYTES = 1 << 30  # the default bound on the table a reader builds (fea
 MAX_ROW_BYTES = 32 << 20  # the longest CSV row (its text, quoted line breaks included)
 MAX_COLUMNS = 1 << 20  # the most fields in a CSV row, and features in an .npz file
 MAX_ZIP_DIRECTORY = 1 << 20  # an .npz file's zip directory (the list of its arrays), in bytes
-_ROW_EXTRA = 8 + 8 + 4  # per row beside the features: the label as a float, its line, its class code
+_ROW_EXTRA = 8 + 4  # per row beside the features: the label as a float, its class code
 _SAMPLE_LINES, _SAMPLE_BYTES = 20, 1 << 20  # what the delimiter and the header are judged on
 _MAX_LISTED = 3
 _MISSING = frozenset(("", "na", "nan", "null", "none", "?"))
@@ -120,9 +121,13 @@ def _listing(items, total) -> str:
 
 
 def _number(text: str, decimal_comma: bool) -> float | None:
+    """The number a cell holds, or None. Python's float() also takes ``1_000`` and digits of other
+    scripts; a CSV number is ASCII without underscores."""
     t = text.strip()
     if decimal_comma:
         t = t.replace(",", ".")
+    if "_" in t or not t.isascii():
+        return None
     try:
         return float(t)
     except ValueError:
@@ -154,8 +159,8 @@ class _Lines:
         self.hash.update(raw)
         self.line += 1
         if self.line == 1:
-            if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-                raise DataError(f"{self.path}: the file is UTF-16 text; save it as UTF-8")
+            if raw.startswith((b"\xff\xfe", b"\xfe\xff", b"\0\0\xfe\xff")):
+                raise DataError(f"{self.path}: the file is UTF-16 or UTF-32 text; save it as UTF-8")
             if raw.startswith(b"\xef\xbb\xbf"):
                 raw = raw[3:]
         if b"\0" in raw:
@@ -254,7 +259,7 @@ def _is_header(first: list[str], rows: list[list[str]], decimal_comma: bool) -> 
 
 
 class _Growing:
-    """The table's arrays, grown in place (by half) as rows arrive, never beyond ``limit`` bytes."""
+    """The table's arrays, grown in place (by half) as blocks of rows arrive, never beyond ``limit`` bytes."""
 
     def __init__(self, n_features, limit, path):
         self.n_features, self.limit, self.path = n_features, limit, path
@@ -262,28 +267,29 @@ class _Growing:
         self.n = 0
         self.x = np.zeros((0, n_features))
         self.y = np.zeros(0)
-        self.lines = np.zeros(0, np.int64)
         self.codes = np.zeros(0, np.int32)
 
-    def add(self) -> int:
-        """Room for one more row; returns its index."""
-        if self.n == len(self.y):
-            rows = max(16, self.n + self.n // 2)
-            if rows * self.row_bytes > self.limit:
-                rows = self.limit // self.row_bytes
-                if rows <= self.n:
-                    raise DataError(f"{self.path}: the table is larger than {_mib(self.limit)}, the most descend "
-                                    f"reads (more than {self.n:,} rows of {self.n_features:,} features as 8-byte "
-                                    "numbers); pass --max-data-mb to allow more")
-            for a in (self.x, self.y, self.lines, self.codes):
+    def extend(self, xs, ys, codes) -> None:
+        """Append rows: ``xs`` lists of features, ``ys`` labels as numbers, ``codes`` label classes."""
+        end = self.n + len(xs)
+        if end > len(self.y):
+            fit = self.limit // self.row_bytes
+            if end > fit:
+                raise DataError(f"{self.path}: the table is larger than {_mib(self.limit)}, the most descend reads "
+                                f"(more than {fit:,} rows of {self.n_features:,} features as 8-byte numbers); pass "
+                                "--max-data-mb to allow more")
+            rows = min(max(16, len(self.y) + len(self.y) // 2, end), fit)
+            for a in (self.x, self.y, self.codes):
                 a.resize((rows,) + a.shape[1:], refcheck=False)
-        self.n += 1
-        return self.n - 1
+        self.x[self.n:end] = xs
+        self.y[self.n:end] = ys
+        self.codes[self.n:end] = codes
+        self.n = end
 
     def trimmed(self):
-        for a in (self.x, self.y, self.lines, self.codes):
+        for a in (self.x, self.y, self.codes):
             a.resize((self.n,) + a.shape[1:], refcheck=False)
-        return self.x, self.y, self.lines, self.codes
+        return self.x, self.y, self.codes
 
 
 def read_csv(path, label: str | None = None, *, require_label: bool = True, feature_names=None,
@@ -334,22 +340,23 @@ def _read_csv(f, path, label, require_label, feature_names, max_bytes) -> Table:
     reader = csv.reader(lines, delimiter=delimiter, strict=True)
     end = 0  # the file line the previous row ended on
 
-    def next_row():
+    def stream():
+        """``(first line, cells)`` of each row; blank lines (and rows of empty cells) are not rows."""
         nonlocal end
         for row in reader:
             start, end = end + 1, reader.line_num
             lines.new_row()
-            if any(c.strip() for c in row):  # blank lines (and rows of empty cells) are not rows
-                return start, row
-        return None
+            if row and ((row[0] and not row[0].isspace()) or any(c.strip() for c in row)):
+                yield start, row
 
     try:
-        first = next_row()
+        all_rows = stream()
+        first = next(all_rows, None)
         if first is None:
             raise DataError(f"{path}: the file is empty")
         ahead = []  # the rows after the first that the header is judged on
         while len(ahead) < _SAMPLE_LINES - 1 and lines.buffer:
-            got = next_row()
+            got = next(all_rows, None)
             if got is None:
                 break
             ahead.append(got)
@@ -357,7 +364,7 @@ def _read_csv(f, path, label, require_label, feature_names, max_bytes) -> Table:
         header_line, first_row = first
         if _is_header(first_row, [r for _, r in ahead], decimal_comma):
             header = [h.strip() for h in first_row]
-            rows = iter(ahead)
+            rows = itertools.chain(ahead, all_rows)
             empty = [j + 1 for j, h in enumerate(header) if not h]
             if empty:
                 raise DataError(f"{path}: header column {empty[0]} has no name")
@@ -367,9 +374,9 @@ def _read_csv(f, path, label, require_label, feature_names, max_bytes) -> Table:
                 raise DataError(f"{path}: the header names column '{twice[:100]}' twice")
         else:
             header = [f"column_{j + 1}" for j in range(len(first_row))]
-            rows = iter([first, *ahead])
-        return _read_rows(path, header, rows, next_row, label, require_label, feature_names, decimal_comma,
-                          delimiter, max_bytes, lines)
+            rows = itertools.chain([first], ahead, all_rows)
+        return _read_rows(path, header, rows, label, require_label, feature_names, decimal_comma, delimiter,
+                          max_bytes, lines)
     except csv.Error as e:
         why = str(e)
         if "field larger than field limit" in why:
@@ -391,8 +398,8 @@ def _picker(cols):
     return operator.itemgetter(*cols)
 
 
-def _read_rows(path, header, rows, next_row, label, require_label, feature_names, decimal_comma, delimiter,
-               max_bytes, lines) -> Table:
+def _read_rows(path, header, rows, label, require_label, feature_names, decimal_comma, delimiter, max_bytes,
+               lines) -> Table:
     width = len(header)
     if width < 2 and require_label:
         raise DataError(f"{path}: found 1 column (delimiter {delimiter!r}); need features and a label column")
@@ -421,26 +428,19 @@ def _read_rows(path, header, rows, next_row, label, require_label, feature_names
         cols = [position[h] for h in feature_names]
         del position
         pick = None if cols == [j for j in range(width) if j != j_label] else _picker(cols)
-    table = _Growing(len(feature_names), max_bytes, path)
-    x = None
-    width_bad, missing, text, infinite, label_bad = [], [0, []], [0, []], [], []
+    n_features = len(feature_names)
+    table = _Growing(n_features, max_bytes, path)
+    block = max(1, (1 << 20) // (8 * n_features + 8))  # rows gathered in lists, then stored at once
+    xs, ys, cs = [], [], []
+    width_bad, missing, text, infinite, label_bad = [0, []], [0, []], [0, []], [], []
     names, codes = {}, True  # distinct label texts -> class code (while at most MAX_CLASSES)
     text_labels = None  # the first label that is not a number: (line, text)
-    row_iter = rows
-    while True:
-        got = next(row_iter, None)
-        if got is None:
-            if row_iter is rows:
-                row_iter = iter(next_row, None)  # the rows after the sample, read as they come
-                continue
-            break
-        line, r = got
+    for line, r in rows:
         if len(r) != width:
-            width_bad.append((line, len(r)))
+            width_bad[0] += 1
+            if len(width_bad[1]) < _MAX_LISTED:
+                width_bad[1].append(f"line {line} has {len(r)} fields")
             continue
-        i = table.add()
-        x = table.x
-        table.lines[i] = line
         if pick is None:  # the label's cell taken out: the rest are the features, in order
             lab = r.pop(j_label) if j_label is not None else None
             cells = r
@@ -452,8 +452,11 @@ def _read_rows(path, header, rows, next_row, label, require_label, feature_names
             total = sum(vals)
             if total - total != 0.0:  # a NaN or an infinity (or an overflowing sum): look cell by cell
                 raise ValueError
-            x[i] = vals
+            joined = "".join(cells)
+            if "_" in joined or not joined.isascii():  # what float() takes beyond CSV numbers (see _number)
+                raise ValueError
         except ValueError:
+            vals = [0.0] * n_features
             for k, cell in enumerate(cells):
                 c = cell.strip()
                 if c.lower() in _MISSING:
@@ -469,37 +472,40 @@ def _read_rows(path, header, rows, next_row, label, require_label, feature_names
                     continue
                 if not math.isfinite(v) and not infinite:
                     infinite.append(f"infinite value at line {line}, column '{feature_names[k]}'")
-                x[i, k] = v
-        if j_label is None:
-            continue
-        lab = lab.strip()
-        if not lab:
-            missing[0] += 1
-            if len(missing[1]) < _MAX_LISTED:
-                missing[1].append(f"line {line}, column '{label}'")
-            continue
-        v = _number(lab, decimal_comma)
-        if v is None:
-            table.y[i] = math.nan
-            if text_labels is None:
-                text_labels = (line, lab)
-        else:
-            table.y[i] = v
-            if not math.isfinite(v) and not label_bad:
-                label_bad.append(f"{path}: label '{label}' is not finite at line {line}: {lab[:30]!r}")
-        if codes:
-            code = names.setdefault(lab, len(names))
-            if len(names) > MAX_CLASSES:
-                codes, names = False, {}
+                vals[k] = v
+        xs.append(vals)
+        y, code = 0.0, 0
+        if j_label is not None:
+            lab = lab.strip()
+            if not lab:
+                missing[0] += 1
+                if len(missing[1]) < _MAX_LISTED:
+                    missing[1].append(f"line {line}, column '{label}'")
             else:
-                table.codes[i] = code
-        if text_labels is not None and not codes:
-            raise DataError(f"{path}: the label column '{label}' holds text (e.g. {text_labels[1][:30]!r} at line "
-                            f"{text_labels[0]}) and more than {MAX_CLASSES:,} distinct values; text labels are "
-                            f"classes, at most {MAX_CLASSES:,}")
-    if width_bad:
-        raise DataError(f"{path}: " + _listing([f"line {line} has {n} fields" for line, n in width_bad],
-                                               len(width_bad)) + f" (the header has {width})")
+                y = _number(lab, decimal_comma)
+                if y is None:
+                    y = math.nan
+                    if text_labels is None:
+                        text_labels = (line, lab)
+                elif not math.isfinite(y) and not label_bad:
+                    label_bad.append(f"{path}: label '{label}' is not finite at line {line}: {lab[:30]!r}")
+                if codes:
+                    code = names.setdefault(lab, len(names))
+                    if len(names) > MAX_CLASSES:
+                        codes, names = False, {}
+                if text_labels is not None and not codes:
+                    raise DataError(f"{path}: the label column '{label}' holds text (e.g. {text_labels[1][:30]!r} at "
+                                    f"line {text_labels[0]}) and more than {MAX_CLASSES:,} distinct values; text "
+                                    f"labels are classes, at most {MAX_CLASSES:,}")
+        ys.append(y)
+        cs.append(code if codes else 0)
+        if len(xs) >= block:
+            table.extend(xs, ys, cs)
+            xs, ys, cs = [], [], []
+    if xs:
+        table.extend(xs, ys, cs)
+    if width_bad[0]:
+        raise DataError(f"{path}: " + _listing(width_bad[1], width_bad[0]) + f" (the header has {width})")
     if table.n == 0:
         raise DataError(f"{path}: the header has no data rows under it")
     if missing[0]:
@@ -511,7 +517,7 @@ def _read_rows(path, header, rows, next_row, label, require_label, feature_names
         raise DataError(f"{path}: {infinite[0]}")
     if text_labels is None and label_bad:
         raise DataError(label_bad[0])
-    x, y, _, code = table.trimmed()
+    x, y, code = table.trimmed()
     labels = None
     if j_label is not None:
         if text_labels is None:
