@@ -258,3 +258,31 @@ def test_overwrite_refuses_a_link_where_descend_writes_a_file(tmp_path, capsys):
            "write" in capsys.readouterr().err
     assert victim.read_text() == "precious" and os.path.islink(out / "metrics.csv")
     shutil.rmtree(out)
+
+
+def test_a_folder_written_by_another_process_between_the_checks_and_the_first_write_is_refused(tmp_path, capsys):
+    """The lock of a new folder is taken at the first write; the folder is checked again then."""
+    from descend.cli.options import UsageError
+    from descend.cli.rundir import inspect_out
+
+    run = tmp_path / "run"
+    assert main(["train", "--epochs", "2", "--max-steps", "2", "--hidden", "4", "--out", str(run)]) == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    folder = inspect_out(str(empty), resume=False, overwrite=False)
+    shutil.copy(run / "config.json", empty / "config.json")  # another run starts there meanwhile
+    with pytest.raises(UsageError, match="holds an unfinished run"):
+        folder.claim()
+    assert not folder.locked
+    interrupted = tmp_path / "interrupted"
+    shutil.copytree(run, interrupted)
+    shutil.rmtree(interrupted / "final")
+    os.unlink(interrupted / ".lock")  # (a run folder of an older descend: no lock file to take early)
+    summary = _summary(interrupted)
+    summary["status"] = "interrupted"
+    (interrupted / "summary.json").write_text(json.dumps(summary))
+    folder = inspect_out(str(interrupted), resume=True, overwrite=False)
+    (interrupted / "summary.json").write_text(json.dumps(dict(summary, batches_done=3)))  # it moved on meanwhile
+    with pytest.raises(UsageError, match="changed while this command was preparing"):
+        folder.claim()
+    capsys.readouterr()

@@ -68,6 +68,7 @@ class OutFolder:
     def __init__(self, path, exists, config, summary, holds_run, *, flag="--out", resume=False, overwrite=False):
         self.path, self.exists, self.config, self.summary, self.holds_run = path, exists, config, summary, holds_run
         self.flag, self.resume, self.overwrite = flag, resume, overwrite
+        self.fingerprint = (None, None)  # the config.json and summary.json read (inode, size, time)
         self._lock = None
 
     @property
@@ -109,7 +110,7 @@ class OutFolder:
             now = OutFolder(self.path, True, None, None, False, flag=self.flag, resume=self.resume,
                             overwrite=self.overwrite)
             _check_out(now, self.resume, self.overwrite, self.flag)
-            if (now.config, now.summary) != (self.config, self.summary):
+            if now.fingerprint != self.fingerprint:
                 raise UsageError(f"{self.flag} {self.path} changed while this command was preparing (another "
                                  "descend process wrote to it); run the command again")
         except BaseException:
@@ -239,8 +240,17 @@ def inspect_out(path: str, *, resume: bool, overwrite: bool, flag: str = "--out"
     return folder
 
 
+def _stat_of(path):
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
 def _check_out(out: OutFolder, resume, overwrite, flag) -> None:
     path = out.path
+    out.fingerprint = tuple(_stat_of(os.path.join(path, n)) for n in ("config.json", "summary.json"))
     present = [e for e in RUN_FILES + RUN_FOLDERS if os.path.lexists(os.path.join(path, e))]
     out.holds_run = bool(present)
     if os.path.lexists(os.path.join(path, "config.json")) and not overwrite:
