@@ -421,7 +421,7 @@ def _compare(args, names, given, out, folder) -> int:
 def _plot_compare(path, results, kind):
     from matplotlib import colormaps
 
-    from .rundir import figure, save, smooth
+    from .rundir import figure, log_axis, save, smooth
 
     fig, (a1, a2) = figure(12, 4.8, ncols=2)
     colors = colormaps["tab10"].colors
@@ -443,7 +443,7 @@ def _plot_compare(path, results, kind):
         a2.plot(epochs, [row.get(metric) for row in r["epoch_rows"]], linewidth=1.4,
                 markersize=5 + 2.5 * (len(results) - 1 - i), markerfacecolor="none" if i % 2 else style["color"],
                 label=n, **style)
-    a1.set_yscale("log")
+    log_axis(a1)
     a1.set_title("training loss per update (smoothed, EMA 0.9)")
     a1.set_xlabel("update step (batch)")
     a1.set_ylabel("training loss (log scale)")

@@ -494,13 +494,30 @@ def figure(width, height, ncols=1):
     return fig, fig.subplots(1, ncols)
 
 
+def log_axis(ax) -> None:
+    """A log-scale y axis labelled 0.1, 0.01, 1e-05 (plain text: the default 10^k labels go through
+    matplotlib's math-text parser, which took half of a save's time)."""
+    from matplotlib.ticker import FuncFormatter
+
+    def minor(v, _):  # 0.2 and 0.5 too when the axis spans less than two decades
+        low, high = ax.get_ylim()
+        if v <= 0 or low <= 0 or high / low > 100:
+            return ""
+        mantissa = round(v / 10 ** math.floor(math.log10(v) + 1e-9))
+        return f"{v:g}" if mantissa in (2, 5) else ""
+
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(minor))
+
+
 def save(fig, path, left: float = 0.12) -> None:
     # fixed margins (room for two-line titles, tick labels such as 0.00104 and the axis labels):
     # tight_layout measures every text and took half the time of a save, which an interrupted run
     # spends before it exits
     fig.subplots_adjust(left=left, right=0.98, bottom=0.12, top=0.86, wspace=0.25)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png")
+    fig.savefig(buf, format="png", pil_kwargs={"compress_level": 1})  # 20-30% larger, 4x faster to write
     write_bytes(path, buf.getvalue())
 
 
@@ -528,10 +545,10 @@ def plot_loss(path, steps, rows, epoch_rows, *, loss_name, log_scale, note=""):
     log_scale = log_scale and bool(finite) and min(finite) > 0 and max(finite) / min(finite) > 10
     ax.set_ylabel(loss_name + (" (log scale)" if log_scale else ""))
     if log_scale:
-        ax.set_yscale("log")
+        log_axis(ax)
     ax.set_title("loss: every training batch, and validation/test after each epoch" + note)
     ax.grid(alpha=0.3, axis="y")
-    ax.legend()
+    ax.legend(loc="upper right")  # (the default "best" place tests every point of every line)
     save(fig, path)
 
 
@@ -548,7 +565,7 @@ def plot_accuracy(path, epoch_rows):
     ax.set_ylabel("accuracy")
     ax.set_title("accuracy per epoch")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(loc="lower right")
     save(fig, path)
 
 
