@@ -11,6 +11,7 @@ import io
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import textwrap
@@ -341,13 +342,23 @@ def test_a_hostile_saved_setting_is_refused_on_resume(finished_run, tmp_path, ca
 
 
 # ---------------------------------------------------------------- --output and --out paths
+def _device(path):
+    """A character device node like /dev/null, made in the test's folder: were the code under test to
+    replace it, the machine's own /dev/null would stay (as root, a replaced /dev/null is the machine's)."""
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs CAP_MKNOD")
+    return path
+
+
 OUTPUT_CASES = [
-    ("char-device", lambda p: "/dev/null", "--output /dev/null is a character device; descend replaces only a "
-                                           "regular file (leave --output out to write to stdout)"),
+    ("char-device", lambda p: _device(p), "is a character device; descend replaces only a regular file (leave "
+                                          "--output out to write to stdout)"),
     ("fifo", lambda p: (os.mkfifo(p), p)[1], "is a named pipe (fifo); descend replaces only a regular file"),
     ("folder", lambda p: (os.mkdir(p), p)[1], "is a folder; name a file"),
-    ("link-to-device", lambda p: (os.symlink("/dev/null", p), p)[1],
-     "(a symbolic link to /dev/null) is a character device; descend replaces only a regular file"),
+    ("link-to-device", lambda p: (_device(p + "-dev"), os.symlink(p + "-dev", p), p)[2],
+     "-dev) is a character device; descend replaces only a regular file"),
     ("nowhere", lambda p: p + "/no/such/folder/p.csv", "does not exist"),
 ]
 
@@ -399,7 +410,7 @@ def test_predict_output_through_a_link_writes_its_target_and_never_follows_a_tmp
                                                        "folder", id="dangling-link"),
     pytest.param(lambda p: os.mkfifo(p), "is a named pipe (fifo), not a folder", id="fifo"),
     pytest.param(lambda p: os.symlink("/dev/null", p), "is a symbolic link to /dev/null, which is a character "
-                                                       "device, not a folder", id="link-to-device"),
+                                                       "device, not a folder", id="link-to-device"),  # (not written)
 ])
 def test_out_says_what_the_path_is(tmp_path, capsys, make, message):
     """Issue 25 item 14: a dangling --out link is not "a file"."""
