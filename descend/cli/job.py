@@ -283,7 +283,8 @@ def check_model_size(s: dict, data_kind: str, n_features: int, n_outputs: int, i
                   f"{n_features:,} features" + (f" and --hidden {s['hidden']}" if s["model"] == "mlp" else "")
                   + f" and {n_outputs:,} outputs")
         raise UsageError(f"{where}: the model would have {n:,} weights ({detail}); at most {MAX_PARAMETERS:,} are "
-                         "built" + (" (lower --hidden, or use --model linear)" if s["model"] == "mlp" else ""))
+                         "built" + (" (lower --hidden, or use --model linear)"
+                                    if data_kind != "clicks" and s["model"] == "mlp" else ""))
 
 
 def build_model(s: dict, data_kind: str, n_outputs: int, info: dict):
