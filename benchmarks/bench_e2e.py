@@ -2,17 +2,27 @@
 784-512-512-10 with batch 128, and 784-256-10 with batch 64.
 
 Forward, loss (mean sparse softmax cross-entropy), backward and the AdamW
-update: descend (``GradientTape`` + ``apply_gradients``), PyTorch eager with
-the default AdamW and with ``fused=True``, TensorFlow (``tf.function``, and
-with ``jit_compile=True``) with Keras 3 AdamW, JAX ``jit`` with optax adamw
-and donated buffers, and a NumPy floor: only the matrix products of the
-forward and backward passes, into preallocated outputs.
+update: descend eager (``GradientTape`` + ``apply_gradients``) and the same
+step under ``@ds.function`` (traced once, run as a compiled plan), PyTorch
+eager with the default AdamW and with ``fused=True``, PyTorch
+``torch.compile`` (the model and the optimizer's step; fused AdamW), TensorFlow
+(``tf.function``, and with ``jit_compile=True``) with Keras 3 AdamW, JAX
+``jit`` with optax adamw and donated buffers. Floors: the matrix products of
+the forward and backward passes alone (NumPy, into preallocated outputs, on
+NumPy's default BLAS threads), AdamW's memory traffic over the parameters
+(28 bytes each: ``floor.traffic``), and their sum, which the compiled step is
+measured against.
 
-``--busy`` measures the small MLP, descend and PyTorch, on the machine as it
-is and then with two CPU-bound processes spinning beside it, and reports each
-one's slowdown (median step busy / quiet).
+``--rounds N`` measures every group N times in turns (each a process of its
+own with ``--isolate``) and reports, per implementation, the median of the
+rounds' medians (and the best of their bests): a busy moment of the machine
+then falls on every implementation alike.
 
-    python benchmarks/bench_e2e.py [--quick] [--isolate] [--busy]
+``--busy`` measures the small MLP, descend (eager and compiled) and PyTorch,
+on the machine as it is and then with two CPU-bound processes spinning beside
+it, and reports each one's slowdown (median step busy / quiet).
+
+    python benchmarks/bench_e2e.py [--quick] [--isolate] [--rounds N] [--busy] [--json PATH]
 """
 
 from __future__ import annotations
@@ -72,7 +82,17 @@ def make_numpy_floor(ws, bs, x, y):
     return step
 
 
-def make_descend(ws, bs, x, y):
+def make_adam_floor(ws, bs):
+    """AdamW's memory traffic over all the parameters (one flat array each: param, grad, 2 slots)."""
+    import floor
+
+    n = sum(w.size for w in ws) + sum(b.size for b in bs)
+    p, g, m, v = (np.ones(n, np.float32) for _ in range(4))
+    floor.compile_dense()
+    return lambda: floor.traffic(p, g, [m, v])
+
+
+def make_descend(ws, bs, x, y, compiled=False):
     import descend as ds
 
     W = [ds.Variable(w, name=f"w{i}") for i, w in enumerate(ws)]
@@ -82,7 +102,7 @@ def make_descend(ws, bs, x, y):
     xt, yt = ds.constant(x), ds.constant(y)
     last = len(W) - 1
 
-    def step():
+    def step(xt, yt):
         with ds.GradientTape() as tape:
             h = xt
             for i, (w, b) in enumerate(zip(W, B)):
@@ -94,10 +114,11 @@ def make_descend(ws, bs, x, y):
         opt.apply_gradients(zip(grads, variables))
         return loss
 
-    return step
+    fn = ds.function(step) if compiled else step
+    return lambda: fn(xt, yt)
 
 
-def make_torch(torch, ws, bs, x, y, fused):
+def make_torch(torch, ws, bs, x, y, fused, compiled=False):
     layers = []
     for i, (w, b) in enumerate(zip(ws, bs)):
         layer = torch.nn.Linear(w.shape[0], w.shape[1])
@@ -111,14 +132,19 @@ def make_torch(torch, ws, bs, x, y, fused):
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=WD, **({"fused": True} if fused else {}))
     xt, yt = torch.from_numpy(x), torch.from_numpy(y)
     f = torch.nn.functional
+    forward = torch.compile(model) if compiled else model
+    update = torch.compile(opt.step) if compiled else opt.step
 
     def step():
         opt.zero_grad(set_to_none=True)
-        loss = f.cross_entropy(model(xt), yt)
+        loss = f.cross_entropy(forward(xt), yt)
         loss.backward()
-        opt.step()
+        update()
         return loss
 
+    if compiled:  # compile here, not in the timing
+        for _ in range(3):
+            step()
     return step
 
 
@@ -184,9 +210,14 @@ def make_tf(ws, bs, x, y, jit):
     return run
 
 
-GROUPS = ["floor", "descend", "torch", "jax", "tf"]
+GROUPS = ["floor", "descend", "torch", "torch_compile", "jax", "tf"]
 BUSY_GROUPS = ["descend", "torch"]
 FUSED = "PyTorch eager, AdamW fused=True"
+EAGER = "descend eager (GradientTape + apply_gradients)"
+COMPILED = "descend @ds.function (compiled plan)"
+MATMULS = "NumPy matrix products alone"
+ADAM_FLOOR = "AdamW memory floor (28 B/parameter)"
+FLOOR_SUM = "floor: matrix products + AdamW memory"
 
 
 def config(quick):
@@ -197,17 +228,32 @@ def _case_entries(group, case, sizes, batch, timing, quick):
     ws, bs, x, y = make_data(sizes, batch)
     if group == "floor":
         n = 3 * len(ws) - 1
-        return [entry(case, f"NumPy floor ({n} matmuls)", measure(make_numpy_floor(ws, bs, x, y), **timing),
-                      role="floor")]
+        mm = measure(make_numpy_floor(ws, bs, x, y), **timing)
+        adam = measure(make_adam_floor(ws, bs), **timing)
+        both = {"best": mm["best"] + adam["best"], "median": mm["median"] + adam["median"], "n": mm["n"]}
+        return [entry(case, f"{MATMULS} ({n})", mm, role="info"),
+                entry(case, ADAM_FLOOR, adam, role="info"),
+                entry(case, FLOOR_SUM, both, role="floor")]
     if group == "descend":
-        return [entry(case, "descend (GradientTape + apply_gradients)",
-                      measure(make_descend(ws, bs, x, y), **timing), role="descend")]
+        return [entry(case, EAGER, measure(make_descend(ws, bs, x, y), **timing), role="info"),
+                entry(case, COMPILED, measure(make_descend(ws, bs, x, y, compiled=True), **timing), role="descend")]
     if group == "torch":
         torch = peer("torch")
         if torch is None:
             return [entry(case, "PyTorch eager", None, note=skipped_note("torch"))]
         return [entry(case, f"PyTorch eager, AdamW {label}", measure(make_torch(torch, ws, bs, x, y, fused), **timing))
                 for label, fused in (("default", False), ("fused=True", True))]
+    if group == "torch_compile":
+        torch = peer("torch")
+        label = "PyTorch torch.compile (model + AdamW fused step)"
+        if torch is None:
+            return [entry(case, label, None, note=skipped_note("torch"))]
+        try:
+            step = make_torch(torch, ws, bs, x, y, True, compiled=True)
+        except Exception as e:  # noqa: BLE001 - no compiler here, say
+            log(f"  {label}: {type(e).__name__}: {str(e)[:300]}")
+            return [entry(case, label, None, note=f"does not run here: {type(e).__name__}")]
+        return [entry(case, label, measure(step, **timing))]
     if group == "jax":
         if peer("jax") is None:
             return [entry(case, "JAX jit + optax", None, note=skipped_note("jax"))]
@@ -238,26 +284,75 @@ def _describe():
     return "; ".join(f"{c}: {'-'.join(map(str, s))}, batch {b}" for c, s, b in CASES)
 
 
-def run(quick: bool = False, isolate: bool = False) -> dict:
+def _rounds(groups, quick, isolate, rounds):
+    """Every group measured ``rounds`` times in turns; per implementation, the median of the rounds'
+    medians and the best of their bests."""
+    collected: dict = {}
+    order: list = []
+    for k in range(rounds):
+        if rounds > 1:
+            log(f"round {k + 1} of {rounds} (load average {os.getloadavg()[0]:.2f})")
+        out = common.run_groups(__file__, groups, measure_group, quick, isolate)
+        for g in groups:
+            for e in out.get(g, []):
+                key = (g, e["case"], e["impl"])
+                if key not in collected:
+                    collected[key] = dict(e, timings=[])
+                    order.append(key)
+                if e["timing"] is not None:
+                    collected[key]["timings"].append(e["timing"])
+    merged: dict = {}
+    for key in order:
+        e = collected.pop(key)
+        ts = e.pop("timings")
+        if ts:
+            e["timing"] = {"best": min(t["best"] for t in ts), "median": float(np.median([t["median"] for t in ts])),
+                           "n": sum(t["n"] for t in ts)}
+            if all("cpu" in t for t in ts):
+                e["timing"]["cpu"] = float(np.median([t["cpu"] for t in ts]))
+        merged.setdefault(key[0], []).append(e)
+    return merged
+
+
+def _median(res, case, impl=None, role=None):
+    for r in res["rows"]:
+        if r["case"] == case and (impl is None or r["impl"] == impl) and (role is None or r["role"] == role) \
+                and r["median_ms"] is not None:
+            return r["median_ms"]
+    return None
+
+
+def run(quick: bool = False, isolate: bool = False, rounds: int = 1) -> dict:
     timing = config(quick)
     res = new_result(
         "e2e", "End to end: one training step",
         f"MLPs (ReLU) {_describe()}; float32, mean sparse softmax cross-entropy, AdamW "
         f"(lr {LR}, weight decay {WD}): forward, backward and update. Floor: the matrix products of "
-        "forward and backward in NumPy (no elementwise work, no update). cpu_ms: CPU time per step.",
-        {"cases": [[c, list(s), b] for c, s, b in CASES], **timing})
+        "forward and backward in NumPy (no elementwise work, no update) plus AdamW's memory traffic. "
+        "cpu_ms: CPU time per step. Goals compare medians.",
+        {"cases": [[c, list(s), b] for c, s, b in CASES], "rounds": rounds, **timing})
+    res["notes"].append(f"load average at the start: {os.getloadavg()[0]:.2f}")
     if quick:
         res["notes"].append("quick: tf.function without jit_compile only")
-    common.add_entries(res, common.run_groups(__file__, GROUPS, measure_group, quick, isolate),
-                       [c for c, _, _ in CASES])
+    common.add_entries(res, _rounds(GROUPS, quick, isolate, max(int(rounds), 1)), [c for c, _, _ in CASES])
+    res["notes"].append(f"load average at the end: {os.getloadavg()[0]:.2f}")
     for case, _, _ in CASES:
-        d = common.case_ms(res, case, "descend")
-        t = common.case_ms(res, case, "peer", impl=FUSED)
-        if t is None or d is None:
-            add_goal(res, case, "faster than PyTorch eager with fused AdamW", None, "not measured")
+        d = _median(res, case, COMPILED)
+        peers = [(r["impl"], r["median_ms"]) for r in res["rows"] if r["case"] == case and r["role"] == "peer"
+                 and r["median_ms"] is not None]
+        if d is None or not peers:
+            add_goal(res, case, "@ds.function faster than every peer (median)", None, "not measured")
         else:
-            add_goal(res, case, "faster than PyTorch eager with fused AdamW", d < t,
-                     f"PyTorch fused / descend = {t / d:.2f}")
+            best = min(peers, key=lambda p: p[1])
+            add_goal(res, case, "@ds.function faster than every peer (median)", d < best[1],
+                     f"fastest peer {best[0]} {best[1]:.3f} ms, descend {d:.3f} ms ({best[1] / d:.2f}x)")
+        f = _median(res, case, FLOOR_SUM)
+        if d is None or f is None:
+            add_goal(res, case, "@ds.function within 1.2x of (matrix products + AdamW memory floor)", None,
+                     "not measured")
+        else:
+            add_goal(res, case, "@ds.function within 1.2x of (matrix products + AdamW memory floor)", d <= 1.2 * f,
+                     f"descend {d:.3f} ms / floor {f:.3f} ms = {d / f:.2f}")
     return common.finish(res)
 
 
@@ -299,19 +394,20 @@ def run_busy(quick: bool = False, isolate: bool = True, spinners: int = 2) -> di
                 e["case"] = f"{SMALL}, {label}"
     common.add_entries(res, {**{f"q{g}": quiet[g] for g in quiet}, **{f"b{g}": busy[g] for g in busy}}, [])
     slow = {}
-    for impl, role in (("descend (GradientTape + apply_gradients)", "descend"), (FUSED, "peer")):
+    for impl, role in ((EAGER, "eager"), (COMPILED, "descend"), (FUSED, "peer")):
         q = [r for r in res["rows"] if r["impl"] == impl and r["case"].endswith("quiet") and r["ms"] is not None]
         b = [r for r in res["rows"] if r["impl"] == impl and "busy" in r["case"] and r["ms"] is not None]
         if q and b:
             slow[role] = (b[0]["median_ms"], q[0]["median_ms"], b[0].get("cpu_ms"), q[0].get("cpu_ms"))
-    if len(slow) == 2:
+    if "descend" in slow and "peer" in slow:
         def say(name, f):
             return (f"{name} {f[0]:.2f}/{f[1]:.2f} ms = {f[0] / f[1]:.2f}x"
                     + (f" (cpu {f[2]:.2f}/{f[3]:.2f} ms)" if f[2] is not None else ""))
         d, t = slow["descend"], slow["peer"]
+        eager = f", {say('descend eager', slow['eager'])}" if "eager" in slow else ""
         add_goal(res, SMALL, "slowdown on a busy machine no worse than PyTorch's (fused AdamW)",
                  d[0] / d[1] <= t[0] / t[1],
-                 f"median step busy/quiet: {say('descend', d)}, {say('PyTorch fused', t)}")
+                 f"median step busy/quiet: {say('descend @ds.function', d)}, {say('PyTorch fused', t)}{eager}")
     else:
         add_goal(res, SMALL, "slowdown on a busy machine no worse than PyTorch's (fused AdamW)", None,
                  "not measured")
@@ -321,7 +417,11 @@ def run_busy(quick: bool = False, isolate: bool = True, spinners: int = 2) -> di
 if __name__ == "__main__":
     if not common.group_main(measure_group):
         quick, isolate = "--quick" in sys.argv, "--isolate" in sys.argv
-        if "--busy" in sys.argv:
-            print(common.text_table([run_busy(quick, isolate)]))
-        else:
-            print(common.text_table([run(quick, isolate)]))
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+        result = run_busy(quick, isolate) if "--busy" in sys.argv else run(quick, isolate, rounds)
+        print(common.text_table([result]))
+        if "--json" in sys.argv:  # every row, medians and CPU times included
+            import json
+
+            with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+                json.dump(result, f, indent=1)

@@ -17,6 +17,7 @@ import importlib as _importlib
 # (numba, tqdm, matplotlib, safetensors, mpi4py) load when a program touches them
 from . import backend, errors, framework, ops  # noqa: F401
 from .backend import (
+    DType,
     as_dtype,
     bool_,
     float16,
@@ -29,6 +30,9 @@ from .backend import (
     int64,
     set_floatx,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from .errors import InvalidArgumentError, NoGradientError
 from .framework import (
@@ -43,13 +47,19 @@ from .framework import (
     deduplicate,
     name_scope,
 )
-from .framework.function import function
 from .ops import *  # noqa: F403
+
+# TF's other names for these dtypes (``tf.bool``, ``tf.half``, ``tf.double``); ``bool`` stays out of ``__all__``
+# so that ``from descend import *`` does not hide Python's bool
+bool = bool_  # noqa: A001
+half = float16
+double = float64
 
 #: submodules imported on first attribute access
 _SUBMODULES = frozenset({
-    "activations", "callbacks", "checkpoint", "compat", "config", "constraints", "data", "datasets", "debugging",
-    "distribute", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics", "mixed_precision",
+    "activations", "callbacks", "checkpoint", "compat", "compiler", "config", "constraints", "data", "datasets",
+    "debugging", "distribute", "dtypes", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics",
+    "mixed_precision",
     "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train",
 })
 #: names imported from a submodule on first access: name -> (submodule, attribute)
@@ -60,6 +70,10 @@ _LAZY_NAMES = {
     "eye": ("linalg", "eye"),
     "print": ("printing", "print"),
     "TensorSpec": ("tensor_spec", "TensorSpec"),
+    "Module": ("module", "Module"),
+    "function": ("compiler", "function"),
+    "cond": ("compiler", "cond"),
+    "while_loop": ("compiler", "while_loop"),
 }
 
 
@@ -89,5 +103,6 @@ __all__ = [  # noqa: F405
     "floatx", "int8", "int16", "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError",
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
-    "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye",
+    "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
+    "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module",
 ] + list(ops.__all__)

@@ -29,34 +29,64 @@ def get_object(identifier, registry: dict, base: type, kind: str, deserialize):
 
 
 def serialize_object(obj, base: type):
-    """``{"class_name": ..., "config": ...}`` for an instance of ``base``; a plain function gives its name."""
+    """Keras 3's config of an instance of ``base`` (``{"module", "class_name", "config",
+    "registered_name"}``); a function gives Keras' function config (found again by its registered
+    name or its name)."""
     if obj is None:
         return None
-    if isinstance(obj, base):
-        return {"class_name": type(obj).__name__, "config": obj.get_config()}
-    return getattr(obj, "__name__", repr(obj))
+    from ._serialization import function_config, serialize_keras_object
+
+    if isinstance(obj, base) or hasattr(obj, "get_config") and not isinstance(obj, type):
+        return serialize_keras_object(obj)
+    if hasattr(obj, "__name__"):
+        return function_config(obj)
+    return repr(obj)
 
 
 def deserialize_object(config, kind: str, aliases: dict, classes: dict, custom_objects: dict | None = None):
-    """Rebuild an object from :func:`serialize_object`'s output or a name (``aliases`` then class names)."""
+    """Rebuild an object from :func:`serialize_object`'s output or a name: ``custom_objects``, an active
+    ``custom_object_scope`` and registered objects first, then ``aliases`` and ``classes``."""
+    from ._serialization import extend_scope, find_object
+
     custom_objects = custom_objects or {}
     article = "An" if kind[0] in "aeiou" else "A"
     if isinstance(config, str):
-        if config in custom_objects:  # a user's class is instantiated, a user's function used as it is
-            obj = custom_objects[config]
-            return obj() if isinstance(obj, type) else obj
-        make = aliases.get(config) or classes.get(config)  # zero-argument factories (classes or functions)
+        # a user's class is instantiated, a user's function used as it is; built-ins are zero-argument factories
+        make = find_object(config, custom_objects, loose=False) or aliases.get(config) or classes.get(config) or \
+            find_object(config, custom_objects)
         if make is None:
             raise ValueError(f"Unknown {kind}: {config!r}. Expected one of {sorted(aliases)} (or a class name, "
-                             f"a config dict or a callable). Received: {config!r}")
-        return make()
+                             f"a config dict, a registered name or a callable). Received: {config!r}")
+        return make() if isinstance(make, type) or any(make is v for v in aliases.values()) else make
     if isinstance(config, dict):
-        if "class_name" not in config:
-            raise ValueError(f"{article} {kind} config needs a 'class_name' key. Received: {config!r}")
-        name = config["class_name"]
-        cls = custom_objects.get(name) or classes.get(name) or aliases.get(name)
+        name = config.get("class_name")
+        if not isinstance(name, str):
+            raise ValueError(f"{article} {kind} config needs a string 'class_name'. Received: {_short(config)}")
+        inner = config.get("config")
+        if name == "function":  # Keras' config of a function: its registered name or its name
+            fn = find_object(inner, custom_objects) if isinstance(inner, str) else None
+            if fn is None:
+                raise ValueError(f"Unknown {kind} function {_short(inner)}: register it with "
+                                 "descend.saving.register_serializable or pass it in custom_objects")
+            return fn
+        registered = config.get("registered_name")
+        cls = None
+        if isinstance(registered, str) and registered not in (name, "function"):
+            cls = find_object(registered, custom_objects)
+        cls = cls or find_object(name, custom_objects, loose=False) or classes.get(name) or aliases.get(name) or \
+            find_object(name, custom_objects)
         if cls is None:
             raise ValueError(f"Unknown {kind} class: {name!r}. Expected one of {sorted(classes)} or an entry "
-                             f"of custom_objects. Received: {config!r}")
-        return cls.from_config(dict(config.get("config") or {}))
-    raise TypeError(f"Cannot deserialize {article.lower()} {kind} from {type(config).__name__}: {config!r}")
+                             f"of custom_objects. Received: {_short(config)}")
+        if not isinstance(cls, type):
+            return cls
+        if inner is not None and not isinstance(inner, dict):
+            raise ValueError(f"The config of {kind} {name!r} must be a dict. Received: {_short(inner)}")
+        with extend_scope(custom_objects):
+            return cls.from_config(dict(inner or {}))
+    raise TypeError(f"Cannot deserialize {article.lower()} {kind} from {type(config).__name__}: {_short(config)}")
+
+
+def _short(value, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -167,26 +167,43 @@ for _name, _fn in (("relu", nn_ops.relu), ("relu6", nn_ops.relu6), ("leaky_relu"
     _NAME_OF.setdefault(id(_fn), _name)
 
 
-def serialize(activation) -> str | None:
-    """The name of a built-in activation (``None`` for None); a custom function gives its ``__name__``."""
+def serialize(activation):
+    """The name of a built-in activation (``None`` for None); another function gives Keras 3's
+    function config, ``{"module": "builtins", "class_name": "function", "config": <its registered
+    name, else its name>, "registered_name": "function"}``, found again through the registry,
+    ``custom_objects`` or a ``custom_object_scope``."""
     if activation is None:
         return None
     name = _NAME_OF.get(id(activation))
     if name is not None:
         return name
-    return getattr(activation, "__name__", repr(activation))
+    from ._serialization import function_config, serialize_keras_object
+
+    if hasattr(activation, "get_config") and not isinstance(activation, type):
+        return serialize_keras_object(activation)
+    return function_config(activation)
 
 
 def deserialize(name, custom_objects: dict | None = None):
-    """The activation function called ``name`` (or ``custom_objects[name]``)."""
-    custom_objects = custom_objects or {}
-    if isinstance(name, dict):  # {"class_name": "function", "config": "relu"} style
-        name = name.get("config", name.get("class_name"))
-    fn = custom_objects.get(name) if isinstance(name, str) else None
-    if fn is None and isinstance(name, str):
-        fn = _BY_NAME.get(name)
+    """The activation function a name or a config stands for: ``custom_objects``, an active
+    ``custom_object_scope`` and registered functions first, then the built-in activations."""
+    from ._serialization import build_object, find_object
+
+    if isinstance(name, dict):
+        if name.get("class_name") == "function" or set(name) <= {"class_name", "config"} and \
+                isinstance(name.get("config"), str):  # {"class_name": "function", "config": "relu"}
+            name = name.get("config", name.get("class_name"))
+        else:  # an activation object's config (a registered class with get_config)
+            from ._serialization import extend_scope
+
+            with extend_scope(custom_objects or {}):
+                return build_object(name, "activations", "activation")
+    fn = None
+    if isinstance(name, str):
+        fn = find_object(name, custom_objects, loose=False) or _BY_NAME.get(name) or find_object(name, custom_objects)
     if fn is None:
-        raise ValueError(f"Unknown activation: {name!r}. Expected one of {sorted(_BY_NAME)} or a callable. "
+        raise ValueError(f"Unknown activation: {name!r}. Expected one of {sorted(_BY_NAME)}, a function registered "
+                         "with descend.saving.register_serializable or passed in custom_objects, or a callable. "
                          f"Received: {name!r}")
     return fn
 

@@ -27,6 +27,9 @@ __all__ = [
     "int32",
     "int64",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "bool_",
 ]
 
@@ -55,6 +58,9 @@ class DType:
     is_floating = property(lambda self: self.dtype.kind == "f")
     is_integer = property(lambda self: self.dtype.kind in "iu")
     is_bool = property(lambda self: self.dtype.kind == "b")
+    is_unsigned = property(lambda self: self.dtype.kind == "u")
+    is_complex = property(lambda self: self.dtype.kind == "c")
+    is_numpy_compatible = True
 
     @property
     def min(self):
@@ -101,6 +107,9 @@ int16 = dtype_of(np.dtype("int16"))
 int32 = dtype_of(np.dtype("int32"))
 int64 = dtype_of(np.dtype("int64"))
 uint8 = dtype_of(np.dtype("uint8"))
+uint16 = dtype_of(np.dtype("uint16"))
+uint32 = dtype_of(np.dtype("uint32"))
+uint64 = dtype_of(np.dtype("uint64"))
 bool_ = dtype_of(np.dtype("bool"))
 
 _FLOATX = float32

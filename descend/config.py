@@ -1,15 +1,16 @@
 """``descend.config``: the ``tf.config`` calls eager-only programs make.
 
-descend runs eagerly on one CPU process: ``run_functions_eagerly`` records the
-flag (``descend.function`` always runs eagerly), the device listings name the
-one CPU, and the GPU memory settings have nothing to act on and are accepted
-for ported code.
+descend runs on one CPU process: ``run_functions_eagerly(True)`` makes every
+``descend.function`` call its Python function directly (no trace, no plan), as
+TF's does; the device listings name the one CPU, and the GPU memory settings
+have nothing to act on and are accepted for ported code.
 
 Example:
     >>> import descend as ds
     >>> ds.config.run_functions_eagerly(True)
     >>> ds.config.functions_run_eagerly()
     True
+    >>> ds.config.run_functions_eagerly(False)
     >>> [d.device_type for d in ds.config.list_physical_devices()]
     ['CPU']
     >>> ds.config.list_physical_devices("GPU")
@@ -33,7 +34,7 @@ _state = {"eager": False, "determinism": False}
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
-    """Record the flag (functions always run eagerly in descend)."""
+    """With True, ``descend.function`` calls run the Python function directly (for debugging), as TF's."""
     if not isinstance(run_eagerly, bool):
         raise TypeError(f"run_functions_eagerly expects a bool. Received: {run_eagerly!r}")
     _state["eager"] = run_eagerly

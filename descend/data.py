@@ -93,18 +93,6 @@ _UNIFORM_BLOCK = 512  # shuffle draws its uniforms in blocks of this size
 # ---------------------------------------------------------------------------
 # structures and values
 # ---------------------------------------------------------------------------
-def _map_structure(fn, s):
-    """Apply ``fn`` to every leaf of ``s``, keeping tuples, namedtuples, lists and dicts."""
-    if isinstance(s, dict):
-        return {k: _map_structure(fn, v) for k, v in s.items()}
-    if isinstance(s, tuple):
-        items = [_map_structure(fn, v) for v in s]
-        return type(s)(*items) if hasattr(s, "_fields") else tuple(items)
-    if isinstance(s, list):
-        return [_map_structure(fn, v) for v in s]
-    return fn(s)
-
-
 def _is_plain(v) -> bool:
     """True for Python/NumPy scalars and (nested) lists of them: a value TF turns into one tensor."""
     if isinstance(v, (bool, int, float, complex, np.generic)):
@@ -129,27 +117,17 @@ def _leaf_array(v, *, copy: bool) -> np.ndarray:
 
 def _to_arrays(value, *, copy: bool = True):
     """Normalize a user value into a structure of arrays (plain lists of numbers become one array)."""
-    if isinstance(value, dict):
-        return {k: _to_arrays(v, copy=copy) for k, v in value.items()}
-    if isinstance(value, tuple):
-        items = [_to_arrays(v, copy=copy) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, list) and not _is_plain(value):
-        return [_to_arrays(v, copy=copy) for v in value]
-    return _leaf_array(value, copy=copy)
+    return nest.map_structure(lambda v: _leaf_array(v, copy=copy), value,
+                              is_leaf=lambda v: isinstance(v, list) and _is_plain(v))
 
 
-def _paths(s, prefix=""):
+def _paths(s):
     """(path, leaf) pairs in ``nest.flatten`` order, for error messages."""
-    if isinstance(s, dict):
-        return [p for k in sorted(s) for p in _paths(s[k], f"{prefix}[{k!r}]")]
-    if isinstance(s, (list, tuple)):
-        return [p for i, v in enumerate(s) for p in _paths(v, f"{prefix}[{i}]")]
-    return [(prefix or "x", s)]
+    return [(path or "x", leaf) for path, leaf in nest.flatten_with_paths(s)]
 
 
 def _to_tensors(value):
-    return _map_structure(Tensor, value)
+    return nest.map_structure(Tensor, value)
 
 
 def _call(fn, value):
@@ -226,11 +204,11 @@ class _SliceFn(_Indexed):
         self.structure = structure
 
     def __call__(self, i):
-        return _map_structure(lambda a: np.array(a[i]), self.structure)
+        return nest.map_structure(lambda a: np.array(a[i]), self.structure)
 
     def gather(self, indices):
         idx = np.asarray(indices, dtype=np.intp)
-        return _map_structure(lambda a: a[idx], self.structure)
+        return nest.map_structure(lambda a: a[idx], self.structure)
 
 
 class _RangeFn(_Indexed):
@@ -995,7 +973,7 @@ class Dataset:
         structure = _to_arrays(tensors, copy=True)
         if not nest.flatten(structure):
             raise ValueError("from_tensors needs at least one component. Received an empty structure")
-        return _IndexedSource(_SliceFn(_map_structure(lambda a: a[np.newaxis], structure)), 1, "from_tensors")
+        return _IndexedSource(_SliceFn(nest.map_structure(lambda a: a[np.newaxis], structure)), 1, "from_tensors")
 
     @staticmethod
     def range(*args, dtype=np.int64) -> Dataset:

@@ -15,17 +15,17 @@ written as ``{"__keras_tensor__": [layer name, node index, output index]}``;
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 
+from . import _serialization
 from .framework import nest
 from .framework.tensor import Tensor
+from .layers import _rebuild
 from .layers.base import Layer
 from .layers.input_layer import Input, InputLayer
 from .layers.keras_tensor import KerasTensor, Node, map_symbolic
 
-__all__ = ["init_graph", "run_graph", "graph_config", "graph_from_config", "graph_summary_rows"]
+__all__ = ["init_graph", "run_graph", "graph_config", "graph_from_config", "graph_summary_rows", "clone_graph"]
 
 
 def _check_tensors(structure, what: str) -> list:
@@ -197,11 +197,7 @@ def _encode(value, where: str, index: dict):
 
 
 def _layer_entry(layer) -> dict:
-    if getattr(layer, "_graph_nodes", None) is not None:
-        class_name = "Functional" if type(layer).__name__ == "Model" else type(layer).__name__
-    else:
-        class_name = type(layer).__name__
-    return {"class_name": class_name, "name": layer.name, "config": layer.get_config()}
+    return {**_serialization.serialize_keras_object(layer), "name": layer.name}
 
 
 def graph_config(model) -> dict:
@@ -232,56 +228,95 @@ def graph_config(model) -> dict:
             "input_layers": refs(model._graph_inputs), "output_layers": refs(model._graph_outputs)}
 
 
-def _layer_class(class_name: str, custom_objects: dict | None):
-    from . import layers as layers_module
-    from .models import Model, Sequential
+_MAX_SHAPE_RANK = 32
 
-    found = (custom_objects or {}).get(class_name)
-    if found is None and class_name in ("Functional", "Model"):
-        found = Model
-    if found is None and class_name == "Sequential":
-        found = Sequential
-    if found is None and class_name == "InputLayer":
-        found = InputLayer
-    if found is None:
-        found = getattr(layers_module, class_name, None)
-    if found is None:
-        raise ValueError(f"Unknown layer class '{class_name}' in the model config: pass it in custom_objects")
-    return found
+
+def _bad(problem: str):
+    return ValueError(f"The functional model config is malformed: {problem}")
+
+
+def _input_from_config(entry: dict):
+    cfg = entry.get("config")
+    if not isinstance(cfg, dict):
+        raise _bad(f"the InputLayer '{str(entry.get('name'))[:100]}' has no config dict")
+    shape = cfg.get("batch_shape", cfg.get("batch_input_shape"))
+    if (not isinstance(shape, list) or len(shape) > _MAX_SHAPE_RANK
+            or not all(d is None or (isinstance(d, int) and not isinstance(d, bool) and d >= 0) for d in shape)):
+        raise _bad(f"the InputLayer '{str(entry.get('name'))[:100]}' needs a 'batch_shape': a list of at most "
+                   f"{_MAX_SHAPE_RANK} sizes (non-negative ints or null). Received: {str(shape)[:200]}")
+    dtype = cfg.get("dtype")
+    if isinstance(dtype, dict):
+        from .layers.base import dtype_from_config
+
+        dtype = dtype_from_config(dtype)
+    for flag in ("sparse", "ragged", "optional"):
+        if cfg.get(flag):
+            raise _bad(f"the InputLayer '{str(entry.get('name'))[:100]}' is {flag}; descend's inputs are dense")
+    return Input(batch_shape=tuple(shape), dtype=dtype, name=cfg.get("name"))
+
+
+def _ref(value, what: str) -> tuple:
+    """``[layer name, node index, tensor index]`` from a config, checked."""
+    if (not isinstance(value, list) or len(value) != 3 or not isinstance(value[0], str)
+            or not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << 20 for v in value[1:])):
+        raise _bad(f"{what} must be [layer name, node index, tensor index]. Received: {str(value)[:200]}")
+    return value[0], value[1], value[2]
 
 
 def graph_from_config(config: dict, custom_objects: dict | None = None):
-    """Rebuild the layers and replay their calls; returns ``(inputs, outputs, name)`` for the model."""
+    """Rebuild the layers and replay their calls; returns ``(inputs, outputs, name)`` for the model.
+    Layer classes are found among descend's layers, registered classes, ``custom_objects`` and an
+    active ``custom_object_scope``; nothing named in the config is imported."""
     for key in ("layers", "input_layers", "output_layers"):
         if key not in config:
             raise ValueError(f"Not a functional model config: the key '{key}' is missing")
+    if not isinstance(config["layers"], list):
+        raise _bad(f"'layers' must be a list. Received: {type(config['layers']).__name__}")
     made: dict = {}  # layer name -> layer
     produced: dict = {}  # layer name -> list of node outputs (flattened)
     pending = []
-    for entry in config["layers"]:
-        cls = _layer_class(entry["class_name"], custom_objects)
-        cfg = dict(entry["config"])
-        if cls is InputLayer:
-            tensor = Input(batch_shape=tuple(cfg["batch_shape"]), dtype=cfg.get("dtype"), name=cfg.get("name"))
-            made[entry["name"]] = tensor.node.layer
-            produced[entry["name"]] = [[tensor]]
-            continue
-        if "custom_objects" in inspect.signature(cls.from_config).parameters:
-            layer = cls.from_config(cfg, custom_objects=custom_objects)
-        else:
-            layer = cls.from_config(cfg)
-        made[entry["name"]] = layer
-        produced[entry["name"]] = []
-        pending.extend((entry["name"], n) for n in entry.get("inbound_nodes", []))
+    with _serialization.extend_scope(custom_objects):
+        for i, entry in enumerate(config["layers"]):
+            if not isinstance(entry, dict) or not isinstance(entry.get("class_name"), str):
+                raise _bad(f"layer {i} must be a dict with a string 'class_name'. Received: {str(entry)[:200]}")
+            name = entry.get("name")
+            if name is None and isinstance(entry.get("config"), dict):
+                name = entry["config"].get("name")
+            if not isinstance(name, str):
+                raise _bad(f"layer {i} ({entry['class_name'][:100]}) has no string 'name'")
+            if name in made:
+                raise _bad(f"two layers are named '{name[:100]}'")
+            _rebuild.note_layer(f"'{name[:100]}' ({entry['class_name'][:100]})")
+            if entry["class_name"] == "InputLayer" and entry.get("registered_name") in (None, "InputLayer"):
+                tensor = _input_from_config(entry)
+                made[name] = tensor.node.layer
+                produced[name] = [[tensor]]
+                continue
+            layer = _serialization.build_object(entry, "layers", "layer")
+            if not isinstance(layer, Layer):
+                raise _bad(f"layer '{name[:100]}': {entry['class_name'][:100]} is not a layer class")
+            made[name] = layer
+            produced[name] = []
+            nodes = entry.get("inbound_nodes", [])
+            if not isinstance(nodes, list):
+                raise _bad(f"layer '{name[:100]}': 'inbound_nodes' must be a list")
+            for node in nodes:
+                if not isinstance(node, dict) or not isinstance(node.get("args", []), list) \
+                        or not isinstance(node.get("kwargs", {}), dict):
+                    raise _bad(f"layer '{name[:100]}': each inbound node must be a dict with 'args' (a list) and "
+                               f"'kwargs' (a dict). Received: {str(node)[:200]}")
+                pending.append((name, node))
 
     def decode(value):
         if isinstance(value, dict) and set(value) == {"__keras_tensor__"}:
-            name, k, i = value["__keras_tensor__"]
+            name, k, i = _ref(value["__keras_tensor__"], "a tensor reference")
             outs = produced.get(name)
             if outs is None:
-                raise ValueError(f"The model config refers to an unknown layer '{name}'")
+                raise _bad(f"a call refers to an unknown layer '{name[:100]}'")
             if k >= len(outs):
                 raise LookupError(name)
+            if i >= len(outs[k]):
+                raise _bad(f"a call refers to output {i} of layer '{name[:100]}', which has {len(outs[k])}")
             return outs[k][i]
         if isinstance(value, list):
             return [decode(v) for v in value]
@@ -303,9 +338,10 @@ def graph_from_config(config: dict, custom_objects: dict | None = None):
             if waiting and any(w[0] == name for w in waiting):
                 waiting.append((name, node))  # keep a layer's calls in their order
                 continue
+            _rebuild.note_layer(made[name])
             try:
-                args = decode(node["args"])
-                kwargs = decode(node["kwargs"])
+                args = decode(node.get("args", []))
+                kwargs = decode(node.get("kwargs", {}))
             except LookupError:
                 waiting.append((name, node))
                 continue
@@ -317,15 +353,51 @@ def graph_from_config(config: dict, custom_objects: dict | None = None):
                              "wait on each other")
         pending = waiting
 
-    def resolve(structure):
+    def resolve(structure, what):
         if isinstance(structure, dict):
-            return {k: resolve(v) for k, v in structure.items()}
+            return {k: resolve(v, what) for k, v in structure.items()}
         if isinstance(structure, list) and len(structure) == 3 and isinstance(structure[0], str):
-            name, k, i = structure
+            name, k, i = _ref(structure, what)
+            if name not in produced or k >= len(produced[name]) or i >= len(produced[name][k]):
+                raise _bad(f"{what} refers to output [{name[:100]!r}, {k}, {i}], which the layers do not produce")
             return produced[name][k][i]
-        return [resolve(v) for v in structure]
+        if isinstance(structure, list) and structure:
+            return [resolve(v, what) for v in structure]
+        raise _bad(f"{what} must be [layer name, node index, tensor index] or lists/dicts of them. Received: "
+                   f"{str(structure)[:200]}")
 
-    return resolve(config["input_layers"]), resolve(config["output_layers"]), config.get("name")
+    _rebuild.note_layer(None)
+    name = config.get("name")
+    return (resolve(config["input_layers"], "'input_layers'"), resolve(config["output_layers"], "'output_layers'"),
+            name if isinstance(name, str) else None)
+
+
+def clone_graph(model, clone, input_tensors=None, call_function=None):
+    """``(inputs, outputs)`` of a functional model like ``model`` on new layers: ``clone(layer)`` for each layer
+    (InputLayers are made anew, or ``input_tensors`` are used), its calls replayed (through ``call_function``
+    when given)."""
+    if input_tensors is not None:
+        given = nest.flatten(input_tensors)
+        if len(given) != len(model._graph_flat_inputs) or not all(isinstance(t, KerasTensor) for t in given):
+            raise ValueError(f"clone_model: `input_tensors` must be {len(model._graph_flat_inputs)} KerasTensor(s) in "
+                             f"the structure of model.input. Received: {input_tensors!r}")
+        new_inputs = input_tensors
+    else:
+        given = [Input(batch_shape=t.shape, dtype=t.dtype.name, name=t.name) for t in model._graph_flat_inputs]
+        new_inputs = nest.pack_like(model._graph_inputs, given)
+    values = {id(t): n for t, n in zip(model._graph_flat_inputs, given)}
+    for node in model._graph_nodes:
+        layer = clone(node.layer)
+        args = map_symbolic(node.call_args, lambda k: values[id(k)])
+        kwargs = map_symbolic(node.call_kwargs, lambda k: values[id(k)])
+        out = call_function(layer, *args, **kwargs) if call_function is not None else layer(*args, **kwargs)
+        flat = nest.flatten(out)
+        if len(flat) != len(node.output_tensors):
+            raise ValueError(f"clone_model: layer '{layer.name}' returned {len(flat)} output(s) where the model has "
+                             f"{len(node.output_tensors)}")
+        for t, v in zip(node.output_tensors, flat):
+            values[id(t)] = v
+    return new_inputs, nest.pack_like(model._graph_outputs, [values[id(t)] for t in model._graph_flat_outputs])
 
 
 # ---------------------------------------------------------------------------------------- summary

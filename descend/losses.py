@@ -313,17 +313,19 @@ def dice(y_true, y_pred, axis=None):
 
 
 def tversky(y_true, y_pred, alpha=0.5, beta=0.5, axis=None):
-    """Tversky loss, ``1 - TP / (TP + alpha FP + beta FN + 1e-7)`` with ``TP = sum(y_true * y_pred)``,
-    ``FP = sum((1 - y_true) * y_pred)``, ``FN = sum(y_true * (1 - y_pred))`` over ``axis`` (Salehi et al.
-    2017); ``alpha = beta = 0.5`` is the Dice loss."""
+    """Tversky loss (Salehi et al. 2017) as Keras 3 computes it: ``1 - TP / (TP + alpha A + beta B + 1e-7)``
+    with ``TP = sum(y_true * y_pred)``, ``A = sum(y_true * (1 - y_pred))`` and ``B = sum((1 - y_true) *
+    y_pred)`` over ``axis``. (Keras' documentation calls ``alpha`` the weight of false positives, but its
+    formula, followed here so that ported programs get Keras' numbers, gives ``alpha`` the missed positives
+    ``A``.) ``alpha = beta = 0.5`` is the Dice loss."""
     y_pred = _float_tensor(y_pred)
     y_true = _like(y_true, y_pred)
     axis = _axis_arg(axis)
     tp = math_ops.reduce_sum(math_ops.multiply(y_true, y_pred), axis=axis)
-    fp = math_ops.reduce_sum(math_ops.multiply(math_ops.subtract(1.0, y_true), y_pred), axis=axis)
-    fn = math_ops.reduce_sum(math_ops.multiply(y_true, math_ops.subtract(1.0, y_pred)), axis=axis)
-    denominator = math_ops.add(math_ops.add(math_ops.add(tp, math_ops.multiply(fp, float(alpha))),
-                                            math_ops.multiply(fn, float(beta))), EPSILON)
+    missed = math_ops.reduce_sum(math_ops.multiply(y_true, math_ops.subtract(1.0, y_pred)), axis=axis)
+    spurious = math_ops.reduce_sum(math_ops.multiply(math_ops.subtract(1.0, y_true), y_pred), axis=axis)
+    denominator = math_ops.add(math_ops.add(math_ops.add(tp, math_ops.multiply(missed, float(alpha))),
+                                            math_ops.multiply(spurious, float(beta))), EPSILON)
     return math_ops.subtract(1.0, math_ops.divide(tp, denominator))
 
 
@@ -462,7 +464,10 @@ def _sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_c
     """The per-sample losses and the mask of valid (not ignored) samples (``None`` without ``ignore_class``)."""
     name = "sparse_categorical_crossentropy"
     y_pred = _float_tensor(y_pred)
-    labels = _integer_labels(name, y_true)
+    # integer labels in a Tensor stay in ops (a trace of descend.function records them); the checks read
+    # their values as they are now
+    as_ops = ignore_class is None and isinstance(y_true, (Tensor, Variable)) and y_true._value.dtype.kind in "iufb"
+    labels = _integer_labels(name, y_true._value if as_ops else y_true)
     axis = _check_axis(name, axis, y_pred.ndim)
     if axis % y_pred.ndim != y_pred.ndim - 1:
         # move the class axis last
@@ -486,7 +491,11 @@ def _sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_c
             f"{name}: received a label value of {int(labels[bad][0])} which is outside the valid range "
             f"of [0, {n})"
         )
-    labels_t = convert_to_tensor(labels.astype(np.int64))
+    if as_ops:
+        labels_t = y_true if y_true.ndim == labels.ndim else array_ops.reshape(y_true, shape=labels.shape)
+        labels_t = math_ops.cast(labels_t, np.int64)
+    else:
+        labels_t = convert_to_tensor(labels.astype(np.int64))
     if from_logits:
         res = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=labels_t, logits=y_pred)
     else:
@@ -682,8 +691,12 @@ class Loss:
         name: the loss's name (default: the class name in snake case).
         reduction: ``"sum_over_batch_size"`` (default; also ``"auto"``),
             ``"sum"``, ``"mean"``, ``"mean_with_sample_weight"``, ``"none"`` or ``None``.
-        dtype: the dtype of the computation; ``None`` keeps ``y_pred``'s float
-            dtype (floatx for integer predictions).
+        dtype: the dtype of the computation (a float dtype or a dtype policy, whose compute dtype is taken):
+            ``y_true`` and ``y_pred`` are cast to it. ``None``: :func:`descend.floatx` when the loss is made
+            (float32), as Keras 3, so float64 data gives a float32 loss unless ``dtype="float64"``.
+
+    A Keras mask attached to ``y_pred`` (:func:`descend.layers.set_mask`, or the mask of the layer that made it)
+    leaves the masked entries out, as in Keras 3.
 
     Example:
         >>> import descend as ds
@@ -701,21 +714,31 @@ class Loss:
         self.name = name or _to_snake_case(type(self).__name__)
         self.reduction = standardize_reduction(reduction)
         if dtype is not None:
-            d = backend.as_dtype(dtype)
+            d = backend.as_dtype(getattr(dtype, "compute_dtype", dtype))
             if not d.is_floating:
                 raise ValueError(f"A loss's dtype must be a float dtype. Received: dtype={dtype!r}")
             dtype = d.name
-        self._dtype = dtype
+        self._dtype_arg = dtype  # what the config records: only a dtype that was asked for
+        self._dtype = dtype or backend.as_dtype(backend.floatx()).name
 
     @property
-    def dtype(self) -> str | None:
+    def dtype(self) -> str:
+        """The dtype the loss computes in."""
         return self._dtype
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """The reduced (weighted) loss of a batch."""
+        from .layers.base import get_mask
+
+        in_mask = get_mask(y_pred)
         y_pred = _float_tensor(y_pred, self._dtype)
         y_true = _like(y_true, y_pred)
         losses, mask = self._call_with_mask(y_true, y_pred)
+        out_mask = get_mask(losses)
+        for m in (in_mask, out_mask):
+            if m is not None:
+                m = _tensor(m)
+                mask = m if mask is None else math_ops.logical_and(mask, m)
         return reduce_weighted_values(losses, sample_weight=sample_weight, mask=mask, reduction=self.reduction)
 
     def _call_with_mask(self, y_true, y_pred):
@@ -731,8 +754,8 @@ class Loss:
 
     def get_config(self) -> dict:
         config = {"name": self.name, "reduction": self.reduction}
-        if self._dtype is not None:
-            config["dtype"] = self._dtype
+        if self._dtype_arg is not None:
+            config["dtype"] = self._dtype_arg
         return config
 
     @classmethod
@@ -767,7 +790,7 @@ class LossFunctionWrapper(Loss):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config["fn"] = getattr(self.fn, "__name__", repr(self.fn))
+        config["fn"] = _function_name(self.fn)
         config.update(self._fn_kwargs)
         return config
 
@@ -775,10 +798,12 @@ class LossFunctionWrapper(Loss):
     def from_config(cls, config: dict):
         config = dict(config)
         fn = config.get("fn")
-        if isinstance(fn, str):
-            found = ALL_OBJECTS_DICT.get(fn)
-            if found is None or inspect.isclass(found):
-                raise ValueError(f"Unknown loss function {fn!r}. Known functions: {', '.join(_function_names())}")
+        if isinstance(fn, (str, dict)):
+            found = _find_function(fn)
+            if found is None:
+                raise ValueError(f"Unknown loss function {str(fn)[:200]!r}. Known functions: "
+                                 f"{', '.join(_function_names())}, or one registered with "
+                                 "descend.saving.register_serializable or passed in custom_objects")
             config["fn"] = found
         return cls(**config)
 
@@ -900,7 +925,8 @@ class Dice(_BuiltinLoss):
 
 
 class Tversky(_BuiltinLoss):
-    """The Tversky loss (:func:`tversky`): ``alpha`` weighs false positives, ``beta`` false negatives."""
+    """The Tversky loss (:func:`tversky`, Keras 3's formula: ``alpha`` weighs ``sum(y_true * (1 - y_pred))``,
+    ``beta`` ``sum((1 - y_true) * y_pred)``)."""
 
     _params = ("alpha", "beta", "axis")
 
@@ -1101,6 +1127,18 @@ ALL_OBJECTS_DICT.update({
 })
 
 
+def _function_name(fn) -> str:
+    from ._serialization import function_name
+
+    return function_name(fn, ALL_OBJECTS_DICT)
+
+
+def _find_function(name):
+    from ._serialization import find_function
+
+    return find_function(name, ALL_OBJECTS_DICT)
+
+
 def _function_names() -> list:
     return sorted(k for k, v in ALL_OBJECTS_DICT.items() if not inspect.isclass(v))
 
@@ -1116,17 +1154,36 @@ def serialize(loss):
 
 
 def deserialize(config, custom_objects: dict | None = None):
-    """The loss that :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    if isinstance(config, str):
-        return get(config) if not custom_objects or config not in custom_objects else custom_objects[config]
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"A loss config must be a dict with 'class_name' and 'config'. Received: {config!r}")
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or ALL_OBJECTS_DICT.get(name)
-    if cls is None or not inspect.isclass(cls):
-        known = sorted(k for k, v in ALL_OBJECTS_DICT.items() if inspect.isclass(v))
-        raise ValueError(f"Unknown loss class {name!r}. Known classes: {', '.join(known)}")
-    return cls.from_config(config.get("config", {}))
+    """The loss that :func:`serialize` described: a name, a ``{"class_name", "config"}`` dict or Keras'
+    function config. ``custom_objects``, an active ``custom_object_scope`` and registered objects are
+    searched before the built-in losses."""
+    from ._serialization import extend_scope, find_object
+
+    with extend_scope(custom_objects):
+        if isinstance(config, str):
+            found = find_object(config, loose=False)
+            return found if found is not None else get(config)
+        if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+            raise ValueError(f"A loss config must be a dict with 'class_name' and 'config'. Received: "
+                             f"{str(config)[:200]}")
+        name = config["class_name"]
+        if name == "function":
+            fn = _find_function(config)
+            if fn is None:
+                raise ValueError(f"Unknown loss function {str(config.get('config'))[:200]!r}. Known functions: "
+                                 f"{', '.join(_function_names())}, or one registered or passed in custom_objects")
+            return fn
+        registered = config.get("registered_name")
+        cls = find_object(registered) if isinstance(registered, str) and registered != name else None
+        cls = cls or find_object(name, loose=False) or ALL_OBJECTS_DICT.get(name) or find_object(name)
+        if cls is None or not inspect.isclass(cls):
+            known = sorted(k for k, v in ALL_OBJECTS_DICT.items() if inspect.isclass(v))
+            raise ValueError(f"Unknown loss class {name[:200]!r}. Known classes: {', '.join(known)}, or one "
+                             "registered with descend.saving.register_serializable or passed in custom_objects")
+        inner = config.get("config") or {}
+        if not isinstance(inner, dict):
+            raise ValueError(f"The config of loss {name!r} must be a dict. Received: {str(inner)[:200]}")
+        return cls.from_config(dict(inner))
 
 
 def get(identifier):

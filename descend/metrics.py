@@ -32,6 +32,9 @@ import numpy as np
 from . import backend
 from . import losses as _losses
 from ._lookup import get_object
+from ._serialization import find_function, function_name
+from .framework import nest as _nest
+from .framework import trace as _trace
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable, name_scope
 from .ops import math_ops
@@ -134,10 +137,19 @@ class Metric:
         1.0
     """
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # they compute with NumPy: descend.function records each call whole and runs it on every call
+        for method in ("update_state", "result"):
+            fn = cls.__dict__.get(method)
+            if fn is not None and not hasattr(fn, "__descend_opaque__"):
+                setattr(cls, method, _trace.opaque("callback")(fn))
+
     def __init__(self, name: str | None = None, dtype=None):
         if name is not None and not isinstance(name, str):
             raise TypeError(f"`name` must be a string. Received: name={name!r}")
         self.name = name or _losses._to_snake_case(type(self).__name__)
+        dtype = getattr(dtype, "compute_dtype", dtype)  # a dtype policy: its compute dtype, as Keras
         d = backend.as_dtype(dtype if dtype is not None else backend.floatx())
         if not (d.is_floating or d.is_integer):
             raise ValueError(f"A metric's dtype must be numeric. Received: dtype={dtype!r}")
@@ -168,11 +180,20 @@ class Metric:
 
     @property
     def variables(self) -> list:
-        """The state variables, including those of metrics held as attributes."""
+        """The state variables: those made by :meth:`add_variable`, then those held as attributes, directly or in
+        lists, tuples and dicts, with the variables of metrics held so (as Keras 3 tracks them)."""
         out = list(self.__dict__.get("_variables", []))
-        for value in self.__dict__.values():
-            if isinstance(value, Metric) and value is not self:
-                out.extend(v for v in value.variables if not any(v is o for o in out))
+        seen = {id(v) for v in out}
+        for name, value in self.__dict__.items():
+            if name == "_variables":
+                continue
+            for leaf in _nest.flatten(value) if isinstance(value, (list, tuple, dict)) else [value]:
+                found = leaf.variables if isinstance(leaf, Metric) and leaf is not self else (
+                    [leaf] if isinstance(leaf, Variable) else [])
+                for v in found:
+                    if id(v) not in seen:
+                        seen.add(id(v))
+                        out.append(v)
         return out
 
     @property
@@ -385,7 +406,7 @@ class MeanMetricWrapper(Mean):
 
     def get_config(self) -> dict:
         config = super().get_config()
-        config["fn"] = getattr(self._fn, "__name__", repr(self._fn))
+        config["fn"] = function_name(self._fn, {**_losses.ALL_OBJECTS_DICT, **_FUNCTIONS})
         config.update(self._fn_kwargs)
         return config
 
@@ -393,7 +414,7 @@ class MeanMetricWrapper(Mean):
     def from_config(cls, config: dict):
         config = dict(config)
         if isinstance(config.get("fn"), str):
-            fn = _FUNCTIONS.get(config["fn"]) or _losses.ALL_OBJECTS_DICT.get(config["fn"])
+            fn = find_function(config["fn"], {**_losses.ALL_OBJECTS_DICT, **_FUNCTIONS})
             if fn is None or inspect.isclass(fn):
                 raise ValueError(f"Unknown metric function {config['fn']!r}")
             config["fn"] = fn
@@ -731,8 +752,9 @@ class R2Score(Metric):
     Args:
         class_aggregation: how the columns' scores combine: ``"uniform_average"`` (their mean),
             ``"variance_weighted_average"`` (weighted by each column's variance) or None (one per column).
-        num_regressors: ``k > 0`` gives the adjusted score ``1 - (1 - R2) (n - 1) / (n - k - 1)`` over the
-            ``n`` samples with a non-zero weight (with a warning and the plain score when ``n - 1 <= k``).
+        num_regressors: ``k > 0`` gives the adjusted score ``1 - (1 - R2) (n - 1) / (n - k - 1)`` where ``n``
+            counts every entry of ``y_true`` seen (samples times output columns, weighted or not, as Keras 3
+            counts them), with a warning and the plain score when ``n - 1 <= k``.
 
     The inputs are ``(samples, outputs)``; the state is per column (sums of weights, of ``y_true``, of its
     squares and of the squared errors), created at the first update. A column whose ``y_true`` does not vary
@@ -788,7 +810,7 @@ class R2Score(Metric):
         self.squared_sum.assign_add(np.sum(t * weighted, axis=0))
         self.total_mse.assign_add(np.sum(np.square(t - p) * w, axis=0))
         self.count.assign_add(np.sum(w, axis=0))
-        self.num_samples.assign_add(np.asarray(np.count_nonzero(np.any(w != 0, axis=-1)), self.dtype))
+        self.num_samples.assign_add(np.asarray(t.size, self.dtype))
 
     def result(self):
         if self._columns is None:
@@ -874,7 +896,8 @@ _KEYS = ("tp", "fp", "tn", "fn")
 
 
 def _check_thresholds(thresholds) -> None:
-    bad = [t for t in thresholds if t is None or not 0 <= t <= 1]
+    bad = [t for t in thresholds if isinstance(t, bool) or not isinstance(t, (int, float, np.number))
+           or not 0 <= t <= 1]
     if bad:
         raise ValueError(f"Threshold values must be in [0, 1]. Received: {bad}")
 
@@ -883,8 +906,8 @@ def _parse_thresholds(thresholds, default: float) -> list:
     if thresholds is None:
         return [default]
     values = list(thresholds) if isinstance(thresholds, (list, tuple, np.ndarray)) else [thresholds]
-    values = [float(t) if t is not None else None for t in values]
-    _check_thresholds(values)
+    _check_thresholds(values)  # the values as given in the message, as Keras: "Received: [-1, 2]"
+    values = [float(t) for t in values]
     if not values:
         raise ValueError("`thresholds` must not be empty")
     return values
@@ -934,7 +957,8 @@ def _confusion_counts(y_true, y_pred, thresholds, dtype, *, evenly: bool, top_k=
     if class_id is not None:
         if p.ndim < 2:
             raise ValueError(
-                f"When class_id is provided, y_pred must have shape (num_samples, num_classes); found {p.shape}"
+                "When class_id is provided, y_pred must be a 2D array with shape (num_samples, num_classes), "
+                f"found shape: {p.shape}"
             )
         t, p = t[..., class_id, None], p[..., class_id, None]
     if t.shape != p.shape:
@@ -1338,15 +1362,31 @@ def serialize(metric) -> dict:
 
 def deserialize(config, custom_objects: dict | None = None):
     """The metric :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    if isinstance(config, str):
-        return get(config)
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"A metric config must be a dict with 'class_name' and 'config'. Received: {config!r}")
-    name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or ALL_OBJECTS_DICT.get(name)
-    if cls is None:
-        raise ValueError(f"Unknown metric class {name!r}. Known names: {', '.join(sorted(ALL_OBJECTS_DICT))}")
-    return cls.from_config(config.get("config", {}))
+    from ._serialization import extend_scope, find_object
+
+    with extend_scope(custom_objects):
+        if isinstance(config, str):
+            found = find_object(config, loose=False)
+            return found if found is not None else get(config)
+        if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+            raise ValueError(f"A metric config must be a dict with 'class_name' and 'config'. Received: "
+                             f"{str(config)[:200]}")
+        name = config["class_name"]
+        if name == "function":
+            fn = find_function(config, {**_losses.ALL_OBJECTS_DICT, **_FUNCTIONS})
+            if fn is None:
+                raise ValueError(f"Unknown metric function {str(config.get('config'))[:200]!r}")
+            return fn
+        registered = config.get("registered_name")
+        cls = find_object(registered) if isinstance(registered, str) and registered != name else None
+        cls = cls or find_object(name, loose=False) or ALL_OBJECTS_DICT.get(name) or find_object(name)
+        if cls is None:
+            raise ValueError(f"Unknown metric class {name[:200]!r}. Known names: {', '.join(sorted(ALL_OBJECTS_DICT))}, "
+                             "or one registered with descend.saving.register_serializable or passed in custom_objects")
+        inner = config.get("config") or {}
+        if not isinstance(inner, dict):
+            raise ValueError(f"The config of metric {name!r} must be a dict. Received: {str(inner)[:200]}")
+        return cls.from_config(dict(inner))
 
 
 def get(identifier):

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import sys
 import weakref
 
+from . import _serialization
 from . import functional as _functional
+from . import saving as _saving
+from .framework import context
+from .layers import _rebuild
 from .layers.base import Layer
-from .layers.input_layer import InputLayer
+from .layers.input_layer import Input, InputLayer
 from .layers.keras_tensor import KerasTensor
-from .trainer import Trainer
+from .training.loop import Trainer
 
-__all__ = ["Model", "Sequential", "load_model"]
+__all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json", "save_model"]
 
 
 class Model(Trainer, Layer):
@@ -37,22 +40,16 @@ class Model(Trainer, Layer):
     # -- persistence (descend.saving) ------------------------------------------------------------
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Write the model's state (weights, layer states) to the checkpoint directory ``filepath``."""
-        from .saving import save_weights
-
-        save_weights(self, filepath, overwrite=overwrite)
+        _saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, strict: bool = True):
         """Restore :meth:`save_weights` output, matched by path (any model of the same architecture)."""
-        from .saving import load_weights
-
-        return load_weights(self, filepath, strict=strict)
+        return _saving.load_weights(self, filepath, strict=strict)
 
     def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
         """Write the architecture (JSON config), the compile arguments, the state and the optimizer's
         state to the directory ``filepath``; :func:`descend.models.load_model` reads it back."""
-        from .saving import save_model
-
-        save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+        _saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     def __init__(self, *args, **kwargs):
         """``Model(inputs, outputs, name=None)`` builds a functional model; ``Model(name=...)``
@@ -75,12 +72,15 @@ class Model(Trainer, Layer):
     def _remember_strategy(self) -> None:
         """A model built under a strategy's ``scope()`` trains under it even when its variables are created
         later (a layer without an input shape builds on its first call, inside ``fit``), as in Keras."""
-        _strategy = sys.modules.get("descend.distribute.strategy")  # not imported: no strategy can be active
-        if _strategy is None:
-            return
-        current = _strategy.get_strategy()
-        if not current.is_default:  # weakly: copying or pickling a model never copies the process group
-            self._distribute_strategy = weakref.ref(current)
+        current = context.current_strategy()
+        if current is not None and not current.is_default:  # weakly: a copy or pickle never copies the group
+            self.__dict__["_distribute_strategy"] = weakref.ref(current)
+
+    @property
+    def distribute_strategy(self):
+        """The strategy this model was built under (Keras' ``model.distribute_strategy``), or None."""
+        ref = self.__dict__.get("_distribute_strategy")
+        return None if ref is None else ref()
 
     # -- the functional API ----------------------------------------------------------
     def call(self, inputs, training=None, mask=None):
@@ -150,11 +150,26 @@ class Model(Trainer, Layer):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
-        """Rebuild a model from :meth:`get_config` (new layers, same graph; weights are not in a config)."""
-        if "input_layers" in config:
-            inputs, outputs, name = _functional.graph_from_config(config, custom_objects)
-            return cls(inputs, outputs, name=name)
-        return cls(**config)
+        """Rebuild a model from :meth:`get_config` (new layers, same graph; weights are not in a config).
+        Class and function names in it are found in ``custom_objects``, an active
+        ``custom_object_scope``, the registry and descend's built-ins; never imported."""
+        if not isinstance(config, dict):
+            raise TypeError(f"{cls.__name__}.from_config expects a dict. Received: {type(config).__name__}")
+        with _serialization.extend_scope(custom_objects):
+            if "input_layers" in config:
+                inputs, outputs, name = _functional.graph_from_config(config)
+                model = cls(inputs, outputs, name=name)
+                if config.get("trainable") is False:
+                    model.trainable = False
+                return model
+            return cls(**config)
+
+    def to_json(self, **kwargs) -> str:
+        """The model's config (Keras 3's ``serialize_keras_object`` format) as a JSON string;
+        :func:`descend.models.model_from_json` rebuilds the model (new weights). ``kwargs`` go to ``json.dumps``."""
+        import json
+
+        return json.dumps(_serialization.serialize_keras_object(self), **kwargs)
 
     def summary(self, print_fn=print) -> str:
         """A table of the model's layers, their weights' shapes and parameter counts
@@ -226,17 +241,37 @@ class Sequential(Model):
     def __init__(self, layers=None, name: str | None = None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.layers = []
+        self._build_input_shape = None
         for layer in layers or []:
-            self.add(layer)
+            self.add(layer, rebuild=False)
+        self._maybe_build()
 
-    def add(self, layer: Layer) -> None:
-        """Append a layer (or, first, a ``keras.Input`` giving the input shape)."""
+    def add(self, layer: Layer, rebuild: bool = True) -> None:
+        """Append a layer (or, first, a ``keras.Input`` giving the input shape). When the input shape is
+        known (a first ``Input``, or ``input_shape=`` on the first layer) the model is built now, as in
+        Keras: its weights exist at once."""
         if isinstance(layer, KerasTensor) and isinstance(layer.node.layer, InputLayer):
             layer = layer.node.layer
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add expects a descend Layer. Received: {type(layer).__name__}")
+        if isinstance(layer, InputLayer) and self.layers and isinstance(self.layers[0], InputLayer):
+            raise ValueError(f"Sequential model '{self.name}' already has the input shape "
+                             f"{self.layers[0].batch_shape}; it cannot take a second Input")
         self.layers = self.layers + [layer]  # reassign so that the new sublayer is tracked and built in scope
         self.built = False
+        if rebuild:
+            self._maybe_build()
+
+    def _maybe_build(self) -> None:
+        """Build when the input shape is known from the first layer (Keras' Sequential does)."""
+        if not self.layers:
+            return
+        first = self.layers[0]
+        if isinstance(first, InputLayer):
+            if len(self.layers) > 1:
+                self.build(first.batch_shape)
+        elif first._input_shape_arg is not None:
+            self.build((first._batch_size_arg,) + tuple(first._input_shape_arg))
 
     def pop(self) -> Layer:
         """Remove and return the last layer."""
@@ -256,8 +291,14 @@ class Sequential(Model):
 
         from .framework.tensor import Tensor
 
-        probe = Tensor(np.zeros(tuple(1 if d is None else d for d in input_shape), self._dtype))
+        shape = tuple(1 if d is None else d for d in input_shape)
+        _rebuild.check_probe(shape, self._dtype)  # a model rebuilt from a file: a bounded probe
+        probe = Tensor(np.zeros(shape, self._dtype))
         self.call(probe, training=False)
+        first = self.layers[0] if self.layers else None
+        # the shape from_config builds with again: the batch size only where an Input fixes it
+        self._build_input_shape = tuple(input_shape) if isinstance(first, InputLayer) else \
+            (None,) + tuple(input_shape)[1:]
 
     def call(self, inputs, training=None):
         x = inputs
@@ -266,25 +307,147 @@ class Sequential(Model):
         return x
 
     def get_config(self) -> dict:
-        return {"name": self.name, "layers": [{"class_name": type(la).__name__, "config": la.get_config()}
-                                              for la in self.layers]}
+        """Keras 3's Sequential config: each layer's config (``serialize_keras_object``) and, once built,
+        ``build_input_shape`` (so that ``from_config`` builds it again)."""
+        config = {**Layer.get_config(self),
+                  "layers": [_serialization.serialize_keras_object(la) for la in self.layers]}
+        if self.built and getattr(self, "_build_input_shape", None) is not None:
+            config["build_input_shape"] = list(self._build_input_shape)
+        return config
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
-        from . import layers as layers_module
-
+        if not isinstance(config, dict) or not isinstance(config.get("layers", []), list):
+            raise ValueError(f"A Sequential config must be a dict whose 'layers' is a list. Received: "
+                             f"{str(config)[:200]}")
         found = []
-        for item in config.get("layers", []):
-            name = item["class_name"]
-            klass = (custom_objects or {}).get(name) or getattr(layers_module, name, None)
-            if klass is None:
-                raise ValueError(f"Unknown layer class '{name}'; pass it in custom_objects")
-            found.append(klass.from_config(item["config"]))
-        return cls(found, name=config.get("name"))
+        with _serialization.extend_scope(custom_objects):
+            for i, item in enumerate(config.get("layers", [])):
+                name = item.get("config", {}).get("name") if isinstance(item, dict) and \
+                    isinstance(item.get("config"), dict) else None
+                _rebuild.note_layer(f"{i} ('{str(name)[:100]}')" if name is not None else str(i))
+                if not isinstance(item, dict):
+                    raise ValueError(f"Sequential config: layer {i} must be a layer config (a dict). Received: "
+                                     f"{str(item)[:200]}")
+                layer = _serialization.build_object(item, "layers", "layer")
+                if not isinstance(layer, Layer):
+                    raise ValueError(f"Sequential config: layer {i} is not a layer ({type(layer).__name__})")
+                found.append(layer)
+            _rebuild.note_layer(None)
+            model = cls(found, name=config.get("name"), dtype=config.get("dtype"))
+            shape = config.get("build_input_shape")
+            if shape is not None and not model.built and found:
+                if (not isinstance(shape, list) or not 1 <= len(shape) <= 32
+                        or not all(d is None or (isinstance(d, int) and not isinstance(d, bool) and d >= 0)
+                                   for d in shape)):
+                    raise ValueError(f"Sequential config: 'build_input_shape' must be a list of at most 32 sizes "
+                                     f"(non-negative ints or null). Received: {str(shape)[:200]}")
+                model.build(tuple(shape))
+        if config.get("trainable") is False:
+            model.trainable = False
+        return model
 
 
-def load_model(filepath, custom_objects: dict | None = None, compile: bool = True):
+def load_model(filepath, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model :meth:`Model.save` wrote (see :func:`descend.saving.load_model`)."""
-    from .saving import load_model as _load
+    return _saving.load_model(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 
-    return _load(filepath, custom_objects=custom_objects, compile=compile)
+
+def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
+    """``model.save(filepath)`` (see :func:`descend.saving.save_model`)."""
+    _saving.save_model(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+
+
+def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: bool = True):
+    """The model :meth:`Model.to_json` described, with new weights (``keras.models.model_from_json``).
+
+    Names in it resolve as in :func:`descend.saving.deserialize_keras_object`: nothing is imported,
+    and a lambda's bytecode is refused unless ``safe_mode=False``. At most
+    :data:`descend.saving.MAX_CONFIG_BYTES` of JSON are read.
+
+    Example:
+        >>> import descend as ds
+        >>> model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2)])
+        >>> again = ds.models.model_from_json(model.to_json())
+        >>> [tuple(w.shape) for w in again.weights]
+        [(3, 2), (2,)]
+    """
+    return _saving.model_from_json(json_string, custom_objects=custom_objects, safe_mode=safe_mode)
+
+
+def clone_model(model, input_tensors=None, clone_function=None, call_function=None, recursive: bool = False,
+                **kwargs):
+    """A copy of a functional or Sequential model with new layers and new weights (``keras.models.clone_model``).
+
+    Args:
+        model: a functional or Sequential model (a subclassed model is rebuilt from its config, without
+            ``clone_function`` or ``input_tensors``).
+        input_tensors: KerasTensors (from ``keras.Input``) to build the copy on, in the structure of
+            ``model.input``; default: new Inputs of the same shapes, dtypes and names.
+        clone_function: ``fn(layer) -> layer`` making each layer of the copy (InputLayers excepted);
+            default ``layer.__class__.from_config(layer.get_config())``. A layer used twice is cloned once.
+        call_function: ``fn(layer, *args, **kwargs)`` calling each cloned layer (functional models only).
+        recursive: clone inner Sequential and functional models with ``clone_model`` too.
+
+    Example:
+        >>> import descend as ds
+        >>> model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2, name="d")])
+        >>> copy = ds.models.clone_model(model)
+        >>> copy.layers[-1] is model.layers[-1], copy.layers[-1].name, len(copy.weights)
+        (False, 'd', 2)
+    """
+    cache = kwargs.pop("cache", None)
+    if kwargs:
+        raise TypeError(f"clone_model: unexpected keyword argument(s): {sorted(kwargs)}")
+    if cache is None:
+        cache = {}
+    if clone_function is not None and not callable(clone_function):
+        raise ValueError(f"clone_model: `clone_function` must be callable. Received: {clone_function!r}")
+
+    def clone(layer):
+        if id(layer) in cache:
+            return cache[id(layer)]
+        if recursive and isinstance(layer, Model) and (isinstance(layer, Sequential)
+                                                       or _functional.is_graph_model(layer)):
+            made = clone_model(layer, clone_function=clone_function,
+                               call_function=None if isinstance(layer, Sequential) else call_function,
+                               recursive=True, cache=cache)
+        elif clone_function is not None:
+            made = clone_function(layer)
+        else:
+            made = type(layer).from_config(layer.get_config())
+        if not isinstance(made, Layer):
+            raise ValueError(f"clone_model: clone_function must return a Layer; for '{layer.name}' it returned "
+                             f"{type(made).__name__}")
+        cache[id(layer)] = made
+        return made
+
+    if isinstance(model, Sequential):
+        if call_function is not None:
+            raise ValueError("clone_model: `call_function` is only supported with functional models (a Sequential "
+                             "model's layers are listed, not called, when it is made)")
+        body = [layer for layer in model.layers if not isinstance(layer, InputLayer)]
+        new_layers = [clone(layer) for layer in body]
+        first = model.layers[0] if model.layers and isinstance(model.layers[0], InputLayer) else None
+        if input_tensors is not None:
+            tensors = input_tensors if isinstance(input_tensors, (list, tuple)) else [input_tensors]
+            if len(tensors) != 1 or not isinstance(tensors[0], KerasTensor):
+                raise ValueError(f"clone_model: `input_tensors` must be one KerasTensor (from keras.Input) for a "
+                                 f"Sequential model. Received: {input_tensors!r}")
+            new_layers = [tensors[0]] + new_layers
+        elif first is not None:
+            new_layers = [Input(batch_shape=first.batch_shape, dtype=first.output.dtype.name, name=first.name)] + \
+                new_layers
+        copy = Sequential(new_layers, name=model.name)
+        if not copy.built and model.built and getattr(model, "_build_input_shape", None) is not None:
+            copy.build(model._build_input_shape)
+        return copy
+    if _functional.is_graph_model(model):
+        inputs, outputs = _functional.clone_graph(model, clone, input_tensors, call_function)
+        return Model(inputs, outputs, name=model.name)
+    if clone_function is not None or input_tensors is not None:
+        raise ValueError(f"clone_model: `clone_function` and `input_tensors` need a Sequential or functional "
+                         f"model; '{model.name}' is a subclassed {type(model).__name__}")
+    if call_function is not None:
+        raise ValueError("clone_model: `call_function` is only supported with functional models")
+    return _serialization.deserialize_keras_object(_serialization.serialize_keras_object(model))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .framework import context
 from .framework.tensor import convert_to_tensor
 from .ops import math_ops as _math
 from .ops.conv_ops import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d
@@ -14,13 +15,13 @@ __all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_
                            "scale_regularization_loss"]
 
 
-def _replica_strategy(what: str):
-    from .distribute import strategy as _strategy  # above this layer: imported when called
-
-    if _strategy.in_cross_replica_context():
+def _replicas(what: str) -> int:
+    """The number of replicas in sync of the active strategy (1 with none); refused in a cross-replica context."""
+    if context.in_replica() is False:
         raise RuntimeError(f"You are calling `{what}` in cross replica context, while it was expected to be "
                            "called in replica context (inside strategy.run)")
-    return _strategy.get_strategy()
+    strategy = context.current_strategy()
+    return 1 if strategy is None else strategy.num_replicas_in_sync
 
 
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
@@ -48,8 +49,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if sample_weight is not None:
         loss = _math.cast(_math.multiply(loss, convert_to_tensor(sample_weight, dtype=dtype)), dtype)
     if global_batch_size is None:
-        strategy = _replica_strategy("compute_average_loss")
-        global_batch_size = loss.shape[0] * strategy.num_replicas_in_sync
+        global_batch_size = loss.shape[0] * _replicas("compute_average_loss")
     if isinstance(global_batch_size, bool) or not isinstance(global_batch_size, (int, np.integer)):
         raise TypeError(f"`global_batch_size` must be an integer. Received: global_batch_size={global_batch_size!r}")
     if global_batch_size <= 0:
@@ -66,7 +66,6 @@ def scale_regularization_loss(regularization_loss):
         >>> float(ds.nn.scale_regularization_loss(ds.constant([0.5, 0.25])))
         0.75
     """
-    strategy = _replica_strategy("scale_regularization_loss")
+    replicas = _replicas("scale_regularization_loss")
     loss = convert_to_tensor(regularization_loss)
-    return _math.divide(_math.reduce_sum(loss), convert_to_tensor(float(strategy.num_replicas_in_sync),
-                                                                    dtype=loss.dtype))
+    return _math.divide(_math.reduce_sum(loss), convert_to_tensor(float(replicas), dtype=loss.dtype))

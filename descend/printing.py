@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 
+from .framework import trace as _trace
 from .framework.indexed_slices import IndexedSlices
 from .framework.tensor import ArrayLike
 
@@ -57,6 +58,13 @@ def print(*inputs, output_stream=None, summarize: int = 3, sep: str = " ", end: 
         >>> ds.print("loss:", ds.constant([1, 2, 3]), output_stream=sys.stdout)
         loss: [1 2 3]
     """
+    options = dict(output_stream=output_stream, summarize=summarize, sep=sep, end=end)
+    if _trace.active and _trace.print_call(inputs, options, _emit):
+        return None  # a trace records the print (and prints it through _emit unless it is a dry trace)
+    _emit(inputs, **options)
+
+
+def _emit(inputs, output_stream, summarize, sep, end) -> None:
     text = sep.join(_format(v, summarize) for v in inputs) + end
     if isinstance(output_stream, str):
         if not output_stream.startswith("file://"):

@@ -35,7 +35,9 @@ import threading
 import numpy as np
 
 from . import backend
-from .framework.tensor import Tensor, to_array
+from .framework import trace as _trace
+from .framework.tensor import ArrayLike, Tensor, to_array
+from .ops.random_draw import draw
 
 __all__ = ["set_seed", "get_seed", "uniform", "normal", "truncated_normal", "shuffle", "categorical"]
 
@@ -106,7 +108,8 @@ def _generator(seed) -> np.random.Generator:
         return rng
 
 
-def _shape(shape) -> tuple:
+def check_shape(shape) -> tuple:
+    """``shape`` as a tuple of non-negative ints (a 1-D sequence or an int Tensor)."""
     try:
         arr = np.asarray(to_array(shape) if isinstance(shape, Tensor) else shape)
         dims = tuple(int(d) for d in arr.reshape(-1))
@@ -118,6 +121,8 @@ def _shape(shape) -> tuple:
 
 
 def _value(x, what: str) -> np.ndarray:
+    if isinstance(x, ArrayLike) and _trace.active:  # a bound computed inside descend.function: read as data
+        _trace.host_read(x, "numpy")
     arr = np.asarray(to_array(x) if isinstance(x, Tensor) else x)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"`{what}` must be a number or a numeric Tensor. Received: {what}={x!r}")
@@ -141,52 +146,36 @@ def uniform(shape, minval=0, maxval=None, dtype="float32", seed=None, name=None)
         dtype: a float or integer dtype (default float32).
         seed: the op seed (see the module's notes).
     """
-    shape = _shape(shape)
+    shape = check_shape(shape)
     d = backend.np_dtype(dtype)
-    rng = _generator(seed)
-    if d.kind in "iu":
-        if maxval is None:
-            raise ValueError(f"uniform: `maxval` must be given for integer dtype {d.name}")
-        lo, hi = _value(minval, "minval"), _value(maxval, "maxval")
-        if np.any(lo >= hi):
-            raise ValueError(f"uniform: need minval < maxval. Received: minval={minval!r}, maxval={maxval!r}")
-        return Tensor(rng.integers(lo, hi, size=shape, dtype=np.int64).astype(d))
-    if d.kind != "f":
+    if d.kind in "iu" and maxval is None:
+        raise ValueError(f"uniform: `maxval` must be given for integer dtype {d.name}")
+    if d.kind not in "iuf":
         raise ValueError(f"uniform: `dtype` must be a float or integer dtype. Received: dtype={d.name}")
-    lo = _value(minval, "minval").astype(np.float64)
-    hi = np.float64(1.0) if maxval is None else _value(maxval, "maxval").astype(np.float64)
-    u = rng.random(shape)
-    return Tensor(np.asarray(lo + (hi - lo) * u, dtype=d))
+    return sample_uniform(_generator(seed), shape, minval, 1.0 if maxval is None else maxval, d, "uniform")
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None) -> Tensor:
     """Values drawn from a normal distribution ``N(mean, stddev**2)``."""
-    shape = _shape(shape)
+    shape = check_shape(shape)
     d = _float_dtype(dtype, "normal")
-    z = _generator(seed).standard_normal(shape)
-    return Tensor(np.asarray(_value(mean, "mean") + _value(stddev, "stddev") * z, dtype=d))
+    return sample_normal(_generator(seed), shape, mean, stddev, d)
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype="float32", seed=None, name=None) -> Tensor:
     """Normal values more than 2 standard deviations from the mean are drawn again (``tf.random.truncated_normal``)."""
-    shape = _shape(shape)
+    shape = check_shape(shape)
     d = _float_dtype(dtype, "truncated_normal")
-    rng = _generator(seed)
-    z = rng.standard_normal(shape)
-    bad = np.abs(z) > 2.0
-    while bad.any():
-        z[bad] = rng.standard_normal(int(bad.sum()))
-        bad = np.abs(z) > 2.0
-    return Tensor(np.asarray(_value(mean, "mean") + _value(stddev, "stddev") * z, dtype=d))
+    return sample_truncated_normal(_generator(seed), shape, mean, stddev, d)
 
 
 def shuffle(value, seed=None, name=None) -> Tensor:
     """``value`` with its first dimension randomly permuted (``tf.random.shuffle``)."""
-    arr = np.asarray(to_array(value) if isinstance(value, Tensor) else to_array(value))
-    if arr.ndim == 0:
+    value = value if isinstance(value, ArrayLike) else Tensor(np.asarray(to_array(value)))
+    if value.ndim == 0:
         raise ValueError("shuffle: `value` must have at least one dimension. Received a scalar")
-    perm = _generator(seed).permutation(arr.shape[0])
-    return Tensor(arr[perm].copy())
+    rng = _generator(seed)
+    return draw(value, fn=lambda arr: arr[rng.permutation(arr.shape[0])].copy())
 
 
 def categorical(logits, num_samples: int, dtype=None, seed=None, name=None) -> Tensor:
@@ -197,19 +186,65 @@ def categorical(logits, num_samples: int, dtype=None, seed=None, name=None) -> T
         num_samples: how many draws per row.
         dtype: int32 or int64 (default int64).
     """
-    arr = np.asarray(to_array(logits) if isinstance(logits, Tensor) else logits, dtype=np.float64)
-    if arr.ndim != 2:
-        raise ValueError(f"categorical: `logits` must have shape (batch, num_classes). Received shape {arr.shape}")
-    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) or num_samples < 0:
-        raise ValueError(f"categorical: `num_samples` must be a non-negative int. Received: {num_samples!r}")
     d = np.dtype(np.int64) if dtype is None else backend.np_dtype(dtype)
     if d not in (np.int32, np.int64):
         raise ValueError(f"categorical: `dtype` must be int32 or int64. Received: dtype={d.name}")
-    rng = _generator(seed)
-    p = np.exp(arr - arr.max(axis=1, keepdims=True))
-    cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
-    u = rng.random((arr.shape[0], int(num_samples)))
-    out = np.empty(u.shape, dtype=d)
-    for i in range(arr.shape[0]):
-        out[i] = np.minimum(np.searchsorted(cdf[i], u[i], side="right"), arr.shape[1] - 1)
-    return Tensor(out)
+    return sample_categorical(_generator(seed), logits, num_samples, d)
+
+
+# ---------------------------------------------------------------- the samplers
+# Both seeding rules draw through these: TF's (above) and Keras 3's (descend.keras.random), each handing over the
+# numpy Generator its rule selects. Values are drawn in float64 and then cast.
+def sample_uniform(rng: np.random.Generator, shape: tuple, minval, maxval, d: np.dtype, fn: str) -> Tensor:
+    """``shape`` values uniform in ``[minval, maxval)`` of the float or integer dtype ``d``."""
+    if d.kind in "iu":
+        lo, hi = _value(minval, "minval"), _value(maxval, "maxval")
+        if np.any(lo >= hi):
+            raise ValueError(f"{fn}: need minval < maxval. Received: minval={minval!r}, maxval={maxval!r}")
+        return draw(fn=lambda: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(d))
+    lo = _value(minval, "minval").astype(np.float64)
+    hi = _value(maxval, "maxval").astype(np.float64)
+    return draw(fn=lambda: np.asarray(lo + (hi - lo) * rng.random(shape), dtype=d))
+
+
+def sample_normal(rng: np.random.Generator, shape: tuple, mean, stddev, d: np.dtype) -> Tensor:
+    """``shape`` values from ``N(mean, stddev**2)`` of the float dtype ``d``."""
+    mu, sigma = _value(mean, "mean"), _value(stddev, "stddev")
+    return draw(fn=lambda: np.asarray(mu + sigma * rng.standard_normal(shape), dtype=d))
+
+
+def sample_truncated_normal(rng: np.random.Generator, shape: tuple, mean, stddev, d: np.dtype) -> Tensor:
+    """As :func:`sample_normal`, with values beyond 2 standard deviations drawn again."""
+    mu, sigma = _value(mean, "mean"), _value(stddev, "stddev")
+
+    def truncated():
+        z = rng.standard_normal(shape)
+        bad = np.abs(z) > 2.0
+        while bad.any():
+            z[bad] = rng.standard_normal(int(bad.sum()))
+            bad = np.abs(z) > 2.0
+        return np.asarray(mu + sigma * z, dtype=d)
+
+    return draw(fn=truncated)
+
+
+def sample_categorical(rng: np.random.Generator, logits, num_samples, d: np.dtype) -> Tensor:
+    """``(batch, num_samples)`` class ids of dtype ``d`` drawn from ``softmax`` of each row of ``logits``."""
+    logits = logits if isinstance(logits, ArrayLike) else Tensor(np.asarray(logits, dtype=np.float64))
+    if logits.ndim != 2:
+        raise ValueError(f"categorical: `logits` must have shape (batch, num_classes). Received shape "
+                         f"{tuple(logits.shape)}")
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) or num_samples < 0:
+        raise ValueError(f"categorical: `num_samples` must be a non-negative int. Received: {num_samples!r}")
+
+    def sample(arr):
+        arr = np.asarray(arr, dtype=np.float64)
+        p = np.exp(arr - arr.max(axis=1, keepdims=True))
+        cdf = np.cumsum(p / p.sum(axis=1, keepdims=True), axis=1)
+        u = rng.random((arr.shape[0], int(num_samples)))
+        out = np.empty(u.shape, dtype=d)
+        for i in range(arr.shape[0]):
+            out[i] = np.minimum(np.searchsorted(cdf[i], u[i], side="right"), arr.shape[1] - 1)
+        return out
+
+    return draw(logits, fn=sample)

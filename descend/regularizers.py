@@ -25,7 +25,8 @@ from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import math_ops
 
-__all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "get", "serialize", "deserialize"]
+__all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2", "orthogonal_regularizer",
+           "get", "serialize", "deserialize"]
 
 
 def _tensor(x):
@@ -208,6 +209,13 @@ class OrthogonalRegularizer(Regularizer):
     def get_config(self) -> dict:
         return {"factor": self.factor, "mode": self.mode}
 
+
+# Keras 3's lower-case names are the classes themselves (``keras.regularizers.l2 is keras.regularizers.L2``),
+# so ``l2(0.01)`` serializes as "L2" and ``l1_l2(l1=0.01)`` has Keras 3's default l2=0
+l1 = L1
+l2 = L2
+l1_l2 = L1L2
+orthogonal_regularizer = OrthogonalRegularizer
 
 # ---------------------------------------------------------------- lookup
 _CLASSES = {c.__name__: c for c in (Regularizer, L1, L2, L1L2, OrthogonalRegularizer)}

@@ -30,145 +30,120 @@ Example:
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import secrets
 import shutil
-import sys
 
-from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError
+from ._serialization import (
+    CustomObjectScope,
+    build_object,
+    custom_object_scope,
+    deserialize_keras_object,
+    extend_scope,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_serializable,
+    safe_mode_scope,
+    serialize_keras_object,
+)
+from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError
 from .checkpoint.errors import short
-from .checkpoint.format import atomic_replace_file, fsync_dir, read_json_file, to_json
+from .checkpoint.format import (
+    MANIFEST_FILE,
+    MAX_MANIFEST_BYTES,
+    SHARD_RE,
+    atomic_replace_file,
+    check_manifest,
+    fsync_dir,
+    parse_json,
+    read_json_file,
+)
+from .layers import _rebuild
+from .layers.base import Layer
+from .training.replica import replica_for
 
 __all__ = [
-    "register_serializable", "get_registered_object", "get_registered_name", "save_weights", "load_weights",
-    "save_model", "load_model", "MODEL_FILE", "STATE_DIR",
+    "register_serializable", "register_keras_serializable", "get_custom_objects", "custom_object_scope",
+    "CustomObjectScope", "get_registered_object", "get_registered_name", "serialize_keras_object",
+    "deserialize_keras_object", "save_weights", "load_weights", "save_model", "load_model", "model_from_json",
+    "MODEL_FILE", "STATE_DIR", "MAX_CONFIG_BYTES", "MAX_PROBE_BYTES",
 ]
 
 MODEL_FILE = "model.json"
 STATE_DIR = "state"
 MODEL_FORMAT = "descend.model"
-MODEL_VERSION = 1
-_REGISTRY: dict[str, type] = {}
+#: 2: configs in Keras 3's format (``module``/``registered_name``, dtype policies, ``build_input_shape``);
+#: 1 is still read
+MODEL_VERSION = 2
+#: the largest model.json (or to_json string) read, in bytes
+MAX_CONFIG_BYTES = MAX_MANIFEST_BYTES
 
+#: the largest zero-filled probe tensor (bytes) run through a layer while a model is rebuilt from a file
+MAX_PROBE_BYTES = _rebuild.MAX_PROBE_BYTES
 
-def register_serializable(package: str = "Custom", name: str | None = None):
-    """A decorator registering a custom layer, model, loss (class or function), metric or optimizer under
-    ``"<package>>Name"`` (Keras's ``register_keras_serializable``), so :func:`load_model` finds it
-    without ``custom_objects``.
-
-    Example:
-        >>> import descend as ds
-        >>> @ds.saving.register_serializable(package="demo")
-        ... class Twice(ds.layers.Layer):
-        ...     def call(self, x):
-        ...         return x * 2
-        >>> ds.saving.get_registered_name(Twice)
-        'demo>Twice'
-    """
-    if not isinstance(package, str) or not package or ">" in package:
-        raise ValueError(f"`package` must be a non-empty string without '>'. Received: package={package!r}")
-
-    def decorate(cls):
-        if not (inspect.isclass(cls) or inspect.isfunction(cls)):
-            raise TypeError(f"register_serializable decorates classes and functions. Received: {cls!r}")
-        key = f"{package}>{name or cls.__name__}"
-        if key in _REGISTRY and _REGISTRY[key] is not cls:
-            raise ValueError(f"'{key}' is already registered to {_REGISTRY[key]!r}")
-        _REGISTRY[key] = cls
-        cls._registered_name = key
-        return cls
-    return decorate
-
-
-def get_registered_name(cls) -> str:
-    """``"<package>>Name"`` for a registered class, else the class name."""
-    cls = cls if inspect.isclass(cls) else type(cls)
-    key = cls.__dict__.get("_registered_name")
-    return key if key is not None and _REGISTRY.get(key) is cls else cls.__name__
-
-
-def get_registered_object(name: str, custom_objects: dict | None = None, module=None):
-    """The class ``name`` refers to: ``custom_objects`` first, then registered classes, then ``module``."""
-    custom_objects = custom_objects or {}
-    if name in custom_objects:
-        return custom_objects[name]
-    if name in _REGISTRY:
-        return _REGISTRY[name]
-    short_name = name.split(">")[-1]
-    if short_name in custom_objects:
-        return custom_objects[short_name]
-    matches = [c for k, c in _REGISTRY.items() if k.split(">")[-1] == short_name]
-    if len(matches) == 1:
-        return matches[0]
-    if module is not None:
-        found = getattr(module, short_name, None)
-        if inspect.isclass(found):
-            return found
-    return None
+#: Keras' name for :func:`register_serializable` (the same function: one registry)
+register_keras_serializable = register_serializable
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # weights
 # ---------------------------------------------------------------------------------------------------------------
-def _write_once(model, what: str, write, *, optimizer: bool) -> None:
-    """``write()`` in one process, or on rank 0 alone when ``model`` trains under a strategy of several
-    replicas (its state is the same on every rank): every rank returns once the file is in place, or
-    raises rank 0's error. State that differs by rank (tables sharded over the ranks; with
-    ``optimizer``, slots sharded by ``shard_optimizer_state``) cannot be written by one rank: refused on
-    every rank, nothing written."""
-    if "descend.distribute.strategy" not in sys.modules:  # no strategy exists: one process writes
-        write()
-        return
-    from .distribute import strategy as _strategy  # above this layer: imported when called
-    from .distribute.training import replica_for
-
-    replica = replica_for(model)
-    if replica is None:
-        write()
-        return
-    local = [v.name for v in getattr(model, "weights", []) if _strategy.is_local(v)]
-    if local or (optimizer and getattr(replica.strategy, "shard_optimizer_state", False)):
-        held = (f"the variables {local[:3]} are sharded over the ranks" if local else
-                "shard_optimizer_state=True splits the optimizer's state over the ranks")
-        raise ValueError(f"{what} writes from rank 0 alone under mpiexec, but {held}; write a "
-                         "descend.checkpoint.ShardedCheckpoint on every rank instead"
-                         + ("" if local else " (or save the weights only)"))
-    error = None
-    if replica.is_chief:
-        try:
-            write()
-        except Exception as e:  # noqa: BLE001 (every rank hears of it below, rank 0 re-raises it)
-            error = e
-    outcome = replica.strategy.group.allgather_object(None if error is None else f"{type(error).__name__}: {error}")
-    if error is not None:
-        raise error
-    if outcome[0] is not None:
-        raise OSError(f"{what} failed on rank 0, which writes for every rank: {outcome[0]}")
-
-
 def save_weights(model, path, overwrite: bool = True) -> None:
     """Write the model's state as a checkpoint directory at ``path`` (replaced atomically). Under a
-    strategy of several replicas, rank 0 writes for every rank (see ``docs/distributed.md``)."""
+    strategy of several replicas every rank calls it: rank 0 writes the state every replica holds alike,
+    and each rank its rows of tables sharded over the ranks (see ``docs/distributed.md``)."""
     path = os.fspath(path)
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"save_weights: '{path}' exists and overwrite=False")
-    _write_once(model, "save_weights", lambda: Checkpoint(model=model).write(path), optimizer=False)
+    _refuse_unbuilt(model, "save_weights")
+    ckpt = Checkpoint(model=model)
+    if ckpt.collective_group() is not None:  # every rank writes its part
+        ckpt.write(path)
+    else:  # the same on every replica: rank 0 writes, every rank returns once it is in place
+        replica_for(model).write_once("save_weights", lambda: ckpt.write(path))
+
+
+def _refuse_unbuilt(model, what: str) -> None:
+    """A model whose weights do not exist yet, or wait for a first call to take restored values,
+    would be written without them: refused (Keras refuses an unbuilt model too)."""
+    waiting = getattr(model, "restored_checkpoint", None)
+    if waiting is not None and waiting.pending:
+        raise ValueError(f"{what}: model '{model.name}' holds restored weights that wait for its first call "
+                         f"({len(waiting.pending)} values, e.g. {waiting.pending[0]}); writing it now would lose them. "
+                         "Call the model on data (or build it) first")
+    if getattr(model, "built", True) is False:
+        raise ValueError(f"{what}: model '{model.name}' is not built yet, so it has no weights to write. Build it "
+                         "first: call it on data, call model.build(input_shape), or start a Sequential model with "
+                         "keras.Input(shape)")
 
 
 def load_weights(model, path, strict: bool = True):
-    """Restore the model's state from :func:`save_weights` output (matched by path; a model not
-    built yet takes the values when its layers create their variables). Returns the RestoreReport."""
-    return Checkpoint(model=model).read(os.fspath(path), strict=strict)
+    """Restore the model's state from :func:`save_weights` output, matched by path. A model not built
+    yet takes the values when its layers create their variables (a value of another shape then
+    fails every call and nothing is restored). Returns the RestoreReport."""
+    ckpt = Checkpoint(model=model)
+    report = ckpt.read(os.fspath(path), strict=strict)
+    if ckpt.pending:
+        model.keep_restored(ckpt)  # kept alive until the first call creates the variables
+    return report
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # whole models
 # ---------------------------------------------------------------------------------------------------------------
-def _describe(obj) -> dict:
-    return {"class_name": type(obj).__name__, "registered_name": get_registered_name(obj),
-            "config": to_json(obj.get_config(), f"{type(obj).__name__}.get_config()")}
+def _loss_function_config(fn) -> dict:
+    from . import losses
+
+    name = getattr(fn, "__name__", None)
+    if name is not None and losses.ALL_OBJECTS_DICT.get(name) is fn:
+        return {"module": "builtins", "class_name": "function", "config": name, "registered_name": "function"}
+    if name is not None and get_registered_object(get_registered_name(fn)) is fn:
+        return {"module": "builtins", "class_name": "function", "config": get_registered_name(fn),
+                "registered_name": "function"}
+    raise ValueError(f"model.save: the loss function {name!r} cannot be saved by name: register it with "
+                     "descend.saving.register_serializable or use a Loss class")
 
 
 def _compile_config(model) -> dict | None:
@@ -176,35 +151,26 @@ def _compile_config(model) -> dict | None:
         return None
     from . import losses, metrics
 
-    out = {"optimizer": _describe(model.optimizer)}
+    out = {"optimizer": serialize_keras_object(model.optimizer)}
     loss = model.loss
     if loss is None:
         out["loss"] = None
+    elif type(loss) is losses.LossFunctionWrapper and getattr(loss, "fn", None) is not None:
+        out["loss"] = _loss_function_config(loss.fn)  # a plain function, by its name
     else:
-        fn = getattr(loss, "fn", None)
-        if type(loss) is losses.LossFunctionWrapper and fn is not None:  # a plain function, by its name
-            name = getattr(fn, "__name__", None)
-            if losses.ALL_OBJECTS_DICT.get(name) is fn:
-                out["loss"] = {"function": name}
-            elif _REGISTRY.get(getattr(fn, "_registered_name", None)) is fn:
-                out["loss"] = {"function": fn._registered_name}
-            else:
-                raise ValueError(f"model.save: the loss function {name!r} cannot be saved by name: register it "
-                                 "with descend.saving.register_serializable or use a Loss class")
-        else:
-            out["loss"] = _describe(loss)
-    out["metrics"] = [_describe(m) if isinstance(m, metrics.Metric) else m for m in model.compiled_metrics]
+        out["loss"] = serialize_keras_object(loss)
+    out["metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m for m in model.compiled_metrics]
     return out
 
 
 def save_model(model, path, overwrite: bool = True, include_optimizer: bool = True) -> None:
     """Write ``model.json`` and ``state/`` into the directory ``path`` (replaced atomically). Under a
-    strategy of several replicas, rank 0 writes for every rank (see ``docs/distributed.md``)."""
-    _write_once(model, "model.save", lambda: _save_model(model, path, overwrite, include_optimizer),
-                optimizer=bool(include_optimizer and getattr(model, "compiled", False)))
-
-
-def _save_model(model, path, overwrite, include_optimizer) -> None:
+    strategy of several replicas every rank calls it: rank 0 writes ``model.json`` and the state every
+    replica holds alike, each rank its rows of tables sharded over the ranks (see
+    ``docs/distributed.md``)."""
+    waiting = getattr(model, "restored_checkpoint", None)
+    if waiting is not None and waiting.pending:
+        _refuse_unbuilt(model, "model.save")
     path = os.fspath(path)
     if os.path.lexists(path):
         if not overwrite:
@@ -212,32 +178,64 @@ def _save_model(model, path, overwrite, include_optimizer) -> None:
         if os.path.islink(path) or not os.path.isfile(os.path.join(path, MODEL_FILE)):
             raise FileExistsError(f"model.save: '{path}' exists and is not a saved descend model; refusing to "
                                   "replace it")
-    spec = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "model": _describe(model),
+    spec = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "model": serialize_keras_object(model),
             "compile": _compile_config(model),
             "include_optimizer": bool(include_optimizer and getattr(model, "compiled", False))}
+    text = json.dumps(spec, indent=1, sort_keys=True).encode()
+    roots = {"model": model}
+    if spec["include_optimizer"]:
+        roots["optimizer"] = model.optimizer
+    ckpt = Checkpoint(**roots)
+    group = ckpt.collective_group()  # state that differs by rank: every rank writes its part
+    if group is None:  # the same on every replica: rank 0 writes, every rank returns once it is in place
+        replica_for(model).write_once("model.save", lambda: _save_model(ckpt, path, text, None))
+        return
+    _save_model(ckpt, path, text, group)
+
+
+def _save_model(ckpt, path, text, group) -> None:
+    """Write ``state/`` (the checkpoint; with ``group``, every rank its part) and ``model.json`` (the chief)
+    into a new directory, then rename it into place."""
+    chief = group is None or group.rank == 0
     parent = os.path.dirname(os.path.abspath(path)) or "."
-    os.makedirs(parent, exist_ok=True)
-    tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{secrets.token_hex(6)}")
-    os.mkdir(tmp)
+    tmp, error = None, None
+    if chief:
+        try:
+            os.makedirs(parent, exist_ok=True)
+            tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{secrets.token_hex(6)}")
+            os.mkdir(tmp)
+        except OSError as e:
+            error = f"{type(e).__name__}: {e}"
+    if group is not None:
+        tmp, error = group.allgather_object((tmp, error) if chief else None)[0]
+    if error is not None:
+        raise OSError(f"model.save: cannot write '{path}': {error}")
     try:
-        roots = {"model": model}
-        if spec["include_optimizer"]:
-            roots["optimizer"] = model.optimizer
-        Checkpoint(**roots).write(os.path.join(tmp, STATE_DIR))
-        atomic_replace_file(os.path.join(tmp, MODEL_FILE), json.dumps(spec, indent=1, sort_keys=True).encode())
-        fsync_dir(tmp)
-        aside = None
-        if os.path.lexists(path):
-            aside = os.path.join(parent, f".tmp-old-{os.path.basename(path)}-{secrets.token_hex(6)}")
-            os.rename(path, aside)
-        os.rename(tmp, path)
-        tmp = None
-        fsync_dir(parent)
-        if aside is not None:
-            shutil.rmtree(aside, ignore_errors=True)
+        ckpt.write(os.path.join(tmp, STATE_DIR))  # collective under a strategy: every rank has its part in it
+        if chief:
+            atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
+            fsync_dir(tmp)
+            aside = None
+            if os.path.lexists(path):
+                aside = os.path.join(parent, f".tmp-old-{os.path.basename(path)}-{secrets.token_hex(6)}")
+                os.rename(path, aside)
+            os.rename(tmp, path)
+            tmp = None
+            fsync_dir(parent)
+            if aside is not None:
+                shutil.rmtree(aside, ignore_errors=True)
+    except Exception as e:
+        error = f"{type(e).__name__}: {e}"
+        if group is None:
+            raise
     finally:
-        if tmp is not None:
+        if chief and tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+    if group is not None:  # every rank returns once the model is in place, or raises the first rank's error
+        errors = group.allgather_object(error)
+        first = next((e for e in errors if e is not None), None)
+        if first is not None:
+            raise OSError(f"model.save: writing '{path}' failed: {first}")
 
 
 def _field(spec, key, kind, mfile):
@@ -248,66 +246,191 @@ def _field(spec, key, kind, mfile):
     return value
 
 
-def _build(desc, custom_objects, module, what, mfile):
-    if not isinstance(desc, dict) or not isinstance(desc.get("class_name"), str):
-        raise CheckpointCorruptedError(f"{mfile}: the {what} entry must name a class; found {short(desc)}", [what])
-    name = desc.get("registered_name") if isinstance(desc.get("registered_name"), str) else desc["class_name"]
-    cls = get_registered_object(name, custom_objects, module)
-    if cls is None:
-        raise CheckpointError(f"{mfile}: unknown {what} class '{name}'; pass it in custom_objects={{'{name}': cls}} "
-                              "or register it with descend.saving.register_serializable")
-    config = desc.get("config") or {}
-    if not isinstance(config, dict):
-        raise CheckpointCorruptedError(f"{mfile}: the {what}'s config must be an object", [what])
-    params = inspect.signature(cls.from_config).parameters
+#: what rebuilding a config can raise besides CheckpointError: reported naming the file and the layer
+_REBUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, LookupError, OverflowError,
+                   RecursionError, MemoryError, NotImplementedError)
+
+
+def _rebuild_error(source: str, what: str, e: BaseException) -> CheckpointError:
+    text = str(e) if not isinstance(e, KeyError) or not e.args else str(e.args[0])
+    if text.startswith(f"{source}: "):  # a bound of descend.layers._rebuild: it names the file and the layer
+        return CheckpointError(text)
+    rb = _rebuild.current()
+    at = f" at layer {rb.layer}" if rb is not None and rb.layer and what == "model" else ""
+    if isinstance(e, MemoryError):
+        detail = ("MemoryError: its declared sizes need more memory than this process can have (refused before "
+                  "restoring anything)")
+    else:
+        detail = f"{type(e).__name__}: {text if len(text) <= 1500 else text[:1497] + '...'}"
+    return CheckpointError(f"{source}: cannot rebuild the {what}{at}: {detail}")
+
+
+def _model_bytes(path: str) -> int:
+    """The bytes of the model's tensors in the saved state: what rebuilding its layers may allocate."""
+    state = os.path.join(path, STATE_DIR)
+    manifest = read_json_file(state, MANIFEST_FILE, "manifest")
+    check_manifest(manifest, os.path.join(state, MANIFEST_FILE))
+    manifests = [manifest]
+    shards = manifest.get("shards")  # written by several ranks: each shard holds its rows of sharded tables
+    for entry in shards if isinstance(shards, list) else ():
+        name = entry.get("dir") if isinstance(entry, dict) else None
+        if isinstance(name, str) and SHARD_RE.match(name):
+            shard = os.path.join(state, name)
+            part = read_json_file(shard, MANIFEST_FILE, "manifest")
+            check_manifest(part, os.path.join(shard, MANIFEST_FILE))
+            manifests.append(part)
+    total = 0
+    for m in manifests:
+        for key, spec in m["tensors"].items():
+            if key.startswith("model/"):
+                n = int(_dtype_size(spec["dtype"]))
+                for d in spec["shape"]:
+                    n *= d
+                total += n
+    return total
+
+
+def _dtype_size(name: str) -> int:
+    import numpy as np
+
+    return np.dtype(name).itemsize
+
+
+def _check_version(spec, mfile: str) -> None:
+    if not isinstance(spec, dict) or spec.get("format") != MODEL_FORMAT:
+        raise CheckpointCorruptedError(f"{mfile}: field 'format' is not {MODEL_FORMAT!r}", ["format"])
+    version = spec.get("version", 1)
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise CheckpointCorruptedError(f"{mfile}: field 'version' must be a positive integer; found {short(version)}",
+                                       ["version"])
+    if version > MODEL_VERSION:
+        raise CheckpointError(f"{mfile}: written in model format version {version}; this descend reads versions 1 "
+                              f"to {MODEL_VERSION}. Upgrade descend to load it")
+
+
+def _compile_from(comp: dict, mfile: str):
+    """(optimizer, loss, metrics) of a saved model's ``compile`` entry."""
+    from . import losses
+    from ._serialization import find_function
+
+    what = "optimizer"
     try:
-        return cls.from_config(config, custom_objects=custom_objects) if "custom_objects" in params else \
-            cls.from_config(config)
-    except (TypeError, ValueError, KeyError) as e:
-        raise CheckpointError(f"{mfile}: cannot rebuild the {what} '{name}' from its config: "
-                              f"{type(e).__name__}: {short(str(e), 300)}") from e
+        opt = build_object(_field(comp, "optimizer", dict, mfile), "optimizers", "optimizer")
+        what = "loss"
+        desc = comp.get("loss")
+        if desc is None:
+            loss = None
+        elif isinstance(desc, str) or isinstance(desc, dict) and ("function" in desc or
+                                                                    desc.get("class_name") == "function"):
+            name = desc if isinstance(desc, str) else desc.get("function", desc.get("config"))
+            loss = find_function(name, losses.ALL_OBJECTS_DICT)
+            if loss is None and isinstance(name, str) and isinstance(desc, str):
+                loss = losses.get(name)
+            if loss is None:
+                raise ValueError(f"unknown loss function {short(name)}: pass it in custom_objects or register it "
+                                 "with descend.saving.register_serializable")
+        elif isinstance(desc, dict):
+            loss = build_object(desc, "losses", "loss")
+        else:
+            raise ValueError(f"the loss must be a name or a config; found {short(desc)}")
+        what = "metrics"
+        found = comp.get("metrics") or []
+        if not isinstance(found, list):
+            raise ValueError(f"'metrics' must be a list; found {short(found)}")
+        mets = [m if isinstance(m, str) else build_object(m, "metrics", "metric") if isinstance(m, dict) else
+                _bad_metric(m) for m in found]
+    except CheckpointError:
+        raise
+    except _REBUILD_ERRORS as e:
+        raise _rebuild_error(mfile, what, e) from e
+    return opt, loss, mets
 
 
-def load_model(path, custom_objects: dict | None = None, compile: bool = True):
+def _bad_metric(m):
+    raise ValueError(f"a metric must be a name or a config; found {short(m)}")
+
+
+def load_model(path, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model :func:`save_model` wrote: rebuilt from its config, compiled as it was (with
-    ``compile=True``), its state and its optimizer's state restored."""
-    from . import layers, losses, metrics, models, optimizers
+    ``compile=True``), its state and its optimizer's state restored.
 
+    Reading a file trusts nothing in it:
+
+    * class and function names resolve only to ``custom_objects``, an active ``custom_object_scope``,
+      registered objects and descend's built-ins (never an import); a ``lambda``'s bytecode only with
+      ``safe_mode=False`` (your own models only);
+    * ``model.json`` is read only up to :data:`MAX_CONFIG_BYTES` and 64 levels of nesting; the weights its
+      layers declare may not exceed what ``state/`` holds for the model, and probe tensors are bounded
+      (:mod:`descend.layers._rebuild`): a hostile size is refused, naming the file and the layer, before it is
+      allocated;
+    * a model whose config does not match its saved state (a layer added or dropped) is refused, with
+      nothing restored.
+    """
     path = os.fspath(path)
     mfile = os.path.join(path, MODEL_FILE)
     if not os.path.isdir(path):
         raise FileNotFoundError(f"No saved model at '{path}' (expected a directory holding {MODEL_FILE})")
-    spec = read_json_file(path, MODEL_FILE, "model description")
-    if not isinstance(spec, dict) or spec.get("format") != MODEL_FORMAT:
-        raise CheckpointCorruptedError(f"{mfile}: field 'format' is not {MODEL_FORMAT!r}", ["format"])
+    spec = read_json_file(path, MODEL_FILE, "model description", limit=MAX_CONFIG_BYTES)
+    _check_version(spec, mfile)
+    desc = _field(spec, "model", dict, mfile)
+    budget = _model_bytes(path)
     custom = dict(custom_objects or {})
-    lookup = dict(custom)
-    for name in getattr(layers, "__all__", []):
-        lookup.setdefault(name, getattr(layers, name))
-    for key, cls in _REGISTRY.items():
-        lookup.setdefault(key.split(">")[-1], cls)
-    lookup.update(custom)
-    model = _build(_field(spec, "model", dict, mfile), lookup, models, "model", mfile)
-    roots = {"model": model}
-    comp = spec.get("compile")
-    if compile and isinstance(comp, dict):
-        opt = _build(_field(comp, "optimizer", dict, mfile), custom, optimizers, "optimizer", mfile)
-        loss_desc = comp.get("loss")
-        if loss_desc is None:
-            loss = None
-        elif isinstance(loss_desc, dict) and isinstance(loss_desc.get("function"), str):
-            fname = loss_desc["function"]
-            loss = custom.get(fname) or custom.get(fname.split(">")[-1]) or _REGISTRY.get(fname) or losses.get(fname)
-        else:
-            loss = _build(loss_desc, custom, losses, "loss", mfile)
-        mets = []
-        for m in comp.get("metrics") or []:
-            mets.append(m if isinstance(m, str) else _build(m, custom, metrics, "metric", mfile))
-        model.compile(optimizer=opt, loss=loss, metrics=mets)
-        if spec.get("include_optimizer"):
-            roots["optimizer"] = opt
+    with extend_scope(custom), safe_mode_scope(bool(safe_mode)), _rebuild.rebuilding(mfile, budget):
+        try:
+            model = build_object(desc, "layers", "model")
+        except CheckpointError:
+            raise
+        except _REBUILD_ERRORS as e:
+            raise _rebuild_error(mfile, "model", e) from e
+        if not _is_model(model):
+            raise CheckpointError(f"{mfile}: the 'model' entry describes a {type(model).__name__}, not a model")
+        roots = {"model": model}
+        comp = spec.get("compile")
+        if compile and isinstance(comp, dict):
+            opt, loss, mets = _compile_from(comp, mfile)
+            try:
+                model.compile(optimizer=opt, loss=loss, metrics=mets)
+            except _REBUILD_ERRORS as e:
+                raise _rebuild_error(mfile, "compile arguments", e) from e
+            if spec.get("include_optimizer"):
+                roots["optimizer"] = opt
+    state = os.path.join(path, STATE_DIR)
     ckpt = Checkpoint(**roots)
-    ckpt.read(os.path.join(path, STATE_DIR), strict=bool(compile) or not spec.get("include_optimizer"))
+    try:
+        ckpt.read(state, strict=bool(compile) or not spec.get("include_optimizer"))
+    except CheckpointMismatchError as e:
+        raise CheckpointMismatchError(f"{mfile} describes a model that does not match its saved state (a layer "
+                                      f"added, dropped or resized?); nothing was restored.\n{e}", e.missing,
+                                      e.unexpected, e.mismatched) from None
     if ckpt.pending:
-        model._restored_checkpoint = ckpt  # values wait for the variables a first call creates
+        model.keep_restored(ckpt)  # values wait for the variables a first call creates
+    return model
+
+
+def _is_model(obj) -> bool:
+    """Whether a rebuilt object is a model (a layer that trains: ``compile`` and ``fit``)."""
+    return isinstance(obj, Layer) and callable(getattr(obj, "compile", None)) and callable(getattr(obj, "fit", None))
+
+
+def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: bool = True):
+    """The model a :meth:`~descend.Model.to_json` string describes, with new weights (see
+    :func:`descend.models.model_from_json`)."""
+    raw = json_string.encode("utf-8") if isinstance(json_string, str) else json_string
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TypeError(f"model_from_json expects a JSON string. Received: {type(json_string).__name__}")
+    where = "model_from_json"
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ValueError(f"{where}: the JSON has {len(raw)} bytes; at most {MAX_CONFIG_BYTES} are read")
+    config = parse_json(bytes(raw), where, "model JSON")
+    if not isinstance(config, dict):
+        raise ValueError(f"{where}: the JSON is not a model config (a JSON {type(config).__name__})")
+    with extend_scope(custom_objects), safe_mode_scope(bool(safe_mode)), _rebuild.rebuilding(where, None):
+        try:
+            model = build_object(config, "layers", "model")
+        except CheckpointError:
+            raise
+        except MemoryError as e:
+            raise _rebuild_error(where, "model", e) from None
+    if not _is_model(model):
+        raise ValueError(f"{where}: the JSON describes a {type(model).__name__}, not a model")
     return model

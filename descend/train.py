@@ -11,7 +11,6 @@ Example:
     True
 """
 
-from .backup import BackupAndRestore
 from .checkpoint import (
     Checkpoint,
     CheckpointCorruptedError,
@@ -25,6 +24,7 @@ from .checkpoint import (
     list_variables,
     load_checkpoint,
 )
+from .training.backup import BackupAndRestore
 
 __all__ = [
     "BackupAndRestore", "Checkpoint", "CheckpointCorruptedError", "CheckpointError", "CheckpointLockedError",

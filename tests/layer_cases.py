@@ -21,6 +21,7 @@ from collections import namedtuple
 import numpy as np
 
 import descend.layers as L
+import descend.saving as saving
 
 LayerCase = namedtuple("LayerCase", "name make inputs kwargs ref wrt_input", defaults=({}, None, True))
 # wrt_input: also check the gradients with respect to the inputs (False where the output is a step
@@ -173,6 +174,7 @@ def ref_mha(w, q, v, heads, key_dim, mask=None):
     return out + bo
 
 
+@saving.register_serializable(package="layer_cases")  # a Lambda's function is found by name, never imported
 def _square_plus_one(x):
     return x * x + 1.0
 

@@ -17,14 +17,6 @@ from descend.optimizers import batched, fused, pipeline
 
 pytestmark = pytest.mark.skipif(not fused.enabled(), reason="the batched step needs the fused kernels (numba)")
 
-
-@pytest.fixture(autouse=True)
-def _no_distribution_hooks(monkeypatch):
-    """Importing descend.distribute installs the pipeline's hooks for good (idle in one process); these tests
-    are about one process: without them (test_distribution_hooks_* puts them back)."""
-    for name in ("cross_replica_sum", "cross_replica_any", "cross_replica_norm", "after_commit", "hooks_idle"):
-        monkeypatch.setattr(pipeline, name, None)
-
 SIZES = [1, 0, 37, 16, 4000, 3, 64, 1000, 17]
 DTYPES = [np.float32, np.float64] * 4 + [np.float32]
 
@@ -349,21 +341,29 @@ def test_a_gathered_slot_keeps_its_variable_value_and_checkpoint(gather_everythi
     assert (slots[4]._value == 1).all()
 
 
-def test_distribution_hooks_keep_the_general_pipeline_unless_they_say_they_are_idle(monkeypatch):
+def test_an_aggregation_stage_keeps_the_general_pipeline_and_one_replica_does_not():
     calls = []
 
-    def cross_replica_sum(opt, pairs):
-        calls.append(len(pairs))
-        return pairs
+    class Counting(pipeline.Aggregation):
+        def prepare(self, plan):
+            calls.append(len(plan.pairs))
 
-    monkeypatch.setattr(pipeline, "cross_replica_sum", cross_replica_sum)
+    def with_stage():
+        opt = MAKERS["AdamW"]()
+        opt.set_aggregation(Counting())
+        return opt
+
     init, grads = _data(steps=4)
-    ref_vars, ref_opt, n = _run(MAKERS["AdamW"], True, init, grads)
-    assert n == 0 and len(calls) == 4  # an installed hook that may act: every step runs it
-    idle = []
-    monkeypatch.setattr(pipeline, "hooks_idle", lambda opt, pairs: idle.append(len(pairs)) or True)
-    got_vars, got_opt, n = _run(MAKERS["AdamW"], True, init, grads, prefix="u")
-    assert n == 3 and len(calls) == 5 and idle == [len(init)] * 4
+    ref_vars, ref_opt, n = _run(with_stage, True, init, grads)
+    assert n == 0 and calls == [len(init)] * 4  # a stage that sums across replicas: every step runs it
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()  # one replica here: nothing to sum
+
+    def under_strategy():
+        with strategy.scope():
+            return MAKERS["AdamW"]()
+
+    got_vars, got_opt, n = _run(under_strategy, True, init, grads, prefix="u")
+    assert strategy.num_replicas_in_sync > 1 or n == 3
     _assert_same(_state(got_vars, got_opt), _state(ref_vars, ref_opt))
 
 
@@ -372,7 +372,7 @@ def test_the_compiled_header_check_tells_every_misfit_apart():
 
     assert jit.header_ok()
     params = [np.zeros((3, 4), np.float32), np.zeros(5, np.float32), np.zeros((), np.float32)]
-    batch = fused.kernel_for(ds.optimizers.SGD(0.1, momentum=0.5).update_rule).dense_batch(
+    batch = fused.kernel_for(ds.optimizers.SGD(0.1, momentum=0.5).rule.fn).dense_batch(
         params, [[np.zeros_like(p)] for p in params])
 
     class Sub(np.ndarray):

@@ -1,5 +1,6 @@
-"""BLAS threads per matmul (descend._native.blas): small products on one thread, the count restored,
-and the result bit for bit NumPy's."""
+"""Matrix products whose threads never fight (descend._native.blas): one-thread BLAS calls, large products
+split into row blocks that the calling thread and helper threads share, the pool's count restored, and the
+result bit for bit NumPy's on one BLAS thread."""
 
 from __future__ import annotations
 
@@ -31,36 +32,93 @@ class _FakePool:
 def fake_pool(monkeypatch):
     pool = _FakePool(4)
     monkeypatch.setattr(blas, "_pools", ((pool.get, pool.put),))
+    monkeypatch.setattr(blas, "_found", None)
+    monkeypatch.setattr(blas, "_budget", None)
+    monkeypatch.setattr(blas, "worth_splitting", lambda: True)
     return pool
 
 
-def test_a_small_product_runs_on_one_thread_and_the_count_comes_back(fake_pool, monkeypatch):
+def test_descend_takes_the_pool_over_at_its_first_product(fake_pool, monkeypatch):
     seen = []
     real = np.matmul
-    monkeypatch.setattr(blas.np, "matmul", lambda a, b: (seen.append(fake_pool.n), real(a, b))[1])
+    monkeypatch.setattr(blas.np, "matmul", lambda a, b, out=None: (seen.append(fake_pool.n), real(a, b, out=out))[1])
     a = np.ones((8, 16), np.float32)
     blas.matmul(a, a.T)
-    assert seen == [1]
-    assert fake_pool.history == [1, 4] and fake_pool.n == 4
-
-
-def test_a_large_product_keeps_the_pool(fake_pool, monkeypatch):
-    monkeypatch.setattr(blas, "SINGLE_THREAD_BELOW", 8 * 16 * 8)
-    a = np.ones((8, 16), np.float32)
     blas.matmul(a, a.T)
-    assert fake_pool.history == []
+    assert seen == [1, 1]  # BLAS on one thread, for good: changing it while a helper is inside BLAS is unsafe
+    assert fake_pool.history == [1] and blas._found == 4
 
 
-def test_a_single_thread_limit_is_left_alone(fake_pool):
+def test_a_large_product_is_split_into_one_thread_blocks(fake_pool, monkeypatch):
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 8 * 16 * 8)
+    monkeypatch.setattr(blas, "BLOCK_ROWS", 2)
+    seen = []
+    real = np.matmul
+    monkeypatch.setattr(blas.np, "matmul", lambda a, b, out: (seen.append(fake_pool.n), real(a, b, out=out))[1])
+    a = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
+    before = dict(blas.stats)
+    got = blas.matmul(a, a.T)
+    np.testing.assert_array_equal(got, real(a, a.T))
+    assert blas.stats["split"] == before["split"] + (1 if blas.helpers() else 0)
+    assert set(seen) == {1} and len(seen) >= (2 if blas.helpers() else 1)  # every block on one BLAS thread
+
+
+def test_a_split_product_never_waits_for_a_helper_that_has_no_core(fake_pool, monkeypatch):
+    # a helper that took a block and got no core: the calling thread computes the block itself
+    class Stalled:
+        n = 1
+
+        def post(self, job):
+            job.claim()  # the helper took block 0 ... and never runs
+
+        def retire(self):
+            pass
+
+    monkeypatch.setattr(blas, "_helpers", Stalled())
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((64, 32), dtype=np.float32), rng.standard_normal((32, 16), dtype=np.float32)
+    out = np.empty((64, 16), np.float32)
+    taken = blas.stats["taken_over"]
+    blas.matmul_into(a, b, out)
+    np.testing.assert_array_equal(out, np.matmul(a, b))
+    assert blas.stats["taken_over"] == taken + 1
+
+
+def test_a_single_thread_budget_splits_nothing(fake_pool, monkeypatch):
     fake_pool.n = 1
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    split = blas.stats["split"]
+    blas.matmul(np.ones((64, 64)), np.ones((64, 64)))
+    assert fake_pool.history == [] and blas.stats["split"] == split
+    assert blas.set_threads(3) is None and blas.set_threads(None) == 3
+    with pytest.raises(ValueError, match="positive int"):
+        blas.set_threads(0)
+
+
+def test_a_count_set_later_becomes_the_budget(fake_pool):
     blas.matmul(np.ones((2, 2)), np.ones((2, 2)))
-    assert fake_pool.history == []
+    fake_pool.n = 3  # threadpool_limits(3), say
+    blas.matmul(np.ones((2, 2)), np.ones((2, 2)))
+    assert blas._found == 3 and fake_pool.n == 1
 
 
-def test_the_count_comes_back_when_the_product_fails(fake_pool):
+def test_splitting_follows_the_idle_cpu(monkeypatch):
+    readings = iter([(100, 1000, 0.0), (100 + 950 * 2, 1000 + 1000 * 2, 0.0), (100 + 950 * 2, 1000 + 1000 * 4, 0.0)])
+    monkeypatch.setattr(blas, "_cpu_reading", lambda: next(readings))
+    monkeypatch.setattr(blas, "_probe", [float("-inf"), True, None])
+    monkeypatch.setattr(blas, "PROBE_SECONDS", 0.0)
+    monkeypatch.setattr(blas, "_CPUS", 2)
+    monkeypatch.setattr(blas, "_cores", lambda: 2)
+    assert blas.worth_splitting() is True     # no earlier reading: as before
+    assert blas.worth_splitting() is False    # others kept 1.9 of 2 cores busy
+    assert blas.worth_splitting() is True     # then nothing else ran
+
+
+def test_a_failing_product_raises_and_leaves_one_thread(fake_pool):
     with pytest.raises(ValueError):
         blas.matmul(np.ones((2, 3)), np.ones((2, 3)))
-    assert fake_pool.history == [1, 4] and fake_pool.n == 4
+    assert fake_pool.n == 1
 
 
 def test_other_threads_never_change_the_count(fake_pool):
@@ -71,9 +129,11 @@ def test_other_threads_never_change_the_count(fake_pool):
     assert fake_pool.history == [] and out[0].tolist() == [[2.0, 2.0], [2.0, 2.0]]
 
 
-@pytest.mark.parametrize("shapes", [((64, 784), (784, 256)), ((128, 512), (512, 10)), ((3, 33, 65), (65, 17))])
-def test_a_small_matmul_is_what_one_blas_thread_computes(shapes):
-    # OpenBLAS's bits depend on its thread count: a small product is the one-thread result on any machine
+@pytest.mark.parametrize("shapes", [((64, 784), (784, 256)), ((128, 512), (512, 10)), ((3, 33, 65), (65, 17)),
+                                    ((784, 128), (128, 512)), ((128, 784), (784, 512)), ((512, 512), (512, 512))])
+def test_every_matmul_is_what_one_blas_thread_computes(shapes):
+    # OpenBLAS's bits depend on its thread count: every product, split or not, is the one-thread result on
+    # any machine and under any load
     threadpoolctl = pytest.importorskip("threadpoolctl")
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal(s, dtype=np.float32) for s in shapes)
@@ -83,16 +143,16 @@ def test_a_small_matmul_is_what_one_blas_thread_computes(shapes):
     assert got.tobytes() == want.tobytes()
 
 
-def test_the_real_pool_count_is_unchanged_after_ops():
-    pools = blas.pools()
-    before = [get() for get, _ in pools]
+def test_the_real_pool_runs_one_thread_after_ops():
     x = ds.constant(np.ones((16, 16), np.float32))
     ds.matmul(x, x)
-    assert [get() for get, _ in pools] == before
+    assert all(get() == 1 for get, _ in blas.pools())
+    assert blas._found is not None and blas._found >= 1
 
 
 # ------------------------------------------------------------------ reused outputs
-def test_an_output_in_use_is_never_written_again():
+def test_an_output_in_use_is_never_written_again(monkeypatch):
+    monkeypatch.setattr(blas, "worth_splitting", lambda: True)  # (a helper holds a block's output only while it computes)
     a = np.ones((256, 256), np.float32)  # 256 KiB outputs: pooled
     kept = [ds.matmul(ds.constant(a * k), ds.constant(a)) for k in range(1, 6)]
     views = [ds.matmul(ds.constant(a * 7), ds.constant(a)).numpy()[:1]]  # a copy; the Tensor is gone
@@ -102,7 +162,8 @@ def test_an_output_in_use_is_never_written_again():
     assert (views[0] == 256 * 7).all()
 
 
-def test_a_free_output_is_written_again_and_a_view_keeps_it_busy():
+def test_a_free_output_is_written_again_and_a_view_keeps_it_busy(monkeypatch):
+    monkeypatch.setattr(blas, "worth_splitting", lambda: False)  # no helper that still holds an output for a moment
     blas.clear_reuse()
     a = np.ones((256, 256), np.float32)
     first = blas.matmul(a, a)
@@ -171,3 +232,14 @@ def test_the_lazy_names_are_the_submodules_objects():
     assert "layers" in dir(ds) and "Model" in dir(ds)
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         ds.not_a_name  # noqa: B018
+
+
+def test_split_products_under_load_give_exact_blocks(monkeypatch):
+    # the calling thread and a helper race for blocks (and the caller takes over a helper's block):
+    # every finished product is exactly right (a block is copied in only when it is complete)
+    monkeypatch.setattr(blas, "worth_splitting", lambda: True)
+    a = np.ones((256, 256), np.float32)
+    for _ in range(40):
+        kept = [blas.matmul(a * k, a) for k in range(1, 6)]
+        for k, t in enumerate(kept, 1):
+            assert (t == 256 * k).all()

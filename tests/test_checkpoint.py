@@ -143,7 +143,7 @@ def test_constant_hyperparameters_are_restored_schedules_are_not(tmp_path):
     assert reader.manifest["objects"]["optimizer"]["config"]["learning_rate"]["class_name"] == "ExponentialDecay"
     other = ds.optimizers.Adam(S.ExponentialDecay(0.2, decay_steps=2, decay_rate=0.5))
     train.Checkpoint(optimizer=other).restore(path)
-    assert other._hyper["learning_rate"].initial_learning_rate == 0.2  # the program's schedule is kept
+    assert other.hyperparameters()["learning_rate"].initial_learning_rate == 0.2  # the program's schedule is kept
     constant = ds.optimizers.Adam(0.3)  # a constant replacing the saved schedule is kept too
     train.Checkpoint(optimizer=constant).restore(path)
     assert constant.learning_rate == 0.3

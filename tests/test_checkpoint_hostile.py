@@ -214,6 +214,36 @@ def truncated(path, tmp):
         f.truncate(os.path.getsize(tfile) - 7)
 
 
+def _declare_header(path, n):
+    """Make the tensors file declare an ``n``-byte header (sparse: nothing written), the manifest agreeing
+    with it and its checksum recomputed (a careful forger)."""
+    tfile = os.path.join(path, fmt.TENSORS_FILE)
+    old = open(tfile, "rb").read()
+    data = old[8 + int.from_bytes(old[:8], "little"):]
+    with open(tfile, "wb") as f:
+        f.write(n.to_bytes(8, "little") + b"{")
+        f.truncate(8 + n + len(data))
+        f.seek(8 + n)
+        f.write(data)
+
+    def fn(m):
+        m["tensors_file"]["header_size"] = n
+        m["tensors_file"]["size"] = 8 + n + len(data)
+    _edit_manifest(path, fn)
+
+
+def header_declares_64_mib(path, tmp):
+    _declare_header(path, 64 * 2**20)
+
+
+def header_declares_1_gib(path, tmp):
+    _declare_header(path, GIB)
+
+
+def header_padded_past_the_slack(path, tmp):
+    _declare_header(path, len(open(os.path.join(path, fmt.TENSORS_FILE), "rb").read()) + fmt.HEADER_SLACK + 64)
+
+
 ROWS = [  # (mutation, error class, the field or file the message must name)
     (huge_tensors_file, errors.CheckpointCorruptedError, "tensors.safetensors"),
     (huge_manifest, errors.CheckpointCorruptedError, "manifest.json"),
@@ -239,6 +269,9 @@ ROWS = [  # (mutation, error class, the field or file the message must name)
     (tensors_symlink_out, errors.CheckpointCorruptedError, "symbolic link"),
     (tensors_fifo, errors.CheckpointCorruptedError, "not a regular file"),
     (truncated, errors.CheckpointCorruptedError, "tensors.safetensors"),
+    (header_declares_64_mib, errors.CheckpointCorruptedError, "tensors_file.header_size"),
+    (header_declares_1_gib, errors.CheckpointCorruptedError, "tensors_file.header_size"),
+    (header_padded_past_the_slack, errors.CheckpointCorruptedError, "tensors_file.header_size"),
 ]
 
 
@@ -400,7 +433,8 @@ for path in {paths!r}:
 def test_sparse_files_are_refused_under_a_1_gib_memory_limit(tmp_path):
     v = ds.Variable(np.arange(3, dtype=np.float32), name="v")
     paths = []
-    for name, mutate in (("t", huge_tensors_file), ("m", huge_manifest)):
+    for name, mutate in (("t", huge_tensors_file), ("m", huge_manifest), ("h", header_declares_64_mib),
+                         ("g", header_declares_1_gib)):
         path = train.Checkpoint(v=v).write(tmp_path / name)
         mutate(path, str(tmp_path))
         paths.append(path)
@@ -409,4 +443,83 @@ def test_sparse_files_are_refused_under_a_1_gib_memory_limit(tmp_path):
                        text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     lines = r.stdout.split("\n")
-    assert lines[0].startswith("CheckpointCorruptedError") and lines[1].startswith("CheckpointCorruptedError")
+    assert all(line.startswith("CheckpointCorruptedError") for line in lines[:4]), lines
+
+
+# --- the tensors header: compared with the manifest's in pieces, never parsed when large --------------------------
+def _many(tmp_path, n):
+    variables = {f"v{i:05d}": ds.Variable(np.full(2, i, np.float32), name=f"v{i}") for i in range(n)}
+    return variables, train.Checkpoint(**variables).write(tmp_path / "many")
+
+
+def test_a_large_header_is_read_in_pieces_and_refused_when_it_differs(tmp_path):
+    variables, path = _many(tmp_path, 30_000)
+    header = int.from_bytes(open(os.path.join(path, fmt.TENSORS_FILE), "rb").read(8), "little")
+    assert header > fmt.HEADER_DIAGNOSE_BYTES  # more than is ever parsed
+    import tracemalloc
+
+    def peak(fn):
+        tracemalloc.start()
+        try:
+            return fn(), tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    _, manifest_alone = peak(lambda: fmt.read_json_file(path, fmt.MANIFEST_FILE, "manifest"))
+    (manifest, tensors), whole = peak(lambda: fmt.read_checkpoint(path))
+    assert len(tensors) == 30_000 and float(tensors["v12345"][0]) == 12345
+    # the parsed manifest dominates; the header, compared in pieces, adds no parsed copy of itself (~5x its size)
+    assert whole - manifest_alone < 2 * header + 4 * 2**20, (whole, manifest_alone, header)
+    tfile = os.path.join(path, fmt.TENSORS_FILE)
+    with open(tfile, "r+b") as f:  # one digit of one offset changed, same length: the bytes differ
+        raw = f.read(8 + header)
+        at = raw.rindex(b'"data_offsets":[', 0, 8 + header // 2) + len('"data_offsets":[')
+        f.seek(at)
+        f.write(b"9" if raw[at:at + 1] != b"9" else b"8")
+    with pytest.raises(errors.CheckpointCorruptedError, match="differs from the one the manifest's 30000 tensors"):
+        train.Checkpoint(**variables).restore(path)
+
+
+# --- reads racing a CheckpointManager's rotation --------------------------------------------------------------------
+def test_a_checkpoint_rotated_away_while_read_is_reported_gone_not_corrupted(tmp_path, monkeypatch):
+    v, manager = _manager(tmp_path, max_to_keep=1)
+    path = manager.save()
+    real = fmt.read_json_file
+
+    def read_then_rotate(directory, name, *a, **k):  # the manager deletes it just after its manifest was read
+        out = real(directory, name, *a, **k)
+        if name == fmt.MANIFEST_FILE and os.path.isdir(path):
+            fmt.remove_tree(path)
+        return out
+    monkeypatch.setattr(fmt, "read_json_file", read_then_rotate)
+    with pytest.raises(FileNotFoundError, match="deleted while it was read"):
+        train.Checkpoint(v=v).restore(path)
+
+
+def test_reads_racing_rotation_never_report_corruption(tmp_path):
+    import threading
+
+    v, manager = _manager(tmp_path, max_to_keep=1)
+    manager.save()
+    done = threading.Event()
+    outcomes = {"read": 0, "gone": 0, "corrupted": []}
+
+    def write():
+        try:
+            for _ in range(150):
+                manager.save()
+        finally:
+            done.set()
+    writer = threading.Thread(target=write)
+    writer.start()
+    reader_var = ds.Variable(np.zeros(3, np.float32), name="v")
+    while not done.is_set():
+        latest = train.latest_checkpoint(tmp_path / "run")
+        try:
+            train.Checkpoint(v=reader_var).restore(latest)
+            outcomes["read"] += 1
+        except FileNotFoundError:
+            outcomes["gone"] += 1
+        except errors.CheckpointCorruptedError as e:
+            outcomes["corrupted"].append(str(e)[:200])
+    writer.join()
+    assert outcomes["corrupted"] == [] and outcomes["read"] > 0, outcomes

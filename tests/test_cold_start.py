@@ -240,7 +240,7 @@ def test_only_rules_whose_numpy_path_gives_the_same_bits_take_it_while_numba_loa
 
     if not fused.enabled():
         pytest.skip("compiled kernels are off")
-    exact = {name: fused.kernel_for(getattr(ds.optimizers, name)(0.1).update_rule).exact
+    exact = {name: fused.kernel_for(getattr(ds.optimizers, name)(0.1).rule.fn).exact
              for name in ("SGD", "Adam", "AdamW", "Adagrad", "AdagradDecay", "RMSprop", "Adadelta", "Adamax",
                           "Nadam", "Lion", "Ftrl")}
     assert exact == {**{name: True for name in exact}, "Ftrl": False}  # FTRL: np.power

@@ -64,8 +64,8 @@ def _run(cls, kwargs, mode, dtype, seed=0):
             reads.append(ds.nn.embedding_lookup(table, [1, 5, 5, 30]).numpy())
         if step % 11 == 5:  # the whole table
             reads.append(table.numpy())
-        if step % 13 == 7 and opt.slot_specs():
-            reads.append(opt.get_slot(table, opt.slot_specs()[0].name).numpy())
+        if step % 13 == 7 and opt.rule.slot_specs:
+            reads.append(opt.get_slot(table, opt.rule.slot_specs[0].name).numpy())
     state = {re.sub(r"^table(_\d+)?/", "table/", k): v for k, v in opt.state_dict().items()}
     reads.append(table.numpy())
     return reads, state
@@ -185,7 +185,7 @@ def test_history_stays_bounded(monkeypatch):
         g = ds.IndexedSlices(ds.constant(vals[:1]), ds.constant(np.array([0])), (ROWS, WIDTH))  # row 0 only
         oa.apply_gradients([(g, a)])
         ob.apply_gradients([(g, b)])
-        state = next(iter(ob._lazy_tables.values()))[1]
+        state = next(iter(ob.lazy_rows.tables.values()))[1]
         assert len(state.history) <= 8
     np.testing.assert_array_equal(b.numpy(), a.numpy())
 
@@ -216,3 +216,36 @@ def test_custom_optimizers_refuse_unless_they_declare_a_catch_up():
     assert t.numpy()[:, 0].tolist() == [1.0, 1.0, 0.5, 1.0]
     with pytest.raises(ValueError, match="'exact', 'lazy' or 'exact_lazy'"):
         Plain(0.1, sparse_updates="lazzy")
+
+
+@pytest.mark.parametrize("use_fused", [True, False])
+@pytest.mark.parametrize("cls, kwargs", [(O.Adam, dict(weight_decay=0.01)), (O.Nadam, {}), (O.Ftrl, {})])
+def test_a_long_run_sweeps_the_rows_and_replays_them_in_one_call(monkeypatch, cls, kwargs, use_fused):
+    """Past half the history, each update also catches up a slice of the rows (every row at most MAX_HISTORY
+    updates behind, no pause); the replay kernel brings many rows through many updates in one call, with the
+    exact run's bits (the NumPy replay too)."""
+    from descend._native import backend
+
+    monkeypatch.setattr(exact_lazy, "MAX_HISTORY", 16)
+    rng = np.random.default_rng(7)
+    init = rng.standard_normal((300, 5))
+    a, b = ds.Variable(init, name="a"), ds.Variable(init, name="b")
+    oa = cls(learning_rate=_schedule(), sparse_updates="exact", **kwargs)
+    ob = cls(learning_rate=_schedule(), sparse_updates="exact_lazy", **kwargs)
+    oa.use_fused = ob.use_fused = use_fused
+    before = backend.stats["replay"]
+    for step in range(120):
+        idx = rng.choice(300, size=4, replace=False)
+        g = ds.IndexedSlices(ds.constant(rng.standard_normal((4, 5))), ds.constant(idx), (300, 5))
+        oa.apply_gradients([(g, a)])
+        ob.apply_gradients([(g, b)])
+        state = ob.lazy_rows.tables[id(b)][1]
+        assert len(state.history) <= 16
+        assert (state.last >= state.count - 16).all()  # no row further behind than the history holds
+        if step == 60:
+            np.testing.assert_array_equal(b.numpy()[idx], a.numpy()[idx])
+    np.testing.assert_array_equal(b.numpy(), a.numpy())
+    for name in ob.rule.slot_names:
+        np.testing.assert_array_equal(ob.get_slot(b, name).numpy(), oa.get_slot(a, name).numpy())
+    if use_fused and ob.rule.kernel(ob.rule.sparse_fn) is not None:
+        assert backend.stats["replay"] > before

@@ -81,8 +81,8 @@ def _run(case, dtype, sparse: bool, use_fused: bool):
 
 
 def _uses_rule(opt) -> bool:
-    """Whether the optimizer updates through the base class's rule (not its own apply)."""
-    return opt.rule_kind == "elementwise" and opt.update_rule is not None
+    """Whether the optimizer's rule runs as a fused kernel (not Lamb's per-tensor rule or a hook)."""
+    return not opt.rule.is_hook and not opt.rule.per_tensor
 
 
 @pytest.mark.parametrize("mode", ["serial", "parallel"])
@@ -105,7 +105,7 @@ def test_fused_matches_reference(case, dtype, sparse, mode):
     # + - * / and sqrt are IEEE in both paths; NumPy's SIMD pow/exp/log differ from libm's by an ulp
     # here and there, which FTRL's n_new^p - n^p cancellation amplifies: those rules are measured
     # in ulps of the array's largest element
-    exact = not (_uses_rule(opt) and _TRANSCENDENTAL.search(fused.kernel_for(opt.update_rule).source))
+    exact = not (_uses_rule(opt) and _TRANSCENDENTAL.search(fused.kernel_for(opt.rule.fn).source))
     assert ulps(var.numpy(), ref_var.numpy(), per_element=exact) <= 4, "variable"
     for name, ref in ref_slots.items():
         assert ulps(slots[name], ref, per_element=exact) <= 4, f"slot {name}"
@@ -119,7 +119,7 @@ def _distinct_rules():
     for case in CASES:
         opt = case.make()
         if _uses_rule(opt):
-            rules.setdefault(opt.update_rule, case.id)
+            rules.setdefault(opt.rule.fn, case.id)
     return rules
 
 

@@ -96,7 +96,7 @@ def test_custom_initializer_subclass_round_trips_with_custom_objects():
             return {"scale": self.scale}
 
     config = initializers.serialize(Halves(0.25))
-    assert config == {"class_name": "Halves", "config": {"scale": 0.25}}
+    assert config == {"module": __name__, "class_name": "Halves", "config": {"scale": 0.25}, "registered_name": "Halves"}
     rebuilt = initializers.get(config, custom_objects={"Halves": Halves})
     np.testing.assert_array_equal(rebuilt((2,)).numpy(), [0.25, 0.25])
 
@@ -321,7 +321,8 @@ def test_custom_regularizers_subclass_with_call_or_dunder_call_and_plain_functio
     assert float(SeedStyle(0.5)(w)) == 2.0
     assert float(KerasStyle(0.5)(w)) == 5.0
     config = regularizers.serialize(KerasStyle(0.5))
-    assert config == {"class_name": "KerasStyle", "config": {"l2": 0.5}}
+    assert config == {"module": __name__, "class_name": "KerasStyle", "config": {"l2": 0.5},
+                      "registered_name": "KerasStyle"}
     assert regularizers.get(config, custom_objects={"KerasStyle": KerasStyle}).l2 == 0.5
 
     def l1_reg(weight_matrix):
@@ -428,7 +429,9 @@ def test_activation_lookup_edge_cases():
     def custom(x):
         return x * 2.0
 
-    assert activations.get(custom) is custom and activations.serialize(custom) == "custom"
+    assert activations.get(custom) is custom  # a custom function: Keras 3's function config, found again by name
+    assert activations.serialize(custom) == {"module": "builtins", "class_name": "function", "config": "custom",
+                                             "registered_name": "function"}
     assert activations.get("custom", custom_objects={"custom": custom}) is custom
     with pytest.raises(ValueError, match=r"Unknown activation: 'rleu'. Expected one of \[.*'relu'"):
         activations.get("rleu")
@@ -475,3 +478,33 @@ def test_the_global_seed_makes_unseeded_weights_reproducible_as_tf_random_set_se
     a = ds.initializers.GlorotUniform()((3, 3)).numpy()
     np.random.seed(3)
     np.testing.assert_array_equal(a, ds.initializers.GlorotUniform()((3, 3)).numpy())
+
+
+def test_lower_case_regularizer_names_are_keras_3s_aliases():
+    assert regularizers.l1 is regularizers.L1 and regularizers.l2 is regularizers.L2
+    assert regularizers.l1_l2 is regularizers.L1L2
+    assert regularizers.orthogonal_regularizer is regularizers.OrthogonalRegularizer
+    assert ds.keras.regularizers.l2 is regularizers.L2
+    w = ds.constant([[1.0, -2.0]])
+    assert float(regularizers.l2(0.1)(w)) == pytest.approx(0.5)
+    assert regularizers.l1_l2(l1=0.1).get_config() == {"l1": 0.1, "l2": 0.0}  # Keras 3: the class's defaults
+    for reg in (regularizers.l1(0.2), regularizers.l2(0.3), regularizers.l1_l2(l1=0.1, l2=0.4),
+                regularizers.orthogonal_regularizer(0.5)):
+        config = regularizers.serialize(reg)
+        rebuilt = regularizers.deserialize(config)
+        assert type(rebuilt) is type(reg) and rebuilt.get_config() == reg.get_config()
+
+
+def test_lower_case_regularizers_as_keras():
+    keras = pytest.importorskip("keras")
+    for name, kwargs in [("l1", {"l1": 0.2}), ("l2", {}), ("l1_l2", {"l1": 0.1}), ("l1_l2", {}),
+                         ("orthogonal_regularizer", {"factor": 0.3, "mode": "columns"})]:
+        ours, theirs = getattr(regularizers, name)(**kwargs), getattr(keras.regularizers, name)(**kwargs)
+        # Keras 3 rounds the factors to float32 in its config (0.2 -> 0.20000000298023224); descend keeps the float
+        mine, keras_config = ours.get_config(), theirs.get_config()
+        assert mine.keys() == keras_config.keys()
+        for k in mine:
+            assert mine[k] == (keras_config[k] if isinstance(mine[k], str) else pytest.approx(keras_config[k], rel=1e-7))
+        assert regularizers.serialize(ours)["class_name"] == keras.regularizers.serialize(theirs)["class_name"]
+        x = np.random.default_rng(1).standard_normal((3, 4)).astype(np.float32)
+        assert float(ours(ds.constant(x))) == pytest.approx(float(theirs(keras.ops.convert_to_tensor(x))), rel=1e-5)

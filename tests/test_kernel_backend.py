@@ -223,9 +223,8 @@ def _rules():
     rules = {}
     for case in CASES:
         opt = case.make()
-        rule = getattr(opt, "update_rule", None)
-        if rule is not None and opt.rule_kind == "elementwise":
-            rules.setdefault(rule, case.id)
+        if not opt.rule.is_hook and not opt.rule.per_tensor:
+            rules.setdefault(opt.rule.fn, case.id)
     return rules
 
 
@@ -482,7 +481,7 @@ def test_another_backend_plugged_into_the_seam_runs_the_optimizers(make):
     assert interpreter.launches["rows"] == (3 if opt.sparse_updates == "lazy" else 0)
     for a, b in zip(got, reference):
         np.testing.assert_array_equal(a, b)
-    assert fused.kernel_for(opt.update_rule).__class__.__name__ == "NumbaRule"  # the default is back
+    assert fused.kernel_for(opt.rule.fn).__class__.__name__ == "NumbaRule"  # the default is back
 
 
 def test_set_backend_checks_its_argument():
@@ -617,7 +616,7 @@ def test_rss_stays_flat_over_200_optimizer_classes_created_and_dropped(tmp_path)
 _FORK_WHILE_LOCKED = '''
 import json, os, signal, threading
 import numpy as np
-from descend._native import cpu
+from descend._native import cpu, modules
 from descend.optimizers import fused
 
 
@@ -633,7 +632,7 @@ held, release = threading.Event(), threading.Event()
 
 
 def hold():  # another thread is building a rule when the main thread forks
-    with fused._rules_lock, cpu._lock:
+    with fused._rules_lock, modules.lock():
         held.set()
         release.wait()
 

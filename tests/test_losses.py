@@ -14,6 +14,13 @@ EPS = 1e-7
 rng = np.random.default_rng(7)
 
 
+@pytest.fixture(autouse=True)
+def _float64_losses():
+    """Loss objects compute in floatx (Keras 3): these float64 references and gradient checks make them in
+    float64 (the conftest fixture restores floatx after each test)."""
+    ds.set_floatx("float64")
+
+
 # ---------------------------------------------------------------- NumPy references (per sample)
 def _clip(p):
     return np.clip(p, EPS, 1 - EPS)
@@ -116,8 +123,9 @@ def ref_dice(t, p, axis=-1):
 
 
 def ref_tversky(t, p, alpha=0.5, beta=0.5, axis=-1):
-    tp, fp, fn = np.sum(t * p, axis=axis), np.sum((1 - t) * p, axis=axis), np.sum(t * (1 - p), axis=axis)
-    return 1 - tp / (tp + alpha * fp + beta * fn + 1e-7)
+    # Keras 3's formula: alpha weighs the missed positives t (1 - p), beta the spurious ones (1 - t) p
+    tp, missed, spurious = np.sum(t * p, axis=axis), np.sum(t * (1 - p), axis=axis), np.sum((1 - t) * p, axis=axis)
+    return 1 - tp / (tp + alpha * missed + beta * spurious + 1e-7)
 
 
 def ref_gce(labels, p, q=0.5):
@@ -306,14 +314,45 @@ def test_keras_documented_values():
     assert float(losses.MeanSquaredError()(bce_true, bce_pred)) == pytest.approx(0.31, abs=1e-6)
 
 
-def test_default_names_and_float32():
+def test_default_names_and_the_dtype_is_floatx_when_made():
+    ds.set_floatx("float32")
     assert losses.MeanSquaredError().name == "mean_squared_error"
     assert losses.Huber().name == "huber_loss"
     assert losses.SparseCategoricalCrossentropy().name == "sparse_categorical_crossentropy"
     out = losses.MeanSquaredError()([[1, 2]], [[1, 3]])  # ints: computed in floatx
     assert out.dtype == ds.float32 and float(out) == 0.5
+    # Keras 3: float64 data gives a float32 loss unless the loss's dtype says otherwise
+    mse = losses.MeanSquaredError()
+    assert mse.dtype == "float32" and "dtype" not in mse.get_config()
+    assert mse(np.array([[1.0]]), np.array([[2.5]])).dtype == ds.float32
     out = losses.MeanSquaredError(dtype="float64")(ds.constant([[1.0]]), ds.constant([[2.0]]))
     assert out.dtype == ds.float64
+    assert losses.MeanSquaredError(dtype=ds.mixed_precision.DTypePolicy("mixed_float16")).dtype == "float16"
+    ds.set_floatx("float64")
+    assert losses.MeanSquaredError().dtype == "float64"  # floatx when the loss is made
+    v = ds.Variable(np.array([[2.0]]))  # float64 weights, float32 loss: the gradient comes back as float64
+    with ds.GradientTape() as tape:
+        value = losses.MeanSquaredError(dtype="float32")(np.array([[1.0]]), v * 1.0)
+    assert value.dtype == ds.float32 and tape.gradient(value, v).dtype == ds.float64
+
+
+def test_a_keras_mask_on_predictions_leaves_the_masked_entries_out():
+    """Keras 3's Loss reads the mask attached to y_pred (its loss_test.test_mask)."""
+    y_true, y_pred = ds.constant([1.0, 0.0, 1.0, 0.0]), ds.constant([0.1, 0.2, 0.3, 0.4])
+
+    class Squared(losses.Loss):
+        def call(self, t, p):
+            return (t - p) ** 2
+
+    ds.layers.set_mask(y_pred, np.array([True, False, True, True]))
+    expected = ((1 - 0.1) ** 2 + (1 - 0.3) ** 2 + 0.4**2) / 3
+    assert float(Squared()(y_true, y_pred)) == pytest.approx(expected, rel=1e-6)
+    ds.layers.set_mask(y_pred, np.array([False] * 4))
+    assert float(Squared()(y_true, y_pred)) == 0.0  # everything masked: 0, not NaN
+    ds.layers.set_mask(y_pred, None)
+    assert ds.layers.get_mask(y_pred) is None
+    assert float(Squared()(y_true, y_pred)) == pytest.approx(np.mean((np.array([1, 0, 1, 0]) -
+                                                                      np.array([0.1, 0.2, 0.3, 0.4])) ** 2), rel=1e-6)
 
 
 # ---------------------------------------------------------------- stability
@@ -558,6 +597,10 @@ def test_dice_and_tversky_over_whole_images_and_the_batch():
                                losses.dice(y_true, y_pred, axis=(1, 2, 3)).numpy(), rtol=1e-6)
     assert float(losses.Tversky(alpha=0.2, beta=0.8)(y_true, y_pred)) == pytest.approx(
         float(ref_tversky(y_true, y_pred, 0.2, 0.8, axis=None)), rel=1e-6)
+    # Keras 3.15's value for these inputs (its test_binary_segmentation_custom_coefficients)
+    t2 = np.array([[1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1]])
+    p2 = np.array([[0, 1, 0, 1], [1, 0, 1, 1], [0, 1, 0, 1], [1, 0, 1, 1]])
+    assert float(losses.Tversky(alpha=0.2, beta=0.8)(t2, p2)) == pytest.approx(0.7916667, rel=1e-6)
     assert type(losses.get("dice")) is not type and losses.get("Tversky").name == "tversky"
     with pytest.raises(ValueError, match=r"q must be in the interval \(0, 1\)"):
         losses.CategoricalGeneralizedCrossEntropy(q=1.5)

@@ -499,6 +499,13 @@ def test_bad_inputs():
         metrics.BinaryAccuracy(threshold=-0.1)
     with pytest.raises(ValueError, match=r"Threshold values must be in \[0, 1\]"):
         metrics.Precision(thresholds=[0.5, 1.2])
+    with pytest.raises(ValueError, match=r"Threshold values must be in \[0, 1\]. Received: \[-1, 2\]$"):
+        metrics.Recall(thresholds=[-1, 0.5, 2])  # the values as given, in Keras' words
+    with pytest.raises(ValueError, match=r"Received: \[None, 'a'\]"):
+        metrics.Precision(thresholds=[None, "a"])
+    with pytest.raises(ValueError, match=r"When class_id is provided, y_pred must be a 2D array with shape "
+                                         r"\(num_samples, num_classes\), found shape: \(3,\)"):
+        metrics.Precision(class_id=1).update_state([1, 0, 1], [0.4, 0.6, 0.9])
     with pytest.raises(ValueError, match="num_thresholds"):
         metrics.AUC(num_thresholds=1)
     with pytest.raises(ValueError, match="curve"):
@@ -518,14 +525,15 @@ def test_bad_inputs():
 
 def _r2_reference(t, p, w, aggregation, k):
     """R2 from its definition in float64: per column, 1 - weighted SS_res / weighted SS_tot around the
-    weighted mean; then the aggregation and the adjustment over the samples with a non-zero weight."""
+    weighted mean; then the aggregation and the adjustment with n = every entry of y_true (rows times columns,
+    weighted or not: Keras 3's count, checked on Keras' own values in tests/keras_suite)."""
     t, p, w = (np.asarray(a, np.float64) for a in (t, p, w))
     mean = (w * t).sum(0) / w.sum(0)
     ss_tot = (w * (t - mean) ** 2).sum(0)
     raw = 1 - (w * (t - p) ** 2).sum(0) / ss_tot
     score = {None: raw, "uniform_average": raw.mean(),
              "variance_weighted_average": (ss_tot * raw).sum() / ss_tot.sum()}[aggregation]
-    n = np.count_nonzero(np.any(w != 0, axis=1))
+    n = t.size
     return score if k == 0 else 1 - (1 - score) * (n - 1) / (n - k - 1)
 
 
@@ -600,3 +608,20 @@ def test_sparse_top_k_accuracy_from_sorted_ids():
         metrics.sparse_top_k_categorical_accuracy([[3], [1]], ids, k=3, from_sorted_ids=True).numpy(), [1, 1])
     again = metrics.SparseTopKCategoricalAccuracy.from_config(m.get_config())
     assert again.from_sorted_ids is True and again.k == 2
+
+
+def test_variables_held_in_attributes_lists_dicts_and_submetrics_are_tracked():
+    """Keras 3 tracks state variables and metrics however a metric holds them (its metric_test)."""
+    m = metrics.Mean(name="outer")
+    own = list(m.variables)
+    m.extra = [ds.Variable(0.0), {"a": ds.Variable(1.0), "b": (ds.Variable(2.0),)}]
+    m.sub = metrics.Sum(name="inner")
+    m.subs = {"x": metrics.Mean(name="m1"), "y": [metrics.Mean(name="m2")]}
+    m.same = m.sub  # held twice: counted once
+    assert len(m.variables) == len(own) + 3 + 1 + 2 + 2
+    m.update_state([1.0, 3.0])
+    m.sub.update_state([5.0])
+    m.reset_state()  # resets everything tracked
+    assert float(m.result()) == 0.0 and float(m.sub.result()) == 0.0 and float(m.extra[0].numpy()) == 0.0
+    half = metrics.Mean(dtype=ds.mixed_precision.DTypePolicy("mixed_float16"))
+    assert half.dtype == "float16"

@@ -218,13 +218,14 @@ def test_tensor_spec_and_function_input_signature():
 
     np.testing.assert_array_equal(double(ds.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
     np.testing.assert_array_equal(double([1.0, 2.0]).numpy(), [2.0, 4.0])  # converted to the spec's dtype
-    with pytest.raises(ValueError, match=r"argument 0 must be compatible with TensorSpec\(shape=\(None,\)"):
+    # TF's errors: a TypeError naming both specs, or inspect's binding message
+    with pytest.raises(TypeError, match=r"Can not cast TensorSpec\(shape=\(2, 2\).* to TensorSpec\(shape=\(None,\)"):
         double(ds.ones((2, 2)))
-    with pytest.raises(ValueError, match="dtype float64"):
+    with pytest.raises(TypeError, match="dtype=float64"):
         double(ds.ones((2,), dtype="float64"))
-    with pytest.raises(TypeError, match="its input_signature has 1 TensorSpec"):
+    with pytest.raises(TypeError, match="too many positional arguments"):
         double(ds.ones((2,)), ds.ones((2,)))
-    with pytest.raises(TypeError, match="must be a list of TensorSpec"):
+    with pytest.raises(TypeError, match="possibly nested sequence of TensorSpec"):
         ds.function(lambda x: x, input_signature=[(None, 2)])
     with pytest.raises(TypeError, match="`shape` must be None or a sequence"):
         ds.TensorSpec(3)
@@ -236,7 +237,7 @@ def test_format_spec_on_scalar_tensors_and_metric_results():
     m.update_state([1.0, 2.0])
     assert f"{m.result():.4f}" == "1.5000"
     assert f"{ds.constant(7):>3d}" == "  7" and f"{ds.constant(0.5, dtype='float64'):.2%}" == "50.00%"
-    assert f"{ds.constant([1, 2])}" == str(ds.constant([1, 2]))
+    assert f"{ds.constant([1, 2])}" == "[1 2]"  # the value alone, as TF
     assert f"{ds.Variable(2.5):.1f}" == "2.5"
     with pytest.raises(TypeError, match=r"needs a scalar; received shape \(2,\)"):
         f"{ds.constant([1.0, 2.0]):.2f}"

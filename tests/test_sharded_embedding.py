@@ -82,7 +82,7 @@ def _optimizer(ds, name, mode):
 
 def _steps(ds, model, opt, data, first, last, strategy):
     """Updates ``first .. last - 1``: each rank takes its rows of every global batch of ``GLOBAL_BATCH``."""
-    from descend.distribute.strategy import split_bounds
+    from descend.distribute.split import split_bounds
 
     ids_a, ids_b, y = data
     n = 1 if strategy is None else strategy.num_replicas_in_sync
@@ -259,8 +259,8 @@ def _reference(ds, name, mode, data):
 
 
 def _ckpt_save(ds, out):
-    """Train ``CKPT_AT`` updates, write a ShardedCheckpoint into ``out``, train on to ``STEPS``."""
-    from descend.checkpoint import ShardedCheckpoint
+    """Train ``CKPT_AT`` updates, write a checkpoint (every rank its rows) into ``out``, train on to ``STEPS``."""
+    from descend.checkpoint import Checkpoint
 
     ds.set_floatx("float64")
     strategy = ds.distribute.MultiWorkerMirroredStrategy()
@@ -272,7 +272,7 @@ def _ckpt_save(ds, out):
         with strategy.scope():
             opt = _optimizer(ds, name, mode)
         _steps(ds, model, opt, data, 0, CKPT_AT, strategy)
-        ShardedCheckpoint(**model.roots(opt)).write(os.path.join(out, f"ckpt-{name}-{mode}"))
+        Checkpoint(**model.roots(opt)).write(os.path.join(out, f"ckpt-{name}-{mode}"))
         _steps(ds, model, opt, data, CKPT_AT, STEPS, strategy)
         got = model.values()
         results[f"{name}/{mode}"] = {"rel_err": _rel(got, _reference(ds, name, mode, data))}
@@ -283,7 +283,7 @@ def _ckpt_save(ds, out):
 def _ckpt_restore(ds, out, plain=False):
     """A fresh model (other initial values) restores what ``_ckpt_save`` wrote and trains from ``CKPT_AT`` to
     ``STEPS``: the values must be the uninterrupted one-process run's."""
-    from descend.checkpoint import ShardedCheckpoint
+    from descend.checkpoint import Checkpoint
 
     ds.set_floatx("float64")
     strategy = None if plain else ds.distribute.MultiWorkerMirroredStrategy()
@@ -298,7 +298,7 @@ def _ckpt_restore(ds, out, plain=False):
         else:
             with strategy.scope():
                 opt = _optimizer(ds, name, mode)
-        report = ShardedCheckpoint(**model.roots(opt)).restore(os.path.join(saved, f"ckpt-{name}-{mode}"))
+        report = Checkpoint(**model.roots(opt)).restore(os.path.join(saved, f"ckpt-{name}-{mode}"))
         _steps(ds, model, opt, data, CKPT_AT, STEPS, strategy)
         got = model.values()
         results[f"{name}/{mode}"] = {"rel_err": _rel(got, _reference(ds, name, mode, data)),
@@ -330,7 +330,7 @@ def runs(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def saved_at_3(tmp_path_factory):
-    """A ShardedCheckpoint written by 3 ranks after CKPT_AT updates (and that run's own end)."""
+    """A checkpoint written by 3 ranks after CKPT_AT updates (and that run's own end)."""
     if MPIEXEC is None:
         pytest.skip("mpiexec/mpi4py not installed (pip install 'descend[mpi]', which the test extra includes)")
     d = tmp_path_factory.mktemp("saved3")
@@ -360,7 +360,7 @@ def test_fit_trains_like_one_process(runs, n):
 @needs_mpi
 @pytest.mark.parametrize("n", [2, 3])
 def test_each_rank_holds_its_rows_only(runs, n):
-    from descend.distribute.strategy import split_bounds
+    from descend.distribute.split import split_bounds
 
     for rank, result in enumerate(runs[n]):
         r = result["equivalence"]["adam/exact"]
@@ -395,8 +395,12 @@ def test_ids_out_of_range_raise_on_every_rank(runs, n):
 @needs_mpi
 def test_checkpoint_run_continues_like_one_process(saved_at_3):
     d, results = saved_at_3
-    assert sorted(os.listdir(d / "ckpt-adam-exact_lazy")) == [
-        "shard-00000-of-00003", "shard-00001-of-00003", "shard-00002-of-00003", "sharded.json"]
+    assert sorted(os.listdir(d / "ckpt-adam-exact_lazy")) == ["manifest.json", "shard-1", "shard-2",
+                                                              "tensors.safetensors"]
+    manifest = json.load(open(d / "ckpt-adam-exact_lazy" / "manifest.json"))
+    assert manifest["ranks"] == 3 and [s["rank"] for s in manifest["shards"]] == [1, 2]
+    table = manifest["tables"]["a/embeddings"]
+    assert table["row_ranges"][0][0] == 0 and table["row_ranges"][-1][1] == table["global_shape"][0]
     for result in results:
         for r in result["ckpt_save"].values():
             assert r["rel_err"] < 1e-10
@@ -452,7 +456,7 @@ def test_each_shard_holds_the_rows_one_process_draws(make, dtype):
     import descend as ds
     from descend.distribute import comm
     from descend.distribute.sharded import _initial_rows, _seeded
-    from descend.distribute.strategy import split_bounds
+    from descend.distribute.split import split_bounds
 
     whole = np.asarray(make(ds)((50, 3), dtype=dtype))
     parts = [_initial_rows(_seeded(make(ds), comm.LocalGroup()), (50, 3), np.dtype(dtype), *split_bounds(50, 4, r), 7)
@@ -504,27 +508,27 @@ def test_generator_seed_is_refused():
 
 def test_checkpoint_with_another_global_shape_is_refused(tmp_path):
     import descend as ds
-    from descend.checkpoint import CheckpointMismatchError, ShardedCheckpoint
+    from descend.checkpoint import Checkpoint, CheckpointMismatchError
 
     saved = ds.distribute.ShardedEmbedding(6, 2)
     saved.build()
-    path = ShardedCheckpoint(table=saved).write(tmp_path / "ckpt")
+    path = Checkpoint(table=saved).write(tmp_path / "ckpt")
     for other in (ds.distribute.ShardedEmbedding(7, 2), ds.distribute.ShardedEmbedding(6, 3), ds.layers.Embedding(7, 2)):
         other.build()
         before = other.embeddings.numpy()
-        with pytest.raises(CheckpointMismatchError, match=r"global shape \(6, 2\); the table to restore has global "
-                                                          r"shape \((7, 2|6, 3)\)"):
-            ShardedCheckpoint(table=other).restore(path)
+        with pytest.raises(CheckpointMismatchError, match=r"table/embeddings: expected shape \((7, 2|6, 3)\) float32, "
+                                                          r"the checkpoint has shape \(6, 2\)"):
+            Checkpoint(table=other).restore(path)
         np.testing.assert_array_equal(other.embeddings.numpy(), before)  # nothing restored
 
 
 def test_checkpoint_replaces_atomically_and_refuses_foreign_directories(tmp_path):
     import descend as ds
-    from descend.checkpoint import CheckpointError, ShardedCheckpoint
+    from descend.checkpoint import Checkpoint
 
     table = ds.distribute.ShardedEmbedding(6, 2)
     table.build()
-    ckpt = ShardedCheckpoint(table=table)
+    ckpt = Checkpoint(table=table)
     first = ckpt.save(tmp_path / "ckpt")
     _ = table.embeddings.assign(np.ones((6, 2), np.float32))
     again = ckpt.write(first)  # replaces the checkpoint in place
@@ -534,38 +538,23 @@ def test_checkpoint_replaces_atomically_and_refuses_foreign_directories(tmp_path
     np.testing.assert_array_equal(table.embeddings.numpy(), np.ones((6, 2), np.float32))
     (tmp_path / "other").mkdir()
     (tmp_path / "other" / "notes.txt").write_text("mine")
-    with pytest.raises(CheckpointError, match="is not a sharded checkpoint; refusing to replace it"):
+    with pytest.raises(FileExistsError, match="is not a checkpoint; refusing to replace it"):
         ckpt.write(tmp_path / "other")
     assert (tmp_path / "other" / "notes.txt").read_text() == "mine"
-    with pytest.raises(FileNotFoundError, match="sharded.json is missing"):
+    with pytest.raises(FileNotFoundError, match="manifest.json is missing"):
         ckpt.restore(tmp_path / "other")
-
-
-def test_corrupted_layout_is_reported(tmp_path):
-    import descend as ds
-    from descend.checkpoint import CheckpointCorruptedError, ShardedCheckpoint
-
-    table = ds.distribute.ShardedEmbedding(6, 2)
-    table.build()
-    path = ShardedCheckpoint(table=table).write(tmp_path / "ckpt")
-    layout = json.load(open(os.path.join(path, "sharded.json")))
-    layout["tables"]["table/embeddings"]["row_ranges"] = [[0, 5]]
-    with open(os.path.join(path, "sharded.json"), "w") as f:
-        json.dump(layout, f)
-    with pytest.raises(CheckpointCorruptedError, match="inconsistently"):
-        ShardedCheckpoint(table=table).restore(path)
 
 
 def test_restore_before_build_is_kept_for_the_shard(tmp_path):
     """A checkpoint restored before the table is built: the built shard takes the saved rows, not fresh ones."""
     import descend as ds
-    from descend.checkpoint import ShardedCheckpoint
+    from descend.checkpoint import Checkpoint
 
     saved = ds.distribute.ShardedEmbedding(6, 2, ds.initializers.RandomNormal(seed=1))
     saved.build()
-    path = ShardedCheckpoint(table=saved).write(tmp_path / "ckpt")
+    path = Checkpoint(table=saved).write(tmp_path / "ckpt")
     later = ds.distribute.ShardedEmbedding(6, 2, ds.initializers.RandomNormal(seed=2))
-    report = ShardedCheckpoint(table=later).restore(path)
+    report = Checkpoint(table=later).restore(path)
     assert report.deferred == ["table/embeddings"]
     later.build()
     np.testing.assert_array_equal(later.embeddings.numpy(), saved.embeddings.numpy())

@@ -280,8 +280,11 @@ def test_a_sparse_gradient_the_deduplication_checked_is_not_read_again(monkeypat
     dense = ds.Variable(np.ones(3, np.float32), name="dense")
     opt = ds.optimizers.Adam(1e-3, sparse_updates="lazy")
     checked = []
-    real = opt.kernels_find_nonfinite
-    monkeypatch.setattr(opt, "kernels_find_nonfinite", lambda arrays: checked.append(len(arrays)) or real(arrays))
+    from descend.optimizers.stages import gradients
+
+    real = gradients.find_nonfinite
+    monkeypatch.setattr(gradients, "find_nonfinite",
+                        lambda arrays, use_fused: checked.append(len(arrays)) or real(arrays, use_fused))
     g = ds.IndexedSlices(ds.constant(np.ones((64, 64), np.float32)), ds.constant(np.arange(64) % 40), (100, 64))
     opt.apply_gradients([(g, table), (ds.constant(np.ones(3, np.float32)), dense)])
     assert checked == [1]  # the dense gradient alone

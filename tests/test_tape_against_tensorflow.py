@@ -96,3 +96,53 @@ def test_watched_variables_and_reentry_as_tensorflow():
             with pytest.raises(ValueError):
                 with t2:
                     pass
+
+
+def _second_gradient(lib):
+    x = lib.constant(3.0)
+    with lib.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    tape.gradient(y, x)
+    tape.gradient(y, x)
+
+
+def _second_jacobian(lib):
+    x = lib.constant([3.0])
+    with lib.GradientTape() as tape:
+        tape.watch(x)
+        y = x * x
+    tape.gradient(y, x)
+    tape.jacobian(y, x)
+
+
+def _unknown_unconnected(lib):
+    x, y = lib.constant(1.0), lib.constant(1.0)
+    with lib.GradientTape() as tape:
+        tape.watch([x, y])
+        z = y * 2
+    tape.gradient(z, x, unconnected_gradients="nonsense")
+
+
+def _watch_ndarray(lib):
+    with lib.GradientTape() as tape:
+        tape.watch(np.array([1.0]))
+
+
+def _watch_float(lib):
+    with lib.GradientTape() as tape:
+        tape.watch([lib.constant(1.0), 2.0])
+
+
+# TF's eager backprop tests assert these errors by type and by the phrase given here
+@pytest.mark.parametrize("program, error, phrase", [
+    (_second_gradient, RuntimeError, "A non-persistent GradientTape can only be used to compute one set of gradients"),
+    (_second_jacobian, RuntimeError, "A non-persistent GradientTape can only be used to compute one set of gradients"),
+    (_unknown_unconnected, ValueError, "Unknown value for unconnected_gradients: 'nonsense'"),
+    (_watch_ndarray, ValueError, "of type 'ndarray'"),
+    (_watch_float, ValueError, "Passed in object 2.0 of type 'float'"),
+])
+def test_tape_errors_as_tensorflow(program, error, phrase):
+    for lib in (tf, ds):
+        with pytest.raises(error, match=phrase):
+            program(lib)

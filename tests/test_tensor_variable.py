@@ -576,3 +576,42 @@ def test_constraint_is_settable():
     with pytest.raises(TypeError, match="must be callable or None. Received: 3"):
         v.constraint = 3
     assert v.constraint is None  # a refused value changes nothing
+
+
+# ---------------------------------------------------------------- printing, as TF prints
+_PRINTED = [
+    lambda lib: lib.constant(1.0),
+    lambda lib: lib.constant(0.1),
+    lambda lib: lib.constant(np.float64(0.1)),
+    lambda lib: lib.constant(3),
+    lambda lib: lib.constant(True),
+    lambda lib: lib.constant(123456789.0),
+    lambda lib: lib.constant([0.1, 0.2]),
+    lambda lib: lib.constant(np.arange(12.0).reshape(3, 4)),
+    lambda lib: lib.constant(np.zeros((0, 3))),
+    lambda lib: lib.constant(np.arange(2000.0)),
+    lambda lib: lib.Variable(0.1, name="w"),
+    lambda lib: lib.Variable(np.zeros((2, 2)), name="kernel"),
+]
+
+
+@pytest.mark.parametrize("make", _PRINTED)
+def test_repr_and_str_as_tensorflow(make):
+    """TF's layout exactly; the type is named descend's (``descend.Tensor``) and a Variable by its descend name
+    (no ``:0`` output index: descend has no graph), as docs/semantics.md says."""
+    tf = pytest.importorskip("tensorflow")
+    ours, theirs = make(ds), make(tf)
+    theirs_repr = repr(theirs).replace("<tf.", "<descend.").replace(":0'", "'")
+    theirs_str = str(theirs).replace("tf.Tensor(", "descend.Tensor(").replace("<tf.", "<descend.").replace(":0'", "'")
+    assert repr(ours) == theirs_repr
+    assert str(ours) == theirs_str
+    assert f"{ours}" == f"{theirs}".replace("<tf.", "<descend.").replace(":0'", "'")
+
+
+def test_repr_and_str_by_hand():
+    assert repr(ds.constant(1.0)) == "<descend.Tensor: shape=(), dtype=float32, numpy=1.0>"
+    assert str(ds.constant(1.0)) == "descend.Tensor(1.0, shape=(), dtype=float32)"
+    assert str(ds.constant([[1.0, 2.0]])) == "descend.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)"
+    assert repr(ds.Variable([1.0, 2.0], name="v")) == (
+        "<descend.Variable 'v' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>")
+    assert f"{ds.constant(0.5)} {ds.constant(0.123456):.3f}" == "0.5 0.123"

@@ -299,7 +299,12 @@ def segment_sum(out: np.ndarray, ids: np.ndarray, data: np.ndarray) -> bool:
             or not enabled() or not ready(exact=True)):
         return False
     rows = np.ascontiguousarray(data).reshape(ids.size, -1)
-    kernels().segment_sum(out.reshape(out.shape[0], -1), ids, rows, serial(data.size))
+    out2 = out.reshape(out.shape[0], -1)
+    # the rows sorted stably by id, each output row summing its own run (one thread per output row)
+    order, _ = stable_order(ids)
+    bounds = np.zeros(out2.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(ids, minlength=out2.shape[0]), out=bounds[1:])
+    kernels().sum_segments(rows, order, bounds, out2, serial(data.size))
     return True
 
 

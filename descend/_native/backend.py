@@ -55,6 +55,10 @@ the backend; no backend imports the optimizers.
 both return False, having written nothing, when they do not take these arrays
 (another array type, dtype or layout); the caller then takes the NumPy path.
 
+* ``apply_replay(param, slots, starts, count, scalars, decays) -> bool``
+  (optional; the default declines): gathered rows brought through the updates
+  ``starts[r] .. count - 1`` with a zero gradient, one call for all of them
+  (``sparse_updates="exact_lazy"``'s replay; ``scalar_rows`` builds ``scalars``);
 * ``dense_batch(params, slots) -> DenseBatch | None`` (optional; the default
   returns None): ``apply_dense`` prepared once for a fixed list of parameters
   and slots, so that a step with new gradients does no per-tensor work beyond
@@ -66,6 +70,21 @@ A CuPy backend would translate ``body`` (``ast.parse`` of the lines) into CUDA
 C, build one raw kernel over a chunk table of device pointers for
 ``apply_dense`` and one over ``(row, column)`` for ``apply_rows``, answer
 ``find_nonfinite`` with a reduction on the device, and decline NumPy arrays.
+
+**Fused loops** (``descend.function``'s plans): :class:`LoopSpec` is the
+intermediate form of a chain of elementwise ops over a 2-D iteration space
+(``rows x cols``): inputs read per element (``"full"``), per column
+(``"row"``: a bias), per row (``"col"``) or once (``"scalar"``); a body in the
+same small language as ``KernelSpec.body``; outputs written per element, and
+column sums accumulated over the rows (a bias gradient), in row order, as
+NumPy's ``sum(axis=0)`` adds them. A backend implements
+``compile_loop(spec) -> callable(rows, cols, *inputs, *outputs, *sums)`` and
+``loop_source(spec)``; ``softmax_cross_entropy()`` gives the exact row kernels
+of sparse softmax cross-entropy and its gradient around NumPy's exp, log and
+sums (``pick(labels, shifted, lse, out)`` and ``gradient(g, labels, e, s, out,
+one)``, each returning the first row with a label out of range, else -1). A
+backend without them raises ``NotImplementedError`` and plans keep their
+NumPy calls.
 
 Example:
 
@@ -86,8 +105,8 @@ import threading
 
 import numpy as np
 
-__all__ = ["DTYPES", "Backend", "DenseBatch", "FusedKernelWarning", "KernelSpec", "RuleKernel", "default", "set_default",
-           "stats"]
+__all__ = ["DTYPES", "Backend", "DenseBatch", "FusedKernelWarning", "KernelSpec", "LoopSpec", "RuleKernel", "default",
+           "set_default", "stats"]
 
 #: the dtypes the kernels are generated for
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -155,6 +174,30 @@ class KernelSpec:
         return namespace["prologue"]
 
 
+@dataclasses.dataclass(frozen=True)
+class LoopSpec:
+    """The intermediate form of a fused elementwise loop (see the module docstring).
+
+    ``inputs``: ``((name, layout), ...)``, layout ``"full"`` (rows x cols), ``"row"`` (cols,), ``"col"``
+    (rows,) or ``"scalar"`` (an array of one element); the body reads element ``v_<name>``.
+    ``literals``: ``((name, dtype name, value), ...)``: typed constants the body reads by name.
+    ``body``: lines ``v_<name> = <expr>``. ``outputs``: names whose ``v_<name>`` is written per
+    element; ``sums``: names whose ``v_<name>`` is summed over the rows, per column.
+    Pure data: equal specs are the same kernel (``name`` only labels it).
+    """
+
+    name: str = dataclasses.field(compare=False)
+    inputs: tuple
+    literals: tuple
+    body: tuple
+    outputs: tuple
+    sums: tuple
+
+    @property
+    def n_arrays(self) -> int:
+        return len(self.inputs) + len(self.outputs) + len(self.sums)
+
+
 class RuleKernel:
     """The kernels of one rule on one backend; subclasses launch them.
 
@@ -203,6 +246,24 @@ class RuleKernel:
 
     def apply_rows(self, param, grad, slots: list, coefficients: dict, idx, decay: float = 0.0) -> bool:
         raise NotImplementedError
+
+    def scalar_rows(self, coefficients: list, dtype) -> np.ndarray | None:
+        """The kernel's scalar arguments of each dict of ``coefficients`` (one update each), as the rows of a
+        ``dtype`` array for :meth:`apply_replay`; None when one of them is not a number (a flag)."""
+        out = np.empty((len(coefficients), len(self.spec.scalars)), dtype)
+        for k, c in enumerate(coefficients):
+            args = self.scalars(c, dtype)
+            if args is None or any(isinstance(a, bool) for a in args):
+                return None
+            out[k] = args
+        return out
+
+    def apply_replay(self, param, slots: list, starts, count: int, scalars, decays) -> bool:
+        """Optional (the default declines): bring row ``r`` of ``param`` and ``slots`` (gathered rows) through
+        the updates ``starts[r] .. count - 1`` with a zero gradient -- each update's weight decay ``decays[k]``
+        first, then the rule with the scalar arguments ``scalars[k]`` -- in place, in the arithmetic of
+        ``apply_rows``. False when it does not take these arrays."""
+        return False
 
     def dense_batch(self, params: list, slots: list) -> DenseBatch | None:
         """A :class:`DenseBatch` updating ``params[t]`` and its ``slots[t]`` (a list per tensor), or None
@@ -257,6 +318,17 @@ class Backend:
     def find_nonfinite(self, arrays: list) -> int | None:
         raise NotImplementedError
 
+    def compile_loop(self, spec: LoopSpec):
+        """``f(rows, cols, *arrays)`` running the fused loop ``spec`` (see the module docstring)."""
+        raise NotImplementedError
+
+    def loop_source(self, spec: LoopSpec) -> str:
+        raise NotImplementedError
+
+    def softmax_cross_entropy(self):
+        """``(pick, gradient)`` row kernels of sparse softmax cross-entropy (see the module docstring)."""
+        raise NotImplementedError
+
 
 _default: Backend | None = None
 _default_lock = threading.Lock()
@@ -290,7 +362,7 @@ def default() -> Backend:
     if _default is None:
         with _default_lock:
             if _default is None:
-                from .cpu import NumbaCPU
+                from .cpu import NumbaCPU  # registry look-up: the default backend
 
                 _default = NumbaCPU()
     return _default

@@ -70,30 +70,26 @@ array([0.5, 0.5, 0.5, 0.5])
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import logging
 import operator
-import os
 import re
-import sys
-import tempfile
-import threading
 import warnings
 import weakref
-from pathlib import Path
 
 import numpy as np
 
 from .. import _native
+from . import modules
 from .backend import DTYPES, Backend, DenseBatch, FusedKernelWarning, KernelSpec, RuleKernel, stats
 
-__all__ = ["NumbaCPU", "NumbaDenseBatch", "NumbaRule", "cache_dir", "kernel_source"]
+__all__ = ["NumbaCPU", "NumbaDenseBatch", "NumbaRule", "cache_dir", "compiled_modules", "kernel_source"]
+
+cache_dir, compiled_modules = modules.cache_dir, modules.compiled_modules
 
 log = logging.getLogger("descend.fused")
 
 #: bump when the generated kernel module changes meaning (it is part of the cache key)
-CODEGEN_VERSION = 4
+CODEGEN_VERSION = 5
 #: the lazy rows kernel asks for the rows of param and slots this many gradient rows ahead (software prefetch):
 #: the rows of a table are scattered, and the loop alone keeps about one row's misses in flight. Measured,
 #: Adam, 4,096 random rows x 64 float32 of a 1M-row table, one thread (2-core EPYC): 1.17 ms without, 0.67 ms
@@ -104,15 +100,9 @@ PREFETCH_ROWS = 4
 PREFETCH_ROW_BYTES = 2048
 
 
-def cache_dir() -> Path:
-    """Where generated kernel modules (and numba's compiled code beside them) live:
-    ``$DESCEND_CACHE_DIR``, else ``$XDG_CACHE_HOME/descend/kernels``, else
-    ``~/.cache/descend/kernels``."""
-    explicit = os.environ.get("DESCEND_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "descend" / "kernels"
+#: the replay kernel brings rows through their skipped updates in blocks of about this many elements (a few
+#: arrays of a block stay in L1/L2 across the updates; many independent elements per update vectorize)
+REPLAY_BLOCK = 2048
 
 
 # ---------------------------------------------------------------------------- code generation
@@ -171,6 +161,33 @@ def _chunk_loop(spec: KernelSpec, loop: str, t: str, kind: str) -> list[str]:
     return lines
 
 
+def _replay_loop(spec: KernelSpec, loop: str, t: str) -> list[str]:
+    """Block ``_b`` of ``_B`` gathered rows (sorted by the update they are at, ``_starts``), brought through
+    the updates they skipped, up to ``_count - 1``: at update ``_k`` the rows of the block already at or past
+    their start are a prefix, updated as one contiguous run of elements (independent elements, so the loop
+    vectorizes and never waits on one element's chain), with update ``_k``'s scalar arguments (row ``_k`` of
+    ``_scal``), its weight decay ``_decay[_k]`` and a zero gradient (``_Z``). A block stays in cache across
+    all its updates."""
+    lines = [
+        f"for _b in {loop}((_n + _B - 1) // _B):",
+        "    _r0 = _b * _B",
+        "    _r1 = min(_r0 + _B, _n)",
+        "    _r = _r0",
+        "    for _k in range(_starts[_r0], _count):",
+        "        while _r < _r1 and _starts[_r] <= _k:",
+        "            _r += 1",
+        "        _p = _P[_r0 * _W:_r * _W]",
+        "        _g = _Z[:(_r - _r0) * _W]",
+    ]
+    lines += [f"        _s{k} = _S{k}[_r0 * _W:_r * _W]" for k in range(spec.n_slots)]
+    lines += [f"        {arg} = _scal[_k, {i}]" for i, (arg, _) in enumerate(spec.scalars)]
+    lines += ["        _d = _decay[_k]", f"        if _d != _ZERO_{t}:"]
+    lines += ["            " + line for line in _elementwise(spec, t, True)]
+    lines += ["        else:"]
+    lines += ["            " + line for line in _elementwise(spec, t, False)]
+    return lines
+
+
 def kernel_source(spec: KernelSpec) -> str:
     """The kernel module numba compiles for ``spec``: ``dense_<dtype>`` and ``rows_<dtype>``
     (plain Python). It depends only on the spec's arrays, literals, scalar arguments and
@@ -185,6 +202,9 @@ def kernel_source(spec: KernelSpec) -> str:
         + (" (in order " + ", ".join(map(repr, slots)) + ")" if slots else ""),
         "of tensor t; _chunks rows are (tensor, start, stop); _decay[t] is tensor t's decoupled weight decay.",
         "rows_<dtype>: _P, _G, _S<k> as 2-D views; _G's row r updates row _idx[r].",
+        "replay_<dtype>: _P, _S<k> gathered rows of _W elements, flat, sorted by _starts; row r goes through updates",
+        "_starts[r] .. _count - 1 with a zero gradient (update k's scalar arguments in row k of _scal, its weight",
+        "decay in _decay[k]), in blocks of _B rows.",
         f"Scalar arguments: {', '.join(scalars) or 'none'} (the rule's prologue computes them).",
         "Do not edit: the file name is a hash of this text.",
         '"""',
@@ -211,64 +231,22 @@ def kernel_source(spec: KernelSpec) -> str:
             out += ["        " + line for line in _chunk_loop(spec, "range", d.name, kind)]
             out += ["    else:"]
             out += ["        " + line for line in _chunk_loop(spec, "prange", d.name, kind)]
+        replay_args = ["_P"] + [f"_S{k}" for k in range(len(slots))] + ["_Z", "_W", "_B", "_starts", "_count", "_scal",
+                                                                         "_decay", "_serial"]
+        out += ["", "", f"def replay_{d.name}({', '.join(replay_args)}):", "    _n = _starts.shape[0]", "    if _serial:"]
+        out += ["        " + line for line in _replay_loop(spec, "range", d.name)]
+        out += ["    else:"]
+        out += ["        " + line for line in _replay_loop(spec, "prange", d.name)]
     return "\n".join(out) + "\n"
 
 
 # ---------------------------------------------------------------------------- loading and compiling
-_lock = threading.RLock()
-_modules: dict = {}  # hash of the kernel text -> (kernel module, whether it has a file numba can cache beside)
 _rule_modules: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # full generated text -> _RuleModule
 
 
-def _after_fork_in_child():
-    global _lock  # held by another thread of the parent at the fork: free in the child
-    _lock = threading.RLock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
 def _load_module(source: str, name: str):
-    """Import the kernel module ``source`` from the cache directory (so numba can cache beside
-    it); ``(module, has_file)``. One module per text and process, whatever rule asks."""
-    import numba
-
-    key = hashlib.sha256(
-        f"{source}\n#{CODEGEN_VERSION} numba {numba.__version__} {sys.version}".encode()).hexdigest()[:24]
-    with _lock:
-        hit = _modules.get(key)
-        if hit is not None:
-            return hit
-        modname = f"descend_kernel_{name}_{key}"
-        try:
-            d = cache_dir()
-            d.mkdir(parents=True, exist_ok=True)
-            path = d / f"{modname}.py"
-            if not path.exists() or path.read_text() != source:  # never rewrite a good file: numba keys on its stamp
-                fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-                with os.fdopen(fd, "w") as f:
-                    f.write(source)
-                os.replace(tmp, path)
-            spec = importlib.util.spec_from_file_location(modname, path)
-            mod = importlib.util.module_from_spec(spec)
-            sys.modules[modname] = mod
-            spec.loader.exec_module(mod)
-            hit = (mod, True)
-        except OSError as e:
-            log.debug("cannot write kernel cache %s (%s): compiling without a disk cache", cache_dir(), e)
-            sys.modules.pop(modname, None)
-            mod = type(sys)(modname)
-            exec(compile(source, f"<{modname}>", "exec"), mod.__dict__)
-            hit = (mod, False)
-        mod._dispatchers = {}
-        _modules[key] = hit
-        return hit
-
-
-def compiled_modules() -> int:
-    """How many kernel modules this process has loaded (each compiles at most four kernels)."""
-    return len(_modules)
+    """The kernel module ``source`` (:func:`descend._native.modules.load`, keyed by this generator's version)."""
+    return modules.load(source, name, CODEGEN_VERSION)
 
 
 #: what in a kernel's loop can differ from the NumPy path by an ulp: NumPy's SIMD ``power``, ``exp``,
@@ -309,7 +287,7 @@ class _RuleModule:
         return self._load()[1]
 
     def __getattr__(self, name):  # dense_float32, rows_float64, ...: the kernel module's functions
-        if name.startswith(("dense_", "rows_")):
+        if name.startswith(("dense_", "rows_", "replay_")):
             return getattr(self.kernels, name)
         raise AttributeError(name)
 
@@ -332,7 +310,7 @@ class NumbaRule(RuleKernel):
         return self.module.cached
 
     def kernel(self, kind: str, dtype):
-        """The numba dispatcher of ``kind`` ("dense" or "rows") for ``dtype`` (created once per
+        """The numba dispatcher of ``kind`` ("dense", "rows" or "replay") for ``dtype`` (created once per
         kernel module, so rules with the same kernel text share it; compiled or loaded from the
         cache on first call)."""
         key = (kind, dtype)
@@ -340,7 +318,7 @@ class NumbaRule(RuleKernel):
         if k is None:
             import numba
 
-            with _lock:
+            with modules.lock():
                 shared = self.module.kernels._dispatchers
                 k = shared.get(f"{kind}_{dtype.name}")
                 if k is None:
@@ -435,6 +413,33 @@ class NumbaRule(RuleKernel):
         arrays = (param.reshape(-1, width), G, *[s.reshape(-1, width) for s in slots], rows, _native.CHUNK,
                   dtype.type(decay))
         return self._launch("rows", dtype, grad.size, arrays, args)
+
+    def apply_replay(self, param: np.ndarray, slots: list, starts: np.ndarray, count: int, scalars: np.ndarray,
+                     decays: np.ndarray) -> bool:
+        """Bring row ``r`` of ``param`` and ``slots`` (gathered rows, 2-D, C-contiguous, one float dtype) through
+        the updates ``starts[r] .. count - 1`` with a zero gradient, in place: update ``k``'s scalar arguments
+        are row ``k`` of ``scalars`` (:meth:`scalar_rows`), its weight decay ``decays[k]``. False when this call
+        must take the NumPy path (nothing changed then)."""
+        dtype = param.dtype
+        if dtype not in DTYPES or dtype in self._failed or len(slots) != self.n_slots:
+            return False
+        if not _native.ready(self.exact) or param.ndim != 2 or not param.size:
+            return False
+        for a in (param, *slots):
+            flags = a.flags
+            if not (flags.c_contiguous and flags.writeable and a.dtype == dtype and a.shape == param.shape):
+                return False
+        if scalars.dtype != dtype or decays.dtype != dtype or scalars.shape[0] < count or decays.shape[0] < count:
+            return False
+        starts = np.ascontiguousarray(starts, np.int64)
+        if starts.shape != param.shape[:1] or (starts.size > 1 and (np.diff(starts) < 0).any()):
+            return False  # the kernel needs the rows sorted by their start
+        width = param.shape[1]
+        block = max(1, REPLAY_BLOCK // width)
+        work = int(count - starts[0]) * param.size
+        arrays = (param.reshape(-1), *[s.reshape(-1) for s in slots], np.zeros(block * width, dtype), np.int64(width),
+                  np.int64(block), starts, np.int64(count), scalars, decays)
+        return self._launch("replay", dtype, work, arrays, ())
 
     def _launch(self, kind: str, dtype, n_elements: int, arrays, args) -> bool:
         if arrays is None:
@@ -558,13 +563,29 @@ class NumbaCPU(Backend):
     def compile(self, spec: KernelSpec) -> NumbaRule:
         """The :class:`NumbaRule` of ``spec`` (its kernels compile on first launch of each kind and dtype)."""
         source = self.source(spec)
-        with _lock:
+        with modules.lock():
             module = _rule_modules.get(source)
             if module is None:
                 module = _rule_modules[source] = _RuleModule(
                     source, spec.make_prologue(), kernel_source(spec),
                     "".join(ch if ch.isalnum() else "_" for ch in spec.name), exact=_exact(spec))
         return NumbaRule(spec, module)
+
+    def compile_loop(self, spec):
+        """The fused loop of ``spec`` (:mod:`descend._native.loops`)."""
+        from .loops import compile_loop
+
+        return compile_loop(spec)
+
+    def loop_source(self, spec) -> str:
+        from .loops import loop_source
+
+        return loop_source(spec)
+
+    def softmax_cross_entropy(self):
+        from .loops import softmax_cross_entropy
+
+        return softmax_cross_entropy()
 
     def find_nonfinite(self, arrays: list) -> int | None:
         """Index of the first array holding a NaN or Inf, -1 when none does; None when

@@ -30,7 +30,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["DATA_OFFSET", "any_nonfinite", "check_headers", "chunk_table", "data_at", "first_nonfinite", "group_ids",
-           "header_ok", "layout_ok", "pointer_like", "prefetch", "segment_sum", "sum_groups"]
+           "header_ok", "layout_ok", "pointer_like", "prefetch", "sum_groups", "sum_segments"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -167,24 +167,13 @@ def _sum_segment(values, order, bounds, out, u):
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _sum_segments(values, order, bounds, out, serial):
+def sum_segments(values, order, bounds, out, serial):
     if serial:
         for u in range(out.shape[0]):
             _sum_segment(values, order, bounds, out, u)
     else:
         for u in prange(out.shape[0]):
             _sum_segment(values, order, bounds, out, u)
-
-
-def segment_sum(out: np.ndarray, ids: np.ndarray, rows: np.ndarray, serial: bool) -> None:
-    """``out[ids[k]] += rows[k]`` for every k, in order of k (as ``np.add.at``): the rows are
-    sorted stably by id and each output row sums its own run, one thread per output row."""
-    from . import stable_order
-
-    order, _ = stable_order(ids)
-    bounds = np.zeros(out.shape[0] + 1, np.int64)
-    np.cumsum(np.bincount(ids, minlength=out.shape[0]), out=bounds[1:])
-    _sum_segments(rows, order, bounds, out, serial)
 
 
 # ---------------------------------------------------------------------------- grouping repeated ids

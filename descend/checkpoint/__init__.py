@@ -14,8 +14,8 @@ The package is split along its concerns:
 * :mod:`~descend.checkpoint.manager`: ``CheckpointManager``, ``latest_checkpoint``;
 * :mod:`~descend.checkpoint.reader`: ``CheckpointReader``, ``load_checkpoint``, ``list_variables``;
 * :mod:`~descend.checkpoint.errors`: the errors and ``RestoreReport``;
-* :mod:`~descend.checkpoint.sharded`: ``ShardedCheckpoint``, tables sharded over MPI ranks (one shard
-  per rank, restorable on any number of ranks);
+* :mod:`~descend.checkpoint.collective`: checkpoints written by every rank of a strategy (tables
+  sharded over the ranks, sharded optimizer state), read at any number of ranks;
 * :mod:`~descend.checkpoint.saver`: TF 1's name-keyed ``Saver`` (``descend.compat.v1.train.Saver``).
 
 Example:
@@ -49,11 +49,10 @@ from .format import (  # the file names and format tags, for tools that inspect 
 )
 from .manager import CheckpointManager, latest_checkpoint
 from .reader import CheckpointReader, list_variables, load_checkpoint
-from .saver import Saver  # registers the live-variable hook that Saver(var_list=None) reads
-from .sharded import ShardedCheckpoint
+from .saver import Saver
 
 __all__ = [
-    "Checkpoint", "ShardedCheckpoint", "CheckpointManager", "CheckpointReader", "RestoreReport", "CheckpointError",
+    "Checkpoint", "CheckpointManager", "CheckpointReader", "RestoreReport", "CheckpointError",
     "CheckpointCorruptedError", "CheckpointMismatchError", "CheckpointLockedError", "latest_checkpoint",
     "load_checkpoint", "list_variables", "Saver", "FORMAT", "INDEX_FILE", "INDEX_FORMAT", "LOCK_FILE",
     "MANIFEST_FILE", "SCHEMA_VERSION", "TENSORS_FILE",

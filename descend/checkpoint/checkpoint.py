@@ -31,18 +31,30 @@ import weakref
 
 import numpy as np
 
+from ..framework import context
 from ..framework.variable import Variable
 from ..layers.base import register_build_hook, register_weight_hook
-from . import optim
+from . import collective, optim
 from .errors import CheckpointError, CheckpointMismatchError, RestoreReport, mismatch_message, short
-from .format import new_manifest, read_checkpoint, write_checkpoint_dir
+from .format import MANIFEST_FILE, check_tables, new_manifest, read_checkpoint, read_json_file, write_checkpoint_dir
 from .trackable import OptimizerLeaf, VariableLeaf, _qualname, join_state, split_state, walk
 
 __all__ = ["Checkpoint"]
 
-#: ``fn(checkpoint, path, tensors, objects, names, counter, extra) -> bool``: writes a checkpoint whose state is
-#: sharded over processes (installed by ``descend.distribute.zero``); False: not sharded, written here
-sharded_writer = None
+def _tables_of(path: str) -> dict:
+    """The tables sharded over ranks a checkpoint's manifest records, checked (its checksum and tensors are
+    verified when the checkpoint is read)."""
+    try:
+        manifest = read_json_file(path, MANIFEST_FILE, "manifest")
+    except (OSError, CheckpointError):
+        return {}  # reading the checkpoint reports it
+    if not isinstance(manifest, dict) or "tables" not in manifest:
+        return {}
+    shards = manifest.get("shards")
+    ranks = manifest.get("ranks", len(shards) + 1 if isinstance(shards, list) else 1)
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or not 0 < ranks <= 1 << 16:
+        return {}  # reading the checkpoint reports it
+    return check_tables(manifest["tables"], ranks, os.path.join(os.fspath(path), MANIFEST_FILE))
 
 
 def _cut(text: str, limit: int) -> str:
@@ -79,6 +91,8 @@ class Checkpoint:
         walk(self._objects)  # fail now, naming the object, if something is not trackable
         self._save_counter = 0
         self._pending: dict[str, tuple[np.ndarray, str]] = {}  # path -> (value, key), variables not created yet
+        self._claimed: list = []  # (weakref to a variable, its value before) given a pending value, until all are
+        self._refused = None  # (message, key) once a pending value did not fit: every later claim fails
         self._graph = None
 
     # -- facts -------------------------------------------------------------------------------------------------
@@ -94,7 +108,7 @@ class Checkpoint:
         raise AttributeError(f"'Checkpoint' object has no attribute '{name}'")
 
     # -- saving ------------------------------------------------------------------------------------------------
-    def _collect(self) -> tuple[dict[str, np.ndarray], dict, dict]:
+    def _collect(self) -> tuple[dict[str, np.ndarray], dict, dict, object]:
         graph = walk(self._objects)
         tensors: dict[str, np.ndarray] = {}
         objects: dict = {}
@@ -119,19 +133,30 @@ class Checkpoint:
         for path, (value, _) in self._pending.items():
             if path not in tensors and path not in graph.vars_by_path:
                 tensors[path] = np.array(value, dtype=value.dtype.newbyteorder("<"), order="C", copy=True)
-        return tensors, objects, names
+        return tensors, objects, names, graph
 
     def _write(self, path, counter: int, extra: dict | None = None) -> str:
         path = os.fspath(path)
-        tensors, objects, names = self._collect()
-        if sharded_writer is not None and sharded_writer(self, path, tensors, objects, names, counter, extra):
-            return path  # state sharded over processes: every one wrote its part (descend.distribute.zero)
+        tensors, objects, names, graph = self._collect()
+        layout = collective.layout_of(graph, tensors, context.strategy_of)
+        if layout is not None:  # state that differs by rank: every rank writes its part (a collective)
+            collective.write(layout, path, tensors, objects, names, counter, extra)
+            return path
         write_checkpoint_dir(path, tensors, new_manifest(objects, names, counter, extra))
         return path
 
+    def collective_group(self):
+        """The process group whose every rank takes part in :meth:`write` and :meth:`save` (state that
+        differs by rank: tables sharded over the ranks, sharded optimizer state), or None: one process
+        writes."""
+        return collective.group_of(walk(self._objects), context.strategy_of)
+
     def write(self, path) -> str:
         """Write a checkpoint to exactly ``path`` (a directory; an existing checkpoint there is
-        replaced atomically). Does not change :attr:`save_counter`. Returns ``path``."""
+        replaced atomically). Does not change :attr:`save_counter`. Returns ``path``.
+
+        Collective for state that differs by rank (tables sharded over the ranks, sharded optimizer state):
+        every rank calls it and writes its part (see :mod:`descend.checkpoint.collective`)."""
         return self._write(path, self._save_counter)
 
     def save(self, file_prefix) -> str:
@@ -166,7 +191,15 @@ class Checkpoint:
         if path is None:
             return RestoreReport(None, self)
         path = os.fspath(path)
-        manifest, saved = read_checkpoint(path)
+        tables = _tables_of(path)
+        rows = None
+        if tables:  # tables sharded over ranks when saved: this process's rows of each, checked first
+            rows, problems = collective.wanted_rows(walk(self._objects), tables)
+            if problems:
+                raise CheckpointMismatchError(
+                    f"checkpoint '{path}' does not match the tables to restore; nothing was restored:\n    "
+                    + "\n    ".join(problems), mismatched=problems)
+        manifest, saved = read_checkpoint(path, rows=rows)
         return self._restore_from(path, manifest, saved, strict=strict, counter=counter)
 
     def _restore_from(self, path, manifest, saved, *, strict: bool, counter: bool) -> RestoreReport:
@@ -246,7 +279,7 @@ class Checkpoint:
                 report.missing, report.unexpected, report.mismatched)
         self._commit(plans, path)
         self._graph = graph
-        self._pending = pending
+        self._pending, self._claimed, self._refused = pending, [], None
         if pending:
             _register(self)
         else:
@@ -296,16 +329,22 @@ class Checkpoint:
         if path not in self._pending:
             return False
         value, key = self._pending[path]
-        if tuple(value.shape) != tuple(var.shape) or value.dtype != var.dtype.dtype:
-            del self._pending[path]  # refused once, here: it must not fail every later build
-            if not self._pending:
-                _unregister(self)
-            raise CheckpointMismatchError(
-                f"restored value '{key}' has shape {tuple(value.shape)} {value.dtype.name}; the variable created "
-                f"there ('{var.name}') has shape {tuple(var.shape)} {var.dtype.name}", mismatched=[key])
+        if self._refused is None and (tuple(value.shape) != tuple(var.shape) or value.dtype != var.dtype.dtype):
+            # all or nothing: undo the values this restore already gave, and fail every later claim the same way
+            self._refused = (f"restored value '{key}' has shape {tuple(value.shape)} {value.dtype.name}; the variable "
+                             f"created there ('{var.name}') has shape {tuple(var.shape)} {var.dtype.name}. Nothing "
+                             "from this checkpoint was restored; build a model that matches it", key)
+            for ref, before in self._claimed:
+                if ref() is not None:
+                    ref().assign(before)
+            self._claimed = []
+        if self._refused is not None:
+            raise CheckpointMismatchError(self._refused[0], mismatched=[self._refused[1]])
+        self._claimed.append((weakref.ref(var), var.numpy()))
         del self._pending[path]
         var.assign(value)
         if not self._pending:
+            self._claimed = []
             _unregister(self)
         return True
 

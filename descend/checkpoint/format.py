@@ -134,18 +134,35 @@ def sha256(data) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-_STRINGS = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)  # possessive: linear time on long strings
+_DEPTH_PIECE = 1 << 18  # bytes of JSON text :func:`json_depth` looks at at a time
 
 
 def json_depth(raw: bytes) -> int:
-    """The deepest nesting of ``[``/``{`` in JSON text (strings skipped), without parsing it."""
-    stripped = _STRINGS.sub(b"", raw)
-    if not stripped:
-        return 0
-    codes = np.frombuffer(stripped, dtype=np.uint8)
-    steps = (np.isin(codes, (ord("["), ord("{"))).astype(np.int64)
-             - np.isin(codes, (ord("]"), ord("}"))).astype(np.int64))
-    return int(np.cumsum(steps).max(initial=0))
+    """The deepest nesting of ``[``/``{`` in JSON text (strings skipped), without parsing it. Reads the
+    text in pieces, so it needs about 12 MiB whatever the text's size."""
+    codes = np.frombuffer(raw, dtype=np.uint8)
+    depth = deepest = 0
+    inside = 0  # whether the piece starts inside a string
+    run = 0  # how many backslashes end the previous piece
+    for start in range(0, len(codes), _DEPTH_PIECE):
+        c = codes[start:start + _DEPTH_PIECE]
+        idx = np.arange(len(c), dtype=np.int64)
+        last = np.where(c != 92, idx, -1 - run)  # the last character that is not a backslash, up to here
+        np.maximum.accumulate(last, out=last)
+        before = np.empty_like(last)  # backslashes just before each character
+        before[0] = run
+        np.subtract(idx[1:] - 1, last[:-1], out=before[1:])
+        quote = (c == 34) & (before % 2 == 0)  # a quote that is not escaped opens or closes a string
+        outside = (np.cumsum(quote, dtype=np.int64) + inside) % 2 == 0
+        steps = (((c == 91) | (c == 123)) & outside).astype(np.int64)
+        steps -= ((c == 93) | (c == 125)) & outside
+        levels = np.cumsum(steps, out=steps)
+        levels += depth
+        deepest = max(deepest, int(levels.max()))
+        depth = int(levels[-1])
+        inside = 0 if outside[-1] else 1
+        run = int(len(c) - 1 - last[-1])
+    return deepest
 
 
 def parse_json(raw: bytes, file: str, what: str):
@@ -159,6 +176,9 @@ def parse_json(raw: bytes, file: str, what: str):
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise CheckpointCorruptedError(f"{file}: the {what} is corrupted or truncated (not valid JSON: "
                                        f"{short(str(e), 200)})", [os.path.basename(file)]) from None
+    except MemoryError:
+        raise CheckpointError(f"{file}: parsing the {what} ({len(raw)} bytes) needs more memory than this process "
+                              "can have; nothing was read from it") from None
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -186,6 +206,8 @@ def open_regular(directory: str, name: str, what: str):
     try:
         fd = os.open(full, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
     except OSError as e:
+        if e.errno == errno.ENOENT:  # deleted since lstat (a checkpoint rotated away while it is read)
+            raise FileNotFoundError(errno.ENOENT, f"the {what} was deleted while it was opened", full) from None
         if e.errno == errno.ELOOP:
             raise CheckpointCorruptedError(f"{full}: the {what} is a symbolic link; a checkpoint never follows "
                                            "links out of its folder", [name]) from None
@@ -206,7 +228,7 @@ def read_json_file(directory: str, name: str, what: str, limit: int | None = Non
         if size > limit:
             raise CheckpointCorruptedError(f"{full}: the {what} has {size} bytes; at most {limit} are read "
                                            "(refused without reading it)", [name])
-        raw = f.read(limit + 1)
+        raw = f.read(size + 1)  # not limit + 1: reading allocates the size asked for
     return parse_json(raw, full, what)
 
 
@@ -586,16 +608,100 @@ def _check_header(header, manifest: dict, tpath: str, data_bytes: int) -> list:
     return ranges
 
 
+#: the tensors header of a checkpoint is read in pieces of this size and compared with the one its manifest's
+#: tensors describe (so reading it takes constant memory); a header that differs is parsed to say which tensor
+#: differs only when it has at most this many bytes
+HEADER_DIAGNOSE_BYTES = 1 << 20
+#: how much longer than the header the manifest's tensors describe a header may declare (bytes)
+HEADER_SLACK = 4096
+
+
+def _header_pieces(manifest: dict):
+    """The bytes of the safetensors header that :func:`write_checkpoint_dir` writes for the manifest's
+    tensors, in pieces (the writer's exact JSON: sorted keys, no spaces, padded to 8 bytes)."""
+    tensors = manifest["tensors"]
+    yield b"{"
+    offset = 0
+    size = 1
+    for i, key in enumerate(sorted(tensors)):
+        spec = tensors[key]
+        n = np.dtype(spec["dtype"]).itemsize
+        for d in spec["shape"]:
+            n *= d
+        piece = ((b"," if i else b"") + json.dumps(key).encode("utf-8") + b':{"dtype":"'
+                 + _DTYPES[spec["dtype"]].encode("ascii") + b'","shape":['
+                 + ",".join(str(d) for d in spec["shape"]).encode("ascii") + b'],"data_offsets":['
+                 + f"{offset},{offset + n}".encode("ascii") + b"]}")
+        offset += n
+        size += len(piece)
+        yield piece
+    yield b"}" + b" " * (-(size + 1) % 8)
+
+
+def _manifest_ranges(manifest: dict) -> list:
+    ranges, offset = [], 0
+    for key in sorted(manifest["tensors"]):
+        spec = manifest["tensors"][key]
+        n = np.dtype(spec["dtype"]).itemsize
+        for d in spec["shape"]:
+            n *= d
+        ranges.append((offset, offset + n, key))
+        offset += n
+    return ranges
+
+
+def _read_header(f, n: int, manifest: dict, tpath: str, data_bytes: int, whole) -> tuple[list, object]:
+    """The tensors' byte ranges, from a header of ``n`` bytes at the file's position 8. The header is
+    compared, piece by piece, with the one the manifest's tensors describe: constant memory whatever it
+    declares. Returns the ranges and the file's running SHA-256."""
+    expected = sum(len(p) for p in _header_pieces(manifest))
+    if n > expected + HEADER_SLACK:
+        raise CheckpointCorruptedError(f"{tpath}: the tensors header declares {n} bytes; the "
+                                       f"{len(manifest['tensors'])} tensors the manifest lists take {expected} "
+                                       "(refused without reading it; field tensors_file.header_size)",
+                                       [TENSORS_FILE, "tensors_file.header_size"])
+    if n == expected:
+        same = whole.copy()
+        buffered = bytearray()
+        ok = True
+        for piece in _header_pieces(manifest):
+            buffered += piece
+            if len(buffered) >= _CHUNK:
+                got = f.read(len(buffered))
+                same.update(got)
+                if got != buffered:
+                    ok = False
+                    break
+                buffered.clear()
+        if ok and buffered:
+            got = f.read(len(buffered))
+            same.update(got)
+            ok = got == buffered
+        if ok:
+            return _manifest_ranges(manifest), same
+    if n > HEADER_DIAGNOSE_BYTES:
+        raise CheckpointCorruptedError(f"checkpoint file {tpath} is corrupted; nothing was restored: its tensors "
+                                       f"header ({n} bytes) differs from the one the manifest's "
+                                       f"{len(manifest['tensors'])} tensors describe", [TENSORS_FILE])
+    f.seek(8)
+    raw = f.read(n)
+    whole.update(raw)
+    return _check_header(parse_json(raw, tpath, "tensors header"), manifest, tpath, data_bytes), whole
+
+
 SHARD_RE = re.compile(r"^shard-[0-9]{1,6}$")
 
 
-def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The manifest and every tensor of the checkpoint at ``path``, all verified.
+def read_checkpoint(path, rows: dict | None = None) -> tuple[dict, dict[str, np.ndarray]]:
+    """The manifest and the tensors of the checkpoint at ``path``, all verified.
 
-    A checkpoint written by several processes (sharded optimizer state) lists its shards in the
-    manifest's ``shards`` field: ``[{"dir": "shard-<r>", "rank": r, "manifest_sha256": ...}]``, each a
-    checkpoint directory inside this one holding that process's tensors. They are read, verified
-    against the recorded checksums, and merged: the result is the whole state, as one process saved it."""
+    A checkpoint written by several processes lists its shards in the manifest's ``shards`` field
+    (``[{"dir": "shard-<r>", "rank": r, "manifest_sha256": ...}]``, each a checkpoint directory inside this
+    one holding rank r's part) and, for tables sharded over the ranks, ``tables`` (``{path: {"global_shape",
+    "dtype", "row_ranges": [[lo, hi] per rank], "keys": [the table and its slots]}}``). The shards are read,
+    verified against the recorded checksums and merged. ``rows`` (``{table path: (lo, hi)}``) selects the
+    rows of each sharded table to assemble -- a shard holding none of the wanted rows and nothing else is
+    not read -- by default every row: the result is then the whole state, as one process saved it."""
     manifest, tensors = _read_one(path)
     shards = manifest.get("shards")
     if shards is None:
@@ -604,24 +710,110 @@ def read_checkpoint(path) -> tuple[dict, dict[str, np.ndarray]]:
     mpath = os.path.join(path, MANIFEST_FILE)
     if not isinstance(shards, list) or len(shards) > 1 << 16:
         raise _corrupt(mpath, "shards", f"must be a list of shard entries; found {short(shards)}")
-    manifest = dict(manifest, tensors=dict(manifest["tensors"]))
+    ranks = manifest.get("ranks", len(shards) + 1)
+    if isinstance(ranks, bool) or not isinstance(ranks, int) or not len(shards) < ranks <= 1 << 16:
+        raise _corrupt(mpath, "ranks", f"must be the number of ranks that wrote it (more than the {len(shards)} "
+                                       f"shards); found {short(ranks)}")
+    entries = []
     for i, entry in enumerate(shards):
         name = entry.get("dir") if isinstance(entry, dict) else None
         digest = entry.get("manifest_sha256") if isinstance(entry, dict) else None
-        if not isinstance(name, str) or not SHARD_RE.match(name) or not isinstance(digest, str):
-            raise _corrupt(mpath, f"shards[{i}]", f"must be an object with 'dir' (shard-<n>) and 'manifest_sha256'; "
-                                                   f"found {short(entry)}")
+        rank = entry.get("rank", i + 1) if isinstance(entry, dict) else None
+        if (not isinstance(name, str) or not SHARD_RE.match(name) or not isinstance(digest, str)
+                or isinstance(rank, bool) or not isinstance(rank, int) or not 0 < rank < ranks
+                or any(rank == r for _, _, r in entries)):
+            raise _corrupt(mpath, f"shards[{i}]", f"must be an object with 'dir' (shard-<n>), 'rank' (1 to "
+                                                   f"{ranks - 1}, once each) and 'manifest_sha256'; found {short(entry)}")
+        entries.append((name, digest, rank))
+    tables = check_tables(manifest.get("tables", {}), ranks, mpath)
+    row_of = {key: table for table, spec in tables.items() for key in spec["keys"]}
+    wanted = {t: (0, spec["global_shape"][0]) for t, spec in tables.items()}
+    if rows is not None:
+        wanted = {t: tuple(r) for t, r in rows.items() if t in tables}
+    manifest = dict(manifest, tensors=dict(manifest["tensors"]))
+    pieces: dict = {}
+
+    def take_rows(shard_index, shard_tensors, where):
+        for key, arr in list(shard_tensors.items()):
+            table = row_of.get(key)
+            if table is None:
+                continue
+            del shard_tensors[key]
+            if table not in wanted:
+                continue
+            a, b = tables[table]["row_ranges"][shard_index]
+            lo, hi = wanted[table]
+            if arr.ndim < 1 or arr.shape[0] != b - a:
+                raise CheckpointCorruptedError(f"checkpoint '{path}': {where} holds {short(arr.shape)} of '{key}', not "
+                                               f"the rows [{a}, {b}) the manifest records", [key])
+            if min(hi, b) > max(lo, a):
+                pieces.setdefault(key, []).append((max(lo, a), arr[max(lo, a) - a:min(hi, b) - a]))
+
+    take_rows(0, tensors, "rank 0's part")
+    for name, digest, r in entries:
+        needs_rows = any(min(hi, tables[t]["row_ranges"][r][1]) > max(lo, tables[t]["row_ranges"][r][0])
+                         for t, (lo, hi) in wanted.items())
+        if not (needs_rows or "zero" in manifest or not tables):
+            continue  # none of the wanted rows and nothing else: not read
         shard_manifest, shard_tensors = _read_one(os.path.join(path, name))
         if shard_manifest["manifest_sha256"] != digest:
             raise CheckpointCorruptedError(f"checkpoint '{path}': shard {name} is not the one the manifest records "
                                            "(its manifest's checksum differs); nothing was restored", [name])
+        take_rows(r, shard_tensors, f"shard {name}")
         for key, arr in shard_tensors.items():
             if key in tensors:
                 raise CheckpointCorruptedError(f"checkpoint '{path}': tensor '{key}' is in shard {name} and in "
                                                "another part of the checkpoint", [key])
             tensors[key] = arr
             manifest["tensors"][key] = shard_manifest["tensors"][key]
+    for key, table in row_of.items():
+        if table not in wanted:
+            continue
+        lo, hi = wanted[table]
+        parts = sorted(pieces.get(key, []), key=lambda p: p[0])
+        got = sum(p.shape[0] for _, p in parts)
+        if got != hi - lo:
+            raise CheckpointCorruptedError(f"checkpoint '{path}': the shards hold {got} of the rows [{lo}, {hi}) of "
+                                           f"'{key}'", [key])
+        arr = parts[0][1] if len(parts) == 1 else np.concatenate([p for _, p in parts])
+        tensors[key] = arr
+        spec = dict(manifest["tensors"].get(key, {}))
+        spec["shape"] = list(arr.shape)
+        manifest["tensors"][key] = spec
     return manifest, tensors
+
+
+def check_tables(tables, ranks: int, mpath: str) -> dict:
+    """The manifest's ``tables`` field, checked: each table's global shape, its rows per rank (consecutive,
+    covering every row) and the keys holding its rows."""
+    if not isinstance(tables, dict) or len(tables) > 1 << 16:
+        raise _corrupt(mpath, "tables", f"must be an object of sharded tables; found {short(tables)}")
+    for t, spec in tables.items():
+        where = f"tables.{short(t, 100)}"
+        if not isinstance(spec, dict):
+            raise _corrupt(mpath, where, f"must be an object; found {short(spec)}")
+        shape, ranges, keys = spec.get("global_shape"), spec.get("row_ranges"), spec.get("keys")
+        if not (isinstance(shape, list) and len(shape) == 2 and all(
+                isinstance(d, int) and not isinstance(d, bool) and 0 <= d < 1 << 40 for d in shape)):
+            raise _corrupt(mpath, f"{where}.global_shape", f"must be [rows, columns]; found {short(shape)}")
+        if not (isinstance(ranges, list) and len(ranges) == ranks and all(
+                isinstance(r, list) and len(r) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in r)
+                for r in ranges)):
+            raise _corrupt(mpath, f"{where}.row_ranges", f"must list [lo, hi) for each of the {ranks} ranks; found "
+                                                          f"{short(ranges)}")
+        if ranges[0][0] != 0 or ranges[-1][1] != shape[0] or any(
+                a > b or (k and ranges[k - 1][1] != a) for k, (a, b) in enumerate(ranges)):
+            raise _corrupt(mpath, f"{where}.row_ranges", f"must cover rows [0, {shape[0]}) in order; found "
+                                                          f"{short(ranges)}")
+        if not (isinstance(keys, list) and 0 < len(keys) <= 1 << 10 and all(isinstance(k, str) for k in keys)):
+            raise _corrupt(mpath, f"{where}.keys", f"must list the keys holding the table's rows; found {short(keys)}")
+    return tables
+
+
+def _gone(path: str) -> FileNotFoundError:
+    return FileNotFoundError(errno.ENOENT, f"No checkpoint at '{path}' any more: it was deleted while it was read (a "
+                             "CheckpointManager keeping max_to_keep checkpoints may have rotated it away); read the "
+                             "latest checkpoint again", path)
 
 
 def _read_one(path) -> tuple[dict, dict[str, np.ndarray]]:
@@ -634,6 +826,8 @@ def _read_one(path) -> tuple[dict, dict[str, np.ndarray]]:
     try:
         manifest = read_json_file(path, MANIFEST_FILE, "manifest")
     except FileNotFoundError:
+        if not os.path.isdir(path):
+            raise _gone(path) from None
         hint = (f"; it is a CheckpointManager directory: pass descend.train.latest_checkpoint('{path}')"
                 if os.path.isfile(os.path.join(path, INDEX_FILE)) else "")
         raise FileNotFoundError(f"No checkpoint at '{path}': {MANIFEST_FILE} is missing{hint}") from None
@@ -646,6 +840,8 @@ def _read_one(path) -> tuple[dict, dict[str, np.ndarray]]:
     try:
         f, size = open_regular(path, TENSORS_FILE, "tensors file")
     except FileNotFoundError:
+        if not os.path.isdir(path) or not os.path.lexists(mpath):
+            raise _gone(path) from None
         raise CheckpointCorruptedError(f"checkpoint '{path}': {TENSORS_FILE} is missing", [TENSORS_FILE]) from None
     with f:
         expected = 8 + want["header_size"] + data_bytes
@@ -672,9 +868,7 @@ def _read_one(path) -> tuple[dict, dict[str, np.ndarray]]:
         if n != want["header_size"]:
             raise CheckpointCorruptedError(f"{tpath}: the header length {n} differs from the manifest's "
                                            f"tensors_file.header_size {want['header_size']}", [TENSORS_FILE])
-        raw = f.read(n)
-        whole.update(raw)
-        ranges = _check_header(parse_json(raw, tpath, "tensors header"), manifest, tpath, data_bytes)
+        ranges, whole = _read_header(f, n, manifest, tpath, data_bytes, whole)
         tensors = {}
         for _begin, _end, key in ranges:
             spec = manifest["tensors"][key]

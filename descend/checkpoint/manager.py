@@ -221,21 +221,44 @@ class CheckpointManager:
     def save(self, checkpoint_number=None) -> str:
         """Write ``<checkpoint_name>-<N>`` and return its path.
 
+        Collective when the checkpoint is (objects trained under a strategy of several replicas): every
+        rank calls it; rank 0 names the checkpoint, keeps the index and rotates.
+
         Args:
             checkpoint_number: N (an int or an integer Variable, e.g. the
                 optimizer's ``iterations``); default: one more than both the
                 newest checkpoint's number and the checkpoint's save counter.
         """
-        self._take_lock()
         ckpt = self._checkpoint
-        if checkpoint_number is None:
-            number = max(ckpt.save_counter + 1, self._last_number() + 1)
-            counter = number
-        else:
-            number = int(checkpoint_number)
-            if number < 0:
-                raise ValueError(f"checkpoint_number must be >= 0. Received: {number}")
-            counter = ckpt.save_counter + 1
+        group = ckpt.collective_group()
+        if group is not None:  # rank 0 keeps the directory (its lock, names, index, rotation): the others let go
+            if group.rank != 0:
+                self.close()
+            group.allgather_object(None)
+        if group is not None and group.rank != 0:
+            number, counter, token, error = group.allgather_object(None)[0]
+            if error is not None:
+                raise CheckpointError(f"CheckpointManager.save on rank 0 failed: {error}")
+            path = ckpt._write(os.path.join(self._directory, f"{self._name}-{number}"), counter,
+                               {"manager_token": token})
+            ckpt._save_counter = counter
+            return path
+        try:
+            self._take_lock()
+            if checkpoint_number is None:
+                number = max(ckpt.save_counter + 1, self._last_number() + 1)
+                counter = number
+            else:
+                number = int(checkpoint_number)
+                if number < 0:
+                    raise ValueError(f"checkpoint_number must be >= 0. Received: {number}")
+                counter = ckpt.save_counter + 1
+        except Exception as e:
+            if group is not None:  # the other ranks wait for the name: they hear of the error instead
+                group.allgather_object((None, None, None, f"{type(e).__name__}: {e}"))
+            raise
+        if group is not None:
+            group.allgather_object((number, counter, self._token, None))
         name = f"{self._name}-{number}"
         path = ckpt._write(os.path.join(self._directory, name), counter, {"manager_token": self._token})
         ckpt._save_counter = counter

@@ -23,53 +23,14 @@ Example:
 from __future__ import annotations
 
 import os
-import threading
-import weakref
 
 import numpy as np
 
-from ..framework import variable as _variable
-from ..framework.variable import Variable
+from ..framework.variable import Variable, live_variables
 from .errors import CheckpointMismatchError, mismatch_message
 from .format import new_manifest, read_checkpoint, write_checkpoint_dir
 
 __all__ = ["Saver"]
-
-_live: list = []  # weak references to every Variable created (TF 1's global variables), pruned now and then
-_live_lock = threading.Lock()
-_prune_at = 4096
-
-
-def _track(var) -> None:
-    global _prune_at
-    _live.append(weakref.ref(var))  # cheap on every Variable's creation: a list append
-    if len(_live) > _prune_at:
-        with _live_lock:
-            _live[:] = [r for r in _live if r() is not None]
-            _prune_at = 2 * len(_live) + 4096
-
-
-def _live_variables() -> dict:
-    out = {}
-    with _live_lock:
-        for r in list(_live):
-            v = r()
-            if v is not None:
-                out[v.name] = v
-    return dict(sorted(out.items()))
-
-
-if _track not in _variable.creation_hooks:
-    _variable.creation_hooks.append(_track)
-
-
-def _reset_after_fork() -> None:
-    global _live_lock
-    _live_lock = threading.Lock()
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_reset_after_fork)
 
 
 class Saver:
@@ -95,7 +56,8 @@ class Saver:
 
     def _vars(self) -> dict[str, Variable]:
         if self._var_list is None:
-            return _live_variables()
+            named = {v.name: v for v in live_variables()}  # a name reused after clear_session: the newest
+            return dict(sorted(named.items(), key=lambda kv: kv[0]))
         if isinstance(self._var_list, dict):
             return dict(self._var_list)
         out = {}

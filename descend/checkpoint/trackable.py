@@ -56,9 +56,9 @@ import numpy as np
 
 from ..framework.variable import Variable
 from ..layers.base import Layer
-from ..optimizers.base import Optimizer
 from ..optimizers.loss_scale import LossScaleOptimizer
 from ..optimizers.multi import MultiOptimizer
+from ..optimizers.optimizer import Optimizer
 from .errors import short
 from .format import SUPPORTED_DTYPES, from_json, to_json
 

@@ -67,7 +67,7 @@ class Interrupt:
 
 
 def _recorder(model, evaluate_test):
-    from ..callbacks import Callback
+    from ..training.callbacks import Callback
 
     class Recorder(Callback):
         """One row per batch (the batch's own loss, not a running mean) and one per epoch
@@ -85,8 +85,9 @@ def _recorder(model, evaluate_test):
             if self.first_update_at is None:
                 self.first_update_at = process_seconds()
                 _preload_plotting()
-            row = {"step": len(self.rows) + 1, "epoch": model._fit_position["epoch"] + 1,
-                   "loss": model._last_batch_loss, "learning_rate": float(logs.get("learning_rate", float("nan")))}
+            state = model.fit_state
+            row = {"step": len(self.rows) + 1, "epoch": state.epoch + 1,
+                   "loss": state.batch_loss, "learning_rate": float(logs.get("learning_rate", float("nan")))}
             if "accuracy" in logs:
                 row["accuracy_epoch_mean"] = float(logs["accuracy"])
             self.rows.append(row)
@@ -140,7 +141,7 @@ def plotting_ready() -> bool:
 
 
 def _backup(backup_dir, save_freq, extra, interrupt, recorder):
-    from ..backup import BackupAndRestore
+    from ..training.backup import BackupAndRestore
 
     class RunBackup(BackupAndRestore):
         """``BackupAndRestore`` that also saves at every epoch's end, and saves and stops training
@@ -150,8 +151,7 @@ def _backup(backup_dir, save_freq, extra, interrupt, recorder):
             super().on_train_batch_end(batch, logs)
             if _any_rank(interrupt.signum is not None, self.model) and not self.model.stop_training:
                 if self.save_freq == "epoch" or self._steps % self.save_freq:  # not saved by the line above
-                    pos = self.model._fit_position
-                    self._save(pos["epoch"], pos["step"], pos["iterator"].get_state())
+                    self.save_now()
                 recorder.stopped = True
                 self.model.stop_training = True
 
@@ -169,16 +169,13 @@ def _backup(backup_dir, save_freq, extra, interrupt, recorder):
 def _any_rank(flag: bool, model) -> bool:
     """Whether ``flag`` holds on any rank (under a distribution strategy every rank must stop after the
     same step; one process: ``flag``)."""
-    from ..distribute.training import replica_for
+    from ..training.replica import replica_for
 
-    replica = replica_for(model)
-    if replica is None:
-        return flag
-    return bool(replica.strategy.exchange.exchange([np.array([int(flag)], np.int64)], ["stop"])[0][0])
+    return replica_for(model).any(flag)
 
 
 def compile_model(model, kind, optimizer):
-    """Compile with the job's loss (recording each batch's value) and accuracy metric."""
+    """Compile with the job's loss and accuracy metric (fit records each batch's loss in ``model.fit_state``)."""
     import descend as ds
 
     if kind == "clicks":
@@ -190,15 +187,7 @@ def compile_model(model, kind, optimizer):
         base, metrics = ds.losses.SparseCategoricalCrossentropy, [ds.metrics.SparseCategoricalAccuracy(
             name="accuracy")]
         kwargs = {"from_logits": True}
-
-    class Recording(base):
-        def __call__(self, y_true, y_pred, sample_weight=None):
-            value = super().__call__(y_true, y_pred, sample_weight)
-            model._last_batch_loss = float(value)
-            return value
-
-    model._last_batch_loss = float("nan")
-    model.compile(optimizer=optimizer, loss=Recording(**kwargs), metrics=metrics)
+    model.compile(optimizer=optimizer, loss=base(**kwargs), metrics=metrics)
     return model
 
 
@@ -221,7 +210,7 @@ def train_job(s, data, optimizer_name, *, out=None, interrupt=None, progress=Tru
     interrupted (bool), restored_from."""
     import descend as ds
 
-    from ..callbacks import ProgbarLogger
+    from ..training.callbacks import ProgbarLogger
 
     ds.clear_session()
     ds.random.set_seed(s["seed"])  # unseeded initializers draw from the global seed's sequence
@@ -262,7 +251,7 @@ def train_job(s, data, optimizer_name, *, out=None, interrupt=None, progress=Tru
 
 
 def _LabelledProgbar(label):
-    from ..callbacks import ProgbarLogger
+    from ..training.callbacks import ProgbarLogger
 
     class Labelled(ProgbarLogger):
         def description(self, epoch):

@@ -47,7 +47,7 @@ from ..framework.indexed_slices import IndexedSlices, deduplicate
 from ..framework.tensor import Tensor
 
 __all__ = ["GradientExchange", "ReplicaMismatchError", "DEFAULT_BUCKET_BYTES", "DEFAULT_SCATTER_BYTES",
-           "broadcast_arrays"]
+           "broadcast_arrays", "agree_on_error"]
 
 #: fused bucket size (Horovod's default fusion threshold)
 DEFAULT_BUCKET_BYTES = 64 << 20
@@ -59,6 +59,22 @@ PACK_BYTES = 64 << 10
 
 class ReplicaMismatchError(ValueError):
     """The ranks disagree on the variables they exchange (names, shapes, dtypes or dense/sparse)."""
+
+
+def agree_on_error(group, error: Exception | None, what: str) -> None:
+    """Make a failure of one rank a failure of every rank: each rank passes the error it raised in ``what``
+    (None: none). When no rank failed, this is one integer all-reduced; otherwise every rank hears which ranks
+    failed and why, and those that did not raise :class:`ReplicaMismatchError` naming them (a rank that
+    failed goes on to raise its own error). Every rank then leaves with an error, none waits for the others."""
+    if group.size == 1 or not group.any(error is not None):
+        return
+    message = None if error is None else f"{type(error).__name__}: {error}"
+    failed = [(r, m) for r, m in enumerate(group.allgather_object(message)) if m is not None]
+    if error is None:
+        rank, first = failed[0]
+        more = f" (and {len(failed) - 1} more rank{'s' if len(failed) > 2 else ''})" if len(failed) > 1 else ""
+        raise ReplicaMismatchError(f"{what} failed on rank {rank} of {group.size}{more}: {first}. Nothing was "
+                                   "updated on any rank")
 
 
 def _describe(entry) -> str:

@@ -25,12 +25,13 @@ import types
 
 import numpy as np
 
-from ..callbacks import Callback
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
-from . import comm, strategy
-from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
+from ..optimizers.pipeline import Aggregation
+from ..training.callbacks import Callback
+from . import comm
+from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, agree_on_error, broadcast_arrays
 
 __all__ = ["Average", "Sum", "init", "is_initialized", "rank", "size", "local_rank", "local_size", "allreduce",
            "allgather", "broadcast", "allgather_object", "broadcast_object", "broadcast_variables",
@@ -197,6 +198,32 @@ class DistributedGradientTape:
         return out[0] if single else out
 
 
+class HorovodAggregation(Aggregation):
+    """The ``aggregate`` stage of Horovod's ``DistributedOptimizer``: every gradient averaged (or summed)
+    over all the ranks, whatever strategy is active; every rank then holds the same values."""
+
+    def __init__(self, exchange: GradientExchange, average: bool):
+        self.exchange, self.average = exchange, average
+
+    def replicated(self, optimizer, pairs) -> bool:
+        return self.exchange.group.size > 1
+
+    def any(self, optimizer, pairs, found: bool) -> bool:
+        return self.exchange.group.any(found)
+
+    def agree(self, optimizer, error) -> None:
+        agree_on_error(self.exchange.group, error, f"apply_gradients of optimizer '{optimizer.name}'")
+
+    def prepare(self, plan) -> None:
+        pairs = plan.pairs
+        if self.exchange.group.size == 1:
+            return
+        grads = self.exchange.exchange([g for g, _ in pairs], [v.name for _, v in pairs], average=self.average,
+                                       shapes=[v.shape for _, v in pairs], reuse=True)
+        plan.pairs = [(g, v) for g, (_, v) in zip(grads, pairs)]
+        plan.changed = [True] * len(pairs)  # a sum of finite values can overflow
+
+
 def DistributedOptimizer(optimizer, name=None, device_dense="", device_sparse="", compression=None,  # noqa: N802
                          sparse_as_dense=False, backward_passes_per_step=1, op=Average, *,
                          bucket_bytes: int = DEFAULT_BUCKET_BYTES):
@@ -205,24 +232,13 @@ def DistributedOptimizer(optimizer, name=None, device_dense="", device_sparse=""
     The exchange is the optimizer's ``aggregate`` stage: after gradient accumulation (once per applied
     update), before de-duplication and clipping. For Horovod's ``backward_passes_per_step`` use the
     optimizer's ``gradient_accumulation_steps``."""
-    if not hasattr(optimizer, "prepare") or not hasattr(optimizer, "aggregate"):
+    if not callable(getattr(optimizer, "set_aggregation", None)):
         raise TypeError(f"DistributedOptimizer expects a descend optimizer. Received: {type(optimizer).__name__}")
     if backward_passes_per_step != 1:
         raise ValueError("backward_passes_per_step is not supported; create the optimizer with "
                          f"gradient_accumulation_steps={backward_passes_per_step} instead (the exchange then runs "
                          "once per applied update)")
-    average = _op(op)
-    exchange = _exchange(sparse_as_dense, bucket_bytes)
-
-    def aggregate(pairs):
-        if exchange.group.size == 1:
-            return pairs
-        grads = exchange.exchange([g for g, _ in pairs], [v.name for _, v in pairs], average=average,
-                                  shapes=[v.shape for _, v in pairs], reuse=True)
-        return [(g, v) for g, (_, v) in zip(grads, pairs)]
-
-    object.__setattr__(optimizer, "aggregate", aggregate)
-    strategy.sums_over(optimizer, exchange.group)
+    optimizer.set_aggregation(HorovodAggregation(_exchange(sparse_as_dense, bucket_bytes), _op(op)))
     return optimizer
 
 

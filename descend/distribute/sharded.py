@@ -69,7 +69,7 @@ from ..framework.tensor import Tensor
 from ..layers.base import Layer
 from ..ops import math_ops, nn_ops
 from . import strategy as _strategy
-from .strategy import split_bounds
+from .split import split_bounds
 
 __all__ = ["ShardedEmbedding", "shard_owner", "COMBINERS"]
 
@@ -202,6 +202,21 @@ class ShardedEmbedding(Layer):
     @property
     def group(self):
         return self.strategy.group
+
+    def table_shard(self) -> dict:
+        """This rank's part of the table, for checkpoints (:mod:`descend.checkpoint.collective`): the variable
+        (None before the layer is built), the table's global shape, every rank's rows, this rank and the group."""
+        group = self.group
+        n = group.size
+        return {"variable": self.embeddings, "name": "embeddings", "global_shape": (self.input_dim, self.output_dim),
+                "row_ranges": [split_bounds(self.input_dim, n, r) for r in range(n)], "rank": group.rank,
+                "shards": n, "group": group}
+
+    @property
+    def collective_backward(self) -> bool:
+        """Whether this layer's backward pass is a collective (rows over the ranks): every replica takes part
+        in every step, even one whose share of a batch has no rows."""
+        return self.num_shards > 1
 
     def bytes_per_lookup(self) -> float:
         """Mean bytes this rank sent to other ranks per lookup, forward and backward (``stats``)."""

@@ -24,19 +24,18 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import threading
-import weakref
 
 import numpy as np
 
-from ..framework import variable as _variable
+from ..framework import context, nest
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable
-from ..optimizers import base as _optimizer_base
-from ..optimizers import pipeline as _pipeline
+from ..optimizers.pipeline import Aggregation
 from . import comm
+from .aggregation import ReplicaSum
 from .collectives import DEFAULT_BUCKET_BYTES, GradientExchange, broadcast_arrays
+from .split import slice_batch
 
 __all__ = ["ReduceOp", "Strategy", "MultiWorkerMirroredStrategy", "MirroredStrategy", "ReplicaContext",
            "InputContext", "DistributedDataset", "get_strategy", "has_strategy", "get_replica_context",
@@ -63,193 +62,35 @@ def _reduce_op(op) -> ReduceOp:
 
 
 # ---------------------------------------------------------------------------------------------- the context
-_state = threading.local()
-
-
-def _stack() -> list:
-    s = getattr(_state, "stack", None)
-    if s is None:
-        s = _state.stack = []
-    return s
-
-
 def has_strategy() -> bool:
     """Whether a strategy's ``scope()`` or ``run()`` is active (``tf.distribute.has_strategy``)."""
-    return bool(_stack())
+    return context.current_strategy() is not None
 
 
 def get_strategy() -> Strategy:
     """The strategy whose ``scope()`` or ``run()`` is active, else the default strategy (one replica)."""
-    s = _stack()
-    return s[-1][0] if s else _default()
+    s = context.current_strategy()
+    return _default() if s is None else s
 
 
 def in_cross_replica_context() -> bool:
     """True inside ``scope()`` but outside ``run()`` (``tf.distribute.in_cross_replica_context``)."""
-    s = _stack()
-    return bool(s) and not s[-1][1]
+    return context.in_replica() is False
 
 
 def get_replica_context() -> ReplicaContext | None:
     """The replica context: inside ``run()`` this replica's, outside any strategy the default one's, and
     None in a cross-replica context (inside ``scope()``, outside ``run()``), as TF."""
-    s = _stack()
-    if not s:
+    strategy, in_replica = context.current_strategy(), context.in_replica()
+    if strategy is None:
         return ReplicaContext(_default())
-    strategy, in_replica = s[-1]
     return ReplicaContext(strategy) if in_replica else None
 
 
-@contextlib.contextmanager
-def _entered(strategy, in_replica):
-    s = _stack()
-    if s and s[-1][0] is not strategy:
-        raise ValueError(f"Mixing different distribution strategies: {s[-1][0]!r} is active and "
-                         f"{strategy!r} was entered")
-    s.append((strategy, in_replica))
-    try:
-        yield strategy
-    finally:
-        s.pop()
-
-
-# variables created under a strategy's scope: id -> (weak reference, strategy)
-_MIRRORED: dict = {}
-
-
-def strategy_of(variable: Variable) -> Strategy | None:
-    """The strategy under whose ``scope()`` (or ``run()``) ``variable`` was created, or None."""
-    entry = _MIRRORED.get(id(variable))
-    if entry is None or entry[0]() is not variable:
-        return None
-    return entry[1]
-
-
-# variables whose value differs by rank (a shard of a sharded table, and its optimizer slots): id -> weak reference
-_LOCAL: dict = {}
-
-
-@contextlib.contextmanager
-def local_variables():
-    """Variables created inside are rank-local: not broadcast at creation, and their gradients skip the
-    cross-replica sum (each rank holds and updates its own part, e.g. a
-    :class:`~descend.distribute.ShardedEmbedding` shard). The slots an optimizer makes for them are
-    rank-local too."""
-    _state.local = getattr(_state, "local", 0) + 1
-    try:
-        yield
-    finally:
-        _state.local -= 1
-
-
-def is_local(variable) -> bool:
-    """Whether ``variable`` was created inside :func:`local_variables` (its value is this rank's own)."""
-    entry = _LOCAL.get(id(variable))
-    return entry is not None and entry() is variable
-
-
-def _slot_scope(var):
-    return local_variables() if is_local(var) else contextlib.nullcontext()
-
-
-_optimizer_base.slot_scope = _slot_scope
-
-
-def _on_variable_created(var: Variable) -> None:
-    if getattr(_state, "local", 0):
-        key = id(var)
-        _LOCAL[key] = weakref.ref(var, lambda _r, key=key: _LOCAL.pop(key, None))
-    s = _stack()
-    if not s or s[-1][0].is_default:
-        return
-    strategy = s[-1][0]
-    if strategy._zero is not None and strategy._zero.is_own_slot(var):
-        return  # ZeRO-1: the optimizer slot of a variable this replica owns exists here only
-    key = id(var)
-    _MIRRORED[key] = (weakref.ref(var, lambda _r, key=key: _MIRRORED.pop(key, None)), strategy)
-    if strategy.num_replicas_in_sync > 1 and not is_local(var):  # every rank must be creating the same variable: checked first
-        strategy.exchange.check_signature(((var.name, var.shape, var._value.dtype.str, "variable"),))
-        broadcast_arrays(strategy.group, [var._value], 0)
-        var._mark_updated()
-
-
-_variable.creation_hooks.append(_on_variable_created)
-
-
-def _strategy_for(pairs):
-    """The active strategy, else the one that owns the variables of ``pairs`` (None: neither)."""
-    s = _stack()
-    if s:
-        return s[-1][0]
-    if not _MIRRORED:
-        return None
-    return next((st for st in (strategy_of(v) for _, v in pairs) if st is not None), None)
-
-
-# optimizers whose ``aggregate`` stage Horovod's ``DistributedOptimizer`` replaced: optimizer -> its group
-_WRAPPED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def sums_over(optimizer, group) -> None:
-    """Declare that ``optimizer``'s ``aggregate`` stage sums every gradient over ``group`` (Horovod's
-    ``DistributedOptimizer``): its ``on_nonfinite`` decisions are then taken together with that group."""
-    _WRAPPED[optimizer] = group
-
-
-def _summing_group(optimizer, pairs):
-    """The group that the ``aggregate`` stage sums these gradients over (None: one replica), and whether every
-    replica then holds the same sum of every one of them (nothing sharded, nothing rank-local)."""
-    group = _WRAPPED.get(optimizer)
-    if group is not None:
-        return (group, True) if group.size > 1 else (None, False)
-    strategy = _strategy_for(pairs)
-    if strategy is None or strategy.num_replicas_in_sync == 1:
-        return None, False
-    return strategy.group, strategy._zero is None and not any(is_local(v) for _, v in pairs)
-
-
-def _replicated_sum(optimizer, pairs) -> bool:
-    return _summing_group(optimizer, pairs)[1]
-
-
-def cross_replica_any(optimizer, pairs, found: bool) -> bool:
-    """Whether any replica found a non-finite gradient in this update (one integer all-reduced), so that
-    every replica skips, raises or applies together; ``found`` itself with one replica."""
-    group, _ = _summing_group(optimizer, pairs)
-    return found if group is None else group.any(found)
-
-
-def _cross_replica_sum(optimizer, pairs: list) -> list:
-    """The optimizers' ``aggregate`` stage under a strategy: the active one, else the one that owns the
-    variables; identity for one replica."""
-    strategy = _strategy_for(pairs)
-    if strategy is None or strategy.num_replicas_in_sync == 1:
-        return pairs
-    if not any(is_local(v) for _, v in pairs):
-        if strategy._zero is not None:  # ZeRO-1: this replica receives the sums of what it owns (distribute.zero)
-            return strategy._zero.aggregate(optimizer, pairs)
-        return strategy._exchange_pairs(pairs)
-    # rank-local variables (sharded tables) already hold their gradient on their owner: never summed
-    clip = [a for a in ("clipnorm", "global_clipnorm") if getattr(optimizer, a, None) is not None]
-    if clip:  # the same on every rank: every rank raises, none waits
-        raise ValueError(f"`{clip[0]}` cannot clip the gradient of a table sharded over the ranks (each rank would "
-                         "measure the norm of its own rows only and clip by another factor); use `clipvalue`, or no "
-                         f"clipping. Received: {clip[0]}={getattr(optimizer, clip[0])!r} with rank-local variables "
-                         f"{[v.name for _, v in pairs if is_local(v)]}")
-    shared = [k for k, (_, v) in enumerate(pairs) if not is_local(v)]
-    if strategy._zero is not None:  # the shared variables' share this replica owns, then its own table rows
-        owned = strategy._zero.aggregate(optimizer, [pairs[k] for k in shared]) if shared else []
-        return [*owned, *(p for p in pairs if is_local(p[1]))]
-    out = list(pairs)
-    if shared:
-        for k, pair in zip(shared, strategy._exchange_pairs([pairs[k] for k in shared])):
-            out[k] = pair
-    return out
-
-
-_pipeline.cross_replica_sum = _cross_replica_sum
-_pipeline.replicated_sum = _replicated_sum
-_pipeline.cross_replica_any = cross_replica_any  # descend.distribute.zero adds its sharded case
+#: the strategy a variable was created under, rank-local variables: kept by the distribution context
+strategy_of = context.strategy_of
+local_variables = context.local_variables
+is_local = context.is_local
 
 
 # ---------------------------------------------------------------------------------------------- strategies
@@ -277,9 +118,11 @@ class Strategy:
                             f"shard_optimizer_state={shard_optimizer_state!r}")
         self._zero = None
         if shard_optimizer_state:
-            from .zero import ZeroRedundancy
+            from .zero import ZeroRedundancy  # the sharded update (a module of its own, used only here)
 
             self._zero = ZeroRedundancy(self)
+        self._aggregation = None if self._zero is None else self._zero.aggregation()
+        self._gradient_weight = None
 
     @property
     def shard_optimizer_state(self) -> bool:
@@ -308,14 +151,58 @@ class Strategy:
     def scope(self):
         """A context in which created variables are replicated (broadcast from rank 0 at creation) and
         optimizers sum gradients across replicas."""
-        return _entered(self, False)
+        return context.entered(self, False)
 
     def run(self, fn, args=(), kwargs=None, options=None):
         """Call ``fn(*args, **kwargs)`` as this process's replica (in a replica context); returns its result."""
         if not callable(fn):
             raise TypeError(f"`fn` must be callable. Received: {fn!r}")
-        with _entered(self, True):
+        with context.entered(self, True):
             return fn(*tuple(args), **(kwargs or {}))
+
+    # -- what the layers below ask (descend.framework.context.StrategyProtocol)
+    def variable_created(self, var: Variable) -> None:
+        """A Variable created under this strategy: it belongs to it, and (several replicas, not rank-local)
+        every rank must be creating the same variable, which then takes rank 0's value."""
+        if self.is_default:
+            return
+        context.owned_by(var, self)
+        if self.num_replicas_in_sync > 1 and not is_local(var):
+            self.exchange.check_signature(((var.name, var.shape, var._value.dtype.str, "variable"),))
+            broadcast_arrays(self.group, [var._value], 0)
+            var._mark_updated()
+
+    def aggregation_for(self, optimizer) -> Aggregation | None:
+        """The ``aggregate`` stage of optimizers updating under this strategy (None: one replica)."""
+        if self.num_replicas_in_sync == 1:
+            return None
+        if self._aggregation is None:
+            self._aggregation = ReplicaSum(self)
+        return self._aggregation
+
+    def fit_replica(self):
+        """This process's replica in ``fit`` (:class:`descend.distribute.training.StrategyReplica`)."""
+        from .training import StrategyReplica  # fit's side of the strategy, in its own module
+
+        return StrategyReplica(self)
+
+    @contextlib.contextmanager
+    def gradient_weight(self, weight: float | None):
+        """Inside, the gradients this replica contributes to the sum across replicas are multiplied by
+        ``weight`` (its share of the global batch: a model's own ``train_step`` under ``fit``); None: 1."""
+        previous, self._gradient_weight = self._gradient_weight, weight
+        try:
+            yield
+        finally:
+            self._gradient_weight = previous
+
+    def checkpoint_owners(self, graph) -> dict | None:
+        """Which rank holds the optimizer slots of each variable of a checkpoint's ``graph`` when this strategy
+        shards the optimizer state (None: every rank holds them all; see
+        :mod:`descend.checkpoint.collective`)."""
+        if self._zero is None or self.num_replicas_in_sync == 1:
+            return None
+        return self._zero.checkpoint_owners(graph)
 
     # -- reductions
     def reduce(self, reduce_op, value, axis=None):
@@ -435,34 +322,14 @@ class ReplicaContext:
         """``SUM`` or ``MEAN`` of ``value`` (a Tensor, array, ``IndexedSlices`` or a list/tuple/dict of them)
         across replicas; every replica gets the result."""
         op = _reduce_op(reduce_op)
-        leaves, rebuild = _flatten(value)
+        leaves = nest.flatten(value)
         grads = [v if isinstance(v, IndexedSlices) else np.asarray(to_array(v)) for v in leaves]
         if self.num_replicas_in_sync == 1:
             out = [g if isinstance(g, IndexedSlices) else np.array(g) for g in grads]
         else:
             out = self.strategy.exchange.exchange(grads, [f"all_reduce/{k}" for k in range(len(grads))],
                                                   average=op is ReduceOp.MEAN)
-        return rebuild([g if isinstance(g, IndexedSlices) else Tensor(g) for g in out])
-
-
-def _flatten(value):
-    if isinstance(value, (list, tuple)):
-        parts = [_flatten(v) for v in value]
-        sizes = [len(p[0]) for p in parts]
-
-        def rebuild(leaves):
-            out, k = [], 0
-            for (_, rb), n in zip(parts, sizes):
-                out.append(rb(leaves[k:k + n]))
-                k += n
-            return type(value)(out)
-
-        return [leaf for p in parts for leaf in p[0]], rebuild
-    if isinstance(value, dict):
-        keys = list(value)
-        inner_leaves, inner_rebuild = _flatten([value[k] for k in keys])
-        return inner_leaves, lambda leaves: dict(zip(keys, inner_rebuild(leaves)))
-    return [value], lambda leaves: leaves[0]
+        return nest.pack_like(value, [g if isinstance(g, IndexedSlices) else Tensor(g) for g in out])
 
 
 class InputContext:
@@ -485,13 +352,6 @@ class InputContext:
                 f"{self.input_pipeline_id}, num_replicas_in_sync={self.num_replicas_in_sync})")
 
 
-def split_bounds(n: int, parts: int, index: int) -> tuple[int, int]:
-    """Rows ``[start, stop)`` of replica ``index`` when ``n`` rows split over ``parts`` replicas (array_split)."""
-    base, extra = divmod(n, parts)
-    start = index * base + min(index, extra)
-    return start, start + base + (1 if index < extra else 0)
-
-
 class DistributedDataset:
     """Iterates this replica's share of a dataset (from :meth:`Strategy.experimental_distribute_dataset`)."""
 
@@ -503,27 +363,4 @@ class DistributedDataset:
     def __iter__(self):
         n, r = self.strategy.num_replicas_in_sync, self.strategy.group.rank
         for element in self.dataset:
-            yield _slice_batch(element, n, r) if self.split else element
-
-
-def _slice_batch(element, parts, index):
-    leaves, rebuild = _flatten(element)
-    sizes = set()
-    for leaf in leaves:
-        shape = np.shape(to_array(leaf)) if not isinstance(leaf, np.ndarray) else leaf.shape
-        if len(shape) == 0:
-            raise ValueError("experimental_distribute_dataset expects a batched dataset (every component with a "
-                             f"leading batch dimension). Received a scalar component: {leaf!r}")
-        sizes.add(shape[0])
-    if len(sizes) > 1:
-        raise ValueError(f"the components of a batch have different batch sizes: {sorted(sizes)}")
-    start, stop = split_bounds(sizes.pop(), parts, index)
-    out = []
-    for leaf in leaves:
-        if isinstance(leaf, Tensor):
-            out.append(Tensor(leaf._value[start:stop]))
-        elif isinstance(leaf, np.ndarray):
-            out.append(leaf[start:stop])
-        else:
-            out.append(Tensor(np.asarray(to_array(leaf))[start:stop]))
-    return rebuild(out)
+            yield slice_batch(element, n, r) if self.split else element

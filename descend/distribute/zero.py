@@ -31,16 +31,14 @@ dense, hence sharded). ``use_ema`` is refused (the averages would be sharded
 but ``finalize_variable_values`` is not).
 
 **Checkpoints.** ``Checkpoint.write``/``save`` of objects trained under such a
-strategy is collective: *every rank calls it*. Rank ``r > 0`` writes the slots it
-owns to ``shard-<r>/`` inside the checkpoint directory; rank 0 writes everything
-else (variables, replicated optimizer state, its slots) and the manifest, whose
-``shards`` field lists the shards with their manifests' SHA-256 and whose
-``zero`` field says which rank owned which variable's slots. The directory
-appears by one atomic rename, after every shard is written. A plain
-``Checkpoint.read``/``restore`` reads all the shards, on any number of
-processes, with or without ZeRO: each replica restores the slots it owns and
-drops the rest at its next update; an unsharded checkpoint restores into a
-ZeRO job the same way.
+strategy is collective (*every rank calls it*, as any checkpoint under a strategy
+of several replicas): rank ``r > 0`` writes the slots it owns to ``shard-<r>/``
+inside the checkpoint directory; rank 0 writes everything else and the manifest,
+whose ``zero`` field says which rank owned which variable's slots (see
+:mod:`descend.checkpoint.collective`). ``Checkpoint.read``/``restore`` reads all
+the shards, on any number of processes, with or without ZeRO: each replica
+restores the slots it owns and drops the rest at its next update; an unsharded
+checkpoint restores into a ZeRO job the same way.
 
 Example:
     >>> import numpy as np
@@ -56,9 +54,6 @@ Example:
 
 from __future__ import annotations
 
-import os
-import secrets
-import shutil
 import weakref
 
 import numpy as np
@@ -66,15 +61,13 @@ import numpy as np
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import Tensor
 from ..ops.math_ops import reduce_sum, sqrt, square
-from ..optimizers import pipeline as _pipeline
-from . import strategy as _strategy
+from .aggregation import ReplicaSum
 from .collectives import _densify
 
-__all__ = ["ZeroRedundancy", "owners", "slot_bytes", "partition"]
+__all__ = ["ZeroAggregation", "ZeroRedundancy", "checkpoint_owners", "owners", "slot_bytes", "partition"]
 
 # optimizer -> the ZeroRedundancy that updated it last (set by the aggregate stage)
 _REGISTRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_SHARDED = [0]  # how many sharding strategies with more than one replica exist (0: every hook returns at once)
 
 
 def partition(sizes, ranks: int, load=None) -> list:
@@ -125,8 +118,10 @@ class ZeroRedundancy:
         self.group = strategy.group
         self._shards: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self.stats = {"reduce_scatter_bytes": 0, "allgather_bytes": 0, "collectives": 0}
-        if self.group.size > 1:
-            _SHARDED[0] += 1
+
+    def aggregation(self) -> ZeroAggregation:
+        """The ``aggregate`` stage of optimizers updating under this strategy."""
+        return ZeroAggregation(self)
 
     def shards_of(self, optimizer) -> _Shards:
         sh = self._shards.get(optimizer)
@@ -164,8 +159,8 @@ class ZeroRedundancy:
                 var = pairs[k][1]
                 sh.owner[id(var)] = r
                 sh.refs[id(var)] = weakref.ref(var)
-                if r != group.rank:
-                    _drop_pending(optimizer, var)
+                if r != group.rank:  # restored slots of a variable another replica owns are not kept here
+                    optimizer.state.drop_pending_of(var)
         layout = _Layout()
         by_dtype: dict = {}
         for k, (g, var) in enumerate(zip(grads, (p[1] for p in pairs))):
@@ -202,18 +197,6 @@ class ZeroRedundancy:
         _REGISTRY[optimizer] = self
         return [(out[k], pairs[k][1]) for k in range(len(pairs))
                 if k in sparse or sh.owner[id(pairs[k][1])] == group.rank]
-
-    def is_own_slot(self, var) -> bool:
-        """Whether ``var``, being created, is an optimizer slot of a variable this replica owns in an update in
-        progress (named ``<variable>/<slot>``, not trainable): it is not replicated."""
-        if var.trainable or "/" not in var.name:
-            return False
-        base = var.name.rsplit("/", 1)[0]
-        for sh in list(self._shards.values()):
-            layout = sh.layout
-            if layout is not None and any(r == self.group.rank and v.name == base for v, kind, r in layout.order):
-                return True
-        return False
 
     # ------------------------------------------------------------------------------------ after the commit
     def gather(self, optimizer) -> None:
@@ -274,15 +257,9 @@ class ZeroRedundancy:
         self.stats["collectives"] += 1
         return self.group.any(found)
 
-
-def _drop_pending(optimizer, var) -> None:
-    """Restored slots of a variable another replica owns: not kept here."""
-    pending = getattr(optimizer, "_pending", None)
-    if not pending:
-        return
-    prefix = f"{optimizer._var_key(var)}/"
-    for key in [k for k in pending if k.startswith(prefix) and "/" not in k[len(prefix):]]:
-        del pending[key]
+    def checkpoint_owners(self, graph) -> dict:
+        """Which rank holds the slots of each variable of a checkpoint's ``graph`` (see :func:`checkpoint_owners`)."""
+        return checkpoint_owners(self, graph)
 
 
 def _reduce_scatter(group, buf: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -302,61 +279,34 @@ def _reduce_scatter(group, buf: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return buf[start:start + int(counts[group.rank])].copy()
 
 
-# -------------------------------------------------------------------------------------------- the hooks
-def _zero_for(optimizer, pairs):
-    if not _SHARDED[0]:
-        return None
-    zr = _REGISTRY.get(optimizer)
-    if zr is not None:
-        return zr
-    s = _strategy._stack()
-    strategy = s[-1][0] if s else None
-    if strategy is None:
-        strategy = next((st for st in (_strategy.strategy_of(v) for _, v in pairs) if st is not None), None)
-    if strategy is None or strategy._zero is None or strategy.num_replicas_in_sync == 1:
-        return None
-    return strategy._zero
+# -------------------------------------------------------------------------------------------- the stage
+class ZeroAggregation(ReplicaSum):
+    """The ``aggregate`` stage under ``shard_optimizer_state=True``: dense gradients reduce-scattered to their
+    owners (each replica applies its share), sparse ones all-gathered; on_nonfinite decided together; the
+    global norm over every replica's share; the owners' new values all-gathered when the update is done."""
 
+    def __init__(self, zr: ZeroRedundancy):
+        super().__init__(zr.strategy)
+        self.zr = zr
 
-def _cross_replica_any(optimizer, pairs, found: bool) -> bool:
-    zr = _zero_for(optimizer, pairs)
-    if zr is None:
-        return _strategy.cross_replica_any(optimizer, pairs, found)
-    anywhere = zr.any(found)
-    sh = zr._shards.get(optimizer)
-    if anywhere and sh is not None:  # the step is skipped or raises on every rank: no all-gather follows
-        sh.layout = None
-    return anywhere
+    def replicated(self, optimizer, pairs) -> bool:
+        return False  # each replica holds the sums of its share only
 
+    def sum_shared(self, optimizer, pairs: list) -> list:
+        return self.zr.aggregate(optimizer, pairs)
 
-def _cross_replica_norm(optimizer, pairs):
-    zr = _REGISTRY.get(optimizer) if _SHARDED[0] else None
-    return None if zr is None else zr.global_norm(optimizer, pairs)
+    def any(self, optimizer, pairs, found: bool) -> bool:
+        anywhere = self.zr.any(found)
+        sh = self.zr._shards.get(optimizer)
+        if anywhere and sh is not None:  # the step is skipped or raises on every rank: no all-gather follows
+            sh.layout = None
+        return anywhere
 
+    def global_norm(self, optimizer, pairs):
+        return self.zr.global_norm(optimizer, pairs)
 
-def _after_commit(optimizer, plan) -> None:
-    zr = _REGISTRY.get(optimizer) if _SHARDED[0] else None
-    if zr is not None:
-        zr.gather(optimizer)
-
-
-def _hooks_idle(optimizer, pairs) -> bool:
-    """Whether none of the distribution hooks will act on this update (one replica, nothing sharded): the
-    optimizers' batched step may then run in their place."""
-    if _SHARDED[0] and optimizer in _REGISTRY:
-        return False
-    s = _strategy._stack()
-    if s:
-        return s[-1][0].num_replicas_in_sync == 1
-    if not _strategy._MIRRORED:
-        return True
-    return all(st is None or st.num_replicas_in_sync == 1 for st in (_strategy.strategy_of(v) for _, v in pairs))
-
-
-_pipeline.cross_replica_any = _cross_replica_any
-_pipeline.cross_replica_norm = _cross_replica_norm
-_pipeline.after_commit = _after_commit
-_pipeline.hooks_idle = _hooks_idle
+    def finish(self, plan) -> None:
+        self.zr.gather(plan.optimizer)
 
 
 # -------------------------------------------------------------------------------------------- facts
@@ -386,88 +336,21 @@ def slot_bytes(optimizer) -> int:
         >>> slot_bytes(opt)  # m and v, 2 float32 each
         16
     """
-    skip = {id(optimizer.iterations)} | {id(v) for v in getattr(optimizer, "_step_vars", {}).values()}
+    skip = {id(optimizer.iterations)} | {id(v) for v in optimizer.state.step_vars.values()}
     return int(sum(v._value.nbytes for v in optimizer.variables if id(v) not in skip))
 
 
 # -------------------------------------------------------------------------------------------- checkpoints
-def _zero_of_graph(graph):
-    from ..checkpoint.trackable import OptimizerLeaf
-
-    candidates = list(graph.vars_by_path.values())
-    candidates += [leaf.obj.iterations for leaf in graph.leaves
-                   if isinstance(leaf, OptimizerLeaf) and hasattr(leaf.obj, "iterations")]
-    for var in candidates:
-        st = _strategy.strategy_of(var)
-        if st is not None and st._zero is not None and st.num_replicas_in_sync > 1:
-            return st._zero
-    return None
-
-
-def _sharded_write(ckpt, path, tensors, objects, names, counter, extra) -> bool:
-    """``Checkpoint.write`` of objects trained under a sharding strategy, run by every rank: rank ``r > 0``
-    writes the slots it owns to a staging directory, rank 0 writes the rest and moves the shards into its
-    checkpoint before the one atomic rename. False (nothing done) when no such strategy is involved."""
-    if not _SHARDED[0]:
-        return False
-    from ..checkpoint import format as fmt
-    from ..checkpoint.errors import CheckpointError
-    from ..checkpoint.trackable import OptimizerLeaf, walk
-
-    graph = walk(ckpt._objects)
-    zr = _zero_of_graph(graph)
-    if zr is None:
-        return False
-    group, rank = zr.group, zr.group.rank
-    owner_of = {}  # "<optimizer path>/<variable path>" -> the rank holding that variable's slots
+def checkpoint_owners(zr: ZeroRedundancy, graph) -> dict:
+    """``{"<optimizer path>/<variable path>": rank}``: which rank holds the slots of each variable the
+    optimizers of a checkpoint's ``graph`` have updated under ``zr`` (see
+    :mod:`descend.checkpoint.collective`)."""
+    owners = {}
     for leaf in graph.leaves:
-        if isinstance(leaf, OptimizerLeaf):
+        if leaf.kind == "optimizer":
             sh = zr._shards.get(leaf.obj)
             for vid, r in (sh.owner.items() if sh is not None else ()):
                 var = sh.refs[vid]()
                 if var is not None:
-                    owner_of[f"{leaf.path}/{graph.var_key(var)}"] = r
-    mine = {k: a for k, a in tensors.items() if owner_of.get(k.rsplit("/", 1)[0], 0) == rank}
-    token = group.allgather_object(secrets.token_hex(6) if rank == 0 else None)[0]
-    parent = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(os.path.abspath(path))
-
-    def staging(r):
-        return os.path.join(parent, f"{fmt.TMP_PREFIX}{base}-{token}-shard-{r}")
-
-    error, digest = None, None
-    if rank > 0:
-        try:
-            os.makedirs(parent, exist_ok=True)
-            manifest = fmt.new_manifest({}, {}, counter, {"shard": {"rank": rank, "ranks": group.size}})
-            fmt.write_checkpoint_dir(staging(rank), mine, manifest)
-            digest = manifest["manifest_sha256"]
-        except Exception as e:  # noqa: BLE001 -- reported on every rank below
-            error = f"{type(e).__name__}: {e}"
-    reports = group.allgather_object((error, digest))
-    failed = [f"rank {r}: {e}" for r, (e, _) in enumerate(reports) if e]
-    if not failed and rank == 0:
-        shards = [{"dir": f"shard-{r}", "rank": r, "manifest_sha256": d} for r, (_, d) in enumerate(reports) if r]
-        info = {"ranks": group.size, "owners": dict(sorted(owner_of.items()))}
-        try:
-            fmt.write_checkpoint_dir(path, mine, fmt.new_manifest(objects, names, counter,
-                                                                  dict(extra or {}, shards=shards, zero=info)),
-                                     adopt={s["dir"]: staging(s["rank"]) for s in shards})
-        except Exception as e:  # noqa: BLE001
-            error = f"{type(e).__name__}: {e}"
-    final = group.allgather_object(error if rank == 0 else None)[0]
-    if rank > 0 and os.path.lexists(staging(rank)):  # not adopted: rank 0 failed
-        shutil.rmtree(staging(rank), ignore_errors=True)
-    if failed or final:
-        raise CheckpointError(f"writing the sharded checkpoint '{path}' failed; nothing was written: "
-                              f"{'; '.join(failed) if failed else 'rank 0: ' + final}")
-    return True
-
-
-def _install_checkpoint_hook() -> None:
-    from ..checkpoint import checkpoint as _checkpoint
-
-    _checkpoint.sharded_writer = _sharded_write
-
-
-_install_checkpoint_hook()
+                    owners[f"{leaf.path}/{graph.var_key(var)}"] = r
+    return owners

@@ -2,8 +2,11 @@
 
 Modules, each importing only those before it (checked by tests/test_import_layers.py)::
 
-    validation, ops_bridge, nest, function   (no framework imports)
+    validation, ops_bridge, nest, trace   (no framework imports)
     tensor -> indexed_slices -> variable -> tape -> op -> custom_gradient
+
+(``trace`` is the tracing context of ``descend.function``, whose compiler,
+:mod:`descend.compiler`, sits above the ops layer.)
 
 The framework imports nothing from the ops layer: the arithmetic the tape and
 ``IndexedSlices`` need (adding gradients, densifying, de-duplicating, reading

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["flatten", "pack_like"]
+__all__ = ["flatten", "flatten_with_paths", "map_structure", "pack_like"]
 
 
 def flatten(structure) -> list:
@@ -11,6 +11,31 @@ def flatten(structure) -> list:
     if isinstance(structure, (list, tuple)):
         return [leaf for item in structure for leaf in flatten(item)]
     return [structure]
+
+
+def map_structure(fn, structure, is_leaf=None):
+    """``structure`` with ``fn`` applied to every leaf, keeping tuples, namedtuples, lists and dicts (dict
+    order kept). ``is_leaf(value)`` makes a list or tuple one leaf (a list of numbers that is one array)."""
+    if is_leaf is not None and is_leaf(structure):
+        return fn(structure)
+    if isinstance(structure, dict):
+        return {k: map_structure(fn, v, is_leaf) for k, v in structure.items()}
+    if isinstance(structure, tuple):
+        items = [map_structure(fn, v, is_leaf) for v in structure]
+        return type(structure)(*items) if hasattr(structure, "_fields") else tuple(items)
+    if isinstance(structure, list):
+        return [map_structure(fn, v, is_leaf) for v in structure]
+    return fn(structure)
+
+
+def flatten_with_paths(structure, prefix: str = "") -> list:
+    """``(path, leaf)`` pairs in :func:`flatten` order; a path reads like an index into the structure
+    (``[0]['x']``), for error messages."""
+    if isinstance(structure, dict):
+        return [p for k in sorted(structure) for p in flatten_with_paths(structure[k], f"{prefix}[{k!r}]")]
+    if isinstance(structure, (list, tuple)):
+        return [p for i, v in enumerate(structure) for p in flatten_with_paths(v, f"{prefix}[{i}]")]
+    return [(prefix, structure)]
 
 
 def pack_like(structure, flat: list):

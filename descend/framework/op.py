@@ -39,6 +39,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from . import tape as _tape
+from . import trace as _trace
 from .tape import no_gradient_error
 from .tensor import Tensor, to_array
 from .variable import Variable
@@ -48,6 +49,7 @@ __all__ = ["Op", "defop", "OPS", "execute", "no_gradient_error"]
 OPS: dict[str, "Op"] = {}
 
 _active = _tape._active  # the recording tapes; shared list object
+_tracing = _trace.active  # the recorders of descend.function traces; shared list object
 
 
 class Op:
@@ -145,7 +147,8 @@ _SCALAR_TYPES = (float, int, bool)
 
 def _convert_inputs(op, inputs):
     """Turn Python/NumPy inputs into Tensors; non-tensor values take the dtype of
-    a tensor they must match (``x * 2`` with float64 x makes 2 a float64)."""
+    a tensor they must match (``x * 2`` with float64 x makes 2 a float64) or, with
+    no tensor among them, of the first one (``maximum(0., [1, -1])`` is float32, as TF)."""
     positions = _dtype_positions(op, len(inputs))
     target = None
     for i in positions:
@@ -153,17 +156,25 @@ def _convert_inputs(op, inputs):
             target = inputs[i]._value.dtype
             break
     out = list(inputs)
+    if target is None and positions:
+        first = positions[0]
+        out[first] = _convert_one(op, first, inputs[first], None)
+        target = out[first]._value.dtype
     for i, x in enumerate(inputs):
-        if not isinstance(x, (Tensor, Variable)):
+        if not isinstance(out[i], (Tensor, Variable)):
             want = target if i in positions else None
             if want is not None and type(x) in _SCALAR_TYPES and (want.kind == "f" or type(x) is not float):
                 out[i] = Tensor(np.array(x, dtype=want))
                 continue
-            try:
-                out[i] = Tensor(to_array(x, want))
-            except TypeError as e:
-                raise TypeError(f"{op.name}: input {i}: {e}") from None
+            out[i] = _convert_one(op, i, x, want)
     return tuple(out)
+
+
+def _convert_one(op, i, x, dtype):
+    try:
+        return Tensor(to_array(x, dtype))
+    except TypeError as e:
+        raise TypeError(f"{op.name}: input {i}: {e}") from None
 
 
 def _check_dtypes(op, inputs):
@@ -246,4 +257,6 @@ def _run(op, inputs, arrays, attrs, has_var):
         result = Tensor(out)
     if _active:  # an op without a gradient is noted too: it may cut a path explain_gradient reports
         _tape.record(op, inputs, result, attrs, has_var)
+    if _tracing:  # descend.function is recording a trace
+        _trace.record(op, inputs, result, attrs)
     return result

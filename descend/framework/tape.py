@@ -38,7 +38,8 @@ from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor
 from .variable import Variable
 
-__all__ = ["GradientTape", "record", "no_gradient_error", "last_missing_gradients", "forget_missing_gradients"]
+__all__ = ["GradientTape", "record", "no_gradient_error", "last_missing_gradients", "forget_missing_gradients",
+           "paused", "recording"]
 
 _active: list = []  # tapes currently recording, innermost last
 _FLOAT_KINDS = "fc"
@@ -104,6 +105,31 @@ def record(op, inputs, result, attrs, has_var):
             continue
         versions = tuple((x, x._version) for x in inputs if type(x) is Variable) if has_var else None
         tape._entries.append((op, inputs, result, attrs, versions))
+
+
+def recording() -> bool:
+    """Whether a tape of this thread is recording."""
+    if not _active:
+        return False
+    me = get_ident()
+    return any(t._thread == me for t in _active)
+
+
+@contextlib.contextmanager
+def paused():
+    """No tape of this thread records inside this block (``descend.function`` runs a traced branch or
+    loop body this way: the tape sees the control-flow construct, not one path through it)."""
+    me = get_ident()
+    mine = [t for t in _active if t._thread == me]
+    if not mine:
+        yield
+        return
+    for t in mine:
+        t._stop()
+    try:
+        yield
+    finally:
+        _active.extend(t for t in mine if t._recording)
 
 
 def _cut_reason(op) -> str:
@@ -198,8 +224,9 @@ class GradientTape:
     def watch(self, tensor) -> None:
         """Watch a Tensor or Variable (or a nested structure of them)."""
         for t in nest.flatten(tensor):
-            if not isinstance(t, ArrayLike):
-                raise TypeError(f"GradientTape.watch expects Tensors or Variables. Received: {type(t).__name__}")
+            if not isinstance(t, ArrayLike):  # TF's ValueError and wording
+                raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not a Tensor or Variable: "
+                                 "GradientTape.watch expects Tensors or Variables (convert with ds.constant)")
             if t.dtype.kind not in _FLOAT_KINDS:
                 warnings.warn(f"watching a {t.dtype.name} value: only floating-point values have gradients",
                               stacklevel=2)
@@ -379,9 +406,10 @@ class GradientTape:
 
     def _check_usable(self, what):
         if self._used:
-            raise RuntimeError(
-                f"GradientTape.{what}() was called on a non-persistent tape that already computed gradients. "
-                "Expected a fresh tape, or GradientTape(persistent=True) to call it more than once"
+            raise RuntimeError(  # TF's wording first
+                "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians): "
+                f"this {what}() call is its second. Use a fresh tape, or GradientTape(persistent=True) to call it "
+                "more than once"
             )
 
     def _release(self, keep_record: bool):
@@ -441,7 +469,7 @@ class GradientTape:
 
 def _check_unconnected(value):
     if value not in ("none", "zero"):
-        raise ValueError(f"unconnected_gradients must be 'none' or 'zero'. Received: {value!r}")
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r} (expected 'none' or 'zero')")
 
 
 def _backward(entries, targets, out_grads, sources, seeded=()) -> dict:

@@ -12,6 +12,9 @@ import numpy as np
 
 from .. import backend
 from ..backend import xp
+from . import trace as _trace
+
+_tracing = _trace.active  # the recorders of descend.function traces; shared list object
 
 __all__ = ["ArrayLike", "Reference", "Tensor", "constant", "convert_to_tensor"]
 
@@ -66,6 +69,8 @@ class ArrayLike:
         return self._value.size
 
     def __array__(self, dtype=None, copy=None):
+        if _tracing:
+            _trace.host_read(self, "numpy")
         v = self._value
         if dtype is not None and v.dtype != dtype:
             return v.astype(dtype)
@@ -90,18 +95,27 @@ class ArrayLike:
             yield self[i]
 
     def __bool__(self):
+        if _tracing:
+            _trace.host_read(self, "bool")
         return bool(self._value)
 
     def __float__(self):
+        if _tracing:
+            _trace.host_read(self, "float")
         return float(self._value)
 
     def __format__(self, format_spec: str) -> str:
         """Format a scalar like the NumPy scalar it holds (``f"{loss:.4f}"``), as TF's EagerTensor.
 
-        An empty spec gives ``str(self)``; a non-empty spec needs a scalar.
+        An empty spec gives the value as NumPy formats it for a Tensor (``f"{loss}"`` is ``0.5``, as TF) and
+        ``str(self)`` for a Variable; a non-empty spec needs a scalar.
         """
         if not format_spec:
-            return str(self)
+            if _tracing or not isinstance(self, Tensor):  # a traced value has no number to show yet
+                return str(self)
+            return format(self._value, "")
+        if _tracing:
+            _trace.host_read(self, "format")
         v = self._value
         if v.ndim != 0:
             raise TypeError(f"unsupported format string passed to {type(self).__name__}.__format__: a format spec "
@@ -109,6 +123,8 @@ class ArrayLike:
         return format(v[()], format_spec)
 
     def __int__(self):
+        if _tracing:
+            _trace.host_read(self, "int")
         return int(self._value)
 
     __hash__ = None  # == is elementwise, as in TensorFlow 2: use .ref() as a key
@@ -135,19 +151,34 @@ class Tensor(ArrayLike):
 
     def numpy(self) -> np.ndarray:
         """A copy of the value as a NumPy array (scalars as 0-d arrays' items)."""
+        if _tracing:
+            _trace.host_read(self, "numpy")
         return np.array(self._value, copy=True)
 
     # -- Python protocol -----------------------------------------------------
     def __index__(self):
         if not backend.is_integer(self._value.dtype):
             raise TypeError(f"Only integer Tensors can be used as an index. Received dtype {self.dtype}")
+        if _tracing:
+            _trace.host_read(self, "index")
         return int(self._value)
 
     def __repr__(self):
-        return f"<descend.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={self._value!r}>"
+        return f"<descend.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={numpy_text(self._value, True)}>"
 
     def __str__(self):
-        return str(self._value)
+        return f"descend.Tensor({numpy_text(self._value, False)}, shape={self.shape}, dtype={self.dtype.name})"
+
+
+def numpy_text(value: np.ndarray, is_repr: bool) -> str:
+    """The value part of a Tensor's or Variable's ``repr``/``str``, as TF writes it: a scalar's ``repr`` is its
+    Python number's (``1.0``, not ``array(1., dtype=float32)``), an array's is NumPy's; a value printed on
+    several lines starts on a line of its own."""
+    if is_repr:
+        text = repr(value.item()) if value.ndim == 0 else repr(value)
+    else:
+        text = str(value)
+    return "\n" + text if "\n" in text else text
 
 
 def _python_to_array(value, dtype):

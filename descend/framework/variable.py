@@ -12,24 +12,29 @@ import contextlib
 import os
 import re
 import threading
+import weakref
 
 import numpy as np
 
 from .. import backend
+from . import context as _context
+from . import trace as _trace
 from .indexed_slices import IndexedSlices
 from .ops_bridge import FUNCTIONS as _ops
-from .tensor import ArrayLike, Tensor, to_array
+from .tensor import ArrayLike, Tensor, numpy_text, to_array
 from .validation import check_index_range
 
-__all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session"]
+__all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session",
+           "live_variables", "reset_live_variables"]
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-/]+$")
 _state = threading.local()
 _taken_names: set[str] = set()
 _next_suffix: dict[str, int] = {}  # base name -> the next suffix to try: reserving a name is O(1) amortized
 _taken_lock = threading.Lock()
-#: called with each new Variable (the checkpoint layer registers its deferred-restore claim here)
-creation_hooks: list = []
+_live: list = []  # weak references to every Variable created since reset_live_variables(), in creation order
+_live_lock = threading.Lock()
+_tracing = _trace.active  # the recorders of descend.function traces; shared list object
 
 
 def _scope_stack() -> list[str]:
@@ -115,9 +120,33 @@ def clear_session() -> None:
 
 
 def _after_fork_in_child() -> None:
-    # a fork while another thread held the lock would leave it locked forever in the child
-    global _taken_lock
+    # a fork while another thread held a lock would leave it locked forever in the child
+    global _taken_lock, _live_lock
     _taken_lock = threading.Lock()
+    _live_lock = threading.Lock()
+
+
+def _track(var) -> None:
+    _live.append(weakref.ref(var))  # a list append per Variable; pruned when the list doubles
+    n = len(_live)
+    if n > 64 and n & (n - 1) == 0:
+        with _live_lock:
+            _live[:] = [r for r in _live if r() is not None]
+
+
+def live_variables() -> list:
+    """Every Variable still alive that was created since the last :func:`reset_live_variables`, in creation
+    order (TF 1's global variables: ``compat.v1.global_variables()``, ``Saver()`` without a list)."""
+    with _live_lock:
+        out = [r() for r in _live]
+        _live[:] = [r for r, v in zip(_live, out) if v is not None]
+    return [v for v in out if v is not None]
+
+
+def reset_live_variables() -> None:
+    """Forget the Variables created so far (TF 1's ``reset_default_graph``); they are not changed."""
+    with _live_lock:
+        _live.clear()
 
 
 if hasattr(os, "register_at_fork"):
@@ -143,7 +172,7 @@ def _from_initializer(initializer, shape, dtype):
     if isinstance(initializer, str):
         import importlib  # the names live with the initializers, above this module: looked up, not imported at load
 
-        initializer = importlib.import_module("descend.initializers").get(initializer)
+        initializer = importlib.import_module("descend.initializers").get(initializer)  # registry look-up
     if callable(initializer):
         return initializer(shape, dtype=backend.floatx() if dtype is None else dtype)
     value = to_array(initializer, None if dtype is None else backend.np_dtype(dtype))
@@ -222,8 +251,10 @@ class Variable(ArrayLike):
         self._constraint = constraint
         self._version = 0
         self._before_read = None
-        for hook in creation_hooks:
-            hook(self)
+        _track(self)
+        _context.variable_created(self)
+        if _tracing:
+            _trace.variable_created(self)
 
     # -- facts ---------------------------------------------------------------
     @property
@@ -274,6 +305,8 @@ class Variable(ArrayLike):
         return t
 
     def numpy(self) -> np.ndarray:
+        if _tracing:
+            _trace.host_read(self, "numpy")
         if self._before_read is not None:
             self._before_read(self, None)
         return self._value.copy()
@@ -327,6 +360,8 @@ class Variable(ArrayLike):
 
     def assign(self, value, use_locking: bool = False, name=None, read_value: bool = True):
         """Overwrite the value in place; shape and dtype must match (``use_locking``, ``name``: TF's, accepted)."""
+        if _tracing and _trace.variable_write(self, "assign", value):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         arr = self._coerce(value, "assign")
@@ -336,6 +371,8 @@ class Variable(ArrayLike):
 
     def assign_add(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var += delta`` in place."""
+        if _tracing and _trace.variable_write(self, "assign_add", delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         arr = self._coerce(delta, "assign_add")
@@ -345,6 +382,8 @@ class Variable(ArrayLike):
 
     def assign_sub(self, delta, use_locking: bool = False, name=None, read_value: bool = True):
         """``var -= delta`` in place."""
+        if _tracing and _trace.variable_write(self, "assign_sub", delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         arr = self._coerce(delta, "assign_sub")
@@ -370,6 +409,8 @@ class Variable(ArrayLike):
     def scatter_add(self, sparse_delta):
         """Add ``sparse_delta.values`` into the rows ``sparse_delta.indices`` (repeats add up)."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_add")
+        if _tracing and _trace.variable_write(self, "scatter_add", sparse_delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         np.add.at(self._value, idx, vals)
@@ -379,6 +420,8 @@ class Variable(ArrayLike):
     def scatter_sub(self, sparse_delta):
         """Subtract ``sparse_delta.values`` from the rows ``sparse_delta.indices``."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_sub")
+        if _tracing and _trace.variable_write(self, "scatter_sub", sparse_delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         np.subtract.at(self._value, idx, vals)
@@ -388,6 +431,8 @@ class Variable(ArrayLike):
     def scatter_update(self, sparse_delta):
         """Overwrite the rows ``sparse_delta.indices`` (for repeats, the last wins)."""
         idx, vals = self._sparse_parts(sparse_delta, "scatter_update")
+        if _tracing and _trace.variable_write(self, "scatter_update", sparse_delta):
+            return self
         if self._before_read is not None:
             self._before_read(self, None)
         self._value[idx] = vals
@@ -396,13 +441,16 @@ class Variable(ArrayLike):
 
     def _mark_updated(self):
         """Record an in-place write made directly to ``_value`` (optimizer kernels)."""
+        if _tracing:  # a write a trace cannot see: the recorder gives up the trace (outside a node that owns it)
+            _trace.variable_write(self, "direct", None)
         self._version += 1
 
     # -- Python protocol -------------------------------------------------------
     def __repr__(self):
         if self._before_read is not None:
             self._before_read(self, None)
-        return f"<descend.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, numpy={self._value!r}>"
+        return (f"<descend.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
+                f"numpy={numpy_text(self._value, True)}>")
 
 
 @contextlib.contextmanager

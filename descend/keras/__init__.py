@@ -2,9 +2,10 @@
 
 Every name is descend's object itself, not a copy:
 ``ds.keras.layers.Dense is ds.layers.Dense``, ``ds.keras.optimizers`` *is*
-:mod:`descend.optimizers` (with ``schedules``), and ``import
-descend.keras.layers`` gives the same module. Only ``backend``, ``utils``
-and ``ops`` (Keras 3's ``keras.ops``) are modules of their own, made of descend's functions.
+:mod:`descend.optimizers` (with ``schedules``), ``ds.keras.saving`` *is* :mod:`descend.saving`, and ``import
+descend.keras.layers`` gives the same module. Only ``backend``, ``utils``,
+``ops`` (Keras 3's ``keras.ops``) and ``random`` (``keras.random``, with Keras 3's seeds) are modules of their own,
+made of descend's functions.
 
 Example:
     >>> import descend as ds
@@ -31,17 +32,18 @@ from .. import (
     models,
     optimizers,
     regularizers,
+    saving,
 )
 from ..framework import Variable
 from ..layers import Input
 from ..models import Model, Sequential
 from ..optimizers import schedules as _schedules
-from . import backend, ops, utils
+from . import backend, ops, random, utils
 
 __all__ = [
     "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics",
     "mixed_precision", "models", "ops",
-    "optimizers", "regularizers", "utils", "Input", "Model", "Sequential", "Variable",
+    "optimizers", "random", "regularizers", "saving", "utils", "Input", "Model", "Sequential", "Variable",
 ]
 
 # ``import descend.keras.layers`` / ``from descend.keras.layers import Dense`` find descend's modules
@@ -49,6 +51,6 @@ for _name, _module in (("activations", activations), ("callbacks", callbacks), (
                        ("initializers", initializers), ("layers", layers), ("losses", losses),
                        ("metrics", metrics), ("mixed_precision", mixed_precision), ("models", models),
                        ("optimizers", optimizers),
-                       ("optimizers.schedules", _schedules), ("regularizers", regularizers)):
+                       ("optimizers.schedules", _schedules), ("regularizers", regularizers), ("saving", saving)):
     sys.modules.setdefault(f"{__name__}.{_name}", _module)
 del _name, _module

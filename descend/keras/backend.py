@@ -23,13 +23,15 @@ import numpy as np
 from ..backend import floatx, np_dtype, set_floatx
 from ..framework import Variable, name_scope
 from ..framework.variable import clear_session
+from ..layers.base import get_mask as get_keras_mask
+from ..layers.base import set_mask as set_keras_mask
 from . import ops as numpy  # Keras 3's ``backend.numpy``: the ops under NumPy's names
 from .ops import _result_dtype, convert_to_numpy, convert_to_tensor, is_tensor
 
 __all__ = ["floatx", "set_floatx", "epsilon", "set_epsilon", "clear_session", "int_shape", "image_data_format",
            "set_image_data_format", "backend", "Variable", "convert_to_tensor", "convert_to_numpy", "is_tensor",
            "name_scope", "standardize_dtype", "result_type", "numpy", "SUPPORTS_SPARSE_TENSORS", "get_value",
-           "set_value"]
+           "set_value", "get_keras_mask", "set_keras_mask"]
 
 #: descend's gradients of gathers are sparse (``IndexedSlices``) and its optimizers update them as such
 SUPPORTS_SPARSE_TENSORS = True

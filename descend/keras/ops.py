@@ -166,9 +166,10 @@ def ones_like(x, dtype=None):
 
 
 def full_like(x, fill_value, dtype=None):
-    """``fill_value`` in ``x``'s shape (and dtype unless ``dtype``)."""
+    """``fill_value`` in ``x``'s shape (and dtype unless ``dtype``; a fraction cast to an int dtype truncates, as
+    Keras)."""
     x = convert_to_tensor(x)
-    return _o.broadcast_to(convert_to_tensor(fill_value, dtype or x.dtype), tuple(x.shape))
+    return _o.broadcast_to(cast(fill_value, dtype or x.dtype), tuple(x.shape))
 
 
 def arange(start, stop=None, step=None, dtype=None):
@@ -273,22 +274,8 @@ cos = _float_unary(_o.cos, "Cosine (ints as ``floatx()``).")
 tanh = _float_unary(_o.tanh, "Hyperbolic tangent (ints as ``floatx()``).")
 
 
-def _keep_ints(op, doc, *, bools):
-    def fn(x):
-        x = convert_to_tensor(x)
-        if x._value.dtype.kind in "iu":
-            return x
-        if x._value.dtype == np.bool_:
-            return bools(x)
-        return op(x)
-
-    fn.__name__ = op.__name__
-    fn.__doc__ = doc
-    return fn
-
-
-floor = _keep_ints(_o.floor, "Largest integer not above ``x`` (ints unchanged).", bools=lambda x: _o.cast(x, _backend.floatx()))
-ceil = _keep_ints(_o.ceil, "Smallest integer not below ``x`` (ints unchanged).", bools=lambda x: _o.cast(x, _backend.floatx()))
+floor = _float_unary(_o.floor, "Largest integer not above ``x`` (ints and bools as ``floatx()``, as Keras).")
+ceil = _float_unary(_o.ceil, "Smallest integer not below ``x`` (ints and bools as ``floatx()``, as Keras).")
 
 
 def round(x, decimals=0):  # noqa: A001 - Keras' name
@@ -352,14 +339,20 @@ def _axis(axis):
     return tuple(axis) if isinstance(axis, list) else axis
 
 
-def sum(x, axis=None, keepdims=False):  # noqa: A001 - Keras' name
-    """Sum over ``axis`` (bool, int8 and int16 sum as int32, as Keras)."""
+def _widened(x):
+    """``x`` with bool, int8 and int16 as int32 and uint8, uint16 as uint32: the dtypes Keras sums and
+    multiplies in."""
     x = convert_to_tensor(x)
     if x._value.dtype in (np.bool_, np.int8, np.int16):
-        x = _o.cast(x, "int32")
-    elif x._value.dtype in (np.uint8, np.uint16):
-        x = _o.cast(x, "uint32")
-    return _o.reduce_sum(x, axis=_axis(axis), keepdims=keepdims)
+        return _o.cast(x, "int32")
+    if x._value.dtype in (np.uint8, np.uint16):
+        return _o.cast(x, "uint32")
+    return x
+
+
+def sum(x, axis=None, keepdims=False):  # noqa: A001 - Keras' name
+    """Sum over ``axis`` (bool, int8 and int16 sum as int32, as Keras)."""
+    return _o.reduce_sum(_widened(x), axis=_axis(axis), keepdims=keepdims)
 
 
 def mean(x, axis=None, keepdims=False):
@@ -392,8 +385,8 @@ def min(x, axis=None, keepdims=False, initial=None):  # noqa: A001 - Keras' name
 
 
 def prod(x, axis=None, keepdims=False, dtype=None):
-    """Product over ``axis``."""
-    x = convert_to_tensor(x) if dtype is None else cast(x, dtype)
+    """Product over ``axis`` (bool, int8 and int16 multiply as int32, as Keras)."""
+    x = _widened(x) if dtype is None else cast(x, dtype)
     return _o.reduce_prod(x, axis=_axis(axis), keepdims=keepdims)
 
 
@@ -428,8 +421,10 @@ def argmin(x, axis=None, keepdims=False):
 
 
 def cumsum(x, axis=None, dtype=None):
-    """Running sum along ``axis`` (of the flattened ``x`` when None)."""
+    """Running sum along ``axis`` (of the flattened ``x`` when None; a bool sums as int32, as Keras)."""
     x = convert_to_tensor(x) if dtype is None else cast(x, dtype)
+    if x._value.dtype == np.bool_:
+        x = _o.cast(x, "int32")
     if axis is None:
         x, axis = _o.reshape(x, (-1,)), 0
     return _o.cumsum(x, axis=axis)
@@ -532,16 +527,24 @@ def take(x, indices, axis=None):
 
 
 def one_hot(x, num_classes, axis=-1, dtype=None, sparse=False):
-    """One-hot rows of the int ``x`` (``floatx()`` unless ``dtype``)."""
+    """One-hot rows of the class ids ``x`` (``floatx()`` unless ``dtype``); float or bool ids are cast to int32
+    first (a fraction truncates toward zero), as Keras."""
     if sparse:
         raise ValueError(f"one_hot: `sparse=True` is not supported (dense tensors only). Received: sparse={sparse!r}")
-    return _o.one_hot(convert_to_tensor(x), num_classes, axis=axis, dtype=dtype or _backend.floatx())
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind not in "iu":
+        x = _o.cast(x, "int32")
+    return _o.one_hot(x, num_classes, axis=axis, dtype=dtype or _backend.floatx())
 
 
 # ---------------------------------------------------------------------------------------------- linear algebra
 def matmul(x1, x2):
-    """Matrix product after Keras' dtype promotion."""
-    return _o.matmul(*_promote(x1, x2))
+    """Matrix product after Keras' dtype promotion (int8 by int8 gives int32, as Keras)."""
+    both_int8 = _dtype_of(x1) == np.int8 and _dtype_of(x2) == np.int8
+    x1, x2 = _promote(x1, x2)
+    if both_int8:
+        x1, x2 = _o.cast(x1, "int32"), _o.cast(x2, "int32")
+    return _o.matmul(x1, x2)
 
 
 def dot(x1, x2):

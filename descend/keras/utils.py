@@ -1,4 +1,5 @@
-"""``descend.keras.utils``: ``to_categorical`` and ``set_random_seed``.
+"""``descend.keras.utils``: ``to_categorical``, ``set_random_seed`` and, as in Keras, the registry's
+functions of :mod:`descend.saving` (the same objects: one registry).
 
 Example:
     >>> import descend as ds
@@ -13,8 +14,21 @@ import random as _py_random
 import numpy as np
 
 from .. import random as _ds_random
+from ..saving import (
+    CustomObjectScope,
+    custom_object_scope,
+    deserialize_keras_object,
+    get_custom_objects,
+    get_registered_name,
+    get_registered_object,
+    register_keras_serializable,
+    serialize_keras_object,
+)
+from . import random as _keras_random
 
-__all__ = ["to_categorical", "set_random_seed"]
+__all__ = ["to_categorical", "set_random_seed", "CustomObjectScope", "custom_object_scope", "deserialize_keras_object",
+           "get_custom_objects", "get_registered_name", "get_registered_object", "register_keras_serializable",
+           "serialize_keras_object"]
 
 
 def to_categorical(x, num_classes: int | None = None) -> np.ndarray:
@@ -49,10 +63,11 @@ def to_categorical(x, num_classes: int | None = None) -> np.ndarray:
 
 def set_random_seed(seed: int) -> None:
     """Seed Python's ``random``, NumPy's global state (dropout draws from it) and
-    :func:`descend.random.set_seed` (unseeded initializers draw from its sequence), as
-    ``keras.utils.set_random_seed``."""
+    :func:`descend.random.set_seed` (unseeded initializers draw from its sequence), and recreate
+    ``keras.random``'s global SeedGenerator from the seeded ``random``, as ``keras.utils.set_random_seed``."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"set_random_seed expects a non-negative int. Received: seed={seed!r}")
     _py_random.seed(int(seed))
     np.random.seed(int(seed) % 2**32)
     _ds_random.set_seed(int(seed))
+    _keras_random.reset_global_seed_generator()

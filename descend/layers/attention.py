@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import constraints, initializers, regularizers
 from ..framework.tensor import Tensor
-from ..ops import math_ops, nn_ops
+from ..ops import math_ops, nn_ops, random_draw
 from .base import Layer, get_mask
 from .core import _positive_int
 
@@ -38,6 +38,12 @@ class _Projection(Layer):
     def call(self, inputs):
         y = math_ops.einsum(self.equation, inputs, self.kernel)
         return y if self.bias is None else math_ops.add(y, self.bias)
+
+
+def _check_value_and_key(value_shape: tuple, key_shape: tuple) -> None:
+    if value_shape[1:-1] != key_shape[1:-1]:
+        raise ValueError("All dimensions of `value` and `key`, except the last one, must be equal. Received: "
+                         f"value_shape={value_shape} and key_shape={key_shape}")  # Keras' words
 
 
 class MultiHeadAttention(Layer):
@@ -119,18 +125,28 @@ class MultiHeadAttention(Layer):
         self._output_dense = None
 
     def build(self, query_shape, value_shape=None, key_shape=None):
+        """Create the projections: the query's and the output's from ``query_shape``; the value's and the key's
+        too when their shapes are given (else at the first call)."""
         query_shape = tuple(query_shape)
+        if value_shape is not None:
+            _check_value_and_key(tuple(value_shape), tuple(value_shape if key_shape is None else key_shape))
         if len(query_shape) != 3:
             raise ValueError(f"MultiHeadAttention expects query of shape (batch, T, features). Received "
                              f"{query_shape}")
         out = self.output_shape or int(query_shape[-1])
         self._output_dense = _Projection("abcd,cde->abe", (out,), 2, self.use_bias, self, name="attention_output",
                                          dtype=self._dtype)
+        self._query_dense.build(query_shape)
+        if value_shape is not None:
+            self._key_dense.build(tuple(value_shape if key_shape is None else key_shape))
+            self._value_dense.build(tuple(value_shape))
+        self._output_dense.build(query_shape[:-1] + (self.num_heads, self.value_dim))
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
              return_attention_scores: bool = False, training=None, use_causal_mask: bool = False):
         q_in, v_in = self._float_input(query), self._float_input(self._convert_inputs(value))
         k_in = v_in if key is None else self._float_input(self._convert_inputs(key))
+        _check_value_and_key(tuple(v_in.shape), tuple(k_in.shape))
         for name, t in (("query", q_in), ("value", v_in), ("key", k_in)):
             if t.ndim != 3:
                 raise ValueError(f"MultiHeadAttention expects {name} of shape (batch, T, features). Received "
@@ -156,8 +172,9 @@ class MultiHeadAttention(Layer):
             probs = math_ops.multiply(probs, Tensor(mask[:, None, :, :].astype(probs.dtype.dtype)))
         dropped = probs
         if training and self.dropout > 0:
-            keep = self._rng.random(tuple(probs.shape)) >= self.dropout
-            dropped = math_ops.multiply(probs, Tensor((keep / (1.0 - self.dropout)).astype(probs.dtype.dtype)))
+            shape, rate, dt = tuple(probs.shape), self.dropout, probs.dtype.dtype  # an op: drawn on every call
+            dropped = math_ops.multiply(probs, random_draw.draw(
+                fn=lambda: ((self._rng.random(shape) >= rate) / (1.0 - rate)).astype(dt)))
         out = math_ops.einsum("acbe,aecd->abcd", dropped, v)  # (B, Tq, H, dv)
         out = self._output_dense(out)
         if return_attention_scores:
@@ -194,6 +211,8 @@ class MultiHeadAttention(Layer):
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         query_shape = tuple(query_shape)
+        if value_shape is not None:
+            _check_value_and_key(tuple(value_shape), tuple(value_shape if key_shape is None else key_shape))
         return query_shape[:-1] + (self.output_shape or query_shape[-1],)
 
     def get_config(self) -> dict:

@@ -53,9 +53,10 @@ from .. import activations, backend, constraints, initializers, mixed_precision,
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable, name_scope, unique_name
 from ..ops import math_ops
+from . import _rebuild
 from .keras_tensor import KerasTensor, any_symbolic, symbolic_call
 
-__all__ = ["Layer", "to_snake_case", "register_weight_hook", "get_mask"]
+__all__ = ["Layer", "to_snake_case", "register_weight_hook", "get_mask", "set_mask"]
 
 _LAYER_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
 _ALLOWED_KWARGS = {"input_shape", "input_dim", "batch_size", "batch_input_shape"}
@@ -83,7 +84,12 @@ def _forget_mask(key):
     return lambda _ref: _masks.pop(key, None)
 
 
-def _set_mask(tensor, mask) -> None:
+def set_mask(tensor, mask) -> None:
+    """Attach the Keras mask ``mask`` to ``tensor`` (Keras 3's ``backend.set_keras_mask``): layers and losses
+    that read masks find it; None removes it."""
+    if mask is None:
+        _masks.pop(id(tensor), None)
+        return
     if isinstance(tensor, Tensor):
         key = id(tensor)
         _masks[key] = (weakref.ref(tensor, _forget_mask(key)), mask)
@@ -166,6 +172,10 @@ def _has_tensor(x) -> bool:
 def _has_layer(container) -> bool:
     values = container.values() if isinstance(container, dict) else container
     return any(isinstance(v, Layer) for v in values)
+
+
+#: marks a layer call whose inputs came by keyword
+_NO_INPUTS = object()
 
 
 def _accepted(fn) -> tuple[set, bool]:
@@ -256,6 +266,8 @@ class Layer:
             raise ValueError(f"A layer name must be a non-empty string of letters, digits and _.- (no '/'). "
                              f"Received: name={name!r}")
         self._name = name
+        if isinstance(dtype, dict):  # the dtype-policy config Keras 3 (and get_config) writes
+            dtype = dtype_from_config(dtype)
         # the mixed precision policy: weights in self._dtype, inputs cast to and computed in self._compute_dtype
         self._dtype_policy, self._dtype, self._compute_dtype = mixed_precision.layer_dtypes(dtype)
         self._trainable = bool(trainable)
@@ -492,6 +504,7 @@ class Layer:
         init = initializers.get(initializer)
         reg = regularizers.get(regularizer)
         con = constraints.get(constraint)
+        _rebuild.charge_weight(self, name or "variable", shape, d)  # a model rebuilt from a file: bounded
         with self._own_name_scope():
             var = Variable(lambda: init(shape, dtype=d), name=name or "variable", trainable=trainable, dtype=d,
                            constraint=con)
@@ -499,8 +512,14 @@ class Layer:
         self._weight_names[id(var)] = name or "variable"
         if reg is not None:
             self._regularized.append((var, reg))
-        for hook in list(_weight_hooks):
-            hook(var)
+        try:
+            for hook in list(_weight_hooks):
+                hook(var)
+        except BaseException:  # a hook refused it (a restored value of another shape): the layer keeps nothing
+            self._own_weights[:] = [v for v in self._own_weights if v is not var]
+            self._weight_names.pop(id(var), None)
+            self._regularized[:] = [(v, r) for v, r in self._regularized if v is not var]
+            raise
         return var
 
     # -- losses ---------------------------------------------------------------------
@@ -549,8 +568,25 @@ class Layer:
         """Create the weights for inputs of ``input_shape`` (a tuple; lists for several inputs)."""
         self.built = True
 
+    def _build_at_init(self) -> None:
+        """Mark a layer that has no weights built as soon as it is made (Keras 3 does so for its stateless
+        layers: activations, pooling, dropout, masking), unless a subclass defines its own ``build``."""
+        if type(self).build is Layer.build:
+            self.built = True
+
     def call(self, inputs, *args, **kwargs):
         raise NotImplementedError(f"Layer {type(self).__name__} does not implement call()")
+
+    def _first_input(self, kwargs: dict):
+        """Take the first argument of ``call`` (its inputs) out of ``kwargs``, where a caller named it."""
+        params = [p for p in inspect.signature(type(self).call).parameters.values()][1:]
+        first = params[0].name if params and params[0].kind in (params[0].POSITIONAL_ONLY,
+                                                                params[0].POSITIONAL_OR_KEYWORD) else None
+        if first is None or first not in kwargs:
+            raise TypeError(f"Layer '{self.name}' ({type(self).__name__}) was called without inputs: pass them "
+                            f"first, or by the name `call` gives them ({first!r}). Received keyword arguments "
+                            f"{sorted(kwargs)}")
+        return kwargs.pop(first)
 
     def _accepts(self, arg: str) -> bool:
         cls = type(self)
@@ -580,7 +616,9 @@ class Layer:
             x = math_ops.cast(x, dtype=self._compute_dtype)
         return x
 
-    def __call__(self, inputs, *args, training=None, mask=None, **kwargs):
+    def __call__(self, inputs=_NO_INPUTS, *args, training=None, mask=None, **kwargs):
+        if inputs is _NO_INPUTS:  # the first input by its name, as Keras allows: mha(query=q, value=v)
+            inputs = self._first_input(kwargs)
         if type(inputs) is not Tensor and (any_symbolic(inputs) or any_symbolic(args) or any_symbolic(kwargs)
                                            or isinstance(mask, KerasTensor)):
             if training is not None:
@@ -610,6 +648,8 @@ class Layer:
         stack.append(training)
         try:
             if not self.built:
+                if _rebuild.current() is not None:
+                    _rebuild.note_layer(self)
                 self.build(_shape_of(inputs))
                 self.built = True
             if self._compute_dtype != self._dtype:  # mixed precision: the weights read in the compute dtype
@@ -631,10 +671,10 @@ class Layer:
             if isinstance(out_mask, list) and isinstance(outputs, (list, tuple)) and len(out_mask) == len(outputs):
                 for out, m in zip(outputs, out_mask):  # one mask per output (an RNN's sequence and states)
                     if m is not None:
-                        _set_mask(out, m)
+                        set_mask(out, m)
             elif out_mask is not None:
                 for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
-                    _set_mask(out, out_mask)
+                    set_mask(out, out_mask)
         if self.activity_regularizer is not None:
             for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
                 if isinstance(out, Tensor) and out.dtype.kind == "f":
@@ -658,9 +698,18 @@ class Layer:
 
     # -- config ---------------------------------------------------------------------
     def get_config(self) -> dict:
-        """The constructor arguments: ``cls.from_config(layer.get_config())`` makes an equivalent layer."""
+        """The constructor arguments: ``cls.from_config(layer.get_config())`` makes an equivalent layer.
+
+        ``dtype`` is the dtype-policy config Keras 3 writes (``{"module": "keras", "class_name":
+        "DTypePolicy", "config": {"name": "float32"}, "registered_name": None}``); ``from_config``
+        and the constructor accept it as well as a dtype name. A layer or other object that a
+        subclass's ``get_config`` returns is written as its own config by ``serialize_keras_object``
+        (``model.save``, ``to_json``); its ``from_config`` rebuilds it with
+        :func:`descend.layers.deserialize`."""
+        name = self._dtype_policy.name if self._compute_dtype != self._dtype else self._dtype.name
         config = {"name": self.name, "trainable": self.trainable,
-                  "dtype": self._dtype_policy.name if self._compute_dtype != self._dtype else self._dtype.name}
+                  "dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": name},
+                            "registered_name": None}}
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         return config
@@ -671,6 +720,20 @@ class Layer:
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+
+_POLICY_CLASSES = ("DTypePolicy", "FloatDTypePolicy", "Policy")
+
+
+def dtype_from_config(config) -> str:
+    """The policy name in a dtype-policy config (``{"class_name": "DTypePolicy", "config": {"name": ...}}``)."""
+    inner = config.get("config") if isinstance(config, dict) else None
+    name = inner.get("name") if isinstance(inner, dict) else None
+    if config.get("class_name") not in _POLICY_CLASSES or not isinstance(name, str):
+        text = repr(config)
+        raise ValueError(f"`dtype` must be a dtype name or a DTypePolicy config ({{'class_name': 'DTypePolicy', "
+                         f"'config': {{'name': 'float32'}}}}). Received: {text if len(text) < 200 else text[:197] + '...'}")
+    return name
 
 
 def _wrap_build(build):
@@ -696,14 +759,17 @@ def _serialize_activation(fn):
 
 @contextlib.contextmanager
 def _autocast_weights(layer):
-    """While ``layer.call`` runs under a mixed policy, its floating Variable attributes read as casts to the
-    compute dtype (recorded on tapes, so their gradients reach the variables in the variable dtype)."""
-    swapped = [(k, v) for k, v in vars(layer).items()
-               if type(v) is Variable and v._value.dtype == layer._dtype and v._value.dtype.kind == "f"]
-    for k, v in swapped:
-        object.__setattr__(layer, k, math_ops.cast(v, dtype=layer._compute_dtype))
+    """While ``layer.call`` runs under a mixed policy, its floating Variable attributes, and those of its
+    sublayers of a mixed policy (an RNN's cell, whose methods the RNN calls directly), read as casts to the compute
+    dtype (recorded on tapes, so their gradients reach the variables in the variable dtype)."""
+    swapped = [(owner, k, v) for owner in layer._flatten_layers()
+               if owner._compute_dtype != owner._dtype and not getattr(type(owner), "_float32_weights", False)
+               for k, v in vars(owner).items()
+               if type(v) is Variable and v._value.dtype == owner._dtype and v._value.dtype.kind == "f"]
+    for owner, k, v in swapped:
+        object.__setattr__(owner, k, math_ops.cast(v, dtype=owner._compute_dtype))
     try:
         yield
     finally:
-        for k, v in swapped:
-            object.__setattr__(layer, k, v)
+        for owner, k, v in swapped:
+            object.__setattr__(owner, k, v)

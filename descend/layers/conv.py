@@ -22,11 +22,13 @@ Max pooling pads with ``-inf``, so padding is never the maximum.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import activations, constraints, initializers, regularizers
 from ..ops import array_ops, math_ops
 from ..ops.conv_ops import _one_d, _padding, _pair, conv1d, conv2d, conv_output_size
 from .base import Layer, _serialize_activation
-from .core import _data_format, _positive_int
+from .core import _data_format
 
 __all__ = ["Conv1D", "Conv2D"]
 
@@ -38,6 +40,11 @@ def _incompatible(layer, x, detail: str) -> ValueError:
 
 def _sizes(value, what: str, owner: str, rank: int) -> tuple:
     """A positive int or a tuple of ``rank`` of them, as a tuple."""
+    values = tuple(value) if isinstance(value, (list, tuple)) else (value,) * rank
+    bad = {v for v in values if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v <= 0}
+    if len(values) == rank and bad:  # Keras' words for the common mistake
+        raise ValueError(f"The `{what}` argument must be a tuple of {rank} integers. Received {what}={value}, "
+                         f"including values {bad} that do not satisfy `value > 0`")
     return _pair(value, what, owner) if rank == 2 else (_one_d(value, what, owner),)
 
 
@@ -54,10 +61,15 @@ class _Conv(Layer):
                  bias_constraint=None, **kwargs):
         owner = type(self).__name__
         groups = kwargs.pop("groups", 1)
-        if groups != 1:
+        if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
+            raise ValueError(f"The number of groups must be a positive integer. Received: groups={groups}.")
+        if groups != 1:  # grouped convolutions are not implemented
             raise ValueError(f"{owner} supports groups=1 only. Received: groups={groups!r}")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        self.filters = _positive_int(filters, "filters", owner)
+        if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
+            raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. Received "
+                             f"filters={filters}.")  # Keras' words
+        self.filters = int(filters)
         self.kernel_size = _sizes(kernel_size, "kernel_size", owner, self.rank)
         self.strides = _sizes(strides, "strides", owner, self.rank)
         if len(self.paddings) == 2:
@@ -69,8 +81,8 @@ class _Conv(Layer):
         self.data_format = _data_format(data_format)
         self.dilation_rate = _sizes(dilation_rate, "dilation_rate", owner, self.rank)
         if max(self.strides) > 1 and max(self.dilation_rate) > 1:
-            raise ValueError(f"{owner}: strides > 1 cannot be combined with dilation_rate > 1. Received: "
-                             f"strides={self.strides}, dilation_rate={self.dilation_rate}")
+            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")  # Keras' words
         self.activation = activations.get(activation)
         self.use_bias = bool(use_bias)
         self.kernel_initializer = initializers.get(kernel_initializer)
@@ -116,7 +128,7 @@ class _Conv(Layer):
         if self.bias is not None:
             b = self.bias if channels_last else array_ops.reshape(self.bias, shape=(self.filters,) + (1,) * self.rank)
             y = math_ops.add(y, b)
-        return self.activation(y)
+        return y if self.activation is None else self.activation(y)  # None: linear, as Keras
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)

@@ -14,7 +14,7 @@ __all__ = ["Dense", "Activation", "Flatten", "Dropout", "Embedding"]
 
 def _positive_int(value, what: str, layer: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
-        raise ValueError(f"Received an invalid value for argument `{what}` of {layer}: expected a positive integer. "
+        raise ValueError(f"Invalid value for argument `{what}` of {layer}: `{what}` must be a positive integer. "
                          f"Received: {what}={value!r}")
     return int(value)
 
@@ -100,7 +100,7 @@ class Dense(Layer):
             y = array_ops.reshape(y, shape=tuple(x.shape[:-1]) + (self.units,))
         if self.bias is not None:
             y = math_ops.add(y, self.bias)
-        return self.activation(y)
+        return y if self.activation is None else self.activation(y)  # None: linear, as Keras
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)[:-1] + (self.units,)
@@ -138,6 +138,7 @@ class Activation(Layer):
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = activations.get(activation)
+        self._build_at_init()
 
     def call(self, inputs):
         return self.activation(inputs)
@@ -225,15 +226,16 @@ class Dropout(Layer):
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)) or not 0 <= rate <= 1:
-            raise ValueError(f"Invalid value received for argument `rate` of Dropout: expected a float between 0 "
-                             f"and 1. Received: rate={rate!r}")
+            raise ValueError("Invalid value received for argument `rate`. Expected a float value between 0 and 1. "
+                             f"Received: rate={rate!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be None or a non-negative int. Received: seed={seed!r}")
         self.rate = float(rate)
-        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.noise_shape = _noise_shape(noise_shape)
         self.seed = None if seed is None else int(seed)
         start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
         self._rng = np.random.default_rng(start)
+        self._build_at_init()
 
     def call(self, inputs, training=False):
         if not training or self.rate == 0:
@@ -272,6 +274,30 @@ class Dropout(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,
                 "noise_shape": None if self.noise_shape is None else list(self.noise_shape)}
+
+
+def _noise_shape(noise_shape):
+    """Dropout's ``noise_shape`` as a tuple of positive ints and Nones (Keras' checks and wording)."""
+    if noise_shape is None:
+        return None
+    head = "Invalid value received for argument `noise_shape`."
+    if isinstance(noise_shape, str):
+        raise ValueError(f"{head} Expected a tuple or list of integers. Received: noise_shape={noise_shape}")
+    try:
+        dims = tuple(noise_shape)
+    except TypeError:
+        raise ValueError(f"{head} Expected an iterable of integers (e.g., a tuple or list). "
+                         f"Received: noise_shape={noise_shape}") from None
+    for i, dim in enumerate(dims):
+        if dim is None:
+            continue
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+            raise ValueError(f"{head} Expected all elements to be integers or None. Received element at index {i}: "
+                             f"{dim} (type: {type(dim).__name__})")
+        if dim <= 0:
+            raise ValueError(f"{head} Expected all dimensions to be positive integers or None. Received negative or "
+                             f"zero value at index {i}: {dim}")
+    return tuple(None if d is None else int(d) for d in dims)
 
 
 class Embedding(Layer):

@@ -21,18 +21,31 @@ class InputLayer(Layer):
     """
 
     def __init__(self, shape=None, batch_size=None, dtype=None, batch_shape=None, name=None, sparse=False,
-                 input_shape=None, **kwargs):
+                 input_shape=None, ragged=False, optional=False, **kwargs):
         kwargs.pop("trainable", None)
         if sparse:
-            raise ValueError("descend has no sparse input tensors: pass sparse=False (the default)")
+            raise ValueError("`sparse=True` is not supported: descend has no sparse input tensors (pass sparse=False, "
+                             "the default)")
+        if ragged:
+            raise ValueError("descend has no ragged input tensors: pass ragged=False (the default)")
+        if optional:
+            raise ValueError("descend has no optional inputs: pass optional=False (the default)")
+        if isinstance(dtype, dict):  # a dtype-policy config
+            from .base import dtype_from_config
+
+            dtype = dtype_from_config(dtype)
         if shape is None and input_shape is not None:
             shape = input_shape
         if batch_shape is not None and shape is not None:
-            raise ValueError(f"Input: pass either `shape` or `batch_shape`, not both. Received: shape={shape}, "
+            raise ValueError(f"You cannot pass both `shape` and `batch_shape` at the same time. Received: shape={shape}, "
                              f"batch_shape={batch_shape}")
+        if batch_shape is not None and batch_size is not None:
+            raise ValueError(f"You cannot pass both `batch_size` and `batch_shape` at the same time. Received: "
+                             f"batch_size={batch_size}, batch_shape={batch_shape}")
         if batch_shape is None:
             if shape is None:
-                raise ValueError("Input: a `shape` (without the batch axis) or a `batch_shape` is required")
+                raise ValueError("You must pass a `shape` argument (the shape without the batch axis), or a "
+                                 "`batch_shape`.")
             if isinstance(shape, int):
                 shape = (shape,)
             batch_shape = (batch_size, *tuple(shape))
@@ -62,8 +75,8 @@ class InputLayer(Layer):
         return self._batch_shape
 
     def get_config(self) -> dict:
-        return {"name": self.name, "batch_shape": list(self._batch_shape), "dtype": self._input_dtype.name,
-                "sparse": False}
+        return {"batch_shape": list(self._batch_shape), "dtype": self._input_dtype.name, "sparse": False,
+                "ragged": False, "name": self.name, "optional": False}
 
 
 def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, sparse=False):  # noqa: N802

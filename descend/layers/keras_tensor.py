@@ -4,10 +4,15 @@ and the symbolic call that infers output shapes.
 Calling a layer on a :class:`KerasTensor` (what ``Input`` returns) computes
 nothing: it records a :class:`Node` (the layer, its arguments with the
 KerasTensors in them, and the output KerasTensors) on the layer, and returns
-the outputs. Their shapes and dtypes come from running the layer for real on
-two zero-filled probes, one with every unknown dimension 2 and one with 3: a
-dimension that differs between the two is unknown (None) in the output. The
-first probe call builds the layer, so its weights exist (and are named
+the outputs. Their dtypes, and their shapes, come from running the layer for
+real on two zero-filled probes: an unknown batch dimension (axis 0) is 2 in one
+and 3 in the other, any other unknown dimension Keras' own probe lengths, 83
+and 89, so that no kernel, pool or window is too long for a probe. A dimension
+that differs between the two outputs is unknown (None). Where the layer
+defines ``compute_output_shape``, its answer is the output shape wherever it
+agrees with the probes (it can say None where two probe lengths happened to
+give one length, as a pool of size 10 does for 83 and 89), as Keras takes it.
+The first probe call builds the layer, so its weights exist (and are named
 ``dense/kernel``...) as soon as the graph is written, as in Keras.
 """
 
@@ -18,8 +23,15 @@ import numpy as np
 from .. import backend
 from ..framework import nest
 from ..framework.tensor import Tensor
+from . import _rebuild
 
 __all__ = ["KerasTensor", "Node", "is_keras_tensor", "any_symbolic", "symbolic_call"]
+
+#: the lengths the two probes give an unknown batch dimension (axis 0): small, since layers work per sample
+BATCH_PROBES = (2, 3)
+#: the lengths the two probes give any other unknown dimension: Keras' own (its JAX, torch and NumPy backends
+#: probe with them), long enough for any kernel or pool, and primes, so that strided lengths rarely coincide
+AXIS_PROBES = (83, 89)
 
 
 class KerasTensor:
@@ -35,7 +47,7 @@ class KerasTensor:
         (None, 4)
     """
 
-    def __init__(self, shape, dtype, name: str | None = None, history=None):
+    def __init__(self, shape, dtype="float32", name: str | None = None, history=None):
         self._shape = tuple(None if d is None else int(d) for d in shape)
         self._dtype = backend.as_dtype(dtype)
         self._name = name
@@ -51,8 +63,12 @@ class KerasTensor:
         layer, node_index, _ = self._history
         return layer._inbound_nodes[node_index]
 
-    def _probe(self, unknown: int) -> Tensor:
-        return Tensor(np.zeros(tuple(unknown if d is None else d for d in self._shape), dtype=self._dtype.dtype))
+    def _probe(self, which: int) -> Tensor:
+        """Zeros of this shape, unknown dimensions filled with the ``which``-th (0 or 1) probe length."""
+        shape = tuple(d if d is not None else (BATCH_PROBES if axis == 0 else AXIS_PROBES)[which]
+                      for axis, d in enumerate(self._shape))
+        _rebuild.check_probe(shape, self._dtype.dtype)  # a model rebuilt from a file: a bounded probe
+        return Tensor(np.zeros(shape, dtype=self._dtype.dtype))
 
     def __repr__(self):
         return f"<KerasTensor shape={self._shape}, dtype={self._dtype.name}, name={self._name}>"
@@ -81,9 +97,7 @@ class KerasTensor:
 
     # operators record an OpLambda layer (Keras' TFOpLambda), so ``x + y`` builds a graph
     def _op(self, name, *args):
-        from .op_layer import OpLambda
-
-        return OpLambda(name)(self, *args)
+        return _OPERATOR_LAYER[0](name)(self, *args)
 
     def __add__(self, other):
         return self._op("add", other)
@@ -141,6 +155,28 @@ class KerasTensor:
 
     def __getitem__(self, key):
         return self._op("getitem", key)
+
+    # comparisons and logic (== and != stay identity: KerasTensors are dict keys in graphs)
+    def __gt__(self, other):
+        return self._op("greater", other)
+
+    def __ge__(self, other):
+        return self._op("greater_equal", other)
+
+    def __lt__(self, other):
+        return self._op("less", other)
+
+    def __le__(self, other):
+        return self._op("less_equal", other)
+
+    def __and__(self, other):
+        return self._op("logical_and", other)
+
+    def __or__(self, other):
+        return self._op("logical_or", other)
+
+    def __invert__(self):
+        return self._op("logical_not")
 
 
 def is_keras_tensor(x) -> bool:
@@ -210,12 +246,23 @@ def _add_node(layer, node: Node) -> int:
 def symbolic_call(layer, args: tuple, kwargs: dict):
     """Record ``layer(*args, **kwargs)`` on KerasTensors as a Node; return the output KerasTensors."""
     probes = []
-    for unknown in (2, 3):
-        cargs = map_symbolic(args, lambda k, n=unknown: k._probe(n))
-        ckwargs = map_symbolic(kwargs, lambda k, n=unknown: k._probe(n))
-        ckwargs["training"] = False  # a probe must not draw dropout masks or move statistics
-        probes.append(layer(*cargs, **ckwargs))
+    try:
+        for which in (0, 1):
+            cargs = map_symbolic(args, lambda k, n=which: k._probe(n))
+            ckwargs = map_symbolic(kwargs, lambda k, n=which: k._probe(n))
+            ckwargs["training"] = False  # a probe must not draw dropout masks or move statistics
+            probes.append(layer(*cargs, **ckwargs))
+    except (ValueError, TypeError, IndexError) as probe_error:
+        # no probe length suits the layer (a Reshape to (3, 5) of an unknown axis needs 15 exactly): its own
+        # compute_output_shape says what the output is, as Keras asks it. Only where a probe length was made up
+        # for an unknown non-batch axis: with every such axis known the probe is the real shape, and its error
+        # (a Dense given the wrong features, a merge given one input) is the user's
+        invented = any(d is None for k in _symbolic_leaves((args, kwargs)) for d in k.shape[1:])
+        if not invented:
+            raise
+        return _declared_call(layer, args, kwargs, probe_error)
     flat_a, flat_b = nest.flatten(probes[0]), nest.flatten(probes[1])
+    declared = _declared_shapes(layer, args, len(flat_a))
     node_index = len(layer.__dict__.get("_inbound_nodes") or [])
     outputs = []
     for i, (a, b) in enumerate(zip(flat_a, flat_b)):
@@ -223,8 +270,75 @@ def symbolic_call(layer, args: tuple, kwargs: dict):
             raise TypeError(f"Layer '{layer.name}' returned {type(a).__name__} in a functional model; its outputs "
                             f"must be Tensors (or lists/tuples/dicts of Tensors)")
         shape = tuple(d if d == e else None for d, e in zip(a.shape, b.shape))
+        if declared is not None:
+            shape = _merge(declared[i], shape, a.shape, b.shape)
         name = layer.name if len(flat_a) == 1 else f"{layer.name}_{i}"
         outputs.append(KerasTensor(shape, a.dtype, name=name, history=(layer, node_index, i)))
     structure = nest.pack_like(probes[0], outputs)
     _add_node(layer, Node(layer, args, kwargs, structure))
     return structure
+
+
+def _is_shape(x) -> bool:
+    return isinstance(x, (tuple, list)) and all(d is None or (isinstance(d, (int, np.integer))
+                                                              and not isinstance(d, bool)) for d in x)
+
+
+#: the layer class an operator on KerasTensors records (``OpLambda``; it registers itself, being a Layer, which
+#: sits above this module)
+_OPERATOR_LAYER: list = [None]
+
+
+def register_operator_layer(cls) -> None:
+    """Make ``cls(op_name)`` the layer that ``x + y``, ``x[:, 0]``, ... on KerasTensors record (``OpLambda``)."""
+    _OPERATOR_LAYER[0] = cls
+
+
+def _declared_shapes(layer, args: tuple, count: int):
+    """The output shapes the layer's own ``compute_output_shape`` gives for the symbolic ``args`` (flat, one per
+    output), or None where the layer has none or its answer does not fit this call (another signature, another
+    number of outputs)."""
+    shapes = map_symbolic(args, lambda k: k.shape)
+    try:
+        out = layer.compute_output_shape(*shapes)
+    except (NotImplementedError, TypeError, ValueError, IndexError, AttributeError):
+        return None  # a compute_output_shape written for another call convention: the probes decide
+    if _is_shape(out):
+        out = [tuple(out)]
+    elif isinstance(out, dict):
+        out = [out[k] for k in sorted(out)]
+    elif isinstance(out, (list, tuple)):
+        out = [o for o in out]
+    else:
+        return None
+    if len(out) != count or not all(_is_shape(o) for o in out):
+        return None
+    return [tuple(None if d is None else int(d) for d in o) for o in out]
+
+
+def _merge(declared: tuple, probed: tuple, first: tuple, second: tuple) -> tuple:
+    """Each dimension as ``compute_output_shape`` declares it where the probes agree with it (it may say None where
+    the probes coincide), else as the probes found it (a declaration the real call contradicts loses)."""
+    if len(declared) != len(probed):
+        return probed
+    return tuple(d if d is None or (d == a == b) else p for d, p, a, b in zip(declared, probed, first, second))
+
+
+def _declared_call(layer, args: tuple, kwargs: dict, probe_error: Exception):
+    """Record a call whose probes failed, with the output shapes ``compute_output_shape`` declares (one output,
+    of the first input's dtype when that is not a float, else the layer's compute dtype); re-raise the probe's
+    error when the layer declares none."""
+    try:  # Layer's own compute_output_shape raises NotImplementedError: the probe's error stands
+        shape = layer.compute_output_shape(*map_symbolic(args, lambda k: k.shape))
+    except Exception:  # noqa: BLE001 - the probe's error says more
+        raise probe_error from None
+    if not _is_shape(shape):
+        raise probe_error
+    first = _symbolic_leaves(args)[0]
+    if not layer.built:
+        layer.build(first.shape if len(_symbolic_leaves(args)) == 1 else [k.shape for k in _symbolic_leaves(args)])
+    dtype = first.dtype if not first.dtype.is_floating else layer._compute_dtype
+    node_index = len(layer.__dict__.get("_inbound_nodes") or [])
+    out = KerasTensor(tuple(shape), dtype, name=layer.name, history=(layer, node_index, 0))
+    _add_node(layer, Node(layer, args, kwargs, out))
+    return out

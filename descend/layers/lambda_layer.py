@@ -1,58 +1,59 @@
-"""``Lambda``: a layer around a function of its inputs."""
+"""``Lambda``: a layer around a function of its inputs.
+
+Its config names the function: a ``def`` function by its registered name (or its name), found
+again only among functions registered with :func:`descend.saving.register_serializable`, passed in
+``custom_objects`` or a ``custom_object_scope``, and descend's own activations, losses and metrics;
+nothing a config names is imported. A ``lambda`` is written as bytecode and reloaded only with
+``safe_mode=False``, as in Keras.
+"""
 
 from __future__ import annotations
 
-import base64
-import importlib
 import inspect
-import marshal
 import types
 
+from .. import _serialization
 from .base import Layer
 
 __all__ = ["Lambda"]
 
-_UNSAFE = ("Requested the deserialization of a Lambda layer whose `function` is a Python lambda: running code "
-           "from a config can execute anything, so it is refused by default. If you trust the source of the "
-           "config, pass safe_mode=False to Lambda.from_config, or define the function with `def` in a module "
-           "(or pass it in custom_objects)")
+
+def _serialize_function(fn):
+    if isinstance(fn, types.FunctionType) and fn.__name__ == "<lambda>":
+        return _serialization.dump_lambda(fn)
+    if not callable(fn) or not hasattr(fn, "__name__"):
+        raise ValueError(f"Lambda.get_config: cannot write {fn!r} in a config (a named function or a lambda is "
+                         "needed)")
+    return _serialization.function_config(fn)
 
 
-def _serialize_function(fn) -> dict:
-    name = getattr(fn, "__qualname__", "")
-    if isinstance(fn, types.FunctionType) and fn.__name__ != "<lambda>" and "<locals>" not in name:
-        return {"class_name": "function", "module": fn.__module__, "config": name}
-    if not isinstance(fn, types.FunctionType):
-        raise ValueError(f"Lambda.get_config: cannot write {fn!r} in a config (a function or lambda is needed)")
-    if fn.__closure__:
-        raise ValueError(f"Lambda.get_config: the function {name} reads variables of an enclosing function "
-                         f"({', '.join(fn.__code__.co_freevars)}); pass them in `arguments` instead, or define "
-                         "the function at module level")
-    return {"class_name": "__lambda__",
-            "config": {"code": base64.b64encode(marshal.dumps(fn.__code__)).decode("ascii"),
-                       "defaults": list(fn.__defaults__) if fn.__defaults__ else None}}
-
-
-def _deserialize_function(config, custom_objects, safe_mode: bool):
+def _deserialize_function(config, custom_objects, safe_mode):
     if callable(config):
         return config
-    if not isinstance(config, dict) or "class_name" not in config:
-        raise ValueError(f"Lambda.from_config: not a serialized function: {config!r}")
-    if config["class_name"] == "function":
-        name = config["config"]
-        if custom_objects and name in custom_objects:
-            return custom_objects[name]
-        obj = importlib.import_module(config["module"])
-        for part in name.split("."):
-            obj = getattr(obj, part)
-        return obj
+    if isinstance(config, str):  # a bare name
+        config = {"class_name": "function", "config": config}
+    if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+        raise ValueError(f"Lambda.from_config: not a serialized function: {str(config)[:200]}")
     if config["class_name"] == "__lambda__":
-        if safe_mode:
-            raise ValueError(_UNSAFE)
-        code = marshal.loads(base64.b64decode(config["config"]["code"]))
-        defaults = config["config"].get("defaults")
-        return types.FunctionType(code, globals(), code.co_name, tuple(defaults) if defaults else None)
-    raise ValueError(f"Lambda.from_config: unknown function kind {config['class_name']!r}")
+        return _serialization.load_lambda(config, safe_mode)
+    if config["class_name"] != "function":
+        raise ValueError(f"Lambda.from_config: unknown function kind {config['class_name'][:100]!r}")
+    name = config.get("config")
+    if isinstance(config.get("registered_name"), str) and config["registered_name"] not in ("function", name):
+        name = config["registered_name"]
+    fn = None
+    if isinstance(name, str):
+        fn = _serialization.find_object(name, custom_objects, loose=False)
+        for kind in ("activations", "losses", "metrics"):
+            fn = fn or _serialization.builtin_objects(kind).get(name)
+        fn = fn or _serialization.find_object(name, custom_objects)
+    if fn is None or inspect.isclass(fn) or not callable(fn):
+        module = config.get("module")
+        where = f"{str(module)[:100]}." if isinstance(module, str) and module != "builtins" else ""
+        raise ValueError(f"Lambda.from_config: unknown function '{where}{str(name)[:200]}'. A Lambda's function is "
+                         "looked up, never imported: register it with descend.saving.register_serializable, or pass "
+                         "it in custom_objects (or a custom_object_scope)")
+    return fn
 
 
 class Lambda(Layer):
@@ -108,9 +109,16 @@ class Lambda(Layer):
                 "output_shape": self.output_shape, "arguments": self.arguments}
 
     @classmethod
-    def from_config(cls, config: dict, custom_objects: dict | None = None, safe_mode: bool = True):
+    def from_config(cls, config: dict, custom_objects: dict | None = None, safe_mode: bool | None = None):
+        """Rebuild the layer; ``safe_mode`` (default: the loading function's, else True) refuses a lambda's
+        bytecode."""
         config = dict(config)
+        if "function" not in config:
+            raise ValueError("Lambda.from_config: the config has no 'function'")
         config["function"] = _deserialize_function(config["function"], custom_objects, safe_mode)
+        if isinstance(config.get("arguments"), dict):  # arrays and objects in it were written as configs
+            config["arguments"] = _serialization.deserialize_keras_object(
+                config["arguments"], custom_objects, safe_mode=_serialization.in_safe_mode(safe_mode))
         return cls(**config)
 
 

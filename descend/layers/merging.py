@@ -1,8 +1,17 @@
 """Merging layers: ``Concatenate``, ``Add``, ``Subtract``, ``Multiply``, ``Average``, ``Maximum``,
-``Minimum``, and their functional forms (``concatenate([a, b])``...)."""
+``Minimum``, and their functional forms (``concatenate([a, b])``...).
+
+Keras masks (``Masking``, ``Embedding(mask_zero=True)``) pass through as in Keras 3: the output's mask is the
+OR of the inputs' masks when every input has one (for ``Concatenate``, the masks joined, an unmasked input
+counting as all kept). ``Multiply`` treats a masked entry as 1 and ``Maximum``/``Minimum`` leave it out.
+"""
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.variable import Variable
 from ..ops import array_ops, math_ops
 from .base import Layer
 
@@ -10,9 +19,33 @@ __all__ = ["Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "
            "subtract", "multiply", "average", "maximum", "minimum"]
 
 
+def _bool_mask(m):
+    """A mask (a Tensor, Variable or array of any dtype) as a bool Tensor: non-zero entries are kept."""
+    t = m if isinstance(m, (Tensor, Variable)) else convert_to_tensor(np.asarray(m))
+    return t if t.dtype.kind == "b" else math_ops.not_equal(t, 0)
+
+
+def _check_masks(inputs, mask) -> None:
+    """Keras' checks of ``compute_mask``'s arguments, in its words."""
+    if not isinstance(mask, (tuple, list)):
+        raise ValueError(f"`mask` should be a list. Received: mask={mask}")
+    if not isinstance(inputs, (tuple, list)):
+        raise ValueError(f"`inputs` should be a list. Received: inputs={inputs}")
+    if len(mask) != len(inputs):
+        raise ValueError("The lists `inputs` and `mask` should have the same length. Received: inputs of length "
+                         f"{len(inputs)}, and mask of length {len(mask)}")
+
+
+def _broadcast_mask(m, x):
+    """A mask of ``x``'s shape from ``m`` (one value per entry of ``x``'s axes but the last)."""
+    m = _bool_mask(m)
+    return array_ops.broadcast_to(array_ops.expand_dims(m, -1), tuple(x.shape)) if m.ndim < x.ndim else m
+
+
 class _Merge(Layer):
     _min_inputs = 2
     _max_inputs = None
+    supports_masking = True
 
     def _check(self, inputs) -> list:
         if not isinstance(inputs, (list, tuple)):
@@ -32,13 +65,26 @@ class _Merge(Layer):
             raise ValueError(f"Layer '{self.name}' ({type(self).__name__}) needs inputs of one shape. Received "
                              f"shapes {shapes}")
 
-    def _merge(self, inputs):
+    def _merge(self, inputs, masks=None):
         raise NotImplementedError
 
-    def call(self, inputs):
+    def call(self, inputs, mask=None):
         inputs = self._check(inputs)
         self._check_same_shape(inputs)
-        return self._merge(inputs)
+        masks = list(mask) if isinstance(mask, (list, tuple)) and len(mask) == len(inputs) else [None] * len(inputs)
+        return self._merge(inputs, masks)
+
+    def compute_mask(self, inputs, mask=None):
+        """The OR of the inputs' masks; None when an input has none (Keras 3)."""
+        if mask is None:
+            return None
+        _check_masks(inputs, mask)
+        if any(m is None for m in mask):
+            return None
+        out = _bool_mask(mask[0])
+        for m in mask[1:]:
+            out = math_ops.logical_or(out, _bool_mask(m))
+        return out
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[0])
@@ -53,7 +99,7 @@ class Add(_Merge):
         array([[2., 2.]], dtype=float32)
     """
 
-    def _merge(self, inputs):
+    def _merge(self, inputs, masks=None):
         return math_ops.add_n(inputs) if len(inputs) > 2 else math_ops.add(inputs[0], inputs[1])
 
 
@@ -62,46 +108,75 @@ class Subtract(_Merge):
 
     _max_inputs = 2
 
-    def _merge(self, inputs):
+    def _check(self, inputs) -> list:
+        if isinstance(inputs, (list, tuple)) and len(inputs) != 2:
+            raise ValueError(f"A `Subtract` layer should be called on exactly 2 inputs. Received: {len(inputs)} "
+                             "inputs")
+        return super()._check(inputs)
+
+    def _merge(self, inputs, masks=None):
         return math_ops.subtract(inputs[0], inputs[1])
 
 
 class Multiply(_Merge):
-    """The elementwise product of a list of inputs of one shape."""
+    """The elementwise product of a list of inputs of one shape (a masked entry counts as 1; where every input
+    is masked the product is 0)."""
 
-    def _merge(self, inputs):
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = math_ops.multiply(out, x)
+    def _merge(self, inputs, masks=None):
+        masks = masks or [None] * len(inputs)
+        out, kept = None, None
+        every = all(m is not None for m in masks)
+        for x, m in zip(inputs, masks):
+            if m is not None:
+                m = _broadcast_mask(m, x)
+                x = math_ops.where(m, x, math_ops.cast(1, dtype=x.dtype))
+                if every:
+                    kept = m if kept is None else math_ops.logical_or(kept, m)
+            out = x if out is None else math_ops.multiply(out, x)
+        if kept is not None:
+            out = math_ops.where(kept, out, math_ops.cast(0, dtype=out.dtype))
         return out
 
 
 class Average(_Merge):
     """The elementwise mean of a list of inputs of one shape."""
 
-    def _merge(self, inputs):
+    def _merge(self, inputs, masks=None):
         total = math_ops.add_n(inputs) if len(inputs) > 2 else math_ops.add(inputs[0], inputs[1])
         return math_ops.divide(total, float(len(inputs)))
 
 
 class Maximum(_Merge):
-    """The elementwise maximum of a list of inputs."""
+    """The elementwise maximum of a list of inputs (masked entries left out)."""
 
-    def _merge(self, inputs):
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = math_ops.maximum(out, x)
-        return out
+    def _merge(self, inputs, masks=None):
+        return _masked_reduce(math_ops.maximum, inputs, masks)
 
 
 class Minimum(_Merge):
-    """The elementwise minimum of a list of inputs."""
+    """The elementwise minimum of a list of inputs (masked entries left out)."""
 
-    def _merge(self, inputs):
-        out = inputs[0]
-        for x in inputs[1:]:
-            out = math_ops.minimum(out, x)
-        return out
+    def _merge(self, inputs, masks=None):
+        return _masked_reduce(math_ops.minimum, inputs, masks)
+
+
+def _masked_reduce(op, inputs, masks):
+    """``op`` over the inputs where an entry masked in one input takes the others' value (Keras 3's rule for
+    Maximum and Minimum, which have no neutral element)."""
+    masks = masks or [None] * len(inputs)
+    out, out_mask = None, None
+    for x, m in zip(inputs, masks):
+        m = None if m is None else _broadcast_mask(m, x)
+        if out is None:
+            out, out_mask = x, m
+            continue
+        if m is not None:
+            x = math_ops.where(m, x, out)
+        if out_mask is not None:
+            out = math_ops.where(out_mask, out, x)
+        out_mask = math_ops.logical_or(out_mask, m) if m is not None and out_mask is not None else None
+        out = op(out, x)
+    return out
 
 
 class Concatenate(_Merge):
@@ -124,7 +199,24 @@ class Concatenate(_Merge):
             raise ValueError(f"Concatenate: `axis` must be an int. Received: axis={axis!r}")
         self.axis = axis
 
-    def call(self, inputs):
+    def compute_mask(self, inputs, mask=None):
+        """The inputs' masks joined along ``axis`` (an unmasked input counts as all kept), reduced over the last
+        axis with OR (Keras 3)."""
+        if mask is None:
+            return None
+        _check_masks(inputs, mask)
+        if all(m is None for m in mask):
+            return None
+        joined = []
+        for x, m in zip(inputs, mask):
+            if m is None:
+                joined.append(array_ops.fill(tuple(x.shape), True, dtype="bool"))
+            else:
+                joined.append(_broadcast_mask(m, x))
+        return math_ops.greater(math_ops.reduce_max(math_ops.cast(array_ops.concat(joined, axis=self.axis),
+                                                                  dtype="int32"), axis=-1), 0)
+
+    def call(self, inputs, mask=None):
         inputs = self._check(inputs)
         ranks = {x.ndim for x in inputs}
         if len(ranks) > 1:

@@ -5,10 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import constraints, initializers, regularizers
+from ..framework.tensor import convert_to_tensor
 from ..ops import array_ops, math_ops
 from .base import Layer
 
 __all__ = ["LayerNormalization", "BatchNormalization", "moments"]
+
+_EPSILON = 1e-7  # Keras' backend epsilon, in the masked moments' denominators
 
 
 def moments(x, axes, keepdims: bool = False):
@@ -45,6 +48,20 @@ def _check_epsilon(epsilon):
     return float(epsilon)
 
 
+def _masked_moments(x, mask, axes):
+    """Mean and variance over ``axes`` of the entries a Keras mask keeps (the mask covers every axis but the
+    last), as Keras 3's BatchNormalization: ``sum(w x) / (sum(w) + eps)`` and ``sum(w (x - mean)^2) / (sum(w) +
+    eps)``, so batch statistics ignore padding."""
+    w = math_ops.cast(convert_to_tensor(np.asarray(mask)), dtype=x.dtype.dtype)
+    while w.ndim < x.ndim:
+        w = array_ops.expand_dims(w, -1)
+    w = array_ops.broadcast_to(w, shape=tuple(x.shape))
+    total = math_ops.add(math_ops.reduce_sum(w, axis=axes, keepdims=True), _EPSILON)
+    mean = math_ops.divide(math_ops.reduce_sum(math_ops.multiply(w, x), axis=axes, keepdims=True), total)
+    spread = math_ops.multiply(w, math_ops.square(math_ops.subtract(math_ops.multiply(w, x), mean)))
+    return mean, math_ops.divide(math_ops.reduce_sum(spread, axis=axes, keepdims=True), total)
+
+
 class LayerNormalization(Layer):
     """Normalizes each example over ``axis``: ``(x - mean) / sqrt(var + epsilon) * gamma + beta``.
 
@@ -68,6 +85,9 @@ class LayerNormalization(Layer):
         array([[-1.,  1.]], dtype=float32)
     """
 
+    supports_masking = True  # the mask passes through (BatchNormalization also leaves masked entries out of its
+    # batch statistics), as Keras 3
+
     def __init__(self, axis=-1, epsilon=1e-3, center: bool = True, scale: bool = True, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs):
@@ -75,7 +95,8 @@ class LayerNormalization(Layer):
         if isinstance(axis, (list, tuple)):
             axis = list(axis)
         elif isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-            raise TypeError(f"axis must be an int or a list of ints. Received: axis={axis!r}")
+            raise TypeError("Expected an int or a list/tuple of ints for the argument 'axis', but received: "
+                            f"{axis!r}")
         self.axis = axis
         self.epsilon = float(epsilon) if epsilon == 0 else _check_epsilon(epsilon)
         self.center = bool(center)
@@ -106,16 +127,19 @@ class LayerNormalization(Layer):
                                         regularizer=self.beta_regularizer, constraint=self.beta_constraint,
                                         name="beta")
 
-    def _broadcast(self, param, ndim):
+    @staticmethod
+    def _broadcast(param, axes, ndim):
         shape = [1] * ndim
-        for a, n in zip(self._norm_axes, param.shape):
+        for a, n in zip(axes, param.shape):
             shape[a] = n
         return array_ops.reshape(param, shape=tuple(shape))
 
     def call(self, inputs):
         x = self._float_input(inputs)
+        # the axes are taken for this input's rank (a negative axis counts from the end, so a layer built for
+        # (batch, t, features) normalizes (batch, h, w, features) as Keras' does); their sizes must be the built ones
         axes = _axes(self.axis, x.ndim, self)
-        if axes != self._norm_axes or tuple(x.shape[a] for a in axes) != self._built_param_shape:
+        if tuple(x.shape[a] for a in axes) != self._built_param_shape:
             raise ValueError(f"Input 0 of layer '{self.name}' is incompatible with the layer: it was built for "
                              f"normalized axes {self._norm_axes} of sizes {self._built_param_shape}; received input "
                              f"of shape {tuple(x.shape)}")
@@ -123,10 +147,10 @@ class LayerNormalization(Layer):
         # y = (x - mean) * rsqrt(var + eps) * gamma + beta
         inv = math_ops.rsqrt(math_ops.add(variance, self.epsilon))
         if self.gamma is not None:
-            inv = math_ops.multiply(inv, self._broadcast(self.gamma, x.ndim))
+            inv = math_ops.multiply(inv, self._broadcast(self.gamma, axes, x.ndim))
         y = math_ops.multiply(math_ops.subtract(x, mean), inv)
         if self.beta is not None:
-            y = math_ops.add(y, self._broadcast(self.beta, x.ndim))
+            y = math_ops.add(y, self._broadcast(self.beta, axes, x.ndim))
         return y
 
     def compute_output_shape(self, input_shape):
@@ -189,6 +213,10 @@ class BatchNormalization(Layer):
         (array([1.], dtype=float32), array([1.], dtype=float32))
     """
 
+    _float32_weights = True  # under a mixed policy its weights are read in float32 (it computes in float32)
+    supports_masking = True  # the mask passes through (BatchNormalization also leaves masked entries out of its
+    # batch statistics), as Keras 3
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center: bool = True, scale: bool = True,
                  beta_initializer="zeros", gamma_initializer="ones", moving_mean_initializer="zeros",
                  moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
@@ -236,8 +264,11 @@ class BatchNormalization(Layer):
         self.moving_variance = self.add_weight(shape=shape, initializer=self.moving_variance_initializer,
                                                trainable=False, name="moving_variance")
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         x = self._float_input(inputs)
+        half = x.dtype.dtype == np.float16
+        if half:  # float16 batch statistics overflow: computed in float32, the output cast back (Keras 3)
+            x = math_ops.cast(x, dtype="float32")
         (axis,) = _axes(self.axis, x.ndim, self)
         n = self.moving_mean.shape[0]
         if x.shape[axis] != n:
@@ -247,7 +278,10 @@ class BatchNormalization(Layer):
         reduce_axes = tuple(a for a in range(x.ndim) if a != axis)
         bshape = tuple(n if a == axis else 1 for a in range(x.ndim))
         if training and self.trainable:
-            mean, variance = moments(x, reduce_axes, keepdims=True)
+            if mask is None:
+                mean, variance = moments(x, reduce_axes, keepdims=True)
+            else:
+                mean, variance = _masked_moments(x, mask, reduce_axes)
         else:
             # snapshots: later updates of the moving statistics do not invalidate a recording tape
             mean = array_ops.reshape(self.moving_mean.read_value(), shape=bshape)
@@ -262,7 +296,7 @@ class BatchNormalization(Layer):
         if training and self.trainable:
             self._update_moving(self.moving_mean, np.asarray(mean).reshape(n))
             self._update_moving(self.moving_variance, np.asarray(variance).reshape(n))
-        return y
+        return math_ops.cast(y, dtype="float16") if half else y
 
     def _update_moving(self, var, batch_value: np.ndarray) -> None:
         # moving <- moving * momentum + batch * (1 - momentum), in the variable's dtype, outside any tape

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..ops import array_ops, math_ops
 from .base import Layer
+from .keras_tensor import register_operator_layer
 
 __all__ = ["OpLambda", "OPERATORS"]
 
@@ -26,6 +27,9 @@ OPERATORS = {
     "rtruediv": _swap(math_ops.truediv), "rfloordiv": _swap(math_ops.floordiv), "rmod": _swap(math_ops.mod),
     "rpow": _swap(math_ops.pow), "rmatmul": _swap(math_ops.matmul),
     "negative": math_ops.negative, "abs": math_ops.abs, "getitem": array_ops.getitem,
+    "greater": math_ops.greater, "greater_equal": math_ops.greater_equal, "less": math_ops.less,
+    "less_equal": math_ops.less_equal, "logical_and": math_ops.logical_and, "logical_or": math_ops.logical_or,
+    "logical_not": math_ops.logical_not,
 }
 
 
@@ -60,3 +64,6 @@ class OpLambda(Layer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "function": self.function}
+
+
+register_operator_layer(OpLambda)

@@ -32,6 +32,7 @@ class _Pooling(Layer):
         self.strides = self.pool_size if strides is None else size(strides, "strides", owner)
         self.padding = _padding(padding, owner)
         self.data_format = _data_format(data_format)
+        self._build_at_init()
 
     def _windows(self) -> list:
         """``(pool, stride)`` per spatial axis."""
@@ -142,6 +143,7 @@ class _GlobalPooling(Layer):
         super().__init__(**kwargs)
         self.data_format = _data_format(data_format)
         self.keepdims = bool(keepdims)
+        self._build_at_init()
 
     def _axes(self, x):
         n = self._rank + 2

@@ -7,7 +7,6 @@ import numpy as np
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops
 from .base import Layer
-from .core import _positive_int
 
 __all__ = ["Reshape", "Permute", "RepeatVector", "Masking"]
 
@@ -32,9 +31,12 @@ class Reshape(Layer):
             target = tuple(int(d) for d in target_shape)
         except (TypeError, ValueError):
             raise ValueError(f"Reshape: `target_shape` must be a tuple of ints. Received: {target_shape!r}") from None
-        if sum(d == -1 for d in target) > 1 or any(d < -1 or d == 0 for d in target):
-            raise ValueError(f"Reshape: `target_shape` must hold positive ints and at most one -1. Received: "
-                             f"{target}")
+        if any(d < -1 or d == 0 for d in target):
+            raise ValueError("Invalid value for argument `target_shape`: each dimension must be a non-negative integer "
+                             f"(positive here) or -1 for one unknown dimension. Received: target_shape={target}")
+        if sum(d == -1 for d in target) > 1:
+            raise ValueError("Invalid value for argument `target_shape`: there can be at most one unknown dimension "
+                             f"(-1). Received: target_shape={target}")
         self.target_shape = target
 
     def _resolve(self, input_shape) -> tuple:
@@ -84,8 +86,8 @@ class Permute(Layer):
         except (TypeError, ValueError):
             raise ValueError(f"Permute: `dims` must be a tuple of ints. Received: {dims!r}") from None
         if sorted(dims) != list(range(1, len(dims) + 1)):
-            raise ValueError(f"Permute: `dims` must be a permutation of 1..{len(dims)} (the batch axis is not "
-                             f"permuted). Received: dims={dims}")
+            raise ValueError("Invalid permutation argument `dims` for Permute Layer. The set of indices in `dims` must "
+                             f"be consecutive and start from 1 (the batch axis is not permuted). Received dims={dims}")
         self.dims = dims
 
     def call(self, inputs):
@@ -114,7 +116,11 @@ class RepeatVector(Layer):
 
     def __init__(self, n, **kwargs):
         super().__init__(**kwargs)
-        self.n = _positive_int(n, "n", "RepeatVector")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise TypeError(f"Expected an integer value for `n`, got {type(n)}.")  # Keras' words
+        if n <= 0:
+            raise ValueError(f"Argument `n` should be a positive integer. Received: n={n}")
+        self.n = int(n)
 
     def call(self, inputs):
         if inputs.ndim != 2:
@@ -155,6 +161,7 @@ class Masking(Layer):
         if isinstance(mask_value, bool) or not isinstance(mask_value, (int, float, np.number)):
             raise ValueError(f"Masking: `mask_value` must be a number. Received: mask_value={mask_value!r}")
         self.mask_value = float(mask_value)
+        self._build_at_init()
 
     def _keep(self, inputs) -> np.ndarray:
         return np.any(np.asarray(inputs) != self.mask_value, axis=-1)

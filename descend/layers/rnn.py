@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import activations, constraints, initializers, regularizers
+from .. import _serialization, activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
-from ..ops import array_ops, math_ops
+from ..ops import array_ops, math_ops, random_draw
 from .base import Layer, _serialize_activation
 from .core import _positive_int
 
@@ -120,8 +120,8 @@ class _Cell(Layer):
         def draw(rate, n):
             if rate == 0:
                 return None
-            keep = self._rng.random((batch, n)) >= rate
-            return Tensor((keep / (1.0 - rate)).astype(dtype))
+            # an op: descend.function draws a new mask on every call
+            return random_draw.draw(fn=lambda: ((self._rng.random((batch, n)) >= rate) / (1.0 - rate)).astype(dtype))
 
         return draw(self.dropout, features), draw(self.recurrent_dropout, self.units)
 
@@ -297,9 +297,9 @@ class RNN(Layer):
     supports_masking = True
 
     def __init__(self, cell, return_sequences: bool = False, return_state: bool = False,
-                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False, **kwargs):
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 zero_output_for_mask: bool = False, **kwargs):
         kwargs.pop("time_major", None)
-        kwargs.pop("zero_output_for_mask", None)
         super().__init__(**kwargs)
         if not isinstance(cell, _Cell):
             raise TypeError(f"RNN: `cell` must be a SimpleRNNCell, LSTMCell or GRUCell. Received: {cell!r}")
@@ -312,6 +312,7 @@ class RNN(Layer):
         self.go_backwards = bool(go_backwards)
         self.stateful = False
         self.unroll = bool(unroll)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
 
     def build(self, input_shape):
         input_shape = tuple(input_shape)
@@ -359,6 +360,9 @@ class RNN(Layer):
                 out = math_ops.where(Tensor(np.broadcast_to(k, tuple(out.shape))), out, output)
             states, output = new_states, out
             if self.return_sequences:
+                if self.zero_output_for_mask and keep is not None and not keep[:, t].all():
+                    # a masked step's output is 0 (not the last unmasked step's), as Keras' zero_output_for_mask
+                    out = math_ops.multiply(out, Tensor(keep[:, t:t + 1].astype(out.dtype.dtype)))
                 outputs.append(out)
         if self.return_sequences:
             result = (array_ops.stack(outputs, axis=1) if outputs
@@ -386,7 +390,7 @@ class RNN(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "return_sequences": self.return_sequences,
                 "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
-                "unroll": self.unroll}
+                "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask}
 
     # the three layers below flatten their cell's arguments into their own, as Keras
     def _cell_config(self) -> dict:
@@ -485,13 +489,16 @@ class GRU(_CellRNN):
 _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
 
 
-def _layer_class(class_name: str, custom_objects):
-    from .. import layers as layers_package  # the package's classes, by name (imported when needed)
-
-    found = (custom_objects or {}).get(class_name) or getattr(layers_package, class_name, None)
-    if not (isinstance(found, type) and issubclass(found, Layer)):
-        raise ValueError(f"Unknown layer class '{class_name}'; pass it in custom_objects")
-    return found
+def _inner_layer(spec, custom_objects) -> Layer:
+    """The layer a wrapper's config holds (its class found among descend's layers, registered ones and
+    ``custom_objects``)."""
+    if not isinstance(spec, dict):
+        raise ValueError(f"A wrapper's 'layer' must be a layer config. Received: {str(spec)[:200]}")
+    with _serialization.extend_scope(custom_objects):
+        layer = _serialization.build_object(spec, "layers", "layer")
+    if not isinstance(layer, Layer):
+        raise ValueError(f"A wrapper's 'layer' must be a layer config. Received: {str(spec)[:200]}")
+    return layer
 
 
 class Bidirectional(Layer):
@@ -538,13 +545,13 @@ class Bidirectional(Layer):
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
-        self._layer_config = {"class_name": type(layer).__name__, "config": config}
+        self._layer_config = _serialization.serialize_keras_object(layer)
 
     def build(self, input_shape):
-        self.forward_layer.build(input_shape)
-        self.forward_layer.built = True
-        self.backward_layer.build(input_shape)
-        self.backward_layer.built = True
+        for layer in (self.forward_layer, self.backward_layer):
+            if not layer.built:  # a backward_layer given built keeps its weights (Keras 3)
+                layer.build(input_shape)
+                layer.built = True
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
         f_init = b_init = None
@@ -573,6 +580,21 @@ class Bidirectional(Layer):
             return (out if isinstance(out, list) else [out]) + list(f_states) + list(b_states)
         return out
 
+    def compute_output_shape(self, input_shape):
+        """The merged output's shape (the last axis doubled by ``"concat"``), then each direction's states'."""
+        forward = self.forward_layer.compute_output_shape(input_shape)
+        out, states = (forward[0], list(forward[1:])) if self.return_state else (forward, [])
+        out = tuple(out)
+        if self.merge_mode == "concat":
+            merged = [out[:-1] + (None if out[-1] is None else 2 * out[-1],)]
+        elif self.merge_mode is None:
+            merged = [out, out]
+        else:
+            merged = [out]
+        if self.return_state:
+            return merged + [tuple(s) for s in states] * 2
+        return merged[0] if len(merged) == 1 else merged
+
     def compute_mask(self, inputs, mask=None):
         out = mask if self.return_sequences else None
         n_out = 2 if self.merge_mode is None else 1
@@ -587,9 +609,7 @@ class Bidirectional(Layer):
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
         config = dict(config)
-        spec = config.pop("layer")
-        klass = _layer_class(spec["class_name"], custom_objects)
-        return cls(klass.from_config(spec["config"]), **config)
+        return cls(_inner_layer(config.pop("layer", None), custom_objects), **config)
 
 
 class TimeDistributed(Layer):
@@ -618,13 +638,21 @@ class TimeDistributed(Layer):
             raise ValueError(f"TimeDistributed needs inputs of rank >= 3 (batch, timesteps, ...). Received shape "
                              f"{input_shape}")
 
-    def call(self, inputs, training=None):
+    def call(self, inputs, training=None, mask=None):
         x = inputs
         if x.ndim < 3:
             raise ValueError(f"TimeDistributed needs inputs of rank >= 3 (batch, timesteps, ...). Received shape "
                              f"{tuple(x.shape)}")
         b, t = x.shape[:2]
-        y = self.layer(array_ops.reshape(x, shape=(b * t, *x.shape[2:])), training=training)
+        kwargs = {}
+        if mask is not None:
+            keep = np.asarray(mask.numpy() if hasattr(mask, "numpy") else mask)
+            if keep.ndim < 2 or keep.shape[:2] != (b, t):  # extra trailing axes are allowed, as Keras
+                raise ValueError(f"The `mask` passed to the `TimeDistributed` layer has a shape {keep.shape} "
+                                 f"incompatible with the inputs' (batch_size, timesteps) = {(b, t)}")
+            if self.layer._accepts("mask"):  # each step's mask entry goes with its step, as Keras
+                kwargs["mask"] = keep.reshape((b * t,) + keep.shape[2:])
+        y = self.layer(array_ops.reshape(x, shape=(b * t, *x.shape[2:])), training=training, **kwargs)
         return array_ops.reshape(y, shape=(b, t, *y.shape[1:]))
 
     def compute_output_shape(self, input_shape):
@@ -633,12 +661,9 @@ class TimeDistributed(Layer):
         return (input_shape[0], input_shape[1], *tuple(inner)[1:])
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "layer": {"class_name": type(self.layer).__name__,
-                                                  "config": self.layer.get_config()}}
+        return {**super().get_config(), "layer": _serialization.serialize_keras_object(self.layer)}
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
         config = dict(config)
-        spec = config.pop("layer")
-        klass = _layer_class(spec["class_name"], custom_objects)
-        return cls(klass.from_config(spec["config"]), **config)
+        return cls(_inner_layer(config.pop("layer", None), custom_objects), **config)

@@ -21,11 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _native
+from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op import Op
 from ..framework.tensor import Tensor
 from .array_ops import concat, gather, reshape, stack, unsorted_segment_sum
-from .math_ops import add, identity
+from .math_ops import add, cast, identity
 
 __all__ = ["aggregate", "densify", "deduplicate", "deduplicate_checked", "read", "stack_rows"]
 
@@ -42,11 +43,12 @@ def aggregate(a, b):
     allowed); a sparse gradient meeting a dense one is densified first.
     """
     if isinstance(a, IndexedSlices) and isinstance(b, IndexedSlices):
-        return IndexedSlices(
-            concat([a.values, b.values], axis=0),
-            Tensor(np.concatenate([a.indices._value, b.indices._value])),
-            a.dense_shape,
-        )
+        # both with ops (a trace of descend.function records how the indices come together); indices of
+        # two integer dtypes meet in int64, as np.concatenate makes them
+        ia, ib = a.indices, b.indices
+        if ia.dtype != ib.dtype:
+            ia, ib = cast(ia, np.int64), cast(ib, np.int64)
+        return IndexedSlices(concat([a.values, b.values], axis=0), concat([ia, ib], axis=0), a.dense_shape)
     if isinstance(a, IndexedSlices):
         a = densify(a)
     if isinstance(b, IndexedSlices):
@@ -66,6 +68,8 @@ def deduplicate_checked(slices: IndexedSlices) -> tuple[IndexedSlices, bool | No
     """:func:`deduplicate`, and whether every summed row is known to be finite: True or False when the
     compiled kernel summed the rows (it checks each row while it is in cache; a sum is finite only when
     every term is, so True means the whole gradient is), None when nothing was summed or NumPy summed."""
+    if _trace.active:  # the grouping is computed in NumPy: a trace of descend.function cannot record it
+        _trace.host_read(slices.indices, "numpy")
     idx = slices.indices._value
     # one sort gives the unique ids and each row's group (np.unique with return_inverse sorts with an
     # argsort, 5x slower); the segment sum adds each row's terms in order of appearance

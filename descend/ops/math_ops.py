@@ -27,7 +27,7 @@ __all__ = [
     "logical_and", "logical_or", "logical_not", "argmax", "argmin", "reduce_sum", "reduce_mean",
     "reduce_max", "reduce_min", "reduce_prod", "reduce_logsumexp", "cumsum", "matmul", "einsum",
     "norm", "zeros_like", "ones_like", "squared_difference", "floor", "ceil", "round", "is_nan", "is_inf",
-    "is_finite",
+    "is_finite", "linspace",
 ]
 
 _SQRT_PI_INV2 = 2.0 / math.sqrt(math.pi)
@@ -724,3 +724,53 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=False):  # noqa: A002 - TF
     if ord == np.inf:
         return reduce_max(abs(tensor), axis=axis, keepdims=keepdims)
     raise ValueError(f"norm: ord must be 'euclidean', 'fro', 1, 2 or np.inf. Received: {ord!r}")
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``tf.linspace``).
+
+    ``start`` and ``stop`` may be tensors of shapes that broadcast; the values run along a new axis ``axis``.
+    Python or NumPy ints give float64, as TF; the ends are ``start`` and ``stop`` exactly and the values between
+    are ``start + i * (stop - start) / (num - 1)`` in the inputs' dtype. Differentiable in ``start`` and
+    ``stop``.
+
+    Example:
+        >>> import descend as ds
+        >>> ds.linspace(0.0, 1.0, 5).numpy()
+        array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
+        >>> ds.linspace([0.0, 1.0], [1.0, 2.0], 3).shape
+        (3, 2)
+    """
+    from ..framework.tensor import convert_to_tensor
+    from .array_ops import concat, expand_dims, getitem, transpose
+
+    start = start if hasattr(start, "_value") else convert_to_tensor(start)
+    if start.dtype.kind in "iub":
+        start = cast(start, "float64")
+    if start.dtype.kind != "f":
+        raise TypeError(f"linspace: `start` must be a number or a float tensor. Received dtype {start.dtype.name}")
+    if hasattr(stop, "_value"):
+        if stop.dtype != start.dtype:
+            stop = cast(stop, start.dtype) if stop.dtype.kind in "iub" else stop
+    else:
+        stop = convert_to_tensor(np.asarray(stop, dtype=start.dtype))
+    if stop.dtype != start.dtype:
+        raise TypeError(f"linspace: `start` and `stop` must have one dtype. Received {start.dtype.name} and "
+                        f"{stop.dtype.name}")
+    count = num._value if hasattr(num, "_value") else np.asarray(num)
+    if count.ndim != 0 or count.dtype.kind not in "iu" or int(count) < 0:
+        raise ValueError(f"linspace: `num` must be a non-negative int. Received: num={num!r}")
+    count = int(count)
+    shape = np.broadcast_shapes(tuple(start.shape), tuple(stop.shape))
+    rank = len(shape) + 1
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not -rank <= axis < rank:
+        raise ValueError(f"linspace: `axis` must be an int in [{-rank}, {rank}). Received: axis={axis!r}")
+    first = expand_dims(broadcast_to(start, shape=shape), -1)
+    last = expand_dims(broadcast_to(stop, shape=shape), -1)
+    step = divide(subtract(last, first), np.asarray(max(count - 1, 1), start.dtype))
+    between = add(first, multiply(step, Tensor(np.arange(1, max(count - 1, 1), dtype=start.dtype))))
+    out = getitem(concat([first, between, last], axis=-1), (Ellipsis, slice(0, count)))
+    axis = int(axis) % rank
+    if axis != rank - 1:
+        out = transpose(out, perm=list(range(axis)) + [rank - 1] + list(range(axis, rank - 1)))
+    return out

@@ -47,6 +47,7 @@ from .math_ops import (
     tanh,
     where,
 )
+from .random_draw import draw
 
 __all__ = [
     "dropout", "elu", "embedding_lookup", "gelu", "l2_loss", "leaky_relu", "log_softmax", "relu", "relu6",
@@ -166,7 +167,7 @@ def leaky_relu(features: TensorLike, alpha: float = 0.2) -> Tensor:
     """
     features = _as_tensor(features)
     if features.dtype.kind != "f":
-        features = Tensor(features._value.astype(np.float32))
+        features = cast(features, np.float32)  # an op: a trace of descend.function records it
     return _leaky_relu(features, alpha=float(alpha))
 
 
@@ -497,11 +498,11 @@ def dropout(x: TensorLike, rate: float, noise_shape=None, seed=None) -> Tensor:
         if any(n not in (1, d) for n, d in zip(ns, trailing)):
             raise ValueError(f"dropout: noise_shape {ns} is not broadcastable to x's shape {shape}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    keep = rng.random(ns) >= r  # float64 draws: the mask does not depend on x's dtype
     dt = x._value.dtype
-    # keep * scale in x's dtype, as TF: scale = 1 / (1 - rate) rounded to x's dtype
-    mask = np.where(keep, dt.type(1.0 / (1.0 - r)), dt.type(0))
-    return multiply(x, Tensor(mask))
+    # float64 draws (the mask does not depend on x's dtype); keep * scale in x's dtype, as TF: scale =
+    # 1 / (1 - rate) rounded to x's dtype. A draw op: descend.function draws a new mask on every call
+    mask = draw(fn=lambda: np.where(rng.random(ns) >= r, dt.type(1.0 / (1.0 - r)), dt.type(0)))
+    return multiply(x, mask)
 
 
 # ================================================================ l2_loss

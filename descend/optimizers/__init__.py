@@ -1,6 +1,6 @@
 """Optimizers (Keras 3 convention), schedules and the Optimizer base class."""
 
-from . import keras3, legacy, schedules
+from . import legacy, schedules, spellings
 from .accumulation import GradientAccumulator
 from .adadelta import Adadelta
 from .adafactor import Adafactor
@@ -10,7 +10,6 @@ from .adam import Adam
 from .adam_weight_decay import AdamWeightDecay
 from .adamax import Adamax
 from .adamw import AdamW
-from .base import Optimizer, Slot, StepState
 from .create import create_optimizer
 from .ftrl import Ftrl
 from .lamb import Lamb
@@ -18,14 +17,16 @@ from .lion import Lion
 from .loss_scale import LossScaleOptimizer
 from .multi import MultiOptimizer
 from .nadam import Nadam
+from .optimizer import Optimizer
 from .rmsprop import RMSprop
+from .rule import Rule, Slot, StepState
 from .schedules import LearningRateSchedule
 from .sgd import SGD
 
 __all__ = [
     "SGD", "Adadelta", "Adafactor", "Adagrad", "AdagradDecay", "Adam", "AdamW", "AdamWeightDecay", "Adamax", "Ftrl",
     "GradientAccumulator", "Lamb", "LearningRateSchedule", "Lion", "LossScaleOptimizer", "MultiOptimizer", "Nadam", "Optimizer",
-    "RMSprop", "Slot", "StepState", "create_optimizer", "get", "keras3", "legacy", "schedules",
+    "RMSprop", "Rule", "Slot", "StepState", "create_optimizer", "get", "legacy", "schedules", "spellings",
 ]
 
 _BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adafactor, Adagrad, AdagradDecay, Adam, AdamW,

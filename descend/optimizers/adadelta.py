@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
 from .exact_lazy import REPLAY, decay_products, per_row, suffix_products
+from .optimizer import Optimizer
+from .rule import Slot
 
 __all__ = ["Adadelta", "adadelta_catch_up", "adadelta_update"]
 
@@ -70,7 +71,8 @@ class Adadelta(Optimizer):
         self.add_hyperparameter("rho", rho, low=0, high=1)
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("accumulated_grad", nonnegative=True), Slot("accumulated_delta_var", nonnegative=True))
 
     update = staticmethod(adadelta_update)

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
+from .optimizer import Optimizer
+from .rule import Rule, Slot
 
 __all__ = ["Adafactor", "adafactor_update"]
 
@@ -81,9 +82,8 @@ class Adafactor(Optimizer):
                [ 1.6307,  2.6307]], dtype=float32)
     """
 
-    rule_kind = "per_tensor"
     slots = (Slot("r", nonnegative=True), Slot("c", nonnegative=True), Slot("v", nonnegative=True))
-    update = staticmethod(adafactor_update)
+    update = Rule(adafactor_update, per_tensor=True)  # the factored second moment reduces over rows and columns
 
     def __init__(self, learning_rate=0.001, beta_2_decay=-0.8, epsilon_1=1e-30, epsilon_2=1e-3, clip_threshold=1.0,
                  relative_step=True, **kwargs):

@@ -13,8 +13,9 @@ import math
 
 import numpy as np
 
-from .base import Optimizer, Slot
 from .exact_lazy import decay_products, per_row
+from .optimizer import Optimizer
+from .rule import Rule, Slot
 
 __all__ = ["Adagrad", "adagrad_catch_up", "adagrad_update"]
 
@@ -69,7 +70,6 @@ class Adagrad(Optimizer):
         array([0.9], dtype=float32)
     """
 
-    zero_grad_is_identity = True
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
@@ -77,10 +77,11 @@ class Adagrad(Optimizer):
                                                          low=0)
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True),)
 
-    update = staticmethod(adagrad_update)
+    update = Rule(adagrad_update, zero_grad_is_identity=True)
     #: sparse_updates="exact_lazy": nothing to catch up but the weight decay (closed form)
     catch_up = staticmethod(adagrad_catch_up)
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from .adagrad import _check_constant
-from .base import Optimizer, Slot
 from .exact_lazy import REPLAY
+from .optimizer import Optimizer
+from .rule import Rule, Slot
 
 __all__ = ["AdagradDecay", "adagrad_decay_update"]
 
@@ -75,8 +76,6 @@ class AdagradDecay(Optimizer):
         array([0.9051317], dtype=float32)
     """
 
-    default_sparse_updates = "lazy"
-
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, accumulator_decay_step=100000,
                  accumulator_decay_rate=0.9, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
@@ -92,7 +91,8 @@ class AdagradDecay(Optimizer):
         self.add_hyperparameter("accumulator_decay_rate", accumulator_decay_rate, low=0, high=1, low_open=True,
                                 high_open=True)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True),
                 Slot("accumulator_decay_power", nonnegative=True))
 
@@ -100,7 +100,7 @@ class AdagradDecay(Optimizer):
     #: the exact run)
     catch_up = REPLAY
 
-    update = staticmethod(adagrad_decay_update)
+    update = Rule(adagrad_decay_update, sparse="lazy")  # DeepRec updates only the rows a batch reads
 
     def coefficients(self, step, hyper, dtype):
         t = dtype.type

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
 from .exact_lazy import REPLAY
+from .optimizer import Optimizer
+from .rule import Slot
 
 __all__ = ["Adam", "adam_update", "amsgrad_update", "adam_step_size"]
 
@@ -84,7 +85,8 @@ class Adam(Optimizer):
         self.add_hyperparameter("epsilon", epsilon, low=0)
         self.amsgrad = bool(amsgrad)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("m"), Slot("v", nonnegative=True)) + ((Slot("v_hat", nonnegative=True),) if self.amsgrad else ())
 
     #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
@@ -92,7 +94,7 @@ class Adam(Optimizer):
     catch_up = REPLAY
 
     @property
-    def update_rule(self):
+    def update(self):
         return amsgrad_update if self.amsgrad else adam_update
 
     def coefficients(self, step, hyper, dtype):

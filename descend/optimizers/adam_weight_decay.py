@@ -24,10 +24,13 @@ from __future__ import annotations
 import math
 import re
 
-from .adam import Adam, adam_scatter_update
-from .base import NUMBERS
+from .adam import Adam, adam_scatter_update, adam_update, amsgrad_update
+from .rule import NUMBERS, Rule, WeightDecay
 
-__all__ = ["AdamWeightDecay"]
+__all__ = ["AdamWeightDecay", "HuggingFaceWeightDecay"]
+
+#: Hugging Face extends Keras 2's Adam, whose sparse path is TF1's order (m*b1 + scatter)
+ADAM_RULE = Rule(adam_update, sparse_fn=adam_scatter_update)
 
 
 def _patterns(value, arg: str):
@@ -100,13 +103,12 @@ class AdamWeightDecay(Adam):
         super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
                          amsgrad=amsgrad, name=name, **kwargs)
         self.add_hyperparameter("weight_decay_rate", weight_decay_rate, low=0)
-        self._include_in_weight_decay = _patterns(include_in_weight_decay, "include_in_weight_decay")
-        self._exclude_from_weight_decay = _patterns(exclude_from_weight_decay, "exclude_from_weight_decay")
+        self.weight_decay_form = HuggingFaceWeightDecay(_patterns(include_in_weight_decay, "include_in_weight_decay"),
+                                                        _patterns(exclude_from_weight_decay, "exclude_from_weight_decay"))
 
     @property
-    def exact_sparse_rule(self):
-        # Hugging Face extends Keras 2's Adam, whose sparse path is TF1's order (m*b1 + scatter)
-        return None if self.amsgrad else adam_scatter_update
+    def update(self):
+        return amsgrad_update if self.amsgrad else ADAM_RULE
 
     def coefficients(self, step, hyper, dtype):
         # legacy tf.keras Adam (TF's ApplyAdam kernel) computes 1 - beta in the variable's dtype,
@@ -117,35 +119,9 @@ class AdamWeightDecay(Adam):
         return c
 
     # ------------------------------------------------------------------ weight decay
-    @staticmethod
-    def weight_decay_rule(param, *, learning_rate, rate):
-        # var <- var - (lr * var) * weight_decay_rate
-        return param - (learning_rate * param) * rate
-
-    def weight_decay_coefficients(self, var, hyper):
-        rate = hyper.get("weight_decay_rate")
-        if not rate or not self.use_weight_decay(var):
-            return None
-        t = var.dtype.as_numpy_dtype
-        return {"learning_rate": t(hyper["learning_rate"]), "rate": t(rate)}
-
     def _do_use_weight_decay(self, param_name: str) -> bool:
         """Whether the variable named ``param_name`` decays (Hugging Face's rule: never when the rate is 0)."""
-        return self.current_hyper("weight_decay_rate") != 0 and self._selected_by_name(param_name)
-
-    def _selected_by_name(self, param_name: str) -> bool:
-        for r in self._include_in_weight_decay or ():
-            if re.search(r, param_name) is not None:
-                return True
-        for r in self._exclude_from_weight_decay or ():
-            if re.search(r, param_name) is not None:
-                return False
-        return True
-
-    def use_weight_decay(self, var) -> bool:
-        # by name (the rate of this step is checked in weight_decay_coefficients); variables exempted
-        # with exclude_from_weight_decay(var_list=...) never decay
-        return super().use_weight_decay(var) and self._selected_by_name(var.name)
+        return self.current_hyper("weight_decay_rate") != 0 and self.weight_decay_form.selected(param_name)
 
     # ------------------------------------------------------------------ the update
     def apply_gradients(self, grads_and_vars, clip_norm=None, name=None, **kwargs):
@@ -172,10 +148,45 @@ class AdamWeightDecay(Adam):
 
     def get_config(self):
         config = super().get_config()
-        config.update(
-            include_in_weight_decay=None if self._include_in_weight_decay is None
-            else list(self._include_in_weight_decay),
-            exclude_from_weight_decay=None if self._exclude_from_weight_decay is None
-            else list(self._exclude_from_weight_decay),
-        )
+        config.update(self.weight_decay_form.get_config())
         return config
+
+
+class HuggingFaceWeightDecay(WeightDecay):
+    """Hugging Face's decay form: ``var <- var - (lr * var) * weight_decay_rate`` for the variables its
+    name regexes select (``include_in_weight_decay`` wins over ``exclude_from_weight_decay``), and not
+    for variables exempted with ``exclude_from_weight_decay(var_list=...)``."""
+
+    fused = False
+
+    def __init__(self, include=None, exclude=None):
+        super().__init__()
+        self.include, self.exclude_patterns = include, exclude
+
+    def selected(self, name: str) -> bool:
+        for r in self.include or ():
+            if re.search(r, name) is not None:
+                return True
+        for r in self.exclude_patterns or ():
+            if re.search(r, name) is not None:
+                return False
+        return True
+
+    def applies_to(self, var) -> bool:
+        return super().applies_to(var) and self.selected(var.name)
+
+    def coefficients(self, var, hyper):
+        rate = hyper.get("weight_decay_rate")
+        if not rate or not self.applies_to(var):
+            return None
+        t = var.dtype.as_numpy_dtype
+        return {"learning_rate": t(hyper["learning_rate"]), "rate": t(rate)}
+
+    @staticmethod
+    def apply(param, *, learning_rate, rate):
+        # var <- var - (lr * var) * weight_decay_rate
+        return param - (learning_rate * param) * rate
+
+    def get_config(self) -> dict:
+        return {"include_in_weight_decay": None if self.include is None else list(self.include),
+                "exclude_from_weight_decay": None if self.exclude_patterns is None else list(self.exclude_patterns)}

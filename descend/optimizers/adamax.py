@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
 from .exact_lazy import REPLAY
+from .optimizer import Optimizer
+from .rule import Slot
 
 __all__ = ["Adamax", "adamax_update"]
 
@@ -60,7 +61,8 @@ class Adamax(Optimizer):
         self.add_hyperparameter("beta_2", beta_2, low=0, high=1)
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("momentum"), Slot("norm", nonnegative=True))
 
     #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit

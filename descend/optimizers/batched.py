@@ -1,28 +1,26 @@
-"""The batched dense step: ``apply_gradients`` over a list of variables it has updated before, with
-no per-variable Python beyond a few C-level passes over the list.
+"""The batched dense step: the cached plan of a repeated update.
 
 A training loop calls ``apply_gradients`` with the same variables, in the same order, with dense
 gradients of the same dtypes and shapes, every step. The general pipeline
 (:mod:`descend.optimizers.pipeline`) works that out again each time, variable by variable (about
 5 us per variable: 5 ms a step for 1,000 tensors, more than the update of 10M parameters costs).
-:func:`apply` remembers, per optimizer and list of variables, what does not change from one step to
-the next -- the variables, their slot arrays, their weight-decay flags, and the backend's
-:class:`~descend._native.backend.DenseBatch` (the offsets table of the parameters and slots, and the
-chunk list of the one kernel call) -- so that a step only checks the gradients (type, dtype, shape
-and layout, each one C-level pass over the list), runs the non-finite check and the update kernel
-over all of them, and does the bookkeeping (versions, step state, ``iterations``).
+:func:`apply` keeps, per optimizer and list of variables, the part of the pipeline's plan that does
+not change from one step to the next -- the variables, their slot arrays, their weight-decay flags,
+and the backend's :class:`~descend._native.backend.DenseBatch` (the offsets table of the parameters
+and slots, and the chunk list of the one kernel call) -- and runs the rest with the pipeline's own
+stages: the gradients checked (type, dtype, shape and layout, each one C-level pass over the list),
+the non-finite check and the ``resolve`` stage's hyperparameters, step state and coefficients, the
+``update`` stage's kernel over all of them, the ``count`` stage's bookkeeping.
 
-It is the general pipeline's result, bit for bit, with the same side effects: the same kernel, the
-same coefficients (computed once per step and dtype as the general path does), the same order of
-writes. It only runs when nothing of what it skips can matter: elementwise rule with a fused
-kernel, dense gradients (Tensors or ndarrays, none missing), no gradient accumulation, clipping,
-moving average, ``exact_lazy`` sparse mode, constraint or routing (``MultiOptimizer``), no
-distribution hook that may act (``pipeline.hooks_idle`` says which), no override of a stage it
-skips, every variable's slots and step state already created. Anything else -- and any step
-whose gradients do not fit the remembered list, or hold a NaN or Inf under a checking
-``on_nonfinite`` policy -- goes through the general pipeline, which decides (and reports errors)
-exactly as before, nothing having been written. So the
-all-or-nothing promise of ``apply_gradients`` holds on both paths.
+It is the general pipeline's result, bit for bit, with the same side effects. It runs only when the
+pipeline would run nothing it leaves out: a rule with a fused kernel, dense gradients (Tensors or
+ndarrays, none missing), the optimizer's stages the standard ones (``batchable``) with no
+accumulation, clipping, moving average, loss-scale factor, ``exact_lazy`` sparse mode, constraint,
+routing (``MultiOptimizer``) or aggregation across replicas, the standard weight-decay form, every
+variable's slots and step state already created. Anything else -- and any step whose gradients do
+not fit the remembered list, or hold a NaN or Inf under a checking ``on_nonfinite`` policy -- goes
+through the general pipeline, which decides (and reports errors) exactly as before, nothing having
+been written. So the all-or-nothing promise of ``apply_gradients`` holds on both paths.
 
 The remembered lists live in the optimizer (a copy or pickle of it starts with none, since the
 offsets table holds addresses of the original's arrays), at most :data:`MAX_LISTS` per
@@ -50,7 +48,11 @@ import numpy as np
 
 from ..framework.tensor import Tensor
 from ..framework.variable import Variable
-from . import fused, pipeline
+from . import fused
+from .pipeline import aggregation_for
+from .plan import UpdatePlan
+from .rule import WeightDecay
+from .stages import update
 
 __all__ = ["GATHER_BELOW", "GATHER_MIN", "MAX_LISTS", "apply", "clear", "enabled", "set_enabled", "stats"]
 
@@ -70,12 +72,7 @@ _enabled = True
 _VALUE = operator.attrgetter("_value")
 _CONSTRAINT = operator.attrgetter("_constraint")
 _TENSOR, _NDARRAY = {Tensor}, {np.ndarray}
-# what the batched step does in place of these methods: an override anywhere makes it stand aside
-_REPLACED = ("prepare", "commit", "aggregate", "_resolve_into", "_write_items", "_arrays_of", "_dense",
-             "_kernel", "_rule", "kernels_find_nonfinite", "_plan_slots", "_create", "_resolve_hyper")
-_DECAY = ("weight_decay_coefficients", "use_weight_decay", "weight_decay_rule")
-# type -> (whether it overrides no replaced method, whether it keeps the default weight decay)
-_class_ok: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_COUNT = update.Count()
 
 
 def enabled() -> bool:
@@ -151,56 +148,44 @@ class _Entry:
         self.decay_key = decay_key
 
 
-def _class_checks(cls) -> tuple[bool, bool]:
-    hit = _class_ok.get(cls)
-    if hit is None:
-        from .base import Optimizer
-
-        plain = all(getattr(cls, name) is getattr(Optimizer, name) for name in _REPLACED)
-        default_decay = all(getattr(cls, name) is getattr(Optimizer, name) for name in _DECAY)
-        hit = _class_ok[cls] = (plain, default_decay)
-    return hit
-
-
-def _eligible(opt) -> bool:
+def _eligible(opt, rule) -> bool:
     """What holds for the whole optimizer, checked each step in O(1)."""
-    if not _enabled or opt.rule_kind != "elementwise" or not opt.use_fused or not fused.enabled():
+    if not _enabled or rule.is_hook or rule.per_tensor or not opt.use_fused or not fused.enabled():
         return False
     if (opt.gradient_accumulation_steps is not None or opt.clipnorm is not None or opt.clipvalue is not None
-            or opt.global_clipnorm is not None or opt.use_ema or opt.sparse_updates == "exact_lazy"
-            or opt._lazy_tables or opt.owner is not None or opt.loss_scale_factor is not None):
+            or opt.global_clipnorm is not None or opt.use_ema or opt._sparse_updates == "exact_lazy"
+            or opt.lazy_rows.tables or opt.owner is not None or opt.loss_scale_factor is not None):
         return False
-    plain, default_decay = _class_checks(type(opt))
-    if not plain:
+    if type(opt.weight_decay_form) is not WeightDecay or opt.pipeline.aggregation is not None:
         return False
-    d = opt.__dict__
-    if any(name in d for name in _REPLACED):  # an instance override (Horovod's ``aggregate``)
+    if not all(getattr(s, "batchable", False) for s in opt.pipeline.stages):
         return False
-    if not default_decay or any(name in d for name in _DECAY):  # decay decided per variable by other code
-        return False
-    return all(ss.name in opt._step_vars for ss in opt.step_states())
+    step_vars = opt.state.step_vars
+    return all(ss.name in step_vars for ss in rule.step_specs)
 
 
 def _decay_key(opt):
-    return len(opt._decay_excluded_ids), opt._decay_excluded_names
+    return opt.weight_decay_form.version
 
 
-def _build(opt, ids, variables, kernel) -> _Entry | None:
+def _build(opt, rule, ids, variables, kernel) -> _Entry | None:
     """The entry of a list of variables (None: not now -- a variable without slots, which the general
     path creates; the next step builds it)."""
     entry = _Entry(ids, variables, None, [], kernel, _decay_key(opt))
     if len(set(ids)) != len(ids) or not all(type(v) is Variable for v in variables):
         return entry  # the general path reports it (or handles a Variable subclass)
-    if any(i not in opt._slots for i in ids):
+    state = opt.state
+    if not all(state.has(v) for v in variables):
         return None
     by_dtype: dict = {}
     for k, v in enumerate(variables):
         by_dtype.setdefault(v._value.dtype, []).append(k)
-    _gather_slots(opt, variables)
+    _gather_slots(state, rule, variables)
     try:
-        arrays = [opt._arrays_of(None, v, False) for v in variables]
+        arrays = [state.arrays_of(v, rule.slot_specs) for v in variables]
     except KeyError:  # a declared slot missing (the declaration changed): the general path
         return entry
+    form = opt.weight_decay_form
     groups = []
     for positions in by_dtype.values():
         params = [arrays[k][0] for k in positions]
@@ -208,7 +193,7 @@ def _build(opt, ids, variables, kernel) -> _Entry | None:
         batch = kernel.dense_batch(params, slots)
         if batch is None:
             return entry
-        mask = np.fromiter((opt.use_weight_decay(variables[k]) for k in positions), np.bool_, len(positions))
+        mask = np.fromiter((form.applies_to(variables[k]) for k in positions), np.bool_, len(positions))
         groups.append(_Group(positions, batch, params, slots, mask))
     for v, (_, _, slot_vars) in zip(variables, arrays):
         entry.versioned.append(v)
@@ -232,7 +217,7 @@ def _sole_reference_count() -> int:
 _SOLE = _sole_reference_count()
 
 
-def _gather_slots(opt, variables) -> None:
+def _gather_slots(state, rule, variables) -> None:
     """Move the declared slots of the small tensors of ``variables`` into one buffer per dtype
     (the slots of tensor 0, then tensor 1, ..., each on a 64-byte boundary): the update kernel
     then reads and writes them as long runs of memory instead of thousands of separate blocks
@@ -241,12 +226,11 @@ def _gather_slots(opt, variables) -> None:
     other remembered list) and it is smaller than :data:`GATHER_BELOW` bytes; a buffer is made
     only when the slots that move add up to at least :data:`GATHER_MIN` bytes. The slot Variables
     stay the same objects with the same values, shapes and dtypes; only their storage moves."""
-    cache = opt._array_cache
     movable: dict = {}  # dtype -> [slot Variable]
     for v in variables:
-        cache.pop(id(v), None)  # its lists hold the slot arrays (rebuilt by _arrays_of)
-        slots = opt._slots[id(v)][1]
-        for spec in opt.slot_specs():
+        state.forget_arrays(v)  # its lists hold the slot arrays (rebuilt by arrays_of)
+        slots = state.slots[id(v)][1]
+        for spec in rule.slot_specs:
             sv = slots.get(spec.name)
             if (sv is None or type(sv._value) is not np.ndarray or sys.getrefcount(sv._value) != _SOLE
                     or sv._before_read is not None):
@@ -272,14 +256,15 @@ def _gather_slots(opt, variables) -> None:
             sv._value = view
 
 
-def _find(opt, ids, variables, rule) -> tuple[_Entry | None, object]:
+def _find(opt, rule, ids, variables) -> tuple[_Entry | None, object]:
     """``(entry, kernel)`` of this list of variables: remembered, or built now (None: not now)."""
     entries = _entries(opt)
     k = next((k for k, e in enumerate(entries) if e.ids == ids), None)
-    if k is None and not all(i in opt._slots for i in ids):
+    state = opt.state
+    if k is None and not all(i in state.slots for i in ids):
         return None, None  # a first step: the general pipeline creates the state (and compiles the rule)
-    kernel = None if rule is None else opt._kernel(rule)
-    if kernel is None:  # (no rule: the general pipeline says so)
+    kernel = rule.kernel()
+    if kernel is None:
         return None, None
     if k is not None:
         e = entries[k]
@@ -287,33 +272,34 @@ def _find(opt, ids, variables, rule) -> tuple[_Entry | None, object]:
             if k:
                 entries.insert(0, entries.pop(k))
             if e.groups is not None and e.decay_key != _decay_key(opt):  # exclude_from_weight_decay was called
+                form = opt.weight_decay_form
                 for g in e.groups:
-                    g.decay_mask = np.fromiter((opt.use_weight_decay(variables[i]) for i in g.positions), np.bool_,
+                    g.decay_mask = np.fromiter((form.applies_to(variables[i]) for i in g.positions), np.bool_,
                                                len(g.positions))
                 e.decay_key = _decay_key(opt)
             return e, kernel
         entries.pop(k)  # another rule now (a switched backend, a changed hyperparameter): built again
-    entry = _build(opt, ids, variables, kernel)
+    entry = _build(opt, rule, ids, variables, kernel)
     if entry is not None:
         entries.insert(0, entry)
         del entries[MAX_LISTS:]
     return entry, kernel
 
 
-def apply(opt, grads_and_vars):
-    """Apply ``grads_and_vars`` with the batched step and return None, or return the pairs (a list, the
-    iterable consumed) for the general pipeline, having changed nothing."""
+def apply(opt, rule, grads_and_vars):
+    """Apply ``grads_and_vars`` with the batched step of ``opt`` (whose rule is ``rule``) and return None, or
+    return the pairs (a list, the iterable consumed) for the general pipeline, having changed nothing."""
     pairs = grads_and_vars if type(grads_and_vars) in (list, tuple) else list(grads_and_vars)
-    if not pairs or not _eligible(opt):
+    if not pairs:
+        return pairs
+    if not _eligible(opt, rule):
         return pairs
     try:
         grads, variables = zip(*pairs, strict=True)
     except (TypeError, ValueError):  # not pairs: the general path says so
         return pairs
-    if ((pipeline.cross_replica_sum is not None or pipeline.cross_replica_any is not None
-         or pipeline.cross_replica_norm is not None or pipeline.after_commit is not None)
-            and (pipeline.hooks_idle is None or not pipeline.hooks_idle(opt, pairs))):
-        return pairs  # a distribution strategy's hooks may act: the general pipeline runs them
+    if aggregation_for(opt, variables) is not None:
+        return pairs  # summed across replicas: the general pipeline runs the strategy's stage
     types = set(map(type, grads))
     if types == _TENSOR:
         values = list(map(_VALUE, grads))
@@ -321,8 +307,7 @@ def apply(opt, grads_and_vars):
         values = list(grads)
     else:  # a missing gradient, IndexedSlices, a mix: the general path
         return pairs
-    rule = opt.update_rule
-    entry, _ = _find(opt, tuple(map(id, variables)), variables, rule)
+    entry, _ = _find(opt, rule, tuple(map(id, variables)), variables)
     if entry is None or entry.groups is None or any(map(_CONSTRAINT, variables)):
         return pairs
     groups = entry.groups
@@ -335,9 +320,9 @@ def apply(opt, grads_and_vars):
     if opt.on_nonfinite != "apply" and any(g.batch.find_nonfinite(b) >= 0 for g, b in zip(groups, bound)):
         return pairs  # the general path applies the policy (and names the variable)
     # stage resolve: what the general path computes once per step and dtype
-    step = int(opt._iterations._value)
-    hyper, step_state, _ = opt._resolve_hyper(step, variables)
-    coefficients = {g.batch.dtype: opt._coefficients_for(step, hyper, g.batch.dtype) for g in groups}
+    step = opt.state.step
+    hyper, step_state, _ = update.resolve_hyper(opt, rule, step, variables)
+    coefficients = {g.batch.dtype: update.coefficients_for(rule, step, hyper, g.batch.dtype) for g in groups}
     decays = [None] * len(groups)
     if hyper.get("weight_decay"):
         for k, g in enumerate(groups):
@@ -345,19 +330,14 @@ def apply(opt, grads_and_vars):
             d = np.zeros(g.batch.n, g.batch.dtype)
             d[g.decay_mask] = t(hyper["weight_decay"]) * t(hyper["learning_rate"])
             decays[k] = d
-    # commit: nothing above wrote anything, nothing below can fail on user input
+    # stage update: nothing above wrote anything, nothing below can fail on user input
     for v in entry.versioned:
         v._version += 1
     for k, (g, b) in enumerate(zip(groups, bound)):
         if not g.batch.apply(b, coefficients[g.batch.dtype], decays[k]):  # the NumPy path, as the general path
-            opt._dense(rule, None, g.params, b[2], g.slots,
+            rule.dense(rule.fn, None, g.params, b[2], g.slots,
                        [0.0] * g.batch.n if decays[k] is None else list(decays[k]), coefficients[g.batch.dtype])
-    for name, value in step_state.items():
-        var = opt._step_vars[name]
-        var._value[...] = value
-        var._mark_updated()
-    opt._last_hyper = hyper
-    opt._iterations._value += 1
-    opt._iterations._mark_updated()
+    # stage count
+    _COUNT.commit(UpdatePlan(opt, step=step, hyper=hyper, step_state=step_state))
     stats["steps"] += 1
     return None

@@ -21,8 +21,9 @@ import math
 
 import numpy as np
 
-from .base import NUMBERS, Optimizer, Slot
 from .exact_lazy import REPLAY
+from .optimizer import Optimizer
+from .rule import NUMBERS, Rule, Slot
 
 __all__ = ["Ftrl", "ftrl_update"]
 
@@ -85,8 +86,6 @@ class Ftrl(Optimizer):
         array([0.3641, 0.    ], dtype=float32)
     """
 
-    default_sparse_updates = "lazy"
-
     def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  l2_shrinkage_regularization_strength=0.0, beta=0.0, **kwargs):
@@ -107,16 +106,16 @@ class Ftrl(Optimizer):
             raise ValueError(nonneg.format(name="initial_accumulator_value", value=v))
         self.initial_accumulator_value = float(v)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True), Slot("linear"))
 
     #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
     #: the exact run)
     catch_up = REPLAY
 
-    @property
-    def update_rule(self):
-        return ftrl_update
+    #: TF's sparse FTRL updates only the gradient's rows
+    update = Rule(ftrl_update, sparse="lazy")
 
     def coefficients(self, step, hyper, dtype):
         # as Keras: lr is cast to the variable's dtype and l2_eff computed in it; 2 * l2_shrinkage

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
+from .optimizer import Optimizer
+from .rule import Rule, Slot
 
 __all__ = ["Lamb", "lamb_direction", "lamb_trust_ratio", "lamb_update"]
 
@@ -98,10 +99,10 @@ class Lamb(Optimizer):
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
     #: the trust ratio reduces over the whole tensor: not elementwise
-    rule_kind = "per_tensor"
-    update = staticmethod(lamb_update)
+    update = Rule(lamb_update, per_tensor=True)  # the trust ratio is a norm over the whole tensor
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("momentum"), Slot("velocity", nonnegative=True))
 
     def coefficients(self, step, hyper, dtype):

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
 from .exact_lazy import REPLAY
+from .optimizer import Optimizer
+from .rule import Slot
 
 __all__ = ["Lion", "lion_update"]
 
@@ -63,7 +64,8 @@ class Lion(Optimizer):
                                         "degenerates to SignSGD. Received: beta_1={value}.")
         self.add_hyperparameter("beta_2", beta_2, low=0, high=1)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("momentum"),)
 
     #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
@@ -71,7 +73,7 @@ class Lion(Optimizer):
     catch_up = REPLAY
 
     @property
-    def update_rule(self):
+    def update(self):
         return lion_update
 
     def coefficients(self, step, hyper, dtype):

@@ -32,8 +32,7 @@ from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable, no_name_scope
 from ..ops import math_ops
-from . import pipeline
-from .base import Optimizer
+from .optimizer import Optimizer
 
 __all__ = ["LossScaleOptimizer"]
 
@@ -209,8 +208,9 @@ class LossScaleOptimizer:
                              "pass all of them scaled (Keras 3) or all unscaled (TF 2)")
         self._unscaled = []
         found = not all(_finite(g) for g in given)
-        if pipeline.cross_replica_any is not None:
-            found = pipeline.cross_replica_any(self.inner_optimizer, list(zip(grads, variables)), found)
+        aggregation = self.inner_optimizer.aggregation_for([v for v in variables if v is not None])
+        if aggregation is not None:  # the replicas decide together
+            found = aggregation.any(self.inner_optimizer, list(zip(grads, variables)), found)
         if found:
             self.step_counter.assign(0)
             self.dynamic_scale.assign(self.dynamic_scale.numpy() * np.float32(0.5))
@@ -261,7 +261,7 @@ class LossScaleOptimizer:
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
-        from . import get  # the registry of built-in optimizers (imports this module)
+        from . import get  # registry look-up: the built-in optimizers (a package that imports this module)
 
         config = dict(config)
         inner = config.pop("inner_optimizer")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from ..framework.variable import Variable
-from .base import Optimizer
-from .pipeline import ByVariable
+from .optimizer import Optimizer
+from .plan import ByVariable
 
 __all__ = ["MultiOptimizer"]
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot, StepState
 from .exact_lazy import REPLAY
+from .optimizer import Optimizer
+from .rule import Slot, StepState
 
 __all__ = ["Nadam", "nadam_update"]
 
@@ -92,13 +93,10 @@ class Nadam(Optimizer):
         self.add_hyperparameter("beta_2", beta_2, low=0, high=1, high_open=True)
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
-    def slot_specs(self):
-        return (Slot("momentum"), Slot("velocity", nonnegative=True))
-
-    def step_states(self):
-        # P_t = u_1 ... u_t, created with the first variables in the first one's dtype and advanced
-        # before each update uses it (Keras multiplies its variable in place once per step)
-        return (StepState("u_product", initial=_one, advance=advance_u_product, dtype="first", advance_first=True),)
+    # P_t = u_1 ... u_t, created with the first variables in the first one's dtype and advanced
+    # before each update uses it (Keras multiplies its variable in place once per step)
+    slots = (Slot("momentum"), Slot("velocity", nonnegative=True),
+             StepState("u_product", initial=_one, advance=advance_u_product, dtype="first", advance_first=True))
 
     #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
     #: the exact run)

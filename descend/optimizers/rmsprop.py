@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
 from .exact_lazy import REPLAY, decay_products, per_row, suffix_products
+from .optimizer import Optimizer
+from .rule import Slot
 
 __all__ = ["RMSprop", "centered_rmsprop_catch_up", "centered_rmsprop_momentum_catch_up", "rmsprop_catch_up",
            "rmsprop_momentum_catch_up", "centered_rmsprop_momentum_update", "centered_rmsprop_update", "rmsprop_momentum_update",
@@ -141,12 +142,13 @@ class RMSprop(Optimizer):
         # a momentum slot exists unless momentum is the number 0 (a schedule always gets one)
         self._has_momentum = not (isinstance(momentum, (int, float, np.integer, np.floating)) and momentum == 0)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return ((Slot("velocity", nonnegative=True),) + ((Slot("momentum"),) if self._has_momentum else ())
                 + ((Slot("average_gradient"),) if self.centered else ()))
 
     @property
-    def update_rule(self):
+    def update(self):
         if self.centered:
             return centered_rmsprop_momentum_update if self._has_momentum else centered_rmsprop_update
         return rmsprop_momentum_update if self._has_momentum else rmsprop_update

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Optimizer, Slot
 from .exact_lazy import decay_products, per_row
+from .optimizer import Optimizer
+from .rule import Rule, Slot
 
-__all__ = ["SGD", "momentum_catch_up", "momentum_update", "nesterov_catch_up", "nesterov_update", "sgd_catch_up",
-           "sgd_update"]
+__all__ = ["SGD", "SGD_RULE", "linear_momentum_catch_up", "momentum_catch_up", "momentum_update", "nesterov_catch_up",
+           "nesterov_update", "sgd_catch_up", "sgd_update"]
 
 
 def sgd_update(param, grad, *, learning_rate):
@@ -40,29 +41,34 @@ def sgd_catch_up(param, *, steps, first):
     return (param * per_row(decay_products(steps), first, param),)
 
 
-def _momentum_catch_up(param, m, steps, first, nesterov):
-    # per skipped step j (zero gradient): param <- (1 - d_j) param + c_j m ; m <- mu_j m, with c_j = mu_j
-    # (nesterov: mu_j^2). After the steps from j on: param = A_j param + B_j m, m = M_j m, where
-    # A_j = (1 - d_j) A_{j+1}, B_j = c_j A_{j+1} + mu_j B_{j+1}, M_j = mu_j M_{j+1}
+def linear_momentum_catch_up(param, m, steps, first, c_of):
+    """The closed form of momentum over skipped steps (zero gradient), shared by every momentum that is linear
+    in its buffer: per skipped step j, ``m <- mu_j m`` and ``param <- (1 - d_j) param + c_j m`` (the new ``m``
+    scaled: ``c_j = c_of(steps[j])``, in terms of the buffer before the step). After the steps from j on:
+    ``param = A_j param + B_j m``, ``m = M_j m``, with ``A_j = (1 - d_j) A_{j+1}``,
+    ``B_j = c_j A_{j+1} + mu_j B_{j+1}``, ``M_j = mu_j M_{j+1}``."""
     n = len(steps)
     a, b, mm = np.ones(n + 1), np.zeros(n + 1), np.ones(n + 1)
     for j in range(n - 1, -1, -1):
         mu = float(steps[j]["momentum"])
-        c = mu * mu if nesterov else mu
         a[j] = (1.0 - float(steps[j]["decay"])) * a[j + 1]
-        b[j] = c * a[j + 1] + mu * b[j + 1]
+        b[j] = c_of(steps[j]) * a[j + 1] + mu * b[j + 1]
         mm[j] = mu * mm[j + 1]
     return param * per_row(a, first, param) + m * per_row(b, first, m), m * per_row(mm, first, m)
 
 
 def momentum_catch_up(param, m, *, steps, first):
-    # Keras momentum over skipped steps: param moves by m * sum of the momentum products (closed form)
-    return _momentum_catch_up(param, m, steps, first, nesterov=False)
+    # Keras momentum over skipped steps: m <- mu m ; param <- (1 - d) param + mu m
+    return linear_momentum_catch_up(param, m, steps, first, lambda s: float(s["momentum"]))
 
 
 def nesterov_catch_up(param, m, *, steps, first):
     # Nesterov: each skipped step moves param by mu * (mu m)
-    return _momentum_catch_up(param, m, steps, first, nesterov=True)
+    return linear_momentum_catch_up(param, m, steps, first, lambda s: float(s["momentum"]) ** 2)
+
+
+#: plain SGD's rule: a zero gradient changes nothing
+SGD_RULE = Rule(sgd_update, zero_grad_is_identity=True)
 
 
 class SGD(Optimizer):
@@ -96,9 +102,9 @@ class SGD(Optimizer):
         self.nesterov = bool(nesterov)
         # the momentum slot exists unless momentum is the constant 0 (0 or 0.0; a schedule always has it)
         self._has_momentum = self.hyperparameters()["momentum"] != 0.0
-        self.zero_grad_is_identity = not self._has_momentum
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("momentum"),) if self._has_momentum else ()
 
     @property
@@ -110,9 +116,9 @@ class SGD(Optimizer):
         return nesterov_catch_up if self.nesterov else momentum_catch_up
 
     @property
-    def update_rule(self):
+    def update(self):
         if not self._has_momentum:
-            return sgd_update
+            return SGD_RULE  # a zero gradient changes nothing: exact sparse updates touch only the gradient's rows
         return nesterov_update if self.nesterov else momentum_update
 
     def coefficients(self, step, hyper, dtype):

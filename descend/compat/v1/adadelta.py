@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...optimizers.base import Slot
-from .train import Optimizer
+from ...optimizers.rule import Rule, Slot
+from .optimizer import Optimizer
 
 __all__ = ["AdadeltaOptimizer", "tf1_adadelta_update"]
 
@@ -48,9 +48,8 @@ class AdadeltaOptimizer(Optimizer):
         array([0.05131674], dtype=float32)
     """
 
-    default_sparse_updates = "lazy"
     slots = (Slot("accum", nonnegative=True), Slot("accum_update", nonnegative=True))
-    update = staticmethod(tf1_adadelta_update)
+    update = Rule(tf1_adadelta_update, sparse="lazy")  # TF 1's sparse kernel updates only the gradient's rows
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking: bool = False,
                  name: str = "Adadelta", **kwargs):

@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 from ...framework.variable import Variable
-from ...optimizers.base import NUMBERS, Slot
-from .train import Optimizer
+from ...optimizers.rule import NUMBERS, Rule, Slot
+from .optimizer import Optimizer
 
 __all__ = ["AdagradDAOptimizer", "adagrad_da_update"]
 
@@ -54,8 +54,7 @@ class AdagradDAOptimizer(Optimizer):
         (array([-0.25], dtype=float32), 1)
     """
 
-    default_sparse_updates = "lazy"
-    update = staticmethod(adagrad_da_update)
+    update = Rule(adagrad_da_update, sparse="lazy")  # TF 1's sparse kernel updates only the gradient's rows
 
     def __init__(self, learning_rate, global_step=None, initial_gradient_squared_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking: bool = False,
@@ -71,7 +70,8 @@ class AdagradDAOptimizer(Optimizer):
         self.initial_gradient_squared_accumulator_value = float(v)
         self.global_step = global_step
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("gradient_accumulator"),
                 Slot("gradient_squared_accumulator", self.initial_gradient_squared_accumulator_value,
                      nonnegative=True))

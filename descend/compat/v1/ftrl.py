@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from ...optimizers.base import NUMBERS, Slot
-from .train import Optimizer
+from ...optimizers.rule import NUMBERS, Rule, Slot
+from .optimizer import Optimizer
 
 __all__ = ["FtrlOptimizer", "tf1_ftrl_sqrt_update", "tf1_ftrl_update"]
 
@@ -47,6 +47,11 @@ def tf1_ftrl_sqrt_update(param, grad, accum, linear, *, learning_rate, power, l1
     return new, new_accum, linear
 
 
+#: TF's sparse FTRL kernels update only the gradient's rows
+TF1_FTRL = Rule(tf1_ftrl_update, sparse="lazy")
+TF1_FTRL_SQRT = Rule(tf1_ftrl_sqrt_update, sparse="lazy")
+
+
 class FtrlOptimizer(Optimizer):
     """TF 1's FTRL-Proximal (McMahan et al., 2013), with L1, L2, L2-shrinkage and ``beta``.
 
@@ -70,8 +75,6 @@ class FtrlOptimizer(Optimizer):
         array([0.3641, 0.    ], dtype=float32)
     """
 
-    default_sparse_updates = "lazy"
-
     def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking: bool = False,
                  name: str = "Ftrl", accum_name=None, linear_name=None, l2_shrinkage_regularization_strength=0.0,
@@ -89,13 +92,14 @@ class FtrlOptimizer(Optimizer):
         self.initial_accumulator_value = float(v)
         self.accum_name, self.linear_name = accum_name, linear_name
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("accum", self.initial_accumulator_value, nonnegative=True), Slot("linear"))
 
     @property
-    def update_rule(self):
+    def update(self):
         power = self._hyper_value("learning_rate_power")
-        return tf1_ftrl_sqrt_update if power == -0.5 else tf1_ftrl_update
+        return TF1_FTRL_SQRT if power == -0.5 else TF1_FTRL
 
     def _hyper_value(self, name):
         value = self.hyperparameters()[name]

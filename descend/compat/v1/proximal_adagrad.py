@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
-from ...optimizers.base import NUMBERS, Slot
-from .train import Optimizer
+from ...optimizers.rule import NUMBERS, Rule, Slot
+from .optimizer import Optimizer
 
 __all__ = ["ProximalAdagradOptimizer", "proximal_adagrad_update"]
 
@@ -49,8 +49,7 @@ class ProximalAdagradOptimizer(Optimizer):
         array([0.75], dtype=float32)
     """
 
-    default_sparse_updates = "lazy"
-    update = staticmethod(proximal_adagrad_update)
+    update = Rule(proximal_adagrad_update, sparse="lazy")  # TF 1's sparse kernel updates only the gradient's rows
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, l1_regularization_strength=0.0,
                  l2_regularization_strength=0.0, use_locking: bool = False, name: str = "ProximalAdagrad", **kwargs):
@@ -62,7 +61,8 @@ class ProximalAdagradOptimizer(Optimizer):
         self.add_hyperparameter("l2_regularization_strength", l2_regularization_strength, low=0)
         self.initial_accumulator_value = float(v)
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("accumulator", self.initial_accumulator_value, nonnegative=True),)
 
     def coefficients(self, step, hyper, dtype):

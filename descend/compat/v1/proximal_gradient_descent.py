@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .train import Optimizer
+from ...optimizers.rule import Rule
+from .optimizer import Optimizer
 
 __all__ = ["ProximalGradientDescentOptimizer", "proximal_gradient_descent_update"]
 
@@ -41,8 +42,7 @@ class ProximalGradientDescentOptimizer(Optimizer):
         array([0.45, 0.  ], dtype=float32)
     """
 
-    default_sparse_updates = "lazy"
-    update = staticmethod(proximal_gradient_descent_update)
+    update = Rule(proximal_gradient_descent_update, sparse="lazy")  # TF 1's sparse kernel updates only the gradient's rows
 
     def __init__(self, learning_rate, l1_regularization_strength=0.0, l2_regularization_strength=0.0,
                  use_locking: bool = False, name: str = "ProximalGradientDescent", **kwargs):

@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...framework.tape import GradientTape
-from ...framework.tensor import Tensor, to_array
 from ...framework.variable import Variable
-from ...optimizers import base as _base
 from ...optimizers.adagrad import Adagrad
 from ...optimizers.adagrad_decay import AdagradDecay
 from ...optimizers.adam import adam_scatter_update, adam_update
-from ...optimizers.base import Slot, StepState
 from ...optimizers.rmsprop import RMSprop, centered_rmsprop_momentum_update, rmsprop_momentum_update
-from ...optimizers.sgd import sgd_update
+from ...optimizers.rule import Rule, Slot, StepState
+from ...optimizers.sgd import SGD_RULE, linear_momentum_catch_up
+from .adadelta import AdadeltaOptimizer
+from .adagrad_da import AdagradDAOptimizer
+from .ftrl import FtrlOptimizer
+from .optimizer import AggregationMethod, Optimizer
+from .proximal_adagrad import ProximalAdagradOptimizer
+from .proximal_gradient_descent import ProximalGradientDescentOptimizer
+from .variables import GraphKeys, add_to_collection, get_collection
 
 __all__ = [
     "AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer",
@@ -39,130 +43,6 @@ __all__ = [
     "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer", "RMSPropOptimizer", "Saver",  # noqa: F822
     "get_global_step", "get_or_create_global_step",
 ]
-
-
-def _loss_scale():
-    """TF 1's ``_scale_loss`` factor: ``1 / num_replicas_in_sync`` under a strategy with several replicas
-    (losses are mean-reduced), else None."""
-    from ...distribute import strategy as _strategy  # above this layer: imported when called
-
-    n = _strategy.get_strategy().num_replicas_in_sync
-    return 1.0 / n if n > 1 else None
-
-
-class AggregationMethod:
-    """How gradients of one tensor are summed (accepted and validated; descend always adds them)."""
-
-    ADD_N = 0
-    DEFAULT = ADD_N
-    EXPERIMENTAL_TREE = 1
-    EXPERIMENTAL_ACCUMULATE_N = 2
-
-
-class Optimizer(_base.Optimizer):
-    """TF1's ``tf.compat.v1.train.Optimizer`` API over descend's optimizer framework.
-
-    Subclasses set their rule and slots the same way as Keras-convention
-    optimizers; this class adds TF1's ``minimize``, ``compute_gradients`` and
-    ``apply_gradients(..., global_step)`` signatures and the ``GATE_*``
-    constants.
-    """
-
-    GATE_NONE = 0
-    GATE_OP = 1
-    GATE_GRAPH = 2
-
-    def __init__(self, use_locking: bool = False, name: str = "Optimizer", *, learning_rate=None, **kwargs):
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"Must specify the optimizer name. Received: name={name!r}")
-        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
-        self._use_locking = bool(use_locking)
-
-    def get_name(self) -> str:
-        return self.name
-
-    def compute_gradients(self, loss, var_list=None, gate_gradients=GATE_OP, aggregation_method=None,
-                          colocate_gradients_with_ops=False, grad_loss=None, tape: GradientTape | None = None):
-        """``[(gradient, variable), ...]`` of ``loss`` (a callable, or a Tensor recorded by ``tape``).
-
-        With ``var_list=None``, the trainable variables the loss read. Under a distribution strategy with
-        ``num_replicas_in_sync > 1`` the loss (a mean over this replica's batch) is scaled by
-        ``1 / num_replicas_in_sync``, as TF 1 does, so that ``apply_gradients``' sum over the replicas is the
-        gradient of the mean over the global batch.
-        """
-        loss_arg = loss
-        if gate_gradients not in (self.GATE_NONE, self.GATE_OP, self.GATE_GRAPH):
-            raise ValueError(
-                "gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH. "
-                f"Received: {gate_gradients!r}"
-            )
-        if aggregation_method not in (None, AggregationMethod.ADD_N, AggregationMethod.EXPERIMENTAL_TREE,
-                                      AggregationMethod.EXPERIMENTAL_ACCUMULATE_N):
-            raise ValueError(f"Invalid aggregation_method specified {aggregation_method!r}.")
-        if callable(var_list):
-            var_list = var_list()
-        scale = _loss_scale()
-        if callable(loss):
-            with GradientTape() as tape:
-                if var_list is not None:
-                    tape.watch(list(var_list))
-                loss = loss()
-                if scale is not None:  # TF's _scale_loss: the mean loss times 1/num_replicas, on the tape
-                    loss = loss * scale
-        elif tape is None:
-            raise RuntimeError("`loss` passed to Optimizer.compute_gradients should be a function when eager "
-                               "execution is enabled, or pass the `tape` that recorded it")
-        if var_list is None:
-            var_list = [v for v in tape.watched_variables() if v.trainable]
-        var_list = list(var_list)
-        if not var_list:
-            raise ValueError("No variables to optimize.")
-        if scale is not None and not callable(loss_arg):
-            # a Tensor recorded elsewhere: d(loss * s) = s * the upstream gradient, TF's product's VJP
-            upstream = np.ones(loss.shape, loss.dtype.as_numpy_dtype) if grad_loss is None else to_array(grad_loss)
-            grad_loss = Tensor(np.asarray(upstream * np.asarray(scale, loss.dtype.as_numpy_dtype)))
-        grads = tape.gradient(loss, var_list, output_gradients=grad_loss)
-        return list(zip(grads, var_list))
-
-    def apply_gradients(self, grads_and_vars, global_step: Variable | None = None, name: str | None = None, *,
-                        weight: float | None = None):
-        """Apply the pairs and add one to ``global_step`` if given; returns ``iterations``.
-
-        ``global_step`` (a scalar integer or float Variable) is checked before anything
-        changes, and advances with each applied update (with
-        ``gradient_accumulation_steps``: not with each micro-batch).
-        """
-        plan = self.prepare(grads_and_vars, weight=weight)
-        if global_step is not None:
-            plan.add_counter(global_step)
-        self.commit(plan)
-        return self.iterations
-
-    @property
-    def variables(self):
-        """The optimizer's state variables: step state and slots (TF 1 keeps no ``iterations`` variable)."""
-        out = super().variables
-        return type(out)(v for v in out if v is not self.iterations)
-
-    def minimize(self, loss, global_step: Variable | None = None, var_list=None, gate_gradients=GATE_OP,
-                 aggregation_method=None, colocate_gradients_with_ops=False, name=None, grad_loss=None,
-                 tape: GradientTape | None = None):
-        """``compute_gradients`` then ``apply_gradients`` (TF1 signature)."""
-        pairs = self.compute_gradients(loss, var_list=var_list, gate_gradients=gate_gradients,
-                                       aggregation_method=aggregation_method,
-                                       colocate_gradients_with_ops=colocate_gradients_with_ops,
-                                       grad_loss=grad_loss, tape=tape)
-        if all(g is None for g, _ in pairs):
-            raise ValueError(f"No gradients provided for any variable, check your graph for ops that do not "
-                             f"support gradients, between variables {[v.name for _, v in pairs]} and loss {loss}.")
-        return self.apply_gradients(pairs, global_step=global_step, name=name)
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        for k in ("clipnorm", "clipvalue", "global_clipnorm"):
-            config.pop(k, None)
-        config["use_locking"] = self._use_locking
-        return config
 
 
 class GradientDescentOptimizer(Optimizer):
@@ -178,8 +58,7 @@ class GradientDescentOptimizer(Optimizer):
         (array([0.], dtype=float32), 1)
     """
 
-    zero_grad_is_identity = True
-    update = staticmethod(sgd_update)
+    update = SGD_RULE
 
     def __init__(self, learning_rate, use_locking: bool = False, name: str = "GradientDescent", **kwargs):
         super().__init__(use_locking, name, learning_rate=learning_rate, **kwargs)
@@ -197,15 +76,34 @@ def tf1_nesterov_update(param, grad, accum, *, learning_rate, momentum):
     return param - (grad * learning_rate + accum * momentum * learning_rate), accum
 
 
+def tf1_momentum_catch_up(param, accum, *, steps, first):
+    # a zero-gradient step: accum <- mu accum ; param <- (1 - d) param - lr mu accum (the closed form shared
+    # with Keras' momentum, with c_j = -lr_j mu_j)
+    return linear_momentum_catch_up(param, accum, steps, first,
+                                    lambda s: -float(s["learning_rate"]) * float(s["momentum"]))
+
+
+def tf1_nesterov_catch_up(param, accum, *, steps, first):
+    # Nesterov: param <- (1 - d) param - lr mu^2 accum
+    return linear_momentum_catch_up(param, accum, steps, first,
+                                    lambda s: -float(s["learning_rate"]) * float(s["momentum"]) ** 2)
+
+
+#: TF's SparseApplyMomentum only touches the gradient's rows
+TF1_MOMENTUM = Rule(tf1_momentum_update, sparse="lazy")
+TF1_NESTEROV = Rule(tf1_nesterov_update, sparse="lazy")
+
+
 class MomentumOptimizer(Optimizer):
     """TF1 momentum: ``accum = momentum * accum + g; var -= lr * accum``.
 
     Nesterov: ``var -= lr * g + lr * momentum * accum``. Slot ``momentum``.
     Sparse updates default to ``"lazy"`` (TF's ``SparseApplyMomentum`` only
-    touches the gradient's rows).
+    touches the gradient's rows); ``sparse_updates="exact_lazy"`` gives the
+    exact (dense) result at the lazy cost, through the closed form Keras'
+    momentum uses.
     """
 
-    default_sparse_updates = "lazy"
     slots = (Slot("momentum"),)
 
     def __init__(self, learning_rate, momentum, use_locking: bool = False, name: str = "Momentum",
@@ -215,8 +113,12 @@ class MomentumOptimizer(Optimizer):
         self.use_nesterov = bool(use_nesterov)
 
     @property
-    def update_rule(self):
-        return tf1_nesterov_update if self.use_nesterov else tf1_momentum_update
+    def update(self):
+        return TF1_NESTEROV if self.use_nesterov else TF1_MOMENTUM
+
+    @property
+    def catch_up(self):
+        return tf1_nesterov_catch_up if self.use_nesterov else tf1_momentum_catch_up
 
     def get_config(self):
         return {**super().get_config(), "use_nesterov": self.use_nesterov}
@@ -232,9 +134,15 @@ class AdamOptimizer(Optimizer):
     as TF1's ``_apply_sparse``.
     """
 
-    slots = (Slot("m"), Slot("v", nonnegative=True))
-    update = staticmethod(adam_update)
-    exact_sparse_rule = staticmethod(adam_scatter_update)  # TF1's _apply_sparse order
+    update = Rule(adam_update, sparse_fn=adam_scatter_update)  # TF1's _apply_sparse order
+
+    # beta1_power/beta2_power: created at beta in the narrowest dtype of the first variables, used, then
+    # multiplied by beta after each update (TF 1's _finish)
+    slots = (Slot("m"), Slot("v", nonnegative=True),
+             *(StepState(power, initial=lambda hyper, dtype, beta=beta: np.asarray(hyper[beta], dtype),
+                         advance=lambda power, step, hyper, beta=beta: power * power.dtype.type(hyper[beta]),
+                         dtype="smallest", advance_first=False)
+               for power, beta in (("beta1_power", "beta1"), ("beta2_power", "beta2"))))
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking: bool = False,
                  name: str = "Adam", **kwargs):
@@ -242,13 +150,6 @@ class AdamOptimizer(Optimizer):
         self.add_hyperparameter("beta1", beta1, low=0, high=1, high_open=True)
         self.add_hyperparameter("beta2", beta2, low=0, high=1, high_open=True)
         self.add_hyperparameter("epsilon", epsilon, low=0)
-
-    def step_states(self):
-        # beta1_power/beta2_power: created at beta in the narrowest dtype of the first variables, used, then
-        # multiplied by beta after each update (TF 1's _finish)
-        return tuple(StepState(power, initial=_initial_power(beta), advance=_advance_power(beta), dtype="smallest",
-                               advance_first=False)
-                     for power, beta in (("beta1_power", "beta1"), ("beta2_power", "beta2")))
 
     def coefficients(self, step, hyper, dtype):
         # TF1 computes everything in the variable's dtype, with float32 beta-power variables
@@ -262,15 +163,6 @@ class AdamOptimizer(Optimizer):
     def _get_beta_accumulators(self):
         """TF 1's accessor: the (beta1_power, beta2_power) Variables (after the first update)."""
         return tuple(next(v for v in self.variables if v.name.endswith(f"/{n}")) for n in ("beta1_power", "beta2_power"))
-
-
-def _initial_power(beta: str):
-    return lambda hyper, dtype: np.asarray(hyper[beta], dtype)
-
-
-def _advance_power(beta: str):
-    # beta_power <- beta_power * beta
-    return lambda power, step, hyper: power * power.dtype.type(hyper[beta])
 
 
 class AdagradOptimizer(Optimizer, Adagrad):
@@ -298,6 +190,11 @@ class AdagradOptimizer(Optimizer, Adagrad):
         return config
 
 
+#: TF's SparseApplyRMSProp only touches the gradient's rows
+TF1_RMSPROP = Rule(rmsprop_momentum_update, sparse="lazy")
+TF1_CENTERED_RMSPROP = Rule(centered_rmsprop_momentum_update, sparse="lazy")
+
+
 class RMSPropOptimizer(Optimizer, RMSprop):
     """TF1 RMSProp: slot ``rms`` starts at ONES, ``epsilon=1e-10`` inside the square root.
 
@@ -306,8 +203,6 @@ class RMSPropOptimizer(Optimizer, RMSprop):
     g`` and ``rms - mg^2`` under the root). The ``momentum`` slot always
     exists. Sparse updates default to ``"lazy"`` (TF's ``SparseApplyRMSProp``).
     """
-
-    default_sparse_updates = "lazy"
 
     def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking: bool = False,
                  centered: bool = False, name: str = "RMSProp", **kwargs):
@@ -319,12 +214,13 @@ class RMSPropOptimizer(Optimizer, RMSprop):
         """TF1's name for ``rho``."""
         return self.hyperparameters()["rho"]
 
-    def slot_specs(self):
+    @property
+    def slots(self):
         return (Slot("rms", "ones", nonnegative=True), Slot("momentum")) + ((Slot("mg"),) if self.centered else ())
 
     @property
-    def update_rule(self):
-        return centered_rmsprop_momentum_update if self.centered else rmsprop_momentum_update
+    def update(self):
+        return TF1_CENTERED_RMSPROP if self.centered else TF1_RMSPROP
 
     def coefficients(self, step, hyper, dtype):
         c = dtype.type  # TF1 computes in the variable's dtype
@@ -361,15 +257,6 @@ class AdagradDecayOptimizer(Optimizer, AdagradDecay):
         if self._global_step is not None:
             step = int(self._global_step.numpy())
         return super().coefficients(step, hyper, dtype)
-
-
-# one module per optimizer; they build on Optimizer above
-from .adadelta import AdadeltaOptimizer  # noqa: E402
-from .adagrad_da import AdagradDAOptimizer  # noqa: E402
-from .ftrl import FtrlOptimizer  # noqa: E402
-from .proximal_adagrad import ProximalAdagradOptimizer  # noqa: E402
-from .proximal_gradient_descent import ProximalGradientDescentOptimizer  # noqa: E402
-from .variables import GraphKeys, add_to_collection, get_collection  # noqa: E402
 
 
 def get_global_step(graph=None):

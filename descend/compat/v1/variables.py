@@ -42,7 +42,7 @@ import weakref
 import numpy as np
 
 from ... import backend, initializers
-from ...framework.variable import Variable, clear_session_hooks, creation_hooks, name_scope, no_name_scope
+from ...framework.variable import Variable, clear_session_hooks, live_variables, name_scope, no_name_scope, reset_live_variables
 
 __all__ = [
     "AUTO_REUSE", "GraphKeys", "VariableScope", "add_to_collection", "add_to_collections", "all_variables",
@@ -77,14 +77,13 @@ class GraphKeys:
 
 
 _lock = threading.Lock()
-_live: list = []          # weak references to every Variable created, in creation order
 _store: dict = {}         # get_variable's full name -> weak reference
 _regularized: list = []   # (weak reference, regularizer) of get_variable's variables
 _collections: dict = {}   # other collections: name -> list
 
 
 def _reset_after_fork() -> None:
-    # a fork while another thread created a Variable (holding the lock in _track) would leave it locked
+    # a fork while another thread held the lock would leave it locked in the child
     global _lock
     _lock = threading.Lock()
 
@@ -93,28 +92,15 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)
 
 
-def _track(var) -> None:
-    with _lock:
-        _live.append(weakref.ref(var))
-        if len(_live) > 64 and len(_live) & (len(_live) - 1) == 0:  # prune now and then (powers of two)
-            _live[:] = [r for r in _live if r() is not None]
-
-
-creation_hooks.append(_track)
-
-
 def _alive() -> list:
-    with _lock:
-        out = [r() for r in _live]
-        _live[:] = [r for r, v in zip(_live, out) if v is not None]
-    return [v for v in out if v is not None]
+    return live_variables()
 
 
 def reset_default_graph() -> None:
     """Forget every collection, the variables tracked so far and ``get_variable``'s store (TF 1's
     ``tf.reset_default_graph``). The Variables themselves are not changed."""
+    reset_live_variables()
     with _lock:
-        _live.clear()
         _store.clear()
         _regularized.clear()
         _collections.clear()

@@ -17,8 +17,8 @@ metric, as Keras.
 
 from __future__ import annotations
 
-from . import metrics as metrics_module
-from .ops.math_ops import add_n, cast, multiply
+from .. import metrics as metrics_module
+from ..ops.math_ops import add_n, cast, multiply
 
 __all__ = ["CompiledLoss", "MetricList", "OutputMetric", "output_metrics", "is_structured"]
 

@@ -3,7 +3,8 @@
 Every ``save_freq`` steps (or at each epoch's end) it saves the model, the
 optimizer (slots, iterations, accumulator), the metrics' state and the
 position in the data (epoch, step, the data iterator's state) with a
-``CheckpointManager``; when ``fit`` starts and a backup exists, it restores it
+``CheckpointManager`` (under a strategy, a collective checkpoint: tables
+sharded over the ranks and sharded optimizer state included); when ``fit`` starts and a backup exists, it restores it
 and ``fit`` continues at the saved step, so that a run killed at any moment
 and restarted ends exactly where an uninterrupted run ends (given pure
 ``map`` functions and a seeded shuffle).
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..checkpoint import Checkpoint, CheckpointManager
 from .callbacks import Callback
-from .checkpoint import Checkpoint, CheckpointManager
+from .replica import replica_for
 
 __all__ = ["BackupAndRestore"]
 
@@ -92,16 +94,10 @@ class BackupAndRestore(Callback):
                           position=self._position, **self.extra)
 
     def on_train_begin(self, logs=None):
-        from .distribute.training import replica_for  # above this layer: imported when called
-
         replica = replica_for(self.model)
-        if replica is not None and replica.n > 1 and getattr(replica.strategy, "shard_optimizer_state", False):
-            raise ValueError("BackupAndRestore writes from rank 0 alone, but with shard_optimizer_state=True every "
-                             "rank holds part of the optimizer's state; received a model trained under a strategy "
-                             "with shard_optimizer_state=True (save with Checkpoint.write on every rank instead)")
         checkpoint = self._checkpoint()
         self._manager = CheckpointManager(checkpoint, self.backup_dir, max_to_keep=self.max_to_keep)
-        if not _writes(self.model):  # under a strategy rank 0 alone writes: the others only read, without the lock
+        if not replica.is_chief:  # under a strategy rank 0 keeps the directory; every rank writes its part
             self._manager.close()
         latest = self._manager.latest_checkpoint
         self._steps = 0
@@ -109,34 +105,38 @@ class BackupAndRestore(Callback):
             checkpoint.restore(latest)
             self.restored_from = latest
             self._steps = int(np.asarray(self.model.optimizer.iterations.numpy()))
-            self.model._resume_point = dict(self._position.state)
-            # values restored into a model that is not built yet wait for its variables: keep the
-            # checkpoint holding them alive with the model (a finished run has no step left to build it)
-            self.model._restored_checkpoint = checkpoint if checkpoint.pending else None
-            from .distribute.training import after_restore
-
-            after_restore(self.model)  # the saved metric totals count once across the replicas
+            self.model.fit_state.resume = dict(self._position.state)
+            # values restored into a model that is not built yet wait for its variables: the model keeps the
+            # checkpoint holding them (a finished run has no step left to build it)
+            self.model.keep_restored(checkpoint if checkpoint.pending else None)
+            replica.after_restore(list(self.model.metrics))  # the saved metric totals count once across replicas
 
     def _save(self, epoch, step, iterator_state, data_epoch=None):
+        state = self.model.fit_state
         if iterator_state is None and data_epoch is None:  # at an epoch's end: the finished epoch's iterator
-            it = (getattr(self.model, "_fit_position", None) or {}).get("iterator")
+            it = state.iterator
             data_epoch = it.get_state() if it is not None and hasattr(it, "get_state") else None
         # the learning rate the last step logged: a run resumed mid-way through an accumulation cycle logs
         # it (as the uninterrupted run does) until its next real update
-        lr = (getattr(self.model, "_fit_position", None) or {}).get("learning_rate")
+        lr = state.learning_rate
         self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state, "data_epoch": data_epoch,
                                 "learning_rate": None if lr is None else float(lr)}
-        from .distribute.training import summed_metric_states
-
-        with summed_metric_states(self.model):  # under a strategy: the replicas' metric totals, written by rank 0
-            if _writes(self.model):
+        replica = state.replica
+        with replica.summed_metrics(list(self.model.metrics)):  # under a strategy: the replicas' metric totals
+            if self._manager.checkpoint.collective_group() is not None:
+                self._manager.save()  # state that differs by rank: every rank writes its part
+            elif replica.is_chief:  # the same on every replica: written by rank 0
                 self._manager.save()
+
+    def save_now(self) -> None:
+        """Back up the current position now (mid-epoch), as a step-count save would."""
+        state = self.model.fit_state
+        self._save(state.epoch, state.step, state.position()["iterator"])
 
     def on_train_batch_end(self, batch, logs=None):
         self._steps += 1
         if self.save_freq != "epoch" and self._steps % self.save_freq == 0:
-            pos = self.model._fit_position
-            self._save(pos["epoch"], pos["step"], pos["iterator"].get_state())
+            self.save_now()
 
     def on_epoch_end(self, epoch, logs=None):
         if self.save_freq == "epoch":
@@ -149,10 +149,3 @@ class BackupAndRestore(Callback):
             import shutil
 
             shutil.rmtree(self.backup_dir, ignore_errors=True)
-
-
-def _writes(model) -> bool:
-    from .distribute.training import replica_for  # above this layer: imported when called
-
-    replica = replica_for(model)
-    return replica is None or replica.is_chief

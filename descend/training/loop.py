@@ -1,15 +1,10 @@
 """``compile`` / ``fit`` / ``evaluate`` / ``predict``: the Keras training loop.
 
-The training step is the loop a user would write by hand (seed 001)::
-
-    with GradientTape() as tape:
-        y_pred = model(x, training=True)
-        loss = loss_fn(y, y_pred, sample_weight) + sum(model.losses)
-    grads = tape.gradient(loss, model.trainable_weights)
-    optimizer.apply_gradients(zip(grads, model.trainable_weights))
-
-``Trainer`` is mixed into ``Model``; it needs only ``__call__``,
-``trainable_weights``, ``weights`` and ``losses`` from the model.
+``Trainer`` is mixed into ``Model``; it needs only ``__call__``, ``trainable_weights``, ``weights`` and
+``losses`` from the model. Every loop runs the one step of :mod:`descend.training.step` (a model's own
+``train_step``/``test_step`` when it overrides them) in the data-parallel context of
+:mod:`descend.training.replica`, and keeps its position in ``model.fit_state``
+(:class:`~descend.training.state.FitState`).
 """
 
 from __future__ import annotations
@@ -18,16 +13,20 @@ import math
 
 import numpy as np
 
+from .. import losses as losses_module
+from .. import metrics as metrics_module
+from ..data import Dataset, default_seed
+from ..framework import nest
+from ..ops.math_ops import add_n, cast
+from ..optimizers import get as get_optimizer
+from ..optimizers.loss_scale import LossScaleOptimizer
 from . import callbacks as callbacks_module
-from . import compile_utils
-from . import losses as losses_module
-from . import metrics as metrics_module
-from .data import Dataset, default_seed
-from .framework import nest
-from .framework.tape import GradientTape
-from .ops.math_ops import add_n, cast
-from .optimizers import get as get_optimizer
-from .optimizers.loss_scale import LossScaleOptimizer
+from . import compile_utils, step
+from .replica import LOCAL, replica_for
+from .state import FitState
+from .step import batch_size as _batch_size
+from .step import plain_logs as _plain_logs
+from .step import unpack as _unpack
 
 __all__ = ["Trainer"]
 
@@ -65,33 +64,6 @@ def _resolve_loss(loss):
     if not callable(fn):
         raise TypeError(f"compile: loss must be a Loss, a function or a name. Received: {loss!r}")
     return losses_module.LossFunctionWrapper(fn)  # per-sample function -> reduced loss, as Keras
-
-
-def _unpack(batch):
-    """(x,), (x, y) or (x, y, sample_weight) from a dataset element."""
-    if isinstance(batch, tuple):
-        if len(batch) == 1:
-            return batch[0], None, None
-        if len(batch) == 2:
-            return batch[0], batch[1], None
-        if len(batch) == 3:
-            return batch
-        raise ValueError(f"a dataset element must be x, (x, y) or (x, y, sample_weight). Received {len(batch)} parts")
-    return batch, None, None
-
-
-def _replica_for(model):
-    from .distribute.training import replica_for  # above this layer: imported when called
-
-    return replica_for(model)
-
-
-def _batch_size(x) -> int:
-    if isinstance(x, dict):
-        x = next(iter(x.values()))
-    if isinstance(x, (list, tuple)):
-        x = x[0]
-    return int(x.shape[0]) if getattr(x, "shape", None) else 1
 
 
 def _is_int(v) -> bool:
@@ -135,21 +107,6 @@ def _check_loop_args(what, x, y, batch_size, epochs=None, steps_per_epoch=None, 
         nx, ny = _rows(x), _rows(y)
         if nx is not None and ny is not None and nx != ny:
             raise ValueError(f"{what}: x has {nx} rows but y has {ny}; they must have one row per example")
-
-
-def _plain_logs(logs) -> dict:
-    """A step's logs with scalar Tensors as floats (a ``train_step`` override returns ``m.result()``)."""
-    if not isinstance(logs, dict):
-        raise TypeError(f"train_step/test_step must return a dict of logs. Received: {type(logs).__name__}")
-    out = {}
-    for k, v in logs.items():
-        if isinstance(v, dict):  # Keras 3's nested "compile_metrics" result
-            out.update(_plain_logs(v))
-        elif getattr(v, "shape", None) == () or isinstance(v, (int, float, np.number)):
-            out[k] = float(v)
-        else:
-            out[k] = v
-    return out
 
 
 class Trainer:
@@ -235,36 +192,53 @@ class Trainer:
         return loss
 
     def train_step(self, data):
-        """One update on one batch; returns the logs (running means over the epoch)."""
-        x, y, sample_weight = _unpack(data)
-        with GradientTape() as tape:
-            y_pred = self(x, training=True)
-            loss = self.compute_loss(x, y, y_pred, sample_weight)
-            # a LossScaleOptimizer differentiates the scaled loss (and unscales in apply_gradients); the
-            # metrics see the loss itself
-            scale = getattr(self.optimizer, "scale_loss", None)  # a loss scale (Keras 3: every optimizer has one)
-            scaled = loss if scale is None else scale(loss)
-        variables = self.trainable_weights
-        grads = tape.gradient(scaled, variables)
-        self.optimizer.apply_gradients(zip(grads, variables))
-        return self._update_metrics(loss, y, y_pred, sample_weight)
+        """One update on one batch; returns the logs (running means over the epoch). The one step of
+        :mod:`descend.training.step`; override it to customize ``fit`` (Keras' ``train_step``)."""
+        return step.train_step(self, data)
 
     def test_step(self, data):
-        x, y, sample_weight = _unpack(data)
-        y_pred = self(x, training=False)
-        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        return self._update_metrics(loss, y, y_pred, sample_weight)
+        """The loss and metrics of one batch, without an update."""
+        return step.test_step(self, data)
 
     def predict_step(self, data):
-        x, _, _ = _unpack(data)
-        return self(x, training=False)
+        """The model's outputs for one batch."""
+        return step.predict_step(self, data)
 
-    def _update_metrics(self, loss, y, y_pred, sample_weight):
+    def update_compiled_metrics(self, loss, y, y_pred, sample_weight=None) -> None:
+        """Record a batch in the loss tracker (``loss`` weighted by the batch's rows) and the compiled metrics."""
         n = _batch_size(y_pred)
         self._loss_tracker.update_state(loss, sample_weight=float(n))
         for m in self.compiled_metrics:
             m.update_state(y, y_pred, sample_weight=sample_weight)
-        return {m.name: float(m.result()) for m in self.metrics}
+
+    @property
+    def fit_state(self) -> FitState:
+        """Where ``fit`` is (and was, after it returns): :class:`~descend.training.state.FitState`."""
+        state = self.__dict__.get("_fit_state")
+        if state is None:
+            state = self.__dict__["_fit_state"] = FitState(replica=LOCAL)
+        return state
+
+    def keep_restored(self, checkpoint) -> None:
+        """Keep ``checkpoint`` alive with the model while values it restored wait for variables the model has
+        not created yet (None: nothing waits)."""
+        self.__dict__["_restored_checkpoint"] = checkpoint
+
+    @property
+    def restored_checkpoint(self):
+        """The checkpoint whose restored values wait for variables this model has not created yet, or None."""
+        return self.__dict__.get("_restored_checkpoint")
+
+    def _run_train_step(self, replica, data) -> dict:
+        """The training step of one batch in ``replica``'s context: the one step, or the model's own
+        ``train_step`` (run as this replica, its gradients weighted by the replica's share of the batch)."""
+        if replica.num_replicas == 1:
+            return _plain_logs(self.train_step(data))
+        if type(self).train_step is Trainer.train_step:  # the one step, as this replica
+            return _plain_logs(replica.run(self.train_step, data))
+        rows = _batch_size(_unpack(data)[0])
+        replica.run(self.train_step, data, local_rows=rows, global_rows=replica.global_rows(rows))
+        return _plain_logs(replica.results(self.metrics)[0])
 
     # ---------------------------------------------------------------- data
     @staticmethod
@@ -312,13 +286,12 @@ class Trainer:
             x, y = part(x, slice(None, cut)), part(y, slice(None, cut))
             if sample_weight is not None:
                 sample_weight = np.asarray(sample_weight)[:cut]
-        replica = _replica_for(self)  # under a distribution strategy: this rank's rows, one progress bar
-        if replica is not None and shuffle and seed is None and not isinstance(x, Dataset):
-            seed = replica.from_rank0(default_seed())  # every rank must shuffle alike to split the same batches
+        replica = replica_for(self)  # under a distribution strategy: this rank's rows, one progress bar
+        if shuffle and seed is None and not isinstance(x, Dataset):
+            seed = replica.from_chief(default_seed())  # every rank must shuffle alike to split the same batches
         train, steps = self._as_dataset(x, y, sample_weight, batch_size, shuffle, seed)
-        if replica is not None:
-            train = replica.shard(train)
-            verbose = verbose if replica.is_chief else 0
+        train = replica.shard(train)
+        verbose = verbose if replica.is_chief else 0
         steps = steps_per_epoch or steps
         if steps is None:
             try:
@@ -333,11 +306,13 @@ class Trainer:
         cb = callbacks_module.CallbackList(cbs, model=self, params={"epochs": epochs, "steps": steps,
                                                                     "verbose": verbose})
         self.stop_training = False
-        self._resume_point = None
+        state = self.fit_state
+        state.epoch, state.step, state.iterator, state.learning_rate = initial_epoch, 0, None, None
+        state.batch_loss, state.resume, state.replica = float("nan"), None, replica
         cb.on_train_begin()
         # a callback that restored a backup (descend.train.BackupAndRestore) says where to continue:
         # which epoch, how many of its steps are done, and the data iterator's saved position
-        resume, self._resume_point = self._resume_point, None
+        resume, state.resume = state.resume, None
         logged_lr = None  # (value, iterations): the rate the interrupted run logged, until the next real update
         if resume is not None:
             initial_epoch = resume["epoch"]
@@ -363,22 +338,22 @@ class Trainer:
                     train._set_next_epoch(epoch)
                 iterator = iter(train)
             resume = None
-            self._fit_position = {"epoch": epoch, "step": first_step, "iterator": iterator}
+            state.epoch, state.step, state.iterator = epoch, first_step, iterator
             cb.on_epoch_begin(epoch)
-            for step, data in enumerate(iterator, start=first_step):
-                if steps_per_epoch is not None and step >= steps_per_epoch:
+            for n, data in enumerate(iterator, start=first_step):
+                if steps_per_epoch is not None and n >= steps_per_epoch:
                     break
-                cb.on_train_batch_begin(step)
-                logs = _plain_logs(self.train_step(data) if replica is None else replica.train_step(self, data))
-                self._fit_position["step"] = step + 1
+                cb.on_train_batch_begin(n)
+                logs = self._run_train_step(replica, data)
+                state.step = n + 1
                 if logged_lr is not None and int(self.optimizer.iterations.numpy()) != logged_lr[1]:
                     logged_lr = None
                 lr = self.optimizer.current_hyper("learning_rate") if logged_lr is None else logged_lr[0]
-                self._fit_position["learning_rate"] = lr
+                state.learning_rate = lr
                 logs_out = dict(logs, size=_batch_size(_unpack(data)[0]), learning_rate=lr)
-                cb.on_train_batch_end(step, logs_out)
-                if replica is not None:  # a callback on one rank (a time limit) stops every rank: none waits
-                    self.stop_training = replica.any(self.stop_training)
+                cb.on_train_batch_end(n, logs_out)
+                # a callback on one rank (a time limit) stops every rank: none waits
+                self.stop_training = replica.any(self.stop_training)
                 if self.stop_training:
                     break
             epoch_logs = dict(logs)
@@ -391,8 +366,7 @@ class Trainer:
             cb.on_epoch_end(epoch, epoch_logs)
             if verbose == 2:
                 print(f"epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4g}" for k, v in epoch_logs.items()))
-            if replica is not None:
-                self.stop_training = replica.any(self.stop_training)
+            self.stop_training = replica.any(self.stop_training)
             if self.stop_training:
                 break
         flush = getattr(self.optimizer, "flush", None)
@@ -402,14 +376,14 @@ class Trainer:
         if finalize is not None:  # use_ema: the averages replace the weights at the end of training (Keras)
             finalize(self.trainable_variables)
         cb.on_train_end(logs)
-        self._fit_position = None
+        state.iterator = None
         self.history = history
         return history
 
     def _build_like(self, x) -> None:
         """Create the model's variables by calling it (inference mode) on one example of ``x``
         (arrays or Tensors; a Dataset is left alone: reading it would move its epoch counter)."""
-        from .framework.tensor import Tensor
+        from ..framework.tensor import Tensor
 
         if isinstance(x, Dataset) or x is None:
             return
@@ -431,20 +405,20 @@ class Trainer:
         _check_loop_args("evaluate", x, y, batch_size, verbose=verbose)
         self._check_compiled("evaluate")
         data, _ = self._as_dataset(x, y, sample_weight, batch_size, False, None)
-        replica = _replica_for(self)
-        if replica is not None:
-            data = replica.shard(data)
+        replica = replica_for(self)
+        data = replica.shard(data)
         for m in self.metrics:
             m.reset_state()
         cb = callbacks_module.CallbackList(callbacks, model=self)
         cb.on_test_begin()
         logs = {}
-        for step, batch in enumerate(data):
-            cb.on_test_batch_begin(step)
-            logs = _plain_logs(self.test_step(batch) if replica is None else replica.test_step(self, batch))
-            cb.on_test_batch_end(step, logs)
-        if replica is not None:  # metrics over every rank's rows
-            logs = replica.logs(self)
+        for n, batch in enumerate(data):
+            cb.on_test_batch_begin(n)
+            if replica.num_replicas == 1 or _batch_size(_unpack(batch)[0]):  # a replica may get no rows
+                logs = _plain_logs(self.test_step(batch))
+            cb.on_test_batch_end(n, logs)
+        if replica.num_replicas > 1:  # metrics over every rank's rows
+            logs = _plain_logs(replica.results(self.metrics)[0])
         cb.on_test_end(logs)
         if return_dict:
             return logs
@@ -463,9 +437,9 @@ class Trainer:
         """One update on one batch, as Keras 3: the metrics are reset first, so the loss (and metrics)
         returned are this batch's."""
         self._check_compiled("fit")
-        replica = _replica_for(self)
-        if replica is not None:
+        if replica_for(self).num_replicas > 1:
             raise ValueError("train_on_batch runs on one process; under a distribution strategy use fit()")
+        self.fit_state.replica = LOCAL
         data = (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
         self.reset_metrics()
         return self._batch_logs(self.train_step(data), return_dict)

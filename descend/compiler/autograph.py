@@ -1,0 +1,575 @@
+"""AutoGraph for ``descend.function``: plain ``if``, ``while`` and ``for ... in range(...)`` statements
+on computed Tensors become ``descend.cond`` and ``descend.while_loop``.
+
+A trace records ops, not the path Python takes, so ``if loss > 0:`` on a
+Tensor the function computed must become a recorded branch, as TF's
+AutoGraph makes it. :func:`convert` rewrites the source of the decorated
+function (not of the functions it calls) once:
+
+* ``if test: ... else: ...`` becomes :func:`if_stmt`: when ``test`` is a
+  traced Tensor, both blocks run as the branches of ``cond`` over the local
+  variables they assign; otherwise Python's ``if``;
+* ``while test: ...`` becomes :func:`while_stmt`: a ``while_loop`` over the
+  local variables the body assigns when the test is a traced Tensor;
+* ``for i in range(...)`` (or ``ds.range(...)``) becomes :func:`for_stmt`: a
+  ``while_loop`` when an argument of ``range`` is a traced Tensor, Python's
+  loop otherwise;
+* an ``if`` whose branches both end with ``return`` (also ``if c: return a``
+  followed by statements that end with ``return b``) returns the value the
+  branch taken gives;
+* ``and``, ``or`` and ``not`` in those tests work on Tensors.
+
+Other blocks holding ``return``, ``break``, ``continue`` or ``yield`` are left as
+they are: a traced Tensor used there as a Python bool raises
+:class:`~descend.errors.OperatorNotAllowedInGraphError` naming the line
+(never a branch silently fixed while tracing). Functions whose source is not
+available (lambdas, code built at run time) are not converted.
+
+Example:
+    >>> import descend as ds
+    >>> @ds.function
+    ... def clip_step(x):
+    ...     if ds.reduce_sum(x) > 1.0:
+    ...         x = x / ds.reduce_sum(x)
+    ...     return x
+    >>> clip_step(ds.constant([3.0, 1.0])).numpy(), clip_step(ds.constant([0.25, 0.5])).numpy()
+    (array([0.75, 0.25], dtype=float32), array([0.25, 0.5 ], dtype=float32))
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+import types
+
+from ..framework import trace as _trace
+from ..framework.tensor import ArrayLike
+
+__all__ = ["Undefined", "and_", "convert", "for_stmt", "if_stmt", "not_", "or_", "range_", "while_stmt"]
+
+_PREFIX = "ag__"
+
+
+# ====================================================================== runtime helpers
+class Undefined:
+    """The value of a local variable not (yet) assigned where a converted statement reads it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<local variable '{self.name}' not assigned>"
+
+    def __bool__(self):
+        raise NameError(f"local variable '{self.name}' is used before it is assigned")
+
+
+def _traced(x) -> bool:
+    if not isinstance(x, ArrayLike):
+        return False
+    r = _trace.current()
+    return r is not None and getattr(r, "invalid", "x") is None and not r.paused and r.is_traced(x)
+
+
+def not_(x):
+    if _traced(x):
+        from ..ops import math_ops
+
+        return math_ops.logical_not(x)
+    return not x
+
+
+def and_(first, second):
+    a = first()
+    if _traced(a):
+        from ..ops import math_ops
+
+        return math_ops.logical_and(a, second())
+    return a and second()
+
+
+def or_(first, second):
+    a = first()
+    if _traced(a):
+        from ..ops import math_ops
+
+        return math_ops.logical_or(a, second())
+    return a or second()
+
+
+def if_stmt(test, body, orelse, get_state, set_state, names, site):
+    """``if test: body() else: orelse()``, a recorded ``cond`` when ``test`` is a traced Tensor."""
+    if not _traced(test):
+        if test:
+            body()
+        else:
+            orelse()
+        return
+    from .control_flow import cond
+
+    start = get_state()
+
+    def branch(fn, label):
+        def run():
+            set_state(start)
+            fn()
+            state = get_state()
+            for name, value in zip(names, state):
+                if isinstance(value, Undefined):
+                    raise ValueError(f"{site}: '{name}' must also be assigned in the {label} branch of this `if` "
+                                     "(its test is a Tensor computed inside descend.function)")
+            return state
+        return run
+
+    set_state(tuple(cond(test, branch(body, "if"), branch(orelse, "else"))))
+
+
+def _loop_parts(state, names):
+    """Which state entries are loop variables (Tensors and numbers), and which pass through."""
+    from .control_flow import _as_leaf
+
+    loop, keep = [], []
+    for k, v in enumerate(state):
+        if isinstance(v, Undefined):
+            continue
+        leaf = _as_leaf(v)
+        if isinstance(leaf, ArrayLike):
+            loop.append(k)
+        else:
+            keep.append(k)
+    return loop, keep
+
+
+def while_stmt(test, body, get_state, set_state, names, site):
+    """``while test(): body()``, a recorded ``while_loop`` when the test is a traced Tensor."""
+    t = test()
+    if not _traced(t):
+        while t:
+            body()
+            t = test()
+        return
+    _graph_loop(test, body, get_state, set_state, names, site)
+
+
+def _graph_loop(test, body, get_state, set_state, names, site, prepare=None):
+    from .control_flow import _as_leaf, while_loop
+
+    start = get_state()
+    loop, keep = _loop_parts(start, names)
+    undefined = [k for k, v in enumerate(start) if isinstance(v, Undefined)]
+
+    def merged(values):
+        state = list(start)
+        for k, v in zip(loop, values):
+            state[k] = v
+        return tuple(state)
+
+    def c(*values):
+        set_state(merged(values))
+        return test()
+
+    def b(*values):
+        set_state(merged(values))
+        if prepare is not None:
+            prepare()
+        body()
+        state = get_state()
+        for k in keep:
+            if state[k] is not start[k]:
+                raise ValueError(f"{site}: '{names[k]}' changes in this loop but is neither a Tensor nor a number "
+                                 "(its test is a Tensor computed inside descend.function)")
+        return tuple(state[k] for k in loop)
+
+    out = while_loop(c, b, tuple(_as_leaf(start[k]) for k in loop))
+    final = merged(out if isinstance(out, (list, tuple)) else (out,))
+    final = tuple(Undefined(names[k]) if k in undefined else v for k, v in enumerate(final))
+    set_state(final)
+
+
+class _TracedRange:
+    """``range(start, stop, step)`` with a traced Tensor among its arguments."""
+
+    def __init__(self, args):
+        self.args = args
+
+
+def range_(fn, *args):
+    """``fn(*args)`` (``range``, ``ds.range``), or a traced range when an argument is a traced Tensor."""
+    if any(_traced(a) for a in args):
+        return _TracedRange(args)
+    return fn(*args)
+
+
+def for_stmt(iterable, set_target, body, get_state, set_state, names, site):
+    """``for target in iterable: body()``, a recorded ``while_loop`` over a traced ``range``."""
+    if not isinstance(iterable, _TracedRange):
+        for item in iterable:
+            set_target(item)
+            body()
+        return
+    from ..ops import math_ops
+
+    args = list(iterable.args)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], 1) if len(args) == 2 else args
+    counter = ["__ag_i"]
+    holder = {"i": start}
+
+    def get_all():
+        return get_state() + (holder["i"],)
+
+    def set_all(state):
+        set_state(state[:-1])
+        holder["i"] = state[-1]
+
+    def test():
+        i = holder["i"]
+        positive = math_ops.greater(step, 0) if isinstance(step, ArrayLike) else step > 0
+        if isinstance(positive, ArrayLike):
+            return math_ops.logical_or(math_ops.logical_and(positive, math_ops.less(i, stop)),
+                                       math_ops.logical_and(math_ops.logical_not(positive), math_ops.greater(i, stop)))
+        return math_ops.less(i, stop) if positive else math_ops.greater(i, stop)
+
+    def prepare():
+        set_target(holder["i"])
+
+    def step_body():
+        body()
+        holder["i"] = holder["i"] + step
+
+    _graph_loop(test, step_body, get_all, set_all, tuple(names) + tuple(counter), site, prepare=prepare)
+
+
+# ====================================================================== the conversion
+def convert(fn):
+    """``fn`` with its plain control flow statements converted (see the module docstring); ``fn`` itself
+    when it cannot be converted or has nothing to convert."""
+    try:
+        return _convert(fn)
+    except Exception:  # noqa: BLE001 - anything unexpected in the source: the function as it is
+        return fn
+
+
+def _convert(fn):
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped__") or fn.__name__ == "<lambda>":
+        return fn
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return fn
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return fn
+    src = textwrap.dedent("".join(lines))
+    tree = ast.parse(src)
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != fn.__name__:
+        return fn
+    fdef = tree.body[0]
+    fdef.decorator_list = []
+    declared = set()
+    for node in _walk_scope(fdef.body):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    for extra in (fdef.args.vararg, fdef.args.kwarg):
+        if extra is not None:
+            params.add(extra.arg)
+    conv = _Converter(declared, code.co_filename, _loads(fdef), first - 1)
+    fdef.body = conv.block(fdef.body)
+    if not conv.converted:
+        return fn
+    inits = [ast.Assign(targets=[ast.Name(n, ast.Store())],
+                        value=ast.Call(ast.Attribute(ast.Name(_PREFIX, ast.Load()), "Undefined", ast.Load()),
+                                       [ast.Constant(n)], []))
+             for n in sorted(conv.names - params)]
+    if "__class__" in code.co_freevars:  # keep zero-argument super() working: __class__ stays a free variable
+        inits.insert(0, ast.Expr(ast.Name("__class__", ast.Load())))
+    fdef.body = inits + fdef.body
+    free = [n for n in code.co_freevars if n != _PREFIX] + [_PREFIX]
+    factory = ast.FunctionDef(
+        name="__descend_autograph_factory", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                                              kw_defaults=[], defaults=[]),
+        body=[ast.Assign(targets=[ast.Name(n, ast.Store())], value=ast.Constant(None)) for n in free]
+        + [fdef, ast.Return(ast.Name(fdef.name, ast.Load()))], decorator_list=[], returns=None, type_params=[])
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    ast.increment_lineno(module, first - 1)
+    compiled = compile(module, code.co_filename, "exec")
+    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__name__)
+    cells = []
+    helpers = sys.modules[__name__]
+    for name in inner.co_freevars:
+        if name == _PREFIX:
+            cells.append(types.CellType(helpers))
+        elif name in code.co_freevars:
+            cells.append(fn.__closure__[code.co_freevars.index(name)])
+        else:
+            return fn
+    new = types.FunctionType(inner, fn.__globals__, fn.__name__, fn.__defaults__, tuple(cells) or None)
+    new.__kwdefaults__ = fn.__kwdefaults__
+    new.__qualname__ = fn.__qualname__
+    new.__module__ = fn.__module__
+    new.__doc__ = fn.__doc__
+    new.__dict__.update(fn.__dict__)
+    new.__annotations__ = getattr(fn, "__annotations__", {})
+    return new
+
+
+def _walk_scope(stmts):
+    """The nodes of these statements, not descending into nested functions, lambdas or classes."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    yield child  # its name is bound here
+                continue
+            stack.append(child)
+
+
+def _assigned(stmts) -> set:
+    """Names these statements bind (in this scope)."""
+    out = set()
+    for node in _walk_scope(stmts):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            out.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+        elif isinstance(node, ast.NamedExpr):
+            out.add(node.target.id)
+    return out
+
+
+def _escapes(stmts, loop: bool) -> bool:
+    """Whether these statements leave the block other than by its end (return, yield; break/continue of
+    an enclosing loop when ``loop`` is False; of this loop when it is True)."""
+    def visit(nodes, in_loop):
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Await)):
+                return True
+            if isinstance(node, (ast.Break, ast.Continue)) and not in_loop:
+                return True
+            inner_loop = in_loop or isinstance(node, (ast.For, ast.While, ast.AsyncFor))
+            if visit(list(ast.iter_child_nodes(node)), inner_loop):
+                return True
+        return False
+    return visit(stmts, False)
+
+
+def _loads(node) -> dict:
+    """How many times each name is read in ``node`` (the user's code: not in nodes the conversion made)."""
+    counts: dict = {}
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if getattr(n, "_ag_generated", False):
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+        stack.extend(ast.iter_child_nodes(n))
+    return counts
+
+
+class _Converter:
+    def __init__(self, declared: set, filename: str, loads: dict, line_offset: int):
+        self.line_offset = line_offset
+        self.declared = declared
+        self.filename = filename
+        self.total_loads = loads  # of the whole function, before conversion (conversion moves reads, adds none)
+        self.names: set = set()
+        self.converted = 0
+        self.count = 0
+
+    def block(self, stmts: list) -> list:
+        stmts = list(stmts)
+        out = []
+        for i, s in enumerate(stmts):
+            if (isinstance(s, ast.If) and not s.orelse and _ends_with_return(s.body)
+                    and _ends_with_return(stmts[i + 1:])):
+                s.orelse = stmts[i + 1:]  # `if c: ... return a` then `... return b`: the rest is the else branch
+                out.extend(self.stmt(s))
+                break
+            out.extend(self.stmt(s))
+        return out
+
+    def stmt(self, s):
+        if isinstance(s, ast.If):
+            s.body = self.block(s.body)
+            s.orelse = self.block(s.orelse)
+            if (_ends_with_return(s.body) and _ends_with_return(s.orelse)
+                    and not _escapes(s.body[:-1] + s.orelse[:-1], loop=False)):
+                # both branches return: each assigns the value, one return after the statement
+                name = f"ag__retval_{self.count}"
+                for branch in (s.body, s.orelse):
+                    ret = branch[-1]
+                    branch[-1] = ast.copy_location(ast.Assign(targets=[ast.Name(name, ast.Store())],
+                                                              value=ret.value or ast.Constant(None)), ret)
+                return self.convert_if(s, name) + [ast.copy_location(ast.Return(ast.Name(name, ast.Load())), s)]
+            if _escapes(s.body + s.orelse, loop=False):
+                return [s]
+            return self.convert_if(s)
+        if isinstance(s, ast.While):
+            s.body = self.block(s.body)
+            if s.orelse or _escapes(s.body, loop=False) or _has_loop_exit(s.body):
+                return [s]
+            return self.convert_while(s)
+        if isinstance(s, ast.For):
+            s.body = self.block(s.body)
+            func = s.iter.func if isinstance(s.iter, ast.Call) else None
+            if (s.orelse or _escapes(s.body, loop=False) or _has_loop_exit(s.body) or func is None
+                    or s.iter.keywords or any(isinstance(a, ast.Starred) for a in s.iter.args)
+                    or not ((isinstance(func, ast.Name) and func.id == "range")
+                            or (isinstance(func, ast.Attribute) and func.attr == "range"))):
+                return [s]
+            return self.convert_for(s)
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(s, (ast.With, ast.Try)) and isinstance(getattr(s, field, None), list):
+                setattr(s, field, self.block(getattr(s, field)))
+        if isinstance(s, ast.Try):
+            for h in s.handlers:
+                h.body = self.block(h.body)
+        return [s]
+
+    def _ag(self, name):
+        return ast.Attribute(ast.Name(_PREFIX, ast.Load()), name, ast.Load())
+
+    def _site(self, node) -> ast.Constant:
+        return ast.Constant(f"{self.filename}:{node.lineno + self.line_offset}")
+
+    def _state_fns(self, names, k, node):
+        """``get_state`` (a lambda) and ``set_state`` (a def) of ``names``; the statements to insert."""
+        getter = ast.Lambda(args=_no_args(), body=ast.Tuple([ast.Name(n, ast.Load()) for n in names], ast.Load()))
+        getter._ag_generated = True
+        setter_name = f"__ag_set_{k}"
+        setter = ast.FunctionDef(
+            name=setter_name,
+            args=ast.arguments(posonlyargs=[], args=[ast.arg("__ag_state")], kwonlyargs=[], kw_defaults=[],
+                               defaults=[]),
+            body=([ast.Nonlocal(list(names))] if names else [])
+            + ([ast.Assign(targets=[ast.Tuple([ast.Name(n, ast.Store()) for n in names], ast.Store())],
+                           value=ast.Name("__ag_state", ast.Load()))] if names else [ast.Pass()]),
+            decorator_list=[], returns=None, type_params=[])
+        return getter, setter, setter_name
+
+    def _fn(self, name, names, body):
+        return ast.FunctionDef(name=name, args=_no_args(),
+                               body=([ast.Nonlocal(list(names))] if names else []) + (body or [ast.Pass()]),
+                               decorator_list=[], returns=None, type_params=[])
+
+    def _test(self, e):
+        """``and``/``or``/``not`` that work on Tensors."""
+        if isinstance(e, ast.BoolOp):
+            fn = "and_" if isinstance(e.op, ast.And) else "or_"
+            acc = self._test(e.values[0])
+            for v in e.values[1:]:
+                acc = ast.Call(self._ag(fn), [ast.Lambda(_no_args(), acc), ast.Lambda(_no_args(), self._test(v))], [])
+            return acc
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            return ast.Call(self._ag("not_"), [self._test(e.operand)], [])
+        return e
+
+    def _names(self, stmts):
+        names = sorted(_assigned(stmts) - self.declared - {"__class__"})
+        if any(n.startswith("__ag_") for n in names):
+            names = [n for n in names if not n.startswith("__ag_")]
+        return names
+
+    def convert_if(self, s: ast.If, retval: str | None = None):
+        k = self.count
+        self.count += 1
+        names = self._names(s.body + s.orelse)
+        inside = _loads(s)  # only what is read outside the statement is an output of it
+        names = [n for n in names if n == retval or self.total_loads.get(n, 0) > inside.get(n, 0)]
+        if set(names) & self.declared:
+            return [s]
+        self.names.update(names)
+        self.converted += 1
+        getter, setter, setter_name = self._state_fns(names, k, s)
+        body_fn = self._fn(f"__ag_if_true_{k}", names, s.body)
+        else_fn = self._fn(f"__ag_if_false_{k}", names, s.orelse)
+        call = ast.Expr(ast.Call(self._ag("if_stmt"), [
+            self._test(s.test), ast.Name(body_fn.name, ast.Load()), ast.Name(else_fn.name, ast.Load()), getter,
+            ast.Name(setter_name, ast.Load()), ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
+            self._site(s)], []))
+        out = [body_fn, else_fn, setter, call]
+        for n in out:
+            ast.copy_location(n, s)
+        return out
+
+    def convert_while(self, s: ast.While):
+        k = self.count
+        self.count += 1
+        names = self._names(s.body)
+        self.names.update(names)
+        self.converted += 1
+        getter, setter, setter_name = self._state_fns(names, k, s)
+        test_fn = ast.FunctionDef(name=f"__ag_test_{k}", args=_no_args(), body=[ast.Return(self._test(s.test))],
+                                  decorator_list=[], returns=None, type_params=[])
+        body_fn = self._fn(f"__ag_body_{k}", names, s.body)
+        call = ast.Expr(ast.Call(self._ag("while_stmt"), [
+            ast.Name(test_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()), getter,
+            ast.Name(setter_name, ast.Load()), ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
+            self._site(s)], []))
+        out = [test_fn, body_fn, setter, call]
+        for n in out:
+            ast.copy_location(n, s)
+        return out
+
+    def convert_for(self, s: ast.For):
+        k = self.count
+        self.count += 1
+        target_names = sorted(_assigned([ast.Assign(targets=[s.target], value=ast.Constant(None))]))
+        names = sorted(set(self._names(s.body)) | set(target_names))
+        self.names.update(names)
+        self.converted += 1
+        getter, setter, setter_name = self._state_fns(names, k, s)
+        target_fn = ast.FunctionDef(
+            name=f"__ag_target_{k}",
+            args=ast.arguments(posonlyargs=[], args=[ast.arg("__ag_item")], kwonlyargs=[], kw_defaults=[],
+                               defaults=[]),
+            body=([ast.Nonlocal(target_names)] if target_names else [])
+            + [ast.Assign(targets=[s.target], value=ast.Name("__ag_item", ast.Load()))],
+            decorator_list=[], returns=None, type_params=[])
+        body_fn = self._fn(f"__ag_body_{k}", names, s.body)
+        it = ast.Call(self._ag("range_"), [s.iter.func] + s.iter.args, [])
+        call = ast.Expr(ast.Call(self._ag("for_stmt"), [
+            it, ast.Name(target_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()), getter,
+            ast.Name(setter_name, ast.Load()), ast.Tuple([ast.Constant(n) for n in names], ast.Load()),
+            self._site(s)], []))
+        out = [target_fn, body_fn, setter, call]
+        for n in out:
+            ast.copy_location(n, s)
+        return out
+
+
+def _ends_with_return(stmts) -> bool:
+    return bool(stmts) and isinstance(stmts[-1], ast.Return)
+
+
+def _has_loop_exit(stmts) -> bool:
+    """A ``break`` or ``continue`` of this loop (not of a loop nested in it)."""
+    for node in stmts:
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return True
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                             ast.ClassDef)):
+            continue
+        if _has_loop_exit(list(ast.iter_child_nodes(node))):
+            return True
+    return False
+
+
+def _no_args():
+    return ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])

@@ -1,0 +1,965 @@
+"""``descend.function``: trace a Python function once per input signature, run the trace as a plan.
+
+The rules are TensorFlow's (``tf.function``), checked against TF 2.21:
+
+* a call is traced once per *signature*: Tensors (and NumPy arrays) by shape
+  and dtype, Variables by shape, dtype and which arguments are the same
+  Variable, Python values by value (an object that is not a number, string or
+  container by identity), nested lists, tuples and dicts by their structure;
+* the trace runs the Python function once; Python side effects (``print``,
+  appending to a list) happen then and only then, ``descend.print`` on every
+  call, Variable assignments on every call;
+* Variables may be created on the first trace only (``ValueError``
+  otherwise);
+* ``input_signature`` fixes the signature (``None`` dimensions allowed,
+  nested structures allowed); arguments are converted to its dtypes and a
+  wrong structure, dtype or shape is a ``TypeError``;
+* a method gets one trace cache per instance.
+
+descend differs in one place: a trace is specialized on the concrete
+shapes it ran with (the compiled plan's buffers have those shapes), so a call
+with new shapes traces again even where a ``None`` dimension of
+``input_signature`` (or ``reduce_retracing``) would let TF reuse a graph.
+
+A traced call is an eager call that records (:mod:`~descend.compiler.tracer`):
+later calls run the recorded graph as a compiled plan
+(:mod:`~descend.compiler.plan`), or op by op through the dispatcher when a
+``GradientTape`` is recording or an enclosing function is being traced (so
+gradients flow through the call, and a function called inside another is
+inlined in it). A trace that cannot be recorded (Python reading a computed
+value with NumPy, say) makes that signature run eagerly, with a warning
+naming the line.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import inspect
+import logging
+import threading
+import types
+import warnings
+import weakref
+
+import numpy as np
+
+from .. import backend
+from ..framework import tape as _tape
+from ..framework import trace as _trace
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
+from ..framework.variable import Variable
+from .graph import Graph, Lit, Value, VarRef
+from .interpret import replay
+from .nest import flatten_leaves, structure_of
+from .tracer import Recorder, trace_local
+
+__all__ = ["ConcreteFunction", "Function", "FunctionEagerWarning", "function"]
+
+
+log = logging.getLogger("descend")
+
+#: how many traces make :class:`Function` log TF's "tracing is expensive" warning (and the most it logs)
+RETRACE_WARNING_AFTER, RETRACE_WARNINGS_MAX = 5, 2
+_traces_by_code: dict = {}  # code object -> (traces, warnings logged); for the retracing warning
+
+
+
+class FunctionEagerWarning(UserWarning):
+    """A ``descend.function`` trace could not be recorded: that signature runs eagerly."""
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_implements=None, experimental_autograph_options=None, experimental_attributes=None,
+             experimental_relax_shapes=None, experimental_compile=None, experimental_follow_type_hints=None):
+    """Compile ``func``: trace it once per input signature and run the trace as a plan, as ``tf.function``.
+
+    Use it as ``@ds.function``, ``@ds.function(...)`` or ``ds.function(f)``.
+    See :mod:`descend.compiler.function` for the tracing rules (TF's) and
+    ``docs/function.md`` for what the plan does.
+
+    Args:
+        func: the Python function (or method) to compile.
+        input_signature: a (nested) list of ``descend.TensorSpec``, one per
+            positional parameter: calls are checked and converted against it.
+        autograph: convert the function's plain Python ``if``/``while``
+            statements on computed Tensors to ``ds.cond``/``ds.while_loop``.
+        jit_compile: accepted (``True``, ``False`` or ``None``); descend always compiles.
+        reduce_retracing: accepted; descend traces per concrete shape.
+        experimental_*: TF's; accepted (``experimental_relax_shapes`` is
+            ``reduce_retracing``, ``experimental_compile`` is ``jit_compile``).
+
+    Example:
+        >>> import descend as ds
+        >>> @ds.function(input_signature=[ds.TensorSpec(shape=[None], dtype=ds.float32)])
+        ... def double(x):
+        ...     return x * 2.0
+        >>> double([1.0, 2.0]).numpy()
+        array([2., 4.], dtype=float32)
+    """
+    if input_signature is not None:
+        input_signature = _check_signature(input_signature)
+    if jit_compile is None and experimental_compile is not None:
+        jit_compile = experimental_compile
+    if experimental_relax_shapes is not None:
+        reduce_retracing = bool(experimental_relax_shapes)
+    if jit_compile not in (None, True, False):
+        raise TypeError(f"function: `jit_compile` must be True, False or None. Received: {jit_compile!r}")
+
+    def wrap(f):
+        if not callable(f):
+            raise TypeError(f"function: {f!r} is not a callable object")
+        return Function(f, input_signature=input_signature, autograph=autograph, jit_compile=jit_compile,
+                        reduce_retracing=reduce_retracing)
+
+    return wrap if func is None else wrap(func)
+
+
+def _is_spec(x) -> bool:
+    from ..tensor_spec import TensorSpec
+
+    return isinstance(x, TensorSpec)
+
+
+def _check_signature(signature) -> tuple:
+    if not isinstance(signature, (list, tuple)):
+        raise TypeError(f"function: `input_signature` must be a possibly nested sequence of TensorSpec objects. "
+                        f"Received: {signature!r}")
+    leaves, _ = flatten_leaves(list(signature))
+    for s in leaves:
+        if type(s).__name__ == "VariableSpec":
+            raise TypeError("function: input_signature doesn't support VariableSpec")
+        if not _is_spec(s):
+            raise TypeError(f"function: `input_signature` must be a possibly nested sequence of TensorSpec objects. "
+                            f"Received an element {s!r}")
+    return tuple(signature)
+
+
+def _eager() -> bool:
+    from .. import config
+
+    return config.functions_run_eagerly()
+
+
+# ====================================================================== signatures
+class _Unhashable(TypeError):
+    pass
+
+
+def _trace_type(x, variables: dict):
+    """What identifies ``x`` in a signature (TF's TraceType rules, see the module docstring)."""
+    if isinstance(x, Variable):
+        alias = variables.setdefault(id(x), len(variables))
+        return ("V", x._value.shape, x._value.dtype.str, alias)
+    if isinstance(x, ArrayLike):
+        return ("T", x._value.shape, x._value.dtype.str)
+    if isinstance(x, np.ndarray):
+        return ("T", x.shape, x.dtype.str)
+    if _is_spec(x):
+        return ("T", x.shape, np.dtype(backend.np_dtype(x.dtype)).str)
+    if isinstance(x, IndexedSlices):
+        return ("IS", _trace_type(x.values, variables), _trace_type(x.indices, variables), x.dense_shape)
+    if x is None or isinstance(x, (bool, int, float, complex, str, bytes, np.number, np.bool_)):
+        return ("P", type(x), x)
+    if isinstance(x, weakref.ref):
+        raise TypeError(f"function: weakref arguments are not supported (received {x!r})")
+    if isinstance(x, dict):
+        keys = sorted(x, key=lambda k: (type(k).__name__, k if isinstance(k, str) else repr(k)))
+        return ("D", type(x), tuple(keys), tuple(_trace_type(x[k], variables) for k in keys))
+    if isinstance(x, (list, tuple)):
+        return ("S", type(x), tuple(_trace_type(v, variables) for v in x))
+    try:
+        hash(x)
+    except TypeError:
+        raise TypeError(f"function: Could not generate a generic TraceType for {x!r} (of type {type(x).__name__}): "
+                        "arguments that are not Tensors, Variables, numbers, strings or nested lists, tuples and "
+                        "dicts of them must be hashable") from None
+    try:
+        return ("W", weakref.ref(x))
+    except TypeError:
+        return ("H", type(x), x)
+
+
+def _key(canonical: tuple):
+    variables: dict = {}
+    return tuple(_trace_type(v, variables) for v in canonical)
+
+
+class _Binder:
+    """Binds a call's arguments to the Python signature: ``canonical(args, kwargs)`` is the tuple of
+    parameter values (defaults applied, ``*args`` as a tuple, ``**kwargs`` as a dict)."""
+
+    def __init__(self, fn, input_signature):
+        try:
+            self.signature = inspect.signature(fn)
+        except (TypeError, ValueError):
+            self.signature = None
+        self.params = list(self.signature.parameters.values()) if self.signature is not None else []
+        self.input_signature = input_signature
+        self.simple = (self.signature is not None and input_signature is None
+                       and all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in self.params))
+        self.n = len(self.params)
+        if input_signature is not None and self.signature is not None:
+            self._check_covered()
+
+    def _check_covered(self):
+        n = len(self.input_signature)
+        k = 0
+        for p in self.params:
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                if k >= n and p.default is p.empty:
+                    raise TypeError(f"function: input_signature missing type constraint for parameter '{p.name}' "
+                                    f"(the signature has {n} TensorSpec(s); a parameter beyond them needs a default)")
+                k += 1
+            elif p.kind is p.VAR_POSITIONAL:
+                k = n
+            elif p.kind in (p.KEYWORD_ONLY, p.VAR_KEYWORD) and p.kind is p.KEYWORD_ONLY and p.default is p.empty:
+                raise TypeError(f"function: input_signature missing type constraint for parameter '{p.name}'")
+
+    def canonical(self, args, kwargs) -> tuple:
+        if self.signature is None:
+            return tuple(args) + ((dict(kwargs),) if kwargs else ())
+        ba = self.signature.bind(*args, **kwargs)
+        ba.apply_defaults()
+        out = []
+        for p in self.params:
+            v = ba.arguments.get(p.name, () if p.kind is p.VAR_POSITIONAL else {} if p.kind is p.VAR_KEYWORD else None)
+            if p.kind is p.VAR_KEYWORD:
+                v = dict(sorted(v.items()))
+            out.append(v)
+        return tuple(out)
+
+    def call_args(self, canonical):
+        """``(args, kwargs)`` that call the Python function with these parameter values."""
+        if self.signature is None:
+            if canonical and isinstance(canonical[-1], dict):
+                return list(canonical[:-1]), canonical[-1]
+            return list(canonical), {}
+        args, kwargs = [], {}
+        for p, v in zip(self.params, canonical):
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                args.append(v)
+            elif p.kind is p.VAR_POSITIONAL:
+                args.extend(v)
+            elif p.kind is p.KEYWORD_ONLY:
+                kwargs[p.name] = v
+            else:
+                kwargs.update(v)
+        return args, kwargs
+
+    def apply_signature(self, canonical, *, specs_ok=False) -> tuple:
+        """The parameter values with the input_signature's parts converted and checked (TypeError)."""
+        sig = self.input_signature
+        if sig is None:
+            return canonical
+        out = list(canonical)
+        k = 0
+        for i, p in enumerate(self.params if self.signature is not None else [None] * len(out)):
+            if p is not None and p.kind is p.VAR_POSITIONAL:
+                values = list(out[i])
+                if len(values) > len(sig) - k:
+                    raise TypeError(f"Binding inputs to function failed due to `too many positional arguments` "
+                                    f"(the input_signature has {len(sig)} TensorSpec(s))")
+                out[i] = tuple(_conform(v, sig[k + j], specs_ok) for j, v in enumerate(values))
+                k = len(sig)
+                continue
+            if p is not None and p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                continue
+            if k < len(sig):
+                out[i] = _conform(out[i], sig[k], specs_ok)
+            k += 1
+        return tuple(out)
+
+
+def _conform(value, spec, specs_ok):
+    """``value`` converted to match the (nested) ``spec``; TypeError as TF's when it cannot."""
+    if isinstance(spec, (list, tuple)) and not _is_spec(spec):
+        if not isinstance(value, (list, tuple)) or isinstance(value, tuple) != isinstance(spec, tuple):
+            raise TypeError(f"Binding inputs to function failed due to `Can not cast {value!r} to "
+                            f"{type(spec).__name__} type.`")
+        if len(value) != len(spec):
+            raise TypeError(f"Binding inputs to function failed due to `Can not cast {value!r}: its length "
+                            f"{len(value)} differs from the signature's {len(spec)}`")
+        items = [_conform(v, s, specs_ok) for v, s in zip(value, spec)]
+        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            raise TypeError(f"Binding inputs to function failed due to `{value!r} has different keys with the "
+                            f"signature {spec!r}.`")
+        return type(value)((k, _conform(value[k], spec[k], specs_ok)) for k in value)
+    if specs_ok and _is_spec(value):
+        if not spec.is_compatible_with(value):
+            raise TypeError(f"Binding inputs to function failed due to `Can not cast {value!r} to {spec!r}`")
+        return value
+    if isinstance(value, Variable):
+        if not spec.is_compatible_with(value):
+            raise TypeError(f"Binding inputs to function failed due to `Can not cast {_spec_text(value)} to "
+                            f"{spec!r}`")
+        return value
+    if not isinstance(value, ArrayLike):
+        try:
+            value = convert_to_tensor(value, dtype=spec.dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Binding inputs to function failed due to `Can not cast {value!r} to {spec!r}`: "
+                            f"{e}") from None
+    if not spec.is_compatible_with(value):
+        raise TypeError(f"Binding inputs to function failed due to `Can not cast {_spec_text(value)} to {spec!r}`")
+    return value
+
+
+def _spec_text(value) -> str:
+    return f"TensorSpec(shape={tuple(value.shape)}, dtype={value.dtype.name}, name=None)"
+
+
+# ====================================================================== Function
+class Function:
+    """A compiled Python function: what ``descend.function`` returns (TF's ``tf.function`` object)."""
+
+    def __init__(self, python_function, *, input_signature=None, autograph=True, jit_compile=None,
+                 reduce_retracing=False, _instance=None):
+        self._python_function = python_function
+        self.input_signature = input_signature
+        self._autograph = autograph
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self._instance = _instance           # weakref of the instance of a bound method
+        self._bound: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+        self._bound_strong: dict = {}        # instances that cannot be weakly referenced
+        self._converted = None
+        self._binder = None
+        self._cache: dict = {}               # signature key -> ConcreteFunction
+        self._fast: dict = {}                # (shape, dtype) per argument -> ConcreteFunction (plain calls)
+        self._relaxed: dict = {}             # signature key -> ConcreteFunction of TensorSpecs with None dimensions
+        self._tracing_count = 0
+        self._traced_once = False            # a trace has completed (Variables may be created only before)
+        self._lock = threading.RLock()
+        functools.update_wrapper(self, python_function)
+        self.__wrapped__ = python_function
+
+    # ------------------------------------------------------------------ methods
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:
+            bound = self._bound_strong.get(id(instance))
+        if bound is None:
+            try:
+                ref = weakref.ref(instance)
+            except TypeError:
+                ref = (lambda obj: (lambda: obj))(instance)
+            bound = Function(self._python_function, input_signature=self.input_signature, autograph=self._autograph,
+                             jit_compile=self._jit_compile, reduce_retracing=self._reduce_retracing, _instance=ref)
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                self._bound_strong[id(instance)] = bound
+        return bound
+
+    def _target(self):
+        """The Python function to call (bound to its instance for a method)."""
+        fn = self._python_function
+        if self._instance is not None:
+            obj = self._instance()
+            if obj is None:
+                raise ReferenceError("descend.function: the instance this method was bound to no longer exists")
+            return types.MethodType(fn, obj)
+        return fn
+
+    def _traced_target(self):
+        """What a trace runs: the AutoGraph-converted function when ``autograph`` (else the function)."""
+        fn = self._python_function
+        if self._autograph:
+            if self._converted is None:
+                from .autograph import convert
+
+                self._converted = convert(fn)
+            fn = self._converted
+        if self._instance is not None:
+            return types.MethodType(fn, self._instance())
+        return fn
+
+    def _get_binder(self) -> _Binder:
+        if self._binder is None:
+            self._binder = _Binder(self._target(), self.input_signature)
+        return self._binder
+
+    # ------------------------------------------------------------------ calling
+    @property
+    def python_function(self):
+        """The Python function this compiles (called directly, it runs eagerly with its side effects)."""
+        return self._target() if self._instance is not None else self._python_function
+
+    def __call__(self, *args, **kwargs):
+        if _eager():
+            if self.input_signature is None:
+                return self._target()(*args, **kwargs)
+            binder = self._get_binder()  # the signature's conversions and checks still apply
+            call_args, call_kwargs = binder.call_args(binder.apply_signature(binder.canonical(args, kwargs)))
+            return self._target()(*call_args, **call_kwargs)
+        if not kwargs and self._fast:
+            key = _fast_key(args)
+            if key is not None:
+                cf = self._fast.get(key)
+                if cf is not None:
+                    return cf._call_flat([Tensor(a) if type(a) is np.ndarray else a for a in args], (), args, kwargs)
+        binder = self._get_binder()
+        canonical = binder.apply_signature(binder.canonical(args, kwargs))
+        key = _key(canonical)
+        cf = self._cache.get(key)
+        if cf is None:
+            with self._lock:
+                cf = self._cache.get(key)
+                if cf is None:
+                    return self._trace(key, canonical, dry=False)[1]
+        flat, var_args = _flat_inputs(canonical)
+        if binder.simple and cf.eager is None:
+            fk = _fast_key(args) if not kwargs else None
+            if fk is not None and len(args) == binder.n:
+                self._fast[fk] = cf
+        return cf._call_flat(flat, var_args, args, kwargs)
+
+    def _trace(self, key, canonical, dry: bool):
+        """Trace (an eager call that records); ``(ConcreteFunction, the call's result)``."""
+        binder = self._get_binder()
+        parent = _trace.current()
+        if parent is not None and (not isinstance(parent, Recorder) or parent.invalid is not None or parent.paused):
+            parent = None
+        graph = Graph(getattr(self._python_function, "__name__", "function"))
+        rec = Recorder(graph, parent=parent, dry=dry)
+        leaves, rebuild = flatten_leaves(list(canonical))
+        new_leaves = []
+        for x in leaves:
+            if isinstance(x, Variable):
+                if id(x) not in rec.var_args:
+                    rec.var_args[id(x)] = len(rec.var_list)
+                    rec.var_list.append(x)
+                new_leaves.append(x)
+            elif isinstance(x, (ArrayLike, np.ndarray)) or _is_spec(x):
+                new_leaves.append(_placeholder(rec, graph, x))
+            elif isinstance(x, IndexedSlices):
+                new_leaves.append(IndexedSlices(_placeholder(rec, graph, x.values), _placeholder(rec, graph, x.indices),
+                                                x.dense_shape))
+            else:
+                new_leaves.append(x)
+        graph.n_var_args = len(rec.var_list)
+        args, kwargs = binder.call_args(tuple(rebuild(new_leaves)))
+        target = self._traced_target()
+        self._tracing_count += 1
+        _note_trace(self._python_function)
+        snapshot = _containers(args, kwargs)
+        with rec:
+            out = target(*args, **kwargs)
+        _check_unmodified(snapshot, graph.name)
+        first = not self._traced_once
+        self._traced_once = True
+        if rec.created and not first:
+            raise ValueError(
+                "descend.function only supports singleton Variables created on the first call. Make sure the "
+                "Variable is only created once or created outside descend.function (function "
+                f"'{graph.name}' created {', '.join(repr(v.name) for v in rec.created)} on a later trace)")
+        if rec.created:
+            _check_kept(rec)
+        cf = ConcreteFunction(self, graph, rec, canonical, key, out)
+        if rec.invalid is None:
+            out = _eager_outputs(out, nested=parent is not None)
+            if parent is None:
+                trace_local.update((id(t), t) for t in rec.keep if isinstance(t, Tensor)
+                                   and rec.values[id(t)].const is None)
+        if cf.eager is not None:
+            warnings.warn(f"descend.function '{graph.name}' runs eagerly for this input signature: "
+                          f"{cf.eager}. Its Python runs on every call (print and other side effects included).",
+                          FunctionEagerWarning, stacklevel=3)
+        self._cache[key] = cf
+        return cf, out
+
+    # ------------------------------------------------------------------ TF's introspection
+    def get_concrete_function(self, *args, **kwargs) -> ConcreteFunction:
+        """The ConcreteFunction for these arguments (Tensors, TensorSpecs or Python values), traced
+        without running it (a *dry* trace: no Variable write, print or optimizer update happens).
+
+        With an ``input_signature`` and no arguments, the signature's. TensorSpecs with ``None``
+        dimensions give a :class:`ConcreteFunction` that traces each concrete shape when called."""
+        binder = self._get_binder()
+        if not args and not kwargs and self.input_signature is not None:
+            args = tuple(self.input_signature)
+        canonical = binder.apply_signature(binder.canonical(args, kwargs), specs_ok=True)
+        leaves, _ = flatten_leaves(list(canonical))
+        key = _key(canonical)
+        if any(_is_spec(x) and (x.shape is None or None in x.shape) for x in leaves):
+            with self._lock:
+                cf = self._relaxed.get(key)
+                if cf is None:
+                    cf = self._relaxed[key] = ConcreteFunction(self, None, None, canonical, key, None)
+            return cf
+        with self._lock:
+            cf = self._cache.get(key)
+            if cf is None:
+                cf = self._trace(key, canonical, dry=True)[0]
+        return cf
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function was traced (for a method: on this instance)."""
+        return self._tracing_count
+
+    def clear_cache(self) -> None:
+        """Forget every trace (the next call traces again; its count starts from 0)."""
+        with self._lock:
+            self._cache.clear()
+            self._fast.clear()
+            self._relaxed.clear()
+            self._tracing_count = 0
+            self._traced_once = False
+            for b in list(self._bound.values()) + list(self._bound_strong.values()):
+                b.clear_cache()
+
+    def _list_all_concrete_functions(self) -> list:
+        return list(self._cache.values())
+
+    def __repr__(self):
+        return f"<descend.function {getattr(self._python_function, '__qualname__', self._python_function)}>"
+
+
+def _note_trace(fn) -> None:
+    """TF's warning when one Python function is traced again and again."""
+    code = getattr(fn, "__code__", fn)
+    try:
+        count, said = _traces_by_code.get(code, (0, 0))
+    except TypeError:
+        return
+    count += 1
+    if count % RETRACE_WARNING_AFTER == 0 and said < RETRACE_WARNINGS_MAX:
+        said += 1
+        log.warning("%d traces of descend.function '%s': Tracing is expensive, and a compiled function traced for "
+                    "every call runs slower than eager code. Usual causes: calls with Python numbers or objects "
+                    "that change (pass Tensors), new shapes (descend traces each concrete shape), a function "
+                    "defined again inside a loop.", count, getattr(fn, "__qualname__", fn))
+    _traces_by_code[code] = (count, said)
+
+
+def _containers(args, kwargs) -> list:
+    """The lists and dicts of the arguments (nested), each with a shallow copy of what it holds."""
+    top = [list(args), dict(kwargs)]
+    out, stack, seen = [], list(top), {id(t) for t in top}
+    while stack:
+        x = stack.pop()
+        if isinstance(x, dict):
+            items = list(x.values())
+        elif isinstance(x, (list, tuple)):
+            items = list(x)
+        else:
+            continue
+        for y in items:
+            if isinstance(y, (list, dict, tuple)) and id(y) not in seen:
+                seen.add(id(y))
+                if isinstance(y, dict):
+                    out.append((y, list(y.items())))
+                elif isinstance(y, list):
+                    out.append((y, list(y)))
+                stack.append(y)
+    return out
+
+
+def _check_unmodified(snapshot, name) -> None:
+    for container, before in snapshot:
+        now = list(container.items()) if isinstance(container, dict) else list(container)
+        if len(now) != len(before) or any(a is not b and not (isinstance(a, tuple) and a[0] == b[0] and a[1] is b[1])
+                                          for a, b in zip(now, before)):
+            raise ValueError(f"{name}() should not modify its Python input arguments. Check if it modifies any "
+                             "lists or dicts passed as arguments. Modifying a copy is allowed.")
+
+
+_NUMBERS = (bool, int, float, complex, np.number, np.bool_)
+
+
+def _eager_outputs(out, nested: bool):
+    """The trace call's result as later calls give it: new Tensors (the trace's own stay inside it; not
+    inside an enclosing trace, which records the inner function inline), a returned Variable as a Tensor
+    of its value, Python numbers as Tensors (as TF returns them)."""
+    leaves, rebuild = flatten_leaves(out)
+    recording = _tape.recording()
+    if recording:
+        from ..ops.math_ops import identity
+    new = []
+    for x in leaves:
+        if isinstance(x, Variable):
+            x = x.read_value()
+        elif isinstance(x, Tensor) and not nested:
+            x = identity(x) if recording else Tensor(x._value)
+        elif isinstance(x, IndexedSlices) and not nested:
+            x = IndexedSlices(Tensor(x.values._value), Tensor(x.indices._value), x.dense_shape)
+        elif isinstance(x, _NUMBERS):
+            x = convert_to_tensor(x)
+        new.append(x)
+    return rebuild(new)
+
+
+def _fast_key(args):
+    """A key for a call of Tensors and arrays only (None otherwise)."""
+    out = []
+    for a in args:
+        t = type(a)
+        if t is Tensor:
+            v = a._value
+            out.append((v.shape, v.dtype))
+        elif t is np.ndarray:
+            out.append((a.shape, a.dtype))
+        else:
+            return None
+    return tuple(out)
+
+
+def _placeholder(rec: Recorder, graph: Graph, x) -> Tensor:
+    """A new Tensor standing for the argument leaf ``x`` (a Tensor, array or TensorSpec) in the trace: a
+    placeholder of ``graph``, and in an enclosing trace the value ``x`` is there."""
+    arr = x._value if isinstance(x, ArrayLike) else x if isinstance(x, np.ndarray) else _placeholder_array(x)
+    if isinstance(x, ArrayLike) and _tape.recording():
+        from ..ops.math_ops import identity
+
+        w = identity(x)  # a new Tensor a recording tape links to ``x`` (gradients flow through the trace call)
+    else:
+        w = Tensor(arr)
+    v = Value(arr.shape, arr.dtype)
+    graph.inputs.append(v)
+    rec.register(w, v)
+    for pr in list(rec.chain())[1:]:
+        if pr.invalid is None and id(w) not in pr.values:
+            pr.register(w, pr.ref(x) if isinstance(x, ArrayLike) else Value(arr.shape, arr.dtype, const=arr))
+    return w
+
+
+def _placeholder_array(spec) -> np.ndarray:
+    return np.zeros(tuple(spec.shape), backend.np_dtype(spec.dtype))
+
+
+def _flat_inputs(canonical) -> tuple[list, list]:
+    """The call's Tensor leaves (arrays become Tensors) and its Variable arguments (each once)."""
+    leaves, _ = flatten_leaves(list(canonical))
+    flat, var_args, seen = [], [], set()
+    for x in leaves:
+        if isinstance(x, Variable):
+            if id(x) not in seen:
+                seen.add(id(x))
+                var_args.append(x)
+        elif isinstance(x, ArrayLike):
+            flat.append(x)
+        elif isinstance(x, np.ndarray):
+            flat.append(Tensor(x))
+        elif isinstance(x, IndexedSlices):
+            flat.append(x.values)
+            flat.append(x.indices)
+    return flat, var_args
+
+
+def _check_kept(rec: Recorder) -> None:
+    """TF's rule for Variables created in a trace: they must outlive it (stored by the function, a layer, a
+    list...); one only the trace holds would be created again on every call."""
+    ours = {id(rec.created), id(rec.graph.variables), id(rec.graph), id(rec)}
+    for var in rec.created:
+        held = [r for r in gc.get_referrers(var) if id(r) not in ours and not isinstance(r, (VarRef, types.FrameType))]
+        if not held:
+            raise ValueError(
+                "descend.function only supports singleton Variables created on the first call. Make sure the "
+                f"Variable is only created once or created outside descend.function (Variable '{var.name}' is "
+                "created by the function and kept by nothing, so it would be created on every call)")
+
+
+# ====================================================================== ConcreteFunction
+class ConcreteFunction:
+    """One trace of a :class:`Function`: its graph, and the compiled plan that runs it.
+
+    Call it with the arguments of its trace (Tensors of the traced shapes and dtypes, the same Python
+    values). A ConcreteFunction from TensorSpecs with ``None`` dimensions (``graph`` is None) checks a
+    call against them and traces each concrete shape it is called with.
+    """
+
+    def __init__(self, function: Function, graph: Graph | None, rec: Recorder | None, canonical, key, out):
+        self._function = weakref.ref(function)  # (the Function holds its ConcreteFunctions: no cycle)
+        self.graph = graph
+        self._key = key
+        self._canonical = canonical
+        self.eager = None if rec is None else rec.invalid
+        self._plan = None
+        self._plan_failed = None
+        self._lock = threading.Lock()
+        self._specs = tuple(canonical)
+        if graph is None:
+            self._out_rebuild = None
+            return
+        self.variables_created = list(rec.created)
+        leaves, rebuild = flatten_leaves(out)
+        self._out_rebuild = rebuild
+        self._out_kinds = []
+        refs = []
+        for x in leaves:
+            if self.eager is not None:
+                break
+            if isinstance(x, Variable):
+                refs.append(rec.var_ref(x))
+                self._out_kinds.append("var")
+            elif isinstance(x, ArrayLike):
+                refs.append(rec.ref(x))
+                self._out_kinds.append("tensor")
+            elif isinstance(x, IndexedSlices):
+                refs.append(rec.ref(x.values))
+                refs.append(rec.ref(x.indices))
+                self._out_kinds.append(("slices", x.dense_shape))
+            else:
+                refs.append(Lit(x))
+                self._out_kinds.append("python")
+        graph.outputs = refs
+        self._out_structure = structure_of(out)
+        self._outer_capture = getattr(graph, "outer_capture", False)
+
+    @property
+    def function(self) -> Function:
+        f = self._function()
+        if f is None:
+            raise ReferenceError("the descend.function this ConcreteFunction was traced from no longer exists")
+        return f
+
+    # ------------------------------------------------------------------ TF's attributes
+    @property
+    def structured_input_signature(self):
+        from ..tensor_spec import TensorSpec
+
+        def spec(x):
+            if isinstance(x, ArrayLike) and not isinstance(x, Variable):
+                return TensorSpec(tuple(x.shape), x.dtype)
+            if isinstance(x, np.ndarray):
+                return TensorSpec(x.shape, x.dtype)
+            return x
+
+        leaves, rebuild = flatten_leaves(list(self._specs))
+        binder = self.function._get_binder()
+        args, kwargs = binder.call_args(tuple(rebuild([spec(x) for x in leaves])))
+        return tuple(args), kwargs
+
+    @property
+    def output_shapes(self):
+        return self._output_meta(lambda v: v.shape)
+
+    @property
+    def output_dtypes(self):
+        return self._output_meta(lambda v: backend.dtype_of(v.dtype))
+
+    def _output_meta(self, get):
+        if self.graph is None or self.eager is not None:
+            return None
+        vals = []
+        it = iter(self.graph.outputs)
+        for kind in self._out_kinds:
+            r = next(it)
+            if kind == "tensor":
+                vals.append(get(r) if isinstance(r, Value) else None)
+            elif kind == "var":
+                vals.append(get(Value(r.var._value.shape, r.var._value.dtype)) if r.var is not None else None)
+            elif kind == "python":
+                vals.append(None if r.value is None else r.value)
+            else:
+                next(it)
+                vals.append(None)
+        return self._out_rebuild(vals)
+
+    @property
+    def variables(self) -> tuple:
+        """The Variables the trace reads or writes (captured ones and Variable arguments)."""
+        if self.graph is None:
+            return ()
+        return tuple(self.graph.all_variables())
+
+    @property
+    def trainable_variables(self) -> tuple:
+        return tuple(v for v in self.variables if v.trainable)
+
+    # ------------------------------------------------------------------ calling
+    def __call__(self, *args, **kwargs):
+        f = self.function
+        binder = f._get_binder()
+        try:
+            canonical = self._bind(binder, args, kwargs)
+        except TypeError as e:
+            canonical = self._flat(args, kwargs)  # TF's flat signature: the trace's Tensors, in order
+            if canonical is None:
+                raise TypeError(f"Binding inputs to function failed due to `{e}`") from None
+        if self.graph is None:  # from TensorSpecs with None dimensions
+            leaves_s, _ = flatten_leaves(list(self._specs))
+            leaves, _ = flatten_leaves(list(canonical))
+            if len(leaves) != len(leaves_s):
+                raise TypeError("Binding inputs to function failed: the arguments do not have the structure of "
+                                "the signature")
+            for a, s in zip(leaves, leaves_s):
+                if _is_spec(s) and not s.is_compatible_with(a):
+                    raise TypeError(f"Binding inputs to function failed due to `Can not cast "
+                                    f"{_spec_text(a) if isinstance(a, ArrayLike) else repr(a)} to {s!r}`")
+            call_args, call_kwargs = binder.call_args(canonical)
+            return f(*call_args, **call_kwargs)
+        key = _key(canonical)
+        if key != self._key:
+            if _shapeless(key) == _shapeless(self._key) and _trace.current() is None:
+                # called from eager code with other shapes: as TF's (no shape check there), run that shape's trace
+                call_args, call_kwargs = binder.call_args(canonical)
+                return f(*call_args, **call_kwargs)
+            raise TypeError(f"Binding inputs to function failed due to `Can not cast the arguments "
+                            f"({_describe_key(key)}) to this ConcreteFunction's ({_describe_key(self._key)})`")
+        flat, var_args = _flat_inputs(canonical)
+        call_args, call_kwargs = binder.call_args(canonical)
+        return self._call_flat(flat, var_args, call_args, call_kwargs)
+
+    def _flat(self, args, kwargs):
+        """The parameter values of a call that passes the trace's Tensor arguments flat, or None."""
+        if self.graph is None or kwargs or not all(isinstance(a, ArrayLike) and not isinstance(a, Variable)
+                                                   for a in args):
+            return None
+        leaves, rebuild = flatten_leaves(list(self._canonical))
+        slots = [k for k, x in enumerate(leaves) if isinstance(x, (ArrayLike, np.ndarray)) and not isinstance(x, Variable)]
+        if len(slots) != len(args) or any(tuple(a.shape) != tuple(leaves[k].shape) or a.dtype != leaves[k].dtype
+                                          for a, k in zip(args, slots)):
+            return None
+        for a, k in zip(args, slots):
+            leaves[k] = a
+        return tuple(rebuild(leaves))
+
+    def _bind(self, binder, args, kwargs) -> tuple:
+        """The parameter values of a call: a parameter that was a Python value in the trace may be left out
+        (it is taken from the trace); Python numbers where the trace had Tensors become Tensors of the
+        traced dtype. TypeError (inspect's wording) for a call the trace does not take."""
+        traced = list(self._canonical)
+        if binder.signature is None:
+            return tuple(_like(v, w) for v, w in zip(binder.canonical(args, kwargs), traced))
+        ba = binder.signature.bind_partial(*args, **kwargs)
+        out = []
+        for k, p in enumerate(binder.params):
+            was = traced[k]
+            if p.kind is p.VAR_POSITIONAL:
+                given = tuple(ba.arguments.get(p.name, ()))
+                if len(given) > len(was):
+                    raise TypeError("too many positional arguments")
+                if len(given) < len(was):
+                    if _holds_tensors(was[len(given):]):
+                        raise TypeError(f"missing a required argument: '{p.name}_{len(given)}'")
+                    given = given + tuple(was[len(given):])
+                out.append(tuple(_like(v, w) for v, w in zip(given, was)))
+            elif p.kind is p.VAR_KEYWORD:
+                given = dict(ba.arguments.get(p.name, {}))
+                extra = sorted(set(given) - set(was))
+                if extra:
+                    raise TypeError(f"got an unexpected keyword argument '{extra[0]}'")
+                for name in set(was) - set(given):
+                    if _holds_tensors(was[name]):
+                        raise TypeError(f"missing a required argument: '{name}'")
+                    given[name] = was[name]
+                out.append(dict(sorted((n, _like(v, was[n])) for n, v in given.items())))
+            elif p.name in ba.arguments:
+                out.append(_like(ba.arguments[p.name], was))
+            elif not _holds_tensors(was):
+                out.append(was)
+            else:
+                raise TypeError(f"missing a required argument: '{p.name}'")
+        return binder.apply_signature(tuple(out))
+
+    def _call_flat(self, flat: list, var_args, args, kwargs):
+        if self.eager is not None:
+            return self.function._target()(*args, **kwargs)
+        recorder = _trace.current()
+        tracing = recorder is not None and isinstance(recorder, Recorder) and recorder.invalid is None
+        if self._outer_capture and not tracing:
+            raise TypeError(f"descend.function '{self.graph.name}' reads a Tensor that an enclosing function computed "
+                            "while it was traced; that Tensor is out of scope outside that function. Pass it as an "
+                            "argument instead")
+        if tracing or _tape.recording() or recorder is not None:
+            return self._finish(replay(self.graph, flat, var_args), op_by_op=True)
+        plan = self._plan
+        if plan is None and self._plan_failed is None:
+            plan = self._build_plan()
+        if plan is None or not self._lock.acquire(blocking=False):
+            return self._finish(replay(self.graph, flat, var_args), op_by_op=True)
+        try:
+            outs = plan.run(flat, var_args)
+        finally:
+            self._lock.release()
+        return self._finish(outs, op_by_op=False)
+
+    def plan(self):
+        """The compiled :class:`~descend.compiler.plan.Plan` of this trace (built now if no call built it
+        yet): its ``source`` is the generated Python function, ``fused`` the number of generated loops.
+        None when the trace runs eagerly or the plan could not be built."""
+        if self.graph is None or self.eager is not None:
+            return None
+        if self._plan is None and self._plan_failed is None:
+            with self._lock:
+                if self._plan is None and self._plan_failed is None:
+                    self._build_plan()
+        return self._plan
+
+    def _build_plan(self):
+        from .plan import build_plan
+
+        try:
+            self._plan = build_plan(self.graph)
+        except Exception as e:  # noqa: BLE001 - a plan that cannot be built: the graph runs op by op
+            self._plan_failed = f"{type(e).__name__}: {e}"
+            warnings.warn(f"descend.function '{self.graph.name}': the plan could not be built ({self._plan_failed}); "
+                          "the trace runs op by op", FunctionEagerWarning, stacklevel=4)
+            return None
+        return self._plan
+
+    def _finish(self, outs: list, op_by_op: bool):
+        """Rebuild the traced output structure from the flat outputs."""
+        it = iter(outs)
+        leaves = []
+        for kind in self._out_kinds:
+            x = next(it)
+            if kind == "tensor":
+                leaves.append(x if isinstance(x, Tensor) else Tensor(x))
+            elif kind == "var":
+                leaves.append(x.read_value() if isinstance(x, Variable) else Tensor(x))
+            elif kind == "python":
+                leaves.append(convert_to_tensor(x) if isinstance(x, _NUMBERS) else x)
+            else:
+                idx = next(it)
+                leaves.append(IndexedSlices(x if isinstance(x, Tensor) else Tensor(x),
+                                            idx if isinstance(idx, Tensor) else Tensor(idx), kind[1]))
+        return self._out_rebuild(leaves)
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self.graph.name if self.graph is not None else 'relaxed'} at {id(self):#x}>"
+
+
+def _holds_tensors(x) -> bool:
+    leaves, _ = flatten_leaves(x)
+    return any(isinstance(v, (ArrayLike, np.ndarray, IndexedSlices)) or _is_spec(v) for v in leaves)
+
+
+def _like(value, was):
+    """``value`` with Python numbers (or nested lists of them) where ``was`` had a Tensor made Tensors of
+    its dtype, recursively through matching structures."""
+    if isinstance(was, (ArrayLike, np.ndarray)) and not isinstance(was, Variable) or _is_spec(was):
+        if not isinstance(value, (ArrayLike, np.ndarray, IndexedSlices)) and not _is_spec(value):
+            try:
+                return convert_to_tensor(value, dtype=was.dtype)
+            except (TypeError, ValueError):
+                return value
+        return value
+    if isinstance(was, dict) and isinstance(value, dict):
+        return type(value)((k, _like(v, was[k]) if k in was else v) for k, v in value.items())
+    if isinstance(was, (list, tuple)) and isinstance(value, (list, tuple)) and len(was) == len(value):
+        items = [_like(v, w) for v, w in zip(value, was)]
+        return type(value)(*items) if hasattr(type(value), "_fields") else type(value)(items)
+    return value
+
+
+def _shapeless(key):
+    """A signature key with the shapes of Tensors and Variables left out."""
+    if isinstance(key, tuple):
+        if key and key[0] in ("T", "V"):
+            return (key[0],) + key[2:]
+        return tuple(_shapeless(k) for k in key)
+    return key
+
+
+def _describe_key(key) -> str:
+    text = repr(key)
+    return text if len(text) < 300 else text[:300] + "..."

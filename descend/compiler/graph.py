@@ -1,0 +1,184 @@
+"""The trace: a small graph of recorded ops, in the order they ran.
+
+A :class:`Graph` is what one trace of a Python function recorded: its
+placeholders (:attr:`Graph.inputs`, one per Tensor argument), its nodes in
+program order, and the references its results are made of. Nodes read:
+
+* a :class:`Value`: a placeholder, a constant (:attr:`Value.const`), a value
+  captured from an enclosing graph (a branch of ``cond``, a loop body), or an
+  output of an earlier node;
+* a :class:`VarRef`: a Variable, read when the node runs (captured by
+  identity, or the call's ``k``-th Variable argument);
+* a :class:`Lit`: a Python number the op took as it was.
+
+Node kinds: ``"op"`` (a registered op and its attributes), ``"write"`` (an
+``assign``/``assign_add``/... of a Variable), ``"opaque"`` (a call recorded
+whole, such as ``Optimizer.apply_gradients``: its payload is an
+:class:`OpaqueNode`), ``"print"`` (``descend.print``), ``"cond"`` and
+``"while"`` (their payloads hold the branch or loop subgraphs). Program order
+is execution order: nothing is reordered across a write, an opaque node or a
+print.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Graph", "Lit", "Node", "OpaqueNode", "Value", "VarRef"]
+
+
+class Value:
+    """One array the graph computes or receives: shape and dtype as traced."""
+
+    __slots__ = ("shape", "dtype", "producer", "index", "const", "capture", "__weakref__")
+
+    def __init__(self, shape, dtype, node=None, index=0, const=None, capture=None):
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+        # the producing node's label (not the node: a graph holds no reference cycle, so a dropped trace
+        # and the Variables it names go at once, not at the next garbage collection)
+        self.producer = None if node is None else node.label()
+        self.index = index      # which output of the producing node
+        self.const = const      # the array of a constant
+        self.capture = capture  # the enclosing graph's object this placeholder stands for (subgraphs)
+
+    def __repr__(self):
+        what = "const" if self.const is not None else ("input" if self.producer is None else self.producer)
+        return f"<Value {what} {self.shape} {self.dtype.name}>"
+
+
+class VarRef:
+    """A Variable read when the node runs: ``var`` (captured) or the call's Variable argument ``arg``."""
+
+    __slots__ = ("var", "arg")
+
+    def __init__(self, var=None, arg=None):
+        self.var = var
+        self.arg = arg
+
+    def __repr__(self):
+        return f"<VarRef {self.var.name if self.var is not None else f'arg {self.arg}'}>"
+
+
+class Lit:
+    """A Python value an op took as it was (a scalar of the binary fast path)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"<Lit {self.value!r}>"
+
+
+class OpaqueNode:
+    """What a node that runs whole (in Python) implements, for a compiled plan and for an eager replay.
+
+    ``inputs`` are the references it reads (each resolved to an array for :meth:`run`, to a Tensor or
+    Variable for :meth:`replay`); both return the node's outputs (arrays for :meth:`run`, Tensors for
+    :meth:`replay`; an empty list for a node without outputs). :meth:`outputs_of` picks, from what the
+    call returned while tracing, the Tensors that are the node's outputs (None: it cannot give them back).
+    """
+
+    #: a short label for messages
+    name = "opaque"
+    #: whether a dry trace runs the call (with Variable writes skipped) to get its outputs
+    runs_dry = False
+
+    def run(self, arrays: list) -> list:
+        raise NotImplementedError
+
+    def replay(self, values: list) -> list:
+        raise NotImplementedError
+
+    def outputs_of(self, result) -> list | None:
+        return []
+
+
+class Node:
+    """One recorded step (see the module docstring for the kinds)."""
+
+    __slots__ = ("kind", "op", "inputs", "attrs", "outputs", "payload", "site")
+
+    def __init__(self, kind, op=None, inputs=(), attrs=None, payload=None, site=None):
+        self.kind = kind
+        self.op = op
+        self.inputs = list(inputs)
+        self.attrs = attrs if attrs is not None else {}
+        self.outputs: list[Value] = []
+        self.payload = payload
+        self.site = site
+
+    def label(self) -> str:
+        if self.kind == "op":
+            return self.op.name
+        if self.kind == "opaque":
+            return self.payload.name
+        if self.kind == "write":
+            return self.payload[0]
+        return self.kind
+
+    def __repr__(self):
+        return f"<Node {self.label()} in={len(self.inputs)} out={len(self.outputs)}>"
+
+
+class Graph:
+    """The recorded graph of one trace (or of one branch or loop body)."""
+
+    def __init__(self, name: str = "function"):
+        self.name = name
+        self.inputs: list[Value] = []        # placeholders of the Tensor arguments, in order
+        self.captures: list = []              # subgraphs: enclosing-graph Tensors read, one placeholder each
+        self.capture_values: list[Value] = []  # ... and those placeholders
+        self.nodes: list[Node] = []
+        self.outputs: list = []               # flat references (Value, VarRef, Lit)
+        self.variables: dict = {}             # id -> Variable captured by identity, in first-use order
+        self.n_var_args = 0                   # Variable arguments (bound per call)
+
+    def add(self, node: Node, results) -> Node:
+        """Append ``node``; its outputs get the shapes and dtypes of ``results`` (arrays)."""
+        node.outputs = [Value(r.shape, r.dtype, node, k) for k, r in enumerate(results)]
+        self.nodes.append(node)
+        return node
+
+    def walk(self):
+        """Every node, subgraphs' nodes included (depth first)."""
+        for n in self.nodes:
+            yield n
+            if n.kind in ("cond", "while"):
+                for g in n.payload.graphs():
+                    yield from g.walk()
+
+    def all_variables(self) -> list:
+        """The Variables this graph (and its subgraphs) capture, in first-use order."""
+        out = dict(self.variables)
+        for n in self.nodes:
+            if n.kind in ("cond", "while"):
+                for g in n.payload.graphs():
+                    for v in g.all_variables():
+                        out.setdefault(id(v), v)
+        return list(out.values())
+
+    def __repr__(self):
+        return f"<Graph {self.name}: {len(self.inputs)} inputs, {len(self.nodes)} nodes, {len(self.outputs)} outputs>"
+
+    def describe(self) -> str:
+        """A readable listing (one line per node), for debugging and tests."""
+        names: dict = {}
+
+        def name(r):
+            if isinstance(r, Value):
+                if r not in names:
+                    names[r] = f"%{len(names)}"
+                return names[r] + ("c" if r.const is not None else "")
+            return repr(r)
+
+        lines = [f"graph {self.name}({', '.join(name(v) for v in self.inputs)})"]
+        for n in self.nodes:
+            outs = ", ".join(name(v) for v in n.outputs)
+            ins = ", ".join(name(r) for r in n.inputs)
+            attrs = f" {n.attrs}" if n.attrs else ""
+            lines.append(f"  {outs or '-'} = {n.label()}({ins}){attrs}")
+        lines.append(f"  return {', '.join(name(r) for r in self.outputs)}")
+        return "\n".join(lines)

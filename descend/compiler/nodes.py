@@ -1,0 +1,183 @@
+"""Opaque plan nodes: calls a trace records whole and a plan runs as one step.
+
+:class:`CallbackNode` is host code marked ``@trace.opaque("callback")`` (a
+metric's ``update_state`` and ``result``): it runs in Python with each
+call's values, so a step that updates metrics still compiles.
+
+:class:`OptimizerNode` is ``Optimizer.apply_gradients`` (the method is marked
+with :func:`descend.framework.trace.opaque`): the trace records the call and
+its gradients, and every call of the compiled function makes it again through
+the optimizer's public method, whose repeated dense step is one fused kernel
+over all variables. The plan hands it Tensors over the plan's gradient
+buffers (the same arrays every call; the optimizer reads them during the
+call). This is the one place a plan meets the optimizer: a later optimizer
+stage that a plan can fuse with replaces this class, not the plan.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import ArrayLike, Tensor
+from ..framework.variable import Variable
+from .graph import OpaqueNode, Value
+from .nest import flatten_leaves
+
+__all__ = ["CallbackNode", "OptimizerNode"]
+
+
+class OptimizerNode(OpaqueNode):
+    """``optimizer.apply_gradients(pairs, **kwargs)`` as one plan node.
+
+    Node inputs: the Variables (one per pair), then each gradient's arrays (one for a dense
+    gradient, values and indices for an ``IndexedSlices``, none for ``None``).
+    """
+
+    name = "apply_gradients"
+
+    def __init__(self, optimizer, fn, layout: list, kwargs: dict):
+        self.optimizer = optimizer
+        self.fn = fn                # the undecorated method: a plan runs with no trace active
+        self.layout = layout        # per pair: None, "dense" or ("slices", dense_shape)
+        self.kwargs = kwargs
+        self._wrapped: list = []    # (array, Tensor) of the last call, so the same buffer keeps its Tensor
+
+    @classmethod
+    def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
+        """``(node, input references, dry result)`` for a call ``fn(optimizer, grads_and_vars, **kwargs)``,
+        or None when the call cannot be recorded (the trace then runs eagerly)."""
+        if len(args) != 2 or set(kwargs) - {"weight"}:
+            return None
+        optimizer = args[0]
+        try:
+            pairs = list(args[1])
+        except TypeError:
+            return None
+        args[1] = pairs  # the call that follows uses the list (a zip is consumed here)
+        layout, var_refs, grad_refs = [], [], []
+        for pair in pairs:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not isinstance(pair[1], Variable):
+                return None
+            g, v = pair
+            var_refs.append(recorder.var_ref(v))
+            if g is None:
+                layout.append(None)
+            elif isinstance(g, IndexedSlices):
+                layout.append(("slices", g.dense_shape))
+                grad_refs += [recorder.ref(g.values), recorder.ref(g.indices)]
+            elif isinstance(g, ArrayLike) and not isinstance(g, Variable):
+                layout.append("dense")
+                grad_refs.append(recorder.ref(g))
+            elif isinstance(g, np.ndarray):
+                layout.append("dense")
+                grad_refs.append(Value(g.shape, g.dtype, const=np.array(g)))
+            else:
+                return None
+        weight = kwargs.get("weight")
+        if isinstance(weight, ArrayLike) and recorder.is_traced(weight):
+            return None
+        node = cls(optimizer, fn, layout, dict(kwargs))
+        return node, var_refs + grad_refs, getattr(optimizer, "_iterations", None)
+
+    def _grads(self, rest: list, wrap) -> list:
+        grads, it = [], iter(rest)
+        for kind in self.layout:
+            if kind is None:
+                grads.append(None)
+            elif kind == "dense":
+                grads.append(wrap(next(it)))
+            else:
+                values, indices = wrap(next(it)), wrap(next(it))
+                grads.append(IndexedSlices(values, indices, kind[1]))
+        return grads
+
+    def _tensor(self, a):
+        for arr, t in self._wrapped:
+            if arr is a:
+                return t
+        t = Tensor(a)
+        self._wrapped.append((a, t))
+        if len(self._wrapped) > 2 * len(self.layout) + 2:
+            del self._wrapped[0]
+        return t
+
+    def run(self, arrays: list) -> list:
+        n = len(self.layout)
+        grads = self._grads(arrays[n:], self._tensor)
+        self.fn(self.optimizer, list(zip(grads, arrays[:n])), **self.kwargs)
+        return []
+
+    def replay(self, values: list) -> list:
+        n = len(self.layout)
+        grads = self._grads(values[n:], lambda x: x)
+        self.optimizer.apply_gradients(list(zip(grads, values[:n])), **self.kwargs)
+        return []
+
+
+class CallbackNode(OpaqueNode):
+    """A call of host code (a metric's ``update_state`` or ``result``, which compute with NumPy) as one
+    plan node: it runs in Python on every call of the compiled function, with that call's values.
+
+    Node inputs: the Tensors and Variables among the call's arguments (nested in lists, tuples and
+    dicts); everything else is passed as it was while tracing. Node outputs: the Tensors the call
+    returns, which must keep the shapes and dtypes they had while tracing.
+    """
+
+    runs_dry = True  # (the dry trace skips its Variable writes)
+
+    def __init__(self, public, leaves: list, rebuild, slots: list):
+        self.public = public        # the decorated method: a replay inside another trace records it again
+        self.name = getattr(public, "__qualname__", "callback")
+        self.leaves, self.rebuild, self.slots = leaves, rebuild, slots
+        self.out_rebuild = None
+        self.out_specs: list = []
+
+    @classmethod
+    def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
+        if public is None:
+            return None
+        leaves, rebuild = flatten_leaves([list(args), dict(kwargs)])
+        refs, slots = [], []
+        for k, x in enumerate(leaves):
+            if isinstance(x, IndexedSlices):
+                return None
+            if isinstance(x, ArrayLike):
+                refs.append(recorder.ref(x))
+                slots.append(k)
+        node = cls(public, list(leaves), rebuild, slots)
+        return node, refs, None
+
+    def outputs_of(self, result):
+        leaves, rebuild = flatten_leaves(result)
+        if any(isinstance(x, (Variable, IndexedSlices)) for x in leaves):
+            return None
+        self.out_rebuild = rebuild
+        self.out_specs = [(k, x._value.shape, x._value.dtype) for k, x in enumerate(leaves) if isinstance(x, ArrayLike)]
+        self.out_leaves = leaves
+        return [leaves[k] for k, _, _ in self.out_specs]
+
+    def _call(self, values: list):
+        leaves = list(self.leaves)
+        for k, v in zip(self.slots, values):
+            leaves[k] = v
+        args, kwargs = self.rebuild(leaves)
+        return self.public(*args, **kwargs)
+
+    def run(self, arrays: list) -> list:
+        result = self._call([a if isinstance(a, Variable) else Tensor(a) for a in arrays])
+        leaves, _ = flatten_leaves(result)
+        out = []
+        for k, shape, dtype in self.out_specs:
+            x = leaves[k] if k < len(leaves) else None
+            if not isinstance(x, ArrayLike) or x._value.shape != shape or x._value.dtype != dtype:
+                raise InvalidArgumentError(f"{self.name}: returned {x!r}; the compiled function expects a Tensor of "
+                                           f"shape {shape} and dtype {dtype.name} (what it returned while tracing)")
+            out.append(x._value)
+        return out
+
+    def replay(self, values: list) -> list:
+        result = self._call(values)
+        leaves, _ = flatten_leaves(result)
+        return [leaves[k] for k, _, _ in self.out_specs]

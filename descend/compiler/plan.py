@@ -1,0 +1,722 @@
+"""The plan: a recorded graph turned into one generated Python function over preallocated buffers.
+
+:func:`build_plan` lowers each node of a graph, for the shapes it was traced
+with, and writes the whole graph as the straight-line body of one Python
+function (``Plan.source`` shows it), so a call costs one Python call per
+node and no dispatch, no Tensor and no tape bookkeeping:
+
+* a **matrix product** is one :func:`descend._native.blas.matmul_into` call
+  into a buffer, as the eager op makes it (one-thread BLAS calls, split into
+  row blocks shared by the cores when large: the same bits); transposed
+  operands are views made once;
+* an **elementwise op**, a **sum**, **mean** or **max** writes its NumPy ufunc
+  or reduction into a buffer (``out=``); a chain of elementwise ops is one
+  generated kernel (:mod:`descend.compiler.fusion`);
+* a **view** (reshape, transpose, expand_dims, broadcast_to...) of a buffer
+  or constant is made once, at plan time;
+* a Variable **write** is the in-place NumPy update the method makes;
+* any other op runs its NumPy forward (it allocates its result): slower,
+  the same numbers. A one-time :class:`PlanCallbackWarning` names each such
+  op (``descend.compiler.plan.WARN_CALLBACKS = False`` silences them);
+* an **opaque** node (``Optimizer.apply_gradients``) runs whole;
+* ``cond`` and ``while_loop`` run sub-plans.
+
+Buffers are allocated once per plan (a trace has fixed shapes) and reused by
+every call; results handed to the caller are copied into arrays from a small
+pool that reuses an array once the caller has let go of it, so a steady
+state allocates no new arrays. The values are eager execution's: each
+lowered node is the NumPy call the op's forward makes, into ``out=``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import sys
+import warnings
+
+import numpy as np
+
+from ..errors import InvalidArgumentError
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.op import OPS
+from ..framework.tensor import Tensor
+from .graph import Graph, Lit, Value, VarRef
+
+__all__ = ["Plan", "PlanCallbackWarning", "WARN_CALLBACKS", "build_plan", "options"]
+
+#: warn once per op name (per process) when an op runs its NumPy forward inside a plan (no lowered form)
+WARN_CALLBACKS = True
+_warned: set = set()
+#: how plans are built: ``fuse`` elementwise runs into generated loops and use the backend's kernels
+_OPTIONS = {"fuse": True}
+
+
+@contextlib.contextmanager
+def options(**kwargs):
+    """Build the plans made inside this block with these options (``fuse``: generated loops and kernels).
+
+    Example:
+        >>> from descend.compiler import plan
+        >>> with plan.options(fuse=False):
+        ...     pass  # plans built here make only NumPy calls
+    """
+    unknown = set(kwargs) - set(_OPTIONS)
+    if unknown:
+        raise TypeError(f"options: unknown option(s) {sorted(unknown)}; expected some of {sorted(_OPTIONS)}")
+    saved = dict(_OPTIONS)
+    _OPTIONS.update({k: bool(v) for k, v in kwargs.items()})
+    try:
+        yield
+    finally:
+        _OPTIONS.clear()
+        _OPTIONS.update(saved)
+
+
+class PlanCallbackWarning(UserWarning):
+    """An op has no compiled form: it runs its NumPy forward inside the plan (slower, the same numbers)."""
+
+
+class _Rebuild(Exception):
+    """A Variable's array changed since the plan was built: build it again."""
+
+
+def build_plan(graph: Graph) -> Plan:
+    return Plan(graph)
+
+
+# ====================================================================== lowering tables
+#: op name -> NumPy ufunc its forward is (exactly), for ops of one or two inputs
+_UFUNC = {
+    "add": np.add, "subtract": np.subtract, "multiply": np.multiply, "negative": np.negative,
+    "reciprocal": np.reciprocal, "square": np.square, "sqrt": np.sqrt, "exp": np.exp, "log": np.log,
+    "log1p": np.log1p, "expm1": np.expm1, "abs": np.abs, "sign": np.sign, "maximum": np.maximum,
+    "minimum": np.minimum, "tanh": np.tanh, "equal": np.equal, "not_equal": np.not_equal, "less": np.less,
+    "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
+    "logical_and": np.logical_and, "logical_or": np.logical_or,
+}
+_VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "identity", "stop_gradient"}
+#: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
+_NO_WARNING = {"random_draw"}
+
+
+def _registered(node, name) -> bool:
+    return OPS.get(name) is node.op
+
+
+class _OutputPool:
+    """Arrays of one shape and dtype that results are copied into; one is reused once nothing but the
+    pool holds it (its reference count says so), so a caller that lets results go costs no allocation."""
+
+    __slots__ = ("shape", "dtype", "held")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.held = shape, dtype, []
+
+    def take(self, src):
+        for a in self.held:
+            if sys.getrefcount(a) == 3:  # the list, the loop variable and getrefcount's argument
+                np.copyto(a, src)
+                return a
+        a = np.array(src, dtype=self.dtype, copy=True)
+        if len(self.held) < 4:
+            self.held.append(a)
+        return a
+
+
+def _asarray(x):
+    return x if type(x) is np.ndarray else np.asarray(x)
+
+
+class _Builder:
+    """Writes the plan function of one graph (see the module docstring)."""
+
+    def __init__(self, graph: Graph, sub: bool):
+        self.graph = graph
+        self.sub = sub
+        self.g: dict = {"np": np, "_asarray": _asarray, "Tensor": Tensor, "_errstate": np.errstate}
+        self.lines: list[str] = []
+        self.names: dict = {}        # Value -> expression
+        self.fixed: dict = {}        # Value -> the array object, for names bound at plan time
+        self.fresh: set = set()      # Values whose array no plan buffer or Variable backs
+        self.var_names: dict = {}    # id(captured Variable) -> local name of its array
+        self.var_objs: dict = {}     # id(captured Variable) -> global name of the Variable
+        self.var_arrays: list = []   # (global Variable name, array object) checked at each run
+        self.sites: list = []        # node index -> label, for error messages
+        self.counter = 0
+        self.fused = 0               # loops generated
+        self.xent_cache: dict = {}   # logits Value -> buffers (shifted, exp, row sums) computed from them
+
+    def glob(self, obj, prefix="G") -> str:
+        name = f"{prefix}{self.counter}"
+        self.counter += 1
+        self.g[name] = obj
+        return name
+
+    # -------------------------------------------------------------- references
+    def expr(self, r) -> str:
+        if type(r) is Value:
+            name = self.names.get(r)
+            if name is None:
+                if r.const is None:
+                    raise RuntimeError(f"plan: {r!r} used before it is computed")
+                name = self.names[r] = self.glob(r.const, "K")
+                self.fixed[r] = r.const
+            return name
+        if type(r) is VarRef:
+            if r.var is None:
+                return f"va{r.arg}._value"
+            return self.var_local(r.var)
+        return self.glob(r.value, "L")
+
+    def var_local(self, var) -> str:
+        name = self.var_names.get(id(var))
+        if name is None:
+            gname = self.glob(var, "V")
+            self.var_objs[id(var)] = gname
+            name = self.var_names[id(var)] = f"w{len(self.var_names)}"
+            self.var_arrays.append((gname, var._value, name))
+        return name
+
+    def var_obj(self, r: VarRef) -> str:
+        if r.var is None:
+            return f"va{r.arg}"
+        self.var_local(r.var)
+        return self.var_objs[id(r.var)]
+
+    def fixed_array(self, r):
+        """The array object ``r`` always is (a buffer, constant, view of one, or a captured Variable's
+        array), or None."""
+        if type(r) is Value:
+            if r in self.fixed:
+                return self.fixed[r]
+            if r.const is not None:
+                return r.const
+            return None
+        if type(r) is VarRef and r.var is not None and not self.sub:  # checked at each run of the top plan
+            return r.var._value
+        return None
+
+    def buffer(self, v: Value) -> str:
+        arr = np.empty(v.shape, v.dtype)
+        name = self.names[v] = self.glob(arr, "B")
+        self.fixed[v] = arr
+        return name
+
+    def local(self, v: Value, fresh=True) -> str:
+        name = self.names[v] = f"v{self.counter}"
+        self.counter += 1
+        if fresh:
+            self.fresh.add(v)
+        return name
+
+    # -------------------------------------------------------------- nodes
+    def build(self):
+        graph = self.graph
+        groups = {g.start: g for g in self._groups()}
+        k = 0
+        while k < len(graph.nodes):
+            node = graph.nodes[k]
+            mark = len(self.lines)
+            self.lines.append(f"_n = {len(self.sites)}")
+            group = groups.get(k)
+            if group is not None and self.loop(group):
+                self.sites.append(graph.nodes[group.stop - 1])
+                k = group.stop
+                continue
+            self.sites.append(node)
+            getattr(self, f"node_{node.kind}")(node)
+            if len(self.lines) == mark + 1:  # nothing to run (a view made at plan time)
+                del self.lines[mark]
+            k += 1
+        outs = []
+        for r in graph.outputs:
+            if type(r) is VarRef:
+                outs.append(self.var_obj(r))
+            elif type(r) is Lit:
+                outs.append(self.glob(r.value, "L"))
+            elif self.sub:
+                outs.append(self.expr(r))
+            elif r in self.fresh:
+                outs.append(self.expr(r))
+            else:
+                pool = self.glob(_OutputPool(r.shape, r.dtype), "P")
+                outs.append(f"{pool}.take({self.expr(r)})")
+        head = []
+        if self.sub:
+            args = "xs, cs, var_args"
+            for i, v in enumerate(graph.inputs):
+                self.names.setdefault(v, f"x{i}")
+        else:
+            args = "xs, var_args"
+        for i in range(len(graph.inputs)):
+            head.append(f"x{i} = xs[{i}]" if self.sub else f"x{i} = xs[{i}]._value")
+        for i in range(len(graph.capture_values)):
+            head.append(f"c{i} = cs[{i}]")
+        for k in range(self._max_var_arg() + 1):
+            head.append(f"va{k} = var_args[{k}]")
+        for gname, arr, local in self.var_arrays:
+            head.append(f"if {gname}._before_read is not None: {gname}._before_read({gname}, None)")
+            head.append(f"{local} = {gname}._value")
+            if not self.sub:
+                head.append(f"if {local} is not {self.glob(arr, 'A')}: raise _Rebuild")
+        self.g["_Rebuild"] = _Rebuild
+        body = ["def run(" + args + "):"]
+        body += ["    " + line for line in head]
+        body += ["    " + line for line in self.lines]
+        body += [f"    return [{', '.join(outs)}]"]
+        return "\n".join(body) + "\n"
+
+    def _groups(self) -> list:
+        from .. import _native
+
+        if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
+            return []
+        from .fusion import find_groups
+
+        return find_groups(self.graph)
+
+    def reshaped(self, r, shape) -> str:
+        """An expression of ``r``'s array with ``shape`` (a view made once when the array is fixed)."""
+        fixed = self.fixed_array(r)
+        if fixed is not None:
+            if fixed.shape == tuple(shape):
+                return self.expr(r)
+            return self.glob(fixed.reshape(shape), "W")
+        cur = self.shape_of(r)
+        e = self.expr(r)
+        return e if cur is not None and tuple(cur) == tuple(shape) else f"np.reshape({e}, {tuple(shape)!r})"
+
+    def loop(self, group) -> bool:
+        """Emit ``group`` (a fused run of elementwise ops) as one call of its generated loop; False when the
+        backend cannot compile it (the nodes are emitted one by one)."""
+        from .._native import backend as kb
+
+        R, C = group.rows, group.cols
+        try:
+            kernel = kb.default().compile_loop(group.spec)
+            dummies = []
+            for r, layout in group.inputs:
+                _, dtype = _ref_meta(r)
+                dummies.append(np.zeros((1, 1) if layout == "full" else (1,), dtype))
+            dummies += [np.zeros((1, 1), v.dtype) for v in group.outputs] + [np.zeros(1, v.dtype) for v in group.sums]
+            kernel(1, 1, *dummies)  # compile now (or load from the disk cache), not in the middle of a call
+        except NotImplementedError:
+            return False
+        except Exception as e:  # noqa: BLE001 - a loop that does not compile: the ops run one by one
+            warnings.warn(f"descend.function: cannot compile the fused loop {group.spec.name} ({type(e).__name__}: "
+                          f"{str(e).strip().splitlines()[0] if str(e).strip() else ''}); its ops run one by one",
+                          kb.FusedKernelWarning, stacklevel=6)
+            return False
+        args = []
+        for r, layout in group.inputs:
+            shape = {"full": (R, C), "row": (C,), "col": (R,), "scalar": (1,)}[layout]
+            args.append(self.reshaped(r, shape))
+        for v in group.outputs:
+            b = self.buffer(v)
+            args.append(b if len(v.shape) == 2 else self.glob(self.fixed[v].reshape(R, C), "W"))
+        for v in group.sums:
+            args.append(self.buffer(v))
+        k = self.glob(kernel, "K")
+        self.lines.append(f"{k}({R}, {C}, {', '.join(args)})  # {group.spec.name}")
+        self.fused += 1
+        return True
+
+    def _max_var_arg(self) -> int:
+        m = -1
+        for node in self.graph.nodes:
+            for r in node.inputs:
+                if type(r) is VarRef and r.var is None:
+                    m = max(m, r.arg)
+        for r in self.graph.outputs:
+            if type(r) is VarRef and r.var is None:
+                m = max(m, r.arg)
+        return m
+
+    def bind_inputs(self):
+        for i, v in enumerate(self.graph.inputs):
+            self.names[v] = f"x{i}"
+        for i, v in enumerate(self.graph.capture_values):
+            self.names[v] = f"c{i}"
+
+    def node_op(self, node):
+        op = node.op
+        name = op.name
+        ins = node.inputs
+        if len(node.outputs) == 1 and _registered(node, name):
+            out = node.outputs[0]
+            if name in _UFUNC and len(ins) == op.num_inputs:
+                self.ufunc(node, _UFUNC[name], ins, out)
+                return
+            if name == "divide":
+                b = self.buffer(out)
+                args = ", ".join(self.expr(r) for r in ins)
+                self.lines.append("with _errstate(divide='ignore', invalid='ignore'):")
+                self.lines.append(f"    np.true_divide({args}, out={b})")
+                return
+            if name == "relu" and out.dtype.kind == "f":
+                self.lines.append(f"np.maximum({self.expr(ins[0])}, 0, out={self.buffer(out)})")
+                return
+            if name == "matmul" and self.matmul(node, out):
+                return
+            if name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min") and self.reduction(node, out):
+                return
+            if name in _VIEWS and self.view(node, out):
+                return
+            if name in ("identity", "stop_gradient") and type(ins[0]) is VarRef and ins[0].var is not None:
+                # a snapshot of a Variable (read_value): a copy into a buffer, as eager copies it
+                self.lines.append(f"np.copyto({self.buffer(out)}, {self.expr(ins[0])})")
+                return
+            if name == "cast" and self.cast(node, out):
+                return
+            if name.startswith("sparse_softmax_cross_entropy_with_logits") and self.xent(node, out):
+                return
+        self.generic(node)
+
+    def ufunc(self, node, fn, ins, out):
+        b = self.buffer(out)
+        f = self.glob(fn, "U")
+        self.lines.append(f"{f}({', '.join(self.expr(r) for r in ins)}, out={b})")
+
+    def matmul(self, node, out) -> bool:
+        from .._native import blas
+
+        a_ref, b_ref = node.inputs
+        ta, tb = bool(node.attrs.get("transpose_a", False)), bool(node.attrs.get("transpose_b", False))
+        shapes = []
+        exprs = []
+        for r, t in ((a_ref, ta), (b_ref, tb)):
+            shape = self.shape_of(r)
+            if shape is None or len(shape) != 2:
+                return False
+            fixed = self.fixed_array(r)
+            if t:
+                shape = shape[::-1]
+                if fixed is not None:
+                    exprs.append(self.glob(np.swapaxes(fixed, -1, -2), "T"))
+                else:
+                    exprs.append(f"np.swapaxes({self.expr(r)}, -1, -2)")
+            else:
+                exprs.append(self.expr(r))
+            shapes.append(shape)
+        (m, k), (k2, n) = shapes
+        if k != k2 or out.shape != (m, n):
+            return False
+        b = self.buffer(out)
+        mm = self.glob(blas.matmul_into_for(m, k, n), "M")
+        self.lines.append(f"{mm}({exprs[0]}, {exprs[1]}, {b})")
+        return True
+
+    def xent(self, node, out) -> bool:
+        """Sparse softmax cross-entropy (or its gradient): the eager op's NumPy calls into buffers for the
+        max, exp, sum and log, and the backend's exact kernels for the rest (picking the label's logit;
+        ``g * (softmax - one_hot)``). The gradient reuses the forward's exponentials and sums when the plan
+        computed them from the same logits: the eager op's bits, without its temporaries."""
+        from .. import _native
+        from .._native import backend as kb
+
+        if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
+            return False
+        grad = node.op.name.endswith("_grad")
+        refs = node.inputs
+        metas = [_ref_meta(r) for r in refs]
+        if any(m[0] is None for m in metas) or any(type(r) is Lit for r in refs):
+            return False
+        (*lead, (lshape, ldtype), (xshape, xdtype)) = metas
+        if (len(xshape) != 2 or xdtype not in (np.dtype(np.float32), np.dtype(np.float64)) or lshape != xshape[:1]
+                or ldtype.kind not in "iu" or out.dtype != xdtype):
+            return False
+        if grad and (lead[0][0] != xshape[:1] or lead[0][1] != xdtype):
+            return False
+        try:
+            pick, gradient = kb.default().softmax_cross_entropy()
+            if grad:
+                gradient(np.zeros(1, xdtype), np.zeros(1, ldtype), np.zeros((1, 1), xdtype), np.zeros(1, xdtype),
+                         np.zeros((1, 1), xdtype), xdtype.type(1))
+            else:
+                pick(np.zeros(1, ldtype), np.zeros((1, 1), xdtype), np.zeros(1, xdtype), np.zeros(1, xdtype))
+        except NotImplementedError:
+            return False
+        except Exception as e:  # noqa: BLE001 - the op's own forward runs instead
+            warnings.warn(f"descend.function: cannot compile the softmax cross-entropy kernels ({type(e).__name__}); "
+                          "the op runs its NumPy forward", kb.FusedKernelWarning, stacklevel=6)
+            return False
+        logits = refs[-1]
+        fail = self.glob(functools.partial(_raise_forward, node.op), "G")
+        ins = ", ".join(self.expr(r) for r in refs)
+        cached = self.xent_cache.get(logits) if type(logits) is Value else None
+        if cached is None:
+            n, c = xshape
+            m, sh, e, s = (self.glob(np.empty(shape, xdtype), "B") for shape in ((n, 1), (n, c), (n, c), (n,)))
+            x = self.expr(logits)
+            self.lines += [f"np.max({x}, axis=-1, keepdims=True, out={m})", f"np.subtract({x}, {m}, out={sh})",
+                           f"np.exp({sh}, out={e})", f"np.sum({e}, axis=-1, out={s})"]
+            cached = (sh, e, s)
+            if type(logits) is Value:
+                self.xent_cache[logits] = cached
+        sh, e, s = cached
+        b = self.buffer(out)
+        if grad:
+            k = self.glob(gradient, "X")
+            one = self.glob(xdtype.type(1), "L")
+            g, labels = (self.expr(r) for r in refs[:2])
+            self.lines.append(f"if {k}({g}, {labels}, {e}, {s}, {b}, {one}) >= 0: {fail}({ins})")
+        else:
+            k = self.glob(pick, "X")
+            lse = self.glob(np.empty(xshape[:1], xdtype), "B")
+            self.lines.append(f"np.log({s}, out={lse})")
+            self.lines.append(f"if {k}({self.expr(refs[0])}, {sh}, {lse}, {b}) >= 0: {fail}({ins})")
+        return True
+
+    def shape_of(self, r):
+        if type(r) is Value:
+            return r.shape
+        if type(r) is VarRef:
+            return r.var._value.shape if r.var is not None else None
+        return None
+
+    def reduction(self, node, out) -> bool:
+        from ..ops._util import normalize_axis
+
+        (x,) = node.inputs
+        if type(x) is Lit:
+            return False
+        shape = self.shape_of(x)
+        if shape is None:
+            return False
+        dtype = x.dtype if type(x) is Value else x.var._value.dtype
+        if dtype.kind != "f":
+            return False
+        axes = normalize_axis(node.attrs.get("axis"), len(shape))
+        keep = bool(node.attrs.get("keepdims", False))
+        fn = {"reduce_sum": "np.sum", "reduce_mean": "np.mean", "reduce_max": "np.max", "reduce_min": "np.min"}[
+            node.op.name]
+        b = self.buffer(out)
+        self.lines.append(f"{fn}({self.expr(x)}, axis={axes!r}, keepdims={keep}, out={b})")
+        return True
+
+    def view(self, node, out) -> bool:
+        (x,) = node.inputs[:1]
+        if type(x) is not Value:
+            return False  # a view of a Variable is a copy (eager copies it); a Lit is not a view
+        fn = functools.partial(node.op.forward, **node.attrs)
+        fixed = self.fixed_array(x)
+        if fixed is not None:
+            arr = np.asarray(fn(fixed))
+            self.names[out] = self.glob(arr, "W")
+            self.fixed[out] = arr
+            return True
+        f = self.glob(fn, "F")
+        name = self.local(out, fresh=False)
+        self.lines.append(f"{name} = {f}({self.expr(x)})")
+        return True
+
+    def cast(self, node, out) -> bool:
+        (x,) = node.inputs
+        if type(x) is not Value:
+            return False
+        if x.dtype == out.dtype:
+            self.names[out] = self.expr(x)
+            if x in self.fixed:
+                self.fixed[out] = self.fixed[x]
+            if x in self.fresh:
+                self.fresh.add(out)
+            return True
+        b = self.buffer(out)
+        self.lines.append(f"np.copyto({b}, {self.expr(x)}, casting='unsafe')")
+        return True
+
+    def generic(self, node):
+        op = node.op
+        if WARN_CALLBACKS and op.name not in _warned and op.name not in _NO_WARNING:
+            _warned.add(op.name)
+            warnings.warn(f"descend.function '{self.graph.name}': op '{op.name}' has no compiled form; the plan runs "
+                          "its NumPy forward (a fresh array each call: slower, the same numbers)", PlanCallbackWarning,
+                          stacklevel=6)
+        fn = functools.partial(op.forward, **node.attrs) if node.attrs else op.forward
+        f = self.glob(fn, "F")
+        args = ", ".join(self.expr(r) for r in node.inputs)
+        copy = op.view and any(type(r) is VarRef for r in node.inputs)
+        if op.multi_output:
+            names = [self.local(v) for v in node.outputs]
+            tmp = f"t{self.counter}"
+            self.counter += 1
+            self.lines.append(f"{tmp} = {f}({args})")
+            for k, nm in enumerate(names):
+                self.lines.append(f"{nm} = np.array({tmp}[{k}], copy=True)" if copy else f"{nm} = _asarray({tmp}[{k}])")
+        else:
+            nm = self.local(node.outputs[0], fresh=not op.view or copy)
+            self.lines.append(f"{nm} = np.array({f}({args}), copy=True)" if copy else f"{nm} = _asarray({f}({args}))")
+
+    def node_write(self, node):
+        kind, form, dense_shape = node.payload
+        var_ref, *vals = node.inputs
+        vobj = self.var_obj(var_ref)
+        if form == "dense" and type(vals[0]) is Value and kind in ("assign", "assign_add", "assign_sub") \
+                and var_ref.var is not None and vals[0].shape == var_ref.var._value.shape \
+                and vals[0].dtype == var_ref.var._value.dtype:
+            w = self.var_local(var_ref.var)
+            x = self.expr(vals[0])
+            self.lines.append(f"if {vobj}._before_read is not None: {vobj}._before_read({vobj}, None)")
+            if kind == "assign":
+                self.lines.append(f"{w}[...] = {x}")
+            else:
+                fn = "np.add" if kind == "assign_add" else "np.subtract"
+                self.lines.append(f"{fn}({w}, {x}, out={w})")
+            self.lines.append(f"{vobj}._version += 1")
+            return
+        if form == "slices":
+            ds_ = self.glob(dense_shape, "L")
+            islices = self.glob(IndexedSlices, "G")
+            arg = f"{islices}(Tensor({self.expr(vals[0])}), Tensor({self.expr(vals[1])}), {ds_})"
+        else:
+            r = vals[0]
+            arg = self.expr(r) if type(r) is Lit else (
+                self.var_obj(r) if type(r) is VarRef else f"Tensor({self.expr(r)})")
+        self.lines.append(f"{vobj}.{kind}({arg})")
+
+    def node_opaque(self, node):
+        o = self.glob(node.payload, "O")
+        args = ", ".join(self.expr(r) if type(r) is not VarRef else self.var_obj(r) for r in node.inputs)
+        if node.outputs:
+            names = [self.local(v) for v in node.outputs]
+            self.lines.append(f"{', '.join(names)}{',' if len(names) == 1 else ''} = {o}.run([{args}])")
+        else:
+            self.lines.append(f"{o}.run([{args}])")
+
+    def node_print(self, node):
+        rebuild, options, emit = node.payload
+        p = self.glob(functools.partial(_print, rebuild, options, emit), "G")
+        args = ", ".join(f"Tensor({self.expr(r)})" if type(r) is Value else
+                         (self.var_obj(r) if type(r) is VarRef else self.expr(r)) for r in node.inputs)
+        self.lines.append(f"{p}([{args}])")
+
+    def node_cond(self, node):
+        c = self.glob(_CondRunner(node.payload), "C")
+        pred, *caps = node.inputs
+        names = [self.local(v, fresh=False) for v in node.outputs]
+        lhs = ", ".join(names) + ("," if len(names) == 1 else "")
+        call = f"{c}.run({self.expr(pred)}, [{', '.join(self.expr(r) for r in caps)}], var_args)"
+        self.lines.append(f"{lhs} = {call}" if names else call)
+
+    def node_while(self, node):
+        p = node.payload
+        w = self.glob(_WhileRunner(p, node.outputs), "C")
+        loop, caps = node.inputs[:p.n], node.inputs[p.n:]
+        names = [self.local(v, fresh=False) for v in node.outputs]
+        lhs = ", ".join(names) + ("," if len(names) == 1 else "")
+        self.lines.append(f"{lhs} = {w}.run([{', '.join(self.expr(r) for r in loop)}], "
+                          f"[{', '.join(self.expr(r) for r in caps)}], var_args)")
+
+
+def _ref_meta(r):
+    if type(r) is Value:
+        return r.shape, r.dtype
+    if type(r) is VarRef and r.var is not None:
+        return r.var._value.shape, r.var._value.dtype
+    return None, None
+
+
+def _raise_forward(op, *arrays):
+    """Run ``op``'s forward on the arrays a kernel refused (an out-of-range label): it raises the op's error."""
+    op.forward(*arrays)
+    raise InvalidArgumentError(f"{op.name}: the compiled kernel refused its inputs")
+
+
+def _print(rebuild, options, emit, values):
+    emit(rebuild(values), **options)
+
+
+class _SubPlan:
+    """The plan of a branch or loop body: ``run(inputs, captures, var_args)`` on arrays, returning arrays."""
+
+    def __init__(self, graph: Graph):
+        b = _Builder(graph, sub=True)
+        b.bind_inputs()
+        self.source = b.build()
+        ns = dict(b.g)
+        exec(compile(self.source, f"<descend plan {graph.name}>", "exec"), ns)
+        self.run = ns.pop("run")  # (its globals must not hold it: no reference cycle)
+        self.sites = b.sites
+
+
+class _CondRunner:
+    def __init__(self, payload):
+        self.p = payload
+        self.t = _SubPlan(payload.true_graph)
+        self.f = _SubPlan(payload.false_graph)
+
+    def run(self, pred, caps, var_args):
+        if bool(pred.reshape(())):
+            return self.t.run((), [caps[i] for i in self.p.true_idx], var_args)
+        return self.f.run((), [caps[i] for i in self.p.false_idx], var_args)
+
+
+class _WhileRunner:
+    def __init__(self, payload, outputs):
+        self.p = payload
+        self.c = _SubPlan(payload.cond_graph)
+        self.b = _SubPlan(payload.body_graph)
+        # the loop variables between iterations (the body's results live in its buffers)
+        self.vars = [np.empty(v.shape, v.dtype) for v in outputs]
+
+    def run(self, loop, caps, var_args):
+        p = self.p
+        c_caps = [caps[i] for i in p.cond_idx]
+        b_caps = [caps[i] for i in p.body_idx]
+        values = loop
+        limit = p.maximum_iterations
+        k = 0
+        while limit is None or k < limit:
+            c = self.c.run(values, c_caps, var_args)[0]
+            if not bool(np.asarray(c).reshape(())):
+                break
+            out = self.b.run(values, b_caps, var_args)
+            for dst, src in zip(self.vars, out):
+                np.copyto(dst, src)
+            values = self.vars
+            k += 1
+        return [np.array(v, copy=True) for v in values]
+
+
+class Plan:
+    """A compiled graph: ``run(inputs, var_args)`` takes the call's Tensors and Variable arguments and
+    returns the graph's flat outputs (arrays, Variables, Python values)."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self._compile()
+
+    def _compile(self):
+        b = _Builder(self.graph, sub=False)
+        b.bind_inputs()
+        self.source = b.build()
+        ns = dict(b.g)
+        exec(compile(self.source, f"<descend plan {self.graph.name}>", "exec"), ns)
+        self._run = ns.pop("run")  # (its globals must not hold it: no reference cycle)
+        self._sites = b.sites
+        self.fused = b.fused
+
+    def run(self, inputs, var_args):
+        try:
+            return self._run(inputs, var_args)
+        except _Rebuild:
+            self._compile()
+            return self._run(inputs, var_args)
+        except (ValueError, IndexError) as e:
+            if isinstance(e, InvalidArgumentError):
+                raise
+            node = _failed_node(e, self._sites)
+            label = node.label() if node is not None else "plan"
+            raise InvalidArgumentError(f"{label}: {e}") from None
+
+
+def _failed_node(e, sites):
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "run" and "_n" in tb.tb_frame.f_locals:
+            k = tb.tb_frame.f_locals["_n"]
+            if 0 <= k < len(sites):
+                return sites[k]
+        tb = tb.tb_next
+    return None

@@ -1,0 +1,369 @@
+"""Recording a trace: the recorder the framework's tracing hooks talk to.
+
+A trace runs the Python function on real values, as eager code runs, and
+records on the side (:mod:`descend.framework.trace` says what the framework
+reports). So the call that traces *is* an eager call: its results and side
+effects are eager execution's. What cannot be recorded does not make the
+results wrong: it makes the recording invalid (:attr:`Recorder.invalid`), the
+call finishes eagerly, and the function then runs eagerly for that input
+signature (with a warning naming the line).
+
+A recorder is one of:
+
+* a **function** recorder (``exclusive=False``): the trace of one
+  ``descend.function``. Inside another function's trace, what it records is
+  recorded by the enclosing one too (the inner function is inlined there);
+* a **branch** recorder (``exclusive=True``): a branch of ``cond`` or the
+  condition or body of ``while_loop``. Its ops go to its subgraph only; a
+  Tensor of the enclosing graph it reads becomes one of its captures;
+* **dry** (``dry=True``): writes to Variables, ``descend.print`` and opaque
+  calls are recorded but not made (``get_concrete_function``, the branch of
+  a ``cond`` not taken); arithmetic warnings are silenced.
+"""
+
+from __future__ import annotations
+
+import linecache
+import os
+import sys
+import weakref
+from threading import get_ident
+
+import numpy as np
+
+from ..errors import OperatorNotAllowedInGraphError
+from ..framework import trace as _trace
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tensor import ArrayLike, Tensor
+from ..framework.variable import Variable
+from .graph import Graph, Lit, Node, Value, VarRef
+from .nodes import CallbackNode, OptimizerNode
+
+__all__ = ["OPAQUE", "Recorder", "user_site"]
+
+#: kind (of :func:`descend.framework.trace.opaque`) -> ``factory(recorder, fn, args, kwargs)`` returning
+#: ``(OpaqueNode, input references, result of a dry call)``, or None when the call cannot be recorded
+OPAQUE: dict = {"optimizer": OptimizerNode.record, "callback": CallbackNode.record}
+
+#: Tensors that stand for values inside a finished trace (its placeholders and intermediates): another
+#: trace that reads one raises TF's "out of scope" TypeError (the value belongs to that trace's call)
+trace_local: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> Tensor
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_site(depth: int = 2) -> str:
+    """``file:line: source`` of the innermost frame outside descend (the user's line), or ``''``."""
+    f = sys._getframe(depth)
+    while f is not None:
+        fn = f.f_code.co_filename
+        if not os.path.abspath(fn).startswith(_PACKAGE + os.sep) and not fn.startswith("<frozen"):
+            line = linecache.getline(fn, f.f_lineno).strip()
+            return f"{fn}:{f.f_lineno}" + (f": `{line}`" if line else "")
+        f = f.f_back
+    return ""
+
+
+class Recorder:
+    """Records the ops, writes and calls of one trace (see the module docstring)."""
+
+    def __init__(self, graph: Graph, *, parent=None, exclusive=False, dry=False):
+        self.thread = get_ident()
+        self.graph = graph
+        self.parent = parent
+        self.exclusive = exclusive
+        self.dry = dry or (parent is not None and parent.dry)
+        self.values: dict = {}       # id(Tensor) -> Value
+        self.keep: list = []         # the objects whose ids are keys of ``values`` (ids stay valid)
+        self.arrays: dict = {}       # id(array of a computed Value) -> (Value, Tensor): a Tensor made again
+                                     # around the same array (or a reshaped view of it) is that value
+        self.var_args: dict = {}     # id(Variable argument) -> its index (function recorders)
+        self.var_list: list = []     # ... and the Variable arguments in order
+        self.created: list = []      # Variables created while recording
+        self.invalid: str | None = None
+        self.paused = 0              # > 0 while an opaque call runs (what it does is not recorded)
+        self.suppress = 0            # > 0 while a dry trace runs a callback: its Variable writes are skipped
+        self.allow_reads = 0         # > 0 while the recorder itself reads values (descend.print)
+
+    # ------------------------------------------------------------------ the chain of recorders
+    def chain(self):
+        """This recorder and those its records also go to (up to and including the first branch)."""
+        r = self
+        while r is not None:
+            yield r
+            if r.exclusive:
+                return
+            r = r.parent
+
+    def ancestors(self):
+        r = self.parent
+        while r is not None:
+            yield r
+            r = r.parent
+
+    def function_recorder(self):
+        """The nearest function recorder (the one whose call binds Variable arguments)."""
+        r = self
+        while r.exclusive and r.parent is not None:
+            r = r.parent
+        return r
+
+    def invalidate(self, reason: str) -> None:
+        """The trace cannot be compiled (``reason`` says why): stop recording, let the call run eagerly."""
+        for r in self.chain():
+            if r.invalid is None:
+                r.invalid = reason
+                r.values.clear()
+                r.keep.clear()
+
+    # ------------------------------------------------------------------ references
+    def register(self, tensor, value: Value) -> None:
+        self.values[id(tensor)] = value
+        self.keep.append(tensor)
+        if value.const is None:
+            self.arrays.setdefault(id(tensor._value), (value, tensor))
+
+    def is_traced(self, x) -> bool:
+        """Whether ``x`` is a Variable or a Tensor this trace (or an enclosing one) computed or received."""
+        if isinstance(x, Variable):
+            return True
+        i = id(x)
+        if i in self.values:
+            return True
+        return any(i in r.values for r in self.ancestors())
+
+    def ref(self, x):
+        """The reference a node of this graph uses for ``x`` (a Tensor, Variable or Python value)."""
+        if isinstance(x, Variable):
+            return self.var_ref(x)
+        if isinstance(x, Tensor):
+            v = self.values.get(id(x))
+            if v is not None:
+                return v
+            known_outside = any(id(x) in r.values for r in self.ancestors())
+            if not known_outside:
+                v = self._by_array(x)
+                if v is not None:
+                    return v
+            return self._outside(x, known_outside)
+        if isinstance(x, ArrayLike):  # another ArrayLike: treated as a Tensor snapshot
+            return Value(x._value.shape, x._value.dtype, const=np.array(x._value))
+        return Lit(x)
+
+    def _outside(self, x, known_outside: bool) -> Value:
+        """The Value of a Tensor this graph did not compute: a capture (a branch reading its enclosing
+        graph's value) or a constant."""
+        if self.exclusive and known_outside:
+            v = Value(x._value.shape, x._value.dtype, capture=x)  # read from the enclosing graph
+            self.graph.captures.append(x)
+            self.graph.capture_values.append(v)
+        else:
+            if trace_local.get(id(x)) is x:
+                raise TypeError(
+                    f"A Tensor computed inside another descend.function's trace is out of scope here "
+                    f"({user_site(5) or 'in this trace'}): it stands for a value of that function's calls. "
+                    "Return it from that function and pass it in as an argument instead")
+            if not self.exclusive and known_outside:
+                # a nested function reading a value the calling function computed: as TF, the inner
+                # trace cannot run on its own later (its graph holds this call's value)
+                self.graph.outer_capture = True
+            v = Value(x._value.shape, x._value.dtype, const=x._value)
+        self.register(x, v)
+        return v
+
+    def _by_array(self, x):
+        """The Value of a Tensor made (outside an op) around the array of a computed value: that value, or
+        a recorded reshape of it for a reshaped view of the whole array; None when the array is no computed
+        value's. Any other view of a computed value's array makes the trace invalid (its data would be
+        read as a constant)."""
+        a = x._value
+        base, root = a, None
+        while base is not None:
+            for r in self._all():
+                hit = r.arrays.get(id(base))
+                if hit is not None and hit[1]._value is base:
+                    root = (r, hit)
+                    break
+            if root is not None:
+                break
+            base = base.base if isinstance(base, np.ndarray) else None
+        if root is None:
+            return None
+        owner, (value, src) = root
+        if owner is not self:  # an enclosing graph's value: captured (or a constant) through its Tensor
+            value = self.values.get(id(src)) or self._outside(src, True)
+        if base is a:
+            self.register(x, value)
+            return value
+        if (a.size == base.size and a.dtype == base.dtype and a.flags.c_contiguous and base.flags.c_contiguous
+                and a.ctypes.data == base.ctypes.data):
+            from ..ops.core_ops import reshape
+
+            for r in self._all():
+                r.paused += 1
+            try:
+                res = reshape(src, shape=a.shape)  # the op's result: a view of the same data
+            finally:
+                for r in self._all():
+                    r.paused -= 1
+            node = self.graph.add(Node("op", reshape, [value], {"shape": tuple(a.shape)}), [res._value])
+            self.register(x, node.outputs[0])
+            return node.outputs[0]
+        self.invalidate(f"{user_site(4) or 'Python'} makes a Tensor of part of a computed value's array (a view "
+                        "made outside an op), which a trace cannot record")
+        return None
+
+    def var_ref(self, var) -> VarRef:
+        f = self.function_recorder()
+        k = f.var_args.get(id(var))
+        if k is not None:
+            return VarRef(arg=k)
+        self.graph.variables.setdefault(id(var), var)
+        return VarRef(var=var)
+
+    # ------------------------------------------------------------------ what the framework reports
+    def record_op(self, op, inputs, result, attrs) -> None:
+        for r in self.chain():
+            if r.paused:
+                return
+            if r.invalid is None:
+                r._record_op(op, inputs, result, attrs)
+
+    def _record_op(self, op, inputs, result, attrs):
+        for k, a in attrs.items():
+            if isinstance(a, ArrayLike) and self.is_traced(a):
+                self.invalidate(f"op '{op.name}' takes a Tensor computed inside the function as its attribute "
+                                f"`{k}` ({user_site(4)})")
+                return
+        refs = [self.ref(x) for x in inputs]
+        outs = result if type(result) is tuple else (result,)
+        node = self.graph.add(Node("op", op, refs, dict(attrs)), [o._value for o in outs])
+        for o, v in zip(outs, node.outputs):
+            self.register(o, v)
+
+    def host_read(self, value, what: str) -> None:
+        for r in self._all():
+            if r.paused or r.allow_reads:
+                return
+            if r.invalid is not None or not r.is_traced(value):
+                continue
+            if what == "bool":
+                raise OperatorNotAllowedInGraphError(
+                    f"Using a Tensor computed inside a descend.function as a Python `bool` is not allowed: "
+                    f"{user_site(3) or 'here'}. A trace records ops, not the branch Python takes; descend "
+                    "converts the plain `if`/`while` statements of the decorated function itself (those without "
+                    "return, break or continue inside). Use ds.cond or ds.while_loop here, or compute the "
+                    "condition outside the function.")
+            kind = "a Variable's value" if isinstance(value, Variable) else "the value of a Tensor computed inside it"
+            r.invalidate(f"{user_site(3) or 'Python'} reads {kind} ({what}), which a trace cannot record")
+            return
+
+    def _all(self):
+        """Every recorder of this thread, innermost first (a value read matters to each that traced it)."""
+        r = self
+        while r is not None:
+            yield r
+            r = r.parent
+
+    def variable_created(self, var) -> None:
+        for r in self._all():
+            if r.paused:
+                return
+            r.created.append(var)
+
+    def variable_write(self, var, kind: str, value) -> bool:
+        if self.suppress:
+            return True
+        for r in self.chain():
+            if r.paused:
+                return False
+            if r.invalid is not None:
+                continue
+            if kind == "direct":
+                r.invalidate(f"{user_site(3) or 'Python'} writes variable '{var.name}' directly, which a trace "
+                             "cannot record")
+                continue
+            if isinstance(value, IndexedSlices):
+                refs = [r.ref(value.values), r.ref(value.indices)]
+                payload = (kind, "slices", value.dense_shape)
+            else:
+                refs = [r.ref(value)]
+                payload = (kind, "dense", None)
+            r.graph.nodes.append(Node("write", None, [r.var_ref(var)] + refs, payload=payload))
+        return self.dry
+
+    def print_call(self, inputs, options, emit) -> bool:
+        from .nest import flatten_leaves
+
+        leaves, rebuild = flatten_leaves(inputs)
+        for r in self.chain():
+            if r.paused:
+                return False
+            if r.invalid is None:
+                refs = [r.ref(x) if isinstance(x, ArrayLike) else Lit(x) for x in leaves]
+                r.graph.nodes.append(Node("print", None, refs, payload=(rebuild, dict(options), emit)))
+        if not self.dry:
+            self.allow_reads += 1
+            try:
+                emit(inputs, **options)
+            finally:
+                self.allow_reads -= 1
+        return True
+
+    def opaque_call(self, kind, fn, args, kwargs, public=None):
+        factory = OPAQUE.get(kind)
+        if any(r.paused for r in self.chain()):
+            return fn(*args, **kwargs)
+        chain = [r for r in self.chain() if r.invalid is None]
+        args, kwargs = list(args), dict(kwargs)
+        dry_result, nodes = None, []
+        for r in chain:
+            made = None if factory is None else factory(r, fn, args, kwargs, public)
+            if made is None:
+                r.invalidate(f"{user_site(3) or 'Python'} calls {getattr(fn, '__qualname__', fn)}, which a trace "
+                             "cannot record")
+                continue
+            node, refs, dry_result = made
+            nodes.append((r, r.graph.add(Node("opaque", None, refs, payload=node), [])))
+        runs_dry = bool(nodes) and getattr(nodes[0][1].payload, "runs_dry", False)
+        if self.dry and self.invalid is None and not runs_dry:
+            return dry_result
+        for r in self._all():
+            r.paused += 1
+        if self.dry:
+            self.suppress += 1
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            for r in self._all():
+                r.paused -= 1
+            if self.dry:
+                self.suppress -= 1
+        for r, node in nodes:
+            if r.invalid is not None:
+                continue
+            outs = node.payload.outputs_of(result)
+            if outs is None:
+                r.invalidate(f"{getattr(fn, '__qualname__', fn)} returns what a recorded callback cannot give back")
+                continue
+            node.outputs = [Value(t._value.shape, t._value.dtype, node, k) for k, t in enumerate(outs)]
+            for t, v in zip(outs, node.outputs):
+                r.register(t, v)
+        return result
+
+    # ------------------------------------------------------------------ activation
+    def __enter__(self):
+        _trace.active.append(self)
+        if self.dry:
+            self._errstate = np.errstate(all="ignore")
+            self._errstate.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        for i in range(len(_trace.active) - 1, -1, -1):
+            if _trace.active[i] is self:
+                del _trace.active[i]
+                break
+        if self.dry:
+            self._errstate.__exit__(*exc)
+        return False

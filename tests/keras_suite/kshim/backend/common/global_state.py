@@ -1,0 +1,1 @@
+from descend.keras.backend import clear_session  # noqa: F401

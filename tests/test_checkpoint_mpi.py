@@ -1,0 +1,192 @@
+"""Checkpoints under a strategy: a model with a table sharded over the ranks (``ShardedEmbedding``), with and
+without sharded optimizer state (``shard_optimizer_state=True``), saved by ``fit`` at 2 ranks through each
+of ``ds.train.Checkpoint``, ``CheckpointManager``, ``ModelCheckpoint(save_weights_only=True)`` and
+``model.save`` (every rank writing its part), restores bit for bit in one process and at 3 ranks, and
+training continues as the uninterrupted run does.
+
+Run as a script by the tests below (``mpi_jobs``): ``save`` at 2 ranks, ``restore`` at 1 and 3.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mpi_jobs  # noqa: E402
+from mpi_jobs import needs_mpi  # noqa: E402
+
+ROWS, WIDTH, BATCH, N = 23, 4, 8, 48  # 23 rows split 12/11 at 2 ranks, 8/8/7 at 3; 6 steps an epoch
+WAYS = ["checkpoint", "manager", "save_weights", "model_save"]
+
+
+def _data():
+    rng = np.random.default_rng(5)
+    return rng.integers(0, ROWS, size=(N, 3)), rng.normal(size=(N, 1))
+
+
+def _make(ds, strategy, zero):
+    """Ids -> ShardedEmbedding(sum) -> Dense(3, tanh) -> Dense(1), float64, compiled with Adam."""
+
+    def build():
+        ids = ds.keras.Input(shape=(3,), dtype="int64")
+        e = ds.distribute.ShardedEmbedding(ROWS, WIDTH, ds.initializers.RandomNormal(stddev=0.5, seed=1),
+                                           combiner="sum", name="table")(ids)
+        h = ds.layers.Dense(3, activation="tanh", kernel_initializer=ds.initializers.GlorotUniform(seed=2))(e)
+        model = ds.Model(ids, ds.layers.Dense(1, kernel_initializer=ds.initializers.GlorotUniform(seed=3))(h))
+        model.compile(optimizer=ds.optimizers.Adam(0.05), loss="mse")
+        return model
+
+    if strategy is None:
+        return build()
+    with strategy.scope():
+        return build()
+
+
+def _state(ds, model, strategy):
+    """Every weight and every slot of the Adam optimizer, whole: the table's rows gathered from the ranks, a
+    slot held by one rank (sharded optimizer state) taken from it."""
+    from descend.distribute import zero
+
+    opt = model.optimizer
+    table = next(layer for layer in model.layers if layer.name == "table")
+    owners = zero.owners(opt)  # sharded optimizer state: a slot is current on its owner only
+    out = {}
+    for v in model.trainable_weights:
+        sharded = v is table.embeddings and strategy is not None and strategy.num_replicas_in_sync > 1
+        out[v.name] = (strategy.gather(v.numpy(), axis=0).numpy() if sharded else v.numpy()).tolist()
+        for slot in ("m", "v"):
+            try:
+                value = opt.get_slot(v, slot).numpy()
+            except KeyError:
+                value = None  # another rank owns it (sharded optimizer state)
+            if sharded:
+                value = strategy.gather(value, axis=0).numpy()
+            elif strategy is not None and strategy.num_replicas_in_sync > 1:
+                values = strategy.group.allgather_object(value)
+                value = values[owners[v.name]] if v.name in owners else values[0]
+            out[f"{v.name}/{slot}"] = np.asarray(value).tolist()
+    out["iterations"] = int(opt.iterations.numpy())
+    return out
+
+
+def _save(ds, outdir):
+    ds.set_floatx("float64")
+    x, y = _data()
+    results = {}
+    for zero in (False, True):
+        ds.clear_session()
+        strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=zero)
+        model = _make(ds, strategy, zero)
+        tag = "zero" if zero else "plain"
+        ckpt_cb = ds.callbacks.ModelCheckpoint(os.path.join(outdir, f"{tag}-save_weights"), save_weights_only=True)
+        model.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0, callbacks=[ckpt_cb])
+        ds.train.Checkpoint(model=model, optimizer=model.optimizer).write(os.path.join(outdir, f"{tag}-checkpoint"))
+        manager = ds.train.CheckpointManager(ds.train.Checkpoint(model=model, optimizer=model.optimizer),
+                                             os.path.join(outdir, f"{tag}-manager"), max_to_keep=1)
+        manager.save()
+        manager.save()  # rotation: rank 0 keeps the directory
+        model.save(os.path.join(outdir, f"{tag}-model_save"))
+        saved = _state(ds, model, strategy)
+        model.fit(x, y, batch_size=BATCH, epochs=2, initial_epoch=1, shuffle=False, verbose=0)
+        results[tag] = {"saved": saved, "final": _state(ds, model, strategy),
+                        "listing": sorted(os.listdir(os.path.join(outdir, f"{tag}-checkpoint")))}
+    ds.set_floatx("float32")
+    return results
+
+
+def _restore(ds, outdir):
+    ds.set_floatx("float64")
+    x, y = _data()
+    saved_dir = os.environ["CKPT_MPI_DIR"]
+    n = ds.distribute.size()
+    results = {}
+    for zero in (False, True):
+        tag = "zero" if zero else "plain"
+        for way in WAYS:
+            ds.clear_session()
+            strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=zero) if n > 1 else None
+            path = os.path.join(saved_dir, f"{tag}-{way}")
+            if way == "model_save":
+                if n > 1:
+                    with strategy.scope():
+                        model = ds.models.load_model(path)
+                else:
+                    model = ds.models.load_model(path)
+                model.optimizer.build(model.trainable_variables)  # the restored slots wait for their variables
+            else:
+                model = _make(ds, strategy, zero)
+                model.optimizer.build(model.trainable_variables)
+                if way == "save_weights":
+                    model.load_weights(path)
+                    # the optimizer's state is not in a weights file: restored from the full checkpoint
+                    ds.train.Checkpoint(optimizer=model.optimizer, model=model).read(
+                        os.path.join(saved_dir, f"{tag}-checkpoint"))
+                elif way == "manager":
+                    ds.train.CheckpointManager(ds.train.Checkpoint(model=model, optimizer=model.optimizer),
+                                               path).restore_or_initialize()
+                else:
+                    ds.train.Checkpoint(model=model, optimizer=model.optimizer).read(path)
+            restored = _state(ds, model, strategy)
+            model.fit(x, y, batch_size=BATCH, epochs=2, initial_epoch=1, shuffle=False, verbose=0)
+            results[f"{tag}/{way}"] = {"restored": restored, "final": _state(ds, model, strategy)}
+    ds.set_floatx("float32")
+    return results
+
+
+SCENARIOS = {"save": _save, "restore": _restore}
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    if mpi_jobs.MPIEXEC is None:
+        pytest.skip("mpiexec/mpi4py not installed (pip install 'descend[mpi]', which the test extra includes)")
+    d = tmp_path_factory.mktemp("saved")
+    return d, mpi_jobs.run(__file__, 2, ["save"], d, timeout=600)
+
+
+def _compare(restored_runs, saved_runs):
+    for r, res in enumerate(restored_runs):
+        for key, got in res["restore"].items():
+            tag = key.split("/")[0]
+            want = saved_runs[0]["save"][tag]
+            assert got["restored"].keys() == want["saved"].keys()
+            for name, value in want["saved"].items():
+                assert np.array_equal(np.asarray(got["restored"][name]), np.asarray(value)), (r, key, name)
+            for name, value in want["final"].items():
+                np.testing.assert_allclose(np.asarray(got["final"][name]), np.asarray(value), rtol=1e-10,
+                                           atol=1e-13, err_msg=f"rank {r} {key} {name}")
+
+
+@needs_mpi
+def test_every_rank_writes_its_part_of_one_checkpoint(saved):
+    d, runs = saved
+    for run in runs:  # every rank saw the same state and the same files
+        assert run["save"] == runs[0]["save"]
+    for tag in ("plain", "zero"):
+        assert runs[0]["save"][tag]["listing"] == ["manifest.json", "shard-1", "tensors.safetensors"]
+        manifest = json.load(open(d / f"{tag}-checkpoint" / "manifest.json"))
+        assert manifest["ranks"] == 2 and list(manifest["tables"]) == ["model/layers/1/embeddings"]
+        assert ("zero" in manifest) == (tag == "zero")
+        assert sorted(os.listdir(d / f"{tag}-manager")) == [".lock", ".manager", "checkpoint.json", "ckpt-2"]
+
+
+@needs_mpi
+def test_restores_bitwise_in_one_process_and_continues(saved, tmp_path):
+    d, runs = saved
+    _compare(mpi_jobs.run(__file__, 1, ["restore"], tmp_path, timeout=600, mpiexec_for_one=False,
+                          CKPT_MPI_DIR=str(d)), runs)
+
+
+@needs_mpi
+def test_restores_bitwise_at_3_ranks_and_continues(saved, tmp_path):
+    d, runs = saved
+    _compare(mpi_jobs.run(__file__, 3, ["restore"], tmp_path, timeout=600, CKPT_MPI_DIR=str(d)), runs)
+
+
+if __name__ == "__main__":
+    mpi_jobs.rank_main(SCENARIOS, sys.argv)

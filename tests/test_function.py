@@ -1,0 +1,675 @@
+"""``descend.function``: traces give eager execution's numbers, side effects as TF's, and a plan that allocates
+nothing in a steady state. (TensorFlow's own tests, ported, are in test_function_tf.py.)"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import threading
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend.compiler import FunctionEagerWarning
+
+RNG = np.random.default_rng(0)
+
+
+# ====================================================================== the training step
+def _mlp(sizes, batch, seed=0):
+    rng = np.random.default_rng(seed)
+    ws = [rng.standard_normal((a, b), dtype=np.float32) * np.float32(np.sqrt(2.0 / a))
+          for a, b in zip(sizes[:-1], sizes[1:])]
+    bs = [rng.standard_normal(b, dtype=np.float32) * np.float32(0.1) for b in sizes[1:]]
+    xs = [rng.standard_normal((batch, sizes[0]), dtype=np.float32) for _ in range(3)]
+    ys = [rng.integers(0, sizes[-1], batch).astype(np.int64) for _ in range(3)]
+    return ws, bs, xs, ys
+
+
+def _step_fn(ws, bs, optimizer):
+    W = [ds.Variable(w) for w in ws]
+    B = [ds.Variable(b) for b in bs]
+    variables = [v for pair in zip(W, B) for v in pair]
+    last = len(W) - 1
+
+    def step(x, y):
+        with ds.GradientTape() as tape:
+            h = x
+            for i, (w, b) in enumerate(zip(W, B)):
+                h = ds.matmul(h, w) + b
+                if i < last:
+                    h = ds.nn.relu(h)
+            loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h))
+        grads = tape.gradient(loss, variables)
+        optimizer.apply_gradients(zip(grads, variables))
+        return loss
+
+    return step, variables
+
+
+def _relative(a, b) -> float:
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return float(np.max(np.abs(a - b)) / max(np.max(np.abs(b)), 1e-30))
+
+
+@pytest.mark.parametrize("make_opt", [lambda: ds.optimizers.AdamW(1e-3, weight_decay=0.01),
+                                      lambda: ds.optimizers.SGD(0.05, momentum=0.9)], ids=["adamw", "sgd"])
+def test_compiled_step_agrees_with_eager_after_30_steps(make_opt):
+    sizes, batch = (784, 64, 32, 10), 32
+    ws, bs, xs, ys = _mlp(sizes, batch)
+    eager, ve = _step_fn(ws, bs, make_opt())
+    step, vc = _step_fn(ws, bs, make_opt())
+    compiled = ds.function(step)
+    le, lc = [], []
+    for k in range(30):
+        x, y = ds.constant(xs[k % 3]), ds.constant(ys[k % 3])
+        le.append(eager(x, y).numpy())
+        lc.append(compiled(x, y).numpy())
+    assert compiled.experimental_get_tracing_count() == 1
+    assert max(_relative(a, b) for a, b in zip(lc, le)) <= 1e-5
+    for a, b in zip(vc, ve):
+        assert _relative(a.numpy(), b.numpy()) <= 1e-5
+    # the plan makes the eager ops' NumPy calls into its buffers: the same bits
+    np.testing.assert_array_equal(np.array(lc), np.array(le))
+    for a, b in zip(vc, ve):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_steady_state_allocates_nothing():
+    ws, bs, xs, ys = _mlp((64, 32, 10), 16)
+    step, _ = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
+    compiled = ds.function(step)
+    x, y = ds.constant(xs[0]), ds.constant(ys[0])
+    for _ in range(20):  # trace, plan, the optimizer's state and remembered lists
+        compiled(x, y)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        for _ in range(50):
+            compiled(x, y)
+        gc.collect()
+        before = tracemalloc.take_snapshot()
+        for _ in range(1000):
+            compiled(x, y)
+        gc.collect()
+        after = tracemalloc.take_snapshot()
+    finally:
+        tracemalloc.stop()
+    grown = sum(s.size_diff for s in after.compare_to(before, "filename") if s.size_diff > 0)
+    assert grown < 16 * 1024, [str(s) for s in after.compare_to(before, "lineno")[:10]]
+    plan_files = [s for s in after.compare_to(before, "filename")
+                  if "descend/compiler" in s.traceback[0].filename and s.count_diff > 0]
+    assert not plan_files, plan_files
+
+
+def test_results_are_not_the_plans_buffers():
+    @ds.function
+    def f(x):
+        return x * 2.0, ds.reduce_sum(x)
+
+    a, s = f(ds.constant([1.0, 2.0]))
+    b, t = f(ds.constant([3.0, 4.0]))
+    c, u = f(ds.constant([5.0, 6.0]))
+    np.testing.assert_array_equal(a.numpy(), [2.0, 4.0])  # earlier results keep their values
+    np.testing.assert_array_equal(b.numpy(), [6.0, 8.0])
+    np.testing.assert_array_equal(c.numpy(), [10.0, 12.0])
+    assert (float(s), float(t), float(u)) == (3.0, 7.0, 11.0)
+
+
+def test_embedding_step_with_sparse_gradients_agrees_with_eager():
+    def make():
+        table = ds.Variable(np.arange(40, dtype=np.float32).reshape(20, 2) / 10)
+        opt = ds.optimizers.Adam(0.1)
+
+        def step(ids):
+            with ds.GradientTape() as tape:
+                e = ds.nn.embedding_lookup(table, ids)
+                loss = ds.reduce_sum(e * e) + ds.reduce_sum(ds.gather(table, ids))
+            grads = tape.gradient(loss, [table])
+            assert isinstance(grads[0], ds.IndexedSlices)
+            opt.apply_gradients(zip(grads, [table]))
+            return loss
+        return step, table
+
+    eager, te = make()
+    step, tc = make()
+    compiled = ds.function(step)
+    for _k in range(6):
+        ids = ds.constant(RNG.integers(0, 20, 5))
+        assert float(eager(ids)) == float(compiled(ids))
+        np.testing.assert_array_equal(te.numpy(), tc.numpy())
+    assert compiled.experimental_get_tracing_count() == 1
+
+
+def test_dropout_draws_a_new_mask_on_every_call():
+    layer = ds.layers.Dropout(0.5, seed=7)
+    reference = ds.layers.Dropout(0.5, seed=7)
+    compiled = ds.function(lambda x: layer(x, training=True))
+    x = ds.ones((64,))
+    masks = [compiled(x).numpy() for _ in range(4)]
+    assert not all(np.array_equal(masks[0], m) for m in masks[1:])
+    for m in masks:  # the same stream as eager calls of a layer seeded alike
+        np.testing.assert_array_equal(m, reference(x, training=True).numpy())
+
+
+# ====================================================================== side effects, variables
+def test_assignments_and_ds_print_happen_on_every_call_python_print_once(capsys):
+    v = ds.Variable(0.0)
+
+    @ds.function
+    def f(x):
+        print("python print")
+        v.assign_add(x)
+        ds.print("v =", v, output_stream=sys.stdout)
+        return v.read_value() * 2.0
+
+    outs = [float(f(ds.constant(1.0))) for _ in range(3)]
+    assert outs == [2.0, 4.0, 6.0]
+    assert capsys.readouterr().out.splitlines() == ["python print", "v = 1", "v = 2", "v = 3"]
+
+
+def test_get_concrete_function_changes_nothing(capsys):
+    v = ds.Variable([1.0, 2.0])
+    w = ds.Variable([1.0, 1.0])
+    opt = ds.optimizers.SGD(0.5)
+
+    @ds.function
+    def step(x):
+        v.assign_add(x)
+        ds.print("printed", output_stream=sys.stdout)
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_sum(w * x)
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+        return v.read_value()
+
+    cf = step.get_concrete_function(ds.constant([1.0, 1.0]))
+    assert capsys.readouterr().out == ""
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(w.numpy(), [1.0, 1.0])
+    assert int(opt.iterations) == 0
+    np.testing.assert_array_equal(cf(ds.constant([1.0, 1.0])).numpy(), [2.0, 3.0])  # now it runs
+    np.testing.assert_array_equal(w.numpy(), [0.5, 0.5])
+    assert capsys.readouterr().out == "printed\n"
+    assert step.experimental_get_tracing_count() == 1
+
+
+def test_variables_created_on_a_later_trace_raise():
+    made = []
+
+    @ds.function
+    def f(x):
+        made.append(ds.Variable(x))
+        return made[-1] * 2.0
+
+    assert float(f(ds.constant(1.0))) == 2.0  # the first trace may create (and keep) variables
+    with pytest.raises(ValueError, match="singleton Variables created on the first call"):
+        f(ds.constant([1.0]))
+
+
+def test_a_variable_written_outside_the_recorded_methods_makes_the_function_eager():
+    v = ds.Variable([1.0, 2.0])
+
+    @ds.function
+    def f(x):
+        v._value[...] += 1.0  # an untraceable write, announced as the optimizers' kernels do
+        v._mark_updated()
+        return x + v
+
+    with pytest.warns(FunctionEagerWarning, match="writes variable"):
+        out = f(ds.constant([0.0, 0.0]))
+    np.testing.assert_array_equal(out.numpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(f(ds.constant([0.0, 0.0])).numpy(), [3.0, 4.0])  # eager: done again
+
+
+def test_python_reading_a_computed_value_makes_the_function_eager_and_right():
+    seen = []
+
+    @ds.function
+    def f(x):
+        y = x * 2.0
+        seen.append(float(np.asarray(y).sum()))  # host code on a computed value
+        return y + 1.0
+
+    with pytest.warns(FunctionEagerWarning, match="reads the value of a Tensor computed inside it"):
+        assert f(ds.constant([1.0])).numpy()[0] == 3.0
+    assert f(ds.constant([5.0])).numpy()[0] == 11.0
+    assert seen == [2.0, 10.0]  # runs eagerly: the Python runs on every call
+
+
+def test_python_bool_of_a_computed_tensor_names_the_line():
+    @ds.function
+    def f(x):
+        while True:  # a loop with break is not converted
+            if x > 0:
+                break
+            x = x + 1.0
+        return x
+
+    with pytest.raises(ds.errors.OperatorNotAllowedInGraphError, match=r"test_function.py:\d+: `if x > 0:`"):
+        f(ds.constant(1.0))
+
+
+def test_out_of_range_ids_raise_in_the_plan_too():
+    table = ds.Variable(np.zeros((4, 2), np.float32))
+
+    @ds.function
+    def f(ids):
+        return ds.gather(table, ids)
+
+    f(ds.constant([0, 1]))
+    f(ds.constant([2, 3]))
+    with pytest.raises(ds.InvalidArgumentError, match="gather"):
+        f(ds.constant([1, 9]))
+
+
+def test_gradients_flow_through_a_compiled_call():
+    w = ds.Variable([1.0, 2.0])
+
+    @ds.function
+    def f(x):
+        return ds.reduce_sum(w * x * x)
+
+    x = ds.constant([3.0, 4.0])
+    f(x)  # traced without a tape; later calls under a tape run op by op
+    for _ in range(2):
+        with ds.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        gx, gw = tape.gradient(y, [x, w])
+        np.testing.assert_array_equal(gx.numpy(), [6.0, 16.0])
+        np.testing.assert_array_equal(gw.numpy(), [9.0, 16.0])
+
+
+def test_concurrent_calls_of_one_plan():
+    @ds.function
+    def f(x):
+        return ds.reduce_sum(x * 3.0)
+
+    f(ds.constant([1.0, 1.0]))
+    results = {}
+
+    def worker(k):
+        results[k] = [float(f(ds.constant([float(k), 1.0]))) for _ in range(50)]
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(r == [3.0 * (k + 1)] * 50 for k, r in results.items())
+
+
+# ====================================================================== control flow
+def test_cond_and_while_loop_outside_a_function():
+    assert float(ds.cond(ds.constant(True), lambda: ds.constant(1.0), lambda: ds.constant(2.0))) == 1.0
+    assert ds.cond(False, lambda: 1, lambda: 2) == 2
+    i, s = ds.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s + i), (ds.constant(0), ds.constant(0)))
+    assert (int(i), int(s)) == (5, 10)
+    (n,) = ds.while_loop(lambda n: n < 100, lambda n: (n * 2,), [ds.constant(1)], maximum_iterations=3)
+    assert int(n) == 8
+    with pytest.raises(TypeError, match="must be callable"):
+        ds.cond(True, 1, lambda: 2)
+
+
+def test_cond_in_a_function_takes_only_the_branch_its_predicate_picks(capsys):
+    v = ds.Variable(0.0)
+
+    @ds.function
+    def f(x):
+        print("traced")
+        return ds.cond(x > 0, lambda: v.assign_add(x).read_value(), lambda: v.assign_sub(1.0).read_value())
+
+    assert float(f(ds.constant(2.0))) == 2.0  # the branch not taken was traced dry: no write
+    assert float(f(ds.constant(-5.0))) == 1.0
+    assert float(f(ds.constant(3.0))) == 4.0
+    assert float(v) == 4.0
+    assert capsys.readouterr().out == "traced\n"
+
+
+def test_cond_branches_must_agree():
+    @ds.function
+    def f(x):
+        return ds.cond(x > 0, lambda: x, lambda: ds.cast(x, ds.int32))
+
+    with pytest.raises(TypeError, match="different dtypes"):
+        f(ds.constant(1.0))
+
+
+def test_while_loop_in_a_function_runs_as_many_times_as_each_call_needs():
+    @ds.function
+    def steps(n):
+        def body(n, k):
+            return ds.cond(n % 2 == 0, lambda: n // 2, lambda: 3 * n + 1), k + 1
+        return ds.while_loop(lambda n, k: n > 1, body, (n, 0))[1]
+
+    assert [int(steps(ds.constant(n))) for n in (1, 6, 27)] == [0, 8, 111]
+    assert steps.experimental_get_tracing_count() == 1
+
+
+def test_while_loop_variables_must_keep_their_shapes():
+    @ds.function
+    def f(x):
+        return ds.while_loop(lambda x: ds.reduce_sum(x) < 10.0, lambda x: ds.concat([x, x], 0), [x])
+
+    with pytest.raises(ValueError, match="keep their shapes"):
+        f(ds.constant([1.0]))
+
+
+def test_autograph_converts_plain_if_while_and_for_range():
+    @ds.function
+    def f(x, n):
+        total = ds.constant(0.0)
+        i = 0
+        while i < n:
+            if x > 0:
+                total += x
+            elif x < -10:
+                total -= 1.0
+            else:
+                total += 0.5
+            i += 1
+        for k in range(n):
+            total += ds.cast(k, ds.float32)
+        return total
+
+    def reference(x, n):
+        step = x if x > 0 else (-1.0 if x < -10 else 0.5)
+        return n * step + sum(range(n))
+
+    for x, n in [(2.0, 3), (-20.0, 4), (-1.0, 0), (0.5, 7)]:
+        assert float(f(ds.constant(x), ds.constant(n))) == reference(x, n)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_autograph_leaves_python_conditions_to_python(capsys):
+    @ds.function
+    def f(x, training):
+        if training:  # a Python bool: traced once per value
+            print("training branch")
+            x = x * 2.0
+        return x
+
+    assert float(f(ds.constant(1.0), True)) == 2.0
+    assert float(f(ds.constant(1.0), False)) == 1.0
+    assert float(f(ds.constant(3.0), True)) == 6.0
+    assert capsys.readouterr().out == "training branch\n"
+
+
+def test_autograph_if_with_returns():
+    @ds.function
+    def sign(x):
+        if x > 0:
+            return 1.0
+        if x < 0:
+            return -1.0
+        return 0.0
+
+    assert [float(sign(ds.constant(v))) for v in (3.0, -2.0, 0.0)] == [1.0, -1.0, 0.0]
+    assert sign.experimental_get_tracing_count() == 1
+
+
+def test_autograph_variable_assigned_in_one_branch_only():
+    @ds.function
+    def f(x):
+        if x > 0:
+            y = x
+        return y  # noqa: F821
+
+    with pytest.raises(ValueError, match="'y' must also be assigned in the else branch"):
+        f(ds.constant(1.0))
+
+
+def test_nested_function_traced_inline_and_reused():
+    calls = []
+
+    @ds.function
+    def inner(x):
+        calls.append(1)
+        return x * 3.0
+
+    @ds.function
+    def outer(x):
+        return inner(x) + 1.0
+
+    assert float(outer(ds.constant(1.0))) == 4.0
+    assert float(outer(ds.constant(2.0))) == 7.0
+    assert float(inner(ds.constant(2.0))) == 6.0  # its own trace from the first call
+    assert calls == [1]
+
+
+def test_plan_source_shows_one_call_per_node():
+    w = ds.Variable(np.ones((4, 3), np.float32))
+
+    @ds.function
+    def f(x):
+        return ds.nn.relu(ds.matmul(x, w))
+
+    x = ds.constant(np.ones((2, 4), np.float32))
+    f(x)
+    f(x)
+    plan = f.get_concrete_function(x).plan()
+    assert plan is not None and "run(" in plan.source
+    assert "_asarray" not in plan.source  # matmul and relu are lowered: no op runs its generic forward
+
+
+def test_run_functions_eagerly():
+    calls = []
+
+    @ds.function
+    def f(x):
+        calls.append(1)
+        return x + 1
+
+    ds.config.run_functions_eagerly(True)
+    try:
+        f(ds.constant(1.0))
+        f(ds.constant(1.0))
+    finally:
+        ds.config.run_functions_eagerly(False)
+    assert calls == [1, 1]
+    assert f.experimental_get_tracing_count() == 0
+
+
+def test_keras_style_training_loop_compiles_with_its_loss_and_metric():
+    def make():
+        ds.clear_session()
+        ds.random.set_seed(5)
+        model = ds.Sequential([ds.layers.Dense(16, activation="relu"), ds.layers.Dense(3)])
+        model.build((None, 8))
+        loss_fn = ds.losses.SparseCategoricalCrossentropy(from_logits=True)
+        metric = ds.metrics.SparseCategoricalAccuracy()
+        opt = ds.optimizers.Adam(0.01)
+
+        def step(x, y):
+            with ds.GradientTape() as tape:
+                logits = model(x, training=True)
+                loss = loss_fn(y, logits)
+            grads = tape.gradient(loss, model.trainable_weights)
+            opt.apply_gradients(zip(grads, model.trainable_weights))
+            metric.update_state(y, logits)
+            return loss, metric.result()
+        return step, model, metric
+
+    eager, me, ke = make()
+    step, mc, kc = make()
+    compiled = ds.function(step)
+    rng = np.random.default_rng(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FunctionEagerWarning)  # nothing in the loop makes it run eagerly
+        for _ in range(8):
+            x = ds.constant(rng.standard_normal((10, 8), dtype=np.float32))
+            y = ds.constant(rng.integers(0, 3, 10))
+            (le, ae), (lc, ac) = eager(x, y), compiled(x, y)
+            assert float(le) == float(lc) and float(ae) == float(ac)
+    for a, b in zip(me.weights, mc.weights):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert compiled.experimental_get_tracing_count() == 1
+    assert any(n.kind == "opaque" and "update_state" in n.payload.name
+               for n in compiled.get_concrete_function(x, y).graph.nodes)
+
+
+# ====================================================================== fusion
+_SPECIAL = np.array([np.nan, -0.0, 0.0, 1.5, -2.5, np.inf, -np.inf, 3e38, -1e-45], np.float32)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_loops_give_the_eager_bits(dtype):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((6, 9)).astype(dtype)
+    x[0] = _SPECIAL.astype(dtype)
+    y = rng.standard_normal((6, 9)).astype(dtype)
+    y[1, :] = _SPECIAL[::-1].astype(dtype)
+    row = rng.standard_normal(9).astype(dtype)
+    col = rng.standard_normal((6, 1)).astype(dtype)
+
+    def chain(x, y, row, col):
+        a = ds.maximum(x, y) + row
+        b = ds.minimum(a, col) * 2.0 - y / 3.0
+        c = ds.nn.relu(b) + ds.cast(ds.greater(x, y), x.dtype) * ds.square(a)
+        d = ds.where(ds.less_equal(c, 1.0), c, -c)  # (where is not fused: the run ends before it)
+        e = ds.abs(ds.negative(d)) * ds.sqrt(ds.abs(a))
+        return e, ds.reduce_sum(ds.nn.relu(e) * col, axis=0)
+
+    args = [ds.constant(v) for v in (x, y, row, col)]
+    compiled = ds.function(chain)
+    with np.errstate(all="ignore"):
+        expected = [t.numpy() for t in chain(*args)]
+        for _ in range(2):
+            got = [t.numpy() for t in compiled(*args)]
+            for g, e in zip(got, expected):
+                np.testing.assert_array_equal(g, e)
+                assert np.array_equal(np.signbit(g), np.signbit(e))
+    plan = compiled.get_concrete_function(*args).plan()
+    assert plan.fused >= 2 and "colsum" in plan.source
+
+
+def test_plans_without_fusion_make_numpy_calls_only():
+    from descend.compiler import plan as plan_module
+
+    b = ds.Variable(np.zeros(4, np.float32))
+    f = ds.function(lambda x: ds.nn.relu(x + b))
+    x = ds.ones((3, 4))
+    with plan_module.options(fuse=False):
+        f(x)
+        np.testing.assert_array_equal(f(x).numpy(), np.ones((3, 4), np.float32))
+    assert f.get_concrete_function(x).plan().fused == 0
+    with pytest.raises(TypeError, match="unknown option"):
+        with plan_module.options(unroll=True):
+            pass
+
+
+def test_softmax_cross_entropy_kernels_check_labels_as_the_op_does():
+    logits = ds.Variable(np.random.default_rng(1).standard_normal((4, 3)).astype(np.float32))
+
+    @ds.function
+    def f(labels):
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_mean(ds.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+        return loss, tape.gradient(loss, logits)
+
+    good = ds.constant([0, 2, 1, 1])
+    eager = f.python_function(good)
+    f(good)
+    for a, b in zip(f(good), eager):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    with pytest.raises(ds.InvalidArgumentError, match="label"):
+        f(ds.constant([0, 3, 1, 1]))
+
+
+def _train(build, xshape, compiled, steps=3):
+    ds.clear_session()
+    ds.random.set_seed(1)
+    model = build()
+    model.build((None,) + xshape)
+    loss_fn = ds.losses.SparseCategoricalCrossentropy(from_logits=True)
+    opt = ds.optimizers.Adam(0.01)
+
+    def step(x, y):
+        with ds.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        grads = tape.gradient(loss, model.trainable_weights)
+        opt.apply_gradients(zip(grads, model.trainable_weights))
+        return loss
+
+    f = ds.function(step) if compiled else step
+    rng = np.random.default_rng(0)
+    losses = [float(f(ds.constant(rng.standard_normal((4,) + xshape).astype(np.float32)),
+                      ds.constant(rng.integers(0, 3, 4)))) for _ in range(steps)]
+    return losses, [v.numpy() for v in model.weights]
+
+
+@pytest.mark.parametrize("build,xshape", [
+    (lambda: ds.Sequential([ds.layers.Conv2D(4, 3, activation="relu"), ds.layers.MaxPooling2D(),
+                            ds.layers.Flatten(), ds.layers.Dropout(0.3, seed=5), ds.layers.Dense(3)]), (8, 8, 2)),
+    (lambda: ds.Sequential([ds.layers.LSTM(5), ds.layers.Dense(3)]), (6, 3)),
+    (lambda: ds.Sequential([ds.layers.GRU(5, dropout=0.2, seed=5), ds.layers.Dense(3)]), (6, 3)),
+    (lambda: ds.Sequential([ds.layers.Dense(8, activation="tanh"), ds.layers.LayerNormalization(),
+                            ds.layers.Dense(3)]), (5,)),
+], ids=["cnn_dropout", "lstm", "gru_dropout", "layernorm"])
+def test_compiled_layers_train_as_eager(build, xshape):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FunctionEagerWarning)
+        compiled = _train(build, xshape, True)
+    eager = _train(build, xshape, False)
+    assert compiled[0] == eager[0]
+    for a, b in zip(compiled[1], eager[1]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_batch_normalization_statistics_make_the_step_run_eagerly_and_right():
+    build = lambda: ds.Sequential([ds.layers.Dense(8), ds.layers.BatchNormalization(), ds.layers.Dense(3)])  # noqa: E731
+    with pytest.warns(FunctionEagerWarning, match="reads the value"):
+        compiled = _train(build, (5,), True)
+    eager = _train(build, (5,), False)
+    assert compiled[0] == eager[0]
+    for a, b in zip(compiled[1], eager[1]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_an_op_without_a_compiled_form_warns_once_and_runs_its_forward(monkeypatch):
+    from descend.compiler import plan as plan_module
+
+    monkeypatch.setattr(plan_module, "_warned", set())
+    f = ds.function(lambda x: ds.concat([x, x * 2.0], axis=0))
+    x = ds.constant([1.0, 2.0])
+    f(x)
+    with pytest.warns(plan_module.PlanCallbackWarning, match="op 'concat' has no compiled form"):
+        out = f(x)  # the second call builds the plan
+    np.testing.assert_array_equal(out.numpy(), [1.0, 2.0, 2.0, 4.0])
+    g = ds.function(lambda x: ds.concat([x, x], axis=0))
+    g(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plan_module.PlanCallbackWarning)
+        g(x)  # once per op name
+
+
+def test_a_dropped_compiled_step_leaves_no_reference_cycle():
+    # (as TF's assert_no_garbage_created): its Variables, plan and buffers go when the function goes
+    import weakref
+
+    def make():
+        w = ds.Variable(np.ones((3, 2), np.float32))
+        opt = ds.optimizers.Adam(0.1)
+
+        @ds.function
+        def step(x):
+            with ds.GradientTape() as tape:
+                loss = ds.reduce_sum(ds.nn.relu(ds.matmul(x, w)))
+            opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+            return ds.cond(loss > 0, lambda: loss, lambda: -loss)
+
+        x = ds.ones((4, 3))
+        for _ in range(3):
+            step(x)
+        return weakref.ref(w), weakref.ref(step)
+
+    gc.collect()
+    gc.disable()
+    try:
+        w, step = make()
+        assert w() is None and step() is None
+    finally:
+        gc.enable()

@@ -1,0 +1,106 @@
+"""Copy Keras 3's own test files for the losses, metrics, layers and random functions descend has into
+tests/keras_suite/, with only their import lines rewritten to the shim (tests/keras_suite/kshim).
+
+Usage: python tools/port_keras_tests.py /path/to/keras-checkout
+
+The checkout must have the tag below; each file is read at that tag with ``git show``, so the copies are
+Keras 3.15.1's exactly, line for line, except the imports:
+
+* ``keras.src.<module>`` -> ``kshim.<module>`` (``import keras`` -> ``import kshim as keras``);
+* ``absl.testing.parameterized`` -> ``kshim.parameterized`` (the same decorators, without absl);
+* ``from absl import logging`` -> ``import logging``; ``from conftest import ...`` -> ``from kshim.testing import ...``.
+
+Each copy starts with a comment naming its source. Keras is Apache-2.0 licensed (tests/keras_suite/LICENSE).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+TAG = "v3.15.1"
+FILES = [
+    "keras/src/losses/loss_test.py",
+    "keras/src/losses/losses_test.py",
+    "keras/src/metrics/accuracy_metrics_test.py",
+    "keras/src/metrics/confusion_metrics_test.py",
+    "keras/src/metrics/hinge_metrics_test.py",
+    "keras/src/metrics/metric_test.py",
+    "keras/src/metrics/probabilistic_metrics_test.py",
+    "keras/src/metrics/reduction_metrics_test.py",
+    "keras/src/metrics/regression_metrics_test.py",
+    "keras/src/layers/activations/activation_test.py",
+    "keras/src/layers/attention/multi_head_attention_test.py",
+    "keras/src/layers/convolutional/conv_test.py",
+    "keras/src/layers/core/dense_test.py",
+    "keras/src/layers/core/embedding_test.py",
+    "keras/src/layers/core/input_layer_test.py",
+    "keras/src/layers/core/lambda_layer_test.py",
+    "keras/src/layers/core/masking_test.py",
+    "keras/src/layers/merging/merging_test.py",
+    "keras/src/layers/normalization/batch_normalization_test.py",
+    "keras/src/layers/normalization/layer_normalization_test.py",
+    "keras/src/layers/pooling/average_pooling_test.py",
+    "keras/src/layers/pooling/global_average_pooling_test.py",
+    "keras/src/layers/pooling/global_max_pooling_test.py",
+    "keras/src/layers/pooling/max_pooling_test.py",
+    "keras/src/layers/regularization/dropout_test.py",
+    "keras/src/layers/reshaping/flatten_test.py",
+    "keras/src/layers/reshaping/permute_test.py",
+    "keras/src/layers/reshaping/repeat_vector_test.py",
+    "keras/src/layers/reshaping/reshape_test.py",
+    "keras/src/layers/rnn/bidirectional_test.py",
+    "keras/src/layers/rnn/gru_test.py",
+    "keras/src/layers/rnn/lstm_test.py",
+    "keras/src/layers/rnn/rnn_test.py",
+    "keras/src/layers/rnn/simple_rnn_test.py",
+    "keras/src/layers/rnn/time_distributed_test.py",
+    "keras/src/random/random_test.py",
+    "keras/src/random/seed_generator_test.py",
+]
+
+_RULES = [
+    (re.compile(r"^(\s*)from absl\.testing import parameterized\b"), r"\1from kshim import parameterized"),
+    (re.compile(r"^(\s*)from absl import logging\b"), r"\1import logging"),
+    (re.compile(r"^(\s*)from conftest import "), r"\1from kshim.testing import "),
+    (re.compile(r"^(\s*)import keras\s*$"), r"\1import kshim as keras"),
+    (re.compile(r"^(\s*)from keras\.src import "), r"\1from kshim import "),
+    (re.compile(r"^(\s*)from keras\.src\.([\w.]+) import "), r"\1from kshim.\2 import "),
+    (re.compile(r"^(\s*)import keras\.src\.([\w.]+) as "), r"\1import kshim.\2 as "),
+]
+
+
+def rewrite(source: str, path: str) -> str:
+    out = [f"# Keras {TAG[1:]}'s {path} (keras-team/keras, Apache-2.0), run on descend through tests/keras_suite/kshim.",
+           "# Only the import lines differ from Keras' file: tools/port_keras_tests.py made this copy.",
+           "# ruff: noqa"]
+    for line in source.splitlines():
+        for pattern, replacement in _RULES:
+            new = pattern.sub(replacement, line)
+            if new != line:
+                line = new
+                break
+        out.append(line)
+    text = "\n".join(out) + "\n"
+    leftover = [ln for ln in text.splitlines() if re.search(r"^\s*(from|import) (keras|absl)\b", ln)]
+    if leftover:
+        raise SystemExit(f"{path}: imports left unrewritten: {leftover}")
+    return text
+
+
+def main(checkout: str) -> None:
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "keras_suite")
+    for path in FILES:
+        source = subprocess.run(["git", "-C", checkout, "show", f"{TAG}:{path}"], check=True, capture_output=True,
+                                text=True).stdout
+        with open(os.path.join(here, os.path.basename(path)), "w", encoding="utf-8") as f:
+            f.write(rewrite(source, path))
+    print(f"wrote {len(FILES)} files to {os.path.normpath(here)}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    main(sys.argv[1])
