@@ -285,8 +285,18 @@ def write_durable(path: str, data: bytes) -> None:
 
 
 def atomic_replace_file(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: temporary file, fsync, rename, fsync the directory."""
+    """Write ``data`` to ``path`` atomically: temporary file, fsync, rename, fsync the directory.
+
+    The temporary file is new (created exclusively, so never through a link) and lies beside ``path``.
+    Only a regular file is replaced; a symbolic link at ``path`` is replaced by the file (its target is
+    never written); a folder, device, pipe or socket raises ``FileExistsError`` and nothing changes."""
     parent = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+        raise FileExistsError(errno.EEXIST, "exists and is not a regular file; refusing to replace it", path)
     tmp = os.path.join(parent, f"{TMP_PREFIX}{os.path.basename(path)}-{secrets.token_hex(6)}")
     try:
         write_durable(tmp, data)
