@@ -34,7 +34,7 @@ from . import crc32c as _crc
 from . import sstable, wire
 
 __all__ = ["TensorBundle", "write_bundle", "is_bundle", "data_file", "MAX_INDEX_BYTES", "OBJECT_GRAPH_KEY",
-           "TF_DTYPES", "object_graph"]
+           "TF_DTYPES", "object_graph", "encode_object_graph"]
 
 #: the largest ``.index`` file read (bytes)
 MAX_INDEX_BYTES = 256 * 2**20
@@ -316,6 +316,22 @@ def object_graph(bundle: TensorBundle) -> list[dict] | None:
                 raise CheckpointCorruptedError(f"{where}: node {i}'s value '{short(a['checkpoint_key'], 200)}' is not "
                                                "in the checkpoint", [a["checkpoint_key"][:300]])
     return nodes
+
+
+def encode_object_graph(nodes: list[dict]) -> bytes:
+    """A ``TrackableObjectGraph`` message: ``nodes[i]`` is ``{"children": [(name, node id)], "value": the
+    checkpoint key of its VARIABLE_VALUE (or absent), "slots": [(original node, slot name, slot node)]}``."""
+    out = []
+    for n in nodes:
+        value = n.get("value")
+        out.append({
+            "children": [{"node_id": i, "local_name": name} for name, i in n.get("children", [])],
+            "attributes": [] if value is None else [{"name": "VARIABLE_VALUE", "full_name": n.get("full_name", ""),
+                                                     "checkpoint_key": value}],
+            "slot_variables": [{"original_variable_node_id": a, "slot_name": s, "slot_variable_node_id": b}
+                               for a, s, b in n.get("slots", [])],
+        })
+    return wire.encode({"nodes": out}, GRAPH)
 
 
 # ---------------------------------------------------------------------------------------------------------------
