@@ -175,7 +175,10 @@ def _model_nodes(model) -> dict:
 
 
 def _encode(value, where: str, index: dict):
-    # Keras 3's encoding (serialize_keras_object), so that Keras reads the config: a tuple becomes a list
+    # Keras 3's encoding (serialize_keras_object), so that Keras reads the config. A tuple of tensors becomes
+    # a list, as Keras writes it; any other tuple (an index key of an op layer: slices, numbers) stays a tuple
+    if isinstance(value, tuple) and not all(isinstance(v, KerasTensor) for v in value):
+        return {"class_name": "__tuple__", "config": {"value": [_encode(v, where, index) for v in value]}}
     if isinstance(value, KerasTensor):
         layer, k = index[id(value.node)]
         return {"class_name": "__keras_tensor__",
