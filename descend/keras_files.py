@@ -340,9 +340,20 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
 
 
 #: config keys Keras 3 writes that descend's classes do not take, with the value that means "not used":
-#: dropped when they hold it, refused (naming the key) when they do not
-_KERAS_ONLY = {"quantization_config": None, "lora_rank": None, "lora_alpha": None, "input_axes": None,
-               "output_axes": None, "lora_enabled": False}
+#: dropped when they hold it (or when the test says the key is not used), refused naming the key otherwise
+_KERAS_ONLY = {
+    "quantization_config": None, "lora_rank": None, "lora_alpha": None, "lora_enabled": False,  # layers
+    "input_axes": None, "output_axes": None,  # variance-scaling initializers
+    "synchronized": False, "renorm": False, "renorm_clipping": None,  # BatchNormalization
+    "renorm_momentum": lambda inner: not inner.get("renorm"),
+    "rms_scaling": False,  # LayerNormalization
+    "sliding_window": None, "use_gate": False,  # MultiHeadAttention
+}
+
+
+def _unused(key: str, inner: dict) -> bool:
+    rule = _KERAS_ONLY[key]
+    return rule(inner) if callable(rule) else inner[key] == rule
 
 
 def normalize_config(config, where: str):
@@ -365,13 +376,12 @@ def normalize_config(config, where: str):
             found = resolve(name, None, out.get("module"))
             builtin = found is not None and getattr(found, "__module__", "").startswith("descend.")
             if builtin:
-                for key, neutral in _KERAS_ONLY.items():
-                    if key in inner:
-                        if inner[key] != neutral:
-                            raise CheckpointError(f"{where}: {name} '{inner.get('name', '')}' has {key}="
-                                                  f"{short(inner[key], 200)}; descend does not support it (only "
-                                                  f"{key}={neutral!r})")
-                        del inner[key]
+                for key in [k for k in inner if k in _KERAS_ONLY]:
+                    if not _unused(key, inner):
+                        raise CheckpointError(f"{where}: {name} '{short(inner.get('name', ''), 100)}' has {key}="
+                                              f"{short(inner[key], 200)}, which descend does not support")
+                for key in [k for k in inner if k in _KERAS_ONLY]:
+                    del inner[key]
         nodes = out.get("inbound_nodes")
         if isinstance(nodes, list):
             for node in nodes:
