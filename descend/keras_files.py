@@ -378,7 +378,7 @@ def normalize_config(config, where: str):
             if builtin:
                 for key in [k for k in inner if k in _KERAS_ONLY]:
                     if not _unused(key, inner):
-                        raise CheckpointError(f"{where}: {name} '{short(inner.get('name', ''), 100)}' has {key}="
+                        raise CheckpointError(f"{where}: {name} {short(inner.get('name', ''), 100)} has {key}="
                                               f"{short(inner[key], 200)}, which descend does not support")
                 for key in [k for k in inner if k in _KERAS_ONLY]:
                     del inner[key]
@@ -439,7 +439,7 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
         except REBUILD_ERRORS as e:
             raise rebuild_error(where, "model", e) from e
         comp = config.get("compile_config")
-        if compile and isinstance(comp, dict):
+        if compile and isinstance(comp, dict) and comp:  # Keras writes {} for a model it did not compile
             if comp.get("weighted_metrics"):
                 raise CheckpointError(f"{where}: compile_config has weighted_metrics, which descend's compile does "
                                       "not take; load with compile=False and compile the model yourself")

@@ -132,7 +132,7 @@ class TensorBundle:
                 name = key.decode("utf-8")
             except UnicodeDecodeError:
                 raise _bad(self.index_path, "key", f"{short(key)} is not UTF-8 text") from None
-            entry = self._decode(value, ENTRY, f"entries['{short(name, 200)}']")
+            entry = self._decode(value, ENTRY, f"entries[{short(name, 200)}]")
             if entry["slices"]:
                 self.sliced.append(name)
             self._entries[name] = entry
@@ -147,7 +147,7 @@ class TensorBundle:
     def _check_entries(self) -> None:
         sizes: dict[int, int] = {}
         for name, e in self._entries.items():
-            field = f"entries['{short(name, 200)}']"
+            field = f"entries[{short(name, 200)}]"
             if name in self.sliced:
                 continue
             dtype = e["dtype"]
@@ -305,15 +305,15 @@ def object_graph(bundle: TensorBundle) -> list[dict] | None:
     for i, node in enumerate(nodes):
         for c in node["children"]:
             if not 0 <= c["node_id"] < n:
-                raise CheckpointCorruptedError(f"{where}: node {i}'s child '{short(c['local_name'])}' refers to node "
+                raise CheckpointCorruptedError(f"{where}: node {i}'s child {short(c['local_name'])} refers to node "
                                                f"{c['node_id']}; the graph has {n}", [OBJECT_GRAPH_KEY])
         for s in node["slot_variables"]:
             if not (0 <= s["original_variable_node_id"] < n and 0 <= s["slot_variable_node_id"] < n):
-                raise CheckpointCorruptedError(f"{where}: node {i}'s slot '{short(s['slot_name'])}' refers to a node "
+                raise CheckpointCorruptedError(f"{where}: node {i}'s slot {short(s['slot_name'])} refers to a node "
                                                f"outside the graph of {n}", [OBJECT_GRAPH_KEY])
         for a in node["attributes"]:
             if a["checkpoint_key"] not in bundle:
-                raise CheckpointCorruptedError(f"{where}: node {i}'s value '{short(a['checkpoint_key'], 200)}' is not "
+                raise CheckpointCorruptedError(f"{where}: node {i}'s value {short(a['checkpoint_key'], 200)} is not "
                                                "in the checkpoint", [a["checkpoint_key"][:300]])
     return nodes
 
