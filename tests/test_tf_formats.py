@@ -392,3 +392,36 @@ def test_data_files_are_what_make_py_writes(tmp_path):
             a, b = ours.get_tensor(k), theirs.get_tensor(k)
             assert (a == b) if isinstance(a, bytes) else np.array_equal(a, b), k
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def test_keras2_tf_format_weights_load_with_the_model_at_the_root(tmp_path):
+    """Keras 2's ``model.save_weights(prefix)`` (TF format): the object graph's root is the model, its layers
+    ``layer_with_weights-<n>`` (and ``layer-<n>``), their variables ``kernel`` and ``bias``."""
+    from descend.formats import tf_bundle
+
+    rng = np.random.RandomState(0)
+    k1, b1, k2, b2 = (rng.randn(4, 3).astype(np.float32), rng.randn(3).astype(np.float32),
+                      rng.randn(3, 2).astype(np.float32), rng.randn(2).astype(np.float32))
+    key = "{}/.ATTRIBUTES/VARIABLE_VALUE".format
+    nodes = [{"children": [("layer-0", 1), ("layer_with_weights-0", 2), ("layer-1", 2), ("layer_with_weights-1", 5),
+                           ("layer-2", 5)]},
+             {},
+             {"children": [("kernel", 3), ("bias", 4)]},
+             {"value": key("layer_with_weights-0/kernel")}, {"value": key("layer_with_weights-0/bias")},
+             {"children": [("kernel", 6), ("bias", 7)]},
+             {"value": key("layer_with_weights-1/kernel")}, {"value": key("layer_with_weights-1/bias")}]
+    tf_bundle.write_bundle(tmp_path / "weights", {
+        key("layer_with_weights-0/kernel"): k1, key("layer_with_weights-0/bias"): b1,
+        key("layer_with_weights-1/kernel"): k2, key("layer_with_weights-1/bias"): b2,
+        tf_bundle.OBJECT_GRAPH_KEY: tf_bundle.encode_object_graph(nodes)})
+    ds.clear_session()
+    model = ds.Sequential([ds.keras.Input((4,)), ds.layers.Dense(3), ds.layers.Dense(2)])
+    report = model.load_weights(tmp_path / "weights")
+    assert report.complete
+    assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), (k1, b1, k2, b2)))
+    ds.clear_session()
+    wrong = ds.Sequential([ds.keras.Input((4,)), ds.layers.Dense(3), ds.layers.Dense(5)])
+    before = wrong.get_weights()
+    with pytest.raises(ds.train.CheckpointMismatchError, match="layer_with_weights|expected shape"):
+        wrong.load_weights(tmp_path / "weights")
+    assert all(np.array_equal(a, b) for a, b in zip(wrong.get_weights(), before))

@@ -6,8 +6,9 @@ A TF 2 checkpoint is a tensor bundle (:mod:`descend.formats.tf_bundle`) whose va
 value for a variable, and an optimizer's slot variables (``(original variable, slot name, slot
 variable)``). Restoring walks descend's objects from the checkpoint's roots along the same names:
 
-* a root ``Checkpoint(model=..., optimizer=...)`` is the graph's child ``model`` / ``optimizer``; dicts
-  and lists by key and index;
+* a root ``Checkpoint(model=..., optimizer=...)`` is the graph's child ``model`` / ``optimizer`` (a single
+  model whose name the graph's root does not have is the root itself: Keras 2's ``save_weights`` in TF
+  format, read by ``model.load_weights(prefix)``); dicts and lists by key and index;
 * a layer's weight ``kernel`` is the child ``kernel`` (Keras 2) or ``_kernel`` (Keras 3); a sublayer or
   a container by its attribute name;
 * a Sequential or functional model's ``layers`` are the list Keras keeps (Keras 3: ``_operations``, of
@@ -309,6 +310,8 @@ def read_object_checkpoint(prefix: str, roots: dict) -> tuple[dict, dict, list, 
     root_kids = g.children(0)
     for name, obj in roots.items():
         node = root_kids.get(name)
+        if node is None and len(roots) == 1 and isinstance(obj, Layer):
+            node = 0  # Keras 2's save_weights in TF format: the checkpoint's root is the model itself
         if node is None:
             m.problems.append(f"{name} (no such object in the checkpoint; it holds {short(sorted(root_kids), 300)})")
             continue
