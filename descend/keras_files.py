@@ -251,6 +251,8 @@ def load_weights(model, path, strict: bool = True) -> None:
     leaves out mis-shaped ones too; descend refuses those)."""
     path = os.fspath(path)
     _refuse_unbuilt(model, "load_weights")
+    if not os.path.lexists(path):
+        raise FileNotFoundError(f"No weights file at '{path}'")
     groups = keras_h5.read_groups(path, path)
     _plan_weights(model, groups, path, strict, with_optimizer=True)()
 
@@ -400,6 +402,8 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     """The model of a ``.keras`` archive (Keras 3 wrote it, or descend), compiled as it was saved (with
     ``compile=True``) and with its weights and optimizer state."""
     path = os.fspath(path)
+    if not os.path.lexists(path):
+        raise FileNotFoundError(f"No model file at '{path}' (a .keras archive)")
     with keras_zip.KerasArchive(path, path) as archive:
         meta_raw = archive.read(keras_zip.METADATA, MAX_CONFIG_BYTES) if archive.has(keras_zip.METADATA) else b"{}"
         config_raw = archive.read(keras_zip.CONFIG, MAX_CONFIG_BYTES)

@@ -425,3 +425,20 @@ def test_keras2_tf_format_weights_load_with_the_model_at_the_root(tmp_path):
     with pytest.raises(ds.train.CheckpointMismatchError, match="layer_with_weights|expected shape"):
         wrong.load_weights(tmp_path / "weights")
     assert all(np.array_equal(a, b) for a, b in zip(wrong.get_weights(), before))
+
+
+def test_a_checkpoint_manager_over_tensorflow_checkpoints_starts_from_the_newest(tmp_path):
+    folder = tmp_path / "ckpts"
+    shutil.copytree(os.path.join(DATA, "tf2_sequential"), folder)
+    (folder / "checkpoint").write_text('model_checkpoint_path: "ckpt-1"\nall_model_checkpoint_paths: "ckpt-1"\n')
+    ds.clear_session()
+    model = ds.Sequential([ds.keras.Input((4,)), ds.layers.Dense(3), ds.layers.Dense(2)])
+    model.compile(optimizer=ds.optimizers.Nadam(0.01), loss="mse")
+    ckpt = ds.train.Checkpoint(model=model, optimizer=model.optimizer)
+    manager = ds.train.CheckpointManager(ckpt, folder, max_to_keep=2)
+    assert manager.latest_checkpoint == str(folder / "ckpt-1")
+    ckpt.restore(manager.latest_checkpoint)
+    _train(model)
+    _close(model.get_weights(), _values("tf2_sequential/weights"))
+    saved = manager.save()  # descend's checkpoints from here on, in the same folder
+    assert manager.latest_checkpoint == saved and os.path.isdir(saved)

@@ -222,7 +222,13 @@ class CheckpointManager:
 
     @property
     def latest_checkpoint(self) -> str | None:
-        return os.path.join(self._directory, self._entries[-1]["name"]) if self._entries else None
+        """The newest checkpoint this manager keeps; before it has saved any, the newest TensorFlow checkpoint
+        a TensorFlow manager or saver left in the directory (its ``checkpoint`` file), or None."""
+        if self._entries:
+            return os.path.join(self._directory, self._entries[-1]["name"])
+        if os.path.lexists(os.path.join(self._directory, TF_STATE_FILE)):
+            return _tf_latest(self._directory)
+        return None
 
     def _last_number(self) -> int:
         pattern = re.compile(rf"^{re.escape(self._name)}-(\d+)$")
