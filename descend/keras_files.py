@@ -303,7 +303,8 @@ def _compile_config(model) -> dict | None:
     if comp is None:
         return None
     opt = getattr(model, "optimizer", None)
-    return {"optimizer": _keras_optimizer_config(opt, comp["optimizer"]) if opt is not None else comp["optimizer"], "loss": comp["loss"], "loss_weights": None,
+    optimizer = _keras_optimizer_config(opt, comp["optimizer"]) if opt is not None else comp["optimizer"]
+    return {"optimizer": optimizer, "loss": comp["loss"], "loss_weights": None,
             "metrics": comp["metrics"] or None, "weighted_metrics": None, "run_eagerly": False,
             "steps_per_execution": 1, "jit_compile": False}
 

@@ -41,6 +41,8 @@ import os
 import secrets
 import shutil
 
+from . import keras_files
+from ._model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
 from ._serialization import (
     CustomObjectScope,
     build_object,
@@ -54,8 +56,6 @@ from ._serialization import (
     safe_mode_scope,
     serialize_keras_object,
 )
-from . import keras_files
-from ._model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
 from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError
 from .checkpoint.errors import short
 from .checkpoint.format import (
@@ -69,7 +69,6 @@ from .checkpoint.format import (
     read_json_file,
 )
 from .layers import _rebuild
-from .layers.base import Layer
 from .training.replica import replica_for
 
 __all__ = [

@@ -31,13 +31,12 @@ import weakref
 
 import numpy as np
 
+from ..formats import tf_bundle
 from ..framework import context
 from ..framework.variable import Variable
 from ..layers.base import register_build_hook, register_weight_hook
-from . import collective, optim
+from . import collective, optim, tf_checkpoint
 from .errors import CheckpointError, CheckpointMismatchError, RestoreReport, mismatch_message, short
-from ..formats import tf_bundle
-from . import tf_checkpoint
 from .format import (
     MANIFEST_FILE,
     check_tables,

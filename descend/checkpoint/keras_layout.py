@@ -16,8 +16,11 @@ Example:
     >>> from descend.checkpoint import keras_layout
     >>> ds.clear_session()
     >>> model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2), ds.layers.Dense(1)])
-    >>> [(path, [w.name for w in ws]) for path, ws in keras_layout.model_groups(model) if ws]
-    [('layers/dense/vars', ['sequential/dense/kernel', 'sequential/dense/bias']), ('layers/dense_1/vars', ['sequential/dense_1/kernel', 'sequential/dense_1/bias'])]
+    >>> for path, ws in keras_layout.model_groups(model):
+    ...     print(path, [w.name for w in ws])
+    vars []
+    layers/dense/vars ['sequential/dense/kernel', 'sequential/dense/bias']
+    layers/dense_1/vars ['sequential/dense_1/kernel', 'sequential/dense_1/bias']
     >>> opt = ds.optimizers.Adam()
     >>> keras_layout.optimizer_groups(opt)
     [[('_momentums', 'm'), ('_velocities', 'v')]]

@@ -35,7 +35,7 @@ class WireError(ValueError):
 def read_varint(data, pos: int, end: int, where: str) -> tuple[int, int]:
     """The unsigned varint at ``data[pos:end]`` and the position after it (at most 10 bytes)."""
     result = shift = 0
-    for i in range(10):
+    for _ in range(10):
         if pos >= end:
             raise WireError(f"{where}: a varint runs past the end of its message")
         b = data[pos]

@@ -42,8 +42,8 @@ import weakref
 import numpy as np
 
 from ... import backend, initializers
-from .optimizer import reset_live_optimizers
 from ...framework.variable import Variable, clear_session_hooks, live_variables, name_scope, no_name_scope, reset_live_variables
+from .optimizer import reset_live_optimizers
 
 __all__ = [
     "AUTO_REUSE", "GraphKeys", "VariableScope", "add_to_collection", "add_to_collections", "all_variables",
