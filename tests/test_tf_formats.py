@@ -442,3 +442,56 @@ def test_a_checkpoint_manager_over_tensorflow_checkpoints_starts_from_the_newest
     _close(model.get_weights(), _values("tf2_sequential/weights"))
     saved = manager.save()  # descend's checkpoints from here on, in the same folder
     assert manager.latest_checkpoint == saved and os.path.isdir(saved)
+
+
+OPTIMIZERS = {"adam_ema_amsgrad": lambda o: o.Adam(0.01, use_ema=True, amsgrad=True),
+              "sgd_nesterov": lambda o: o.SGD(0.01, momentum=0.9, nesterov=True), "adagrad": lambda o: o.Adagrad(0.05),
+              "adadelta": lambda o: o.Adadelta(0.5), "adamax": lambda o: o.Adamax(0.01), "nadam": lambda o: o.Nadam(0.01),
+              "ftrl": lambda o: o.Ftrl(0.05), "lion": lambda o: o.Lion(0.001), "lamb": lambda o: o.Lamb(0.01),
+              "adamw": lambda o: o.AdamW(0.01), "rmsprop": lambda o: o.RMSprop(0.01, momentum=0.3)}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_every_keras_optimizer_layout_round_trips_with_keras(tmp_path, name):
+    """descend -> .keras -> Keras trains on as descend does; Keras -> .keras -> descend trains on as Keras does
+    (the order of every optimizer's variables in Keras' file, moving averages included)."""
+    keras = _keras()
+    ds.clear_session()
+    ours = ds.Sequential([ds.keras.Input((4,)), ds.layers.Dense(3, activation="tanh"), ds.layers.Dense(2)])
+    ours.compile(optimizer=OPTIMIZERS[name](ds.optimizers), loss="mse")
+    _train(ours, 2)
+    ours.save(tmp_path / "d.keras")
+    theirs = keras.models.load_model(tmp_path / "d.keras")
+    _train(ours)
+    for _ in range(3):
+        theirs.train_on_batch(X, Y)
+    _close(ours.get_weights(), theirs.get_weights(), 1e-6)
+    theirs.save(tmp_path / "k.keras")
+    again = ds.keras.models.load_model(tmp_path / "k.keras")
+    for _ in range(2):
+        theirs.train_on_batch(X, Y)
+    _train(again, 2)
+    _close(again.get_weights(), theirs.get_weights(), 1e-6)
+    if name == "adam_ema_amsgrad":
+        _close([v.numpy() for v in again.optimizer._model_variables_moving_average],
+               [v.numpy() for v in theirs.optimizer._model_variables_moving_average], 1e-6)
+
+
+def test_tf2_restore_strict_and_partial():
+    """strict=True (descend's default) refuses a checkpoint lacking an object and restores nothing; strict=False
+    restores what matches and lists the rest (TF's expect_partial)."""
+    model = _functional("functional")
+    opt = ds.optimizers.Adam(0.01)
+    model.compile(optimizer=opt, loss="mse")
+    extra = ds.Variable(np.zeros(3, np.float32), name="extra")
+    before = model.get_weights()
+    ckpt = ds.train.Checkpoint(model=model, optimizer=opt, extra=extra)
+    path = os.path.join(DATA, "tf2_functional", "ckpt-1")
+    with pytest.raises(ds.train.CheckpointMismatchError, match="extra"):
+        ckpt.read(path)
+    assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), before))
+    report = ckpt.read(path, strict=False).expect_partial()
+    assert any(m.startswith("extra") for m in report.missing) and report.unexpected == []
+    assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), _values("tf2_functional/before")))
+    with pytest.raises(ds.train.CheckpointMismatchError, match="extra"):
+        report.assert_consumed()
