@@ -161,8 +161,8 @@ def load_weights(model, path, strict: bool = True):
     RestoreReport of a checkpoint (None for a ``.weights.h5`` file)."""
     path = os.fspath(path)
     kind = _kind_of_path(path, "load_weights")
-    if kind == "weights.h5":
-        keras_files.load_weights(model, path, strict=strict)
+    if kind == "weights.h5" and not os.path.isdir(path):  # (a directory is descend's, written before the suffix
+        keras_files.load_weights(model, path, strict=strict)  # meant Keras' file: it still loads)
         return None
     ckpt = Checkpoint(model=model)
     report = ckpt.read(path, strict=strict)

@@ -121,15 +121,23 @@ def test_keras_subclassed_weights_follow_keras_attribute_walk():
 
 
 def test_descend_directory_named_keras_still_loads(tmp_path):
-    """A model descend saved as a directory named *.keras (before .keras meant Keras' archive) still loads."""
+    """A model (weights) descend saved as a directory named *.keras (*.weights.h5) before the suffix meant Keras'
+    file still loads; saving to that name never replaces the directory."""
     model = _functional()
     model.compile(optimizer="adam", loss="mse")
     model.save(tmp_path / "m")  # descend's directory format
     os.rename(tmp_path / "m", tmp_path / "old.keras")
     again = ds.models.load_model(tmp_path / "old.keras")
     assert all(np.array_equal(a, b) for a, b in zip(again.get_weights(), model.get_weights()))
+    model.save_weights(tmp_path / "w")
+    os.rename(tmp_path / "w", tmp_path / "old.weights.h5")
+    other = _functional()
+    other.load_weights(tmp_path / "old.weights.h5")
+    assert all(np.array_equal(a, b) for a, b in zip(other.get_weights(), model.get_weights()))
     model.save(tmp_path / "new.keras")
     assert (tmp_path / "new.keras").is_file()
+    with pytest.raises(FileExistsError, match="not a regular file"):
+        model.save_weights(tmp_path / "old.weights.h5")
     with pytest.raises(FileExistsError, match="not a regular file"):
         model.save(tmp_path / "old.keras")  # never replaces a directory with the archive
 
