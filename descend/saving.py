@@ -122,10 +122,13 @@ def save_weights(model, path, overwrite: bool = True) -> None:
         replica_for(model).write_once("save_weights", lambda: ckpt.write(path))
 
 
-def _kind_of_path(path: str, what: str) -> str:
+def _kind_of_path(path: str, what: str, reading: bool = False) -> str:
     """Which file a path names, by its suffix: ``"keras"`` (a ``.keras`` archive), ``"weights.h5"``
-    (Keras' ``.weights.h5``) or ``"descend"`` (descend's directory). Keras 2's legacy ``.h5``/``.hdf5``
-    files are refused."""
+    (Keras' ``.weights.h5``) or ``"descend"`` (descend's directory; when reading, any existing directory:
+    an older descend wrote its directories under any name). Keras 2's legacy ``.h5``/``.hdf5`` files are
+    refused."""
+    if reading and os.path.isdir(path):
+        return "descend"
     low = path.lower()
     if low.endswith(keras_files.WEIGHTS_SUFFIX):
         return "weights.h5"
@@ -160,9 +163,8 @@ def load_weights(model, path, strict: bool = True):
     variables, and a value of another shape then fails every call and nothing is restored). Returns the
     RestoreReport of a checkpoint (None for a ``.weights.h5`` file)."""
     path = os.fspath(path)
-    kind = _kind_of_path(path, "load_weights")
-    if kind == "weights.h5" and not os.path.isdir(path):  # (a directory is descend's, written before the suffix
-        keras_files.load_weights(model, path, strict=strict)  # meant Keras' file: it still loads)
+    if _kind_of_path(path, "load_weights", reading=True) == "weights.h5":
+        keras_files.load_weights(model, path, strict=strict)
         return None
     ckpt = Checkpoint(model=model)
     report = ckpt.read(path, strict=strict)
@@ -329,13 +331,12 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
       nothing restored.
     """
     path = os.fspath(path)
-    kind = _kind_of_path(path, "load_model")
+    kind = _kind_of_path(path, "load_model", reading=True)
     if kind == "weights.h5":
         raise ValueError(f"load_model: '{path}' is a weights file; build the model and call "
                          "model.load_weights on it, or load a '.keras' archive")
-    if kind == "keras" and not os.path.isdir(path):  # a descend directory named *.keras (before the Keras
-        return keras_files.load_model(path, custom_objects=custom_objects, compile=compile,  # archive) still loads
-                                      safe_mode=safe_mode)
+    if kind == "keras":
+        return keras_files.load_model(path, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
     mfile = os.path.join(path, MODEL_FILE)
     if not os.path.isdir(path):
         raise FileNotFoundError(f"No saved model at '{path}' (expected a directory holding {MODEL_FILE})")
