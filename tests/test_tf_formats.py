@@ -507,3 +507,14 @@ def test_tf2_restore_strict_and_partial():
     assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), _values("tf2_functional/before")))
     with pytest.raises(ds.train.CheckpointMismatchError, match="extra"):
         report.assert_consumed()
+
+
+def test_tf2_values_wait_for_the_layers_of_a_model_not_built_yet():
+    ds.clear_session()
+    model = ds.Sequential([ds.layers.Dense(3), ds.layers.Dense(2)])  # no Input: built by its first call
+    opt = ds.optimizers.Nadam(0.01)
+    model.compile(optimizer=opt, loss="mse")
+    report = ds.train.Checkpoint(model=model, optimizer=opt).read(os.path.join(DATA, "tf2_sequential", "ckpt-1"))
+    assert sorted(report.deferred) == [f"model/layers/{i}/{w}" for i in (0, 1) for w in ("bias", "kernel")]
+    _train(model)
+    _close(model.get_weights(), _values("tf2_sequential/weights"))
