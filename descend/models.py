@@ -39,16 +39,19 @@ class Model(Trainer, Layer):
 
     # -- persistence (descend.saving) ------------------------------------------------------------
     def save_weights(self, filepath, overwrite: bool = True) -> None:
-        """Write the model's state (weights, layer states) to the checkpoint directory ``filepath``."""
+        """Write the model's state: to Keras 3's weights file for a path ending ``.weights.h5``, else to
+        descend's checkpoint directory ``filepath`` (weights and layer states); see :mod:`descend.saving`."""
         _saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, strict: bool = True):
-        """Restore :meth:`save_weights` output, matched by path (any model of the same architecture)."""
+        """Restore :meth:`save_weights` output (a ``.weights.h5`` file Keras or descend wrote, descend's
+        checkpoint directory matched by path, or a TensorFlow checkpoint prefix)."""
         return _saving.load_weights(self, filepath, strict=strict)
 
     def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
         """Write the architecture (JSON config), the compile arguments, the state and the optimizer's
-        state to the directory ``filepath``; :func:`descend.models.load_model` reads it back."""
+        state: Keras 3's archive for a path ending ``.keras``, else descend's directory ``filepath``;
+        :func:`descend.models.load_model` reads both back."""
         _saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     def __init__(self, *args, **kwargs):
