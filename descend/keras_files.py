@@ -35,7 +35,6 @@ import datetime
 import io
 import json
 import os
-import secrets
 
 import numpy as np
 
@@ -43,8 +42,9 @@ from ._model_config import REBUILD_ERRORS, compile_config, compile_from, is_mode
 from ._serialization import build_object, extend_scope, resolve, safe_mode_scope, serialize_keras_object
 from .checkpoint import keras_layout
 from .checkpoint.errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, mismatch_message, short
-from .checkpoint.format import fsync_dir, parse_json, write_durable
+from .checkpoint.format import parse_json
 from .checkpoint.trackable import walk
+from .durable import atomic_replace_file
 from .formats import keras_h5, keras_zip
 from .layers import _rebuild
 from .layers.base import Layer
@@ -258,22 +258,9 @@ def load_weights(model, path, strict: bool = True) -> None:
 
 
 def _replace(path: str, data: bytes) -> None:
-    parent = os.path.dirname(os.path.abspath(path)) or "."
-    os.makedirs(parent, exist_ok=True)
-    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
-        raise FileExistsError(f"'{path}' exists and is not a regular file (a directory or a link); refusing to "
-                              "replace it")
-    tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{secrets.token_hex(6)}")
-    try:
-        write_durable(tmp, data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(parent)
+    """Write the file ``path`` whole or not at all (never a folder or device in its place)."""
+    os.makedirs(os.path.dirname(os.path.abspath(path)) or ".", exist_ok=True)
+    atomic_replace_file(path, data)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -58,16 +58,8 @@ from ._serialization import (
 )
 from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError
 from .checkpoint.errors import short
-from .checkpoint.format import (
-    MANIFEST_FILE,
-    MAX_MANIFEST_BYTES,
-    SHARD_RE,
-    atomic_replace_file,
-    check_manifest,
-    fsync_dir,
-    parse_json,
-    read_json_file,
-)
+from .checkpoint.format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_RE, check_manifest, parse_json, read_json_file
+from .durable import TMP_PREFIX, atomic_replace_file, replace_dir
 from .layers import _rebuild
 from .training.replica import replica_for
 
@@ -227,7 +219,7 @@ def _save_model(ckpt, path, text, group) -> None:
     if chief:
         try:
             os.makedirs(parent, exist_ok=True)
-            tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{secrets.token_hex(6)}")
+            tmp = os.path.join(parent, f"{TMP_PREFIX}{os.path.basename(path)}-{secrets.token_hex(6)}")
             os.mkdir(tmp)
         except OSError as e:
             error = f"{type(e).__name__}: {e}"
@@ -239,16 +231,8 @@ def _save_model(ckpt, path, text, group) -> None:
         ckpt.write(os.path.join(tmp, STATE_DIR))  # collective under a strategy: every rank has its part in it
         if chief:
             atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
-            fsync_dir(tmp)
-            aside = None
-            if os.path.lexists(path):
-                aside = os.path.join(parent, f".tmp-old-{os.path.basename(path)}-{secrets.token_hex(6)}")
-                os.rename(path, aside)
-            os.rename(tmp, path)
-            tmp = None
-            fsync_dir(parent)
-            if aside is not None:
-                shutil.rmtree(aside, ignore_errors=True)
+            finished, tmp = tmp, None
+            replace_dir(finished, path)  # removes the folder itself on a failure
     except Exception as e:
         error = f"{type(e).__name__}: {e}"
         if group is None:

@@ -32,6 +32,7 @@ import re
 import secrets
 import time
 
+from ..durable import TMP_PREFIX, atomic_replace_file, remove_tree
 from .checkpoint import Checkpoint
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from .format import (
@@ -40,14 +41,11 @@ from .format import (
     MANAGER_FILE,
     MANIFEST_FILE,
     SCHEMA_VERSION,
-    TMP_PREFIX,
     DirectoryLock,
-    atomic_replace_file,
     cleanup_tmp,
     is_checkpoint_dir,
     open_regular,
     read_json_file,
-    remove_tree,
 )
 from .trackable import KEY_RE
 

@@ -33,7 +33,8 @@ import os
 import re
 import stat
 
-from ..checkpoint.format import INDEX_FILE, LOCK_FILE, MANAGER_FILE, MANIFEST_FILE, SHARD_RE, TENSORS_FILE, TMP_PREFIX
+from ..checkpoint.format import INDEX_FILE, LOCK_FILE, MANAGER_FILE, MANIFEST_FILE, SHARD_RE, TENSORS_FILE
+from ..durable import TMP_PREFIX
 from .files import describe, open_input, write_bytes
 from .options import UsageError
 from .tabular import MAX_COLUMNS

@@ -29,7 +29,8 @@ import struct
 import numpy as np
 
 from ..checkpoint.errors import CheckpointCorruptedError, CheckpointError, short
-from ..checkpoint.format import fsync_dir, open_regular, write_durable
+from ..checkpoint.format import open_regular
+from ..durable import fsync_dir, write_durable
 from . import crc32c as _crc
 from . import sstable, wire
 
