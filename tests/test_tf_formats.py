@@ -212,7 +212,7 @@ def test_tf2_checkpoint_with_keras2_layer_names_and_tf1_slot_variables():
     status = ckpt.read(os.path.join(DATA, "tf2_keras2_style", "ckpt-1"))
     assert status.complete
     assert sorted(opt.pending_state()) == sorted(
-        ["beta1_power", "beta2_power"] + [f"model/layers/{i}/{w}/{s}" for i in (1, 2) for w in ("kernel", "bias")
+        ["beta1_power", "beta2_power"] + [f"model/layers/{i}/{w}/{s}" for i in (0, 1) for w in ("kernel", "bias")
                                           for s in ("m", "v")])
     variables = model.trainable_weights
 
