@@ -41,7 +41,7 @@ __all__ = [
     "AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer",
     "AggregationMethod", "FtrlOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer",
     "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer", "RMSPropOptimizer", "Saver",  # noqa: F822
-    "get_global_step", "get_or_create_global_step",
+    "get_global_step", "get_or_create_global_step", "init_from_checkpoint",  # noqa: F822
 ]
 
 
@@ -211,9 +211,13 @@ def get_or_create_global_step(graph=None):
 
 
 def __getattr__(name):
-    # TF 1's name-keyed Saver lives with the checkpoints (a layer above the optimizers)
+    # TF 1's name-keyed Saver and init_from_checkpoint live with the checkpoints (a layer above the optimizers)
     if name == "Saver":
         from ...checkpoint.saver import Saver
 
         return Saver
+    if name == "init_from_checkpoint":
+        from ...checkpoint.tf_names import init_from_checkpoint
+
+        return init_from_checkpoint
     raise AttributeError(f"module 'descend.compat.v1.train' has no attribute '{name}'")
