@@ -348,6 +348,7 @@ def cmd_predict(args) -> int:
 
 # ---------------------------------------------------------------- compare
 def cmd_compare(args) -> int:
+    from ..optimizers.convention import CONVENTIONS
     from .options import OPTIMIZERS, _choice
 
     names = []
@@ -361,17 +362,24 @@ def cmd_compare(args) -> int:
         raise UsageError("--optimizers names no optimizer")
     if len(set(names)) != len(names):
         raise UsageError(f"--optimizers names an optimizer twice: {args.optimizers}")
+    conventions = [c.strip() for c in args.conventions.split(",") if c.strip()]
+    for c in conventions:
+        if c not in CONVENTIONS:
+            raise UsageError(f"--conventions: unknown convention {c!r}; expected some of {', '.join(CONVENTIONS)}")
+    if not conventions or len(set(conventions)) != len(conventions):
+        raise UsageError(f"--conventions must name each convention once (from {', '.join(CONVENTIONS)}). "
+                         f"Received: {args.conventions!r}")
     given = _given(args)
     out = args.out or _default_out("compare")
     folder = inspect_out(out, resume=False, overwrite=args.overwrite)
     try:
-        return _compare(args, names, given, out, folder)
+        return _compare(args, names, conventions, given, out, folder)
     finally:
         folder.close()
 
 
-def _compare(args, names, given, out, folder) -> int:
-    from .job import NO_WARMUP, check_model_size, check_warmup, load_data, plan_updates, resolve_warmup, usual_lr
+def _compare(args, names, conventions, given, out, folder) -> int:
+    from .job import NO_WARMUP, build_optimizer, check_model_size, check_warmup, load_data, plan_updates, resolve_warmup, usual_lr
     from .training import train_job
 
     base = resolve_defaults({k: given.get(k) for k in SETTINGS})
@@ -384,46 +392,54 @@ def _compare(args, names, given, out, folder) -> int:
     for name in names:  # (every check before the first run)
         if "warmup_steps" in given:
             check_warmup(name, base["warmup_steps"])
+        for c in conventions:  # an optimizer without that convention, or an argument it does not take
+            build_optimizer(name, dict(base, lr=1.0, convention=c, weight_decay=given.get(
+                "weight_decay", 0.004 if name == "adamw" else None)), total)
     clicks = data.kind == "clicks"
     _err(data.description)
-    results = {}
-    for name in names:
+    results, reference = {}, {}
+    for name, convention in [(n, c) for n in names for c in conventions]:
+        label = name if conventions == ["keras"] else f"{name}/{convention}"
+        reference[label] = f"{name}/{conventions[0]}"
         center = given.get("lr", usual_lr(name, clicks))
         grid = [center / 3, center, center * 3] if args.lr_sweep else [center]
         tried = []
         for lr in grid:
-            s = dict(base, optimizer=name, lr=lr, weight_decay=given.get("weight_decay",
-                                                                            0.004 if name == "adamw" else None))
+            s = dict(base, optimizer=name, lr=lr, convention=convention,
+                     weight_decay=given.get("weight_decay", 0.004 if name == "adamw" else None))
             if name in NO_WARMUP:  # (a warm-up given for it was refused above)
                 s["warmup_steps"] = 0
-            _err(f"== {name}, learning rate {lr:g}")
-            r = train_job(s, data, name, progress=True, label=f"{name} lr {lr:g}")
+            _err(f"== {label}, learning rate {lr:g}")
+            r = train_job(s, data, name, progress=True, label=f"{label} lr {lr:g}")
             val = r["epoch_rows"][-1].get("val_loss", math.inf) if r["epoch_rows"] else math.inf
             tried.append((val if math.isfinite(val) else math.inf, lr, r))
             _err(f"   validation loss {val:.4f}")
         val, lr, r = min(tried, key=lambda t: t[0])
         test = _test_metrics(r["model"], data, r["test"])
-        results[name] = {"lr": lr, "tried": {f"{t[1]:g}": t[0] for t in tried}, "test": test, "rows": r["rows"],
-                         "epoch_rows": r["epoch_rows"], "seconds": r["seconds"]}
-        print(f"{name:<16} lr {lr:<8g} " + "  ".join(f"test {k} {v:.4f}" for k, v in test.items())
+        results[label] = {"lr": lr, "tried": {f"{t[1]:g}": t[0] for t in tried}, "test": test, "rows": r["rows"],
+                          "epoch_rows": r["epoch_rows"], "seconds": r["seconds"]}
+        print(f"{label:<16} lr {lr:<8g} " + "  ".join(f"test {k} {v:.4f}" for k, v in test.items())
               + f"  ({r['seconds']:.1f} s)", flush=True)
     folder.claim()
     if args.overwrite and folder.exists:
         clear_run(out)
     plot = os.path.join(out, "compare.png")
-    _plot_compare(plot, results, data.kind)
+    _plot_compare(plot, results, data.kind, reference if len(conventions) > 1 else None)
     write_json(os.path.join(out, "compare.json"), {n: {k: v for k, v in r.items() if k not in ("rows",)}
                                                    for n, r in results.items()})
     print(f"comparison plot: {plot}")
     return 0
 
 
-def _plot_compare(path, results, kind):
+def _plot_compare(path, results, kind, reference=None):
+    """The curves of every run; with ``reference`` (label -> the label of the same optimizer under the first
+    convention) a third panel shows where the conventions' training losses part."""
     from matplotlib import colormaps
 
     from .rundir import figure, log_axis, save, smooth
 
-    fig, (a1, a2) = figure(12, 4.8, ncols=2)
+    fig, axes = figure(18 if reference else 12, 4.8, ncols=3 if reference else 2)
+    a1, a2 = axes[0], axes[1]
     colors = colormaps["tab10"].colors
     styles = ["-", "--", "-.", ":"]
     markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -443,6 +459,17 @@ def _plot_compare(path, results, kind):
         a2.plot(epochs, [row.get(metric) for row in r["epoch_rows"]], linewidth=1.4,
                 markersize=5 + 2.5 * (len(results) - 1 - i), markerfacecolor="none" if i % 2 else style["color"],
                 label=n, **style)
+        if reference and reference[n] != n and reference[n] in results:
+            base = {row["step"]: row["loss"] for row in results[reference[n]]["rows"]}
+            pairs = [(row["step"], abs(row["loss"] - base[row["step"]]) / max(abs(base[row["step"]]), 1e-30))
+                     for row in r["rows"] if row["step"] in base]
+            axes[2].plot([p[0] for p in pairs], [max(p[1], 1e-17) for p in pairs], linewidth=1.2,
+                         label=f"{n} vs {reference[n]}", color=style["color"], linestyle=style["linestyle"])
+    if reference:
+        axes[2].set_yscale("log")
+        axes[2].set_title("training loss: relative difference from the first convention")
+        axes[2].set_xlabel("update step (batch)")
+        axes[2].set_ylabel("|loss - loss of the first convention| / loss")
     log_axis(a1)
     a1.set_title("training loss per update (smoothed, EMA 0.9)")
     a1.set_xlabel("update step (batch)")
@@ -450,9 +477,10 @@ def _plot_compare(path, results, kind):
     a2.set_title(f"{metric.replace('val_', 'validation ')} per epoch")
     a2.set_xlabel("epoch")
     a2.set_ylabel(metric.replace("val_", "validation "))
-    for a in (a1, a2):
+    for a in axes:
         a.grid(alpha=0.3)
-        a.legend(fontsize=8)
+        if a.get_legend_handles_labels()[0]:
+            a.legend(fontsize=8)
     save(fig, path, left=0.07)
 
 

@@ -387,6 +387,7 @@ def build_optimizer(name: str, s: dict, total: int, sparse: bool = False):
         common["gradient_accumulation_steps"] = s["accum_steps"]
     if sparse:  # embedding tables: update only the rows a batch touches
         common["sparse_updates"] = "lazy"
+    common["convention"] = s.get("convention", "keras")  # descend compare --conventions
     wd = s["weight_decay"] or None
     try:
         if name == "sgd":

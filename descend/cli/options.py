@@ -197,6 +197,10 @@ def parser() -> argparse.ArgumentParser:
                    help="comma-separated optimizer names (default: sgd,momentum,adam,adamw)")
     c.add_argument("--lr-sweep", action="store_true",
                    help="try each optimizer at 1/3x, 1x and 3x its usual rate; keep the best on validation data")
+    c.add_argument("--conventions", metavar="NAMES", default="keras",
+                   help="comma-separated conventions each optimizer runs under, from keras, tf1, torch, optax (whose "
+                        "arithmetic and defaults; default: keras); with several, the plot also shows each run's "
+                        "training loss against the first convention's")
     common(c)
     pr = sub.add_parser("predict", help="predict with a trained run's final weights", formatter_class=fmt,
                         allow_abbrev=False)

@@ -62,6 +62,9 @@ class Optimizer(_Optimizer):
     constants.
     """
 
+    #: TF 1's arithmetic (each optimizer's "tf1" convention)
+    native_convention = "tf1"
+
     GATE_NONE = 0
     GATE_OP = 1
     GATE_GRAPH = 2
