@@ -86,6 +86,16 @@ def test_run_eagerly_or_jit_compile_false_runs_the_steps_op_by_op(args):
     assert model.jit_compile is False
 
 
+def test_setting_run_eagerly_after_compile_takes_effect_at_the_next_step():
+    x, y, _, _ = _digits(64)
+    model = _mlp("auto")
+    model.fit(x, y, batch_size=32, epochs=1, verbose=0)
+    assert hasattr(model.step_function("train", 1), "traced")
+    model.run_eagerly = True  # as Keras: the attribute switches the steps
+    assert not hasattr(model.step_function("train", 1), "traced")
+    model.fit(x, y, batch_size=32, epochs=1, verbose=0)
+
+
 def test_a_layer_frozen_after_a_compiled_fit_stays_frozen_in_the_next():
     x, y, _, _ = _digits(128)
     model = _mlp(True)

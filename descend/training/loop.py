@@ -233,11 +233,11 @@ class Trainer:
         which a trace would run once and a plan never."""
         if replicas is None:
             replicas = replica_for(self).num_replicas
+        compiled = False if self.run_eagerly or replicas > 1 else self.jit_compile  # (both may be set at any time)
         functions = self.__dict__.setdefault("_step_functions", {})
-        key = (kind, replicas > 1)
-        fn = functions.get(key)
+        fn = functions.get((kind, compiled))
         if fn is None:
-            fn = functions[key] = step.make_step_function(self, kind, self.jit_compile if replicas == 1 else False)
+            fn = functions[(kind, compiled)] = step.make_step_function(self, kind, compiled)
         return fn
 
     def update_compiled_metrics(self, loss, y, y_pred, sample_weight=None) -> None:
