@@ -184,19 +184,24 @@ def _model_nodes(model) -> dict:
 
 
 def _encode(value, where: str, index: dict):
+    # Keras 3's encoding (serialize_keras_object), so that Keras reads the config. A tuple of tensors becomes
+    # a list, as Keras writes it; any other tuple (an index key of an op layer: slices, numbers) stays a tuple
+    if isinstance(value, tuple) and not all(isinstance(v, KerasTensor) for v in value):
+        return {"class_name": "__tuple__", "config": {"value": [_encode(v, where, index) for v in value]}}
     if isinstance(value, KerasTensor):
         layer, k = index[id(value.node)]
-        return {"__keras_tensor__": [layer.name, k, value._history[2]]}
-    if isinstance(value, tuple):
-        return {"__tuple__": [_encode(v, where, index) for v in value]}
-    if isinstance(value, list):
+        return {"class_name": "__keras_tensor__",
+                "config": {"shape": list(value.shape), "dtype": value.dtype.name,
+                           "keras_history": [layer.name, k, value._history[2]]}}
+    if isinstance(value, (list, tuple)):
         return [_encode(v, where, index) for v in value]
     if isinstance(value, dict):
         return {str(k): _encode(v, where, index) for k, v in value.items()}
     if isinstance(value, slice):
-        return {"__slice__": [_encode(v, where, index) for v in (value.start, value.stop, value.step)]}
+        return {"class_name": "__slice__", "config": {k: _encode(getattr(value, k), where, index)
+                                                      for k in ("start", "stop", "step")}}
     if value is Ellipsis:
-        return {"__ellipsis__": True}
+        return {"class_name": "__ellipsis__", "config": {}}
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     if value is None or isinstance(value, (bool, int, float, str)):
@@ -317,8 +322,14 @@ def graph_from_config(config: dict, custom_objects: dict | None = None):
                 pending.append((name, node))
 
     def decode(value):
-        if isinstance(value, dict) and set(value) == {"__keras_tensor__"}:
-            name, k, i = _ref(value["__keras_tensor__"], "a tensor reference")
+        history = None
+        if isinstance(value, dict) and set(value) == {"__keras_tensor__"}:  # descend's model.json before Keras' form
+            history = value["__keras_tensor__"]
+        elif isinstance(value, dict) and value.get("class_name") == "__keras_tensor__":
+            inner = value.get("config")
+            history = inner.get("keras_history") if isinstance(inner, dict) else None
+        if history is not None or (isinstance(value, dict) and value.get("class_name") == "__keras_tensor__"):
+            name, k, i = _ref(history, "a tensor reference")
             outs = produced.get(name)
             if outs is None:
                 raise _bad(f"a call refers to an unknown layer '{name[:100]}'")
@@ -336,6 +347,16 @@ def graph_from_config(config: dict, custom_objects: dict | None = None):
                 return slice(*(decode(v) for v in value["__slice__"]))
             if set(value) == {"__ellipsis__"}:
                 return Ellipsis
+            kind = value.get("class_name")
+            inner = value.get("config")
+            if kind == "__slice__" and isinstance(inner, dict):
+                return slice(*(decode(inner.get(k)) for k in ("start", "stop", "step")))
+            if kind == "__ellipsis__":
+                return Ellipsis
+            if kind == "__tuple__" and isinstance(inner, dict) and isinstance(inner.get("value"), list):
+                return tuple(decode(v) for v in inner["value"])
+            if isinstance(kind, str) and kind.startswith("__"):
+                raise _bad(f"a call argument of kind {kind[:100]!r} cannot be rebuilt")
             return {k: decode(v) for k, v in value.items()}
         return value
 

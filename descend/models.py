@@ -39,16 +39,19 @@ class Model(Trainer, Layer):
 
     # -- persistence (descend.saving) ------------------------------------------------------------
     def save_weights(self, filepath, overwrite: bool = True) -> None:
-        """Write the model's state (weights, layer states) to the checkpoint directory ``filepath``."""
+        """Write the model's state: to Keras 3's weights file for a path ending ``.weights.h5``, else to
+        descend's checkpoint directory ``filepath`` (weights and layer states); see :mod:`descend.saving`."""
         _saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, strict: bool = True):
-        """Restore :meth:`save_weights` output, matched by path (any model of the same architecture)."""
+        """Restore :meth:`save_weights` output (a ``.weights.h5`` file Keras or descend wrote, descend's
+        checkpoint directory matched by path, or a TensorFlow checkpoint prefix)."""
         return _saving.load_weights(self, filepath, strict=strict)
 
     def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
         """Write the architecture (JSON config), the compile arguments, the state and the optimizer's
-        state to the directory ``filepath``; :func:`descend.models.load_model` reads it back."""
+        state: Keras 3's archive for a path ending ``.keras``, else descend's directory ``filepath``;
+        :func:`descend.models.load_model` reads both back."""
         _saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     def __init__(self, *args, **kwargs):
@@ -241,6 +244,10 @@ class Sequential(Model):
     def __init__(self, layers=None, name: str | None = None, **kwargs):
         super().__init__(name=name, **kwargs)
         self.layers = []
+        # the InputLayer (an ``Input`` given first, or made by ``build``): not one of ``layers``, as in Keras 3,
+        # and not tracked (it has no state); the symbolic graph of the stack on its output, once built
+        object.__setattr__(self, "_input_layer", None)
+        object.__setattr__(self, "_graph", None)
         self._build_input_shape = None
         for layer in layers or []:
             self.add(layer, rebuild=False)
@@ -254,23 +261,30 @@ class Sequential(Model):
             layer = layer.node.layer
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add expects a descend Layer. Received: {type(layer).__name__}")
-        if isinstance(layer, InputLayer) and self.layers and isinstance(self.layers[0], InputLayer):
-            raise ValueError(f"Sequential model '{self.name}' already has the input shape "
-                             f"{self.layers[0].batch_shape}; it cannot take a second Input")
-        self.layers = self.layers + [layer]  # reassign so that the new sublayer is tracked and built in scope
+        if isinstance(layer, InputLayer):
+            if self._input_layer is not None:
+                raise ValueError(f"Sequential model '{self.name}' already has the input shape "
+                                 f"{self._input_layer.batch_shape}; it cannot take a second Input")
+            if self.layers:
+                raise ValueError(f"Sequential model '{self.name}': an Input can only come first, before "
+                                 f"{self.layers[0].name}")
+            object.__setattr__(self, "_input_layer", layer)
+        else:
+            self.layers = self.layers + [layer]  # reassign so that the new sublayer is tracked and built in scope
         self.built = False
+        object.__setattr__(self, "_graph", None)
         if rebuild:
             self._maybe_build()
 
     def _maybe_build(self) -> None:
-        """Build when the input shape is known from the first layer (Keras' Sequential does)."""
+        """Build when the input shape is known (Keras' Sequential does): from an ``Input``, or from
+        ``input_shape=`` on the first layer."""
         if not self.layers:
             return
-        first = self.layers[0]
-        if isinstance(first, InputLayer):
-            if len(self.layers) > 1:
-                self.build(first.batch_shape)
-        elif first._input_shape_arg is not None:
+        if self._input_layer is not None:
+            self.build(self._input_layer.batch_shape)
+        elif self.layers[0]._input_shape_arg is not None:
+            first = self.layers[0]
             self.build((first._batch_size_arg,) + tuple(first._input_shape_arg))
         elif len(self.layers) > 1 and isinstance(first, Model):
             # a first layer that is a model with a known input shape (Keras 3 reads its `input_shape`)
@@ -284,9 +298,12 @@ class Sequential(Model):
             raise TypeError("There are no layers in the model")
         layer = self.layers[-1]
         self.layers = self.layers[:-1]
+        object.__setattr__(self, "_graph", None)
         return layer
 
     def build(self, input_shape=None) -> None:
+        if input_shape is None and self._input_layer is not None:
+            input_shape = self._input_layer.batch_shape
         if input_shape is None:
             first = self.layers[0]._input_shape_arg if self.layers else None
             if first is None:
@@ -296,14 +313,65 @@ class Sequential(Model):
 
         from .framework.tensor import Tensor
 
+        input_shape = tuple(input_shape)
+        if self._input_layer is not None and tuple(self._input_layer.batch_shape[1:]) != input_shape[1:]:
+            raise ValueError(f"Sequential model '{self.name}' has already been configured to use input shape "
+                             f"{self._input_layer.batch_shape}. You cannot build it with input_shape {input_shape}")
         shape = tuple(1 if d is None else d for d in input_shape)
         _rebuild.check_probe(shape, self._dtype)  # a model rebuilt from a file: a bounded probe
         probe = Tensor(np.zeros(shape, self._dtype))
         self.call(probe, training=False)
-        first = self.layers[0] if self.layers else None
-        # the shape from_config builds with again: the batch size only where an Input fixes it
-        self._build_input_shape = tuple(input_shape) if isinstance(first, InputLayer) else \
-            (None,) + tuple(input_shape)[1:]
+        if self._input_layer is None and self.layers:  # as Keras 3: the input the model was built for
+            object.__setattr__(self, "_input_layer", InputLayer(batch_shape=(None,) + input_shape[1:],
+                                                                dtype=self.layers[0].compute_dtype.name))
+        self._build_input_shape = tuple(self._input_layer.batch_shape) if self._input_layer is not None else \
+            (None,) + input_shape[1:]
+        self._record_graph()
+
+    def _record_graph(self) -> None:
+        """The stack called on the Input's KerasTensor (Keras 3's functional view of a Sequential model), so
+        that ``model.inputs``/``outputs`` and each layer's ``input``/``output`` exist; left out where a layer
+        cannot be called symbolically (as Keras)."""
+        if self._input_layer is None or not self.layers:
+            return
+        x = self._input_layer.output
+        try:
+            for layer in self.layers:
+                x = layer(x)
+        except Exception:  # noqa: BLE001 - the model is built (its probe ran); only this view is missing
+            return
+        object.__setattr__(self, "_graph", (self._input_layer.output, x))
+
+    def _graph_part(self, index: int, what: str):
+        graph = self.__dict__.get("_graph")
+        if graph is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined {what} yet.")
+        return graph[index]
+
+    @property
+    def inputs(self) -> list:
+        """``[the Input's KerasTensor]`` once the model is built (Keras 3)."""
+        return [self._graph_part(0, "inputs")]
+
+    @property
+    def outputs(self) -> list:
+        return [self._graph_part(1, "outputs")]
+
+    @property
+    def input(self):
+        return self._graph_part(0, "input")
+
+    @property
+    def output(self):
+        return self._graph_part(1, "output")
+
+    @property
+    def input_shape(self) -> tuple:
+        return tuple(self._graph_part(0, "input shape").shape)
+
+    @property
+    def output_shape(self) -> tuple:
+        return tuple(self._graph_part(1, "output shape").shape)
 
     def call(self, inputs, training=None):
         x = inputs
@@ -314,8 +382,8 @@ class Sequential(Model):
     def get_config(self) -> dict:
         """Keras 3's Sequential config: each layer's config (``serialize_keras_object``) and, once built,
         ``build_input_shape`` (so that ``from_config`` builds it again)."""
-        config = {**Layer.get_config(self),
-                  "layers": [_serialization.serialize_keras_object(la) for la in self.layers]}
+        stack = ([self._input_layer] if self._input_layer is not None else []) + list(self.layers)
+        config = {**Layer.get_config(self), "layers": [_serialization.serialize_keras_object(la) for la in stack]}
         if self.built and getattr(self, "_build_input_shape", None) is not None:
             config["build_input_shape"] = list(self._build_input_shape)
         return config
@@ -442,9 +510,8 @@ def clone_model(model, input_tensors=None, clone_function=None, call_function=No
         if call_function is not None:
             raise ValueError("clone_model: `call_function` is only supported with functional models (a Sequential "
                              "model's layers are listed, not called, when it is made)")
-        body = [layer for layer in model.layers if not isinstance(layer, InputLayer)]
-        new_layers = [clone(layer) for layer in body]
-        first = model.layers[0] if model.layers and isinstance(model.layers[0], InputLayer) else None
+        new_layers = [clone(layer) for layer in model.layers]
+        first = model.__dict__.get("_input_layer")
         if input_tensors is not None:
             tensors = input_tensors if isinstance(input_tensors, (list, tuple)) else [input_tensors]
             if len(tensors) != 1 or not isinstance(tensors[0], KerasTensor):

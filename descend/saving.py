@@ -1,12 +1,18 @@
 """Model persistence: weights files, whole models (architecture + weights + optimizer), and
-registration of custom classes by name. Nothing is pickled: architectures are JSON configs,
-state goes through the checkpoint format (:mod:`descend.checkpoint`).
+registration of custom classes by name. Nothing is pickled: architectures are JSON configs.
 
-* ``model.save_weights(path)`` / ``model.load_weights(path)``: the model's state (weights and
-  the state of layers such as Dropout's generator) as a checkpoint directory at ``path``
-  (``tensors.safetensors`` + ``manifest.json``), keyed by path inside the model
-  (``model/layers/0/kernel``), so any model of the same architecture loads it.
-* ``model.save(path)`` / ``descend.models.load_model(path, custom_objects=...)``: a directory
+The path's suffix says which file: ``.keras`` and ``.weights.h5`` are Keras 3's own formats
+(:mod:`descend.keras_files`: Keras reads what descend writes and the other way round); any other path
+is descend's directory format, whose state goes through the checkpoint format
+(:mod:`descend.checkpoint`) and which also holds what Keras' files cannot (state of layers such as
+Dropout's generator, tables sharded over the ranks of a strategy). Keras 2's legacy ``.h5`` files are
+refused. ``load_weights`` also reads TensorFlow checkpoints (Keras 2's TF-format ``save_weights``).
+
+* ``model.save_weights(path)`` / ``model.load_weights(path)``: the model's state; in descend's format
+  a checkpoint directory at ``path`` (``tensors.safetensors`` + ``manifest.json``), keyed by path
+  inside the model (``model/layers/0/kernel``), so any model of the same architecture loads it.
+* ``model.save(path)`` / ``descend.models.load_model(path, custom_objects=...)``: in descend's format
+  a directory
   holding ``model.json`` (the class and ``get_config()`` of the model, the compile arguments:
   the optimizer's class and config, the loss, the metrics) and ``state/`` (a checkpoint of the
   model and, with ``include_optimizer=True``, the optimizer: a loaded model continues training
@@ -35,6 +41,8 @@ import os
 import secrets
 import shutil
 
+from . import keras_files
+from ._model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
 from ._serialization import (
     CustomObjectScope,
     build_object,
@@ -50,18 +58,9 @@ from ._serialization import (
 )
 from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError
 from .checkpoint.errors import short
-from .checkpoint.format import (
-    MANIFEST_FILE,
-    MAX_MANIFEST_BYTES,
-    SHARD_RE,
-    atomic_replace_file,
-    check_manifest,
-    fsync_dir,
-    parse_json,
-    read_json_file,
-)
+from .checkpoint.format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_RE, check_manifest, parse_json, read_json_file
+from .durable import TMP_PREFIX, atomic_replace_file, replace_dir
 from .layers import _rebuild
-from .layers.base import Layer
 from .training.replica import replica_for
 
 __all__ = [
@@ -91,18 +90,47 @@ register_keras_serializable = register_serializable
 # weights
 # ---------------------------------------------------------------------------------------------------------------
 def save_weights(model, path, overwrite: bool = True) -> None:
-    """Write the model's state as a checkpoint directory at ``path`` (replaced atomically). Under a
-    strategy of several replicas every rank calls it: rank 0 writes the state every replica holds alike,
-    and each rank its rows of tables sharded over the ranks (see ``docs/distributed.md``)."""
+    """Write the model's state to ``path``: a path ending ``.weights.h5`` gets Keras 3's weights file
+    (:mod:`descend.keras_files`: Keras reads it), any other path descend's checkpoint directory (replaced
+    atomically). Under a strategy of several replicas every rank calls it: rank 0 writes the state every
+    replica holds alike, and each rank its rows of tables sharded over the ranks (see
+    ``docs/distributed.md``; descend's directory only)."""
     path = os.fspath(path)
+    kind = _kind_of_path(path, "save_weights")
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"save_weights: '{path}' exists and overwrite=False")
     _refuse_unbuilt(model, "save_weights")
     ckpt = Checkpoint(model=model)
+    if kind == "weights.h5":
+        if ckpt.collective_group() is not None:
+            raise ValueError(f"save_weights: '{path}' is a Keras weights file, which cannot hold tables sharded over "
+                             "the ranks of a strategy; save to a descend checkpoint directory (a path without "
+                             "the .weights.h5 suffix)")
+        replica_for(model).write_once("save_weights", lambda: keras_files.save_weights(model, path, overwrite))
+        return
     if ckpt.collective_group() is not None:  # every rank writes its part
         ckpt.write(path)
     else:  # the same on every replica: rank 0 writes, every rank returns once it is in place
         replica_for(model).write_once("save_weights", lambda: ckpt.write(path))
+
+
+def _kind_of_path(path: str, what: str, reading: bool = False) -> str:
+    """Which file a path names, by its suffix: ``"keras"`` (a ``.keras`` archive), ``"weights.h5"``
+    (Keras' ``.weights.h5``) or ``"descend"`` (descend's directory; when reading, any existing directory:
+    an older descend wrote its directories under any name). Keras 2's legacy ``.h5``/``.hdf5`` files are
+    refused."""
+    if reading and os.path.isdir(path):
+        return "descend"
+    low = path.lower()
+    if low.endswith(keras_files.WEIGHTS_SUFFIX):
+        return "weights.h5"
+    if low.endswith(keras_files.KERAS_SUFFIX):
+        return "keras"
+    if low.endswith((".h5", ".hdf5")):
+        raise ValueError(f"{what}: '{path}' names Keras 2's legacy HDF5 format, which descend does not read or "
+                         "write. Use a '.keras' path (model.save) or a '.weights.h5' path (save_weights), Keras 3's "
+                         "formats")
+    return "descend"
 
 
 def _refuse_unbuilt(model, what: str) -> None:
@@ -120,11 +148,18 @@ def _refuse_unbuilt(model, what: str) -> None:
 
 
 def load_weights(model, path, strict: bool = True):
-    """Restore the model's state from :func:`save_weights` output, matched by path. A model not built
-    yet takes the values when its layers create their variables (a value of another shape then
-    fails every call and nothing is restored). Returns the RestoreReport."""
+    """Restore the model's state, by the file at ``path``: a ``.weights.h5`` file (Keras 3 wrote it, or
+    descend; a compiled model's optimizer state too), a TensorFlow checkpoint prefix (``path.index``
+    exists: Keras 2's ``save_weights`` in TF format, matched by structure), or descend's checkpoint
+    directory (matched by path: a model not built yet takes the values when its layers create their
+    variables, and a value of another shape then fails every call and nothing is restored). Returns the
+    RestoreReport of a checkpoint (None for a ``.weights.h5`` file)."""
+    path = os.fspath(path)
+    if _kind_of_path(path, "load_weights", reading=True) == "weights.h5":
+        keras_files.load_weights(model, path, strict=strict)
+        return None
     ckpt = Checkpoint(model=model)
-    report = ckpt.read(os.fspath(path), strict=strict)
+    report = ckpt.read(path, strict=strict)
     if ckpt.pending:
         model.keep_restored(ckpt)  # kept alive until the first call creates the variables
     return report
@@ -133,46 +168,23 @@ def load_weights(model, path, strict: bool = True):
 # ---------------------------------------------------------------------------------------------------------------
 # whole models
 # ---------------------------------------------------------------------------------------------------------------
-def _loss_function_config(fn) -> dict:
-    from . import losses
-
-    name = getattr(fn, "__name__", None)
-    if name is not None and losses.ALL_OBJECTS_DICT.get(name) is fn:
-        return {"module": "builtins", "class_name": "function", "config": name, "registered_name": "function"}
-    if name is not None and get_registered_object(get_registered_name(fn)) is fn:
-        return {"module": "builtins", "class_name": "function", "config": get_registered_name(fn),
-                "registered_name": "function"}
-    raise ValueError(f"model.save: the loss function {name!r} cannot be saved by name: register it with "
-                     "descend.saving.register_serializable or use a Loss class")
-
-
-def _compile_config(model) -> dict | None:
-    if not getattr(model, "compiled", False):
-        return None
-    from . import losses, metrics
-
-    out = {"optimizer": serialize_keras_object(model.optimizer)}
-    loss = model.loss
-    if loss is None:
-        out["loss"] = None
-    elif type(loss) is losses.LossFunctionWrapper and getattr(loss, "fn", None) is not None:
-        out["loss"] = _loss_function_config(loss.fn)  # a plain function, by its name
-    else:
-        out["loss"] = serialize_keras_object(loss)
-    listed = getattr(model.compiled_metrics, "unweighted", model.compiled_metrics)
-    out["metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m for m in listed]
-    weighted = getattr(model.compiled_metrics, "weighted", [])
-    if weighted:  # compile's weighted_metrics (the sample weights reach them alone)
-        out["weighted_metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m
-                                   for m in weighted]
-    return out
-
-
 def save_model(model, path, overwrite: bool = True, include_optimizer: bool = True) -> None:
-    """Write ``model.json`` and ``state/`` into the directory ``path`` (replaced atomically). Under a
-    strategy of several replicas every rank calls it: rank 0 writes ``model.json`` and the state every
-    replica holds alike, each rank its rows of tables sharded over the ranks (see
-    ``docs/distributed.md``)."""
+    """Write the model: a path ending ``.keras`` gets Keras 3's archive (:mod:`descend.keras_files`: Keras
+    loads it), any other path descend's directory of ``model.json`` and ``state/`` (replaced atomically).
+    Under a strategy of several replicas every rank calls it: rank 0 writes ``model.json`` and the state
+    every replica holds alike, each rank its rows of tables sharded over the ranks (see
+    ``docs/distributed.md``; descend's directory only)."""
+    path = os.fspath(path)
+    if _kind_of_path(path, "model.save") in ("keras", "weights.h5"):
+        if path.lower().endswith(keras_files.WEIGHTS_SUFFIX):
+            raise ValueError(f"model.save: '{path}' names a weights file; use model.save_weights for it, or a "
+                             "'.keras' path for the whole model")
+        if Checkpoint(model=model).collective_group() is not None:
+            raise ValueError(f"model.save: '{path}' is a Keras archive, which cannot hold tables sharded over the "
+                             "ranks of a strategy; save to a descend directory (a path without the .keras suffix)")
+        replica_for(model).write_once("model.save", lambda: keras_files.save_model(
+            model, path, overwrite=overwrite, include_optimizer=include_optimizer))
+        return
     waiting = getattr(model, "restored_checkpoint", None)
     if waiting is not None and waiting.pending:
         _refuse_unbuilt(model, "model.save")
@@ -184,7 +196,7 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
             raise FileExistsError(f"model.save: '{path}' exists and is not a saved descend model; refusing to "
                                   "replace it")
     spec = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "model": serialize_keras_object(model),
-            "compile": _compile_config(model),
+            "compile": compile_config(model),
             "include_optimizer": bool(include_optimizer and getattr(model, "compiled", False))}
     text = json.dumps(spec, indent=1, sort_keys=True).encode()
     roots = {"model": model}
@@ -207,7 +219,7 @@ def _save_model(ckpt, path, text, group) -> None:
     if chief:
         try:
             os.makedirs(parent, exist_ok=True)
-            tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{secrets.token_hex(6)}")
+            tmp = os.path.join(parent, f"{TMP_PREFIX}{os.path.basename(path)}-{secrets.token_hex(6)}")
             os.mkdir(tmp)
         except OSError as e:
             error = f"{type(e).__name__}: {e}"
@@ -219,16 +231,8 @@ def _save_model(ckpt, path, text, group) -> None:
         ckpt.write(os.path.join(tmp, STATE_DIR))  # collective under a strategy: every rank has its part in it
         if chief:
             atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
-            fsync_dir(tmp)
-            aside = None
-            if os.path.lexists(path):
-                aside = os.path.join(parent, f".tmp-old-{os.path.basename(path)}-{secrets.token_hex(6)}")
-                os.rename(path, aside)
-            os.rename(tmp, path)
-            tmp = None
-            fsync_dir(parent)
-            if aside is not None:
-                shutil.rmtree(aside, ignore_errors=True)
+            finished, tmp = tmp, None
+            replace_dir(finished, path)  # removes the folder itself on a failure
     except Exception as e:
         error = f"{type(e).__name__}: {e}"
         if group is None:
@@ -249,25 +253,6 @@ def _field(spec, key, kind, mfile):
         raise CheckpointCorruptedError(f"{mfile}: field '{key}' is missing or not a {kind.__name__} (found "
                                        f"{short(value)})", [key])
     return value
-
-
-#: what rebuilding a config can raise besides CheckpointError: reported naming the file and the layer
-_REBUILD_ERRORS = (TypeError, ValueError, KeyError, IndexError, AttributeError, LookupError, OverflowError,
-                   RecursionError, MemoryError, NotImplementedError)
-
-
-def _rebuild_error(source: str, what: str, e: BaseException) -> CheckpointError:
-    text = str(e) if not isinstance(e, KeyError) or not e.args else str(e.args[0])
-    if text.startswith(f"{source}: "):  # a bound of descend.layers._rebuild: it names the file and the layer
-        return CheckpointError(text)
-    rb = _rebuild.current()
-    at = f" at layer {rb.layer}" if rb is not None and rb.layer and what == "model" else ""
-    if isinstance(e, MemoryError):
-        detail = ("MemoryError: its declared sizes need more memory than this process can have (refused before "
-                  "restoring anything)")
-    else:
-        detail = f"{type(e).__name__}: {text if len(text) <= 1500 else text[:1497] + '...'}"
-    return CheckpointError(f"{source}: cannot rebuild the {what}{at}: {detail}")
 
 
 def _model_bytes(path: str) -> int:
@@ -313,49 +298,6 @@ def _check_version(spec, mfile: str) -> None:
                               f"to {MODEL_VERSION}. Upgrade descend to load it")
 
 
-def _compile_from(comp: dict, mfile: str):
-    """(optimizer, loss, {"metrics": [...], "weighted_metrics": [...]}) of a saved model's ``compile`` entry."""
-    from . import losses
-    from ._serialization import find_function
-
-    what = "optimizer"
-    try:
-        opt = build_object(_field(comp, "optimizer", dict, mfile), "optimizers", "optimizer")
-        what = "loss"
-        desc = comp.get("loss")
-        if desc is None:
-            loss = None
-        elif isinstance(desc, str) or isinstance(desc, dict) and ("function" in desc or
-                                                                    desc.get("class_name") == "function"):
-            name = desc if isinstance(desc, str) else desc.get("function", desc.get("config"))
-            loss = find_function(name, losses.ALL_OBJECTS_DICT)
-            if loss is None and isinstance(name, str) and isinstance(desc, str):
-                loss = losses.get(name)
-            if loss is None:
-                raise ValueError(f"unknown loss function {short(name)}: pass it in custom_objects or register it "
-                                 "with descend.saving.register_serializable")
-        elif isinstance(desc, dict):
-            loss = build_object(desc, "losses", "loss")
-        else:
-            raise ValueError(f"the loss must be a name or a config; found {short(desc)}")
-        mets = {}
-        for what in ("metrics", "weighted_metrics"):
-            found = comp.get(what) or []
-            if not isinstance(found, list):
-                raise ValueError(f"'{what}' must be a list; found {short(found)}")
-            mets[what] = [m if isinstance(m, str) else build_object(m, "metrics", "metric") if isinstance(m, dict)
-                          else _bad_metric(m) for m in found]
-    except CheckpointError:
-        raise
-    except _REBUILD_ERRORS as e:
-        raise _rebuild_error(mfile, what, e) from e
-    return opt, loss, mets
-
-
-def _bad_metric(m):
-    raise ValueError(f"a metric must be a name or a config; found {short(m)}")
-
-
 def load_model(path, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model :func:`save_model` wrote: rebuilt from its config, compiled as it was (with
     ``compile=True``), its state and its optimizer's state restored.
@@ -373,6 +315,12 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
       nothing restored.
     """
     path = os.fspath(path)
+    kind = _kind_of_path(path, "load_model", reading=True)
+    if kind == "weights.h5":
+        raise ValueError(f"load_model: '{path}' is a weights file; build the model and call "
+                         "model.load_weights on it, or load a '.keras' archive")
+    if kind == "keras":
+        return keras_files.load_model(path, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
     mfile = os.path.join(path, MODEL_FILE)
     if not os.path.isdir(path):
         raise FileNotFoundError(f"No saved model at '{path}' (expected a directory holding {MODEL_FILE})")
@@ -386,19 +334,19 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
             model = build_object(desc, "layers", "model")
         except CheckpointError:
             raise
-        except _REBUILD_ERRORS as e:
-            raise _rebuild_error(mfile, "model", e) from e
-        if not _is_model(model):
+        except REBUILD_ERRORS as e:
+            raise rebuild_error(mfile, "model", e) from e
+        if not is_model(model):
             raise CheckpointError(f"{mfile}: the 'model' entry describes a {type(model).__name__}, not a model")
         roots = {"model": model}
         comp = spec.get("compile")
         if compile and isinstance(comp, dict):
-            opt, loss, mets = _compile_from(comp, mfile)
+            opt, loss, mets = compile_from(comp, mfile)
             try:
                 model.compile(optimizer=opt, loss=loss, metrics=mets["metrics"],
                               weighted_metrics=mets["weighted_metrics"] or None)
-            except _REBUILD_ERRORS as e:
-                raise _rebuild_error(mfile, "compile arguments", e) from e
+            except REBUILD_ERRORS as e:
+                raise rebuild_error(mfile, "compile arguments", e) from e
             if spec.get("include_optimizer"):
                 roots["optimizer"] = opt
     state = os.path.join(path, STATE_DIR)
@@ -412,11 +360,6 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     if ckpt.pending:
         model.keep_restored(ckpt)  # values wait for the variables a first call creates
     return model
-
-
-def _is_model(obj) -> bool:
-    """Whether a rebuilt object is a model (a layer that trains: ``compile`` and ``fit``)."""
-    return isinstance(obj, Layer) and callable(getattr(obj, "compile", None)) and callable(getattr(obj, "fit", None))
 
 
 def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: bool = True):
@@ -437,7 +380,7 @@ def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: 
         except CheckpointError:
             raise
         except MemoryError as e:
-            raise _rebuild_error(where, "model", e) from None
-    if not _is_model(model):
+            raise rebuild_error(where, "model", e) from None
+    if not is_model(model):
         raise ValueError(f"{where}: the JSON describes a {type(model).__name__}, not a model")
     return model

@@ -31,3 +31,28 @@ def _isolated_session():
     leaked = list(tape_module._active)
     tape_module._active.clear()
     assert not leaked, f"a GradientTape was left recording after the test: {leaked}"
+
+
+# CI's second pass (.ci/run): with DESCEND_REFERENCE_SKIPS set to a file, the first pass lists there the tests
+# that skipped for want of a reference framework (TensorFlow, Keras, PyTorch, optax), and the second pass, with
+# those installed, runs just them instead of their whole files again
+_REFERENCE_SKIP = ("could not import 'tensorflow'", "could not import 'keras'", "could not import 'torch'",
+                   "could not import 'optax'", "could not import 'jax'")
+
+
+def _note_reference_skip(report):
+    path = os.environ.get("DESCEND_REFERENCE_SKIPS")
+    if not path or not report.skipped:
+        return
+    reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if any(r in reason for r in _REFERENCE_SKIP):
+        with open(path, "a") as f:
+            f.write(report.nodeid + "\n")
+
+
+def pytest_runtest_logreport(report):  # a test that skipped
+    _note_reference_skip(report)
+
+
+def pytest_collectreport(report):  # a whole file that skipped (a module-level importorskip)
+    _note_reference_skip(report)

@@ -16,6 +16,7 @@ import pytest
 
 import descend as ds
 import descend.train as train
+from descend import durable
 from descend.checkpoint import errors
 from descend.checkpoint import format as fmt
 
@@ -488,7 +489,7 @@ def test_a_checkpoint_rotated_away_while_read_is_reported_gone_not_corrupted(tmp
     def read_then_rotate(directory, name, *a, **k):  # the manager deletes it just after its manifest was read
         out = real(directory, name, *a, **k)
         if name == fmt.MANIFEST_FILE and os.path.isdir(path):
-            fmt.remove_tree(path)
+            durable.remove_tree(path)
         return out
     monkeypatch.setattr(fmt, "read_json_file", read_then_rotate)
     with pytest.raises(FileNotFoundError, match="deleted while it was read"):

@@ -104,6 +104,19 @@ def test_compare_uses_each_optimizers_rate_and_shows_progress(tmp_path, capsys):
     assert lines[0].startswith("sgd") and lines[1].startswith("adam") and "step/s" not in stdout
 
 
+def test_compare_conventions_trains_each_optimizer_under_each(tmp_path, capsys):
+    """``--conventions``: one run per (optimizer, convention) on the same problem, labelled ``name/convention``;
+    from the same start, the conventions' losses part (PyTorch's Adam puts epsilon elsewhere)."""
+    code, stdout, stderr = _run(["compare", "--optimizers", "adam,sgd", "--conventions", "keras,torch", "--epochs",
+                                 "1", "--out", str(tmp_path)], capsys)
+    assert code == 0, stderr
+    result = json.loads((tmp_path / "compare.json").read_text())
+    assert list(result) == ["adam/keras", "adam/torch", "sgd/keras", "sgd/torch"]
+    assert result["adam/keras"]["test"] != result["adam/torch"]["test"]
+    assert [line.split()[0] for line in stdout.splitlines()[:4]] == list(result)
+    assert (tmp_path / "compare.png").stat().st_size > 0
+
+
 def test_compare_lr_sweep_keeps_the_best_rate_on_validation(tmp_path, capsys):
     code, stdout, stderr = _run(["compare", "--optimizers", "sgd", "--epochs", "1", "--lr-sweep", "--out",
                                  str(tmp_path)], capsys)

@@ -166,7 +166,8 @@ def test_lambda_configs_refuse_python_lambdas_unless_unsafe():
 def test_sequential_accepts_an_input_first():
     model = keras.Sequential([keras.Input(shape=(4,)), layers.Dense(2)])
     model.build()
-    assert model.layers[1].kernel.shape == (4, 2)
+    assert [type(la).__name__ for la in model.layers] == ["Dense"]  # the Input is not a layer of the stack (Keras 3)
+    assert model.layers[0].kernel.shape == (4, 2)
 
 
 # ================================================================ masks through the graph
@@ -409,3 +410,31 @@ def test_validation_split_with_dicts_of_inputs_and_targets():
                          return_dict=True)
     assert history.history["val_loss"][0] == pytest.approx(val["loss"], rel=1e-6)
     assert history.history["val_priority_loss"][0] == pytest.approx(val["priority_loss"], rel=1e-6)
+
+
+def test_a_sequential_model_has_keras_3s_layers_and_functional_view():
+    """As Keras 3: the Input is not one of ``layers``; a built model has ``inputs``/``outputs`` and each layer its
+    ``output``, so ``Model(model.inputs, [layer.output for layer in model.layers])`` extracts features (the
+    Sequential guide's example); ``build(shape)`` makes the Input; the config lists it first."""
+    model = keras.Sequential([keras.Input((3,)), layers.Dense(2, name="d1"), layers.Dense(1, name="d2")])
+    assert [la.name for la in model.layers] == ["d1", "d2"]
+    assert model.input_shape == (None, 3) and model.output_shape == (None, 1)
+    features = keras.Model(inputs=model.inputs, outputs=[la.output for la in model.layers])
+    x = np.ones((4, 3), np.float32)
+    a, b = features(x)
+    np.testing.assert_array_equal(b.numpy(), model(x).numpy())
+    np.testing.assert_array_equal(a.numpy(), model.layers[0](x).numpy())
+    assert [c["class_name"] for c in model.get_config()["layers"]] == ["InputLayer", "Dense", "Dense"]
+    lazy = keras.Sequential([layers.Dense(2)])
+    with pytest.raises(AttributeError, match="has no defined inputs yet"):
+        _ = lazy.inputs
+    with pytest.raises(AttributeError, match="has never been called"):
+        _ = layers.Dense(2).output
+    lazy.build((None, 5))
+    assert lazy.inputs[0].shape == (None, 5) and len(lazy.layers) == 1
+    with pytest.raises(ValueError, match="an Input can only come first"):
+        keras.Sequential([layers.Dense(2), keras.Input((3,))])
+    k = pytest.importorskip("keras")
+    theirs = k.Sequential([k.Input((3,)), k.layers.Dense(2), k.layers.Dense(1)])
+    assert len(theirs.layers) == len(model.layers)
+    assert [c["class_name"] for c in theirs.get_config()["layers"]] == ["InputLayer", "Dense", "Dense"]

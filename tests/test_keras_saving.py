@@ -194,14 +194,14 @@ class Wrap(ds.layers.Layer):
 
 def test_a_layer_in_a_custom_config_is_written_as_its_config(tmp_path):
     model = ds.Sequential([ds.keras.Input((3,)), Wrap(ds.layers.Dense(2, name="inner"), name="wrap")])
-    assert isinstance(model.layers[1].get_config()["inner"], ds.layers.Dense)  # get_config keeps it (as Keras)
-    written = ds.saving.serialize_keras_object(model.layers[1])["config"]["inner"]
+    assert isinstance(model.layers[0].get_config()["inner"], ds.layers.Dense)  # get_config keeps it (as Keras)
+    written = ds.saving.serialize_keras_object(model.layers[0])["config"]["inner"]
     assert written["class_name"] == "Dense" and written["config"]["name"] == "inner"
     model.save(tmp_path / "m")
     loaded = ds.models.load_model(tmp_path / "m", custom_objects={"Wrap": Wrap})
     x = np.ones((2, 3), np.float32)
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
-    assert isinstance(loaded.layers[1].inner, ds.layers.Dense)
+    assert isinstance(loaded.layers[0].inner, ds.layers.Dense)
 
 
 def test_nested_layer_serialization_matches_keras():

@@ -136,7 +136,7 @@ ROWS = [
      "unknown optimizer class 'system'"),
     ("model_entry_is_a_layer", "f", lambda s: s.update(model=_layers(s)[1]), "describes a Dense, not a model"),
     ("call_refers_to_unknown_layer", "f",
-     lambda s: _layers(s)[1]["inbound_nodes"][0]["args"][0].update(__keras_tensor__=["ghost", 0, 0]),
+     lambda s: _layers(s)[1]["inbound_nodes"][0]["args"][0]["config"].update(keras_history=["ghost", 0, 0]),
      "unknown layer 'ghost'"),
     ("output_index_out_of_range", "f", lambda s: s["model"]["config"].update(output_layers=["o", 5, 0]),
      "which the layers do not produce"),

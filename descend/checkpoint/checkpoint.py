@@ -31,12 +31,21 @@ import weakref
 
 import numpy as np
 
+from ..formats import tf_bundle
 from ..framework import context
 from ..framework.variable import Variable
 from ..layers.base import register_build_hook, register_weight_hook
-from . import collective, optim
+from . import collective, optim, tf_checkpoint
 from .errors import CheckpointError, CheckpointMismatchError, RestoreReport, mismatch_message, short
-from .format import MANIFEST_FILE, check_tables, new_manifest, read_checkpoint, read_json_file, write_checkpoint_dir
+from .format import (
+    MANIFEST_FILE,
+    check_tables,
+    is_checkpoint_dir,
+    new_manifest,
+    read_checkpoint,
+    read_json_file,
+    write_checkpoint_dir,
+)
 from .trackable import OptimizerLeaf, VariableLeaf, _qualname, join_state, split_state, walk
 
 __all__ = ["Checkpoint"]
@@ -191,6 +200,10 @@ class Checkpoint:
         if path is None:
             return RestoreReport(None, self)
         path = os.fspath(path)
+        if tf_bundle.is_bundle(path) and not is_checkpoint_dir(path):  # TensorFlow's files: <path>.index
+            manifest, saved, missing, unexpected = tf_checkpoint.read_object_checkpoint(path, self._objects)
+            return self._restore_from(path, manifest, saved, strict=strict, counter=counter,
+                                      foreign=(missing, unexpected))
         tables = _tables_of(path)
         rows = None
         if tables:  # tables sharded over ranks when saved: this process's rows of each, checked first
@@ -202,7 +215,10 @@ class Checkpoint:
         manifest, saved = read_checkpoint(path, rows=rows)
         return self._restore_from(path, manifest, saved, strict=strict, counter=counter)
 
-    def _restore_from(self, path, manifest, saved, *, strict: bool, counter: bool) -> RestoreReport:
+    def _restore_from(self, path, manifest, saved, *, strict: bool, counter: bool, foreign=None) -> RestoreReport:
+        """Match ``saved`` (descend's keys -> arrays) to the objects and commit, all or nothing. ``foreign``:
+        ``(missing, unexpected)`` of a file another program wrote, which holds variables and optimizer
+        state only: descend's other state (random generators, iterators) is left as it is."""
         graph = walk(self._objects)
         leaves = {leaf.path: leaf for leaf in graph.leaves}
         per_leaf: dict[str, dict] = {p: {} for p in leaves}
@@ -231,7 +247,10 @@ class Checkpoint:
                     report.missing.append(p)
                     continue
             elif entry is None and not per_leaf[p]:
-                report.missing.append(f"{p} (no such object in the checkpoint)")
+                if foreign is None:
+                    report.missing.append(f"{p} (no such object in the checkpoint)")
+                elif isinstance(leaf, OptimizerLeaf):
+                    report.missing.append(f"{p} (the checkpoint holds no state for this optimizer)")
                 continue
             elif entry is not None and entry.get("kind") != leaf.kind:
                 report.mismatched.append(f"{p}: the checkpoint holds a {_cut(str(entry.get('kind')), 80)} "
@@ -267,6 +286,10 @@ class Checkpoint:
             else:
                 report.unexpected.append(key)
         report.unexpected += sorted(f"{p} (object)" for p in objects if p not in leaves)
+        if foreign is not None:
+            have = {m.split(" (", 1)[0] for m in report.missing}
+            report.missing += [m for m in foreign[0] if m.split(" (", 1)[0] not in have]
+            report.unexpected += [f"{k} (a value in the file that no object takes)" for k in foreign[1]]
         if strict and not report.complete:
             hint = ""
             if any(m.endswith("(no such object in the checkpoint)") for m in report.missing):

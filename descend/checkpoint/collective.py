@@ -29,6 +29,7 @@ import os
 import secrets
 import shutil
 
+from ..durable import TMP_PREFIX
 from . import format as fmt
 from .errors import CheckpointError
 
@@ -142,7 +143,7 @@ def write(layout: Layout, path, tensors, objects, names, counter, extra) -> None
     base = os.path.basename(os.path.abspath(path))
 
     def staging(r):
-        return os.path.join(parent, f"{fmt.TMP_PREFIX}{base}-{token}-shard-{r}")
+        return os.path.join(parent, f"{TMP_PREFIX}{base}-{token}-shard-{r}")
 
     error, digest = None, None
     if rank > 0 and mine:  # a rank with nothing of its own (the state every replica holds alike) writes no shard

@@ -44,6 +44,7 @@ import time
 
 import numpy as np
 
+from ..durable import TMP_PREFIX, replace_dir, write_durable
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 
 __all__ = [
@@ -60,7 +61,6 @@ MANIFEST_FILE = "manifest.json"
 INDEX_FILE = "checkpoint.json"
 LOCK_FILE = ".lock"
 MANAGER_FILE = ".manager"  # the token a CheckpointManager marks its checkpoints with (rotation deletes only those)
-TMP_PREFIX = ".tmp-"
 #: the largest manifest or index read (bytes); they hold shapes, checksums and small JSON states
 MAX_MANIFEST_BYTES = 64 * 2**20
 #: the deepest JSON nesting accepted in a manifest, an index or a tensors header
@@ -266,40 +266,6 @@ def new_manifest(objects: dict, names: dict, counter: int, extra: dict | None = 
     return manifest
 
 
-def fsync_dir(path: str) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # platforms that cannot open directories (Windows)
-        return
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_durable(path: str, data: bytes) -> None:
-    with open(path, "xb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-
-
-def atomic_replace_file(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: temporary file, fsync, rename, fsync the directory."""
-    parent = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(parent, f"{TMP_PREFIX}{os.path.basename(path)}-{secrets.token_hex(6)}")
-    try:
-        write_durable(tmp, data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(parent)
-
-
 def _tensors_header(tensors: dict[str, np.ndarray]) -> tuple[bytes, list]:
     header, order, offset = {}, [], 0
     for key in sorted(tensors):
@@ -351,8 +317,7 @@ def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: di
         raise FileExistsError(f"Checkpoint: '{path}' is a symbolic link; refusing to replace it")
     if os.path.lexists(path) and not (is_checkpoint_dir(path) or (os.path.isdir(path) and not os.listdir(path))):
         raise FileExistsError(f"Checkpoint: '{path}' exists and is not a checkpoint; refusing to replace it")
-    tmp: str | None = os.path.join(parent, f"{TMP_PREFIX}{base}-{secrets.token_hex(6)}")
-    aside = None
+    tmp = os.path.join(parent, f"{TMP_PREFIX}{base}-{secrets.token_hex(6)}")
     os.mkdir(tmp)
     try:
         manifest["tensors_file"] = _write_tensors_file(os.path.join(tmp, TENSORS_FILE), tensors)
@@ -360,37 +325,10 @@ def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: di
         write_durable(os.path.join(tmp, MANIFEST_FILE), json.dumps(manifest, indent=1, sort_keys=True).encode())
         for name, source in (adopt or {}).items():
             os.rename(source, os.path.join(tmp, name))
-        fsync_dir(tmp)
-        if os.path.lexists(path):  # replacing a checkpoint: move the old one aside, never delete it first
-            aside = os.path.join(parent, f"{TMP_PREFIX}old-{base}-{secrets.token_hex(6)}")
-            os.rename(path, aside)
-        os.rename(tmp, path)
-        tmp = None
-        fsync_dir(parent)
     except BaseException:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-        if aside is not None and not os.path.lexists(path):
-            try:
-                os.rename(aside, path)
-                aside = None
-            except OSError:
-                pass
+        shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if aside is not None:
-        shutil.rmtree(aside, ignore_errors=True)
-
-
-def remove_tree(path: str) -> None:
-    """Delete a checkpoint directory: hide it under a temporary name first, so a crash never
-    leaves a half-deleted checkpoint under its real name."""
-    parent, base = os.path.split(os.path.abspath(path))
-    hidden = os.path.join(parent, f"{TMP_PREFIX}del-{base}-{secrets.token_hex(6)}")
-    try:
-        os.rename(path, hidden)
-    except FileNotFoundError:
-        return
-    shutil.rmtree(hidden, ignore_errors=True)
+    replace_dir(tmp, path)
 
 
 def cleanup_tmp(directory: str) -> list[str]:

@@ -32,6 +32,7 @@ import re
 import secrets
 import time
 
+from ..durable import TMP_PREFIX, atomic_replace_file, remove_tree
 from .checkpoint import Checkpoint
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from .format import (
@@ -40,14 +41,11 @@ from .format import (
     MANAGER_FILE,
     MANIFEST_FILE,
     SCHEMA_VERSION,
-    TMP_PREFIX,
     DirectoryLock,
-    atomic_replace_file,
     cleanup_tmp,
     is_checkpoint_dir,
     open_regular,
     read_json_file,
-    remove_tree,
 )
 from .trackable import KEY_RE
 
@@ -90,9 +88,12 @@ def _read_index(directory: str) -> tuple[list[dict], str | None]:
 
 
 def latest_checkpoint(directory) -> str | None:
-    """The path of the newest checkpoint a :class:`CheckpointManager` recorded in ``directory``, or None."""
+    """The path of the newest checkpoint a :class:`CheckpointManager` recorded in ``directory`` (descend's
+    index ``checkpoint.json``, or the ``checkpoint`` file TensorFlow's managers and savers keep), or None."""
     directory = os.fspath(directory)
     entries, _ = _read_index(directory)
+    if not entries and os.path.lexists(os.path.join(directory, TF_STATE_FILE)):
+        return _tf_latest(directory)
     for entry in reversed(entries):
         path = os.path.join(directory, entry["name"])
         if is_checkpoint_dir(path):
@@ -100,6 +101,37 @@ def latest_checkpoint(directory) -> str | None:
         aside = _moved_aside(directory, entry["name"])  # a replace killed between its two renames
         if aside is not None:
             return aside
+    return None
+
+
+#: the file in which TensorFlow's CheckpointManager and Saver name their newest checkpoint
+TF_STATE_FILE = "checkpoint"
+_TF_PATH_RE = re.compile(r'^\s*model_checkpoint_path\s*:\s*"((?:[^"\\]|\\.)*)"\s*$')
+
+
+def _tf_latest(directory: str) -> str | None:
+    """The ``model_checkpoint_path`` of TensorFlow's ``checkpoint`` file (CheckpointState as text), if its
+    files exist; a relative path is relative to ``directory``."""
+    try:
+        f, size = open_regular(directory, TF_STATE_FILE, "TensorFlow checkpoint state")
+    except (FileNotFoundError, CheckpointError):
+        return None
+    with f:
+        if size > 1 << 20:
+            raise CheckpointCorruptedError(f"{os.path.join(directory, TF_STATE_FILE)}: has {size} bytes; a checkpoint "
+                                           "state file holds a few paths (at most 1 MiB is read)", [TF_STATE_FILE])
+        text = f.read(size).decode("utf-8", "replace")
+    for line in text.splitlines():
+        m = _TF_PATH_RE.match(line)
+        if m:
+            raw = m.group(1).encode("latin-1", "backslashreplace")
+            try:
+                path = raw.decode("unicode_escape").encode("latin-1").decode("utf-8")
+            except (UnicodeDecodeError, UnicodeEncodeError):
+                raise CheckpointCorruptedError(f"{os.path.join(directory, TF_STATE_FILE)}: field "
+                                               "'model_checkpoint_path' is not a valid path", [TF_STATE_FILE]) from None
+            path = path if os.path.isabs(path) else os.path.join(directory, path)
+            return path if os.path.isfile(path + ".index") else None
     return None
 
 
@@ -188,7 +220,13 @@ class CheckpointManager:
 
     @property
     def latest_checkpoint(self) -> str | None:
-        return os.path.join(self._directory, self._entries[-1]["name"]) if self._entries else None
+        """The newest checkpoint this manager keeps; before it has saved any, the newest TensorFlow checkpoint
+        a TensorFlow manager or saver left in the directory (its ``checkpoint`` file), or None."""
+        if self._entries:
+            return os.path.join(self._directory, self._entries[-1]["name"])
+        if os.path.lexists(os.path.join(self._directory, TF_STATE_FILE)):
+            return _tf_latest(self._directory)
+        return None
 
     def _last_number(self) -> int:
         pattern = re.compile(rf"^{re.escape(self._name)}-(\d+)$")

@@ -4,7 +4,9 @@ Variables are saved under their names (or the keys of a ``var_list`` dict) in th
 checkpoint format of :mod:`descend.checkpoint.format` (atomic, verified, no
 pickle). ``var_list=None`` saves every live Variable, as TF 1's global
 variables. Restoring assigns by name; one error lists every missing or
-mis-shaped name and nothing changes.
+mis-shaped name and nothing changes. ``restore`` also reads a checkpoint TensorFlow 1's ``Saver``
+wrote (``<path>.index`` exists): variables by name, and the slots of the live TF 1 optimizers by TF 1's
+slot names (:mod:`descend.checkpoint.tf_names`).
 
 Example:
     >>> import os, tempfile
@@ -26,9 +28,10 @@ import os
 
 import numpy as np
 
+from ..formats import tf_bundle
 from ..framework.variable import Variable, live_variables
 from .errors import CheckpointMismatchError, mismatch_message
-from .format import new_manifest, read_checkpoint, write_checkpoint_dir
+from .format import is_checkpoint_dir, new_manifest, read_checkpoint, write_checkpoint_dir
 
 __all__ = ["Saver"]
 
@@ -77,8 +80,19 @@ class Saver:
         return path
 
     def restore(self, sess, save_path) -> None:
-        """Assign every variable the value saved under its name; nothing changes on a mismatch."""
-        _, saved = read_checkpoint(os.fspath(save_path))
+        """Assign every variable the value saved under its name; nothing changes on a mismatch. A
+        TensorFlow 1 checkpoint is read too: with ``var_list=None`` the slots of the live TF 1 optimizers
+        are restored as well (kept until ``apply_gradients`` creates them)."""
+        if save_path is None:
+            raise ValueError("Saver.restore: save_path is None; pass the path of a checkpoint (e.g. "
+                             "descend.train.latest_checkpoint(directory))")
+        path = os.fspath(save_path)
+        if tf_bundle.is_bundle(path) and not is_checkpoint_dir(path):
+            from .tf_names import restore_by_name
+
+            restore_by_name(path, self._var_list)
+            return
+        _, saved = read_checkpoint(path)
         wanted = self._vars()
         missing = sorted(k for k in wanted if k not in saved)
         bad = []

@@ -252,7 +252,7 @@ def _holds_state(value, depth=0) -> bool:
     return False
 
 
-def _layer_children(layer: Layer) -> list[tuple[str, Any]]:
+def layer_children(layer: Layer) -> list[tuple[str, Any]]:
     """A layer's weights (by attribute or ``add_weight`` name) then its sublayers and containers."""
     d = layer.__dict__
     tracked = list(d.get("_tracked", {}))
@@ -316,7 +316,7 @@ class Graph:
             self.layers[path] = obj
             if has_protocol(obj):
                 self.leaves.append(ProtocolLeaf(obj, path, self))
-            for name, child in _layer_children(obj):
+            for name, child in layer_children(obj):
                 self._visit(child, f"{path}/{name}", 0)
             return
         if isinstance(obj, (Optimizer, LossScaleOptimizer)):  # slots keyed by their variables' paths

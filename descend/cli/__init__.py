@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from .options import CHANGEABLE, SETTINGS, UsageError, parser, resolve_defaults
+from .options import CHANGEABLE, SETTINGS, UsageError, check_settings, parser, resolve_defaults
 from .rundir import OutFolder, clear_run, inspect_out, newest_valid_checkpoint, read_json, repair_checkpoints, write_json, write_run
 
 __all__ = ["main", "UsageError"]
@@ -75,14 +75,10 @@ def _resume_settings(args, given: dict, folder: OutFolder) -> dict:
         raise UsageError(f"--allow-change: '{bad[0]}' cannot change on --resume; changeable settings: "
                          f"{', '.join(CHANGEABLE)}")
     config = folder.config
-    saved = config.get("settings")
-    if not isinstance(saved, dict) or not set(SETTINGS) <= set(saved):
-        raise UsageError(f"--resume: {folder.path}/config.json does not hold a run's settings")
+    saved = check_settings(config.get("settings"), f"--resume: {folder.path}/config.json")
     diffs, blocked = [], []
     for k, v in given.items():
         if k == "data":
-            if not os.path.isfile(v):
-                raise UsageError(f"data file not found: {v}")
             same = file_sha256(v) == (config.get("data") or {}).get("sha256")
         else:
             same = saved.get(k) == v or (isinstance(v, float) and isinstance(saved.get(k), (int, float))
@@ -112,31 +108,53 @@ def _default_out(command: str) -> str:
 
 # ---------------------------------------------------------------- train
 def cmd_train(args) -> int:
-    from .training import Interrupt
+    from .training import Interrupt, Stopped
 
-    interrupt = Interrupt().install()
+    interrupt = Interrupt()
     try:  # the handler stays until the run folder is written: a signal never cuts a write short
+        interrupt.install()
         return _train(args, interrupt)
+    except Stopped as e:  # a signal before the first write: nothing to save
+        return _stopped_early(e.signum)
     finally:
+        interrupt.immediate = False  # from here a signal only sets the flag
         interrupt.restore()
 
 
-def _train(args, interrupt) -> int:
-    from .job import build_optimizer, load_data, plan_updates, resolve_warmup, schedule_text
+def _stopped_early(signum) -> int:
+    import signal
 
+    _err(f"descend train: stopped by {signal.Signals(signum).name} before training started; nothing was written")
+    group = _group()
+    if group.size > 1:
+        group.abort(128 + signum)
+    return 128 + signum
+
+
+def _train(args, interrupt) -> int:
     given = _given(args)
     if args.allow_change and not args.resume:
         raise UsageError("--allow-change only applies with --resume")
     if args.resume and args.out is None:
         raise UsageError("--resume needs --out: the run folder to continue")
     out = args.out or _default_out("train")
-    folder = inspect_out(out, resume=args.resume, overwrite=args.overwrite)
+    folder = inspect_out(out, resume=args.resume, overwrite=args.overwrite, lock=_group().rank == 0)
+    try:
+        return _train_in(args, interrupt, given, out, folder)
+    finally:
+        folder.close()
+
+
+def _train_in(args, interrupt, given, out, folder) -> int:
+    from .job import build_optimizer, check_model_size, load_data, plan_updates, resolve_warmup, schedule_text
+
     if args.resume:
         s = _resume_settings(args, given, folder)
     else:
         s = resolve_defaults({k: given.get(k) for k in SETTINGS})
     # -- everything below up to the first write only reads and checks
-    data = load_data(s)
+    data = load_data(s, max_bytes=args.max_data_mb << 20)
+    check_model_size(s, data.kind, data.train[0].shape[1], data.n_outputs, data.info, "descend train")
     if args.resume and data.info.get("sha256") != (folder.config.get("data") or {}).get("sha256"):
         raise UsageError(f"--resume: the data file {s['data']} changed since the run started (its SHA-256 "
                          "differs); restore it, or start a new run")
@@ -151,17 +169,15 @@ def _train(args, interrupt) -> int:
     if args.resume and problems and chosen is None:
         raise UsageError(f"--resume: no checkpoint in {ckdir} can be read ({'; '.join(problems)}); nothing was "
                          "changed (--overwrite starts the run over)")
-    if interrupt.signum is not None:
-        _err(f"stopped by signal {interrupt.signum} before training started; nothing was written")
-        return interrupt.exit_code
     # -- writes start here (under mpiexec: by rank 0 alone, once every rank has checked the folder)
     group = _group()
     group.barrier()
     chief = group.rank == 0
+    if chief:
+        folder.claim()  # the folder's lock, held until the command ends
+    interrupt.immediate = False  # a signal from now on stops training after its step, with a checkpoint
     if args.overwrite and folder.exists and chief:
         clear_run(out)
-    if chief:
-        os.makedirs(out, exist_ok=True)
     if s["data"] is not None:
         s["data"] = os.path.abspath(s["data"])
     config = {"command": "train", "settings": s, "data": data.info, "checkpoint_every": args.checkpoint_every,
@@ -191,7 +207,7 @@ def _train(args, interrupt) -> int:
 def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule) -> int:
     import descend as ds
 
-    from .training import train_job
+    from .training import plotting_ready, train_job
 
     try:
         r = train_job(s, data, s["optimizer"], out=out, interrupt=interrupt,
@@ -215,10 +231,12 @@ def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule
         return interrupt.exit_code if r["interrupted"] else 0
     if r["interrupted"]:
         summary["resume_command"] = resume_cmd
-        write_run(out, r["rows"], r["epoch_rows"], summary, task=data.kind, schedule=schedule)
+        plots = plotting_ready()
+        write_run(out, r["rows"], r["epoch_rows"], summary, task=data.kind, schedule=schedule, plots=plots)
         sig = {130: "Ctrl-C (SIGINT)", 143: "SIGTERM"}.get(interrupt.exit_code, "a signal")
         _err(f"stopped by {sig} after {len(r['rows'])} batches ({len(r['epoch_rows'])} of {s['epochs']} epochs "
-             f"complete); checkpoint and run folder saved in {out}")
+             f"complete); checkpoint and run folder saved in {out}"
+             + ("" if plots else " (the plots are drawn when the run continues)"))
         _err(f"continue with: {resume_cmd}")
         return interrupt.exit_code
     test = _test_metrics(model, data, r["test"])
@@ -253,38 +271,31 @@ def _version() -> str:
 def cmd_predict(args) -> int:
     import descend as ds
 
-    from .job import build_model, features_for_predict
+    from .files import describe, output_target
+    from .job import build_model, check_model_size, check_run_data, features_for_predict
     from .training import compile_model
 
     run = args.run
     if not os.path.isdir(run):
-        raise UsageError(f"--run {run} is not a run folder" + (" (it is a file)" if os.path.exists(run) else
-                                                                 " (it does not exist)"))
+        raise UsageError(f"--run {run} is not a run folder (it is {describe(run)})")
     cpath = os.path.join(run, "config.json")
-    if not os.path.exists(cpath):
+    if not os.path.lexists(cpath):
         raise UsageError(f"--run {run} holds no descend train run (no config.json)")
     config = read_json(cpath, "settings (config.json)")
     final = os.path.join(run, "final")
     if not os.path.isdir(final):
         raise UsageError(f"--run {run} has no final weights: the run did not finish (continue it with "
                          f"descend train --out {shlex.quote(run)} --resume)")
-    if args.output is not None:
-        if os.path.isdir(args.output):
-            raise UsageError(f"--output {args.output} is a folder; name a file")
-        parent = os.path.dirname(os.path.abspath(args.output))
-        if not os.path.isdir(parent):
-            raise UsageError(f"--output {args.output}: the folder {parent} does not exist")
-    s, info = config.get("settings") or {}, config.get("data") or {}
-    kind = info.get("task") or ("clicks" if info.get("source") == "example clicks" else "classification")
-    if "features" not in info:
-        info = dict(info, features=[f"x{j}" for j in range(2 if kind == "clicks" else 64)])
-    x, labels = features_for_predict(args.data, info)
+    target = None if args.output is None else output_target(args.output, "--output")
+    s = check_settings(config.get("settings"), cpath)
+    kind, info, n_out = check_run_data(config.get("data"), cpath)
+    check_model_size(s, kind, len(info["features"]), n_out, info, f"--run {run}")
+    x, labels = features_for_predict(args.data, info, max_bytes=args.max_data_mb << 20)
     if kind == "clicks":
         x = x * np.float32(1)  # ids stay integral floats; the embedding lookup casts them
         bad = (x < 0).any() or (x[:, 0] >= info["num_users"]).any() or (x[:, 1] >= info["num_items"]).any()
         if bad:
             raise UsageError(f"{args.data}: user or item ids outside the trained tables")
-    n_out = len(info.get("classes", [])) if kind == "classification" else 1
     ds.clear_session()
     model = build_model(s, kind, n_out, info)
     compile_model(model, kind, "sgd")
@@ -323,23 +334,22 @@ def cmd_predict(args) -> int:
         fields = ["row", "prediction", "probability"]
     import csv
 
-    if args.output is None:
+    if target is None:
         w = csv.DictWriter(sys.stdout, fieldnames=fields, lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
     else:
         from .rundir import write_csv
 
-        write_csv(args.output, fields, rows)
-        _err(f"{len(rows)} predictions written to {args.output}")
+        write_csv(target, fields, rows)
+        _err(f"{len(rows)} predictions written to {args.output}" + (f" ({target})" if target != args.output else ""))
     return 0
 
 
 # ---------------------------------------------------------------- compare
 def cmd_compare(args) -> int:
-    from .job import NO_WARMUP, check_warmup, load_data, plan_updates, resolve_warmup, usual_lr
+    from ..optimizers.convention import CONVENTIONS
     from .options import OPTIMIZERS, _choice
-    from .training import train_job
 
     names = []
     for n in args.optimizers.split(","):
@@ -352,11 +362,29 @@ def cmd_compare(args) -> int:
         raise UsageError("--optimizers names no optimizer")
     if len(set(names)) != len(names):
         raise UsageError(f"--optimizers names an optimizer twice: {args.optimizers}")
+    conventions = [c.strip() for c in args.conventions.split(",") if c.strip()]
+    for c in conventions:
+        if c not in CONVENTIONS:
+            raise UsageError(f"--conventions: unknown convention {c!r}; expected some of {', '.join(CONVENTIONS)}")
+    if not conventions or len(set(conventions)) != len(conventions):
+        raise UsageError(f"--conventions must name each convention once (from {', '.join(CONVENTIONS)}). "
+                         f"Received: {args.conventions!r}")
     given = _given(args)
     out = args.out or _default_out("compare")
     folder = inspect_out(out, resume=False, overwrite=args.overwrite)
+    try:
+        return _compare(args, names, conventions, given, out, folder)
+    finally:
+        folder.close()
+
+
+def _compare(args, names, conventions, given, out, folder) -> int:
+    from .job import NO_WARMUP, build_optimizer, check_model_size, check_warmup, load_data, plan_updates, resolve_warmup, usual_lr
+    from .training import train_job
+
     base = resolve_defaults({k: given.get(k) for k in SETTINGS})
-    data = load_data(base)
+    data = load_data(base, max_bytes=args.max_data_mb << 20)
+    check_model_size(base, data.kind, data.train[0].shape[1], data.n_outputs, data.info, "descend compare")
     per_epoch, total = plan_updates(base, len(data.train[0]))
     if total < 1:
         raise UsageError(f"--accum-steps {base['accum_steps']} leaves no update")
@@ -364,46 +392,54 @@ def cmd_compare(args) -> int:
     for name in names:  # (every check before the first run)
         if "warmup_steps" in given:
             check_warmup(name, base["warmup_steps"])
+        for c in conventions:  # an optimizer without that convention, or an argument it does not take
+            build_optimizer(name, dict(base, lr=1.0, convention=c, weight_decay=given.get(
+                "weight_decay", 0.004 if name == "adamw" else None)), total)
     clicks = data.kind == "clicks"
     _err(data.description)
-    results = {}
-    for name in names:
+    results, reference = {}, {}
+    for name, convention in [(n, c) for n in names for c in conventions]:
+        label = name if conventions == ["keras"] else f"{name}/{convention}"
+        reference[label] = f"{name}/{conventions[0]}"
         center = given.get("lr", usual_lr(name, clicks))
         grid = [center / 3, center, center * 3] if args.lr_sweep else [center]
         tried = []
         for lr in grid:
-            s = dict(base, optimizer=name, lr=lr, weight_decay=given.get("weight_decay",
-                                                                            0.004 if name == "adamw" else None))
+            s = dict(base, optimizer=name, lr=lr, convention=convention,
+                     weight_decay=given.get("weight_decay", 0.004 if name == "adamw" else None))
             if name in NO_WARMUP:  # (a warm-up given for it was refused above)
                 s["warmup_steps"] = 0
-            _err(f"== {name}, learning rate {lr:g}")
-            r = train_job(s, data, name, progress=True, label=f"{name} lr {lr:g}")
+            _err(f"== {label}, learning rate {lr:g}")
+            r = train_job(s, data, name, progress=True, label=f"{label} lr {lr:g}")
             val = r["epoch_rows"][-1].get("val_loss", math.inf) if r["epoch_rows"] else math.inf
             tried.append((val if math.isfinite(val) else math.inf, lr, r))
             _err(f"   validation loss {val:.4f}")
         val, lr, r = min(tried, key=lambda t: t[0])
         test = _test_metrics(r["model"], data, r["test"])
-        results[name] = {"lr": lr, "tried": {f"{t[1]:g}": t[0] for t in tried}, "test": test, "rows": r["rows"],
-                         "epoch_rows": r["epoch_rows"], "seconds": r["seconds"]}
-        print(f"{name:<16} lr {lr:<8g} " + "  ".join(f"test {k} {v:.4f}" for k, v in test.items())
+        results[label] = {"lr": lr, "tried": {f"{t[1]:g}": t[0] for t in tried}, "test": test, "rows": r["rows"],
+                          "epoch_rows": r["epoch_rows"], "seconds": r["seconds"]}
+        print(f"{label:<16} lr {lr:<8g} " + "  ".join(f"test {k} {v:.4f}" for k, v in test.items())
               + f"  ({r['seconds']:.1f} s)", flush=True)
+    folder.claim()
     if args.overwrite and folder.exists:
         clear_run(out)
-    os.makedirs(out, exist_ok=True)
     plot = os.path.join(out, "compare.png")
-    _plot_compare(plot, results, data.kind)
+    _plot_compare(plot, results, data.kind, reference if len(conventions) > 1 else None)
     write_json(os.path.join(out, "compare.json"), {n: {k: v for k, v in r.items() if k not in ("rows",)}
                                                    for n, r in results.items()})
     print(f"comparison plot: {plot}")
     return 0
 
 
-def _plot_compare(path, results, kind):
+def _plot_compare(path, results, kind, reference=None):
+    """The curves of every run; with ``reference`` (label -> the label of the same optimizer under the first
+    convention) a third panel shows where the conventions' training losses part."""
     from matplotlib import colormaps
 
-    from .rundir import figure, save, smooth
+    from .rundir import figure, log_axis, save, smooth
 
-    fig, (a1, a2) = figure(12, 4.8, ncols=2)
+    fig, axes = figure(18 if reference else 12, 4.8, ncols=3 if reference else 2)
+    a1, a2 = axes[0], axes[1]
     colors = colormaps["tab10"].colors
     styles = ["-", "--", "-.", ":"]
     markers = ["o", "s", "^", "D", "v", "P", "X", "*"]
@@ -423,17 +459,29 @@ def _plot_compare(path, results, kind):
         a2.plot(epochs, [row.get(metric) for row in r["epoch_rows"]], linewidth=1.4,
                 markersize=5 + 2.5 * (len(results) - 1 - i), markerfacecolor="none" if i % 2 else style["color"],
                 label=n, **style)
-    a1.set_yscale("log")
+        if reference and reference[n] != n and reference[n] in results:
+            base = {row["step"]: row["loss"] for row in results[reference[n]]["rows"]}
+            pairs = [(row["step"], abs(row["loss"] - base[row["step"]]) / max(abs(base[row["step"]]), 1e-30))
+                     for row in r["rows"] if row["step"] in base]
+            axes[2].plot([p[0] for p in pairs], [max(p[1], 1e-17) for p in pairs], linewidth=1.2,
+                         label=f"{n} vs {reference[n]}", color=style["color"], linestyle=style["linestyle"])
+    if reference:
+        axes[2].set_yscale("log")
+        axes[2].set_title("training loss: relative difference from the first convention")
+        axes[2].set_xlabel("update step (batch)")
+        axes[2].set_ylabel("|loss - loss of the first convention| / loss")
+    log_axis(a1)
     a1.set_title("training loss per update (smoothed, EMA 0.9)")
     a1.set_xlabel("update step (batch)")
     a1.set_ylabel("training loss (log scale)")
     a2.set_title(f"{metric.replace('val_', 'validation ')} per epoch")
     a2.set_xlabel("epoch")
     a2.set_ylabel(metric.replace("val_", "validation "))
-    for a in (a1, a2):
+    for a in axes:
         a.grid(alpha=0.3)
-        a.legend(fontsize=8)
-    save(fig, path)
+        if a.get_legend_handles_labels()[0]:
+            a.legend(fontsize=8)
+    save(fig, path, left=0.07)
 
 
 # ---------------------------------------------------------------- entry point
@@ -450,9 +498,29 @@ def main(argv=None) -> int:
     # gives the same bits take that path (the numbers do not change; see descend._native)
     background = _native.set_background_loading(True)
     try:
-        return _run(args)
+        code = _run(args)
     finally:
         _native.set_background_loading(background)
+    if argv is None:  # the process's own command, about to exit
+        _leave(code)
+    return code
+
+
+def _leave(code: int) -> None:
+    """The console command's end. Its objects need no collector pass at the interpreter's teardown
+    (0.5-1 s with matplotlib and numba loaded). Stopped by a signal (everything saved and flushed to
+    disk), it leaves at once: the interpreter would otherwise wait for numba's background loader
+    (seconds, when the signal came during the first steps)."""
+    import gc
+
+    gc.freeze()
+    if code in (130, 143) and _group().size == 1:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
 
 
 def _run(args) -> int:
@@ -473,6 +541,10 @@ def _run(args) -> int:
     except KeyboardInterrupt:  # train handles signals itself; compare and predict write only at their end
         _err(f"descend {args.command}: interrupted; nothing was written")
         return 130
+    except MemoryError:  # beyond the bounds the readers and the model size keep: one line, not a traceback
+        _err(f"descend {args.command}: error: out of memory (the data, or the model, does not fit in this "
+             "process's memory; lower --max-data-mb, --hidden or --batch-size)")
+        return 1
     except BrokenPipeError:  # `descend predict ... | head`: the reader left; nothing to report
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so that the interpreter's final flush does not fail again

@@ -11,13 +11,15 @@ import os
 
 import numpy as np
 
+from .files import describe
 from .options import CLICKS_LR_FACTOR, USUAL_LR, UsageError, warmup_default
-from .tabular import DataError, class_mapping, file_sha256, infer_task, read_csv, read_npz
+from .tabular import MAX_CLASSES, MAX_COLUMNS, MAX_TABLE_BYTES, DataError, class_mapping, infer_task, read_csv, read_npz
 
 __all__ = ["Data", "load_data", "features_for_predict", "build_model", "build_optimizer", "schedule_text",
-           "plan_updates", "MIN_EXAMPLES"]
+           "plan_updates", "MIN_EXAMPLES", "MAX_PARAMETERS", "check_model_size", "check_run_data"]
 
 MIN_EXAMPLES = 30  # 20% test and 10% validation of 30 rows: 6 and 3 examples
+MAX_PARAMETERS = 1 << 27  # the largest model the command builds (512 MiB of float32 weights)
 TEST_FRACTION, VAL_FRACTION = 0.2, 0.1
 
 
@@ -44,25 +46,41 @@ def _split(n, seed):
     return order[n_test + n_val:], order[n_test:n_test + n_val], order[:n_test]
 
 
-def _read_table(path, label, require_label=True, feature_names=None):
+def _read_table(path, label, require_label=True, feature_names=None, max_bytes=MAX_TABLE_BYTES):
     if os.path.isdir(path):
         raise DataError(f"{path}: is a folder; --data needs a .csv or .npz file")
     if not os.path.exists(path):
+        if os.path.islink(path):
+            raise DataError(f"data file not found: {path} is {describe(path)}")
         raise DataError(f"data file not found: {path}")
-    if os.path.getsize(path) == 0:
-        raise DataError(f"{path}: the file is empty")
     low = path.lower()
     if low.endswith(".npz"):
         if label is not None:
             raise DataError("--label names a column of a .csv file; a .npz file has arrays x and y")
-        return read_npz(path, require_label=require_label)
+        return read_npz(path, require_label=require_label, max_bytes=max_bytes)
     if low.endswith((".csv", ".tsv", ".txt")):
-        return read_csv(path, label, require_label=require_label, feature_names=feature_names)
+        return read_csv(path, label, require_label=require_label, feature_names=feature_names, max_bytes=max_bytes)
     raise DataError(f"{path}: unsupported data format; expected .csv (header and a label column) or .npz (x, y)")
 
 
-def load_data(s: dict) -> Data:
-    """Read and split the data the settings ``s`` name; raises UsageError with one line on bad data."""
+def _standardize(path, x, rows, names):
+    """``(mean, std)`` of ``x[rows]`` per column; refuses a column whose statistics overflow."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        part = x[rows]
+        mean, std = part.mean(axis=0), part.std(axis=0)
+    bad = np.flatnonzero(~(np.isfinite(mean) & np.isfinite(std)))
+    if len(bad):
+        j = int(bad[0])
+        big = float(np.max(np.abs(x[:, j])))
+        raise UsageError(f"{path}: column '{names[j]}' holds values too large to standardize (up to {big:.3g}); "
+                         "rescale it")
+    std[std == 0] = 1.0  # a constant column stays 0 after centring
+    return mean, std
+
+
+def load_data(s: dict, max_bytes: int = MAX_TABLE_BYTES) -> Data:
+    """Read and split the data the settings ``s`` name; raises UsageError with one line on bad data.
+    ``max_bytes`` bounds the table read (``--max-data-mb``)."""
     from .. import datasets
 
     seed = s["seed"]
@@ -94,7 +112,7 @@ def load_data(s: dict) -> Data:
         raise UsageError("--examples sets the size of --example clicks; it does not apply to --data")
     path = s["data"]
     try:
-        table = _read_table(path, s["label"])
+        table = _read_table(path, s["label"], max_bytes=max_bytes)
         task, why = infer_task(table.labels, None if s["task"] in (None, "auto") else s["task"])
     except DataError as e:
         raise UsageError(str(e)) from None
@@ -103,11 +121,12 @@ def load_data(s: dict) -> Data:
         raise UsageError(f"{path}: need at least {MIN_EXAMPLES} examples (for the train, validation and test "
                          f"splits); found {n}")
     tr, va, te = _split(n, seed)
-    mean = table.x[tr].mean(axis=0)
-    std = table.x[tr].std(axis=0)
-    std[std == 0] = 1.0  # a constant column stays 0 after centring
-    x = ((table.x - mean) / std).astype(np.float32)
-    info = {"source": os.path.abspath(path), "sha256": file_sha256(path), "label": table.label_name,
+    mean, std = _standardize(path, table.x, tr, table.feature_names)
+    table.x -= mean
+    table.x /= std
+    x = table.x.astype(np.float32)
+    table.x = None
+    info = {"source": os.path.abspath(path), "sha256": table.sha256, "label": table.label_name,
             "features": table.feature_names, "x_mean": mean.tolist(), "x_std": std.tolist(), "task": task,
             "delimiter": table.delimiter}
     if task == "classification":
@@ -115,9 +134,9 @@ def load_data(s: dict) -> Data:
         if len(classes) < 2:
             raise UsageError(f"{path}: the label column '{table.label_name}' holds one class only "
                              f"({classes[0]!r}); need at least 2")
-        if len(classes) > 1000:
+        if len(classes) > MAX_CLASSES:
             raise UsageError(f"{path}: the label column '{table.label_name}' holds {len(classes):,} classes "
-                             "(more than 1,000); for a numeric target pass --task regression")
+                             f"(more than {MAX_CLASSES:,}); for a numeric target pass --task regression")
         info["classes"] = classes
         shown = ", ".join(map(str, classes[:6])) + (", ..." if len(classes) > 6 else "")
         desc = f"task: classification into {len(classes)} classes ({shown}) from '{table.label_name}' ({why})"
@@ -125,7 +144,11 @@ def load_data(s: dict) -> Data:
         y_all = y
     else:
         y = table.labels.astype(np.float64)
-        y_mean, y_std = float(y[tr].mean()), float(y[tr].std())
+        with np.errstate(over="ignore", invalid="ignore"):
+            y_mean, y_std = float(y[tr].mean()), float(y[tr].std())
+        if not (math.isfinite(y_mean) and math.isfinite(y_std)):
+            raise UsageError(f"{path}: the regression target '{table.label_name}' holds values too large to "
+                             f"standardize (up to {float(np.max(np.abs(y))):.3g}); rescale it")
         if y_std == 0:
             raise UsageError(f"{path}: the regression target '{table.label_name}' is constant ({y_mean:g})")
         info["y_mean"], info["y_std"] = y_mean, y_std
@@ -139,17 +162,18 @@ def load_data(s: dict) -> Data:
     return Data(task, (x[tr], y_all[tr]), (x[va], y_all[va]), (x[te], y_all[te]), out, info, head + "\n" + desc)
 
 
-def features_for_predict(path, info: dict) -> tuple[np.ndarray, object]:
-    """The standardized features of ``path`` for a run trained on data described by ``info``,
-    and the file's label column when it has one (else None)."""
+def features_for_predict(path, info: dict, max_bytes: int = MAX_TABLE_BYTES) -> tuple[np.ndarray, object]:
+    """The standardized features of ``path`` for a run trained on data described by ``info`` (checked by
+    :func:`check_run_data`), and the file's label column when it has one (else None)."""
     try:
         if path.lower().endswith(".npz"):
-            table = _read_table(path, None, require_label=False)
+            table = _read_table(path, None, require_label=False, max_bytes=max_bytes)
             if table.x.shape[1] != len(info["features"]):
                 raise DataError(f"{path}: x has {table.x.shape[1]} features; the run was trained on "
                                 f"{len(info['features'])}")
         else:
-            table = _read_table(path, info.get("label"), require_label=False, feature_names=info["features"])
+            table = _read_table(path, info.get("label"), require_label=False, feature_names=info["features"],
+                                max_bytes=max_bytes)
     except DataError as e:
         raise UsageError(str(e)) from None
     if "x_mean" in info:  # files are standardized with the training split's statistics; the bundled data is not
@@ -158,6 +182,109 @@ def features_for_predict(path, info: dict) -> tuple[np.ndarray, object]:
         x = table.x.astype(np.float32)
     labels = table.labels if table.label_name == info.get("label") else None
     return x, labels
+
+
+def _short(value, limit: int = 60) -> str:
+    from ..checkpoint.errors import short
+
+    return short(value, limit)
+
+
+def _finite(v) -> bool:
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an integer beyond a float's range
+        return False
+
+
+def _finite_list(where, info, key, n, positive=False) -> list:
+    v = info.get(key)
+    if (not isinstance(v, list) or len(v) != n
+            or not all(isinstance(a, (int, float)) and not isinstance(a, bool) and _finite(a)
+                       and (a > 0 or not positive) for a in v)):
+        raise UsageError(f"{where}: data field '{key}' must be a list of {n:,} finite"
+                         + (" positive" if positive else "") + f" numbers (one per feature); found {_short(v)}")
+    return v
+
+
+def _finite_number(where, info, key, positive=False) -> float:
+    v = info.get(key)
+    if not (isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v) and (v > 0 or not positive)):
+        raise UsageError(f"{where}: data field '{key}' must be a finite{' positive' if positive else ''} number; "
+                         f"found {_short(v)}")
+    return float(v)
+
+
+def check_run_data(info, where: str) -> tuple[str, dict, int]:
+    """``(task, info, outputs)`` for the data facts a run saved in its config.json (``where``), each field
+    checked: types, lengths, finite numbers, distinct names and classes. Raises UsageError (one line)."""
+    if not isinstance(info, dict):
+        raise UsageError(f"{where}: the run's data facts ('data') are not a JSON object; found {_short(info)}")
+    source = info.get("source")
+    if source == "example digits":
+        return "classification", {"source": source, "classes": list(range(10)),
+                                  "features": [f"x{j}" for j in range(64)]}, 10
+    if source == "example clicks":
+        counts = {}
+        for key in ("num_users", "num_items"):
+            v = info.get(key)
+            if not (isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= MAX_PARAMETERS):
+                raise UsageError(f"{where}: data field '{key}' must be an integer in [1, {MAX_PARAMETERS:,}]; "
+                                 f"found {_short(v)}")
+            counts[key] = v
+        return "clicks", {"source": source, "features": ["x0", "x1"], **counts}, 1
+    features = info.get("features")
+    if (not isinstance(features, list) or not 1 <= len(features) <= MAX_COLUMNS
+            or not all(isinstance(f, str) for f in features)):
+        raise UsageError(f"{where}: data field 'features' must be a list of 1 to {MAX_COLUMNS:,} column names; "
+                         f"found {_short(features)}")
+    if len(set(features)) != len(features):
+        seen = set()
+        twice = next(f for f in features if f in seen or seen.add(f))
+        raise UsageError(f"{where}: data field 'features' names column {twice[:100]!r} more than once")
+    label = info.get("label")
+    if label is not None and not isinstance(label, str):
+        raise UsageError(f"{where}: data field 'label' must be a column name; found {_short(label)}")
+    out = {"source": source, "features": features, "label": label,
+           "x_mean": _finite_list(where, info, "x_mean", len(features)),
+           "x_std": _finite_list(where, info, "x_std", len(features), positive=True)}
+    task = info.get("task")
+    if task == "classification":
+        classes = info.get("classes")
+        if (not isinstance(classes, list) or not 2 <= len(classes) <= MAX_CLASSES
+                or not all(isinstance(c, str) or (isinstance(c, (int, float)) and not isinstance(c, bool)
+                                                  and _finite(c)) for c in classes)):
+            raise UsageError(f"{where}: data field 'classes' must be a list of 2 to {MAX_CLASSES:,} class names or "
+                             f"numbers; found {_short(classes)}")
+        if len({(type(c) is str, c) for c in classes}) != len(classes):
+            raise UsageError(f"{where}: data field 'classes' names a class more than once")
+        return task, dict(out, classes=classes), len(classes)
+    if task == "regression":
+        return task, dict(out, y_mean=_finite_number(where, info, "y_mean"),
+                          y_std=_finite_number(where, info, "y_std", positive=True)), 1
+    raise UsageError(f"{where}: data field 'task' must be 'classification' or 'regression'; found {_short(task)}")
+
+
+def count_parameters(s: dict, data_kind: str, n_features: int, n_outputs: int, info: dict) -> int:
+    """The number of weights :func:`build_model` creates."""
+    if data_kind == "clicks":
+        return (info["num_users"] + info["num_items"]) * 16 + info["num_items"]
+    if s["model"] == "linear":
+        return (n_features + 1) * n_outputs
+    h = s["hidden"]
+    return (n_features + 1) * h + (h + 1) * h + (h + 1) * n_outputs
+
+
+def check_model_size(s: dict, data_kind: str, n_features: int, n_outputs: int, info: dict, where: str) -> None:
+    """Refuse, before anything is built, a model of more than :data:`MAX_PARAMETERS` weights."""
+    n = count_parameters(s, data_kind, n_features, n_outputs, info)
+    if n > MAX_PARAMETERS:
+        detail = (f"{info['num_users']:,} users and {info['num_items']:,} items" if data_kind == "clicks" else
+                  f"{n_features:,} features" + (f" and --hidden {s['hidden']}" if s["model"] == "mlp" else "")
+                  + f" and {n_outputs:,} outputs")
+        raise UsageError(f"{where}: the model would have {n:,} weights ({detail}); at most {MAX_PARAMETERS:,} are "
+                         "built" + (" (lower --hidden, or use --model linear)"
+                                    if data_kind != "clicks" and s["model"] == "mlp" else ""))
 
 
 def build_model(s: dict, data_kind: str, n_outputs: int, info: dict):
@@ -260,6 +387,7 @@ def build_optimizer(name: str, s: dict, total: int, sparse: bool = False):
         common["gradient_accumulation_steps"] = s["accum_steps"]
     if sparse:  # embedding tables: update only the rows a batch touches
         common["sparse_updates"] = "lazy"
+    common["convention"] = s.get("convention", "keras")  # descend compare --conventions
     wd = s["weight_decay"] or None
     try:
         if name == "sgd":

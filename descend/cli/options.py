@@ -15,7 +15,7 @@ import math
 import sys
 
 __all__ = ["UsageError", "OPTIMIZERS", "SCHEDULES", "EXAMPLES", "USUAL_LR", "SETTINGS", "CHANGEABLE", "parser",
-           "resolve_defaults", "warmup_default"]
+           "resolve_defaults", "warmup_default", "check_settings"]
 
 
 class UsageError(ValueError):
@@ -49,6 +49,7 @@ RANGES = {
     "lr": (_FLOAT, 0.0, 10.0, False),
     "weight_decay": (_FLOAT, 0.0, 1.0, True),
     "clip_norm": (_FLOAT, 0.0, 1e6, False),
+    "max_data_mb": (_INT, 1, 1 << 20, True),
 }
 
 # the settings of a run, saved in its config.json; --resume compares them with the flags given
@@ -57,6 +58,10 @@ SETTINGS = ("data", "label", "task", "example", "examples", "model", "hidden", "
 # the ones --resume may change when --allow-change names them: they change no shape and no data order, and
 # no constant the optimizer checkpoints (a restore would set a saved constant such as weight_decay back)
 CHANGEABLE = ("lr", "schedule", "warmup_steps", "clip_norm", "epochs")
+MODELS = ("mlp", "linear")
+_CHOICES = {"task": TASKS, "example": EXAMPLES, "model": MODELS, "optimizer": OPTIMIZERS, "schedule": SCHEDULES}
+_MAY_BE_NONE = ("data", "label", "example", "examples", "max_steps", "clip_norm", "weight_decay")
+DEFAULT_MAX_DATA_MB = 1024
 
 
 def _numeric(name):
@@ -168,6 +173,7 @@ def parser() -> argparse.ArgumentParser:
                        help="stop each epoch after N batches (default: the whole epoch)")
         t.add_argument("--seed", type=_numeric("seed"), metavar="S",
                        help="seeds the split, the initial weights and the shuffling (default: 0)")
+        _max_data(d)
         o = sp.add_argument_group("run folder")
         o.add_argument("--out", metavar="DIR", help="run folder (default: runs/<command>-<date>-<time>)")
         o.add_argument("--overwrite", action="store_true", help="replace the run already in --out")
@@ -191,6 +197,10 @@ def parser() -> argparse.ArgumentParser:
                    help="comma-separated optimizer names (default: sgd,momentum,adam,adamw)")
     c.add_argument("--lr-sweep", action="store_true",
                    help="try each optimizer at 1/3x, 1x and 3x its usual rate; keep the best on validation data")
+    c.add_argument("--conventions", metavar="NAMES", default="keras",
+                   help="comma-separated conventions each optimizer runs under, from keras, tf1, torch, optax (whose "
+                        "arithmetic and defaults; default: keras); with several, the plot also shows each run's "
+                        "training loss against the first convention's")
     common(c)
     pr = sub.add_parser("predict", help="predict with a trained run's final weights", formatter_class=fmt,
                         allow_abbrev=False)
@@ -198,7 +208,43 @@ def parser() -> argparse.ArgumentParser:
     pr.add_argument("--data", required=True, metavar="FILE", help="a .csv or .npz file with the run's features")
     pr.add_argument("--output", metavar="FILE",
                     help="write the predictions to this CSV file (default: stdout)")
+    _max_data(pr)
     return p
+
+
+def _max_data(group):
+    group.add_argument("--max-data-mb", type=_numeric("max_data_mb"), metavar="MIB", default=DEFAULT_MAX_DATA_MB,
+                       help="the largest table read from --data, in MiB of 8-byte numbers; a larger file is refused "
+                            f"before it fills memory ({_describe_ranges('max_data_mb')}; default: "
+                            f"{DEFAULT_MAX_DATA_MB})")
+
+
+def check_settings(saved, where: str) -> dict:
+    """The settings a run saved in its config.json (``where``), each checked as its flag would be
+    (type and range, or one of the choices); raises UsageError naming the first bad one."""
+    from ..checkpoint.errors import short
+
+    if not isinstance(saved, dict) or not set(SETTINGS) <= set(saved):
+        raise UsageError(f"{where} does not hold a run's settings")
+    out = {}
+    for k in SETTINGS:
+        v = saved[k]
+        if v is None and k in _MAY_BE_NONE:
+            out[k] = None
+            continue
+        if k in RANGES:
+            kind, lo, hi, lo_incl = RANGES[k]
+            number = (isinstance(v, int) if kind is _INT else isinstance(v, (int, float))) and not isinstance(v, bool)
+            ok = number and (isinstance(v, int) or math.isfinite(v)) and (lo <= v if lo_incl else lo < v) and v <= hi
+            expected = f"{kind} in {'[' if lo_incl else '('}{lo:g}, {hi:g}]"
+        elif k in _CHOICES:
+            ok, expected = v in _CHOICES[k], "one of " + ", ".join(_CHOICES[k])
+        else:
+            ok, expected = isinstance(v, str) and 0 < len(v) <= 4096, "a file or column name"
+        if not ok:
+            raise UsageError(f"{where}: the saved setting '{k}' is {short(v, 60)}; expected {expected}")
+        out[k] = v
+    return out
 
 
 def warmup_default(total_updates: int) -> int:

@@ -5,21 +5,36 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
 
 import numpy as np
 
 from .job import build_model, build_optimizer, plan_updates
 
-__all__ = ["Interrupt", "train_job", "compile_model"]
+__all__ = ["Interrupt", "Stopped", "train_job", "compile_model", "plotting_ready"]
+
+_plotting = threading.Event()  # set once matplotlib is imported (see _preload_plotting)
+
+
+class Stopped(BaseException):
+    """A signal arrived before anything was written: the command ends at once (a BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` of a reader swallows it)."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
 
 
 class Interrupt:
-    """Turns the first SIGINT/SIGTERM into a request to stop after the current step (with a checkpoint);
-    a second one ends the process at once (the newest checkpoint on disk stays valid)."""
+    """SIGINT/SIGTERM during a run. While ``immediate`` (nothing written yet: reading data, checking)
+    the first signal raises :class:`Stopped` at once; later it is a request to stop after the current
+    step (with a checkpoint and the run folder), or, once training is over, to finish writing the run
+    folder. A second signal ends the process at once (the newest checkpoint on disk stays valid)."""
 
     def __init__(self):
         self.signum = None
+        self.immediate = True  # False from the first write on
         self.training = True  # False once training is over: a signal then only ends the folder's writing
         self._old = {}
 
@@ -41,6 +56,8 @@ class Interrupt:
             os.write(2, f"\n{name} again: stopping now; the newest checkpoint on disk is kept\n".encode())
             os._exit(128 + signum)
         self.signum = signum
+        if self.immediate:
+            raise Stopped(signum)
         what = "finishing this step and saving a checkpoint" if self.training else "finishing the run folder"
         os.write(2, f"\n{name}: {what} ({name} again stops at once)\n".encode())
 
@@ -67,6 +84,7 @@ def _recorder(model, evaluate_test):
             logs = logs or {}
             if self.first_update_at is None:
                 self.first_update_at = process_seconds()
+                _preload_plotting()
             state = model.fit_state
             row = {"step": len(self.rows) + 1, "epoch": state.epoch + 1,
                    "loss": state.batch_loss,
@@ -98,6 +116,29 @@ def _recorder(model, evaluate_test):
             self.last = dict(state["last"])
 
     return Recorder()
+
+
+def _preload_plotting() -> None:
+    """Import matplotlib in a background thread once training runs (after its first update: the cold
+    start does not wait for it), so that an interrupted run's save does not (see :func:`plotting_ready`)."""
+    def load():
+        try:
+            import matplotlib.backends.backend_agg  # noqa: F401
+            import matplotlib.figure  # noqa: F401
+        except Exception:  # noqa: BLE001 - the plots import it again and report what fails
+            pass
+        finally:
+            _plotting.set()
+
+    if not _plotting.is_set():
+        threading.Thread(target=load, name="descend-plot-preload", daemon=True).start()
+
+
+def plotting_ready() -> bool:
+    """Whether matplotlib is loaded. A run stopped by a signal before that (within about a second of
+    its first update) saves its checkpoint, metrics and summary without the plots, which would cost
+    the import (seconds on a busy machine, beside numba's loading); the resumed run draws them."""
+    return _plotting.is_set()
 
 
 def _backup(backup_dir, save_freq, extra, interrupt, recorder):

@@ -252,7 +252,7 @@ class ShardedEmbedding(Layer):
 
     # -- the lookup
     def call(self, inputs):
-        ids = np.asarray(inputs._value if isinstance(inputs, Tensor) else inputs)
+        ids = np.asarray(inputs)  # a host read: a traced step with a lookup runs eagerly (never baked ids)
         if ids.dtype.kind not in "iu":
             if ids.dtype.kind != "f":
                 raise TypeError(f"ShardedEmbedding ids must be integers (or floats holding integers). Received "

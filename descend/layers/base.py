@@ -304,6 +304,26 @@ class Layer:
         for layer in self._flatten_layers():
             layer._trainable = value
 
+    # -- the functional graph (Keras' ``layer.input`` / ``layer.output``) ------------------
+    def _node_attribute(self, attr: str, what: str):
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            raise AttributeError(f"The layer {self.name} has never been called and thus has no defined {what}.")
+        values = getattr(nodes[0], attr)
+        return values[0] if isinstance(values, list) and len(values) == 1 else values
+
+    @property
+    def input(self):
+        """The symbolic input(s) of the layer's first call on KerasTensors (a functional graph, or a Sequential
+        model with an ``Input``), as Keras' ``layer.input``."""
+        return self._node_attribute("input_tensors", "input")
+
+    @property
+    def output(self):
+        """The symbolic output(s) of the layer's first call on KerasTensors, as Keras' ``layer.output``: for
+        feature extraction, ``Model(model.inputs, [layer.output for layer in model.layers])``."""
+        return self._node_attribute("output_tensors", "output")
+
     # -- sublayers and weights -------------------------------------------------------
     def _flatten_layers(self, include_self: bool = True, recursive: bool = True) -> list:
         """This layer and its sublayers (attributes, and inside lists/tuples/dicts), depth first, each once."""

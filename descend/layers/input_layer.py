@@ -61,8 +61,7 @@ class InputLayer(Layer):
         self._input_dtype = backend.floatx() if dtype is None else backend.np_dtype(dtype)
         self.built = True
         tensor = KerasTensor(batch_shape, self._input_dtype, name=self.name, history=(self, 0, 0))
-        _add_node(self, Node(self, (), {}, tensor))
-        self.output = tensor
+        _add_node(self, Node(self, (), {}, tensor))  # ``self.output`` is this tensor (Layer.output)
 
     @property
     def batch_shape(self) -> tuple:

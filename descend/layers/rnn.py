@@ -388,9 +388,19 @@ class RNN(Layer):
         return out
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "return_sequences": self.return_sequences,
-                "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
-                "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask}
+        config = {**super().get_config(), "return_sequences": self.return_sequences,
+                  "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
+                  "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask}
+        if not isinstance(self, _CellRNN):  # a plain RNN names its cell, as Keras (the others flatten it)
+            config["cell"] = _serialization.serialize_keras_object(self.cell)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: dict | None = None):
+        config = dict(config)
+        if isinstance(config.get("cell"), dict):  # Keras' config holds the cell's config
+            config["cell"] = _inner_layer(config["cell"], custom_objects)
+        return cls(**config)
 
     # the three layers below flatten their cell's arguments into their own, as Keras
     def _cell_config(self) -> dict:
@@ -609,6 +619,8 @@ class Bidirectional(Layer):
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
         config = dict(config)
+        if isinstance(config.get("backward_layer"), dict):  # Keras writes the backward layer's config too
+            config["backward_layer"] = _inner_layer(config["backward_layer"], custom_objects)
         return cls(_inner_layer(config.pop("layer", None), custom_objects), **config)
 
 

@@ -1,4 +1,4 @@
-"""Optimizers (Keras 3 convention), schedules and the Optimizer base class."""
+"""Optimizers (Keras 3's arithmetic; `convention=` gives TF 1's, PyTorch's or optax's), schedules and the Optimizer base class."""
 
 from . import legacy, schedules, spellings
 from .accumulation import GradientAccumulator

@@ -156,7 +156,9 @@ def _eligible(opt, rule) -> bool:
             or opt.global_clipnorm is not None or opt.use_ema or opt._sparse_updates == "exact_lazy"
             or opt.lazy_rows.tables or opt.owner is not None or opt.loss_scale_factor is not None):
         return False
-    if type(opt.weight_decay_form) is not WeightDecay or opt.pipeline.aggregation is not None:
+    form = opt.weight_decay_form
+    if opt.pipeline.aggregation is not None or (type(form) is not WeightDecay and not (
+            form.coupled and "weight_decay" not in opt.hyper.values)):  # an L2 penalty with no weight decay: none
         return False
     if not all(getattr(s, "batchable", False) for s in opt.pipeline.stages):
         return False

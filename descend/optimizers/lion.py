@@ -1,4 +1,4 @@
-"""Lion ("EvoLved Sign Momentum", Chen et al., 2023), Keras 3 convention.
+"""Lion ("EvoLved Sign Momentum", Chen et al., 2023): Keras 3's and optax's conventions.
 
 Follows ``keras/src/optimizers/lion.py``::
 
@@ -8,17 +8,22 @@ Follows ``keras/src/optimizers/lion.py``::
 The step interpolates with ``beta_1`` but the momentum is tracked with
 ``beta_2``; every element moves by exactly ``lr`` (or 0), so Lion usually
 wants a learning rate 3-10x smaller than Adam's.
+
+``convention="optax"`` (``optax.lion``) computes the same formula; its ``weight_decay`` (the same
+decoupled decay of the old value, ``lr * weight_decay * var``) defaults to 1e-3. PyTorch and
+TensorFlow 1 have no Lion.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .convention import Convention
 from .exact_lazy import REPLAY
 from .optimizer import Optimizer
 from .rule import Slot
 
-__all__ = ["Lion", "lion_update"]
+__all__ = ["Lion", "OptaxLion", "lion_update"]
 
 
 def lion_update(param, grad, m, *, learning_rate, beta_1, one_minus_beta_1, beta_2, one_minus_beta_2):
@@ -26,6 +31,14 @@ def lion_update(param, grad, m, *, learning_rate, beta_1, one_minus_beta_1, beta
     param = param - learning_rate * np.sign(m * beta_1 + grad * one_minus_beta_1)
     # m <- b2 m + (1 - b2) g
     return param, m * beta_2 + grad * one_minus_beta_2
+
+
+class OptaxLion(Convention):
+    """``optax.lion``: Keras 3's arithmetic, with optax's default weight decay."""
+
+    framework = "optax"
+    reference = "optax.lion"
+    defaults = {"weight_decay": 1e-3}
 
 
 class Lion(Optimizer):
@@ -38,6 +51,9 @@ class Lion(Optimizer):
     ``lr * sign(m)`` and their momentum decays), which is what Keras 3 does
     with an ``IndexedSlices`` gradient. ``sparse_updates="lazy"`` updates only
     the gradient's rows and their momentum.
+
+    ``convention="optax"`` is ``optax.lion``: the same arithmetic, with
+    ``weight_decay`` 1e-3 unless given (module docstring).
 
     Args:
         learning_rate: default 0.001.
@@ -56,6 +72,9 @@ class Lion(Optimizer):
         >>> w.numpy()
         array([ 0.9, -0.9,  0.5], dtype=float32)
     """
+
+    #: the other frameworks' Lion (the class itself is Keras 3's)
+    conventions = {"optax": OptaxLion}
 
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)

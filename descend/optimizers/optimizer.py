@@ -18,6 +18,7 @@ and, optionally, ``catch_up`` -- and this class gives it everything else:
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Callable, Iterable
 
@@ -29,6 +30,7 @@ from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable, to_snake_case, unique_name
 from . import batched, schedules, stages
+from .convention import L2Penalty, check_convention, declared, resolve
 from .exact_lazy import LazyRows
 from .hyper import Hyperparameters, LearningRateValue
 from .pipeline import Pipeline, aggregation_for
@@ -107,6 +109,10 @@ class Optimizer(KerasSpelling, TF2Spelling):
             averages into the variables (None: only :meth:`finalize_variable_values` does).
         loss_scale_factor: Keras 3's fixed loss scale: :meth:`scale_loss` multiplies the loss by it and
             the update divides the gradients by it again.
+        convention: whose arithmetic the update follows: ``"keras"`` (Keras 3, the default), ``"tf1"``,
+            ``"torch"`` or ``"optax"``, where the optimizer declares that convention
+            (:mod:`descend.optimizers.convention`; ``docs/semantics.md`` lists the differences).
+            Arguments left at their defaults take that framework's defaults.
         name: the optimizer's name (prefix of its ``iterations`` variable).
     """
 
@@ -133,6 +139,9 @@ class Optimizer(KerasSpelling, TF2Spelling):
     #: run elementwise rules as fused kernels when numba is available
     use_fused: bool = True
 
+    #: whose arithmetic the class's own declarations are (TF 1's classes in ``descend.compat.v1.train``: "tf1")
+    native_convention: str = "keras"
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._spelling = _spelling_of(cls)
@@ -141,7 +150,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
                  global_clipnorm=None, sparse_updates: str | None = None,
                  gradient_accumulation_steps: int | None = None, on_nonfinite: str = "raise",
                  use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
-                 loss_scale_factor=None, name: str | None = None, **kwargs):
+                 loss_scale_factor=None, convention: str = "keras", name: str | None = None, **kwargs):
         if isinstance(learning_rate, str):  # Keras 2 / TF spelling: Optimizer(name, **kwargs)
             name, learning_rate = learning_rate, kwargs.pop("learning_rate", None)
         if "lr" in kwargs:  # Keras 2 alias
@@ -149,6 +158,10 @@ class Optimizer(KerasSpelling, TF2Spelling):
         decay = kwargs.pop("decay", 0.0) if type(self)._spelling == "tf2" else 0.0  # TF 2's inverse-time decay
         if kwargs:
             raise TypeError(f"{type(self).__name__}: argument(s) not recognized: {sorted(kwargs)}")
+        # the convention first: it gives the defaults of the arguments below (and of the subclass's)
+        self._convention = check_convention(type(self), convention)
+        learning_rate = self.conventional("learning_rate", learning_rate)
+        weight_decay = self.conventional("weight_decay", weight_decay)
         object.__setattr__(self, "hyper", Hyperparameters())
         self._rule_version = 0
         self._rule_cache = None
@@ -174,7 +187,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
             raise ValueError("`sparse_updates` must be 'exact', 'lazy' or 'exact_lazy'. "
                              f"Received: sparse_updates={sparse_updates!r}")
         if sparse_updates == "exact_lazy":
-            _check_exact_lazy(type(self))
+            _check_exact_lazy(type(self), self._convention)
         self._sparse_updates = sparse_updates
         k = gradient_accumulation_steps
         if k is not None and not (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 1):
@@ -196,7 +209,9 @@ class Optimizer(KerasSpelling, TF2Spelling):
         self.ema_momentum = float(ema_momentum)
         self.ema_overwrite_frequency = None if ema_overwrite_frequency is None else int(ema_overwrite_frequency)
         self.owner = None  # a MultiOptimizer routing variables to this optimizer
-        self.weight_decay_form = WeightDecay()
+        # PyTorch's weight_decay is an L2 penalty added to the gradient for most of its optimizers
+        coupled = self._convention is not None and self._convention.weight_decay == "l2"
+        self.weight_decay_form = L2Penalty() if coupled else WeightDecay()
         self.state = OptimizerState(self._name)
         self.lazy_rows = LazyRows()
         self.pipeline = Pipeline()
@@ -218,8 +233,10 @@ class Optimizer(KerasSpelling, TF2Spelling):
         if cached is not None and cached[0] == key:
             return cached[1]
         spelling = type(self)._spelling
-        if spelling == "rule":
-            rule = DeclaredRule(self, as_rule(self.update), tuple(self.slots), self.catch_up)
+        if spelling == "rule":  # the declarations of this optimizer's convention (Keras 3's: its own)
+            conv = self._convention
+            rule = DeclaredRule(self, as_rule(declared(self, conv, "update")), tuple(declared(self, conv, "slots")),
+                                declared(self, conv, "catch_up"), declared(self, conv, "coefficients"))
         elif spelling == "keras3":
             rule = KerasRule(self)
         elif spelling == "tf2":
@@ -231,6 +248,19 @@ class Optimizer(KerasSpelling, TF2Spelling):
         return rule
 
     @property
+    def convention(self) -> str:
+        """Whose arithmetic the update follows: ``"keras"``, ``"tf1"``, ``"torch"`` or ``"optax"``."""
+        return type(self).native_convention if self._convention is None else self._convention.framework
+
+    def conventional(self, name: str, value, *, unset=None):
+        """The value of constructor argument ``name`` under this optimizer's convention: ``value`` when the user
+        gave it, else the convention's default (Keras 3's: ``value`` itself); None when the convention has no
+        such argument. Raises ``ValueError`` for an argument this convention does not take (another
+        convention's only, or one its framework lacks). ``unset``: what "not given" looks like besides a
+        :class:`~descend.optimizers.convention.Default` (None; False for a flag)."""
+        return resolve(type(self), self.__dict__.get("_convention"), name, value, unset=unset)
+
+    @property
     def sparse_updates(self) -> str:
         """``"exact"``, ``"lazy"`` or ``"exact_lazy"`` (the rule's default when not given)."""
         mode = self._sparse_updates
@@ -238,20 +268,26 @@ class Optimizer(KerasSpelling, TF2Spelling):
             rule = self.rule
             return "exact" if rule.is_hook else rule.rule.sparse
         if mode == "exact_lazy" and not self.__dict__.get("_exact_lazy_checked"):
-            refusal = self.rule.exact_lazy_refusal()
+            refusal = self._exact_lazy_refusal()
             if refusal is not None:
                 raise ValueError(f"{type(self).__name__} cannot use sparse_updates='exact_lazy': {refusal}. Use "
                                  "'exact' or 'lazy'. Received: sparse_updates='exact_lazy'")
             self.__dict__["_exact_lazy_checked"] = True
         return mode
 
+    def _exact_lazy_refusal(self) -> str | None:
+        if self.weight_decay_form.coupled and "weight_decay" in self.hyper.values:
+            return (f"its {self.convention} weight decay is an L2 penalty added to the gradient, which moves every "
+                    "row at every step")
+        return self.rule.exact_lazy_refusal()
+
     @sparse_updates.setter
     def sparse_updates(self, mode) -> None:
         if mode not in ("exact", "lazy", "exact_lazy"):
             raise ValueError(f"`sparse_updates` must be 'exact', 'lazy' or 'exact_lazy'. Received: sparse_updates={mode!r}")
         if mode == "exact_lazy":
-            _check_exact_lazy(type(self))
-            refusal = self.rule.exact_lazy_refusal()
+            _check_exact_lazy(type(self), self._convention)
+            refusal = self._exact_lazy_refusal()
             if refusal is not None:
                 raise ValueError(f"{type(self).__name__} cannot use sparse_updates='exact_lazy': {refusal}. Use "
                                  "'exact' or 'lazy'. Received: sparse_updates='exact_lazy'")
@@ -609,6 +645,8 @@ class Optimizer(KerasSpelling, TF2Spelling):
                       ema_overwrite_frequency=self.ema_overwrite_frequency, loss_scale_factor=self.loss_scale_factor)
         if self._initial_decay:
             config["decay"] = self._initial_decay
+        if self.convention != type(self).native_convention:
+            config["convention"] = self.convention
         return config
 
     @classmethod
@@ -655,10 +693,14 @@ class Optimizer(KerasSpelling, TF2Spelling):
         ``<key>/<slot name>`` for each slot of each variable -- including state
         restored for variables not created yet -- and, in the middle of a
         gradient-accumulation cycle, ``accumulator:<key>...`` partial sums.
-        ``var_key(variable)`` is the string naming a variable (default its name).
+        ``var_key(variable)`` is the string naming a variable (default its name). Under a convention other than
+        the class's own, ``convention:<name>`` marks whose arithmetic the slots hold.
         """
         self.flush()  # exact_lazy: every row and slot up to date before it is copied
-        return self.state.state_dict(self.hyper, var_key)
+        out = self.state.state_dict(self.hyper, var_key)
+        if self.convention != type(self).native_convention:
+            out[f"convention:{self.convention}"] = np.asarray(1, np.int8)
+        return out
 
     def restore_plan(self, state: dict, var_key: Callable | None = None, *, strict: bool = True) -> StateRestore:
         """Check ``state`` (as :meth:`state_dict` gives it) against this optimizer; change nothing.
@@ -668,8 +710,18 @@ class Optimizer(KerasSpelling, TF2Spelling):
         values of non-negative slots, non-finite values) always; missing, unexpected or mis-shaped
         entries when ``strict`` (else those entries are left as they are and listed on the plan).
         Slots of variables this optimizer has not created yet are kept and given to the slots when
-        they are created (``var_key`` names variables, as in :meth:`state_dict`).
+        they are created (``var_key`` names variables, as in :meth:`state_dict`). State saved under another
+        convention (its ``convention:<name>`` mark; none for the class's own) is refused: its slots mean other
+        things.
         """
+        state = dict(state)
+        marks = sorted(str(k)[len("convention:"):] for k in state if str(k).startswith("convention:"))
+        for name in marks:
+            del state[f"convention:{name}"]
+        saved = marks[0] if len(marks) == 1 else type(self).native_convention if not marks else marks
+        if saved != self.convention:
+            raise ValueError(f"the state does not match optimizer '{self._name}': it was saved with "
+                             f"convention={saved!r}; this optimizer has convention={self.convention!r}")
         return self.state.restore_plan(self, state, var_key or name_of, strict=strict)
 
     def load_state_dict(self, state: dict, var_key: Callable | None = None, *, strict: bool = True) -> None:
@@ -684,15 +736,28 @@ _FRAMEWORK_CLASSES.update({Optimizer, KerasSpelling, TF2Spelling})
 Optimizer._spelling = "none"
 
 
-def _check_exact_lazy(cls) -> None:
-    """Refuse ``sparse_updates="exact_lazy"`` for what the class declares (the rest is checked on first use)."""
-    declared = cls.update if not isinstance(getattr(cls, "update", None), property) else None
+def _static_attr(cls, name):
+    """``name`` as the class (or a base) declares it, unbound (a staticmethod's function)."""
+    value = inspect.getattr_static(cls, name, None)
+    return value.__func__ if isinstance(value, staticmethod) else value
+
+
+def _check_exact_lazy(cls, convention=None) -> None:
+    """Refuse ``sparse_updates="exact_lazy"`` for what the class (or its convention) declares (the rest is
+    checked on first use)."""
+    def static(name):  # the class-level declaration (None when a property decides per instance)
+        owner = convention if convention is not None and _static_attr(convention, name) is not None else cls
+        value = _static_attr(owner, name)
+        return None if isinstance(value, property) else value, owner
+
+    update, _ = static("update")
+    catch_up, owner = static("catch_up")
     why = None
     if cls._spelling in ("keras3", "tf2"):
         why = "it updates variables in its own code (TF 2 / Keras 3 hooks)"
-    elif declared is not None and as_rule(declared).per_tensor:
+    elif update is not None and as_rule(update).per_tensor:
         why = "its rule reduces over the whole tensor (per_tensor=True), so a row's update depends on rows it cannot see"
-    elif cls.catch_up is None:
+    elif catch_up is None and not isinstance(_static_attr(owner, "catch_up"), property):
         why = "it declares no catch-up (set `catch_up` to a pure closed form or to 'replay')"
     if why is not None:
         raise ValueError(f"{cls.__name__} cannot use sparse_updates='exact_lazy': {why}. Use 'exact' or "

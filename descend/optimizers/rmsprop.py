@@ -1,4 +1,5 @@
-"""RMSprop (plain or centered, with optional momentum), Keras 3 convention.
+"""RMSprop (plain or centered, with optional momentum): Keras 3's, and TF 1's, PyTorch's and optax's
+conventions.
 
 Follows ``keras/src/optimizers/rmsprop.py`` (Hinton, 2012). The mean square
 starts at zeros (TF1's ``RMSPropOptimizer`` starts it at ones) and epsilon is
@@ -9,19 +10,38 @@ added under the square root::
     inc <- lr * g / sqrt(v + epsilon)                   (centered: sqrt(v - a^2 + epsilon))
     m <- momentum * m + inc ;  param <- param - m       (momentum > 0)
     param <- param - inc                                (momentum = 0)
+
+``convention="tf1"`` (``tf.compat.v1.train.RMSPropOptimizer``): the same formula with the mean square
+(slot ``rms``) starting at ones, every scalar in the variable's dtype, epsilon 1e-10, the ``momentum``
+slot always there (centered: slot ``mg``) and lazy sparse updates.
+
+``convention="torch"`` (``torch.optim.RMSprop``): epsilon outside the root and the learning rate
+outside the momentum buffer::
+
+    avg = sqrt(v) + epsilon                             (centered: sqrt(v - a^2) + epsilon)
+    m <- momentum * m + g / avg ;  param <- param - lr * m     (momentum > 0)
+    param <- param - lr * g / avg                               (momentum = 0)
+
+lr 0.01, rho ("alpha") 0.99, epsilon 1e-8; ``weight_decay`` an L2 penalty.
+
+``convention="optax"`` (``optax.rmsprop``): Keras 3's formula (optax's trace of ``-lr * g / sqrt(v + eps)``
+is ``-m``); epsilon 1e-8.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .convention import Convention, Default
 from .exact_lazy import REPLAY, decay_products, per_row, suffix_products
 from .optimizer import Optimizer
-from .rule import Slot
+from .rule import Rule, Slot
 
-__all__ = ["RMSprop", "centered_rmsprop_catch_up", "centered_rmsprop_momentum_catch_up", "rmsprop_catch_up",
-           "rmsprop_momentum_catch_up", "centered_rmsprop_momentum_update", "centered_rmsprop_update", "rmsprop_momentum_update",
-           "rmsprop_update"]
+__all__ = ["RMSprop", "OptaxRMSprop", "TF1RMSprop", "TF1_CENTERED_RMSPROP", "TF1_RMSPROP", "TorchRMSprop",
+           "centered_rmsprop_catch_up", "centered_rmsprop_momentum_catch_up", "centered_rmsprop_momentum_update",
+           "centered_rmsprop_update", "rmsprop_catch_up", "rmsprop_momentum_catch_up", "rmsprop_momentum_update",
+           "rmsprop_update", "torch_centered_rmsprop_momentum_update", "torch_centered_rmsprop_update",
+           "torch_rmsprop_momentum_update", "torch_rmsprop_update"]
 
 
 def rmsprop_update(param, grad, velocity, *, learning_rate, rho, epsilon):
@@ -100,6 +120,103 @@ def centered_rmsprop_momentum_catch_up(param, velocity, momentum, average_gradie
             momentum * per_row(mm, first, param), avg)
 
 
+# ================================================================ TF 1 (tf.compat.v1.train.RMSPropOptimizer)
+#: TF's SparseApplyRMSProp only touches the gradient's rows
+TF1_RMSPROP = Rule(rmsprop_momentum_update, sparse="lazy")
+TF1_CENTERED_RMSPROP = Rule(centered_rmsprop_momentum_update, sparse="lazy")
+
+
+class TF1RMSprop(Convention):
+    """``tf.compat.v1.train.RMSPropOptimizer`` (``descend.compat.v1.train.RMSPropOptimizer`` is this)."""
+
+    framework = "tf1"
+    reference = "tf.compat.v1.train.RMSPropOptimizer"
+    defaults = {"epsilon": 1e-10}
+
+    @property
+    def slots(self):
+        return (Slot("rms", "ones", nonnegative=True), Slot("momentum")) + ((Slot("mg"),) if self.centered else ())
+
+    @property
+    def update(self):
+        return TF1_CENTERED_RMSPROP if self.centered else TF1_RMSPROP
+
+    @property
+    def catch_up(self):
+        if self.hyperparameters()["epsilon"] == 0.0:
+            return REPLAY
+        return centered_rmsprop_momentum_catch_up if self.centered else rmsprop_momentum_catch_up
+
+    def coefficients(self, step, hyper, dtype):
+        c = dtype.type  # TF1 computes in the variable's dtype
+        return {"learning_rate": c(hyper["learning_rate"]), "rho": c(hyper["rho"]), "epsilon": c(hyper["epsilon"]),
+                "momentum_rate": c(hyper["momentum"])}
+
+
+# ================================================================ PyTorch (torch.optim.RMSprop)
+def torch_rmsprop_update(param, grad, velocity, *, learning_rate, rho, epsilon, momentum_rate):
+    # v <- v rho + (1 - rho) g g ; param <- param - lr g / (sqrt(v) + eps)
+    velocity = velocity * rho + (1 - rho) * grad * grad
+    return param - learning_rate * (grad / (np.sqrt(velocity) + epsilon)), velocity
+
+
+def torch_rmsprop_momentum_update(param, grad, velocity, momentum, *, learning_rate, rho, epsilon, momentum_rate):
+    # v as above ; m <- m momentum + g / (sqrt(v) + eps) ; param <- param - lr m
+    velocity = velocity * rho + (1 - rho) * grad * grad
+    momentum = momentum * momentum_rate + grad / (np.sqrt(velocity) + epsilon)
+    return param - learning_rate * momentum, velocity, momentum
+
+
+def torch_centered_rmsprop_update(param, grad, velocity, average_gradient, *, learning_rate, rho, epsilon,
+                                  momentum_rate):
+    # a <- a + (1 - rho)(g - a) (lerp) ; param <- param - lr g / (sqrt(v - a^2) + eps)
+    velocity = velocity * rho + (1 - rho) * grad * grad
+    average_gradient = average_gradient + (1 - rho) * (grad - average_gradient)
+    avg = np.sqrt(velocity - average_gradient * average_gradient) + epsilon
+    return param - learning_rate * (grad / avg), velocity, average_gradient
+
+
+def torch_centered_rmsprop_momentum_update(param, grad, velocity, momentum, average_gradient, *, learning_rate, rho,
+                                           epsilon, momentum_rate):
+    # centered, then m <- m momentum + g / avg ; param <- param - lr m
+    velocity = velocity * rho + (1 - rho) * grad * grad
+    average_gradient = average_gradient + (1 - rho) * (grad - average_gradient)
+    avg = np.sqrt(velocity - average_gradient * average_gradient) + epsilon
+    momentum = momentum * momentum_rate + grad / avg
+    return param - learning_rate * momentum, velocity, momentum, average_gradient
+
+
+class TorchRMSprop(Convention):
+    """``torch.optim.RMSprop`` (``rho`` is its ``alpha``)."""
+
+    framework = "torch"
+    reference = "torch.optim.RMSprop"
+    defaults = {"learning_rate": 0.01, "rho": 0.99, "epsilon": 1e-8}
+    weight_decay = "l2"
+    catch_up = REPLAY
+
+    @property
+    def update(self):
+        if self.centered:
+            return torch_centered_rmsprop_momentum_update if self._has_momentum else torch_centered_rmsprop_update
+        return torch_rmsprop_momentum_update if self._has_momentum else torch_rmsprop_update
+
+    def coefficients(self, step, hyper, dtype):
+        # Python floats, as PyTorch passes them: each operation casts its scalar to the dtype (NumPy's weak
+        # scalars), and 1 - rho is computed in float64 first
+        return {"learning_rate": hyper["learning_rate"], "rho": hyper["rho"], "epsilon": hyper["epsilon"],
+                "momentum_rate": hyper["momentum"]}
+
+
+class OptaxRMSprop(Convention):
+    """``optax.rmsprop`` (``rho`` is its ``decay``): Keras 3's arithmetic, optax's epsilon."""
+
+    framework = "optax"
+    reference = "optax.rmsprop"
+    defaults = {"epsilon": 1e-8}
+    lacks = ("weight_decay",)
+
+
 class RMSprop(Optimizer):
     """RMSprop: divide the gradient by a running root mean square (Keras 3 convention).
 
@@ -115,11 +232,15 @@ class RMSprop(Optimizer):
     rows and their slots (TF1 ``SparseApplyRMSProp``); its cost does not grow
     with the table.
 
+    ``convention="tf1"``, ``"torch"`` or ``"optax"`` computes TF 1's, PyTorch's
+    or optax's RMSprop instead (module docstring).
+
     Args:
-        learning_rate: default 0.001.
-        rho: in [0, 1], the discount of the old mean square; default 0.9.
+        learning_rate: default 0.001 (0.01 under ``"torch"``).
+        rho: in [0, 1], the discount of the old mean square; default 0.9 (0.99 under ``"torch"``).
         momentum: in [0, 1]; default 0.0 (no momentum slot).
-        epsilon: >= 0, added under the square root; default 1e-7.
+        epsilon: >= 0, added under the square root; default 1e-7 (1e-10 under ``"tf1"``, 1e-8 under
+            ``"torch"`` and ``"optax"``).
         centered: normalize by the estimated variance instead of the
             uncentered second moment.
 
@@ -132,12 +253,15 @@ class RMSprop(Optimizer):
         array([9.683772], dtype=float32)
     """
 
-    def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered: bool = False,
-                 **kwargs):
+    #: the other frameworks' RMSprop (the class itself is Keras 3's)
+    conventions = {"tf1": TF1RMSprop, "torch": TorchRMSprop, "optax": OptaxRMSprop}
+
+    def __init__(self, learning_rate=Default(0.001), rho=Default(0.9), momentum=0.0, epsilon=Default(1e-7),
+                 centered: bool = False, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.add_hyperparameter("rho", rho, low=0, high=1)
+        self.add_hyperparameter("rho", self.conventional("rho", rho), low=0, high=1)
         self.add_hyperparameter("momentum", momentum, low=0, high=1)
-        self.add_hyperparameter("epsilon", epsilon, low=0)
+        self.add_hyperparameter("epsilon", self.conventional("epsilon", epsilon), low=0)
         self.centered = bool(centered)
         # a momentum slot exists unless momentum is the number 0 (a schedule always gets one)
         self._has_momentum = not (isinstance(momentum, (int, float, np.integer, np.floating)) and momentum == 0)

@@ -61,8 +61,9 @@ class StepState:
         name: its name in ``state_dict()`` and ``hyper`` (``coefficients`` reads it there).
         initial: ``initial(hyper, dtype) -> array``: its value when first created.
         advance: ``advance(value, step, hyper) -> array``: pure; its value after one more update.
-        dtype: ``"first"`` (the dtype of the first variable updated) or ``"smallest"``
-            (the narrowest float dtype among them).
+        dtype: ``"first"`` (the dtype of the first variable updated), ``"smallest"``
+            (the narrowest float dtype among them) or a NumPy dtype name (``"float32"``: PyTorch keeps
+            such scalars in its default dtype whatever the variables').
         advance_first: True when an update uses the advanced value (Nadam's ``u_product``),
             False when it uses the value before advancing (TF 1 Adam's beta powers).
     """
@@ -86,6 +87,9 @@ class Rule:
         sparse: the ``sparse_updates`` mode used when the optimizer is not given one (``"exact"`` or ``"lazy"``).
         sparse_fn: the rule of exact sparse updates when a reference computes them in another arithmetic
             order than its dense path (TF 1's sparse Adam: ``m*b1 + g*(1-b1)``).
+        lazy_fn: the rule of lazy sparse updates when a reference computes them with other arithmetic than
+            its dense path (PyTorch's ``SparseAdam``: Keras' epsilon placement). It takes the same
+            arguments as ``fn``.
 
     Example:
         >>> import numpy as np
@@ -96,21 +100,24 @@ class Rule:
         True
     """
 
-    __slots__ = ("fn", "per_tensor", "zero_grad_is_identity", "sparse", "sparse_fn")
+    __slots__ = ("fn", "per_tensor", "zero_grad_is_identity", "sparse", "sparse_fn", "lazy_fn")
 
     def __init__(self, fn: Callable, *, per_tensor: bool = False, zero_grad_is_identity: bool = False,
-                 sparse: str = "exact", sparse_fn: Callable | None = None):
+                 sparse: str = "exact", sparse_fn: Callable | None = None, lazy_fn: Callable | None = None):
         if not callable(fn):
             raise TypeError(f"Rule: `fn` must be a function (param, grad, *slots, **coefficients). Received: {fn!r}")
         if sparse not in ("exact", "lazy"):
             raise ValueError(f"Rule: `sparse` must be 'exact' or 'lazy'. Received: sparse={sparse!r}")
         if sparse_fn is not None and not callable(sparse_fn):
             raise TypeError(f"Rule: `sparse_fn` must be a function or None. Received: {sparse_fn!r}")
+        if lazy_fn is not None and not callable(lazy_fn):
+            raise TypeError(f"Rule: `lazy_fn` must be a function or None. Received: {lazy_fn!r}")
         self.fn = fn
         self.per_tensor = bool(per_tensor)
         self.zero_grad_is_identity = bool(zero_grad_is_identity)
         self.sparse = sparse
         self.sparse_fn = sparse_fn
+        self.lazy_fn = lazy_fn
 
     def __repr__(self):
         flags = [f for f in ("per_tensor", "zero_grad_is_identity") if getattr(self, f)]
@@ -140,6 +147,8 @@ class WeightDecay:
     same pass (``coefficients`` then returns ``{"d": ...}``)."""
 
     fused = True
+    #: True for a form that changes the gradient instead (``L2Penalty``: PyTorch's ``weight_decay``)
+    coupled = False
 
     def __init__(self):
         self._excluded_ids: set[int] = set()

@@ -1,22 +1,36 @@
-"""SGD with optional (Nesterov) momentum, Keras 3 convention.
+"""SGD with optional (Nesterov) momentum: Keras 3's, and TF 1's, PyTorch's and optax's conventions.
 
-Follows ``keras/src/optimizers/sgd.py``::
+Keras 3 (``keras/src/optimizers/sgd.py``, the default)::
 
     no momentum:  param <- param - lr * g
     momentum:     m <- momentum * m - lr * g ;  param <- param + m
     nesterov:     m <- momentum * m - lr * g ;  param <- param + momentum * m - lr * g
+
+TF 1 (``MomentumOptimizer``), PyTorch (``torch.optim.SGD``) and optax (``optax.sgd``) keep the sum of
+the gradients instead and scale it by this step's learning rate::
+
+    accum <- momentum * accum + g ;  param <- param - lr * accum
+    nesterov (TF 1):          param <- param - (lr * g + lr * momentum * accum)
+    nesterov (PyTorch, optax): param <- param - lr * (g + momentum * accum)
+
+With a constant learning rate all of them give the same trajectory (``m = -lr * accum``), rounded
+differently. PyTorch's ``dampening`` scales the gradient added after the first step
+(``accum <- momentum * accum + (1 - dampening) * g``; the first step's ``accum`` is ``g``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .exact_lazy import decay_products, per_row
+from .convention import Convention, Default
+from .exact_lazy import REPLAY, decay_products, per_row
 from .optimizer import Optimizer
 from .rule import Rule, Slot
 
-__all__ = ["SGD", "SGD_RULE", "linear_momentum_catch_up", "momentum_catch_up", "momentum_update", "nesterov_catch_up",
-           "nesterov_update", "sgd_catch_up", "sgd_update"]
+__all__ = ["SGD", "SGD_RULE", "OptaxSGD", "TF1SGD", "TF1_MOMENTUM", "TF1_NESTEROV", "TorchSGD",
+           "linear_momentum_catch_up", "momentum_catch_up", "momentum_update", "nesterov_catch_up", "nesterov_update",
+           "sgd_catch_up", "sgd_update", "tf1_momentum_catch_up", "tf1_momentum_update", "tf1_nesterov_catch_up",
+           "tf1_nesterov_update", "torch_damped_momentum_update", "torch_nesterov_catch_up", "torch_nesterov_update"]
 
 
 def sgd_update(param, grad, *, learning_rate):
@@ -71,6 +85,132 @@ def nesterov_catch_up(param, m, *, steps, first):
 SGD_RULE = Rule(sgd_update, zero_grad_is_identity=True)
 
 
+# ================================================================ the sum of the gradients: TF 1, PyTorch, optax
+def tf1_momentum_update(param, grad, accum, *, learning_rate, momentum):
+    # accum <- momentum * accum + g ; param <- param - lr * accum  (PyTorch without dampening, optax: the same)
+    accum = accum * momentum + grad
+    return param - accum * learning_rate, accum
+
+
+def tf1_nesterov_update(param, grad, accum, *, learning_rate, momentum):
+    # accum <- momentum * accum + g ; param <- param - lr * g - lr * momentum * accum
+    accum = accum * momentum + grad
+    return param - (grad * learning_rate + accum * momentum * learning_rate), accum
+
+
+def torch_nesterov_update(param, grad, accum, *, learning_rate, momentum):
+    # accum <- momentum * accum + g ; param <- param - lr * (g + momentum * accum)  (optax's nesterov: the same)
+    accum = accum * momentum + grad
+    return param - learning_rate * (grad + momentum * accum), accum
+
+
+def torch_damped_momentum_update(param, grad, accum, started, *, learning_rate, momentum, one_minus_dampening):
+    # accum <- g on an element's first step, else momentum * accum + (1 - dampening) * g ; param <- param - lr * accum
+    accum = np.where(started > 0, accum * momentum + grad * one_minus_dampening, grad)
+    return param - learning_rate * accum, accum, np.maximum(started, 1.0)
+
+
+def tf1_momentum_catch_up(param, accum, *, steps, first):
+    # a zero-gradient step: accum <- mu accum ; param <- (1 - d) param - lr mu accum (the closed form shared
+    # with Keras' momentum, with c_j = -lr_j mu_j)
+    return linear_momentum_catch_up(param, accum, steps, first,
+                                    lambda s: -float(s["learning_rate"]) * float(s["momentum"]))
+
+
+def tf1_nesterov_catch_up(param, accum, *, steps, first):
+    # Nesterov: param <- (1 - d) param - lr mu^2 accum
+    return linear_momentum_catch_up(param, accum, steps, first,
+                                    lambda s: -float(s["learning_rate"]) * float(s["momentum"]) ** 2)
+
+
+#: PyTorch's and optax's Nesterov over zero-gradient steps: param <- param - lr * mu * (mu accum), as TF 1's
+torch_nesterov_catch_up = tf1_nesterov_catch_up
+
+#: TF's SparseApplyMomentum only touches the gradient's rows
+TF1_MOMENTUM = Rule(tf1_momentum_update, sparse="lazy")
+TF1_NESTEROV = Rule(tf1_nesterov_update, sparse="lazy")
+
+
+class TF1SGD(Convention):
+    """``tf.compat.v1.train.GradientDescentOptimizer`` (no momentum) or ``MomentumOptimizer``."""
+
+    framework = "tf1"
+    reference = "tf.compat.v1.train.MomentumOptimizer"
+
+    @property
+    def update(self):
+        if not self._has_momentum:
+            return SGD_RULE
+        return TF1_NESTEROV if self.nesterov else TF1_MOMENTUM
+
+    @property
+    def catch_up(self):
+        if not self._has_momentum:
+            return sgd_catch_up
+        return tf1_nesterov_catch_up if self.nesterov else tf1_momentum_catch_up
+
+
+class TorchSGD(Convention):
+    """``torch.optim.SGD``: the sum of the gradients; ``dampening``; ``weight_decay`` an L2 penalty."""
+
+    framework = "torch"
+    reference = "torch.optim.SGD"
+    defaults = {"learning_rate": 0.001, "dampening": 0.0}
+    accepts = ("dampening",)
+    weight_decay = "l2"
+
+    @property
+    def slots(self):
+        if not self._has_momentum:
+            return ()
+        # PyTorch's buffer is the first gradient itself: with dampening, a flag says which elements have one
+        return (Slot("momentum"), Slot("momentum_started", nonnegative=True)) if self._damped else (Slot("momentum"),)
+
+    @property
+    def update(self):
+        if not self._has_momentum:
+            return SGD_RULE
+        if self._damped:
+            return torch_damped_momentum_update
+        return torch_nesterov_update if self.nesterov else tf1_momentum_update
+
+    @property
+    def catch_up(self):
+        if not self._has_momentum:
+            return sgd_catch_up
+        if self._damped:
+            return REPLAY
+        return torch_nesterov_catch_up if self.nesterov else tf1_momentum_catch_up
+
+    def coefficients(self, step, hyper, dtype):
+        c = {"learning_rate": dtype.type(hyper["learning_rate"])}
+        if self._has_momentum:
+            c["momentum"] = dtype.type(hyper["momentum"])
+            if self._damped:
+                c["one_minus_dampening"] = dtype.type(1 - hyper["dampening"])
+        return c
+
+
+class OptaxSGD(Convention):
+    """``optax.sgd``: ``optax.trace`` (the sum of the gradients) scaled by ``-lr``."""
+
+    framework = "optax"
+    reference = "optax.sgd"
+    lacks = ("weight_decay",)
+
+    @property
+    def update(self):
+        if not self._has_momentum:
+            return SGD_RULE
+        return torch_nesterov_update if self.nesterov else tf1_momentum_update
+
+    @property
+    def catch_up(self):
+        if not self._has_momentum:
+            return sgd_catch_up
+        return torch_nesterov_catch_up if self.nesterov else tf1_momentum_catch_up
+
+
 class SGD(Optimizer):
     """Gradient descent with optional momentum (Keras 3 convention).
 
@@ -81,10 +221,15 @@ class SGD(Optimizer):
     moves only the rows in the gradient (TF1 ``MomentumOptimizer``'s sparse
     behaviour).
 
+    ``convention="tf1"``, ``"torch"`` or ``"optax"`` keeps the sum of the
+    gradients instead, as those frameworks (module docstring).
+
     Args:
-        learning_rate: step size (default 0.01).
+        learning_rate: step size (default 0.01; 0.001 under ``"torch"``).
         momentum: in [0, 1] (default 0).
         nesterov: use Nesterov momentum.
+        dampening: PyTorch only: in [0, 1), the share of the gradient left out of the momentum
+            after the first step (default 0; not with ``nesterov``).
 
     Example:
         >>> import descend as ds
@@ -95,13 +240,25 @@ class SGD(Optimizer):
         array([0.8], dtype=float32)
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.0, nesterov: bool = False, **kwargs):
+    #: the other frameworks' SGD (the class itself is Keras 3's)
+    conventions = {"tf1": TF1SGD, "torch": TorchSGD, "optax": OptaxSGD}
+
+    def __init__(self, learning_rate=Default(0.01), momentum=0.0, nesterov: bool = False, dampening=None,
+                 **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.add_hyperparameter("momentum", momentum, low=0, high=1,
                                 message="`momentum` must be a float between [0, 1]. Received: momentum={value}")
         self.nesterov = bool(nesterov)
         # the momentum slot exists unless momentum is the constant 0 (0 or 0.0; a schedule always has it)
         self._has_momentum = self.hyperparameters()["momentum"] != 0.0
+        dampening = self.conventional("dampening", dampening)
+        self._damped = False
+        if dampening is not None:
+            self.add_hyperparameter("dampening", dampening, low=0, high=1, high_open=True)
+            self._damped = self._has_momentum and self.hyperparameters()["dampening"] != 0.0
+            if self.nesterov and (not self._has_momentum or self._damped):
+                raise ValueError("Nesterov momentum requires a momentum and zero dampening (as torch.optim.SGD). "
+                                 f"Received: momentum={momentum!r}, dampening={dampening!r}")
 
     @property
     def slots(self):

@@ -167,7 +167,12 @@ class OptimizerState:
             if ss.name in self.step_vars:
                 continue
             dtypes = [v._value.dtype for v in var_list]
-            dtype = dtypes[0] if ss.dtype == "first" else min(dtypes, key=lambda d: d.itemsize)
+            if ss.dtype == "first":
+                dtype = dtypes[0]
+            elif ss.dtype == "smallest":
+                dtype = min(dtypes, key=lambda d: d.itemsize)
+            else:
+                dtype = np.dtype(ss.dtype)
             restored = self.pending.get(ss.name)
             out[ss.name] = np.array(restored) if restored is not None else np.asarray(ss.initial(hyper, dtype), dtype)
         return out

@@ -115,6 +115,9 @@ class Trainer:
 
     compiled = False
     stop_training = False
+    run_eagerly = False
+    jit_compile = "auto"  # the steps run compiled by descend.function (Keras 3's default)
+    steps_per_execution = 1
 
     def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
                 **kwargs):
@@ -140,6 +143,22 @@ class Trainer:
         unknown = set(kwargs) - {"run_eagerly", "jit_compile", "steps_per_execution", "auto_scale_loss"}
         if unknown:
             raise TypeError(f"compile: argument(s) not recognized: {sorted(unknown)}")
+        run_eagerly, jit_compile = kwargs.get("run_eagerly", False), kwargs.get("jit_compile", "auto")
+        steps_per_execution = kwargs.get("steps_per_execution", 1)
+        if not isinstance(run_eagerly, (bool, np.bool_)):
+            raise ValueError(f"compile: `run_eagerly` must be True or False. Received: run_eagerly={run_eagerly!r}")
+        if not (jit_compile == "auto" or isinstance(jit_compile, (bool, np.bool_))):
+            raise ValueError(f"compile: `jit_compile` must be True, False or 'auto'. Received: "
+                             f"jit_compile={jit_compile!r}")
+        if not _is_int(steps_per_execution) or steps_per_execution < 1:
+            raise ValueError(f"compile: `steps_per_execution` must be a positive integer. Received: "
+                             f"steps_per_execution={steps_per_execution!r}")
+        if run_eagerly and jit_compile is True:
+            raise ValueError("compile: `jit_compile=True` cannot be combined with `run_eagerly=True`")
+        self.run_eagerly = bool(run_eagerly)
+        self.jit_compile = False if run_eagerly else (jit_compile if jit_compile == "auto" else bool(jit_compile))
+        self.steps_per_execution = int(steps_per_execution)
+        self.__dict__["_step_functions"] = {}
         self.optimizer = get_optimizer(optimizer)
         if (self.optimizer is not None and kwargs.get("auto_scale_loss", True) and self.dtype_policy.name == "mixed_float16"
                 and not isinstance(self.optimizer, LossScaleOptimizer)):
@@ -222,6 +241,23 @@ class Trainer:
     def predict_step(self, data):
         """The model's outputs for one batch."""
         return step.predict_step(self, data)
+
+    def step_function(self, kind: str, replicas: int | None = None):
+        """The compilable core of the ``kind`` step (``"train"``, ``"test"`` or ``"predict"``), compiled by
+        ``descend.function`` unless ``compile(run_eagerly=True)`` or ``jit_compile=False`` (see
+        :func:`descend.training.step.make_step_function`); made on first use after each ``compile``.
+
+        A model trained by several replicas (``replicas``, default that of :func:`replica_for`) runs its steps
+        op by op: its layers may talk to the other replicas in the forward pass (a sharded table's lookup),
+        which a trace would run once and a plan never."""
+        if replicas is None:
+            replicas = replica_for(self).num_replicas
+        compiled = False if self.run_eagerly or replicas > 1 else self.jit_compile  # (both may be set at any time)
+        functions = self.__dict__.setdefault("_step_functions", {})
+        fn = functions.get((kind, compiled))
+        if fn is None:
+            fn = functions[(kind, compiled)] = step.make_step_function(self, kind, compiled)
+        return fn
 
     def update_compiled_metrics(self, loss, y, y_pred, sample_weight=None) -> None:
         """Record a batch in the loss tracker (``loss`` weighted by the batch's rows) and the compiled metrics
@@ -365,6 +401,9 @@ class Trainer:
             state.epoch, state.step, state.iterator, state.continues = epoch, first_step, iterator, False
             cb.on_epoch_begin(epoch)
             data.on_epoch_begin()
+            # ``steps_per_execution = k`` (Keras): the callbacks see one batch of k steps, numbered by its
+            # first and last step; training stops between such batches only
+            per_execution, begun, batch = self.steps_per_execution, None, None
             n, ran_out = first_step, False
             while steps_per_epoch is None or n < steps_per_epoch:
                 if steps_per_epoch is not None and data.num_batches is not None and seen >= data.num_batches:
@@ -376,20 +415,20 @@ class Trainer:
                     ran_out = True
                     break
                 seen += 1
-                cb.on_train_batch_begin(n)
+                if begun is None:
+                    begun = n
+                    cb.on_train_batch_begin(n)
                 logs = self._run_train_step(replica, batch)
                 n += 1
                 state.step = n
-                if logged_lr is not None and int(self.optimizer.iterations.numpy()) != logged_lr[1]:
-                    logged_lr = None
-                state.learning_rate = (self.optimizer.current_hyper("learning_rate") if logged_lr is None
-                                       else logged_lr[0])
-                state.batch_rows = _batch_size(_unpack(batch)[0])
-                cb.on_train_batch_end(n - 1, logs)
-                # a callback on one rank (a time limit) stops every rank: none waits
-                self.stop_training = replica.any(self.stop_training)
+                if n - begun < per_execution:
+                    continue
+                logged_lr = self._end_execution(cb, replica, begun + per_execution - 1, logs, batch, logged_lr)
+                begun = None
                 if self.stop_training:
                     break
+            if begun is not None:  # the epoch ended inside an execution
+                logged_lr = self._end_execution(cb, replica, begun + per_execution - 1, logs, batch, logged_lr)
             data.on_epoch_end()
             if ran_out and steps_per_epoch is not None and n < steps_per_epoch:
                 warnings.warn("Your input ran out of data; interrupting the epoch. Make sure that your dataset or "
@@ -421,6 +460,19 @@ class Trainer:
         state.iterator, state.continues = None, False
         self.history = history
         return history
+
+    def _end_execution(self, cb, replica, last_step: int, logs: dict, batch, logged_lr):
+        """After the steps of one execution: the learning rate logged, ``on_train_batch_end(last_step)``, and
+        ``stop_training`` decided with every replica (a callback on one rank, a time limit, stops every rank:
+        none waits). Returns the restored learning rate still to log (None once a step moved past it)."""
+        if logged_lr is not None and int(self.optimizer.iterations.numpy()) != logged_lr[1]:
+            logged_lr = None
+        lr = self.optimizer.current_hyper("learning_rate") if logged_lr is None else logged_lr[0]
+        state = self.fit_state
+        state.learning_rate, state.batch_rows = lr, _batch_size(_unpack(batch)[0])
+        cb.on_train_batch_end(last_step, logs)
+        self.stop_training = replica.any(self.stop_training)
+        return logged_lr
 
     def _build_like(self, x) -> None:
         """Create the model's variables by calling it (inference mode) on one example of ``x``

@@ -18,13 +18,15 @@ that calls ``super().train_step`` all run this step.
 from __future__ import annotations
 
 import warnings
+import weakref
 
 import numpy as np
 
 from ..framework.tape import GradientTape
 from ..framework.tensor import to_array
 
-__all__ = ["unpack", "batch_size", "train_step", "test_step", "predict_step", "plain_logs"]
+__all__ = ["unpack", "batch_size", "train_step", "test_step", "predict_step", "plain_logs", "CORES", "train_update",
+           "test_update", "predict_call"]
 
 
 def unpack(batch):
@@ -57,6 +59,15 @@ def train_step(model, data) -> dict:
     x, y, sample_weight = unpack(data)
     n_local = batch_size(x)
     n_global = replica.global_rows(n_local)
+    loss = model.step_function("train", replica.num_replicas)(x, y, sample_weight, n_local, n_global)
+    logs, state.batch_loss = replica.results(model.metrics, None if loss is None else (float(to_array(loss)), n_local))
+    return logs
+
+
+def train_update(model, x, y, sample_weight, n_local: int, n_global: int):
+    """The part of :func:`train_step` that ``compile(jit_compile=...)`` compiles: the forward pass, the loss,
+    the gradients, the update and the metrics' update; returns the loss (None for a replica with no rows)."""
+    replica = model.fit_state.replica
     optimizer = model.optimizer
     loss = None
     with GradientTape() as tape:
@@ -83,8 +94,77 @@ def train_step(model, data) -> dict:
         optimizer.apply_gradients(zip(grads, variables))
     if n_local:
         model.update_compiled_metrics(loss, y, y_pred, sample_weight)
-    logs, state.batch_loss = replica.results(model.metrics, None if loss is None else (float(to_array(loss)), n_local))
-    return logs
+    return loss
+
+
+def _trace_key(model, kind: str) -> tuple:
+    """What a compiled step's trace depends on besides its inputs: for training the optimizer, the loss and
+    the trainable variables (a layer frozen or unfrozen since, another optimizer: traced again); otherwise
+    the loss and every variable (a layer added since: traced again)."""
+    if kind == "train":
+        return (id(model.optimizer), id(model.loss), tuple(map(id, model.trainable_weights)))
+    return (id(getattr(model, "loss", None)), tuple(map(id, model.weights)))
+
+
+def test_update(model, x, y, sample_weight):
+    """The part of :func:`test_step` that ``jit_compile`` compiles: the forward pass, the loss, the metrics."""
+    y_pred = model(x, training=False)
+    loss = model.compute_loss(x, y, y_pred, sample_weight, training=False)
+    model.update_compiled_metrics(loss, y, y_pred, sample_weight)
+    return loss
+
+
+def predict_call(model, x):
+    """The part of :func:`predict_step` that ``jit_compile`` compiles: the forward pass."""
+    return model(x, training=False)
+
+
+#: the compilable part of each step, as ``Trainer.step_function(kind)`` wraps it
+CORES = {"train": train_update, "test": test_update, "predict": predict_call}
+
+
+def make_step_function(model, kind: str, compiled):
+    """``model``'s ``kind`` step core (``"train"``, ``"test"`` or ``"predict"``) as a function of the batch:
+    plain Python, or (``compiled`` True or ``"auto"``) traced by ``descend.function`` once per input signature
+    and trace key and run as a compiled plan. ``"auto"`` keeps quiet where a step cannot be compiled (it then
+    runs op by op, as eagerly); ``True`` warns. The function holds the model weakly (no reference cycle)."""
+    ref = weakref.ref(model)
+    core = CORES[kind]
+    if kind == "train":
+        def run(x, y, sample_weight, n_local, n_global, key=None):
+            return core(ref(), x, y, sample_weight, n_local, n_global)
+    elif kind == "test":
+        def run(x, y, sample_weight, key=None):
+            return core(ref(), x, y, sample_weight)
+    else:
+        def run(x, key=None):
+            return core(ref(), x)
+    if not compiled:
+        return run
+    from ..compiler import function
+
+    traced = function(run)
+    quiet = compiled == "auto"
+
+    def call(*args):
+        key = _trace_key(ref(), kind)
+        if not quiet:
+            return traced(*args, key)
+        with warnings.catch_warnings():
+            for category in _compiler_warnings():
+                warnings.filterwarnings("ignore", category=category)
+            return traced(*args, key)
+
+    call.traced = traced
+    return call
+
+
+def _compiler_warnings() -> tuple:
+    from .._native.backend import FusedKernelWarning
+    from ..compiler.function import FunctionEagerWarning
+    from ..compiler.plan import PlanCallbackWarning
+
+    return (FunctionEagerWarning, PlanCallbackWarning, FusedKernelWarning)
 
 
 def test_step(model, data) -> dict:
@@ -92,16 +172,14 @@ def test_step(model, data) -> dict:
     x, y, sample_weight = unpack(data)
     if batch_size(x) == 0:
         return {}
-    y_pred = model(x, training=False)
-    loss = model.compute_loss(x, y, y_pred, sample_weight, training=False)
-    model.update_compiled_metrics(loss, y, y_pred, sample_weight)
+    model.step_function("test")(x, y, sample_weight)
     return {m.name: m.result() for m in model.metrics}
 
 
 def predict_step(model, data):
     """The model's outputs for one batch."""
     x, _, _ = unpack(data)
-    return model(x, training=False)
+    return model.step_function("predict")(x)
 
 
 def plain_logs(logs) -> dict:

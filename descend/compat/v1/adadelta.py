@@ -12,22 +12,10 @@ Sparse updates are lazy, as ``SparseApplyAdadelta``.
 
 from __future__ import annotations
 
-import numpy as np
-
-from ...optimizers.rule import Rule, Slot
+from ...optimizers.adadelta import TF1Adadelta, tf1_adadelta_update
 from .optimizer import Optimizer
 
 __all__ = ["AdadeltaOptimizer", "tf1_adadelta_update"]
-
-
-def tf1_adadelta_update(param, grad, accum, accum_update, *, learning_rate, rho, one_minus_rho, epsilon):
-    # accum <- accum rho + g^2 (1 - rho)
-    accum = accum * rho + grad * grad * one_minus_rho
-    # update = sqrt(accum_update + eps) * rsqrt(accum + eps) * g
-    update = np.sqrt(accum_update + epsilon) * (1.0 / np.sqrt(accum + epsilon)) * grad
-    # w <- w - update lr ; accum_update <- accum_update rho + update^2 (1 - rho)
-    accum_update = accum_update * rho + update * update * one_minus_rho
-    return param - update * learning_rate, accum, accum_update
 
 
 class AdadeltaOptimizer(Optimizer):
@@ -48,8 +36,10 @@ class AdadeltaOptimizer(Optimizer):
         array([0.05131674], dtype=float32)
     """
 
-    slots = (Slot("accum", nonnegative=True), Slot("accum_update", nonnegative=True))
-    update = Rule(tf1_adadelta_update, sparse="lazy")  # TF 1's sparse kernel updates only the gradient's rows
+    # TF 1's arithmetic, declared once as Adadelta's "tf1" convention
+    slots = TF1Adadelta.slots
+    update = TF1Adadelta.update  # TF 1's sparse kernel updates only the gradient's rows
+    coefficients = TF1Adadelta.coefficients
 
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking: bool = False,
                  name: str = "Adadelta", **kwargs):
@@ -57,8 +47,3 @@ class AdadeltaOptimizer(Optimizer):
         self.add_hyperparameter("rho", rho, low=0, high=1)
         self.add_hyperparameter("epsilon", epsilon, low=0)
 
-    def coefficients(self, step, hyper, dtype):
-        t = dtype.type
-        rho = t(hyper["rho"])
-        return {"learning_rate": t(hyper["learning_rate"]), "rho": rho, "one_minus_rho": t(1) - rho,
-                "epsilon": t(hyper["epsilon"])}

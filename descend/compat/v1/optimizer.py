@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import threading
+import weakref
+
 import numpy as np
 
 from ...framework import context
@@ -13,7 +16,25 @@ from ...framework.tensor import Tensor, to_array
 from ...framework.variable import Variable
 from ...optimizers.optimizer import Optimizer as _Optimizer
 
-__all__ = ["AggregationMethod", "Optimizer"]
+__all__ = ["AggregationMethod", "Optimizer", "live_optimizers", "reset_live_optimizers"]
+
+_live: list = []  # weak references to the TF 1 optimizers created, in order (a TF 1 graph's optimizers)
+_live_lock = threading.Lock()
+
+
+def live_optimizers() -> list:
+    """The TF 1 optimizers still alive, in creation order: in TF 1 their slots are global variables that a
+    ``Saver()`` without a list saves and restores; descend's ``Saver`` hands them the slots it restores."""
+    with _live_lock:
+        out = [r() for r in _live]
+        _live[:] = [r for r, o in zip(_live, out) if o is not None]
+    return [o for o in out if o is not None]
+
+
+def reset_live_optimizers() -> None:
+    """Forget the TF 1 optimizers created so far (``reset_default_graph``); they are not changed."""
+    with _live_lock:
+        _live.clear()
 
 
 def _loss_scale():
@@ -42,6 +63,9 @@ class Optimizer(_Optimizer):
     constants.
     """
 
+    #: TF 1's arithmetic (each optimizer's "tf1" convention)
+    native_convention = "tf1"
+
     GATE_NONE = 0
     GATE_OP = 1
     GATE_GRAPH = 2
@@ -51,6 +75,8 @@ class Optimizer(_Optimizer):
             raise ValueError(f"Must specify the optimizer name. Received: name={name!r}")
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self._use_locking = bool(use_locking)
+        with _live_lock:
+            _live.append(weakref.ref(self))
 
     def get_name(self) -> str:
         return self.name

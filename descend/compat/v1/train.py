@@ -1,9 +1,9 @@
 """TensorFlow 1 optimizers: TF1's API and conventions on descend's one framework.
 
-The math is not copied: each class reuses the update rule of the
-Keras-convention module where TF1 computes the same thing, and states its
-TF1-specific conventions (defaults, slot names and initial values, sparse
-behaviour) here. ``apply_gradients(grads_and_vars, global_step)`` increments
+The math is not copied: TF 1's arithmetic is declared once, as the ``"tf1"``
+convention in each optimizer's own module (``descend.optimizers.adam.TF1Adam``,
+``sgd.TF1SGD``, ``rmsprop.TF1RMSprop``, ``adagrad.TF1Adagrad``,
+``adadelta.TF1Adadelta``), and each class here reuses it with TF 1's API. ``apply_gradients(grads_and_vars, global_step)`` increments
 ``global_step``; ``minimize`` takes TF1's arguments.
 
 Differences from the Keras-convention classes, as in TensorFlow 1:
@@ -25,10 +25,10 @@ import numpy as np
 from ...framework.variable import Variable
 from ...optimizers.adagrad import Adagrad
 from ...optimizers.adagrad_decay import AdagradDecay
-from ...optimizers.adam import adam_scatter_update, adam_update
-from ...optimizers.rmsprop import RMSprop, centered_rmsprop_momentum_update, rmsprop_momentum_update
-from ...optimizers.rule import Rule, Slot, StepState
-from ...optimizers.sgd import SGD_RULE, linear_momentum_catch_up
+from ...optimizers.adam import TF1_ADAM_RULE, tf1_adam_coefficients, tf1_beta_powers
+from ...optimizers.rmsprop import RMSprop
+from ...optimizers.rule import Slot
+from ...optimizers.sgd import SGD_RULE, TF1_MOMENTUM, TF1_NESTEROV, tf1_momentum_catch_up, tf1_nesterov_catch_up
 from .adadelta import AdadeltaOptimizer
 from .adagrad_da import AdagradDAOptimizer
 from .ftrl import FtrlOptimizer
@@ -41,7 +41,7 @@ __all__ = [
     "AdadeltaOptimizer", "AdagradDAOptimizer", "AdagradDecayOptimizer", "AdagradOptimizer", "AdamOptimizer",
     "AggregationMethod", "FtrlOptimizer", "GradientDescentOptimizer", "MomentumOptimizer", "Optimizer",
     "ProximalAdagradOptimizer", "ProximalGradientDescentOptimizer", "RMSPropOptimizer", "Saver",  # noqa: F822
-    "get_global_step", "get_or_create_global_step",
+    "get_global_step", "get_or_create_global_step", "init_from_checkpoint",  # noqa: F822
 ]
 
 
@@ -62,36 +62,6 @@ class GradientDescentOptimizer(Optimizer):
 
     def __init__(self, learning_rate, use_locking: bool = False, name: str = "GradientDescent", **kwargs):
         super().__init__(use_locking, name, learning_rate=learning_rate, **kwargs)
-
-
-def tf1_momentum_update(param, grad, accum, *, learning_rate, momentum):
-    # accum <- momentum * accum + g ; param <- param - lr * accum
-    accum = accum * momentum + grad
-    return param - accum * learning_rate, accum
-
-
-def tf1_nesterov_update(param, grad, accum, *, learning_rate, momentum):
-    # accum <- momentum * accum + g ; param <- param - lr * g - lr * momentum * accum
-    accum = accum * momentum + grad
-    return param - (grad * learning_rate + accum * momentum * learning_rate), accum
-
-
-def tf1_momentum_catch_up(param, accum, *, steps, first):
-    # a zero-gradient step: accum <- mu accum ; param <- (1 - d) param - lr mu accum (the closed form shared
-    # with Keras' momentum, with c_j = -lr_j mu_j)
-    return linear_momentum_catch_up(param, accum, steps, first,
-                                    lambda s: -float(s["learning_rate"]) * float(s["momentum"]))
-
-
-def tf1_nesterov_catch_up(param, accum, *, steps, first):
-    # Nesterov: param <- (1 - d) param - lr mu^2 accum
-    return linear_momentum_catch_up(param, accum, steps, first,
-                                    lambda s: -float(s["learning_rate"]) * float(s["momentum"]) ** 2)
-
-
-#: TF's SparseApplyMomentum only touches the gradient's rows
-TF1_MOMENTUM = Rule(tf1_momentum_update, sparse="lazy")
-TF1_NESTEROV = Rule(tf1_nesterov_update, sparse="lazy")
 
 
 class MomentumOptimizer(Optimizer):
@@ -134,15 +104,9 @@ class AdamOptimizer(Optimizer):
     as TF1's ``_apply_sparse``.
     """
 
-    update = Rule(adam_update, sparse_fn=adam_scatter_update)  # TF1's _apply_sparse order
-
-    # beta1_power/beta2_power: created at beta in the narrowest dtype of the first variables, used, then
-    # multiplied by beta after each update (TF 1's _finish)
-    slots = (Slot("m"), Slot("v", nonnegative=True),
-             *(StepState(power, initial=lambda hyper, dtype, beta=beta: np.asarray(hyper[beta], dtype),
-                         advance=lambda power, step, hyper, beta=beta: power * power.dtype.type(hyper[beta]),
-                         dtype="smallest", advance_first=False)
-               for power, beta in (("beta1_power", "beta1"), ("beta2_power", "beta2"))))
+    update = TF1_ADAM_RULE  # TF1's _apply_sparse order for exact sparse updates
+    # beta1_power/beta2_power, as optimizers.adam.TF1Adam (named after this class's beta1/beta2)
+    slots = (Slot("m"), Slot("v", nonnegative=True), *tf1_beta_powers("beta1", "beta2"))
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking: bool = False,
                  name: str = "Adam", **kwargs):
@@ -153,12 +117,7 @@ class AdamOptimizer(Optimizer):
 
     def coefficients(self, step, hyper, dtype):
         # TF1 computes everything in the variable's dtype, with float32 beta-power variables
-        c = dtype.type
-        b1p = c(hyper["beta1_power"])
-        b2p = c(hyper["beta2_power"])
-        alpha = c(hyper["learning_rate"]) * np.sqrt(1 - b2p) / (1 - b1p)
-        return {"alpha": alpha, "beta_1": c(hyper["beta1"]), "beta_2": c(hyper["beta2"]),
-                "epsilon": c(hyper["epsilon"])}
+        return tf1_adam_coefficients(hyper, dtype, "beta1", "beta2")
 
     def _get_beta_accumulators(self):
         """TF 1's accessor: the (beta1_power, beta2_power) Variables (after the first update)."""
@@ -168,9 +127,9 @@ class AdamOptimizer(Optimizer):
 class AdagradOptimizer(Optimizer, Adagrad):
     """TF1 Adagrad: ``acc += g^2; var -= lr * g / sqrt(acc)`` (no epsilon).
 
-    Keras-convention :class:`~descend.optimizers.Adagrad`'s rule with
-    epsilon 0. Slot ``accumulator`` starts at ``initial_accumulator_value``
-    (> 0). A sparse update touches only the gradient's rows.
+    :class:`~descend.optimizers.Adagrad` with ``convention="tf1"``. Slot
+    ``accumulator`` starts at ``initial_accumulator_value`` (> 0). A sparse
+    update touches only the gradient's rows.
     """
 
     def __init__(self, learning_rate, initial_accumulator_value=0.1, use_locking: bool = False,
@@ -178,21 +137,8 @@ class AdagradOptimizer(Optimizer, Adagrad):
         if not isinstance(initial_accumulator_value, (int, float)) or initial_accumulator_value <= 0.0:
             raise ValueError(f"initial_accumulator_value must be positive: {initial_accumulator_value!r}")
         super().__init__(use_locking, name, learning_rate=learning_rate,
-                         initial_accumulator_value=initial_accumulator_value, epsilon=0.0, **kwargs)
+                         initial_accumulator_value=initial_accumulator_value, convention="tf1", **kwargs)
 
-    def coefficients(self, step, hyper, dtype):
-        # TF1 computes in the variable's dtype
-        return {"learning_rate": dtype.type(hyper["learning_rate"]), "epsilon": dtype.type(0)}
-
-    def get_config(self):
-        config = super().get_config()
-        config.pop("epsilon", None)
-        return config
-
-
-#: TF's SparseApplyRMSProp only touches the gradient's rows
-TF1_RMSPROP = Rule(rmsprop_momentum_update, sparse="lazy")
-TF1_CENTERED_RMSPROP = Rule(centered_rmsprop_momentum_update, sparse="lazy")
 
 
 class RMSPropOptimizer(Optimizer, RMSprop):
@@ -202,30 +148,18 @@ class RMSPropOptimizer(Optimizer, RMSprop):
     sqrt(rms + eps)``; ``var -= mom`` (centered: ``mg <- decay mg + (1-decay)
     g`` and ``rms - mg^2`` under the root). The ``momentum`` slot always
     exists. Sparse updates default to ``"lazy"`` (TF's ``SparseApplyRMSProp``).
+    :class:`~descend.optimizers.RMSprop` with ``convention="tf1"``.
     """
 
     def __init__(self, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10, use_locking: bool = False,
                  centered: bool = False, name: str = "RMSProp", **kwargs):
         super().__init__(use_locking, name, learning_rate=learning_rate, rho=decay, momentum=momentum,
-                         epsilon=epsilon, centered=centered, **kwargs)
+                         epsilon=epsilon, centered=centered, convention="tf1", **kwargs)
 
     @property
     def decay(self):
         """TF1's name for ``rho``."""
         return self.hyperparameters()["rho"]
-
-    @property
-    def slots(self):
-        return (Slot("rms", "ones", nonnegative=True), Slot("momentum")) + ((Slot("mg"),) if self.centered else ())
-
-    @property
-    def update(self):
-        return TF1_CENTERED_RMSPROP if self.centered else TF1_RMSPROP
-
-    def coefficients(self, step, hyper, dtype):
-        c = dtype.type  # TF1 computes in the variable's dtype
-        return {"learning_rate": c(hyper["learning_rate"]), "rho": c(hyper["rho"]), "epsilon": c(hyper["epsilon"]),
-                "momentum_rate": c(hyper["momentum"])}
 
     def get_config(self):
         config = super().get_config()
@@ -277,9 +211,13 @@ def get_or_create_global_step(graph=None):
 
 
 def __getattr__(name):
-    # TF 1's name-keyed Saver lives with the checkpoints (a layer above the optimizers)
+    # TF 1's name-keyed Saver and init_from_checkpoint live with the checkpoints (a layer above the optimizers)
     if name == "Saver":
         from ...checkpoint.saver import Saver
 
         return Saver
+    if name == "init_from_checkpoint":
+        from ...checkpoint.tf_names import init_from_checkpoint
+
+        return init_from_checkpoint
     raise AttributeError(f"module 'descend.compat.v1.train' has no attribute '{name}'")

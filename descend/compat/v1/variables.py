@@ -43,6 +43,7 @@ import numpy as np
 
 from ... import backend, initializers
 from ...framework.variable import Variable, clear_session_hooks, live_variables, name_scope, no_name_scope, reset_live_variables
+from .optimizer import reset_live_optimizers
 
 __all__ = [
     "AUTO_REUSE", "GraphKeys", "VariableScope", "add_to_collection", "add_to_collections", "all_variables",
@@ -98,8 +99,10 @@ def _alive() -> list:
 
 def reset_default_graph() -> None:
     """Forget every collection, the variables tracked so far and ``get_variable``'s store (TF 1's
-    ``tf.reset_default_graph``). The Variables themselves are not changed."""
+    ``tf.reset_default_graph``). The Variables themselves are not changed; neither are the TF 1 optimizers,
+    which a ``Saver`` no longer hands restored slots to."""
     reset_live_variables()
+    reset_live_optimizers()
     with _lock:
         _store.clear()
         _regularized.clear()

@@ -23,17 +23,19 @@ class DeclaredRule:
 
     is_hook = False
 
-    def __init__(self, optimizer, rule: Rule, specs: tuple, catch_up):
+    def __init__(self, optimizer, rule: Rule, specs: tuple, catch_up, coefficients=None):
         self.rule = rule
         self.fn = rule.fn
         self.per_tensor = rule.per_tensor
         self.zero_grad_is_identity = rule.zero_grad_is_identity
         self.sparse_fn = rule.sparse_fn or rule.fn
+        self.lazy_fn = rule.lazy_fn or rule.fn
         self.slot_specs = tuple(s if isinstance(s, Slot) else Slot(s) for s in specs if not isinstance(s, StepState))
         self.step_specs = tuple(s for s in specs if isinstance(s, StepState))
         self.slot_names = [s.name for s in self.slot_specs]
         self.catch_up = catch_up
-        self._coefficients = weakref.WeakMethod(optimizer.coefficients)  # no cycle: the optimizer caches this rule
+        # a method of the optimizer (its own, or its convention's bound to it); weakly: the optimizer caches this rule
+        self._coefficients = weakref.WeakMethod(optimizer.coefficients if coefficients is None else coefficients)
         self.use_fused = optimizer.use_fused
         self.name = type(optimizer).__name__
 
@@ -115,13 +117,17 @@ def coefficients_for(rule, step, hyper, dtype) -> dict:
     return {k: float(v) if isinstance(v, np.floating) and v.dtype != dtype else v for k, v in c.items()}
 
 
-def items(plan_mode, rule, pairs, hyper, decay_of) -> list:
+def items(plan_mode, rule, pairs, hyper, decay_of, form=None) -> list:
     """The plan's items: how each variable's gradient is applied (``plan_mode``: the optimizer's
     ``sparse_updates``), and its weight-decay coefficients (``decay_of(var, hyper)``; None when no variable
-    decays)."""
+    decays). With a coupled form (an L2 penalty, ``form.coupled``) the penalty is added to the gradient here
+    instead, from the variable's value before the update."""
     out = []
     for g, var in pairs:
         decay = None if decay_of is None else decay_of(var, hyper)
+        if decay is not None and form is not None and form.coupled:
+            out.append(_penalized(plan_mode, form, g, var, decay))
+            continue
         if type(g) is not IndexedSlices:
             out.append(Item(var, g, None, None, "dense", decay))
             continue
@@ -137,6 +143,20 @@ def items(plan_mode, rule, pairs, hyper, decay_of) -> list:
         else:
             out.append(Item(var, None, idx, vals, "densify", decay))
     return out
+
+
+def _penalized(plan_mode, form, g, var, decay) -> Item:
+    """The item of ``var`` whose gradient gains ``form``'s penalty: every row (dense, or exact sparse), or the
+    gradient's rows (lazy)."""
+    param = var._value
+    if type(g) is not IndexedSlices:
+        return Item(var, form.gradient(to_array(g), param, **decay), None, None, "dense", None)
+    idx, vals = g.indices._value, g.values._value
+    if plan_mode == "lazy":
+        return Item(var, None, idx, form.gradient(vals, param[idx], **decay), "rows", None)
+    full = np.zeros_like(param)
+    full[idx] = vals
+    return Item(var, form.gradient(full, param, **decay), None, None, "dense", None)
 
 
 class Resolve(Stage):
@@ -165,7 +185,7 @@ class Resolve(Stage):
         form = opt.weight_decay_form
         # with no weight decay configured, the default form gives None for every variable: skip asking each
         default_off = type(form) is WeightDecay and not hyper.get("weight_decay")
-        plan.items = items(plan.sparse_mode, rule, pairs, hyper, None if default_off else form.coefficients)
+        plan.items = items(plan.sparse_mode, rule, pairs, hyper, None if default_off else form.coefficients, form)
         if rule.is_hook:
             return
         for item in plan.items:
@@ -261,7 +281,10 @@ def write(plan: UpdatePlan, items: list, copy: bool) -> dict:
             group[2].append(slots)
             group[3].append(d)
         elif path == "rows":
-            rule.rows(rule.fn, kernel, param, item.values, slots, plan.coefficients[param.dtype], item.indices, d)
+            # lazy updates may have their own arithmetic (the touched rows of an exact update: the rule's)
+            fn = rule.lazy_fn if plan.sparse_mode == "lazy" else rule.fn
+            rule.rows(fn, kernel if fn is rule.fn or kernel is None else rule.kernel(fn), param, item.values, slots,
+                      plan.coefficients[param.dtype], item.indices, d)
         else:  # exact sparse: the dense rule with zero gradient rows elsewhere
             g = np.zeros_like(param)
             g[item.indices] = item.values

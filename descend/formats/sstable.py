@@ -1,0 +1,169 @@
+"""The sorted string table of LevelDB, as TensorFlow writes it for a checkpoint's ``.index`` file:
+data blocks of prefix-compressed key/value entries, an index block pointing at them, a 48-byte footer
+with a magic number. Every block's masked CRC-32C is checked, every offset and length against the
+bytes there are, keys must increase; snappy-compressed blocks (which TensorFlow's checkpoint writer
+never makes) are refused. Errors name the file and the field.
+
+Example:
+    >>> from descend.formats import sstable
+    >>> data = sstable.encode_table([(b"", b"header"), (b"w", b"entry")])
+    >>> sstable.decode_table(data, "example.index")
+    [(b'', b'header'), (b'w', b'entry')]
+"""
+
+from __future__ import annotations
+
+import struct
+
+from . import crc32c as _crc
+from .wire import WireError, read_varint, varint
+
+__all__ = ["MAGIC", "FOOTER_BYTES", "TableError", "decode_table", "encode_table"]
+
+MAGIC = 0xDB4775248B80FB57
+FOOTER_BYTES = 48
+_TRAILER = 5  # a block's compression type byte and its masked CRC-32C
+_NONE, _SNAPPY = 0, 1
+#: the most entries one table may declare (a checkpoint of a million variables has about that many)
+MAX_ENTRIES = 1 << 24
+
+
+class TableError(ValueError):
+    """A table that is truncated, corrupted or not a table; the message names the file and the field."""
+
+
+def _handle(data, pos: int, end: int, where: str) -> tuple[int, int, int]:
+    try:
+        offset, pos = read_varint(data, pos, end, where)
+        size, pos = read_varint(data, pos, end, where)
+    except WireError as e:
+        raise TableError(str(e)) from None
+    return offset, size, pos
+
+
+def _block(data, offset: int, size: int, limit: int, where: str):
+    """The contents of the block at ``offset`` (``size`` bytes and its trailer), checked."""
+    if offset > limit or size > limit - offset or _TRAILER > limit - offset - size:
+        raise TableError(f"{where}: declares a block of {size} bytes at offset {offset}; the table's blocks end at "
+                         f"byte {limit} (truncated or corrupted)")
+    kind = data[offset + size]
+    if kind == _SNAPPY:
+        raise TableError(f"{where}: a block is snappy-compressed; TensorFlow's checkpoint writer never compresses "
+                         "blocks and descend reads uncompressed tables only")
+    if kind != _NONE:
+        raise TableError(f"{where}: field 'block compression type' is {kind}; expected 0 (none)")
+    stored = struct.unpack_from("<I", data, offset + size + 1)[0]
+    actual = _crc.mask(_crc.crc32c(data[offset:offset + size + 1]))
+    if stored != actual:
+        raise TableError(f"{where}: field 'block checksum' does not match the block at offset {offset} (the file "
+                         "was modified or corrupted)")
+    return offset, offset + size
+
+
+def _entries(data, start: int, end: int, where: str, out: list, budget: int) -> None:
+    """Append the block's ``(key, value)`` pairs (``data[start:end]``) to ``out``."""
+    if end - start < 4:
+        raise TableError(f"{where}: a block of {end - start} bytes cannot hold its restart count")
+    restarts = struct.unpack_from("<I", data, end - 4)[0]
+    if restarts > (end - start - 4) // 4:
+        raise TableError(f"{where}: field 'restart count' is {restarts}; the block has room for "
+                         f"{(end - start - 4) // 4}")
+    stop = end - 4 - 4 * restarts
+    pos = start
+    key = b""
+    try:
+        while pos < stop:
+            shared, pos = read_varint(data, pos, stop, where)
+            fresh, pos = read_varint(data, pos, stop, where)
+            vlen, pos = read_varint(data, pos, stop, where)
+            if shared > len(key):
+                raise TableError(f"{where}: an entry shares {shared} bytes with a key of {len(key)}")
+            if fresh > stop - pos or vlen > stop - pos - fresh:
+                raise TableError(f"{where}: an entry declares a {fresh}-byte key and a {vlen}-byte value; its block "
+                                 f"has {stop - pos} bytes left")
+            key = key[:shared] + bytes(data[pos:pos + fresh])
+            pos += fresh
+            value = bytes(data[pos:pos + vlen])
+            pos += vlen
+            if len(out) >= budget:
+                raise TableError(f"{where}: holds more than {budget} entries")
+            out.append((key, value))
+    except WireError as e:
+        raise TableError(str(e)) from None
+
+
+def decode_table(data, where: str) -> list[tuple[bytes, bytes]]:
+    """Every ``(key, value)`` of the table ``data`` (the whole file's bytes), in key order."""
+    size = len(data)
+    if size < FOOTER_BYTES:
+        raise TableError(f"{where}: has {size} bytes; a table ends with a {FOOTER_BYTES}-byte footer (truncated, or "
+                         "not a TensorFlow checkpoint index)")
+    foot = size - FOOTER_BYTES
+    magic = struct.unpack_from("<Q", data, size - 8)[0]
+    if magic != MAGIC:
+        raise TableError(f"{where}: field 'footer magic' is {magic:#x}; expected {MAGIC:#x} (truncated, or not a "
+                         "TensorFlow checkpoint index)")
+    _, _, pos = _handle(data, foot, size - 8, f"{where}: footer metaindex handle")
+    index_offset, index_size, _ = _handle(data, pos, size - 8, f"{where}: footer index handle")
+    start, end = _block(data, index_offset, index_size, foot, f"{where}: index block")
+    handles: list = []
+    _entries(data, start, end, f"{where}: index block", handles, MAX_ENTRIES)
+    out: list = []
+    previous = None
+    for _, value in handles:
+        offset, length, _ = _handle(value, 0, len(value), f"{where}: index block entry")
+        start, end = _block(data, offset, length, foot, f"{where}: data block at offset {offset}")
+        before = len(out)
+        _entries(data, start, end, f"{where}: data block at offset {offset}", out, MAX_ENTRIES)
+        for key, _ in out[before:]:
+            if previous is not None and key <= previous:
+                raise TableError(f"{where}: keys are not in increasing order ({previous[:60]!r} then {key[:60]!r})")
+            previous = key
+    return out
+
+
+def _block_bytes(entries: list) -> bytes:
+    body = bytearray()
+    restarts = []
+    for key, value in entries:  # every entry a restart point: no shared prefixes
+        restarts.append(len(body))
+        body += varint(0) + varint(len(key)) + varint(len(value)) + key + value
+    for r in restarts or [0]:
+        body += struct.pack("<I", r)
+    body += struct.pack("<I", len(restarts) or 1)
+    return bytes(body)
+
+
+def encode_table(entries, block_bytes: int = 4096) -> bytes:
+    """A table of ``entries`` (``(key, value)`` bytes, keys strictly increasing) that LevelDB's and
+    TensorFlow's readers read."""
+    entries = list(entries)
+    for (a, _), (b, _) in zip(entries, entries[1:]):
+        if not a < b:
+            raise ValueError(f"encode_table: keys must increase strictly ({a[:60]!r} then {b[:60]!r})")
+    out = bytearray()
+    index = []
+
+    def put(block: list) -> None:
+        body = _block_bytes(block)
+        index.append((block[-1][0], varint(len(out)) + varint(len(body))))
+        out.extend(body + bytes([_NONE]) + struct.pack("<I", _crc.mask(_crc.crc32c(body + bytes([_NONE])))))
+
+    block, size = [], 0
+    for key, value in entries:
+        block.append((key, value))
+        size += len(key) + len(value) + 12
+        if size >= block_bytes:
+            put(block)
+            block, size = [], 0
+    if block:
+        put(block)
+    meta = _block_bytes([])
+    meta_handle = varint(len(out)) + varint(len(meta))
+    out.extend(meta + bytes([_NONE]) + struct.pack("<I", _crc.mask(_crc.crc32c(meta + bytes([_NONE])))))
+    body = _block_bytes(index)
+    index_handle = varint(len(out)) + varint(len(body))
+    out.extend(body + bytes([_NONE]) + struct.pack("<I", _crc.mask(_crc.crc32c(body + bytes([_NONE])))))
+    footer = meta_handle + index_handle
+    out.extend(footer + bytes(40 - len(footer)) + struct.pack("<Q", MAGIC))
+    return bytes(out)
