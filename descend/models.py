@@ -277,14 +277,14 @@ class Sequential(Model):
             self._maybe_build()
 
     def _maybe_build(self) -> None:
-        """Build when the input shape is known (Keras' Sequential does): from an ``Input``, or from
-        ``input_shape=`` on the first layer."""
+        """Build when the input shape is known (Keras' Sequential does): from an ``Input``, from
+        ``input_shape=`` on the first layer, or from a first layer that is a model with a known input shape."""
         if not self.layers:
             return
+        first = self.layers[0]
         if self._input_layer is not None:
             self.build(self._input_layer.batch_shape)
-        elif self.layers[0]._input_shape_arg is not None:
-            first = self.layers[0]
+        elif first._input_shape_arg is not None:
             self.build((first._batch_size_arg,) + tuple(first._input_shape_arg))
         elif len(self.layers) > 1 and isinstance(first, Model):
             # a first layer that is a model with a known input shape (Keras 3 reads its `input_shape`)
