@@ -546,6 +546,21 @@ def test_fused_loops_give_the_eager_bits(dtype):
     assert plan.fused >= 2 and "colsum" in plan.source
 
 
+def test_a_reshape_that_copies_is_made_at_every_run():
+    # the transposed product cannot be reshaped in place: a plan that copied it once, when it was built, would
+    # return that moment's values (uninitialized memory) at every call
+    def f(a, b):
+        t = ds.transpose(ds.matmul(a, b))
+        return ds.reshape(t, [-1]) * 2.0, ds.reshape(ds.broadcast_to(ds.reduce_sum(t, axis=0), [3, 4]), [12]) + 1.0
+
+    compiled = ds.function(f)
+    rng = np.random.default_rng(7)
+    for _ in range(3):
+        a, b = (ds.constant(rng.standard_normal(s).astype(np.float32)) for s in ((4, 5), (5, 3)))
+        for got, want in zip(compiled(a, b), f(a, b)):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 def test_plans_without_fusion_make_numpy_calls_only():
     from descend.compiler import plan as plan_module
 
@@ -604,11 +619,14 @@ def _train(build, xshape, compiled, steps=3):
 @pytest.mark.parametrize("build,xshape", [
     (lambda: ds.Sequential([ds.layers.Conv2D(4, 3, activation="relu"), ds.layers.MaxPooling2D(),
                             ds.layers.Flatten(), ds.layers.Dropout(0.3, seed=5), ds.layers.Dense(3)]), (8, 8, 2)),
+    # global pooling's gradient is a broadcast the plan must not copy once when it builds (it reads it at each run)
+    (lambda: ds.Sequential([ds.layers.Conv2D(4, 3, activation="relu"), ds.layers.GlobalAveragePooling2D(),
+                            ds.layers.Dense(3)]), (8, 8, 2)),
     (lambda: ds.Sequential([ds.layers.LSTM(5), ds.layers.Dense(3)]), (6, 3)),
     (lambda: ds.Sequential([ds.layers.GRU(5, dropout=0.2, seed=5), ds.layers.Dense(3)]), (6, 3)),
     (lambda: ds.Sequential([ds.layers.Dense(8, activation="tanh"), ds.layers.LayerNormalization(),
                             ds.layers.Dense(3)]), (5,)),
-], ids=["cnn_dropout", "lstm", "gru_dropout", "layernorm"])
+], ids=["cnn_dropout", "cnn_global_pooling", "lstm", "gru_dropout", "layernorm"])
 def test_compiled_layers_train_as_eager(build, xshape):
     with warnings.catch_warnings():
         warnings.simplefilter("error", FunctionEagerWarning)

@@ -128,6 +128,16 @@ def _asarray(x):
     return x if type(x) is np.ndarray else np.asarray(x)
 
 
+def _view_of(fixed: np.ndarray, make):
+    """``make(fixed)`` when it is a view of ``fixed``'s memory, which a plan may bind once; None when it is a
+    copy (a reshape of a broadcast or transposed array), which holds the values of the moment it was made and
+    must be made again at every run."""
+    out = make(fixed)
+    if out.size == 0 or np.may_share_memory(out, fixed):  # (a copy is fresh memory: never within the bounds)
+        return out
+    return None
+
+
 class _Builder:
     """Writes the plan function of one graph (see the module docstring)."""
 
@@ -282,7 +292,10 @@ class _Builder:
         if fixed is not None:
             if fixed.shape == tuple(shape):
                 return self.expr(r)
-            return self.glob(fixed.reshape(shape), "W")
+            view = _view_of(fixed, lambda a: a.reshape(shape))
+            if view is not None:
+                return self.glob(view, "W")
+            # (a broadcast or transposed array has no such view: reshaping it copies, so at every run)
         cur = self.shape_of(r)
         e = self.expr(r)
         return e if cur is not None and tuple(cur) == tuple(shape) else f"np.reshape({e}, {tuple(shape)!r})"
@@ -501,8 +514,8 @@ class _Builder:
             return False  # a view of a Variable is a copy (eager copies it); a Lit is not a view
         fn = functools.partial(node.op.forward, **node.attrs)
         fixed = self.fixed_array(x)
-        if fixed is not None:
-            arr = np.asarray(fn(fixed))
+        arr = None if fixed is None else _view_of(fixed, lambda a: np.asarray(fn(a)))
+        if arr is not None:
             self.names[out] = self.glob(arr, "W")
             self.fixed[out] = arr
             return True
