@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -173,7 +174,11 @@ def test_evaluate_writes_the_metrics_at_the_optimizer_step(tmp_path):
     x, y = _data()
     model = _functional()
     model.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    threads = threading.active_count()
     loss, mae = model.evaluate(x, y, verbose=0, callbacks=[keras.callbacks.TensorBoard(tmp_path)])
+    # the events are in the file when evaluate returns: written in this thread, not queued to another one
+    # (whose flush would not wait for them)
+    assert threading.active_count() == threads
     read = _read(tmp_path / "validation")["scalars"]
     assert read["evaluation_loss_vs_iterations"] == [(5, pytest.approx(loss, rel=1e-6))]
     assert read["evaluation_mae_vs_iterations"] == [(5, pytest.approx(mae, rel=1e-6))]

@@ -53,12 +53,36 @@ _EXTRA_HINT = ("keras.callbacks.TensorBoard writes its event files with the tens
 
 
 def _writer_library():
-    """tensorboardX's writer and summary modules, or an ImportError that says how to install them."""
+    """tensorboardX's event-file writer and summary modules, or an ImportError that says how to install them."""
     try:
-        from tensorboardX import summary, writer
+        from tensorboardX import event_file_writer, summary
     except ImportError as e:
         raise ImportError(_EXTRA_HINT) from e
-    return writer, summary
+    return event_file_writer, summary
+
+
+class _EventFile:
+    """One event file, written in the calling thread by tensorboardX's ``EventsWriter`` (its records and
+    checksums): a flush leaves every event in the file, which a reader (TensorBoard, a test, the user's own
+    script after ``evaluate``) then sees. tensorboardX's ``FileWriter`` hands events to a thread through a
+    queue, and its flush does not wait for them."""
+
+    def __init__(self, logdir: str, suffix: str):
+        event_file_writer, _ = _writer_library()
+        from tensorboardX.proto.event_pb2 import Event
+
+        os.makedirs(logdir, exist_ok=True)
+        self._event = Event
+        self._file = event_file_writer.EventsWriter(os.path.join(logdir, "events"), suffix)
+
+    def add_summary(self, summary, step: int) -> None:
+        self._file.write_event(self._event(wall_time=time.time(), step=int(step), summary=summary))
+
+    def flush(self) -> None:
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
 
 
 class TensorBoard(Callback):
@@ -123,9 +147,8 @@ class TensorBoard(Callback):
     def _writer(self, which: str):
         w = self._writers.get(which)
         if w is None:
-            writer, _ = _writer_library()
             suffix = f".{os.getpid()}.{next(_FILE_NUMBERS)}.descend"
-            w = self._writers[which] = writer.FileWriter(os.path.join(self.log_dir, which), filename_suffix=suffix)
+            w = self._writers[which] = _EventFile(os.path.join(self.log_dir, which), suffix)
         return w
 
     def _scalar(self, which: str, tag: str, value, step: int) -> None:
