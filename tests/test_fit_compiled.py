@@ -90,9 +90,9 @@ def test_setting_run_eagerly_after_compile_takes_effect_at_the_next_step():
     x, y, _, _ = _digits(64)
     model = _mlp("auto")
     model.fit(x, y, batch_size=32, epochs=1, verbose=0)
-    assert hasattr(model.step_function("train", 1), "traced")
+    assert hasattr(model.step_function("train"), "traced")
     model.run_eagerly = True  # as Keras: the attribute switches the steps
-    assert not hasattr(model.step_function("train", 1), "traced")
+    assert not hasattr(model.step_function("train"), "traced")
     model.fit(x, y, batch_size=32, epochs=1, verbose=0)
 
 
@@ -157,3 +157,34 @@ def test_compile_refuses_bad_execution_arguments(kwargs, message):
     with pytest.raises(ValueError, match=__import__("re").escape(message)):
         model.compile(optimizer="sgd", loss="mse", **kwargs)
     assert not model.compiled
+
+
+def test_a_loss_scale_optimizer_step_compiles_and_skips_a_nonfinite_step_as_eagerly():
+    """The LossScaleOptimizer's update is one node of the plan: its finiteness test (skip the step, halve the
+    scale) and its growth run at each call with that call's gradients, the numbers those of the eager run."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 5)).astype(np.float32)
+    y = np.ones((40, 2), np.float32)
+    y[5, 0] = np.inf  # the first batch's gradient is not finite: that step is skipped
+    runs = {}
+    for jit in (False, True):
+        ds.keras.utils.set_random_seed(1)
+        model = ds.Sequential([ds.keras.Input((5,)), ds.layers.Dense(8), ds.layers.Dense(2)])
+        opt = ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(0.1), initial_scale=2.0 ** 10, dynamic_growth_steps=2)
+        model.compile(optimizer=opt, loss="mse", jit_compile=jit)
+        model.fit(x, y, batch_size=10, epochs=2, verbose=0, shuffle=False)
+        runs[jit] = (_weights(model), float(opt.dynamic_scale.numpy()), int(opt.iterations.numpy()), model)
+    for a, b in zip(runs[True][0], runs[False][0]):
+        np.testing.assert_array_equal(a, b)
+    assert runs[True][1:3] == runs[False][1:3] == (1024.0, 6)  # halved once, doubled once; 2 of 8 steps skipped
+    traced = runs[True][3].step_function("train").traced
+    assert [cf.eager for cf in traced._list_all_concrete_functions()] == [None]  # a plan, not op by op
+
+
+def test_fitting_many_models_gives_no_retracing_warning(caplog):
+    # each model's compiled steps trace their own batch shapes: not the retracing TF's warning is about
+    x, y, _, _ = _digits(70)  # batches of 32, 32 and 6: two traces per model
+    with caplog.at_level("WARNING"):
+        for _ in range(4):
+            _mlp("auto").fit(x, y, batch_size=32, epochs=1, verbose=0)
+    assert "traces of descend.function" not in caplog.text

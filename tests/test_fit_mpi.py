@@ -120,15 +120,27 @@ def _fit_table(ds, out):
             "moved": max(float(np.max(np.abs(np.asarray(a, np.float64) - b))) for a, b in zip(wd, initial)),
             "digest": hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in wd)).hexdigest(),
             "history_keys": sorted(histories["dist"]),
+            "plans": _plans(dist),
         }
     mixed_precision.set_global_policy("float32")
     ds.random.set_seed(None)
     return results
 
 
+def _plans(model) -> int:
+    """How many of the replicated fit's training-step signatures ran as a compiled plan (not op by op)."""
+    traced = getattr(model.step_function("train"), "traced", None)
+    if traced is None:
+        return 0
+    return sum(cf.eager is None for cf in traced._list_all_concrete_functions())
+
+
 SCENARIOS = {"fit_table": _fit_table}
 
 TOLERANCE = {"mixed_float16": 2e-3}
+#: the options whose replicated training step compiles (a user's own train_step runs as written)
+COMPILED = {"plain_sgd", "gradient_accumulation", "global_clipnorm", "use_ema", "adamw_exclusion", "metrics",
+            "loss_scale_optimizer", "mixed_float16"}
 OPTIONS = ["plain_sgd", "mixed_float16", "gradient_accumulation", "global_clipnorm", "use_ema", "adamw_exclusion",
            "metrics", "own_train_step", "loss_scale_optimizer"]
 
@@ -157,6 +169,9 @@ def test_fit_under_a_strategy_equals_one_process(table, n, option):
     assert table[n][0]["fit_table"][option]["moved"] > 1e-3  # it trained
     assert len({res["fit_table"][option]["digest"] for res in table[n]}) == 1  # every rank holds the same weights
     assert {"accuracy", "loss", "xent"} <= set(table[n][0]["fit_table"]["metrics"]["history_keys"])
+    if option in COMPILED:  # the replicated step ran as a plan, the exchange inside its optimizer stage
+        assert all(res["fit_table"][option]["plans"] >= 1 for res in table[n]), [
+            res["fit_table"][option]["plans"] for res in table[n]]
 
 
 if __name__ == "__main__":

@@ -296,7 +296,7 @@ def test_tf1_saver_checkpoint_restores_with_deferred_slots_and_continues(name):
     for _ in range(3):
         opt.minimize(loss, global_step=step)
     assert int(step.numpy()) == 6
-    _close([v.numpy() for v in variables], _values(f"tf1_{name}/weights"), 2e-6)
+    _close([v.numpy() for v in variables], _values(f"tf1_{name}/weights"))  # measured: at most 3e-8 apart
     assert opt.pending_state() == []
 
 

@@ -523,7 +523,10 @@ class Function:
 
 
 def _note_trace(fn) -> None:
-    """TF's warning when one Python function is traced again and again."""
+    """TF's warning when one Python function is traced again and again (not for a function that says it is
+    made anew for each object it serves, as ``fit``'s steps are for each model: ``descend_traced_per_owner``)."""
+    if getattr(fn, "descend_traced_per_owner", False):
+        return
     code = getattr(fn, "__code__", fn)
     try:
         count, said = _traces_by_code.get(code, (0, 0))

@@ -106,6 +106,10 @@ class StrategyReplica(Replica):
         # collective: take part with zero gradient rows
         return _empty_sum(y_pred) if _has_collective_layer(model) else None
 
+    def compiles(self, model) -> bool:
+        # a layer whose lookup is a collective (a sharded table) talks in the forward pass: op by op
+        return not _has_collective_layer(model)
+
     def any(self, flag: bool) -> bool:
         return self.strategy.group.any(flag)
 

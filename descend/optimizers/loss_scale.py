@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, convert_to_tensor
@@ -163,6 +164,7 @@ class LossScaleOptimizer:
         return out
 
     # ------------------------------------------------------------------ the update
+    @_trace.opaque("optimizer")  # one node of a descend.function plan: the finiteness test runs at each call
     def apply_gradients(self, grads_and_vars, **kwargs):
         """Apply the gradients (divided by the scale unless they came from :meth:`get_unscaled_gradients`)
         with the inner optimizer, or skip the step and halve the scale when one is not finite.

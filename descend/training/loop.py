@@ -242,17 +242,19 @@ class Trainer:
         """The model's outputs for one batch."""
         return step.predict_step(self, data)
 
-    def step_function(self, kind: str, replicas: int | None = None):
+    def step_function(self, kind: str, replica=None):
         """The compilable core of the ``kind`` step (``"train"``, ``"test"`` or ``"predict"``), compiled by
         ``descend.function`` unless ``compile(run_eagerly=True)`` or ``jit_compile=False`` (see
         :func:`descend.training.step.make_step_function`); made on first use after each ``compile``.
 
-        A model trained by several replicas (``replicas``, default that of :func:`replica_for`) runs its steps
-        op by op: its layers may talk to the other replicas in the forward pass (a sharded table's lookup),
-        which a trace would run once and a plan never."""
-        if replicas is None:
-            replicas = replica_for(self).num_replicas
-        compiled = False if self.run_eagerly or replicas > 1 else self.jit_compile  # (both may be set at any time)
+        Under a strategy (``replica``, default :func:`replica_for`'s) the step compiles too, the gradient
+        exchange running inside the plan's optimizer stage, unless a layer talks to the other replicas in its
+        forward pass (a table sharded over the ranks: its lookup is a collective, which a trace would run
+        once and a plan never): that model's steps run op by op."""
+        if replica is None:
+            replica = replica_for(self)
+        # (run_eagerly and jit_compile may both be set at any time)
+        compiled = False if self.run_eagerly or not replica.compiles(self) else self.jit_compile
         functions = self.__dict__.setdefault("_step_functions", {})
         fn = functions.get((kind, compiled))
         if fn is None:

@@ -45,6 +45,10 @@ class Replica:
         """The loss share of a replica whose part of a (short, last) batch has no rows."""
         return None
 
+    def compiles(self, model) -> bool:
+        """Whether ``model``'s steps may run compiled (``descend.function``) in this context."""
+        return True
+
     def any(self, flag: bool) -> bool:
         """Whether ``flag`` is set on any replica (every replica gets the same answer)."""
         return bool(flag)

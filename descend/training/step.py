@@ -59,7 +59,7 @@ def train_step(model, data) -> dict:
     x, y, sample_weight = unpack(data)
     n_local = batch_size(x)
     n_global = replica.global_rows(n_local)
-    loss = model.step_function("train", replica.num_replicas)(x, y, sample_weight, n_local, n_global)
+    loss = model.step_function("train", replica)(x, y, sample_weight, n_local, n_global)
     logs, state.batch_loss = replica.results(model.metrics, None if loss is None else (float(to_array(loss)), n_local))
     return logs
 
@@ -143,6 +143,7 @@ def make_step_function(model, kind: str, compiled):
         return run
     from ..compiler import function
 
+    run.descend_traced_per_owner = True  # each model's steps trace their own signatures: no retracing warning
     traced = function(run)
     quiet = compiled == "auto"
 
