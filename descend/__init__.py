@@ -74,6 +74,7 @@ _LAZY_NAMES = {
     "function": ("compiler", "function"),
     "cond": ("compiler", "cond"),
     "while_loop": ("compiler", "while_loop"),
+    "device": ("config", "device"),
 }
 
 
@@ -104,5 +105,5 @@ __all__ = [  # noqa: F405
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
-    "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module",
+    "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device",
 ] + list(ops.__all__)

@@ -39,7 +39,12 @@ def compile_config(model) -> dict | None:
         out["loss"] = loss_function_config(loss.fn)  # a plain function, by its name
     else:
         out["loss"] = serialize_keras_object(loss)
-    out["metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m for m in model.compiled_metrics]
+    listed = getattr(model.compiled_metrics, "unweighted", model.compiled_metrics)
+    out["metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m for m in listed]
+    weighted = getattr(model.compiled_metrics, "weighted", [])
+    if weighted:  # compile's weighted_metrics (the sample weights reach them alone)
+        out["weighted_metrics"] = [serialize_keras_object(m) if isinstance(m, metrics.Metric) else m
+                                   for m in weighted]
     return out
 
 
@@ -71,7 +76,7 @@ def _optimizer_config(comp, mfile):
 
 
 def compile_from(comp: dict, mfile: str):
-    """(optimizer, loss, metrics) of a saved model's ``compile`` entry."""
+    """(optimizer, loss, {"metrics": [...], "weighted_metrics": [...]}) of a saved model's ``compile`` entry."""
     from . import losses
     from ._serialization import find_function
 
@@ -95,12 +100,13 @@ def compile_from(comp: dict, mfile: str):
             loss = build_object(desc, "losses", "loss")
         else:
             raise ValueError(f"the loss must be a name or a config; found {short(desc)}")
-        what = "metrics"
-        found = comp.get("metrics") or []
-        if not isinstance(found, list):
-            raise ValueError(f"'metrics' must be a list; found {short(found)}")
-        mets = [m if isinstance(m, str) else build_object(m, "metrics", "metric") if isinstance(m, dict) else
-                _bad_metric(m) for m in found]
+        mets = {}
+        for what in ("metrics", "weighted_metrics"):
+            found = comp.get(what) or []
+            if not isinstance(found, list):
+                raise ValueError(f"'{what}' must be a list; found {short(found)}")
+            mets[what] = [m if isinstance(m, str) else build_object(m, "metrics", "metric") if isinstance(m, dict)
+                          else _bad_metric(m) for m in found]
     except CheckpointError:
         raise
     except REBUILD_ERRORS as e:

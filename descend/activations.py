@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+import weakref
+
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import math_ops, nn_ops
@@ -29,6 +31,35 @@ __all__ = [
 
 def _t(x):
     return x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x)
+
+
+# ---- the logits behind a softmax or sigmoid output (Keras' ``_keras_logits``) ------------------------------------
+_logits: dict = {}
+
+
+def _forget(key):
+    return lambda _ref: _logits.pop(key, None)
+
+
+def remember_logits(output, logits, kind: str, axis: int = -1):
+    """Note that ``output`` is ``kind`` (``"softmax"`` or ``"sigmoid"``) of ``logits`` along ``axis``, so that a
+    cross-entropy of ``output`` computed without ``from_logits`` works from ``logits`` instead, as Keras 3 does
+    (exact where the probabilities would be clipped at 1e-7); returns ``output``."""
+    if isinstance(output, Tensor) and isinstance(logits, (Tensor, Variable)):
+        key = id(output)
+        _logits[key] = (weakref.ref(output, _forget(key)), logits, kind, axis % max(output.ndim, 1))
+    return output
+
+
+def logits_of(output, kind: str, axis: int = -1):
+    """The logits ``output`` was computed from by :func:`softmax` (``kind="softmax"``, along ``axis``) or
+    :func:`sigmoid` (``kind="sigmoid"``), or None."""
+    entry = _logits.get(id(output))
+    if entry is None or entry[0]() is not output or entry[2] != kind:
+        return None
+    if kind == "softmax" and entry[3] != axis % max(output.ndim, 1):
+        return None
+    return entry[1]
 
 
 def linear(x):
@@ -89,8 +120,9 @@ def gelu(x, approximate: bool = False):
 
 
 def sigmoid(x):
-    """``1 / (1 + exp(-x))``."""
-    return nn_ops.sigmoid(_t(x))
+    """``1 / (1 + exp(-x))``; a cross-entropy of the result works from ``x`` (:func:`logits_of`), as Keras'."""
+    x = _t(x)
+    return remember_logits(nn_ops.sigmoid(x), x, "sigmoid")
 
 
 def hard_sigmoid(x):
@@ -108,8 +140,10 @@ hard_swish = hard_silu
 
 
 def softmax(x, axis: int = -1):
-    """``exp(x) / sum(exp(x))`` along ``axis`` (the last by default)."""
-    return nn_ops.softmax(_t(x), axis=axis)
+    """``exp(x) / sum(exp(x))`` along ``axis`` (the last by default); a cross-entropy of the result works from
+    ``x`` (:func:`logits_of`), as Keras'."""
+    x = _t(x)
+    return remember_logits(nn_ops.softmax(x, axis=axis), x, "softmax", axis)
 
 
 def log_softmax(x, axis: int = -1):

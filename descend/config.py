@@ -19,11 +19,13 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import re
 import types
 from collections import namedtuple
 
 __all__ = [
-    "PhysicalDevice", "LogicalDevice", "run_functions_eagerly", "functions_run_eagerly", "list_physical_devices",
+    "device", "PhysicalDevice", "LogicalDevice", "run_functions_eagerly", "functions_run_eagerly", "list_physical_devices",
     "list_logical_devices", "get_visible_devices", "set_visible_devices", "experimental",
 ]
 
@@ -49,6 +51,33 @@ def _check_type(device_type):
     if device_type is not None and not isinstance(device_type, str):
         raise TypeError(f"device_type must be None or a string such as 'CPU'. Received: {device_type!r}")
     return None if device_type is None else device_type.upper()
+
+
+_DEVICE = re.compile(r"^(/job:[A-Za-z0-9_]+)?(/replica:\d+)?(/task:\d+)?"
+                     r"((/device:)?[A-Za-z_]+:(\d+|\*))?$|^[A-Za-z_]+:(\d+|\*)$|^/[A-Za-z_]+:(\d+|\*)$")
+
+
+@contextlib.contextmanager
+def device(device_name):
+    """``tf.device``: a context naming the device to compute on. descend computes on the CPU, so every op
+    in the context runs there, as TensorFlow's soft placement runs them on a machine without the device
+    named; the name is checked (``"CPU:0"``, ``"/device:GPU:0"``, ``"/job:worker/task:0/cpu:0"``; None:
+    no device).
+
+    Example:
+        >>> import descend as ds
+        >>> with ds.device("CPU:0"):
+        ...     float(ds.reduce_sum(ds.ones((2, 2))))
+        4.0
+    """
+    if device_name is not None:
+        if not isinstance(device_name, str):
+            raise ValueError(f"device: expected a device name such as 'CPU:0' or '/device:GPU:0'. Received: "
+                             f"{device_name!r}")
+        if device_name and not _DEVICE.match(device_name):
+            raise ValueError(f"device: cannot parse device specification '{device_name[:200]}' (expected e.g. "
+                             "'CPU:0', '/device:GPU:0' or '/job:worker/task:0/device:CPU:0')")
+    yield
 
 
 def list_physical_devices(device_type=None) -> list:

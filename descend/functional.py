@@ -24,6 +24,7 @@ from .layers import _rebuild
 from .layers.base import Layer
 from .layers.input_layer import Input, InputLayer
 from .layers.keras_tensor import KerasTensor, Node, map_symbolic
+from .ops.math_ops import cast
 
 __all__ = ["init_graph", "run_graph", "graph_config", "graph_from_config", "graph_summary_rows", "clone_graph"]
 
@@ -109,11 +110,19 @@ def _check_input(model, i: int, t: KerasTensor, value):
 
 
 def _as_tensor(value, t: KerasTensor):
+    """An input value in the dtype of its ``Input``, as Keras 3 converts it: numbers of another float or
+    integer dtype, and integers or booleans into a floating Input (``calc(np.array([1]))`` of a float32 Input
+    computes in float32); floating values into an integer Input are left as they are."""
+    want = t.dtype.dtype
     if isinstance(value, Tensor) or hasattr(value, "read_value"):
+        have = value.dtype.dtype
+        if have != want and have.kind in "biu" and t.dtype.is_floating:
+            return cast(value, dtype=want)
         return value
     arr = np.asarray(value)
-    if arr.dtype.kind in "biuf" and arr.dtype != t.dtype.dtype and (arr.dtype.kind == "f") == t.dtype.is_floating:
-        arr = arr.astype(t.dtype.dtype)
+    if arr.dtype.kind in "biuf" and arr.dtype != want and \
+            ((arr.dtype.kind == "f") == t.dtype.is_floating or (arr.dtype.kind in "biu" and t.dtype.is_floating)):
+        arr = arr.astype(want)
     return Tensor(np.array(arr, copy=True))
 
 

@@ -292,7 +292,7 @@ def _compile_config(model) -> dict | None:
     opt = getattr(model, "optimizer", None)
     optimizer = _keras_optimizer_config(opt, comp["optimizer"]) if opt is not None else comp["optimizer"]
     return {"optimizer": optimizer, "loss": comp["loss"], "loss_weights": None,
-            "metrics": comp["metrics"] or None, "weighted_metrics": None, "run_eagerly": False,
+            "metrics": comp["metrics"] or None, "weighted_metrics": comp.get("weighted_metrics"), "run_eagerly": False,
             "steps_per_execution": 1, "jit_compile": False}
 
 
@@ -432,12 +432,10 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
             raise rebuild_error(where, "model", e) from e
         comp = config.get("compile_config")
         if compile and isinstance(comp, dict) and comp:  # Keras writes {} for a model it did not compile
-            if comp.get("weighted_metrics"):
-                raise CheckpointError(f"{where}: compile_config has weighted_metrics, which descend's compile does "
-                                      "not take; load with compile=False and compile the model yourself")
             opt, loss, mets = compile_from(comp, where)
             try:
-                model.compile(optimizer=opt, loss=loss, metrics=mets, loss_weights=comp.get("loss_weights"))
+                model.compile(optimizer=opt, loss=loss, metrics=mets["metrics"],
+                              weighted_metrics=mets["weighted_metrics"] or None, loss_weights=comp.get("loss_weights"))
             except REBUILD_ERRORS as e:
                 raise rebuild_error(where, "compile arguments", e) from e
     if not model.built:

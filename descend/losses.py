@@ -35,7 +35,7 @@ import warnings
 
 import numpy as np
 
-from . import backend
+from . import activations, backend
 from ._lookup import get_object
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
@@ -101,6 +101,17 @@ def _tensor(x):
     if hasattr(x, "_to_dense"):  # IndexedSlices
         return x._to_dense()
     return convert_to_tensor(x)
+
+
+def _keras_logits(y_pred, from_logits, kind, axis):
+    """``(y_pred, from_logits)`` for a cross-entropy: the logits and True when ``y_pred`` is the output of
+    :func:`descend.activations.softmax` (``kind="softmax"``, along ``axis``) or ``sigmoid`` -- Keras 3 computes
+    from them too, which stays exact where probabilities below 1e-7 would be clipped."""
+    if not from_logits and isinstance(axis, (int, np.integer)) and not isinstance(axis, bool):
+        logits = activations.logits_of(y_pred, kind, int(axis))
+        if logits is not None:
+            return logits, True
+    return y_pred, from_logits
 
 
 def _float_tensor(x, dtype=None):
@@ -391,6 +402,7 @@ def binary_crossentropy(y_true, y_pred, from_logits: bool = False, label_smoothi
         >>> losses.binary_crossentropy([[0.0, 1.0], [0.0, 0.0]], [[0.6, 0.4], [0.4, 0.6]]).numpy().round(3)
         array([0.916, 0.714], dtype=float32)
     """
+    y_pred, from_logits = _keras_logits(y_pred, from_logits, "sigmoid", -1)
     y_true, y_pred = _prepare("binary_crossentropy", y_true, y_pred, broadcast=False)
     ls = _check_smoothing(label_smoothing)
     if ls:
@@ -426,6 +438,7 @@ def categorical_crossentropy(y_true, y_pred, from_logits: bool = False, label_sm
         >>> losses.categorical_crossentropy(y_true, y_pred).numpy().round(4)
         array([0.0513, 2.3026], dtype=float32)
     """
+    y_pred, from_logits = _keras_logits(y_pred, from_logits, "softmax", axis)
     y_true, y_pred = _prepare("categorical_crossentropy", y_true, y_pred, broadcast=False)
     axis = _check_axis("categorical_crossentropy", axis, y_pred.ndim)
     if y_pred.shape[axis] == 1:
@@ -463,6 +476,7 @@ def _integer_labels(name: str, y_true) -> np.ndarray:
 def _sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
     """The per-sample losses and the mask of valid (not ignored) samples (``None`` without ``ignore_class``)."""
     name = "sparse_categorical_crossentropy"
+    y_pred, from_logits = _keras_logits(y_pred, from_logits, "softmax", axis)
     y_pred = _float_tensor(y_pred)
     # integer labels in a Tensor stay in ops (a trace of descend.function records them); the checks read
     # their values as they are now

@@ -277,15 +277,20 @@ class Sequential(Model):
             self._maybe_build()
 
     def _maybe_build(self) -> None:
-        """Build when the input shape is known (Keras' Sequential does): from an ``Input``, or from
-        ``input_shape=`` on the first layer."""
+        """Build when the input shape is known (Keras' Sequential does): from an ``Input``, from
+        ``input_shape=`` on the first layer, or from a first layer that is a model with a known input shape."""
         if not self.layers:
             return
+        first = self.layers[0]
         if self._input_layer is not None:
             self.build(self._input_layer.batch_shape)
-        elif self.layers[0]._input_shape_arg is not None:
-            first = self.layers[0]
+        elif first._input_shape_arg is not None:
             self.build((first._batch_size_arg,) + tuple(first._input_shape_arg))
+        elif len(self.layers) > 1 and isinstance(first, Model):
+            # a first layer that is a model with a known input shape (Keras 3 reads its `input_shape`)
+            shape = _model_input_shape(first)
+            if shape is not None:
+                self.build(shape)
 
     def pop(self) -> Layer:
         """Remove and return the last layer."""
@@ -414,6 +419,17 @@ class Sequential(Model):
         if config.get("trainable") is False:
             model.trainable = False
         return model
+
+
+def _model_input_shape(model) -> tuple | None:
+    """The batch shape a model takes, when it is known: a functional model's single input, a Sequential
+    model's build shape; else None."""
+    if _functional.is_graph_model(model):
+        flat = model._graph_flat_inputs
+        return tuple(flat[0].shape) if len(flat) == 1 else None
+    if isinstance(model, Sequential) and model.built:
+        return getattr(model, "_build_input_shape", None)
+    return None
 
 
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):

@@ -343,7 +343,8 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
         if compile and isinstance(comp, dict):
             opt, loss, mets = compile_from(comp, mfile)
             try:
-                model.compile(optimizer=opt, loss=loss, metrics=mets)
+                model.compile(optimizer=opt, loss=loss, metrics=mets["metrics"],
+                              weighted_metrics=mets["weighted_metrics"] or None)
             except REBUILD_ERRORS as e:
                 raise rebuild_error(mfile, "compile arguments", e) from e
             if spec.get("include_optimizer"):

@@ -167,7 +167,10 @@ def test_restore_in_a_fresh_process_after_unrelated_models(tmp_path, kind, opt_n
     assert ref.keys() == got.keys()
     for k in ref.keys():
         assert np.array_equal(ref.get_tensor(k), got.get_tensor(k)), k
-    assert ref.manifest["objects"] == got.manifest["objects"]  # Dropout generators, optimizer config
+    def unnamed(objects):  # an optimizer's name is metadata, as variable names are (auto-named: adam, adam_1...)
+        return {k: {**v, "config": {c: x for c, x in v.get("config", {}).items() if c != "name"}}
+                if isinstance(v, dict) and v.get("kind") == "optimizer" else v for k, v in objects.items()}
+    assert unnamed(ref.manifest["objects"]) == unnamed(got.manifest["objects"])  # Dropout generators, optimizer config
     assert ref.variable_names() != got.variable_names()  # the fresh process named everything differently
 
 

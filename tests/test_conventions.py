@@ -369,7 +369,11 @@ def test_torch_sparse_gradients(name, dtype):
 def test_keras_is_the_default_and_writes_nothing_new(cls):
     a, b = getattr(O, cls)(), getattr(O, cls)(convention="keras")
     assert a.convention == b.convention == "keras"
-    assert a.get_config() == b.get_config() and "convention" not in a.get_config()
+
+    def unnamed(config):  # (the second is auto-named adam_1, as Keras 3 names it)
+        return {k: v for k, v in config.items() if k != "name"}
+
+    assert unnamed(a.get_config()) == unnamed(b.get_config()) and "convention" not in a.get_config()
     assert a.rule.fn is b.rule.fn
     var = ds.Variable(np.ones(3, np.float32), name="w")
     a.apply_gradients([(ds.constant([0.5, -0.5, 0.0]), var)])

@@ -82,7 +82,7 @@ def dropout_worker(out: str) -> int:
 
         def on_train_batch_end(self, batch, logs=None):
             self.rows.append([len(self.rows) + 1, repr(logs["loss"]), repr(logs["accuracy"]),
-                              repr(logs["learning_rate"])])
+                              repr(self.model.fit_state.learning_rate)])  # (Keras: no rate in the logs)
 
         def state_dict(self):
             return {"rows": self.rows}

@@ -87,7 +87,8 @@ def _recorder(model, evaluate_test):
                 _preload_plotting()
             state = model.fit_state
             row = {"step": len(self.rows) + 1, "epoch": state.epoch + 1,
-                   "loss": state.batch_loss, "learning_rate": float(logs.get("learning_rate", float("nan")))}
+                   "loss": state.batch_loss,
+                   "learning_rate": float("nan") if state.learning_rate is None else float(state.learning_rate)}
             if "accuracy" in logs:
                 row["accuracy_epoch_mean"] = float(logs["accuracy"])
             self.rows.append(row)

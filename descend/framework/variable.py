@@ -106,6 +106,16 @@ def unique_name(name: str) -> str:
         return candidate
 
 
+def to_snake_case(name: str) -> str:
+    """``"BatchNormalization"`` -> ``"batch_normalization"``, ``"AdamW"`` -> ``"adam_w"`` (Keras' rule)."""
+    name = re.sub(r"\W+", "", name)
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    name = re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
+    if name.startswith("_"):
+        name = "private" + name
+    return name
+
+
 clear_session_hooks: list = []  # called by clear_session (the TF 1 graph's collections register theirs)
 
 

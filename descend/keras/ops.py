@@ -27,6 +27,7 @@ import builtins
 
 import numpy as np
 
+from .. import activations as _activations
 from .. import backend as _backend
 from .. import linalg as _linalg
 from .. import nn as _nn
@@ -576,13 +577,15 @@ def relu(x):
 
 
 def sigmoid(x):
-    """``1 / (1 + exp(-x))``."""
-    return _nn.sigmoid(_floating(x))
+    """``1 / (1 + exp(-x))`` (a cross-entropy of the result works from ``x``, as Keras')."""
+    x = _floating(x)
+    return _activations.remember_logits(_nn.sigmoid(x), x, "sigmoid")
 
 
 def softmax(x, axis=-1):
-    """Softmax over ``axis``."""
-    return _nn.softmax(_floating(x), axis=axis)
+    """Softmax over ``axis`` (a cross-entropy of the result works from ``x``, as Keras')."""
+    x = _floating(x)
+    return _activations.remember_logits(_nn.softmax(x, axis=axis), x, "softmax", axis)
 
 
 def log_softmax(x, axis=-1):

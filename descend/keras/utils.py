@@ -1,5 +1,5 @@
-"""``descend.keras.utils``: ``to_categorical``, ``set_random_seed`` and, as in Keras, the registry's
-functions of :mod:`descend.saving` (the same objects: one registry).
+"""``descend.keras.utils``: ``to_categorical``, ``set_random_seed``, ``PyDataset`` (``Sequence``) and, as in
+Keras, the registry's functions of :mod:`descend.saving` (the same objects: one registry).
 
 Example:
     >>> import descend as ds
@@ -24,9 +24,11 @@ from ..saving import (
     register_keras_serializable,
     serialize_keras_object,
 )
+from ..training.adapters import PyDataset, Sequence
 from . import random as _keras_random
 
-__all__ = ["to_categorical", "set_random_seed", "CustomObjectScope", "custom_object_scope", "deserialize_keras_object",
+__all__ = ["to_categorical", "set_random_seed", "PyDataset", "Sequence", "CustomObjectScope", "custom_object_scope",
+           "deserialize_keras_object",
            "get_custom_objects", "get_registered_name", "get_registered_object", "register_keras_serializable",
            "serialize_keras_object"]
 

@@ -51,7 +51,7 @@ import numpy as np
 
 from .. import activations, backend, constraints, initializers, mixed_precision, regularizers
 from ..framework.tensor import Tensor, convert_to_tensor
-from ..framework.variable import Variable, name_scope, unique_name
+from ..framework.variable import Variable, name_scope, to_snake_case, unique_name
 from ..ops import math_ops
 from . import _rebuild
 from .keras_tensor import KerasTensor, any_symbolic, symbolic_call
@@ -137,16 +137,6 @@ def _training_stack() -> list:
     if s is None:
         s = _context.training = []
     return s
-
-
-def to_snake_case(name: str) -> str:
-    """``"BatchNormalization"`` -> ``"batch_normalization"``, ``"Conv2D"`` -> ``"conv2d"`` (Keras' rule)."""
-    name = re.sub(r"\W+", "", name)
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    name = re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
-    if name.startswith("_"):
-        name = "private" + name
-    return name
 
 
 def _shape_of(x):

@@ -26,7 +26,8 @@ from .sgd import SGD
 __all__ = [
     "SGD", "Adadelta", "Adafactor", "Adagrad", "AdagradDecay", "Adam", "AdamW", "AdamWeightDecay", "Adamax", "Ftrl",
     "GradientAccumulator", "Lamb", "LearningRateSchedule", "Lion", "LossScaleOptimizer", "MultiOptimizer", "Nadam", "Optimizer",
-    "RMSprop", "Rule", "Slot", "StepState", "create_optimizer", "get", "legacy", "schedules", "spellings",
+    "RMSprop", "Rule", "Slot", "StepState", "create_optimizer", "deserialize", "get", "legacy", "schedules", "serialize",
+    "spellings",
 ]
 
 _BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adafactor, Adagrad, AdagradDecay, Adam, AdamW,
@@ -54,3 +55,21 @@ def get(identifier, **kwargs) -> Optimizer | None:
             raise ValueError(f"Unknown optimizer {identifier!r}. Known: {sorted(_BY_NAME)}")
         return cls(**kwargs)
     raise TypeError(f"Expected an optimizer name, config or instance. Received: {identifier!r}")
+
+
+def serialize(optimizer) -> dict:
+    """An optimizer's config as Keras' ``optimizers.serialize``: ``{"class_name": ..., "config": ...}`` (its
+    name included, so :func:`deserialize` gives an optimizer of the same name)."""
+    if not isinstance(optimizer, (Optimizer, LossScaleOptimizer, MultiOptimizer)):
+        raise TypeError(f"serialize expects an optimizer. Received: {type(optimizer).__name__}")
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
+    """The optimizer :func:`serialize` described (a built-in class, or one named in ``custom_objects``)."""
+    if not isinstance(config, dict):
+        raise TypeError(f"deserialize expects a {{'class_name', 'config'}} dict. Received: {type(config).__name__}")
+    cls = (custom_objects or {}).get(config.get("class_name"))
+    if cls is not None:
+        return cls.from_config(config.get("config", {}))
+    return get(config)

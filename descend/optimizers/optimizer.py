@@ -28,7 +28,7 @@ from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
-from ..framework.variable import Variable
+from ..framework.variable import Variable, to_snake_case, unique_name
 from . import batched, schedules, stages
 from .convention import L2Penalty, check_convention, declared, resolve
 from .exact_lazy import LazyRows
@@ -167,7 +167,8 @@ class Optimizer(KerasSpelling, TF2Spelling):
         self._rule_cache = None
         if name is not None and (not isinstance(name, str) or not name):
             raise ValueError(f"`name` must be a non-empty string. Received: name={name!r}")
-        self._name = name or type(self).__name__.lower()
+        # Keras 3: the snake-case class name, unique in the session (a second Adam() is adam_1)
+        self._name = name or unique_name(to_snake_case(type(self).__name__))
         self._set_initial_decay(decay)
         if learning_rate is not None:
             self.add_hyperparameter("learning_rate", learning_rate, low=0)

@@ -140,7 +140,9 @@ class BackupAndRestore(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if self.save_freq == "epoch":
-            self._save(epoch + 1, 0, None)
+            state = self.model.fit_state
+            # with steps_per_epoch the next epoch may continue this epoch's pass over the data: its position
+            self._save(epoch + 1, 0, state.position()["iterator"] if state.continues else None)
 
     def on_train_end(self, logs=None):
         if self._manager is not None:

@@ -14,7 +14,7 @@ from .replica import replica_for
 
 __all__ = [
     "Callback", "CallbackList", "History", "ProgbarLogger", "EarlyStopping", "LearningRateScheduler",
-    "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "TerminateOnNaN",
+    "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "TerminateOnNaN", "python_logs",
 ]
 
 
@@ -105,7 +105,10 @@ class TerminateOnNaN(Callback):
 
 
 class CallbackList:
-    """Calls each hook on every callback in order."""
+    """Calls each hook on every callback in order, as Keras 3's: every hook receives a logs dict (``{}`` where
+    there are none), a fresh copy per call whose keys are sorted, nested dicts merged into it, and scalar
+    Tensors and NumPy scalars made Python floats; the callbacks of one call share that dict (a callback may add
+    to it for the ones after it, as ``LearningRateScheduler`` adds ``learning_rate`` for ``History``)."""
 
     def __init__(self, callbacks, model=None, params=None):
         self.callbacks = list(callbacks or [])
@@ -117,14 +120,75 @@ class CallbackList:
             if params is not None:
                 c.set_params(params)
 
-    def __getattr__(self, name):
-        if not name.startswith("on_"):
-            raise AttributeError(name)
+    def _each(self, name, *args, logs=None):
+        logs = python_logs(logs)
+        for c in self.callbacks:
+            getattr(c, name)(*args, logs)
 
-        def call(*args, **kwargs):
-            for c in self.callbacks:
-                getattr(c, name)(*args, **kwargs)
-        return call
+    def on_train_begin(self, logs=None):
+        self._each("on_train_begin", logs=logs)
+
+    def on_train_end(self, logs=None):
+        self._each("on_train_end", logs=logs)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._each("on_epoch_begin", epoch, logs=logs)
+
+    def on_epoch_end(self, epoch, logs=None):
+        self._each("on_epoch_end", epoch, logs=logs)
+
+    def on_batch_begin(self, batch, logs=None):
+        self._each("on_batch_begin", batch, logs=logs)
+
+    def on_batch_end(self, batch, logs=None):
+        self._each("on_batch_end", batch, logs=logs)
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self._each("on_train_batch_begin", batch, logs=logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._each("on_train_batch_end", batch, logs=logs)
+
+    def on_test_begin(self, logs=None):
+        self._each("on_test_begin", logs=logs)
+
+    def on_test_end(self, logs=None):
+        self._each("on_test_end", logs=logs)
+
+    def on_test_batch_begin(self, batch, logs=None):
+        self._each("on_test_batch_begin", batch, logs=logs)
+
+    def on_test_batch_end(self, batch, logs=None):
+        self._each("on_test_batch_end", batch, logs=logs)
+
+    def on_predict_begin(self, logs=None):
+        self._each("on_predict_begin", logs=logs)
+
+    def on_predict_end(self, logs=None):
+        self._each("on_predict_end", logs=logs)
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        self._each("on_predict_batch_begin", batch, logs=logs)
+
+    def on_predict_batch_end(self, batch, logs=None):
+        self._each("on_predict_batch_end", batch, logs=logs)
+
+
+def python_logs(logs) -> dict:
+    """``logs`` as the callbacks receive them (Keras' ``pythonify_logs``): a new dict with sorted keys,
+    nested dicts merged in, scalars as Python floats, anything else (arrays) as it is; ``{}`` for None."""
+    out = {}
+    for key, value in sorted((logs or {}).items()):
+        if isinstance(value, dict):
+            out.update(python_logs(value))
+            continue
+        if hasattr(value, "numpy") and not isinstance(value, np.ndarray):
+            value = value.numpy()
+        if isinstance(value, (int, float, np.number)) and not isinstance(value, bool) or \
+                (isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"):
+            value = float(value)
+        out[key] = value
+    return out
 
 
 class History(Callback):
@@ -196,10 +260,12 @@ class ProgbarLogger(Callback):
         return bar
 
     def on_train_batch_end(self, batch, logs=None):
-        logs = dict(logs or {})
-        self._seen += int(logs.pop("size", 0))
+        state = self.model.fit_state if self.model is not None else None
+        self._seen += state.batch_rows if state is not None else 0
         rate = self._seen / max(time.perf_counter() - self._t0, 1e-9)
-        shown = _fmt_logs({k: v for k, v in logs.items() if k != "batch"})
+        shown = _fmt_logs(dict(logs or {}))
+        if state is not None and state.learning_rate is not None:
+            shown["learning_rate"] = f"{float(state.learning_rate):.4g}"
         shown["ex/s"] = f"{rate:,.0f}"
         if self._bar is None:
             self._bar = self._open()

@@ -114,8 +114,9 @@ class CompiledLoss:
             yt, yp = _select(y_true, key, index), _select(y_pred, key, index)
             sw = _select(sample_weight, key, index) if isinstance(sample_weight, (dict, list, tuple)) else sample_weight
             value = loss(yt, yp, sw) if sw is not None else loss(yt, yp)
-            n = int(yp.shape[0]) if getattr(yp, "shape", None) else 1
-            tracker.update_state(value, sample_weight=float(n))
+            # each batch counts once in the per-output means, as in Keras 3 on TensorFlow (whose traced step
+            # sees no static batch size); the total "loss" weighs the batches by their rows
+            tracker.update_state(value)
             total.append(value if weight == 1.0 else multiply(value, cast(weight, dtype=value.dtype)))
         return total[0] if len(total) == 1 else add_n(total)
 
@@ -180,11 +181,36 @@ def output_metrics(spec, model, loss, resolve_metric) -> list:
 
 
 class MetricList(list):
-    """The compiled metrics: a list, plus tf.keras' ``model.compiled_metrics.update_state(y, y_pred)``."""
+    """The compiled metrics (``compile``'s ``metrics``, then its ``weighted_metrics``): a list, plus tf.keras'
+    ``model.compiled_metrics.update_state(y, y_pred, sample_weight)``, which gives the sample weights to the
+    weighted metrics alone (Keras 3's rule)."""
+
+    def __init__(self, metrics=(), weighted=()):
+        metrics, weighted = list(metrics), list(weighted)
+        names = {m.name for m in metrics}
+        for m in weighted:  # Keras: a weighted metric named as a plain one is logged as weighted_<name>
+            if m.name in names:
+                if isinstance(m, OutputMetric):
+                    m.metric.name = f"{m.key}_weighted_{m.metric.name[len(m.key) + 1:]}"
+                else:
+                    m.name = f"weighted_{m.name}"
+            names.add(m.name)
+        super().__init__(metrics + weighted)
+        self._weighted = {id(m) for m in weighted}
+
+    @property
+    def unweighted(self) -> list:
+        """The metrics of ``compile``'s ``metrics``."""
+        return [m for m in self if id(m) not in self._weighted]
+
+    @property
+    def weighted(self) -> list:
+        """The metrics of ``compile``'s ``weighted_metrics``."""
+        return [m for m in self if id(m) in self._weighted]
 
     def update_state(self, y_true, y_pred, sample_weight=None) -> None:
         for m in self:
-            m.update_state(y_true, y_pred, sample_weight=sample_weight)
+            m.update_state(y_true, y_pred, sample_weight=sample_weight if id(m) in self._weighted else None)
 
     def reset_state(self) -> None:
         for m in self:

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-import math
+import warnings
 
 import numpy as np
 
@@ -17,11 +17,12 @@ from .. import losses as losses_module
 from .. import metrics as metrics_module
 from ..data import Dataset, default_seed
 from ..framework import nest
+from ..ops.core_ops import reduce_sum
 from ..ops.math_ops import add_n, cast
 from ..optimizers import get as get_optimizer
 from ..optimizers.loss_scale import LossScaleOptimizer
+from . import adapters, compile_utils, step
 from . import callbacks as callbacks_module
-from . import compile_utils, step
 from .replica import LOCAL, replica_for
 from .state import FitState
 from .step import batch_size as _batch_size
@@ -118,8 +119,11 @@ class Trainer:
     jit_compile = "auto"  # the steps run compiled by descend.function (Keras 3's default)
     steps_per_execution = 1
 
-    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, **kwargs):
-        """Choose the optimizer, the loss and the metrics (names or objects).
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
+                **kwargs):
+        """Choose the optimizer, the loss and the metrics (names or objects). Compiling again without ``loss``
+        keeps the loss of the previous ``compile``, and without ``metrics`` and ``weighted_metrics`` its metrics,
+        as Keras 3 does.
 
         Args:
             optimizer: an Optimizer or a name (``"adam"``).
@@ -128,8 +132,11 @@ class Trainer:
                 output order (:mod:`descend.compile_utils`).
             metrics: a list of Metrics or names (``"accuracy"`` picks the
                 accuracy that fits the loss); for several outputs, a dict keyed
-                by output name (or a list of lists).
+                by output name (or a list of lists). As in Keras 3 they do not see
+                sample weights (nor ``class_weight``).
             loss_weights: per-output weights of the losses in the total (a dict or list).
+            weighted_metrics: metrics (as ``metrics``) weighted by the sample weights; one whose name a
+                metric of ``metrics`` has already is logged as ``weighted_<name>``.
             auto_scale_loss: when the model's dtype policy is ``"mixed_float16"``, wrap the optimizer
                 in a :class:`~descend.optimizers.LossScaleOptimizer` (default ``True``, as Keras 3).
         """
@@ -158,18 +165,28 @@ class Trainer:
             # as Keras 3: float16 gradients underflow without a loss scale, so a mixed_float16 model gets one
             self.optimizer = LossScaleOptimizer(self.optimizer)
         several = len(getattr(self, "_graph_flat_outputs", ())) > 1
-        if compile_utils.is_structured(loss) or (several and loss is not None) or loss_weights is not None:
+        again = self.compiled  # Keras 3: compiling again without a loss (or metrics) keeps the previous ones
+        if loss is None and again:
+            pass
+        elif compile_utils.is_structured(loss) or (several and loss is not None) or \
+                (loss_weights is not None and loss is not None):
             self.loss = compile_utils.CompiledLoss(loss, loss_weights, self, _resolve_loss)
         else:
             self.loss = _resolve_loss(loss)
-        if isinstance(metrics, dict) or (isinstance(metrics, (list, tuple)) and any(isinstance(m, (list, tuple))
-                                                                                     for m in metrics)):
-            found = compile_utils.output_metrics(metrics, self, self.loss, _resolve_metric)
-        else:
-            found = [_resolve_metric(m, self.loss) if isinstance(m, str) else m for m in (metrics or [])]
-        self.compiled_metrics = compile_utils.MetricList(found)
+        if not (again and metrics is None and weighted_metrics is None):
+            found = self._compiled_metric_list(metrics, "metrics")
+            weighted = self._compiled_metric_list(weighted_metrics, "weighted_metrics")
+            self.compiled_metrics = compile_utils.MetricList(found, weighted)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.compiled = True
+
+    def _compiled_metric_list(self, metrics, what) -> list:
+        if metrics is not None and not isinstance(metrics, (list, tuple, dict)):
+            raise TypeError(f"compile: `{what}` must be a list, a tuple or a dict. Received: {metrics!r}")
+        if isinstance(metrics, dict) or (isinstance(metrics, (list, tuple)) and any(isinstance(m, (list, tuple))
+                                                                                     for m in metrics)):
+            return compile_utils.output_metrics(metrics, self, self.loss, _resolve_metric)
+        return [_resolve_metric(m, self.loss) if isinstance(m, str) else m for m in (metrics or [])]
 
     @property
     def metrics(self) -> list:
@@ -183,11 +200,6 @@ class Trainer:
             raise RuntimeError(f"You must call compile() before {what}()")
         if what == "fit" and self.optimizer is None:
             raise ValueError("fit() needs an optimizer: compile() was called with optimizer=None")
-        # a model overriding train_step/test_step may compute its own loss (Keras' "customizing fit")
-        step = {"fit": "train_step", "evaluate": "test_step"}.get(what)
-        own_step = step is not None and getattr(type(self), step) is not getattr(Trainer, step)
-        if self.loss is None and what != "predict" and not own_step:
-            raise ValueError(f"{what}() needs a loss: pass loss= to compile()")
 
     def compiled_loss(self, y_true, y_pred, sample_weight=None, regularization_losses=None):
         """tf.keras' ``model.compiled_loss``: the compiled loss plus ``regularization_losses``, also
@@ -203,9 +215,16 @@ class Trainer:
 
     # ---------------------------------------------------------------- steps
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
-        """The compiled loss plus the model's regularization losses."""
+        """The compiled loss plus the model's ``add_loss`` terms and regularization losses (each summed to a
+        scalar). With no loss in ``compile`` the added terms are the loss, as Keras 3: ``fit(x)`` trains a
+        model that computes its own loss with ``add_loss``."""
+        extra = [e if not getattr(e, "shape", ()) else reduce_sum(e) for e in self.losses]
+        if self.loss is None:
+            if not extra:
+                raise ValueError("No loss to compute: compile() was given no loss and the model added none "
+                                 "(add_loss). Provide a `loss` argument in `compile()`")
+            return extra[0] if len(extra) == 1 else add_n([cast(e, dtype=extra[0].dtype) for e in extra])
         loss = self.loss(y, y_pred, sample_weight) if sample_weight is not None else self.loss(y, y_pred)
-        extra = list(self.losses)
         if extra:
             loss = add_n([loss] + [cast(e, dtype=loss.dtype) for e in extra])
         return loss
@@ -243,11 +262,11 @@ class Trainer:
         return fn
 
     def update_compiled_metrics(self, loss, y, y_pred, sample_weight=None) -> None:
-        """Record a batch in the loss tracker (``loss`` weighted by the batch's rows) and the compiled metrics."""
+        """Record a batch in the loss tracker (``loss`` weighted by the batch's rows) and the compiled metrics
+        (the sample weights go to the ``weighted_metrics`` only, as Keras 3)."""
         n = _batch_size(y_pred)
         self._loss_tracker.update_state(loss, sample_weight=float(n))
-        for m in self.compiled_metrics:
-            m.update_state(y, y_pred, sample_weight=sample_weight)
+        self.compiled_metrics.update_state(y, y_pred, sample_weight=sample_weight)
 
     @property
     def fit_state(self) -> FitState:
@@ -278,64 +297,61 @@ class Trainer:
         replica.run(self.train_step, data, local_rows=rows, global_rows=replica.global_rows(rows))
         return _plain_logs(replica.results(self.metrics)[0])
 
-    # ---------------------------------------------------------------- data
-    @staticmethod
-    def _as_dataset(x, y, sample_weight, batch_size, shuffle, seed):
-        if isinstance(x, Dataset):
-            if y is not None:
-                raise ValueError("fit: when x is a Dataset, y must be None (the dataset yields (x, y))")
-            return x, None
-        parts = (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
-        n = _batch_size(x)
-        ds = Dataset.from_tensor_slices(parts)
-        if shuffle:
-            ds = ds.shuffle(n, seed=seed)
-        return ds.batch(batch_size or 32), math.ceil(n / (batch_size or 32))
-
     # ---------------------------------------------------------------- loops
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
-            validation_data=None, shuffle=True, initial_epoch=0, steps_per_epoch=None, sample_weight=None,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
+            steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1,
             seed=None):
-        """Train for ``epochs`` epochs; returns the ``History`` callback.
+        """Train for ``epochs`` epochs; returns the ``History`` callback (Keras 3's arguments, in its order).
 
         Args:
-            x, y: arrays/Tensors (batched with ``batch_size``, default 32) or a
-                Dataset yielding ``(x, y)`` or ``(x, y, sample_weight)``.
+            x, y: arrays/Tensors (batched with ``batch_size``, default 32), or a Dataset, a
+                :class:`~descend.training.adapters.PyDataset`, a generator or a torch ``DataLoader``
+                yielding ``x``, ``(x, y)`` or ``(x, y, sample_weight)`` (see :mod:`descend.training.adapters`).
+                With no loss in ``compile`` the model trains on its ``add_loss`` terms, and ``y`` may be left out.
             validation_split: hold out this fraction of the arrays (the last
                 examples, before shuffling, as Keras).
-            validation_data: ``(x_val, y_val)`` or a Dataset; evaluated at each
-                epoch's end and logged with a ``val_`` prefix.
+            validation_data: ``(x_val, y_val)``, ``(x_val, y_val, sample_weight)`` or any input ``x`` takes;
+                evaluated at the end of every ``validation_freq``-th epoch (an int, or the 1-based epochs to
+                evaluate after) on ``validation_steps`` batches (default: all) of ``validation_batch_size``
+                (default ``batch_size``), firing the callbacks' ``on_test_*`` hooks; logged with a ``val_`` prefix.
+            class_weight: ``{class id: weight}``, weighting each example's loss by its class's weight.
+            steps_per_epoch: steps in an epoch; the next epoch continues the same pass over the data (as
+                Keras), which starts again only when it runs out.
             verbose: 0 silent, 1 or "auto" a progress bar, 2 one line per epoch.
-            seed: shuffling seed for array inputs.
+            seed: shuffling seed for array inputs and a PyDataset's batch order.
         """
         _check_loop_args("fit", x, y, batch_size, epochs, steps_per_epoch, validation_split, verbose, initial_epoch)
+        _check_count("fit", "validation_steps", validation_steps)
+        if validation_batch_size is not None and not (_is_int(validation_batch_size) and validation_batch_size >= 1):
+            raise ValueError(f"fit: `validation_batch_size` must be a positive integer or None; received: "
+                             f"{validation_batch_size!r}")
+        _check_validation_freq(validation_freq)
         self._check_compiled("fit")
         if validation_split and validation_data is None:
-            if isinstance(x, Dataset):
-                raise ValueError("validation_split is only supported for array inputs")
-            if not 0 < validation_split < 1:
-                raise ValueError(f"validation_split must be in (0, 1). Received: {validation_split}")
+            if not _is_arrays(x):
+                raise ValueError(f"fit: `validation_split` is only supported for arrays and Tensors; x is a "
+                                 f"{type(x).__name__}: pass validation_data instead")
             n = _batch_size(x)
             cut = int(n * (1 - validation_split))
-            def part(structure, rows):  # arrays, or the lists/dicts of a model with several inputs/outputs
-                return nest.pack_like(structure, [np.asarray(v)[rows] for v in nest.flatten(structure)])
 
-            validation_data = (part(x, slice(cut, None)), part(y, slice(cut, None)))
-            x, y = part(x, slice(None, cut)), part(y, slice(None, cut))
-            if sample_weight is not None:
-                sample_weight = np.asarray(sample_weight)[:cut]
+            def part(structure, rows):  # arrays, or the lists/dicts of a model with several inputs/outputs
+                return None if structure is None else \
+                    nest.pack_like(structure, [np.asarray(v)[rows] for v in nest.flatten(structure)])
+
+            validation_data = (part(x, slice(cut, None)), part(y, slice(cut, None)),
+                               part(sample_weight, slice(cut, None)))
+            x, y, sample_weight = part(x, slice(None, cut)), part(y, slice(None, cut)), part(sample_weight,
+                                                                                          slice(None, cut))
+        val_parts = None if validation_data is None else _validation_parts(validation_data)
         replica = replica_for(self)  # under a distribution strategy: this rank's rows, one progress bar
         if shuffle and seed is None and not isinstance(x, Dataset):
             seed = replica.from_chief(default_seed())  # every rank must shuffle alike to split the same batches
-        train, steps = self._as_dataset(x, y, sample_weight, batch_size, shuffle, seed)
-        train = replica.shard(train)
+        data = adapters.batches_for("fit", x, y, sample_weight, batch_size=batch_size, steps=steps_per_epoch,
+                                    shuffle=shuffle, seed=seed, class_weight=class_weight)
+        train = replica.shard(data.dataset)
         verbose = verbose if replica.is_chief else 0
-        steps = steps_per_epoch or steps
-        if steps is None:
-            try:
-                steps = len(train)
-            except TypeError:
-                steps = None
+        steps = steps_per_epoch or data.num_batches
         history = callbacks_module.History()
         cbs = list(callbacks or [])
         if verbose in ("auto", 1):
@@ -347,6 +363,8 @@ class Trainer:
         state = self.fit_state
         state.epoch, state.step, state.iterator, state.learning_rate = initial_epoch, 0, None, None
         state.batch_loss, state.resume, state.replica = float("nan"), None, replica
+        state.batch_rows, state.continues = 0, False
+        data.reset()
         cb.on_train_begin()
         # a callback that restored a backup (descend.train.BackupAndRestore) says where to continue:
         # which epoch, how many of its steps are done, and the data iterator's saved position
@@ -363,48 +381,72 @@ class Trainer:
             if not getattr(self, "built", True):
                 self._build_like(x)  # restored weights wait for the variables: create them even if no step is left
         logs: dict = {}
+        training_logs = None
+        carried, seen = None, 0  # with steps_per_epoch: the pass the next epoch continues, and its batches done
         for epoch in range(initial_epoch, epochs):
             first_step = 0
             if resume is not None and resume.get("iterator") is not None:
                 iterator = train.iterator_from_state(resume["iterator"])
-                first_step = resume["step"]
+                first_step, seen = resume["step"], iterator.position
+                if first_step == 0:  # saved at the end of the epoch before, whose pass this epoch continues
+                    self.reset_metrics()
             else:
-                for m in self.metrics:
-                    m.reset_state()
-                if resume is not None and resume.get("data_epoch") is None and hasattr(train, "_set_next_epoch"):
-                    # restored at an epoch's start with no saved data position: that epoch's order, not epoch 0's
-                    train._set_next_epoch(epoch)
-                iterator = iter(train)
-            resume = None
-            state.epoch, state.step, state.iterator = epoch, first_step, iterator
+                self.reset_metrics()
+                if carried is not None:
+                    iterator = carried
+                else:
+                    if resume is not None and resume.get("data_epoch") is None and hasattr(train, "_set_next_epoch"):
+                        # restored at an epoch's start with no saved data position: that epoch's order, not epoch 0's
+                        train._set_next_epoch(epoch)
+                    iterator, seen = iter(train), 0
+            resume, carried = None, None
+            state.epoch, state.step, state.iterator, state.continues = epoch, first_step, iterator, False
             cb.on_epoch_begin(epoch)
+            data.on_epoch_begin()
             # ``steps_per_execution = k`` (Keras): the callbacks see one batch of k steps, numbered by its
             # first and last step; training stops between such batches only
-            per_execution, begun = self.steps_per_execution, None
-            for n, data in enumerate(iterator, start=first_step):
-                if steps_per_epoch is not None and n >= steps_per_epoch:
+            per_execution, begun, batch = self.steps_per_execution, None, None
+            n, ran_out = first_step, False
+            while steps_per_epoch is None or n < steps_per_epoch:
+                if steps_per_epoch is not None and data.num_batches is not None and seen >= data.num_batches:
+                    ran_out = True  # the pass is over: the next epoch starts a new one
                     break
+                try:
+                    batch = next(iterator)
+                except StopIteration:
+                    ran_out = True
+                    break
+                seen += 1
                 if begun is None:
                     begun = n
                     cb.on_train_batch_begin(n)
-                logs = self._run_train_step(replica, data)
-                state.step = n + 1
-                if n + 1 - begun < per_execution:
+                logs = self._run_train_step(replica, batch)
+                n += 1
+                state.step = n
+                if n - begun < per_execution:
                     continue
-                logged_lr = self._end_execution(cb, replica, begun + per_execution - 1, logs, data, logged_lr)
+                logged_lr = self._end_execution(cb, replica, begun + per_execution - 1, logs, batch, logged_lr)
                 begun = None
                 if self.stop_training:
                     break
             if begun is not None:  # the epoch ended inside an execution
-                logged_lr = self._end_execution(cb, replica, begun + per_execution - 1, logs, data, logged_lr)
+                logged_lr = self._end_execution(cb, replica, begun + per_execution - 1, logs, batch, logged_lr)
+            data.on_epoch_end()
+            if ran_out and steps_per_epoch is not None and n < steps_per_epoch:
+                warnings.warn("Your input ran out of data; interrupting the epoch. Make sure that your dataset or "
+                              "generator can generate at least `steps_per_epoch * epochs` batches (you may need "
+                              "`.repeat()` on a Dataset)", stacklevel=2)
+            if steps_per_epoch is not None and not ran_out and (data.num_batches is None or seen < data.num_batches):
+                carried = iterator  # Keras: the next epoch continues this pass
+                state.continues = True
             epoch_logs = dict(logs)
-            if validation_data is not None:
-                val = self.evaluate(*self._val_args(validation_data), batch_size=batch_size, verbose=0,
+            if val_parts is not None and _should_validate(epoch, validation_freq):
+                val = self.evaluate(val_parts[0], val_parts[1], batch_size=validation_batch_size or batch_size,
+                                    verbose=0, sample_weight=val_parts[2], steps=validation_steps, callbacks=cb,
                                     return_dict=True)
                 epoch_logs.update({f"val_{k}": v for k, v in val.items()})
-            epoch_logs["learning_rate"] = (self.optimizer.current_hyper("learning_rate") if logged_lr is None
-                                           else logged_lr[0])
             cb.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
             if verbose == 2:
                 print(f"epoch {epoch + 1}/{epochs} - " + " - ".join(f"{k}: {v:.4g}" for k, v in epoch_logs.items()))
             self.stop_training = replica.any(self.stop_training)
@@ -416,20 +458,21 @@ class Trainer:
         finalize = getattr(self.optimizer, "finalize_variable_values", None)
         if finalize is not None:  # use_ema: the averages replace the weights at the end of training (Keras)
             finalize(self.trainable_variables)
-        cb.on_train_end(logs)
-        state.iterator = None
+        cb.on_train_end(training_logs)
+        state.iterator, state.continues = None, False
         self.history = history
         return history
 
-    def _end_execution(self, cb, replica, last_step: int, logs: dict, data, logged_lr):
+    def _end_execution(self, cb, replica, last_step: int, logs: dict, batch, logged_lr):
         """After the steps of one execution: the learning rate logged, ``on_train_batch_end(last_step)``, and
         ``stop_training`` decided with every replica (a callback on one rank, a time limit, stops every rank:
         none waits). Returns the restored learning rate still to log (None once a step moved past it)."""
         if logged_lr is not None and int(self.optimizer.iterations.numpy()) != logged_lr[1]:
             logged_lr = None
         lr = self.optimizer.current_hyper("learning_rate") if logged_lr is None else logged_lr[0]
-        self.fit_state.learning_rate = lr
-        cb.on_train_batch_end(last_step, dict(logs, size=_batch_size(_unpack(data)[0]), learning_rate=lr))
+        state = self.fit_state
+        state.learning_rate, state.batch_rows = lr, _batch_size(_unpack(batch)[0])
+        cb.on_train_batch_end(last_step, logs)
         self.stop_training = replica.any(self.stop_training)
         return logged_lr
 
@@ -444,40 +487,43 @@ class Trainer:
         if first is not None and len(first):
             self(first if isinstance(first, Tensor) else np.asarray(first), training=False)
 
-    @staticmethod
-    def _val_args(validation_data):
-        if isinstance(validation_data, Dataset):
-            return (validation_data,)
-        if isinstance(validation_data, (tuple, list)) and len(validation_data) in (2, 3):
-            return tuple(validation_data[:2])
-        raise ValueError("validation_data must be (x, y) or a Dataset")
-
-    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, callbacks=None,
-                 return_dict=False):
-        """The loss and metrics over the data (one pass, no updates)."""
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 callbacks=None, return_dict=False):
+        """The loss and metrics over the data (one pass, or ``steps`` batches; no updates), firing the
+        callbacks' ``on_test_*`` hooks. Returns a dict with ``return_dict``, else the values in
+        :attr:`metrics_names` order (one value alone)."""
         _check_loop_args("evaluate", x, y, batch_size, verbose=verbose)
+        _check_count("evaluate", "steps", steps)
         self._check_compiled("evaluate")
-        data, _ = self._as_dataset(x, y, sample_weight, batch_size, False, None)
+        data = adapters.batches_for("evaluate", x, y, sample_weight, batch_size=batch_size, steps=steps)
         replica = replica_for(self)
-        data = replica.shard(data)
-        for m in self.metrics:
-            m.reset_state()
-        cb = callbacks_module.CallbackList(callbacks, model=self)
+        dataset = replica.shard(data.dataset)
+        cb = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
+            callbacks, model=self, params={"epochs": 1, "steps": steps or data.num_batches, "verbose": verbose})
+        data.reset()
         cb.on_test_begin()
+        self.reset_metrics()
         logs = {}
-        for n, batch in enumerate(data):
+        data.on_epoch_begin()
+        for n, batch in enumerate(_batches(dataset, steps, data.num_batches)):
             cb.on_test_batch_begin(n)
             if replica.num_replicas == 1 or _batch_size(_unpack(batch)[0]):  # a replica may get no rows
                 logs = _plain_logs(self.test_step(batch))
             cb.on_test_batch_end(n, logs)
+        data.on_epoch_end()
         if replica.num_replicas > 1:  # metrics over every rank's rows
             logs = _plain_logs(replica.results(self.metrics)[0])
         cb.on_test_end(logs)
         if return_dict:
             return logs
-        values = [logs[m.name] for m in self.metrics]
+        values = [logs[m.name] for m in self.metrics if m.name in logs]
         return values[0] if len(values) == 1 else values
 
+    @property
+    def metrics_names(self) -> list:
+        """The names of :attr:`metrics`, in the order ``evaluate`` returns their values: ``"loss"``, the
+        per-output losses, then the compiled metrics (``["loss", "mae"]``)."""
+        return [m.name for m in self.metrics]
     # ---------------------------------------------------------------- one batch (Keras' *_on_batch)
     def _batch_logs(self, logs, return_dict):
         logs = _plain_logs(logs)
@@ -486,10 +532,17 @@ class Trainer:
         values = [logs[m.name] for m in self.metrics if m.name in logs]
         return values[0] if len(values) == 1 else values
 
-    def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+    def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         """One update on one batch, as Keras 3: the metrics are reset first, so the loss (and metrics)
-        returned are this batch's."""
+        returned are this batch's. ``class_weight`` (``{class id: weight}``) weights each example by its class."""
         self._check_compiled("fit")
+        if class_weight is not None:
+            if sample_weight is not None:
+                raise ValueError("train_on_batch: you cannot give `class_weight` and `sample_weight` at the same time")
+            adapters.check_class_weight(class_weight)
+            if y is None:
+                raise ValueError("train_on_batch: `class_weight` needs targets `y`")
+            sample_weight = adapters.class_weights_for(y, class_weight)
         if replica_for(self).num_replicas > 1:
             raise ValueError("train_on_batch runs on one process; under a distribution strategy use fit()")
         self.fit_state.replica = LOCAL
@@ -514,15 +567,89 @@ class Trainer:
         for m in self.metrics:
             m.reset_state()
 
-    def predict(self, x, batch_size=None, verbose="auto", callbacks=None):
-        """Model outputs for every example, as a NumPy array."""
-        data, _ = self._as_dataset(x, None, None, batch_size, False, None)
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
+        """Model outputs for every example (or ``steps`` batches), as NumPy arrays in the structure of the
+        model's outputs; fires the callbacks' ``on_predict_*`` hooks (a batch's end gets ``{"outputs": ...}``)."""
+        _check_loop_args("predict", x, None, batch_size, verbose=verbose)
+        _check_count("predict", "steps", steps)
+        data = adapters.batches_for("predict", x, batch_size=batch_size, steps=steps)
+        cb = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
+            callbacks, model=self, params={"epochs": 1, "steps": steps or data.num_batches, "verbose": verbose})
+        cb.on_predict_begin()
         outs = []
-        for batch in data:
+        data.on_epoch_begin()
+        for n, batch in enumerate(_batches(data.dataset, steps, data.num_batches)):
+            cb.on_predict_batch_begin(n)
             out = self.predict_step(batch)
+            out = nest.pack_like(out, [np.asarray(o) for o in nest.flatten(out)])
             outs.append(out)
+            cb.on_predict_batch_end(n, {"outputs": out})
+        data.on_epoch_end()
+        cb.on_predict_end()
         if not outs:
             raise ValueError("predict: the input is empty")
         # several outputs (a list or dict): one array per output
-        return nest.pack_like(outs[0], [np.concatenate([np.asarray(o) for o in parts], axis=0)
+        return nest.pack_like(outs[0], [np.concatenate(parts, axis=0)
                                         for parts in zip(*(nest.flatten(o) for o in outs))])
+
+
+def _batches(dataset, steps, num_batches):
+    """The batches of one pass over ``dataset`` (at most ``steps``, warning when the data has fewer)."""
+    iterator = iter(dataset)
+    try:
+        n = 0
+        while steps is None or n < steps:
+            if steps is not None and num_batches is not None and n >= num_batches:
+                break
+            try:
+                batch = next(iterator)
+            except StopIteration:
+                break
+            yield batch
+            n += 1
+        if steps is not None and n < steps:
+            warnings.warn(f"Your input ran out of data after {n} of the {steps} steps asked for", stacklevel=3)
+    finally:
+        close = getattr(iterator, "close", None)
+        if close is not None:
+            close()
+
+
+def _check_count(what, name, value) -> None:
+    if value is not None and not (_is_int(value) and value >= 1):
+        raise ValueError(f"{what}: `{name}` must be a positive integer or None; received: {value!r}")
+
+
+def _check_validation_freq(freq) -> None:
+    if _is_int(freq) and freq >= 1:
+        return
+    if isinstance(freq, (list, tuple, set, range)) and all(_is_int(e) and e >= 1 for e in freq):
+        return
+    raise ValueError(f"fit: `validation_freq` must be a positive integer or a collection of 1-based epochs; "
+                     f"received: {freq!r}")
+
+
+def _should_validate(epoch: int, freq) -> bool:
+    """Keras: validate after every ``freq``-th epoch, or after the (1-based) epochs listed in ``freq``."""
+    return (epoch + 1) % freq == 0 if _is_int(freq) else (epoch + 1) in freq
+
+
+def _is_arrays(x) -> bool:
+    """Whether ``x`` is arrays/Tensors (or lists or dicts of them), what ``validation_split`` can slice."""
+    from ..framework.tensor import Tensor
+
+    return all(isinstance(v, (np.ndarray, Tensor)) or hasattr(v, "__array__") for v in nest.flatten(x))
+
+
+def _validation_parts(validation_data) -> tuple:
+    """``(x, y, sample_weight)`` of ``fit``'s ``validation_data``."""
+    if isinstance(validation_data, (tuple, list)):
+        if len(validation_data) in (2, 3):
+            parts = tuple(validation_data)
+            return parts + (None,) * (3 - len(parts))
+        raise ValueError(f"fit: `validation_data` must be (x_val, y_val), (x_val, y_val, sample_weight) or a "
+                         f"dataset; received a {type(validation_data).__name__} of {len(validation_data)} items")
+    if isinstance(validation_data, (np.ndarray, dict)) or hasattr(validation_data, "shape"):
+        raise ValueError("fit: `validation_data` must be (x_val, y_val), (x_val, y_val, sample_weight) or a dataset "
+                         f"yielding (x, y); received a {type(validation_data).__name__}")
+    return validation_data, None, None

@@ -21,6 +21,9 @@ class FitState:
         resume: where ``fit`` continues, set by a restore before training starts (a backup's
             ``{"epoch", "step", "iterator", "data_epoch", "learning_rate"}``); ``fit`` consumes it.
         replica: the data-parallel context of this ``fit`` (:class:`~descend.training.replica.Replica`).
+        batch_rows: the examples in the last batch (this replica's rows).
+        continues: whether the next epoch continues ``iterator`` (``steps_per_epoch`` with data left, as
+            Keras), so that a backup at this epoch's end saves the iterator's position.
     """
 
     epoch: int = 0
@@ -30,6 +33,8 @@ class FitState:
     batch_loss: float = float("nan")
     resume: dict | None = None
     replica: object = None
+    batch_rows: int = 0
+    continues: bool = False
 
     def position(self) -> dict:
         """The position as JSON-able values (the iterator's state mid-epoch)."""

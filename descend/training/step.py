@@ -82,13 +82,16 @@ def train_update(model, x, y, sample_weight, n_local: int, n_global: int):
         # a loss-scaling optimizer differentiates the scaled loss and divides the gradients again; the metrics
         # see the loss itself
         scaled = None if share is None else optimizer.scale_loss(share)
-    if scaled is None:
-        grads = [None] * len(variables)
+    if not variables:  # as Keras: nothing to update (a model of frozen or weightless layers) still runs
+        warnings.warn("The model does not have any trainable weights.", stacklevel=3)
     else:
-        grads = tape.gradient(scaled, variables)
-    if replica.num_replicas > 1:  # every replica exchanges the same list: no gradient is a zero one
-        grads = [np.zeros(v.shape, v.dtype.as_numpy_dtype) if g is None else g for g, v in zip(grads, variables)]
-    optimizer.apply_gradients(zip(grads, variables))
+        if scaled is None:
+            grads = [None] * len(variables)
+        else:
+            grads = tape.gradient(scaled, variables)
+        if replica.num_replicas > 1:  # every replica exchanges the same list: no gradient is a zero one
+            grads = [np.zeros(v.shape, v.dtype.as_numpy_dtype) if g is None else g for g, v in zip(grads, variables)]
+        optimizer.apply_gradients(zip(grads, variables))
     if n_local:
         model.update_compiled_metrics(loss, y, y_pred, sample_weight)
     return loss

@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from ...framework import context
+from ...framework.indexed_slices import IndexedSlices
 from ...framework.tape import GradientTape
 from ...framework.tensor import Tensor, to_array
 from ...framework.variable import Variable
@@ -125,17 +126,41 @@ class Optimizer(_Optimizer):
 
     def apply_gradients(self, grads_and_vars, global_step: Variable | None = None, name: str | None = None, *,
                         weight: float | None = None):
-        """Apply the pairs and add one to ``global_step`` if given; returns ``iterations``.
+        """Apply the pairs and add one to ``global_step`` if given; returns ``iterations``. A Tensor among the
+        variables (``compute_gradients`` accepts them) raises ``NotImplementedError``, as TF 1.
 
         ``global_step`` (a scalar integer or float Variable) is checked before anything
         changes, and advances with each applied update (with
         ``gradient_accumulation_steps``: not with each micro-batch).
         """
-        plan = self.prepare(grads_and_vars, weight=weight)
+        pairs = []
+        for item in grads_and_vars:
+            try:
+                grad, var = item
+            except (TypeError, ValueError):
+                raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
+            if isinstance(var, Tensor) and not isinstance(var, Variable):  # compute_gradients' var_list may hold
+                raise NotImplementedError(f"Trying to update a Tensor {var!r}: apply_gradients updates Variables "
+                                          "(TF 1's rule)")
+            if isinstance(grad, IndexedSlices) and grad.dense_shape is not None and isinstance(var, Variable) and \
+                    tuple(grad.dense_shape) != tuple(var.shape):
+                # TF 1's sparse updates read the values and the indices alone: a dense_shape that does not describe
+                # the variable is ignored (the rows and the values' shape are still checked against it)
+                grad = IndexedSlices(grad.values, grad.indices, None)
+            pairs.append((grad, var))
+        plan = self.prepare(pairs, weight=weight)
         if global_step is not None:
             plan.add_counter(global_step)
         self.commit(plan)
         return self.iterations
+
+    def get_slot(self, var, name: str):
+        """The slot ``name`` of ``var``, or None when it has none (TF 1's ``get_slot``: a non-centered
+        ``RMSPropOptimizer`` has no ``mg``)."""
+        try:
+            return super().get_slot(var, name)
+        except KeyError:
+            return None
 
     @property
     def variables(self):

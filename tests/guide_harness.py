@@ -1,0 +1,162 @@
+"""Run a ported guide (``examples/ported/``) under descend or under TensorFlow/Keras, with what each library would
+draw at random fixed alike in both runs, and write what the program computed as JSON.
+
+    python tests/guide_harness.py descend    GUIDE.py OUT.json WEIGHTS.npz   # first: records the weights
+    python tests/guide_harness.py tensorflow GUIDE.py OUT.json WEIGHTS.npz   # the TF version of the file
+
+What is fixed, in both runs, without touching the program's code:
+
+* the data: NumPy's and Python's global generators are seeded with 0 just before the program starts, after
+  the library's import (importing TensorFlow draws from NumPy's generator); the ported guides make their
+  synthetic data with NumPy;
+* the initial weights: descend's run records every weight a layer creates (``add_weight``); TensorFlow's run
+  gives Keras' ``add_weight`` those values, those of each shape in the order descend created them (the order
+  across shapes may differ: Keras builds a deserialized layer at once, descend at its first call), and fails if
+  the two programs did not create as many weights of each shape;
+* the order of the data: ``Dataset.shuffle`` returns the dataset as it is, ``fit`` runs with
+  ``shuffle=False`` and a torch ``DataLoader(shuffle=True)`` reads in order (each library would otherwise
+  draw its own order).
+
+What is recorded, in order: the sum of the absolute values of each weight a ``fit`` starts from
+(``"weights"``), every ``fit``'s ``History.history`` (``"fit"``), every ``evaluate``'s result
+(``"evaluate"``; ``fit``'s validation is in its history), and, outside ``fit``, the value of every scalar a
+``GradientTape`` differentiates in eager code (``"loss"``: the losses of a custom training loop).
+``tests/test_ported_guides.py`` compares the two.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import random
+import runpy
+import sys
+
+import numpy as np
+
+TF_IMPORTS = {
+    "import descend as tf\n": "import tensorflow as tf\n",
+    "from descend import keras\n": "import keras\n",
+    "from descend.keras import layers\n": "from keras import layers\n",
+    "from descend.keras import ops\n": "from keras import ops\n",
+}
+
+
+def tensorflow_source(source: str) -> str:
+    """The guide with the original (TensorFlow/Keras) imports; nothing else differs."""
+    for ours, theirs in TF_IMPORTS.items():
+        source = source.replace(ours, theirs)
+    left = [line for line in source.splitlines() if line.startswith(("import descend", "from descend"))]
+    if left:
+        raise ValueError(f"import lines the harness does not know how to give back to TensorFlow: {left}")
+    return source
+
+
+def _float(value):
+    try:
+        return float(np.asarray(value))
+    except (TypeError, ValueError):
+        return [float(v) for v in np.asarray(value).reshape(-1)]
+
+
+def main(framework: str, script: str, out: str, weights_file: str) -> None:
+    events: list = []
+    depth = [0]  # inside fit/evaluate: the library's own steps, not the program's loop
+    if framework == "descend":
+        import descend
+        from descend.framework import trace
+
+        descend.random.set_seed(0)  # unseeded initializers draw from it, leaving NumPy's generator to the data
+        created: list = []
+        descend.layers.register_weight_hook(lambda v: created.append(np.array(v.numpy())))
+        Model, Dataset, Tape = descend.Model, descend.data.Dataset, descend.GradientTape
+
+        def eager():
+            return trace.current() is None
+    else:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+        import keras
+        import tensorflow as tf
+
+        with np.load(weights_file) as f:
+            recorded = [f[f"w{i}"] for i in range(len(f.files))]
+        given: dict = {}  # shape -> descend's values of that shape, in the order descend created them
+        for value in recorded:
+            given.setdefault(tuple(value.shape), []).append(value)
+        add_weight = keras.layers.Layer.add_weight
+        signature = inspect.signature(add_weight)
+
+        def add_weight_as_descend(self, *args, **kwargs):
+            bound = signature.bind(self, *args, **kwargs)
+            bound.apply_defaults()
+            shape = tuple(bound.arguments["shape"] or ())
+            if not given.get(shape):
+                raise AssertionError(f"Keras creates more weights of shape {shape} than descend (in {self.name})")
+            value = given[shape].pop(0)
+            # an initializer, not an assign: Keras may create the variable's value later (deferred)
+            bound.arguments["initializer"] = lambda shape, dtype=None: value.astype(dtype or value.dtype)
+            return add_weight(*bound.args, **bound.kwargs)
+        keras.layers.Layer.add_weight = add_weight_as_descend
+        Model, Dataset, Tape = keras.Model, tf.data.Dataset, tf.GradientTape
+        eager = tf.executing_eagerly
+
+    Dataset.shuffle = lambda self, *args, **kwargs: self
+    try:  # a torch DataLoader(shuffle=True) reads its dataset in order too
+        import torch.utils.data
+    except ImportError:
+        pass
+    else:
+        torch.utils.data.RandomSampler.__iter__ = lambda self: iter(range(len(self.data_source)))
+    fit, evaluate, gradient = Model.fit, Model.evaluate, Tape.gradient
+
+    def fit_in_order(self, *args, **kwargs):
+        kwargs["shuffle"] = False
+        # the weights the fit starts from (a model built lazily has none yet)
+        events.append(["weights", [float(np.abs(np.asarray(w, np.float64)).sum()) for w in self.get_weights()]])
+        depth[0] += 1
+        try:
+            history = fit(self, *args, **kwargs)
+        finally:
+            depth[0] -= 1
+        events.append(["fit", {k: [float(v) for v in vs] for k, vs in history.history.items()}])
+        return history
+
+    def evaluate_recorded(self, *args, **kwargs):
+        depth[0] += 1
+        try:
+            result = evaluate(self, *args, **kwargs)
+        finally:
+            depth[0] -= 1
+        if depth[0]:  # fit's validation: in fit's history
+            return result
+        events.append(["evaluate", {k: float(v) for k, v in result.items()} if isinstance(result, dict)
+                       else _float(result)])
+        return result
+
+    def gradient_recorded(self, target, *args, **kwargs):
+        if depth[0] == 0 and eager() and getattr(target, "shape", None) == ():
+            events.append(["loss", float(np.asarray(target))])
+        return gradient(self, target, *args, **kwargs)
+
+    Model.fit, Model.evaluate, Tape.gradient = fit_in_order, evaluate_recorded, gradient_recorded
+    np.random.seed(0)  # after the imports: importing TensorFlow draws from NumPy's generator
+    random.seed(0)
+    if framework == "descend":
+        runpy.run_path(script, run_name="__main__")
+        np.savez(weights_file, **{f"w{i}": w for i, w in enumerate(created)})
+    else:
+        source = tensorflow_source(open(script).read())
+        path = os.path.join(os.path.dirname(os.path.abspath(out)), "tf_" + os.path.basename(script))
+        with open(path, "w") as f:
+            f.write(source)
+        runpy.run_path(path, run_name="__main__")
+        left = {shape: len(v) for shape, v in given.items() if v}
+        if left:
+            raise AssertionError(f"descend created weights Keras did not (shape: how many): {left}")
+    with open(out, "w") as f:
+        json.dump(events, f)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:5])
