@@ -5,6 +5,7 @@ result bit for bit NumPy's on one BLAS thread."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -83,6 +84,46 @@ def test_a_split_product_never_waits_for_a_helper_that_has_no_core(fake_pool, mo
     blas.matmul_into(a, b, out)
     np.testing.assert_array_equal(out, np.matmul(a, b))
     assert blas.stats["taken_over"] == taken + 1
+
+
+def test_a_block_a_working_helper_computes_is_waited_for_not_computed_again(fake_pool, monkeypatch):
+    # a helper that has a core finishes its block in about the time the calling thread took for its own: the
+    # calling thread waits for it (bounded) instead of computing it a second time
+    class Working:
+        n = 1
+
+        def post(self, job):
+            k, a, b, out = job.claim()  # the helper takes block 0 and computes it a moment later
+
+            def work():
+                time.sleep(0.05)
+                r0, r1 = job.edges[k], job.edges[k + 1]
+                block = np.matmul(a[r0:r1], b)
+                with job.lock:
+                    out[r0:r1] = block
+                    job.done[k] = True
+                    job.finished.notify_all()
+
+            threading.Thread(target=work).start()
+
+        def retire(self):
+            pass
+
+    monkeypatch.setattr(blas, "_helpers", Working())
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(blas, "_WAIT_SLACK", 10.0)  # (the bound, generous here: the helper is only late)
+    main = threading.get_ident()
+    calls = []
+    real = np.matmul
+    monkeypatch.setattr(blas.np, "matmul", lambda a, b, out=None: (
+        calls.append(threading.get_ident() == main), real(a, b, out=out))[1])
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((64, 32), dtype=np.float32), rng.standard_normal((32, 16), dtype=np.float32)
+    out = np.empty((64, 16), np.float32)
+    taken = blas.stats["taken_over"]
+    blas.matmul_into(a, b, out)
+    np.testing.assert_array_equal(out, real(a, b))
+    assert calls.count(True) == 1 and blas.stats["taken_over"] == taken  # its own block only
 
 
 def test_a_single_thread_budget_splits_nothing(fake_pool, monkeypatch):

@@ -13,19 +13,28 @@ last bit in 3,250 of 16,384 elements between one thread and two).
 So descend never runs BLAS on more than one thread. :func:`matmul`:
 
 * runs a product of fewer than :data:`PARALLEL_FROM` multiply-adds (per
-  matrix) as one single-threaded BLAS call: below it two threads save
-  nothing (measured, best of many calls on 2 cores, float32: ``64 x 128 x 64``
-  10.2 us both ways, ``64 x 256 x 128`` 44.7 against 40.2 us with OpenBLAS's two
-  threads, ``64 x 256 x 256`` 90 against 66, ``64 x 784 x 256`` 264 against 190);
-* splits a larger product into blocks of rows and runs each block as a
-  single-threaded BLAS call: the calling thread and :func:`helpers` take
-  blocks as they come. A helper that does not get a core takes fewer blocks
-  instead of stalling the product, and when the calling thread finds no block
-  left it computes the blocks still in progress itself (a helper writes a
-  block into its own scratch array and copies it in only if nobody did it
-  first, and so does the calling thread for a block it takes over: BLAS writes
-  partial sums into its output as it goes), so a product never waits for a
-  thread that another process keeps off its core;
+  matrix) as one single-threaded BLAS call. Alone, two threads already save a
+  little at a few million (``64 x 784 x 256``: 267 us on one thread, 233 us
+  split), but inside a training step a split product also moves its operands
+  between the cores' caches (the other core reads the weights this one just
+  updated, and writes half of the gradient the optimizer reads next): the
+  compiled step of an MLP 784-256-10, batch 64 (12.8 million multiply-adds a
+  product) takes 0.79 ms with its products on one thread and 0.97 ms split;
+  at 25.7 million (hidden 512 or batch 128) the split step is 7-12% faster,
+  at 51 million (784-512-10, batch 128) 28% (2-core EPYC, quiet machine);
+* splits a larger product into blocks of rows, one a thread (each block packs
+  all of ``b`` again), and runs each block as a single-threaded BLAS call: the
+  calling thread and :func:`helpers` take blocks as they come. When the
+  calling thread finds no block left, it waits for the blocks a helper is
+  computing as long as one of its own took (and half that again): a helper
+  that has a core is done by then. Then it computes the blocks still out
+  itself (a helper writes a block into its own scratch array and copies it in
+  only if nobody did it first, and so does the calling thread for a block it
+  takes over: BLAS writes partial sums into its output as it goes), so a
+  product never waits long for a thread that another process keeps off its
+  core. (It took over at once before, and so computed the helper's block a
+  second time in most products: ``128 x 784 x 512`` took 990 us split, 1030
+  on one thread; 640 us now);
 * gives the same bits in every case: a block of rows of a one-thread BLAS
   product is that product's rows, bit for bit (checked on the shapes of the
   benchmarks' MLPs), so the result does not depend on how many threads took
@@ -88,7 +97,7 @@ __all__ = ["BLOCK_ROWS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES", 
            "helpers", "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "worth_splitting"]
 
 #: products of at least this many multiply-adds (per matrix) are split into row blocks shared by the cores
-PARALLEL_FROM = 2**21
+PARALLEL_FROM = 2**24
 #: the fewest rows a block has (a block of rows is one single-threaded BLAS call)
 BLOCK_ROWS = 16
 #: how often the machine's idle CPU is read to decide whether to split (seconds)
@@ -152,7 +161,7 @@ def _cores() -> int:
 class _Job:
     """One split product: ``out[r0:r1] = a[r0:r1] @ b`` for each block of rows."""
 
-    __slots__ = ("a", "b", "out", "edges", "next", "claimed", "done", "lock")
+    __slots__ = ("a", "b", "out", "edges", "next", "claimed", "done", "lock", "finished")
 
     def __init__(self, a, b, out, edges):
         self.a, self.b, self.out, self.edges = a, b, out, edges
@@ -160,6 +169,7 @@ class _Job:
         self.claimed = [False] * (len(edges) - 1)
         self.done = [False] * (len(edges) - 1)
         self.lock = threading.Lock()
+        self.finished = threading.Condition(self.lock)  # notified when a helper copies a block in
 
     def claim(self):
         """``(block, a, b, out)`` of the next block nobody took, or None (all taken, or the product is over)."""
@@ -226,6 +236,7 @@ class _Helpers:
                         out[r0:r1] = buf
                         job.done[b] = True
                         stats["helper_blocks"] += 1
+                        job.finished.notify_all()
                 del a, w, out, got  # (the arrays go with the product, not with this thread's next wait)
             del job
 
@@ -262,11 +273,17 @@ if hasattr(os, "register_at_fork"):
 
 
 _own_scratch: dict = {}  # the calling thread's scratch for blocks it takes over, by (rows, cols, dtype)
+#: how long the calling thread waits for a block a helper is computing before computing it itself: this many
+#: times the time it took for one block of its own, plus _WAIT_SLACK seconds (a helper that has a core
+#: finishes in about one block's time; one that has none is not waited for longer than that)
+_WAIT_FACTOR = 1.5
+_WAIT_SLACK = 50e-6
+_WAIT_UNKNOWN = 0.0  # (the helpers took every block: no time of this thread's to go by, so no wait)
 
 
 def _split(a, b, out, workers: int) -> None:
     m = a.shape[0]
-    blocks = min(max(m // BLOCK_ROWS, 1), 2 * (workers + 1))
+    blocks = min(max(m // BLOCK_ROWS, 1), workers + 1)  # one block a thread: each block packs all of b again
     if blocks < 2:
         np.matmul(a, b, out=out)
         return
@@ -275,16 +292,28 @@ def _split(a, b, out, workers: int) -> None:
     job = _Job(a, b, out, edges)
     h.post(job)
     try:
+        own, started = 0, time.perf_counter()
         while True:
             got = job.claim()
             if got is None:
                 break
             k = got[0]
             np.matmul(a[edges[k]:edges[k + 1]], b, out=out[edges[k]:edges[k + 1]])
+            own += 1
             with job.lock:
                 job.done[k] = True
-        # nothing left to claim: compute the blocks a helper still has, into a scratch array (BLAS writes
-        # partial sums into its output as it goes: only finished blocks are copied in, under the lock)
+        # nothing left to claim: a helper computing a block finishes it in about the time this thread took for
+        # one, so wait that long (and a little) for the blocks still out; then compute those a helper still
+        # has (it got no core) into a scratch array (BLAS writes partial sums into its output as it goes: only
+        # finished blocks are copied in, under the lock)
+        block = (time.perf_counter() - started) / own if own else _WAIT_UNKNOWN
+        deadline = time.perf_counter() + _WAIT_FACTOR * block + _WAIT_SLACK
+        with job.lock:
+            while not all(job.done):
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    break
+                job.finished.wait(left)
         for k in range(blocks):
             if not job.done[k]:
                 r0, r1 = edges[k], edges[k + 1]
