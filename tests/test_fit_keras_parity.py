@@ -449,11 +449,12 @@ def test_callback_hooks_and_logs_are_the_keras_ones():
     assert sorted(batch_logs) == ["loss", "mae"]  # no extra "size" or "learning_rate"
 
 
-def test_weighted_metrics_survive_save_and_load(tmp_path):
+@pytest.mark.parametrize("path", ["m", "m.keras"])  # descend's folder and Keras' archive
+def test_weighted_metrics_survive_save_and_load(tmp_path, path):
     ds.clear_session()
     model = _classifier(dk)
-    model.save(str(tmp_path / "m"))
-    again = ds.models.load_model(str(tmp_path / "m"))
+    model.save(str(tmp_path / path))
+    again = ds.models.load_model(str(tmp_path / path))
     assert [m.name for m in again.compiled_metrics.weighted] == ["weighted_accuracy", "wxent"]
     assert [m.name for m in again.compiled_metrics.unweighted] == ["accuracy"]
 

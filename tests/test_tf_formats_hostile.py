@@ -145,6 +145,10 @@ KERAS_ROWS = [
      "quantization_config"),
     ("optimizer_names_os_system", _config_edit(lambda c: c["compile_config"]["optimizer"].update(
         class_name="system", module="os")), "unknown optimizer class 'system'"),
+    ("weighted_metric_names_os_system", _config_edit(lambda c: c["compile_config"].update(
+        weighted_metrics=[{"class_name": "system", "module": "os", "config": {}}])), "unknown metric class 'system'"),
+    ("weighted_metrics_not_a_list", _config_edit(lambda c: c["compile_config"].update(weighted_metrics=7)),
+     "'weighted_metrics' must be a list"),
     ("garbage_weights", _garbage_weights, "model.weights.h5"),
     ("weights_of_another_shape", _weights_shape, "layers/dense_1/vars/0"),
     ("symlinked_archive", _symlinked, "symbolic link"),
