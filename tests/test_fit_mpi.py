@@ -135,7 +135,34 @@ def _plans(model) -> int:
     return sum(cf.eager is None for cf in traced._list_all_concrete_functions())
 
 
-SCENARIOS = {"fit_table": _fit_table}
+def _nonfinite_fit(ds, out):
+    """A NaN in one rank's rows of a batch, in a compiled replicated ``fit``: every rank skips that step (an
+    optimizer with ``on_nonfinite="skip"``, a LossScaleOptimizer) or raises in it (the default), together."""
+    strategy = ds.distribute.MultiWorkerMirroredStrategy()
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(40, 5)).astype(np.float32)
+    y = rng.normal(size=(40, 2)).astype(np.float32)
+    x[13, 2] = np.nan  # in the second batch: one rank's rows when the batch is split
+    results = {}
+    for name, make in (("skip", lambda: ds.optimizers.SGD(0.1, on_nonfinite="skip")),
+                       ("loss_scale", lambda: ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(0.1))),
+                       ("raise", lambda: ds.optimizers.SGD(0.1))):
+        with strategy.scope():
+            ds.random.set_seed(3)
+            model = ds.Sequential([ds.keras.Input((5,)), ds.layers.Dense(2)])
+            model.compile(optimizer=make(), loss="mse")
+        try:
+            model.fit(x, y, batch_size=10, epochs=1, shuffle=False, verbose=0)
+            error = None
+        except ds.errors.InvalidArgumentError:
+            error = "InvalidArgumentError"
+        results[name] = {"error": error, "iterations": int(model.optimizer.iterations.numpy()),
+                         "digest": hashlib.sha256(b"".join(w.tobytes() for w in model.get_weights())).hexdigest(),
+                         "weights": [w.tolist() for w in model.get_weights()], "plans": _plans(model)}
+    return results
+
+
+SCENARIOS = {"fit_table": _fit_table, "nonfinite_fit": _nonfinite_fit}
 
 TOLERANCE = {"mixed_float16": 2e-3}
 #: the options whose replicated training step compiles (a user's own train_step runs as written)
@@ -172,6 +199,26 @@ def test_fit_under_a_strategy_equals_one_process(table, n, option):
     if option in COMPILED:  # the replicated step ran as a plan, the exchange inside its optimizer stage
         assert all(res["fit_table"][option]["plans"] >= 1 for res in table[n]), [
             res["fit_table"][option]["plans"] for res in table[n]]
+
+
+@needs_mpi
+def test_a_nan_on_one_rank_in_a_compiled_fit_is_skipped_or_raised_on_every_rank(tmp_path):
+    runs = {}
+    for n in (1, 2, 3):
+        (tmp_path / f"n{n}").mkdir()
+        runs[n] = mpi_jobs.run(__file__, n, ["nonfinite_fit"], tmp_path / f"n{n}", timeout=300)
+    one = runs[1][0]["nonfinite_fit"]
+    assert one["skip"]["iterations"] == one["loss_scale"]["iterations"] == 3  # 4 batches, one skipped
+    assert one["raise"]["error"] == "InvalidArgumentError" and one["raise"]["iterations"] == 1
+    for n in (2, 3):
+        for name in ("skip", "loss_scale", "raise"):
+            assert len({res["nonfinite_fit"][name]["digest"] for res in runs[n]}) == 1  # every rank alike
+            for res in runs[n]:
+                got = res["nonfinite_fit"][name]
+                assert got["plans"] >= 1, (n, name)  # the replicated step ran compiled
+                # as one process: the same steps taken, the same error, the weights (summed in another order)
+                assert (got["error"], got["iterations"]) == (one[name]["error"], one[name]["iterations"]), (n, name)
+                assert max(_rel(a, b) for a, b in zip(got["weights"], one[name]["weights"])) <= 1e-5, (n, name)
 
 
 if __name__ == "__main__":
