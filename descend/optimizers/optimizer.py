@@ -142,6 +142,9 @@ class Optimizer(KerasSpelling, TF2Spelling):
     #: whose arithmetic the class's own declarations are (TF 1's classes in ``descend.compat.v1.train``: "tf1")
     native_convention: str = "keras"
 
+    #: how a subclass extends the optimizer ("rule", "keras3", "tf2"; set for each subclass as it is defined)
+    _spelling: str = "none"
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         cls._spelling = _spelling_of(cls)
@@ -733,7 +736,6 @@ class Optimizer(KerasSpelling, TF2Spelling):
 
 
 _FRAMEWORK_CLASSES.update({Optimizer, KerasSpelling, TF2Spelling})
-Optimizer._spelling = "none"
 
 
 def _static_attr(cls, name):
