@@ -1,11 +1,10 @@
 """Matrix products whose threads never fight (descend._native.blas): one-thread BLAS calls, large products
-split into row blocks that the calling thread and helper threads share, the pool's count restored, and the
-result bit for bit NumPy's on one BLAS thread."""
+split into blocks of rows or columns computed at once by a compiled kernel's threads, and the result bit for
+bit NumPy's on one BLAS thread."""
 
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -31,6 +30,7 @@ class _FakePool:
 
 @pytest.fixture
 def fake_pool(monkeypatch):
+    blas._take_over(blas.pools())  # the real pool on one thread (a split block is a one-thread BLAS call)
     pool = _FakePool(4)
     monkeypatch.setattr(blas, "_pools", ((pool.get, pool.put),))
     monkeypatch.setattr(blas, "_found", None)
@@ -53,77 +53,123 @@ def test_descend_takes_the_pool_over_at_its_first_product(fake_pool, monkeypatch
 def test_a_large_product_is_split_into_one_thread_blocks(fake_pool, monkeypatch):
     monkeypatch.setattr(blas, "PARALLEL_FROM", 8 * 16 * 8)
     monkeypatch.setattr(blas, "BLOCK_ROWS", 2)
-    seen = []
-    real = np.matmul
-    monkeypatch.setattr(blas.np, "matmul", lambda a, b, out: (seen.append(fake_pool.n), real(a, b, out=out))[1])
+    monkeypatch.setattr(blas, "BLOCK_MIN", 1)
     a = np.arange(8 * 16, dtype=np.float32).reshape(8, 16)
-    before = dict(blas.stats)
-    got = blas.matmul(a, a.T)
-    np.testing.assert_array_equal(got, real(a, a.T))
-    assert blas.stats["split"] == before["split"] + (1 if blas.helpers() else 0)
-    assert set(seen) == {1} and len(seen) >= (2 if blas.helpers() else 1)  # every block on one BLAS thread
+    b = np.arange(16 * 12, dtype=np.float32).reshape(16, 12)
+    before = blas.stats["split"]
+    got = blas.matmul(a, b)
+    np.testing.assert_array_equal(got, np.matmul(a, b))
+    assert blas.stats["split"] == before + (1 if _can_split() else 0)
+    assert fake_pool.n == 1  # BLAS itself stays on one thread
 
 
-def test_a_split_product_never_waits_for_a_helper_that_has_no_core(fake_pool, monkeypatch):
-    # a helper that took a block and got no core: the calling thread computes the block itself
-    class Stalled:
-        n = 1
+def _can_split() -> bool:
+    from descend import _native
 
-        def post(self, job):
-            job.claim()  # the helper took block 0 ... and never runs
+    return bool(blas._gemm_functions()) and _native.enabled() and _native.kernels().threads() > 1
 
-        def retire(self):
-            pass
 
-    monkeypatch.setattr(blas, "_helpers", Stalled())
+def _operands(rng, m, k, n, dtype, layout):
+    a = rng.standard_normal((m, k)).astype(dtype)
+    b = rng.standard_normal((k, n)).astype(dtype)
+    if "a.T" in layout:
+        a = np.ascontiguousarray(a.T).T  # (m, k) with the strides of a transposed array
+    if "b.T" in layout:
+        b = np.ascontiguousarray(b.T).T
+    if "a[::]" in layout:
+        a = np.ascontiguousarray(np.pad(a, ((0, 0), (0, 5))))[:, :k]  # rows further apart than k
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["", "a.T", "b.T", "a.T b.T", "a[::]"])
+@pytest.mark.parametrize("mkn", [(64, 784, 256), (784, 64, 256), (128, 784, 512), (128, 512, 512), (512, 128, 784),
+                                 (8, 3000, 96), (37, 450, 301), (97, 330, 131), (250, 1700, 33), (5, 10000, 67),
+                                 (1000, 30, 70), (37, 45, 301), (250, 17, 3)])
+def test_a_split_product_is_what_one_blas_thread_computes(fake_pool, monkeypatch, dtype, layout, mkn):
+    # blocks of rows (and of columns, for a product of few rows) of a one-thread BLAS product are that
+    # product's rows (columns) bit for bit: the training step of the benchmarks' MLPs, transposed operands
+    # (the backward pass's products) and padded rows included; float64 products are not split (a one-thread
+    # dgemm's bits depend on the shape it is given) and are NumPy's too
+    threadpoolctl = pytest.importorskip("threadpoolctl")
     monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
-    rng = np.random.default_rng(1)
-    a, b = rng.standard_normal((64, 32), dtype=np.float32), rng.standard_normal((32, 16), dtype=np.float32)
-    out = np.empty((64, 16), np.float32)
-    taken = blas.stats["taken_over"]
+    a, b = _operands(np.random.default_rng(sum(mkn)), *mkn, dtype, layout)
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        want = np.matmul(a, b)
+    out = np.full(want.shape, np.nan, dtype)
+    before = blas.stats["split"]
     blas.matmul_into(a, b, out)
-    np.testing.assert_array_equal(out, np.matmul(a, b))
-    assert blas.stats["taken_over"] == taken + 1
+    assert out.tobytes() == want.tobytes()
+    m, k, n = mkn
+    blocks = [np.diff(blas._cuts(m, 2)).min() * n * k, np.diff(blas._cuts(n, 2)).min() * m * k]
+    big = (m >= 2 * blas.BLOCK_ROWS and blocks[0] >= blas.BLOCK_MIN) or (
+        m < 2 * blas.BLOCK_ROWS and n >= 2 * blas.BLOCK_ROWS and blocks[1] >= blas.BLOCK_MIN)
+    assert blas.stats["split"] == before + (1 if _can_split() and big and dtype == np.float32 else 0)
 
 
-def test_a_block_a_working_helper_computes_is_waited_for_not_computed_again(fake_pool, monkeypatch):
-    # a helper that has a core finishes its block in about the time the calling thread took for its own: the
-    # calling thread waits for it (bounded) instead of computing it a second time
-    class Working:
-        n = 1
-
-        def post(self, job):
-            k, a, b, out = job.claim()  # the helper takes block 0 and computes it a moment later
-
-            def work():
-                time.sleep(0.05)
-                r0, r1 = job.edges[k], job.edges[k + 1]
-                block = np.matmul(a[r0:r1], b)
-                with job.lock:
-                    out[r0:r1] = block
-                    job.done[k] = True
-                    job.finished.notify_all()
-
-            threading.Thread(target=work).start()
-
-        def retire(self):
-            pass
-
-    monkeypatch.setattr(blas, "_helpers", Working())
+def test_products_numpy_would_not_give_to_gemm_as_they_are_are_not_split(fake_pool, monkeypatch):
     monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
-    monkeypatch.setattr(blas, "_WAIT_SLACK", 10.0)  # (the bound, generous here: the helper is only late)
-    main = threading.get_ident()
-    calls = []
-    real = np.matmul
-    monkeypatch.setattr(blas.np, "matmul", lambda a, b, out=None: (
-        calls.append(threading.get_ident() == main), real(a, b, out=out))[1])
-    rng = np.random.default_rng(2)
+    monkeypatch.setattr(blas, "BLOCK_MIN", 1)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((64, 48), dtype=np.float32)
+    cases = [
+        (a, a.T, np.empty((64, 64), np.float32)),                    # a @ a.T: NumPy computes it another way
+        (a[:, ::2], rng.standard_normal((24, 40), dtype=np.float32), np.empty((64, 40), np.float32)),  # strided
+        (a, rng.standard_normal((48, 40), dtype=np.float32), np.empty((40, 64), np.float32).T),  # output by columns
+        (a.astype(np.float64), rng.standard_normal((48, 40), dtype=np.float32), np.empty((64, 40))),  # mixed dtypes
+    ]
+    for x, y, out in cases:
+        want = np.matmul(x, y, out=out.copy(order="K"))  # (NumPy's own loop where its BLAS cannot take them)
+        before = blas.stats["split"]
+        blas.matmul_into(x, y, out)
+        assert out.tobytes() == want.tobytes() and blas.stats["split"] == before
+    # an output that overlaps an operand: NumPy copies the operand first, and so does descend (no split)
+    x = rng.standard_normal((64, 64), dtype=np.float32)
+    y = rng.standard_normal((64, 64), dtype=np.float32)
+    want = np.matmul(x, y)
+    before = blas.stats["split"]
+    blas.matmul_into(x, y, x)
+    assert x.tobytes() == want.tobytes() and blas.stats["split"] == before
+
+
+def test_no_split_without_compiled_kernels_or_in_a_forked_child(fake_pool, monkeypatch):
+    from descend import _native
+
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(blas, "BLOCK_MIN", 1)
+    rng = np.random.default_rng(4)
     a, b = rng.standard_normal((64, 32), dtype=np.float32), rng.standard_normal((32, 16), dtype=np.float32)
-    out = np.empty((64, 16), np.float32)
-    taken = blas.stats["taken_over"]
-    blas.matmul_into(a, b, out)
-    np.testing.assert_array_equal(out, real(a, b))
-    assert calls.count(True) == 1 and blas.stats["taken_over"] == taken  # its own block only
+    want = np.matmul(a, b)
+    for setting in ("disabled", "forked"):
+        with monkeypatch.context() as m:
+            if setting == "disabled":
+                m.setattr(_native, "_forced", False)
+            else:
+                m.setattr(_native, "_forked_after_parallel", True)
+            before = blas.stats["split"]
+            out = np.empty_like(want)
+            blas.matmul_into(a, b, out)
+            assert out.tobytes() == want.tobytes() and blas.stats["split"] == before, setting
+
+
+def test_a_blas_library_that_is_not_numpys_is_never_called(fake_pool, monkeypatch):
+    # the gemm found is checked against np.matmul on a probe: a library that gives other bits is not used
+    monkeypatch.setattr(blas, "_gemms", None)
+    monkeypatch.setattr(blas, "_same_as_numpy", lambda gemm, dtype: False)
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(blas, "BLOCK_MIN", 1)
+    assert blas._gemm_functions() == {}
+    a = np.ones((64, 32), np.float32)
+    before = blas.stats["split"]
+    np.testing.assert_array_equal(blas.matmul(a, a.T.copy()), np.full((64, 64), 32, np.float32))
+    assert blas.stats["split"] == before
+
+
+def test_the_gemm_found_is_numpys(fake_pool):
+    if not blas._gemm_functions():
+        pytest.skip("no OpenBLAS cblas_?gemm found (another BLAS library)")
+    for dtype, f in blas._gemm_functions().items():
+        assert blas._same_as_numpy(f, dtype)
 
 
 def test_a_single_thread_budget_splits_nothing(fake_pool, monkeypatch):
@@ -162,12 +208,15 @@ def test_a_failing_product_raises_and_leaves_one_thread(fake_pool):
     assert fake_pool.n == 1
 
 
-def test_other_threads_never_change_the_count(fake_pool):
+def test_other_threads_never_change_the_count_nor_split(fake_pool, monkeypatch):
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(blas, "BLOCK_MIN", 1)
     out = []
-    t = threading.Thread(target=lambda: out.append(blas.matmul(np.ones((2, 2)), np.ones((2, 2)))))
+    before = blas.stats["split"]
+    t = threading.Thread(target=lambda: out.append(blas.matmul(np.ones((64, 64)), np.ones((64, 64)))))
     t.start()
     t.join()
-    assert fake_pool.history == [] and out[0].tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert fake_pool.history == [] and (out[0] == 64.0).all() and blas.stats["split"] == before
 
 
 @pytest.mark.parametrize("shapes", [((64, 784), (784, 256)), ((128, 512), (512, 10)), ((3, 33, 65), (65, 17)),
@@ -276,8 +325,8 @@ def test_the_lazy_names_are_the_submodules_objects():
 
 
 def test_split_products_under_load_give_exact_blocks(monkeypatch):
-    # the calling thread and a helper race for blocks (and the caller takes over a helper's block):
-    # every finished product is exactly right (a block is copied in only when it is complete)
+    # split products back to back, their outputs handed out by the reuse pool while the threads of the
+    # last split may still be finishing theirs: every product is exactly right
     monkeypatch.setattr(blas, "worth_splitting", lambda: True)
     a = np.ones((256, 256), np.float32)
     for _ in range(40):

@@ -30,7 +30,13 @@ follow the same rule (:mod:`.blas`). Threads share work in chunks of
 threads in a process forked after it started its own (numba would abort the
 child), so such a child runs serial loops (multiprocessing's "spawn" and
 "forkserver" children are not affected). ``numba.set_num_threads`` limits the
-threads, e.g. with one process per core.
+threads, e.g. with one process per core. A worker spins for the next kernel
+about 4 ms (``GOMP_SPINCOUNT`` :data:`SPIN_COUNT`) before it sleeps: on a
+virtual machine an idle core is slow to wake (measured, 2-core EPYC VM: a
+sleeping worker added about 50 us to each launch, and the split products of
+the 784-512-512-10 MLP's step took 3.72 ms a step with sleeping workers,
+3.44 ms with this spin, 3.38 ms spinning 25 ms); the spin costs about 4 ms
+of CPU after the last kernel of a burst.
 
 **Loading in the background.** Importing numba and loading the first kernel
 from the disk cache costs 0.4-0.8 s of a fresh process (numba's import and its
@@ -57,7 +63,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["CHUNK", "SEGMENT_SUM_BELOW", "SERIAL_BELOW", "enabled", "group", "kernels", "ready", "segment_sum",
+__all__ = ["CHUNK", "SEGMENT_SUM_BELOW", "SERIAL_BELOW", "SPIN_COUNT", "enabled", "group", "kernels", "parallel", "ready", "segment_sum",
            "segment_sum_grouped", "serial", "set_background_loading", "set_enabled", "stable_order", "wait_loaded"]
 
 log = logging.getLogger("descend.native")
@@ -66,6 +72,9 @@ log = logging.getLogger("descend.native")
 CHUNK = 8192
 #: below this many elements a kernel runs its serial loop (measured: see the module docstring)
 SERIAL_BELOW = 2**18
+#: how long GNU OpenMP's workers spin for the next kernel before they sleep (GOMP_SPINCOUNT, set when numba
+#: loads unless the environment sets it or OMP_WAIT_POLICY): about 4 ms on a 2-core EPYC (see the module docstring)
+SPIN_COUNT = 100_000
 #: below this many elements ``segment_sum`` leaves the work to ``np.add.at`` (measured, 2-core Xeon,
 #: float32: 1,024 elements 16.8 us add.at vs 15.3 kernel; 64: 2.6 vs 10.7; 8192 x 64: 4.8 ms vs 0.71)
 SEGMENT_SUM_BELOW = 1024
@@ -82,9 +91,10 @@ def _import_numba() -> bool:
     global _numba_ok
     with _import_lock:
         if _numba_ok is None:
-            # OpenMP workers that spin after a kernel take the cores from BLAS and from other processes
-            # (measured: an MLP step 6.3-10 ms spinning, 5.2-5.7 ms passive); a user's own setting wins
-            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            # OpenMP workers spin a few milliseconds after a kernel before they sleep (see "Threads" in the
+            # module docstring); a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT wins
+            if "OMP_WAIT_POLICY" not in os.environ:
+                os.environ.setdefault("GOMP_SPINCOUNT", str(SPIN_COUNT))
             try:
                 from . import jit as k
             except Exception as e:  # not installed, or built for another NumPy
@@ -238,11 +248,17 @@ _forked_after_parallel = False
 def serial(n_elements: int) -> bool:
     """Whether a kernel over ``n_elements`` runs its serial loop (small, or in a child forked
     after a parallel kernel); otherwise records that threads were started."""
-    if n_elements < SERIAL_BELOW or _forked_after_parallel:
-        return True
+    return n_elements < SERIAL_BELOW or not parallel()
+
+
+def parallel() -> bool:
+    """Whether a kernel may start threads here (not in a child forked after a parallel kernel); when it
+    may, records that threads were started."""
+    if _forked_after_parallel:
+        return False
     global _parallel_used
     _parallel_used = True
-    return False
+    return True
 
 
 def _after_fork_in_child():

@@ -1,4 +1,4 @@
-"""Matrix products whose threads never fight: one-thread BLAS calls on row blocks, shared by the cores.
+"""Matrix products whose threads never fight: one-thread BLAS calls, large products split into blocks run at once.
 
 NumPy's BLAS (OpenBLAS in NumPy's wheels) splits every product over its
 thread pool and waits for the slowest thread. On a quiet machine that buys
@@ -13,40 +13,44 @@ last bit in 3,250 of 16,384 elements between one thread and two).
 So descend never runs BLAS on more than one thread. :func:`matmul`:
 
 * runs a product of fewer than :data:`PARALLEL_FROM` multiply-adds (per
-  matrix) as one single-threaded BLAS call. Alone, two threads already save a
-  little at a few million (``64 x 784 x 256``: 267 us on one thread, 233 us
-  split), but inside a training step a split product also moves its operands
-  between the cores' caches (the other core reads the weights this one just
-  updated, and writes half of the gradient the optimizer reads next): the
-  compiled step of an MLP 784-256-10, batch 64 (12.8 million multiply-adds a
-  product) takes 0.79 ms with its products on one thread and 0.97 ms split;
-  at 25.7 million (hidden 512 or batch 128) the split step is 7-12% faster,
-  at 51 million (784-512-10, batch 128) 28% (2-core EPYC, quiet machine);
-* splits a larger product into blocks of rows, one a thread (each block packs
-  all of ``b`` again), and runs each block as a single-threaded BLAS call: the
-  calling thread and :func:`helpers` take blocks as they come. When the
-  calling thread finds no block left, it waits for the blocks a helper is
-  computing as long as one of its own took (and half that again): a helper
-  that has a core is done by then. Then it computes the blocks still out
-  itself (a helper writes a block into its own scratch array and copies it in
-  only if nobody did it first, and so does the calling thread for a block it
-  takes over: BLAS writes partial sums into its output as it goes), so a
-  product never waits long for a thread that another process keeps off its
-  core. (It took over at once before, and so computed the helper's block a
-  second time in most products: ``128 x 784 x 512`` took 990 us split, 1030
-  on one thread; 640 us now);
-* gives the same bits in every case: a block of rows of a one-thread BLAS
-  product is that product's rows, bit for bit (checked on the shapes of the
-  benchmarks' MLPs), so the result does not depend on how many threads took
-  part, on the machine's load, or on its core count: it is ``np.matmul`` under
-  ``threadpool_limits(1)``;
-* splits only when a core is free for a helper: every :data:`PROBE_SECONDS`
-  it reads the machine's CPU time (``/proc/stat``) and its own
-  (``os.times``), and splits while the other processes leave at least half
-  a core idle beside the calling thread. On a machine whose cores are all
-  taken, waking a helper costs more than it brings (measured: 0.3 ms a
-  product, the woken thread taking the caller's core). The decision changes
-  no result (see above), so it may follow the load.
+  matrix) as one single-threaded BLAS call. Alone, two threads halve the time
+  of a product of a few million (``64 x 784 x 256``: 270 us on one thread,
+  150 split), but inside a training step a split product also moves its
+  operands between the cores' caches (the other core reads the weights this
+  one just updated, and the optimizer that writes them next must take them
+  back): the compiled step of an MLP 784-256-10, batch 64 (12.8 million
+  multiply-adds a product) takes 0.77 ms with its products on one thread and
+  0.84 ms split; at 51 million (784-512-512-10, batch 128) splitting saves
+  40% of the step (5.75 -> 3.44 ms; 2-core EPYC VM, quiet machine);
+* splits a larger product into blocks of rows (of columns where it has few
+  rows), one a thread, and runs the blocks at once as single-threaded calls of
+  NumPy's own BLAS function (``cblas_sgemm``, found with
+  ``threadpoolctl`` and checked against ``np.matmul`` on a probe) from one
+  compiled kernel (:func:`descend._native.jit.gemm_blocks`) on the compiled
+  kernels' threads: no Python thread wakes, no lock is taken, and the block
+  sizes are even (measured, ``128 x 784 x 512``: 1,030 us on one thread,
+  560 us split, 700 us on OpenBLAS's two threads);
+* gives the same bits in every case: a block of rows (or columns) of a
+  one-thread BLAS product is that product's rows (columns), bit for bit (the
+  tests check the benchmarks' MLP shapes, transposed operands included), so
+  the result does not depend on how many threads took part, on the machine's
+  load, or on its core count: it is ``np.matmul`` under
+  ``threadpool_limits(1)``. Blocks are cut at multiples of :data:`BLOCK_ROWS`
+  and have at least :data:`BLOCK_MIN` multiply-adds (OpenBLAS computes
+  smaller products with other kernels). Not split: float64 products (a
+  one-thread ``dgemm``'s bits depend on the shape it is given), and products
+  NumPy would not hand to ``gemm`` as they are (other strides, an output that
+  overlaps an operand, ``a @ a.T``);
+* splits only when a core is free for the other threads: every
+  :data:`PROBE_SECONDS` it reads the machine's CPU time (``/proc/stat``) and
+  its own (``os.times``), and splits while the other processes leave at least
+  half a core idle beside the calling thread. A split product waits for its
+  slowest block, and on a machine whose cores are all taken a thread that
+  waits for a core stalls it for a scheduler time slice (measured: 0.3 ms a
+  product). The decision changes no result (see above), so it may follow the
+  load. Products are split only where compiled kernels run
+  (:func:`descend._native.enabled`), never in a process forked after the
+  kernels' threads started, and only from the main thread.
 
 **descend owns NumPy's BLAS threads.** The first product descend makes
 reads the BLAS thread count (as ``OPENBLAS_NUM_THREADS``, ``threadpoolctl`` or
@@ -55,12 +59,10 @@ BLAS pool to one thread for good: changing the count while another thread is
 inside a BLAS call corrupts OpenBLAS's pool (measured: an MLP step's loss off
 by half), and OpenBLAS 0.3.31's ``openblas_set_num_threads_local`` sets the
 process-wide count too. So NumPy code outside descend then runs BLAS on one
-thread as well. The helpers are ``min(cores, budget) - 1`` daemon threads
-(cores from the process's CPU affinity); :func:`set_threads` changes the
-budget, and a count someone else sets later (``threadpool_limits``) becomes
-the budget at descend's next product. Only the main thread splits products
-(other threads make one-thread calls); a process forked after the helpers
-started gets its own.
+thread as well. A product is split into at most ``min(cores, budget,
+numba.get_num_threads())`` blocks (cores from the process's CPU affinity);
+:func:`set_threads` changes the budget, and a count someone else sets later
+(``threadpool_limits``) becomes the budget at descend's next product.
 
 **Outputs are reused.** A product's output of at least
 :data:`REUSE_MIN_BYTES` comes from a small pool: an array the pool handed
@@ -85,6 +87,7 @@ Example:
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import threading
@@ -93,13 +96,19 @@ from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["BLOCK_ROWS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES", "REUSE_PER_SHAPE", "clear_reuse",
-           "helpers", "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "worth_splitting"]
+from descend import _native
+
+__all__ = ["BLOCK_MIN", "BLOCK_ROWS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES", "REUSE_PER_SHAPE", "clear_reuse",
+           "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "worth_splitting"]
 
 #: products of at least this many multiply-adds (per matrix) are split into row blocks shared by the cores
 PARALLEL_FROM = 2**24
-#: the fewest rows a block has (a block of rows is one single-threaded BLAS call)
-BLOCK_ROWS = 16
+#: the fewest multiply-adds a block of a split product has: OpenBLAS computes products of up to about a
+#: million with other ("small matrix") kernels, whose bits differ from those of a larger product's rows
+BLOCK_MIN = 2**21
+#: a split product is cut into blocks of rows (or columns) at multiples of this many: a block of at least
+#: this many rows, cut where OpenBLAS's kernels cut, computes its rows (columns) exactly as the whole product
+BLOCK_ROWS = 32
 #: how often the machine's idle CPU is read to decide whether to split (seconds)
 PROBE_SECONDS = 0.25
 #: split while at least this much of a core is idle beside the calling thread
@@ -111,9 +120,8 @@ REUSE_PER_SHAPE = 3
 #: bytes the pool keeps in all
 REUSE_MAX_BYTES = 64 << 20
 
-#: counts for tests and profiling: ``stats["split"]`` products split, ``stats["helper_blocks"]`` blocks a helper
-#: copied in, ``stats["taken_over"]`` blocks the calling thread computed while a helper still had them
-stats: dict = {"split": 0, "helper_blocks": 0, "taken_over": 0}
+#: counts for tests and profiling: ``stats["split"]`` products split
+stats: dict = {"split": 0}
 
 _pools: tuple | None = None  # threadpoolctl controllers of the loaded BLAS libraries, found on first use
 _main = threading.main_thread()
@@ -150,7 +158,7 @@ def _counter(lib):
     return lib.get_num_threads, lib.set_num_threads
 
 
-# ---------------------------------------------------------------------------------------------- the helpers
+# ---------------------------------------------------------------------------------------------- splitting
 def _cores() -> int:
     try:
         return max(len(os.sched_getaffinity(0)), 1)
@@ -158,179 +166,113 @@ def _cores() -> int:
         return max(os.cpu_count() or 1, 1)
 
 
-class _Job:
-    """One split product: ``out[r0:r1] = a[r0:r1] @ b`` for each block of rows."""
-
-    __slots__ = ("a", "b", "out", "edges", "next", "claimed", "done", "lock", "finished")
-
-    def __init__(self, a, b, out, edges):
-        self.a, self.b, self.out, self.edges = a, b, out, edges
-        self.next = 0
-        self.claimed = [False] * (len(edges) - 1)
-        self.done = [False] * (len(edges) - 1)
-        self.lock = threading.Lock()
-        self.finished = threading.Condition(self.lock)  # notified when a helper copies a block in
-
-    def claim(self):
-        """``(block, a, b, out)`` of the next block nobody took, or None (all taken, or the product is over)."""
-        with self.lock:
-            k = self.next
-            if k >= len(self.claimed) or self.out is None:
-                return None
-            self.next = k + 1
-            self.claimed[k] = True
-            return k, self.a, self.b, self.out
-
-    def close(self) -> None:
-        """The product is over: let go of its arrays (a helper still computing holds what it took)."""
-        with self.lock:
-            self.a = self.b = self.out = None
+_NO_TRANS, _TRANS = 111, 112  # CblasNoTrans, CblasTrans
+_gemms: dict | None = None  # dtype -> NumPy's BLAS ?gemm (a ctypes function), found on the first split
 
 
-class _Helpers:
-    """Daemon threads that take blocks of the main thread's split products (see the module docstring)."""
+def _gemm_functions() -> dict:
+    """``{float32: cblas_sgemm}`` of the OpenBLAS NumPy calls (a ctypes function with its argument types),
+    found with ``threadpoolctl`` once; empty when there is none, or when a probe product through it differs
+    from ``np.matmul``'s in any bit (another BLAS library than NumPy's). float64 products are not split:
+    OpenBLAS's one-thread ``dgemm`` gives a block of rows other bits than the whole product's (its blocking
+    depends on the shape: measured, 114 of 200 random shapes differ)."""
+    global _gemms
+    if _gemms is None:
+        _gemms = {}
+        try:
+            from threadpoolctl import ThreadpoolController
 
-    def __init__(self, n: int):
-        self.n = n
-        self.cond = threading.Condition()
-        self.job: _Job | None = None
-        self.serial = 0
-        self.scratch: list = [dict() for _ in range(n)]  # per helper: (shape, dtype) -> array
-        self.threads = [threading.Thread(target=self._work, args=(k,), name=f"descend-blas-{k}", daemon=True)
-                        for k in range(n)]
-        for t in self.threads:
-            t.start()
-
-    def post(self, job: _Job) -> None:
-        with self.cond:
-            self.job = job
-            self.serial += 1
-            self.cond.notify_all()
-
-    def retire(self) -> None:
-        with self.cond:
-            self.job = None
-
-    def _work(self, k: int) -> None:
-        seen = 0
-        scratch = self.scratch[k]
-        while True:
-            with self.cond:
-                while self.serial == seen or self.job is None:
-                    self.cond.wait()
-                seen = self.serial
-                job = self.job
-            while True:
-                got = job.claim()
-                if got is None:
+            libs = [c for c in ThreadpoolController().select(user_api="blas").lib_controllers
+                    if getattr(c, "internal_api", None) == "openblas"]
+        except Exception:  # not installed, or a library it cannot query: products are not split
+            libs = []
+        libs.sort(key=lambda c: f"{os.sep}numpy" not in str(getattr(c, "filepath", "")))  # NumPy's own first
+        for lib in libs[:1]:
+            for prefix, suffix in ((p, x) for p in ("scipy_", "") for x in ("64_", "_64", "")):
+                gemm = getattr(lib.dynlib, f"{prefix}cblas_sgemm{suffix}", None)
+                if gemm is not None:
+                    index = ctypes.c_int64 if "64" in suffix else ctypes.c_int
+                    gemm.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, index, index, index, ctypes.c_float,
+                                     ctypes.c_void_p, index, ctypes.c_void_p, index, ctypes.c_float, ctypes.c_void_p,
+                                     index]
+                    gemm.restype = None
+                    if _same_as_numpy(gemm, np.dtype(np.float32)):
+                        _gemms = {np.dtype(np.float32): gemm}
                     break
-                b, a, w, out = got
-                r0, r1 = job.edges[b], job.edges[b + 1]
-                key = (r1 - r0, out.shape[1], out.dtype)
-                buf = scratch.get(key)
-                if buf is None:
-                    buf = scratch[key] = np.empty(key[:2], key[2])
-                np.matmul(a[r0:r1], w, out=buf)
-                with job.lock:
-                    if not job.done[b]:
-                        out[r0:r1] = buf
-                        job.done[b] = True
-                        stats["helper_blocks"] += 1
-                        job.finished.notify_all()
-                del a, w, out, got  # (the arrays go with the product, not with this thread's next wait)
-            del job
+    return _gemms
 
 
-_helpers: _Helpers | None = None
-_helpers_lock = threading.Lock()
+def _same_as_numpy(gemm, dtype) -> bool:
+    """Whether ``gemm`` gives ``np.matmul``'s bits on one thread (the library NumPy calls)."""
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((37, 301)).astype(dtype), rng.standard_normal((301, 45)).astype(dtype)
+    out = np.empty((37, 45), dtype)
+    gemm(101, _NO_TRANS, _NO_TRANS, 37, 45, 301, 1.0, a.ctypes.data, 301, b.ctypes.data, 45, 0.0, out.ctypes.data, 45)
+    return out.tobytes() == np.matmul(a, b).tobytes()
 
 
-def helpers() -> int:
-    """How many helper threads products are shared with (started on first use)."""
-    h = _get_helpers()
-    return 0 if h is None else h.n
+def _layout(x: np.ndarray):
+    """``(CblasNoTrans or CblasTrans, leading dimension)`` of a 2-D operand as NumPy passes it to BLAS, or
+    None when NumPy would not hand these strides to BLAS as they are."""
+    s0, s1 = x.strides
+    size = x.itemsize
+    rows, cols = x.shape
+    if s1 == size and s0 % size == 0 and s0 // size >= cols:
+        return _NO_TRANS, s0 // size
+    if s0 == size and s1 % size == 0 and s1 // size >= rows:
+        return _TRANS, s1 // size
+    return None
 
 
-def _get_helpers() -> _Helpers | None:
-    global _helpers
-    if _helpers is None:
-        with _helpers_lock:
-            if _helpers is None:
-                n = _cores() - 1
-                _helpers = _Helpers(n) if n > 0 else False
-    return _helpers or None
+_NO_CUTS = np.zeros(2, np.int64)
+_cut_cache: dict = {}
 
 
-def _after_fork_in_child():
-    global _helpers, _helpers_lock, _reuse_lock
-    _helpers = None  # the parent's helper threads do not exist here
-    _helpers_lock = threading.Lock()
-    _reuse_lock = threading.Lock()
+def _cuts(length: int, threads: int) -> np.ndarray:
+    """Where ``length`` rows (columns) are cut into at most ``threads`` blocks of nearly equal size, at
+    multiples of :data:`BLOCK_ROWS` (so a block's edges fall where a one-thread BLAS call's own blocking
+    puts them: its bits do not depend on the cut); ``[0, length]`` when it is too short to cut."""
+    key = (length, threads)
+    cuts = _cut_cache.get(key)
+    if cuts is None:
+        units = length // BLOCK_ROWS
+        blocks = max(min(threads, units), 1)
+        cuts = np.array([units * i // blocks * BLOCK_ROWS for i in range(blocks)] + [length], np.int64)
+        if len(_cut_cache) > 1024:
+            _cut_cache.clear()
+        _cut_cache[key] = cuts
+    return cuts
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-_own_scratch: dict = {}  # the calling thread's scratch for blocks it takes over, by (rows, cols, dtype)
-#: how long the calling thread waits for a block a helper is computing before computing it itself: this many
-#: times the time it took for one block of its own, plus _WAIT_SLACK seconds (a helper that has a core
-#: finishes in about one block's time; one that has none is not waited for longer than that)
-_WAIT_FACTOR = 1.5
-_WAIT_SLACK = 50e-6
-_WAIT_UNKNOWN = 0.0  # (the helpers took every block: no time of this thread's to go by, so no wait)
-
-
-def _split(a, b, out, workers: int) -> None:
-    m = a.shape[0]
-    blocks = min(max(m // BLOCK_ROWS, 1), workers + 1)  # one block a thread: each block packs all of b again
-    if blocks < 2:
-        np.matmul(a, b, out=out)
-        return
-    edges = [(m * i // blocks) for i in range(blocks + 1)]
-    h = _get_helpers()
-    job = _Job(a, b, out, edges)
-    h.post(job)
-    try:
-        own, started = 0, time.perf_counter()
-        while True:
-            got = job.claim()
-            if got is None:
-                break
-            k = got[0]
-            np.matmul(a[edges[k]:edges[k + 1]], b, out=out[edges[k]:edges[k + 1]])
-            own += 1
-            with job.lock:
-                job.done[k] = True
-        # nothing left to claim: a helper computing a block finishes it in about the time this thread took for
-        # one, so wait that long (and a little) for the blocks still out; then compute those a helper still
-        # has (it got no core) into a scratch array (BLAS writes partial sums into its output as it goes: only
-        # finished blocks are copied in, under the lock)
-        block = (time.perf_counter() - started) / own if own else _WAIT_UNKNOWN
-        deadline = time.perf_counter() + _WAIT_FACTOR * block + _WAIT_SLACK
-        with job.lock:
-            while not all(job.done):
-                left = deadline - time.perf_counter()
-                if left <= 0:
-                    break
-                job.finished.wait(left)
-        for k in range(blocks):
-            if not job.done[k]:
-                r0, r1 = edges[k], edges[k + 1]
-                key = (r1 - r0, out.shape[1], out.dtype)
-                buf = _own_scratch.get(key)
-                if buf is None:
-                    buf = _own_scratch[key] = np.empty(key[:2], key[2])
-                np.matmul(a[r0:r1], b, out=buf)
-                with job.lock:
-                    if not job.done[k]:
-                        out[r0:r1] = buf
-                        job.done[k] = True
-                        stats["taken_over"] += 1
-    finally:
-        job.close()  # (under the lock: a helper's copy in progress ends before the result is used)
-        h.retire()
+def _split(a, b, out, threads: int) -> bool:
+    """``out[...] = a @ b`` as ``threads`` single-threaded BLAS calls (blocks of rows, or of columns for a
+    product of few rows) running at once on the compiled kernels' threads; False, with nothing written,
+    where it cannot be done that way (``np.matmul`` then computes it on one thread)."""
+    gemm = (_gemms if _gemms is not None else _gemm_functions()).get(out.dtype)
+    if gemm is None or a.dtype != out.dtype or b.dtype != out.dtype:
+        return False
+    m, k = a.shape
+    n = b.shape[1]
+    la, lb, lc = _layout(a), _layout(b), _layout(out)
+    if la is None or lb is None or lc is None or lc[0] != _NO_TRANS:
+        return False
+    pa, pb = a.ctypes.data, b.ctypes.data
+    if pa == pb or np.may_share_memory(out, a) or np.may_share_memory(out, b):
+        return False  # (NumPy computes a @ a.T another way, and copies an operand its output overlaps)
+    if not _native.enabled() or not _native.ready(exact=True) or not _native.parallel():
+        return False  # (no compiled kernels, still loading, or a child forked after threads started)
+    threads = min(threads, _native.kernels().threads())
+    rows, cols = _cuts(m, threads), _NO_CUTS
+    if rows.shape[0] < 3:
+        rows, cols = _NO_CUTS, _cuts(n, threads)
+        if cols.shape[0] < 3:
+            return False
+    if int(np.diff(rows if cols is _NO_CUTS else cols).min()) * (n if cols is _NO_CUTS else m) * k < BLOCK_MIN:
+        return False
+    _native.kernels().gemm_blocks(gemm, out, la[0], lb[0], m, n, k, pa, la[1], pb, lb[1], lc[1], a.strides[0],
+                                  b.strides[1], rows, cols)
     stats["split"] += 1
+    return True
 
 
 _found: int | None = None   # the BLAS thread count found when descend took the pool over (None: not yet)
@@ -407,11 +349,9 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     libs = _pools if _pools is not None else pools()
     if libs and threading.current_thread() is _main:
         budget = _take_over(libs)
-        if budget > 1 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM and worth_splitting():
-            h = _get_helpers()
-            if h is not None:
-                _split(a, b, out, min(budget - 1, h.n))
-                return
+        if (budget > 1 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM and worth_splitting()
+                and _split(a, b, out, min(budget, _cores()))):
+            return
     np.matmul(a, b, out=out)
 
 
@@ -424,6 +364,15 @@ def matmul_into_for(m: int, k: int, n: int):
 _reuse: OrderedDict = OrderedDict()  # (shape, dtype) -> arrays handed out, least recently used key first
 _reuse_bytes = 0
 _reuse_lock = threading.Lock()
+
+
+def _after_fork_in_child():
+    global _reuse_lock
+    _reuse_lock = threading.Lock()  # (another thread of the parent may have held it at the fork)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _output(shape: tuple, dtype: np.dtype):

@@ -29,8 +29,9 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["DATA_OFFSET", "any_nonfinite", "check_headers", "chunk_table", "data_at", "first_nonfinite", "group_ids",
-           "header_ok", "layout_ok", "pointer_like", "prefetch", "sum_groups", "sum_segments"]
+__all__ = ["DATA_OFFSET", "any_nonfinite", "check_headers", "chunk_table", "data_at", "first_nonfinite", "gemm_blocks",
+           "group_ids", "header_ok", "layout_ok", "pointer_like", "prefetch", "sum_groups", "sum_segments",
+           "threads"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -400,3 +401,36 @@ def check_headers(objects: np.ndarray, descr: int, nds: np.ndarray, starts: np.n
     objects alive: an object that is not an ndarray is told apart by its type before any array
     field is read."""
     return _check_headers(objects, id(np.ndarray), descr, nds, starts, layout)
+
+
+# ---------------------------------------------------------------------------------------------- products
+def threads() -> int:
+    """How many threads a parallel kernel runs on (``numba.get_num_threads()``)."""
+    return numba.get_num_threads()
+
+
+_ROW_MAJOR = 101  # CblasRowMajor
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def gemm_blocks(gemm, out, trans_a, trans_b, m, n, k, a, lda, b, ldb, ldc, a_row, b_col, cut_rows, cut_cols):
+    """``out[...] = A @ B`` (row-major, ``A`` ``m x k`` and ``B`` ``k x n`` at the addresses ``a`` and ``b``,
+    ``out`` with rows ``ldc`` elements apart) as calls of the single-threaded BLAS function ``gemm`` (a
+    cblas ``?gemm`` of ``out``'s dtype, as a ctypes function), one a thread, at once: one per block of rows
+    between the ``cut_rows`` (of ``A`` and ``out``; ``a_row`` bytes from one row of ``A`` to the next) or, when
+    ``cut_rows`` has fewer than 3 cuts, one per block of columns between the ``cut_cols`` (of ``B`` and
+    ``out``; ``b_col`` bytes from one column of ``B`` to the next). The caller keeps the arrays alive.
+    (``out`` is passed as an array, not an address, so each dtype gets its own compiled version.)"""
+    c = out.ctypes.data
+    size = out.itemsize
+    by_rows = cut_rows.shape[0] > 2
+    blocks = cut_rows.shape[0] - 1 if by_rows else cut_cols.shape[0] - 1
+    for i in prange(blocks):
+        if by_rows:
+            r0 = cut_rows[i]
+            gemm(_ROW_MAJOR, trans_a, trans_b, cut_rows[i + 1] - r0, n, k, 1.0, a + r0 * a_row, lda, b, ldb, 0.0,
+                 c + r0 * ldc * size, ldc)
+        else:
+            c0 = cut_cols[i]
+            gemm(_ROW_MAJOR, trans_a, trans_b, m, cut_cols[i + 1] - c0, k, 1.0, a, lda, b + c0 * b_col, ldb, 0.0,
+                 c + c0 * size, ldc)
