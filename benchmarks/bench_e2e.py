@@ -14,9 +14,10 @@ NumPy's default BLAS threads), AdamW's memory traffic over the parameters
 measured against.
 
 ``--rounds N`` measures every group N times in turns (each a process of its
-own with ``--isolate``) and reports, per implementation, the median of the
-rounds' medians (and the best of their bests): a busy moment of the machine
-then falls on every implementation alike.
+own with ``--isolate``; 3 by default, 1 with ``--quick``) and reports, per
+implementation, the median of the rounds' medians (and the best of their
+bests): a busy moment of the machine then falls on every implementation
+alike.
 
 ``--busy`` measures the small MLP, descend (eager and compiled) and PyTorch,
 on the machine as it is and then with two CPU-bound processes spinning beside
@@ -284,36 +285,6 @@ def _describe():
     return "; ".join(f"{c}: {'-'.join(map(str, s))}, batch {b}" for c, s, b in CASES)
 
 
-def _rounds(groups, quick, isolate, rounds):
-    """Every group measured ``rounds`` times in turns; per implementation, the median of the rounds'
-    medians and the best of their bests."""
-    collected: dict = {}
-    order: list = []
-    for k in range(rounds):
-        if rounds > 1:
-            log(f"round {k + 1} of {rounds} (load average {os.getloadavg()[0]:.2f})")
-        out = common.run_groups(__file__, groups, measure_group, quick, isolate)
-        for g in groups:
-            for e in out.get(g, []):
-                key = (g, e["case"], e["impl"])
-                if key not in collected:
-                    collected[key] = dict(e, timings=[])
-                    order.append(key)
-                if e["timing"] is not None:
-                    collected[key]["timings"].append(e["timing"])
-    merged: dict = {}
-    for key in order:
-        e = collected.pop(key)
-        ts = e.pop("timings")
-        if ts:
-            e["timing"] = {"best": min(t["best"] for t in ts), "median": float(np.median([t["median"] for t in ts])),
-                           "n": sum(t["n"] for t in ts)}
-            if all("cpu" in t for t in ts):
-                e["timing"]["cpu"] = float(np.median([t["cpu"] for t in ts]))
-        merged.setdefault(key[0], []).append(e)
-    return merged
-
-
 def _median(res, case, impl=None, role=None):
     for r in res["rows"]:
         if r["case"] == case and (impl is None or r["impl"] == impl) and (role is None or r["role"] == role) \
@@ -322,7 +293,7 @@ def _median(res, case, impl=None, role=None):
     return None
 
 
-def run(quick: bool = False, isolate: bool = False, rounds: int = 1) -> dict:
+def run(quick: bool = False, isolate: bool = False, rounds: int | None = None) -> dict:
     timing = config(quick)
     res = new_result(
         "e2e", "End to end: one training step",
@@ -334,7 +305,7 @@ def run(quick: bool = False, isolate: bool = False, rounds: int = 1) -> dict:
     res["notes"].append(f"load average at the start: {os.getloadavg()[0]:.2f}")
     if quick:
         res["notes"].append("quick: tf.function without jit_compile only")
-    common.add_entries(res, _rounds(GROUPS, quick, isolate, max(int(rounds), 1)), [c for c, _, _ in CASES])
+    common.add_entries(res, common.run_rounds(__file__, GROUPS, measure_group, quick, isolate, rounds), [c for c, _, _ in CASES])
     res["notes"].append(f"load average at the end: {os.getloadavg()[0]:.2f}")
     for case, _, _ in CASES:
         d = _median(res, case, COMPILED)
@@ -417,7 +388,7 @@ def run_busy(quick: bool = False, isolate: bool = True, spinners: int = 2) -> di
 if __name__ == "__main__":
     if not common.group_main(measure_group):
         quick, isolate = "--quick" in sys.argv, "--isolate" in sys.argv
-        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 1
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else None
         result = run_busy(quick, isolate) if "--busy" in sys.argv else run(quick, isolate, rounds)
         print(common.text_table([result]))
         if "--json" in sys.argv:  # every row, medians and CPU times included

@@ -71,7 +71,7 @@ def measure_group(group, quick):
     raise ValueError(group)
 
 
-def run(quick: bool = False, isolate: bool = False) -> dict:
+def run(quick: bool = False, isolate: bool = False, rounds: int | None = None) -> dict:
     n_tensors, size, timing, case = config(quick)
     total = n_tensors * size
     res = new_result(
@@ -79,7 +79,7 @@ def run(quick: bool = False, isolate: bool = False) -> dict:
         f"One Adam step over {n_tensors:,} tensors of {size:,} float32 parameters ({total / 1e6:g}M in all), "
         "dense gradients. Floor: the 28 B/param traffic kernel over the same parameters as one flat array.",
         {"n_tensors": n_tensors, "tensor_size": size, **timing})
-    common.add_entries(res, common.run_groups(__file__, GROUPS, measure_group, quick, isolate), [case])
+    common.add_entries(res, common.run_rounds(__file__, GROUPS, measure_group, quick, isolate, rounds), [case])
     for r in res["rows"]:
         if r["impl"].startswith("PyTorch") and r["ms"]:
             r["per"] = f"{28 * total / 1e9 / (r['ms'] / 1e3):.1f} GB/s"
@@ -106,4 +106,5 @@ def run(quick: bool = False, isolate: bool = False) -> dict:
 
 if __name__ == "__main__":
     if not common.group_main(measure_group):
-        print(common.text_table([run("--quick" in sys.argv, "--isolate" in sys.argv)]))
+        rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else None
+        print(common.text_table([run("--quick" in sys.argv, "--isolate" in sys.argv, rounds)]))

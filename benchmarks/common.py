@@ -216,6 +216,44 @@ def entry(case, impl, timing=None, *, role="peer", note="", per=None):
     return {"case": case, "impl": impl, "timing": timing, "role": role, "note": note, "per": per}
 
 
+#: rounds a full run measures its groups in (``run_rounds``); a quick run measures them once
+ROUNDS = 3
+
+
+def run_rounds(module_file, groups, measure_group, quick, isolate, rounds=None):
+    """``{group: [entries]}`` like :func:`run_groups`, every group measured ``rounds`` times in turns
+    (default :data:`ROUNDS`, 1 for a quick run): per implementation, the median of the rounds' medians and
+    the best of their bests, so a busy moment of a shared machine falls on every implementation alike."""
+    import numpy as np
+
+    rounds = max(int(rounds if rounds is not None else (1 if quick else ROUNDS)), 1)
+    collected: dict = {}
+    order: list = []
+    for k in range(rounds):
+        if rounds > 1:
+            log(f"round {k + 1} of {rounds} (load average {os.getloadavg()[0]:.2f})")
+        out = run_groups(module_file, groups, measure_group, quick, isolate)
+        for g in groups:
+            for e in out.get(g, []):
+                key = (g, e["case"], e["impl"])
+                if key not in collected:
+                    collected[key] = dict(e, timings=[])
+                    order.append(key)
+                if e["timing"] is not None:
+                    collected[key]["timings"].append(e["timing"])
+    merged: dict = {}
+    for key in order:
+        e = collected.pop(key)
+        ts = e.pop("timings")
+        if ts:
+            e["timing"] = {"best": min(t["best"] for t in ts), "median": float(np.median([t["median"] for t in ts])),
+                           "n": sum(t["n"] for t in ts)}
+            if all("cpu" in t for t in ts):
+                e["timing"]["cpu"] = float(np.median([t["cpu"] for t in ts]))
+        merged.setdefault(key[0], []).append(e)
+    return merged
+
+
 def run_groups(module_file, groups, measure_group, quick, isolate, timeout=1800):
     """``{group: [entries]}``: each group measured in this process, or in a child process
     ``python module_file --group NAME [--quick]`` when ``isolate``."""
