@@ -144,7 +144,8 @@ def test_the_other_nonfinite_policies_match_the_general_pipeline(policy):
     assert got_opt.skipped_steps == ref_opt.skipped_steps == (1 if policy == "skip" else 0)
 
 
-@pytest.mark.parametrize("change", ["shape", "dtype", "bool", "none", "sparse", "duplicate", "not_pairs"])
+@pytest.mark.parametrize("change", ["shape", "dtype", "bool", "none", "sparse", "duplicate", "not_pairs", "dict_pair",
+                                    "list_pair"])
 def test_a_step_that_does_not_fit_gets_the_general_pipeline_and_its_error(change):
     vs, opt, g = _warm()
     pairs = [(ds.constant(a), v) for a, v in zip(g, vs)]
@@ -166,7 +167,17 @@ def test_a_step_that_does_not_fit_gets_the_general_pipeline_and_its_error(change
         pairs[5] = (pairs[5][0], vs[5], None)
         with pytest.raises(TypeError, match="pairs"):
             opt.apply_gradients(pairs)
-    if change in ("shape", "bool", "duplicate", "not_pairs"):
+    elif change == "dict_pair":  # two items, indexable by 0 and 1, but a mapping: its keys are what zip sees
+        pairs[5] = {0: pairs[5][0], 1: vs[5]}
+        with pytest.raises(TypeError, match="expected a descend.Variable"):
+            opt.apply_gradients(pairs)
+    elif change == "list_pair":  # a list [gradient, variable] is a pair: the batched step takes it
+        pairs[5] = [pairs[5][0], vs[5]]
+        steps = batched.stats["steps"]
+        opt.apply_gradients(pairs)
+        assert batched.stats["steps"] == steps + 1
+        return
+    if change in ("shape", "bool", "duplicate", "not_pairs", "dict_pair"):
         _assert_same(_state(vs, opt), before)
         return
     # the general pipeline applies these: compare with an optimizer that never batched
