@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import descend as ds
+from descend import _native
 from descend._native import blas
 
 
@@ -35,7 +36,7 @@ def fake_pool(monkeypatch):
     monkeypatch.setattr(blas, "_pools", ((pool.get, pool.put),))
     monkeypatch.setattr(blas, "_found", None)
     monkeypatch.setattr(blas, "_budget", None)
-    monkeypatch.setattr(blas, "worth_splitting", lambda: True)
+    monkeypatch.setattr(_native, "idle_core", lambda: True)
     return pool
 
 
@@ -192,14 +193,20 @@ def test_a_count_set_later_becomes_the_budget(fake_pool):
 
 def test_splitting_follows_the_idle_cpu(monkeypatch):
     readings = iter([(100, 1000, 0.0), (100 + 950 * 2, 1000 + 1000 * 2, 0.0), (100 + 950 * 2, 1000 + 1000 * 4, 0.0)])
-    monkeypatch.setattr(blas, "_cpu_reading", lambda: next(readings))
-    monkeypatch.setattr(blas, "_probe", [float("-inf"), True, None])
-    monkeypatch.setattr(blas, "PROBE_SECONDS", 0.0)
-    monkeypatch.setattr(blas, "_CPUS", 2)
-    monkeypatch.setattr(blas, "_cores", lambda: 2)
-    assert blas.worth_splitting() is True     # no earlier reading: as before
-    assert blas.worth_splitting() is False    # others kept 1.9 of 2 cores busy
-    assert blas.worth_splitting() is True     # then nothing else ran
+    monkeypatch.setattr(_native, "_cpu_reading", lambda: next(readings))
+    monkeypatch.setattr(_native, "_probe", [float("-inf"), True, None])
+    monkeypatch.setattr(_native, "PROBE_SECONDS", 0.0)
+    monkeypatch.setattr(_native, "_CPUS", 2)
+    monkeypatch.setattr(_native, "cores", lambda: 2)
+    assert _native.idle_core() is True     # no earlier reading: as before
+    assert _native.idle_core() is False    # others kept 1.9 of 2 cores busy
+    monkeypatch.setattr(_native, "PROBE_SECONDS", 1e9)  # (the answer kept: no reading taken)
+    assert _native.serial(2**16) and not _native.serial(2**18)  # kernels below SERIAL_BELOW_BUSY run serial
+    assert not _native.threads_on()        # and products are not split
+    monkeypatch.setattr(_native, "PROBE_SECONDS", 0.0)
+    assert _native.idle_core() is True     # then nothing else ran
+    monkeypatch.setattr(_native, "PROBE_SECONDS", 1e9)
+    assert not _native.serial(2**16) and _native.serial(2**13)
 
 
 def test_a_failing_product_raises_and_leaves_one_thread(fake_pool):
@@ -242,7 +249,7 @@ def test_the_real_pool_runs_one_thread_after_ops():
 
 # ------------------------------------------------------------------ reused outputs
 def test_an_output_in_use_is_never_written_again(monkeypatch):
-    monkeypatch.setattr(blas, "worth_splitting", lambda: True)  # (a helper holds a block's output only while it computes)
+    monkeypatch.setattr(_native, "idle_core", lambda: True)  # (a helper holds a block's output only while it computes)
     a = np.ones((256, 256), np.float32)  # 256 KiB outputs: pooled
     kept = [ds.matmul(ds.constant(a * k), ds.constant(a)) for k in range(1, 6)]
     views = [ds.matmul(ds.constant(a * 7), ds.constant(a)).numpy()[:1]]  # a copy; the Tensor is gone
@@ -253,7 +260,7 @@ def test_an_output_in_use_is_never_written_again(monkeypatch):
 
 
 def test_a_free_output_is_written_again_and_a_view_keeps_it_busy(monkeypatch):
-    monkeypatch.setattr(blas, "worth_splitting", lambda: False)  # no helper that still holds an output for a moment
+    monkeypatch.setattr(_native, "idle_core", lambda: False)  # no helper that still holds an output for a moment
     blas.clear_reuse()
     a = np.ones((256, 256), np.float32)
     first = blas.matmul(a, a)
@@ -327,7 +334,7 @@ def test_the_lazy_names_are_the_submodules_objects():
 def test_split_products_under_load_give_exact_blocks(monkeypatch):
     # split products back to back, their outputs handed out by the reuse pool while the threads of the
     # last split may still be finishing theirs: every product is exactly right
-    monkeypatch.setattr(blas, "worth_splitting", lambda: True)
+    monkeypatch.setattr(_native, "idle_core", lambda: True)
     a = np.ones((256, 256), np.float32)
     for _ in range(40):
         kept = [blas.matmul(a * k, a) for k in range(1, 6)]

@@ -691,3 +691,75 @@ def test_a_dropped_compiled_step_leaves_no_reference_cycle():
         assert w() is None and step() is None
     finally:
         gc.enable()
+
+
+# ====================================================================== threads or one thread
+def test_a_plan_keeps_the_faster_way_and_tries_again_later():
+    from descend.compiler.plan import ThreadChoice
+
+    for faster_on in (True, False):
+        c = ThreadChoice()
+        seen = []
+        for _ in range(c.WARM + 2 * c.EVERY):
+            on = c.threads()
+            seen.append(on)
+            c.record(1.0 if on == faster_on else 2.0)
+        trial = [True] * (c.TRIAL + 1) + [False] * (c.TRIAL + 1)
+        w = c.WARM
+        assert seen[:w] == [True] * w                          # warm-up calls: threads on
+        assert seen[w:w + len(trial)] == trial                 # a trial: each way in turn
+        assert set(seen[w + len(trial):w + c.EVERY]) == {faster_on}  # then the faster way
+        assert seen[w + c.EVERY:w + c.EVERY + len(trial)] == trial  # and a trial again
+        assert c.on is faster_on
+
+
+def test_a_trial_does_not_count_the_first_call_after_a_switch():
+    # that call pays for moving the data between the cores' caches: it says nothing about the way itself
+    from descend.compiler.plan import ThreadChoice
+
+    c = ThreadChoice()
+    for _ in range(c.WARM):
+        c.record(1.0)
+    for k in range(2 * (c.TRIAL + 1)):
+        on = c.threads()
+        first = k in (0, c.TRIAL + 1)
+        c.record(100.0 if first else (1.0 if on else 1.5))
+    assert c.on is True
+
+
+@pytest.mark.parametrize("way", [True, False])
+def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
+    # with threads (the large products split, the optimizer's kernels parallel) or on one thread: the same
+    # numbers, and the switch is set back after every call, also after a failing one
+    from descend import _native
+    from descend._native import blas
+    from descend.compiler.plan import ThreadChoice
+
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(blas, "BLOCK_MIN", 1)
+    monkeypatch.setattr(_native, "SERIAL_BELOW", 0)
+    monkeypatch.setattr(_native, "SERIAL_BELOW_BUSY", 0)
+    monkeypatch.setattr(_native, "idle_core", lambda: True)
+    sizes, batch = (784, 96, 64, 10), 64
+    ws, bs, xs, ys = _mlp(sizes, batch)
+    seen = []
+    monkeypatch.setattr(ThreadChoice, "threads", lambda self: way)
+    real_split = blas._split
+    monkeypatch.setattr(blas, "_split", lambda *a: seen.append(_native._threads_on) or real_split(*a))
+    eager, ve = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
+    step, vc = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
+    compiled = ds.function(step)
+    for k in range(6):
+        x, y = ds.constant(xs[k % 3]), ds.constant(ys[k % 3])
+        le = eager(x, y).numpy()
+        before = len(seen)
+        lc = compiled(x, y).numpy()
+        assert le.tobytes() == lc.tobytes()
+        assert _native._threads_on is True  # set back after the call
+        if k:  # (the first call traces: eager ops)
+            assert len(seen) - before == (8 if way else 0)  # 3 forward products, 5 backward: split, or not
+    for a, b in zip(vc, ve):
+        assert a.numpy().tobytes() == b.numpy().tobytes()
+    with pytest.raises(ds.errors.InvalidArgumentError):
+        compiled(ds.constant(xs[0]), ds.constant(np.full(batch, 99, np.int64)))  # a label out of range
+    assert _native._threads_on is True

@@ -15,17 +15,21 @@ that lower layers use. numba itself is imported on first use, never with descend
 or after ``set_enabled(False)``, every caller takes its NumPy path, which gives
 the reference result.
 
-**Threads.** A kernel over fewer than ``SERIAL_BELOW`` (2**18) elements runs
-its serial loop. On a quiet 2-core machine a parallel launch costs about 2 us
+**Threads.** A kernel over fewer than ``SERIAL_BELOW`` (2**14) elements runs
+its serial loop: on a quiet 2-core machine a parallel launch costs about 2 us
 and the serial loop wins only below 2**14 float32 Adam elements (1.9 us at
-2**10, 9.0 vs 8.6 us at 2**14, 38 vs 23 us at 2**16); but on a busy machine a
-parallel kernel waits for its slowest thread, and a thread that waits for a
-core another process holds stalls it for a scheduler time slice: with two
-CPU-bound processes beside it, the non-finite check and the AdamW update of a
-200k-parameter MLP took 3.4 and 1.5 ms a step in parallel against 0.17 and
-0.77 ms serial (all under a profiler). Up to 2**18 elements the serial loop costs at most tens
-of microseconds more on a quiet machine, so it runs there; BLAS products
-follow the same rule (:mod:`.blas`). Threads share work in chunks of
+2**10, 9.0 vs 8.6 us at 2**14, 38 vs 23 us at 2**16), and inside a training
+step whose products are split (:mod:`.blas`) a parallel update also keeps
+each core on the columns it computed (the 784-256-10 MLP's compiled step,
+203k parameters: 0.70 ms with a serial update, 0.62 ms parallel). But on a
+busy machine a parallel kernel waits for its slowest thread, and a thread
+that waits for a core another process holds stalls it for a scheduler time
+slice: with two CPU-bound processes beside it, the non-finite check and the
+AdamW update of a 200k-parameter MLP took 3.4 and 1.5 ms a step in parallel
+against 0.17 and 0.77 ms serial (all under a profiler). So while the other
+processes leave no core idle (:func:`idle_core`: ``/proc/stat`` read every
+0.25 s, the rule that splits products too), kernels below
+``SERIAL_BELOW_BUSY`` (2**18) elements run serial as well. Threads share work in chunks of
 ``CHUNK`` elements. GNU OpenMP (numba's usual threading layer) cannot start
 threads in a process forked after it started its own (numba would abort the
 child), so such a child runs serial loops (multiprocessing's "spawn" and
@@ -60,18 +64,27 @@ import importlib.util
 import logging
 import os
 import threading
+import time
 
 import numpy as np
 
-__all__ = ["CHUNK", "SEGMENT_SUM_BELOW", "SERIAL_BELOW", "SPIN_COUNT", "enabled", "group", "kernels", "parallel", "ready", "segment_sum",
-           "segment_sum_grouped", "serial", "set_background_loading", "set_enabled", "stable_order", "wait_loaded"]
+__all__ = ["CHUNK", "IDLE_TO_SPLIT", "PROBE_SECONDS", "SEGMENT_SUM_BELOW", "SERIAL_BELOW", "SERIAL_BELOW_BUSY",
+           "SPIN_COUNT", "cores", "enabled", "group", "idle_core", "kernels", "parallel", "ready", "segment_sum",
+           "segment_sum_grouped", "serial", "set_background_loading", "set_enabled", "set_threads_on", "stable_order",
+           "threads_on", "wait_loaded"]
 
 log = logging.getLogger("descend.native")
 
 #: elements per chunk of work (a thread takes whole chunks)
 CHUNK = 8192
 #: below this many elements a kernel runs its serial loop (measured: see the module docstring)
-SERIAL_BELOW = 2**18
+SERIAL_BELOW = 2**14
+#: ... and below this many while no core is idle (:func:`idle_core`)
+SERIAL_BELOW_BUSY = 2**18
+#: how often :func:`idle_core` reads the machine's CPU time (seconds)
+PROBE_SECONDS = 0.25
+#: parallel work while at least this much of a core is idle beside the calling thread
+IDLE_TO_SPLIT = 0.5
 #: how long GNU OpenMP's workers spin for the next kernel before they sleep (GOMP_SPINCOUNT, set when numba
 #: loads unless the environment sets it or OMP_WAIT_POLICY): about 4 ms on a 2-core EPYC (see the module docstring)
 SPIN_COUNT = 100_000
@@ -246,9 +259,83 @@ _forked_after_parallel = False
 
 
 def serial(n_elements: int) -> bool:
-    """Whether a kernel over ``n_elements`` runs its serial loop (small, or in a child forked
-    after a parallel kernel); otherwise records that threads were started."""
-    return n_elements < SERIAL_BELOW or not parallel()
+    """Whether a kernel over ``n_elements`` runs its serial loop: below :data:`SERIAL_BELOW` elements,
+    below :data:`SERIAL_BELOW_BUSY` while no core is idle (:func:`idle_core`), while threads are off
+    (:func:`set_threads_on`), or in a child forked after a parallel kernel; otherwise records that threads
+    were started."""
+    return (n_elements < SERIAL_BELOW or not _threads_on or (n_elements < SERIAL_BELOW_BUSY and not idle_core())
+            or not parallel())
+
+
+_threads_on = True
+
+
+def set_threads_on(flag: bool) -> bool:
+    """Let parallel kernels and split products run (True, the default) or keep every kernel and product on
+    the calling thread (False); returns the previous setting. Results are the same either way (a split
+    product has a one-thread product's bits, a parallel kernel its serial loop's); a compiled plan turns
+    threads off while it runs when it measured its calls faster that way (:mod:`descend.compiler.plan`).
+
+    Example:
+        >>> from descend import _native
+        >>> previous = _native.set_threads_on(False)
+        >>> _native.serial(10**9)
+        True
+        >>> _ = _native.set_threads_on(previous)
+    """
+    global _threads_on
+    previous, _threads_on = _threads_on, bool(flag)
+    return previous
+
+
+def threads_on() -> bool:
+    """Whether a product may be split now: threads are on (:func:`set_threads_on`) and a core is idle
+    (:func:`idle_core`)."""
+    return _threads_on and idle_core()
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(os.cpu_count() or 1, 1)
+
+
+_probe = [float("-inf"), True, None]  # (time of the last reading, the answer, (busy, total, own) then)
+_CLOCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+_CPUS = os.cpu_count() or 1
+
+
+def _cpu_reading():
+    """``(jiffies busy, jiffies in all, this process's CPU seconds)`` now, or None (no /proc/stat)."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()[1:]
+    except OSError:
+        return None
+    ticks = [int(x) for x in fields[:8]]
+    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+    t = os.times()
+    return sum(ticks) - idle, sum(ticks), t.user + t.system
+
+
+def idle_core() -> bool:
+    """Whether the other processes leave at least :data:`IDLE_TO_SPLIT` of a core idle beside the calling
+    thread, so that a second thread gets a core (read from ``/proc/stat`` and ``os.times`` every
+    :data:`PROBE_SECONDS`; True where the machine's CPU time cannot be read)."""
+    now = time.perf_counter()
+    if now - _probe[0] < PROBE_SECONDS:
+        return _probe[1]
+    reading = _cpu_reading()
+    last = _probe[2]
+    _probe[0], _probe[2] = now, reading
+    if reading is None or last is None or reading[1] <= last[1]:
+        return _probe[1]
+    busy, total, own = reading[0] - last[0], reading[1] - last[1], (reading[2] - last[2]) * _CLOCK
+    others = max(busy - own, 0) / total * _CPUS  # cores the other processes kept busy
+    _probe[1] = min(_CPUS, cores()) - others >= 1 + IDLE_TO_SPLIT
+    return _probe[1]
 
 
 def parallel() -> bool:

@@ -13,23 +13,20 @@ last bit in 3,250 of 16,384 elements between one thread and two).
 So descend never runs BLAS on more than one thread. :func:`matmul`:
 
 * runs a product of fewer than :data:`PARALLEL_FROM` multiply-adds (per
-  matrix) as one single-threaded BLAS call. Alone, two threads halve the time
-  of a product of a few million (``64 x 784 x 256``: 270 us on one thread,
-  150 split), but inside a training step a split product also moves its
-  operands between the cores' caches (the other core reads the weights this
-  one just updated, and the optimizer that writes them next must take them
-  back): the compiled step of an MLP 784-256-10, batch 64 (12.8 million
-  multiply-adds a product) takes 0.77 ms with its products on one thread and
-  0.84 ms split; at 51 million (784-512-512-10, batch 128) splitting saves
-  40% of the step (5.75 -> 3.44 ms; 2-core EPYC VM, quiet machine);
-* splits a larger product into blocks of rows (of columns where it has few
-  rows), one a thread, and runs the blocks at once as single-threaded calls of
-  NumPy's own BLAS function (``cblas_sgemm``, found with
-  ``threadpoolctl`` and checked against ``np.matmul`` on a probe) from one
-  compiled kernel (:func:`descend._native.jit.gemm_blocks`) on the compiled
-  kernels' threads: no Python thread wakes, no lock is taken, and the block
-  sizes are even (measured, ``128 x 784 x 512``: 1,030 us on one thread,
-  560 us split, 700 us on OpenBLAS's two threads);
+  matrix) as one single-threaded BLAS call;
+* splits a larger float32 product into blocks of columns (of rows where it
+  has few columns), one a thread, and runs the blocks at once as
+  single-threaded calls of NumPy's own BLAS function (``cblas_sgemm``, found
+  with ``threadpoolctl`` and checked against ``np.matmul`` on a probe) from
+  one compiled kernel (:func:`descend._native.jit.gemm_blocks`) on the
+  compiled kernels' threads: no Python thread wakes, no lock is taken
+  (measured, 2-core EPYC VM: ``64 x 784 x 256`` 270 us on one thread, 150
+  split; ``128 x 784 x 512`` 1,030 us, 560 split, 700 on OpenBLAS's two
+  threads). Inside a training step a split product also moves data between
+  the cores' caches, which can cost more than the second core brings: a
+  compiled plan measures its calls both ways and keeps the faster
+  (:class:`descend.compiler.plan.ThreadChoice`, which turns threads off
+  with :func:`descend._native.set_threads_on`);
 * gives the same bits in every case: a block of rows (or columns) of a
   one-thread BLAS product is that product's rows (columns), bit for bit (the
   tests check the benchmarks' MLP shapes, transposed operands included), so
@@ -41,10 +38,11 @@ So descend never runs BLAS on more than one thread. :func:`matmul`:
   one-thread ``dgemm``'s bits depend on the shape it is given), and products
   NumPy would not hand to ``gemm`` as they are (other strides, an output that
   overlaps an operand, ``a @ a.T``);
-* splits only when a core is free for the other threads: every
-  :data:`PROBE_SECONDS` it reads the machine's CPU time (``/proc/stat``) and
-  its own (``os.times``), and splits while the other processes leave at least
-  half a core idle beside the calling thread. A split product waits for its
+* splits only when a core is free for the other threads
+  (:func:`descend._native.idle_core`: every 0.25 s it reads the machine's CPU
+  time, ``/proc/stat``, and its own, ``os.times``, and answers yes while the
+  other processes leave at least half a core idle beside the calling
+  thread). A split product waits for its
   slowest block, and on a machine whose cores are all taken a thread that
   waits for a core stalls it for a scheduler time slice (measured: 0.3 ms a
   product). The decision changes no result (see above), so it may follow the
@@ -91,7 +89,6 @@ import ctypes
 import os
 import sys
 import threading
-import time
 from collections import OrderedDict
 
 import numpy as np
@@ -99,20 +96,16 @@ import numpy as np
 from descend import _native
 
 __all__ = ["BLOCK_MIN", "BLOCK_ROWS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES", "REUSE_PER_SHAPE", "clear_reuse",
-           "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "worth_splitting"]
+           "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats"]
 
-#: products of at least this many multiply-adds (per matrix) are split into row blocks shared by the cores
-PARALLEL_FROM = 2**24
+#: float32 products of at least this many multiply-adds (per matrix) are split into blocks shared by the cores
+PARALLEL_FROM = 2**23
 #: the fewest multiply-adds a block of a split product has: OpenBLAS computes products of up to about a
 #: million with other ("small matrix") kernels, whose bits differ from those of a larger product's rows
 BLOCK_MIN = 2**21
 #: a split product is cut into blocks of rows (or columns) at multiples of this many: a block of at least
 #: this many rows, cut where OpenBLAS's kernels cut, computes its rows (columns) exactly as the whole product
 BLOCK_ROWS = 32
-#: how often the machine's idle CPU is read to decide whether to split (seconds)
-PROBE_SECONDS = 0.25
-#: split while at least this much of a core is idle beside the calling thread
-IDLE_TO_SPLIT = 0.5
 #: outputs of at least this many bytes come from the reuse pool
 REUSE_MIN_BYTES = 1 << 16
 #: arrays the pool keeps per (shape, dtype)
@@ -159,13 +152,6 @@ def _counter(lib):
 
 
 # ---------------------------------------------------------------------------------------------- splitting
-def _cores() -> int:
-    try:
-        return max(len(os.sched_getaffinity(0)), 1)
-    except (AttributeError, OSError):  # pragma: no cover - not Linux
-        return max(os.cpu_count() or 1, 1)
-
-
 _NO_TRANS, _TRANS = 111, 112  # CblasNoTrans, CblasTrans
 _gemms: dict | None = None  # dtype -> NumPy's BLAS ?gemm (a ctypes function), found on the first split
 
@@ -245,8 +231,8 @@ def _cuts(length: int, threads: int) -> np.ndarray:
 
 
 def _split(a, b, out, threads: int) -> bool:
-    """``out[...] = a @ b`` as ``threads`` single-threaded BLAS calls (blocks of rows, or of columns for a
-    product of few rows) running at once on the compiled kernels' threads; False, with nothing written,
+    """``out[...] = a @ b`` as ``threads`` single-threaded BLAS calls (blocks of columns, or of rows for a
+    product of few columns) running at once on the compiled kernels' threads; False, with nothing written,
     where it cannot be done that way (``np.matmul`` then computes it on one thread)."""
     gemm = (_gemms if _gemms is not None else _gemm_functions()).get(out.dtype)
     if gemm is None or a.dtype != out.dtype or b.dtype != out.dtype:
@@ -262,10 +248,10 @@ def _split(a, b, out, threads: int) -> bool:
     if not _native.enabled() or not _native.ready(exact=True) or not _native.parallel():
         return False  # (no compiled kernels, still loading, or a child forked after threads started)
     threads = min(threads, _native.kernels().threads())
-    rows, cols = _cuts(m, threads), _NO_CUTS
-    if rows.shape[0] < 3:
-        rows, cols = _NO_CUTS, _cuts(n, threads)
-        if cols.shape[0] < 3:
+    rows, cols = _NO_CUTS, _cuts(n, threads)
+    if cols.shape[0] < 3:
+        rows, cols = _cuts(m, threads), _NO_CUTS
+        if rows.shape[0] < 3:
             return False
     if int(np.diff(rows if cols is _NO_CUTS else cols).min()) * (n if cols is _NO_CUTS else m) * k < BLOCK_MIN:
         return False
@@ -277,43 +263,6 @@ def _split(a, b, out, threads: int) -> bool:
 
 _found: int | None = None   # the BLAS thread count found when descend took the pool over (None: not yet)
 _budget: int | None = None  # set_threads's budget (None: the count found)
-_probe = [float("-inf"), True, None]  # (time of the last reading, whether to split, (busy, total, own) then)
-
-
-def _cpu_reading():
-    """``(jiffies busy, jiffies in all, this process's CPU seconds)`` now, or None (no /proc/stat)."""
-    try:
-        with open("/proc/stat", "rb") as f:
-            fields = f.readline().split()[1:]
-    except OSError:
-        return None
-    ticks = [int(x) for x in fields[:8]]
-    idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
-    t = os.times()
-    return sum(ticks) - idle, sum(ticks), t.user + t.system
-
-
-_CLOCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-_CPUS = os.cpu_count() or 1
-
-
-def worth_splitting() -> bool:
-    """Whether another process leaves a core idle for a helper (read every :data:`PROBE_SECONDS`; True
-    where the machine's CPU time cannot be read)."""
-    now = time.perf_counter()
-    if now - _probe[0] < PROBE_SECONDS:
-        return _probe[1]
-    reading = _cpu_reading()
-    last = _probe[2]
-    _probe[0], _probe[2] = now, reading
-    if reading is None or last is None or reading[1] <= last[1]:
-        return _probe[1]
-    busy, total, own = reading[0] - last[0], reading[1] - last[1], (reading[2] - last[2]) * _CLOCK
-    others = max(busy - own, 0) / total * _CPUS  # cores the other processes kept busy
-    _probe[1] = min(_CPUS, _cores()) - others >= 1 + IDLE_TO_SPLIT
-    return _probe[1]
-
-
 def _take_over(libs) -> int:
     """The thread budget; on the first call (and when someone set another BLAS count since), the count
     read and the BLAS pool set to one thread (see the module docstring)."""
@@ -349,8 +298,8 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     libs = _pools if _pools is not None else pools()
     if libs and threading.current_thread() is _main:
         budget = _take_over(libs)
-        if (budget > 1 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM and worth_splitting()
-                and _split(a, b, out, min(budget, _cores()))):
+        if (budget > 1 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM and _native.threads_on()
+                and _split(a, b, out, min(budget, _native.cores()))):
             return
     np.matmul(a, b, out=out)
 

@@ -18,9 +18,9 @@ Per dtype (float32, float64) the module holds two kernels:
   :data:`PREFETCH_ROWS` gradient rows ahead (a software prefetch): a table's
   rows are scattered in memory and the loop alone waits on each in turn.
 
-Updates of fewer than ``descend._native.SERIAL_BELOW`` (2**18) elements take
-the kernel's serial loop (see :mod:`descend._native` for that and for threads
-in forked processes). The serial kernel beats the NumPy path at every size
+Small updates take the kernel's serial loop (``descend._native.serial``:
+below 2**14 elements, or 2**18 while no core is idle; see
+:mod:`descend._native` for that and for threads in forked processes). The serial kernel beats the NumPy path at every size
 (about 7 us against 12 us per call for one element, Python overhead
 included), so small arrays are fused too.
 

@@ -7,7 +7,7 @@ node and no dispatch, no Tensor and no tape bookkeeping:
 
 * a **matrix product** is one :func:`descend._native.blas.matmul_into` call
   into a buffer, as the eager op makes it (one-thread BLAS calls, split into
-  row blocks shared by the cores when large: the same bits); transposed
+  blocks shared by the cores when large: the same bits); transposed
   operands are views made once;
 * an **elementwise op**, a **sum**, **mean** or **max** writes its NumPy ufunc
   or reduction into a buffer (``out=``); a chain of elementwise ops is one
@@ -21,6 +21,9 @@ node and no dispatch, no Tensor and no tape bookkeeping:
 * an **opaque** node (``Optimizer.apply_gradients``) runs whole;
 * ``cond`` and ``while_loop`` run sub-plans.
 
+A plan runs with threads or on one thread, whichever its calls measured
+faster (:class:`ThreadChoice`).
+
 Buffers are allocated once per plan (a trace has fixed shapes) and reused by
 every call; results handed to the caller are copied into arrays from a small
 pool that reuses an array once the caller has let go of it, so a steady
@@ -33,10 +36,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
+import time
 import warnings
 
 import numpy as np
 
+from .. import _native
 from ..errors import InvalidArgumentError
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.op import OPS
@@ -278,7 +283,6 @@ class _Builder:
         return "\n".join(body) + "\n"
 
     def _groups(self) -> list:
-        from .. import _native
 
         if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
             return []
@@ -425,7 +429,6 @@ class _Builder:
         max, exp, sum and log, and the backend's exact kernels for the rest (picking the label's logit;
         ``g * (softmax - one_hot)``). The gradient reuses the forward's exponentials and sums when the plan
         computed them from the same logits: the eager op's bits, without its temporaries."""
-        from .. import _native
         from .._native import backend as kb
 
         if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
@@ -692,12 +695,69 @@ class _WhileRunner:
         return [np.array(v, copy=True) for v in values]
 
 
+class ThreadChoice:
+    """Whether a plan runs with threads (parallel kernels, split products) or on one thread: whichever its
+    own calls measured faster.
+
+    Alone, a split product or a parallel kernel is faster; inside a step it also moves data between the
+    cores' caches, and what that costs depends on the machine and changes with it (measured on the 2-core
+    EPYC VM, the compiled step of the 784-256-10 MLP: 0.62 ms with threads against 0.78 ms on one thread at
+    one moment, 1.4 against 0.80 ms an hour later, the host busier). So after :data:`WARM` calls a plan
+    times :data:`TRIAL` calls each way (the first call after a switch is not counted: it pays for moving
+    the data) and keeps the way with the lower median; the trial repeats every :data:`EVERY` calls. Both
+    ways give the same bits (:func:`descend._native.set_threads_on`)."""
+
+    WARM = 2
+    TRIAL = 8
+    EVERY = 512
+    __slots__ = ("on", "_count", "times")
+
+    def __init__(self):
+        self.on = True      # the way chosen by the last trial
+        self._count = np.zeros(1, np.int64)  # calls recorded (an array: a steady state allocates no int)
+        self.times = []     # the trial's counted times: TRIAL with threads, then TRIAL without
+
+    @property
+    def calls(self) -> int:
+        """Calls recorded."""
+        return int(self._count[0])
+
+    def threads(self) -> bool:
+        """The setting for the next call."""
+        k = self._count.item() - self.WARM
+        if k < 0:
+            return True
+        j = k % self.EVERY
+        if j < 2 * (self.TRIAL + 1):
+            return j <= self.TRIAL
+        return self.on
+
+    def record(self, seconds: float) -> None:
+        """A call made with :meth:`threads`'s setting took ``seconds``."""
+        count = self._count.item()
+        self._count[0] = count + 1
+        k = count - self.WARM
+        if k < 0:
+            return
+        j = k % self.EVERY
+        if j >= 2 * (self.TRIAL + 1):
+            return
+        if j != 0 and j != self.TRIAL + 1:
+            self.times.append(seconds)
+        if j == 2 * (self.TRIAL + 1) - 1:
+            t = self.times
+            self.on = bool(np.median(t[:self.TRIAL]) <= np.median(t[self.TRIAL:]))
+            self.times = []
+
+
 class Plan:
     """A compiled graph: ``run(inputs, var_args)`` takes the call's Tensors and Variable arguments and
-    returns the graph's flat outputs (arrays, Variables, Python values)."""
+    returns the graph's flat outputs (arrays, Variables, Python values). A plan chooses whether it runs
+    with threads (:class:`ThreadChoice`)."""
 
     def __init__(self, graph: Graph):
         self.graph = graph
+        self.threads = ThreadChoice()
         self._compile()
 
     def _compile(self):
@@ -711,8 +771,13 @@ class Plan:
         self.fused = b.fused
 
     def run(self, inputs, var_args):
+        choice = self.threads
+        previous = _native.set_threads_on(choice.threads())
         try:
-            return self._run(inputs, var_args)
+            start = time.perf_counter()
+            out = self._run(inputs, var_args)
+            choice.record(time.perf_counter() - start)
+            return out
         except _Rebuild:
             self._compile()
             return self._run(inputs, var_args)
@@ -722,6 +787,8 @@ class Plan:
             node = _failed_node(e, self._sites)
             label = node.label() if node is not None else "plan"
             raise InvalidArgumentError(f"{label}: {e}") from None
+        finally:
+            _native.set_threads_on(previous)
 
 
 def _failed_node(e, sites):
