@@ -694,37 +694,85 @@ def test_a_dropped_compiled_step_leaves_no_reference_cycle():
 
 
 # ====================================================================== threads or one thread
-def test_a_plan_keeps_the_faster_way_and_tries_again_later():
+def _run_choice(c, calls, time_of):
+    seen = []
+    for _ in range(calls):
+        on = c.threads()
+        seen.append(on)
+        c.record(time_of(on))
+    return seen
+
+
+@pytest.fixture
+def steady_load(monkeypatch):
+    from descend import _native
+
+    load = {"idle": True}
+    monkeypatch.setattr(_native, "idle_core", lambda: load["idle"])
+    return load
+
+
+def test_a_plan_keeps_the_faster_way_and_tries_again_later(steady_load):
     from descend.compiler.plan import ThreadChoice
 
+    trial = [True] * (ThreadChoice.TRIAL + 1) + [False] * (ThreadChoice.TRIAL + 1)
     for faster_on in (True, False):
         c = ThreadChoice()
-        seen = []
-        for _ in range(c.WARM + 2 * c.EVERY):
-            on = c.threads()
-            seen.append(on)
-            c.record(1.0 if on == faster_on else 2.0)
-        trial = [True] * (c.TRIAL + 1) + [False] * (c.TRIAL + 1)
+        # the two ways close (1.2x): a trial every EVERY calls
+        seen = _run_choice(c, c.WARM + 2 * c.EVERY + len(trial), lambda on: 1.0 if on == faster_on else 1.2)
         w = c.WARM
-        assert seen[:w] == [True] * w                          # warm-up calls: threads on
-        assert seen[w:w + len(trial)] == trial                 # a trial: each way in turn
-        assert set(seen[w + len(trial):w + c.EVERY]) == {faster_on}  # then the faster way
-        assert seen[w + c.EVERY:w + c.EVERY + len(trial)] == trial  # and a trial again
+        assert seen[:w] == [None] * w                          # warm-up calls: threads while a core is idle
+        assert seen[w:w + len(trial)] == trial                 # a trial: threads forced on, then off
+        again = w + len(trial) + c.EVERY
+        assert set(seen[w + len(trial):again]) == {faster_on}  # then the faster way, EVERY calls
+        assert seen[again:again + len(trial)] == trial         # and a trial again
         assert c.on is faster_on
 
 
-def test_a_trial_does_not_count_the_first_call_after_a_switch():
+def test_a_way_far_slower_is_tried_less_and_less_often(steady_load):
+    from descend.compiler.plan import ThreadChoice
+
+    c = ThreadChoice()
+    n = ThreadChoice.TRIAL + 1
+    seen = _run_choice(c, 60000, lambda on: 1.0 if on is not True else 3.0)  # threads 3x slower: a busy machine
+    starts = [k for k in range(1, len(seen)) if seen[k] is True and seen[k - 1] is not True]
+    gaps = [b - a - 2 * n for a, b in zip(starts, starts[1:])]  # calls between one trial's end and the next
+    assert gaps[:5] == [2 * c.EVERY, 4 * c.EVERY, 8 * c.EVERY, c.LONGEST, c.LONGEST]
+    assert c.on is False
+    # the ways come close again: back to a trial every EVERY calls
+    seen = _run_choice(c, 3 * c.LONGEST, lambda on: 1.0 if on is True else 1.1)
+    starts = [k for k in range(1, len(seen)) if seen[k] is True and seen[k - 1] is not True]
+    assert [b - a - 2 * n for a, b in zip(starts, starts[1:])][-3:] == [c.EVERY] * 3 and c.on is True
+
+
+def test_a_trial_does_not_count_the_first_call_after_a_switch(steady_load):
     # that call pays for moving the data between the cores' caches: it says nothing about the way itself
     from descend.compiler.plan import ThreadChoice
 
     c = ThreadChoice()
     for _ in range(c.WARM):
+        c.threads()
         c.record(1.0)
     for k in range(2 * (c.TRIAL + 1)):
         on = c.threads()
         first = k in (0, c.TRIAL + 1)
         c.record(100.0 if first else (1.0 if on else 1.5))
     assert c.on is True
+
+
+def test_a_change_of_load_starts_a_trial_at_once(steady_load):
+    from descend.compiler.plan import ThreadChoice
+
+    c = ThreadChoice()
+    n = ThreadChoice.TRIAL + 1
+    _run_choice(c, c.WARM + 2 * n + 10, lambda on: 1.0 if on else 2.0)
+    assert c.on is True and c.threads() is True
+    steady_load["idle"] = False  # two CPU-bound processes started
+    seen = _run_choice(c, 2 * n + 5, lambda on: 1.0 if on is False else 3.0)
+    assert seen[:2 * n] == [True] * n + [False] * n and set(seen[2 * n:]) == {False} and c.on is False
+    steady_load["idle"] = True  # and stopped
+    seen = _run_choice(c, 2 * n + 5, lambda on: 1.0 if on else 2.0)
+    assert seen[:2 * n] == [True] * n + [False] * n and set(seen[2 * n:]) == {True}
 
 
 @pytest.mark.parametrize("way", [True, False])
@@ -738,14 +786,13 @@ def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
     monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
     monkeypatch.setattr(blas, "BLOCK_MIN", 1)
     monkeypatch.setattr(_native, "SERIAL_BELOW", 0)
-    monkeypatch.setattr(_native, "SERIAL_BELOW_BUSY", 0)
     monkeypatch.setattr(_native, "idle_core", lambda: True)
     sizes, batch = (784, 96, 64, 10), 64
     ws, bs, xs, ys = _mlp(sizes, batch)
     seen = []
     monkeypatch.setattr(ThreadChoice, "threads", lambda self: way)
     real_split = blas._split
-    monkeypatch.setattr(blas, "_split", lambda *a: seen.append(_native._threads_on) or real_split(*a))
+    monkeypatch.setattr(blas, "_split", lambda *a: seen.append(_native._threads_mode) or real_split(*a))
     eager, ve = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
     step, vc = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
     compiled = ds.function(step)
@@ -755,11 +802,11 @@ def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
         before = len(seen)
         lc = compiled(x, y).numpy()
         assert le.tobytes() == lc.tobytes()
-        assert _native._threads_on is True  # set back after the call
+        assert _native._threads_mode is None  # set back after the call
         if k:  # (the first call traces: eager ops)
             assert len(seen) - before == (8 if way else 0)  # 3 forward products, 5 backward: split, or not
     for a, b in zip(vc, ve):
         assert a.numpy().tobytes() == b.numpy().tobytes()
     with pytest.raises(ds.errors.InvalidArgumentError):
         compiled(ds.constant(xs[0]), ds.constant(np.full(batch, 99, np.int64)))  # a label out of range
-    assert _native._threads_on is True
+    assert _native._threads_mode is None

@@ -26,10 +26,14 @@ busy machine a parallel kernel waits for its slowest thread, and a thread
 that waits for a core another process holds stalls it for a scheduler time
 slice: with two CPU-bound processes beside it, the non-finite check and the
 AdamW update of a 200k-parameter MLP took 3.4 and 1.5 ms a step in parallel
-against 0.17 and 0.77 ms serial (all under a profiler). So while the other
-processes leave no core idle (:func:`idle_core`: ``/proc/stat`` read every
-0.25 s, the rule that splits products too), kernels below
-``SERIAL_BELOW_BUSY`` (2**18) elements run serial as well. Threads share work in chunks of
+against 0.17 and 0.77 ms serial (all under a profiler), and the 784-512-512-10
+MLP's compiled step 13.7 ms with its 670k-parameter update parallel (the
+workers spinning for cores the other processes want) against 6.2 ms serial.
+So while the other processes leave no core idle (:func:`idle_core`:
+``/proc/stat`` read every 0.25 s, the rule that splits products too), every
+kernel runs serial, except inside a compiled plan that measured its calls
+faster with threads (:func:`set_threads_on`: a busy machine's scheduler may
+still give a second thread its share). Threads share work in chunks of
 ``CHUNK`` elements. GNU OpenMP (numba's usual threading layer) cannot start
 threads in a process forked after it started its own (numba would abort the
 child), so such a child runs serial loops (multiprocessing's "spawn" and
@@ -68,7 +72,7 @@ import time
 
 import numpy as np
 
-__all__ = ["CHUNK", "IDLE_TO_SPLIT", "PROBE_SECONDS", "SEGMENT_SUM_BELOW", "SERIAL_BELOW", "SERIAL_BELOW_BUSY",
+__all__ = ["CHUNK", "IDLE_TO_SPLIT", "PROBE_SECONDS", "SEGMENT_SUM_BELOW", "SERIAL_BELOW",
            "SPIN_COUNT", "cores", "enabled", "group", "idle_core", "kernels", "parallel", "ready", "segment_sum",
            "segment_sum_grouped", "serial", "set_background_loading", "set_enabled", "set_threads_on", "stable_order",
            "threads_on", "wait_loaded"]
@@ -79,8 +83,6 @@ log = logging.getLogger("descend.native")
 CHUNK = 8192
 #: below this many elements a kernel runs its serial loop (measured: see the module docstring)
 SERIAL_BELOW = 2**14
-#: ... and below this many while no core is idle (:func:`idle_core`)
-SERIAL_BELOW_BUSY = 2**18
 #: how often :func:`idle_core` reads the machine's CPU time (seconds)
 PROBE_SECONDS = 0.25
 #: parallel work while at least this much of a core is idle beside the calling thread
@@ -259,22 +261,23 @@ _forked_after_parallel = False
 
 
 def serial(n_elements: int) -> bool:
-    """Whether a kernel over ``n_elements`` runs its serial loop: below :data:`SERIAL_BELOW` elements,
-    below :data:`SERIAL_BELOW_BUSY` while no core is idle (:func:`idle_core`), while threads are off
-    (:func:`set_threads_on`), or in a child forked after a parallel kernel; otherwise records that threads
-    were started."""
-    return (n_elements < SERIAL_BELOW or not _threads_on or (n_elements < SERIAL_BELOW_BUSY and not idle_core())
+    """Whether a kernel over ``n_elements`` runs its serial loop: below :data:`SERIAL_BELOW` elements, while
+    threads are off (:func:`set_threads_on`), while no core is idle (:func:`idle_core`) unless threads are
+    forced on, or in a child forked after a parallel kernel; otherwise records that threads were started."""
+    mode = _threads_mode
+    return (n_elements < SERIAL_BELOW or mode is False or (mode is None and not idle_core())
             or not parallel())
 
 
-_threads_on = True
+_threads_mode: bool | None = None
 
 
-def set_threads_on(flag: bool) -> bool:
-    """Let parallel kernels and split products run (True, the default) or keep every kernel and product on
-    the calling thread (False); returns the previous setting. Results are the same either way (a split
-    product has a one-thread product's bits, a parallel kernel its serial loop's); a compiled plan turns
-    threads off while it runs when it measured its calls faster that way (:mod:`descend.compiler.plan`).
+def set_threads_on(flag: bool | None) -> bool | None:
+    """Threads for parallel kernels and split products: ``None`` (the default) while a core is idle
+    (:func:`idle_core`), ``True`` whatever the load, ``False`` never (every kernel and product on the calling
+    thread); returns the previous setting. Results are the same either way (a split product has a one-thread
+    product's bits, a parallel kernel its serial loop's); a compiled plan sets True or False while it runs,
+    whichever it measured faster (:class:`descend.compiler.plan.ThreadChoice`).
 
     Example:
         >>> from descend import _native
@@ -283,15 +286,17 @@ def set_threads_on(flag: bool) -> bool:
         True
         >>> _ = _native.set_threads_on(previous)
     """
-    global _threads_on
-    previous, _threads_on = _threads_on, bool(flag)
+    global _threads_mode
+    if flag is not None and not isinstance(flag, bool):
+        raise TypeError(f"set_threads_on: expected True, False or None. Received: {flag!r}")
+    previous, _threads_mode = _threads_mode, flag
     return previous
 
 
 def threads_on() -> bool:
-    """Whether a product may be split now: threads are on (:func:`set_threads_on`) and a core is idle
-    (:func:`idle_core`)."""
-    return _threads_on and idle_core()
+    """Whether a product may be split now (see :func:`set_threads_on`)."""
+    mode = _threads_mode
+    return mode is True or (mode is None and idle_core())
 
 
 def cores() -> int:

@@ -702,52 +702,66 @@ class ThreadChoice:
     Alone, a split product or a parallel kernel is faster; inside a step it also moves data between the
     cores' caches, and what that costs depends on the machine and changes with it (measured on the 2-core
     EPYC VM, the compiled step of the 784-256-10 MLP: 0.62 ms with threads against 0.78 ms on one thread at
-    one moment, 1.4 against 0.80 ms an hour later, the host busier). So after :data:`WARM` calls a plan
-    times :data:`TRIAL` calls each way (the first call after a switch is not counted: it pays for moving
-    the data) and keeps the way with the lower median; the trial repeats every :data:`EVERY` calls. Both
-    ways give the same bits (:func:`descend._native.set_threads_on`)."""
+    one moment, 1.4 against 0.80 ms an hour later, the host busier). Whether another process leaves a core
+    idle does not settle it either: beside two CPU-bound processes, a step whose threads sleep between
+    bursts may still get its share of both cores. So after :data:`WARM` calls (threads while a core is idle)
+    a plan times :data:`TRIAL` calls each way (the first call after a switch is not counted: it pays for
+    moving the data), threads on whatever the load and then off, and keeps the way with the lower median.
+    The trial repeats :data:`EVERY` calls later, or up to :data:`LONGEST` when one way took more than
+    :data:`FAR` times the other (a trial of the slow way costs little then), and at once when the machine's
+    load changes (:func:`descend._native.idle_core` says otherwise than at the last trial). Both ways give
+    the same bits (:func:`descend._native.set_threads_on`)."""
 
     WARM = 2
     TRIAL = 8
     EVERY = 512
-    __slots__ = ("on", "_count", "times")
+    LONGEST = 8192
+    FAR = 1.5
+    __slots__ = ("on", "_idle", "_state", "_times")
 
     def __init__(self):
         self.on = True      # the way chosen by the last trial
-        self._count = np.zeros(1, np.int64)  # calls recorded (an array: a steady state allocates no int)
-        self.times = []     # the trial's counted times: TRIAL with threads, then TRIAL without
+        self._idle = True   # whether a core was idle then (descend._native.idle_core)
+        # calls recorded, the call the next trial starts at, calls from a trial to the next; the trial's counted
+        # times, TRIAL with threads then TRIAL without (arrays: a steady state allocates no Python object)
+        self._state = np.array([0, self.WARM, self.EVERY], np.int64)
+        self._times = np.zeros(2 * self.TRIAL)
 
     @property
     def calls(self) -> int:
         """Calls recorded."""
-        return int(self._count[0])
+        return int(self._state[0])
 
-    def threads(self) -> bool:
-        """The setting for the next call."""
-        k = self._count.item() - self.WARM
-        if k < 0:
+    def threads(self) -> bool | None:
+        """The setting for the next call (:func:`descend._native.set_threads_on`)."""
+        calls, start, _ = self._state.tolist()
+        if calls < self.WARM:
+            return None
+        t = calls - start
+        if 0 <= t < 2 * (self.TRIAL + 1):
+            return t <= self.TRIAL
+        if _native.idle_core() is not self._idle:  # the machine's load changed: a trial now
+            self._state[1] = calls
             return True
-        j = k % self.EVERY
-        if j < 2 * (self.TRIAL + 1):
-            return j <= self.TRIAL
         return self.on
 
     def record(self, seconds: float) -> None:
         """A call made with :meth:`threads`'s setting took ``seconds``."""
-        count = self._count.item()
-        self._count[0] = count + 1
-        k = count - self.WARM
-        if k < 0:
+        state = self._state
+        calls, start, every = state.tolist()
+        state[0] = calls + 1
+        t = calls - start
+        if calls < self.WARM or not 0 <= t < 2 * (self.TRIAL + 1):
             return
-        j = k % self.EVERY
-        if j >= 2 * (self.TRIAL + 1):
-            return
-        if j != 0 and j != self.TRIAL + 1:
-            self.times.append(seconds)
-        if j == 2 * (self.TRIAL + 1) - 1:
-            t = self.times
-            self.on = bool(np.median(t[:self.TRIAL]) <= np.median(t[self.TRIAL:]))
-            self.times = []
+        if t != 0 and t != self.TRIAL + 1:
+            self._times[t - 1 if t <= self.TRIAL else t - 2] = seconds
+        if t == 2 * (self.TRIAL + 1) - 1:
+            on, off = float(np.median(self._times[:self.TRIAL])), float(np.median(self._times[self.TRIAL:]))
+            self.on = on <= off
+            self._idle = _native.idle_core()
+            far = max(on, off) > self.FAR * min(on, off)
+            every = min(2 * every, self.LONGEST) if far else self.EVERY
+            state[1], state[2] = calls + 1 + every, every
 
 
 class Plan:
