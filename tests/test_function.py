@@ -775,6 +775,34 @@ def test_a_change_of_load_starts_a_trial_at_once(steady_load):
     assert seen[:2 * n] == [True] * n + [False] * n and set(seen[2 * n:]) == {True}
 
 
+def test_the_setting_is_each_threads_own():
+    # plans run at once in two threads, each setting threads on or off while it runs: neither sees the
+    # other's setting, and each thread's setting is back to unset afterwards
+    import threading
+
+    from descend import _native
+
+    seen, barrier = {}, threading.Barrier(2)
+
+    def run(flag):
+        previous = _native.set_threads_on(flag)
+        barrier.wait()
+        seen[flag] = (_native.serial(10**9), getattr(_native._threads, "mode", "?"))
+        barrier.wait()
+        _native.set_threads_on(previous)
+        seen[(flag, "after")] = getattr(_native._threads, "mode", None)
+
+    threads = [threading.Thread(target=run, args=(f,)) for f in (True, False)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen[False] == (True, False) and seen[True][1] is True
+    assert seen[(True, "after")] is None and seen[(False, "after")] is None
+    with pytest.raises(TypeError, match="True, False or None"):
+        _native.set_threads_on("yes")
+
+
 @pytest.mark.parametrize("way", [True, False])
 def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
     # with threads (the large products split, the optimizer's kernels parallel) or on one thread: the same
@@ -792,7 +820,7 @@ def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
     seen = []
     monkeypatch.setattr(ThreadChoice, "threads", lambda self: way)
     real_split = blas._split
-    monkeypatch.setattr(blas, "_split", lambda *a: seen.append(_native._threads_mode) or real_split(*a))
+    monkeypatch.setattr(blas, "_split", lambda *a: seen.append(getattr(_native._threads, "mode", None)) or real_split(*a))
     eager, ve = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
     step, vc = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
     compiled = ds.function(step)
@@ -802,11 +830,11 @@ def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
         before = len(seen)
         lc = compiled(x, y).numpy()
         assert le.tobytes() == lc.tobytes()
-        assert _native._threads_mode is None  # set back after the call
+        assert getattr(_native._threads, "mode", None) is None  # set back after the call
         if k:  # (the first call traces: eager ops)
             assert len(seen) - before == (8 if way else 0)  # 3 forward products, 5 backward: split, or not
     for a, b in zip(vc, ve):
         assert a.numpy().tobytes() == b.numpy().tobytes()
     with pytest.raises(ds.errors.InvalidArgumentError):
         compiled(ds.constant(xs[0]), ds.constant(np.full(batch, 99, np.int64)))  # a label out of range
-    assert _native._threads_mode is None
+    assert getattr(_native._threads, "mode", None) is None

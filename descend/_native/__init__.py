@@ -264,20 +264,21 @@ def serial(n_elements: int) -> bool:
     """Whether a kernel over ``n_elements`` runs its serial loop: below :data:`SERIAL_BELOW` elements, while
     threads are off (:func:`set_threads_on`), while no core is idle (:func:`idle_core`) unless threads are
     forced on, or in a child forked after a parallel kernel; otherwise records that threads were started."""
-    mode = _threads_mode
+    mode = getattr(_threads, "mode", None)
     return (n_elements < SERIAL_BELOW or mode is False or (mode is None and not idle_core())
             or not parallel())
 
 
-_threads_mode: bool | None = None
+_threads = threading.local()  # .mode: set_threads_on's setting for the calling thread (None when unset)
 
 
 def set_threads_on(flag: bool | None) -> bool | None:
-    """Threads for parallel kernels and split products: ``None`` (the default) while a core is idle
-    (:func:`idle_core`), ``True`` whatever the load, ``False`` never (every kernel and product on the calling
-    thread); returns the previous setting. Results are the same either way (a split product has a one-thread
-    product's bits, a parallel kernel its serial loop's); a compiled plan sets True or False while it runs,
-    whichever it measured faster (:class:`descend.compiler.plan.ThreadChoice`).
+    """Threads for the calling thread's parallel kernels and split products: ``None`` (the default) while a
+    core is idle (:func:`idle_core`), ``True`` whatever the load, ``False`` never (every kernel and product on
+    the calling thread); returns the previous setting. The setting is the calling thread's own. Results are
+    the same either way (a split product has a one-thread product's bits, a parallel kernel its serial
+    loop's); a compiled plan sets True or False while it runs, whichever it measured faster
+    (:class:`descend.compiler.plan.ThreadChoice`).
 
     Example:
         >>> from descend import _native
@@ -286,16 +287,16 @@ def set_threads_on(flag: bool | None) -> bool | None:
         True
         >>> _ = _native.set_threads_on(previous)
     """
-    global _threads_mode
     if flag is not None and not isinstance(flag, bool):
         raise TypeError(f"set_threads_on: expected True, False or None. Received: {flag!r}")
-    previous, _threads_mode = _threads_mode, flag
+    previous = getattr(_threads, "mode", None)
+    _threads.mode = flag
     return previous
 
 
 def threads_on() -> bool:
     """Whether a product may be split now (see :func:`set_threads_on`)."""
-    mode = _threads_mode
+    mode = getattr(_threads, "mode", None)
     return mode is True or (mode is None and idle_core())
 
 

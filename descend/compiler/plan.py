@@ -283,7 +283,6 @@ class _Builder:
         return "\n".join(body) + "\n"
 
     def _groups(self) -> list:
-
         if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
             return []
         from .fusion import find_groups
