@@ -195,7 +195,7 @@ def worker_sharded_embedding(repeats):
         dense = [ds.Variable(a, name=f"w{k}") for k, a in enumerate(ws)] + [ds.Variable(b, name=f"b{k}")
                                                                           for k, b in enumerate(bs)]
         opt = ds.optimizers.Adam(e2e.LR_ADAM, sparse_updates="lazy")
-    from descend.distribute.strategy import split_bounds
+    from descend.distribute.split import split_bounds
 
     lo, hi = split_bounds(global_batch, n, rank)
     data = [([ds.constant(i[lo:hi]) for i in ids], ds.constant(d[lo:hi]), ds.constant(y[lo:hi]))
