@@ -133,6 +133,31 @@ def test_products_numpy_would_not_give_to_gemm_as_they_are_are_not_split(fake_po
     assert x.tobytes() == want.tobytes() and blas.stats["split"] == before
 
 
+@pytest.mark.parametrize("bad", ["read_only", "short_output", "long_output", "inner_mismatch", "one_dim"])
+def test_a_product_numpy_refuses_is_refused_with_numpys_error_and_nothing_written(fake_pool, monkeypatch, bad):
+    # a split product's threads write where BLAS is told: an output of another shape, a read-only output or
+    # operands whose inner sizes differ must reach np.matmul's checks, never the kernel
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    monkeypatch.setattr(blas, "BLOCK_MIN", 1)
+    a, b = np.ones((256, 256), np.float32), np.ones((256, 256), np.float32)
+    out = np.zeros((256, 256), np.float32)
+    if bad == "read_only":
+        out.flags.writeable = False
+    elif bad == "short_output":
+        out = np.zeros((128, 256), np.float32)
+    elif bad == "long_output":
+        out = np.zeros((256, 512), np.float32)
+    elif bad == "inner_mismatch":
+        b = np.ones((128, 256), np.float32)
+    else:
+        out = np.zeros(256 * 256, np.float32)
+    guard = out.copy()
+    before = blas.stats["split"]
+    with pytest.raises(ValueError):
+        blas.matmul_into(a, b, out)
+    assert blas.stats["split"] == before and out.tobytes() == guard.tobytes()
+
+
 def test_no_split_without_compiled_kernels_or_in_a_forked_child(fake_pool, monkeypatch):
     from descend import _native
 

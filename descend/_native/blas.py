@@ -237,8 +237,12 @@ def _split(a, b, out, threads: int) -> bool:
     gemm = (_gemms if _gemms is not None else _gemm_functions()).get(out.dtype)
     if gemm is None or a.dtype != out.dtype or b.dtype != out.dtype:
         return False
+    if a.ndim != 2 or b.ndim != 2 or out.ndim != 2 or not out.flags.writeable:
+        return False  # (np.matmul says what is wrong: BLAS would write where it is told)
     m, k = a.shape
     n = b.shape[1]
+    if b.shape[0] != k or out.shape != (m, n):
+        return False
     la, lb, lc = _layout(a), _layout(b), _layout(out)
     if la is None or lb is None or lc is None or lc[0] != _NO_TRANS:
         return False
