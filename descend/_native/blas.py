@@ -217,7 +217,8 @@ _cut_cache: dict = {}
 def _cuts(length: int, threads: int) -> np.ndarray:
     """Where ``length`` rows (columns) are cut into at most ``threads`` blocks of nearly equal size, at
     multiples of :data:`BLOCK_ROWS` (so a block's edges fall where a one-thread BLAS call's own blocking
-    puts them: its bits do not depend on the cut); ``[0, length]`` when it is too short to cut."""
+    puts them: its bits do not depend on the cut); ``[0, length]`` when it is too short to cut. No block is
+    smaller than the first (the last takes the remainder)."""
     key = (length, threads)
     cuts = _cut_cache.get(key)
     if cuts is None:
@@ -257,7 +258,7 @@ def _split(a, b, out, threads: int) -> bool:
         rows, cols = _cuts(m, threads), _NO_CUTS
         if rows.shape[0] < 3:
             return False
-    if int(np.diff(rows if cols is _NO_CUTS else cols).min()) * (n if cols is _NO_CUTS else m) * k < BLOCK_MIN:
+    if int((rows if cols is _NO_CUTS else cols)[1]) * (n if cols is _NO_CUTS else m) * k < BLOCK_MIN:  # (the first block is the smallest)
         return False
     _native.kernels().gemm_blocks(gemm, out, la[0], lb[0], m, n, k, pa, la[1], pb, lb[1], lc[1], a.strides[0],
                                   b.strides[1], rows, cols)
