@@ -108,6 +108,55 @@ def test_a_split_product_is_what_one_blas_thread_computes(fake_pool, monkeypatch
     assert blas.stats["split"] == before + (1 if _can_split() and big and dtype == np.float32 else 0)
 
 
+class _SpyKernels:
+    """The compiled kernels, with the blocks each split product is cut into recorded."""
+
+    def __init__(self, kernels):
+        self.kernels, self.cuts = kernels, []
+
+    def __getattr__(self, name):
+        return getattr(self.kernels, name)
+
+    def gemm_blocks(self, *args):
+        self.cuts.append((args[-2].tolist(), args[-1].tolist()))
+        return self.kernels.gemm_blocks(*args)
+
+
+@pytest.mark.parametrize("mkn, by", [((784, 64, 256), "rows"), ((512, 128, 512), "rows"), ((64, 784, 256), "columns"),
+                                     ((128, 512, 784), "columns"), ((40, 3000, 2000), "columns"),
+                                     ((3000, 2000, 40), "rows")])
+def test_a_split_product_cuts_its_longer_side(fake_pool, monkeypatch, mkn, by):
+    # a weight's gradient (tall) by rows, which the optimizer's same thread updates next; a layer's output
+    # (wide) by columns; a side too short to cut leaves the other
+    if not _can_split():
+        pytest.skip("no split products here (no numba, or one kernel thread)")
+    monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
+    spy = _SpyKernels(_native.kernels())
+    monkeypatch.setattr(_native, "kernels", lambda: spy)
+    m, k, n = mkn
+    a, b = _operands(np.random.default_rng(m), m, k, n, np.float32, "a.T")
+    out = np.full((m, n), np.nan, np.float32)
+    blas.matmul_into(a, b, out)
+    with __import__("threadpoolctl").threadpool_limits(1, user_api="blas"):
+        assert out.tobytes() == np.matmul(a, b).tobytes()
+    (rows, cols), = spy.cuts
+    cut, other, length = (rows, cols, m) if by == "rows" else (cols, rows, n)
+    assert cut == blas._cuts(length, 2).tolist() and len(cut) == 3 and other == [0, 0]
+
+
+@pytest.mark.parametrize("shape", [(784, 256), (512, 512), (256, 10), (63, 7), (10,), (0, 5), (3,), (100, 4, 3), ()])
+@pytest.mark.parametrize("parts", [1, 2, 3, 4])
+def test_thread_parts_share_every_element_once_at_a_split_products_row_cuts(shape, parts):
+    size = int(np.prod(shape))
+    bounds = blas.thread_parts(shape, parts)
+    assert len(bounds) == parts + 1 and bounds[0] == 0 and bounds[-1] == size and bounds == sorted(bounds)
+    cuts = blas._cuts(shape[0], parts).tolist() if len(shape) >= 2 else []
+    if size and len(cuts) == parts + 1:  # rows cut where a split product cuts them
+        assert [b * shape[0] // size for b in bounds] == cuts
+    else:  # equal runs at multiples of 16 elements
+        assert all(b % 16 == 0 for b in bounds[:-1]) and max(np.diff(bounds)) - min(np.diff(bounds)) <= 16 + size % 16
+
+
 def test_products_numpy_would_not_give_to_gemm_as_they_are_are_not_split(fake_pool, monkeypatch):
     monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
     monkeypatch.setattr(blas, "BLOCK_MIN", 1)

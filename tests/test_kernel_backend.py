@@ -380,6 +380,34 @@ def test_the_backend_finds_the_first_nonfinite_array():
     assert backend.find_nonfinite([np.ones(3, np.int32)]) is None
 
 
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_a_part_table_gives_each_thread_its_share_of_every_tensor_once(parts):
+    pytest.importorskip("numba")
+    from descend._native import blas, jit
+
+    shapes = [(784, 256), (256,), (256, 10), (10,), (0, 4), (3,), (70, 3)]
+    bounds = np.array([blas.thread_parts(s, parts) for s in shapes], np.int64)
+    table = jit.part_table(bounds, 1000)
+    assert table.shape[0] % parts == 0
+    run = table.shape[0] // parts  # what a static schedule gives each thread
+    for t, shape in enumerate(shapes):
+        covered = np.zeros(int(np.prod(shape)), np.int64)
+        for i in range(parts):
+            for tensor, start, stop in table[i * run:(i + 1) * run]:
+                if tensor == t and stop > start:
+                    assert bounds[t, i] <= start and stop <= bounds[t, i + 1] and stop - start <= 1000
+                    covered[start:stop] += 1
+        assert (covered == 1).all()
+    # the nonfinite check over such a table names the first tensor holding one, whichever part found it
+    arrays = [np.ones(s, np.float32) for s in shapes]
+    arrays[2][200, 3] = np.nan   # (in the last part)
+    arrays[6][1, 1] = np.inf     # (in the first part)
+    objects = np.array([id(a) for a in arrays], np.int64)
+    assert jit.first_nonfinite(objects, table, 4, False) == 2
+    arrays[2][200, 3] = 0
+    assert jit.first_nonfinite(objects, table, 4, True) == 6
+
+
 # ---------------------------------------------------------------------------- a second backend through the seam
 class _InterpretedRule(RuleKernel):
     """A backend's compiled rule that runs the spec's body per element in Python (NumPy scalars)."""

@@ -14,8 +14,8 @@ So descend never runs BLAS on more than one thread. :func:`matmul`:
 
 * runs a product of fewer than :data:`PARALLEL_FROM` multiply-adds (per
   matrix) as one single-threaded BLAS call;
-* splits a larger float32 product into blocks of columns (of rows where it
-  has few columns), one a thread, and runs the blocks at once as
+* splits a larger float32 product into blocks of its longer side (rows or
+  columns), one a thread, and runs the blocks at once as
   single-threaded calls of NumPy's own BLAS function (``cblas_sgemm``, found
   with ``threadpoolctl`` and checked against ``np.matmul`` on a probe) from
   one compiled kernel (:func:`descend._native.jit.gemm_blocks`) on the
@@ -96,7 +96,7 @@ import numpy as np
 from descend import _native
 
 __all__ = ["BLOCK_MIN", "BLOCK_ROWS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES", "REUSE_PER_SHAPE", "clear_reuse",
-           "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats"]
+           "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "thread_parts"]
 
 #: float32 products of at least this many multiply-adds (per matrix) are split into blocks shared by the cores
 PARALLEL_FROM = 2**23
@@ -231,10 +231,41 @@ def _cuts(length: int, threads: int) -> np.ndarray:
     return cuts
 
 
+def thread_parts(shape: tuple, parts: int) -> list:
+    """Where ``parts`` threads share the elements of a C-contiguous array of ``shape`` (``parts + 1`` flat
+    offsets): the row blocks a split product cuts the array's rows into (:func:`_cuts`), so the thread that
+    wrote a row block of a product's output is the one that goes on with those elements; a vector, or a
+    matrix too short to cut, in equal runs cut at multiples of 16 elements (64 bytes of float32).
+
+    Example:
+        >>> from descend._native import blas
+        >>> blas.thread_parts((784, 256), 2)
+        [0, 98304, 200704]
+    """
+    size = 1
+    for d in shape:
+        size *= int(d)
+    if len(shape) >= 2 and size:
+        rows = int(shape[0])
+        cuts = _cuts(rows, parts)
+        if cuts.shape[0] == parts + 1:
+            return [int(c) * (size // rows) for c in cuts]
+    return [size * i // parts // 16 * 16 for i in range(parts)] + [size]
+
+
 def _split(a, b, out, threads: int) -> bool:
-    """``out[...] = a @ b`` as ``threads`` single-threaded BLAS calls (blocks of columns, or of rows for a
-    product of few columns) running at once on the compiled kernels' threads; False, with nothing written,
-    where it cannot be done that way (``np.matmul`` then computes it on one thread)."""
+    """``out[...] = a @ b`` as ``threads`` single-threaded BLAS calls running at once on the compiled kernels'
+    threads; False, with nothing written, where it cannot be done that way (``np.matmul`` then computes it on
+    one thread).
+
+    The longer side of ``out`` is cut: blocks of rows when it has at least as many rows as columns, else
+    blocks of columns. In a training step that keeps each thread on the memory it touches next. A layer's
+    output (batch rows, more units) is cut by columns, so each thread reads only its columns of the
+    weights. A weight's gradient (input features by units) is mostly as tall as wide or taller, so it is cut
+    by rows, and each thread writes the rows that the same thread updates next: an optimizer's step shares
+    a weight's elements out by these row cuts (:func:`thread_parts`). Measured, 2-core EPYC VM, compiled
+    AdamW step of the 784-256-10 MLP (batch 64): 573 us cutting every product by columns, 542 cutting the
+    longer side; 784-512-512-10 (batch 128): 3.20 ms and 3.09 ms."""
     gemm = (_gemms if _gemms is not None else _gemm_functions()).get(out.dtype)
     if gemm is None or a.dtype != out.dtype or b.dtype != out.dtype:
         return False
@@ -253,11 +284,13 @@ def _split(a, b, out, threads: int) -> bool:
     if not _native.enabled() or not _native.ready(exact=True) or not _native.parallel():
         return False  # (no compiled kernels, still loading, or a child forked after threads started)
     threads = min(threads, _native.kernels().threads())
-    rows, cols = _NO_CUTS, _cuts(n, threads)
-    if cols.shape[0] < 3:
-        rows, cols = _cuts(m, threads), _NO_CUTS
-        if rows.shape[0] < 3:
-            return False
+    rows, cols = _cuts(m, threads), _cuts(n, threads)  # the longer side is cut (see _split's docstring)
+    if rows.shape[0] >= 3 and (m >= n or cols.shape[0] < 3):
+        cols = _NO_CUTS
+    elif cols.shape[0] >= 3:
+        rows = _NO_CUTS
+    else:
+        return False
     if int((rows if cols is _NO_CUTS else cols)[1]) * (n if cols is _NO_CUTS else m) * k < BLOCK_MIN:  # (the first block is the smallest)
         return False
     _native.kernels().gemm_blocks(gemm, out, la[0], lb[0], m, n, k, pa, la[1], pb, lb[1], lc[1], a.strides[0],

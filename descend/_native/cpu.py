@@ -509,9 +509,17 @@ class NumbaDenseBatch(DenseBatch):
         self._chunks = None
 
     def _chunk_list(self) -> np.ndarray:
-        if self._chunk != _native.CHUNK:  # (tests change CHUNK at run time)
-            self._chunk = _native.CHUNK
-            self._chunks = _native.kernels().chunk_table(self._sizes, self._chunk)
+        """The chunks of the update (and of the gradients' check), grouped by thread: each thread updates
+        the rows of each weight that a split product's same thread wrote (:func:`descend._native.blas.thread_parts`;
+        measured, 2-core EPYC VM, compiled AdamW step of the 784-512-512-10 MLP: 5.5 ms against 6.4 with the
+        chunks in tensor order, at a moment the cores' caches were slow to share)."""
+        key = (_native.CHUNK, _native.kernels().threads())  # (tests change CHUNK at run time)
+        if self._chunk != key:
+            from .blas import thread_parts
+
+            self._chunk = key
+            bounds = np.array([thread_parts(p.shape, key[1]) for p in self._arrays[0]], np.int64)
+            self._chunks = _native.kernels().part_table(bounds, key[0])
         return self._chunks
 
     def bind(self, grads: list):

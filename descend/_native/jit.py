@@ -30,8 +30,8 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 __all__ = ["DATA_OFFSET", "any_nonfinite", "check_headers", "chunk_table", "data_at", "first_nonfinite", "gemm_blocks",
-           "group_ids", "header_ok", "layout_ok", "pointer_like", "prefetch", "sum_groups", "sum_segments",
-           "threads"]
+           "group_ids", "header_ok", "layout_ok", "part_table", "pointer_like", "prefetch", "sum_groups",
+           "sum_segments", "threads"]
 
 #: byte offset of ``PyArrayObject.data``: just after the object header (refcount, type)
 DATA_OFFSET = object.__basicsize__
@@ -101,6 +101,33 @@ def chunk_table(sizes: np.ndarray, chunk: int) -> np.ndarray:
     return table
 
 
+def part_table(bounds: np.ndarray, chunk: int) -> np.ndarray:
+    """A :func:`chunk_table` whose chunks are grouped by thread: ``bounds[t]`` holds the ``parts + 1``
+    flat offsets where ``parts`` threads share tensor ``t``; the rows of part 0 (every tensor's first
+    share, cut into chunks of at most ``chunk`` elements) come first, then part 1, ..., each part padded
+    with empty chunks ``(0, 0, 0)`` to the same count. A parallel kernel's static schedule gives thread
+    ``i`` the ``i``-th equal run of chunks: exactly part ``i``."""
+    key = ("parts", chunk, bounds.shape, bounds.tobytes())
+    table = _chunk_cache.get(key)
+    if table is None:
+        parts = []
+        for i in range(bounds.shape[1] - 1):
+            lo, hi = bounds[:, i], bounds[:, i + 1]
+            counts = (hi - lo + chunk - 1) // chunk
+            tensor = np.repeat(np.arange(bounds.shape[0], dtype=np.int64), counts)
+            first = np.repeat(np.cumsum(counts) - counts, counts)
+            start = lo[tensor] + (np.arange(tensor.size, dtype=np.int64) - first) * chunk
+            parts.append(np.stack([tensor, start, np.minimum(start + chunk, hi[tensor])], axis=1))
+        most = max(p.shape[0] for p in parts)
+        table = np.zeros((most * len(parts), 3), np.int64)
+        for i, p in enumerate(parts):
+            table[i * most:i * most + p.shape[0]] = p
+        if len(_chunk_cache) > 256:
+            _chunk_cache.clear()
+        _chunk_cache[key] = table
+    return table
+
+
 @intrinsic
 def pointer_like(typingctx, address, like):
     """``address`` (a ``void *``) as a pointer to values of ``like``'s type."""
@@ -153,7 +180,7 @@ def first_nonfinite(objects: np.ndarray, chunks: np.ndarray, itemsize: int, seri
     flags = np.zeros(chunks.shape[0], np.bool_)
     _nonfinite(objects, chunks, flags, serial, _EXPONENT[itemsize], itemsize)
     hit = np.flatnonzero(flags)
-    return int(chunks[hit[0], 0]) if hit.size else -1
+    return int(chunks[hit, 0].min()) if hit.size else -1  # (a part_table is not in tensor order)
 
 
 
