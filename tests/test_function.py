@@ -546,6 +546,34 @@ def test_fused_loops_give_the_eager_bits(dtype):
     assert plan.fused >= 2 and "colsum" in plan.source
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape,axis,keepdims", [((64,), None, False), ((64, 10), 0, False), ((64, 10), -1, True),
+                                                 ((7, 5, 3), (0, 2), False), ((1000, 33), None, True),
+                                                 ((0, 4), 0, False), ((5, 0), 1, True)])
+def test_compiled_reductions_and_division_by_a_number_give_the_eager_bits(dtype, shape, axis, keepdims):
+    # a plan calls the ufuncs' reduce and divides a mean's sum itself (as np.mean does): the bits, dtypes and
+    # shapes of eager, float16's float32 mean and an empty mean's NaN included; dividing by a number warns
+    # no more than eager
+    x = ds.constant((np.random.default_rng(len(shape)).standard_normal(shape) * 100).astype(dtype))
+    ops = [ds.reduce_sum, ds.reduce_mean] + ([ds.reduce_max, ds.reduce_min] if 0 not in shape else [])
+
+    def f(t):
+        return [op(t, axis=axis, keepdims=keepdims) for op in ops] + [t / 3.0, t * 2.0 / -7]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # (the mean of nothing)
+        want = [t.numpy() for t in f(x)]
+        compiled = ds.function(f)
+        for _ in range(2):
+            got = [t.numpy() for t in compiled(x)]
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        if 0 not in shape:
+            compiled(x)
+
+
 def test_a_reshape_that_copies_is_made_at_every_run():
     # the transposed product cannot be reshaped in place: a plan that copied it once, when it was built, would
     # return that moment's values (uninitialized memory) at every call

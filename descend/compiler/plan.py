@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import sys
 import time
 import warnings
@@ -100,9 +101,23 @@ _UFUNC = {
     "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
     "logical_and": np.logical_and, "logical_or": np.logical_or,
 }
+#: reduction op -> the ufunc whose ``reduce`` computes it (np.sum, np.mean's sum, np.max, np.min)
+_REDUCE = {"reduce_sum": np.add, "reduce_mean": np.add, "reduce_max": np.maximum, "reduce_min": np.minimum}
 _VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "identity", "stop_gradient"}
 #: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
 _NO_WARNING = {"random_draw"}
+
+
+def _nonzero_finite(r) -> bool:
+    """Whether ``r`` is a number (a literal or a constant) with no zero, infinity or NaN in it."""
+    value = r.value if type(r) is Lit else r.const if type(r) is Value else None
+    if value is None:
+        return False
+    try:
+        a = np.asarray(value)
+        return a.dtype.kind in "iuf" and bool(np.all(np.isfinite(a)) and np.all(a != 0))
+    except (TypeError, ValueError):
+        return False
 
 
 def _registered(node, name) -> bool:
@@ -367,6 +382,9 @@ class _Builder:
             if name == "divide":
                 b = self.buffer(out)
                 args = ", ".join(self.expr(r) for r in ins)
+                if _nonzero_finite(ins[1]):  # (nothing to silence: no division by zero, no inf / inf)
+                    self.lines.append(f"np.true_divide({args}, out={b})")
+                    return
                 self.lines.append("with _errstate(divide='ignore', invalid='ignore'):")
                 self.lines.append(f"    np.true_divide({args}, out={b})")
                 return
@@ -464,8 +482,9 @@ class _Builder:
             n, c = xshape
             m, sh, e, s = (self.glob(np.empty(shape, xdtype), "B") for shape in ((n, 1), (n, c), (n, c), (n,)))
             x = self.expr(logits)
-            self.lines += [f"np.max({x}, axis=-1, keepdims=True, out={m})", f"np.subtract({x}, {m}, out={sh})",
-                           f"np.exp({sh}, out={e})", f"np.sum({e}, axis=-1, out={s})"]
+            self.lines += [f"{self.glob(np.maximum.reduce, 'U')}({x}, axis=-1, keepdims=True, out={m})",
+                           f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})",
+                           f"{self.glob(np.add.reduce, 'U')}({e}, axis=-1, out={s})"]
             cached = (sh, e, s)
             if type(logits) is Value:
                 self.xent_cache[logits] = cached
@@ -504,10 +523,21 @@ class _Builder:
             return False
         axes = normalize_axis(node.attrs.get("axis"), len(shape))
         keep = bool(node.attrs.get("keepdims", False))
-        fn = {"reduce_sum": "np.sum", "reduce_mean": "np.mean", "reduce_max": "np.max", "reduce_min": "np.min"}[
-            node.op.name]
+        name = node.op.name
         b = self.buffer(out)
-        self.lines.append(f"{fn}({self.expr(x)}, axis={axes!r}, keepdims={keep}, out={b})")
+        count = math.prod(shape[a] for a in axes)
+        if name == "reduce_mean" and (not count or dtype.itemsize < 4):
+            # np.mean's own result (a float16 mean sums in float32 and rounds once or twice, by whether it
+            # gives an array or a scalar; a mean of nothing warns and gives NaN): into the buffer after
+            mean = self.glob(functools.partial(np.mean, axis=axes, keepdims=keep), "F")
+            self.lines.append(f"np.copyto({b}, {mean}({self.expr(x)}), casting='unsafe')")
+            return True
+        # the ufunc's reduce, as np.sum, np.max, ... call it (without their Python wrappers); a mean is
+        # np.mean's own two steps: the sum into the output, divided in place by the count (an np.intp)
+        reduce = self.glob(_REDUCE[name].reduce, "U")
+        self.lines.append(f"{reduce}({self.expr(x)}, axis={axes!r}, keepdims={keep}, out={b})")
+        if name == "reduce_mean":
+            self.lines.append(f"np.true_divide({b}, {self.glob(np.intp(count), 'L')}, out={b}, casting='unsafe')")
         return True
 
     def view(self, node, out) -> bool:
