@@ -102,7 +102,7 @@ def test_a_split_product_is_what_one_blas_thread_computes(fake_pool, monkeypatch
     blas.matmul_into(a, b, out)
     assert out.tobytes() == want.tobytes()
     m, k, n = mkn
-    blocks = [np.diff(blas._cuts(m, 2)).min() * n * k, np.diff(blas._cuts(n, 2)).min() * m * k]
+    blocks = [np.diff(blas.cuts(m, 2)).min() * n * k, np.diff(blas.cuts(n, 2)).min() * m * k]
     big = (m >= 2 * blas.BLOCK_ROWS and blocks[0] >= blas.BLOCK_MIN) or (
         m < 2 * blas.BLOCK_ROWS and n >= 2 * blas.BLOCK_ROWS and blocks[1] >= blas.BLOCK_MIN)
     assert blas.stats["split"] == before + (1 if _can_split() and big and dtype == np.float32 else 0)
@@ -141,7 +141,7 @@ def test_a_split_product_cuts_its_longer_side(fake_pool, monkeypatch, mkn, by):
         assert out.tobytes() == np.matmul(a, b).tobytes()
     (rows, cols), = spy.cuts
     cut, other, length = (rows, cols, m) if by == "rows" else (cols, rows, n)
-    assert cut == blas._cuts(length, 2).tolist() and len(cut) == 3 and other == [0, 0]
+    assert cut == blas.cuts(length, 2).tolist() and len(cut) == 3 and other == [0, 0]
 
 
 @pytest.mark.parametrize("shape", [(784, 256), (512, 512), (256, 10), (63, 7), (10,), (0, 5), (3,), (100, 4, 3), ()])
@@ -150,7 +150,7 @@ def test_thread_parts_share_every_element_once_at_a_split_products_row_cuts(shap
     size = int(np.prod(shape))
     bounds = blas.thread_parts(shape, parts)
     assert len(bounds) == parts + 1 and bounds[0] == 0 and bounds[-1] == size and bounds == sorted(bounds)
-    cuts = blas._cuts(shape[0], parts).tolist() if len(shape) >= 2 else []
+    cuts = blas.cuts(shape[0], parts).tolist() if len(shape) >= 2 else []
     if size and len(cuts) == parts + 1:  # rows cut where a split product cuts them
         assert [b * shape[0] // size for b in bounds] == cuts
     else:  # equal runs at multiples of 16 elements

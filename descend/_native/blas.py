@@ -96,7 +96,7 @@ import numpy as np
 from descend import _native
 
 __all__ = ["BLOCK_MIN", "BLOCK_ROWS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES", "REUSE_PER_SHAPE", "clear_reuse",
-           "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "thread_parts"]
+           "cuts", "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "thread_parts"]
 
 #: float32 products of at least this many multiply-adds (per matrix) are split into blocks shared by the cores
 PARALLEL_FROM = 2**23
@@ -214,26 +214,27 @@ _NO_CUTS = np.zeros(2, np.int64)
 _cut_cache: dict = {}
 
 
-def _cuts(length: int, threads: int) -> np.ndarray:
+def cuts(length: int, threads: int) -> np.ndarray:
     """Where ``length`` rows (columns) are cut into at most ``threads`` blocks of nearly equal size, at
     multiples of :data:`BLOCK_ROWS` (so a block's edges fall where a one-thread BLAS call's own blocking
     puts them: its bits do not depend on the cut); ``[0, length]`` when it is too short to cut. No block is
-    smaller than the first (the last takes the remainder)."""
+    smaller than the first (the last takes the remainder). The array is shared by every caller (cached):
+    read it, never write it."""
     key = (length, threads)
-    cuts = _cut_cache.get(key)
-    if cuts is None:
+    found = _cut_cache.get(key)
+    if found is None:
         units = length // BLOCK_ROWS
         blocks = max(min(threads, units), 1)
-        cuts = np.array([units * i // blocks * BLOCK_ROWS for i in range(blocks)] + [length], np.int64)
+        found = np.array([units * i // blocks * BLOCK_ROWS for i in range(blocks)] + [length], np.int64)
         if len(_cut_cache) > 1024:
             _cut_cache.clear()
-        _cut_cache[key] = cuts
-    return cuts
+        _cut_cache[key] = found
+    return found
 
 
 def thread_parts(shape: tuple, parts: int) -> list:
     """Where ``parts`` threads share the elements of a C-contiguous array of ``shape`` (``parts + 1`` flat
-    offsets): the row blocks a split product cuts the array's rows into (:func:`_cuts`), so the thread that
+    offsets): the row blocks a split product cuts the array's rows into (:func:`cuts`), so the thread that
     wrote a row block of a product's output is the one that goes on with those elements; a vector, or a
     matrix too short to cut, in equal runs cut at multiples of 16 elements (64 bytes of float32).
 
@@ -247,9 +248,9 @@ def thread_parts(shape: tuple, parts: int) -> list:
         size *= int(d)
     if len(shape) >= 2 and size:
         rows = int(shape[0])
-        cuts = _cuts(rows, parts)
-        if cuts.shape[0] == parts + 1:
-            return [int(c) * (size // rows) for c in cuts]
+        row_cuts = cuts(rows, parts)
+        if row_cuts.shape[0] == parts + 1:
+            return [int(c) * (size // rows) for c in row_cuts]
     return [size * i // parts // 16 * 16 for i in range(parts)] + [size]
 
 
@@ -284,7 +285,7 @@ def _split(a, b, out, threads: int) -> bool:
     if not _native.enabled() or not _native.ready(exact=True) or not _native.parallel():
         return False  # (no compiled kernels, still loading, or a child forked after threads started)
     threads = min(threads, _native.kernels().threads())
-    rows, cols = _cuts(m, threads), _cuts(n, threads)  # the longer side is cut (see _split's docstring)
+    rows, cols = cuts(m, threads), cuts(n, threads)  # the longer side is cut (see _split's docstring)
     if rows.shape[0] >= 3 and (m >= n or cols.shape[0] < 3):
         cols = _NO_CUTS
     elif cols.shape[0] >= 3:
