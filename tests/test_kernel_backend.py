@@ -408,6 +408,30 @@ def test_a_part_table_gives_each_thread_its_share_of_every_tensor_once(parts):
     assert jit.first_nonfinite(objects, table, 4, True) == 6
 
 
+@pytest.mark.parametrize("shapes", [[(784, 256), (256,), (256, 10), (10,)], [(10000,)] * 1000, [(500000,)] * 20,
+                                    [(10_000_000,)], [(3, 0), (0,), (7,)], [(100, 100)] * 50 + [(4096, 64)]])
+@pytest.mark.parametrize("parts", [1, 2, 3])
+def test_thread_bounds_split_large_weights_at_the_products_cuts_and_keep_small_tensors_whole(shapes, parts):
+    from descend._native import blas
+
+    bounds = cpu.thread_bounds(shapes, parts)
+    sizes = [int(np.prod(s)) for s in shapes]
+    assert bounds.shape == (len(shapes), parts + 1)
+    assert (bounds[:, 0] == 0).all() and (bounds[:, -1] == sizes).all() and (np.diff(bounds, axis=1) >= 0).all()
+    owner = []  # the part a whole tensor went to, in tensor order
+    for shape, size, b in zip(shapes, sizes, bounds.tolist()):
+        if parts > 1 and 4 * parts * size > sum(sizes):
+            assert b == blas.thread_parts(shape, parts)  # (a weight's rows where a split product cuts them)
+        else:
+            shares = np.diff(b)
+            assert (shares > 0).sum() <= 1
+            owner.append(int(np.argmax(shares)))
+    assert owner == sorted(owner)  # whole tensors in runs of consecutive tensors
+    load = np.diff(bounds, axis=1).sum(axis=0)
+    if len(shapes) >= 20:  # many tensors: the threads get about equal shares
+        assert load.max() - load.min() <= 0.1 * sum(sizes)
+
+
 # ---------------------------------------------------------------------------- a second backend through the seam
 class _InterpretedRule(RuleKernel):
     """A backend's compiled rule that runs the spec's body per element in Python (NumPy scalars)."""

@@ -473,6 +473,43 @@ def _headers_ok() -> bool:
     return _header_state[0]
 
 
+def thread_bounds(shapes: list, parts: int) -> np.ndarray:
+    """``(len(shapes), parts + 1)`` int64: where ``parts`` threads share each tensor of an update
+    (:func:`descend._native.jit.part_table`).
+
+    A large tensor (more than a quarter of a thread's share of all the elements) is shared out by
+    :func:`descend._native.blas.thread_parts`: a weight at the row cuts of a split product, so the thread that
+    wrote a block of its gradient updates those rows (measured, 2-core EPYC VM, compiled AdamW step of the
+    784-512-512-10 MLP: 5.5 ms against 6.4 ms with the chunks in tensor order, at a moment the cores' caches
+    were slow to share). The other tensors go whole, in runs of consecutive tensors of about equal size, so
+    each thread reads long runs of memory (measured, Adam over 1,000 x 10,000: 3.9 ms; 6.1 ms with every
+    tensor halved between the threads).
+
+    Example:
+        >>> from descend._native.cpu import thread_bounds
+        >>> thread_bounds([(784, 256), (256,), (256, 10), (10,)], 2).tolist()
+        [[0, 98304, 200704], [0, 256, 256], [0, 0, 2560], [0, 0, 10]]
+    """
+    from .blas import thread_parts
+
+    sizes = [int(np.prod(s, dtype=np.int64)) for s in shapes]
+    total = sum(sizes)
+    bounds = np.zeros((len(shapes), parts + 1), np.int64)
+    whole = []
+    for t, (shape, size) in enumerate(zip(shapes, sizes)):
+        if parts > 1 and 4 * parts * size > total:
+            bounds[t] = thread_parts(shape, parts)
+        else:
+            whole.append(t)
+    in_whole = sum(sizes[t] for t in whole)
+    done = 0
+    for t in whole:  # part j takes the tensors whose middle falls in the j-th equal run of these elements
+        j = min(parts - 1, (2 * done + sizes[t]) * parts // max(2 * in_whole, 1))
+        bounds[t, j + 1:] = sizes[t]
+        done += sizes[t]
+    return bounds
+
+
 class NumbaDenseBatch(DenseBatch):
     """:meth:`NumbaRule.apply_dense` prepared for a fixed list of parameters and slots.
 
@@ -509,16 +546,11 @@ class NumbaDenseBatch(DenseBatch):
         self._chunks = None
 
     def _chunk_list(self) -> np.ndarray:
-        """The chunks of the update (and of the gradients' check), grouped by thread: each thread updates
-        the rows of each weight that a split product's same thread wrote (:func:`descend._native.blas.thread_parts`;
-        measured, 2-core EPYC VM, compiled AdamW step of the 784-512-512-10 MLP: 5.5 ms against 6.4 with the
-        chunks in tensor order, at a moment the cores' caches were slow to share)."""
+        """The chunks of the update (and of the gradients' check), grouped by thread (:func:`thread_bounds`)."""
         key = (_native.CHUNK, _native.kernels().threads())  # (tests change CHUNK at run time)
         if self._chunk != key:
-            from .blas import thread_parts
-
             self._chunk = key
-            bounds = np.array([thread_parts(p.shape, key[1]) for p in self._arrays[0]], np.int64)
+            bounds = thread_bounds([p.shape for p in self._arrays[0]], key[1])
             self._chunks = _native.kernels().part_table(bounds, key[0])
         return self._chunks
 
