@@ -803,6 +803,30 @@ def test_a_change_of_load_starts_a_trial_at_once(steady_load):
     assert seen[:2 * n] == [True] * n + [False] * n and set(seen[2 * n:]) == {True}
 
 
+def test_a_chosen_way_that_turns_far_slower_starts_a_trial_at_once(steady_load):
+    # beside CPU-bound processes a step with threads measured fast in its trial and took 30x as long a few
+    # calls later; the load reading does not change then, so the plan's own times must start the trial
+    from descend.compiler.plan import ThreadChoice
+
+    c = ThreadChoice()
+    n = ThreadChoice.TRIAL + 1
+    _run_choice(c, c.WARM + 2 * n + 10, lambda on: 0.7 if on else 0.8)
+    assert c.on is True
+    # one spike, then two slow calls and a normal one: no trial (the strikes must be in a row)
+    times = iter([5.0, 0.7, 20.0, 20.0] + [0.7] * 16)
+    seen = _run_choice(c, 20, lambda on: next(times))
+    assert set(seen) == {True} and c.on is True
+    # threads now 30x slower: STRIKES calls, then a trial, which keeps one thread
+    seen = _run_choice(c, c.STRIKES + 2 * n + 50, lambda on: 20.0 if on else 0.8)
+    assert seen[:c.STRIKES] == [True] * c.STRIKES
+    assert seen[c.STRIKES:c.STRIKES + 2 * n] == [True] * n + [False] * n
+    assert set(seen[c.STRIKES + 2 * n:]) == {False} and c.on is False
+    # the host slows both ways down: one trial, whose times the next strikes are measured against (not a
+    # trial every few calls)
+    seen = _run_choice(c, 200, lambda on: 40.0 if on else 2.0)
+    assert seen.count(True) == n and seen[:c.STRIKES] == [False] * c.STRIKES and c.on is False
+
+
 def test_the_setting_is_each_threads_own():
     # plans run at once in two threads, each setting threads on or off while it runs: neither sees the
     # other's setting, and each thread's setting is back to unset afterwards

@@ -737,24 +737,31 @@ class ThreadChoice:
     a plan times :data:`TRIAL` calls each way (the first call after a switch is not counted: it pays for
     moving the data), threads on whatever the load and then off, and keeps the way with the lower median.
     The trial repeats :data:`EVERY` calls later, or up to :data:`LONGEST` when one way took more than
-    :data:`FAR` times the other (a trial of the slow way costs little then), and at once when the machine's
-    load changes (:func:`descend._native.idle_core` says otherwise than at the last trial). Both ways give
-    the same bits (:func:`descend._native.set_threads_on`)."""
+    :data:`FAR` times the other (a trial of the slow way costs little then), at once when the machine's
+    load changes (:func:`descend._native.idle_core` says otherwise than at the last trial), and at once when
+    :data:`STRIKES` calls in a row take more than :data:`SLOW` times the median the chosen way had in its
+    trial: beside two CPU-bound processes a step with threads ran at 0.6-0.7 ms in its trial and at 20 ms a
+    few calls later, every parallel region waiting a scheduler slice for its second thread, and nothing else
+    would have tried again for 512 calls. Both ways give the same bits (:func:`descend._native.set_threads_on`)."""
 
     WARM = 2
     TRIAL = 8
     EVERY = 512
     LONGEST = 8192
     FAR = 1.5
-    __slots__ = ("on", "_idle", "_state", "_times")
+    SLOW = 2.0
+    STRIKES = 3
+    __slots__ = ("on", "_idle", "_state", "_times", "_limit")
 
     def __init__(self):
         self.on = True      # the way chosen by the last trial
         self._idle = True   # whether a core was idle then (descend._native.idle_core)
-        # calls recorded, the call the next trial starts at, calls from a trial to the next; the trial's counted
-        # times, TRIAL with threads then TRIAL without (arrays: a steady state allocates no Python object)
-        self._state = np.array([0, self.WARM, self.EVERY], np.int64)
+        # calls recorded, the call the next trial starts at, calls from a trial to the next, slow calls in a row;
+        # the trial's counted times, TRIAL with threads then TRIAL without; SLOW x the chosen way's median
+        # (arrays: a steady state allocates no Python object)
+        self._state = np.array([0, self.WARM, self.EVERY, 0], np.int64)
         self._times = np.zeros(2 * self.TRIAL)
+        self._limit = np.full(1, np.inf)
 
     @property
     def calls(self) -> int:
@@ -763,7 +770,7 @@ class ThreadChoice:
 
     def threads(self) -> bool | None:
         """The setting for the next call (:func:`descend._native.set_threads_on`)."""
-        calls, start, _ = self._state.tolist()
+        calls, start, _, _ = self._state.tolist()
         if calls < self.WARM:
             return None
         t = calls - start
@@ -777,10 +784,16 @@ class ThreadChoice:
     def record(self, seconds: float) -> None:
         """A call made with :meth:`threads`'s setting took ``seconds``."""
         state = self._state
-        calls, start, every = state.tolist()
+        calls, start, every, strikes = state.tolist()
         state[0] = calls + 1
         t = calls - start
-        if calls < self.WARM or not 0 <= t < 2 * (self.TRIAL + 1):
+        if calls < self.WARM:
+            return
+        if not 0 <= t < 2 * (self.TRIAL + 1):  # between trials: has the chosen way become far slower?
+            strikes = strikes + 1 if seconds > self._limit[0] else 0
+            if strikes >= self.STRIKES:
+                state[1], strikes = calls + 1, 0  # a trial from the next call
+            state[3] = strikes
             return
         if t != 0 and t != self.TRIAL + 1:
             self._times[t - 1 if t <= self.TRIAL else t - 2] = seconds
@@ -788,6 +801,7 @@ class ThreadChoice:
             on, off = float(np.median(self._times[:self.TRIAL])), float(np.median(self._times[self.TRIAL:]))
             self.on = on <= off
             self._idle = _native.idle_core()
+            self._limit[0] = self.SLOW * min(on, off)
             far = max(on, off) > self.FAR * min(on, off)
             every = min(2 * every, self.LONGEST) if far else self.EVERY
             state[1], state[2] = calls + 1 + every, every
