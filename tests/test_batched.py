@@ -107,6 +107,31 @@ def test_ndarray_gradients_and_a_zip_iterator_take_the_batched_step():
     _assert_same(_state(got_vars, got_opt), _state(ref_vars, ref_opt))
 
 
+def test_the_thread_count_changing_between_steps_changes_no_bit(monkeypatch):
+    # the update's chunks are grouped by thread (a weight at the split products' row cuts, small tensors
+    # whole); a step on another thread count rebuilds the grouping and gives the same bits
+    numba = pytest.importorskip("numba")
+    sizes = [784 * 256, 256, 2560, 10, 3000, 0]
+    init, grads = _data(sizes=sizes, dtypes=[np.float32] * len(sizes), steps=6)
+    init = [a.reshape(s) for a, s in zip(init, [(784, 256), (256,), (256, 10), (10,), (3000,), (0,)])]
+    grads = [[g.reshape(a.shape) for g, a in zip(gs, init)] for gs in grads]
+    counts = iter([1, 2, 1, 2, 2, 1])
+    real = batched.apply
+
+    def apply_on(opt, rule, pairs):
+        numba.set_num_threads(min(next(counts), numba.config.NUMBA_NUM_THREADS))
+        return real(opt, rule, pairs)
+
+    ref_vars, ref_opt, _ = _run(MAKERS["AdamW"], False, init, grads)
+    monkeypatch.setattr(batched, "apply", apply_on)
+    try:
+        got_vars, got_opt, n = _run(MAKERS["AdamW"], True, init, grads, prefix="u")
+    finally:
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert n == len(grads) - 1
+    _assert_same(_state(got_vars, got_opt), _state(ref_vars, ref_opt))
+
+
 def _warm(make=MAKERS["Adam"], steps=2):
     init, grads = _data(steps=steps)
     vs, opt, n = _run(make, True, init, grads)
