@@ -21,7 +21,8 @@ alike.
 
 ``--busy`` measures the small MLP, descend (eager and compiled) and PyTorch,
 on the machine as it is and then with two CPU-bound processes spinning beside
-it, and reports each one's slowdown (median step busy / quiet).
+it, in rounds as above (quiet, then busy, each round), and reports each one's
+slowdown (median step busy / quiet).
 
     python benchmarks/bench_e2e.py [--quick] [--isolate] [--rounds N] [--busy] [--json PATH]
 """
@@ -332,9 +333,10 @@ def _spin():  # a CPU-bound process: what another user's job looks like to the s
         pass
 
 
-def run_busy(quick: bool = False, isolate: bool = True, spinners: int = 2) -> dict:
+def run_busy(quick: bool = False, isolate: bool = True, spinners: int = 2, rounds: int | None = None) -> dict:
     """The small MLP on a quiet machine, then with ``spinners`` CPU-bound processes on the cores:
-    descend's and PyTorch's slowdowns (busy / quiet, median step), measured side by side."""
+    descend's and PyTorch's slowdowns (busy / quiet, median step), measured side by side; ``rounds``
+    rounds of quiet-then-busy (3 by default, 1 with ``quick``), medians of the rounds' medians."""
     import multiprocessing
 
     timing = config(quick)
@@ -342,9 +344,9 @@ def run_busy(quick: bool = False, isolate: bool = True, spinners: int = 2) -> di
         "e2e_busy", "End to end on a busy machine",
         f"{SMALL}, AdamW, descend and PyTorch eager: median step time quiet and with {spinners} CPU-bound "
         "processes running (slowdown = busy median / quiet median; the best time hides the stalls).",
-        {"spinners": spinners, **timing})
-    os.environ["DESCEND_BENCH_E2E_CASE"] = SMALL
-    try:
+        {"spinners": spinners, "rounds": rounds, **timing})
+
+    def one_round():
         quiet = common.run_groups(__file__, BUSY_GROUPS, measure_group, quick, isolate)
         ctx = multiprocessing.get_context("spawn")
         procs = [ctx.Process(target=_spin, daemon=True) for _ in range(spinners)]
@@ -357,13 +359,18 @@ def run_busy(quick: bool = False, isolate: bool = True, spinners: int = 2) -> di
                 p.terminate()
             for p in procs:
                 p.join()
+        for label, out in (("quiet", quiet), (f"busy ({spinners} spinners)", busy)):
+            for g in out:
+                for e in out[g]:
+                    e["case"] = f"{SMALL}, {label}"
+        return {**{f"q{g}": quiet[g] for g in quiet}, **{f"b{g}": busy[g] for g in busy}}
+
+    os.environ["DESCEND_BENCH_E2E_CASE"] = SMALL
+    try:
+        merged = common.run_rounds(__file__, [], measure_group, quick, isolate, rounds, run_once=one_round)
     finally:
         del os.environ["DESCEND_BENCH_E2E_CASE"]
-    for label, out in (("quiet", quiet), (f"busy ({spinners} spinners)", busy)):
-        for g in out:
-            for e in out[g]:
-                e["case"] = f"{SMALL}, {label}"
-    common.add_entries(res, {**{f"q{g}": quiet[g] for g in quiet}, **{f"b{g}": busy[g] for g in busy}}, [])
+    common.add_entries(res, merged, [])
     slow = {}
     for impl, role in ((EAGER, "eager"), (COMPILED, "descend"), (FUSED, "peer")):
         q = [r for r in res["rows"] if r["impl"] == impl and r["case"].endswith("quiet") and r["ms"] is not None]
@@ -389,7 +396,7 @@ if __name__ == "__main__":
     if not common.group_main(measure_group):
         quick, isolate = "--quick" in sys.argv, "--isolate" in sys.argv
         rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else None
-        result = run_busy(quick, isolate) if "--busy" in sys.argv else run(quick, isolate, rounds)
+        result = run_busy(quick, isolate, rounds=rounds) if "--busy" in sys.argv else run(quick, isolate, rounds)
         print(common.text_table([result]))
         if "--json" in sys.argv:  # every row, medians and CPU times included
             import json

@@ -220,10 +220,12 @@ def entry(case, impl, timing=None, *, role="peer", note="", per=None):
 ROUNDS = 3
 
 
-def run_rounds(module_file, groups, measure_group, quick, isolate, rounds=None):
+def run_rounds(module_file, groups, measure_group, quick, isolate, rounds=None, run_once=None):
     """``{group: [entries]}`` like :func:`run_groups`, every group measured ``rounds`` times in turns
     (default :data:`ROUNDS`, 1 for a quick run): per implementation, the median of the rounds' medians and
-    the best of their bests, so a busy moment of a shared machine falls on every implementation alike."""
+    the best of their bests, so a busy moment of a shared machine falls on every implementation alike.
+    ``run_once()`` (default: :func:`run_groups` of ``groups``) measures one round and returns
+    ``{group: [entries]}``."""
     import numpy as np
 
     rounds = max(int(rounds if rounds is not None else (1 if quick else ROUNDS)), 1)
@@ -232,9 +234,9 @@ def run_rounds(module_file, groups, measure_group, quick, isolate, rounds=None):
     for k in range(rounds):
         if rounds > 1:
             log(f"round {k + 1} of {rounds} (load average {os.getloadavg()[0]:.2f})")
-        out = run_groups(module_file, groups, measure_group, quick, isolate)
-        for g in groups:
-            for e in out.get(g, []):
+        out = run_once() if run_once is not None else run_groups(module_file, groups, measure_group, quick, isolate)
+        for g in out:
+            for e in out[g]:
                 key = (g, e["case"], e["impl"])
                 if key not in collected:
                     collected[key] = dict(e, timings=[])
