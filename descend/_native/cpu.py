@@ -555,8 +555,9 @@ class NumbaDenseBatch(DenseBatch):
         return self._chunks
 
     def bind(self, grads: list):
-        """``(table, gradient objects, gradients)`` for this step, or None when a gradient is not an
-        ndarray of its parameter's dtype, shape and layout."""
+        """``(table, gradient objects, gradients, chunks)`` for this step (the chunks grouped by thread once,
+        for the check and the update alike), or None when a gradient is not an ndarray of its parameter's
+        dtype, shape and layout."""
         if len(grads) != self.n:
             return None
         objects = np.array(list(map(id, grads)), np.int64)  # (grads holds them alive)
@@ -568,10 +569,10 @@ class NumbaDenseBatch(DenseBatch):
                 return None
         table = self._table.copy()
         table[:, 1] = objects
-        return table, objects, grads
+        return table, objects, grads, self._chunk_list()
 
     def find_nonfinite(self, bound) -> int:
-        chunks = self._chunk_list()
+        chunks = bound[3]
         if not chunks.shape[0]:
             return -1
         return _native.kernels().first_nonfinite(bound[1], chunks, self.dtype.itemsize, _native.serial(self.total))
@@ -585,7 +586,7 @@ class NumbaDenseBatch(DenseBatch):
             return False
         if decays is None:
             decays = np.zeros(self.n, self.dtype)
-        return rule._launch("dense", self.dtype, self.total, (bound[0], self._chunk_list(), decays), args)
+        return rule._launch("dense", self.dtype, self.total, (bound[0], bound[3], decays), args)
 
 
 class NumbaCPU(Backend):
