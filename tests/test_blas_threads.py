@@ -117,9 +117,9 @@ class _SpyKernels:
     def __getattr__(self, name):
         return getattr(self.kernels, name)
 
-    def gemm_blocks(self, *args):
+    def gemm_split(self, *args):
         self.cuts.append((args[-2].tolist(), args[-1].tolist()))
-        return self.kernels.gemm_blocks(*args)
+        return self.kernels.gemm_split(*args)
 
 
 @pytest.mark.parametrize("mkn, by", [((784, 64, 256), "rows"), ((512, 128, 512), "rows"), ((64, 784, 256), "columns"),
@@ -180,6 +180,20 @@ def test_products_numpy_would_not_give_to_gemm_as_they_are_are_not_split(fake_po
     before = blas.stats["split"]
     blas.matmul_into(x, y, x)
     assert x.tobytes() == want.tobytes() and blas.stats["split"] == before
+    # ... by a few rows of the other operand; an operand with negative strides
+    big = rng.standard_normal((112, 40), dtype=np.float32)
+    for x, y, out in [(a, big[:48], big[40:104]), (a[::-1], big[:48].copy(), np.empty((64, 40), np.float32))]:
+        want = np.matmul(x.copy(), y.copy())
+        before = blas.stats["split"]
+        blas.matmul_into(x, y, out)
+        assert out.tobytes() == want.tobytes() and blas.stats["split"] == before
+    # the rows right after an operand's last byte do not overlap it: split, with a one-thread product's bits
+    y, out = big[:48], big[48:112]
+    with __import__("threadpoolctl").threadpool_limits(1, user_api="blas"):
+        want = np.matmul(a, y.copy())
+    before = blas.stats["split"]
+    blas.matmul_into(a, y, out)
+    assert out.tobytes() == want.tobytes() and blas.stats["split"] == before + (1 if _can_split() else 0)
 
 
 @pytest.mark.parametrize("bad", ["read_only", "short_output", "long_output", "inner_mismatch", "one_dim"])

@@ -18,7 +18,7 @@ So descend never runs BLAS on more than one thread. :func:`matmul`:
   columns), one a thread, and runs the blocks at once as
   single-threaded calls of NumPy's own BLAS function (``cblas_sgemm``, found
   with ``threadpoolctl`` and checked against ``np.matmul`` on a probe) from
-  one compiled kernel (:func:`descend._native.jit.gemm_blocks`) on the
+  one compiled kernel (:func:`descend._native.jit.gemm_split`) on the
   compiled kernels' threads: no Python thread wakes, no lock is taken
   (measured, 2-core EPYC VM: ``64 x 784 x 256`` 270 us on one thread, 150
   split; ``128 x 784 x 512`` 1,030 us, 560 split, 700 on OpenBLAS's two
@@ -152,7 +152,7 @@ def _counter(lib):
 
 
 # ---------------------------------------------------------------------------------------------- splitting
-_NO_TRANS, _TRANS = 111, 112  # CblasNoTrans, CblasTrans
+_NO_TRANS = 111  # CblasNoTrans
 _gemms: dict | None = None  # dtype -> NumPy's BLAS ?gemm (a ctypes function), found on the first split
 
 
@@ -195,19 +195,6 @@ def _same_as_numpy(gemm, dtype) -> bool:
     out = np.empty((37, 45), dtype)
     gemm(101, _NO_TRANS, _NO_TRANS, 37, 45, 301, 1.0, a.ctypes.data, 301, b.ctypes.data, 45, 0.0, out.ctypes.data, 45)
     return out.tobytes() == np.matmul(a, b).tobytes()
-
-
-def _layout(x: np.ndarray):
-    """``(CblasNoTrans or CblasTrans, leading dimension)`` of a 2-D operand as NumPy passes it to BLAS, or
-    None when NumPy would not hand these strides to BLAS as they are."""
-    s0, s1 = x.strides
-    size = x.itemsize
-    rows, cols = x.shape
-    if s1 == size and s0 % size == 0 and s0 // size >= cols:
-        return _NO_TRANS, s0 // size
-    if s0 == size and s1 % size == 0 and s1 // size >= rows:
-        return _TRANS, s1 // size
-    return None
 
 
 _NO_CUTS = np.zeros(2, np.int64)
@@ -274,17 +261,14 @@ def _split(a, b, out, threads: int) -> bool:
         return False  # (np.matmul says what is wrong: BLAS would write where it is told)
     m, k = a.shape
     n = b.shape[1]
-    if b.shape[0] != k or out.shape != (m, n):
+    if b.shape[0] != k or out.shape != (m, n) or not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
         return False
-    la, lb, lc = _layout(a), _layout(b), _layout(out)
-    if la is None or lb is None or lc is None or lc[0] != _NO_TRANS:
-        return False
-    pa, pb = a.ctypes.data, b.ctypes.data
-    if pa == pb or np.may_share_memory(out, a) or np.may_share_memory(out, b):
-        return False  # (NumPy computes a @ a.T another way, and copies an operand its output overlaps)
     if not _native.enabled() or not _native.ready(exact=True) or not _native.parallel():
         return False  # (no compiled kernels, still loading, or a child forked after threads started)
-    threads = min(threads, _native.kernels().threads())
+    kernels = _native.kernels()
+    if not kernels.header_ok():
+        return False  # (the kernel reads the operands' addresses and strides from their array headers)
+    threads = min(threads, kernels.threads())
     rows, cols = cuts(m, threads), cuts(n, threads)  # the longer side is cut (see _split's docstring)
     if rows.shape[0] >= 3 and (m >= n or cols.shape[0] < 3):
         cols = _NO_CUTS
@@ -294,8 +278,8 @@ def _split(a, b, out, threads: int) -> bool:
         return False
     if int((rows if cols is _NO_CUTS else cols)[1]) * (n if cols is _NO_CUTS else m) * k < BLOCK_MIN:  # (the first block is the smallest)
         return False
-    _native.kernels().gemm_blocks(gemm, out, la[0], lb[0], m, n, k, pa, la[1], pb, lb[1], lc[1], a.strides[0],
-                                  b.strides[1], rows, cols)
+    if not kernels.gemm_split(gemm, out, id(a), id(b), k, rows, cols):
+        return False  # (strides NumPy would not hand to BLAS as they are, a @ a.T, an output overlapping an operand)
     stats["split"] += 1
     return True
 

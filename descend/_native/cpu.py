@@ -463,16 +463,6 @@ _LAYOUT = operator.attrgetter("dtype", "shape", "strides")
 _NDARRAY = {np.ndarray}
 
 
-_header_state: list = []
-
-
-def _headers_ok() -> bool:
-    """Whether the compiled check of array headers can run here (checked once)."""
-    if not _header_state:
-        _header_state.append(_native.kernels().header_ok())
-    return _header_state[0]
-
-
 def thread_bounds(shapes: list, parts: int) -> np.ndarray:
     """``(len(shapes), parts + 1)`` int64: where ``parts`` threads share each tensor of an update
     (:func:`descend._native.jit.part_table`).
@@ -561,8 +551,8 @@ class NumbaDenseBatch(DenseBatch):
         if len(grads) != self.n:
             return None
         objects = np.array(list(map(id, grads)), np.int64)  # (grads holds them alive)
-        if not (_headers_ok() and _native.kernels().check_headers(objects, self._descr, self._nds, self._starts,
-                                                                    self._flat_layout) < 0):
+        k = _native.kernels()
+        if not (k.header_ok() and k.check_headers(objects, self._descr, self._nds, self._starts, self._flat_layout) < 0):
             # the compiled check reads each array's header in place (no tuples made); where it cannot run or
             # says no (another dtype object of the same dtype, say), the same check on the Python objects
             if set(map(type, grads)) != _NDARRAY or list(map(_LAYOUT, grads)) != self._layouts:

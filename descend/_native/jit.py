@@ -21,6 +21,7 @@ The caller keeps every array in the table alive for the duration of the call.
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import numba
 import numpy as np
@@ -29,7 +30,7 @@ from numba import prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["DATA_OFFSET", "any_nonfinite", "check_headers", "chunk_table", "data_at", "first_nonfinite", "gemm_blocks",
+__all__ = ["DATA_OFFSET", "any_nonfinite", "check_headers", "chunk_table", "data_at", "first_nonfinite", "gemm_split",
            "group_ids", "header_ok", "layout_ok", "part_table", "pointer_like", "prefetch", "sum_groups",
            "sum_segments", "threads"]
 
@@ -361,9 +362,10 @@ ND_OFFSET, DIMS_OFFSET, STRIDES_OFFSET, DESCR_OFFSET = DATA_OFFSET + 8, DATA_OFF
     DATA_OFFSET + 40
 
 
+@functools.cache
 def header_ok() -> bool:
     """Whether array objects hold ``ob_type``, ``nd``, ``dimensions``, ``strides`` and ``descr`` at the
-    offsets above here (checked on arrays of 0 to 3 dimensions, views and both float dtypes)."""
+    offsets above here (checked once, on arrays of 0 to 3 dimensions, views and both float dtypes)."""
     base = np.arange(48, dtype=np.float64)
     probes = [base, base[3:], np.zeros((), np.float32), np.zeros((3, 4), np.float32)[1:], base.reshape(2, 3, 8)[:, ::2],
               np.zeros((2, 0, 3), np.float32)]
@@ -436,28 +438,65 @@ def threads() -> int:
     return numba.get_num_threads()
 
 
-_ROW_MAJOR = 101  # CblasRowMajor
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112  # CblasRowMajor, CblasNoTrans, CblasTrans
+
+
+@numba.njit(inline="always")
+def _operand(obj, rows, cols, size):
+    """``(address, CblasNoTrans or CblasTrans, leading dimension, bytes from one row to the next, bytes from one
+    column to the next)`` of the 2-D array object at ``obj`` (``rows x cols``) as NumPy hands it to BLAS: rows
+    contiguous (no transpose) or columns contiguous (transposed), the other stride a whole number of elements
+    no shorter than a row (column); the leading dimension -1 where NumPy would not hand these strides to BLAS
+    as they are."""
+    strides = _load_i64(obj + STRIDES_OFFSET)
+    s0, s1 = _load_i64(strides), _load_i64(strides + 8)
+    ld = -1
+    trans = _NO_TRANS
+    if s1 == size and s0 % size == 0 and s0 // size >= cols:
+        ld = s0 // size
+    elif s0 == size and s1 % size == 0 and s1 // size >= rows:
+        trans, ld = _TRANS, s1 // size
+    return _load_i64(obj + DATA_OFFSET), trans, ld, s0, s1
+
+
+@numba.njit(inline="always")
+def _apart(p, s0, s1, rows, cols, q, t0, t1, q_rows, q_cols, size) -> bool:
+    """Whether the bytes of two strided blocks (positive strides) lie apart (``np.may_share_memory``'s bounds)."""
+    return p + (rows - 1) * s0 + (cols - 1) * s1 + size <= q or q + (q_rows - 1) * t0 + (q_cols - 1) * t1 + size <= p
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def gemm_blocks(gemm, out, trans_a, trans_b, m, n, k, a, lda, b, ldb, ldc, a_row, b_col, cut_rows, cut_cols):
-    """``out[...] = A @ B`` (row-major, ``A`` ``m x k`` and ``B`` ``k x n`` at the addresses ``a`` and ``b``,
-    ``out`` with rows ``ldc`` elements apart) as calls of the single-threaded BLAS function ``gemm`` (a
-    cblas ``?gemm`` of ``out``'s dtype, as a ctypes function), one a thread, at once: one per block of rows
-    between the ``cut_rows`` (of ``A`` and ``out``; ``a_row`` bytes from one row of ``A`` to the next) or, when
-    ``cut_rows`` has fewer than 3 cuts, one per block of columns between the ``cut_cols`` (of ``B`` and
-    ``out``; ``b_col`` bytes from one column of ``B`` to the next). The caller keeps the arrays alive.
+def gemm_split(gemm, out, a_object, b_object, k, cut_rows, cut_cols):
+    """``out[...] = a @ b`` for the 2-D arrays whose objects are at ``a_object`` and ``b_object`` (``id(a)``,
+    ``id(b)``; ``a`` is ``m x k``, ``b`` ``k x n``, ``out`` ``m x n``, all of ``out``'s dtype), as calls of the
+    single-threaded BLAS function ``gemm`` (a cblas ``?gemm`` of that dtype, as a ctypes function), one a thread,
+    at once: one per block of rows between the ``cut_rows`` (of ``a`` and ``out``) or, when ``cut_rows`` has
+    fewer than 3 cuts, one per block of columns between the ``cut_cols`` (of ``b`` and ``out``). The operands'
+    addresses and strides are read from their array headers (:func:`header_ok` must hold; the caller keeps the
+    arrays alive), so no Python object is made for them. Returns False, having written nothing, where NumPy
+    would not call ``gemm`` on them as they are: an operand's strides, ``out``'s rows not contiguous, ``a`` and
+    ``b`` at one address (NumPy computes ``a @ a.T`` another way) or ``out`` overlapping an operand.
     (``out`` is passed as an array, not an address, so each dtype gets its own compiled version.)"""
-    c = out.ctypes.data
     size = out.itemsize
+    m, n = out.shape
+    pa, trans_a, lda, sa0, sa1 = _operand(a_object, m, k, size)
+    pb, trans_b, ldb, sb0, sb1 = _operand(b_object, k, n, size)
+    so0, so1 = out.strides
+    if lda < 0 or ldb < 0 or so1 != size or so0 % size != 0 or so0 // size < n or pa == pb:
+        return False
+    c = out.ctypes.data
+    if not (_apart(c, so0, so1, m, n, pa, sa0, sa1, m, k, size) and _apart(c, so0, so1, m, n, pb, sb0, sb1, k, n, size)):
+        return False
+    ldc = so0 // size
     by_rows = cut_rows.shape[0] > 2
     blocks = cut_rows.shape[0] - 1 if by_rows else cut_cols.shape[0] - 1
     for i in prange(blocks):
         if by_rows:
             r0 = cut_rows[i]
-            gemm(_ROW_MAJOR, trans_a, trans_b, cut_rows[i + 1] - r0, n, k, 1.0, a + r0 * a_row, lda, b, ldb, 0.0,
-                 c + r0 * ldc * size, ldc)
+            gemm(_ROW_MAJOR, trans_a, trans_b, cut_rows[i + 1] - r0, n, k, 1.0, pa + r0 * sa0, lda, pb, ldb, 0.0,
+                 c + r0 * so0, ldc)
         else:
             c0 = cut_cols[i]
-            gemm(_ROW_MAJOR, trans_a, trans_b, m, cut_cols[i + 1] - c0, k, 1.0, a, lda, b + c0 * b_col, ldb, 0.0,
+            gemm(_ROW_MAJOR, trans_a, trans_b, m, cut_cols[i + 1] - c0, k, 1.0, pa, lda, pb + c0 * sb1, ldb, 0.0,
                  c + c0 * size, ldc)
+    return True
