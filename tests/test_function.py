@@ -574,6 +574,65 @@ def test_compiled_reductions_and_division_by_a_number_give_the_eager_bits(dtype,
             compiled(x)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_compiled_add_n_sums_in_the_eager_order_with_no_callback(dtype):
+    # a sum of many tensors of mixed magnitudes (the order decides the last bits) and Variables, and its
+    # gradient: the eager bits, no op run as a callback
+    rng = np.random.default_rng(11)
+    top = 1 if dtype == np.float16 else 4  # (float16's sum of squares stays finite)
+    vs = [ds.Variable((rng.standard_normal((3, 4)) * 10.0 ** rng.integers(-3, top)).astype(dtype)) for _ in range(5)]
+
+    def f(x):
+        with ds.GradientTape() as tape:
+            total = ds.add_n([x * 3.0, *vs, x, ds.square(x)])
+            loss = ds.reduce_sum(total * total)
+        return [total, *tape.gradient(loss, vs)]
+
+    x = ds.constant((rng.standard_normal((3, 4)) * 10.0 ** (top - 1)).astype(dtype))
+    want = [t.numpy() for t in f(x)]
+    compiled = ds.function(f)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(2):
+            got = [t.numpy() for t in compiled(x)]
+            for g, w in zip(got, want):
+                assert g.dtype == w.dtype and g.shape == w.shape and g.tobytes() == w.tobytes()
+    assert "np.add(" in compiled.get_concrete_function(x).plan().source
+
+
+def test_an_optimizer_node_finds_each_buffers_tensor_by_a_lookup():
+    # the plan hands the optimizer the same gradient buffers each call, and the node hands it the same Tensors
+    # over them; finding them must not compare every buffer with every other (a list searched per gradient:
+    # 400 variables took 10 ms a step)
+    from descend.compiler.nodes import OptimizerNode
+
+    vs = [ds.Variable(np.ones(2, np.float32)) for _ in range(300)]
+    opt = ds.optimizers.SGD(0.1)
+    seen = []
+
+    @ds.function
+    def step(x):
+        with ds.GradientTape() as tape:
+            loss = ds.add_n([ds.reduce_sum(v * x) for v in vs])
+        opt.apply_gradients(zip(tape.gradient(loss, vs), vs))
+
+    x = ds.constant(np.ones(2, np.float32))
+    step(x)
+    node = next(n.payload for n in step.get_concrete_function(x).graph.nodes
+                if isinstance(getattr(n, "payload", None), OptimizerNode))
+    fn = node.fn
+    node.fn = lambda optimizer, pairs, **kw: (seen.append([g for g, _ in pairs]), fn(optimizer, pairs, **kw))
+    try:
+        step(x)
+        step(x)
+    finally:
+        node.fn = fn
+    assert len(seen) == 2 and all(a is b for a, b in zip(*seen))
+    assert isinstance(node._wrapped, dict) and len(node._wrapped) == 300
+    assert all(found[0] is t._value for found, t in zip(node._wrapped.values(), seen[0]))
+    np.testing.assert_allclose(vs[0].numpy(), 1.0 - 0.3, rtol=1e-6)
+
+
 def test_a_reshape_that_copies_is_made_at_every_run():
     # the transposed product cannot be reshaped in place: a plan that copied it once, when it was built, would
     # return that moment's values (uninitialized memory) at every call

@@ -42,7 +42,7 @@ class OptimizerNode(OpaqueNode):
         self.fn = fn                # the undecorated method: a plan runs with no trace active
         self.layout = layout        # per pair: None, "dense" or ("slices", dense_shape)
         self.kwargs = kwargs
-        self._wrapped: list = []    # (array, Tensor) of the last call, so the same buffer keeps its Tensor
+        self._wrapped: dict = {}    # id -> (array, its Tensor): the same buffer keeps its Tensor from call to call
 
     @classmethod
     def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
@@ -94,13 +94,13 @@ class OptimizerNode(OpaqueNode):
         return grads
 
     def _tensor(self, a):
-        for arr, t in self._wrapped:
-            if arr is a:
-                return t
+        found = self._wrapped.get(id(a))
+        if found is not None and found[0] is a:
+            return found[1]
+        if len(self._wrapped) >= 2 * len(self.layout) + 2:  # (other arrays than last time: a rebuilt plan's)
+            self._wrapped.clear()
         t = Tensor(a)
-        self._wrapped.append((a, t))
-        if len(self._wrapped) > 2 * len(self.layout) + 2:
-            del self._wrapped[0]
+        self._wrapped[id(a)] = (a, t)
         return t
 
     def run(self, arrays: list) -> list:

@@ -403,6 +403,8 @@ class _Builder:
                 return
             if name == "cast" and self.cast(node, out):
                 return
+            if name == "add_n" and self.add_n(node, out):
+                return
             if name.startswith("sparse_softmax_cross_entropy_with_logits") and self.xent(node, out):
                 return
         self.generic(node)
@@ -554,6 +556,17 @@ class _Builder:
         f = self.glob(fn, "F")
         name = self.local(out, fresh=False)
         self.lines.append(f"{name} = {f}({self.expr(x)})")
+        return True
+
+    def add_n(self, node, out) -> bool:
+        """``add_n``: the first input copied into the buffer, then each other added to it in order (the eager
+        op's sum, in its order)."""
+        ins = node.inputs
+        if not ins or any(_ref_meta(r) != (out.shape, out.dtype) for r in ins):
+            return False
+        b = self.buffer(out)
+        self.lines.append(f"np.copyto({b}, {self.expr(ins[0])})")
+        self.lines.extend(f"np.add({b}, {self.expr(r)}, out={b})" for r in ins[1:])
         return True
 
     def cast(self, node, out) -> bool:
