@@ -600,6 +600,59 @@ def test_compiled_add_n_sums_in_the_eager_order_with_no_callback(dtype):
     assert "np.add(" in compiled.get_concrete_function(x).plan().source
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 10), (3, 5, 7), (1, 1), (6,)])
+def test_compiled_activations_and_where_give_the_eager_bits_and_gradients(dtype, shape):
+    # sigmoid, softmax (last and first axis), leaky_relu, elu, rsqrt, where, squared_difference, zeros_like,
+    # ones_like and views of a Variable (copies, as eager) lower to their forwards' NumPy calls: the eager values
+    # and gradients bit for bit (NaN, +-inf and -0.0 included), and no op runs as a callback
+    rng = np.random.default_rng(len(shape))
+    values = (rng.standard_normal(shape) * 8).astype(dtype)
+    flat = values.reshape(-1)
+    flat[:4] = np.array([np.nan, np.inf, -np.inf, -0.0], dtype)[:flat.size]
+    x = ds.Variable(values)
+    y = ds.constant(rng.standard_normal(shape[-1:]).astype(dtype))
+
+    def f():
+        with ds.GradientTape() as tape:
+            outs = [ds.nn.sigmoid(x), ds.nn.softmax(x), ds.nn.softmax(x, axis=0), ds.nn.leaky_relu(x, alpha=0.3),
+                    ds.nn.elu(x), ds.where(x > 0.5, x, ds.zeros_like(x) - y), ds.math.squared_difference(x, y),
+                    ds.ones_like(x) * x, ds.math.rsqrt(x), ds.reshape(x, [-1]), ds.transpose(x)]
+            loss = ds.add_n([ds.reduce_sum(o * (k + 1.0)) for k, o in enumerate(outs)])
+        return [*outs, tape.gradient(loss, x)]
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = [t.numpy() for t in f()]
+        compiled = ds.function(f)
+        with warnings.catch_warnings():
+            for _ in range(2):
+                got = [t.numpy() for t in compiled()]
+                for k, (g, w) in enumerate(zip(got, want)):
+                    assert g.dtype == w.dtype and g.shape == w.shape, k
+                    # (bits, NaN where eager has NaN: the sign of a NaN that two NaN gradients add up to follows
+                    # the order the sum takes its operands in, which the plan's accumulation does not promise)
+                    nan = np.isnan(w)
+                    assert (np.isnan(g) == nan).all() and g[~nan].tobytes() == w[~nan].tobytes(), k
+    source = compiled.get_concrete_function().plan().source
+    assert "np.copyto(" in source and "_asarray(" not in source  # (a callback's result goes through _asarray)
+
+
+def test_a_view_of_a_variable_in_a_plan_is_the_value_it_had_then():
+    v = ds.Variable(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+
+    @ds.function
+    def f():
+        before = ds.reshape(v, [3, 2])
+        v.assign_add(ds.ones_like(v))
+        return before, ds.transpose(v)
+
+    for k in range(3):
+        before, after = f()
+        np.testing.assert_array_equal(before.numpy(), (np.arange(6.0).reshape(2, 3) + k).reshape(3, 2))
+        np.testing.assert_array_equal(after.numpy(), (np.arange(6.0).reshape(2, 3) + k + 1).T)
+
+
 def test_an_optimizer_node_finds_each_buffers_tensor_by_a_lookup():
     # the plan hands the optimizer the same gradient buffers each call, and the node hands it the same Tensors
     # over them; finding them must not compare every buffer with every other (a list searched per gradient:

@@ -103,6 +103,9 @@ _UFUNC = {
 }
 #: reduction op -> the ufunc whose ``reduce`` computes it (np.sum, np.mean's sum, np.max, np.min)
 _REDUCE = {"reduce_sum": np.add, "reduce_mean": np.add, "reduce_max": np.maximum, "reduce_min": np.minimum}
+#: ops lowered as the few NumPy calls of their forward (:meth:`_Builder.composite`)
+_COMPOSITE = {"sigmoid", "softmax", "leaky_relu", "elu", "rsqrt", "where", "squared_difference", "zeros_like",
+              "ones_like"}
 _VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "identity", "stop_gradient"}
 #: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
 _NO_WARNING = {"random_draw"}
@@ -405,6 +408,8 @@ class _Builder:
                 return
             if name == "add_n" and self.add_n(node, out):
                 return
+            if name in _COMPOSITE and self.composite(node, out):
+                return
             if name.startswith("sparse_softmax_cross_entropy_with_logits") and self.xent(node, out):
                 return
         self.generic(node)
@@ -544,9 +549,12 @@ class _Builder:
 
     def view(self, node, out) -> bool:
         (x,) = node.inputs[:1]
-        if type(x) is not Value:
-            return False  # a view of a Variable is a copy (eager copies it); a Lit is not a view
         fn = functools.partial(node.op.forward, **node.attrs)
+        if type(x) is VarRef:  # a view of a Variable is a copy (eager copies it)
+            self.lines.append(f"np.copyto({self.buffer(out)}, {self.glob(fn, 'F')}({self.expr(x)}))")
+            return True
+        if type(x) is not Value:
+            return False  # a Lit is not a view
         fixed = self.fixed_array(x)
         arr = None if fixed is None else _view_of(fixed, lambda a: np.asarray(fn(a)))
         if arr is not None:
@@ -568,6 +576,80 @@ class _Builder:
         self.lines.append(f"np.copyto({b}, {self.expr(ins[0])})")
         self.lines.extend(f"np.add({b}, {self.expr(r)}, out={b})" for r in ins[1:])
         return True
+
+    def composite(self, node, out) -> bool:
+        """An op whose forward is a few NumPy calls (an activation, ``where``, ``squared_difference``, ``zeros_like``):
+        the same calls, in the same order and dtypes, into buffers of their own."""
+        name, ins = node.op.name, node.inputs
+        metas = [_ref_meta(r) for r in ins]
+        if any(type(r) is Lit or m[0] is None for r, m in zip(ins, metas)):
+            return False
+        if name in ("zeros_like", "ones_like"):  # (its values never change: made once, like a constant)
+            arr = (np.zeros if name == "zeros_like" else np.ones)(out.shape, out.dtype)
+            self.names[out] = self.glob(arr, "K")
+            self.fixed[out] = arr
+            return True
+        x = self.expr(ins[0])
+        if name == "where":
+            if metas[0][1] != np.bool_ or any(m[1] != out.dtype for m in metas[1:]):
+                return False
+            b = self.buffer(out)
+            self.lines += [f"np.copyto({b}, {self.expr(ins[2])})", f"np.copyto({b}, {self.expr(ins[1])}, where={x})"]
+            return True
+        if any(m[1] != out.dtype for m in metas) or out.dtype.kind != "f":
+            return False
+        if name == "squared_difference":  # d = x - y; d * d
+            d = self.temporary(out)
+            self.lines += [f"np.subtract({x}, {self.expr(ins[1])}, out={d})", f"np.multiply({d}, {d}, out={self.buffer(out)})"]
+            return True
+        if metas[0][0] != out.shape:
+            return False
+        if name == "sigmoid":  # e = exp(-|x|); r = 1 / (1 + e); r where x >= 0, else e * r
+            a, na, e, d, r, er = (self.temporary(out) for _ in range(6))
+            mask = self.temporary(out, np.bool_)
+            b = self.buffer(out)
+            self.lines += [f"np.abs({x}, out={a})", f"np.negative({a}, out={na})", f"np.exp({na}, out={e})",
+                           f"np.add(1, {e}, out={d})", f"np.true_divide(1, {d}, out={r})", f"np.multiply({e}, {r}, out={er})",
+                           f"np.greater_equal({x}, 0, out={mask})", f"np.copyto({b}, {er})", f"np.copyto({b}, {r}, where={mask})"]
+            return True
+        if name == "rsqrt":  # 1 / sqrt(x)
+            t = self.temporary(out)
+            self.lines += [f"np.sqrt({x}, out={t})", f"np.true_divide(1, {t}, out={self.buffer(out)})"]
+            return True
+        if name == "leaky_relu":  # x where x > 0, else x * alpha
+            xa, mask = self.temporary(out), self.temporary(out, np.bool_)
+            b = self.buffer(out)
+            alpha = self.glob(float(node.attrs.get("alpha", 0.2)), "L")
+            self.lines += [f"np.multiply({x}, {alpha}, out={xa})", f"np.greater({x}, 0, out={mask})",
+                           f"np.copyto({b}, {xa})", f"np.copyto({b}, {x}, where={mask})"]
+            return True
+        if name == "elu":  # expm1(min(x, 0)) where x < 0, else x
+            t, t1, mask = self.temporary(out), self.temporary(out), self.temporary(out, np.bool_)
+            b = self.buffer(out)
+            self.lines += [f"np.minimum({x}, 0, out={t})", f"np.expm1({t}, out={t1})", f"np.less({x}, 0, out={mask})",
+                           f"np.copyto({b}, {x})", f"np.copyto({b}, {t1}, where={mask})"]
+            return True
+        if name == "softmax":  # e = exp(x - max(x)); e / sum(e), along the axis
+            from ..ops._util import normalize_axis
+
+            axis = normalize_axis(node.attrs.get("axis", -1), len(out.shape))
+            if len(axis) != 1 or not out.shape[axis[0]]:
+                return False
+            kept = tuple(1 if d == axis[0] else n for d, n in enumerate(out.shape))
+            m, sh, e, total = (self.temporary(out, shape=kept), self.temporary(out), self.temporary(out),
+                               self.temporary(out, shape=kept))
+            a = axis[0]
+            self.lines += [f"{self.glob(np.maximum.reduce, 'U')}({x}, axis={a}, keepdims=True, out={m})",
+                           f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})",
+                           f"{self.glob(np.add.reduce, 'U')}({e}, axis={a}, keepdims=True, out={total})",
+                           f"np.true_divide({e}, {total}, out={self.buffer(out)})"]
+            return True
+        return False
+
+    def temporary(self, like: Value, dtype=None, shape=None) -> str:
+        """A buffer of the plan for an intermediate of one lowered op (``like``'s shape and dtype unless given)."""
+        arr = np.empty(like.shape if shape is None else shape, like.dtype if dtype is None else dtype)
+        return self.glob(arr, "B")
 
     def cast(self, node, out) -> bool:
         (x,) = node.inputs
