@@ -653,6 +653,33 @@ def test_a_view_of_a_variable_in_a_plan_is_the_value_it_had_then():
         np.testing.assert_array_equal(after.numpy(), (np.arange(6.0).reshape(2, 3) + k + 1).T)
 
 
+def _flat(t):
+    return [y for x in t for y in (_flat(x) if isinstance(x, tuple) else [x])]
+
+
+def test_calls_with_python_values_and_defaults_take_the_fast_path_and_keep_the_retracing_rules():
+    # fit's step is called as step(x, y, None, n_local, n_global, key): Tensors, None, ints and a tuple of ids,
+    # with a parameter that has a default. The fast path must tell apart what the signature tells apart: 1, 1.0
+    # and True; (1, 2) and (1.0, 2); shapes and dtypes
+    traces = []
+
+    @ds.function
+    def f(x, n, k, key=None):
+        traces.append((type(n).__name__, k))
+        return x * n + (0.0 if key is None else float(sum(_flat(key))))
+
+    x = ds.constant([1.0, 2.0])
+    calls = [(x, 1, "a", (1, 2)), (x, 1.0, "a", (1, 2)), (x, True, "a", (1, 2)), (x, 1, "a", (1.0, 2)),
+             (x, 1, "b", (1, 2)), (x, 1, "a", None), (ds.constant([1.0, 2.0, 3.0]), 1, "a", (1, 2)),
+             (np.array([1.0, 2.0]), 1, "a", (1, 2)), (x, 1, "a", (1, (2,), ())), (x, 1, "a", (1, (2.0,), ()))]
+    for _ in range(3):
+        for args in calls:
+            want = np.asarray(args[0]) * args[1] + (0.0 if args[3] is None else float(sum(_flat(args[3]))))
+            np.testing.assert_allclose(np.asarray(f(*args)), want.astype(np.float32))
+    assert f.experimental_get_tracing_count() == len(traces) == 10  # (the float64 array: a trace of its own)
+    assert len(f._fast) == 10
+
+
 def test_an_optimizer_node_finds_each_buffers_tensor_by_a_lookup():
     # the plan hands the optimizer the same gradient buffers each call, and the node hands it the same Tensors
     # over them; finding them must not compare every buffer with every other (a list searched per gradient:

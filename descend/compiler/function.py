@@ -197,8 +197,9 @@ class _Binder:
             self.signature = None
         self.params = list(self.signature.parameters.values()) if self.signature is not None else []
         self.input_signature = input_signature
+        # (a call that passes every parameter positionally is its own canonical form: the fast path)
         self.simple = (self.signature is not None and input_signature is None
-                       and all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in self.params))
+                       and all(p.kind is p.POSITIONAL_OR_KEYWORD for p in self.params))
         self.n = len(self.params)
         if input_signature is not None and self.signature is not None:
             self._check_covered()
@@ -329,7 +330,7 @@ class Function:
         self._converted = None
         self._binder = None
         self._cache: dict = {}               # signature key -> ConcreteFunction
-        self._fast: dict = {}                # (shape, dtype) per argument -> ConcreteFunction (plain calls)
+        self._fast: dict = {}                # _fast_key of a plain call -> ConcreteFunction
         self._relaxed: dict = {}             # signature key -> ConcreteFunction of TensorSpecs with None dimensions
         self._tracing_count = 0
         self._traced_once = False            # a trace has completed (Variables may be created only before)
@@ -404,7 +405,7 @@ class Function:
             if key is not None:
                 cf = self._fast.get(key)
                 if cf is not None:
-                    return cf._call_flat([Tensor(a) if type(a) is np.ndarray else a for a in args], (), args, kwargs)
+                    return cf._call_flat(_fast_inputs(args), (), args, kwargs)
         binder = self._get_binder()
         canonical = binder.apply_signature(binder.canonical(args, kwargs))
         key = _key(canonical)
@@ -599,8 +600,13 @@ def _eager_outputs(out, nested: bool):
     return rebuild(new)
 
 
+_FAST_SCALARS = frozenset({type(None), bool, int, float, str})
+
+
 def _fast_key(args):
-    """A key for a call of Tensors and arrays only (None otherwise)."""
+    """A key for a call whose arguments are Tensors, arrays, Python scalars (None, bool, int, float, str) and
+    (nested) tuples of scalars, that tells apart what the signature key tells apart (shape and dtype; type and
+    value); None for any other call."""
     out = []
     for a in args:
         t = type(a)
@@ -609,9 +615,38 @@ def _fast_key(args):
             out.append((v.shape, v.dtype))
         elif t is np.ndarray:
             out.append((a.shape, a.dtype))
+        elif t in _FAST_SCALARS:
+            out.append((t, a))
+        elif t is tuple:
+            k = _fast_tuple(a)
+            if k is None:
+                return None
+            out.append(k)
         else:
             return None
     return tuple(out)
+
+
+def _fast_tuple(a: tuple):
+    """:func:`_fast_key`'s part for a tuple of scalars and such tuples (fit's trace key: ids of the optimizer,
+    the loss and the weights), or None."""
+    types = tuple(map(type, a))
+    if _FAST_SCALARS.issuperset(types):
+        return (tuple, types, a)
+    parts = []
+    for x, t in zip(a, types):
+        if t in _FAST_SCALARS:
+            parts.append((t, x))
+        elif t is tuple and (k := _fast_tuple(x)) is not None:
+            parts.append(k)
+        else:
+            return None
+    return (tuple, tuple(parts))
+
+
+def _fast_inputs(args) -> list:
+    """The flat Tensor inputs of a call :func:`_fast_key` accepted (its Tensors and arrays, in order)."""
+    return [Tensor(a) if type(a) is np.ndarray else a for a in args if type(a) is Tensor or type(a) is np.ndarray]
 
 
 def _placeholder(rec: Recorder, graph: Graph, x) -> Tensor:
