@@ -603,8 +603,9 @@ def test_compiled_add_n_sums_in_the_eager_order_with_no_callback(dtype):
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(64, 10), (3, 5, 7), (1, 1), (6,)])
 def test_compiled_activations_and_where_give_the_eager_bits_and_gradients(dtype, shape):
-    # sigmoid, softmax (last and first axis), leaky_relu, elu, rsqrt, where, squared_difference, zeros_like,
-    # ones_like and views of a Variable (copies, as eager) lower to their forwards' NumPy calls: the eager values
+    # sigmoid, softmax and log_softmax, softmax cross-entropy (labels broadcast; last and first axis), leaky_relu,
+    # elu, rsqrt, where, squared_difference, zeros_like, ones_like and views of a Variable (copies, as eager)
+    # lower to their forwards' NumPy calls: the eager values
     # and gradients bit for bit (NaN, +-inf and -0.0 included), and no op runs as a callback
     rng = np.random.default_rng(len(shape))
     values = (rng.standard_normal(shape) * 8).astype(dtype)
@@ -617,7 +618,9 @@ def test_compiled_activations_and_where_give_the_eager_bits_and_gradients(dtype,
         with ds.GradientTape() as tape:
             outs = [ds.nn.sigmoid(x), ds.nn.softmax(x), ds.nn.softmax(x, axis=0), ds.nn.leaky_relu(x, alpha=0.3),
                     ds.nn.elu(x), ds.where(x > 0.5, x, ds.zeros_like(x) - y), ds.math.squared_difference(x, y),
-                    ds.ones_like(x) * x, ds.math.rsqrt(x), ds.reshape(x, [-1]), ds.transpose(x)]
+                    ds.ones_like(x) * x, ds.math.rsqrt(x), ds.reshape(x, [-1]), ds.transpose(x), ds.nn.log_softmax(x),
+                    ds.nn.softmax_cross_entropy_with_logits(labels=ds.nn.softmax(y * 1.0), logits=x),
+                    ds.nn.softmax_cross_entropy_with_logits(labels=ds.nn.softmax(x * 0.5, axis=0), logits=x, axis=0)]
             loss = ds.add_n([ds.reduce_sum(o * (k + 1.0)) for k, o in enumerate(outs)])
         return [*outs, tape.gradient(loss, x)]
 

@@ -104,8 +104,8 @@ _UFUNC = {
 #: reduction op -> the ufunc whose ``reduce`` computes it (np.sum, np.mean's sum, np.max, np.min)
 _REDUCE = {"reduce_sum": np.add, "reduce_mean": np.add, "reduce_max": np.maximum, "reduce_min": np.minimum}
 #: ops lowered as the few NumPy calls of their forward (:meth:`_Builder.composite`)
-_COMPOSITE = {"sigmoid", "softmax", "leaky_relu", "elu", "rsqrt", "where", "squared_difference", "zeros_like",
-              "ones_like"}
+_COMPOSITE = {"sigmoid", "softmax", "log_softmax", "softmax_cross_entropy_with_logits", "leaky_relu", "elu", "rsqrt",
+              "where", "squared_difference", "zeros_like", "ones_like"}
 _VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "identity", "stop_gradient"}
 #: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
 _NO_WARNING = {"random_draw"}
@@ -602,6 +602,27 @@ class _Builder:
             d = self.temporary(out)
             self.lines += [f"np.subtract({x}, {self.expr(ins[1])}, out={d})", f"np.multiply({d}, {d}, out={self.buffer(out)})"]
             return True
+        if name == "softmax_cross_entropy_with_logits":  # -sum(labels * log_softmax(logits), axis)
+            (lshape, _), (xshape, _) = metas
+            axis = node.attrs.get("axis", -1)
+            try:
+                full = tuple(np.broadcast_shapes(lshape, xshape))
+            except ValueError:
+                return False
+            if type(axis) is not int or not -len(full) <= axis < len(full) or full[:axis % len(full)] + \
+                    full[axis % len(full) + 1:] != out.shape:
+                return False
+            exps = self.exponentials(self.expr(ins[1]), xshape, out.dtype, axis)
+            if exps is None:
+                return False
+            sh, _, total, kept = exps
+            log, lsm = self.temporary(out, shape=kept), self.temporary(out, shape=xshape)
+            prod, total_loss = self.temporary(out, shape=full), self.temporary(out)
+            self.lines += [f"np.log({total}, out={log})", f"np.subtract({sh}, {log}, out={lsm})",
+                           f"np.multiply({x}, {lsm}, out={prod})",
+                           f"{self.glob(np.add.reduce, 'U')}({prod}, axis={axis}, out={total_loss})",
+                           f"np.negative({total_loss}, out={self.buffer(out)})"]
+            return True
         if metas[0][0] != out.shape:
             return False
         if name == "sigmoid":  # e = exp(-|x|); r = 1 / (1 + e); r where x >= 0, else e * r
@@ -629,22 +650,37 @@ class _Builder:
             self.lines += [f"np.minimum({x}, 0, out={t})", f"np.expm1({t}, out={t1})", f"np.less({x}, 0, out={mask})",
                            f"np.copyto({b}, {x})", f"np.copyto({b}, {t1}, where={mask})"]
             return True
-        if name == "softmax":  # e = exp(x - max(x)); e / sum(e), along the axis
-            from ..ops._util import normalize_axis
-
-            axis = normalize_axis(node.attrs.get("axis", -1), len(out.shape))
-            if len(axis) != 1 or not out.shape[axis[0]]:
+        if name in ("softmax", "log_softmax"):  # e = exp(x - max(x)); e / sum(e) or (x - max(x)) - log(sum(e))
+            exps = self.exponentials(x, out.shape, out.dtype, node.attrs.get("axis", -1))
+            if exps is None:
                 return False
-            kept = tuple(1 if d == axis[0] else n for d, n in enumerate(out.shape))
-            m, sh, e, total = (self.temporary(out, shape=kept), self.temporary(out), self.temporary(out),
-                               self.temporary(out, shape=kept))
-            a = axis[0]
-            self.lines += [f"{self.glob(np.maximum.reduce, 'U')}({x}, axis={a}, keepdims=True, out={m})",
-                           f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})",
-                           f"{self.glob(np.add.reduce, 'U')}({e}, axis={a}, keepdims=True, out={total})",
-                           f"np.true_divide({e}, {total}, out={self.buffer(out)})"]
+            sh, e, total, kept = exps
+            if name == "softmax":
+                self.lines.append(f"np.true_divide({e}, {total}, out={self.buffer(out)})")
+            else:
+                log = self.temporary(out, shape=kept)
+                self.lines += [f"np.log({total}, out={log})", f"np.subtract({sh}, {log}, out={self.buffer(out)})"]
             return True
         return False
+
+    def exponentials(self, x: str, shape: tuple, dtype, axis):
+        """Buffers ``(x - max(x), exp of it, its sum, the sum's shape)`` along one axis (keepdims), as softmax and
+        log-softmax compute them, with the lines that fill them; None for another axis (several, or an empty one)."""
+        from ..ops._util import normalize_axis
+
+        try:
+            axes = normalize_axis(axis, len(shape))
+        except Exception:  # noqa: BLE001 - the op's own forward says what is wrong
+            return None
+        if len(axes) != 1 or not shape[axes[0]]:
+            return None
+        a = axes[0]
+        kept = tuple(1 if d == a else n for d, n in enumerate(shape))
+        m, sh, e, total = (self.glob(np.empty(s, dtype), "B") for s in (kept, shape, shape, kept))
+        self.lines += [f"{self.glob(np.maximum.reduce, 'U')}({x}, axis={a}, keepdims=True, out={m})",
+                       f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})",
+                       f"{self.glob(np.add.reduce, 'U')}({e}, axis={a}, keepdims=True, out={total})"]
+        return sh, e, total, kept
 
     def temporary(self, like: Value, dtype=None, shape=None) -> str:
         """A buffer of the plan for an intermediate of one lowered op (``like``'s shape and dtype unless given)."""
