@@ -78,6 +78,75 @@ def test_compiled_step_agrees_with_eager_after_30_steps(make_opt):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
+def test_the_plans_prepared_update_follows_every_change_the_optimizer_sees():
+    # a plan's optimizer node runs the batched step prepared once for its gradient buffers; each event below
+    # must reach it as it reaches apply_gradients: the same bits as the eager step after every one
+    from descend import _native
+    from descend.optimizers import batched
+
+    sizes, batch = (784, 64, 32, 10), 32
+    ws, bs, xs, ys = _mlp(sizes, batch)
+    opts = [ds.optimizers.AdamW(1e-3, weight_decay=0.01), ds.optimizers.AdamW(1e-3, weight_decay=0.01)]
+    eager, ve = _step_fn(ws, bs, opts[0])
+    step, vc = _step_fn(ws, bs, opts[1])
+    compiled = ds.function(step)
+    events = {
+        4: lambda opt, vs: setattr(opt, "clipnorm", 0.05),            # clipping: the general pipeline
+        7: lambda opt, vs: setattr(opt, "clipnorm", None),
+        9: lambda opt, vs: opt.exclude_from_weight_decay(var_list=[vs[1], vs[3]]),
+        11: lambda opt, vs: batched.clear(opt),                       # the remembered lists forgotten
+        13: lambda opt, vs: setattr(opt, "learning_rate", 3e-3),
+        15: lambda opt, vs: setattr(opt, "on_nonfinite", "apply"),
+    }
+    before = batched.stats["steps"]
+    previous = _native.set_threads_on(None)
+    try:
+        for k in range(18):
+            for opt, vs in zip(opts, (ve, vc)):
+                if k in events:
+                    events[k](opt, vs)
+            if k == 16:
+                _native.set_threads_on(False)  # (a thread count of one from here: the chunk list follows)
+            x, y = ds.constant(xs[k % 3]), ds.constant(ys[k % 3])
+            le, lc = eager(x, y).numpy(), compiled(x, y).numpy()
+            assert le.tobytes() == lc.tobytes(), k
+            for a, b in zip(vc, ve):
+                assert a.numpy().tobytes() == b.numpy().tobytes(), k
+    finally:
+        _native.set_threads_on(previous)
+    assert opts[1].iterations.numpy() == opts[0].iterations.numpy() == 18
+    assert batched.stats["steps"] - before >= 2 * 10  # (both took the batched step outside steps 4-6)
+    # a NaN gradient under the default policy: the prepared step gives way to the general one, which raises
+    # naming the variable, with nothing changed
+    values = [v.numpy().copy() for v in vc]
+    opts[1].on_nonfinite = "raise"
+    bad = ds.constant(np.full_like(xs[0], np.nan))
+    with pytest.raises(Exception, match="NaN|nan|finite"):
+        compiled(bad, ds.constant(ys[0]))
+    assert all(v.numpy().tobytes() == w.tobytes() for v, w in zip(vc, values))
+    assert opts[1].iterations.numpy() == 18
+
+
+def test_a_plans_update_of_variable_arguments_updates_the_variables_of_each_call():
+    # two Variables alike share a trace: the prepared update of the first call's Variables must not write them
+    # when the next call passes others
+    opt = ds.optimizers.SGD(0.5)
+    a, b = ds.Variable([1.0, 2.0]), ds.Variable([10.0, 20.0])
+
+    @ds.function
+    def f(v, x):
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_sum(v * x)
+        opt.apply_gradients([(tape.gradient(loss, v), v)])
+
+    x = ds.constant([1.0, 1.0])
+    for v in (a, b, a, b, b, a):
+        f(v, x)
+    assert f.experimental_get_tracing_count() == 1
+    np.testing.assert_array_equal(a.numpy(), [1.0 - 1.5, 2.0 - 1.5])
+    np.testing.assert_array_equal(b.numpy(), [10.0 - 1.5, 20.0 - 1.5])
+
+
 def test_steady_state_allocates_nothing():
     ws, bs, xs, ys = _mlp((64, 32, 10), 16)
     step, _ = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
@@ -690,7 +759,7 @@ def test_an_optimizer_node_finds_each_buffers_tensor_by_a_lookup():
     from descend.compiler.nodes import OptimizerNode
 
     vs = [ds.Variable(np.ones(2, np.float32)) for _ in range(300)]
-    opt = ds.optimizers.SGD(0.1)
+    opt = ds.optimizers.SGD(0.1, clipnorm=100.0)  # (clipping: the public method, not the batched step)
     seen = []
 
     @ds.function

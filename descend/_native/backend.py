@@ -277,7 +277,8 @@ class DenseBatch:
 
     ``bind(grads)`` takes the step's gradients (one per parameter, in order) and returns what the
     other two methods take, or None when they do not fit (another array type, dtype, shape or
-    layout: the caller then takes the general path; nothing was changed).
+    layout: the caller then takes the general path; nothing was changed); ``rebind(bound)`` the same
+    for the very arrays of an earlier ``bind``.
     ``find_nonfinite(bound)`` is the index of the first gradient holding a NaN or Inf, -1 when none
     does; ``apply(bound, coefficients, decays=None)`` updates every parameter and its slots in place
     as :meth:`RuleKernel.apply_dense` does (``decays``: an array of the parameters' dtype, one
@@ -292,6 +293,11 @@ class DenseBatch:
 
     def bind(self, grads: list):
         raise NotImplementedError
+
+    def rebind(self, bound):
+        """What :meth:`bind` would return for the very gradient arrays ``bound`` holds (the caller owns them and
+        has reshaped none), without checking them again."""
+        return bound
 
     def find_nonfinite(self, bound) -> int:
         raise NotImplementedError

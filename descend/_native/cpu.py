@@ -561,6 +561,9 @@ class NumbaDenseBatch(DenseBatch):
         table[:, 1] = objects
         return table, objects, grads, self._chunk_list()
 
+    def rebind(self, bound):
+        return bound[0], bound[1], bound[2], self._chunk_list()  # (the thread count may have changed)
+
     def find_nonfinite(self, bound) -> int:
         chunks = bound[3]
         if not chunks.shape[0]:

@@ -6,11 +6,13 @@ call's values, so a step that updates metrics still compiles.
 
 :class:`OptimizerNode` is ``Optimizer.apply_gradients`` (the method is marked
 with :func:`descend.framework.trace.opaque`): the trace records the call and
-its gradients, and every call of the compiled function makes it again through
-the optimizer's public method, whose repeated dense step is one fused kernel
-over all variables. The plan hands it Tensors over the plan's gradient
-buffers (the same arrays every call; the optimizer reads them during the
-call). This is the one place a plan meets the optimizer: a later optimizer
+its gradients, and every call of the compiled function makes it again: for
+dense gradients through the optimizer's batched step prepared for the plan's
+gradient buffers (:class:`descend.optimizers.batched.Repeated`: the same
+arrays every call, so their checks are made once), one fused kernel over all
+variables; otherwise, or when that step cannot take a call, through the
+optimizer's public method, with Tensors over the buffers (the optimizer reads
+them during the call). This is the one place a plan meets the optimizer: a later optimizer
 stage that a plan can fuse with replaces this class, not the plan.
 """
 
@@ -43,6 +45,8 @@ class OptimizerNode(OpaqueNode):
         self.layout = layout        # per pair: None, "dense" or ("slices", dense_shape)
         self.kwargs = kwargs
         self._wrapped: dict = {}    # id -> (array, its Tensor): the same buffer keeps its Tensor from call to call
+        self._repeated = None       # batched.Repeated of the variables, for Optimizer.apply_gradients with dense gradients
+        self._plain = not kwargs and all(kind == "dense" for kind in layout) and fn is _apply_gradients()
 
     @classmethod
     def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
@@ -105,6 +109,14 @@ class OptimizerNode(OpaqueNode):
 
     def run(self, arrays: list) -> list:
         n = len(self.layout)
+        if self._plain:  # Optimizer.apply_gradients's batched step, its per-list checks made once
+            repeated = self._repeated
+            if repeated is None or not repeated.updates(arrays[:n]):  # (Variable arguments may change per call)
+                from ..optimizers.batched import Repeated
+
+                repeated = self._repeated = Repeated(self.optimizer, arrays[:n])
+            if repeated.apply(arrays[n:]):
+                return []
         grads = self._grads(arrays[n:], self._tensor)
         self.fn(self.optimizer, list(zip(grads, arrays[:n])), **self.kwargs)
         return []
@@ -114,6 +126,13 @@ class OptimizerNode(OpaqueNode):
         grads = self._grads(values[n:], lambda x: x)
         self.optimizer.apply_gradients(list(zip(grads, values[:n])), **self.kwargs)
         return []
+
+
+def _apply_gradients():
+    """The undecorated ``Optimizer.apply_gradients`` (what a trace records for a plain optimizer's update)."""
+    from ..optimizers.optimizer import Optimizer
+
+    return Optimizer.apply_gradients.__wrapped__
 
 
 class CallbackNode(OpaqueNode):

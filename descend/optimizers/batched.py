@@ -54,7 +54,7 @@ from .plan import UpdatePlan
 from .rule import WeightDecay
 from .stages import update
 
-__all__ = ["GATHER_BELOW", "GATHER_MIN", "MAX_LISTS", "apply", "clear", "enabled", "set_enabled", "stats"]
+__all__ = ["GATHER_BELOW", "GATHER_MIN", "MAX_LISTS", "Repeated", "apply", "clear", "enabled", "set_enabled", "stats"]
 
 #: the most variable lists remembered per optimizer (a GAN's two models, a model and its EMA, ...)
 MAX_LISTS = 4
@@ -312,19 +312,98 @@ def apply(opt, rule, grads_and_vars):
         values = list(grads)
     else:  # a missing gradient, IndexedSlices, a mix: the general path
         return pairs
-    entry, _ = _find(opt, rule, tuple(map(id, variables)), variables)
-    if entry is None or entry.groups is None or any(map(_CONSTRAINT, variables)):
+    entry = _current_entry(opt, rule, tuple(map(id, variables)), variables)
+    if entry is None:
         return pairs
+    bound = _bind(entry, values)
+    if bound is None or not _step(opt, rule, entry, bound):
+        return pairs
+    return None
+
+
+class Repeated:
+    """:func:`apply` for one list of variables whose gradients are the same array objects at every call, arrays
+    that nobody else writes or reshapes (a compiled plan's gradient buffers, handed to its optimizer node): the
+    gradients' type, dtype, shape and layout checks and the backend's offsets table are made once, not per
+    step. Everything else is :func:`apply`'s, checked at each call: the optimizer's options, the remembered
+    list, constraints, the non-finite policy.
+
+    Example:
+        >>> import numpy as np, descend as ds
+        >>> from descend.optimizers.batched import Repeated
+        >>> w = ds.Variable([1.0, 2.0])
+        >>> opt = ds.optimizers.SGD(0.5)
+        >>> g = np.ones(2, np.float32)
+        >>> _ = opt.apply_gradients([(g, w)])  # (the first step creates the state)
+        >>> step = Repeated(opt, [w])
+        >>> step.apply([g]), w.numpy()
+        (True, array([0., 1.], dtype=float32))
+    """
+
+    __slots__ = ("_opt", "_variables", "_ids", "_grads", "_entry", "_bound")
+
+    def __init__(self, opt, variables):
+        self._opt = opt
+        self._variables = tuple(variables)
+        self._ids = tuple(map(id, self._variables))
+        self._grads: list | None = None
+        self._entry = None
+        self._bound = None
+
+    def updates(self, variables) -> bool:
+        """Whether this step is of these very variables, in this order."""
+        return len(variables) == len(self._variables) and all(map(operator.is_, variables, self._variables))
+
+    def apply(self, grads: list) -> bool:
+        """Apply ``grads`` (ndarrays, one per variable) as ``apply_gradients`` would and return True, or return
+        False having changed nothing (the caller then calls ``apply_gradients``)."""
+        opt = self._opt
+        rule = opt.rule
+        if not _eligible(opt, rule) or aggregation_for(opt, self._variables) is not None:
+            return False
+        entry = _current_entry(opt, rule, self._ids, self._variables)
+        if entry is None:
+            return False
+        if entry is self._entry and len(grads) == len(self._grads) and all(map(operator.is_, grads, self._grads)):
+            bound = self._bound = [g.batch.rebind(b) for g, b in zip(entry.groups, self._bound)]
+        else:
+            self._entry = self._grads = self._bound = None
+            bound = _bind(entry, grads) if set(map(type, grads)) == _NDARRAY else None
+            if bound is None:
+                return False
+            self._entry, self._grads, self._bound = entry, list(grads), bound
+        return _step(opt, rule, entry, bound)
+
+
+def _current_entry(opt, rule, ids, variables) -> _Entry | None:
+    """The remembered entry of these variables when the batched step can take them now, else None."""
+    entry, _ = _find(opt, rule, ids, variables)
+    if entry is None or entry.groups is None or any(map(_CONSTRAINT, variables)):
+        return None
+    return entry
+
+
+def _bind(entry, values: list) -> list | None:
+    """Each dtype group's backend batch bound to its gradients (None: one does not fit; nothing changed)."""
     groups = entry.groups
     bound = []
     for g in groups:
         b = g.batch.bind(values if len(groups) == 1 else [values[k] for k in g.positions])
         if b is None:
-            return pairs
+            return None
         bound.append(b)
+    return bound
+
+
+def _step(opt, rule, entry, bound) -> bool:
+    """The step over bound gradients: the non-finite check, then the ``resolve``, ``update`` and ``count``
+    stages; False, having changed nothing, when the general path must take it (a NaN or Inf under a checking
+    policy, which the general path applies and reports)."""
+    groups = entry.groups
     if opt.on_nonfinite != "apply" and any(g.batch.find_nonfinite(b) >= 0 for g, b in zip(groups, bound)):
-        return pairs  # the general path applies the policy (and names the variable)
+        return False  # the general path applies the policy (and names the variable)
     # stage resolve: what the general path computes once per step and dtype
+    variables = entry.variables
     step = opt.state.step
     hyper, step_state, _ = update.resolve_hyper(opt, rule, step, variables)
     coefficients = {g.batch.dtype: update.coefficients_for(rule, step, hyper, g.batch.dtype) for g in groups}
@@ -345,4 +424,4 @@ def apply(opt, rule, grads_and_vars):
     # stage count
     _COUNT.commit(UpdatePlan(opt, step=step, hyper=hyper, step_state=step_state))
     stats["steps"] += 1
-    return None
+    return True
