@@ -46,7 +46,7 @@ class OptimizerNode(OpaqueNode):
         self.kwargs = kwargs
         self._wrapped: dict = {}    # id -> (array, its Tensor): the same buffer keeps its Tensor from call to call
         self._repeated = None       # batched.Repeated of the variables, for Optimizer.apply_gradients with dense gradients
-        self._plain = not kwargs and all(kind == "dense" for kind in layout) and fn is _apply_gradients()
+        self._plain = bool(layout) and not kwargs and all(kind == "dense" for kind in layout) and fn is _apply_gradients()
 
     @classmethod
     def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
