@@ -286,9 +286,17 @@ def _state_int(state, key, kind):
 # ---------------------------------------------------------------------------
 class _StageIter:
     kind = "?"
+    #: the random-access source whose element indices :meth:`take_indices` hands out (None: this stage hands
+    #: out element references only, one at a time)
+    source: _Indexed | None = None
 
     def __iter__(self):
         return self
+
+    def take_indices(self, k: int) -> list:
+        """The next (at most) ``k`` elements as indices into :attr:`source`, the elements ``next`` would give
+        one by one, with the same state after; only where :attr:`source` is not None."""
+        raise NotImplementedError
 
     def __next__(self) -> _Ref:
         raise NotImplementedError
@@ -307,6 +315,7 @@ class _IndexedIter(_StageIter):
 
     def __init__(self, fn, n, state):
         self._fn, self._n = fn, n
+        self.source = fn if isinstance(fn, _Indexed) else None
         self._pos = 0
         if state is not None:
             self._pos = min(_state_int(_check_state(state, self.kind), "pos", self.kind), n)
@@ -317,6 +326,11 @@ class _IndexedIter(_StageIter):
         r = _Ref(self._fn, self._pos)
         self._pos += 1
         return r
+
+    def take_indices(self, k):
+        start = self._pos
+        self._pos = min(start + k, self._n)
+        return list(range(start, self._pos))
 
     def state(self):
         return {"type": self.kind, "pos": self._pos}
@@ -398,10 +412,16 @@ class _BatchIter(_StageIter):
         self._child = ds._input._open(key, _input_state(state, self.kind))
 
     def __next__(self):
+        child = self._child
+        if child.source is not None:  # rows of a random-access source: one gather, no reference per element
+            rows = child.take_indices(self._size)
+            if not rows or (self._drop and len(rows) < self._size):
+                raise StopIteration
+            return _Ref(child.source.gather, rows)
         refs = []
         for _ in range(self._size):
             try:
-                refs.append(next(self._child))
+                refs.append(next(child))
             except StopIteration:
                 break
         if not refs or (self._drop and len(refs) < self._size):
@@ -520,49 +540,64 @@ class _ShuffleIter(_StageIter):
         self._seed = seed
         spawn = tuple(key) if ds._reshuffle else ()
         self._rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=spawn)))
-        self._u = np.empty(0)
+        self._u: list = []  # the current block of uniforms (Python floats), self._ui the next one
         self._ui = 0
-        self._buffer: list = []
+        self._buffer: list = []  # element references, or indices into `source` when the input has one
         self._exhausted = False
         self._emitted = 0
         self._child = ds._input._open(key, None)
+        self.source = self._child.source
         if state is not None:
             target = _state_int(state, "emitted", self.kind)
-            # rebuild the buffer by replaying this pass's reference stream (no element is evaluated)
-            for _ in range(target):
-                try:
-                    next(self)
-                except StopIteration:
-                    raise ValueError(
-                        f"Iterator state for the 'shuffle' stage says {target} elements were emitted, but this "
-                        f"pass has only {self._emitted}: the state belongs to a different pipeline"
-                    ) from None
+            # rebuild the buffer by replaying this pass's picks (no element is evaluated)
+            if len(self._pick(target)) < target:
+                raise ValueError(
+                    f"Iterator state for the 'shuffle' stage says {target} elements were emitted, but this "
+                    f"pass has only {self._emitted}: the state belongs to a different pipeline"
+                )
 
-    def _uniform(self) -> float:
-        if self._ui >= self._u.shape[0]:
-            self._u = self._rng.random(_UNIFORM_BLOCK)
-            self._ui = 0
-        u = self._u[self._ui]
-        self._ui += 1
-        return u
+    def _pick(self, k: int) -> list:
+        """The next (at most) ``k`` picks: before each, the buffer is refilled from the input (only the first
+        fills more than one slot), then one of its elements is drawn uniformly and its slot given the last."""
+        buf, out = self._buffer, []
+        size, child, indexed, exhausted = self._bufsize, self._child, self.source is not None, self._exhausted
+        u, ui = self._u, self._ui
+        for _ in range(k):
+            n = len(buf)
+            if n < size and not exhausted:
+                if indexed:
+                    got = child.take_indices(size - n)
+                    exhausted = len(got) < size - n
+                    buf += got
+                else:
+                    while len(buf) < size:
+                        try:
+                            buf.append(next(child))
+                        except StopIteration:
+                            exhausted = True
+                            break
+                n = len(buf)
+            if not n:
+                break
+            if ui == len(u):
+                u, ui = self._rng.random(_UNIFORM_BLOCK).tolist(), 0
+            j = int(u[ui] * n)
+            ui += 1
+            out.append(buf[j])
+            buf[j] = buf[-1]
+            buf.pop()
+        self._u, self._ui, self._exhausted = u, ui, exhausted
+        self._emitted += len(out)
+        return out
+
+    def take_indices(self, k):
+        return self._pick(k)
 
     def __next__(self):
-        buf = self._buffer
-        # fill the buffer (only the first call fills more than one slot)
-        while not self._exhausted and len(buf) < self._bufsize:
-            try:
-                buf.append(next(self._child))
-            except StopIteration:
-                self._exhausted = True
-        if not buf:
+        picked = self._pick(1)
+        if not picked:
             raise StopIteration
-        # pick uniformly from the buffer; the next call refills the freed slot
-        j = int(self._uniform() * len(buf))
-        out = buf[j]
-        buf[j] = buf[-1]
-        buf.pop()
-        self._emitted += 1
-        return out
+        return _Ref(self.source, picked[0]) if self.source is not None else picked[0]
 
     def state(self):
         return {"type": self.kind, "seed": self._seed, "emitted": self._emitted}

@@ -632,6 +632,43 @@ def test_resume_across_epochs_matches_uninterrupted_run():
     assert run(d2) == epochs[3]
 
 
+@pytest.mark.parametrize("buffer", [None, 1, 5, 23, 24, 60])
+@pytest.mark.parametrize("size,drop", [(1, False), (7, False), (7, True), (32, False)])
+def test_batches_of_slices_gathered_at_once_are_the_element_by_element_batches(buffer, size, drop):
+    # Batches of a random-access source (from_tensor_slices, range), shuffled or not, are gathered from the
+    # picked rows at once; an identity map in between forces one reference per element. Same batches, same
+    # order (two epochs: reshuffled), and each state resumes either pipeline to the same rest.
+    x = np.arange(24 * 3, dtype=np.float32).reshape(24, 3)
+    y = np.arange(24) * 10
+
+    def build(fast):
+        d = Dataset.from_tensor_slices((x, y))
+        if not fast:
+            d = d.map(lambda a, b: (a, b))
+        if buffer is not None:
+            d = d.shuffle(buffer, seed=3)
+        return d.batch(size, drop_remainder=drop)
+
+    fast, slow = build(True), build(False)
+    it = iter(build(True))
+    node = it._node
+    assert isinstance(node, data._BatchIter) and node._child.source is not None  # the gathered path
+    it.close()
+    for _ in range(2):
+        expect = run(slow)
+        assert run(fast) == expect and expect
+    for k in range(len(expect) + 1):
+        for d in (fast, slow):
+            it = iter(d)
+            for _ in range(k):
+                next(it)
+            state = json.loads(json.dumps(it.get_state()))
+            rest = run(it)
+            assert run(d.iterator_from_state(state)) == rest
+    r = Dataset.range(10).shuffle(4, seed=1).batch(3)
+    assert run(r) == run(Dataset.range(10).map(lambda v: v).shuffle(4, seed=1).batch(3))
+
+
 def test_state_from_another_pipeline_is_rejected():
     it = iter(Dataset.range(5).batch(2))
     next(it)
