@@ -79,6 +79,8 @@ def _tensor_result(value, dtype) -> Tensor:
 def _divide_no_nan(a, b):
     """``a / b`` where ``b != 0``, else 0."""
     a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 0 and b.ndim == 0 and a.dtype == b.dtype and a.dtype.kind == "f":  # (a mean's result, every step)
+        return np.asarray(a / b if b != 0 else a.dtype.type(0))
     safe = np.where(b == 0, np.ones_like(b), b)
     return np.where(b == 0, np.zeros_like(a * b), a / safe)
 
@@ -356,7 +358,14 @@ class Mean(Metric):
         self.count = self.add_variable(shape=(), name="count")
 
     def update_state(self, values, sample_weight=None):
-        values, sample_weight = _samplewise(values, sample_weight, np.mean, self.dtype)
+        one = _np(values, self.dtype)
+        if one.ndim == 0:  # one value (fit's loss, every step): the arithmetic below without its reshaping
+            w = None if sample_weight is None else _np(sample_weight, self.dtype)
+            if w is None or w.ndim == 0:
+                self.total.assign_add(one if w is None else one * w)
+                self.count.assign_add(np.asarray(1 if w is None else w, self.dtype))
+                return
+        values, sample_weight = _samplewise(one, sample_weight, np.mean, self.dtype)
         # total += sum(w * v);  count += sum(w)  (or the number of samples)
         self.total.assign_add(np.sum(values, dtype=self.dtype))
         if sample_weight is not None:

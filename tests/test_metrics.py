@@ -19,6 +19,30 @@ def batches(n_batches, make):
 
 
 # ---------------------------------------------------------------- Mean, Sum
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")  # (1e30 as float16)
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_mean_of_one_value_at_a_time_has_the_bits_of_one_element_batches(dtype):
+    # fit records its loss as one value weighted by the batch's rows, every step; that takes a shorter path
+    # than a batch of values: the same sums, bit for bit, NaN, infinities, zero and negative weights included
+    values = [0.1, 2.5e-8, -3.0, 7.25, np.nan, 1.0, np.inf, 1e30, -1e-3, 5.0]
+    weights = [32.0, 0.0, 7.0, -1.0, 1.0, 3.5, 2.0, 1.0, 0.5, None]
+    for skip in (None, 4, 6):  # without the NaN, without the inf, and all of them
+        scalar, batched = metrics.Mean(dtype=dtype), metrics.Mean(dtype=dtype)
+        for k, (v, w) in enumerate(zip(values, weights)):
+            if skip is not None and k >= skip:
+                break
+            as_tensor = k % 2 == 0
+            scalar.update_state(ds.constant(np.float32(v)) if as_tensor else v,
+                                sample_weight=None if w is None else (ds.constant(np.float32(w)) if as_tensor else w))
+            batched.update_state(np.array([v], np.float32),
+                                 sample_weight=None if w is None else np.array([w], np.float32))
+            for a, b in ((scalar.total, batched.total), (scalar.count, batched.count)):
+                assert a.numpy().tobytes() == b.numpy().tobytes()
+            assert scalar.result().numpy().tobytes() == batched.result().numpy().tobytes()
+    zero = metrics.Mean(dtype=dtype)
+    assert zero.result().numpy().tobytes() == np.zeros((), dtype).tobytes()  # 0 / 0 is 0
+
+
 def test_mean_over_weighted_batches_and_reset():
     m = metrics.Mean()
     assert [v.name for v in m.variables] == ["mean/total", "mean/count"]
