@@ -11,7 +11,9 @@ eager with the default AdamW and with ``fused=True``, PyTorch
 the forward and backward passes alone (NumPy, into preallocated outputs, on
 NumPy's default BLAS threads), AdamW's memory traffic over the parameters
 (28 bytes each: ``floor.traffic``), and their sum, which the compiled step is
-measured against.
+measured against; for information, the two run back to back in one step (each
+floor is measured alone, with its arrays in the caches and the threads to
+itself, which no step that runs both can have).
 
 ``--rounds N`` measures every group N times in turns (each a process of its
 own with ``--isolate``; 3 by default, 1 with ``--quick``) and reports, per
@@ -92,6 +94,29 @@ def make_adam_floor(ws, bs):
     p, g, m, v = (np.ones(n, np.float32) for _ in range(4))
     floor.compile_dense()
     return lambda: floor.traffic(p, g, [m, v])
+
+
+def make_sequence_floor(ws, bs, x, y):
+    """The two floors run back to back, as a step must run them: the products on NumPy's BLAS threads, then
+    the AdamW traffic on one thread (on two, numba's threads and OpenBLAS's spin against each other: measured
+    8 ms a step at both sizes). Not the goal's floor: a check of how far the sum of the parts is from reach."""
+    products, adam = make_numpy_floor(ws, bs, x, y), make_adam_floor(ws, bs)
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - the traffic then runs in NumPy, on one thread
+        numba = None
+
+    def step():
+        products()
+        if numba is None:
+            adam()
+            return
+        threads = numba.get_num_threads()
+        numba.set_num_threads(1)
+        adam()
+        numba.set_num_threads(threads)
+
+    return step
 
 
 def make_descend(ws, bs, x, y, compiled=False):
@@ -220,6 +245,7 @@ COMPILED = "descend @ds.function (compiled plan)"
 MATMULS = "NumPy matrix products alone"
 ADAM_FLOOR = "AdamW memory floor (28 B/parameter)"
 FLOOR_SUM = "floor: matrix products + AdamW memory"
+SEQUENCE = "the same products, then the AdamW traffic, back to back"
 
 
 def config(quick):
@@ -233,9 +259,11 @@ def _case_entries(group, case, sizes, batch, timing, quick):
         mm = measure(make_numpy_floor(ws, bs, x, y), **timing)
         adam = measure(make_adam_floor(ws, bs), **timing)
         both = {"best": mm["best"] + adam["best"], "median": mm["median"] + adam["median"], "n": mm["n"]}
+        sequence = measure(make_sequence_floor(ws, bs, x, y), **timing)
         return [entry(case, f"{MATMULS} ({n})", mm, role="info"),
                 entry(case, ADAM_FLOOR, adam, role="info"),
-                entry(case, FLOOR_SUM, both, role="floor")]
+                entry(case, FLOOR_SUM, both, role="floor"),
+                entry(case, SEQUENCE, sequence, role="info")]
     if group == "descend":
         return [entry(case, EAGER, measure(make_descend(ws, bs, x, y), **timing), role="info"),
                 entry(case, COMPILED, measure(make_descend(ws, bs, x, y, compiled=True), **timing), role="descend")]
