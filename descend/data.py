@@ -562,7 +562,19 @@ class _ShuffleIter(_StageIter):
         buf, out = self._buffer, []
         size, child, indexed, exhausted = self._bufsize, self._child, self.source is not None, self._exhausted
         u, ui = self._u, self._ui
-        for _ in range(k):
+        while exhausted and buf and len(out) < k:  # the input is spent: the picks alone, a block of uniforms at a time
+            if ui == len(u):
+                u, ui = self._rng.random(_UNIFORM_BLOCK).tolist(), 0
+            n = len(buf)
+            take = min(k - len(out), n, len(u) - ui)
+            for x in u[ui:ui + take]:
+                j = int(x * n)
+                out.append(buf[j])
+                n -= 1
+                buf[j] = buf[n]
+            del buf[n:]
+            ui += take
+        for _ in range(k - len(out)):
             n = len(buf)
             if n < size and not exhausted:
                 if indexed:
