@@ -684,6 +684,17 @@ def test_state_from_another_pipeline_is_rejected():
     s["stages"]["emitted"] = 10
     with pytest.raises(ValueError, match="different pipeline"):
         bad.iterator_from_state(s)
+    # a hostile count under a batch of a random-access source: refused as soon as the pass runs out
+    batched = Dataset.range(1000).shuffle(100, seed=0).batch(7)
+    bit = iter(batched)
+    next(bit)
+    s = bit.get_state()
+    bit.close()
+    s["stages"]["input"]["emitted"] = 10**15
+    start = time.monotonic()
+    with pytest.raises(ValueError, match="different pipeline"):
+        batched.iterator_from_state(s)
+    assert time.monotonic() - start < 5
 
 
 # ---------------------------------------------------------------------------
