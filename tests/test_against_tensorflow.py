@@ -4,9 +4,11 @@ The comparisons of ``tools/compare_with_tensorflow.py`` as a parametrized test: 
 (optimizer configuration, dtype, dense/sparse) run steps both implementations 10 times on
 the same variables and gradients and compares the variables and slots after every step
 (float64: 1e-12 relative; float32: 64 ulp), on descend's NumPy path and, when numba is
-installed, on its fused kernels too. Runs outside tolerance for a documented
-TensorFlow-side reason (dtype handling, or a numerical-library difference that the
-script verifies by emulation) are skipped with that reason. The Hugging Face runs need
+installed, on its fused kernels too. A float64 run whose reference rounds its
+constants to float32 (TensorFlow-side dtype handling) is held to the wider bound its
+case states, a few times the difference measured, and fails above it. Runs where
+TensorFlow raises for float64, or that differ by a numerical-library difference the
+script verifies by emulation, are skipped with that reason. The Hugging Face runs need
 transformers (with tf_keras); without it they are left out.
 
 Skipped where TensorFlow is not installed (as in the project's own venv). To run it::
@@ -41,6 +43,11 @@ def test_trajectory_matches_reference(run):
         pytest.skip(f"documented limitation [{res.limit}]: {res.limit_detail}")
     known = f" Known differences: {', '.join(res.diagnoses)}." if res.diagnoses else ""
     assert res.passed, f"{run.id} vs {run.case.reference}: {'; '.join(res.diff.failures)}.{known}"
+    bound = run.case.f64_tol if run.dtype == "float64" else None
+    if bound is not None:  # a stated wider float64 bound must be needed, and not lax: within 10x of the difference
+        worst = max(res.diff.var_rel, res.diff.slot_rel)
+        assert cwt.F64_TOL < worst, f"{run.id}: within {cwt.F64_TOL:g} now: drop its bound {bound:g}"
+        assert worst > bound / 10, f"{run.id}: differs by {worst:.1e}, far under its bound {bound:g}: tighten it"
 
 
 DEFAULTS = cwt.check_defaults()

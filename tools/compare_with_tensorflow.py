@@ -39,10 +39,14 @@ fails above 1e-12 (variables relative to the step, slots relative to their
 size), a float32 run above 64 ulp. A second table checks that descend's
 constructor defaults equal the reference's.
 
-Outside tolerance, a run is ``LIMIT`` rather than ``FAIL`` only for a documented
-TensorFlow-side reason: a dtype limitation (TF rounds Python-float constants to
-float32 before casting them to float64; these runs have no emulation), or a
-numerical-library difference (TF's ``pow``, TF's reduction order) that the script
+A float64 run whose reference rounds its constants to float32 (a documented
+TensorFlow-side dtype limitation: TF rounds Python-float constants to float32
+before casting them to float64) is held to a stated, wider bound instead, the one
+in its case (``f64_tol``, a small factor above the difference measured with
+TensorFlow 2.21 and Keras 3.15.1): it passes as ``ok[key]`` under it and fails
+above it. Outside tolerance, a run is ``LIMIT`` rather than ``FAIL`` only when
+TensorFlow itself raises for a dtype it does not support (nothing to compare), or
+for a numerical-library difference (TF's ``pow``, TF's reduction order) that the script
 verifies by re-running descend with that one TF function swapped in: the run is
 ``LIMIT`` only if it is then within tolerance. Footnotes name every known
 formula-order difference behind a non-zero difference, with the TF and descend
@@ -298,6 +302,8 @@ class Case:
     clip_norm: float | None = None      # hf: clip the gradients to this global norm first
     defaults: bool = False              # a default-arguments case: only the required arguments are given
     f64_limit: str | None = None        # a LIMITS key that explains a float64 difference (no emulation)
+    f64_tol: float | None = None        # with f64_limit: the float64 bound (as F64_TOL) the difference it explains
+                                        # must stay under; None: TF raises in float64, or no difference to explain
     limits: tuple = ()                  # EMULATIONS keys that may explain a difference (verified by re-running)
     diagnoses: tuple = ()               # ((DIAGNOSES key, "dense"/"sparse"/"any"), ...) known formula orders
     floatx32: bool = False              # keras float64 run with floatx left at float32
@@ -353,9 +359,9 @@ def _keras_cases() -> list[Case]:
     out = []
     FTRL_DIAG = (("ftrl-pow", "any"),)
 
-    def add(id_, name, slots, sparse=None, limits=(), diagnoses=(), f64_limit=None, **kw):
+    def add(id_, name, slots, sparse=None, limits=(), diagnoses=(), f64_limit=None, f64_tol=None, **kw):
         out.append(Case(id_, "keras", getattr(O, name), getattr(K, name), kw, slots, sparse=sparse, limits=limits,
-                        diagnoses=diagnoses, f64_limit=f64_limit))
+                        diagnoses=diagnoses, f64_limit=f64_limit, f64_tol=f64_tol))
 
     SGD_M = (("momentum", "momentums"),)
     ADAM = (("m", "_momentums"), ("v", "_velocities"))
@@ -387,7 +393,8 @@ def _keras_cases() -> list[Case]:
         centered=True)
     add("keras/adadelta", "Adadelta", ADADELTA, learning_rate=1.0, rho=0.85)
     add("keras/adamax", "Adamax", ADAMAX, learning_rate=0.01)
-    add("keras/nadam", "Nadam", NADAM, f64_limit="keras-f32-cast", learning_rate=0.01)
+    # Nadam's literal 0.96 (its momentum schedule) is float32-rounded in Keras: measured 1.6e-7 of the step
+    add("keras/nadam", "Nadam", NADAM, f64_limit="keras-f32-cast", f64_tol=5e-7, learning_rate=0.01)
     add("keras/ftrl", "Ftrl", FTRL, "exact", limits=("tf-pow",), diagnoses=FTRL_DIAG, learning_rate=0.1,
         l1_regularization_strength=0.001, l2_regularization_strength=0.01, l2_shrinkage_regularization_strength=0.005,
         beta=0.3)
@@ -398,17 +405,32 @@ def _keras_cases() -> list[Case]:
     add("keras/adafactor", "Adafactor", ADAFACTOR, "exact", learning_rate=0.05, clip_threshold=2.0)
     add("keras/adafactor_no_relative_step", "Adafactor", ADAFACTOR, learning_rate=0.1, relative_step=False,
         beta_2_decay=-0.5, epsilon_2=0.01)
-    # default constructor arguments
+    # default constructor arguments; in float64, Keras uses the float32 roundings of the default betas,
+    # accumulator values and decay ([keras-f32-cast]), so each is held to a bound a few times the difference
+    # measured (TF 2.21, Keras 3.15.1; max over variables/step and slots/size). No bound: the defaults that
+    # reach float64 unrounded (SGD's 0.01 learning rate only multiplies; RMSprop, Adadelta and Adafactor
+    # measured within F64_TOL).
+    f64_defaults = {
+        "Adam": 1.5e-4,      # 5.3e-5: the beta powers of 0.9f/0.999f, amplified by 1/(1 - beta_2^t) at t = 1..10
+        "AdamW": 1.5e-4,     # 5.3e-5: Adam's, and the float32 weight decay 0.004
+        "Adagrad": 1e-8,     # 2.9e-9: initial_accumulator_value 0.1f
+        "Adamax": 4e-6,      # 1.2e-6: beta_1 0.9f in the bias correction
+        "Nadam": 4e-5,       # 1.3e-5 (slots): 0.96f and the betas 0.9f/0.999f
+        "Ftrl": 2e-8,        # 5.4e-9: initial_accumulator_value 0.1f
+        "Lion": 3e-6,        # 9.2e-7 (slots): beta_2 0.99f in the momentum
+        "Lamb": 1e-10,       # 2.0e-11: the beta powers; the trust ratio normalizes most of it away
+    }
     for name, slots in (("SGD", ()), ("Adam", ADAM), ("AdamW", ADAM), ("Adagrad", ADAGRAD), ("RMSprop", RMS),
                         ("Adadelta", ADADELTA), ("Adamax", ADAMAX), ("Nadam", NADAM), ("Ftrl", FTRL),
                         ("Lion", LION), ("Lamb", LAMB), ("Adafactor", ADAFACTOR)):
         out.append(Case(f"keras/{name.lower()}(defaults)", "keras", getattr(O, name), getattr(K, name), {},
-                        slots, defaults=True, f64_limit="keras-f32-cast",
-                        limits=("tf-pow",) if name == "Ftrl" else (),
+                        slots, defaults=True, f64_limit="keras-f32-cast" if name in f64_defaults else None,
+                        f64_tol=f64_defaults.get(name), limits=("tf-pow",) if name == "Ftrl" else (),
                         diagnoses=WD if name == "AdamW" else FTRL_DIAG if name == "Ftrl" else ()))
     # what float64 variables see when floatx stays float32
+    # the learning rate 0.01f: measured 1.8e-7 of the step
     out.append(Case("keras/adam(floatx=float32)", "keras", O.Adam, K.Adam, dict(learning_rate=0.01), ADAM,
-                    floatx32=True, f64_limit="keras-floatx"))
+                    floatx32=True, f64_limit="keras-floatx", f64_tol=6e-7))
     return out
 
 
@@ -419,10 +441,13 @@ def _hf_cases() -> list[Case]:
         NOTES.append(f"hf/* runs skipped: transformers' TF AdamWeightDecay is not importable ({e}).")
         return []
 
+    # float64: with weight decay on, transformers raises a dtype error (a skip: nothing to compare); the defaults
+    # (no weight decay) step with float32-rounded hyperparameters, Adam's defaults as keras/adam(defaults), whose
+    # bound this takes. Not measured against transformers here (it was not installed when the bounds were set).
     def case(id_, sparse=None, clip_norm=None, defaults=False, diagnoses=(), **kw):
         slots = (("m", "m"), ("v", "v")) + ((("v_hat", "vhat"),) if kw.get("amsgrad") else ())
         return Case(id_, "hf", O.AdamWeightDecay, HF, kw, slots, sparse=sparse, duplicates=True,
-                    clip_norm=clip_norm, defaults=defaults, f64_limit="hf-f64",
+                    clip_norm=clip_norm, defaults=defaults, f64_limit="hf-f64", f64_tol=1.5e-4 if defaults else None,
                     limits=("tf-reduction",) if clip_norm else (), diagnoses=diagnoses)
 
     return [
@@ -440,10 +465,11 @@ def _tf1_cases() -> list[Case]:
     T = tf.compat.v1.train
 
     def case(id_, tf_name, ds_cls, slots, sparse=None, defaults=False, descend_kwargs=None, limits=(),
-             diagnoses=(), **kw):
+             diagnoses=(), f64_tol=None, **kw):
         return Case(id_, "tf1", ds_cls, getattr(T, tf_name), kw, slots, descend_kwargs=descend_kwargs,
                     sparse=sparse, duplicates=True, defaults=defaults,
-                    f64_limit="tf1-f32-constants" if defaults else None, limits=limits, diagnoses=diagnoses)
+                    f64_limit="tf1-f32-constants" if defaults else None, f64_tol=f64_tol, limits=limits,
+                    diagnoses=diagnoses)
 
     MOM = (("momentum", "momentum"),)
     ACC = (("accumulator", "accumulator"),)
@@ -498,19 +524,23 @@ def _tf1_cases() -> list[Case]:
                                  l1_regularization_strength=0.05, l2_regularization_strength=0.1),
              learning_rate=0.1, global_step=tf.Variable(4, dtype=tf.int64), l1_regularization_strength=0.05,
              l2_regularization_strength=0.1),
-        # default constructor arguments (only the required ones given)
+        # default constructor arguments (only the required ones given); in float64 TF1 uses their float32
+        # roundings ([tf1-f32-constants]): each run is held to a bound a few times the difference measured
+        # (TF 2.21; the figure in the comment). ProximalAdagrad has no bound: TF raises in float64.
         case("tf1/momentum(defaults)", "MomentumOptimizer", v1.MomentumOptimizer, MOM, defaults=True,
-             learning_rate=0.05, momentum=0.9),
+             learning_rate=0.05, momentum=0.9, f64_tol=1.5e-6),  # 4.0e-7: 0.05f and 0.9f
         case("tf1/adagrad(defaults)", "AdagradOptimizer", v1.AdagradOptimizer, ACC, defaults=True,
-             diagnoses=ADA_D, learning_rate=0.1),
-        case("tf1/adam(defaults)", "AdamOptimizer", v1.AdamOptimizer, ADAM, defaults=True),
+             diagnoses=ADA_D, learning_rate=0.1, f64_tol=2e-7),  # 5.8e-8: 0.1f
+        case("tf1/adam(defaults)", "AdamOptimizer", v1.AdamOptimizer, ADAM, defaults=True,
+             f64_tol=6e-5),  # 2.0e-5: float32 beta1_power/beta2_power multiplied in float32, epsilon 1e-8f
         case("tf1/rmsprop(defaults)", "RMSPropOptimizer", v1.RMSPropOptimizer, RMS, defaults=True, diagnoses=RMS_D,
-             learning_rate=0.01),
+             learning_rate=0.01, f64_tol=6e-7),  # 1.8e-7: 0.01f, decay 0.9f, epsilon 1e-10f
         case("tf1/ftrl(defaults)", "FtrlOptimizer", O.Ftrl, FTRL, defaults=True, limits=("tf-pow",),
-             diagnoses=FTRL_D, learning_rate=0.1),
+             diagnoses=FTRL_D, learning_rate=0.1, f64_tol=6e-8),  # 1.7e-8 (slots): 0.1f, accumulator 0.1f
         case("tf1/ftrl_v1(defaults)", "FtrlOptimizer", v1.FtrlOptimizer, FTRL_V1, defaults=True, limits=("tf-pow",),
-             learning_rate=0.1),
-        case("tf1/adadelta(defaults)", "AdadeltaOptimizer", v1.AdadeltaOptimizer, ADADELTA, defaults=True),
+             learning_rate=0.1, f64_tol=6e-8),  # 1.7e-8 (slots): as tf1/ftrl(defaults)
+        case("tf1/adadelta(defaults)", "AdadeltaOptimizer", v1.AdadeltaOptimizer, ADADELTA, defaults=True,
+             f64_tol=1e-6),  # 2.8e-7: rho 0.95f, epsilon 1e-8f
         case("tf1/proximal_adagrad(defaults)", "ProximalAdagradOptimizer", v1.ProximalAdagradOptimizer, ACC,
              defaults=True, learning_rate=0.1),
     ]
@@ -754,10 +784,13 @@ def measure(run: Run, tf_traj, ds_traj, init) -> Diff:
         elif out.slot_rel > 0:
             k = max(slot_rels, key=slot_rels.get)
             out.worst = f"{NAMES[k[0]].split('/')[1]}:{k[1]}"
-        if out.var_rel > F64_TOL:
-            out.failures.append(f"float64: variables differ by {out.var_rel:.1e} of the step size > {F64_TOL:g}")
-        if out.slot_rel > F64_TOL:
-            out.failures.append(f"float64: slots differ by {out.slot_rel:.1e} of their size > {F64_TOL:g}")
+        tol, why = F64_TOL, ""
+        if run.case.f64_limit and run.case.f64_tol is not None:
+            tol, why = run.case.f64_tol, f" (the bound stated for [{run.case.f64_limit}])"
+        if out.var_rel > tol:
+            out.failures.append(f"float64: variables differ by {out.var_rel:.1e} of the step size > {tol:g}{why}")
+        if out.slot_rel > tol:
+            out.failures.append(f"float64: slots differ by {out.slot_rel:.1e} of their size > {tol:g}{why}")
     return out
 
 
@@ -770,7 +803,7 @@ class Result:
     run: Run
     diff: Diff
     status: str = "exact"          # exact / ok / LIMIT / FAIL
-    limit: str | None = None       # the LIMITS key of a LIMIT
+    limit: str | None = None       # the LIMITS key of a LIMIT, or of an ok run within its case's f64_tol
     limit_detail: str = ""         # what the emulation showed, or why there is none
     error: str | None = None       # TF raised
     seconds: float = 0.0
@@ -810,9 +843,10 @@ def compare(run: Run) -> Result:
     res = Result(run, diff)
     if not diff.failures:
         res.status = "exact" if diff.var_abs == 0 and diff.slot_rel == 0 else "ok"
-    elif run.dtype == "float64" and case.f64_limit:
-        res.status, res.limit = "LIMIT", case.f64_limit
-        res.limit_detail = "; ".join(diff.failures) + " (TF-side dtype handling; no emulation)"
+        if run.dtype == "float64" and case.f64_tol is not None and max(diff.var_rel, diff.slot_rel) > F64_TOL:
+            res.limit = case.f64_limit  # within the case's stated bound, not within F64_TOL: say why
+            res.limit_detail = (f"{_fmt(diff)} > {F64_TOL:g}, within the stated bound {case.f64_tol:g} "
+                                "(TF-side dtype handling; no emulation)")
     else:
         res.status = "FAIL"
         # an emulation swaps a TF function into descend's NumPy path; a run on the fused path claims the
@@ -896,7 +930,7 @@ def format_table(results: list[Result]) -> str:
     rows = []
     for r in results:
         d = r.diff
-        status = f"LIMIT[{r.limit}]" if r.status == "LIMIT" else r.status
+        status = f"{r.status}[{r.limit}]" if r.limit else r.status
         grad = "sparse" if r.run.sparse else "dense"
         if r.error is not None:
             rows.append((r.run.case.id, r.run.dtype, grad, r.run.path, "-", "-", "-", "-", "TF raised", status, ""))
@@ -958,14 +992,14 @@ def main(argv=None) -> int:
         for c in cases():
             print(f"  {c.id:34s} {c.reference}")
 
-    used = sorted({r.limit for r in results if r.status == "LIMIT"})
+    used = sorted({r.limit for r in results if r.limit})
     if used:
-        print("\nLimitations (LIMIT rows; they do not fail the run):")
+        print("\nLimitations (LIMIT rows, which do not fail the run, and ok rows within a stated wider bound):")
         for key in used:
             print(f"  [{key}]")
             print(_wrap(LIMITS[key]))
             for r in results:
-                if r.status == "LIMIT" and r.limit == key:
+                if r.limit == key:
                     print(_wrap(f"{r.run.id}: {r.limit_detail}", first="      - ", rest="        "))
     keys = [k for k in DIAGNOSES if any(k in r.diagnoses for r in results)]
     if keys:
