@@ -98,11 +98,16 @@ class MultiHeadAttention(Layer):
             raise ValueError(f"MultiHeadAttention: `dropout` must be in [0, 1). Received: dropout={dropout!r}")
         self.dropout = float(dropout)
         self.use_bias = bool(use_bias)
-        if output_shape is not None and not isinstance(output_shape, int):
-            if len(tuple(output_shape)) != 1:
-                raise ValueError(f"MultiHeadAttention: `output_shape` must be an int (or a tuple of one int). "
-                                 f"Received: {output_shape!r}")
-            output_shape = tuple(output_shape)[0]
+        if output_shape is not None and not isinstance(output_shape, (int, np.integer)):
+            # Keras' rule: an int, or a tuple/list of ints (descend: of one int); anything else is a ValueError
+            if not isinstance(output_shape, (tuple, list)):
+                raise ValueError("Invalid `output_shape` of MultiHeadAttention: expected an int or a tuple/list of "
+                                 f"ints. Received: output_shape={output_shape!r}")
+            dims = tuple(output_shape)
+            if len(dims) != 1:
+                raise ValueError("MultiHeadAttention: descend supports an `output_shape` of one dimension (an int "
+                                 f"or a tuple of one int). Received: output_shape={output_shape!r}")
+            output_shape = dims[0]
         self.output_shape = None if output_shape is None else _positive_int(output_shape, "output_shape",
                                                                             "MultiHeadAttention")
         if attention_axes not in (None, -2, (-2,), [-2], 1, (1,), [1]):
