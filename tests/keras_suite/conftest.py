@@ -1,7 +1,10 @@
 """Keras 3.15.1's own test files, run on descend through the ``kshim`` module paths (see README.md here)."""
 
 import os
+import re
 import sys
+
+import pytest
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
@@ -14,8 +17,10 @@ def pytest_configure(config):
         config.addinivalue_line("markers", marker)
 
 
+_EXPECTED = pytest.StashKey()
+
+
 def pytest_collection_modifyitems(config, items):
-    import pytest
     from expected_failures import EXPECTED, PENDING, REASONS
 
     for item in items:
@@ -23,6 +28,36 @@ def pytest_collection_modifyitems(config, items):
         if "keras_suite" not in path:
             continue
         key = f"{item.path.name}::{'::'.join(item.nodeid.split('::')[1:])}"
-        code = EXPECTED.get(key)
-        if code is not None:
-            item.add_marker(pytest.mark.xfail(reason=f"[{code}] {REASONS[code]}", strict=code not in PENDING))
+        row = EXPECTED.get(key)
+        if row is None:
+            continue
+        code, exc, match = row
+        if code not in REASONS:
+            raise pytest.UsageError(f"expected_failures.py: {key} has reason {code!r}, which is not in REASONS")
+        item.add_marker(pytest.mark.xfail(reason=f"[{code}] {REASONS[code]}", strict=code not in PENDING,
+                                          raises=exc))
+        item.stash[_EXPECTED] = row
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """An expected failure must fail as its row says: its exception type (the marker's ``raises=``), and a message
+    its pattern matches; otherwise the test fails. (Keras' tests are unittest cases, whose exceptions reach pytest
+    through the report rather than through the call, so this checks the report.)"""
+    report = yield
+    row = item.stash.get(_EXPECTED, None)
+    if row is None or call.when != "call" or not hasattr(report, "wasxfail") or call.excinfo is None:
+        return report
+    code, exc, match = row
+    e = call.excinfo.value
+    if isinstance(e, exc) and re.search(match, str(e)):
+        return report
+    from expected_failures import UnexpectedFailure
+
+    del report.wasxfail
+    report.outcome = "failed"
+    failure = UnexpectedFailure(f"expected to fail [{code}] with {exc.__name__} matching {match!r}; raised "
+                                f"{type(e).__name__}: {str(e)[:1000]}")
+    report.longrepr = f"{call.excinfo.getrepr(style='short')}\n\n{type(failure).__name__}: {failure}"
+    report.unexpected = (type(e), str(e))  # for record_failures.py
+    return report

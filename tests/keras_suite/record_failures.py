@@ -1,0 +1,80 @@
+"""Rewrite ``EXPECTED`` in expected_failures.py from a run: each failing test with the exception it raises now.
+
+Usage (from the repository root; the reasons of tests already in the table are kept, a new failure gets the
+reason ``'TODO'``, which conftest.py refuses until a reason of REASONS replaces it by hand)::
+
+    python tests/keras_suite/record_failures.py [test files of tests/keras_suite ...]
+
+With no file, every file here runs. Tests of files not run keep their rows. Each row is
+``key: (reason, exception type, message pattern)``: the pattern is the escaped start of the exception's first
+non-empty line (up to 80 characters, cut before an address such as ``0x7f..``), which the failure must match
+(``re.search``) besides being of that type, so a test that fails in another way than the recorded one fails.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import pprint
+import re
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TABLE = os.path.join(HERE, "expected_failures.py")
+
+
+def pattern(message: str) -> str:
+    """The escaped start of ``message``'s first non-empty line (nothing variable in it)."""
+    line = next((ln.strip() for ln in message.splitlines() if ln.strip()), "")
+    line = re.split(r" at 0x[0-9a-f]+|0x[0-9a-f]{6,}", line)[0][:80]
+    return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", line)  # escaped, but readable: spaces stay spaces
+
+
+class Recorder:
+    def __init__(self):
+        self.failed: dict = {}   # key -> (exception type, message pattern)
+        self.seen: set = set()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        outcome = yield
+        report = outcome.get_result()
+        key = f"{item.path.name}::{'::'.join(item.nodeid.split('::')[1:])}"
+        if call.when == "call":
+            self.seen.add(key)
+        if call.excinfo is None or report.skipped and not hasattr(report, "wasxfail"):
+            return
+        e = call.excinfo.value
+        exc = type(e)
+        if getattr(builtins, exc.__name__, None) is not exc:
+            raise SystemExit(f"{key} raised {exc.__module__}.{exc.__qualname__}: only builtin exceptions are "
+                             "recorded; make the table import it")
+        self.failed[key] = (exc, pattern(str(e)))
+
+
+def main(argv: list[str]) -> int:
+    sys.path.insert(0, HERE)
+    import expected_failures as table
+
+    files = argv or sorted(os.path.join(HERE, f) for f in os.listdir(HERE) if f.endswith("_test.py"))
+    rec = Recorder()
+    pytest.main(["-q", "-p", "no:cacheprovider", *files], plugins=[rec])
+    run = {os.path.basename(f) for f in files}
+    rows = {k: v for k, v in table.EXPECTED.items() if k.split("::")[0] not in run}
+    for key, (exc, pat) in rec.failed.items():
+        old = table.EXPECTED.get(key)
+        rows[key] = (old[0] if old else "TODO", exc, pat)
+    text = open(TABLE).read()
+    head = text[:text.index("EXPECTED = {")]
+    body = ",\n".join(f"    {k!r}: ({c!r}, {e.__name__}, {p!r})" for k, (c, e, p) in sorted(rows.items()))
+    open(TABLE, "w").write(head + "EXPECTED = {\n" + body + ",\n}\n")
+    gone = sorted(k for k in table.EXPECTED if k.split("::")[0] in run and k not in rec.failed)
+    print(f"{len(rows)} expected failures; {len(gone)} left the table (they pass now):")
+    pprint.pprint(gone)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
