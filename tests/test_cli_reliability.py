@@ -24,7 +24,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PO
 
 ROOT = os.path.join(os.path.dirname(__file__), "..")
 ENV = {**os.environ, "PYTHONPATH": ROOT, "TQDM_MININTERVAL": "0", "TQDM_MINITERS": "1"}
-HANG = 60  # seconds: far beyond what any step below needs
+HANG_CPU = 60  # CPU seconds of the command: far beyond what any step below needs, whatever the machine's load
+HANG = 600  # wall seconds: only an outer limit, so that a command blocked without using CPU cannot hang the suite
 
 
 def _start(argv, log):
@@ -40,11 +41,22 @@ def _text(log):
         return f.read()
 
 
+def _cpu_seconds(proc):
+    """The CPU seconds (user + system) ``proc`` has used so far (0 once it has ended)."""
+    try:
+        with open(f"/proc/{proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _wait_for(proc, log, test, what):
     deadline = time.monotonic() + HANG
     while not test():
         assert proc.poll() is None, f"ended before {what}: {_text(log)[-2000:]}"
-        assert time.monotonic() < deadline, f"never reached {what}: {_text(log)[-2000:]}"
+        assert _cpu_seconds(proc) < HANG_CPU, f"never reached {what} in {HANG_CPU} CPU s: {_text(log)[-2000:]}"
+        assert time.monotonic() < deadline, f"never reached {what} in {HANG} s: {_text(log)[-2000:]}"
         time.sleep(0.005)
 
 
