@@ -277,8 +277,32 @@ class GRUCell(_Cell):
         return {**super().get_config(), "reset_after": self.reset_after}
 
 
+def _state_sizes(cell) -> list:
+    """A cell's state sizes as a list of ints (Keras' ``state_size``: an int, or a list/tuple, one per state)."""
+    size = cell.state_size
+    sizes = list(size) if isinstance(size, (list, tuple)) else [size]
+    for s in sizes:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s <= 0:
+            raise ValueError(f"RNN: the cell's `state_size` must be a positive int or a list/tuple of them, one per "
+                             f"state (descend has no states of rank > 1). Received: state_size={size!r} from "
+                             f"{type(cell).__name__}")
+    return [int(s) for s in sizes]
+
+
+def _output_size(cell) -> int:
+    """A cell's ``output_size`` when it has one, else its first state's size (Keras' rule)."""
+    size = getattr(cell, "output_size", None)
+    return _state_sizes(cell)[0] if size is None else int(size)
+
+
 class RNN(Layer):
-    """Runs a cell (``SimpleRNNCell``, ``LSTMCell``, ``GRUCell``) over the time axis.
+    """Runs a cell over the time axis: descend's ``SimpleRNNCell``, ``LSTMCell``, ``GRUCell``, or your own.
+
+    Your own cell is a Layer, as in Keras, with a ``state_size`` attribute (an int, or a list/tuple of ints,
+    one per state), optionally ``output_size`` (default: the first state's size) and
+    ``get_initial_state(batch_size)`` (default: zeros), and ``call(inputs, states[, training])`` that takes
+    one step's ``(batch, features)`` inputs and the list of states and returns ``(output, new_states)``.
+    Its ``build`` gets the shape of one step's inputs ``(batch, features)``.
 
     Args:
         cell: the cell.
@@ -301,8 +325,15 @@ class RNN(Layer):
                  zero_output_for_mask: bool = False, **kwargs):
         kwargs.pop("time_major", None)
         super().__init__(**kwargs)
-        if not isinstance(cell, _Cell):
-            raise TypeError(f"RNN: `cell` must be a SimpleRNNCell, LSTMCell or GRUCell. Received: {cell!r}")
+        if isinstance(cell, (list, tuple)):
+            raise TypeError("RNN: a list of cells (Keras' StackedRNNCells) is not supported by descend: stack RNN "
+                            f"layers instead. Received: cell={cell!r}")
+        if not isinstance(cell, Layer) or not callable(getattr(cell, "call", None)):
+            raise ValueError(f"RNN: `cell` must be a Layer with a `call(inputs, states)` method. Received: {cell!r}")
+        if not hasattr(cell, "state_size"):
+            raise ValueError(f"RNN: the cell {type(cell).__name__} must have a `state_size` attribute (an int, or a "
+                             "list/tuple of ints, one per state)")
+        _state_sizes(cell)
         if stateful:
             raise ValueError("descend's recurrent layers do not support stateful=True: pass the final states "
                              "(return_state=True) as initial_state of the next call instead")
@@ -319,7 +350,8 @@ class RNN(Layer):
         if len(input_shape) != 3:
             raise ValueError(f"Input 0 of layer '{self.name}' is incompatible with the layer: expected ndim=3, found "
                              f"ndim={len(input_shape)}. Full shape received: {input_shape}")
-        self.cell.build((input_shape[0], input_shape[2]))
+        if not self.cell.built:
+            self.cell.build((input_shape[0], input_shape[2]))
         self.cell.built = True
 
     def call(self, inputs, mask=None, training=None, initial_state=None):
@@ -330,16 +362,19 @@ class RNN(Layer):
         cell = self.cell
         batch, steps, features = x.shape
         dtype = x.dtype.dtype
-        imask, rmask = cell.dropout_masks(batch, features, dtype, training)
+        own = isinstance(cell, _Cell)  # descend's cells: the input projection of all steps at once
+        sizes = _state_sizes(cell)
+        imask = rmask = None
+        if own:
+            imask, rmask = cell.dropout_masks(batch, features, dtype, training)
         if imask is not None:
             x = math_ops.multiply(x, array_ops.expand_dims(imask, axis=1))
         if initial_state is None:
-            states = cell.initial_states(batch, dtype)
+            states = self._initial_states(batch, dtype)
         else:
             states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
-            if len(states) != len(cell.initial_states(1, dtype)):
-                raise ValueError(f"Layer '{self.name}' expects {len(cell.initial_states(1, dtype))} initial "
-                                 f"state(s); received {len(states)}")
+            if len(states) != len(sizes):
+                raise ValueError(f"Layer '{self.name}' expects {len(sizes)} initial state(s); received {len(states)}")
             states = [self._float_input(self._convert_inputs(s)) for s in states]
         keep = None
         if mask is not None:
@@ -347,12 +382,16 @@ class RNN(Layer):
             if keep.shape != (batch, steps):
                 raise ValueError(f"Layer '{self.name}': the mask must have shape (batch, timesteps) = "
                                  f"{(batch, steps)}. Received {keep.shape}")
-        projected = array_ops.unstack(cell.project_inputs(x), axis=1) if steps else []
+        per_step = array_ops.unstack(cell.project_inputs(x) if own else x, axis=1) if steps else []
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs = []
-        output = Tensor(np.zeros((batch, cell.units), dtype=dtype))
+        units = _output_size(cell)
+        output = Tensor(np.zeros((batch, units), dtype=dtype))
         for t in order:
-            out, new_states = cell.step(projected[t], states, rmask)
+            if own:
+                out, new_states = cell.step(per_step[t], states, rmask)
+            else:
+                out, new_states = self._user_step(per_step[t], states, training)
             if keep is not None and not keep[:, t].all():
                 k = keep[:, t:t + 1]
                 new_states = [math_ops.where(Tensor(np.broadcast_to(k, tuple(s.shape))), n, s)
@@ -366,25 +405,50 @@ class RNN(Layer):
                 outputs.append(out)
         if self.return_sequences:
             result = (array_ops.stack(outputs, axis=1) if outputs
-                      else Tensor(np.zeros((batch, 0, cell.units), dtype=dtype)))
+                      else Tensor(np.zeros((batch, 0, units), dtype=dtype)))
         else:
             result = output
         if self.return_state:
             return [result, *states]
         return result
 
+    def _initial_states(self, batch: int, dtype) -> list:
+        cell = self.cell
+        if isinstance(cell, _Cell):
+            return cell.initial_states(batch, dtype)
+        if callable(getattr(cell, "get_initial_state", None)):
+            states = cell.get_initial_state(batch_size=batch)
+            states = list(states) if isinstance(states, (list, tuple)) else [states]
+            return [self._float_input(self._convert_inputs(s)) for s in states]
+        return [Tensor(np.zeros((batch, n), dtype=dtype)) for n in _state_sizes(cell)]
+
+    def _user_step(self, x, states, training):
+        """One step of a user's cell: ``cell(x, states)``, its new states checked against ``state_size``."""
+        cell = self.cell
+        out, new_states = cell(x, list(states), training=training)
+        new_states = list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
+        sizes = _state_sizes(cell)
+        if len(new_states) != len(sizes):
+            raise ValueError(f"Layer '{self.name}': the cell {type(cell).__name__} returned {len(new_states)} "
+                             f"state(s); its state_size {cell.state_size!r} says {len(sizes)}")
+        for k, (s, n) in enumerate(zip(new_states, sizes)):
+            if tuple(s.shape) != (x.shape[0], n):
+                raise ValueError(f"Layer '{self.name}': state {k} returned by the cell {type(cell).__name__} has "
+                                 f"shape {tuple(s.shape)}; expected (batch, state_size) = {(x.shape[0], n)}")
+        return out, new_states
+
     def compute_mask(self, inputs, mask=None):
         out = mask if self.return_sequences else None
         if self.return_state:
-            return [out] + [None] * len(self.cell.initial_states(1, np.float32))
+            return [out] + [None] * len(_state_sizes(self.cell))
         return out
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)
-        units = self.cell.units
+        units = _output_size(self.cell)
         out = (input_shape[0], input_shape[1], units) if self.return_sequences else (input_shape[0], units)
         if self.return_state:
-            return [out] + [(input_shape[0], units)] * len(self.cell.initial_states(1, np.float32))
+            return [out] + [(input_shape[0], n) for n in _state_sizes(self.cell)]
         return out
 
     def get_config(self) -> dict:
@@ -609,7 +673,7 @@ class Bidirectional(Layer):
         out = mask if self.return_sequences else None
         n_out = 2 if self.merge_mode is None else 1
         if self.return_state:
-            n_states = 2 * len(self.forward_layer.cell.initial_states(1, np.float32))
+            n_states = 2 * len(_state_sizes(self.forward_layer.cell))
             return [out] * n_out + [None] * n_states
         return [out] * n_out if n_out == 2 else out
 
