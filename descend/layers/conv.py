@@ -63,13 +63,15 @@ class _Conv(Layer):
         groups = kwargs.pop("groups", 1)
         if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
             raise ValueError(f"The number of groups must be a positive integer. Received: groups={groups}.")
-        if groups != 1:  # grouped convolutions are not implemented
-            raise ValueError(f"{owner} supports groups=1 only. Received: groups={groups!r}")
         super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
             raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. Received "
                              f"filters={filters}.")  # Keras' words
+        if filters % groups:
+            raise ValueError("The number of filters must be evenly divisible by the number of groups. Received: "
+                             f"groups={groups}, filters={filters}.")  # Keras' words
         self.filters = int(filters)
+        self.groups = int(groups)
         self.kernel_size = _sizes(kernel_size, "kernel_size", owner, self.rank)
         self.strides = _sizes(strides, "strides", owner, self.rank)
         if len(self.paddings) == 2:
@@ -105,7 +107,11 @@ class _Conv(Layer):
         c = input_shape[self._channel_axis()]
         if c is None:
             raise ValueError(f"Layer '{self.name}' needs a known channel dimension. Received: {input_shape}")
-        self.kernel = self.add_weight(shape=(*self.kernel_size, int(c), self.filters),
+        if c % self.groups:
+            raise ValueError(f"Layer '{self.name}': the number of input channels must be evenly divisible by the "
+                             f"number of groups. Received groups={self.groups}, but the input has {c} channels "
+                             f"(full input shape {input_shape})")
+        self.kernel = self.add_weight(shape=(*self.kernel_size, int(c) // self.groups, self.filters),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
                                       constraint=self.kernel_constraint, name="kernel")
         if self.use_bias:
@@ -113,18 +119,27 @@ class _Conv(Layer):
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint,
                                         name="bias")
 
-    def _convolve(self, x, channels_last: bool):
+    def _convolve(self, x, kernel, channels_last: bool):
         raise NotImplementedError
+
+    def _grouped(self, x, channels_last: bool):
+        """The convolution; with ``groups`` > 1, input channel group ``g`` meets filter group ``g`` only (the
+        kernel's last axis in ``groups`` equal parts), and the groups' outputs are joined in order."""
+        if self.groups == 1:
+            return self._convolve(x, self.kernel, channels_last)
+        axis = self.rank + 1 if channels_last else 1
+        parts = zip(array_ops.split(x, self.groups, axis=axis), array_ops.split(self.kernel, self.groups, axis=-1))
+        return array_ops.concat([self._convolve(xg, kg, channels_last) for xg, kg in parts], axis=axis)
 
     def call(self, inputs):
         x = self._float_input(inputs)
         if x.ndim != self.rank + 2:
             raise _incompatible(self, x, f"expected ndim={self.rank + 2}, found ndim={x.ndim}")
-        c = self.kernel.shape[self.rank]
+        c = self.kernel.shape[self.rank] * self.groups
         if x.shape[self._channel_axis()] != c:
             raise _incompatible(self, x, f"expected axis {self._channel_axis()} of input shape to have value {c}")
         channels_last = self.data_format == "channels_last"
-        y = self._convolve(x, channels_last)
+        y = self._grouped(x, channels_last)
         if self.bias is not None:
             b = self.bias if channels_last else array_ops.reshape(self.bias, shape=(self.filters,) + (1,) * self.rank)
             y = math_ops.add(y, b)
@@ -153,6 +168,7 @@ class _Conv(Layer):
             "padding": self.padding,
             "data_format": self.data_format,
             "dilation_rate": self.dilation_rate,
+            "groups": self.groups,
             "activation": _serialize_activation(self.activation),
             "use_bias": self.use_bias,
             "kernel_initializer": initializers.serialize(self.kernel_initializer),
@@ -167,7 +183,7 @@ class _Conv(Layer):
 class Conv2D(_Conv):
     """2-D convolution layer: ``activation(conv2d(inputs, kernel) + bias)``.
 
-    The kernel has shape ``(kh, kw, in_channels, filters)``. Inputs are
+    The kernel has shape ``(kh, kw, in_channels // groups, filters)``. Inputs are
     ``(batch, H, W, C)`` (``"channels_last"``) or ``(batch, C, H, W)``.
 
     Args:
@@ -179,6 +195,10 @@ class Conv2D(_Conv):
         data_format: ``"channels_last"`` (default) or ``"channels_first"``.
         dilation_rate: an int or 2 ints (default 1); strides and dilation
             cannot both exceed 1.
+        groups: split the input channels and the filters into this many
+            groups, each group of filters seeing its group of channels only
+            (the kernel is ``(kh, kw, in_channels // groups, filters)``); both
+            must divide by it (default 1).
         activation: a name or callable; None is linear.
         use_bias: add a bias per filter (default True).
         kernel_initializer, bias_initializer: defaults ``"glorot_uniform"``, ``"zeros"``.
@@ -194,8 +214,8 @@ class Conv2D(_Conv):
 
     rank = 2
 
-    def _convolve(self, x, channels_last: bool):
-        return conv2d(x, self.kernel, strides=self.strides, padding=self.padding,
+    def _convolve(self, x, kernel, channels_last: bool):
+        return conv2d(x, kernel, strides=self.strides, padding=self.padding,
                       data_format="NHWC" if channels_last else "NCHW", dilations=self.dilation_rate)
 
 
@@ -213,6 +233,7 @@ class Conv1D(_Conv):
             padding only: output ``t`` sees inputs ``<= t``).
         data_format: ``"channels_last"`` (default) or ``"channels_first"``.
         dilation_rate: an int (default 1); strides and dilation cannot both exceed 1.
+        groups: grouped convolution, as for Conv2D (default 1).
         activation, use_bias, initializers, regularizers, constraints: as for Conv2D.
 
     Example:
@@ -224,6 +245,6 @@ class Conv1D(_Conv):
     rank = 1
     paddings = ("valid", "same", "causal")
 
-    def _convolve(self, x, channels_last: bool):
-        return conv1d(x, self.kernel, stride=self.strides[0], padding=self.padding,
+    def _convolve(self, x, kernel, channels_last: bool):
+        return conv1d(x, kernel, stride=self.strides[0], padding=self.padding,
                       data_format="NWC" if channels_last else "NCW", dilations=self.dilation_rate[0])
