@@ -467,7 +467,7 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     if libs:
         if threading.current_thread() is _main:
             _take_over(libs)
-        if _found is not None:
+        if _found is not None and a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM:
             blocks = _blocks(a, b, out)
             if blocks is not None:
                 if not _split(a, b, out, blocks):
