@@ -138,9 +138,9 @@ def test_a_split_product_is_its_blocks_each_one_blas_thread_call(fake_pool, monk
         (m >= 2 * blas.BLOCK_ROWS and np.diff(blas.cuts(m, 2)).min() * n * k >= blas.BLOCK_MIN)
         or (m < 2 * blas.BLOCK_ROWS and n >= 2 * blas.BLOCK_ROWS and np.diff(blas.cuts(n, 2)).min() * m * k >= blas.BLOCK_MIN))
     assert (blocks is not None) == big
-    if big:  # in two blocks (the budget 4 on at most the cores)
+    if big:  # in at least two blocks, at most the budget 4 on at most the cores
         cut = blocks.rows if blocks.cols.tolist() == [0, 0] else blocks.cols
-        assert len(cut) == min(_native.cores(), 4) + 1
+        assert 3 <= len(cut) <= min(_native.cores(), 4) + 1
     assert got == ([(1, 0) if _can_split() else (0, 1), (0, 1)] if big else [(0, 0), (0, 0)])
 
 
@@ -176,7 +176,8 @@ def test_a_split_product_cuts_its_longer_side(fake_pool, monkeypatch, mkn, by):
     assert out.tobytes() == _blockwise(a, b, blas._blocks(a, b, out)).tobytes()
     (rows, cols), = spy.cuts
     cut, other, length = (rows, cols, m) if by == "rows" else (cols, rows, n)
-    assert cut == blas.cuts(length, 2).tolist() and len(cut) == 3 and other == [0, 0]
+    parts = len(cut) - 1  # (the budget 4, on at most the cores: fewer where a block would be too small)
+    assert 2 <= parts <= min(4, _native.cores()) and cut == blas.cuts(length, parts).tolist() and other == [0, 0]
 
 
 @pytest.mark.parametrize("shape", [(784, 256), (512, 512), (256, 10), (63, 7), (10,), (0, 5), (3,), (100, 4, 3), ()])
