@@ -17,7 +17,7 @@ import pytest
 
 import descend as ds
 from descend import _native
-from descend._native import blas
+from descend._native import blas, blas_pools
 
 
 @pytest.fixture
@@ -198,12 +198,12 @@ _NO_THREADPOOLCTL = textwrap.dedent("""
     import numpy as np
     import descend as ds
     from descend import _native
-    from descend._native import blas
+    from descend._native import blas, blas_pools
 
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
     got = ds.matmul(ds.constant(a), ds.constant(b)).numpy()
-    print("pools", blas.pools(), "threaded", blas.blas_threaded())
+    print("pools", blas.pools(), "threaded", blas_pools.blas_threaded())
     print("whole", got.tobytes() == np.matmul(a, b).tobytes(), blas.stats["split"] + blas.stats["in_turn"])
     previous = _native.set_threads_on(True)
     print("serial", _native.serial(2 ** 24))
@@ -246,4 +246,4 @@ def test_the_blas_descend_holds_leaves_the_kernels_their_threads():
         warnings.simplefilter("error")  # (no warning where descend holds the BLAS)
         ds.config.experimental.enable_op_determinism()
         ds.config.experimental.disable_op_determinism()
-    assert blas.pools() and blas.blas_threaded() is False and _native._beside_threaded_blas() is False
+    assert blas.pools() and blas_pools.blas_threaded() is False and _native._beside_threaded_blas() is False

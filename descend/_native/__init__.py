@@ -40,7 +40,7 @@ child), so such a child runs serial loops (multiprocessing's "spawn" and
 "forkserver" children are not affected). ``numba.set_num_threads`` limits the
 threads, e.g. with one process per core. Where NumPy's BLAS keeps threads of its
 own that descend cannot set (``threadpoolctl`` not importable, say after a
-``--no-deps`` install: :func:`.blas.blas_threaded`), every kernel runs on one
+``--no-deps`` install: :func:`.blas_pools.blas_threaded`), every kernel runs on one
 thread: two pools that both spin for the cores fight (measured, eager MLP step:
 1.3 ms with one pool, 8.8 ms with both). A worker spins for the next kernel
 about 4 ms (``GOMP_SPINCOUNT`` :data:`SPIN_COUNT`) before it sleeps: on a
@@ -277,11 +277,11 @@ _blas_threaded: bool | None = None
 
 
 def _beside_threaded_blas() -> bool:
-    """Whether NumPy's BLAS runs threads of its own that descend cannot set (:func:`.blas.blas_threaded`):
+    """Whether NumPy's BLAS runs threads of its own that descend cannot set (:func:`.blas_pools.blas_threaded`):
     then every kernel runs on one thread (see "Threads" in the module docstring)."""
     global _blas_threaded
     if _blas_threaded is None:
-        from .blas import blas_threaded
+        from .blas_pools import blas_threaded
 
         _blas_threaded = blas_threaded()
     return _blas_threaded

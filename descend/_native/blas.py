@@ -70,7 +70,7 @@ changes the budget, and a count someone else sets later
 (``threadpool_limits``) becomes the budget at descend's next product. Where
 no BLAS library can be set (``threadpoolctl`` not importable), products run
 whole on the BLAS's own threads and descend's kernels on one thread
-(:func:`blas_threaded`).
+(:func:`descend._native.blas_pools.blas_threaded`).
 
 **Outputs are reused.** A product's output of at least
 :data:`REUSE_MIN_BYTES` comes from a small pool: an array the pool handed
@@ -105,8 +105,10 @@ import numpy as np
 
 from descend import _native
 
+from . import blas_pools
+
 __all__ = ["BLOCK_MIN", "BLOCK_ROWS", "DETERMINISTIC_BLOCKS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES",
-           "REUSE_PER_SHAPE", "blas_threaded", "clear_reuse", "cuts", "deterministic", "matmul", "matmul_into",
+           "REUSE_PER_SHAPE", "clear_reuse", "cuts", "deterministic", "matmul", "matmul_into",
            "matmul_into_for", "parts_for", "pools", "set_deterministic", "set_threads", "stats", "thread_parts"]
 
 #: float32 products of at least this many multiply-adds (per matrix) are split into blocks shared by the cores
@@ -135,55 +137,11 @@ _main = threading.main_thread()
 
 def pools() -> tuple:
     """``(get, set)`` thread-count functions of each BLAS library in this process, found with
-    ``threadpoolctl`` on first use (empty without it)."""
+    ``threadpoolctl`` on first use (empty without it): :func:`descend._native.blas_pools.find`."""
     global _pools
     if _pools is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # not installed: NumPy's BLAS keeps its own thread count
-            _pools = ()
-        else:
-            try:
-                found = ThreadpoolController().select(user_api="blas").lib_controllers
-            except Exception:  # a library threadpoolctl cannot query: leave BLAS as it is  # pragma: no cover
-                found = []
-            _pools = tuple(_counter(c) for c in found if c.get_num_threads() is not None)
+        _pools = blas_pools.find()
     return _pools
-
-
-_threaded: bool | None = None
-
-
-def blas_threaded() -> bool:
-    """Whether NumPy's BLAS may run on several threads of its own beside descend's kernels: descend found no
-    BLAS library whose threads it can set (:func:`pools` is empty: ``threadpoolctl`` is not importable, say
-    after a ``--no-deps`` install, or it knows no such library here), and neither the environment
-    (``OPENBLAS_NUM_THREADS``, ``GOTO_NUM_THREADS``, ``MKL_NUM_THREADS``, ``OMP_NUM_THREADS``, the first one
-    set) nor the process's CPU affinity holds it to one thread. The compiled kernels then run on one thread
-    (:func:`descend._native.serial`): two thread pools that both spin for the cores fight (measured, eager MLP
-    step: 1.3 ms with one pool, 8.8 ms with both). Found once per process."""
-    global _threaded
-    if _threaded is None:
-        if pools():
-            _threaded = False  # descend holds the BLAS on one thread (see the module docstring)
-        else:
-            names = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
-            pinned = next((os.environ[k].strip() for k in names if os.environ.get(k, "").strip()), "")
-            _threaded = pinned.split(",")[0] != "1" and _native.cores() > 1
-    return _threaded
-
-
-def _counter(lib):
-    """``(get, set)`` of ``lib``'s thread count: OpenBLAS's own functions when its pool is its own (a
-    ctypes call, 0.3 us), else the controller's methods (threadpoolctl's bookkeeping, about 3 us)."""
-    if getattr(lib, "internal_api", None) == "openblas" and getattr(lib, "threading_layer", None) != "openmp":
-        for prefix in ("", "scipy_"):
-            for suffix in ("", "64_", "_64"):
-                get = getattr(lib.dynlib, f"{prefix}openblas_get_num_threads{suffix}", None)
-                put = getattr(lib.dynlib, f"{prefix}openblas_set_num_threads{suffix}", None)
-                if get is not None and put is not None:
-                    return get, put
-    return lib.get_num_threads, lib.set_num_threads
 
 
 # ---------------------------------------------------------------------------------------------- splitting
