@@ -67,7 +67,9 @@ process-wide count too. So NumPy code outside descend then runs BLAS on one
 thread as well. By default a product is cut into at most ``min(cores,
 budget)`` blocks (cores from the process's CPU affinity); :func:`set_threads`
 changes the budget, and a count someone else sets later
-(``threadpool_limits``) becomes the budget at descend's next product. Where
+(``threadpool_limits``) becomes the budget at descend's next product. Only the
+main thread takes the pool over: a product another thread makes before that
+runs whole, as NumPy runs it. Where
 no BLAS library can be set (``threadpoolctl`` not importable), products run
 whole on the BLAS's own threads and descend's kernels on one thread
 (:func:`descend._native.blas_pools.blas_threaded`).
