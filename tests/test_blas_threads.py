@@ -473,3 +473,27 @@ def test_split_products_under_load_give_exact_blocks(monkeypatch):
         kept = [blas.matmul(a * k, a) for k in range(1, 6)]
         for k, t in enumerate(kept, 1):
             assert (t == 256 * k).all()
+
+
+@pytest.mark.parametrize("mkn", [(784, 64, 256), (64, 784, 256), (128, 784, 512), (4096, 64, 4096), (40, 3000, 2000),
+                                 (3000, 2000, 40), (2000, 2000, 2000), (33, 9000, 31), (100, 100, 100000)])
+@pytest.mark.parametrize("budget", [2, 3, 8, 64])
+def test_a_product_is_cut_into_the_most_blocks_that_keep_block_min(fake_pool, monkeypatch, mkn, budget):
+    # the most blocks up to the budget (on as many cores) whose smallest has BLOCK_MIN multiply-adds, on the longer
+    # side (rows when as tall as wide), found without trying every count (a 64-thread budget costs no more)
+    monkeypatch.setattr(_native, "cores", lambda: 64)
+    monkeypatch.setattr(blas, "_found", budget)
+    m, k, n = mkn
+    a, b, out = np.empty((m, k), np.float32), np.empty((k, n), np.float32), np.empty((m, n), np.float32)
+    want = None
+    for p in range(budget, 1, -1):  # (the rule, by trying each count)
+        by_rows = m // blas.BLOCK_ROWS >= 2 and (m >= n or n // blas.BLOCK_ROWS < 2)
+        length, other = (m, n) if by_rows else (n, m)
+        cut = blas.cuts(length, p)
+        if length // blas.BLOCK_ROWS >= 2 and int(cut[1]) * other * k >= blas.BLOCK_MIN:
+            want = (by_rows, cut.tolist())
+            break
+    blocks = blas._blocks(a, b, out)
+    got = None if blocks is None else (blocks.cols.tolist() == [0, 0],
+                                       (blocks.rows if blocks.cols.tolist() == [0, 0] else blocks.cols).tolist())
+    assert got == (want if m * k * n >= blas.PARALLEL_FROM else None)

@@ -301,17 +301,19 @@ def _blocks(a, b, out):
             or a.ctypes.data == b.ctypes.data  # (a @ a.T: NumPy computes it another way)
             or np.may_share_memory(out, a) or np.may_share_memory(out, b)):
         return None
-    for p in range(parts, 1, -1):  # the most blocks whose first (smallest) has BLOCK_MIN multiply-adds
-        rows, cols = cuts(m, p), cuts(n, p)  # the longer side is cut (see _split's docstring)
-        if rows.shape[0] >= 3 and (m >= n or cols.shape[0] < 3):
-            cols, first = _NO_CUTS, int(rows[1]) * n * k
-        elif cols.shape[0] >= 3:
-            rows, first = _NO_CUTS, int(cols[1]) * m * k
-        else:
-            continue
-        if first >= BLOCK_MIN:
-            return _Blocks(gemm, rows, cols, k, op_a[0], op_a[1], op_b[0], op_b[1], so0 // size)
-    return None
+    # the longer side is cut (see _split's docstring), into the most blocks (up to `parts`) whose first, the
+    # smallest, has BLOCK_MIN multiply-adds
+    by_rows = m // BLOCK_ROWS >= 2 and (m >= n or n // BLOCK_ROWS < 2)
+    if not by_rows and n // BLOCK_ROWS < 2:
+        return None
+    length, other = (m, n) if by_rows else (n, m)
+    per_unit = BLOCK_ROWS * other * k  # the multiply-adds of BLOCK_ROWS rows (columns)
+    parts = min(parts, length // BLOCK_ROWS // -(-BLOCK_MIN // per_unit))
+    if parts < 2:
+        return None
+    cut = cuts(length, parts)
+    rows, cols = (cut, _NO_CUTS) if by_rows else (_NO_CUTS, cut)
+    return _Blocks(gemm, rows, cols, k, op_a[0], op_a[1], op_b[0], op_b[1], so0 // size)
 
 
 def _split(a, b, out, blocks: _Blocks) -> bool:
