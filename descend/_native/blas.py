@@ -121,7 +121,7 @@ BLOCK_MIN = 2**21
 #: a split product is cut into blocks of rows (or columns) at multiples of this many: a block of at least
 #: this many rows, cut where OpenBLAS's kernels cut, computes its rows (columns) exactly as the whole product
 BLOCK_ROWS = 32
-#: with op determinism on, a product is cut into at most this many blocks (a power of two), whatever the thread count
+#: with op determinism on, a product is cut into at most this many blocks, whatever the thread count
 DETERMINISTIC_BLOCKS = 16
 #: outputs of at least this many bytes come from the reuse pool
 REUSE_MIN_BYTES = 1 << 16
@@ -259,7 +259,8 @@ def _operand(x, rows: int, cols: int, size: int):
 
 
 def parts_for(m: int, k: int, n: int) -> int:
-    """Into how many blocks a float32 ``(m, k) @ (k, n)`` product is cut at most (1: not cut): none below
+    """Into how many blocks a float32 ``(m, k) @ (k, n)`` product is cut at most (1: not cut; fewer where its
+    longer side is too short for that many blocks of :data:`BLOCK_MIN` multiply-adds): none below
     :data:`PARALLEL_FROM` multiply-adds; with op determinism on, the largest power of two up to
     :data:`DETERMINISTIC_BLOCKS` that leaves every block :data:`BLOCK_MIN` multiply-adds (a function of the
     shape alone); otherwise the thread budget (:func:`set_threads`, else the BLAS thread count descend found)
