@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import re
 import types
+import warnings
 from collections import namedtuple
 
 __all__ = [
@@ -32,7 +33,7 @@ __all__ = [
 PhysicalDevice = namedtuple("PhysicalDevice", "name device_type")
 LogicalDevice = namedtuple("LogicalDevice", "name device_type")
 _CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
-_state = {"eager": False, "determinism": False}
+_state = {"eager": False}
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
@@ -113,13 +114,54 @@ def _get_memory_growth(device) -> bool:
 
 
 def _enable_op_determinism() -> None:
-    """descend's ops are deterministic already; recorded for ``is_op_determinism_enabled``."""
-    _state["determinism"] = True
+    """``tf.config.experimental.enable_op_determinism``: from now on, ops give results that do not depend on
+    the thread count or the machine's load, at some cost in speed.
+
+    descend's ops other than matrix products are deterministic in both modes. A large float32 matrix product
+    is cut into blocks, each a one-thread BLAS call: by default as many blocks as its thread budget (the last
+    bits may then depend on the thread count, as in TensorFlow and PyTorch); with determinism on, blocks fixed
+    by the product's shape alone (``descend._native.blas.parts_for``). Either way a ``descend.function`` step
+    gives the eager step's bits in one process. The bits still depend on the CPU's BLAS kernel (OpenBLAS
+    picks one per CPU: AVX2 and AVX-512 machines differ in the last bits): see docs/semantics.md. Where descend
+    cannot hold NumPy's BLAS on one thread (``threadpoolctl`` not importable) it warns once: products then
+    run on the BLAS's own threads.
+
+    Example:
+        >>> import descend as ds
+        >>> ds.config.experimental.enable_op_determinism()
+        >>> ds.config.experimental.is_op_determinism_enabled()
+        True
+        >>> ds.config.experimental.disable_op_determinism()
+    """
+    from ._native import blas
+
+    blas.set_deterministic(True)
+    if not blas.pools() and not _state.get("warned_blas"):
+        _state["warned_blas"] = True
+        warnings.warn("enable_op_determinism: descend cannot hold NumPy's BLAS on one thread here (threadpoolctl is "
+                      "not importable, or it knows no BLAS library in this process): matrix products run on the "
+                      "BLAS's own threads, and their last bits may depend on its thread count. Install threadpoolctl "
+                      "or set OPENBLAS_NUM_THREADS=1.", RuntimeWarning, stacklevel=2)
+
+
+def _disable_op_determinism() -> None:
+    """TensorFlow's ``disable_op_determinism`` (in ``tensorflow.python.framework.config``): the default again,
+    products cut for the thread budget."""
+    from ._native import blas
+
+    blas.set_deterministic(False)
+
+
+def _is_op_determinism_enabled() -> bool:
+    """Whether :func:`_enable_op_determinism` is in force (TensorFlow's ``is_op_determinism_enabled``)."""
+    from ._native import blas
+
+    return blas.deterministic()
 
 
 experimental = types.SimpleNamespace(
     set_memory_growth=_set_memory_growth, get_memory_growth=_get_memory_growth,
-    enable_op_determinism=_enable_op_determinism,
-    is_op_determinism_enabled=lambda: _state["determinism"],
+    enable_op_determinism=_enable_op_determinism, disable_op_determinism=_disable_op_determinism,
+    is_op_determinism_enabled=_is_op_determinism_enabled,
     list_physical_devices=list_physical_devices, set_visible_devices=set_visible_devices,
 )

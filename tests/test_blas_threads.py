@@ -70,6 +70,28 @@ def _can_split() -> bool:
     return bool(blas._gemm_functions()) and _native.enabled() and _native.kernels().threads() > 1
 
 
+def _blockwise(a, b, blocks):
+    """``a @ b`` as one-thread ``np.matmul`` calls of the blocks ``blocks`` (a ``blas._Blocks``, or None: whole)."""
+    import threadpoolctl
+
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        if blocks is None:
+            return np.matmul(a, b)
+        out = np.empty((a.shape[0], b.shape[1]), np.result_type(a, b))
+        rows, cols = blocks.rows.tolist(), blocks.cols.tolist()
+        if cols == [0, 0]:
+            for r0, r1 in zip(rows[:-1], rows[1:]):
+                out[r0:r1] = np.matmul(a[r0:r1], b)
+        else:
+            for c0, c1 in zip(cols[:-1], cols[1:]):
+                out[:, c0:c1] = np.matmul(a, b[:, c0:c1])
+        return out
+
+
+def _counts():
+    return blas.stats["split"], blas.stats["in_turn"]
+
+
 def _operands(rng, m, k, n, dtype, layout):
     a = rng.standard_normal((m, k)).astype(dtype)
     b = rng.standard_normal((k, n)).astype(dtype)
@@ -87,25 +109,39 @@ def _operands(rng, m, k, n, dtype, layout):
 @pytest.mark.parametrize("mkn", [(64, 784, 256), (784, 64, 256), (128, 784, 512), (128, 512, 512), (512, 128, 784),
                                  (8, 3000, 96), (37, 450, 301), (97, 330, 131), (250, 1700, 33), (5, 10000, 67),
                                  (1000, 30, 70), (37, 45, 301), (250, 17, 3)])
-def test_a_split_product_is_what_one_blas_thread_computes(fake_pool, monkeypatch, dtype, layout, mkn):
-    # blocks of rows (and of columns, for a product of few rows) of a one-thread BLAS product are that
-    # product's rows (columns) bit for bit: the training step of the benchmarks' MLPs, transposed operands
-    # (the backward pass's products) and padded rows included; float64 products are not split (a one-thread
-    # dgemm's bits depend on the shape it is given) and are NumPy's too
-    threadpoolctl = pytest.importorskip("threadpoolctl")
+def test_a_split_product_is_its_blocks_each_one_blas_thread_call(fake_pool, monkeypatch, dtype, layout, mkn):
+    # a product cut into blocks of rows (or of columns, for a product of few rows) is those blocks, each what one
+    # BLAS thread computes for it, whether the compiled kernel's threads run them at once or the calling thread in
+    # turn: the training step of the benchmarks' MLPs, transposed operands (the backward pass's products) and padded
+    # rows included. A block of a one-thread product is that product's rows on some of OpenBLAS's kernels only:
+    # this holds on every one. float64 products are not cut: one BLAS thread computes them whole
+    pytest.importorskip("threadpoolctl")
     monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
     a, b = _operands(np.random.default_rng(sum(mkn)), *mkn, dtype, layout)
-    with threadpoolctl.threadpool_limits(1, user_api="blas"):
-        want = np.matmul(a, b)
-    out = np.full(want.shape, np.nan, dtype)
-    before = blas.stats["split"]
-    blas.matmul_into(a, b, out)
-    assert out.tobytes() == want.tobytes()
     m, k, n = mkn
-    blocks = [np.diff(blas.cuts(m, 2)).min() * n * k, np.diff(blas.cuts(n, 2)).min() * m * k]
-    big = (m >= 2 * blas.BLOCK_ROWS and blocks[0] >= blas.BLOCK_MIN) or (
-        m < 2 * blas.BLOCK_ROWS and n >= 2 * blas.BLOCK_ROWS and blocks[1] >= blas.BLOCK_MIN)
-    assert blas.stats["split"] == before + (1 if _can_split() and big and dtype == np.float32 else 0)
+    blas._take_over(blas._pools)  # (as the first product does: the budget read, the BLAS pool on one thread)
+    blocks = blas._blocks(a, b, np.empty((m, n), dtype))
+    want = _blockwise(a, b, blocks)
+    got = []
+    for threads in (None, False):  # at once where a core is free, then in turn on the calling thread
+        previous = _native.set_threads_on(threads)
+        try:
+            out = np.full(want.shape, np.nan, dtype)
+            before = _counts()
+            blas.matmul_into(a, b, out)
+            after = _counts()
+        finally:
+            _native.set_threads_on(previous)
+        assert out.tobytes() == want.tobytes(), threads
+        got.append((after[0] - before[0], after[1] - before[1]))
+    big = dtype == np.float32 and (
+        (m >= 2 * blas.BLOCK_ROWS and np.diff(blas.cuts(m, 2)).min() * n * k >= blas.BLOCK_MIN)
+        or (m < 2 * blas.BLOCK_ROWS and n >= 2 * blas.BLOCK_ROWS and np.diff(blas.cuts(n, 2)).min() * m * k >= blas.BLOCK_MIN))
+    assert (blocks is not None) == big
+    if big:  # in at least two blocks, at most the budget 4 on at most the cores
+        cut = blocks.rows if blocks.cols.tolist() == [0, 0] else blocks.cols
+        assert 3 <= len(cut) <= min(_native.cores(), 4) + 1
+    assert got == ([(1, 0) if _can_split() else (0, 1), (0, 1)] if big else [(0, 0), (0, 0)])
 
 
 class _SpyKernels:
@@ -137,11 +173,11 @@ def test_a_split_product_cuts_its_longer_side(fake_pool, monkeypatch, mkn, by):
     a, b = _operands(np.random.default_rng(m), m, k, n, np.float32, "a.T")
     out = np.full((m, n), np.nan, np.float32)
     blas.matmul_into(a, b, out)
-    with __import__("threadpoolctl").threadpool_limits(1, user_api="blas"):
-        assert out.tobytes() == np.matmul(a, b).tobytes()
+    assert out.tobytes() == _blockwise(a, b, blas._blocks(a, b, out)).tobytes()
     (rows, cols), = spy.cuts
     cut, other, length = (rows, cols, m) if by == "rows" else (cols, rows, n)
-    assert cut == blas.cuts(length, 2).tolist() and len(cut) == 3 and other == [0, 0]
+    parts = len(cut) - 1  # (the budget 4, on at most the cores: fewer where a block would be too small)
+    assert 2 <= parts <= min(4, _native.cores()) and cut == blas.cuts(length, parts).tolist() and other == [0, 0]
 
 
 @pytest.mark.parametrize("shape", [(784, 256), (512, 512), (256, 10), (63, 7), (10,), (0, 5), (3,), (100, 4, 3), ()])
@@ -187,13 +223,15 @@ def test_products_numpy_would_not_give_to_gemm_as_they_are_are_not_split(fake_po
         before = blas.stats["split"]
         blas.matmul_into(x, y, out)
         assert out.tobytes() == want.tobytes() and blas.stats["split"] == before
-    # the rows right after an operand's last byte do not overlap it: split, with a one-thread product's bits
+    # the rows right after an operand's last byte do not overlap it: split, each block with a one-thread call's bits
     y, out = big[:48], big[48:112]
-    with __import__("threadpoolctl").threadpool_limits(1, user_api="blas"):
-        want = np.matmul(a, y.copy())
-    before = blas.stats["split"]
+    blocks = blas._blocks(a, y, out)
+    assert blocks is not None
+    want = _blockwise(a, y.copy(), blocks)
+    before = _counts()
     blas.matmul_into(a, y, out)
-    assert out.tobytes() == want.tobytes() and blas.stats["split"] == before + (1 if _can_split() else 0)
+    assert out.tobytes() == want.tobytes() and _counts() == (before[0] + 1, before[1]) if _can_split() else (
+        before[0], before[1] + 1)
 
 
 @pytest.mark.parametrize("bad", ["read_only", "short_output", "long_output", "inner_mismatch", "one_dim"])
@@ -221,24 +259,28 @@ def test_a_product_numpy_refuses_is_refused_with_numpys_error_and_nothing_writte
     assert blas.stats["split"] == before and out.tobytes() == guard.tobytes()
 
 
-def test_no_split_without_compiled_kernels_or_in_a_forked_child(fake_pool, monkeypatch):
+def test_without_compiled_kernels_or_in_a_forked_child_the_blocks_run_in_turn(fake_pool, monkeypatch):
+    # no threads to run the blocks at once: the calling thread makes the same one-thread calls one after another
     from descend import _native
 
     monkeypatch.setattr(blas, "PARALLEL_FROM", 1)
     monkeypatch.setattr(blas, "BLOCK_MIN", 1)
     rng = np.random.default_rng(4)
     a, b = rng.standard_normal((64, 32), dtype=np.float32), rng.standard_normal((32, 16), dtype=np.float32)
-    want = np.matmul(a, b)
+    blas._take_over(blas._pools)
+    blocks = blas._blocks(a, b, np.empty((64, 16), np.float32))
+    assert blocks is not None and blocks.rows.tolist() == [0, 32, 64]
+    want = _blockwise(a, b, blocks)
     for setting in ("disabled", "forked"):
         with monkeypatch.context() as m:
             if setting == "disabled":
                 m.setattr(_native, "_forced", False)
             else:
                 m.setattr(_native, "_forked_after_parallel", True)
-            before = blas.stats["split"]
+            before = _counts()
             out = np.empty_like(want)
             blas.matmul_into(a, b, out)
-            assert out.tobytes() == want.tobytes() and blas.stats["split"] == before, setting
+            assert out.tobytes() == want.tobytes() and _counts() == (before[0], before[1] + 1), setting
 
 
 def test_a_blas_library_that_is_not_numpys_is_never_called(fake_pool, monkeypatch):
@@ -316,16 +358,19 @@ def test_other_threads_never_change_the_count_nor_split(fake_pool, monkeypatch):
 
 @pytest.mark.parametrize("shapes", [((64, 784), (784, 256)), ((128, 512), (512, 10)), ((3, 33, 65), (65, 17)),
                                     ((784, 128), (128, 512)), ((128, 784), (784, 512)), ((512, 512), (512, 512))])
-def test_every_matmul_is_what_one_blas_thread_computes(shapes):
-    # OpenBLAS's bits depend on its thread count: every product, split or not, is the one-thread result on
-    # any machine and under any load
-    threadpoolctl = pytest.importorskip("threadpoolctl")
+def test_every_matmul_is_its_blocks_each_one_blas_thread_call(shapes, monkeypatch):
+    # every product, cut or not, is one-thread BLAS calls: the same bits under any load, with its blocks on the
+    # kernels' threads or on the calling thread
+    pytest.importorskip("threadpoolctl")
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal(s, dtype=np.float32) for s in shapes)
-    with threadpoolctl.threadpool_limits(1, user_api="blas"):
-        want = np.matmul(a, b)
-    got = ds.matmul(ds.constant(a), ds.constant(b)).numpy()
-    assert got.tobytes() == want.tobytes()
+    ds.matmul(ds.constant(a[..., :1, :]), ds.constant(b))  # (descend takes the BLAS pool over at its first product)
+    blocks = blas._blocks(a, b, np.empty((a.shape[0], b.shape[1]), np.float32)) if a.ndim == 2 else None
+    want = _blockwise(a, b, blocks)
+    for idle in (True, False):
+        monkeypatch.setattr(_native, "idle_core", lambda idle=idle: idle)
+        got = ds.matmul(ds.constant(a), ds.constant(b)).numpy()
+        assert got.tobytes() == want.tobytes(), idle
 
 
 def test_the_real_pool_runs_one_thread_after_ops():
@@ -428,3 +473,27 @@ def test_split_products_under_load_give_exact_blocks(monkeypatch):
         kept = [blas.matmul(a * k, a) for k in range(1, 6)]
         for k, t in enumerate(kept, 1):
             assert (t == 256 * k).all()
+
+
+@pytest.mark.parametrize("mkn", [(784, 64, 256), (64, 784, 256), (128, 784, 512), (4096, 64, 4096), (40, 3000, 2000),
+                                 (3000, 2000, 40), (2000, 2000, 2000), (33, 9000, 31), (100, 100, 100000)])
+@pytest.mark.parametrize("budget", [2, 3, 8, 64])
+def test_a_product_is_cut_into_the_most_blocks_that_keep_block_min(fake_pool, monkeypatch, mkn, budget):
+    # the most blocks up to the budget (on as many cores) whose smallest has BLOCK_MIN multiply-adds, on the longer
+    # side (rows when as tall as wide), found without trying every count (a 64-thread budget costs no more)
+    monkeypatch.setattr(_native, "cores", lambda: 64)
+    monkeypatch.setattr(blas, "_found", budget)
+    m, k, n = mkn
+    a, b, out = np.empty((m, k), np.float32), np.empty((k, n), np.float32), np.empty((m, n), np.float32)
+    want = None
+    for p in range(budget, 1, -1):  # (the rule, by trying each count)
+        by_rows = m // blas.BLOCK_ROWS >= 2 and (m >= n or n // blas.BLOCK_ROWS < 2)
+        length, other = (m, n) if by_rows else (n, m)
+        cut = blas.cuts(length, p)
+        if length // blas.BLOCK_ROWS >= 2 and int(cut[1]) * other * k >= blas.BLOCK_MIN:
+            want = (by_rows, cut.tolist())
+            break
+    blocks = blas._blocks(a, b, out)
+    got = None if blocks is None else (blocks.cols.tolist() == [0, 0],
+                                       (blocks.rows if blocks.cols.tolist() == [0, 0] else blocks.cols).tolist())
+    assert got == (want if m * k * n >= blas.PARALLEL_FROM else None)

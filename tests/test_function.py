@@ -1068,8 +1068,8 @@ def test_the_setting_is_each_threads_own():
 
 @pytest.mark.parametrize("way", [True, False])
 def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
-    # with threads (the large products split, the optimizer's kernels parallel) or on one thread: the same
-    # numbers, and the switch is set back after every call, also after a failing one
+    # with threads (the large products' blocks at once, the optimizer's kernels parallel) or on one thread (the
+    # same blocks in turn): the same numbers, and the switch is set back after every call, also after a failing one
     from descend import _native
     from descend._native import blas
     from descend.compiler.plan import ThreadChoice
@@ -1078,12 +1078,13 @@ def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
     monkeypatch.setattr(blas, "BLOCK_MIN", 1)
     monkeypatch.setattr(_native, "SERIAL_BELOW", 0)
     monkeypatch.setattr(_native, "idle_core", lambda: True)
+    monkeypatch.setattr(blas, "_budget", 2)  # (two blocks a product, wherever two cores are)
     sizes, batch = (784, 96, 64, 10), 64
     ws, bs, xs, ys = _mlp(sizes, batch)
     seen = []
     monkeypatch.setattr(ThreadChoice, "threads", lambda self: way)
     real_split = blas._split
-    monkeypatch.setattr(blas, "_split", lambda *a: seen.append(getattr(_native._threads, "mode", None)) or real_split(*a))
+    monkeypatch.setattr(blas, "_split", lambda *a: real_split(*a) and not seen.append(getattr(_native._threads, "mode", None)))
     eager, ve = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
     step, vc = _step_fn(ws, bs, ds.optimizers.AdamW(1e-3, weight_decay=0.01))
     compiled = ds.function(step)
@@ -1091,11 +1092,15 @@ def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
         x, y = ds.constant(xs[k % 3]), ds.constant(ys[k % 3])
         le = eager(x, y).numpy()
         before = len(seen)
+        in_turn = blas.stats["in_turn"]
         lc = compiled(x, y).numpy()
         assert le.tobytes() == lc.tobytes()
         assert getattr(_native._threads, "mode", None) is None  # set back after the call
-        if k:  # (the first call traces: eager ops)
-            assert len(seen) - before == (8 if way else 0)  # 3 forward products, 5 backward: split, or not
+        if k:  # (the first call traces: eager ops): 3 forward products, 5 backward, their blocks at once or in turn
+            at_once = way and _native.enabled() and _native.kernels().threads() > 1
+            cut = ((8, 0) if at_once else (0, 8)) if _native.cores() > 1 else (0, 0)
+            assert (len(seen) - before, blas.stats["in_turn"] - in_turn) == cut
+            assert seen[before:] == [True] * 8 if way else True
     for a, b in zip(vc, ve):
         assert a.numpy().tobytes() == b.numpy().tobytes()
     with pytest.raises(ds.errors.InvalidArgumentError):

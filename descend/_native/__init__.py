@@ -38,7 +38,11 @@ still give a second thread its share). Threads share work in chunks of
 threads in a process forked after it started its own (numba would abort the
 child), so such a child runs serial loops (multiprocessing's "spawn" and
 "forkserver" children are not affected). ``numba.set_num_threads`` limits the
-threads, e.g. with one process per core. A worker spins for the next kernel
+threads, e.g. with one process per core. Where NumPy's BLAS keeps threads of its
+own that descend cannot set (``threadpoolctl`` not importable, say after a
+``--no-deps`` install: :func:`.blas_pools.blas_threaded`), every kernel runs on one
+thread: two pools that both spin for the cores fight (measured, eager MLP step:
+1.3 ms with one pool, 8.8 ms with both). A worker spins for the next kernel
 about 4 ms (``GOMP_SPINCOUNT`` :data:`SPIN_COUNT`) before it sleeps: on a
 virtual machine an idle core is slow to wake (measured, 2-core EPYC VM: a
 sleeping worker added about 50 us to each launch, and the split products of
@@ -266,7 +270,21 @@ def serial(n_elements: int) -> bool:
     forced on, or in a child forked after a parallel kernel; otherwise records that threads were started."""
     mode = getattr(_threads, "mode", None)
     return (n_elements < SERIAL_BELOW or mode is False or (mode is None and not idle_core())
-            or not parallel())
+            or _beside_threaded_blas() or not parallel())
+
+
+_blas_threaded: bool | None = None
+
+
+def _beside_threaded_blas() -> bool:
+    """Whether NumPy's BLAS runs threads of its own that descend cannot set (:func:`.blas_pools.blas_threaded`):
+    then every kernel runs on one thread (see "Threads" in the module docstring)."""
+    global _blas_threaded
+    if _blas_threaded is None:
+        from .blas_pools import blas_threaded
+
+        _blas_threaded = blas_threaded()
+    return _blas_threaded
 
 
 _threads = threading.local()  # .mode: set_threads_on's setting for the calling thread (None when unset)
@@ -276,8 +294,8 @@ def set_threads_on(flag: bool | None) -> bool | None:
     """Threads for the calling thread's parallel kernels and split products: ``None`` (the default) while a
     core is idle (:func:`idle_core`), ``True`` whatever the load, ``False`` never (every kernel and product on
     the calling thread); returns the previous setting. The setting is the calling thread's own. Results are
-    the same either way (a split product has a one-thread product's bits, a parallel kernel its serial
-    loop's); a compiled plan sets True or False while it runs, whichever it measured faster
+    the same either way (a split product's threads make the calls the calling thread would make in turn, a
+    parallel kernel gives its serial loop's bits); a compiled plan sets True or False while it runs, whichever it measured faster
     (:class:`descend.compiler.plan.ThreadChoice`).
 
     Example:

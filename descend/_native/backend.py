@@ -77,7 +77,8 @@ intermediate form of a chain of elementwise ops over a 2-D iteration space
 (``"row"``: a bias), per row (``"col"``) or once (``"scalar"``); a body in the
 same small language as ``KernelSpec.body``; outputs written per element, and
 column sums accumulated over the rows (a bias gradient), in row order, as
-NumPy's ``sum(axis=0)`` adds them. A backend implements
+NumPy's ``sum(axis=0)`` adds them for two columns or more (a plan never asks
+for a sum over one column: NumPy sums that pairwise). A backend implements
 ``compile_loop(spec) -> callable(rows, cols, *inputs, *outputs, *sums)`` and
 ``loop_source(spec)``; ``softmax_cross_entropy()`` gives the exact row kernels
 of sparse softmax cross-entropy and its gradient around NumPy's exp, log and

@@ -1,4 +1,4 @@
-"""Matrix products whose threads never fight: one-thread BLAS calls, large products split into blocks run at once.
+"""Matrix products whose threads never fight: one-thread BLAS calls, large products cut into blocks run at once.
 
 NumPy's BLAS (OpenBLAS in NumPy's wheels) splits every product over its
 thread pool and waits for the slowest thread. On a quiet machine that buys
@@ -14,41 +14,48 @@ So descend never runs BLAS on more than one thread. :func:`matmul`:
 
 * runs a product of fewer than :data:`PARALLEL_FROM` multiply-adds (per
   matrix) as one single-threaded BLAS call;
-* splits a larger float32 product into blocks of its longer side (rows or
-  columns), one a thread, and runs the blocks at once as
-  single-threaded calls of NumPy's own BLAS function (``cblas_sgemm``, found
-  with ``threadpoolctl`` and checked against ``np.matmul`` on a probe) from
-  one compiled kernel (:func:`descend._native.jit.gemm_split`) on the
-  compiled kernels' threads: no Python thread wakes, no lock is taken
-  (measured, 2-core EPYC VM: ``64 x 784 x 256`` 270 us on one thread, 150
-  split; ``128 x 784 x 512`` 1,030 us, 560 split, 700 on OpenBLAS's two
-  threads). Inside a training step a split product also moves data between
-  the cores' caches, which can cost more than the second core brings: a
-  compiled plan measures its calls both ways and keeps the faster
-  (:class:`descend.compiler.plan.ThreadChoice`, which turns threads off
-  with :func:`descend._native.set_threads_on`);
-* gives the same bits in every case: a block of rows (or columns) of a
-  one-thread BLAS product is that product's rows (columns), bit for bit (the
-  tests check the benchmarks' MLP shapes, transposed operands included), so
-  the result does not depend on how many threads took part, on the machine's
-  load, or on its core count: it is ``np.matmul`` under
-  ``threadpool_limits(1)``. Blocks are cut at multiples of :data:`BLOCK_ROWS`
-  and have at least :data:`BLOCK_MIN` multiply-adds (OpenBLAS computes
-  smaller products with other kernels). Not split: float64 products (a
-  one-thread ``dgemm``'s bits depend on the shape it is given), and products
-  NumPy would not hand to ``gemm`` as they are (other strides, an output that
-  overlaps an operand, ``a @ a.T``);
-* splits only when a core is free for the other threads
+* cuts a larger float32 product into blocks of its longer side (rows or
+  columns), each a single-threaded call of NumPy's own BLAS function
+  (``cblas_sgemm``, found with ``threadpoolctl`` and checked against
+  ``np.matmul`` on a probe), and runs the blocks at once from one compiled
+  kernel (:func:`descend._native.jit.gemm_split`) on the compiled kernels'
+  threads: no Python thread wakes, no lock is taken (measured, 2-core EPYC
+  VM: ``64 x 784 x 256`` 270 us on one thread, 150 split; ``128 x 784 x
+  512`` 1,030 us, 560 split, 700 on OpenBLAS's two threads). Inside a
+  training step a split product also moves data between the cores' caches,
+  which can cost more than the second core brings: a compiled plan measures
+  its calls both ways and keeps the faster
+  (:class:`descend.compiler.plan.ThreadChoice`, which turns threads off with
+  :func:`descend._native.set_threads_on`); with threads off, on a busy
+  machine, in a thread other than the main one or without compiled kernels,
+  the calling thread makes the same calls one after another;
+* so **which threads run the blocks never changes a bit**: how a product is
+  cut depends on its shape, dtype and strides and on :func:`parts_for`
+  alone, never on the machine's load, on the thread that asks, or on
+  whether a plan or an eager op makes it. A compiled step gives the eager
+  step's bits. By default a product is cut into as many blocks as the thread
+  budget allows (the fastest cut here; the last bits may depend on the
+  thread count, as in TensorFlow and PyTorch); with op determinism on
+  (:func:`set_deterministic`,
+  ``descend.config.experimental.enable_op_determinism``) by its shape alone,
+  into up to :data:`DETERMINISTIC_BLOCKS` blocks of at least
+  :data:`BLOCK_MIN` multiply-adds, so the result does not depend on the
+  thread count either. Blocks are cut at multiples of :data:`BLOCK_ROWS`. Not
+  cut: float64 products, and products NumPy would not hand to ``gemm`` as
+  they are (other strides, an output that overlaps an operand, ``a @ a.T``);
+* **the bits depend on the CPU**: OpenBLAS picks its kernels for the CPU
+  (``OPENBLAS_CORETYPE`` overrides it), and kernels differ in the last bits.
+  On some (SkylakeX) a block of a one-thread product is that product's rows,
+  on others (Haswell, any AVX2 CPU) it is not: descend promises only that a
+  product is its blocks, each a one-thread BLAS call, on every kernel;
+* uses threads only when a core is free for them
   (:func:`descend._native.idle_core`: every 0.25 s it reads the machine's CPU
   time, ``/proc/stat``, and its own, ``os.times``, and answers yes while the
   other processes leave at least half a core idle beside the calling
-  thread). A split product waits for its
-  slowest block, and on a machine whose cores are all taken a thread that
-  waits for a core stalls it for a scheduler time slice (measured: 0.3 ms a
-  product). The decision changes no result (see above), so it may follow the
-  load. Products are split only where compiled kernels run
-  (:func:`descend._native.enabled`), never in a process forked after the
-  kernels' threads started, and only from the main thread.
+  thread). A split product waits for its slowest block, and on a machine
+  whose cores are all taken a thread that waits for a core stalls it for a
+  scheduler time slice (measured: 0.3 ms a product). Never in a process
+  forked after the kernels' threads started.
 
 **descend owns NumPy's BLAS threads.** The first product descend makes
 reads the BLAS thread count (as ``OPENBLAS_NUM_THREADS``, ``threadpoolctl`` or
@@ -57,10 +64,15 @@ BLAS pool to one thread for good: changing the count while another thread is
 inside a BLAS call corrupts OpenBLAS's pool (measured: an MLP step's loss off
 by half), and OpenBLAS 0.3.31's ``openblas_set_num_threads_local`` sets the
 process-wide count too. So NumPy code outside descend then runs BLAS on one
-thread as well. A product is split into at most ``min(cores, budget,
-numba.get_num_threads())`` blocks (cores from the process's CPU affinity);
-:func:`set_threads` changes the budget, and a count someone else sets later
-(``threadpool_limits``) becomes the budget at descend's next product.
+thread as well. By default a product is cut into at most ``min(cores,
+budget)`` blocks (cores from the process's CPU affinity); :func:`set_threads`
+changes the budget, and a count someone else sets later
+(``threadpool_limits``) becomes the budget at descend's next product. Only the
+main thread takes the pool over: a product another thread makes before that
+runs whole, as NumPy runs it. Where
+no BLAS library can be set (``threadpoolctl`` not importable), products run
+whole on the BLAS's own threads and descend's kernels on one thread
+(:func:`descend._native.blas_pools.blas_threaded`).
 
 **Outputs are reused.** A product's output of at least
 :data:`REUSE_MIN_BYTES` comes from a small pool: an array the pool handed
@@ -95,8 +107,11 @@ import numpy as np
 
 from descend import _native
 
-__all__ = ["BLOCK_MIN", "BLOCK_ROWS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES", "REUSE_PER_SHAPE", "clear_reuse",
-           "cuts", "matmul", "matmul_into", "matmul_into_for", "pools", "set_threads", "stats", "thread_parts"]
+from . import blas_pools
+
+__all__ = ["BLOCK_MIN", "BLOCK_ROWS", "DETERMINISTIC_BLOCKS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES",
+           "REUSE_PER_SHAPE", "clear_reuse", "cuts", "deterministic", "matmul", "matmul_into",
+           "matmul_into_for", "parts_for", "pools", "set_deterministic", "set_threads", "stats", "thread_parts"]
 
 #: float32 products of at least this many multiply-adds (per matrix) are split into blocks shared by the cores
 PARALLEL_FROM = 2**23
@@ -106,6 +121,8 @@ BLOCK_MIN = 2**21
 #: a split product is cut into blocks of rows (or columns) at multiples of this many: a block of at least
 #: this many rows, cut where OpenBLAS's kernels cut, computes its rows (columns) exactly as the whole product
 BLOCK_ROWS = 32
+#: with op determinism on, a product is cut into at most this many blocks, whatever the thread count
+DETERMINISTIC_BLOCKS = 16
 #: outputs of at least this many bytes come from the reuse pool
 REUSE_MIN_BYTES = 1 << 16
 #: arrays the pool keeps per (shape, dtype)
@@ -114,7 +131,7 @@ REUSE_PER_SHAPE = 3
 REUSE_MAX_BYTES = 64 << 20
 
 #: counts for tests and profiling: ``stats["split"]`` products split
-stats: dict = {"split": 0}
+stats: dict = {"split": 0, "in_turn": 0}
 
 _pools: tuple | None = None  # threadpoolctl controllers of the loaded BLAS libraries, found on first use
 _main = threading.main_thread()
@@ -122,37 +139,15 @@ _main = threading.main_thread()
 
 def pools() -> tuple:
     """``(get, set)`` thread-count functions of each BLAS library in this process, found with
-    ``threadpoolctl`` on first use (empty without it)."""
+    ``threadpoolctl`` on first use (empty without it): :func:`descend._native.blas_pools.find`."""
     global _pools
     if _pools is None:
-        try:
-            from threadpoolctl import ThreadpoolController
-        except ImportError:  # not installed: NumPy's BLAS keeps its own thread count
-            _pools = ()
-        else:
-            try:
-                found = ThreadpoolController().select(user_api="blas").lib_controllers
-            except Exception:  # a library threadpoolctl cannot query: leave BLAS as it is  # pragma: no cover
-                found = []
-            _pools = tuple(_counter(c) for c in found if c.get_num_threads() is not None)
+        _pools = blas_pools.find()
     return _pools
 
 
-def _counter(lib):
-    """``(get, set)`` of ``lib``'s thread count: OpenBLAS's own functions when its pool is its own (a
-    ctypes call, 0.3 us), else the controller's methods (threadpoolctl's bookkeeping, about 3 us)."""
-    if getattr(lib, "internal_api", None) == "openblas" and getattr(lib, "threading_layer", None) != "openmp":
-        for prefix in ("", "scipy_"):
-            for suffix in ("", "64_", "_64"):
-                get = getattr(lib.dynlib, f"{prefix}openblas_get_num_threads{suffix}", None)
-                put = getattr(lib.dynlib, f"{prefix}openblas_set_num_threads{suffix}", None)
-                if get is not None and put is not None:
-                    return get, put
-    return lib.get_num_threads, lib.set_num_threads
-
-
 # ---------------------------------------------------------------------------------------------- splitting
-_NO_TRANS = 111  # CblasNoTrans
+_ROW_MAJOR, _NO_TRANS, _TRANS = 101, 111, 112  # CblasRowMajor, CblasNoTrans, CblasTrans
 _gemms: dict | None = None  # dtype -> NumPy's BLAS ?gemm (a ctypes function), found on the first split
 
 
@@ -203,8 +198,7 @@ _cut_cache: dict = {}
 
 def cuts(length: int, threads: int) -> np.ndarray:
     """Where ``length`` rows (columns) are cut into at most ``threads`` blocks of nearly equal size, at
-    multiples of :data:`BLOCK_ROWS` (so a block's edges fall where a one-thread BLAS call's own blocking
-    puts them: its bits do not depend on the cut); ``[0, length]`` when it is too short to cut. No block is
+    multiples of :data:`BLOCK_ROWS` (whole register tiles of every kernel); ``[0, length]`` when it is too short to cut. No block is
     smaller than the first (the last takes the remainder). The array is shared by every caller (cached):
     read it, never write it."""
     key = (length, threads)
@@ -241,10 +235,92 @@ def thread_parts(shape: tuple, parts: int) -> list:
     return [size * i // parts // 16 * 16 for i in range(parts)] + [size]
 
 
-def _split(a, b, out, threads: int) -> bool:
-    """``out[...] = a @ b`` as ``threads`` single-threaded BLAS calls running at once on the compiled kernels'
-    threads; False, with nothing written, where it cannot be done that way (``np.matmul`` then computes it on
-    one thread).
+class _Blocks:
+    """How one product is cut: NumPy's ``?gemm`` for its dtype, the cuts of rows (or columns: the other is
+    ``[0, 0]``), and the BLAS arguments of the whole product as NumPy would hand them over (see :func:`_blocks`)."""
+
+    __slots__ = ("gemm", "rows", "cols", "k", "ta", "lda", "tb", "ldb", "ldc")
+
+    def __init__(self, gemm, rows, cols, k, ta, lda, tb, ldb, ldc):
+        self.gemm, self.rows, self.cols, self.k = gemm, rows, cols, k
+        self.ta, self.lda, self.tb, self.ldb, self.ldc = ta, lda, tb, ldb, ldc
+
+
+def _operand(x, rows: int, cols: int, size: int):
+    """``(CblasNoTrans or CblasTrans, leading dimension)`` of the 2-D ``x`` (``rows x cols``) as NumPy hands it to
+    BLAS (rows contiguous, or columns contiguous), or None where it would not hand these strides over as they are
+    (the rule of :func:`descend._native.jit.gemm_split`, which checks it again)."""
+    s0, s1 = x.strides
+    if s1 == size and s0 % size == 0 and s0 // size >= cols:
+        return _NO_TRANS, s0 // size
+    if s0 == size and s1 % size == 0 and s1 // size >= rows:
+        return _TRANS, s1 // size
+    return None
+
+
+def parts_for(m: int, k: int, n: int) -> int:
+    """Into how many blocks a float32 ``(m, k) @ (k, n)`` product is cut at most (1: not cut; fewer where its
+    longer side is too short for that many blocks of :data:`BLOCK_MIN` multiply-adds): none below
+    :data:`PARALLEL_FROM` multiply-adds; with op determinism on, the largest power of two up to
+    :data:`DETERMINISTIC_BLOCKS` that leaves every block :data:`BLOCK_MIN` multiply-adds (a function of the
+    shape alone); otherwise the thread budget (:func:`set_threads`, else the BLAS thread count descend found)
+    and the cores this process may run on, whichever is fewer. Never the machine's load."""
+    madds = m * k * n
+    if madds < PARALLEL_FROM:
+        return 1
+    if _deterministic:
+        parts = 1
+        while parts * 2 <= DETERMINISTIC_BLOCKS and madds // (parts * 2) >= BLOCK_MIN:
+            parts *= 2
+        return parts
+    budget = _budget if _budget is not None else (_found or 1)
+    return max(min(budget, _native.cores()), 1)
+
+
+def _blocks(a, b, out):
+    """How ``out[...] = a @ b`` is computed: None for one BLAS call (``np.matmul``), else a :class:`_Blocks`
+    (see the module docstring). Decided from the shapes, dtypes, strides and :func:`parts_for` alone, so the same
+    product is cut the same way whichever thread computes it and however busy the machine is."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and type(out) is np.ndarray):
+        return None
+    if a.ndim != 2 or b.ndim != 2 or out.ndim != 2 or not out.flags.writeable:
+        return None  # (np.matmul says what is wrong: BLAS would write where it is told)
+    m, k = a.shape
+    n = b.shape[1]
+    if b.shape[0] != k or out.shape != (m, n) or a.dtype != out.dtype or b.dtype != out.dtype:
+        return None
+    parts = parts_for(m, k, n)
+    if parts < 2:
+        return None
+    gemm = (_gemms if _gemms is not None else _gemm_functions()).get(out.dtype)
+    if gemm is None:
+        return None
+    size = out.itemsize
+    op_a, op_b = _operand(a, m, k, size), _operand(b, k, n, size)
+    so0, so1 = out.strides
+    if (op_a is None or op_b is None or so1 != size or so0 % size or so0 // size < n
+            or a.ctypes.data == b.ctypes.data  # (a @ a.T: NumPy computes it another way)
+            or np.may_share_memory(out, a) or np.may_share_memory(out, b)):
+        return None
+    # the longer side is cut (see _split's docstring), into the most blocks (up to `parts`) whose first, the
+    # smallest, has BLOCK_MIN multiply-adds
+    by_rows = m // BLOCK_ROWS >= 2 and (m >= n or n // BLOCK_ROWS < 2)
+    if not by_rows and n // BLOCK_ROWS < 2:
+        return None
+    length, other = (m, n) if by_rows else (n, m)
+    per_unit = BLOCK_ROWS * other * k  # the multiply-adds of BLOCK_ROWS rows (columns)
+    parts = min(parts, length // BLOCK_ROWS // -(-BLOCK_MIN // per_unit))
+    if parts < 2:
+        return None
+    cut = cuts(length, parts)
+    rows, cols = (cut, _NO_CUTS) if by_rows else (_NO_CUTS, cut)
+    return _Blocks(gemm, rows, cols, k, op_a[0], op_a[1], op_b[0], op_b[1], so0 // size)
+
+
+def _split(a, b, out, blocks: _Blocks) -> bool:
+    """``out[...] = a @ b`` as the one-thread BLAS calls of ``blocks``, at once on the compiled kernels' threads;
+    False, with nothing written, where that cannot be done now (no compiled kernels, still loading, a child forked
+    after threads started, threads off: :func:`_in_turn` then makes the same calls one after another).
 
     The longer side of ``out`` is cut: blocks of rows when it has at least as many rows as columns, else
     blocks of columns. In a training step that keeps each thread on the memory it touches next. A layer's
@@ -254,34 +330,66 @@ def _split(a, b, out, threads: int) -> bool:
     a weight's elements out by these row cuts (:func:`thread_parts`). Measured, 2-core EPYC VM, compiled
     AdamW step of the 784-256-10 MLP (batch 64): 573 us cutting every product by columns, 542 cutting the
     longer side; 784-512-512-10 (batch 128): 3.20 ms and 3.09 ms."""
-    gemm = (_gemms if _gemms is not None else _gemm_functions()).get(out.dtype)
-    if gemm is None or a.dtype != out.dtype or b.dtype != out.dtype:
-        return False
-    if a.ndim != 2 or b.ndim != 2 or out.ndim != 2 or not out.flags.writeable:
-        return False  # (np.matmul says what is wrong: BLAS would write where it is told)
-    m, k = a.shape
-    n = b.shape[1]
-    if b.shape[0] != k or out.shape != (m, n) or not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
+    if threading.current_thread() is not _main or not _native.threads_on():
         return False
     if not _native.enabled() or not _native.ready(exact=True) or not _native.parallel():
-        return False  # (no compiled kernels, still loading, or a child forked after threads started)
+        return False
     kernels = _native.kernels()
-    if not kernels.header_ok():
-        return False  # (the kernel reads the operands' addresses and strides from their array headers)
-    threads = min(threads, kernels.threads())
-    rows, cols = cuts(m, threads), cuts(n, threads)  # the longer side is cut (see _split's docstring)
-    if rows.shape[0] >= 3 and (m >= n or cols.shape[0] < 3):
-        cols = _NO_CUTS
-    elif cols.shape[0] >= 3:
-        rows = _NO_CUTS
-    else:
+    if not kernels.header_ok() or kernels.threads() < 2:
         return False
-    if int((rows if cols is _NO_CUTS else cols)[1]) * (n if cols is _NO_CUTS else m) * k < BLOCK_MIN:  # (the first block is the smallest)
-        return False
-    if not kernels.gemm_split(gemm, out, id(a), id(b), k, rows, cols):
-        return False  # (strides NumPy would not hand to BLAS as they are, a @ a.T, an output overlapping an operand)
+    if not kernels.gemm_split(blocks.gemm, out, id(a), id(b), blocks.k, blocks.rows, blocks.cols):
+        return False  # (the kernel's own check of the strides disagreed: _in_turn computes the same blocks)
     stats["split"] += 1
     return True
+
+
+def _in_turn(a, b, out, blocks: _Blocks) -> None:
+    """``out[...] = a @ b`` as the one-thread BLAS calls of ``blocks`` made one after another on the calling
+    thread: the very calls :func:`_split` spreads over threads, so the same bits."""
+    gemm, size = blocks.gemm, out.itemsize
+    pa, pb, pc = a.ctypes.data, b.ctypes.data, out.ctypes.data
+    n, k = out.shape[1], blocks.k
+    if blocks.cols is _NO_CUTS:
+        sa0, so0 = a.strides[0], out.strides[0]
+        edges = blocks.rows.tolist()
+        for r0, r1 in zip(edges[:-1], edges[1:]):
+            gemm(_ROW_MAJOR, blocks.ta, blocks.tb, r1 - r0, n, k, 1.0, pa + r0 * sa0, blocks.lda, pb, blocks.ldb, 0.0,
+                 pc + r0 * so0, blocks.ldc)
+    else:
+        m, sb1 = out.shape[0], b.strides[1]
+        edges = blocks.cols.tolist()
+        for c0, c1 in zip(edges[:-1], edges[1:]):
+            gemm(_ROW_MAJOR, blocks.ta, blocks.tb, m, c1 - c0, k, 1.0, pa, blocks.lda, pb + c0 * sb1, blocks.ldb, 0.0,
+                 pc + c0 * size, blocks.ldc)
+    stats["in_turn"] += 1
+
+
+_deterministic = False  # set_deterministic: blocks follow the shape alone
+
+
+def set_deterministic(flag: bool) -> bool:
+    """Cut large products by their shape alone (True: results that do not depend on the thread count, what
+    ``descend.config.experimental.enable_op_determinism`` turns on) or into as many blocks as the thread budget
+    (False, the default: the fastest cut here; the last bits may depend on the thread count); returns the
+    previous setting.
+
+    Example:
+        >>> from descend._native import blas
+        >>> previous = blas.set_deterministic(True)
+        >>> blas.parts_for(1024, 1024, 1024)  # 2**30 multiply-adds: 16 blocks on any machine
+        16
+        >>> _ = blas.set_deterministic(previous)
+    """
+    global _deterministic
+    if not isinstance(flag, bool):
+        raise TypeError(f"set_deterministic: expected True or False. Received: {flag!r}")
+    previous, _deterministic = _deterministic, flag
+    return previous
+
+
+def deterministic() -> bool:
+    """Whether products are cut by their shape alone (see :func:`set_deterministic`)."""
+    return _deterministic
 
 
 _found: int | None = None   # the BLAS thread count found when descend took the pool over (None: not yet)
@@ -316,14 +424,18 @@ def set_threads(n: int | None) -> int | None:
 
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """``np.matmul(a, b, out=out)`` for 2-D ``a`` and ``b`` with the bits of a one-thread BLAS call, split
-    into row blocks shared by the cores when the product is large (see the module docstring)."""
+    """``np.matmul(a, b, out=out)`` for 2-D ``a`` and ``b`` on one BLAS thread, a large product as the one-thread
+    calls of its blocks, shared by the cores when one is free (see the module docstring)."""
     libs = _pools if _pools is not None else pools()
-    if libs and threading.current_thread() is _main:
-        budget = _take_over(libs)
-        if (budget > 1 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM and _native.threads_on()
-                and _split(a, b, out, min(budget, _native.cores()))):
-            return
+    if libs:
+        if threading.current_thread() is _main:
+            _take_over(libs)
+        if _found is not None and a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM:
+            blocks = _blocks(a, b, out)
+            if blocks is not None:
+                if not _split(a, b, out, blocks):
+                    _in_turn(a, b, out, blocks)
+                return
     np.matmul(a, b, out=out)
 
 
@@ -386,7 +498,7 @@ def clear_reuse() -> None:
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.matmul(a, b)`` with the bits of a one-thread BLAS call, into a reused output when one is free
+    """``np.matmul(a, b)`` on one BLAS thread (a large product as its blocks), into a reused output when one is free
     (see the module docs); 2-D products run through :func:`matmul_into`."""
     if a.ndim == 2 and b.ndim == 2:
         out = _output((a.shape[0], b.shape[1]), np.result_type(a.dtype, b.dtype))

@@ -13,7 +13,8 @@ The arithmetic is NumPy's to the last bit for the ops the plans fuse
 rules, comparisons, casts between bool and float): each operation keeps its
 operands' dtype, numba does not reassociate or contract (no fastmath), and a
 column sum adds the rows in order, as ``np.sum(x, axis=0)`` does for a
-C-contiguous ``x``.
+C-contiguous ``x`` of two columns or more (one column NumPy sums pairwise, as
+a contiguous run: plans leave that sum to NumPy).
 
 :func:`softmax_cross_entropy` gives the exact parts of sparse softmax
 cross-entropy and its gradient (picking the label's logit, and

@@ -5,7 +5,8 @@ consecutive elementwise ops over one output shape (``add``, ``subtract``,
 ``multiply``, ``divide``, ``negative``, ``square``, ``sqrt``, ``abs``,
 ``maximum``, ``minimum``, ``relu``, comparisons, ``cast`` between bool and
 float), optionally followed by a ``reduce_sum`` over the rows of one of their
-results (a bias gradient). Each run becomes a
+results (a bias gradient) of two columns or more (NumPy sums a single column
+pairwise, as a contiguous run: that sum stays NumPy's reduction). Each run becomes a
 :class:`~descend._native.backend.LoopSpec`, which the kernel backend compiles
 (:mod:`descend._native.loops` on the CPU): a bias add and its ReLU, or the
 ReLU's gradient (``greater``, ``cast``, ``multiply``) and the bias gradient,
@@ -235,7 +236,9 @@ def find_groups(graph: Graph) -> list[Group]:
             j += 1
         members = nodes[i:j]
         sums = []
-        if j < len(nodes) and len(shape) == 2:
+        # a column sum over one column is NumPy's pairwise sum of a contiguous run (8 partial sums from 8
+        # rows on), not the rows added in order: it stays NumPy's reduction (``np.add.reduce``) after the run
+        if j < len(nodes) and len(shape) == 2 and shape[1] != 1:
             n = nodes[j]
             if (n.kind == "op" and n.op is OPS.get("reduce_sum") and len(n.inputs) == 1 and n.inputs[0] in b.locals
                     and normalize_axis(n.attrs.get("axis"), 2) == (0,) and not n.attrs.get("keepdims", False)

@@ -6,8 +6,8 @@ function (``Plan.source`` shows it), so a call costs one Python call per
 node and no dispatch, no Tensor and no tape bookkeeping:
 
 * a **matrix product** is one :func:`descend._native.blas.matmul_into` call
-  into a buffer, as the eager op makes it (one-thread BLAS calls, split into
-  blocks shared by the cores when large: the same bits); transposed
+  into a buffer, as the eager op makes it (one-thread BLAS calls, a large
+  product cut into blocks as the eager op cuts it: the same bits); transposed
   operands are views made once;
 * an **elementwise op**, a **sum**, **mean** or **max** writes its NumPy ufunc
   or reduction into a buffer (``out=``); a chain of elementwise ops is one
