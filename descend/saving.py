@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 
 from . import keras_files
@@ -59,7 +58,7 @@ from ._serialization import (
 from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError
 from .checkpoint.errors import short
 from .checkpoint.format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_RE, check_manifest, parse_json, read_json_file
-from .durable import TMP_PREFIX, atomic_replace_file, replace_dir
+from .durable import atomic_replace_file, clear_leftovers, naming_target, replace_dir, temp_dir
 from .layers import _rebuild
 from .training.replica import replica_for
 
@@ -108,10 +107,11 @@ def save_weights(model, path, overwrite: bool = True) -> None:
                              "the .weights.h5 suffix)")
         replica_for(model).write_once("save_weights", lambda: keras_files.save_weights(model, path, overwrite))
         return
-    if ckpt.collective_group() is not None:  # every rank writes its part
-        ckpt.write(path)
-    else:  # the same on every replica: rank 0 writes, every rank returns once it is in place
-        replica_for(model).write_once("save_weights", lambda: ckpt.write(path))
+    with naming_target(path):
+        if ckpt.collective_group() is not None:  # every rank writes its part
+            ckpt.write(path)
+        else:  # the same on every replica: rank 0 writes, every rank returns once it is in place
+            replica_for(model).write_once("save_weights", lambda: ckpt.write(path))
 
 
 def _kind_of_path(path: str, what: str, reading: bool = False) -> str:
@@ -215,12 +215,14 @@ def _save_model(ckpt, path, text, group) -> None:
     into a new directory, then rename it into place."""
     chief = group is None or group.rank == 0
     parent = os.path.dirname(os.path.abspath(path)) or "."
-    tmp, error = None, None
+    tmp, held, error = None, None, None
     if chief:
         try:
-            os.makedirs(parent, exist_ok=True)
-            tmp = os.path.join(parent, f"{TMP_PREFIX}{os.path.basename(path)}-{secrets.token_hex(6)}")
-            os.mkdir(tmp)
+            with naming_target(path):
+                os.makedirs(parent, exist_ok=True)
+                clear_leftovers(path)  # what killed saves of this model left beside it
+                held = temp_dir(path)  # locked while written: a later save tells it from a dead one's
+            tmp = held.path
         except OSError as e:
             error = f"{type(e).__name__}: {e}"
     if group is not None:
@@ -228,11 +230,12 @@ def _save_model(ckpt, path, text, group) -> None:
     if error is not None:
         raise OSError(f"model.save: cannot write '{path}': {error}")
     try:
-        ckpt.write(os.path.join(tmp, STATE_DIR))  # collective under a strategy: every rank has its part in it
-        if chief:
-            atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
-            finished, tmp = tmp, None
-            replace_dir(finished, path)  # removes the folder itself on a failure
+        with naming_target(path):
+            ckpt.write(os.path.join(tmp, STATE_DIR))  # collective under a strategy: every rank has its part in it
+            if chief:
+                atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
+                finished, tmp = tmp, None
+                replace_dir(finished, path)  # removes the folder itself on a failure
     except Exception as e:
         error = f"{type(e).__name__}: {e}"
         if group is None:
@@ -240,6 +243,8 @@ def _save_model(ckpt, path, text, group) -> None:
     finally:
         if chief and tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+        if held is not None:
+            held.release()
     if group is not None:  # every rank returns once the model is in place, or raises the first rank's error
         errors = group.allgather_object(error)
         first = next((e for e in errors if e is not None), None)

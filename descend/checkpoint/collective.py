@@ -29,6 +29,7 @@ import os
 import secrets
 import shutil
 
+from .. import durable
 from ..durable import TMP_PREFIX
 from . import format as fmt
 from .errors import CheckpointError
@@ -138,6 +139,8 @@ def write(layout: Layout, path, tensors, objects, names, counter, extra) -> None
     else:  # its rows of every table and the slots it owns; the rest is the same on every rank: rank 0 has it
         mine = {k: a for k, a in tensors.items() if k in row_keys or (k.rsplit("/", 1)[0] in layout.owners
                                                                        and owner(k) == rank)}
+    if rank == 0:  # what killed saves of this path left (no rank stages this save's parts before the token)
+        durable.clear_leftovers(path)
     token = group.allgather_object(secrets.token_hex(6) if rank == 0 else None)[0]
     parent = os.path.dirname(os.path.abspath(path))
     base = os.path.basename(os.path.abspath(path))
@@ -145,12 +148,13 @@ def write(layout: Layout, path, tensors, objects, names, counter, extra) -> None
     def staging(r):
         return os.path.join(parent, f"{TMP_PREFIX}{base}-{token}-shard-{r}")
 
-    error, digest = None, None
+    error, digest, held = None, None, None
     if rank > 0 and mine:  # a rank with nothing of its own (the state every replica holds alike) writes no shard
         try:
             os.makedirs(parent, exist_ok=True)
             manifest = fmt.new_manifest({}, {}, counter, {"shard": {"rank": rank, "ranks": group.size}})
             fmt.write_checkpoint_dir(staging(rank), mine, manifest)
+            held = durable.hold_dir(staging(rank))  # locked until adopted: not a dead save's leftover
             digest = manifest["manifest_sha256"]
         except Exception as e:  # noqa: BLE001 -- reported on every rank below
             error = f"{type(e).__name__}: {e}"
@@ -168,6 +172,8 @@ def write(layout: Layout, path, tensors, objects, names, counter, extra) -> None
     final = group.allgather_object(error if rank == 0 else None)[0]
     if rank > 0 and os.path.lexists(staging(rank)):  # not adopted: rank 0 failed
         shutil.rmtree(staging(rank), ignore_errors=True)
+    if held is not None:
+        held.release()
     if failed or final:
         raise CheckpointError(f"writing the checkpoint '{path}' on {group.size} ranks failed; nothing was written: "
                               f"{'; '.join(failed) if failed else 'rank 0: ' + final}")

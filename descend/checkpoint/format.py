@@ -35,7 +35,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
 import stat
 import struct
@@ -44,7 +43,7 @@ import time
 
 import numpy as np
 
-from ..durable import TMP_PREFIX, replace_dir, write_durable
+from ..durable import TMP_PREFIX, replace_dir, temp_dir, write_durable
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 
 __all__ = [
@@ -311,14 +310,13 @@ def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: di
                                "sha256": sha256(memoryview(np.ascontiguousarray(a)).cast("B"))}
                            for k, a in sorted(tensors.items())}
     parent = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(os.path.abspath(path))
     os.makedirs(parent, exist_ok=True)
     if os.path.islink(path):
         raise FileExistsError(f"Checkpoint: '{path}' is a symbolic link; refusing to replace it")
     if os.path.lexists(path) and not (is_checkpoint_dir(path) or (os.path.isdir(path) and not os.listdir(path))):
         raise FileExistsError(f"Checkpoint: '{path}' exists and is not a checkpoint; refusing to replace it")
-    tmp = os.path.join(parent, f"{TMP_PREFIX}{base}-{secrets.token_hex(6)}")
-    os.mkdir(tmp)
+    held = temp_dir(path)  # locked while it is written: a later write tells it from a dead one's
+    tmp = held.path
     try:
         manifest["tensors_file"] = _write_tensors_file(os.path.join(tmp, TENSORS_FILE), tensors)
         manifest["manifest_sha256"] = sha256(canonical(manifest))
@@ -327,8 +325,10 @@ def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: di
             os.rename(source, os.path.join(tmp, name))
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        held.release()
         raise
-    replace_dir(tmp, path)
+    with held:
+        replace_dir(tmp, path)
 
 
 def cleanup_tmp(directory: str) -> list[str]:
