@@ -372,10 +372,13 @@ class DirectoryLock:
         self._fd = None
         self.taken_over = False
 
-    def acquire(self) -> None:
+    def acquire(self, *, create: bool = True, record: bool = True) -> None:
         """Take the lock. In one process the newest writer takes it over from an older one (a
         notebook re-running ``fit`` after an interrupted one); the older one's next save then
-        raises. Another process holding it raises :class:`CheckpointLockedError`."""
+        raises. Another process holding it raises :class:`CheckpointLockedError`. With ``create=False`` an
+        absent lock file raises ``FileNotFoundError`` (nothing is created); with ``record=False`` the file is
+        left as it is (:meth:`record` writes this process's id into it later): a command that only checks the
+        directory and is refused changes nothing."""
         path = os.path.join(self.directory, LOCK_FILE)
         try:
             import fcntl
@@ -389,32 +392,62 @@ class DirectoryLock:
         if older is not None and older is not self and older.held:
             older.release()
             older.taken_over = True
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        for _ in range(100):
+            fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0) | _NOFOLLOW, 0o644)
             try:
-                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
-                holder = "unknown"
-            os.close(fd)
-            raise CheckpointLockedError(
-                f"checkpoint directory '{self.directory}' is being written by another process (pid {holder[:20]}); "
-                "two writers on one directory would overwrite each other's checkpoints. Use another directory, "
-                "or stop the other writer") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+                try:
+                    holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+                except OSError:
+                    holder = "unknown"
+                os.close(fd)
+                raise CheckpointLockedError(
+                    f"checkpoint directory '{self.directory}' is being written by another process (pid "
+                    f"{holder[:20]}); two writers on one directory would overwrite each other's checkpoints. Use "
+                    "another directory, or stop the other writer") from None
+            if self._same_file(fd, path):
+                break
+            os.close(fd)  # its holder removed that file as it let go: lock the one there now
+        else:
+            raise CheckpointLockedError(f"checkpoint directory '{self.directory}': its lock file keeps being "
+                                        "replaced; another process is taking and dropping it")
         self._fd = fd
+        if record:
+            self.record()
         self.taken_over = False
         DirectoryLock._in_process[key] = weakref.ref(self)
+
+    @staticmethod
+    def _same_file(fd: int, path: str) -> bool:
+        try:
+            st, now = os.fstat(fd), os.lstat(path)
+        except FileNotFoundError:
+            return False
+        return st.st_nlink > 0 and (st.st_dev, st.st_ino) == (now.st_dev, now.st_ino)
+
+    def record(self) -> None:
+        """Write this process's id into the held lock file (what a refused writer's error names)."""
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, str(os.getpid()).encode("ascii"), 0)
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
-    def release(self) -> None:
+    def release(self, *, remove: bool = False) -> None:
+        """Let go of the lock; with ``remove``, delete the lock file first (a finished writer leaves none;
+        a process that opened it meanwhile sees it gone once it gets the lock, and takes the new one)."""
         fd, self._fd = self._fd, None
-        if fd is not None:
+        if fd is None:
+            return
+        try:
+            if remove and self._same_file(fd, os.path.join(self.directory, LOCK_FILE)):
+                os.unlink(os.path.join(self.directory, LOCK_FILE))
+        except OSError:
+            pass
+        finally:
             os.close(fd)  # closing the descriptor releases the flock
 
     def __del__(self):

@@ -253,8 +253,9 @@ class CheckpointManager:
         self._token = token
 
     def close(self) -> None:
-        """Release the directory's lock (another process may write to it then)."""
-        self._lock.release()
+        """Release the directory's lock (another process may write to it then) and remove its ``.lock``
+        file: a closed manager leaves no lock file behind (a killed one's stays, unlocked)."""
+        self._lock.release(remove=True)
 
     def save(self, checkpoint_number=None) -> str:
         """Write ``<checkpoint_name>-<N>`` and return its path.
