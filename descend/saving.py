@@ -303,6 +303,30 @@ def _check_version(spec, mfile: str) -> None:
                               f"to {MODEL_VERSION}. Upgrade descend to load it")
 
 
+def _check_model_dir(path: str) -> None:
+    """A folder :func:`save_model` wrote: ``model.json`` and ``state/``, both inside it (a ``state`` that is a
+    symbolic link would read weights from elsewhere: refused)."""
+    where = f"load_model: '{path}'"
+    if not os.path.lexists(os.path.join(path, MODEL_FILE)):
+        names = sorted(os.listdir(path))[:5]
+        if names == [] or not os.path.lexists(os.path.join(path, STATE_DIR)):
+            held = "is empty" if not names else f"holds {', '.join(names)}{', ...' if len(names) == 5 else ''}"
+            raise FileNotFoundError(f"{where} is not a saved model: the folder {held}, but a model saved by "
+                                    f"model.save holds {MODEL_FILE} and {STATE_DIR}/ (a checkpoint or weights "
+                                    "folder is read by model.load_weights or train.Checkpoint.restore)")
+        raise CheckpointCorruptedError(f"{where}: holds {STATE_DIR}/ but no {MODEL_FILE} (the model's description); "
+                                       "the saved model is incomplete", [MODEL_FILE])
+    state = os.path.join(path, STATE_DIR)
+    if os.path.islink(state):
+        raise CheckpointCorruptedError(f"{where}: {STATE_DIR} is a symbolic link (to {os.readlink(state)}), not the "
+                                       f"folder model.save writes; refusing to read weights from outside the saved "
+                                       "model", [STATE_DIR])
+    if not os.path.isdir(state):
+        what = "is missing" if not os.path.lexists(state) else "is not a folder"
+        raise CheckpointCorruptedError(f"{where}: its {STATE_DIR}/ folder (the model's weights) {what}; the saved "
+                                       "model is incomplete", [STATE_DIR])
+
+
 def load_model(path, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model :func:`save_model` wrote: rebuilt from its config, compiled as it was (with
     ``compile=True``), its state and its optimizer's state restored.
@@ -317,7 +341,9 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
       (:mod:`descend.layers._rebuild`): a hostile size is refused, naming the file and the layer, before it is
       allocated;
     * a model whose config does not match its saved state (a layer added or dropped) is refused, with
-      nothing restored.
+      nothing restored;
+    * a folder without ``model.json`` or ``state/``, or whose ``state`` is a symbolic link, is refused,
+      naming what is missing.
     """
     path = os.fspath(path)
     kind = _kind_of_path(path, "load_model", reading=True)
@@ -329,6 +355,7 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     mfile = os.path.join(path, MODEL_FILE)
     if not os.path.isdir(path):
         raise FileNotFoundError(f"No saved model at '{path}' (expected a directory holding {MODEL_FILE})")
+    _check_model_dir(path)
     spec = read_json_file(path, MODEL_FILE, "model description", limit=MAX_CONFIG_BYTES)
     _check_version(spec, mfile)
     desc = _field(spec, "model", dict, mfile)
