@@ -55,7 +55,7 @@ from ._serialization import (
     safe_mode_scope,
     serialize_keras_object,
 )
-from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError
+from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, collective
 from .checkpoint.errors import short
 from .checkpoint.format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_RE, check_manifest, parse_json, read_json_file
 from .durable import atomic_replace_file, clear_leftovers, naming_target, replace_dir, temp_dir
@@ -105,13 +105,14 @@ def save_weights(model, path, overwrite: bool = True) -> None:
             raise ValueError(f"save_weights: '{path}' is a Keras weights file, which cannot hold tables sharded over "
                              "the ranks of a strategy; save to a descend checkpoint directory (a path without "
                              "the .weights.h5 suffix)")
-        replica_for(model).write_once("save_weights", lambda: keras_files.save_weights(model, path, overwrite))
+        replica_for(model).write_once("save_weights", lambda: keras_files.save_weights(model, path, overwrite),
+                                      path)
         return
     with naming_target(path):
         if ckpt.collective_group() is not None:  # every rank writes its part
             ckpt.write(path)
         else:  # the same on every replica: rank 0 writes, every rank returns once it is in place
-            replica_for(model).write_once("save_weights", lambda: ckpt.write(path))
+            replica_for(model).write_once("save_weights", lambda: ckpt.write(path), path)
 
 
 def _kind_of_path(path: str, what: str, reading: bool = False) -> str:
@@ -183,7 +184,7 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
             raise ValueError(f"model.save: '{path}' is a Keras archive, which cannot hold tables sharded over the "
                              "ranks of a strategy; save to a descend directory (a path without the .keras suffix)")
         replica_for(model).write_once("model.save", lambda: keras_files.save_model(
-            model, path, overwrite=overwrite, include_optimizer=include_optimizer))
+            model, path, overwrite=overwrite, include_optimizer=include_optimizer), path)
         return
     waiting = getattr(model, "restored_checkpoint", None)
     if waiting is not None and waiting.pending:
@@ -205,7 +206,7 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
     ckpt = Checkpoint(**roots)
     group = ckpt.collective_group()  # state that differs by rank: every rank writes its part
     if group is None:  # the same on every replica: rank 0 writes, every rank returns once it is in place
-        replica_for(model).write_once("model.save", lambda: _save_model(ckpt, path, text, None))
+        replica_for(model).write_once("model.save", lambda: _save_model(ckpt, path, text, None), path)
         return
     _save_model(ckpt, path, text, group)
 
@@ -213,6 +214,8 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
 def _save_model(ckpt, path, text, group) -> None:
     """Write ``state/`` (the checkpoint; with ``group``, every rank its part) and ``model.json`` (the chief)
     into a new directory, then rename it into place."""
+    if group is not None:  # every rank names the same model folder, or none writes
+        collective.agree(group, f"model.save('{path}') on {group.size} ranks", os.path.abspath(path))
     chief = group is None or group.rank == 0
     parent = os.path.dirname(os.path.abspath(path)) or "."
     tmp, held, error = None, None, None
