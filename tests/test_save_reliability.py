@@ -35,6 +35,7 @@ SAVES = {  # target -> (write it, is it a file)
     "w.weights.h5": (lambda model, path: model.save_weights(path), True),
     "model": (lambda model, path: model.save(path), False),
     "weights": (lambda model, path: model.save_weights(path), False),
+    "ckpt": (lambda model, path: ds.train.Checkpoint(model=model).write(path), False),
 }
 
 

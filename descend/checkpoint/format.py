@@ -43,7 +43,7 @@ import time
 
 import numpy as np
 
-from ..durable import TMP_PREFIX, replace_dir, temp_dir, write_durable
+from ..durable import TMP_PREFIX, naming_target, replace_dir, temp_dir, write_durable
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 
 __all__ = [
@@ -315,20 +315,21 @@ def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: di
         raise FileExistsError(f"Checkpoint: '{path}' is a symbolic link; refusing to replace it")
     if os.path.lexists(path) and not (is_checkpoint_dir(path) or (os.path.isdir(path) and not os.listdir(path))):
         raise FileExistsError(f"Checkpoint: '{path}' exists and is not a checkpoint; refusing to replace it")
-    held = temp_dir(path)  # locked while it is written: a later write tells it from a dead one's
-    tmp = held.path
-    try:
-        manifest["tensors_file"] = _write_tensors_file(os.path.join(tmp, TENSORS_FILE), tensors)
-        manifest["manifest_sha256"] = sha256(canonical(manifest))
-        write_durable(os.path.join(tmp, MANIFEST_FILE), json.dumps(manifest, indent=1, sort_keys=True).encode())
-        for name, source in (adopt or {}).items():
-            os.rename(source, os.path.join(tmp, name))
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        held.release()
-        raise
-    with held:
-        replace_dir(tmp, path)
+    with naming_target(path):  # a full disk or a read-only folder names the checkpoint, not a temporary name
+        held = temp_dir(path)  # locked while it is written: a later write tells it from a dead one's
+        tmp = held.path
+        try:
+            manifest["tensors_file"] = _write_tensors_file(os.path.join(tmp, TENSORS_FILE), tensors)
+            manifest["manifest_sha256"] = sha256(canonical(manifest))
+            write_durable(os.path.join(tmp, MANIFEST_FILE), json.dumps(manifest, indent=1, sort_keys=True).encode())
+            for name, source in (adopt or {}).items():
+                os.rename(source, os.path.join(tmp, name))
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            held.release()
+            raise
+        with held:
+            replace_dir(tmp, path)
 
 
 def cleanup_tmp(directory: str) -> list[str]:
