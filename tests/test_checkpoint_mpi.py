@@ -203,14 +203,46 @@ def _disagree(ds, outdir):
             out["write_two_paths"] = _outcome(lambda: ckpt.write(target))
             out["manager_two_dirs"] = _outcome(lambda: ds.train.CheckpointManager(ckpt, target + "-mgr").save())
         strategy.group.barrier()
-        out["written"] = sorted(n for n in os.listdir(outdir) if "-save-" in n and not n.endswith("-mgr"))
+        out["written"] = sorted(n for n in os.listdir(outdir) if "-save-" in n and not n.endswith(("-mgr", ".json")))
         out["leftovers"] = sorted(n for n in os.listdir(outdir) if n.startswith(".tmp-"))
         results[tag] = out
     ds.set_floatx("float32")
     return results
 
 
-SCENARIOS = {"save": _save, "restore": _restore, "disagree": _disagree}
+def _leftovers(ds, outdir):
+    """Issue 38, item 9: what a collective save killed on its ranks left beside its checkpoint (rank 0's
+    unfinished folder, rank 1's staged part, the old checkpoint moved aside) is cleared by the next collective
+    save of it; a user's file named alike stays."""
+    import shutil
+
+    ds.set_floatx("float64")
+    x, y = _data()
+    rank = ds.distribute.rank()
+    strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=True)
+    with strategy.scope():
+        model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2), ds.layers.Dense(1)])
+        model.compile(optimizer=ds.optimizers.Adam(0.05), loss="mse")
+    model.fit(x.astype(np.float64), y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)
+    ckpt = ds.train.Checkpoint(model=model, optimizer=model.optimizer)
+    path = os.path.join(outdir, "c")
+    ckpt.write(path)
+    stale = [".tmp-c-0123456789ab", ".tmp-c-abcdef012345-shard-1", ".tmp-old-c-fedcba987654"]
+    if rank == 0:  # as a save killed at each of its steps leaves them
+        for name in stale:
+            shutil.copytree(path, os.path.join(outdir, name))
+        with open(os.path.join(outdir, ".tmp-c-notes"), "w") as f:
+            f.write("mine")
+    strategy.group.barrier()
+    before = sorted(n for n in os.listdir(outdir) if not n.endswith(".json"))  # (not the ranks' results)
+    ckpt.write(path)
+    strategy.group.barrier()
+    after = sorted(n for n in os.listdir(outdir) if not n.endswith(".json"))
+    ds.set_floatx("float32")
+    return {"before": before, "after": after}
+
+
+SCENARIOS = {"save": _save, "restore": _restore, "disagree": _disagree, "leftovers": _leftovers}
 
 
 @pytest.fixture(scope="module")
@@ -286,6 +318,14 @@ def test_ranks_that_disagree_on_the_checkpoint_raise_on_every_rank(tmp_path):
                     (r, tag, case, out[case])
                 assert "FileNotFoundError" not in out[case], out[case]
             assert out["written"] == [] and out["leftovers"] == [], out
+
+
+@needs_mpi
+def test_a_collective_save_clears_what_killed_ones_left(tmp_path):
+    for run in mpi_jobs.run(__file__, 2, ["leftovers"], tmp_path, timeout=600):
+        out = run["leftovers"]
+        assert len(out["before"]) == 5, out  # the stale entries were there
+        assert out["after"] == [".tmp-c-notes", "c"], out
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ def test_killed_and_resumed_training_ends_with_the_uninterrupted_weights(tmp_pat
     out = capsys.readouterr().out
     assert code == 0, out
     assert out.count("final weights identical to the uninterrupted run: True; metrics.csv identical: True") == 4
+    assert out.count("leftovers after the clean resume: []") == 4, out
     assert "every resume bit-exact: True" in out
 
 
