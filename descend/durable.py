@@ -75,13 +75,11 @@ def _flock(fd: int, wait: bool) -> bool:
 def _lock_new(path: str, fd: int) -> bool:
     """Lock the object just created at ``path`` (opened as ``fd``). False when a cleaner removed it between
     its creation and the lock (its name then names nothing, or something else): the caller makes another."""
-    locked = _flock(fd, wait=True)
+    _flock(fd, wait=True)  # on a file system without locks it stays unlocked: never cleared as dead either
     try:
         st, now = os.fstat(fd), os.lstat(path)
     except FileNotFoundError:
         return False
-    # a file system without locks (not locked): written unlocked, and never cleared as dead either
-    del locked
     return st.st_nlink != 0 and (st.st_dev, st.st_ino) == (now.st_dev, now.st_ino)
 
 
