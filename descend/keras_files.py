@@ -35,6 +35,7 @@ import datetime
 import io
 import json
 import os
+import re
 
 import numpy as np
 
@@ -140,6 +141,11 @@ def _refuse_unbuilt(model, what: str) -> None:
                          "model with keras.Input(shape)")
 
 
+def _weight_name(v) -> str:
+    """A variable's own name within its layer (``kernel``), for messages."""
+    return re.sub(r"_\d+$", "", v.name.rsplit("/", 1)[-1])
+
+
 def _plan_weights(model, groups: dict, where: str, strict: bool, with_optimizer: bool):
     """Check the file's groups against the model (and its optimizer); returns a commit that cannot fail."""
     missing, unexpected, bad = [], [], []
@@ -149,15 +155,21 @@ def _plan_weights(model, groups: dict, where: str, strict: bool, with_optimizer:
     for path, variables in expected:
         known.add(path)
         arrays = groups.get(path, [])
-        if len(arrays) != len(variables):
-            layer = path[:-len("/vars")] if path.endswith("/vars") else path
-            bad.append(f"{path}: layer '{layer or model.name}' has {len(variables)} variables; the file holds "
-                       f"{len(arrays)}")
+        layer = path[:-len("/vars")] if path.endswith("/vars") else path
+        layer = f"layer '{layer.rsplit('/', 1)[-1]}' ({layer})" if layer else f"model '{model.name}'"
+        if len(arrays) < len(variables):
+            for i, v in enumerate(variables[len(arrays):], len(arrays)):
+                missing.append(f"{path}/{i}: missing from the file; it is weight '{_weight_name(v)}' of {layer}, shape "
+                           f"{tuple(v.shape)} {v.dtype.name} (the file holds {len(arrays)} of its {len(variables)} "
+                           "weights)")
+            continue
+        if len(arrays) > len(variables):
+            bad.append(f"{path}: the file holds {len(arrays)} weights; {layer} has {len(variables)}")
             continue
         for i, (v, arr) in enumerate(zip(variables, arrays)):
             if tuple(arr.shape) != tuple(v.shape) or arr.dtype != v.dtype.dtype:
-                bad.append(f"{path}/{i}: variable '{v.name}' has shape {tuple(v.shape)} {v.dtype.name}; the file "
-                           f"holds shape {tuple(arr.shape)} {arr.dtype.name}")
+                bad.append(f"{path}/{i}: the file holds shape {tuple(arr.shape)} {arr.dtype.name}; it is weight "
+                           f"'{_weight_name(v)}' of {layer}, shape {tuple(v.shape)} {v.dtype.name}")
             else:
                 assign.append((v, arr))
     opt_plan = None
@@ -173,7 +185,7 @@ def _plan_weights(model, groups: dict, where: str, strict: bool, with_optimizer:
     for path, arrays in groups.items():
         if path not in known and arrays:
             unexpected.append(f"{path} ({len(arrays)} variables no layer of the model takes)")
-    if bad or (strict and unexpected):
+    if bad or missing or (strict and unexpected):
         raise CheckpointMismatchError(mismatch_message(
             f"{where} does not match model '{model.name}'; nothing was loaded", missing, unexpected, bad),
             missing, unexpected, bad)
@@ -410,8 +422,42 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     groups = keras_h5.read_groups(io.BytesIO(weights_raw), f"{path}: {keras_zip.WEIGHTS}", len(weights_raw))
     config = normalize_config(config, where)
 
+    weights_where = f"{path}: {keras_zip.WEIGHTS}"
+    budget = _weights_budget(groups)
+    try:
+        model = _model_from_config(config, where, budget, custom_objects, safe_mode, compile)
+    except CheckpointError as e:
+        if _OVER_BUDGET not in str(e):
+            raise
+        # the config declares more weight bytes than the weights file holds: a weight missing from the file, or
+        # smaller there, would be blamed on the config and the layer after it. Within a small multiple of the
+        # file's bytes, build again and let the weights file's check name the weight; past it, the config it is
+        try:
+            model = _model_from_config(config, where, 2 * budget + (1 << 20), custom_objects, safe_mode, compile)
+        except (CheckpointError, *REBUILD_ERRORS):
+            raise e from None
+        if model.built:
+            try:
+                _plan_weights(model, groups, weights_where, True, with_optimizer=bool(compile))
+            except CheckpointMismatchError as found:
+                raise found from None
+        raise
+    if not model.built:
+        raise CheckpointError(f"{where}: the model is not built after its config (no build_config input shape): "
+                              "descend cannot give it the file's weights")
+    _plan_weights(model, groups, weights_where, True, with_optimizer=bool(compile))()
+    return model
+
+
+#: the words of the rebuild's refusal of a weight past the bytes the weights file holds
+_OVER_BUDGET = "the saved state holds for this model"
+
+
+def _model_from_config(config: dict, where: str, budget: int, custom_objects, safe_mode, compile):
+    """The model a normalized ``config.json`` describes, built and compiled as it says, its weights within
+    ``budget`` bytes."""
     with extend_scope(dict(custom_objects or {})), safe_mode_scope(bool(safe_mode)), \
-            _rebuild.rebuilding(where, _weights_budget(groups)):
+            _rebuild.rebuilding(where, budget):
         try:
             model = build_object({k: v for k, v in config.items() if k in ("module", "class_name", "config",
                                                                            "registered_name")}, "layers", "model")
@@ -438,8 +484,4 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
                               weighted_metrics=mets["weighted_metrics"] or None, loss_weights=comp.get("loss_weights"))
             except REBUILD_ERRORS as e:
                 raise rebuild_error(where, "compile arguments", e) from e
-    if not model.built:
-        raise CheckpointError(f"{where}: the model is not built after its config (no build_config input shape): "
-                              "descend cannot give it the file's weights")
-    _plan_weights(model, groups, f"{path}: {keras_zip.WEIGHTS}", True, with_optimizer=bool(compile))()
     return model

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import shutil
 
 from . import keras_files
@@ -56,10 +55,10 @@ from ._serialization import (
     safe_mode_scope,
     serialize_keras_object,
 )
-from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError
+from .checkpoint import Checkpoint, CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, collective
 from .checkpoint.errors import short
 from .checkpoint.format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_RE, check_manifest, parse_json, read_json_file
-from .durable import TMP_PREFIX, atomic_replace_file, replace_dir
+from .durable import atomic_replace_file, clear_leftovers, naming_target, replace_dir, temp_dir
 from .layers import _rebuild
 from .training.replica import replica_for
 
@@ -106,12 +105,14 @@ def save_weights(model, path, overwrite: bool = True) -> None:
             raise ValueError(f"save_weights: '{path}' is a Keras weights file, which cannot hold tables sharded over "
                              "the ranks of a strategy; save to a descend checkpoint directory (a path without "
                              "the .weights.h5 suffix)")
-        replica_for(model).write_once("save_weights", lambda: keras_files.save_weights(model, path, overwrite))
+        replica_for(model).write_once("save_weights", lambda: keras_files.save_weights(model, path, overwrite),
+                                      path)
         return
-    if ckpt.collective_group() is not None:  # every rank writes its part
-        ckpt.write(path)
-    else:  # the same on every replica: rank 0 writes, every rank returns once it is in place
-        replica_for(model).write_once("save_weights", lambda: ckpt.write(path))
+    with naming_target(path):
+        if ckpt.collective_group() is not None:  # every rank writes its part
+            ckpt.write(path)
+        else:  # the same on every replica: rank 0 writes, every rank returns once it is in place
+            replica_for(model).write_once("save_weights", lambda: ckpt.write(path), path)
 
 
 def _kind_of_path(path: str, what: str, reading: bool = False) -> str:
@@ -183,7 +184,7 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
             raise ValueError(f"model.save: '{path}' is a Keras archive, which cannot hold tables sharded over the "
                              "ranks of a strategy; save to a descend directory (a path without the .keras suffix)")
         replica_for(model).write_once("model.save", lambda: keras_files.save_model(
-            model, path, overwrite=overwrite, include_optimizer=include_optimizer))
+            model, path, overwrite=overwrite, include_optimizer=include_optimizer), path)
         return
     waiting = getattr(model, "restored_checkpoint", None)
     if waiting is not None and waiting.pending:
@@ -205,7 +206,7 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
     ckpt = Checkpoint(**roots)
     group = ckpt.collective_group()  # state that differs by rank: every rank writes its part
     if group is None:  # the same on every replica: rank 0 writes, every rank returns once it is in place
-        replica_for(model).write_once("model.save", lambda: _save_model(ckpt, path, text, None))
+        replica_for(model).write_once("model.save", lambda: _save_model(ckpt, path, text, None), path)
         return
     _save_model(ckpt, path, text, group)
 
@@ -213,14 +214,18 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
 def _save_model(ckpt, path, text, group) -> None:
     """Write ``state/`` (the checkpoint; with ``group``, every rank its part) and ``model.json`` (the chief)
     into a new directory, then rename it into place."""
+    if group is not None:  # every rank names the same model folder, or none writes
+        collective.agree(group, f"model.save('{path}') on {group.size} ranks", os.path.abspath(path))
     chief = group is None or group.rank == 0
     parent = os.path.dirname(os.path.abspath(path)) or "."
-    tmp, error = None, None
+    tmp, held, error = None, None, None
     if chief:
         try:
-            os.makedirs(parent, exist_ok=True)
-            tmp = os.path.join(parent, f"{TMP_PREFIX}{os.path.basename(path)}-{secrets.token_hex(6)}")
-            os.mkdir(tmp)
+            with naming_target(path):
+                os.makedirs(parent, exist_ok=True)
+                clear_leftovers(path)  # what killed saves of this model left beside it
+                held = temp_dir(path)  # locked while written: a later save tells it from a dead one's
+            tmp = held.path
         except OSError as e:
             error = f"{type(e).__name__}: {e}"
     if group is not None:
@@ -228,11 +233,12 @@ def _save_model(ckpt, path, text, group) -> None:
     if error is not None:
         raise OSError(f"model.save: cannot write '{path}': {error}")
     try:
-        ckpt.write(os.path.join(tmp, STATE_DIR))  # collective under a strategy: every rank has its part in it
-        if chief:
-            atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
-            finished, tmp = tmp, None
-            replace_dir(finished, path)  # removes the folder itself on a failure
+        with naming_target(path):
+            ckpt.write(os.path.join(tmp, STATE_DIR))  # collective under a strategy: every rank has its part in it
+            if chief:
+                atomic_replace_file(os.path.join(tmp, MODEL_FILE), text)
+                finished, tmp = tmp, None
+                replace_dir(finished, path)  # removes the folder itself on a failure
     except Exception as e:
         error = f"{type(e).__name__}: {e}"
         if group is None:
@@ -240,6 +246,8 @@ def _save_model(ckpt, path, text, group) -> None:
     finally:
         if chief and tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+        if held is not None:
+            held.release()
     if group is not None:  # every rank returns once the model is in place, or raises the first rank's error
         errors = group.allgather_object(error)
         first = next((e for e in errors if e is not None), None)
@@ -298,6 +306,30 @@ def _check_version(spec, mfile: str) -> None:
                               f"to {MODEL_VERSION}. Upgrade descend to load it")
 
 
+def _check_model_dir(path: str) -> None:
+    """A folder :func:`save_model` wrote: ``model.json`` and ``state/``, both inside it (a ``state`` that is a
+    symbolic link would read weights from elsewhere: refused)."""
+    where = f"load_model: '{path}'"
+    if not os.path.lexists(os.path.join(path, MODEL_FILE)):
+        names = sorted(os.listdir(path))[:5]
+        if names == [] or not os.path.lexists(os.path.join(path, STATE_DIR)):
+            held = "is empty" if not names else f"holds {', '.join(names)}{', ...' if len(names) == 5 else ''}"
+            raise FileNotFoundError(f"{where} is not a saved model: the folder {held}, but a model saved by "
+                                    f"model.save holds {MODEL_FILE} and {STATE_DIR}/ (a checkpoint or weights "
+                                    "folder is read by model.load_weights or train.Checkpoint.restore)")
+        raise CheckpointCorruptedError(f"{where}: holds {STATE_DIR}/ but no {MODEL_FILE} (the model's description); "
+                                       "the saved model is incomplete", [MODEL_FILE])
+    state = os.path.join(path, STATE_DIR)
+    if os.path.islink(state):
+        raise CheckpointCorruptedError(f"{where}: {STATE_DIR} is a symbolic link (to {os.readlink(state)}), not the "
+                                       f"folder model.save writes; refusing to read weights from outside the saved "
+                                       "model", [STATE_DIR])
+    if not os.path.isdir(state):
+        what = "is missing" if not os.path.lexists(state) else "is not a folder"
+        raise CheckpointCorruptedError(f"{where}: its {STATE_DIR}/ folder (the model's weights) {what}; the saved "
+                                       "model is incomplete", [STATE_DIR])
+
+
 def load_model(path, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model :func:`save_model` wrote: rebuilt from its config, compiled as it was (with
     ``compile=True``), its state and its optimizer's state restored.
@@ -312,7 +344,9 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
       (:mod:`descend.layers._rebuild`): a hostile size is refused, naming the file and the layer, before it is
       allocated;
     * a model whose config does not match its saved state (a layer added or dropped) is refused, with
-      nothing restored.
+      nothing restored;
+    * a folder without ``model.json`` or ``state/``, or whose ``state`` is a symbolic link, is refused,
+      naming what is missing.
     """
     path = os.fspath(path)
     kind = _kind_of_path(path, "load_model", reading=True)
@@ -324,6 +358,7 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     mfile = os.path.join(path, MODEL_FILE)
     if not os.path.isdir(path):
         raise FileNotFoundError(f"No saved model at '{path}' (expected a directory holding {MODEL_FILE})")
+    _check_model_dir(path)
     spec = read_json_file(path, MODEL_FILE, "model description", limit=MAX_CONFIG_BYTES)
     _check_version(spec, mfile)
     desc = _field(spec, "model", dict, mfile)

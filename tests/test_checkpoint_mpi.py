@@ -138,7 +138,111 @@ def _restore(ds, outdir):
     return results
 
 
-SCENARIOS = {"save": _save, "restore": _restore}
+def _outcome(fn):
+    """``"ok"``, or the error's class and message (what each rank met)."""
+    try:
+        fn()
+        return "ok"
+    except Exception as e:  # noqa: BLE001 -- reported to the test
+        return f"{type(e).__name__}: {e}"
+
+
+def _weights(model):
+    return [v.numpy().tolist() for v in model.weights]
+
+
+def _disagree(ds, outdir):
+    """Issue 38, item 10, at 2 ranks, for plain replicas and sharded optimizer state (ZeRO): the ranks restore
+    different checkpoints, or one restores none; they name different paths to a collective save. Every rank
+    raises ("the ranks disagree"), nothing changes; the same checkpoint under two paths restores."""
+    import shutil
+
+    ds.set_floatx("float64")
+    x, y = _data()
+    x = x.astype(np.float64)
+    rank = ds.distribute.rank()
+    results = {}
+    for zero in (False, True):
+        tag = "zero" if zero else "plain"
+        ds.clear_session()
+        strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=zero)
+        with strategy.scope():
+            model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2), ds.layers.Dense(1)])
+            model.compile(optimizer=ds.optimizers.Adam(0.05), loss="mse")
+        ckpt = ds.train.Checkpoint(model=model, optimizer=model.optimizer)
+        model.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)
+        collective = ckpt.collective_group() is not None  # ZeRO: every rank writes; else rank 0 alone
+        ckpt_a, ckpt_b = os.path.join(outdir, f"{tag}-a"), os.path.join(outdir, f"{tag}-b")
+        if collective or rank == 0:
+            ckpt.write(ckpt_a)
+        strategy.group.barrier()
+        model.fit(x, y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)
+        if collective or rank == 0:
+            ckpt.write(ckpt_b)
+        strategy.group.barrier()
+        copy = os.path.join(outdir, f"{tag}-copy-of-a")
+        if rank == 0:
+            shutil.copytree(ckpt_a, copy)
+        strategy.group.barrier()
+        before = _weights(model)
+        out = {"different": _outcome(lambda: ckpt.restore(ckpt_a if rank == 0 else ckpt_b)),
+               "unchanged_after_different": _weights(model) == before,
+               "none_and_one": _outcome(lambda: ckpt.restore(None if rank == 0 else ckpt_a)),
+               "unchanged_after_none": _weights(model) == before,
+               "load_weights": _outcome(lambda: model.load_weights(ckpt_a if rank == 0 else ckpt_b)),
+               "unchanged_after_load_weights": _weights(model) == before,
+               "one_missing": _outcome(lambda: ckpt.restore(ckpt_a if rank == 0 else ckpt_a + "-gone")),
+               "same_content_two_paths": _outcome(lambda: ckpt.restore(ckpt_a if rank == 0 else copy))}
+        out["restored_a"] = _weights(model) != before
+        target = os.path.join(outdir, f"{tag}-save-{rank}")
+        out["save_weights_two_paths"] = _outcome(lambda: model.save_weights(target + "-w"))
+        if not collective:  # (ZeRO's sharded slots cannot go in a Keras weights file)
+            out["keras_two_paths"] = _outcome(lambda: model.save_weights(target + ".weights.h5"))
+        out["model_save_two_paths"] = _outcome(lambda: model.save(target + "-m"))
+        if collective:  # a collective checkpoint (every rank writes its part)
+            out["write_two_paths"] = _outcome(lambda: ckpt.write(target))
+            out["manager_two_dirs"] = _outcome(lambda: ds.train.CheckpointManager(ckpt, target + "-mgr").save())
+        strategy.group.barrier()
+        out["written"] = sorted(n for n in os.listdir(outdir) if "-save-" in n and not n.endswith(("-mgr", ".json")))
+        out["leftovers"] = sorted(n for n in os.listdir(outdir) if n.startswith(".tmp-"))
+        results[tag] = out
+    ds.set_floatx("float32")
+    return results
+
+
+def _leftovers(ds, outdir):
+    """Issue 38, item 9: what a collective save killed on its ranks left beside its checkpoint (rank 0's
+    unfinished folder, rank 1's staged part, the old checkpoint moved aside) is cleared by the next collective
+    save of it; a user's file named alike stays."""
+    import shutil
+
+    ds.set_floatx("float64")
+    x, y = _data()
+    rank = ds.distribute.rank()
+    strategy = ds.distribute.MultiWorkerMirroredStrategy(shard_optimizer_state=True)
+    with strategy.scope():
+        model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2), ds.layers.Dense(1)])
+        model.compile(optimizer=ds.optimizers.Adam(0.05), loss="mse")
+    model.fit(x.astype(np.float64), y, batch_size=BATCH, epochs=1, shuffle=False, verbose=0)
+    ckpt = ds.train.Checkpoint(model=model, optimizer=model.optimizer)
+    path = os.path.join(outdir, "c")
+    ckpt.write(path)
+    stale = [".tmp-c-0123456789ab", ".tmp-c-abcdef012345-shard-1", ".tmp-old-c-fedcba987654"]
+    if rank == 0:  # as a save killed at each of its steps leaves them
+        for name in stale:
+            shutil.copytree(path, os.path.join(outdir, name))
+        with open(os.path.join(outdir, ".tmp-c-notes"), "w") as f:
+            f.write("mine")
+    strategy.group.barrier()
+    before = sorted(n for n in os.listdir(outdir) if not n.endswith(".json"))  # (not the ranks' results)
+    ckpt.write(path)
+    strategy.group.barrier()
+    after = sorted(n for n in os.listdir(outdir) if not n.endswith(".json"))
+    ds.set_floatx("float32")
+    return {"before": before, "after": after}
+
+
+SCENARIOS = {"save": _save, "restore": _restore, "disagree": _disagree, "leftovers": _leftovers}
 
 
 @pytest.fixture(scope="module")
@@ -186,6 +290,42 @@ def test_restores_bitwise_in_one_process_and_continues(saved, tmp_path):
 def test_restores_bitwise_at_3_ranks_and_continues(saved, tmp_path):
     d, runs = saved
     _compare(mpi_jobs.run(__file__, 3, ["restore"], tmp_path, timeout=600, CKPT_MPI_DIR=str(d)), runs)
+
+
+@needs_mpi
+def test_ranks_that_disagree_on_the_checkpoint_raise_on_every_rank(tmp_path):
+    runs = mpi_jobs.run(__file__, 2, ["disagree"], tmp_path, timeout=600)
+    for r, run in enumerate(runs):
+        for tag in ("plain", "zero"):
+            out = run["disagree"][tag]
+            for case in ("different", "load_weights"):
+                assert out[case].startswith("CheckpointError: Checkpoint.restore("), (r, tag, case, out[case])
+                assert "the ranks disagree (rank 0: '" in out[case] and "; rank 1: '" in out[case], out[case]
+                assert f"{tag}-a' (content " in out[case] and "Nothing was changed on any rank" in out[case]
+            assert "rank 0: nothing (path None: start from scratch); rank 1: '" in out["none_and_one"], out
+            assert all(out[k] for k in ("unchanged_after_different", "unchanged_after_none",
+                                        "unchanged_after_load_weights")), out
+            if r == 1:  # the rank that could not read it raises its own error; the other names it
+                assert "-gone" in out["one_missing"] and "the ranks disagree" not in out["one_missing"], out
+            else:
+                assert out["one_missing"].startswith("CheckpointError: Checkpoint.restore(") and \
+                    "failed on 1 of the 2 ranks; nothing was changed on any rank: rank 1: " in out["one_missing"], out
+            assert out["same_content_two_paths"] == "ok" and out["restored_a"], out
+            cases = ["save_weights_two_paths", "model_save_two_paths"]
+            cases += ["write_two_paths", "manager_two_dirs"] if tag == "zero" else ["keras_two_paths"]
+            for case in cases:
+                assert "the ranks disagree" in out[case] and "rank 0: '" in out[case] and "rank 1: '" in out[case], \
+                    (r, tag, case, out[case])
+                assert "FileNotFoundError" not in out[case], out[case]
+            assert out["written"] == [] and out["leftovers"] == [], out
+
+
+@needs_mpi
+def test_a_collective_save_clears_what_killed_ones_left(tmp_path):
+    for run in mpi_jobs.run(__file__, 2, ["leftovers"], tmp_path, timeout=600):
+        out = run["leftovers"]
+        assert len(out["before"]) == 5, out  # the stale entries were there
+        assert out["after"] == [".tmp-c-notes", "c"], out
 
 
 if __name__ == "__main__":

@@ -510,3 +510,96 @@ def test_a_wide_csv_is_read_in_time_linear_in_its_columns(tmp_path):
                             timeout=120, env={**os.environ, "PYTHONPATH": ROOT}, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["(3,", "300000)", "c299999", "label"]
+
+
+# ---------------------------------------------------------------- issue 38, items 16 and 17
+def _descend_here():
+    """PYTHONPATH that imports the descend under test (in a child process)."""
+    import descend
+
+    return os.path.dirname(os.path.dirname(os.path.abspath(descend.__file__)))
+
+
+@pytest.mark.skipif(not LINUX, reason="/dev/stdout and pipes")
+@pytest.mark.parametrize("output", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_predict_output_to_stdout_into_a_pipe_writes_the_pipe(finished_run, tmp_path, output):
+    """Item 16: ``--output /dev/stdout`` with stdout a pipe writes the predictions into the pipe (exit 0), as
+    without ``--output``; no temporary file is made anywhere."""
+    run, data = finished_run
+    proc = subprocess.run([sys.executable, "-m", "descend", "predict", "--run", run, "--data", data, "--output",
+                           output], capture_output=True, text=True, timeout=300, cwd=str(tmp_path),
+                          env=dict(os.environ, PYTHONPATH=_descend_here()))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert len(rows) == 60 and set(rows[0]) == {"row", "prediction", "probability"}
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.skipif(not LINUX, reason="/dev/stdout")
+def test_predict_output_to_stdout_redirected_to_a_file_replaces_that_file(finished_run, tmp_path):
+    run, data = finished_run
+    target = tmp_path / "p.csv"
+    with open(target, "w") as f:
+        f.write("old\n")
+    with open(target, "r+") as out:
+        proc = subprocess.run([sys.executable, "-m", "descend", "predict", "--run", run, "--data", data, "--output",
+                               "/dev/stdout"], stdout=out, stderr=subprocess.PIPE, text=True, timeout=300,
+                              cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=_descend_here()))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len(target.read_text().splitlines()) == 61
+
+
+UNSEEN_CASES = [  # (the rows' labels, the accuracy note expected, or None: no note)
+    ("xy", None),
+    ("xz", "(30 of them labelled with 1 class the run never saw in training ('z'): counted as wrong"),
+    ("xyzw", "(30 of them labelled with 2 classes the run never saw in training ('z', 'w'): counted as wrong"),
+]
+
+
+@pytest.mark.parametrize("labels,note", UNSEEN_CASES, ids=[c[0] for c in UNSEEN_CASES])
+def test_predict_says_when_labels_were_never_seen_in_training(finished_run, tmp_path, capsys, labels, note):
+    """Item 16: rows labelled with a class the run never saw are counted as wrong, and the accuracy line
+    says how many and which."""
+    run, _ = finished_run
+    data = tmp_path / "new.csv"
+    data.write_text("a,b,label\n" + "".join(f"{i % 7},{i % 5},{labels[i % len(labels)]}\n" for i in range(60)))
+    capsys.readouterr()
+    assert main(["predict", "--run", run, "--data", str(data)]) == 0
+    err = capsys.readouterr().err
+    line = next(x for x in err.splitlines() if x.startswith("accuracy on the 60 labelled rows"))
+    if note is None:
+        assert "never saw" not in line, line
+    else:
+        assert note in line, line
+        assert "since the model predicts only the 2 classes it was trained on" in line
+
+
+def test_predict_numeric_labels_unseen_in_training(tmp_path, capsys):
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,label\n" + "".join(f"{i % 7},{i % 5},{i % 2}\n" for i in range(60)))
+    assert main(["train", "--data", str(data), "--epochs", "1", "--hidden", "4", "--out", str(tmp_path / "r")]) == 0
+    new = tmp_path / "n.csv"
+    new.write_text("a,b,label\n" + "".join(f"{i % 7},{i % 5},{i % 3}\n" for i in range(60)))
+    capsys.readouterr()
+    assert main(["predict", "--run", str(tmp_path / "r"), "--data", str(new)]) == 0
+    assert "(20 of them labelled with 1 class the run never saw in training (2)" in capsys.readouterr().err
+
+
+def test_train_with_max_steps_beyond_an_epoch_warns_nothing_and_trains_the_whole_epochs(tmp_path, capsys):
+    """Item 17: ``--max-steps`` above an epoch's batches means whole epochs: no library warning (about input
+    running out, ``.repeat()``), and the very run of no ``--max-steps``."""
+    import warnings
+
+    import descend.train as train
+
+    runs = {}
+    for name, extra in (("beyond", ["--max-steps", "1000"]), ("none", [])):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert main(["train", "--epochs", "2", "--hidden", "4", "--out", str(tmp_path / name), *extra]) == 0
+        assert [str(w.message) for w in caught] == [], name
+        reader = train.load_checkpoint(str(tmp_path / name / "final"))
+        runs[name] = {k: reader.get_tensor(k) for k in reader.keys()}
+    assert runs["beyond"].keys() == runs["none"].keys()
+    assert all(np.array_equal(runs["beyond"][k], runs["none"][k]) for k in runs["none"])
+    assert "UserWarning" not in capsys.readouterr().err

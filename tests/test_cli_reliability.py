@@ -151,8 +151,7 @@ def test_sigterm_before_the_first_write_leaves_an_existing_run_untouched(tmp_pat
     proc = _start(["train", "--data", path, "--out", out, "--overwrite"], log)
     _wait_for(proc, log, lambda: _reading(proc, path), "the data read")
     assert _stop(proc) == 143
-    before.pop(".lock")  # (it names the newest holder)
-    assert {k: v for k, v in _tree(out).items() if k != ".lock"} == before
+    assert _tree(out) == before  # the lock file too: the finished run left none, the stopped one made none
 
 
 # ---------------------------------------------------------------- one process per run folder
@@ -211,6 +210,41 @@ def test_a_killed_owner_leaves_no_lock_and_its_run_resumes(tmp_path, capsys):
     proc.wait()
     assert main(["train", "--out", out, "--resume", "--allow-change", "epochs", "--epochs", "3"]) == 0
     assert _summary(out)["status"] == "finished"
+
+
+def _stats(folder):
+    """Every entry's (mode, size, modification time, content) under ``folder``, the folder's own included."""
+    out = {}
+    for root, dirs, files in os.walk(folder):
+        for name in ["."] + dirs + files:
+            p = os.path.normpath(os.path.join(root, name))
+            st = os.lstat(p)
+            content = open(p, "rb").read() if os.path.isfile(p) else None
+            out[os.path.relpath(p, folder)] = (st.st_mode, st.st_size, st.st_mtime_ns, content)
+    return out
+
+
+@pytest.mark.parametrize("stale_lock", [False, True], ids=["no lock file", "a killed run's lock file"])
+def test_a_refused_train_changes_nothing_and_a_finished_run_leaves_no_lock(tmp_path, capsys, stale_lock):
+    """Issue 38, item 12: a finished run removes its lock files (the folder's and checkpoints/'); a train
+    refused because the folder holds a finished run changes nothing there, a lock file left by a killed
+    run included (its content, its time, the folder's time)."""
+    out = tmp_path / "run"
+    args = ["train", "--epochs", "1", "--max-steps", "2", "--hidden", "4", "--out", str(out)]
+    assert main(args) == 0
+    assert [os.path.join(r, n) for r, _, names in os.walk(out) for n in names if n == ".lock"] == []
+    if stale_lock:
+        (out / ".lock").write_text("99999")
+        (out / "checkpoints" / ".lock").write_text("99999")
+    for p in [out / ".lock", out / "checkpoints" / ".lock", out / "checkpoints", out]:
+        if os.path.lexists(p):
+            os.utime(p, ns=(10**18, 10**18))
+    before = _stats(out)
+    capsys.readouterr()
+    for _ in range(2):
+        assert main(args) == 2
+        assert "holds a finished run" in capsys.readouterr().err
+        assert _stats(out) == before
 
 
 # ---------------------------------------------------------------- --overwrite removes only descend's files
@@ -289,7 +323,7 @@ def test_a_folder_written_by_another_process_between_the_checks_and_the_first_wr
     interrupted = tmp_path / "interrupted"
     shutil.copytree(run, interrupted)
     shutil.rmtree(interrupted / "final")
-    os.unlink(interrupted / ".lock")  # (a run folder of an older descend: no lock file to take early)
+    assert not os.path.lexists(interrupted / ".lock")  # a finished run leaves no lock file to take early
     summary = _summary(interrupted)
     summary["status"] = "interrupted"
     (interrupted / "summary.json").write_text(json.dumps(summary))

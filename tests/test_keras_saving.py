@@ -374,3 +374,138 @@ def test_version_1_files_still_load(tmp_path):
     loaded = ds.models.load_model(tmp_path / "m")
     x = np.ones((2, 3), np.float32)
     np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 38, item 13: a bad weight in a .keras archive is named in its weights file, never blamed on config.json
+# ---------------------------------------------------------------------------------------------------------------
+def _archive_with(tmp_path, edit):
+    import io
+    import zipfile
+
+    h5py = pytest.importorskip("h5py")
+    model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(4), ds.layers.Dense(2)])
+    model.compile(optimizer="adam", loss="mse")
+    good = str(tmp_path / "good.keras")
+    model.save(good)
+    with zipfile.ZipFile(good) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    buf = io.BytesIO(members["model.weights.h5"])
+    with h5py.File(buf, "a") as f:
+        edit(f)
+    members["model.weights.h5"] = buf.getvalue()
+    path = str(tmp_path / "bad.keras")
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+def _replace(key, value):
+    def edit(f):
+        del f[key]
+        f[key] = value
+    return edit
+
+
+def _delete(key):
+    def edit(f):
+        del f[key]
+    return edit
+
+
+BAD_WEIGHT_CASES = [  # (id, edit of model.weights.h5, what the error says)
+    ("kernel-too-small", _replace("layers/dense/vars/0", np.zeros((2, 4), np.float32)),
+     "layers/dense/vars/0: the file holds shape (2, 4) float32; it is weight 'kernel' of layer 'dense'"),
+    ("kernel-too-big", _replace("layers/dense/vars/0", np.zeros((5, 4), np.float32)),
+     "layers/dense/vars/0: the file holds shape (5, 4) float32; it is weight 'kernel' of layer 'dense'"),
+    ("kernel-float16", _replace("layers/dense/vars/0", np.zeros((3, 4), np.float16)),
+     "layers/dense/vars/0: the file holds shape (3, 4) float16; it is weight 'kernel' of layer 'dense'"),
+    ("kernel-float64", _replace("layers/dense/vars/0", np.zeros((3, 4), np.float64)),
+     "layers/dense/vars/0: the file holds shape (3, 4) float64; it is weight 'kernel' of layer 'dense'"),
+    ("bias-missing", _delete("layers/dense/vars/1"),
+     "layers/dense/vars/1: missing from the file; it is weight 'bias' of layer 'dense'"),
+    ("layer-missing", _delete("layers/dense_1"),
+     "layers/dense_1/vars/0: missing from the file; it is weight 'kernel' of layer 'dense_1'"),
+    ("last-bias-missing", _delete("layers/dense_1/vars/1"),
+     "layers/dense_1/vars/1: missing from the file; it is weight 'bias' of layer 'dense_1'"),
+]
+
+
+@pytest.mark.parametrize("edit,message", [pytest.param(*c[1:], id=c[0]) for c in BAD_WEIGHT_CASES])
+def test_a_bad_weight_in_a_keras_archive_is_named_in_its_weights_file(tmp_path, edit, message):
+    path = _archive_with(tmp_path, edit)
+    with pytest.raises(ds.train.CheckpointMismatchError) as info:
+        ds.keras.models.load_model(path)
+    text = str(info.value)
+    assert text.startswith(f"{path}: model.weights.h5 does not match model"), text
+    assert message in text, text
+    assert "config.json" not in text, text
+
+
+def test_a_config_far_larger_than_its_weights_is_still_refused_before_allocating(tmp_path):
+    """The second look that names a missing weight stays within a small multiple of the file's bytes: a
+    config declaring a huge layer is refused as before, naming config.json."""
+    import zipfile
+
+    path = _archive_with(tmp_path, lambda f: None)
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    config = json.loads(members["config.json"])
+    config["config"]["layers"][-1]["config"]["units"] = 10**8
+    members["config.json"] = json.dumps(config).encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    with pytest.raises(ds.train.CheckpointError, match=r"config.json: layer 'dense_1' \(Dense\) declares a weight"):
+        ds.keras.models.load_model(path)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 38, item 15: a folder that is not a whole saved model
+# ---------------------------------------------------------------------------------------------------------------
+def _saved_model(tmp_path):
+    model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2)])
+    path = tmp_path / "model"
+    model.save(str(path))
+    return path
+
+
+def _symlinked_state(tmp_path):
+    path = _saved_model(tmp_path)
+    os.rename(path / "state", tmp_path / "elsewhere")
+    os.symlink(tmp_path / "elsewhere", path / "state")
+    return path
+
+
+def _checkpoint_folder(tmp_path):
+    path = tmp_path / "ckpt"
+    ds.train.Checkpoint(v=ds.Variable([1.0])).write(str(path))
+    return path
+
+
+FOLDER_CASES = [  # (id, make the folder, error class, what the message says)
+    ("empty", lambda t: (t / "empty").mkdir() or t / "empty", FileNotFoundError,
+     "is not a saved model: the folder is empty, but a model saved by model.save holds model.json and state/"),
+    ("a-checkpoint", _checkpoint_folder, FileNotFoundError,
+     "is not a saved model: the folder holds manifest.json, tensors.safetensors"),
+    ("no-state", lambda t: (lambda p: (__import__("shutil").rmtree(p / "state"), p)[1])(_saved_model(t)),
+     ds.train.CheckpointCorruptedError, "its state/ folder (the model's weights) is missing"),
+    ("state-is-a-file", lambda t: (lambda p: (__import__("shutil").rmtree(p / "state"),
+                                              (p / "state").write_text("x"), p)[2])(_saved_model(t)),
+     ds.train.CheckpointCorruptedError, "its state/ folder (the model's weights) is not a folder"),
+    ("no-model-json", lambda t: (lambda p: (os.remove(p / "model.json"), p)[1])(_saved_model(t)),
+     ds.train.CheckpointCorruptedError, "holds state/ but no model.json"),
+    ("state-is-a-link", _symlinked_state, ds.train.CheckpointCorruptedError,
+     "state is a symbolic link (to "),
+]
+
+
+@pytest.mark.parametrize("make,cls,message", [pytest.param(*c[1:], id=c[0]) for c in FOLDER_CASES])
+def test_load_model_on_a_folder_that_is_not_a_whole_saved_model(tmp_path, make, cls, message):
+    path = make(tmp_path)
+    with pytest.raises(cls) as info:
+        ds.models.load_model(str(path))
+    text = str(info.value)
+    assert f"load_model: '{path}'" in text and message in text, text
+    assert "[Errno" not in text, text

@@ -210,9 +210,12 @@ def main(argv=None) -> int:
         same = sorted(a_w) == sorted(b_w) and all(np.array_equal(a_w[n], b_w[n]) for n in a_w)
         with open(os.path.join(ref, "metrics.csv")) as fa, open(os.path.join(victim, "metrics.csv")) as fb:
             rows_a, rows_b = list(csv.reader(fa)), list(csv.reader(fb))
+        # the clean resume cleared what the killed saves left, and the finished run holds no lock
+        left = sorted(os.path.relpath(os.path.join(d, n), victim) for d, dirs, files in os.walk(victim)
+                      for n in dirs + files if n.startswith(".tmp-") or n == ".lock") if r.returncode == 0 else []
         print(f"{s}: final weights identical to the uninterrupted run: {same}; metrics.csv identical: "
-              f"{rows_a == rows_b} ({len(rows_a) - 1} rows)")
-        ok = ok and same and rows_a == rows_b
+              f"{rows_a == rows_b} ({len(rows_a) - 1} rows); leftovers after the clean resume: {left}")
+        ok = ok and same and rows_a == rows_b and not left
     print(f"{a.kills} kills over {len(scenarios)} scenarios ({during_write} during a checkpoint write, "
           f"{before_first_save} before the resumed run's first checkpoint, {finished_early} runs finished first); "
           f"every resume bit-exact: {ok}")

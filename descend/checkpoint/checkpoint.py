@@ -197,13 +197,30 @@ class Checkpoint:
         return self._restore(path, strict=strict, counter=False)
 
     def _restore(self, path, *, strict: bool, counter: bool) -> RestoreReport:
-        if path is None:
-            return RestoreReport(None, self)
-        path = os.fspath(path)
+        group = collective.replica_group(walk(self._objects), context.strategy_of)
+        if group is None:
+            if path is None:
+                return RestoreReport(None, self)
+            manifest, saved, foreign = self._read_for_restore(os.fspath(path))
+        else:  # every replica restores, and the same checkpoint, or the replicas would diverge: checked together
+            manifest = saved = foreign = error = None
+            try:
+                if path is not None:
+                    manifest, saved, foreign = self._read_for_restore(os.fspath(path))
+            except Exception as e:  # noqa: BLE001 -- every rank hears of it in agree()
+                error = e
+            collective.agree(group, f"Checkpoint.restore('{path}')", collective.fingerprint(path, manifest, saved),
+                             error)
+            if path is None:
+                return RestoreReport(None, self)
+        return self._restore_from(os.fspath(path), manifest, saved, strict=strict, counter=counter, foreign=foreign)
+
+    def _read_for_restore(self, path: str):
+        """``(manifest, saved values, foreign)`` of the checkpoint at ``path``, verified (see
+        :meth:`_restore_from` for ``foreign``)."""
         if tf_bundle.is_bundle(path) and not is_checkpoint_dir(path):  # TensorFlow's files: <path>.index
             manifest, saved, missing, unexpected = tf_checkpoint.read_object_checkpoint(path, self._objects)
-            return self._restore_from(path, manifest, saved, strict=strict, counter=counter,
-                                      foreign=(missing, unexpected))
+            return manifest, saved, (missing, unexpected)
         tables = _tables_of(path)
         rows = None
         if tables:  # tables sharded over ranks when saved: this process's rows of each, checked first
@@ -213,7 +230,7 @@ class Checkpoint:
                     f"checkpoint '{path}' does not match the tables to restore; nothing was restored:\n    "
                     + "\n    ".join(problems), mismatched=problems)
         manifest, saved = read_checkpoint(path, rows=rows)
-        return self._restore_from(path, manifest, saved, strict=strict, counter=counter)
+        return manifest, saved, None
 
     def _restore_from(self, path, manifest, saved, *, strict: bool, counter: bool, foreign=None) -> RestoreReport:
         """Match ``saved`` (descend's keys -> arrays) to the objects and commit, all or nothing. ``foreign``:

@@ -29,11 +29,14 @@ import os
 import secrets
 import shutil
 
+import numpy as np
+
+from .. import durable
 from ..durable import TMP_PREFIX
 from . import format as fmt
 from .errors import CheckpointError
 
-__all__ = ["Layout", "group_of", "layout_of", "write", "wanted_rows"]
+__all__ = ["Layout", "agree", "fingerprint", "group_of", "layout_of", "replica_group", "write", "wanted_rows"]
 
 
 class Layout:
@@ -102,6 +105,80 @@ def group_of(graph, strategy_of):
     return group if group is not None and group.size > 1 else None
 
 
+def replica_group(graph, strategy_of):
+    """The process group of the replicas that hold ``graph``'s state -- every rank of which restores it: the
+    group of :func:`group_of`, else that of the strategy owning any of its variables -- or None (one process,
+    or variables no strategy of several replicas owns)."""
+    group = group_of(graph, strategy_of)
+    if group is not None:
+        return group
+    for var in _candidates(graph):
+        strategy = strategy_of(var)
+        group = getattr(strategy, "group", None) if strategy is not None else None
+        if group is not None and group.size > 1:
+            return group
+    return None
+
+
+def fingerprint(path, manifest: dict | None, saved: dict | None) -> dict:
+    """What identifies the checkpoint a rank restores, whatever path it reaches it by: its manifest's checksum
+    (which covers every tensor's), else (another program's files) a digest of the values read; and the path,
+    to name it."""
+    import hashlib
+
+    if path is None:
+        return {"path": None, "content": None, "save_counter": None}
+    digest = manifest.get("manifest_sha256") if isinstance(manifest, dict) else None
+    if not isinstance(digest, str) and saved is not None:
+        h = hashlib.sha256()
+        for key in sorted(saved):
+            arr = saved[key]
+            h.update(f"{key}\0{arr.dtype.str}\0{arr.shape}\0".encode())
+            h.update(memoryview(np.ascontiguousarray(arr)).cast("B"))
+        digest = "values:" + h.hexdigest()
+    counter = manifest.get("save_counter") if isinstance(manifest, dict) else None
+    return {"path": os.path.abspath(os.fspath(path)), "content": digest,
+            "save_counter": counter if isinstance(counter, int) and not isinstance(counter, bool) else None}
+
+
+def _shown(fp: dict) -> str:
+    if fp["path"] is None:
+        return "nothing (path None: start from scratch)"
+    content = str(fp["content"] or "?")
+    tail = f", save_counter {fp['save_counter']}" if fp["save_counter"] is not None else ""
+    return f"'{fp['path']}' (content {content.split(':')[-1][:16]}{tail})"
+
+
+def agree(group, what: str, mine, error: BaseException | None = None) -> None:
+    """A collective every rank calls with its value (``mine``: a :func:`fingerprint` for a restore, a path for
+    a save) or the error it met preparing: raises on every rank when any rank failed (naming it; the rank's
+    own error is raised as it is) or when the ranks' values differ ("the ranks disagree", naming what each
+    rank has). Nothing has changed on any rank then."""
+    report = None if error is None else f"{type(error).__name__}: {str(error).splitlines()[0][:500] if str(error) else ''}"
+    everyone = group.allgather_object((mine if error is None else None, report))
+    if error is not None:
+        raise error
+    failed = [f"rank {r}: {e}" for r, (_, e) in enumerate(everyone) if e is not None]
+    if failed:
+        raise CheckpointError(f"{what} failed on {len(failed)} of the {group.size} ranks; nothing was changed on "
+                              f"any rank: {'; '.join(failed)}")
+    values = [v for v, _ in everyone]
+    key = (lambda v: (v["content"], v["path"] is None)) if isinstance(mine, dict) else (lambda v: v)
+    if all(key(v) == key(values[0]) for v in values):
+        return
+    groups: dict = {}
+    for r, v in enumerate(values):
+        groups.setdefault(key(v), []).append(r)
+    shown = []
+    for ranks in groups.values():
+        v = values[ranks[0]]
+        who = f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {', '.join(map(str, ranks))}"
+        shown.append(f"{who}: {_shown(v) if isinstance(v, dict) else repr(v)}")
+    raise CheckpointError(f"{what}: the ranks disagree ({'; '.join(shown)}); every rank of the {group.size} must "
+                          f"name the same {'checkpoint' if isinstance(mine, dict) else 'path'}. Nothing was "
+                          "changed on any rank")
+
+
 def layout_of(graph, tensors: dict, strategy_of) -> Layout | None:
     """The collective layout of a checkpoint of ``graph`` (None: one process writes it all).
     ``strategy_of(variable)`` gives the strategy a variable belongs to."""
@@ -138,6 +215,9 @@ def write(layout: Layout, path, tensors, objects, names, counter, extra) -> None
     else:  # its rows of every table and the slots it owns; the rest is the same on every rank: rank 0 has it
         mine = {k: a for k, a in tensors.items() if k in row_keys or (k.rsplit("/", 1)[0] in layout.owners
                                                                        and owner(k) == rank)}
+    agree(group, f"writing the checkpoint '{path}' on {group.size} ranks", os.path.abspath(os.fspath(path)))
+    if rank == 0:  # what killed saves of this path left (no rank stages this save's parts before the token)
+        durable.clear_leftovers(path)
     token = group.allgather_object(secrets.token_hex(6) if rank == 0 else None)[0]
     parent = os.path.dirname(os.path.abspath(path))
     base = os.path.basename(os.path.abspath(path))
@@ -145,12 +225,13 @@ def write(layout: Layout, path, tensors, objects, names, counter, extra) -> None
     def staging(r):
         return os.path.join(parent, f"{TMP_PREFIX}{base}-{token}-shard-{r}")
 
-    error, digest = None, None
+    error, digest, held = None, None, None
     if rank > 0 and mine:  # a rank with nothing of its own (the state every replica holds alike) writes no shard
         try:
             os.makedirs(parent, exist_ok=True)
             manifest = fmt.new_manifest({}, {}, counter, {"shard": {"rank": rank, "ranks": group.size}})
             fmt.write_checkpoint_dir(staging(rank), mine, manifest)
+            held = durable.hold_dir(staging(rank))  # locked until adopted: not a dead save's leftover
             digest = manifest["manifest_sha256"]
         except Exception as e:  # noqa: BLE001 -- reported on every rank below
             error = f"{type(e).__name__}: {e}"
@@ -168,6 +249,8 @@ def write(layout: Layout, path, tensors, objects, names, counter, extra) -> None
     final = group.allgather_object(error if rank == 0 else None)[0]
     if rank > 0 and os.path.lexists(staging(rank)):  # not adopted: rank 0 failed
         shutil.rmtree(staging(rank), ignore_errors=True)
+    if held is not None:
+        held.release()
     if failed or final:
         raise CheckpointError(f"writing the checkpoint '{path}' on {group.size} ranks failed; nothing was written: "
                               f"{'; '.join(failed) if failed else 'rank 0: ' + final}")

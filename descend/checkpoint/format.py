@@ -35,7 +35,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
 import stat
 import struct
@@ -44,7 +43,7 @@ import time
 
 import numpy as np
 
-from ..durable import TMP_PREFIX, replace_dir, write_durable
+from ..durable import TMP_PREFIX, naming_target, replace_dir, temp_dir, write_durable
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 
 __all__ = [
@@ -311,24 +310,26 @@ def write_checkpoint_dir(path: str, tensors: dict[str, np.ndarray], manifest: di
                                "sha256": sha256(memoryview(np.ascontiguousarray(a)).cast("B"))}
                            for k, a in sorted(tensors.items())}
     parent = os.path.dirname(os.path.abspath(path))
-    base = os.path.basename(os.path.abspath(path))
     os.makedirs(parent, exist_ok=True)
     if os.path.islink(path):
         raise FileExistsError(f"Checkpoint: '{path}' is a symbolic link; refusing to replace it")
     if os.path.lexists(path) and not (is_checkpoint_dir(path) or (os.path.isdir(path) and not os.listdir(path))):
         raise FileExistsError(f"Checkpoint: '{path}' exists and is not a checkpoint; refusing to replace it")
-    tmp = os.path.join(parent, f"{TMP_PREFIX}{base}-{secrets.token_hex(6)}")
-    os.mkdir(tmp)
-    try:
-        manifest["tensors_file"] = _write_tensors_file(os.path.join(tmp, TENSORS_FILE), tensors)
-        manifest["manifest_sha256"] = sha256(canonical(manifest))
-        write_durable(os.path.join(tmp, MANIFEST_FILE), json.dumps(manifest, indent=1, sort_keys=True).encode())
-        for name, source in (adopt or {}).items():
-            os.rename(source, os.path.join(tmp, name))
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    replace_dir(tmp, path)
+    with naming_target(path):  # a full disk or a read-only folder names the checkpoint, not a temporary name
+        held = temp_dir(path)  # locked while it is written: a later write tells it from a dead one's
+        tmp = held.path
+        try:
+            manifest["tensors_file"] = _write_tensors_file(os.path.join(tmp, TENSORS_FILE), tensors)
+            manifest["manifest_sha256"] = sha256(canonical(manifest))
+            write_durable(os.path.join(tmp, MANIFEST_FILE), json.dumps(manifest, indent=1, sort_keys=True).encode())
+            for name, source in (adopt or {}).items():
+                os.rename(source, os.path.join(tmp, name))
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            held.release()
+            raise
+        with held:
+            replace_dir(tmp, path)
 
 
 def cleanup_tmp(directory: str) -> list[str]:
@@ -372,10 +373,13 @@ class DirectoryLock:
         self._fd = None
         self.taken_over = False
 
-    def acquire(self) -> None:
+    def acquire(self, *, create: bool = True, record: bool = True) -> None:
         """Take the lock. In one process the newest writer takes it over from an older one (a
         notebook re-running ``fit`` after an interrupted one); the older one's next save then
-        raises. Another process holding it raises :class:`CheckpointLockedError`."""
+        raises. Another process holding it raises :class:`CheckpointLockedError`. With ``create=False`` an
+        absent lock file raises ``FileNotFoundError`` (nothing is created); with ``record=False`` the file is
+        left as it is (:meth:`record` writes this process's id into it later): a command that only checks the
+        directory and is refused changes nothing."""
         path = os.path.join(self.directory, LOCK_FILE)
         try:
             import fcntl
@@ -389,32 +393,62 @@ class DirectoryLock:
         if older is not None and older is not self and older.held:
             older.release()
             older.taken_over = True
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        for _ in range(100):
+            fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0) | _NOFOLLOW, 0o644)
             try:
-                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
-                holder = "unknown"
-            os.close(fd)
-            raise CheckpointLockedError(
-                f"checkpoint directory '{self.directory}' is being written by another process (pid {holder[:20]}); "
-                "two writers on one directory would overwrite each other's checkpoints. Use another directory, "
-                "or stop the other writer") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode("ascii"), 0)
+                try:
+                    holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+                except OSError:
+                    holder = "unknown"
+                os.close(fd)
+                raise CheckpointLockedError(
+                    f"checkpoint directory '{self.directory}' is being written by another process (pid "
+                    f"{holder[:20]}); two writers on one directory would overwrite each other's checkpoints. Use "
+                    "another directory, or stop the other writer") from None
+            if self._same_file(fd, path):
+                break
+            os.close(fd)  # its holder removed that file as it let go: lock the one there now
+        else:
+            raise CheckpointLockedError(f"checkpoint directory '{self.directory}': its lock file keeps being "
+                                        "replaced; another process is taking and dropping it")
         self._fd = fd
+        if record:
+            self.record()
         self.taken_over = False
         DirectoryLock._in_process[key] = weakref.ref(self)
+
+    @staticmethod
+    def _same_file(fd: int, path: str) -> bool:
+        try:
+            st, now = os.fstat(fd), os.lstat(path)
+        except FileNotFoundError:
+            return False
+        return st.st_nlink > 0 and (st.st_dev, st.st_ino) == (now.st_dev, now.st_ino)
+
+    def record(self) -> None:
+        """Write this process's id into the held lock file (what a refused writer's error names)."""
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, str(os.getpid()).encode("ascii"), 0)
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
-    def release(self) -> None:
+    def release(self, *, remove: bool = False) -> None:
+        """Let go of the lock; with ``remove``, delete the lock file first (a finished writer leaves none;
+        a process that opened it meanwhile sees it gone once it gets the lock, and takes the new one)."""
         fd, self._fd = self._fd, None
-        if fd is not None:
+        if fd is None:
+            return
+        try:
+            if remove and self._same_file(fd, os.path.join(self.directory, LOCK_FILE)):
+                os.unlink(os.path.join(self.directory, LOCK_FILE))
+        except OSError:
+            pass
+        finally:
             os.close(fd)  # closing the descriptor releases the flock
 
     def __del__(self):

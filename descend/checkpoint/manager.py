@@ -33,6 +33,7 @@ import secrets
 import time
 
 from ..durable import TMP_PREFIX, atomic_replace_file, remove_tree
+from . import collective
 from .checkpoint import Checkpoint
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from .format import (
@@ -253,8 +254,9 @@ class CheckpointManager:
         self._token = token
 
     def close(self) -> None:
-        """Release the directory's lock (another process may write to it then)."""
-        self._lock.release()
+        """Release the directory's lock (another process may write to it then) and remove its ``.lock``
+        file: a closed manager leaves no lock file behind (a killed one's stays, unlocked)."""
+        self._lock.release(remove=True)
 
     def save(self, checkpoint_number=None) -> str:
         """Write ``<checkpoint_name>-<N>`` and return its path.
@@ -272,7 +274,7 @@ class CheckpointManager:
         if group is not None:  # rank 0 keeps the directory (its lock, names, index, rotation): the others let go
             if group.rank != 0:
                 self.close()
-            group.allgather_object(None)
+            collective.agree(group, f"CheckpointManager.save on {group.size} ranks", os.path.abspath(self._directory))
         if group is not None and group.rank != 0:
             number, counter, token, error = group.allgather_object(None)[0]
             if error is not None:

@@ -319,7 +319,15 @@ def cmd_predict(args) -> int:
             truth = [str(v) if isinstance(v, str) else v for v in labels]
             acc = np.mean([str(a) == str(b) if isinstance(a, str) else float(a) == float(b)
                            for a, b in zip(pred, truth)])
-            _err(f"accuracy on the {len(truth)} labelled rows of {args.data}: {acc:.4f}")
+            unseen = _unseen_labels(truth, classes)
+            note = ""
+            if unseen:
+                n = sum(unseen.values())
+                names = ", ".join(repr(k) for k in list(unseen)[:5]) + (", ..." if len(unseen) > 5 else "")
+                note = (f" ({n} of them labelled with {len(unseen)} {'class' if len(unseen) == 1 else 'classes'} the "
+                        f"run never saw in training ({names}): counted as wrong, since the model predicts only the "
+                        f"{len(classes)} classes it was trained on)")
+            _err(f"accuracy on the {len(truth)} labelled rows of {args.data}: {acc:.4f}{note}")
     elif kind == "regression":
         pred = out.reshape(-1).astype(np.float64) * info["y_std"] + info["y_mean"]
         rows = [{"row": i + 1, "prediction": f"{v:.6g}"} for i, v in enumerate(pred)]
@@ -344,6 +352,31 @@ def cmd_predict(args) -> int:
         write_csv(target, fields, rows)
         _err(f"{len(rows)} predictions written to {args.output}" + (f" ({target})" if target != args.output else ""))
     return 0
+
+
+def _unseen_labels(truth, classes) -> dict:
+    """``{label: rows}`` of the labels in ``truth`` that are none of the trained ``classes`` (compared as
+    the accuracy compares them: text as text, numbers as numbers)."""
+    text = {str(c) for c in classes}
+    numbers = set()
+    for c in classes:
+        try:
+            numbers.add(float(c))
+        except (TypeError, ValueError):
+            pass
+    out = {}
+    for t in truth:
+        if isinstance(t, str):
+            seen = t in text
+        else:
+            try:
+                seen = float(t) in numbers
+            except (TypeError, ValueError):
+                seen = str(t) in text
+        if not seen:
+            key = t if isinstance(t, str) else (int(t) if float(t).is_integer() else float(t))
+            out[key] = out.get(key, 0) + 1
+    return out
 
 
 # ---------------------------------------------------------------- compare

@@ -6,7 +6,8 @@ read (opening never waits for a pipe's writer). Outputs are written to a new
 temporary file beside the target (created exclusively, never through a link),
 flushed to disk and renamed over the target, so a reader sees the old file or
 the new one, never half of one. Only a regular file is replaced: a folder, a
-device, a pipe or a socket at the path is refused. ``descend predict --output
+device, a pipe or a socket at the path is refused, except the command's own standard output
+(``--output /dev/stdout`` into a pipe or a terminal is written there). ``descend predict --output
 LINK``, a symbolic link to a regular file (or to a free name in an existing
 folder), writes the link's target and keeps the link, as a shell's ``>`` does.
 
@@ -28,7 +29,7 @@ import stat
 
 from .options import UsageError
 
-__all__ = ["describe", "open_input", "output_target", "write_bytes"]
+__all__ = ["describe", "is_stdout", "open_input", "output_target", "write_bytes"]
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -98,11 +99,24 @@ def open_input(path, what: str = "data file"):
         raise
 
 
-def output_target(path, flag: str) -> str:
+def is_stdout(path) -> bool:
+    """Whether ``path`` names this process's standard output (``/dev/stdout``, ``/dev/fd/1``, or the file or
+    pipe the shell connected it to)."""
+    try:
+        st, out = os.stat(path), os.fstat(1)
+    except (OSError, ValueError):
+        return False
+    return (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino)
+
+
+def output_target(path, flag: str) -> str | None:
     """The file that writing to ``path`` replaces, checked before any work: ``path`` itself, or the
-    target of a symbolic link at ``path``. Raises UsageError when it is not a regular file (or a free
-    name in an existing folder)."""
+    target of a symbolic link at ``path``; None when ``path`` is this process's standard output
+    (``/dev/stdout`` into a pipe or a terminal: written there as it is, as when the flag is left out).
+    Raises UsageError when it is not a regular file (or a free name in an existing folder)."""
     path = os.fspath(path)
+    if is_stdout(path) and not stat.S_ISREG(os.fstat(1).st_mode):
+        return None
     target = os.path.realpath(path) if os.path.islink(path) else path
     shown = path if target == path else f"{path} (a symbolic link to {target})"
     try:

@@ -9,9 +9,11 @@ finished, ``final/`` (the trained weights, read by ``descend predict``).
 
 One process at a time: a command that writes a run folder holds an exclusive
 lock on its ``.lock`` file from its first write (from its first check when
-the folder has a lock file already) to its end; the operating system releases
-it when the process ends, even when killed. A second command is refused,
-naming the holder's process id. ``--overwrite`` removes only the
+the folder has a lock file already) to its end, and removes the file as it
+ends; the operating system releases the lock when the process ends, even when
+killed (a killed run's ``.lock`` then stays, unlocked). A second command is
+refused, naming the holder's process id. A command refused before its first
+write changes nothing in the folder (not even the ``.lock`` it checked). ``--overwrite`` removes only the
 files descend writes (:data:`RUN_FILES`, and in ``checkpoints/`` and ``final/``
 the checkpoint files and folders, named as the checkpoint format names them);
 anything else in the folder stays.
@@ -71,6 +73,7 @@ class OutFolder:
         self.flag, self.resume, self.overwrite = flag, resume, overwrite
         self.fingerprint = (None, None)  # the config.json and summary.json read (inode, size, time)
         self._lock = None
+        self._claimed = False
 
     @property
     def finished(self) -> bool:
@@ -80,16 +83,20 @@ class OutFolder:
     def locked(self) -> bool:
         return self._lock is not None
 
-    def lock(self) -> None:
-        """Take the folder's lock (creating its ``.lock``); UsageError naming the holder if another
-        process has it."""
+    def lock(self, *, create: bool = True) -> None:
+        """Take the folder's lock (creating its ``.lock``; with ``create=False`` only an existing one, left as
+        it is); UsageError naming the holder if another process has it."""
         from ..checkpoint.errors import CheckpointLockedError
         from ..checkpoint.format import DirectoryLock
 
         lock = DirectoryLock(self.path)
         lock_path = os.path.join(self.path, LOCK_FILE)
         try:
-            lock.acquire()
+            lock.acquire(create=create, record=create)
+        except FileNotFoundError:
+            if create:
+                raise UsageError(f"{self.flag} {self.path}: cannot create its lock file {lock_path}") from None
+            return  # its holder removed it as it ended: claim() creates it
         except CheckpointLockedError:
             raise UsageError(f"{self.flag} {self.path} is in use by another descend process (pid "
                              f"{_lock_holder(self.path)}); wait for it to end, or choose another {self.flag}") from None
@@ -103,10 +110,15 @@ class OutFolder:
     def claim(self) -> None:
         """Before the first write: create the folder, take its lock if not held yet, and check that the
         folder is as it was found (another process may have written it meanwhile)."""
-        if self._lock is not None:
+        if self._claimed:
+            return
+        if self._lock is not None:  # taken while checking: now it names this process
+            self._lock.record()
+            self._claimed = True
             return
         os.makedirs(self.path, exist_ok=True)
         self.lock()
+        self._claimed = True
         try:
             now = OutFolder(self.path, True, None, None, False, flag=self.flag, resume=self.resume,
                             overwrite=self.overwrite)
@@ -119,9 +131,12 @@ class OutFolder:
             raise
 
     def close(self) -> None:
+        """Let go of the folder's lock; a command that wrote removes its ``.lock`` (one only checked leaves
+        the folder as it was)."""
         lock, self._lock = self._lock, None
         if lock is not None:
-            lock.release()
+            lock.release(remove=self._claimed)
+        self._claimed = False
 
 
 def read_json(path, what):
@@ -227,14 +242,14 @@ def inspect_out(path: str, *, resume: bool, overwrite: bool, flag: str = "--out"
         if why:
             raise UsageError(f"{flag} {path} cannot be created in {parent}: {why}")
         return OutFolder(path, False, None, None, False, flag=flag, resume=resume, overwrite=overwrite)
-    why = _probe_writable(path)
-    if why:
-        raise UsageError(f"{flag} {path} is not writable: {why}")
     folder = OutFolder(path, True, None, None, False, flag=flag, resume=resume, overwrite=overwrite)
     if lock and os.path.lexists(os.path.join(path, LOCK_FILE)):
-        folder.lock()
+        folder.lock(create=False)
     try:
-        _check_out(folder, resume, overwrite, flag)
+        _check_out(folder, resume, overwrite, flag)  # a refusal here leaves the folder as it was
+        why = _probe_writable(path)
+        if why:
+            raise UsageError(f"{flag} {path} is not writable: {why}")
     except BaseException:
         folder.close()
         raise

@@ -240,8 +240,10 @@ def train_job(s, data, optimizer_name, *, out=None, interrupt=None, progress=Tru
                          interrupt or Interrupt(), recorder)
         callbacks.append(backup)  # last: it saves after the recorder has recorded the step
     t0 = time.perf_counter()
+    # --max-steps beyond an epoch means the whole epoch (plan_updates): fit is asked for no more batches
+    # than the data has, so it never warns that the input ran out
     model.fit(x, y, batch_size=s["batch_size"], epochs=s["epochs"], callbacks=callbacks, verbose=0, seed=s["seed"],
-              steps_per_epoch=s["max_steps"], validation_data=data.val)
+              steps_per_epoch=per_epoch if s["max_steps"] is not None else None, validation_data=data.val)
     seconds = time.perf_counter() - t0
     interrupted = recorder.stopped
     test = None if interrupted else evaluate_test()

@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import os
 
 import numpy as np
 
@@ -155,7 +156,13 @@ class StrategyReplica(Replica):
                 v._value[...] = 0
                 v._mark_updated()
 
-    def write_once(self, what, write) -> None:
+    def write_once(self, what, write, path=None) -> None:
+        if path is not None:  # every rank names the same file, or none is written (rank 0 would write its own)
+            paths = self.strategy.group.allgather_object(os.path.abspath(os.fspath(path)))
+            if any(p != paths[0] for p in paths):
+                shown = "; ".join(f"rank {r}: '{p}'" for r, p in enumerate(paths))
+                raise ValueError(f"{what}: the ranks disagree on the path ({shown}); every rank of the "
+                                 f"{len(paths)} must name the same one. Nothing was written")
         error = None
         if self.is_chief:
             try:

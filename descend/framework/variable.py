@@ -120,11 +120,13 @@ clear_session_hooks: list = []  # called by clear_session (the TF 1 graph's coll
 
 
 def clear_session() -> None:
-    """Forget every reserved variable name and the TF 1 graph's collections (as
-    ``keras.backend.clear_session``, which resets the default graph)."""
+    """Forget every reserved variable name, the Variables created so far (as TF 1's global variables: a
+    ``compat.v1.train.Saver()`` made after lists only newer ones; the Variables themselves are not changed)
+    and the TF 1 graph's collections (as ``keras.backend.clear_session``, which resets the default graph)."""
     with _taken_lock:
         _taken_names.clear()
         _next_suffix.clear()
+    reset_live_variables()  # the graph's variables go with it (a Saver() made after lists only newer ones)
     for hook in clear_session_hooks:
         hook()
 

@@ -101,8 +101,10 @@ class BackupAndRestore(Callback):
             self._manager.close()
         latest = self._manager.latest_checkpoint
         self._steps = 0
+        # under several replicas a collective, None included: every rank must restore the same checkpoint
+        # (or none), else it raises on every rank ("the ranks disagree") before anything changes
+        checkpoint.restore(latest)
         if latest is not None:
-            checkpoint.restore(latest)
             self.restored_from = latest
             self._steps = int(np.asarray(self.model.optimizer.iterations.numpy()))
             self.model.fit_state.resume = dict(self._position.state)

@@ -76,9 +76,10 @@ class Replica:
     def after_restore(self, metrics: list) -> None:
         """After every replica restored the same checkpoint (metric totals are the sums over the replicas)."""
 
-    def write_once(self, what: str, write) -> None:
+    def write_once(self, what: str, write, path=None) -> None:
         """``write()`` once for every replica: the chief writes; every replica returns when the file is in
-        place, or raises the chief's error."""
+        place, or raises the chief's error. With ``path``, the replicas first check they all name it (else
+        every one raises and nothing is written)."""
         write()
 
 
