@@ -53,7 +53,7 @@ from ..framework.variable import Variable
 from .graph import Graph, Lit, Value, VarRef
 from .interpret import replay
 from .nest import flatten_leaves, structure_of
-from .tracer import Recorder, trace_local
+from .tracer import SINGLETON_VARIABLES, Recorder, trace_local
 
 __all__ = ["ConcreteFunction", "Function", "FunctionEagerWarning", "function"]
 
@@ -430,6 +430,7 @@ class Function:
             parent = None
         graph = Graph(getattr(self._python_function, "__name__", "function"))
         rec = Recorder(graph, parent=parent, dry=dry)
+        rec.frozen = self._traced_once  # Variables may be created on the first trace only (TF's ValueError)
         leaves, rebuild = flatten_leaves(list(canonical))
         new_leaves = []
         for x in leaves:
@@ -458,9 +459,7 @@ class Function:
         self._traced_once = True
         if rec.created and not first:
             raise ValueError(
-                "descend.function only supports singleton Variables created on the first call. Make sure the "
-                "Variable is only created once or created outside descend.function (function "
-                f"'{graph.name}' created {', '.join(repr(v.name) for v in rec.created)} on a later trace)")
+                f"{SINGLETON_VARIABLES} (function '{graph.name}' created {', '.join(repr(v.name) for v in rec.created)} on a later trace)")
         if rec.created:
             _check_kept(rec)
         cf = ConcreteFunction(self, graph, rec, canonical, key, out)
@@ -699,9 +698,8 @@ def _check_kept(rec: Recorder) -> None:
         held = [r for r in gc.get_referrers(var) if id(r) not in ours and not isinstance(r, (VarRef, types.FrameType))]
         if not held:
             raise ValueError(
-                "descend.function only supports singleton Variables created on the first call. Make sure the "
-                f"Variable is only created once or created outside descend.function (Variable '{var.name}' is "
-                "created by the function and kept by nothing, so it would be created on every call)")
+                f"{SINGLETON_VARIABLES} (Variable '{var.name}' is created by the function and kept by nothing, so "
+                "it would be created on every call)")
 
 
 # ====================================================================== ConcreteFunction

@@ -41,13 +41,32 @@ from .nodes import CallbackNode, OptimizerNode
 
 __all__ = ["OPAQUE", "Recorder", "user_site"]
 
+
+
+class IteratorNode(CallbackNode):
+    """``next`` of a ``Dataset`` iterator the function received (``DatasetIterator.get_next``): every call
+    of the compiled function takes the next element, as TF's ``IteratorGetNext``. A dry trace
+    (``get_concrete_function``) reads the element from a copy of the iterator, which stays where it was."""
+
+    @classmethod
+    def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
+        made = super().record(recorder, fn, args, kwargs, public)
+        if made is not None and recorder.dry and args and hasattr(args[0], "copy"):
+            args[0] = args[0].copy()  # (the node keeps the iterator itself: later calls take from it)
+        return made
+
+
 #: kind (of :func:`descend.framework.trace.opaque`) -> ``factory(recorder, fn, args, kwargs)`` returning
 #: ``(OpaqueNode, input references, result of a dry call)``, or None when the call cannot be recorded
-OPAQUE: dict = {"optimizer": OptimizerNode.record, "callback": CallbackNode.record}
+OPAQUE: dict = {"optimizer": OptimizerNode.record, "callback": CallbackNode.record, "iterator": IteratorNode.record}
 
 #: Tensors that stand for values inside a finished trace (its placeholders and intermediates): another
 #: trace that reads one raises TF's "out of scope" TypeError (the value belongs to that trace's call)
 trace_local: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> Tensor
+
+#: TF's words when a trace after the first creates a Variable
+SINGLETON_VARIABLES = ("descend.function only supports singleton Variables created on the first call. Make sure the "
+                       "Variable is only created once or created outside descend.function")
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -80,6 +99,7 @@ class Recorder:
         self.var_args: dict = {}     # id(Variable argument) -> its index (function recorders)
         self.var_list: list = []     # ... and the Variable arguments in order
         self.created: list = []      # Variables created while recording
+        self.frozen = False          # a later trace of its function: creating a Variable is TF's ValueError
         self.invalid: str | None = None
         self.paused = 0              # > 0 while an opaque call runs (what it does is not recorded)
         self.suppress = 0            # > 0 while a dry trace runs a callback: its Variable writes are skipped
@@ -266,6 +286,11 @@ class Recorder:
             r = r.parent
 
     def variable_created(self, var) -> None:
+        for r in self._all():  # (also inside a call recorded whole: an optimizer creating its slots)
+            if r.frozen:
+                raise ValueError(
+                    f"{SINGLETON_VARIABLES} (function '{r.graph.name}' creates Variable '{var.name}' on a trace "
+                    f"after its first: {user_site(3) or 'here'})")
         for r in self._all():
             if r.paused:
                 return
