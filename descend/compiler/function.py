@@ -52,7 +52,7 @@ from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from .graph import Graph, Lit, Value, VarRef
 from .interpret import replay
-from .nest import flatten_leaves, structure_of
+from .nest import flatten_leaves, leaf_paths, structure_of
 from .tracer import SINGLETON_VARIABLES, Recorder, trace_local
 
 __all__ = ["ConcreteFunction", "Function", "FunctionEagerWarning", "function"]
@@ -433,7 +433,7 @@ class Function:
         rec.frozen = self._traced_once  # Variables may be created on the first trace only (TF's ValueError)
         leaves, rebuild = flatten_leaves(list(canonical))
         new_leaves = []
-        for x in leaves:
+        for x, name in zip(leaves, _leaf_names(binder, canonical)):
             if isinstance(x, Variable):
                 if id(x) not in rec.var_args:
                     rec.var_args[id(x)] = len(rec.var_list)
@@ -441,9 +441,11 @@ class Function:
                 new_leaves.append(x)
             elif isinstance(x, (ArrayLike, np.ndarray)) or _is_spec(x):
                 new_leaves.append(_placeholder(rec, graph, x))
+                graph.input_names.append(name)
             elif isinstance(x, IndexedSlices):
                 new_leaves.append(IndexedSlices(_placeholder(rec, graph, x.values), _placeholder(rec, graph, x.indices),
                                                 x.dense_shape))
+                graph.input_names += [f"{name}_values", f"{name}_indices"]
             else:
                 new_leaves.append(x)
         graph.n_var_args = len(rec.var_list)
@@ -517,6 +519,11 @@ class Function:
 
     def _list_all_concrete_functions(self) -> list:
         return list(self._cache.values())
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """The signature of every trace (:meth:`ConcreteFunction.pretty_printed_signature`), in the order
+        they were traced, separated by blank lines."""
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._list_all_concrete_functions())
 
     def __repr__(self):
         return f"<descend.function {getattr(self._python_function, '__qualname__', self._python_function)}>"
@@ -713,6 +720,12 @@ class ConcreteFunction:
 
     def __init__(self, function: Function, graph: Graph | None, rec: Recorder | None, canonical, key, out):
         self._function = weakref.ref(function)  # (the Function holds its ConcreteFunctions: no cycle)
+        # ... and what makes it again once it is gone: a ConcreteFunction keeps working without it, as TF's
+        self._remake = (function._python_function, dict(
+            input_signature=function.input_signature, autograph=function._autograph,
+            jit_compile=function._jit_compile, reduce_retracing=function._reduce_retracing,
+            _instance=function._instance))
+        self._remade = None
         self.graph = graph
         self._key = key
         self._canonical = canonical
@@ -751,9 +764,16 @@ class ConcreteFunction:
 
     @property
     def function(self) -> Function:
+        """The :class:`Function` this was traced from (made again, with no trace, when that one is gone:
+        as TF's, a ConcreteFunction outlives the function object; Variables cannot be created by it)."""
         f = self._function()
         if f is None:
-            raise ReferenceError("the descend.function this ConcreteFunction was traced from no longer exists")
+            f = self._remade
+            if f is None:
+                fn, options = self._remake
+                f = Function(fn, **options)
+                f._traced_once = True
+                self._remade = f
         return f
 
     # ------------------------------------------------------------------ TF's attributes
@@ -761,17 +781,73 @@ class ConcreteFunction:
     def structured_input_signature(self):
         from ..tensor_spec import TensorSpec
 
-        def spec(x):
+        def spec(x, name):  # as TF: each Tensor's spec named by its parameter (and its place in it)
             if isinstance(x, ArrayLike) and not isinstance(x, Variable):
-                return TensorSpec(tuple(x.shape), x.dtype)
+                return TensorSpec(tuple(x.shape), x.dtype, name)
             if isinstance(x, np.ndarray):
-                return TensorSpec(x.shape, x.dtype)
+                return TensorSpec(x.shape, x.dtype, name)
+            if _is_spec(x) and x.name is None:
+                return TensorSpec(x.shape, x.dtype, name)
             return x
 
         leaves, rebuild = flatten_leaves(list(self._specs))
         binder = self.function._get_binder()
-        args, kwargs = binder.call_args(tuple(rebuild([spec(x) for x in leaves])))
+        names = _leaf_names(binder, self._specs)
+        args, kwargs = binder.call_args(tuple(rebuild([spec(x, n) for x, n in zip(leaves, names)])))
         return tuple(args), kwargs
+
+    @property
+    def function_type(self) -> inspect.Signature:
+        """The parameters and what they take, and the output, as TF's ``FunctionType`` (an
+        ``inspect.Signature``): ``(a: TensorSpec(shape=(), dtype=float32, name=None), b: Literal[2])
+        -> TensorSpec(...)``."""
+        binder = self.function._get_binder()
+        params = []
+        if binder.signature is None:
+            for k, v in enumerate(self._specs):
+                params.append(inspect.Parameter(f"arg_{k}", inspect.Parameter.POSITIONAL_ONLY,
+                                                annotation=_TypeText(_type_text(v))))
+        else:
+            for p, v in zip(binder.params, self._specs):
+                params.append(p.replace(default=inspect.Parameter.empty, annotation=_TypeText(_type_text(v))))
+        return inspect.Signature(params, return_annotation=_TypeText(self._output_text()))
+
+    def _output_text(self) -> str:
+        if self.graph is None:
+            return "Unknown (this ConcreteFunction traces each concrete shape it is called with)"
+        if self.eager is not None:
+            return "Unknown (this trace runs eagerly)"
+        from ..tensor_spec import TensorSpec
+
+        leaves = []
+        it = iter(self.graph.outputs)
+        for kind in self._out_kinds:
+            r = next(it)
+            if kind == "tensor":
+                leaves.append(TensorSpec(r.shape, r.dtype) if isinstance(r, Value) else _Any("Tensor"))
+            elif kind == "var":
+                var = r.var
+                leaves.append(TensorSpec(var.shape, var.dtype) if var is not None else _Any("Tensor"))
+            elif kind == "python":
+                leaves.append(r.value if r.value is None else convert_to_tensor(r.value))
+            else:
+                next(it)
+                leaves.append(_Any(f"IndexedSlicesSpec(dense_shape={kind[1]})"))
+        return _type_text(self._out_rebuild(leaves), literal_none=False)
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """TF's listing of this trace: its input parameters (name, kind, type), output type and captures
+        (the Variables it reads or writes that are not arguments)."""
+        ft = self.function_type
+        lines = ["Input Parameters:"]
+        lines += [f"  {p.name} ({p.kind.name}): {p.annotation!r}" for p in ft.parameters.values()]
+        lines += ["Output Type:", f"  {ft.return_annotation!r}", "Captures:"]
+        captured = [] if self.graph is None else self.graph.all_variables()
+        lines += [f"  {v.name}: VariableSpec(shape={tuple(v.shape)}, dtype={v.dtype.name})" for v in captured] or ["  None"]
+        return "\n".join(lines)
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
 
     @property
     def output_shapes(self):
@@ -826,14 +902,28 @@ class ConcreteFunction:
             if len(leaves) != len(leaves_s):
                 raise TypeError("Binding inputs to function failed: the arguments do not have the structure of "
                                 "the signature")
-            for a, s in zip(leaves, leaves_s):
+            for k, (a, s) in enumerate(zip(leaves, leaves_s)):
                 if _is_spec(s) and not s.is_compatible_with(a):
+                    if (isinstance(a, ArrayLike) and _with_dtype(s, a.dtype).is_compatible_with(a)
+                            and _trace.current() is None):
+                        raise _dtype_error(self, k, s.dtype, a.dtype)
                     raise TypeError(f"Binding inputs to function failed due to `Can not cast "
                                     f"{_spec_text(a) if isinstance(a, ArrayLike) else repr(a)} to {s!r}`")
+                if not _is_spec(s) and not _holds_tensors(s) and not _same_value(a, s):
+                    raise TypeError(f"Binding inputs to function failed due to `Can not cast {a!r} to "
+                                    f"Literal[{s!r}]`: this ConcreteFunction was traced with that Python value")
             call_args, call_kwargs = binder.call_args(canonical)
             return f(*call_args, **call_kwargs)
         key = _key(canonical)
         if key != self._key:
+            if (_trace.current() is None and _strip(key, shape=True, dtype=True) == _strip(self._key, shape=True, dtype=True)
+                    and _strip(key, shape=False, dtype=True) != key):
+                # another dtype where the trace had a Tensor: TF's kernel refuses it
+                got = _key_leaves(key)
+                want = _key_leaves(self._key)
+                for k, (g, w) in enumerate(zip(got, want)):
+                    if g[2] != w[2]:
+                        raise _dtype_error(self, k, np.dtype(w[2]), np.dtype(g[2]))
             if _shapeless(key) == _shapeless(self._key) and _trace.current() is None:
                 # called from eager code with other shapes: as TF's (no shape check there), run that shape's trace
                 call_args, call_kwargs = binder.call_args(canonical)
@@ -962,6 +1052,111 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.graph.name if self.graph is not None else 'relaxed'} at {id(self):#x}>"
+
+
+def _with_dtype(spec, dtype):
+    """``spec`` with another dtype."""
+    from ..tensor_spec import TensorSpec
+
+    return TensorSpec(spec.shape, dtype, spec.name)
+
+
+def _dtype_error(cf: ConcreteFunction, k: int, want, got):
+    from ..errors import InvalidArgumentError
+
+    name = cf.graph.name if cf.graph is not None else getattr(cf.function._python_function, "__name__", "function")
+    return InvalidArgumentError(f"cannot compute {name} as input #{k}(zero-based) was expected to be a "
+                                f"{np.dtype(backend.np_dtype(want)).name} tensor but is a "
+                                f"{np.dtype(backend.np_dtype(got)).name} tensor")
+
+
+def _same_value(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - an object whose == does not give a bool
+        return False
+
+
+def _leaf_names(binder: _Binder, canonical) -> list:
+    """A name per leaf of the parameter values (in :func:`flatten_leaves` order), as TF names its
+    placeholders: the parameter's name, with the keys and indices of a nested place joined by ``_``
+    (``d_p``, ``l_0``); a ``**kwargs`` entry by its key."""
+    params = binder.params if binder.signature is not None else []
+    out = []
+    for k, value in enumerate(canonical):
+        p = params[k] if k < len(params) else None
+        base = p.name if p is not None else f"arg_{k}"
+        by_key = p is not None and p.kind is p.VAR_KEYWORD
+        for path in leaf_paths(value):
+            parts = [str(x) for x in path]
+            out.append("_".join(parts) if by_key and parts else "_".join([base] + parts))
+    return out
+
+
+class _TypeText:
+    """An annotation printed as it is (the types of :attr:`ConcreteFunction.function_type`)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+class _Any(_TypeText):
+    pass
+
+
+def _type_text(x, literal_none: bool = True) -> str:
+    """TF's text for what a parameter (or the output) takes: a TensorSpec, ``Literal[value]`` for a
+    Python value, ``List[...]``/``Tuple[...]``/``Dict[[key, ...], ...]`` for structures."""
+    from ..tensor_spec import TensorSpec
+
+    if isinstance(x, _TypeText):
+        return x.text
+    if isinstance(x, Variable):
+        return f"VariableSpec(shape={tuple(x.shape)}, dtype={x.dtype.name})"
+    if isinstance(x, ArrayLike):
+        return repr(TensorSpec(tuple(x.shape), x.dtype))
+    if isinstance(x, np.ndarray):
+        return repr(TensorSpec(x.shape, x.dtype))
+    if _is_spec(x):
+        return repr(TensorSpec(x.shape, x.dtype))
+    if isinstance(x, IndexedSlices):
+        return f"IndexedSlicesSpec(dense_shape={x.dense_shape})"
+    if isinstance(x, dict):
+        keys = sorted(x, key=lambda k: (type(k).__name__, k if isinstance(k, str) else repr(k)))
+        return "Dict[" + ", ".join(f"[{k!r}, {_type_text(x[k], literal_none)}]" for k in keys) + "]"
+    if isinstance(x, (list, tuple)):
+        label = type(x).__name__ if hasattr(type(x), "_fields") else "List" if isinstance(x, list) else "Tuple"
+        return f"{label}[" + ", ".join(_type_text(v, literal_none) for v in x) + "]"
+    if x is None and not literal_none:
+        return "None"
+    return f"Literal[{x!r}]"
+
+
+def _strip(key, shape: bool, dtype: bool):
+    """A signature key with the shapes and/or dtypes of Tensors and Variables left out."""
+    if isinstance(key, tuple):
+        if key and key[0] in ("T", "V"):
+            return (key[0], None if shape else key[1], None if dtype else key[2]) + key[3:]
+        return tuple(_strip(k, shape, dtype) for k in key)
+    return key
+
+
+def _key_leaves(key) -> list:
+    """The ``("T", shape, dtype)`` and ``("V", ...)`` entries of a signature key, in order."""
+    out = []
+    if isinstance(key, tuple):
+        if key and key[0] in ("T", "V"):
+            return [key]
+        for k in key:
+            out += _key_leaves(k)
+    return out
 
 
 def _holds_tensors(x) -> bool:
