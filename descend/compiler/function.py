@@ -916,6 +916,10 @@ class ConcreteFunction:
             return f(*call_args, **call_kwargs)
         key = _key(canonical)
         if key != self._key:
+            flat = self._flat(args, kwargs)  # TF's flat signature: the trace's Tensors, in order
+            if flat is not None:
+                canonical, key = flat, _key(flat)
+        if key != self._key:
             if (_trace.current() is None and _strip(key, shape=True, dtype=True) == _strip(self._key, shape=True, dtype=True)
                     and _strip(key, shape=False, dtype=True) != key):
                 # another dtype where the trace had a Tensor: TF's kernel refuses it
@@ -1170,9 +1174,14 @@ def _like(value, was):
     if isinstance(was, (ArrayLike, np.ndarray)) and not isinstance(was, Variable) or _is_spec(was):
         if not isinstance(value, (ArrayLike, np.ndarray, IndexedSlices)) and not _is_spec(value):
             try:
-                return convert_to_tensor(value, dtype=was.dtype)
+                t = convert_to_tensor(value, dtype=was.dtype)
             except (TypeError, ValueError):
                 return value
+            shape = getattr(was, "shape", None)
+            if shape is not None and None not in tuple(shape) and tuple(t.shape) != tuple(shape):
+                # a Python value converted where the trace had a Tensor must have its shape (TF's cast check)
+                raise TypeError(f"Can not cast {_spec_text(t)} to {_spec_text(was)}")
+            return t
         return value
     if isinstance(was, dict) and isinstance(value, dict):
         return type(value)((k, _like(v, was[k]) if k in was else v) for k, v in value.items())
