@@ -429,3 +429,70 @@ def test_an_integer_source_next_to_a_float_one():
             y = a * a * ds.cast(b, ds.float32)
         ga, gb = g.gradient(y, [a, b])
     assert float(ga) == 12.0 and gb is None
+
+
+# ============================================================== the tracing protocol (issue 35)
+class _FruitTraceType(ds.types.experimental.TraceType):
+    def __init__(self, fruit):
+        self.fruit_type = type(fruit)
+        self.fruit_value = fruit
+
+    def is_subtype_of(self, other):
+        return type(other) is _FruitTraceType and self.fruit_type is other.fruit_type
+
+    def most_specific_common_supertype(self, others):
+        return self if all(self == other for other in others) else None
+
+    def placeholder_value(self, placeholder_context=None):
+        return self.fruit_value
+
+    def __eq__(self, other):
+        return type(other) is _FruitTraceType and self.fruit_type == other.fruit_type
+
+    def __hash__(self):
+        return hash(self.fruit_type)
+
+
+class _FruitWithTraceType:
+    def __tf_tracing_type__(self, context):
+        return _FruitTraceType(self)
+
+
+class _Apple(_FruitWithTraceType):
+    flavor = ds.constant([1, 2])
+
+
+class _Mango(_FruitWithTraceType):
+    flavor = ds.constant([3, 4])
+
+
+class _PlainApple:
+    flavor = ds.constant([1, 2])
+
+
+def test_the_tracing_protocol_decides_which_calls_share_a_trace():
+    @function
+    def get_mixed_flavor(fruit_a, fruit_b):
+        return fruit_a.flavor + fruit_b.flavor
+
+    get_mixed_flavor(_PlainApple(), _PlainApple())
+    get_mixed_flavor(_PlainApple(), _PlainApple())
+    assert get_mixed_flavor.experimental_get_tracing_count() == 2  # new objects, new traces (TF's guide)
+    assert get_mixed_flavor(_Apple(), _Mango()).numpy().tolist() == [4, 6]
+    assert get_mixed_flavor(_Apple(), _Mango()).numpy().tolist() == [4, 6]
+    assert get_mixed_flavor.experimental_get_tracing_count() == 3  # equal trace types: one trace
+    assert get_mixed_flavor(_Mango(), _Mango()).numpy().tolist() == [6, 8]
+    assert get_mixed_flavor.experimental_get_tracing_count() == 4
+
+
+def test_a_tracing_type_must_be_a_hashable_trace_type():
+    class Bad:
+        def __tf_tracing_type__(self, context):
+            return 3
+
+    @function
+    def f(x):
+        return ds.constant(1.0)
+
+    with pytest.raises(TypeError, match="must return a types.experimental.TraceType"):
+        f(Bad())

@@ -53,6 +53,7 @@ from ..framework.variable import Variable
 from .graph import Graph, Lit, Value, VarRef
 from .interpret import replay
 from .nest import flatten_leaves, leaf_paths, structure_of
+from .trace_type import TraceType, TracingContext
 from .tracer import SINGLETON_VARIABLES, Recorder, trace_local
 
 __all__ = ["ConcreteFunction", "Function", "FunctionEagerWarning", "function"]
@@ -164,6 +165,8 @@ def _trace_type(x, variables: dict):
         return ("P", type(x), x)
     if isinstance(x, weakref.ref):
         raise TypeError(f"function: weakref arguments are not supported (received {x!r})")
+    if hasattr(type(x), "__tf_tracing_type__"):  # the tracing protocol: the object names its trace type
+        return ("TT", _tracing_type(x))
     if isinstance(x, dict):
         keys = sorted(x, key=lambda k: (type(k).__name__, k if isinstance(k, str) else repr(k)))
         return ("D", type(x), tuple(keys), tuple(_trace_type(x[k], variables) for k in keys))
@@ -179,6 +182,19 @@ def _trace_type(x, variables: dict):
         return ("W", weakref.ref(x))
     except TypeError:
         return ("H", type(x), x)
+
+
+def _tracing_type(x):
+    """``x.__tf_tracing_type__(context)``, checked: a hashable :class:`TraceType`."""
+    tt = x.__tf_tracing_type__(TracingContext())
+    if not isinstance(tt, TraceType):
+        raise TypeError(f"function: {type(x).__name__}.__tf_tracing_type__ must return a "
+                        f"types.experimental.TraceType. Received: {tt!r}")
+    try:
+        hash(tt)
+    except TypeError:
+        raise TypeError(f"function: the TraceType {tt!r} of a {type(x).__name__} argument must be hashable") from None
+    return tt
 
 
 def _key(canonical: tuple):
@@ -446,6 +462,8 @@ class Function:
                 new_leaves.append(IndexedSlices(_placeholder(rec, graph, x.values), _placeholder(rec, graph, x.indices),
                                                 x.dense_shape))
                 graph.input_names += [f"{name}_values", f"{name}_indices"]
+            elif hasattr(type(x), "__tf_tracing_type__"):  # the trace runs with the type's placeholder value
+                new_leaves.append(_tracing_type(x).placeholder_value(TracingContext()))
             else:
                 new_leaves.append(x)
         graph.n_var_args = len(rec.var_list)
