@@ -496,3 +496,72 @@ def test_a_tracing_type_must_be_a_hashable_trace_type():
 
     with pytest.raises(TypeError, match="must return a types.experimental.TraceType"):
         f(Bad())
+
+
+# ============================================================== traces that serve several shapes (issue 34 item 3)
+def test_reduce_retracing_relaxes_the_second_trace_and_reuses_it():
+    traced = []
+
+    @function(reduce_retracing=True)
+    def g(x):
+        traced.append(x.dtype.name)
+        return x * 2
+
+    counts = []
+    for v in ([1, 2], [1, 2, 3], [1, 2, 3, 4], [5]):
+        assert g(ds.constant(v)).numpy().tolist() == [2 * a for a in v]
+        counts.append(g.experimental_get_tracing_count())
+    assert counts == [1, 2, 2, 2]  # TF 2.21: (2,), then (None,), which serves (4,) and (1,)
+    assert traced == ["int32", "int32"]  # the Python ran twice
+
+
+def test_a_relaxed_trace_writes_and_prints_on_every_call(capfd):
+    v = ds.Variable(0.0)
+
+    @function(reduce_retracing=True)
+    def acc(x):
+        v.assign_add(ds.reduce_sum(x))
+        ds.print("total", v)
+        return v + 0.0
+
+    got = [float(acc(ds.constant(a))) for a in ([1.0], [1.0, 2.0], [1.0, 2.0, 3.0], [4.0, 4.0, 4.0, 4.0])]
+    assert got == [1.0, 4.0, 10.0, 26.0]
+    assert acc.experimental_get_tracing_count() == 2
+    out = capfd.readouterr()
+    assert (out.out + out.err).count("total") == 4
+
+
+def test_none_dimensions_of_an_input_signature_take_one_trace():
+    traced = []
+
+    @function(input_signature=(ds.TensorSpec(shape=[None], dtype=ds.int32),))
+    def next_collatz(x):
+        traced.append(1)
+        return ds.where(x % 2 == 0, x // 2, 3 * x + 1)
+
+    assert next_collatz(ds.constant([1, 2])).numpy().tolist() == [4, 1]
+    assert next_collatz(ds.constant([3, 4, 5])).numpy().tolist() == [10, 2, 16]
+    assert next_collatz(ds.constant([7])).numpy().tolist() == [22]
+    assert next_collatz.experimental_get_tracing_count() == 1 and len(traced) == 1
+    with pytest.raises(TypeError):
+        next_collatz(ds.constant([[1, 2], [3, 4]]))  # a 1-D signature (TF's guide)
+
+
+def test_a_trace_that_reads_a_shape_serves_only_its_own_shape():
+    @function(reduce_retracing=True)
+    def column(x):
+        return ds.reshape(x, (x.shape[0], 1))  # TF would see None here; descend sees the shape, so ...
+
+    for n in (2, 3, 4):
+        assert column(ds.range(n)).numpy().tolist() == [[k] for k in range(n)]
+    assert column.experimental_get_tracing_count() == 3  # ... each shape gets its own trace, never a wrong one
+
+
+def test_a_rank_change_relaxes_to_an_unknown_shape():
+    @function(reduce_retracing=True)
+    def total(x):
+        return ds.reduce_sum(x)
+
+    for v in ([1.0], [[1.0, 2.0]], [[[1.0, 2.0, 3.0]]], [1.0, 2.0]):
+        assert float(total(ds.constant(v))) == float(np.sum(v))
+    assert total.experimental_get_tracing_count() == 2

@@ -16,10 +16,16 @@ The rules are TensorFlow's (``tf.function``), checked against TF 2.21:
   wrong structure, dtype or shape is a ``TypeError``;
 * a method gets one trace cache per instance.
 
-descend differs in one place: a trace is specialized on the concrete
-shapes it ran with (the compiled plan's buffers have those shapes), so a call
-with new shapes traces again even where a ``None`` dimension of
-``input_signature`` (or ``reduce_retracing``) would let TF reuse a graph.
+Shapes, as TF: ``None`` dimensions of ``input_signature`` make one trace
+serve every size there; with ``reduce_retracing=True`` the first call
+traces its shapes and a call whose shapes differ traces once more for the
+shapes both fit (differing dimensions become ``None``), which then serves
+them all. descend's trace runs on the concrete values of the call that made
+it, so it serves other shapes only when its Python read no shape (``x.shape``,
+``len(x)``, ``ds.shape(x)``... of a value it computed or received): then a
+call with other shapes replays the recorded graph on its values (no Python,
+no trace counted) and compiles a plan for them; otherwise each shape gets a
+trace of its own (the Python runs again: never a graph wrong for the shape).
 
 A traced call is an eager call that records (:mod:`~descend.compiler.tracer`):
 later calls run the recorded graph as a compiled plan
@@ -87,7 +93,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
         autograph: convert the function's plain Python ``if``/``while``
             statements on computed Tensors to ``ds.cond``/``ds.while_loop``.
         jit_compile: accepted (``True``, ``False`` or ``None``); descend always compiles.
-        reduce_retracing: accepted; descend traces per concrete shape.
+        reduce_retracing: after a second trace with other shapes, serve every
+            shape both fit with that trace (TF's relaxed ``None`` dimensions;
+            see the module docstring for when a trace can serve other shapes).
         experimental_*: TF's; accepted (``experimental_relax_shapes`` is
             ``reduce_retracing``, ``experimental_compile`` is ``jit_compile``).
 
@@ -348,6 +356,8 @@ class Function:
         self._cache: dict = {}               # signature key -> ConcreteFunction
         self._fast: dict = {}                # _fast_key of a plain call -> ConcreteFunction
         self._relaxed: dict = {}             # signature key -> ConcreteFunction of TensorSpecs with None dimensions
+        self._families: list = []            # _Family: traces that serve several shapes (None dimensions)
+        self._template = None                # the _Family input_signature's None dimensions make (or False)
         self._tracing_count = 0
         self._traced_once = False            # a trace has completed (Variables may be created only before)
         self._lock = threading.RLock()
@@ -430,7 +440,10 @@ class Function:
             with self._lock:
                 cf = self._cache.get(key)
                 if cf is None:
-                    return self._trace(key, canonical, dry=False)[1]
+                    family = self._family_for(key)
+                    if family is not None and family.serves() and _trace.current() is None:
+                        return self._respecialize(family, key, canonical)[1]
+                    return self._trace(key, canonical, dry=False, family=family)[1]
         flat, var_args = _flat_inputs(canonical)
         if binder.simple and cf.eager is None:
             fk = _fast_key(args) if not kwargs else None
@@ -438,8 +451,10 @@ class Function:
                 self._fast[fk] = cf
         return cf._call_flat(flat, var_args, args, kwargs)
 
-    def _trace(self, key, canonical, dry: bool):
-        """Trace (an eager call that records); ``(ConcreteFunction, the call's result)``."""
+    def _trace(self, key, canonical, dry: bool, family=None):
+        """Trace (an eager call that records); ``(ConcreteFunction, the call's result)``. With a
+        :class:`_Family` that has no trace yet, the trace is to serve its shapes: it notes whether its
+        Python reads a shape."""
         binder = self._get_binder()
         parent = _trace.current()
         if parent is not None and (not isinstance(parent, Recorder) or parent.invalid is not None or parent.paused):
@@ -447,6 +462,8 @@ class Function:
         graph = Graph(getattr(self._python_function, "__name__", "function"))
         rec = Recorder(graph, parent=parent, dry=dry)
         rec.frozen = self._traced_once  # Variables may be created on the first trace only (TF's ValueError)
+        if family is not None and family.cf is None:
+            rec.watch_shapes = True
         leaves, rebuild = flatten_leaves(list(canonical))
         new_leaves = []
         for x, name in zip(leaves, _leaf_names(binder, canonical)):
@@ -493,6 +510,78 @@ class Function:
                           f"{cf.eager}. Its Python runs on every call (print and other side effects included).",
                           FunctionEagerWarning, stacklevel=3)
         self._cache[key] = cf
+        if family is not None and family.cf is None and not dry:
+            family.cf, family.shape_free = cf, not rec.shape_read
+        return cf, out
+
+    # ------------------------------------------------------------------ traces that serve several shapes
+    def _family_for(self, key):
+        """The :class:`_Family` whose shapes ``key`` has, or a new one (TF's rules: the None dimensions
+        of ``input_signature``; with ``reduce_retracing``, the dimensions in which this call differs
+        from an earlier trace's); None when the call takes a trace of its own shapes."""
+        for f in self._families:
+            if f.admits(key):
+                return f
+        if self._template is None:
+            self._template = self._signature_family() or False
+        if self._template and self._template.admits(key):
+            return self._template
+        if not self._reduce_retracing:
+            return None
+        for known in list(self._cache):
+            shapes = _generalize(known, key)
+            if shapes is not None:
+                f = _Family(_strip_tensor_shapes(key), shapes)
+                self._families.append(f)
+                return f
+        return None
+
+    def _signature_family(self):
+        if self.input_signature is None:
+            return None
+        try:
+            binder = self._get_binder()
+            canonical = binder.apply_signature(binder.canonical(tuple(self.input_signature), {}), specs_ok=True)
+        except TypeError:
+            return None
+        key = _key(canonical)
+        shapes = [k[1] for k in _key_leaves(key) if k[0] == "T"]
+        if not any(s is None or None in s for s in shapes):
+            return None
+        f = _Family(_strip_tensor_shapes(key), shapes)
+        self._families.append(f)
+        return f
+
+    def _respecialize(self, family, key, canonical):
+        """The family's trace made for this call's shapes without running the Python function: its
+        graph replayed on this call's values, recorded (the call's results and writes are the replay's,
+        as a trace's are the Python's). Not counted as a trace (TF: no retrace)."""
+        source = family.cf
+        binder = self._get_binder()
+        graph = Graph(source.graph.name)
+        rec = Recorder(graph)
+        leaves, _ = flatten_leaves(list(canonical))
+        flat = []
+        for x, name in zip(leaves, _leaf_names(binder, canonical)):
+            if isinstance(x, Variable):
+                if id(x) not in rec.var_args:
+                    rec.var_args[id(x)] = len(rec.var_list)
+                    rec.var_list.append(x)
+            elif isinstance(x, (ArrayLike, np.ndarray)):
+                flat.append(_placeholder(rec, graph, x))
+                graph.input_names.append(name)
+            elif isinstance(x, IndexedSlices):
+                flat += [_placeholder(rec, graph, x.values), _placeholder(rec, graph, x.indices)]
+                graph.input_names += [f"{name}_values", f"{name}_indices"]
+        graph.n_var_args = len(rec.var_list)
+        with rec:
+            outs = replay(source.graph, flat, rec.var_list)
+        out = source._rebuild_outputs(outs)
+        cf = ConcreteFunction(self, graph, rec, canonical, key, out)
+        if rec.invalid is None:
+            out = _eager_outputs(out, nested=False)
+            trace_local.update((id(t), t) for t in rec.keep if isinstance(t, Tensor) and rec.values[id(t)].const is None)
+        self._cache[key] = cf
         return cf, out
 
     # ------------------------------------------------------------------ TF's introspection
@@ -530,6 +619,8 @@ class Function:
             self._cache.clear()
             self._fast.clear()
             self._relaxed.clear()
+            self._families.clear()
+            self._template = None
             self._tracing_count = 0
             self._traced_once = False
             for b in list(self._bound.values()) + list(self._bound_strong.values()):
@@ -1054,6 +1145,18 @@ class ConcreteFunction:
             return None
         return self._plan
 
+    def _rebuild_outputs(self, outs: list):
+        """The traced output structure from a replay's flat outputs (Tensors kept as they are)."""
+        it = iter(outs)
+        leaves = []
+        for kind in self._out_kinds:
+            x = next(it)
+            if isinstance(kind, tuple):
+                leaves.append(IndexedSlices(x, next(it), kind[1]))
+            else:
+                leaves.append(x)
+        return self._out_rebuild(leaves)
+
     def _finish(self, outs: list, op_by_op: bool):
         """Rebuild the traced output structure from the flat outputs."""
         it = iter(outs)
@@ -1074,6 +1177,59 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.graph.name if self.graph is not None else 'relaxed'} at {id(self):#x}>"
+
+
+class _Family:
+    """Traces that serve several shapes: those whose signature key is ``stripped`` (the key with its
+    Tensors' shapes left out) and whose Tensors fit ``shapes`` (None: any shape; a None dimension:
+    any size). ``cf`` is the trace made for the family; it serves the family's other shapes (its graph
+    replayed, see :meth:`Function._respecialize`) when its Python read no shape (``shape_free``)."""
+
+    def __init__(self, stripped, shapes: list):
+        self.stripped = stripped
+        self.shapes = shapes
+        self.cf = None
+        self.shape_free = False
+
+    def admits(self, key) -> bool:
+        if _strip_tensor_shapes(key) != self.stripped:
+            return False
+        got = [k[1] for k in _key_leaves(key) if k[0] == "T"]
+        return len(got) == len(self.shapes) and all(_fits(g, s) for g, s in zip(got, self.shapes))
+
+    def serves(self) -> bool:
+        return self.cf is not None and self.shape_free and self.cf.eager is None
+
+
+def _fits(shape, relaxed) -> bool:
+    if relaxed is None:
+        return True
+    return len(shape) == len(relaxed) and all(r is None or r == d for d, r in zip(shape, relaxed))
+
+
+def _strip_tensor_shapes(key):
+    """A signature key with the shapes of its Tensors (not its Variables) left out."""
+    if isinstance(key, tuple):
+        if key and key[0] == "T":
+            return ("T", None) + key[2:]
+        if key and key[0] == "V":
+            return key
+        return tuple(_strip_tensor_shapes(k) for k in key)
+    return key
+
+
+def _generalize(known, key):
+    """TF's most specific common shapes of two signature keys that differ in their Tensors' shapes only
+    (a dimension that differs becomes None; a rank that differs, an unknown shape); None otherwise."""
+    if known == key or _strip_tensor_shapes(known) != _strip_tensor_shapes(key):
+        return None
+    out = []
+    for a, b in zip((k[1] for k in _key_leaves(known) if k[0] == "T"), (k[1] for k in _key_leaves(key) if k[0] == "T")):
+        if a is None or b is None or len(a) != len(b):
+            out.append(None)
+        else:
+            out.append(tuple(x if x == y else None for x, y in zip(a, b)))
+    return out
 
 
 def _with_dtype(spec, dtype):

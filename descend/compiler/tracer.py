@@ -39,7 +39,7 @@ from ..framework.variable import Variable
 from .graph import Graph, Lit, Node, Value, VarRef
 from .nodes import CallbackNode, OptimizerNode
 
-__all__ = ["OPAQUE", "Recorder", "user_site"]
+__all__ = ["OPAQUE", "Recorder", "ShapeWatched", "user_site"]
 
 
 
@@ -83,6 +83,49 @@ def user_site(depth: int = 2) -> str:
     return ""
 
 
+def _note_shape_read() -> None:
+    r = _trace.current()
+    while r is not None:
+        if getattr(r, "watch_shapes", False) and not getattr(r, "paused", 0):
+            r.shape_read = True
+        r = getattr(r, "parent", None)
+
+
+class ShapeWatched(Tensor):
+    """A Tensor a trace that is to serve other shapes computed: reading its shape (``shape``,
+    ``get_shape()``, ``ndim``, ``size``, ``len``, iterating it) while that trace records tells the
+    recorder the trace depends on the shapes it ran with. Otherwise a Tensor like any other."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> tuple:
+        _note_shape_read()
+        return self._value.shape
+
+    def get_shape(self) -> tuple:
+        _note_shape_read()
+        return self._value.shape
+
+    @property
+    def ndim(self) -> int:
+        _note_shape_read()
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        _note_shape_read()
+        return self._value.size
+
+    def __len__(self):
+        _note_shape_read()
+        return super().__len__()
+
+    def __iter__(self):
+        _note_shape_read()
+        return super().__iter__()
+
+
 class Recorder:
     """Records the ops, writes and calls of one trace (see the module docstring)."""
 
@@ -100,6 +143,10 @@ class Recorder:
         self.var_list: list = []     # ... and the Variable arguments in order
         self.created: list = []      # Variables created while recording
         self.frozen = False          # a later trace of its function: creating a Variable is TF's ValueError
+        # a trace meant to serve other shapes too (reduce_retracing, None dimensions of input_signature):
+        # its computed Tensors note when Python reads their shapes (the trace then depends on them)
+        self.watch_shapes = parent.watch_shapes if parent is not None else False
+        self.shape_read = False
         self.invalid: str | None = None
         self.paused = 0              # > 0 while an opaque call runs (what it does is not recorded)
         self.suppress = 0            # > 0 while a dry trace runs a callback: its Variable writes are skipped
@@ -142,6 +189,8 @@ class Recorder:
         self.keep.append(tensor)
         if value.const is None:
             self.arrays.setdefault(id(tensor._value), (value, tensor))
+            if self.watch_shapes and type(tensor) is Tensor:
+                tensor.__class__ = ShapeWatched  # (same layout: only its shape properties differ)
 
     def is_traced(self, x) -> bool:
         """Whether ``x`` is a Variable or a Tensor this trace (or an enclosing one) computed or received."""
