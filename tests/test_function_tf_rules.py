@@ -178,6 +178,55 @@ def test_a_variable_defined_in_one_branch_only():
         f(ds.constant(1))
 
 
+def _only_in_else(x):
+    if x > 0:
+        pass
+    else:
+        z = x
+    return z  # noqa: F821
+
+
+def _clashing_dtypes(x):
+    if x > 0:
+        z = 1.0
+    else:
+        z = x
+    return z
+
+
+@pytest.mark.parametrize("fn,error,match", [
+    (_only_in_else, ValueError, "'z' must also be initialized in the main branch"),
+    (_clashing_dtypes, TypeError, "'z' has dtype float32 in the main branch, but dtype int32 in the else branch"),
+])
+def test_what_the_branches_of_an_if_must_agree_on(fn, error, match):
+    with pytest.raises(error, match=match):
+        function(fn)(ds.constant(1))
+
+
+def test_a_variable_first_assigned_in_a_traced_loop():
+    @function
+    def last_positive(x):
+        while x > 0:
+            z = x
+            x = x - 1
+        return z  # noqa: F821
+
+    assert int(last_positive(ds.constant(3))) == 1  # TF: 1 (z enters the loop as zeros of its type)
+    assert int(last_positive(ds.constant(5))) == 1
+
+
+def test_a_loop_variable_passed_through_as_another_in_the_compiled_loop():
+    @function
+    def last_positive(x):
+        z = ds.constant(0)
+        while x > 0:
+            z = x  # z takes x's value before x changes (the plan must not read x's new buffer)
+            x = x - 1
+        return z
+
+    assert [int(last_positive(ds.constant(n))) for n in (3, 3, 4)] == [1, 1, 1]
+
+
 def test_a_recursive_function_on_a_tensor_raises_as_tf_does():
     @function
     def recursive_fn(n):

@@ -118,12 +118,13 @@ def if_stmt(test, body, orelse, get_state, set_state, names, site):
     from .control_flow import cond
 
     start = get_state()
+    seen = {}
 
     def branch(fn, label):
         def run():
             set_state(start)
             fn()
-            state = get_state()
+            state = seen[label] = get_state()
             for name, value in zip(names, state):
                 if isinstance(value, Undefined):
                     raise ValueError(f"{site}: '{name}' must also be initialized in the {label} branch of this "
@@ -132,7 +133,25 @@ def if_stmt(test, body, orelse, get_state, set_state, names, site):
             return state
         return run
 
-    set_state(tuple(cond(test, branch(body, "main"), branch(orelse, "else"))))
+    try:
+        result = cond(test, branch(body, "main"), branch(orelse, "else"))
+    except TypeError:
+        _name_the_dtype_clash(seen, names, site)
+        raise
+    set_state(tuple(result))
+
+
+def _name_the_dtype_clash(seen: dict, names, site) -> None:
+    """TF's TypeError naming the variable whose branches give it different dtypes (when one does)."""
+    if "main" not in seen or "else" not in seen:
+        return
+    from .control_flow import _as_leaf
+
+    for name, a, b in zip(names, seen["main"], seen["else"]):
+        a, b = _as_leaf(a), _as_leaf(b)
+        if isinstance(a, ArrayLike) and isinstance(b, ArrayLike) and a._value.dtype != b._value.dtype:
+            raise TypeError(f"{site}: '{name}' has dtype {a._value.dtype.name} in the main branch, but dtype "
+                            f"{b._value.dtype.name} in the else branch")
 
 
 def _loop_parts(state, names):
@@ -166,8 +185,11 @@ def _graph_loop(test, body, get_state, set_state, names, site, prepare=None):
     from .control_flow import _as_leaf, while_loop
 
     start = get_state()
-    loop, keep = _loop_parts(start, names)
     undefined = [k for k, v in enumerate(start) if isinstance(v, Undefined)]
+    if undefined:
+        start = _initial_values(start, undefined, body, prepare, get_state, set_state)
+        undefined = [k for k, v in enumerate(start) if isinstance(v, Undefined)]
+    loop, keep = _loop_parts(start, names)
 
     def merged(values):
         state = list(start)
@@ -199,6 +221,37 @@ def _graph_loop(test, body, get_state, set_state, names, site, prepare=None):
     final = merged(out if isinstance(out, (list, tuple)) else (out,))
     final = tuple(Undefined(names[k]) if k in undefined else v for k, v in enumerate(final))
     set_state(final)
+
+
+def _initial_values(start, undefined, body, prepare, get_state, set_state) -> tuple:
+    """TF's rule for a local variable a traced loop's body assigns but that has no value before the loop:
+    it enters the loop as zeros of the shape and dtype the body gives it (a dry run of the body, whose
+    writes and prints are not made, tells which). Left undefined when the dry run cannot tell."""
+    from ..framework.tensor import Tensor
+    from .control_flow import _as_leaf, _subgraph
+
+    def run():
+        set_state(start)
+        if prepare is not None:
+            prepare()
+        body()
+        return get_state()
+
+    try:
+        _, _, probed = _subgraph(_trace.current(), "loop_probe", run, (), True)
+    except Exception:  # noqa: BLE001 - the dry run cannot tell (the loop itself will say what is wrong)
+        probed = None
+    set_state(start)
+    if probed is None:
+        return start
+    out = list(start)
+    for k in undefined:
+        v = probed[k]
+        if not isinstance(v, Undefined):
+            v = _as_leaf(v)
+            if isinstance(v, ArrayLike):
+                out[k] = Tensor(np.zeros(v._value.shape, v._value.dtype))
+    return tuple(out)
 
 
 def _recording() -> bool:
