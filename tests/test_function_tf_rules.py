@@ -97,6 +97,23 @@ def test_for_over_a_dataset_opens_a_new_epoch_on_every_call():
     assert cf.eager is None and cf.plan() is not None
 
 
+def test_a_loop_over_batches_of_different_shapes_runs_eagerly_with_the_right_numbers():
+    @function
+    def total(dataset):
+        s = ds.constant(0.0)
+        for x in dataset:
+            s += ds.reduce_sum(x)
+        return s
+
+    ragged = ds.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0, 4.0, 5.0]).batch(2)  # a last batch of 1
+    with pytest.warns(ds.compiler.FunctionEagerWarning, match="change shape"):
+        assert float(total(ragged)) == 15.0
+    assert [float(total(ragged)) for _ in range(2)] == [15.0, 15.0]
+    alike = ds.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0, 4.0, 5.0]).batch(2, drop_remainder=True)
+    assert [float(total(alike)) for _ in range(2)] == [10.0, 10.0]
+    assert total.get_concrete_function(alike).eager is None
+
+
 @pytest.mark.parametrize("make,expected", [
     (lambda: ds.data.Dataset.from_generator(lambda: [(1, 2.5)], (ds.int32, ds.float32)),
      [(1, "int32"), (2.5, "float32")]),

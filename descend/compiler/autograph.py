@@ -276,6 +276,8 @@ class _DatasetLoop:
         self.dataset = dataset
         self.iterator = None
         self.current = None
+        self.spec = None      # the (shape, dtype) of each component of the first element
+        self.ragged = None    # a description of the first element of another shape, if any
 
     @_trace.opaque("callback")
     def start(self):
@@ -291,6 +293,14 @@ class _DatasetLoop:
             self.current = next(self.iterator)
         except StopIteration:
             return Tensor(np.array(False))
+        from .nest import flatten_leaves
+
+        leaves, _ = flatten_leaves(self.current)
+        spec = tuple((tuple(getattr(x, "shape", ())), str(getattr(x, "dtype", type(x)))) for x in leaves)
+        if self.spec is None:
+            self.spec = spec
+        elif spec != self.spec and self.ragged is None:
+            self.ragged = f"{self.spec} then {spec}"
         return Tensor(np.array(True))
 
     @_trace.opaque("callback")
@@ -324,6 +334,12 @@ def for_stmt(iterable, set_target, body, get_state, set_state, names, site):
             set_target(loop.element())
 
         _graph_loop(loop.advance, body, get_state, set_state, names, site, prepare=prepare)
+        r = _trace.current()
+        if loop.ragged is not None and r is not None and r.invalid is None:
+            # a compiled loop has one element shape: the function runs eagerly, its numbers right
+            r.invalidate(f"{site}: the elements of the Dataset this loop runs over change shape ({loop.ragged}); "
+                         "a compiled loop takes one shape (batch(..., drop_remainder=True) makes the batches "
+                         "alike)")
         return
     if not isinstance(iterable, _TracedRange):
         for item in iterable:
