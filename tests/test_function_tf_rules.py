@@ -339,6 +339,9 @@ def test_a_concrete_function_traced_with_a_python_value_refuses_another():
         square(ds.constant(10.0), b=3)
     with pytest.raises(InvalidArgumentError, match="expected to be a float32 tensor but is a int32 tensor"):
         square(ds.constant(10))
+    assert square(ds.constant([[3.0]])).numpy().tolist() == [[9.0]]
+    assert pow_(ds.constant([4.0, 5.0]), 2).numpy().tolist() == [16.0, 25.0]
+    assert pow_.experimental_get_tracing_count() == 1  # TF: the TensorSpec(None) trace serves every shape
 
 
 def test_a_concrete_function_refuses_another_dtype_as_tf_kernels_do():

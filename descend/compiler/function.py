@@ -602,6 +602,9 @@ class Function:
                 cf = self._relaxed.get(key)
                 if cf is None:
                     cf = self._relaxed[key] = ConcreteFunction(self, None, None, canonical, key, None)
+                    if not any(f.admits(key) for f in self._families):  # calls it fits share a trace (TF's)
+                        shapes = [k[1] for k in _key_leaves(key) if k[0] == "T"]
+                        self._families.append(_Family(_strip_tensor_shapes(key), shapes))
             return cf
         with self._lock:
             cf = self._cache.get(key)
