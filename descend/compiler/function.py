@@ -827,7 +827,8 @@ class ConcreteFunction:
 
     Call it with the arguments of its trace (Tensors of the traced shapes and dtypes, the same Python
     values). A ConcreteFunction from TensorSpecs with ``None`` dimensions (``graph`` is None) checks a
-    call against them and traces each concrete shape it is called with.
+    call against them; its first call traces, and that trace serves the other shapes it fits (see the
+    module docstring).
     """
 
     def __init__(self, function: Function, graph: Graph | None, rec: Recorder | None, canonical, key, out):
