@@ -616,14 +616,39 @@ def test_none_dimensions_of_an_input_signature_take_one_trace():
         next_collatz(ds.constant([[1, 2], [3, 4]]))  # a 1-D signature (TF's guide)
 
 
-def test_a_trace_that_reads_a_shape_serves_only_its_own_shape():
+def test_the_relaxed_trace_sees_none_dimensions_as_tf_shows_them():
+    seen = []
+
+    @function(reduce_retracing=True)
+    def g(x):
+        seen.append((x.shape, x.get_shape(), x.ndim))
+        return x
+
+    for v in ([1, 2, 3], list(range(9)), list(range(10))):
+        g(ds.constant(v))
+    assert seen == [((3,), (3,), 1), ((None,), (None,), 1)]  # TF's guide: "(3,)" then "(None,)"
+    assert g.experimental_get_tracing_count() == 2
+
+
+def test_a_none_dimension_used_as_a_size_is_tf_type_error():
     @function(reduce_retracing=True)
     def column(x):
-        return ds.reshape(x, (x.shape[0], 1))  # TF would see None here; descend sees the shape, so ...
+        return ds.reshape(x, (x.shape[0], 1))
+
+    assert column(ds.constant([1, 2])).numpy().tolist() == [[1], [2]]
+    with pytest.raises(TypeError):  # TF: "Failed to convert elements of (None, 1) to Tensor"
+        column(ds.constant([1, 2, 3]))
+
+
+def test_a_trace_whose_numbers_depend_on_a_shape_serves_only_its_own_shape():
+    @function(reduce_retracing=True)
+    def column(x):
+        n = int(ds.size(x))  # descend computes the size from this call's values ...
+        return ds.reshape(x, (n, 1))
 
     for n in (2, 3, 4):
         assert column(ds.range(n)).numpy().tolist() == [[k] for k in range(n)]
-    assert column.experimental_get_tracing_count() == 3  # ... each shape gets its own trace, never a wrong one
+    assert column.experimental_get_tracing_count() == 3  # ... so each shape gets its own trace, never a wrong one
 
 
 def test_a_rank_change_relaxes_to_an_unknown_shape():

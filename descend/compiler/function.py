@@ -20,9 +20,11 @@ Shapes, as TF: ``None`` dimensions of ``input_signature`` make one trace
 serve every size there; with ``reduce_retracing=True`` the first call
 traces its shapes and a call whose shapes differ traces once more for the
 shapes both fit (differing dimensions become ``None``), which then serves
-them all. descend's trace runs on the concrete values of the call that made
-it, so it serves other shapes only when its Python read no shape (``x.shape``,
-``len(x)``, ``ds.shape(x)``... of a value it computed or received): then a
+them all. Inside that trace the function's own code sees those dimensions as
+``None`` (``x.shape == (None,)``), as in TF. descend's trace runs on the
+concrete values of the call that made it, so it serves other shapes only when
+nothing in it read a concrete shape (descend's own code reading an argument's
+shape, ``ds.shape(x)``, ``len(x)``, a computed value's ``.shape``): then a
 call with other shapes replays the recorded graph on its values (no Python,
 no trace counted) and compiles a plan for them; otherwise each shape gets a
 trace of its own (the Python runs again: never a graph wrong for the shape).
@@ -484,6 +486,12 @@ class Function:
             else:
                 new_leaves.append(x)
         graph.n_var_args = len(rec.var_list)
+        if family is not None and family.cf is None:  # the user's code sees the family's shapes (None dimensions)
+            placeholders = [t for x, t in zip(leaves, new_leaves) if isinstance(x, (ArrayLike, np.ndarray))
+                            and not isinstance(x, Variable) or _is_spec(x)]
+            for t, shape in zip(placeholders, family.shapes):
+                if shape is not None and _fits(tuple(t._value.shape), shape):
+                    rec.relaxed[id(t)] = shape
         args, kwargs = binder.call_args(tuple(rebuild(new_leaves)))
         target = self._traced_target()
         self._tracing_count += 1

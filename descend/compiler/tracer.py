@@ -91,25 +91,51 @@ def _note_shape_read() -> None:
         r = getattr(r, "parent", None)
 
 
+def _relaxed_view(t):
+    """The shape with None dimensions the user's code sees of a placeholder of a trace that is to serve
+    several shapes (TF's view), or None: descend's own code (an op, a gradient) sees the real shape."""
+    r = _trace.current()
+    while r is not None:
+        shape = getattr(r, "relaxed", {}).get(id(t))
+        if shape is not None:
+            caller = sys._getframe(2).f_code.co_filename
+            if os.path.abspath(caller).startswith(_PACKAGE + os.sep):
+                return None
+            return shape
+        r = getattr(r, "parent", None)
+    return None
+
+
 class ShapeWatched(Tensor):
     """A Tensor a trace that is to serve other shapes computed: reading its shape (``shape``,
     ``get_shape()``, ``ndim``, ``size``, ``len``, iterating it) while that trace records tells the
-    recorder the trace depends on the shapes it ran with. Otherwise a Tensor like any other."""
+    recorder the trace depends on the shapes it ran with. Otherwise a Tensor like any other.
+
+    The user's code reading the shape of one of that trace's placeholders sees TF's view instead, the
+    dimensions the trace serves as None (``x.shape == (None,)``): what it does with that holds for every
+    shape the trace serves, so that read does not tie the trace to its shapes."""
 
     __slots__ = ()
 
     @property
     def shape(self) -> tuple:
+        relaxed = _relaxed_view(self)
+        if relaxed is not None:
+            return relaxed
         _note_shape_read()
         return self._value.shape
 
     def get_shape(self) -> tuple:
+        relaxed = _relaxed_view(self)
+        if relaxed is not None:
+            return relaxed
         _note_shape_read()
         return self._value.shape
 
     @property
     def ndim(self) -> int:
-        _note_shape_read()
+        if _relaxed_view(self) is None:  # (a relaxed placeholder's rank is the same for every shape it serves)
+            _note_shape_read()
         return self._value.ndim
 
     @property
@@ -147,6 +173,7 @@ class Recorder:
         # its computed Tensors note when Python reads their shapes (the trace then depends on them)
         self.watch_shapes = parent.watch_shapes if parent is not None else False
         self.shape_read = False
+        self.relaxed: dict = {}      # id(placeholder) -> the shape the user's code sees (None dimensions)
         self.invalid: str | None = None
         self.paused = 0              # > 0 while an opaque call runs (what it does is not recorded)
         self.suppress = 0            # > 0 while a dry trace runs a callback: its Variable writes are skipped
