@@ -900,7 +900,12 @@ class DatasetIterator:
         if _trace.active and not self._made_in_trace and _trace.current() is not None:
             # inside descend.function: a node of the plan, taking the next element on every call (TF's
             # IteratorGetNext), not this one element frozen into the trace
-            return self.get_next()
+            from .errors import OutOfRangeError
+
+            try:
+                return self.get_next()
+            except OutOfRangeError:
+                raise StopIteration from None  # (Python's protocol: a loop over the iterator ends)
         return self._take()
 
     @_trace.opaque("iterator")

@@ -45,6 +45,39 @@ def test_several_next_calls_in_one_function_and_a_dry_trace_that_takes_nothing()
     assert concrete.plan() is not None  # the calls ran the compiled plan, whose node takes the elements
 
 
+def test_a_loop_over_an_iterator_the_function_received():
+    @function
+    def consume(iterator):
+        s = ds.constant(0, ds.int64)
+        for x in iterator:  # AutoGraph: a loop in the plan over what is left of the iterator
+            s += x
+        return s
+
+    data = ds.data.Dataset.range(5)
+    assert int(consume(iter(data))) == 10
+    partly = iter(data)
+    next(partly), next(partly)
+    assert int(consume(partly)) == 2 + 3 + 4
+
+
+def _total_of(iterator):
+    s = ds.constant(0, ds.int64)
+    for x in iterator:  # not converted (a helper): Python's loop while tracing
+        s += x
+    return s
+
+
+def test_a_python_loop_to_the_end_of_a_received_iterator_runs_eagerly_with_the_right_numbers():
+    f = function(lambda iterator: _total_of(iterator))
+    data = ds.data.Dataset.range(5)
+    with pytest.warns(ds.compiler.FunctionEagerWarning, match="reaches the end of a Dataset iterator"):
+        assert int(f(iter(data))) == 10
+    iterator = iter(data)
+    next(iterator)
+    with pytest.warns(ds.compiler.FunctionEagerWarning):
+        assert int(f(iterator)) == 1 + 2 + 3 + 4
+
+
 def test_a_python_iterator_is_read_once_as_tf_reads_it():
     @function
     def buggy_consume_next(iterator):

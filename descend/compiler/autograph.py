@@ -267,14 +267,21 @@ def _is_dataset(x) -> bool:
     return isinstance(x, Dataset)
 
 
+def _is_dataset_iterator(x) -> bool:
+    from ..data import DatasetIterator
+
+    return isinstance(x, DatasetIterator)
+
+
 class _DatasetLoop:
     """``for x in dataset`` in a trace: the loop's iterator. Its three methods are plan nodes (host
     callbacks), so each call of the compiled function opens a new iterator (a new epoch, as TF's) and
-    the loop takes its elements; the elements must keep the shapes and dtypes of the first one."""
+    the loop takes its elements; the elements must keep the shapes and dtypes of the first one. Over a
+    ``DatasetIterator`` the function received (``for x in iterator``), each call takes what is left."""
 
-    def __init__(self, dataset):
-        self.dataset = dataset
-        self.iterator = None
+    def __init__(self, source):
+        self.dataset = source
+        self.iterator = None if _is_dataset(source) else source
         self.current = None
         self.spec = None      # the (shape, dtype) of each component of the first element
         self.ragged = None    # a description of the first element of another shape, if any
@@ -287,11 +294,12 @@ class _DatasetLoop:
     @_trace.opaque("callback")
     def advance(self):
         """Take the next element; a bool Tensor: whether there was one."""
+        from ..errors import OutOfRangeError
         from ..framework.tensor import Tensor
 
         try:
-            self.current = next(self.iterator)
-        except StopIteration:
+            self.current = self.iterator.get_next()
+        except (StopIteration, OutOfRangeError):
             return Tensor(np.array(False))
         from .nest import flatten_leaves
 
@@ -326,9 +334,10 @@ def for_stmt(iterable, set_target, body, get_state, set_state, names, site):
     """``for target in iterable: body()``: a recorded ``while_loop`` over a traced ``range`` or over a
     ``Dataset`` (its elements taken on every call of the compiled function, as TF's AutoGraph makes it),
     Python's loop over anything else."""
-    if _is_dataset(iterable) and _recording():
+    if (_is_dataset(iterable) or _is_dataset_iterator(iterable)) and _recording():
         loop = _DatasetLoop(iterable)
-        loop.start()
+        if _is_dataset(iterable):
+            loop.start()
 
         def prepare():
             set_target(loop.element())

@@ -435,6 +435,18 @@ class Recorder:
             self.suppress += 1
         try:
             result = fn(*args, **kwargs)
+        except BaseException as e:
+            # a call that failed did not happen: its nodes go (the error is the trace's, or is handled by
+            # the function, as a loop ending at the end of an iterator)
+            for r, node in nodes:
+                if node in r.graph.nodes:
+                    r.graph.nodes.remove(node)
+            if kind == "iterator" and type(e).__name__ == "OutOfRangeError":
+                # the trace reached the end of an iterator it was given: what later calls do there depends
+                # on Python's loop, which a plan cannot repeat; the signature runs eagerly
+                for r in chain:
+                    r.invalidate(f"{user_site(3) or 'Python'} reaches the end of a Dataset iterator while tracing")
+            raise
         finally:
             for r in self._all():
                 r.paused -= 1
