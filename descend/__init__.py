@@ -60,7 +60,7 @@ _SUBMODULES = frozenset({
     "activations", "callbacks", "checkpoint", "compat", "compiler", "config", "constraints", "data", "datasets",
     "debugging", "distribute", "dtypes", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics",
     "mixed_precision",
-    "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train",
+    "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train", "types",
 })
 #: names imported from a submodule on first access: name -> (submodule, attribute)
 _LAZY_NAMES = {
@@ -105,5 +105,5 @@ __all__ = [  # noqa: F405
     "NoGradientError", "GradientAccumulator", "GradientTape", "IndexedSlices", "Tensor", "Variable", "clear_session",
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
-    "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device",
+    "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
 ] + list(ops.__all__)

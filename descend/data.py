@@ -69,6 +69,7 @@ import numpy as np
 
 from .backend import np_dtype
 from .framework import nest
+from .framework import trace as _trace
 from .framework.tensor import Tensor, to_array
 from .framework.variable import Variable
 
@@ -339,8 +340,9 @@ class _IndexedIter(_StageIter):
 class _GeneratorIter(_StageIter):
     kind = "generator"
 
-    def __init__(self, make, state):
+    def __init__(self, make, state, conform=None):
         self._it = iter(make())
+        self._conform = conform
         self._pos = 0
         self._done = False
         if state is not None:
@@ -362,6 +364,8 @@ class _GeneratorIter(_StageIter):
             self._done = True
             raise
         self._pos += 1
+        if self._conform is not None:
+            return _ready(self._conform(value))
         return _ready(_to_arrays(value))
 
     def state(self):
@@ -876,6 +880,8 @@ class DatasetIterator:
         self._position = position
         self._closed = False
         self._node = dataset._open((epoch,), node_state)
+        # made while descend.function traces: the trace's own iterator, its elements part of the trace
+        self._made_in_trace = bool(_trace.active) and _trace.current() is not None
 
     @property
     def epoch(self) -> int:
@@ -891,6 +897,30 @@ class DatasetIterator:
         return self
 
     def __next__(self):
+        if _trace.active and not self._made_in_trace and _trace.current() is not None:
+            # inside descend.function: a node of the plan, taking the next element on every call (TF's
+            # IteratorGetNext), not this one element frozen into the trace
+            from .errors import OutOfRangeError
+
+            try:
+                return self.get_next()
+            except OutOfRangeError:
+                raise StopIteration from None  # (Python's protocol: a loop over the iterator ends)
+        return self._take()
+
+    @_trace.opaque("iterator")
+    def get_next(self):
+        """The next element, as TF's ``get_next``: ``descend.errors.OutOfRangeError`` at the end (``next``
+        raises ``StopIteration`` outside ``descend.function``). Inside ``descend.function`` each call of
+        the compiled function takes the next element."""
+        from .errors import OutOfRangeError
+
+        try:
+            return self._take()
+        except StopIteration:
+            raise OutOfRangeError("End of sequence: the Dataset iterator has no more elements") from None
+
+    def _take(self):
         if self._closed:
             raise StopIteration
         value = next(self._node).get()
@@ -898,6 +928,13 @@ class DatasetIterator:
         if self._numpy:
             return value
         return _to_tensors(value)
+
+    def copy(self) -> DatasetIterator:
+        """An independent iterator at this one's position (taking from it leaves this one as it is)."""
+        it = DatasetIterator(self._dataset, self._epoch, self._node.state(), numpy=self._numpy,
+                             position=self._position)
+        it._closed = self._closed
+        return it
 
     def get_state(self) -> dict:
         """The iterator's position as a JSON-serializable dict (integers and strings only)."""
@@ -1036,17 +1073,50 @@ class Dataset:
         return _IndexedSource(_RangeFn(start, step, np_dtype(dtype)), n, "range")
 
     @staticmethod
-    def from_generator(generator, args=None) -> Dataset:
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None) -> Dataset:
         """Elements from ``generator(*args)``, a callable returning an iterable; called once per epoch.
 
         Each yielded value may be an array, Tensor, number or a tuple/dict
         structure of them. The cardinality is unknown. Resuming from a state
         calls the generator again and skips the elements already produced, so
         it must yield the same sequence each time for exact resume.
+
+        Args:
+            generator: the callable.
+            output_types: TF's (the second positional argument): the dtype of each
+                component, in the element's structure; each yielded component is
+                converted to it (``TypeError`` when it cannot be).
+            output_shapes: the shape of each component (``None`` dimensions
+                allowed); a yielded component of another shape raises
+                ``InvalidArgumentError``.
+            args: the arguments ``generator`` is called with.
+            output_signature: ``TensorSpec`` s in the element's structure (dtypes
+                and shapes at once, instead of ``output_types``/``output_shapes``).
+            name: accepted for TF code.
+
+        Example:
+            >>> import descend as ds
+            >>> d = ds.data.Dataset.from_generator(lambda: [(1, 2.0)], (ds.int32, ds.float32))
+            >>> [(int(a), a.dtype.name, b.dtype.name) for a, b in d]
+            [(1, 'int32', 'float32')]
         """
         _check_callable("generator", generator)
+        if output_signature is not None:
+            if output_types is not None or output_shapes is not None:
+                raise TypeError("from_generator: `output_signature` replaces `output_types` and `output_shapes`; "
+                                "give one or the other")
+            specs = nest.flatten(output_signature)
+            if not all(hasattr(s, "dtype") and hasattr(s, "shape") for s in specs):
+                raise TypeError(f"from_generator: `output_signature` must be a structure of TensorSpec. "
+                                f"Received: {output_signature!r}")
+            output_types = nest.map_structure(lambda s: s.dtype, output_signature)
+            output_shapes = nest.map_structure(lambda s: s.shape, output_signature)
+        elif output_types is None and output_shapes is not None:
+            raise TypeError("from_generator: `output_shapes` needs `output_types`")
         extra = tuple(args) if args is not None else ()
-        return _GeneratorSource(lambda: generator(*extra))
+        conform = None if output_types is None else _Conform(output_types, output_shapes)
+        return _GeneratorSource(lambda: generator(*extra), conform)
 
     @staticmethod
     def from_iterable(iterable) -> Dataset:
@@ -1253,13 +1323,73 @@ class _IndexedSource(Dataset):
         return f"<Dataset {self._name} cardinality={self._n}>"
 
 
+class _Conform:
+    """A generator's element converted to ``from_generator``'s ``output_types`` (and checked against its
+    ``output_shapes``), as tf.data does."""
+
+    def __init__(self, types, shapes):
+        self.types = types
+        self.dtypes = [np_dtype(t) for t in nest.flatten(types)]
+        if shapes is None:
+            self.shapes = [None] * len(self.dtypes)
+        else:
+            # a shape is a leaf, not a structure: flatten along the structure of ``types``
+            self.shapes = _flatten_up_to(types, shapes)
+            if len(self.shapes) != len(self.dtypes):
+                raise ValueError(f"from_generator: `output_shapes` {shapes!r} does not have the structure of "
+                                 f"`output_types` {types!r}")
+            self.shapes = [None if s is None else tuple(None if d is None else int(d) for d in s)
+                           for s in self.shapes]
+
+    def __call__(self, value):
+        if isinstance(value, list) and isinstance(self.types, tuple):
+            value = tuple(value)
+        try:
+            leaves = _flatten_up_to(self.types, value)
+        except (TypeError, ValueError):
+            leaves = None
+        if leaves is None or len(leaves) != len(self.dtypes):
+            raise TypeError(f"`generator` yielded an element that did not match the expected structure. The "
+                            f"expected structure was {self.types!r}, but the yielded element was {value!r}.")
+        out = []
+        for leaf, dtype, shape in zip(leaves, self.dtypes, self.shapes):
+            try:
+                a = np.array(leaf._value if hasattr(leaf, "_value") else leaf, dtype=dtype)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"`generator` yielded an element that could not be converted to the expected "
+                                f"type. The expected type was {np.dtype(dtype).name}, but the yielded element was "
+                                f"{leaf!r}: {e}") from None
+            if shape is not None and (a.ndim != len(shape)
+                                      or any(d is not None and d != n for d, n in zip(shape, a.shape))):
+                from .errors import InvalidArgumentError
+
+                raise InvalidArgumentError(f"`generator` yielded an element of shape {a.shape} where an element of "
+                                           f"shape {tuple('?' if d is None else d for d in shape)} was expected.")
+            out.append(a)
+        return nest.pack_like(self.types, out)
+
+
+def _flatten_up_to(structure, value) -> list:
+    """The parts of ``value`` where ``structure`` has its leaves (``value`` must nest like it)."""
+    if isinstance(structure, dict):
+        if not isinstance(value, dict) or set(value) != set(structure):
+            raise TypeError("structure")
+        return [x for k in sorted(structure) for x in _flatten_up_to(structure[k], value[k])]
+    if isinstance(structure, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(structure):
+            raise TypeError("structure")
+        return [x for s, v in zip(structure, value) for x in _flatten_up_to(s, v)]
+    return [value]
+
+
 class _GeneratorSource(Dataset):
-    def __init__(self, make):
+    def __init__(self, make, conform=None):
         super().__init__()
         self._make = make
+        self._conform = conform
 
     def _open(self, key, state):
-        return _GeneratorIter(self._make, state)
+        return _GeneratorIter(self._make, state, self._conform)
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY

@@ -1,10 +1,16 @@
 """Exception types. Each subclasses the built-in a Python user would catch."""
 
-__all__ = ["InvalidArgumentError", "NoGradientError", "OperatorNotAllowedInGraphError"]
+__all__ = ["InvalidArgumentError", "NoGradientError", "OperatorNotAllowedInGraphError", "OutOfRangeError"]
 
 
 class InvalidArgumentError(ValueError):
     """A value has the right type but a wrong shape, range or content."""
+
+
+class OutOfRangeError(Exception):
+    """An iterator is exhausted where a value was required (``next`` of a ``Dataset`` iterator inside
+    ``descend.function`` past its last element, as TF's ``End of sequence``). As TF's, it subclasses no
+    built-in error but ``Exception``."""
 
 
 class NoGradientError(LookupError):

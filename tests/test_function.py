@@ -487,7 +487,7 @@ def test_autograph_variable_assigned_in_one_branch_only():
             y = x
         return y  # noqa: F821
 
-    with pytest.raises(ValueError, match="'y' must also be assigned in the else branch"):
+    with pytest.raises(ValueError, match="'y' must also be initialized in the else branch"):
         f(ds.constant(1.0))
 
 

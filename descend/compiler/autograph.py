@@ -11,9 +11,13 @@ function (not of the functions it calls) once:
   variables they assign; otherwise Python's ``if``;
 * ``while test: ...`` becomes :func:`while_stmt`: a ``while_loop`` over the
   local variables the body assigns when the test is a traced Tensor;
-* ``for i in range(...)`` (or ``ds.range(...)``) becomes :func:`for_stmt`: a
-  ``while_loop`` when an argument of ``range`` is a traced Tensor, Python's
-  loop otherwise;
+* ``for x in ...`` becomes :func:`for_stmt`: a ``while_loop`` when it runs
+  over ``range(...)`` (or ``ds.range(...)``) with a traced Tensor among its
+  arguments, or over a ``Dataset`` (each call of the compiled function opens
+  a new iterator and takes its elements, as TF's loop over a dataset);
+  Python's loop otherwise;
+* a ``while`` that carries no local variable (its body writes Variables)
+  is a ``while_loop`` too;
 * an ``if`` whose branches both end with ``return`` (also ``if c: return a``
   followed by statements that end with ``return b``) returns the value the
   branch taken gives;
@@ -43,6 +47,8 @@ import inspect
 import sys
 import textwrap
 import types
+
+import numpy as np
 
 from ..framework import trace as _trace
 from ..framework.tensor import ArrayLike
@@ -112,20 +118,40 @@ def if_stmt(test, body, orelse, get_state, set_state, names, site):
     from .control_flow import cond
 
     start = get_state()
+    seen = {}
 
     def branch(fn, label):
         def run():
             set_state(start)
             fn()
-            state = get_state()
+            state = seen[label] = get_state()
             for name, value in zip(names, state):
                 if isinstance(value, Undefined):
-                    raise ValueError(f"{site}: '{name}' must also be assigned in the {label} branch of this `if` "
-                                     "(its test is a Tensor computed inside descend.function)")
+                    raise ValueError(f"{site}: '{name}' must also be initialized in the {label} branch of this "
+                                     "`if` (its test is a Tensor computed inside descend.function, so both branches "
+                                     "are traced and each must define what the code after it reads)")
             return state
         return run
 
-    set_state(tuple(cond(test, branch(body, "if"), branch(orelse, "else"))))
+    try:
+        result = cond(test, branch(body, "main"), branch(orelse, "else"))
+    except TypeError:
+        _name_the_dtype_clash(seen, names, site)
+        raise
+    set_state(tuple(result))
+
+
+def _name_the_dtype_clash(seen: dict, names, site) -> None:
+    """TF's TypeError naming the variable whose branches give it different dtypes (when one does)."""
+    if "main" not in seen or "else" not in seen:
+        return
+    from .control_flow import _as_leaf
+
+    for name, a, b in zip(names, seen["main"], seen["else"]):
+        a, b = _as_leaf(a), _as_leaf(b)
+        if isinstance(a, ArrayLike) and isinstance(b, ArrayLike) and a._value.dtype != b._value.dtype:
+            raise TypeError(f"{site}: '{name}' has dtype {a._value.dtype.name} in the main branch, but dtype "
+                            f"{b._value.dtype.name} in the else branch")
 
 
 def _loop_parts(state, names):
@@ -159,8 +185,11 @@ def _graph_loop(test, body, get_state, set_state, names, site, prepare=None):
     from .control_flow import _as_leaf, while_loop
 
     start = get_state()
-    loop, keep = _loop_parts(start, names)
     undefined = [k for k, v in enumerate(start) if isinstance(v, Undefined)]
+    if undefined:
+        start = _initial_values(start, undefined, body, prepare, get_state, set_state)
+        undefined = [k for k, v in enumerate(start) if isinstance(v, Undefined)]
+    loop, keep = _loop_parts(start, names)
 
     def merged(values):
         state = list(start)
@@ -184,10 +213,107 @@ def _graph_loop(test, body, get_state, set_state, names, site, prepare=None):
                                  "(its test is a Tensor computed inside descend.function)")
         return tuple(state[k] for k in loop)
 
-    out = while_loop(c, b, tuple(_as_leaf(start[k]) for k in loop))
+    if loop:
+        out = while_loop(c, b, tuple(_as_leaf(start[k]) for k in loop))
+    else:  # a loop that carries no local variable (it writes Variables, say): one placeholder loop variable
+        while_loop(lambda _: c(), lambda k: (b(), k)[1], _as_leaf(0))
+        out = ()
     final = merged(out if isinstance(out, (list, tuple)) else (out,))
     final = tuple(Undefined(names[k]) if k in undefined else v for k, v in enumerate(final))
     set_state(final)
+
+
+def _initial_values(start, undefined, body, prepare, get_state, set_state) -> tuple:
+    """TF's rule for a local variable a traced loop's body assigns but that has no value before the loop:
+    it enters the loop as zeros of the shape and dtype the body gives it (a dry run of the body, whose
+    writes and prints are not made, tells which). Left undefined when the dry run cannot tell."""
+    from ..framework.tensor import Tensor
+    from .control_flow import _as_leaf, _subgraph
+
+    def run():
+        set_state(start)
+        if prepare is not None:
+            prepare()
+        body()
+        return get_state()
+
+    try:
+        _, _, probed = _subgraph(_trace.current(), "loop_probe", run, (), True)
+    except Exception:  # noqa: BLE001 - the dry run cannot tell (the loop itself will say what is wrong)
+        probed = None
+    set_state(start)
+    if probed is None:
+        return start
+    out = list(start)
+    for k in undefined:
+        v = probed[k]
+        if not isinstance(v, Undefined):
+            v = _as_leaf(v)
+            if isinstance(v, ArrayLike):
+                out[k] = Tensor(np.zeros(v._value.shape, v._value.dtype))
+    return tuple(out)
+
+
+def _recording() -> bool:
+    from .tracer import Recorder
+
+    r = _trace.current()
+    return isinstance(r, Recorder) and r.invalid is None and not r.paused
+
+
+def _is_dataset(x) -> bool:
+    from ..data import Dataset
+
+    return isinstance(x, Dataset)
+
+
+def _is_dataset_iterator(x) -> bool:
+    from ..data import DatasetIterator
+
+    return isinstance(x, DatasetIterator)
+
+
+class _DatasetLoop:
+    """``for x in dataset`` in a trace: the loop's iterator. Its three methods are plan nodes (host
+    callbacks), so each call of the compiled function opens a new iterator (a new epoch, as TF's) and
+    the loop takes its elements; the elements must keep the shapes and dtypes of the first one. Over a
+    ``DatasetIterator`` the function received (``for x in iterator``), each call takes what is left."""
+
+    def __init__(self, source):
+        self.dataset = source
+        self.iterator = None if _is_dataset(source) else source
+        self.current = None
+        self.spec = None      # the (shape, dtype) of each component of the first element
+        self.ragged = None    # a description of the first element of another shape, if any
+
+    @_trace.opaque("callback")
+    def start(self):
+        self.iterator = iter(self.dataset)
+        self.current = None
+
+    @_trace.opaque("callback")
+    def advance(self):
+        """Take the next element; a bool Tensor: whether there was one."""
+        from ..errors import OutOfRangeError
+        from ..framework.tensor import Tensor
+
+        try:
+            self.current = self.iterator.get_next()
+        except (StopIteration, OutOfRangeError):
+            return Tensor(np.array(False))
+        from .nest import flatten_leaves
+
+        leaves, _ = flatten_leaves(self.current)
+        spec = tuple((tuple(getattr(x, "shape", ())), str(getattr(x, "dtype", type(x)))) for x in leaves)
+        if self.spec is None:
+            self.spec = spec
+        elif spec != self.spec and self.ragged is None:
+            self.ragged = f"{self.spec} then {spec}"
+        return Tensor(np.array(True))
+
+    @_trace.opaque("callback")
+    def element(self):
+        return self.current
 
 
 class _TracedRange:
@@ -205,7 +331,25 @@ def range_(fn, *args):
 
 
 def for_stmt(iterable, set_target, body, get_state, set_state, names, site):
-    """``for target in iterable: body()``, a recorded ``while_loop`` over a traced ``range``."""
+    """``for target in iterable: body()``: a recorded ``while_loop`` over a traced ``range`` or over a
+    ``Dataset`` (its elements taken on every call of the compiled function, as TF's AutoGraph makes it),
+    Python's loop over anything else."""
+    if (_is_dataset(iterable) or _is_dataset_iterator(iterable)) and _recording():
+        loop = _DatasetLoop(iterable)
+        if _is_dataset(iterable):
+            loop.start()
+
+        def prepare():
+            set_target(loop.element())
+
+        _graph_loop(loop.advance, body, get_state, set_state, names, site, prepare=prepare)
+        r = _trace.current()
+        if loop.ragged is not None and r is not None and r.invalid is None:
+            # a compiled loop has one element shape: the function runs eagerly, its numbers right
+            r.invalidate(f"{site}: the elements of the Dataset this loop runs over change shape ({loop.ragged}); "
+                         "a compiled loop takes one shape (batch(..., drop_remainder=True) makes the batches "
+                         "alike)")
+        return
     if not isinstance(iterable, _TracedRange):
         for item in iterable:
             set_target(item)
@@ -427,11 +571,7 @@ class _Converter:
             return self.convert_while(s)
         if isinstance(s, ast.For):
             s.body = self.block(s.body)
-            func = s.iter.func if isinstance(s.iter, ast.Call) else None
-            if (s.orelse or _escapes(s.body, loop=False) or _has_loop_exit(s.body) or func is None
-                    or s.iter.keywords or any(isinstance(a, ast.Starred) for a in s.iter.args)
-                    or not ((isinstance(func, ast.Name) and func.id == "range")
-                            or (isinstance(func, ast.Attribute) and func.attr == "range"))):
+            if s.orelse or _escapes(s.body, loop=False) or _has_loop_exit(s.body):
                 return [s]
             return self.convert_for(s)
         for field in ("body", "orelse", "finalbody"):
@@ -543,7 +683,13 @@ class _Converter:
             + [ast.Assign(targets=[s.target], value=ast.Name("__ag_item", ast.Load()))],
             decorator_list=[], returns=None, type_params=[])
         body_fn = self._fn(f"__ag_body_{k}", names, s.body)
-        it = ast.Call(self._ag("range_"), [s.iter.func] + s.iter.args, [])
+        func = s.iter.func if isinstance(s.iter, ast.Call) else None
+        if (func is not None and not s.iter.keywords and not any(isinstance(a, ast.Starred) for a in s.iter.args)
+                and ((isinstance(func, ast.Name) and func.id == "range")
+                     or (isinstance(func, ast.Attribute) and func.attr == "range"))):
+            it = ast.Call(self._ag("range_"), [s.iter.func] + s.iter.args, [])
+        else:
+            it = s.iter
         call = ast.Expr(ast.Call(self._ag("for_stmt"), [
             it, ast.Name(target_fn.name, ast.Load()), ast.Name(body_fn.name, ast.Load()), getter,
             ast.Name(setter_name, ast.Load()), ast.Tuple([ast.Constant(n) for n in names], ast.Load()),

@@ -162,9 +162,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if pred._value.size != 1:
         raise ValueError(f"cond: `pred` must be a scalar; received shape {tuple(pred.shape)}")
     taken = bool(pred._value.reshape(()))
-    order = (True, False) if taken else (False, True)
     traced = {}
-    for branch in order:
+    for branch in (True, False):  # in source order, as TF traces them; the branch not taken runs dry
         dry = branch != taken
         fn = true_fn if branch else false_fn
         try:
@@ -175,13 +174,13 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
             # the branch not taken ran on values it would not see (TF builds it without running it): an
             # error of the data, not of the program, makes the function run eagerly
             r.invalidate(f"the branch of ds.cond not taken while tracing raised {type(e).__name__}: {e}")
-            return traced[taken][2]
+            return _finish_eagerly(traced, taken, true_fn, false_fn)
         leaves, rebuild = flatten_leaves(out)
         traced[branch] = (g, sub, out, [_as_leaf(x) for x in leaves], rebuild)
         if sub.invalid is not None:
             r.invalidate(sub.invalid)
         if r.invalid is not None:
-            return traced[taken][2]
+            return _finish_eagerly(traced, taken, true_fn, false_fn)
     (tg, tsub, tout, tl, _), (fg, fsub, fout, fl, _) = traced[True], traced[False]
     if structure_of(tout) != structure_of(fout) or len(tl) != len(fl):
         raise ValueError("cond: true_fn and false_fn must return the same nested structure. Received: "
@@ -211,6 +210,14 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     for k, t in zip(tensor_pos, outs):
         result[k] = t
     return traced[taken][4](result)
+
+
+def _finish_eagerly(traced: dict, taken: bool, true_fn, false_fn):
+    """The result of the branch taken once the trace is given up: its traced result when it ran already,
+    else the branch run now (the recorder is invalid: nothing more is recorded)."""
+    if taken in traced:
+        return traced[taken][2]
+    return true_fn() if taken else false_fn()
 
 
 def _same_python(a, b) -> bool:

@@ -16,10 +16,18 @@ The rules are TensorFlow's (``tf.function``), checked against TF 2.21:
   wrong structure, dtype or shape is a ``TypeError``;
 * a method gets one trace cache per instance.
 
-descend differs in one place: a trace is specialized on the concrete
-shapes it ran with (the compiled plan's buffers have those shapes), so a call
-with new shapes traces again even where a ``None`` dimension of
-``input_signature`` (or ``reduce_retracing``) would let TF reuse a graph.
+Shapes, as TF: ``None`` dimensions of ``input_signature`` make one trace
+serve every size there; with ``reduce_retracing=True`` the first call
+traces its shapes and a call whose shapes differ traces once more for the
+shapes both fit (differing dimensions become ``None``), which then serves
+them all. Inside that trace the function's own code sees those dimensions as
+``None`` (``x.shape == (None,)``), as in TF. descend's trace runs on the
+concrete values of the call that made it, so it serves other shapes only when
+nothing in it read a concrete shape (descend's own code reading an argument's
+shape, ``ds.shape(x)``, ``len(x)``, a computed value's ``.shape``): then a
+call with other shapes replays the recorded graph on its values (no Python,
+no trace counted) and compiles a plan for them; otherwise each shape gets a
+trace of its own (the Python runs again: never a graph wrong for the shape).
 
 A traced call is an eager call that records (:mod:`~descend.compiler.tracer`):
 later calls run the recorded graph as a compiled plan
@@ -52,8 +60,9 @@ from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from .graph import Graph, Lit, Value, VarRef
 from .interpret import replay
-from .nest import flatten_leaves, structure_of
-from .tracer import Recorder, trace_local
+from .nest import flatten_leaves, leaf_paths, structure_of
+from .trace_type import TraceType, TracingContext
+from .tracer import SINGLETON_VARIABLES, Recorder, trace_local
 
 __all__ = ["ConcreteFunction", "Function", "FunctionEagerWarning", "function"]
 
@@ -86,7 +95,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
         autograph: convert the function's plain Python ``if``/``while``
             statements on computed Tensors to ``ds.cond``/``ds.while_loop``.
         jit_compile: accepted (``True``, ``False`` or ``None``); descend always compiles.
-        reduce_retracing: accepted; descend traces per concrete shape.
+        reduce_retracing: after a second trace with other shapes, serve every
+            shape both fit with that trace (TF's relaxed ``None`` dimensions;
+            see the module docstring for when a trace can serve other shapes).
         experimental_*: TF's; accepted (``experimental_relax_shapes`` is
             ``reduce_retracing``, ``experimental_compile`` is ``jit_compile``).
 
@@ -164,6 +175,8 @@ def _trace_type(x, variables: dict):
         return ("P", type(x), x)
     if isinstance(x, weakref.ref):
         raise TypeError(f"function: weakref arguments are not supported (received {x!r})")
+    if hasattr(type(x), "__tf_tracing_type__"):  # the tracing protocol: the object names its trace type
+        return ("TT", _tracing_type(x))
     if isinstance(x, dict):
         keys = sorted(x, key=lambda k: (type(k).__name__, k if isinstance(k, str) else repr(k)))
         return ("D", type(x), tuple(keys), tuple(_trace_type(x[k], variables) for k in keys))
@@ -179,6 +192,19 @@ def _trace_type(x, variables: dict):
         return ("W", weakref.ref(x))
     except TypeError:
         return ("H", type(x), x)
+
+
+def _tracing_type(x):
+    """``x.__tf_tracing_type__(context)``, checked: a hashable :class:`TraceType`."""
+    tt = x.__tf_tracing_type__(TracingContext())
+    if not isinstance(tt, TraceType):
+        raise TypeError(f"function: {type(x).__name__}.__tf_tracing_type__ must return a "
+                        f"types.experimental.TraceType. Received: {tt!r}")
+    try:
+        hash(tt)
+    except TypeError:
+        raise TypeError(f"function: the TraceType {tt!r} of a {type(x).__name__} argument must be hashable") from None
+    return tt
 
 
 def _key(canonical: tuple):
@@ -332,6 +358,8 @@ class Function:
         self._cache: dict = {}               # signature key -> ConcreteFunction
         self._fast: dict = {}                # _fast_key of a plain call -> ConcreteFunction
         self._relaxed: dict = {}             # signature key -> ConcreteFunction of TensorSpecs with None dimensions
+        self._families: list = []            # _Family: traces that serve several shapes (None dimensions)
+        self._template = None                # the _Family input_signature's None dimensions make (or False)
         self._tracing_count = 0
         self._traced_once = False            # a trace has completed (Variables may be created only before)
         self._lock = threading.RLock()
@@ -414,7 +442,10 @@ class Function:
             with self._lock:
                 cf = self._cache.get(key)
                 if cf is None:
-                    return self._trace(key, canonical, dry=False)[1]
+                    family = self._family_for(key)
+                    if family is not None and family.serves() and _trace.current() is None:
+                        return self._respecialize(family, key, canonical)[1]
+                    return self._trace(key, canonical, dry=False, family=family)[1]
         flat, var_args = _flat_inputs(canonical)
         if binder.simple and cf.eager is None:
             fk = _fast_key(args) if not kwargs else None
@@ -422,17 +453,22 @@ class Function:
                 self._fast[fk] = cf
         return cf._call_flat(flat, var_args, args, kwargs)
 
-    def _trace(self, key, canonical, dry: bool):
-        """Trace (an eager call that records); ``(ConcreteFunction, the call's result)``."""
+    def _trace(self, key, canonical, dry: bool, family=None):
+        """Trace (an eager call that records); ``(ConcreteFunction, the call's result)``. With a
+        :class:`_Family` that has no trace yet, the trace is to serve its shapes: it notes whether its
+        Python reads a shape."""
         binder = self._get_binder()
         parent = _trace.current()
         if parent is not None and (not isinstance(parent, Recorder) or parent.invalid is not None or parent.paused):
             parent = None
         graph = Graph(getattr(self._python_function, "__name__", "function"))
         rec = Recorder(graph, parent=parent, dry=dry)
+        rec.frozen = self._traced_once  # Variables may be created on the first trace only (TF's ValueError)
+        if family is not None and family.cf is None:
+            rec.watch_shapes = True
         leaves, rebuild = flatten_leaves(list(canonical))
         new_leaves = []
-        for x in leaves:
+        for x, name in zip(leaves, _leaf_names(binder, canonical)):
             if isinstance(x, Variable):
                 if id(x) not in rec.var_args:
                     rec.var_args[id(x)] = len(rec.var_list)
@@ -440,12 +476,22 @@ class Function:
                 new_leaves.append(x)
             elif isinstance(x, (ArrayLike, np.ndarray)) or _is_spec(x):
                 new_leaves.append(_placeholder(rec, graph, x))
+                graph.input_names.append(name)
             elif isinstance(x, IndexedSlices):
                 new_leaves.append(IndexedSlices(_placeholder(rec, graph, x.values), _placeholder(rec, graph, x.indices),
                                                 x.dense_shape))
+                graph.input_names += [f"{name}_values", f"{name}_indices"]
+            elif hasattr(type(x), "__tf_tracing_type__"):  # the trace runs with the type's placeholder value
+                new_leaves.append(_tracing_type(x).placeholder_value(TracingContext()))
             else:
                 new_leaves.append(x)
         graph.n_var_args = len(rec.var_list)
+        if family is not None and family.cf is None:  # the user's code sees the family's shapes (None dimensions)
+            placeholders = [t for x, t in zip(leaves, new_leaves) if isinstance(x, (ArrayLike, np.ndarray))
+                            and not isinstance(x, Variable) or _is_spec(x)]
+            for t, shape in zip(placeholders, family.shapes):
+                if shape is not None and _fits(tuple(t._value.shape), shape):
+                    rec.relaxed[id(t)] = shape
         args, kwargs = binder.call_args(tuple(rebuild(new_leaves)))
         target = self._traced_target()
         self._tracing_count += 1
@@ -458,9 +504,7 @@ class Function:
         self._traced_once = True
         if rec.created and not first:
             raise ValueError(
-                "descend.function only supports singleton Variables created on the first call. Make sure the "
-                "Variable is only created once or created outside descend.function (function "
-                f"'{graph.name}' created {', '.join(repr(v.name) for v in rec.created)} on a later trace)")
+                f"{SINGLETON_VARIABLES} (function '{graph.name}' created {', '.join(repr(v.name) for v in rec.created)} on a later trace)")
         if rec.created:
             _check_kept(rec)
         cf = ConcreteFunction(self, graph, rec, canonical, key, out)
@@ -473,6 +517,78 @@ class Function:
             warnings.warn(f"descend.function '{graph.name}' runs eagerly for this input signature: "
                           f"{cf.eager}. Its Python runs on every call (print and other side effects included).",
                           FunctionEagerWarning, stacklevel=3)
+        self._cache[key] = cf
+        if family is not None and family.cf is None and not dry:
+            family.cf, family.shape_free = cf, not rec.shape_read
+        return cf, out
+
+    # ------------------------------------------------------------------ traces that serve several shapes
+    def _family_for(self, key):
+        """The :class:`_Family` whose shapes ``key`` has, or a new one (TF's rules: the None dimensions
+        of ``input_signature``; with ``reduce_retracing``, the dimensions in which this call differs
+        from an earlier trace's); None when the call takes a trace of its own shapes."""
+        for f in self._families:
+            if f.admits(key):
+                return f
+        if self._template is None:
+            self._template = self._signature_family() or False
+        if self._template and self._template.admits(key):
+            return self._template
+        if not self._reduce_retracing:
+            return None
+        for known in list(self._cache):
+            shapes = _generalize(known, key)
+            if shapes is not None:
+                f = _Family(_strip_tensor_shapes(key), shapes)
+                self._families.append(f)
+                return f
+        return None
+
+    def _signature_family(self):
+        if self.input_signature is None:
+            return None
+        try:
+            binder = self._get_binder()
+            canonical = binder.apply_signature(binder.canonical(tuple(self.input_signature), {}), specs_ok=True)
+        except TypeError:
+            return None
+        key = _key(canonical)
+        shapes = [k[1] for k in _key_leaves(key) if k[0] == "T"]
+        if not any(s is None or None in s for s in shapes):
+            return None
+        f = _Family(_strip_tensor_shapes(key), shapes)
+        self._families.append(f)
+        return f
+
+    def _respecialize(self, family, key, canonical):
+        """The family's trace made for this call's shapes without running the Python function: its
+        graph replayed on this call's values, recorded (the call's results and writes are the replay's,
+        as a trace's are the Python's). Not counted as a trace (TF: no retrace)."""
+        source = family.cf
+        binder = self._get_binder()
+        graph = Graph(source.graph.name)
+        rec = Recorder(graph)
+        leaves, _ = flatten_leaves(list(canonical))
+        flat = []
+        for x, name in zip(leaves, _leaf_names(binder, canonical)):
+            if isinstance(x, Variable):
+                if id(x) not in rec.var_args:
+                    rec.var_args[id(x)] = len(rec.var_list)
+                    rec.var_list.append(x)
+            elif isinstance(x, (ArrayLike, np.ndarray)):
+                flat.append(_placeholder(rec, graph, x))
+                graph.input_names.append(name)
+            elif isinstance(x, IndexedSlices):
+                flat += [_placeholder(rec, graph, x.values), _placeholder(rec, graph, x.indices)]
+                graph.input_names += [f"{name}_values", f"{name}_indices"]
+        graph.n_var_args = len(rec.var_list)
+        with rec:
+            outs = replay(source.graph, flat, rec.var_list)
+        out = source._rebuild_outputs(outs)
+        cf = ConcreteFunction(self, graph, rec, canonical, key, out)
+        if rec.invalid is None:
+            out = _eager_outputs(out, nested=False)
+            trace_local.update((id(t), t) for t in rec.keep if isinstance(t, Tensor) and rec.values[id(t)].const is None)
         self._cache[key] = cf
         return cf, out
 
@@ -494,6 +610,9 @@ class Function:
                 cf = self._relaxed.get(key)
                 if cf is None:
                     cf = self._relaxed[key] = ConcreteFunction(self, None, None, canonical, key, None)
+                    if not any(f.admits(key) for f in self._families):  # calls it fits share a trace (TF's)
+                        shapes = [k[1] for k in _key_leaves(key) if k[0] == "T"]
+                        self._families.append(_Family(_strip_tensor_shapes(key), shapes))
             return cf
         with self._lock:
             cf = self._cache.get(key)
@@ -511,6 +630,8 @@ class Function:
             self._cache.clear()
             self._fast.clear()
             self._relaxed.clear()
+            self._families.clear()
+            self._template = None
             self._tracing_count = 0
             self._traced_once = False
             for b in list(self._bound.values()) + list(self._bound_strong.values()):
@@ -518,6 +639,11 @@ class Function:
 
     def _list_all_concrete_functions(self) -> list:
         return list(self._cache.values())
+
+    def pretty_printed_concrete_signatures(self, verbose: bool = True) -> str:
+        """The signature of every trace (:meth:`ConcreteFunction.pretty_printed_signature`), in the order
+        they were traced, separated by blank lines."""
+        return "\n\n".join(cf.pretty_printed_signature(verbose) for cf in self._list_all_concrete_functions())
 
     def __repr__(self):
         return f"<descend.function {getattr(self._python_function, '__qualname__', self._python_function)}>"
@@ -699,9 +825,8 @@ def _check_kept(rec: Recorder) -> None:
         held = [r for r in gc.get_referrers(var) if id(r) not in ours and not isinstance(r, (VarRef, types.FrameType))]
         if not held:
             raise ValueError(
-                "descend.function only supports singleton Variables created on the first call. Make sure the "
-                f"Variable is only created once or created outside descend.function (Variable '{var.name}' is "
-                "created by the function and kept by nothing, so it would be created on every call)")
+                f"{SINGLETON_VARIABLES} (Variable '{var.name}' is created by the function and kept by nothing, so "
+                "it would be created on every call)")
 
 
 # ====================================================================== ConcreteFunction
@@ -710,11 +835,18 @@ class ConcreteFunction:
 
     Call it with the arguments of its trace (Tensors of the traced shapes and dtypes, the same Python
     values). A ConcreteFunction from TensorSpecs with ``None`` dimensions (``graph`` is None) checks a
-    call against them and traces each concrete shape it is called with.
+    call against them; its first call traces, and that trace serves the other shapes it fits (see the
+    module docstring).
     """
 
     def __init__(self, function: Function, graph: Graph | None, rec: Recorder | None, canonical, key, out):
         self._function = weakref.ref(function)  # (the Function holds its ConcreteFunctions: no cycle)
+        # ... and what makes it again once it is gone: a ConcreteFunction keeps working without it, as TF's
+        self._remake = (function._python_function, dict(
+            input_signature=function.input_signature, autograph=function._autograph,
+            jit_compile=function._jit_compile, reduce_retracing=function._reduce_retracing,
+            _instance=function._instance))
+        self._remade = None
         self.graph = graph
         self._key = key
         self._canonical = canonical
@@ -753,9 +885,16 @@ class ConcreteFunction:
 
     @property
     def function(self) -> Function:
+        """The :class:`Function` this was traced from (made again, with no trace, when that one is gone:
+        as TF's, a ConcreteFunction outlives the function object; Variables cannot be created by it)."""
         f = self._function()
         if f is None:
-            raise ReferenceError("the descend.function this ConcreteFunction was traced from no longer exists")
+            f = self._remade
+            if f is None:
+                fn, options = self._remake
+                f = Function(fn, **options)
+                f._traced_once = True
+                self._remade = f
         return f
 
     # ------------------------------------------------------------------ TF's attributes
@@ -763,17 +902,73 @@ class ConcreteFunction:
     def structured_input_signature(self):
         from ..tensor_spec import TensorSpec
 
-        def spec(x):
+        def spec(x, name):  # as TF: each Tensor's spec named by its parameter (and its place in it)
             if isinstance(x, ArrayLike) and not isinstance(x, Variable):
-                return TensorSpec(tuple(x.shape), x.dtype)
+                return TensorSpec(tuple(x.shape), x.dtype, name)
             if isinstance(x, np.ndarray):
-                return TensorSpec(x.shape, x.dtype)
+                return TensorSpec(x.shape, x.dtype, name)
+            if _is_spec(x) and x.name is None:
+                return TensorSpec(x.shape, x.dtype, name)
             return x
 
         leaves, rebuild = flatten_leaves(list(self._specs))
         binder = self.function._get_binder()
-        args, kwargs = binder.call_args(tuple(rebuild([spec(x) for x in leaves])))
+        names = _leaf_names(binder, self._specs)
+        args, kwargs = binder.call_args(tuple(rebuild([spec(x, n) for x, n in zip(leaves, names)])))
         return tuple(args), kwargs
+
+    @property
+    def function_type(self) -> inspect.Signature:
+        """The parameters and what they take, and the output, as TF's ``FunctionType`` (an
+        ``inspect.Signature``): ``(a: TensorSpec(shape=(), dtype=float32, name=None), b: Literal[2])
+        -> TensorSpec(...)``."""
+        binder = self.function._get_binder()
+        params = []
+        if binder.signature is None:
+            for k, v in enumerate(self._specs):
+                params.append(inspect.Parameter(f"arg_{k}", inspect.Parameter.POSITIONAL_ONLY,
+                                                annotation=_TypeText(_type_text(v))))
+        else:
+            for p, v in zip(binder.params, self._specs):
+                params.append(p.replace(default=inspect.Parameter.empty, annotation=_TypeText(_type_text(v))))
+        return inspect.Signature(params, return_annotation=_TypeText(self._output_text()))
+
+    def _output_text(self) -> str:
+        if self.graph is None:
+            return "Unknown (this ConcreteFunction traces each concrete shape it is called with)"
+        if self.eager is not None:
+            return "Unknown (this trace runs eagerly)"
+        from ..tensor_spec import TensorSpec
+
+        leaves = []
+        it = iter(self.graph.outputs)
+        for kind in self._out_kinds:
+            r = next(it)
+            if kind == "tensor":
+                leaves.append(TensorSpec(r.shape, r.dtype) if isinstance(r, Value) else _Any("Tensor"))
+            elif kind == "var":
+                var = r.var
+                leaves.append(TensorSpec(var.shape, var.dtype) if var is not None else _Any("Tensor"))
+            elif kind == "python":
+                leaves.append(r.value if r.value is None else convert_to_tensor(r.value))
+            else:
+                next(it)
+                leaves.append(_Any(f"IndexedSlicesSpec(dense_shape={kind[1]})"))
+        return _type_text(self._out_rebuild(leaves), literal_none=False)
+
+    def pretty_printed_signature(self, verbose: bool = True) -> str:
+        """TF's listing of this trace: its input parameters (name, kind, type), output type and captures
+        (the Variables it reads or writes that are not arguments)."""
+        ft = self.function_type
+        lines = ["Input Parameters:"]
+        lines += [f"  {p.name} ({p.kind.name}): {p.annotation!r}" for p in ft.parameters.values()]
+        lines += ["Output Type:", f"  {ft.return_annotation!r}", "Captures:"]
+        captured = [] if self.graph is None else self.graph.all_variables()
+        lines += [f"  {v.name}: VariableSpec(shape={tuple(v.shape)}, dtype={v.dtype.name})" for v in captured] or ["  None"]
+        return "\n".join(lines)
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
 
     @property
     def output_shapes(self):
@@ -828,14 +1023,32 @@ class ConcreteFunction:
             if len(leaves) != len(leaves_s):
                 raise TypeError("Binding inputs to function failed: the arguments do not have the structure of "
                                 "the signature")
-            for a, s in zip(leaves, leaves_s):
+            for k, (a, s) in enumerate(zip(leaves, leaves_s)):
                 if _is_spec(s) and not s.is_compatible_with(a):
+                    if (isinstance(a, ArrayLike) and _with_dtype(s, a.dtype).is_compatible_with(a)
+                            and _trace.current() is None):
+                        raise _dtype_error(self, k, s.dtype, a.dtype)
                     raise TypeError(f"Binding inputs to function failed due to `Can not cast "
                                     f"{_spec_text(a) if isinstance(a, ArrayLike) else repr(a)} to {s!r}`")
+                if not _is_spec(s) and not _holds_tensors(s) and not _same_value(a, s):
+                    raise TypeError(f"Binding inputs to function failed due to `Can not cast {a!r} to "
+                                    f"Literal[{s!r}]`: this ConcreteFunction was traced with that Python value")
             call_args, call_kwargs = binder.call_args(canonical)
             return f(*call_args, **call_kwargs)
         key = _key(canonical)
         if key != self._key:
+            flat = self._flat(args, kwargs)  # TF's flat signature: the trace's Tensors, in order
+            if flat is not None:
+                canonical, key = flat, _key(flat)
+        if key != self._key:
+            if (_trace.current() is None and _strip(key, shape=True, dtype=True) == _strip(self._key, shape=True, dtype=True)
+                    and _strip(key, shape=False, dtype=True) != key):
+                # another dtype where the trace had a Tensor: TF's kernel refuses it
+                got = _key_leaves(key)
+                want = _key_leaves(self._key)
+                for k, (g, w) in enumerate(zip(got, want)):
+                    if g[2] != w[2]:
+                        raise _dtype_error(self, k, np.dtype(w[2]), np.dtype(g[2]))
             if _shapeless(key) == _shapeless(self._key) and _trace.current() is None:
                 # called from eager code with other shapes: as TF's (no shape check there), run that shape's trace
                 call_args, call_kwargs = binder.call_args(canonical)
@@ -944,6 +1157,18 @@ class ConcreteFunction:
             return None
         return self._plan
 
+    def _rebuild_outputs(self, outs: list):
+        """The traced output structure from a replay's flat outputs (Tensors kept as they are)."""
+        it = iter(outs)
+        leaves = []
+        for kind in self._out_kinds:
+            x = next(it)
+            if isinstance(kind, tuple):
+                leaves.append(IndexedSlices(x, next(it), kind[1]))
+            else:
+                leaves.append(x)
+        return self._out_rebuild(leaves)
+
     def _finish(self, outs: list, op_by_op: bool):
         """Rebuild the traced output structure from the flat outputs."""
         it = iter(outs)
@@ -966,6 +1191,164 @@ class ConcreteFunction:
         return f"<ConcreteFunction {self.graph.name if self.graph is not None else 'relaxed'} at {id(self):#x}>"
 
 
+class _Family:
+    """Traces that serve several shapes: those whose signature key is ``stripped`` (the key with its
+    Tensors' shapes left out) and whose Tensors fit ``shapes`` (None: any shape; a None dimension:
+    any size). ``cf`` is the trace made for the family; it serves the family's other shapes (its graph
+    replayed, see :meth:`Function._respecialize`) when its Python read no shape (``shape_free``)."""
+
+    def __init__(self, stripped, shapes: list):
+        self.stripped = stripped
+        self.shapes = shapes
+        self.cf = None
+        self.shape_free = False
+
+    def admits(self, key) -> bool:
+        if _strip_tensor_shapes(key) != self.stripped:
+            return False
+        got = [k[1] for k in _key_leaves(key) if k[0] == "T"]
+        return len(got) == len(self.shapes) and all(_fits(g, s) for g, s in zip(got, self.shapes))
+
+    def serves(self) -> bool:
+        return self.cf is not None and self.shape_free and self.cf.eager is None
+
+
+def _fits(shape, relaxed) -> bool:
+    if relaxed is None:
+        return True
+    return len(shape) == len(relaxed) and all(r is None or r == d for d, r in zip(shape, relaxed))
+
+
+def _strip_tensor_shapes(key):
+    """A signature key with the shapes of its Tensors (not its Variables) left out."""
+    if isinstance(key, tuple):
+        if key and key[0] == "T":
+            return ("T", None) + key[2:]
+        if key and key[0] == "V":
+            return key
+        return tuple(_strip_tensor_shapes(k) for k in key)
+    return key
+
+
+def _generalize(known, key):
+    """TF's most specific common shapes of two signature keys that differ in their Tensors' shapes only
+    (a dimension that differs becomes None; a rank that differs, an unknown shape); None otherwise."""
+    if known == key or _strip_tensor_shapes(known) != _strip_tensor_shapes(key):
+        return None
+    out = []
+    for a, b in zip((k[1] for k in _key_leaves(known) if k[0] == "T"), (k[1] for k in _key_leaves(key) if k[0] == "T")):
+        if a is None or b is None or len(a) != len(b):
+            out.append(None)
+        else:
+            out.append(tuple(x if x == y else None for x, y in zip(a, b)))
+    return out
+
+
+def _with_dtype(spec, dtype):
+    """``spec`` with another dtype."""
+    from ..tensor_spec import TensorSpec
+
+    return TensorSpec(spec.shape, dtype, spec.name)
+
+
+def _dtype_error(cf: ConcreteFunction, k: int, want, got):
+    from ..errors import InvalidArgumentError
+
+    name = cf.graph.name if cf.graph is not None else getattr(cf.function._python_function, "__name__", "function")
+    return InvalidArgumentError(f"cannot compute {name} as input #{k}(zero-based) was expected to be a "
+                                f"{np.dtype(backend.np_dtype(want)).name} tensor but is a "
+                                f"{np.dtype(backend.np_dtype(got)).name} tensor")
+
+
+def _same_value(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - an object whose == does not give a bool
+        return False
+
+
+def _leaf_names(binder: _Binder, canonical) -> list:
+    """A name per leaf of the parameter values (in :func:`flatten_leaves` order), as TF names its
+    placeholders: the parameter's name, with the keys and indices of a nested place joined by ``_``
+    (``d_p``, ``l_0``); a ``**kwargs`` entry by its key."""
+    params = binder.params if binder.signature is not None else []
+    out = []
+    for k, value in enumerate(canonical):
+        p = params[k] if k < len(params) else None
+        base = p.name if p is not None else f"arg_{k}"
+        by_key = p is not None and p.kind is p.VAR_KEYWORD
+        for path in leaf_paths(value):
+            parts = [str(x) for x in path]
+            out.append("_".join(parts) if by_key and parts else "_".join([base] + parts))
+    return out
+
+
+class _TypeText:
+    """An annotation printed as it is (the types of :attr:`ConcreteFunction.function_type`)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+class _Any(_TypeText):
+    pass
+
+
+def _type_text(x, literal_none: bool = True) -> str:
+    """TF's text for what a parameter (or the output) takes: a TensorSpec, ``Literal[value]`` for a
+    Python value, ``List[...]``/``Tuple[...]``/``Dict[[key, ...], ...]`` for structures."""
+    from ..tensor_spec import TensorSpec
+
+    if isinstance(x, _TypeText):
+        return x.text
+    if isinstance(x, Variable):
+        return f"VariableSpec(shape={tuple(x.shape)}, dtype={x.dtype.name})"
+    if isinstance(x, ArrayLike):
+        return repr(TensorSpec(tuple(x.shape), x.dtype))
+    if isinstance(x, np.ndarray):
+        return repr(TensorSpec(x.shape, x.dtype))
+    if _is_spec(x):
+        return repr(TensorSpec(x.shape, x.dtype))
+    if isinstance(x, IndexedSlices):
+        return f"IndexedSlicesSpec(dense_shape={x.dense_shape})"
+    if isinstance(x, dict):
+        keys = sorted(x, key=lambda k: (type(k).__name__, k if isinstance(k, str) else repr(k)))
+        return "Dict[" + ", ".join(f"[{k!r}, {_type_text(x[k], literal_none)}]" for k in keys) + "]"
+    if isinstance(x, (list, tuple)):
+        label = type(x).__name__ if hasattr(type(x), "_fields") else "List" if isinstance(x, list) else "Tuple"
+        return f"{label}[" + ", ".join(_type_text(v, literal_none) for v in x) + "]"
+    if x is None and not literal_none:
+        return "None"
+    return f"Literal[{x!r}]"
+
+
+def _strip(key, shape: bool, dtype: bool):
+    """A signature key with the shapes and/or dtypes of Tensors and Variables left out."""
+    if isinstance(key, tuple):
+        if key and key[0] in ("T", "V"):
+            return (key[0], None if shape else key[1], None if dtype else key[2]) + key[3:]
+        return tuple(_strip(k, shape, dtype) for k in key)
+    return key
+
+
+def _key_leaves(key) -> list:
+    """The ``("T", shape, dtype)`` and ``("V", ...)`` entries of a signature key, in order."""
+    out = []
+    if isinstance(key, tuple):
+        if key and key[0] in ("T", "V"):
+            return [key]
+        for k in key:
+            out += _key_leaves(k)
+    return out
+
+
 def _holds_tensors(x) -> bool:
     leaves, _ = flatten_leaves(x)
     return any(isinstance(v, (ArrayLike, np.ndarray, IndexedSlices)) or _is_spec(v) for v in leaves)
@@ -977,9 +1360,14 @@ def _like(value, was):
     if isinstance(was, (ArrayLike, np.ndarray)) and not isinstance(was, Variable) or _is_spec(was):
         if not isinstance(value, (ArrayLike, np.ndarray, IndexedSlices)) and not _is_spec(value):
             try:
-                return convert_to_tensor(value, dtype=was.dtype)
+                t = convert_to_tensor(value, dtype=was.dtype)
             except (TypeError, ValueError):
                 return value
+            shape = getattr(was, "shape", None)
+            if shape is not None and None not in tuple(shape) and tuple(t.shape) != tuple(shape):
+                # a Python value converted where the trace had a Tensor must have its shape (TF's cast check)
+                raise TypeError(f"Can not cast {_spec_text(t)} to {_spec_text(was)}")
+            return t
         return value
     if isinstance(was, dict) and isinstance(value, dict):
         return type(value)((k, _like(v, was[k]) if k in was else v) for k, v in value.items())

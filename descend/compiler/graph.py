@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Graph", "Lit", "Node", "OpaqueNode", "Value", "VarRef"]
+__all__ = ["Graph", "GraphDef", "Lit", "Node", "NodeDef", "OpaqueNode", "Value", "VarRef"]
 
 
 class Value:
@@ -135,6 +135,7 @@ class Graph:
         self.outputs: list = []               # flat references (Value, VarRef, Lit)
         self.variables: dict = {}             # id -> Variable captured by identity, in first-use order
         self.n_var_args = 0                   # Variable arguments (bound per call)
+        self.input_names: list = []           # a name per placeholder (the parameter's), for as_graph_def
 
     def add(self, node: Node, results) -> Node:
         """Append ``node``; its outputs get the shapes and dtypes of ``results`` (arrays)."""
@@ -163,6 +164,12 @@ class Graph:
     def __repr__(self):
         return f"<Graph {self.name}: {len(self.inputs)} inputs, {len(self.nodes)} nodes, {len(self.outputs)} outputs>"
 
+    def as_graph_def(self) -> GraphDef:
+        """The graph as TF's ``GraphDef``: a :class:`GraphDef` whose ``node`` lists what the trace runs
+        (see :class:`GraphDef`). A loop over a ``Dataset`` is one ``While`` node whatever the data's
+        length; a Python loop the trace unrolled is a node per step."""
+        return _as_graph_def(self)
+
     def describe(self) -> str:
         """A readable listing (one line per node), for debugging and tests."""
         names: dict = {}
@@ -182,3 +189,91 @@ class Graph:
             lines.append(f"  {outs or '-'} = {n.label()}({ins}){attrs}")
         lines.append(f"  return {', '.join(name(r) for r in self.outputs)}")
         return "\n".join(lines)
+
+
+class NodeDef:
+    """One node of :meth:`Graph.as_graph_def`: ``name``, ``op`` and ``input`` (the names of the nodes whose
+    results it reads, ``"name:k"`` for a node's ``k``-th result), as TF's ``NodeDef``."""
+
+    __slots__ = ("name", "op", "input", "attr")
+
+    def __init__(self, name: str, op: str, inputs: list, attr: dict):
+        self.name, self.op, self.input, self.attr = name, op, inputs, attr
+
+    def __repr__(self):
+        return f"NodeDef(name={self.name!r}, op={self.op!r}, input={self.input!r})"
+
+
+class GraphDef:
+    """What a trace runs, node by node (:meth:`Graph.as_graph_def`): ``node`` lists the graph's
+    placeholders, constants, recorded steps in program order and an ``Identity`` per output, as TF's
+    ``GraphDef``; the bodies of ``cond`` and ``while`` nodes are in ``library`` (name -> GraphDef), as
+    TF keeps them in its function library."""
+
+    def __init__(self, nodes: list, library: dict):
+        self.node = nodes
+        self.library = library
+
+    def __repr__(self):
+        return f"<GraphDef {len(self.node)} nodes, {len(self.library)} library functions>"
+
+
+_KIND_OPS = {"cond": "If", "while": "While", "print": "PrintV2"}
+
+
+def _as_graph_def(graph: Graph, prefix: str = "") -> GraphDef:
+    nodes: list = []
+    library: dict = {}
+    used: dict = {}
+    names: dict = {}   # Value -> its name as an input ("node" or "node:k")
+
+    def unique(base: str) -> str:
+        base = base.replace("/", "_") or "node"
+        k = used.get(base, 0)
+        used[base] = k + 1
+        return base if k == 0 else f"{base}_{k}"
+
+    def source(r) -> str | None:
+        if isinstance(r, Value):
+            name = names.get(r)
+            if name is None:  # a constant, named where first read
+                name = names[r] = unique("Const")
+                nodes.append(NodeDef(name, "Const", [], {"dtype": r.dtype.name, "shape": r.shape}))
+            return name
+        if isinstance(r, VarRef):
+            key = ("var", id(r.var) if r.var is not None else r.arg)
+            name = names.get(key)
+            if name is None:
+                label = r.var.name if r.var is not None else f"variable_argument_{r.arg}"
+                name = names[key] = unique(label)
+                nodes.append(NodeDef(name, "VarHandleOp", [], {"variable": label}))
+            return name
+        return None  # a Python value the op took as it was
+
+    in_names = list(graph.input_names) + [None] * (len(graph.inputs) - len(graph.input_names))
+    for k, (v, label) in enumerate(zip(graph.inputs, in_names)):
+        names[v] = name = unique(label or f"input_{k}")
+        nodes.append(NodeDef(name, "Placeholder", [], {"dtype": v.dtype.name, "shape": v.shape}))
+    for v in graph.capture_values:
+        names[v] = name = unique("capture")
+        nodes.append(NodeDef(name, "Placeholder", [], {"dtype": v.dtype.name, "shape": v.shape}))
+    for n in graph.nodes:
+        inputs = [x for x in (source(r) for r in n.inputs) if x is not None]
+        op = n.label() if n.kind in ("op", "write", "opaque") else _KIND_OPS.get(n.kind, n.kind)
+        name = unique(op)
+        attr = dict(n.attrs) if n.kind == "op" else {}
+        if n.kind in ("cond", "while"):
+            for part, sub in zip(("then", "else") if n.kind == "cond" else ("cond", "body"), n.payload.graphs()):
+                fname = f"{prefix}{name}_{part}"
+                library[fname] = sub_def = _as_graph_def(sub, fname + "/")
+                library.update(sub_def.library)
+                attr[f"{part}_branch" if n.kind == "cond" else part] = fname
+        nodes.append(NodeDef(name, op, inputs, attr))
+        for k, v in enumerate(n.outputs):
+            names[v] = name if k == 0 else f"{name}:{k}"
+    for r in graph.outputs:
+        src = source(r)
+        if src is not None:
+            nodes.append(NodeDef(unique("Identity"), "Identity", [src], {}))
+    return GraphDef(nodes, library)
+

@@ -6,7 +6,7 @@ Lists, tuples, namedtuples and dicts (keys in sorted order, as TF) nest; an
 
 from __future__ import annotations
 
-__all__ = ["flatten_leaves", "structure_of"]
+__all__ = ["flatten_leaves", "leaf_paths", "structure_of"]
 
 
 def _is_namedtuple(x) -> bool:
@@ -58,3 +58,21 @@ def structure_of(s):
     if isinstance(s, (list, tuple)):
         return (type(s), len(s), tuple(structure_of(x) for x in s))
     return None
+
+
+def leaf_paths(structure) -> list:
+    """The path of each leaf (a tuple of dict keys and sequence indices), in :func:`flatten_leaves` order."""
+    out: list = []
+    _paths(structure, (), out)
+    return out
+
+
+def _paths(s, prefix, out):
+    if isinstance(s, dict):
+        for k in sorted(s, key=_key_order):
+            _paths(s[k], prefix + (k,), out)
+    elif isinstance(s, (list, tuple)):
+        for i, x in enumerate(s):
+            _paths(x, prefix + (i,), out)
+    else:
+        out.append(prefix)

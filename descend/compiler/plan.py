@@ -848,6 +848,10 @@ class _WhileRunner:
             if not bool(np.asarray(c).reshape(())):
                 break
             out = self.b.run(values, b_caps, var_args)
+            # a result that is (a view of) a loop variable's buffer is read before any buffer is written
+            # (`z = x; x = x - 1` passes x's buffer through as z's)
+            out = [np.array(src, copy=True) if any(np.may_share_memory(src, v) for v in self.vars) else src
+                   for src in out]
             for dst, src in zip(self.vars, out):
                 np.copyto(dst, src)
             values = self.vars

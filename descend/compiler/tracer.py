@@ -39,15 +39,34 @@ from ..framework.variable import Variable
 from .graph import Graph, Lit, Node, Value, VarRef
 from .nodes import CallbackNode, OptimizerNode
 
-__all__ = ["OPAQUE", "Recorder", "user_site"]
+__all__ = ["OPAQUE", "Recorder", "ShapeWatched", "user_site"]
+
+
+
+class IteratorNode(CallbackNode):
+    """``next`` of a ``Dataset`` iterator the function received (``DatasetIterator.get_next``): every call
+    of the compiled function takes the next element, as TF's ``IteratorGetNext``. A dry trace
+    (``get_concrete_function``) reads the element from a copy of the iterator, which stays where it was."""
+
+    @classmethod
+    def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
+        made = super().record(recorder, fn, args, kwargs, public)
+        if made is not None and recorder.dry and args and hasattr(args[0], "copy"):
+            args[0] = args[0].copy()  # (the node keeps the iterator itself: later calls take from it)
+        return made
+
 
 #: kind (of :func:`descend.framework.trace.opaque`) -> ``factory(recorder, fn, args, kwargs)`` returning
 #: ``(OpaqueNode, input references, result of a dry call)``, or None when the call cannot be recorded
-OPAQUE: dict = {"optimizer": OptimizerNode.record, "callback": CallbackNode.record}
+OPAQUE: dict = {"optimizer": OptimizerNode.record, "callback": CallbackNode.record, "iterator": IteratorNode.record}
 
 #: Tensors that stand for values inside a finished trace (its placeholders and intermediates): another
 #: trace that reads one raises TF's "out of scope" TypeError (the value belongs to that trace's call)
 trace_local: weakref.WeakValueDictionary = weakref.WeakValueDictionary()  # id -> Tensor
+
+#: TF's words when a trace after the first creates a Variable
+SINGLETON_VARIABLES = ("descend.function only supports singleton Variables created on the first call. Make sure the "
+                       "Variable is only created once or created outside descend.function")
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -62,6 +81,75 @@ def user_site(depth: int = 2) -> str:
             return f"{fn}:{f.f_lineno}" + (f": `{line}`" if line else "")
         f = f.f_back
     return ""
+
+
+def _note_shape_read() -> None:
+    r = _trace.current()
+    while r is not None:
+        if getattr(r, "watch_shapes", False) and not getattr(r, "paused", 0):
+            r.shape_read = True
+        r = getattr(r, "parent", None)
+
+
+def _relaxed_view(t):
+    """The shape with None dimensions the user's code sees of a placeholder of a trace that is to serve
+    several shapes (TF's view), or None: descend's own code (an op, a gradient) sees the real shape."""
+    r = _trace.current()
+    while r is not None:
+        shape = getattr(r, "relaxed", {}).get(id(t))
+        if shape is not None:
+            caller = sys._getframe(2).f_code.co_filename
+            if os.path.abspath(caller).startswith(_PACKAGE + os.sep):
+                return None
+            return shape
+        r = getattr(r, "parent", None)
+    return None
+
+
+class ShapeWatched(Tensor):
+    """A Tensor a trace that is to serve other shapes computed: reading its shape (``shape``,
+    ``get_shape()``, ``ndim``, ``size``, ``len``, iterating it) while that trace records tells the
+    recorder the trace depends on the shapes it ran with. Otherwise a Tensor like any other.
+
+    The user's code reading the shape of one of that trace's placeholders sees TF's view instead, the
+    dimensions the trace serves as None (``x.shape == (None,)``): what it does with that holds for every
+    shape the trace serves, so that read does not tie the trace to its shapes."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> tuple:
+        relaxed = _relaxed_view(self)
+        if relaxed is not None:
+            return relaxed
+        _note_shape_read()
+        return self._value.shape
+
+    def get_shape(self) -> tuple:
+        relaxed = _relaxed_view(self)
+        if relaxed is not None:
+            return relaxed
+        _note_shape_read()
+        return self._value.shape
+
+    @property
+    def ndim(self) -> int:
+        if _relaxed_view(self) is None:  # (a relaxed placeholder's rank is the same for every shape it serves)
+            _note_shape_read()
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        _note_shape_read()
+        return self._value.size
+
+    def __len__(self):
+        _note_shape_read()
+        return super().__len__()
+
+    def __iter__(self):
+        _note_shape_read()
+        return super().__iter__()
 
 
 class Recorder:
@@ -80,6 +168,12 @@ class Recorder:
         self.var_args: dict = {}     # id(Variable argument) -> its index (function recorders)
         self.var_list: list = []     # ... and the Variable arguments in order
         self.created: list = []      # Variables created while recording
+        self.frozen = False          # a later trace of its function: creating a Variable is TF's ValueError
+        # a trace meant to serve other shapes too (reduce_retracing, None dimensions of input_signature):
+        # its computed Tensors note when Python reads their shapes (the trace then depends on them)
+        self.watch_shapes = parent.watch_shapes if parent is not None else False
+        self.shape_read = False
+        self.relaxed: dict = {}      # id(placeholder) -> the shape the user's code sees (None dimensions)
         self.invalid: str | None = None
         self.paused = 0              # > 0 while an opaque call runs (what it does is not recorded)
         self.suppress = 0            # > 0 while a dry trace runs a callback: its Variable writes are skipped
@@ -122,6 +216,8 @@ class Recorder:
         self.keep.append(tensor)
         if value.const is None:
             self.arrays.setdefault(id(tensor._value), (value, tensor))
+            if self.watch_shapes and type(tensor) is Tensor:
+                tensor.__class__ = ShapeWatched  # (same layout: only its shape properties differ)
 
     def is_traced(self, x) -> bool:
         """Whether ``x`` is a Variable or a Tensor this trace (or an enclosing one) computed or received."""
@@ -266,6 +362,11 @@ class Recorder:
             r = r.parent
 
     def variable_created(self, var) -> None:
+        for r in self._all():  # (also inside a call recorded whole: an optimizer creating its slots)
+            if r.frozen:
+                raise ValueError(
+                    f"{SINGLETON_VARIABLES} (function '{r.graph.name}' creates Variable '{var.name}' on a trace "
+                    f"after its first: {user_site(3) or 'here'})")
         for r in self._all():
             if r.paused:
                 return
@@ -334,6 +435,18 @@ class Recorder:
             self.suppress += 1
         try:
             result = fn(*args, **kwargs)
+        except BaseException as e:
+            # a call that failed did not happen: its nodes go (the error is the trace's, or is handled by
+            # the function, as a loop ending at the end of an iterator)
+            for r, node in nodes:
+                if node in r.graph.nodes:
+                    r.graph.nodes.remove(node)
+            if kind == "iterator" and type(e).__name__ == "OutOfRangeError":
+                # the trace reached the end of an iterator it was given: what later calls do there depends
+                # on Python's loop, which a plan cannot repeat; the signature runs eagerly
+                for r in chain:
+                    r.invalidate(f"{user_site(3) or 'Python'} reaches the end of a Dataset iterator while tracing")
+            raise
         finally:
             for r in self._all():
                 r.paused -= 1

@@ -227,9 +227,9 @@ class GradientTape:
             if not isinstance(t, ArrayLike):  # TF's ValueError and wording
                 raise ValueError(f"Passed in object {t!r} of type {type(t).__name__!r}, not a Tensor or Variable: "
                                  "GradientTape.watch expects Tensors or Variables (convert with ds.constant)")
-            if t.dtype.kind not in _FLOAT_KINDS:
-                warnings.warn(f"watching a {t.dtype.name} value: only floating-point values have gradients",
-                              stacklevel=2)
+            if t.dtype.kind not in _FLOAT_KINDS:  # TF's warning (its gradient will be None)
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. float32), got {t.dtype.name}: "
+                              "only floating-point values have gradients", stacklevel=2)
             if id(t) not in self._watched:
                 self._watched.add(id(t))
                 self._keep.append(t)
@@ -276,7 +276,7 @@ class GradientTape:
         """
         self._check_usable("gradient")
         _check_unconnected(unconnected_gradients)
-        flat_sources = self._check_sources(sources)
+        flat_sources = self._check_sources(sources, integers="warn")
         flat_targets = nest.flatten(target)
         if output_gradients is None:
             flat_out = [None] * len(flat_targets)
@@ -288,7 +288,7 @@ class GradientTape:
         result = []
         missing = False
         for s in flat_sources:
-            g = grads.get(id(s))
+            g = grads.get(id(s)) if s.dtype.kind in _FLOAT_KINDS else None  # (TF: an integer source has None)
             if g is None:
                 missing = True
                 if unconnected_gradients == "zero":
@@ -406,8 +406,9 @@ class GradientTape:
 
     def _check_usable(self, what):
         if self._used:
-            raise RuntimeError(  # TF's wording first
-                "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians): "
+            raise RuntimeError(  # TF's wordings (TF 2's first releases, then today's) first
+                f"GradientTape.{what} can only be called once on non-persistent tapes. A non-persistent "
+                "GradientTape can only be used to compute one set of gradients (or jacobians): "
                 f"this {what}() call is its second. Use a fresh tape, or GradientTape(persistent=True) to call it "
                 "more than once"
             )
@@ -437,12 +438,17 @@ class GradientTape:
         return self._entries, self._watched, self._keep, self._cuts, self._seen
 
     @staticmethod
-    def _check_sources(sources) -> list:
+    def _check_sources(sources, integers: str = "raise") -> list:
+        """The flat sources; a source that is not floating raises TypeError, or with ``integers="warn"``
+        (``gradient``, as TF) warns with TF's words (its gradient is then None)."""
         flat = nest.flatten(sources)
         for i, s in enumerate(flat):
             if not isinstance(s, ArrayLike):
                 raise TypeError(f"gradient sources must be Tensors or Variables; source {i} is {type(s).__name__}")
-            if s.dtype.kind not in _FLOAT_KINDS:
+            if s.dtype.kind not in _FLOAT_KINDS and integers == "warn" and s.dtype.kind in "iub":
+                warnings.warn(f"The dtype of the source tensor must be floating (e.g. float32) when calling "
+                              f"GradientTape.gradient, got {s.dtype.name}: its gradient is None", stacklevel=3)
+            elif s.dtype.kind not in _FLOAT_KINDS:
                 name = f" '{s.name}'" if isinstance(s, Variable) else ""
                 raise TypeError(
                     f"gradient: source {i}{name} has dtype {s.dtype.name}; expected a floating-point source"
