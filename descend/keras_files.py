@@ -35,6 +35,7 @@ import datetime
 import io
 import json
 import os
+import tempfile
 
 import numpy as np
 
@@ -52,7 +53,7 @@ from .optimizers.loss_scale import LossScaleOptimizer
 from .optimizers.rule import initial_value
 
 __all__ = ["KERAS_SUFFIX", "WEIGHTS_SUFFIX", "KERAS_FORMAT_VERSION", "save_weights", "load_weights", "save_model",
-           "load_model", "normalize_config", "MAX_CONFIG_BYTES", "MAX_WEIGHTS_BYTES"]
+           "load_model", "normalize_config", "MAX_CONFIG_BYTES", "MAX_WEIGHTS_BYTES", "MAX_WEIGHTS_RATIO"]
 
 KERAS_SUFFIX = ".keras"
 WEIGHTS_SUFFIX = ".weights.h5"
@@ -60,8 +61,12 @@ WEIGHTS_SUFFIX = ".weights.h5"
 KERAS_FORMAT_VERSION = "3.15.1"
 #: the largest config.json / metadata.json read from a ``.keras`` archive
 MAX_CONFIG_BYTES = 64 * 2**20
-#: the largest model.weights.h5 read from a ``.keras`` archive (it is read into memory)
+#: the largest model.weights.h5 read from a ``.keras`` archive (inflated into a temporary file)
 MAX_WEIGHTS_BYTES = 1 << 40
+#: a compressed model.weights.h5 inflates to at most this many times its compressed size (numbers compress
+#: little: Keras stores the member uncompressed, and deflate makes weights about 10% smaller), so a model's
+#: arrays cost a small multiple of the archive's size
+MAX_WEIGHTS_RATIO = 16
 
 
 def _where(path) -> str:
@@ -386,6 +391,28 @@ def _weights_budget(groups: dict) -> int:
     return sum(a.nbytes for path, arrays in groups.items() if not path.startswith("optimizer/") for a in arrays)
 
 
+def _inflate_weights(archive, where: str):
+    """The archive's weights file, inflated a chunk at a time into an anonymous temporary file (never whole
+    in memory) and checked as it comes: its HDF5 signature and its superblock's end-of-file address from
+    the first chunk, its size and CRC-32 at the end. Returns the file (at its start) and its size."""
+    size = archive.declared_size(keras_zip.WEIGHTS)
+    spool = tempfile.TemporaryFile()
+    try:
+        first = True
+        for chunk in archive.chunks(keras_zip.WEIGHTS, MAX_WEIGHTS_BYTES, MAX_WEIGHTS_RATIO):
+            if first:
+                keras_h5.check_head(chunk[:keras_h5.HEAD_BYTES], size, where)
+                first = False
+            spool.write(chunk)
+        if first:
+            keras_h5.check_head(b"", size, where)
+        spool.seek(0)
+    except BaseException:
+        spool.close()
+        raise
+    return spool, size
+
+
 def load_model(path, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model of a ``.keras`` archive (Keras 3 wrote it, or descend), compiled as it was saved (with
     ``compile=True``) and with its weights and optimizer state."""
@@ -399,7 +426,7 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
             raise CheckpointCorruptedError(f"{path}: has no {keras_zip.WEIGHTS} (descend reads the weights Keras "
                                            "writes in HDF5; archives with npz or sharded weights are not read)",
                                            [keras_zip.WEIGHTS])
-        weights_raw = archive.read(keras_zip.WEIGHTS, MAX_WEIGHTS_BYTES)
+        weights, weights_size = _inflate_weights(archive, f"{path}: {keras_zip.WEIGHTS}")
     where = f"{path}: {keras_zip.CONFIG}"
     metadata = parse_json(meta_raw, f"{path}: {keras_zip.METADATA}", "metadata")
     if not isinstance(metadata, dict):
@@ -407,7 +434,8 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     config = parse_json(config_raw, where, "model config")
     if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
         raise CheckpointCorruptedError(f"{where}: not a model config (a JSON object with 'class_name')", ["config"])
-    groups = keras_h5.read_groups(io.BytesIO(weights_raw), f"{path}: {keras_zip.WEIGHTS}", len(weights_raw))
+    with weights:
+        groups = keras_h5.read_groups(weights, f"{path}: {keras_zip.WEIGHTS}", weights_size)
     config = normalize_config(config, where)
 
     with extend_scope(dict(custom_objects or {})), safe_mode_scope(bool(safe_mode)), \
