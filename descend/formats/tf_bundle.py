@@ -263,8 +263,17 @@ class TensorBundle:
     def __contains__(self, name) -> bool:
         return self._find(name) is not None
 
+    def _shapes(self):
+        for i in range(len(self)):
+            if not self._sliced[i]:
+                yield self._name(i).decode("utf-8"), self._entry(i)["dims"]
+
+    def variables(self) -> list[tuple[str, tuple]]:
+        """``[(name, shape), ...]`` of every tensor but partitioned ones, sorted by name (the index's order)."""
+        return list(self._shapes())
+
     def shapes(self) -> dict[str, tuple]:
-        return {self._name(i).decode("utf-8"): self._entry(i)["dims"] for i in range(len(self)) if not self._sliced[i]}
+        return dict(self._shapes())
 
     def dtypes(self) -> dict[str, np.dtype]:
         return {self._name(i).decode("utf-8"): np.dtype(TF_DTYPES.get(self._entry(i)["dtype"], object))
@@ -355,16 +364,19 @@ class ObjectGraph(Sequence):
     them; ``graph[i]`` decodes node ``i`` when asked for, as a dict (``children``, ``attributes``,
     ``slot_variables``, ``registered_saver``), so holding the graph costs its bytes and 16 per node."""
 
-    def __init__(self, raw: bytes, where: str):
+    def __init__(self, raw: bytes, where: str, max_nodes: int | None = None):
         self._raw = raw
         self._where = where
         self._spans = array.array("q")
         self._last: tuple[int, dict] | None = None
+        most = len(raw) if max_nodes is None else max_nodes
         for number, wt, value in wire.fields(raw, "TrackableObjectGraph"):
             if number != 1:
                 continue  # a field the schema does not name: skipped, as protobuf does
             if wt != 2:
                 raise wire.WireError(f"TrackableObjectGraph: field 'nodes' must be a message; found wire type {wt}")
+            if len(self._spans) >= 2 * most:
+                raise wire.WireError(f"TrackableObjectGraph: holds more than {most} nodes in {len(raw)} bytes")
             self._spans.extend(value)
 
     def __len__(self) -> int:
@@ -411,12 +423,9 @@ def object_graph(bundle: TensorBundle) -> ObjectGraph | None:
         raise CheckpointCorruptedError(f"{where} must be one string", [OBJECT_GRAPH_KEY])
     budget = len(raw) // GRAPH_BYTES_PER_VALUE + 64
     try:
-        nodes = ObjectGraph(raw, where)
+        nodes = ObjectGraph(raw, where, budget)
         n = len(nodes)
         budget -= n
-        if budget < 0:
-            raise wire.WireError(f"TrackableObjectGraph: holds {n} nodes in {len(raw)} bytes; a graph holds at most "
-                                 f"one node, child, attribute or slot variable per {GRAPH_BYTES_PER_VALUE} bytes")
         for i in range(n):
             node = nodes.node(i, max(min(MAX_NODE_VALUES, budget), 0))
             budget -= len(node["children"]) + len(node["attributes"]) + len(node["slot_variables"])
