@@ -157,6 +157,21 @@ def ordinary_index(tmp_path, size: int) -> str:
     return _bundle(tmp_path, sstable.encode_table(rows))
 
 
+def smallest_entries_index(tmp_path, entries: int) -> str:
+    """The most entries an index can hold per byte: 6-character names sharing what they can with the name
+    before, values of 4 bytes (a float32 scalar: dtype and size), 8 bytes an entry."""
+    value = wire.encode({"dtype": 1, "size": 4}, tf_bundle.ENTRY)
+    rows, previous = [(0, b"", _HEADER)], b""
+    for i in range(entries):
+        key = f"{i:06x}".encode()
+        shared = 0
+        while shared < min(5, len(previous)) and key[shared] == previous[shared]:
+            shared += 1
+        rows.append((shared, key[shared:], value))
+        previous = key
+    return _bundle(tmp_path, _table(_block(rows), previous))
+
+
 def huge_zero_shape_index(tmp_path) -> str:
     """An entry shaped (2**62, 2**62, 0): no bytes, but no array has that shape (item 7)."""
     entry = wire.encode({"dtype": 1, "shape": {"dim": [{"size": 2**62}, {"size": 2**62}, {"size": 0}]}},
@@ -397,6 +412,10 @@ MB = 2**20
 BOUNDS = [
     ("tf_index_open", "open_bundle", ordinary_index, (MB // 2, 2 * MB), 4, 8 * MB, 2e-6, 1.0),
     ("tf_index_list_variables", "list_variables", ordinary_index, (MB // 2, 2 * MB), 12, 8 * MB, 4e-6, 1.0),
+    ("tf_index_smallest_entries_open", "open_bundle", smallest_entries_index, (50_000, 200_000), 16, 8 * MB, 4e-6,
+     1.0),
+    ("tf_index_smallest_entries_list_variables", "list_variables", smallest_entries_index, (50_000, 200_000), 28,
+     8 * MB, 4e-6, 1.0),
     ("tf_object_graph", "object_graph", honest_graph, (5_000, 20_000), 8, 8 * MB, 4e-6, 1.0),
     # HDF5 keeps a metadata cache of up to 32 MiB of its own (libhdf5's default): the constant
     ("keras_weights_h5", "read_groups", many_datasets_h5, (1_000, 4_000), 24, 40 * MB, 1e-5, 1.0),

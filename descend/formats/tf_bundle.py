@@ -120,8 +120,8 @@ class TensorBundle:
         # value lies): a few bytes per entry, so opening costs a small multiple of the index's size.
         self._raw = raw
         self._names = bytearray()  # every name's UTF-8 bytes, one after the other, in key order
-        self._name_end = array.array("q")
-        self._value = array.array("q")  # start, end of each entry's value in the index
+        self._name_end = array.array("I")  # (an index of at most 256 MiB rebuilds at most 2 GiB of keys)
+        self._value = array.array("I")  # start, end of each entry's value in the index
         self._sliced = array.array("b")
         header = None
         shards: dict[int, int] = {}
