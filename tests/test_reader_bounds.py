@@ -139,10 +139,10 @@ def _bundle(tmp_path, index: bytes, data: bytes = bytes(4)) -> str:
 
 def shared_prefix_index(tmp_path, entries: int = 16000, prefix: int = 1 << 16) -> str:
     """Keys sharing a 64 KiB prefix, each entry a few bytes: every key rebuilt costs 64 KiB (item 1)."""
-    rows = [(0, b"", _HEADER), (0, b"k" * prefix + b"\x01\x00\x00", _SCALAR)]
+    rows = [(0, b"", _HEADER), (0, b"k" * prefix + b"0000", _SCALAR)]
     for i in range(1, entries):
-        rows.append((prefix, bytes([1 + i // 65536, (i // 256) % 256, i % 256]), _SCALAR))
-    key = b"k" * prefix + bytes(rows[-1][1])
+        rows.append((prefix, f"{i:04x}".encode(), _SCALAR))
+    key = b"k" * prefix + rows[-1][1]
     return _bundle(tmp_path, _table(_block(rows), key))
 
 
