@@ -6,7 +6,9 @@ Reading trusts nothing: the file must be a regular file (not a symbolic link); l
 external), datasets stored outside it (external or virtual), compressed or chunked datasets (Keras
 writes neither), and values that are not plain numbers (strings, compounds, references) are refused;
 every dataset's declared size is checked against the file's size before it is read, and the objects a
-file may hold are bounded. Errors name the file and the group.
+file may hold are bounded by its size (one per :data:`OBJECT_BYTES`, checked from a group's link count
+before its names are listed); an object reached through a second (hard) link is refused. Errors name
+the file and the group.
 
 Example:
     >>> import io

@@ -6,7 +6,9 @@ is absolute, climbs out with ``..``, holds a backslash or a drive, repeats, or i
 makes the whole archive refused (descend never extracts, but a Keras archive holds none of these);
 each member's declared size is checked against a bound and, when compressed, against its compressed
 size (at most :data:`MAX_RATIO` times it) before a byte is inflated, and no more than the declared
-size is ever read. Errors name the archive and the member.
+size is ever read; a member can be inflated a chunk at a time (:meth:`KerasArchive.chunks`). The
+member count of the end-of-central-directory record, and the count of central-directory records, are
+checked before :mod:`zipfile` parses the directory. Errors name the archive and the member.
 
 Example:
     >>> import io

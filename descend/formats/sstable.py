@@ -2,7 +2,9 @@
 data blocks of prefix-compressed key/value entries, an index block pointing at them, a 48-byte footer
 with a magic number. Every block's masked CRC-32C is checked, every offset and length against the
 bytes there are, keys must increase; snappy-compressed blocks (which TensorFlow's checkpoint writer
-never makes) are refused. Errors name the file and the field.
+never makes) are refused. Errors name the file and the field. :func:`iter_table` reads one entry at a
+time and charges every key rebuilt from the one before it against a budget of
+:data:`KEY_BYTES_PER_BYTE` times the table's size, so reading costs time and memory linear in it.
 
 Example:
     >>> from descend.formats import sstable

@@ -9,6 +9,11 @@ shape whose bytes equal the entry's size, a range inside its shard file, which m
 so nothing is allocated that the files do not hold, and every tensor's checksum is verified when it is
 read. Partitioned (sliced) variables and big-endian bundles are refused with a clear error.
 
+What reading costs is bounded by the files' size: the index's entries are kept as the index holds them
+(its bytes, each name, where each value lies) and decoded when asked for, and a TF 2 object graph
+(:class:`ObjectGraph`) is kept as its bytes, one node decoded at a time, its counts checked as it is
+read (see ``docs/formats.md``, "What reading a file costs").
+
 Example:
     >>> import os, tempfile
     >>> import numpy as np
