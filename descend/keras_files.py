@@ -61,6 +61,8 @@ WEIGHTS_SUFFIX = ".weights.h5"
 KERAS_FORMAT_VERSION = "3.15.1"
 #: the largest config.json / metadata.json read from a ``.keras`` archive
 MAX_CONFIG_BYTES = 64 * 2**20
+#: config.json and metadata.json may together hold as many bytes as their archive, or this many
+JSON_FLOOR_BYTES = 4 * 2**20
 #: the largest model.weights.h5 read from a ``.keras`` archive (inflated into a temporary file)
 MAX_WEIGHTS_BYTES = 1 << 40
 #: a compressed model.weights.h5 inflates to at most this many times its compressed size (numbers compress
@@ -391,6 +393,18 @@ def _weights_budget(groups: dict) -> int:
     return sum(a.nbytes for path, arrays in groups.items() if not path.startswith("optimizer/") for a in arrays)
 
 
+def _check_json_members(archive, path: str) -> None:
+    """``config.json`` and ``metadata.json`` together may declare at most the archive's size in bytes (or
+    :data:`JSON_FLOOR_BYTES`): parsed JSON costs up to some twenty times its text, so a config deflated a
+    thousand times would cost twenty thousand times the archive. Checked before either is inflated."""
+    declared = sum(archive.declared_size(m) for m in (keras_zip.CONFIG, keras_zip.METADATA) if archive.has(m))
+    most = max(JSON_FLOOR_BYTES, archive.size)
+    if declared > most:
+        raise CheckpointCorruptedError(f"{path}: {keras_zip.CONFIG} and {keras_zip.METADATA} declare {declared} bytes; "
+                                       f"an archive of {archive.size} bytes may hold at most {most} of them "
+                                       "(refused before inflating them)", [keras_zip.CONFIG])
+
+
 def _inflate_weights(archive, where: str):
     """The archive's weights file, inflated a chunk at a time into an anonymous temporary file (never whole
     in memory) and checked as it comes: its HDF5 signature and its superblock's end-of-file address from
@@ -420,6 +434,7 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     if not os.path.lexists(path):
         raise FileNotFoundError(f"No model file at '{path}' (a .keras archive)")
     with keras_zip.KerasArchive(path, path) as archive:
+        _check_json_members(archive, path)
         meta_raw = archive.read(keras_zip.METADATA, MAX_CONFIG_BYTES) if archive.has(keras_zip.METADATA) else b"{}"
         config_raw = archive.read(keras_zip.CONFIG, MAX_CONFIG_BYTES)
         if not archive.has(keras_zip.WEIGHTS):

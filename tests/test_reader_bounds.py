@@ -405,6 +405,20 @@ def test_a_zip_bomb_is_refused_before_a_byte_is_inflated(tmp_path, monkeypatch):
     assert "bomb.keras" in message and "16 times" in message
 
 
+def test_a_config_bomb_is_refused_before_a_byte_is_inflated(tmp_path, monkeypatch):
+    """config.json may hold at most the archive's bytes (or 4 MiB): parsed JSON costs ~20x its text."""
+    import descend as ds
+    _, members = _saved_model(tmp_path)
+    path = str(tmp_path / "config_bomb.keras")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr(keras_zip.METADATA, members[keras_zip.METADATA])
+        _deflated_member(z, keras_zip.CONFIG, b"[", 8 << 20)  # 8 MiB of JSON text from a 20 KB archive
+        z.writestr(keras_zip.WEIGHTS, members[keras_zip.WEIGHTS])
+    monkeypatch.setattr(zlib, "decompressobj", None)  # inflating would fail with a TypeError
+    message = _error(lambda: ds.keras.models.load_model(path))
+    assert "config_bomb.keras" in message and "config.json" in message and "at most 4194304" in message
+
+
 # --- the bounds -------------------------------------------------------------------------------------------------------
 # (reader, action, file maker taking a size knob, two knobs, bytes of memory per byte of file, plus a constant,
 #  CPU seconds per byte of file, plus a constant). The files are the dear kind per byte for each reader.
