@@ -238,7 +238,8 @@ class TensorBundle:
         return size
 
     # -- the entries, by position (key order) and by name ----------------------------------------------------------
-    def __len__(self) -> int:
+    def _count(self) -> int:
+        """How many entries the index holds (partitioned variables' slices aside)."""
         return len(self._name_end)
 
     def _name(self, i: int) -> bytes:
@@ -263,13 +264,13 @@ class TensorBundle:
 
     # -- facts ------------------------------------------------------------------------------------------------
     def keys(self) -> list[str]:
-        return [self._name(i).decode("utf-8") for i in range(len(self))]
+        return [self._name(i).decode("utf-8") for i in range(self._count())]
 
     def __contains__(self, name) -> bool:
         return self._find(name) is not None
 
     def _shapes(self):
-        for i in range(len(self)):
+        for i in range(self._count()):
             if not self._sliced[i]:
                 yield self._name(i).decode("utf-8"), self._entry(i)["dims"]
 
@@ -282,7 +283,7 @@ class TensorBundle:
 
     def dtypes(self) -> dict[str, np.dtype]:
         return {self._name(i).decode("utf-8"): np.dtype(TF_DTYPES.get(self._entry(i)["dtype"], object))
-                for i in range(len(self)) if not self._sliced[i]}
+                for i in range(self._count()) if not self._sliced[i]}
 
     # -- reading ----------------------------------------------------------------------------------------------
     def read(self, name: str):
@@ -290,8 +291,8 @@ class TensorBundle:
         string as ``bytes``). Its checksum is verified."""
         i = self._find(name)
         if i is None:
-            keys = [self._name(j).decode("utf-8") for j in range(min(len(self), 50))]
-            shown = keys if len(self) <= 50 else keys + [f"... {len(self) - 50} more"]
+            keys = [self._name(j).decode("utf-8") for j in range(min(self._count(), 50))]
+            shown = keys if self._count() <= 50 else keys + [f"... {self._count() - 50} more"]
             raise KeyError(f"TensorFlow checkpoint '{self.prefix}' has no tensor '{name}'. It has: {shown}")
         if self._sliced[i]:
             raise CheckpointError(f"TensorFlow checkpoint '{self.prefix}': '{name}' is a partitioned variable (saved "
