@@ -67,7 +67,12 @@ _CHILD = textwrap.dedent("""
             if limit:
                 start = status("VmSize")
                 resource.setrlimit(resource.RLIMIT_AS, (start + limit, start + limit))
-            open("/proc/self/clear_refs", "w").write("5")  # the resident high-water mark starts again here
+            try:
+                with open("/proc/self/clear_refs", "w") as f:
+                    f.write("5")  # the resident high-water mark starts again here
+                reset = True
+            except OSError:
+                reset = False
             before, cpu = status("VmRSS"), time.process_time()
             out = {"error": None}
             try:
@@ -77,7 +82,7 @@ _CHILD = textwrap.dedent("""
             except Exception as e:
                 out["error"], out["type"], out["clear"] = str(e)[:2000], type(e).__name__, isinstance(e, CheckpointError)
             out["cpu"] = time.process_time() - cpu
-            out["peak"] = status("VmHWM") - before
+            out["peak"] = status("VmHWM") - before if reset else None
             os.write(write, json.dumps(out).encode())
             os._exit(0)
         os.close(write)
@@ -453,5 +458,7 @@ def test_each_reader_costs_a_stated_multiple_of_the_file(tmp_path, reader, actio
         bytes_of.append(sum(os.path.getsize(os.path.join(folder, f)) for f in os.listdir(folder)))
     for size, out in zip(bytes_of, _children([(action, p, None) for p in paths])):
         assert out["error"] is None, out
+        if out["peak"] is None:
+            pytest.skip("this system does not let a process reset its resident high-water mark (/proc/self/clear_refs)")
         assert out["peak"] <= per_byte * size + constant, (reader, size, out)
         assert out["cpu"] <= cpu_per_byte * size + cpu_constant, (reader, size, out)
