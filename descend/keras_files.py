@@ -36,6 +36,7 @@ import io
 import json
 import os
 import re
+import tempfile
 
 import numpy as np
 
@@ -53,7 +54,7 @@ from .optimizers.loss_scale import LossScaleOptimizer
 from .optimizers.rule import initial_value
 
 __all__ = ["KERAS_SUFFIX", "WEIGHTS_SUFFIX", "KERAS_FORMAT_VERSION", "save_weights", "load_weights", "save_model",
-           "load_model", "normalize_config", "MAX_CONFIG_BYTES", "MAX_WEIGHTS_BYTES"]
+           "load_model", "normalize_config", "MAX_CONFIG_BYTES", "MAX_WEIGHTS_BYTES", "MAX_WEIGHTS_RATIO"]
 
 KERAS_SUFFIX = ".keras"
 WEIGHTS_SUFFIX = ".weights.h5"
@@ -61,8 +62,14 @@ WEIGHTS_SUFFIX = ".weights.h5"
 KERAS_FORMAT_VERSION = "3.15.1"
 #: the largest config.json / metadata.json read from a ``.keras`` archive
 MAX_CONFIG_BYTES = 64 * 2**20
-#: the largest model.weights.h5 read from a ``.keras`` archive (it is read into memory)
+#: config.json and metadata.json may together hold as many bytes as their archive, or this many
+JSON_FLOOR_BYTES = 4 * 2**20
+#: the largest model.weights.h5 read from a ``.keras`` archive (inflated into a temporary file)
 MAX_WEIGHTS_BYTES = 1 << 40
+#: a compressed model.weights.h5 inflates to at most this many times its compressed size (numbers compress
+#: little: Keras stores the member uncompressed, and deflate makes weights about 10% smaller), so a model's
+#: arrays cost a small multiple of the archive's size
+MAX_WEIGHTS_RATIO = 16
 
 
 def _where(path) -> str:
@@ -398,6 +405,40 @@ def _weights_budget(groups: dict) -> int:
     return sum(a.nbytes for path, arrays in groups.items() if not path.startswith("optimizer/") for a in arrays)
 
 
+def _check_json_members(archive, path: str) -> None:
+    """``config.json`` and ``metadata.json`` together may declare at most the archive's size in bytes (or
+    :data:`JSON_FLOOR_BYTES`): parsed JSON costs up to some twenty times its text, so a config deflated a
+    thousand times would cost twenty thousand times the archive. Checked before either is inflated."""
+    declared = sum(archive.declared_size(m) for m in (keras_zip.CONFIG, keras_zip.METADATA) if archive.has(m))
+    most = max(JSON_FLOOR_BYTES, archive.size)
+    if declared > most:
+        raise CheckpointCorruptedError(f"{path}: {keras_zip.CONFIG} and {keras_zip.METADATA} declare {declared} bytes; "
+                                       f"an archive of {archive.size} bytes may hold at most {most} of them "
+                                       "(refused before inflating them)", [keras_zip.CONFIG])
+
+
+def _inflate_weights(archive, where: str):
+    """The archive's weights file, inflated a chunk at a time into an anonymous temporary file (never whole
+    in memory) and checked as it comes: its HDF5 signature and its superblock's end-of-file address from
+    the first chunk, its size and CRC-32 at the end. Returns the file (at its start) and its size."""
+    size = archive.declared_size(keras_zip.WEIGHTS)
+    spool = tempfile.TemporaryFile()
+    try:
+        first = True
+        for chunk in archive.chunks(keras_zip.WEIGHTS, MAX_WEIGHTS_BYTES, MAX_WEIGHTS_RATIO):
+            if first:
+                keras_h5.check_head(chunk[:keras_h5.HEAD_BYTES], size, where)
+                first = False
+            spool.write(chunk)
+        if first:
+            keras_h5.check_head(b"", size, where)
+        spool.seek(0)
+    except BaseException:
+        spool.close()
+        raise
+    return spool, size
+
+
 def load_model(path, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model of a ``.keras`` archive (Keras 3 wrote it, or descend), compiled as it was saved (with
     ``compile=True``) and with its weights and optimizer state."""
@@ -405,13 +446,14 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     if not os.path.lexists(path):
         raise FileNotFoundError(f"No model file at '{path}' (a .keras archive)")
     with keras_zip.KerasArchive(path, path) as archive:
+        _check_json_members(archive, path)
         meta_raw = archive.read(keras_zip.METADATA, MAX_CONFIG_BYTES) if archive.has(keras_zip.METADATA) else b"{}"
         config_raw = archive.read(keras_zip.CONFIG, MAX_CONFIG_BYTES)
         if not archive.has(keras_zip.WEIGHTS):
             raise CheckpointCorruptedError(f"{path}: has no {keras_zip.WEIGHTS} (descend reads the weights Keras "
                                            "writes in HDF5; archives with npz or sharded weights are not read)",
                                            [keras_zip.WEIGHTS])
-        weights_raw = archive.read(keras_zip.WEIGHTS, MAX_WEIGHTS_BYTES)
+        weights, weights_size = _inflate_weights(archive, f"{path}: {keras_zip.WEIGHTS}")
     where = f"{path}: {keras_zip.CONFIG}"
     metadata = parse_json(meta_raw, f"{path}: {keras_zip.METADATA}", "metadata")
     if not isinstance(metadata, dict):
@@ -419,7 +461,8 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
     config = parse_json(config_raw, where, "model config")
     if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
         raise CheckpointCorruptedError(f"{where}: not a model config (a JSON object with 'class_name')", ["config"])
-    groups = keras_h5.read_groups(io.BytesIO(weights_raw), f"{path}: {keras_zip.WEIGHTS}", len(weights_raw))
+    with weights:
+        groups = keras_h5.read_groups(weights, f"{path}: {keras_zip.WEIGHTS}", weights_size)
     config = normalize_config(config, where)
 
     weights_where = f"{path}: {keras_zip.WEIGHTS}"

@@ -91,4 +91,7 @@ def load_checkpoint(path) -> CheckpointReader:
 
 def list_variables(path) -> list[tuple[str, tuple]]:
     """``[(key, shape), ...]`` of every tensor in the checkpoint, sorted by key."""
-    return sorted(CheckpointReader(path).get_variable_to_shape_map().items())
+    reader = CheckpointReader(path)
+    if reader._bundle is not None:
+        return reader._bundle.variables()  # already in order: no second copy of the list
+    return sorted(reader.get_variable_to_shape_map().items())

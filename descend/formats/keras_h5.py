@@ -6,7 +6,9 @@ Reading trusts nothing: the file must be a regular file (not a symbolic link); l
 external), datasets stored outside it (external or virtual), compressed or chunked datasets (Keras
 writes neither), and values that are not plain numbers (strings, compounds, references) are refused;
 every dataset's declared size is checked against the file's size before it is read, and the objects a
-file may hold are bounded. Errors name the file and the group.
+file may hold are bounded by its size (one per :data:`OBJECT_BYTES`, checked from a group's link count
+before its names are listed); an object reached through a second (hard) link is refused. Errors name
+the file and the group.
 
 Example:
     >>> import io
@@ -29,12 +31,19 @@ import numpy as np
 from ..checkpoint.errors import CheckpointCorruptedError, CheckpointError, short
 from ..checkpoint.format import open_regular
 
-__all__ = ["read_groups", "write_groups", "MAX_OBJECTS", "open_weights_file"]
+__all__ = ["read_groups", "write_groups", "MAX_OBJECTS", "OBJECT_BYTES", "open_weights_file", "check_head",
+           "HEAD_BYTES"]
 
 #: the most groups and datasets one weights file may hold
 MAX_OBJECTS = 1 << 20
+#: a weights file holds at most one group or dataset per this many of its bytes (each has an object header
+#: of its own: h5py writes 270 bytes or more for a dataset, 400 or more for a group)
+OBJECT_BYTES = 128
 _MAX_RANK = 64
 _MAX_DEPTH = 64
+_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+#: how many of a weights file's first bytes :func:`check_head` needs
+HEAD_BYTES = 64
 
 
 def _h5py():
@@ -50,6 +59,34 @@ def open_weights_file(path: str):
     directory, name = os.path.split(os.path.abspath(path))
     f, size = open_regular(directory, name, "Keras weights file")
     return f, size
+
+
+def check_head(head: bytes, size: int, where: str) -> None:
+    """Check the first bytes of a weights file of ``size`` bytes before the rest is read (a ``.keras``
+    archive's weights are inflated as they are checked): the HDF5 signature, and the end-of-file address
+    its superblock declares, which must be the file's size (h5py writes it so; a file padded past it is
+    refused, e.g. a small HDF5 file ahead of a zip bomb's zeros). ``head``: at least the first
+    :data:`HEAD_BYTES` bytes (fewer if the file is shorter)."""
+    if head[:8] != _SIGNATURE:
+        raise CheckpointCorruptedError(f"{where}: not an HDF5 file (its signature is {short(head[:8])}); a Keras "
+                                       "weights file is HDF5", ["signature"])
+    if len(head) < 10:
+        return  # libhdf5 refuses what is left
+    version = head[8]
+    if version in (0, 1):
+        width, at = head[13] if len(head) > 13 else 0, 24 if version == 0 else 28
+    elif version in (2, 3):
+        width, at = head[9], 12
+    else:
+        return  # a superblock version libhdf5 will name
+    if width not in (2, 4, 8) or len(head) < at + 3 * width:
+        return
+    base = int.from_bytes(head[at:at + width], "little")
+    end = int.from_bytes(head[at + 2 * width:at + 3 * width], "little")
+    if base + end < size:
+        raise CheckpointCorruptedError(f"{where}: holds {size} bytes; the HDF5 file in it ends at byte {base + end} "
+                                       "(its superblock's end-of-file address): padded or not a weights file "
+                                       "(refused before reading the rest)", ["superblock"])
 
 
 def _bad(where: str, group: str, problem: str) -> CheckpointCorruptedError:
@@ -72,7 +109,7 @@ def read_groups(source, where: str, size: int | None = None) -> dict[str, list[n
     try:
         head = f.read(8)
         f.seek(0)
-        if head != b"\x89HDF\r\n\x1a\n":
+        if head != _SIGNATURE:
             raise CheckpointCorruptedError(f"{where}: not an HDF5 file (its signature is {short(head)}); a Keras "
                                            "weights file is HDF5", ["signature"])
         try:
@@ -90,12 +127,22 @@ def read_groups(source, where: str, size: int | None = None) -> dict[str, list[n
 def _walk(h5py, h5, where: str, size: int) -> dict[str, list[np.ndarray]]:
     out: dict[str, list[np.ndarray]] = {}
     count = 0
+    most = min(MAX_OBJECTS, size // OBJECT_BYTES + 16)  # every object has a header of its own in the file
     budget = size
+    seen: dict[int, str] = {}  # the file address of every object reached -> its path
     stack = [("", h5, 0)]
     while stack:
         path, group, depth = stack.pop()
         if depth > _MAX_DEPTH:
             raise _bad(where, path, f"nests more than {_MAX_DEPTH} groups deep")
+        try:
+            links = len(group)
+        except (OSError, RuntimeError, ValueError) as e:
+            raise _bad(where, path or "/", f"cannot be listed ({short(str(e), 200)})") from None
+        if count + links > most:
+            raise _bad(where, path or "/", f"holds {links} links, and the groups before it {count}: more objects "
+                                           f"than a file of {size} bytes holds (at most {most}, one per "
+                                           f"{OBJECT_BYTES} bytes); refused before listing them")
         try:
             names = list(group.keys())
         except (OSError, RuntimeError, ValueError) as e:
@@ -103,8 +150,8 @@ def _walk(h5py, h5, where: str, size: int) -> dict[str, list[np.ndarray]]:
         datasets = {}
         for name in names:
             count += 1
-            if count > MAX_OBJECTS:
-                raise _bad(where, path or "/", f"holds more than {MAX_OBJECTS} objects")
+            if count > most:
+                raise _bad(where, path or "/", f"holds more than {most} objects")
             full = f"{path}/{name}" if path else name
             try:
                 link = group.get(name, getlink=True)
@@ -117,6 +164,14 @@ def _walk(h5py, h5, where: str, size: int) -> dict[str, list[np.ndarray]]:
                 obj = group[name]
             except (OSError, RuntimeError, ValueError, KeyError) as e:
                 raise _bad(where, full, f"cannot be read ({short(str(e), 200)})") from None
+            try:
+                address = h5py.h5o.get_info(obj.id).addr
+            except (OSError, RuntimeError, ValueError, AttributeError) as e:
+                raise _bad(where, full, f"cannot be read ({short(str(e), 200)})") from None
+            if address in seen:
+                raise _bad(where, full, f"is a second link to the object at '{seen[address]}' (a hard link); Keras "
+                                        "writes every variable once, and descend reads every object once")
+            seen[address] = full
             if isinstance(obj, h5py.Group):
                 stack.append((full, obj, depth + 1))
                 continue

@@ -6,7 +6,9 @@ is absolute, climbs out with ``..``, holds a backslash or a drive, repeats, or i
 makes the whole archive refused (descend never extracts, but a Keras archive holds none of these);
 each member's declared size is checked against a bound and, when compressed, against its compressed
 size (at most :data:`MAX_RATIO` times it) before a byte is inflated, and no more than the declared
-size is ever read. Errors name the archive and the member.
+size is ever read; a member can be inflated a chunk at a time (:meth:`KerasArchive.chunks`). The
+member count of the end-of-central-directory record, and the count of central-directory records, are
+checked before :mod:`zipfile` parses the directory. Errors name the archive and the member.
 
 Example:
     >>> import io
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import os
 import stat
+import struct
 import zipfile
 
 from ..checkpoint.errors import CheckpointCorruptedError, short
@@ -34,6 +37,9 @@ CONFIG, METADATA, WEIGHTS = "config.json", "metadata.json", "model.weights.h5"
 MAX_RATIO = 1000
 #: the most members an archive may hold
 MAX_MEMBERS = 1 << 16
+#: how much of a member is inflated at a time
+CHUNK_BYTES = 1 << 20
+_EOCD, _EOCD64, _EOCD64_LOCATOR, _CD_RECORD = 22, 56, 20, 46
 _S_IFLNK = 0o120000
 
 
@@ -51,6 +57,11 @@ class KerasArchive:
             pos = source.tell()
             self.size = source.seek(0, 2)
             source.seek(pos)
+        try:
+            _check_directory(source, self.size, where)
+        except BaseException:
+            self.close()
+            raise
         try:
             self.zip = zipfile.ZipFile(source, "r")
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
@@ -100,6 +111,13 @@ class KerasArchive:
     def read(self, name: str, limit: int) -> bytes:
         """The bytes of member ``name``: its declared size checked against ``limit``, the archive's size and
         (compressed) :data:`MAX_RATIO` times its compressed size before it is inflated."""
+        return b"".join(self.chunks(name, limit))
+
+    def chunks(self, name: str, limit: int, max_ratio: int = MAX_RATIO):
+        """The bytes of member ``name``, :data:`CHUNK_BYTES` at a time (inflated as they are asked for): its
+        declared size checked against ``limit``, the archive's size and (compressed) ``max_ratio`` times its
+        compressed size before a byte is inflated; more or fewer bytes than it declares, or a wrong CRC-32,
+        are an error once they show."""
         info = self.members.get(name)
         if info is None:
             raise CheckpointCorruptedError(f"{self.where}: has no member '{name}' (a .keras archive holds "
@@ -114,20 +132,27 @@ class KerasArchive:
                 raise CheckpointCorruptedError(f"{self.where}: member '{name}' declares {declared} bytes stored in "
                                                f"{info.compress_size} (the archive has {self.size}): corrupted",
                                                [name])
-        elif declared > MAX_RATIO * max(info.compress_size, 1) or info.compress_size > self.size:
+        elif declared > max_ratio * max(info.compress_size, 1) or info.compress_size > self.size:
             raise CheckpointCorruptedError(f"{self.where}: member '{name}' declares {declared} bytes compressed into "
-                                           f"{info.compress_size}: more than {MAX_RATIO} times (a zip bomb?); refused "
+                                           f"{info.compress_size}: more than {max_ratio} times (a zip bomb?); refused "
                                            "before inflating it", [name])
+        got = 0
         try:
             with self.zip.open(info) as f:
-                data = f.read(declared + 1)
+                while True:
+                    chunk = f.read(min(CHUNK_BYTES, declared + 1 - got))
+                    if not chunk:
+                        break
+                    got += len(chunk)
+                    if got > declared:
+                        break
+                    yield chunk
         except (zipfile.BadZipFile, OSError, ValueError, EOFError, NotImplementedError, RuntimeError) as e:
             raise CheckpointCorruptedError(f"{self.where}: member '{name}' cannot be read ({short(str(e), 200)}): "
                                            "truncated or corrupted", [name]) from None
-        if len(data) != declared:
-            raise CheckpointCorruptedError(f"{self.where}: member '{name}' holds {len(data)} bytes, not the {declared} "
-                                           "it declares", [name])
-        return data
+        if got != declared:
+            raise CheckpointCorruptedError(f"{self.where}: member '{name}' holds {'more' if got > declared else got} "
+                                           f"bytes, not the {declared} it declares", [name])
 
     def close(self) -> None:
         z = getattr(self, "zip", None)
@@ -143,6 +168,53 @@ class KerasArchive:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _check_directory(f, size: int, where: str) -> None:
+    """Check the central directory's size and member count where the end-of-central-directory record
+    declares them, then count its records (reading 46 bytes of each), before :mod:`zipfile` parses it: an
+    archive of more than :data:`MAX_MEMBERS` records is refused after reading at most that many headers.
+    Finds the record where :mod:`zipfile` does (at the very end, else the last signature in the last 64 KiB);
+    an archive without one is left for :mod:`zipfile` to refuse."""
+    pos = f.tell()
+    try:
+        tail = min(size, _EOCD + 0xFFFF)
+        f.seek(size - tail)
+        data = f.read(tail)
+        at = len(data) - _EOCD if data[-_EOCD:-_EOCD + 4] == b"PK\x05\x06" else data.rfind(b"PK\x05\x06")
+        if at < 0 or len(data) - at < _EOCD:
+            return
+        _, _, _, _, count, cd_size, _, _ = struct.unpack_from("<4s4H2LH", data, at)
+        location = size - tail + at
+        if at >= _EOCD64_LOCATOR and data[at - _EOCD64_LOCATOR:at - _EOCD64_LOCATOR + 4] == b"PK\x06\x07":
+            record = at - _EOCD64_LOCATOR - _EOCD64
+            if record >= 0 and data[record:record + 4] == b"PK\x06\x06":
+                count, cd_size = struct.unpack_from("<QQ", data, record + 32)
+                location = size - tail + record
+        if count > MAX_MEMBERS:
+            raise CheckpointCorruptedError(f"{where}: its end-of-central-directory record declares {count} members; "
+                                           f"at most {MAX_MEMBERS} are read (refused before reading them)",
+                                           ["members"])
+        start = location - cd_size
+        if cd_size > size or start < 0:
+            raise CheckpointCorruptedError(f"{where}: its end-of-central-directory record declares a central "
+                                           f"directory of {cd_size} bytes before byte {location}: corrupted",
+                                           ["central directory"])
+        f.seek(start)
+        records, done = 0, 0
+        while done + _CD_RECORD <= cd_size:
+            head = f.read(_CD_RECORD)
+            if len(head) < _CD_RECORD or head[:4] != b"PK\x01\x02":
+                return  # not a record: zipfile says what is wrong
+            records += 1
+            if records > MAX_MEMBERS:
+                raise CheckpointCorruptedError(f"{where}: its central directory holds more than {MAX_MEMBERS} "
+                                               "members (refused after counting that many)", ["members"])
+            n, e, c = struct.unpack_from("<3H", head, 28)
+            f.seek(n + e + c, os.SEEK_CUR)
+            done += _CD_RECORD + n + e + c
+    finally:
+        f.seek(pos)
 
 
 def write_archive(target, members: dict[str, bytes]) -> None:

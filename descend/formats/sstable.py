@@ -2,7 +2,9 @@
 data blocks of prefix-compressed key/value entries, an index block pointing at them, a 48-byte footer
 with a magic number. Every block's masked CRC-32C is checked, every offset and length against the
 bytes there are, keys must increase; snappy-compressed blocks (which TensorFlow's checkpoint writer
-never makes) are refused. Errors name the file and the field.
+never makes) are refused. Errors name the file and the field. :func:`iter_table` reads one entry at a
+time and charges every key rebuilt from the one before it against a budget of
+:data:`KEY_BYTES_PER_BYTE` times the table's size, so reading costs time and memory linear in it.
 
 Example:
     >>> from descend.formats import sstable
@@ -18,7 +20,7 @@ import struct
 from . import crc32c as _crc
 from .wire import WireError, read_varint, varint
 
-__all__ = ["MAGIC", "FOOTER_BYTES", "TableError", "decode_table", "encode_table"]
+__all__ = ["MAGIC", "FOOTER_BYTES", "TableError", "iter_table", "decode_table", "encode_table"]
 
 MAGIC = 0xDB4775248B80FB57
 FOOTER_BYTES = 48
@@ -26,6 +28,10 @@ _TRAILER = 5  # a block's compression type byte and its masked CRC-32C
 _NONE, _SNAPPY = 0, 1
 #: the most entries one table may declare (a checkpoint of a million variables has about that many)
 MAX_ENTRIES = 1 << 24
+#: the bytes of keys a table may rebuild per byte of its size (keys share prefixes with the key before them;
+#: TensorFlow's checkpoint keys rebuild to about twice the table's bytes)
+KEY_BYTES_PER_BYTE = 8
+KEY_BYTES_SLACK = 1 << 20
 
 
 class TableError(ValueError):
@@ -60,8 +66,12 @@ def _block(data, offset: int, size: int, limit: int, where: str):
     return offset, offset + size
 
 
-def _entries(data, start: int, end: int, where: str, out: list, budget: int) -> None:
-    """Append the block's ``(key, value)`` pairs (``data[start:end]``) to ``out``."""
+def _entries(data, start: int, end: int, where: str, keys: list):
+    """The block's entries (``data[start:end]``), one at a time: ``(key, value start, value end)``.
+
+    ``keys`` is ``[bytes of keys rebuilt so far, the most allowed]``: a key is rebuilt from the one
+    before it (``shared`` bytes of it, then its own), so a table whose keys share long prefixes would
+    cost the square of its size; every key's length is charged before it is built."""
     if end - start < 4:
         raise TableError(f"{where}: a block of {end - start} bytes cannot hold its restart count")
     restarts = struct.unpack_from("<I", data, end - 4)[0]
@@ -81,19 +91,26 @@ def _entries(data, start: int, end: int, where: str, out: list, budget: int) -> 
             if fresh > stop - pos or vlen > stop - pos - fresh:
                 raise TableError(f"{where}: an entry declares a {fresh}-byte key and a {vlen}-byte value; its block "
                                  f"has {stop - pos} bytes left")
+            keys[0] += shared + fresh
+            if keys[0] > keys[1]:
+                raise TableError(f"{where}: its keys share prefixes so long that rebuilding them takes more than "
+                                 f"{keys[1]} bytes ({KEY_BYTES_PER_BYTE} per byte of the table, plus "
+                                 f"{KEY_BYTES_SLACK}); refused before building them")
             key = key[:shared] + bytes(data[pos:pos + fresh])
             pos += fresh
-            value = bytes(data[pos:pos + vlen])
+            yield key, pos, pos + vlen
             pos += vlen
-            if len(out) >= budget:
-                raise TableError(f"{where}: holds more than {budget} entries")
-            out.append((key, value))
     except WireError as e:
         raise TableError(str(e)) from None
 
 
-def decode_table(data, where: str) -> list[tuple[bytes, bytes]]:
-    """Every ``(key, value)`` of the table ``data`` (the whole file's bytes), in key order."""
+def iter_table(data, where: str):
+    """Every ``(key, value start, value end)`` of the table ``data`` (the whole file's bytes), in key order,
+    one at a time: nothing is kept but the key being rebuilt. The value is ``data[start:end]``.
+
+    The cost is bounded by the table's size: at most :data:`KEY_BYTES_PER_BYTE` bytes of keys rebuilt per
+    byte of the table (plus :data:`KEY_BYTES_SLACK`), at most :data:`MAX_ENTRIES` entries, each data block
+    read once (blocks must follow one another, as every writer lays them out)."""
     size = len(data)
     if size < FOOTER_BYTES:
         raise TableError(f"{where}: has {size} bytes; a table ends with a {FOOTER_BYTES}-byte footer (truncated, or "
@@ -106,20 +123,31 @@ def decode_table(data, where: str) -> list[tuple[bytes, bytes]]:
     _, _, pos = _handle(data, foot, size - 8, f"{where}: footer metaindex handle")
     index_offset, index_size, _ = _handle(data, pos, size - 8, f"{where}: footer index handle")
     start, end = _block(data, index_offset, index_size, foot, f"{where}: index block")
-    handles: list = []
-    _entries(data, start, end, f"{where}: index block", handles, MAX_ENTRIES)
-    out: list = []
+    keys = [0, KEY_BYTES_PER_BYTE * size + KEY_BYTES_SLACK]
     previous = None
-    for _, value in handles:
-        offset, length, _ = _handle(value, 0, len(value), f"{where}: index block entry")
-        start, end = _block(data, offset, length, foot, f"{where}: data block at offset {offset}")
-        before = len(out)
-        _entries(data, start, end, f"{where}: data block at offset {offset}", out, MAX_ENTRIES)
-        for key, _ in out[before:]:
+    count = 0
+    block_end = 0
+    for _, vstart, vend in _entries(data, start, end, f"{where}: index block", keys):
+        offset, length, _ = _handle(data, vstart, vend, f"{where}: index block entry")
+        if offset < block_end:
+            raise TableError(f"{where}: the index block points at a data block at offset {offset}, inside the block "
+                             f"before it (which ends at {block_end}); blocks follow one another")
+        bstart, bend = _block(data, offset, length, foot, f"{where}: data block at offset {offset}")
+        block_end = bend + _TRAILER
+        for key, kstart, kend in _entries(data, bstart, bend, f"{where}: data block at offset {offset}", keys):
             if previous is not None and key <= previous:
                 raise TableError(f"{where}: keys are not in increasing order ({previous[:60]!r} then {key[:60]!r})")
+            count += 1
+            if count > MAX_ENTRIES:
+                raise TableError(f"{where}: holds more than {MAX_ENTRIES} entries")
             previous = key
-    return out
+            yield key, kstart, kend
+
+
+def decode_table(data, where: str) -> list[tuple[bytes, bytes]]:
+    """Every ``(key, value)`` of the table ``data`` (the whole file's bytes), in key order (a list: for
+    small tables; :func:`iter_table` reads one entry at a time)."""
+    return [(key, bytes(data[start:end])) for key, start, end in iter_table(data, where)]
 
 
 def _block_bytes(entries: list) -> bytes:

@@ -9,6 +9,11 @@ shape whose bytes equal the entry's size, a range inside its shard file, which m
 so nothing is allocated that the files do not hold, and every tensor's checksum is verified when it is
 read. Partitioned (sliced) variables and big-endian bundles are refused with a clear error.
 
+What reading costs is bounded by the files' size: the index's entries are kept as the index holds them
+(its bytes, each name, where each value lies) and decoded when asked for, and a TF 2 object graph
+(:class:`ObjectGraph`) is kept as its bytes, one node decoded at a time, its counts checked as it is
+read (see ``docs/formats.md``, "What reading a file costs").
+
 Example:
     >>> import os, tempfile
     >>> import numpy as np
@@ -22,9 +27,11 @@ Example:
 
 from __future__ import annotations
 
+import array
 import os
 import secrets
 import struct
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -35,16 +42,24 @@ from . import crc32c as _crc
 from . import sstable, wire
 
 __all__ = ["TensorBundle", "write_bundle", "is_bundle", "data_file", "MAX_INDEX_BYTES", "OBJECT_GRAPH_KEY",
-           "TF_DTYPES", "object_graph", "encode_object_graph"]
+           "TF_DTYPES", "ObjectGraph", "object_graph", "encode_object_graph", "MAX_OBJECT_GRAPH_BYTES"]
 
 #: the largest ``.index`` file read (bytes)
 MAX_INDEX_BYTES = 256 * 2**20
 #: the largest string tensor read (the object graph of a TF 2 checkpoint is one)
 MAX_STRING_BYTES = 256 * 2**20
+#: the largest object graph read (the bytes of a TF 2 checkpoint's ``_CHECKPOINTABLE_OBJECT_GRAPH``)
+MAX_OBJECT_GRAPH_BYTES = 64 * 2**20
+#: an object graph holds at most one node, child, attribute or slot variable per this many of its bytes
+GRAPH_BYTES_PER_VALUE = 4
+#: the most children, attributes and slot variables one node of an object graph may hold
+MAX_NODE_VALUES = 1 << 18
 #: the key under which a TF 2 checkpoint stores its object graph
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _MAX_RANK = 64
 _MAX_SHARDS = 1 << 16
+#: the most repeated values (dimensions, slices) one index entry may hold
+_MAX_ENTRY_VALUES = 1 << 16
 _BUNDLE_VERSION = 1  # the bundle format version descend reads and writes (TensorFlow's kTensorBundleVersion)
 
 #: TensorFlow's DataType numbers -> NumPy dtypes descend reads
@@ -106,13 +121,41 @@ class TensorBundle:
             raw = f.read(size + 1)
         if len(raw) != size:
             raise CheckpointCorruptedError(f"{self.index_path}: changed size while it was read", ["size"])
+        # The entries are kept as the index holds them (the file's bytes, each entry's name and where its
+        # value lies): a few bytes per entry, so opening costs a small multiple of the index's size.
+        self._raw = raw
+        self._names = bytearray()  # every name's UTF-8 bytes, one after the other, in key order
+        self._name_end = array.array("I")  # (an index of at most 256 MiB rebuilds at most 2 GiB of keys)
+        self._value = array.array("I")  # start, end of each entry's value in the index
+        self._sliced = array.array("b")
+        header = None
+        shards: dict[int, int] = {}
         try:
-            rows = sstable.decode_table(raw, self.index_path)
+            for key, start, end in sstable.iter_table(raw, self.index_path):
+                if header is None:
+                    if key != b"":
+                        raise _bad(self.index_path, "header", "is missing (the table's first key must be empty)")
+                    header = self._header(raw[start:end])
+                    continue
+                if key[:1] == b"\x00":  # a slice of a partitioned variable (its own key encoding)
+                    continue
+                try:
+                    name = key.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise _bad(self.index_path, "key", f"{short(key)} is not UTF-8 text") from None
+                e = self._entry_at(start, end, name)
+                self._check_entry(name, e, shards)
+                self._names += key
+                self._name_end.append(len(self._names))
+                self._value.extend((start, end))
+                self._sliced.append(1 if e["slices"] else 0)
         except sstable.TableError as e:
             raise CheckpointCorruptedError(str(e), ["table"]) from None
-        if not rows or rows[0][0] != b"":
+        if header is None:
             raise _bad(self.index_path, "header", "is missing (the table's first key must be empty)")
-        header = self._decode(rows[0][1], HEADER, "header")
+
+    def _header(self, raw: bytes) -> dict:
+        header = self._decode(raw, HEADER, "header")
         self.num_shards = header["num_shards"]
         if not 1 <= self.num_shards <= _MAX_SHARDS:
             raise _bad(self.index_path, "header.num_shards", f"must be 1 to {_MAX_SHARDS}; found {self.num_shards}")
@@ -124,68 +167,64 @@ class TensorBundle:
             raise CheckpointError(f"{self.index_path}: written in tensor bundle version {version.get('producer')} "
                                   f"(readers from version {version.get('min_consumer')}); descend reads version "
                                   f"{_BUNDLE_VERSION}")
-        self._entries: dict[str, dict] = {}
-        self.sliced: list[str] = []
-        for key, value in rows[1:]:
-            if key[:1] == b"\x00":  # a slice of a partitioned variable (its own key encoding)
-                continue
-            try:
-                name = key.decode("utf-8")
-            except UnicodeDecodeError:
-                raise _bad(self.index_path, "key", f"{short(key)} is not UTF-8 text") from None
-            entry = self._decode(value, ENTRY, f"entries[{short(name, 200)}]")
-            if entry["slices"]:
-                self.sliced.append(name)
-            self._entries[name] = entry
-        self._check_entries()
+        return header
 
     def _decode(self, raw: bytes, schema: dict, field: str) -> dict:
         try:
-            return wire.decode(raw, schema, field)
+            return wire.decode(raw, schema, field, _MAX_ENTRY_VALUES)
         except wire.WireError as e:
             raise CheckpointCorruptedError(f"{self.index_path}: {e}", [field]) from None
 
-    def _check_entries(self) -> None:
-        sizes: dict[int, int] = {}
-        for name, e in self._entries.items():
-            field = f"entries[{short(name, 200)}]"
-            if name in self.sliced:
-                continue
-            dtype = e["dtype"]
-            if dtype not in TF_DTYPES and dtype != _DT_STRING:
-                what = _TF_NAMES.get(dtype, f"DataType {dtype}")
-                raise _bad(self.index_path, f"{field}.dtype", f"is {what}, which descend does not read (it reads "
-                                                              "bool, integers, float16/32/64 and strings)")
-            shape = e["shape"] or {"dim": [], "unknown_rank": False}
-            if shape["unknown_rank"] or len(shape["dim"]) > _MAX_RANK:
-                raise _bad(self.index_path, f"{field}.shape", f"must have a known rank of at most {_MAX_RANK}")
-            dims = tuple(d["size"] for d in shape["dim"])
-            if any(d < 0 for d in dims):
-                raise _bad(self.index_path, f"{field}.shape", f"has a negative size: {short(dims)}")
-            count = 1
-            for d in dims:
-                count *= d
-            e["dims"], e["count"] = dims, count
-            if not 0 <= e["shard_id"] < self.num_shards:
-                raise _bad(self.index_path, f"{field}.shard_id", f"is {e['shard_id']}; the bundle has "
-                                                                 f"{self.num_shards} shards")
-            if e["offset"] < 0 or e["size"] < 0:
-                raise _bad(self.index_path, f"{field}.offset", f"and size must be >= 0; found {e['offset']} and "
-                                                               f"{e['size']}")
-            if dtype != _DT_STRING:
-                want = count * np.dtype(TF_DTYPES[dtype]).itemsize
-                if e["size"] != want:
-                    raise _bad(self.index_path, f"{field}.size", f"is {e['size']} bytes; shape {dims} of "
-                                                                 f"{np.dtype(TF_DTYPES[dtype]).name} takes {want}")
-            elif count > e["size"] or e["size"] > MAX_STRING_BYTES:
-                raise _bad(self.index_path, f"{field}.size", f"is {e['size']} bytes for {count} strings (at most "
-                                                             f"{MAX_STRING_BYTES} bytes are read)")
-            shard = e["shard_id"]
-            if shard not in sizes:
-                sizes[shard] = self._shard_size(shard)
-            if e["offset"] + e["size"] > sizes[shard]:
-                raise _bad(self.index_path, f"{field}.offset", f"{e['offset']} + size {e['size']} runs past the end of "
-                           f"{data_file(self.prefix, shard, self.num_shards)} ({sizes[shard]} bytes; truncated?)")
+    def _entry_at(self, start: int, end: int, name: str) -> dict:
+        """The entry whose value is ``index[start:end]``, with ``dims`` and ``count`` (its shape's)."""
+        e = self._decode(self._raw[start:end], ENTRY, f"entries[{short(name, 200)}]")
+        shape = e["shape"] or {"dim": [], "unknown_rank": False}
+        e["unknown_rank"] = shape["unknown_rank"]
+        e["dims"] = tuple(d["size"] for d in shape["dim"])
+        return e
+
+    def _check_entry(self, name: str, e: dict, sizes: dict) -> None:
+        field = f"entries[{short(name, 200)}]"
+        if e["slices"]:
+            return
+        dtype = e["dtype"]
+        if dtype not in TF_DTYPES and dtype != _DT_STRING:
+            what = _TF_NAMES.get(dtype, f"DataType {dtype}")
+            raise _bad(self.index_path, f"{field}.dtype", f"is {what}, which descend does not read (it reads "
+                                                          "bool, integers, float16/32/64 and strings)")
+        dims = e["dims"]
+        if e["unknown_rank"] or len(dims) > _MAX_RANK:
+            raise _bad(self.index_path, f"{field}.shape", f"must have a known rank of at most {_MAX_RANK}")
+        if any(d < 0 for d in dims):
+            raise _bad(self.index_path, f"{field}.shape", f"has a negative size: {short(dims)}")
+        itemsize = np.dtype(TF_DTYPES[dtype]).itemsize if dtype != _DT_STRING else np.dtype(object).itemsize
+        count, extent = 1, itemsize
+        for d in dims:
+            count *= d
+            extent *= d or 1
+        if extent >= 1 << 63:  # TensorFlow's shapes hold at most 2**63 - 1 elements; NumPy's arrays fewer bytes
+            raise _bad(self.index_path, f"{field}.shape", f"is {short(dims, 200)}: an array of that shape takes "
+                                                          "2**63 bytes or more (its sizes multiply past any array's)")
+        if not 0 <= e["shard_id"] < self.num_shards:
+            raise _bad(self.index_path, f"{field}.shard_id", f"is {e['shard_id']}; the bundle has "
+                                                             f"{self.num_shards} shards")
+        if e["offset"] < 0 or e["size"] < 0:
+            raise _bad(self.index_path, f"{field}.offset", f"and size must be >= 0; found {e['offset']} and "
+                                                           f"{e['size']}")
+        if dtype != _DT_STRING:
+            want = count * itemsize
+            if e["size"] != want:
+                raise _bad(self.index_path, f"{field}.size", f"is {e['size']} bytes; shape {short(dims, 200)} of "
+                                                             f"{np.dtype(TF_DTYPES[dtype]).name} takes {want}")
+        elif count > e["size"] or e["size"] > MAX_STRING_BYTES:
+            raise _bad(self.index_path, f"{field}.size", f"is {e['size']} bytes for {count} strings (at most "
+                                                         f"{MAX_STRING_BYTES} bytes are read)")
+        shard = e["shard_id"]
+        if shard not in sizes:
+            sizes[shard] = self._shard_size(shard)
+        if e["offset"] + e["size"] > sizes[shard]:
+            raise _bad(self.index_path, f"{field}.offset", f"{e['offset']} + size {e['size']} runs past the end of "
+                       f"{data_file(self.prefix, shard, self.num_shards)} ({sizes[shard]} bytes; truncated?)")
 
     def _shard_size(self, shard: int) -> int:
         path = data_file(self.prefix, shard, self.num_shards)
@@ -198,32 +237,71 @@ class TensorBundle:
         f.close()
         return size
 
+    # -- the entries, by position (key order) and by name ----------------------------------------------------------
+    def _count(self) -> int:
+        """How many entries the index holds (partitioned variables' slices aside)."""
+        return len(self._name_end)
+
+    def _name(self, i: int) -> bytes:
+        return bytes(self._names[self._name_end[i - 1] if i else 0:self._name_end[i]])
+
+    def _find(self, name) -> int | None:
+        """The position of the entry ``name`` (binary search: the index's keys are sorted bytes)."""
+        if not isinstance(name, str):
+            return None
+        want = name.encode("utf-8", "surrogatepass")
+        lo, hi = 0, len(self._name_end)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._name(mid) < want:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if lo < len(self._name_end) and self._name(lo) == want else None
+
+    def _entry(self, i: int) -> dict:
+        return self._entry_at(self._value[2 * i], self._value[2 * i + 1], "")
+
     # -- facts ------------------------------------------------------------------------------------------------
     def keys(self) -> list[str]:
-        return sorted(self._entries)
+        return [self._name(i).decode("utf-8") for i in range(self._count())]
 
     def __contains__(self, name) -> bool:
-        return name in self._entries
+        return self._find(name) is not None
+
+    def _shapes(self):
+        for i in range(self._count()):
+            if not self._sliced[i]:
+                yield self._name(i).decode("utf-8"), self._entry(i)["dims"]
+
+    def variables(self) -> list[tuple[str, tuple]]:
+        """``[(name, shape), ...]`` of every tensor but partitioned ones, sorted by name (the index's order)."""
+        return list(self._shapes())
 
     def shapes(self) -> dict[str, tuple]:
-        return {k: e.get("dims", ()) for k, e in self._entries.items() if k not in self.sliced}
+        return dict(self._shapes())
 
     def dtypes(self) -> dict[str, np.dtype]:
-        return {k: np.dtype(TF_DTYPES.get(e["dtype"], object)) for k, e in self._entries.items()
-                if k not in self.sliced}
+        return {self._name(i).decode("utf-8"): np.dtype(TF_DTYPES.get(self._entry(i)["dtype"], object))
+                for i in range(self._count()) if not self._sliced[i]}
 
     # -- reading ----------------------------------------------------------------------------------------------
     def read(self, name: str):
         """The tensor ``name``: a NumPy array, or for strings a NumPy array of ``bytes`` objects (a scalar
         string as ``bytes``). Its checksum is verified."""
-        e = self._entries.get(name)
-        if e is None:
-            keys = self.keys()
-            shown = keys if len(keys) <= 50 else keys[:50] + [f"... {len(keys) - 50} more"]
+        i = self._find(name)
+        if i is None:
+            keys = [self._name(j).decode("utf-8") for j in range(min(self._count(), 50))]
+            shown = keys if self._count() <= 50 else keys + [f"... {self._count() - 50} more"]
             raise KeyError(f"TensorFlow checkpoint '{self.prefix}' has no tensor '{name}'. It has: {shown}")
-        if name in self.sliced:
+        if self._sliced[i]:
             raise CheckpointError(f"TensorFlow checkpoint '{self.prefix}': '{name}' is a partitioned variable (saved "
                                   "in slices); descend does not read partitioned variables")
+        e = self._entry(i)
+        count = 1
+        for d in e["dims"]:
+            count *= d
+        e["count"] = count
         path = data_file(self.prefix, e["shard_id"], self.num_shards)
         directory, base = os.path.split(path)
         f, size = open_regular(directory or ".", base, "checkpoint data file")
@@ -287,36 +365,98 @@ _NODE = {1: ("children", _CHILD, True), 2: ("attributes", _TENSOR, True), 3: ("s
 GRAPH = {1: ("nodes", _NODE, True)}
 
 
-def object_graph(bundle: TensorBundle) -> list[dict] | None:
+class ObjectGraph(Sequence):
+    """The nodes of a ``TrackableObjectGraph``, kept as the message's bytes and where each node lies in
+    them; ``graph[i]`` decodes node ``i`` when asked for, as a dict (``children``, ``attributes``,
+    ``slot_variables``, ``registered_saver``), so holding the graph costs its bytes and 16 per node."""
+
+    def __init__(self, raw: bytes, where: str, max_nodes: int | None = None):
+        self._raw = raw
+        self._where = where
+        self._spans = array.array("q")
+        self._last: tuple[int, dict] | None = None
+        most = len(raw) if max_nodes is None else max_nodes
+        for number, wt, value in wire.fields(raw, "TrackableObjectGraph"):
+            if number != 1:
+                continue  # a field the schema does not name: skipped, as protobuf does
+            if wt != 2:
+                raise wire.WireError(f"TrackableObjectGraph: field 'nodes' must be a message; found wire type {wt}")
+            if len(self._spans) >= 2 * most:
+                raise wire.WireError(f"TrackableObjectGraph: holds more than {most} nodes in {len(raw)} bytes")
+            self._spans.extend(value)
+
+    def __len__(self) -> int:
+        return len(self._spans) // 2
+
+    def node(self, i: int, max_values: int = MAX_NODE_VALUES) -> dict:
+        """Node ``i`` decoded (at most ``max_values`` children, attributes and slot variables)."""
+        if self._last is not None and self._last[0] == i:
+            return self._last[1]
+        start, end = self._spans[2 * i], self._spans[2 * i + 1]
+        node = wire.decode(memoryview(self._raw)[start:end], _NODE, f"TrackableObjectGraph.nodes[{i}]", max_values)
+        self._last = (i, node)
+        return node
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"{self._where}: node {i} is outside the graph of {n}")
+        return self.node(i)
+
+
+def object_graph(bundle: TensorBundle) -> ObjectGraph | None:
     """The nodes of a TF 2 checkpoint's object graph (children, attributes, slot variables), every node
-    reference checked; None for a bundle without one (a TF 1 ``Saver`` checkpoint)."""
-    if OBJECT_GRAPH_KEY not in bundle:
+    reference checked; None for a bundle without one (a TF 1 ``Saver`` checkpoint).
+
+    The cost is bounded by the graph's bytes: at most :data:`MAX_OBJECT_GRAPH_BYTES` of them, one node,
+    child, attribute or slot variable per :data:`GRAPH_BYTES_PER_VALUE` of them (TensorFlow's graphs hold
+    one per 20 or so), at most :data:`MAX_NODE_VALUES` in one node, all checked before they are built."""
+    i = bundle._find(OBJECT_GRAPH_KEY)
+    if i is None:
         return None
-    raw = bundle.read(OBJECT_GRAPH_KEY)
     where = f"{bundle.index_path}: tensor {OBJECT_GRAPH_KEY}"
+    size = bundle._entry(i)["size"]
+    if size > MAX_OBJECT_GRAPH_BYTES:
+        raise CheckpointCorruptedError(f"{where} declares {size} bytes; an object graph of at most "
+                                       f"{MAX_OBJECT_GRAPH_BYTES} is read (refused before reading it)",
+                                       [OBJECT_GRAPH_KEY])
+    raw = bundle.read(OBJECT_GRAPH_KEY)
     if not isinstance(raw, bytes):
         raise CheckpointCorruptedError(f"{where} must be one string", [OBJECT_GRAPH_KEY])
+    budget = len(raw) // GRAPH_BYTES_PER_VALUE + 64
     try:
-        nodes = wire.decode(raw, GRAPH, "TrackableObjectGraph")["nodes"]
+        nodes = ObjectGraph(raw, where, budget)
+        n = len(nodes)
+        budget -= n
+        for i in range(n):
+            node = nodes.node(i, max(min(MAX_NODE_VALUES, budget), 0))
+            budget -= len(node["children"]) + len(node["attributes"]) + len(node["slot_variables"])
+            _check_node(bundle, node, i, n, where)
     except wire.WireError as e:
-        raise CheckpointCorruptedError(f"{bundle.prefix}: {e}", [OBJECT_GRAPH_KEY]) from None
-    n = len(nodes)
+        raise CheckpointCorruptedError(f"{where}: {e} (at most one value per {GRAPH_BYTES_PER_VALUE} bytes of the "
+                                       f"graph, {MAX_NODE_VALUES} in one node)", [OBJECT_GRAPH_KEY]) from None
     if n == 0:
         raise CheckpointCorruptedError(f"{where} holds no objects", [OBJECT_GRAPH_KEY])
-    for i, node in enumerate(nodes):
-        for c in node["children"]:
-            if not 0 <= c["node_id"] < n:
-                raise CheckpointCorruptedError(f"{where}: node {i}'s child {short(c['local_name'])} refers to node "
-                                               f"{c['node_id']}; the graph has {n}", [OBJECT_GRAPH_KEY])
-        for s in node["slot_variables"]:
-            if not (0 <= s["original_variable_node_id"] < n and 0 <= s["slot_variable_node_id"] < n):
-                raise CheckpointCorruptedError(f"{where}: node {i}'s slot {short(s['slot_name'])} refers to a node "
-                                               f"outside the graph of {n}", [OBJECT_GRAPH_KEY])
-        for a in node["attributes"]:
-            if a["checkpoint_key"] not in bundle:
-                raise CheckpointCorruptedError(f"{where}: node {i}'s value {short(a['checkpoint_key'], 200)} is not "
-                                               "in the checkpoint", [a["checkpoint_key"][:300]])
     return nodes
+
+
+def _check_node(bundle: TensorBundle, node: dict, i: int, n: int, where: str) -> None:
+    for c in node["children"]:
+        if not 0 <= c["node_id"] < n:
+            raise CheckpointCorruptedError(f"{where}: node {i}'s child {short(c['local_name'])} refers to node "
+                                           f"{c['node_id']}; the graph has {n}", [OBJECT_GRAPH_KEY])
+    for s in node["slot_variables"]:
+        if not (0 <= s["original_variable_node_id"] < n and 0 <= s["slot_variable_node_id"] < n):
+            raise CheckpointCorruptedError(f"{where}: node {i}'s slot {short(s['slot_name'])} refers to a node "
+                                           f"outside the graph of {n}", [OBJECT_GRAPH_KEY])
+    for a in node["attributes"]:
+        if a["checkpoint_key"] not in bundle:
+            raise CheckpointCorruptedError(f"{where}: node {i}'s value {short(a['checkpoint_key'], 200)} is not "
+                                           "in the checkpoint", [a["checkpoint_key"][:300]])
 
 
 def encode_object_graph(nodes: list[dict]) -> bytes:

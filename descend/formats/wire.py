@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import struct
 
-__all__ = ["WireError", "decode", "encode", "read_varint", "varint"]
+__all__ = ["WireError", "decode", "encode", "fields", "read_varint", "varint"]
 
 _VARINT, _FIXED64, _LENGTH, _FIXED32 = 0, 1, 2, 5
 _KIND_WIRE = {"int32": _VARINT, "int64": _VARINT, "uint32": _VARINT, "uint64": _VARINT, "bool": _VARINT,
@@ -79,14 +79,65 @@ def _convert(kind: str, raw: int, where: str, name: str):
     return raw  # uint64
 
 
-def decode(data, schema: dict, where: str) -> dict:
+def decode(data, schema: dict, where: str, max_values: int | None = None) -> dict:
     """The fields of the message ``data`` (bytes or a memoryview) that ``schema`` names, as a dict:
-    repeated fields as lists (packed or not), nested messages as dicts, absent scalars at their default."""
+    repeated fields as lists (packed or not), nested messages as dicts, absent scalars at their default.
+
+    ``max_values``: the most repeated values (messages and scalars, at any depth) decoded; a message
+    holding more is refused when the next one is reached, before it is built (each costs a Python object
+    of some hundred bytes, from as little as two bytes of the message)."""
     view = memoryview(data).cast("B") if not isinstance(data, (bytes, bytearray)) else data
-    return _decode(view, 0, len(view), schema, where)
+    budget = [len(view) if max_values is None else max_values]
+    return _decode(view, 0, len(view), schema, where, budget)
 
 
-def _decode(data, pos: int, end: int, schema: dict, where: str) -> dict:
+def _field(data, pos: int, end: int, where: str) -> tuple[int, int, object, int]:
+    """The field at ``data[pos:end]``: its number, wire type, value (a length-delimited one as its
+    ``(start, end)``) and the position after it."""
+    key, pos = read_varint(data, pos, end, where)
+    number, wt = key >> 3, key & 7
+    if number == 0:
+        raise WireError(f"{where}: a field has number 0 (not a protocol buffer)")
+    if wt == _VARINT:
+        raw, pos = read_varint(data, pos, end, where)
+    elif wt == _FIXED64:
+        if end - pos < 8:
+            raise WireError(f"{where}: a 64-bit field runs past the end of its message")
+        raw = struct.unpack_from("<Q", data, pos)[0]
+        pos += 8
+    elif wt == _FIXED32:
+        if end - pos < 4:
+            raise WireError(f"{where}: a 32-bit field runs past the end of its message")
+        raw = struct.unpack_from("<I", data, pos)[0]
+        pos += 4
+    elif wt == _LENGTH:
+        n, pos = read_varint(data, pos, end, where)
+        if n > end - pos:
+            raise WireError(f"{where}: a field declares {n} bytes; its message has {end - pos} left")
+        raw = (pos, pos + n)
+        pos += n
+    else:
+        raise WireError(f"{where}: wire type {wt} (field {number}) is not one descend reads")
+    return number, wt, raw, pos
+
+
+def fields(data, where: str):
+    """The top-level fields of the message ``data``, one at a time: ``(number, wire type, value)``, a
+    length-delimited value as its ``(start, end)`` in ``data`` (nothing is decoded or copied)."""
+    pos, end = 0, len(data)
+    while pos < end:
+        number, wt, raw, pos = _field(data, pos, end, where)
+        yield number, wt, raw
+
+
+def _spend(budget: list, where: str, name: str) -> None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise WireError(f"{where}: field '{name}' takes the message past the values it may hold (too many "
+                        "repeated values; refused before building them)")
+
+
+def _decode(data, pos: int, end: int, schema: dict, where: str, budget: list) -> dict:
     out: dict = {}
     for _number, (name, kind, repeated) in schema.items():
         if repeated:
@@ -96,31 +147,8 @@ def _decode(data, pos: int, end: int, schema: dict, where: str) -> dict:
         else:
             out[name] = None
     while pos < end:
-        key, pos = read_varint(data, pos, end, where)
-        number, wt = key >> 3, key & 7
-        if number == 0:
-            raise WireError(f"{where}: a field has number 0 (not a protocol buffer)")
+        number, wt, raw, pos = _field(data, pos, end, where)
         spec = schema.get(number)
-        if wt == _VARINT:
-            raw, pos = read_varint(data, pos, end, where)
-        elif wt == _FIXED64:
-            if end - pos < 8:
-                raise WireError(f"{where}: a 64-bit field runs past the end of its message")
-            raw = struct.unpack_from("<Q", data, pos)[0]
-            pos += 8
-        elif wt == _FIXED32:
-            if end - pos < 4:
-                raise WireError(f"{where}: a 32-bit field runs past the end of its message")
-            raw = struct.unpack_from("<I", data, pos)[0]
-            pos += 4
-        elif wt == _LENGTH:
-            n, pos = read_varint(data, pos, end, where)
-            if n > end - pos:
-                raise WireError(f"{where}: a field declares {n} bytes; its message has {end - pos} left")
-            raw = (pos, pos + n)
-            pos += n
-        else:
-            raise WireError(f"{where}: wire type {wt} (field {number}) is not one descend reads")
         if spec is None:
             continue  # a field this schema does not name: skipped, as protobuf does
         name, kind, repeated = spec
@@ -128,7 +156,9 @@ def _decode(data, pos: int, end: int, schema: dict, where: str) -> dict:
         if not isinstance(kind, str):  # a nested message
             if wt != _LENGTH:
                 raise WireError(f"{where}: field '{name}' must be a message; found wire type {wt}")
-            value = _decode(data, raw[0], raw[1], kind, field_where)
+            if repeated:
+                _spend(budget, where, name)
+            value = _decode(data, raw[0], raw[1], kind, field_where, budget)
             if repeated:
                 out[name].append(value)
             else:
@@ -148,12 +178,14 @@ def _decode(data, pos: int, end: int, schema: dict, where: str) -> dict:
             else:
                 value = _convert(kind, raw, where, name) if want == _VARINT else raw
             if repeated:
+                _spend(budget, where, name)
                 out[name].append(value)
             else:
                 out[name] = value
         elif wt == _LENGTH and repeated and want != _LENGTH:  # a packed repeated scalar
             p, stop = raw
             while p < stop:
+                _spend(budget, where, name)
                 if want == _VARINT:
                     v, p = read_varint(data, p, stop, field_where)
                     out[name].append(_convert(kind, v, where, name))
