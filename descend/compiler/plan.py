@@ -945,6 +945,7 @@ class Plan:
 
     def __init__(self, graph: Graph):
         self.graph = graph
+        self.pruned = graph.prune()  # (the ops nothing reads: a first call's probe pass, shape inference)
         self.threads = ThreadChoice()
         self._compile()
 
