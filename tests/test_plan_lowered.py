@@ -126,3 +126,27 @@ def test_a_compiled_gather_refuses_an_index_out_of_range_as_the_op():
     for bad in ([0, 3], [-1, 0]):
         with pytest.raises(InvalidArgumentError, match=r"gather: indices\[1\]|gather: indices\[0\]"):
             f(x, ds.constant(bad))
+
+
+def test_a_convolutions_bias_gradient_is_summed_inside_the_relu_gradients_loop():
+    """The sum over every axis but the last of a rank-4 value is NumPy's sum of its rows in order (the reduced
+    axes of a contiguous array coalesce), so the fused loop computes it: the eager bits, one pass fewer."""
+    from descend._native import enabled, ready
+
+    if not (enabled() and ready(exact=False)):
+        pytest.skip("the kernel backend is not available")
+    rng = np.random.default_rng(0)
+    x = ds.constant(rng.standard_normal((4, 6, 6, 2)).astype(np.float32))
+    w = ds.Variable(rng.standard_normal((3, 3, 2, 5)).astype(np.float32))
+    b = ds.Variable(rng.standard_normal(5).astype(np.float32))
+
+    def grads(x):
+        with ds.GradientTape() as tape:
+            y = ds.reduce_sum(ds.square(ds.nn.relu(ds.nn.conv2d(x, w, 1, "VALID") + b)))
+        return tape.gradient(y, [w, b])
+
+    eager, out = _both(grads, x)
+    for a, c in zip(eager, out):
+        np.testing.assert_array_equal(c.numpy(), a.numpy())
+    source = ds.function(grads).get_concrete_function(x).plan().source
+    assert "_colsum" in source and "axis=(0, 1, 2)" not in source
