@@ -71,10 +71,12 @@ def test_a_built_in_layer_fits_compiled_without_a_fallback_and_with_the_eager_nu
 
 def _both(fn, *args):
     """``fn``'s eager result and its compiled plan's (the third call), with no callback warning."""
+    plan_module._warned.clear()
     eager = fn(*args)
     f = ds.function(fn)
     with warnings.catch_warnings():
         warnings.simplefilter("error", plan_module.PlanCallbackWarning)
+        warnings.simplefilter("error", FunctionEagerWarning)
         for _ in range(3):
             out = f(*args)
     assert f.get_concrete_function(*args).plan() is not None
@@ -104,6 +106,25 @@ def test_a_lowered_array_op_gives_the_ops_bits(fn, args):
     for a, b in zip(eager if isinstance(eager, list) else [eager], out if isinstance(out, list) else [out]):
         assert a.shape == b.shape
         np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
+
+
+def test_the_parts_of_a_split_variable_are_copies_of_each_call(monkeypatch):
+    monkeypatch.setattr(plan_module, "_warned", set())
+    v = ds.Variable(_X4[0, 0])
+    f = ds.function(lambda: [p * 1.0 if k else p for k, p in enumerate(ds.split(v, [4, 2], axis=0))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plan_module.PlanCallbackWarning)
+        warnings.simplefilter("error", FunctionEagerWarning)
+        for _ in range(2):
+            f()
+        assert f.get_concrete_function().plan() is not None
+        first, second = f()
+        kept = first.numpy().copy()
+        v.assign_add(np.ones_like(_X4[0, 0]))
+        again = f()
+    np.testing.assert_array_equal(first.numpy(), kept)  # (not a view of the Variable)
+    np.testing.assert_array_equal(again[0].numpy(), v.numpy()[:4])
+    np.testing.assert_array_equal(again[1].numpy(), v.numpy()[4:])
 
 
 def test_getitem_gradient_with_repeated_indices_is_the_ops_sum():

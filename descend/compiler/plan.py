@@ -605,10 +605,16 @@ class _Builder:
     def split(self, node) -> bool:
         """The parts are views of the input (as the op's): made once when the input is a buffer or constant."""
         (x,) = node.inputs
-        if type(x) is not Value:
-            return False  # (a Variable's parts are copies: the generic path makes them)
+        if type(x) is Lit:
+            return False
         sizes, axis = tuple(int(n) for n in node.attrs.get("sizes", ())), int(node.attrs.get("axis", 0))
         offsets = [int(o) for o in np.cumsum(sizes)[:-1]]
+        if type(x) is VarRef:  # a Variable's parts are copies (eager copies them), into buffers
+            parts = f"t{self.counter}"
+            self.counter += 1
+            self.lines.append(f"{parts} = np.split({self.expr(x)}, {offsets!r}, axis={axis})")
+            self.lines += [f"np.copyto({self.buffer(v)}, {parts}[{k}])" for k, v in enumerate(node.outputs)]
+            return True
         fixed = self.fixed_array(x)
         if fixed is not None:
             parts = np.split(fixed, offsets, axis=axis)
