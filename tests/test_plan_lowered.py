@@ -127,6 +127,18 @@ def test_the_parts_of_a_split_variable_are_copies_of_each_call(monkeypatch):
     np.testing.assert_array_equal(again[1].numpy(), v.numpy()[4:])
 
 
+def test_a_variable_cast_to_another_dtype_is_lowered():
+    v = ds.Variable(_X4[0, 0])
+    eager, out = _both(lambda: ds.cast(v, ds.float16) * 2.0)
+    assert out.dtype == ds.float16
+    np.testing.assert_array_equal(out.numpy(), eager.numpy())
+    f = ds.function(lambda: ds.cast(v, ds.float16))
+    for _ in range(2):
+        f()
+    v.assign_add(np.ones_like(_X4[0, 0]))  # the plan reads the Variable at each call
+    np.testing.assert_array_equal(f().numpy(), v.numpy().astype(np.float16))
+
+
 def test_getitem_gradient_with_repeated_indices_is_the_ops_sum():
     x = ds.Variable(_X4[0, :, :, 0])
 

@@ -857,6 +857,12 @@ class _Builder:
 
     def cast(self, node, out) -> bool:
         (x,) = node.inputs
+        if type(x) is VarRef:  # a Variable's array cast (a mixed-precision layer's weights) into a buffer
+            shape, dtype = _ref_meta(x)
+            if dtype is None or dtype == out.dtype:
+                return False  # (the same dtype: the op gives the Variable's own array, as the generic path)
+            self.lines.append(f"np.copyto({self.buffer(out)}, {self.expr(x)}, casting='unsafe')")
+            return True
         if type(x) is not Value:
             return False
         if x.dtype == out.dtype:
