@@ -238,10 +238,13 @@ def find_groups(graph: Graph) -> list[Group]:
         sums = []
         # a column sum over one column is NumPy's pairwise sum of a contiguous run (8 partial sums from 8
         # rows on), not the rows added in order: it stays NumPy's reduction (``np.add.reduce``) after the run
-        if j < len(nodes) and len(shape) == 2 and shape[1] != 1:
+        # (a sum over every axis but the last of a run of higher rank, a convolution's bias gradient, is that
+        # same sum: NumPy coalesces the reduced axes of a contiguous array into one run of rows)
+        if j < len(nodes) and len(shape) >= 2 and shape[-1] != 1:
             n = nodes[j]
             if (n.kind == "op" and n.op is OPS.get("reduce_sum") and len(n.inputs) == 1 and n.inputs[0] in b.locals
-                    and normalize_axis(n.attrs.get("axis"), 2) == (0,) and not n.attrs.get("keepdims", False)
+                    and normalize_axis(n.attrs.get("axis"), len(shape)) == tuple(range(len(shape) - 1))
+                    and not n.attrs.get("keepdims", False)
                     and n.outputs[0].dtype == dtype):
                 sums.append((n.outputs[0], b.locals[n.inputs[0]]))
                 j += 1

@@ -24,7 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Graph", "GraphDef", "Lit", "Node", "NodeDef", "OpaqueNode", "Value", "VarRef"]
+__all__ = ["Graph", "GraphDef", "Lit", "Node", "NodeDef", "OpaqueNode", "STATEFUL_OPS", "Value", "VarRef"]
+
+#: ops that change state when they run (a random draw advances its generator): never pruned, so every call
+#: of a plan continues the stream as eager calls would
+STATEFUL_OPS = frozenset({"random_draw"})
 
 
 class Value:
@@ -150,6 +154,32 @@ class Graph:
             if n.kind in ("cond", "while"):
                 for g in n.payload.graphs():
                     yield from g.walk()
+
+    def prune(self) -> int:
+        """Remove the ``"op"`` nodes whose outputs nothing reads: neither the graph's outputs,
+        nor a later node (a write, an opaque call, a print, a branch or loop, which are all kept), nor a
+        kept op. Ops that change state (:data:`STATEFUL_OPS`) are kept. Branch and loop subgraphs are pruned
+        the same way against their own outputs. Returns how many nodes went (subgraphs' included).
+
+        A model built by its first call inside a trace runs a probe forward pass on zeros to create its
+        weights; nothing reads its results, so its products go here and the plan is the plan of the model
+        built before the call."""
+        removed = 0
+        live: set = {id(r) for r in self.outputs if type(r) is Value}
+        kept: list = []
+        for n in reversed(self.nodes):
+            if n.kind in ("cond", "while"):
+                for g in n.payload.graphs():
+                    removed += g.prune()
+            if (n.kind == "op" and n.op.name not in STATEFUL_OPS
+                    and not any(id(v) in live for v in n.outputs)):
+                removed += 1
+                continue
+            kept.append(n)
+            live.update(id(r) for r in n.inputs if type(r) is Value)
+        kept.reverse()
+        self.nodes = kept  # (a new list: a replay iterating the old one on another thread is not disturbed)
+        return removed
 
     def all_variables(self) -> list:
         """The Variables this graph (and its subgraphs) capture, in first-use order."""

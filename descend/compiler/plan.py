@@ -107,6 +107,9 @@ _REDUCE = {"reduce_sum": np.add, "reduce_mean": np.add, "reduce_max": np.maximum
 _COMPOSITE = {"sigmoid", "softmax", "log_softmax", "softmax_cross_entropy_with_logits", "leaky_relu", "elu", "rsqrt",
               "where", "squared_difference", "zeros_like", "ones_like"}
 _VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "identity", "stop_gradient"}
+#: ops lowered by a method of :class:`_Builder` of their own (copies and gathers into buffers: the same bits)
+_ARRAY_OPS = {"concat": "concat", "split": "split", "getitem": "getitem", "_getitem_grad": "getitem_grad",
+              "gather": "gather", "einsum": "einsum", "im2col": "im2col", "col2im": "col2im"}
 #: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
 _NO_WARNING = {"random_draw"}
 
@@ -412,6 +415,8 @@ class _Builder:
                 return
             if name.startswith("sparse_softmax_cross_entropy_with_logits") and self.xent(node, out):
                 return
+        if _registered(node, name) and name in _ARRAY_OPS and getattr(self, _ARRAY_OPS[name])(node):
+            return
         self.generic(node)
 
     def ufunc(self, node, fn, ins, out):
@@ -577,6 +582,169 @@ class _Builder:
         self.lines.extend(f"np.add({b}, {self.expr(r)}, out={b})" for r in ins[1:])
         return True
 
+    # -------------------------------------------------------------- array ops (lowered copies)
+    def _metas(self, refs):
+        """The (shape, dtype) of each reference, or None when one is a literal or an unbound Variable."""
+        metas = [_ref_meta(r) for r in refs]
+        if any(type(r) is Lit or m[0] is None for r, m in zip(refs, metas)):
+            return None
+        return metas
+
+    def concat(self, node) -> bool:
+        """``np.concatenate`` of the inputs into a buffer (the op's forward, with ``out=``)."""
+        out = node.outputs[0]
+        metas = self._metas(node.inputs)
+        if not metas or any(m[1] != out.dtype or len(m[0]) != len(out.shape) for m in metas):
+            return False
+        axis = node.attrs.get("axis", 0)
+        b = self.buffer(out)
+        parts = ", ".join(self.expr(r) for r in node.inputs)
+        self.lines.append(f"np.concatenate(({parts},), axis={int(axis)}, out={b})")
+        return True
+
+    def split(self, node) -> bool:
+        """The parts are views of the input (as the op's): made once when the input is a buffer or constant."""
+        (x,) = node.inputs
+        if type(x) is Lit:
+            return False
+        sizes, axis = tuple(int(n) for n in node.attrs.get("sizes", ())), int(node.attrs.get("axis", 0))
+        offsets = [int(o) for o in np.cumsum(sizes)[:-1]]
+        if type(x) is VarRef:  # a Variable's parts are copies (eager copies them), into buffers
+            parts = f"t{self.counter}"
+            self.counter += 1
+            self.lines.append(f"{parts} = np.split({self.expr(x)}, {offsets!r}, axis={axis})")
+            self.lines += [f"np.copyto({self.buffer(v)}, {parts}[{k}])" for k, v in enumerate(node.outputs)]
+            return True
+        fixed = self.fixed_array(x)
+        if fixed is not None:
+            parts = np.split(fixed, offsets, axis=axis)
+            if all(p.size == 0 or np.may_share_memory(p, fixed) for p in parts):
+                for v, p in zip(node.outputs, parts):
+                    self.names[v] = self.glob(p, "W")
+                    self.fixed[v] = p
+                return True
+        names = [self.local(v, fresh=False) for v in node.outputs]
+        self.lines.append(f"{', '.join(names)}, = np.split({self.expr(x)}, {offsets!r}, axis={axis})")
+        return True
+
+    def getitem(self, node) -> bool:
+        """``x[key]``: a view made once for basic indexing of a buffer or constant; otherwise the indexing each
+        call, a copy into a buffer for a Variable's (eager copies it) or for integer-array keys."""
+        (x,) = node.inputs
+        out = node.outputs[0]
+        if type(x) is Lit:
+            return False
+        key = self.glob(node.attrs.get("key", ()), "L")
+        fixed = self.fixed_array(x) if type(x) is Value else None
+        if fixed is not None:
+            view = _view_of(fixed, lambda a: np.asarray(a[node.attrs.get("key", ())]))
+            if view is not None and view.shape == out.shape:
+                self.names[out] = self.glob(view, "W")
+                self.fixed[out] = view
+                return True
+        if type(x) is VarRef or fixed is not None:
+            self.lines.append(f"np.copyto({self.buffer(out)}, {self.expr(x)}[{key}])")
+            return True
+        name = self.local(out, fresh=False)
+        self.lines.append(f"{name} = {self.expr(x)}[{key}]")
+        return True
+
+    def getitem_grad(self, node) -> bool:
+        """The op's zeros and ``np.add.at``, into a buffer zeroed at each call."""
+        (g,) = node.inputs
+        out = node.outputs[0]
+        if type(g) is Lit:
+            return False
+        b = self.buffer(out)
+        key = self.glob(node.attrs.get("key", ()), "L")
+        self.lines += [f"{b}.fill(0)", f"{self.glob(np.add.at, 'U')}({b}, {key}, {self.expr(g)})"]
+        return True
+
+    def gather(self, node) -> bool:
+        """The op's index check, then ``np.take`` into a buffer."""
+        from ..framework.validation import check_index_range
+
+        params, indices = node.inputs
+        out = node.outputs[0]
+        metas = self._metas(node.inputs)
+        if not metas or node.attrs.get("batch_dims", 0) or not metas[0][0] or metas[1][1].kind not in "iu":
+            return False
+        ax = int(node.attrs.get("axis", 0)) % len(metas[0][0])
+        check = self.glob(functools.partial(check_index_range, size=metas[0][0][ax], what="gather"), "F")
+        idx = self.expr(indices)
+        self.lines += [f"{check}({idx})", f"np.take({self.expr(params)}, {idx}, axis={ax}, out={self.buffer(out)})"]
+        return True
+
+    def einsum(self, node) -> bool:
+        """``np.einsum`` of two operands (the op's unoptimized sum) into a buffer; more operands run the op."""
+        out = node.outputs[0]
+        metas = self._metas(node.inputs)
+        if not metas or len(node.inputs) > 2 or any(m[1] != out.dtype for m in metas):
+            return False
+        eq = self.glob(node.attrs.get("equation", ""), "L")
+        args = ", ".join(self.expr(r) for r in node.inputs)
+        self.lines.append(f"np.einsum({eq}, {args}, out={self.buffer(out)})")
+        return True
+
+    def im2col(self, node) -> bool:
+        """The op's patches into a buffer: the input copied into a padded buffer whose border is filled once."""
+        from ..ops.conv_ops import _window
+
+        (x,) = node.inputs
+        out = node.outputs[0]
+        metas = self._metas(node.inputs)
+        if not metas or len(metas[0][0]) != 4 or metas[0][1] != out.dtype or len(out.shape) != 6:
+            return False
+        a = node.attrs
+        (kh, kw), (sh, sw), (dh, dw) = a.get("ksize", (1, 1)), a.get("strides", (1, 1)), a.get("dilations", (1, 1))
+        (pt, pb), (pl, pr) = a.get("pads", ((0, 0), (0, 0)))
+        n, h, w, c = metas[0][0]
+        src = self.expr(x)
+        if pt or pb or pl or pr:
+            padded = np.full((n, h + pt + pb, w + pl + pr, c), a.get("pad_value", 0.0), out.dtype)
+            inner = self.glob(padded[:, pt:pt + h, pl:pl + w, :], "W")
+            self.lines.append(f"np.copyto({inner}, {src})")
+            src = self.glob(padded, "B")
+        oh, ow = out.shape[1], out.shape[2]
+        self.buffer(out)
+        fixed = self.fixed[out]
+        for i in range(kh):
+            for j in range(kw):
+                dst = self.glob(fixed[:, :, :, i, j, :], "W")
+                rows, cols = _window(i, dh, sh, oh), _window(j, dw, sw, ow)
+                self.lines.append(f"np.copyto({dst}, {src}[:, {rows.start}:{rows.stop}:{rows.step}, "
+                                  f"{cols.start}:{cols.stop}:{cols.step}, :])")
+        return True
+
+    def col2im(self, node) -> bool:
+        """The op's sum of the patches, in its order, into a padded buffer zeroed at each call."""
+        from ..ops.conv_ops import _window
+
+        (cols,) = node.inputs
+        out = node.outputs[0]
+        metas = self._metas(node.inputs)
+        if not metas or len(metas[0][0]) != 6 or metas[0][1] != out.dtype or len(out.shape) != 4:
+            return False
+        a = node.attrs
+        (kh, kw), (sh, sw), (dh, dw) = a.get("ksize", (1, 1)), a.get("strides", (1, 1)), a.get("dilations", (1, 1))
+        (pt, pb), (pl, pr) = a.get("pads", ((0, 0), (0, 0)))
+        n, h, w, c = out.shape
+        (_, oh, ow, *_rest), _ = metas[0]
+        padded = pt or pb or pl or pr
+        acc = np.empty((n, h + pt + pb, w + pl + pr, c), out.dtype) if padded else None
+        b = self.buffer(out)
+        acc = acc if padded else self.fixed[out]
+        accn = self.glob(acc, "B") if padded else b
+        src = self.expr(cols)
+        self.lines.append(f"{accn}.fill(0)")
+        for i in range(kh):
+            for j in range(kw):
+                dst = self.glob(acc[:, _window(i, dh, sh, oh), _window(j, dw, sw, ow), :], "W")
+                self.lines.append(f"np.add({dst}, {src}[:, :, :, {i}, {j}, :], out={dst})")
+        if padded:
+            self.lines.append(f"np.copyto({b}, {self.glob(acc[:, pt:pt + h, pl:pl + w, :], 'W')})")
+        return True
+
     def composite(self, node, out) -> bool:
         """An op whose forward is a few NumPy calls (an activation, ``where``, ``squared_difference``, ``zeros_like``):
         the same calls, in the same order and dtypes, into buffers of their own."""
@@ -689,6 +857,12 @@ class _Builder:
 
     def cast(self, node, out) -> bool:
         (x,) = node.inputs
+        if type(x) is VarRef:  # a Variable's array cast (a mixed-precision layer's weights) into a buffer
+            shape, dtype = _ref_meta(x)
+            if dtype is None or dtype == out.dtype:
+                return False  # (the same dtype: the op gives the Variable's own array, as the generic path)
+            self.lines.append(f"np.copyto({self.buffer(out)}, {self.expr(x)}, casting='unsafe')")
+            return True
         if type(x) is not Value:
             return False
         if x.dtype == out.dtype:
@@ -949,6 +1123,7 @@ class Plan:
 
     def __init__(self, graph: Graph):
         self.graph = graph
+        self.pruned = graph.prune()  # (the ops nothing reads: a first call's probe pass, shape inference)
         self.threads = ThreadChoice()
         self._compile()
 

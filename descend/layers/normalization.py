@@ -294,15 +294,18 @@ class BatchNormalization(Layer):
         if self.beta is not None:
             y = math_ops.add(y, array_ops.reshape(self.beta, shape=bshape))
         if training and self.trainable:
-            self._update_moving(self.moving_mean, np.asarray(mean).reshape(n))
-            self._update_moving(self.moving_variance, np.asarray(variance).reshape(n))
+            self._update_moving(self.moving_mean, array_ops.reshape(math_ops.stop_gradient(mean), shape=(n,)))
+            self._update_moving(self.moving_variance,
+                                array_ops.reshape(math_ops.stop_gradient(variance), shape=(n,)))
         return math_ops.cast(y, dtype="float16") if half else y
 
-    def _update_moving(self, var, batch_value: np.ndarray) -> None:
-        # moving <- moving * momentum + batch * (1 - momentum), in the variable's dtype, outside any tape
+    def _update_moving(self, var, batch_value) -> None:
+        # moving <- moving * momentum + batch * (1 - momentum), in the variable's dtype, with ops (a compiled
+        # step records them: no read of a computed value, which would make the step run eagerly)
         dt = var.dtype.dtype
         m = dt.type(self.momentum)
-        var.assign(np.asarray(var) * m + batch_value.astype(dt) * (dt.type(1) - m))
+        batch = math_ops.cast(batch_value, dtype=dt)
+        var.assign(math_ops.add(math_ops.multiply(var.read_value(), m), math_ops.multiply(batch, dt.type(1) - m)))
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

@@ -1,0 +1,185 @@
+"""Every op the built-in layers use has a compiled form: ``fit(jit_compile=True)`` runs no op through its NumPy
+forward (no ``PlanCallbackWarning``) and no step eagerly (no ``FunctionEagerWarning``), with the eager losses
+bit for bit; the lowered array ops (concat, split, getitem and its gradient, gather, einsum, im2col, col2im)
+give the op's own bits and errors."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend.compiler import plan as plan_module
+from descend.compiler.function import FunctionEagerWarning
+from descend.errors import InvalidArgumentError
+
+L = ds.layers
+
+
+def _mha():
+    inp = ds.keras.Input((6, 8))
+    x = L.MultiHeadAttention(num_heads=2, key_dim=4)(inp, inp)
+    return ds.keras.Model(inp, L.Dense(3)(L.Flatten()(x)))
+
+
+MODELS = {
+    "dense_dropout": ((16,), lambda: [L.Dense(16, activation="relu"), L.Dropout(0.3), L.Dense(3)]),
+    "conv1d": ((12, 3), lambda: [L.Conv1D(4, 3, activation="relu"), L.Flatten(), L.Dense(3)]),
+    "conv2d_maxpool": ((8, 8, 2), lambda: [L.Conv2D(4, 3, activation="relu"), L.MaxPooling2D(), L.Flatten(),
+                                           L.Dense(3)]),
+    "conv2d_same_strided_avgpool": ((9, 9, 2), lambda: [L.Conv2D(4, 3, strides=2, padding="same"),
+                                                        L.AveragePooling2D(), L.Flatten(), L.Dense(3)]),
+    "lstm": ((5, 3), lambda: [L.LSTM(6), L.Dense(3)]),
+    "gru": ((5, 3), lambda: [L.GRU(6, dropout=0.2), L.Dense(3)]),
+    "simplernn": ((5, 3), lambda: [L.SimpleRNN(6), L.Dense(3)]),
+    "embedding": ((7,), lambda: [L.Embedding(20, 4), L.Flatten(), L.Dense(3)]),
+    "mha": ((6, 8), None),
+    "layernorm": ((16,), lambda: [L.Dense(8), L.LayerNormalization(), L.Dense(3)]),
+    "batchnorm": ((16,), lambda: [L.Dense(8), L.BatchNormalization(), L.Dense(3)]),
+}
+
+
+def _fit(name, jit):
+    shape, make = MODELS[name]
+    ds.keras.utils.set_random_seed(0)
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 20, (40,) + shape) if name == "embedding" else rng.standard_normal((40,) + shape).astype(
+        np.float32)
+    y = rng.integers(0, 3, 40)
+    model = _mha() if make is None else ds.Sequential([ds.keras.Input(shape)] + make())
+    model.compile(optimizer=ds.optimizers.Adam(1e-2), loss=ds.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  jit_compile=jit)
+    history = model.fit(x, y, batch_size=16, epochs=3, verbose=0)  # 2 full batches and a short one per epoch
+    return history.history["loss"], [w.numpy() for w in model.weights]
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_a_built_in_layer_fits_compiled_without_a_fallback_and_with_the_eager_numbers(name, monkeypatch):
+    monkeypatch.setattr(plan_module, "_warned", set())  # (the warning is once per op name and process)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plan_module.PlanCallbackWarning)
+        warnings.simplefilter("error", FunctionEagerWarning)
+        compiled = _fit(name, True)
+    eager = _fit(name, False)
+    np.testing.assert_allclose(compiled[0], eager[0], rtol=1e-5)
+    assert compiled[0] == eager[0]  # bitwise: every lowered op is the op's own arithmetic
+    for a, b in zip(compiled[1], eager[1]):
+        np.testing.assert_array_equal(a, b)
+
+
+def _both(fn, *args):
+    """``fn``'s eager result and its compiled plan's (the third call), with no callback warning."""
+    plan_module._warned.clear()
+    eager = fn(*args)
+    f = ds.function(fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plan_module.PlanCallbackWarning)
+        warnings.simplefilter("error", FunctionEagerWarning)
+        for _ in range(3):
+            out = f(*args)
+    assert f.get_concrete_function(*args).plan() is not None
+    return eager, out
+
+
+_rng = np.random.default_rng(3)
+_X4 = _rng.standard_normal((2, 7, 6, 3)).astype(np.float32)
+_COLS = _rng.standard_normal((2, 3, 3, 2, 3, 3)).astype(np.float32)
+
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda x: ds.concat([x, x * 2.0, -x], axis=1), (_X4[0],)),
+    (lambda x: [p * 1.0 for p in ds.split(x * 1.0, [2, 1, 3], axis=0)], (_X4[0, 0],)),
+    (lambda x: x[1:, ::2] * 1.0, (_X4[0, :, :, 0],)),
+    (lambda x: (x * 1.0)[:, [0, 2, 2]], (_X4[0, :, :, 0],)),
+    (lambda x: ds.gather(x * 1.0, ds.constant([[0, 3], [3, 1]]), axis=1), (_X4[0, :, :, 0],)),
+    (lambda x: ds.einsum("bij,bkj->bik", x * 1.0, x), (_X4[0],)),
+    (lambda x: ds.ops.conv_ops.im2col(x * 1.0, ksize=(2, 3), strides=(2, 1), dilations=(1, 2),
+                                      pads=((1, 0), (2, 1)), pad_value=-1.5), (_X4,)),
+    (lambda c: ds.ops.conv_ops.col2im(c * 1.0, shape=(2, 6, 7, 3), ksize=(2, 3), strides=(2, 2), dilations=(1, 1),
+                                      pads=((0, 1), (1, 1))), (_COLS,)),
+], ids=["concat", "split", "getitem_view", "getitem_array", "gather_axis1", "einsum", "im2col_padded",
+        "col2im_padded"])
+def test_a_lowered_array_op_gives_the_ops_bits(fn, args):
+    eager, out = _both(fn, *args)
+    for a, b in zip(eager if isinstance(eager, list) else [eager], out if isinstance(out, list) else [out]):
+        assert a.shape == b.shape
+        np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
+
+
+def test_the_parts_of_a_split_variable_are_copies_of_each_call(monkeypatch):
+    monkeypatch.setattr(plan_module, "_warned", set())
+    v = ds.Variable(_X4[0, 0])
+    f = ds.function(lambda: [p * 1.0 if k else p for k, p in enumerate(ds.split(v, [4, 2], axis=0))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", plan_module.PlanCallbackWarning)
+        warnings.simplefilter("error", FunctionEagerWarning)
+        for _ in range(2):
+            f()
+        assert f.get_concrete_function().plan() is not None
+        first, second = f()
+        kept = first.numpy().copy()
+        v.assign_add(np.ones_like(_X4[0, 0]))
+        again = f()
+    np.testing.assert_array_equal(first.numpy(), kept)  # (not a view of the Variable)
+    np.testing.assert_array_equal(again[0].numpy(), v.numpy()[:4])
+    np.testing.assert_array_equal(again[1].numpy(), v.numpy()[4:])
+
+
+def test_a_variable_cast_to_another_dtype_is_lowered():
+    v = ds.Variable(_X4[0, 0])
+    eager, out = _both(lambda: ds.cast(v, ds.float16) * 2.0)
+    assert out.dtype == ds.float16
+    np.testing.assert_array_equal(out.numpy(), eager.numpy())
+    f = ds.function(lambda: ds.cast(v, ds.float16))
+    for _ in range(2):
+        f()
+    v.assign_add(np.ones_like(_X4[0, 0]))  # the plan reads the Variable at each call
+    np.testing.assert_array_equal(f().numpy(), v.numpy().astype(np.float16))
+
+
+def test_getitem_gradient_with_repeated_indices_is_the_ops_sum():
+    x = ds.Variable(_X4[0, :, :, 0])
+
+    def grad(idx):
+        with ds.GradientTape() as tape:
+            y = ds.reduce_sum(ds.square(x[:, [0, 2, 2]]) * idx)
+        return tape.gradient(y, x)
+
+    eager, out = _both(grad, ds.constant(np.float32(1.5)))
+    np.testing.assert_array_equal(out.numpy(), eager.numpy())
+
+
+def test_a_compiled_gather_refuses_an_index_out_of_range_as_the_op():
+    f = ds.function(lambda x, i: ds.gather(x * 1.0, i))
+    x = ds.constant([1.0, 2.0, 3.0])
+    for _ in range(2):
+        f(x, ds.constant([0, 2]))
+    for bad in ([0, 3], [-1, 0]):
+        with pytest.raises(InvalidArgumentError, match=r"gather: indices\[1\]|gather: indices\[0\]"):
+            f(x, ds.constant(bad))
+
+
+def test_a_convolutions_bias_gradient_is_summed_inside_the_relu_gradients_loop():
+    """The sum over every axis but the last of a rank-4 value is NumPy's sum of its rows in order (the reduced
+    axes of a contiguous array coalesce), so the fused loop computes it: the eager bits, one pass fewer."""
+    from descend._native import enabled, ready
+
+    if not (enabled() and ready(exact=False)):
+        pytest.skip("the kernel backend is not available")
+    rng = np.random.default_rng(0)
+    x = ds.constant(rng.standard_normal((4, 6, 6, 2)).astype(np.float32))
+    w = ds.Variable(rng.standard_normal((3, 3, 2, 5)).astype(np.float32))
+    b = ds.Variable(rng.standard_normal(5).astype(np.float32))
+
+    def grads(x):
+        with ds.GradientTape() as tape:
+            y = ds.reduce_sum(ds.square(ds.nn.relu(ds.nn.conv2d(x, w, 1, "VALID") + b)))
+        return tape.gradient(y, [w, b])
+
+    eager, out = _both(grads, x)
+    for a, c in zip(eager, out):
+        np.testing.assert_array_equal(c.numpy(), a.numpy())
+    source = ds.function(grads).get_concrete_function(x).plan().source
+    assert "_colsum" in source and "axis=(0, 1, 2)" not in source
