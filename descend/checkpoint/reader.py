@@ -85,10 +85,12 @@ class CheckpointReader:
 
 
 def load_checkpoint(path) -> CheckpointReader:
-    """A :class:`CheckpointReader` for the checkpoint at ``path`` (verified)."""
-    return CheckpointReader(path)
+    """A :class:`CheckpointReader` for the checkpoint at ``path`` (verified); a folder's newest checkpoint."""
+    from .manager import checkpoint_path_of
+
+    return CheckpointReader(checkpoint_path_of(path))
 
 
 def list_variables(path) -> list[tuple[str, tuple]]:
-    """``[(key, shape), ...]`` of every tensor in the checkpoint, sorted by key."""
-    return sorted(CheckpointReader(path).get_variable_to_shape_map().items())
+    """``[(key, shape), ...]`` of every tensor in the checkpoint (a folder's newest), sorted by key."""
+    return sorted(load_checkpoint(path).get_variable_to_shape_map().items())

@@ -141,6 +141,9 @@ def _match(g: _Graph, m: _Match, obj, node: int, path: str, depth: int = 0) -> N
     if isinstance(obj, Layer):
         _match_layer(g, m, obj, node, path, depth)
         return
+    children = getattr(type(obj), "_trackable_children", None)
+    if callable(children):  # a nested Checkpoint or a list wrapper: its children by name
+        obj = children(obj)
     if isinstance(obj, dict):
         kids = g.children(node)
         for k, v in obj.items():

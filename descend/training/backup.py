@@ -102,7 +102,7 @@ class BackupAndRestore(Callback):
         latest = self._manager.latest_checkpoint
         self._steps = 0
         if latest is not None:
-            checkpoint.restore(latest)
+            checkpoint.restore(latest, strict=True)
             self.restored_from = latest
             self._steps = int(np.asarray(self.model.optimizer.iterations.numpy()))
             self.model.fit_state.resume = dict(self._position.state)
