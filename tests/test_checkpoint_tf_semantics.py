@@ -113,18 +113,21 @@ def _saved(d, **roots):
 
 
 def test_status_assertions_table(tmp_path):
-    """Each row: the roots restored into, then which assertions pass (TF's load status)."""
+    """Each row: restore or read into these roots, then which assertions pass (TF's load status; the
+    expectations were checked against TensorFlow 2.21)."""
     d = str(tmp_path)
     path = _saved(d, a=_var(1.0), b=_var(2.0))
     rows = [
-        # (roots, consumed, existing_matched, nontrivial)
-        (dict(a=_var(0.0), b=_var(0.0)), True, True, True),
-        (dict(a=_var(0.0)), False, True, True),  # b unused
-        (dict(a=_var(0.0), c=_var(0.0)), False, False, True),  # c missing
-        (dict(c=_var(0.0)), False, False, False),  # nothing matched
+        # (method, roots, consumed, existing_matched, nontrivial)
+        ("restore", dict(a=_var(0.0), b=_var(0.0)), True, True, True),
+        ("restore", dict(a=_var(0.0)), False, True, True),  # b unused
+        ("restore", dict(a=_var(0.0), c=_var(0.0)), False, False, True),  # c missing
+        ("restore", dict(c=_var(0.0)), False, False, True),  # the save counter matched
+        ("read", dict(c=_var(0.0)), False, False, False),  # nothing but the root matched
+        ("read", dict(a=_var(0.0)), False, True, True),
     ]
-    for roots, consumed, existing, nontrivial in rows:
-        status = Checkpoint(**roots).restore(path)
+    for method, roots, consumed, existing, nontrivial in rows:
+        status = getattr(Checkpoint(**roots), method)(path)
         for ok, check in ((consumed, status.assert_consumed), (existing, status.assert_existing_objects_matched),
                           (nontrivial, status.assert_nontrivial_match)):
             if ok:
@@ -135,6 +138,83 @@ def test_status_assertions_table(tmp_path):
                 with pytest.raises(ds.train.CheckpointMismatchError):  # and descend's error with the lists
                     check()
         assert status.expect_partial() is status
+
+
+def test_empty_containers_are_ignored(tmp_path):
+    """Ported: TF's testEmptyContainersIgnored."""
+    path = Checkpoint(a=[]).save(os.path.join(tmp_path, "ckpt"))
+    root = Checkpoint(b=[])
+    root.dep = []
+    root.dep.append([])
+    status = root.restore(path)
+    status.assert_consumed().assert_existing_objects_matched().assert_nontrivial_match()
+
+
+def test_late_dependency_is_restored_when_attached(tmp_path):
+    """Ported: TF's testLateDependencyTracking and testDepAfterVar (a dependency made after restore())."""
+    original = Checkpoint()
+    original.dep = Checkpoint(var=_var(123.0))
+    path = original.save(os.path.join(tmp_path, "ckpt"))
+    for var_first in (False, True):
+        load_into = Checkpoint()
+        status = load_into.restore(path)
+        status.assert_existing_objects_matched()
+        with pytest.raises(AssertionError):
+            status.assert_consumed()
+        var = _var(0.0)
+        if var_first:  # the dependency is complete when attached
+            load_into.dep = Checkpoint(var=var)
+        else:  # attached empty, its variable added to it afterwards
+            load_into.dep = Checkpoint()
+            load_into.dep.var = var
+        status.assert_consumed()
+        assert var.numpy()[0] == 123.0
+
+
+def test_restore_on_assign_and_objects_combined(tmp_path):
+    """Ported: TF's testRestoreOnAssign and testObjectsCombined."""
+    first = Checkpoint()
+    first.var1, first.var2 = _var(4.0), _var(8.0)
+    path = first.save(os.path.join(tmp_path, "ckpt"))
+    second = Checkpoint()
+    second.var2 = _var(0.0)
+    status = second.restore(path)
+    assert second.var2.numpy()[0] == 8.0
+    recreated = _var(-2.0)
+    second.var1 = recreated
+    assert recreated.numpy()[0] == 4.0
+    status.assert_consumed()
+
+    save_root = Checkpoint(dep_one=Checkpoint(var1=_var(32.0)), dep_two=Checkpoint(var2=_var(64.0)))
+    path = save_root.save(os.path.join(tmp_path, "combined"))
+    one = Checkpoint(var1=_var(0.0), var2=_var(0.0))
+    load_root = Checkpoint(dep_one=one, dep_two=one)  # two saved objects into one
+    load_root.restore(path).assert_consumed().assert_existing_objects_matched()
+    assert one.var1.numpy()[0] == 32.0 and one.var2.numpy()[0] == 64.0
+
+
+def test_dependency_loop(tmp_path):
+    """Ported: TF's testDependencyLoop (checkpoints referring to each other)."""
+    first, second = Checkpoint(), Checkpoint()
+    first.second = second
+    second.first = first
+    first.v = ds.Variable([3.0, 1.0, 4.0])
+    second.v = ds.Variable([1.0, 1.0, 2.0, 3.0])
+    path = first.save(os.path.join(tmp_path, "ckpt"))
+    first_load, second_load = Checkpoint(), Checkpoint()
+    status = first_load.restore(path)
+    first_load.second = second_load
+    second_load.first = first_load
+    with pytest.raises(AssertionError):
+        status.assert_consumed()
+    first_load.v = ds.Variable([0.0, 0.0, 0.0])
+    second_load.v = ds.Variable([0.0, 0.0, 0.0, 0.0])
+    status.assert_consumed()
+    assert list(first_load.v.numpy()) == [3.0, 1.0, 4.0] and list(second_load.v.numpy()) == [1.0, 1.0, 2.0, 3.0]
+    first_load.v.assign([2.0, 7.0, 1.0])
+    second_load.v.assign([2.0, 7.0, 1.0, 8.0])
+    first_load.restore(path).assert_consumed()  # the variables exist now: restored at once
+    assert list(first_load.v.numpy()) == [3.0, 1.0, 4.0] and list(second_load.v.numpy()) == [1.0, 1.0, 2.0, 3.0]
 
 
 def test_strict_mode_stays_available(tmp_path):
@@ -165,8 +245,7 @@ def test_pending_values_wait_for_objects_then_assert_consumed_passes(tmp_path):
     status.assert_existing_objects_matched()  # nothing exists yet: nothing unmatched
     root.net = Checkpoint()
     bias = _var(0.0)
-    root.net.bias = bias  # a nested Checkpoint's attribute: the owner sees it through the walk
-    root.apply_pending()
+    root.net.bias = bias  # a nested Checkpoint's attribute: the restore holding its value sees it
     step = _var(0.0)
     root.step = step
     assert bias.numpy()[0] == 4.0 and step.numpy()[0] == 9.0
@@ -354,3 +433,50 @@ def test_load_checkpoint_of_a_folder_reads_its_newest(tmp_path, fmt):
     empty.mkdir()
     with pytest.raises(ds.train.CheckpointError, match="no checkpoint recorded"):
         ds.train.load_checkpoint(str(empty))
+
+
+def _sequential_dense_adam(K):
+    return K.Sequential([K.Input((3,)), K.layers.Dense(4, name="l1"), K.layers.Dense(2)]), K.optimizers.Adam(0.01)
+
+
+def _functional_sgd_momentum(K):
+    i = K.Input((3,))
+    o = K.layers.Dense(2)(K.layers.Dense(4, name="l1", activation="tanh")(i))
+    return K.Model(i, o), K.optimizers.SGD(0.1, momentum=0.9)
+
+
+def _conv_batchnorm_rmsprop(K):
+    model = K.Sequential([K.Input((3, 1, 1)), K.layers.Conv2D(2, (2, 1), name="c"), K.layers.BatchNormalization(),
+                          K.layers.Flatten(), K.layers.Dense(2)])
+    return model, K.optimizers.RMSprop(0.01, momentum=0.5, centered=True)
+
+
+@pytest.mark.parametrize("make", [_sequential_dense_adam, _functional_sgd_momentum, _conv_batchnorm_rmsprop],
+                         ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("roots", ["model", "model_and_optimizer"])
+def test_tensorflow_restores_descends_model_bit_for_bit_with_tensorflows_keys(make, roots, tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    keras = pytest.importorskip("keras")
+    x, y = _data()
+    x = x.reshape(-1, 3, 1, 1) if make is _conv_batchnorm_rmsprop else x
+    ours, opt = make(ds.keras)
+    ours.compile(optimizer=opt, loss="mse")
+    ours.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    kwargs = dict(model=ours) if roots == "model" else dict(model=ours, optimizer=opt)
+    path = Checkpoint(**kwargs).save(os.path.join(tmp_path, "ds", "ckpt"), format="tensorflow")
+
+    theirs, topt = make(keras)
+    theirs.compile(optimizer=topt, loss="mse")
+    topt.build(theirs.trainable_variables)
+    troots = dict(model=theirs) if roots == "model" else dict(model=theirs, optimizer=topt)
+    tf.train.Checkpoint(**troots).restore(path).assert_consumed()
+    for a, b in zip(theirs.get_weights(), ours.get_weights()):
+        np.testing.assert_array_equal(a, b)
+    # TensorFlow writes the same objects under the same keys, with the same values (slots included)
+    tf_path = tf.train.Checkpoint(**troots).save(os.path.join(tmp_path, "tf", "ckpt"))
+    keys = {k: tuple(s) for k, s in tf.train.list_variables(tf_path)}
+    assert keys == dict(ds.train.list_variables(path))
+    theirs_reader, ours_reader = tf.train.load_checkpoint(tf_path), ds.train.load_checkpoint(path)
+    for k in keys:
+        if k not in ("_CHECKPOINTABLE_OBJECT_GRAPH", "save_counter/.ATTRIBUTES/VARIABLE_VALUE"):
+            np.testing.assert_array_equal(theirs_reader.get_tensor(k), ours_reader.get_tensor(k), err_msg=k)

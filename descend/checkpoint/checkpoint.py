@@ -143,9 +143,7 @@ class _TrackedList(MutableSequence):
         self._owner = weakref.ref(owner)
 
     def _changed(self):
-        owner = self._owner()
-        if owner is not None:
-            owner.apply_pending()
+        _apply_everywhere()
 
     def _trackable_children(self) -> dict:
         return {str(i): v for i, v in enumerate(self._storage)}
@@ -250,7 +248,7 @@ class Checkpoint:
         had, before = name in objects, objects.get(name)
         objects[name] = value
         try:
-            self.apply_pending()
+            _apply_everywhere()
         except Exception:
             if had:
                 objects[name] = before
@@ -499,6 +497,7 @@ class Checkpoint:
             sc = manifest.get("save_counter")
             if isinstance(sc, int) and not isinstance(sc, bool):
                 self._save_counter = sc
+                report.counter_restored = True  # the root's save_counter matched (TF's nontrivial match)
         return report
 
     @staticmethod
@@ -621,6 +620,18 @@ def _claim_after_build(layer) -> None:
             ckpt = ref()
             if ckpt is not None:
                 ckpt.apply_pending(own)
+
+
+def _apply_everywhere() -> None:
+    """An object was attached to a checkpoint or one of its lists (perhaps inside another checkpoint): every
+    restore still holding values hands them to the variables its roots now reach, the most recent first."""
+    if not _pending_owners:
+        return
+    with _pending_lock:
+        for ref in reversed(list(_pending_owners)):
+            ckpt = ref()
+            if ckpt is not None:
+                ckpt.apply_pending()
 
 
 def _register(ckpt) -> None:

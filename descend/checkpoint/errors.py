@@ -113,6 +113,7 @@ class RestoreReport:
         self.unexpected: list[str] = []
         self.waiting: list[str] = []
         self.mismatched: list[str] = []
+        self.counter_restored = False  # restore() (not read()) took the checkpoint's save_counter
         self._checkpoint = checkpoint
 
     @property
@@ -149,10 +150,12 @@ class RestoreReport:
         return self
 
     def assert_nontrivial_match(self) -> RestoreReport:
-        """Raise if nothing but the root matched: no object took a value of the checkpoint."""
+        """Raise if nothing but the root matched: no object took a value of the checkpoint (as in TensorFlow,
+        ``restore()`` matches the checkpoint's ``save_counter``; ``read()`` does not)."""
         if self.path is None:
             return self
-        used = len(self.restored) + len(self.deferred) + (len(self.waiting) - len(self._unused_waiting()))
+        used = (len(self.restored) + len(self.deferred) + (len(self.waiting) - len(self._unused_waiting()))
+                + self.counter_restored)
         if used == 0:
             self._fail("matched no object (restoring the wrong checkpoint?)", self.missing, self.unexpected,
                        self.mismatched)

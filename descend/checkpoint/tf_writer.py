@@ -13,8 +13,9 @@ The graph follows Keras 3's attribute names:
 
 * a root ``Checkpoint(name=obj)`` is the root's child ``name``; ``save_counter`` is the root's child
   ``save_counter`` (int64); a nested ``Checkpoint``, a dict or a list is a node with a child per key;
-* a layer's weight ``kernel`` is its child ``kernel`` and ``_kernel`` (one node: Keras 3 keeps some
-  weights under a leading ``_``); a sublayer or container by its attribute name;
+* a layer's weight ``kernel`` is its child ``kernel`` and ``_kernel`` (one node: Keras 3 keeps Dense's,
+  EinsumDense's and Conv's kernel and Embedding's embeddings under a leading ``_``, and that name comes
+  first); a sublayer or container by its attribute name;
 * a Sequential model's layers are ``_functional/_operations/<i>`` after its input layer (index 0), a
   functional model's ``_operations/<i>``; a compiled model's ``optimizer`` is its child too;
 * an optimizer is ``_iterations`` (int64), ``_learning_rate`` (float32, unless a schedule),
@@ -24,6 +25,15 @@ The graph follows Keras 3's attribute names:
 
 State TensorFlow's files cannot hold (random generators, dataset iterators, descend-only optimizer state)
 is refused with an error naming its path: write descend's own format for it.
+
+Example:
+    >>> import tempfile
+    >>> import descend as ds
+    >>> v = ds.Variable([1.0, 2.0], name="v")
+    >>> path = ds.train.Checkpoint(net=ds.train.Checkpoint(bias=v)).save(tempfile.mkdtemp() + "/ckpt",
+    ...                                                                 format="tensorflow")
+    >>> [k for k, _ in ds.train.list_variables(path)]  # what tf.train.list_variables shows
+    ['_CHECKPOINTABLE_OBJECT_GRAPH', 'net/bias/.ATTRIBUTES/VARIABLE_VALUE', 'save_counter/.ATTRIBUTES/VARIABLE_VALUE']
 """
 
 from __future__ import annotations
@@ -44,6 +54,12 @@ from .trackable import layer_children, walk
 __all__ = ["write_object_checkpoint", "record_latest", "escape"]
 
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+#: (Keras 3 layer class, weight) kept under a leading ``_`` (``Dense._kernel``); the graph has both names, this
+#: one first, so that a value is keyed as TensorFlow keys it
+_UNDERSCORED = {("Dense", "kernel"), ("EinsumDense", "kernel"), ("Conv1D", "kernel"), ("Conv2D", "kernel"),
+                ("Conv3D", "kernel"), ("Embedding", "embeddings")}
 
 
 def escape(name: str) -> str:
@@ -116,9 +132,11 @@ class _Builder:
         for name, child in layer_children(layer):
             if isinstance(child, Variable):
                 node = self.node_of(child, f"{path}/{name}")
-                self.edge(n, name, node)
-                if not name.startswith("_"):
-                    self.edge(n, "_" + name, node)  # Keras 3 keeps Dense's kernel as `_kernel`
+                names = [name] if name.startswith("_") else [name, "_" + name]
+                if (type(layer).__name__, name) in _UNDERSCORED:
+                    names.reverse()  # the name Keras 3 keeps it under comes first: it makes the key
+                for each in names:
+                    self.edge(n, each, node)
                 continue
             if name == "layers" and isinstance(child, list) and callable(getattr(layer, "fit", None)):
                 ops = self.new()
