@@ -480,3 +480,36 @@ def test_tensorflow_restores_descends_model_bit_for_bit_with_tensorflows_keys(ma
     for k in keys:
         if k not in ("_CHECKPOINTABLE_OBJECT_GRAPH", "save_counter/.ATTRIBUTES/VARIABLE_VALUE"):
             np.testing.assert_array_equal(theirs_reader.get_tensor(k), ours_reader.get_tensor(k), err_msg=k)
+
+
+def test_deferred_restore_on_assignment_from_tensorflows_file(tmp_path):
+    """A TensorFlow checkpoint's values wait for objects attached after restore() too."""
+    path = Checkpoint(v=_var(5.0), l=[_var(6.0)]).save(os.path.join(tmp_path, "ckpt"), format="tensorflow")
+    r = Checkpoint()
+    status = r.restore(path)
+    with pytest.raises(AssertionError):
+        status.assert_consumed()
+    w, item = _var(0.0), _var(0.0)
+    r.v = w
+    r.l = []
+    r.l.append(item)
+    status.assert_consumed()
+    assert w.numpy()[0] == 5.0 and item.numpy()[0] == 6.0
+    with pytest.raises(ds.train.CheckpointMismatchError, match="unexpected"):
+        Checkpoint().restore(path, strict=True)
+
+
+def test_deep_copy_of_a_checkpoint(tmp_path):
+    """Ported: TF's testDeepCopyCheckpoint and testAssertConsumedNoCheckpoint."""
+    import copy
+
+    v = _var(1.0)
+    original = Checkpoint(v=v)
+    copied = copy.deepcopy(original)
+    copied.v.assign([2.0])
+    assert v.numpy()[0] == 1.0
+    path = copied.save(os.path.join(tmp_path, "ckpt"))
+    status = original.restore(path)
+    del original
+    status.assert_consumed()
+    assert v.numpy()[0] == 2.0

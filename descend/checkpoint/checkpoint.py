@@ -138,9 +138,8 @@ class _TrackedList(MutableSequence):
     through either are the same list), and an object appended or assigned through it is given the value
     a restore kept for its path."""
 
-    def __init__(self, storage: list, owner):
+    def __init__(self, storage: list):
         self._storage = storage
-        self._owner = weakref.ref(owner)
 
     def _changed(self):
         _apply_everywhere()
@@ -174,9 +173,9 @@ class _TrackedList(MutableSequence):
         return f"ListWrapper({self._storage!r})"
 
 
-def _track(value, owner):
+def _track(value):
     """A plain list assigned to a Checkpoint, wrapped so that later appends are restored."""
-    return _TrackedList(value, owner) if type(value) is list else value
+    return _TrackedList(value) if type(value) is list else value
 
 
 def _format(value) -> str:
@@ -216,7 +215,7 @@ class Checkpoint:
     """
 
     def __init__(self, **roots):
-        self._objects = {k: _track(v, self) for k, v in roots.items()}
+        self._objects = {k: _track(v) for k, v in roots.items()}
         walk(self._objects)  # fail now, naming the object, if something is not trackable
         self._save_counter = 0
         self._pending: dict[str, tuple[np.ndarray, str]] = {}  # path -> (value, key), variables not created yet
@@ -242,7 +241,7 @@ class Checkpoint:
         if name.startswith("_") or hasattr(type(self), name):
             object.__setattr__(self, name, value)
             return
-        value = _track(value, self)
+        value = _track(value)
         walk({name: value})  # fail now, naming the object, if it is not trackable
         objects = self.__dict__["_objects"]
         had, before = name in objects, objects.get(name)
@@ -470,7 +469,14 @@ class Checkpoint:
         if foreign is not None:
             have = {m.split(" (", 1)[0] for m in report.missing}
             report.missing += [m for m in foreign[0] if m.split(" (", 1)[0] not in have]
-            report.unexpected += [f"{k} (a value in the file that no object takes)" for k in foreign[1]]
+            later = {} if strict else tf_checkpoint.waiting_values(path, foreign[1])
+            taken = {k for _, k in later.values()}
+            report.unexpected += [f"{k} (a value in the file that no object takes)" for k in foreign[1]
+                                  if k not in taken]
+            for p, (value, k) in sorted(later.items()):  # TF: kept for an object assigned or appended later
+                report.unexpected.append(k)
+                report.waiting.append(k)
+                pending.setdefault(p, (value, k))
         if strict is None and report.mismatched:
             raise CheckpointMismatchError(
                 mismatch_message(f"checkpoint '{path}' holds values the objects refuse; nothing was restored "
