@@ -292,12 +292,19 @@ def test_a_list_wrapper_wraps_the_list(tmp_path):
     assert sorted(k for k, _ in ds.train.list_variables(path)) == ["l/0", "l/1"]
 
 
-def test_attribute_not_trackable_is_refused_and_not_added():
-    c = Checkpoint()
-    with pytest.raises(TypeError, match="not trackable"):
-        c.x = "text"
+def test_an_attribute_that_is_not_trackable_is_a_plain_attribute(tmp_path):
+    """As TensorFlow: `ckpt.x = 5` is kept on the object and not saved; a trackable value set later is."""
+    c = Checkpoint(v=_var(1.0))
+    c.note = "text"
+    assert c.note == "text"
+    path = c.save(os.path.join(tmp_path, "a"))
+    assert [k for k, _ in ds.train.list_variables(path)] == ["v"]
+    c.note = _var(2.0)
+    path = c.save(os.path.join(tmp_path, "b"))
+    assert [k for k, _ in ds.train.list_variables(path)] == ["note", "v"]
+    del c.note
     with pytest.raises(AttributeError):
-        c.x  # noqa: B018 - the refused attribute was not added
+        c.note  # noqa: B018 - deleted
 
 
 # ================================================================ TensorFlow's files, both ways

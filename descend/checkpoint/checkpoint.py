@@ -55,7 +55,7 @@ from .format import (
     read_json_file,
     write_checkpoint_dir,
 )
-from .trackable import OptimizerLeaf, VariableLeaf, _qualname, join_state, split_state, walk
+from .trackable import OptimizerLeaf, VariableLeaf, _qualname, is_trackable, join_state, split_state, walk
 
 __all__ = ["Checkpoint"]
 
@@ -237,13 +237,19 @@ class Checkpoint:
 
     def __setattr__(self, name, value):
         """``ckpt.name = obj`` adds a root, as TensorFlow tracks attributes set after construction; values a
-        restore kept for paths under ``name`` are given to the object now (a deferred restore)."""
+        restore kept for paths under ``name`` are given to the object now (a deferred restore). A value that
+        is not trackable (a number, a string) is a plain attribute, not saved, as in TensorFlow."""
         if name.startswith("_") or hasattr(type(self), name):
             object.__setattr__(self, name, value)
             return
-        value = _track(value)
-        walk({name: value})  # fail now, naming the object, if it is not trackable
         objects = self.__dict__["_objects"]
+        tracked = _track(value)
+        if not is_trackable(tracked):
+            objects.pop(name, None)
+            object.__setattr__(self, name, value)
+            return
+        self.__dict__.pop(name, None)
+        value = tracked
         had, before = name in objects, objects.get(name)
         objects[name] = value
         try:
@@ -257,7 +263,7 @@ class Checkpoint:
 
     def __delattr__(self, name):
         objects = self.__dict__.get("_objects")
-        if objects is not None and name in objects:
+        if objects is not None and name in objects and name not in self.__dict__:
             del objects[name]
             return
         object.__delattr__(self, name)
