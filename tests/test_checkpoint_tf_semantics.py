@@ -520,3 +520,31 @@ def test_deep_copy_of_a_checkpoint(tmp_path):
     del original
     status.assert_consumed()
     assert v.numpy()[0] == 2.0
+
+
+@pytest.mark.parametrize("aliases,problem", [
+    ("not a dict", "must map paths to other paths"),
+    ({"b": 3}, "must map paths to other paths"),
+    ({"a": "a"}, "must map paths to other paths"),
+    ({f"x{i}": "v" for i in range(300)}, "more paths than the objects"),  # 200 values, each given 300 paths
+])
+def test_hostile_aliases_are_refused_naming_the_field(tmp_path, aliases, problem):
+    """A forger who recomputes the manifest's checksum: the aliases are checked and their cost bounded."""
+    import json
+
+    from descend.checkpoint import MANIFEST_FILE
+    from descend.checkpoint import format as fmt
+
+    path = Checkpoint(v=[_var(float(i)) for i in range(200)]).save(os.path.join(tmp_path, "ckpt"))
+    manifest_path = os.path.join(path, MANIFEST_FILE)
+    manifest = json.load(open(manifest_path))
+    manifest["aliases"] = aliases
+    body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    manifest["manifest_sha256"] = fmt.sha256(fmt.canonical(body))
+    os.chmod(manifest_path, 0o644)
+    with open(manifest_path, "w") as f:
+        f.write(json.dumps(manifest))
+    targets = [_var(-1.0) for _ in range(200)]
+    with pytest.raises(ds.train.CheckpointCorruptedError, match=problem):
+        Checkpoint(v=targets).restore(path)
+    assert all(t.numpy()[0] == -1.0 for t in targets)  # nothing restored

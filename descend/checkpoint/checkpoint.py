@@ -408,8 +408,15 @@ class Checkpoint:
         per_leaf: dict[str, dict] = {p: {} for p in leaves}
         orphans: dict[str, list[str]] = {}  # a value no object takes now -> every path it is known by
         file_aliases = _aliases_of(manifest, path)
+        # the paths a file's aliases may make us try: a few per value and alias (a shared layer is reached along
+        # a handful of paths), so a forged list of aliases costs no more than a bounded multiple of its size
+        budget = 64 * (len(saved) + sum(len(a) for a in file_aliases.values())) + 4096
         for key, arr in saved.items():
             names = _names_of(key, file_aliases)
+            budget -= len(names)
+            if budget < 0:
+                raise CheckpointCorruptedError(f"checkpoint '{path}': the manifest's 'aliases' give its values more "
+                                               "paths than the objects of a checkpoint can have", ["aliases"])
             hit = False
             for name in names:  # the value reaches every object it is saved for, along any of its paths
                 target = _owner(leaves, _via(graph.aliases, name))
