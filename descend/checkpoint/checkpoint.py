@@ -333,8 +333,15 @@ class Checkpoint:
         Collective for state that differs by rank (tables sharded over the ranks, sharded optimizer state):
         every rank calls it and writes its part (see :mod:`descend.checkpoint.collective`)."""
         if _format(format) == "tensorflow":
-            return tf_writer.write_object_checkpoint(os.fspath(path), self._objects, self._save_counter)
+            return self._write_tensorflow(os.fspath(path), self._save_counter)
         return self._write(path, self._save_counter)
+
+    def _write_tensorflow(self, path: str, counter: int) -> str:
+        if self.collective_group() is not None:
+            raise ValueError("Checkpoint: these objects hold state that differs by rank (tables sharded over the "
+                             "ranks or sharded optimizer state), which TensorFlow's format cannot hold; save "
+                             "descend's format (the default)")
+        return tf_writer.write_object_checkpoint(path, self._objects, counter)
 
     def save(self, file_prefix, *, format: str = "descend") -> str:  # noqa: A002 - the option's name
         """Write ``<file_prefix>-<save_counter + 1>`` and return its path. ``format="tensorflow"``: TensorFlow's
@@ -343,7 +350,7 @@ class Checkpoint:
         n = self._save_counter + 1
         path = f"{os.fspath(file_prefix)}-{n}"
         if _format(format) == "tensorflow":
-            tf_writer.write_object_checkpoint(path, self._objects, n)
+            self._write_tensorflow(path, n)
             tf_writer.record_latest(path)
         else:
             self._write(path, n)
