@@ -548,3 +548,26 @@ def test_hostile_aliases_are_refused_naming_the_field(tmp_path, aliases, problem
     with pytest.raises(ds.train.CheckpointCorruptedError, match=problem):
         Checkpoint(v=targets).restore(path)
     assert all(t.numpy()[0] == -1.0 for t in targets)  # nothing restored
+
+
+def test_max_pool_gradient_is_traced_by_a_function():
+    """The tied-maxima gradient is recorded in a descend.function's plan (not an eager fallback) and equals
+    the eager one."""
+    import warnings
+
+    from descend.compiler.function import FunctionEagerWarning
+
+    x = ds.constant(np.array([[1.0, 3.0, 3.0, 0.0], [3.0, 2.0, 1.0, 3.0]]).reshape(1, 2, 4, 1))
+
+    def grad(x):
+        with ds.GradientTape() as tape:
+            tape.watch(x)
+            y = ds.reduce_sum(max_pool2d(x, 2, 2))
+        return tape.gradient(y, x)
+
+    traced = ds.function(grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FunctionEagerWarning)
+        got = traced(x)
+    np.testing.assert_array_equal(got.numpy(), grad(x).numpy())
+    np.testing.assert_array_equal(got.numpy()[0, :, :, 0], [[0, 1, 1, 0], [0, 0, 0, 0]])

@@ -16,7 +16,7 @@ from ..framework.variable import Variable
 from . import array_ops, math_ops
 
 __all__ = ["avg_pool1d", "avg_pool2d", "col2im", "conv1d", "conv2d", "conv_output_size", "im2col", "max_pool1d",
-           "max_pool2d", "window_max"]
+           "max_pool2d", "window_first_max", "window_max"]
 
 
 def _out_size(padded: int, k: int, s: int, d: int) -> int:
@@ -99,15 +99,23 @@ def window_max(patches):
     return patches.max(axis=(3, 4))
 
 
+@defop("window_first_max", differentiable=False)
+def window_first_max(patches):
+    """One-hot of each window's first maximum in row-major order (``window_max``'s gradient goes there):
+    ``(N, OH, OW, kh, kw, C)``, 1 at the first maximum of each window and channel, 0 elsewhere."""
+    n, oh, ow, kh, kw, c = patches.shape
+    flat = patches.reshape(n, oh, ow, kh * kw, c)
+    first = flat.argmax(axis=3)[:, :, :, None, :]  # argmax returns the first of tied maxima
+    mask = np.zeros(flat.shape, dtype=patches.dtype)
+    np.put_along_axis(mask, first, 1, axis=3)
+    return mask.reshape(patches.shape)
+
+
 @window_max.defvjp
 def _(g, ans, patches):
-    n, oh, ow, kh, kw, c = patches.shape
-    flat = np.asarray(patches.numpy()).reshape(n, oh, ow, kh * kw, c)
-    first = flat.argmax(axis=3)[:, :, :, None, :]  # argmax returns the first of tied maxima
-    mask = np.zeros(flat.shape, dtype=flat.dtype)
-    np.put_along_axis(mask, first, 1, axis=3)
+    n, oh, ow, _, _, c = patches.shape
     spread = array_ops.reshape(g, shape=(n, oh, ow, 1, 1, c))
-    return math_ops.multiply(spread, Tensor(mask.reshape(patches.shape)))
+    return math_ops.multiply(spread, window_first_max(patches))
 
 
 # ---------------------------------------------------------------- shapes and padding
