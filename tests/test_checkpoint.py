@@ -601,7 +601,7 @@ def test_checkpoint_from_a_different_model(tmp_path):
 
     target = train.Checkpoint(model=Other(), optimizer=opt)
     with pytest.raises(train.CheckpointMismatchError) as info:
-        target.restore(path)
+        target.restore(path, strict=True)
     err = info.value
     assert sorted(err.missing) == ["model/extra", "model/other/bias", "model/other/kernel"]
     assert sorted(err.unexpected) == ["model/bias", "model/kernel"]
@@ -645,7 +645,7 @@ def test_missing_and_unexpected_objects_strict_and_partial(tmp_path):
     gen = np.random.default_rng(1)
     ckpt = train.Checkpoint(v=v, new=ds.Variable(np.zeros(2, np.float32), name="new"), opt=ds.optimizers.SGD(0.1))
     with pytest.raises(train.CheckpointMismatchError, match=r"holds the objects: \['old', 'rng', 'v'\]") as info:
-        ckpt.restore(path)
+        ckpt.restore(path, strict=True)
     assert info.value.missing == ["new", "opt (no such object in the checkpoint)"]
     assert info.value.unexpected == ["old", "rng (object)"]
     assert np.all(v.numpy() == 3)
@@ -678,7 +678,7 @@ def test_optimizer_partial_restore_keeps_unmatched_state(tmp_path):
     opt.apply_gradients([(ds.constant([1.0, 1.0]), extra), (ds.constant(np.ones((3, 2), np.float32)), model.w)])
     extra_m = opt.get_slot(extra, "m").numpy()
     with pytest.raises(train.CheckpointMismatchError, match=r"missing: \['.by_name/extra/m', '.by_name/extra/v'\]"):
-        train.Checkpoint(optimizer=opt).restore(path)
+        train.Checkpoint(optimizer=opt).restore(path, strict=True)
     assert int(opt.iterations) == 3
     report = train.Checkpoint(optimizer=opt).restore(path, strict=False)  # what matches; the rest is kept
     assert sorted(report.missing) == ["optimizer/.by_name/extra/m", "optimizer/.by_name/extra/v"]

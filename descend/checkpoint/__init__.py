@@ -19,7 +19,8 @@ The package is split along its concerns:
 * :mod:`~descend.checkpoint.saver`: TF 1's name-keyed ``Saver`` (``descend.compat.v1.train.Saver``);
 * :mod:`~descend.checkpoint.tf_checkpoint` and :mod:`~descend.checkpoint.tf_names`: TensorFlow's own
   checkpoints (TF 2 object graphs, TF 1 names) read into descend's objects, routed to by the files at
-  the path (``<path>.index``);
+  the path (``<path>.index``); :mod:`~descend.checkpoint.tf_writer` writes TF 2's object graphs
+  (``Checkpoint.save(prefix, format="tensorflow")``);
 * :mod:`~descend.checkpoint.keras_layout`: where Keras 3 keeps each value of a model and its optimizer
   (for :mod:`descend.keras_files`).
 

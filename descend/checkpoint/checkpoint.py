@@ -3,9 +3,9 @@
 Saving walks the objects from the roots given to ``Checkpoint(**roots)`` and
 writes each one's state under its path (see :mod:`descend.checkpoint.trackable`).
 Restoring verifies every file first, then asks every object for a restore
-plan; in strict mode (the default) one :class:`CheckpointMismatchError` lists
-every missing, unexpected and refused path and nothing changes; then every
-plan commits. Values for variables that do not exist yet (a model built after
+plan; a refused value (a wrong shape or dtype) is one :class:`CheckpointMismatchError`
+listing every such path and nothing changes (in strict mode also every missing
+and unexpected path); then every plan commits. Values for variables that do not exist yet (a model built after
 the restore) are kept by path and given to each variable when a layer creates
 it; the optimizer keeps its own pending slots the same way.
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import threading
 import weakref
+from collections.abc import MutableSequence
 
 import numpy as np
 
@@ -35,8 +36,16 @@ from ..formats import tf_bundle
 from ..framework import context
 from ..framework.variable import Variable
 from ..layers.base import register_build_hook, register_weight_hook
-from . import collective, optim, tf_checkpoint
-from .errors import CheckpointError, CheckpointMismatchError, RestoreReport, mismatch_message, short
+from . import collective, optim, tf_checkpoint, tf_writer
+from .errors import (
+    CheckpointAssertionError,
+    CheckpointCorruptedError,
+    CheckpointError,
+    CheckpointMismatchError,
+    RestoreReport,
+    mismatch_message,
+    short,
+)
 from .format import (
     MANIFEST_FILE,
     check_tables,
@@ -46,7 +55,7 @@ from .format import (
     read_json_file,
     write_checkpoint_dir,
 )
-from .trackable import OptimizerLeaf, VariableLeaf, _qualname, join_state, split_state, walk
+from .trackable import OptimizerLeaf, VariableLeaf, _qualname, is_trackable, join_state, split_state, walk
 
 __all__ = ["Checkpoint"]
 
@@ -64,6 +73,116 @@ def _tables_of(path: str) -> dict:
     if isinstance(ranks, bool) or not isinstance(ranks, int) or not 0 < ranks <= 1 << 16:
         return {}  # reading the checkpoint reports it
     return check_tables(manifest["tables"], ranks, os.path.join(os.fspath(path), MANIFEST_FILE))
+
+
+#: the most aliases a manifest may list (second paths to objects saved once)
+MAX_ALIASES = 1 << 20
+
+
+def _aliases_of(manifest: dict, path: str) -> dict[str, list[str]]:
+    """The manifest's aliases (second path -> first path), checked, as first path -> second paths."""
+    raw = manifest.get("aliases")
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or len(raw) > MAX_ALIASES or not all(
+            isinstance(k, str) and isinstance(v, str) and k != v for k, v in raw.items()):
+        raise CheckpointCorruptedError(f"checkpoint '{path}': the manifest's 'aliases' must map paths to other paths "
+                                       f"(at most {MAX_ALIASES}); received {short(raw, 200)}", ["aliases"])
+    out: dict[str, list[str]] = {}
+    for second, first in raw.items():
+        out.setdefault(first, []).append(second)
+    return out
+
+
+def _prefixes(key: str):
+    """``key``'s own path, then each shorter prefix: ``a/b/c``, ``a/b``, ``a``."""
+    end = len(key)
+    while end > 0:
+        yield key[:end]
+        end = key.rfind("/", 0, end)
+
+
+def _names_of(key: str, aliases: dict[str, list[str]]) -> list[str]:
+    """Every path a saved value is known by: its key, then the same value through each alias of a prefix."""
+    names = [key]
+    if aliases:
+        for p in _prefixes(key):
+            names += [a + key[len(p):] for a in aliases.get(p, ())]
+    return names
+
+
+def _via(aliases: dict[str, str], name: str) -> str:
+    """``name`` along the objects' first paths (a second path to an object becomes its first)."""
+    if aliases:
+        for p in _prefixes(name):
+            if p in aliases:
+                return aliases[p] + name[len(p):]
+    return name
+
+
+def _owner(leaves: dict, name: str) -> tuple[str, str] | None:
+    """The object whose state holds the value at ``name``: ``(its path, the key inside its state)``."""
+    leaf = leaves.get(name)
+    if isinstance(leaf, VariableLeaf):
+        return name, ""
+    for p in _prefixes(name):
+        if p != name:
+            leaf = leaves.get(p)
+            if leaf is not None and not isinstance(leaf, VariableLeaf):
+                return p, name[len(p) + 1:]
+    return None
+
+
+class _TrackedList(MutableSequence):
+    """A list assigned to a :class:`Checkpoint` (TensorFlow's ``ListWrapper``): it wraps the list (changes
+    through either are the same list), and an object appended or assigned through it is given the value
+    a restore kept for its path."""
+
+    def __init__(self, storage: list):
+        self._storage = storage
+
+    def _changed(self):
+        _apply_everywhere()
+
+    def _trackable_children(self) -> dict:
+        return {str(i): v for i, v in enumerate(self._storage)}
+
+    def __len__(self):
+        return len(self._storage)
+
+    def __getitem__(self, i):
+        return self._storage[i]
+
+    def __setitem__(self, i, value):
+        self._storage[i] = value
+        self._changed()
+
+    def __delitem__(self, i):
+        del self._storage[i]
+
+    def insert(self, i, value):
+        self._storage.insert(i, value)
+        self._changed()
+
+    def __eq__(self, other):
+        return self._storage == (other._storage if isinstance(other, _TrackedList) else other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"ListWrapper({self._storage!r})"
+
+
+def _track(value):
+    """A plain list assigned to a Checkpoint, wrapped so that later appends are restored."""
+    return _TrackedList(value) if type(value) is list else value
+
+
+def _format(value) -> str:
+    if value not in ("descend", "tensorflow"):
+        raise ValueError(f"Checkpoint: format must be 'descend' (descend's folder) or 'tensorflow' (TensorFlow's "
+                         f"object-graph bundle). Received: format={value!r}")
+    return value
 
 
 def _cut(text: str, limit: int) -> str:
@@ -96,7 +215,7 @@ class Checkpoint:
     """
 
     def __init__(self, **roots):
-        self._objects = dict(roots)
+        self._objects = {k: _track(v) for k, v in roots.items()}
         walk(self._objects)  # fail now, naming the object, if something is not trackable
         self._save_counter = 0
         self._pending: dict[str, tuple[np.ndarray, str]] = {}  # path -> (value, key), variables not created yet
@@ -115,6 +234,43 @@ class Checkpoint:
         if objects is not None and name in objects:
             return objects[name]
         raise AttributeError(f"'Checkpoint' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        """``ckpt.name = obj`` adds a root, as TensorFlow tracks attributes set after construction; values a
+        restore kept for paths under ``name`` are given to the object now (a deferred restore). A value that
+        is not trackable (a number, a string) is a plain attribute, not saved, as in TensorFlow."""
+        if name.startswith("_") or hasattr(type(self), name):
+            object.__setattr__(self, name, value)
+            return
+        objects = self.__dict__["_objects"]
+        tracked = _track(value)
+        if not is_trackable(tracked):
+            objects.pop(name, None)
+            object.__setattr__(self, name, value)
+            return
+        self.__dict__.pop(name, None)
+        value = tracked
+        had, before = name in objects, objects.get(name)
+        objects[name] = value
+        try:
+            _apply_everywhere()
+        except Exception:
+            if had:
+                objects[name] = before
+            else:
+                del objects[name]
+            raise
+
+    def __delattr__(self, name):
+        objects = self.__dict__.get("_objects")
+        if objects is not None and name in objects and name not in self.__dict__:
+            del objects[name]
+            return
+        object.__delattr__(self, name)
+
+    def _trackable_children(self) -> dict:
+        """The roots, for a Checkpoint nested in another (``Checkpoint(net=Checkpoint(bias=v))``)."""
+        return dict(self._objects)
 
     # -- saving ------------------------------------------------------------------------------------------------
     def _collect(self) -> tuple[dict[str, np.ndarray], dict, dict, object]:
@@ -139,14 +295,20 @@ class Checkpoint:
                     raise ValueError(f"Checkpoint: two objects save the same key '{key}'")
                 tensors[key] = np.array(arr, dtype=arr.dtype.newbyteorder("<"), order="C", copy=True)
         # values restored for variables not created yet are state too: a save before they exist keeps them
-        for path, (value, _) in self._pending.items():
-            if path not in tensors and path not in graph.vars_by_path:
-                tensors[path] = np.array(value, dtype=value.dtype.newbyteorder("<"), order="C", copy=True)
+        by_key: dict[str, list[str]] = {}
+        for path, (_, key) in self._pending.items():
+            by_key.setdefault(key, []).append(path)
+        for key, paths in by_key.items():
+            if not any(p in tensors or p in graph.vars_by_path for p in paths):
+                value = self._pending[paths[0]][0]
+                tensors[key] = np.array(value, dtype=value.dtype.newbyteorder("<"), order="C", copy=True)
         return tensors, objects, names, graph
 
     def _write(self, path, counter: int, extra: dict | None = None) -> str:
         path = os.fspath(path)
         tensors, objects, names, graph = self._collect()
+        if graph.aliases:  # second paths to objects saved under their first: a restore finds them by either
+            extra = dict(extra or {}, aliases=dict(graph.aliases))
         layout = collective.layout_of(graph, tensors, context.strategy_of)
         if layout is not None:  # state that differs by rank: every rank writes its part (a collective)
             collective.write(layout, path, tensors, objects, names, counter, extra)
@@ -160,43 +322,71 @@ class Checkpoint:
         writes."""
         return collective.group_of(walk(self._objects), context.strategy_of)
 
-    def write(self, path) -> str:
+    def write(self, path, *, format: str = "descend") -> str:  # noqa: A002 - the option's name
         """Write a checkpoint to exactly ``path`` (a directory; an existing checkpoint there is
         replaced atomically). Does not change :attr:`save_counter`. Returns ``path``.
 
+        ``format="tensorflow"`` writes TensorFlow's files instead (``<path>.index`` and
+        ``<path>.data-00000-of-00001`` with the object graph, see :mod:`descend.checkpoint.tf_writer`):
+        ``tf.train.Checkpoint`` restores them; they hold variables, layers and Keras 3 optimizers only.
+
         Collective for state that differs by rank (tables sharded over the ranks, sharded optimizer state):
         every rank calls it and writes its part (see :mod:`descend.checkpoint.collective`)."""
+        if _format(format) == "tensorflow":
+            return self._write_tensorflow(os.fspath(path), self._save_counter)
         return self._write(path, self._save_counter)
 
-    def save(self, file_prefix) -> str:
-        """Write ``<file_prefix>-<save_counter + 1>`` and return its path."""
+    def _write_tensorflow(self, path: str, counter: int) -> str:
+        if self.collective_group() is not None:
+            raise ValueError("Checkpoint: these objects hold state that differs by rank (tables sharded over the "
+                             "ranks or sharded optimizer state), which TensorFlow's format cannot hold; save "
+                             "descend's format (the default)")
+        return tf_writer.write_object_checkpoint(path, self._objects, counter)
+
+    def save(self, file_prefix, *, format: str = "descend") -> str:  # noqa: A002 - the option's name
+        """Write ``<file_prefix>-<save_counter + 1>`` and return its path. ``format="tensorflow"``: TensorFlow's
+        files (see :meth:`write`), and TensorFlow's ``checkpoint`` file in the folder naming the newest, as
+        ``tf.train.Checkpoint.save`` keeps it."""
         n = self._save_counter + 1
-        path = self._write(f"{os.fspath(file_prefix)}-{n}", n)
+        path = f"{os.fspath(file_prefix)}-{n}"
+        if _format(format) == "tensorflow":
+            self._write_tensorflow(path, n)
+            tf_writer.record_latest(path)
+        else:
+            self._write(path, n)
         self._save_counter = n
         return path
 
     # -- restoring ---------------------------------------------------------------------------------------------
-    def restore(self, path, *, strict: bool = True) -> RestoreReport:
+    def restore(self, path, *, strict: bool | None = None) -> RestoreReport:
         """Restore every object from the checkpoint at ``path``, matching by path.
 
         Every checksum and field is verified first, then every object's plan
-        is made. With ``strict=True`` one :class:`CheckpointMismatchError`
-        lists every missing, unexpected and refused path, and no object
-        changes. With ``strict=False`` the objects whose state matches are
-        restored and the returned report lists the rest. A corrupted
-        checkpoint raises :class:`CheckpointCorruptedError` either way.
-        ``path=None`` restores nothing (TF's "start from scratch").
+        is made. As TensorFlow's, the restore is not strict by default
+        (``strict=None``): objects the checkpoint lacks keep their values,
+        values for objects that do not exist yet wait for them (a variable a
+        layer creates, or an object assigned to this checkpoint or appended to
+        one of its lists later), and the returned status says the rest
+        (``assert_consumed()``, ``assert_existing_objects_matched()``,
+        ``assert_nontrivial_match()``, ``expect_partial()``); a value of the
+        wrong shape or dtype, or state an object refuses, raises
+        :class:`CheckpointMismatchError` and no object changes (TensorFlow
+        raises there too). ``strict=True`` also refuses a missing or unexpected
+        path, all listed in one error; ``strict=False`` refuses nothing:
+        refused values are only listed in the status. A corrupted checkpoint
+        raises :class:`CheckpointCorruptedError` either way. ``path=None``
+        restores nothing (TF's "start from scratch").
 
         Returns:
-            a :class:`RestoreReport`.
+            a :class:`RestoreReport` (TensorFlow's load status).
         """
         return self._restore(path, strict=strict, counter=True)
 
-    def read(self, path, *, strict: bool = True) -> RestoreReport:
+    def read(self, path, *, strict: bool | None = None) -> RestoreReport:
         """:meth:`restore` without restoring :attr:`save_counter` (pairs with :meth:`write`)."""
         return self._restore(path, strict=strict, counter=False)
 
-    def _restore(self, path, *, strict: bool, counter: bool) -> RestoreReport:
+    def _restore(self, path, *, strict: bool | None, counter: bool) -> RestoreReport:
         group = collective.replica_group(walk(self._objects), context.strategy_of)
         if group is None:
             if path is None:
@@ -232,28 +422,33 @@ class Checkpoint:
         manifest, saved = read_checkpoint(path, rows=rows)
         return manifest, saved, None
 
-    def _restore_from(self, path, manifest, saved, *, strict: bool, counter: bool, foreign=None) -> RestoreReport:
+    def _restore_from(self, path, manifest, saved, *, strict: bool | None, counter: bool,
+                      foreign=None) -> RestoreReport:
         """Match ``saved`` (descend's keys -> arrays) to the objects and commit, all or nothing. ``foreign``:
         ``(missing, unexpected)`` of a file another program wrote, which holds variables and optimizer
         state only: descend's other state (random generators, iterators) is left as it is."""
         graph = walk(self._objects)
         leaves = {leaf.path: leaf for leaf in graph.leaves}
         per_leaf: dict[str, dict] = {p: {} for p in leaves}
-        orphans: list[str] = []
+        orphans: dict[str, list[str]] = {}  # a value no object takes now -> every path it is known by
+        file_aliases = _aliases_of(manifest, path)
+        # the paths a file's aliases may make us try: a few per value and alias (a shared layer is reached along
+        # a handful of paths), so a forged list of aliases costs no more than a bounded multiple of its size
+        budget = 64 * (len(saved) + sum(len(a) for a in file_aliases.values())) + 4096
         for key, arr in saved.items():
-            leaf = leaves.get(key)
-            if isinstance(leaf, VariableLeaf):
-                per_leaf[key][""] = arr
-                continue
-            parts = key.split("/")
-            for i in range(len(parts) - 1, 0, -1):
-                owner = "/".join(parts[:i])
-                leaf = leaves.get(owner)
-                if leaf is not None and not isinstance(leaf, VariableLeaf):
-                    per_leaf[owner]["/".join(parts[i:])] = arr
-                    break
-            else:
-                orphans.append(key)
+            names = _names_of(key, file_aliases)
+            budget -= len(names)
+            if budget < 0:
+                raise CheckpointCorruptedError(f"checkpoint '{path}': the manifest's 'aliases' give its values more "
+                                               "paths than the objects of a checkpoint can have", ["aliases"])
+            hit = False
+            for name in names:  # the value reaches every object it is saved for, along any of its paths
+                target = _owner(leaves, _via(graph.aliases, name))
+                if target is not None and target[1] not in per_leaf[target[0]]:
+                    per_leaf[target[0]][target[1]] = arr
+                    hit = True
+            if not hit:
+                orphans[key] = names
         objects = manifest["objects"]
         report = RestoreReport(path, self)
         plans, pending = [], {}
@@ -285,7 +480,7 @@ class Checkpoint:
                 continue
             try:
                 state = join_state(per_leaf[p], json_state, f"objects.{p}.json")
-                commit = leaf.plan(state, strict) if isinstance(leaf, OptimizerLeaf) else leaf.plan(state)
+                commit = leaf.plan(state, strict is True) if isinstance(leaf, OptimizerLeaf) else leaf.plan(state)
             except (ValueError, TypeError, KeyError, AttributeError) as e:
                 report.mismatched.append(f"{p}: {_cut(str(e), 2000)}" if str(e) else f"{p}: {type(e).__name__}")
                 continue
@@ -296,17 +491,34 @@ class Checkpoint:
             plans.append((leaf, commit))
             report.restored.append(p)
         for key in sorted(orphans):
-            owner = graph.layer_owning(key)
-            if owner is not None and owner[1].built is not True:
-                pending[key] = (saved[key], key)  # a variable this layer creates when it is built
-                report.deferred.append(key)
+            names = orphans[key]
+            owners = [graph.layer_owning(n) for n in names]
+            if any(o is not None and o[1].built is not True for o in owners):
+                report.deferred.append(key)  # a variable this layer creates when it is built
             else:
                 report.unexpected.append(key)
+                if strict:
+                    continue
+                report.waiting.append(key)  # TF: kept for an object assigned or appended later
+            for n in names:
+                pending.setdefault(n, (saved[key], key))
         report.unexpected += sorted(f"{p} (object)" for p in objects if p not in leaves)
         if foreign is not None:
             have = {m.split(" (", 1)[0] for m in report.missing}
             report.missing += [m for m in foreign[0] if m.split(" (", 1)[0] not in have]
-            report.unexpected += [f"{k} (a value in the file that no object takes)" for k in foreign[1]]
+            later = {} if strict else tf_checkpoint.waiting_values(path, foreign[1])
+            taken = {k for _, k in later.values()}
+            report.unexpected += [f"{k} (a value in the file that no object takes)" for k in foreign[1]
+                                  if k not in taken]
+            for p, (value, k) in sorted(later.items()):  # TF: kept for an object assigned or appended later
+                report.unexpected.append(k)
+                report.waiting.append(k)
+                pending.setdefault(p, (value, k))
+        if strict is None and report.mismatched:
+            raise CheckpointMismatchError(
+                mismatch_message(f"checkpoint '{path}' holds values the objects refuse; nothing was restored "
+                                 "(restore(path, strict=False) restores the rest):", [], [], report.mismatched),
+                mismatched=report.mismatched)
         if strict and not report.complete:
             hint = ""
             if any(m.endswith("(no such object in the checkpoint)") for m in report.missing):
@@ -314,7 +526,7 @@ class Checkpoint:
                 hint = f"  the checkpoint holds the objects: {short(tops, 1000)}"
             raise CheckpointMismatchError(
                 mismatch_message(f"checkpoint '{path}' does not match the objects to restore; nothing was "
-                                 "restored (restore(path, strict=False) restores what matches):",
+                                 "restored (without strict=True, restore(path) restores what matches):",
                                  report.missing, report.unexpected, report.mismatched, hint),
                 report.missing, report.unexpected, report.mismatched)
         self._commit(plans, path)
@@ -328,6 +540,7 @@ class Checkpoint:
             sc = manifest.get("save_counter")
             if isinstance(sc, int) and not isinstance(sc, bool):
                 self._save_counter = sc
+                report.counter_restored = True  # the root's save_counter matched (TF's nontrivial match)
         return report
 
     @staticmethod
@@ -358,8 +571,9 @@ class Checkpoint:
     # -- deferred restoration ----------------------------------------------------------------------------------
     @property
     def pending(self) -> list[str]:
-        """Paths restored for variables that do not exist yet, still waiting."""
-        return sorted(self._pending)
+        """Paths restored for variables that do not exist yet, still waiting (a value saved under one
+        path and known by others, its aliases, is listed once, under the path it was saved under)."""
+        return sorted({key for _, key in self._pending.values()})
 
     def _claim(self, var) -> bool:
         graph = self._graph
@@ -381,7 +595,8 @@ class Checkpoint:
         if self._refused is not None:
             raise CheckpointMismatchError(self._refused[0], mismatched=[self._refused[1]])
         self._claimed.append((weakref.ref(var), var.numpy()))
-        del self._pending[path]
+        for p in [p for p, (_, k) in self._pending.items() if k == key]:
+            del self._pending[p]
         var.assign(value)
         if not self._pending:
             self._claimed = []
@@ -411,7 +626,7 @@ class Checkpoint:
             if isinstance(leaf, OptimizerLeaf):
                 waiting += [f"{leaf.path}/{k}" for k in optim.pending_of(leaf.obj)]
         if waiting:
-            raise CheckpointMismatchError(
+            raise CheckpointAssertionError(
                 "restored values were never used: no variable or slot was created at these paths:\n"
                 + "\n".join(f"    {w}" for w in waiting), unexpected=waiting)
 
@@ -448,6 +663,18 @@ def _claim_after_build(layer) -> None:
             ckpt = ref()
             if ckpt is not None:
                 ckpt.apply_pending(own)
+
+
+def _apply_everywhere() -> None:
+    """An object was attached to a checkpoint or one of its lists (perhaps inside another checkpoint): every
+    restore still holding values hands them to the variables its roots now reach, the most recent first."""
+    if not _pending_owners:
+        return
+    with _pending_lock:
+        for ref in reversed(list(_pending_owners)):
+            ckpt = ref()
+            if ckpt is not None:
+                ckpt.apply_pending()
 
 
 def _register(ckpt) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 __all__ = [
     "CheckpointError", "CheckpointCorruptedError", "CheckpointMismatchError", "CheckpointLockedError",
-    "RestoreReport", "MAX_MESSAGE",
+    "CheckpointAssertionError", "RestoreReport", "MAX_MESSAGE",
 ]
 
 #: the longest message a checkpoint error carries (characters); longer lists are cut with a count
@@ -82,8 +82,13 @@ def mismatch_message(head: str, missing, unexpected, mismatched, hint: str = "")
     return bounded("\n".join(lines))
 
 
+class CheckpointAssertionError(CheckpointMismatchError, AssertionError):
+    """A load status's assertion failed (``assert_consumed()`` and the others): an ``AssertionError`` as
+    TensorFlow raises, and a :class:`CheckpointMismatchError` with the lists of what did not match."""
+
+
 class RestoreReport:
-    """What :meth:`Checkpoint.restore` did.
+    """What :meth:`Checkpoint.restore` did: TensorFlow's load status.
 
     Attributes:
         path: the checkpoint restored (None for ``restore(None)``).
@@ -91,8 +96,13 @@ class RestoreReport:
         deferred: paths kept for variables (and optimizer slots) that do not
             exist yet; they are applied when those are created.
         missing: paths the objects have and the checkpoint lacks.
-        unexpected: paths the checkpoint has and the objects lack.
+        unexpected: paths the checkpoint has and the objects lacked at the restore.
+        waiting: those of ``unexpected`` kept for an object assigned or appended
+            to the checkpoint later (a restore that is not strict).
         mismatched: entries whose shape, dtype or value was refused (one line each).
+
+    The assertions look at the state when they are called: a value given to an
+    object created since the restore no longer counts as unused.
     """
 
     def __init__(self, path=None, checkpoint=None):
@@ -101,26 +111,62 @@ class RestoreReport:
         self.deferred: list[str] = []
         self.missing: list[str] = []
         self.unexpected: list[str] = []
+        self.waiting: list[str] = []
         self.mismatched: list[str] = []
+        self.counter_restored = False  # restore() (not read()) took the checkpoint's save_counter
         self._checkpoint = checkpoint
 
     @property
     def complete(self) -> bool:
-        """True when nothing was missing, unexpected or mismatched."""
+        """True when nothing was missing, unexpected or mismatched at the restore."""
         return not (self.missing or self.unexpected or self.mismatched)
 
+    def _fail(self, head: str, missing, unexpected, mismatched):
+        raise CheckpointAssertionError(
+            mismatch_message(f"checkpoint '{self.path}' {head}", missing, unexpected, mismatched),
+            missing, unexpected, mismatched)
+
+    def _unused(self) -> list[str]:
+        still = set(self._checkpoint.pending) if self._checkpoint is not None else set()
+        waiting = set(self.waiting)
+        return [u for u in self.unexpected if u not in waiting or u in still]
+
     def assert_consumed(self) -> RestoreReport:
-        """Raise if anything was missing, unexpected or mismatched, or deferred state is still waiting."""
-        if not self.complete:
-            raise CheckpointMismatchError(
-                mismatch_message(f"checkpoint '{self.path}' did not match the objects", self.missing,
-                                 self.unexpected, self.mismatched), self.missing, self.unexpected, self.mismatched)
+        """Raise unless every value of the checkpoint went to an object and every object got a value
+        (values still waiting for objects never created count as unused)."""
+        if self.path is None:
+            return self
+        unused = self._unused()
+        if self.missing or unused or self.mismatched:
+            self._fail("did not match the objects", self.missing, unused, self.mismatched)
         if self._checkpoint is not None:
             self._checkpoint.assert_consumed()
         return self
 
+    def assert_existing_objects_matched(self) -> RestoreReport:
+        """Raise unless every object that exists got its value (values no object takes are allowed)."""
+        if self.path is not None and (self.missing or self.mismatched):
+            self._fail("left existing objects without a value", self.missing, [], self.mismatched)
+        return self
+
+    def assert_nontrivial_match(self) -> RestoreReport:
+        """Raise if nothing but the root matched: no object took a value of the checkpoint (as in TensorFlow,
+        ``restore()`` matches the checkpoint's ``save_counter``; ``read()`` does not)."""
+        if self.path is None:
+            return self
+        used = (len(self.restored) + len(self.deferred) + (len(self.waiting) - len(self._unused_waiting()))
+                + self.counter_restored)
+        if used == 0:
+            self._fail("matched no object (restoring the wrong checkpoint?)", self.missing, self.unexpected,
+                       self.mismatched)
+        return self
+
+    def _unused_waiting(self) -> list[str]:
+        still = set(self._checkpoint.pending) if self._checkpoint is not None else set()
+        return [w for w in self.waiting if w in still]
+
     def expect_partial(self) -> RestoreReport:
-        """TF's spelling for "a partial restore is fine": returns self."""
+        """TF's spelling for "a partial restore is fine" (descend warns about nothing): returns self."""
         return self
 
     def __repr__(self):

@@ -34,6 +34,7 @@ import time
 
 from ..durable import TMP_PREFIX, atomic_replace_file, remove_tree
 from . import collective
+from ..formats.tf_bundle import is_bundle
 from .checkpoint import Checkpoint
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from .format import (
@@ -50,7 +51,7 @@ from .format import (
 )
 from .trackable import KEY_RE
 
-__all__ = ["CheckpointManager", "latest_checkpoint"]
+__all__ = ["CheckpointManager", "latest_checkpoint", "checkpoint_path_of"]
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_\-][A-Za-z0-9_.\-]*-\d+$")
 
@@ -103,6 +104,19 @@ def latest_checkpoint(directory) -> str | None:
         if aside is not None:
             return aside
     return None
+
+
+def checkpoint_path_of(path) -> str:
+    """``path`` itself when it is a checkpoint (descend's folder or TensorFlow's prefix), else, for a folder
+    a manager or ``Checkpoint.save`` wrote into, its newest checkpoint (as ``tf.train.load_checkpoint``)."""
+    path = os.fspath(path)
+    if os.path.isdir(path) and not is_checkpoint_dir(path) and not is_bundle(path):
+        found = latest_checkpoint(path)
+        if found is None:
+            raise CheckpointError(f"'{path}' is a folder with no checkpoint recorded in it (no checkpoint.json or "
+                                  "TensorFlow 'checkpoint' file naming one)")
+        return found
+    return path
 
 
 #: the file in which TensorFlow's CheckpointManager and Saver name their newest checkpoint

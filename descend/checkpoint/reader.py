@@ -85,13 +85,15 @@ class CheckpointReader:
 
 
 def load_checkpoint(path) -> CheckpointReader:
-    """A :class:`CheckpointReader` for the checkpoint at ``path`` (verified)."""
-    return CheckpointReader(path)
+    """A :class:`CheckpointReader` for the checkpoint at ``path`` (verified); a folder's newest checkpoint."""
+    from .manager import checkpoint_path_of
+
+    return CheckpointReader(checkpoint_path_of(path))
 
 
 def list_variables(path) -> list[tuple[str, tuple]]:
-    """``[(key, shape), ...]`` of every tensor in the checkpoint, sorted by key."""
-    reader = CheckpointReader(path)
+    """``[(key, shape), ...]`` of every tensor in the checkpoint (a folder's newest), sorted by key."""
+    reader = load_checkpoint(path)
     if reader._bundle is not None:
         return reader._bundle.variables()  # already in order: no second copy of the list
     return sorted(reader.get_variable_to_shape_map().items())

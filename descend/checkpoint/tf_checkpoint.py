@@ -53,7 +53,7 @@ from . import keras_layout
 from .errors import CheckpointCorruptedError, CheckpointError, short
 from .trackable import layer_children, walk
 
-__all__ = ["read_object_checkpoint", "VALUE"]
+__all__ = ["read_object_checkpoint", "waiting_values", "unescape", "VALUE"]
 
 VALUE = "VARIABLE_VALUE"
 _WEIGHTED = re.compile(r"^layer_with_weights-(\d+)$")
@@ -141,6 +141,9 @@ def _match(g: _Graph, m: _Match, obj, node: int, path: str, depth: int = 0) -> N
     if isinstance(obj, Layer):
         _match_layer(g, m, obj, node, path, depth)
         return
+    children = getattr(type(obj), "_trackable_children", None)
+    if callable(children):  # a nested Checkpoint or a list wrapper: its children by name
+        obj = children(obj)
     if isinstance(obj, dict):
         kids = g.children(node)
         for k, v in obj.items():
@@ -364,6 +367,42 @@ def read_object_checkpoint(prefix: str, roots: dict) -> tuple[dict, dict, list, 
     unexpected = sorted(k for n in nodes for a in n["attributes"] if a["name"] == VALUE
                         and (k := a["checkpoint_key"]) not in used)
     return manifest, values, sorted(set(m.problems)), unexpected
+
+
+def unescape(key: str) -> str | None:
+    """The object path of a value's checkpoint key (``net/bias/.ATTRIBUTES/VARIABLE_VALUE`` -> ``net/bias``),
+    TensorFlow's escapes undone; None when a name holds a ``/`` (no descend path has one)."""
+    suffix = "/.ATTRIBUTES/" + VALUE
+    if not key.endswith(suffix):
+        return None
+    parts = []
+    for name in key[:-len(suffix)].split("/"):
+        out, i = [], 0
+        while i < len(name):
+            if name.startswith("..", i):
+                out.append(".")
+                i += 2
+            elif name.startswith(".S", i):
+                return None
+            else:
+                out.append(name[i])
+                i += 1
+        parts.append("".join(out))
+    return "/".join(parts)
+
+
+def waiting_values(prefix: str, keys) -> dict[str, tuple[np.ndarray, str]]:
+    """Values no object took, by the path of the object they wait for: ``{path: (array, checkpoint key)}``
+    (a restore that is not strict gives them to objects attached later)."""
+    bundle = tf_bundle.TensorBundle(prefix)
+    out = {}
+    for k in keys:
+        path = unescape(k)
+        if path:
+            value = bundle.read(k)
+            if isinstance(value, np.ndarray) and value.dtype != object:
+                out[path] = (value, k)
+    return out
 
 
 def check_values(prefix: str, values: dict) -> None:

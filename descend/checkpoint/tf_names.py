@@ -198,8 +198,10 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
     * ``{"old_scope/": "new_scope/"}``: every live variable under ``new_scope/``, from the checkpoint's
       value of the same name under ``old_scope/``; ``"/"`` as the key is the checkpoint's root.
 
-    Every name and shape is checked before any variable changes (TF 1 sets the initializers instead; in
-    eager code, as here, the values are assigned at once).
+    The slots of live TF 1 optimizers go by TF 1's names (``dense/kernel/Adam`` for Adam's ``m``), so a
+    scope's slots take the checkpoint's slots, as in TF 1. Every name and shape is checked before any
+    variable changes (TF 1 sets the initializers instead; in eager code, as here, the values are assigned
+    at once).
 
     Example:
         >>> import os, tempfile
@@ -230,7 +232,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
         raise TypeError(f"init_from_checkpoint: assignment_map must be a dict. Received: {type(assignment_map).__name__}")
     reader = CheckpointReader(path)
     shapes = reader.get_variable_to_shape_map()
-    live = {v.name: v for v in live_variables()}
+    live = _tf1_names()
     pairs: list[tuple[str, Variable]] = []
     problems: list[str] = []
     for ckpt_name, current in assignment_map.items():
@@ -280,6 +282,22 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
         raise ValueError(bounded_lines("init_from_checkpoint: nothing was assigned", problems))
     for var, arr in values:
         var.assign(arr)
+
+
+def _tf1_names() -> dict[str, Variable]:
+    """The live variables by TF 1's names: a live TF 1 optimizer's slot by the name TF 1 gives it
+    (``dense/kernel/Adam``, ``dense/kernel/Adam_1``: TF 1 creates slots in the variable store under
+    those names), every other variable by its own name."""
+    live = {}
+    slots = {}
+    for opt in live_optimizers():
+        suffixes = tf1_slot_names(opt)
+        for var, held in opt.state.slots.values():
+            for slot, sv in held.items():
+                slots[id(sv)] = f"{var.name}/{suffixes.get(slot, slot)}"
+    for v in live_variables():
+        live[slots.get(id(v), v.name)] = v
+    return live
 
 
 def bounded_lines(head: str, lines: list[str]) -> str:

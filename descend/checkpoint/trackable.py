@@ -16,7 +16,10 @@ A layer's weights made with ``add_weight`` are named by the name given to
 its layer is built finds its value); Variables assigned as attributes by the
 attribute's name. Variable names (``sequential_3/dense_7/kernel``) depend on
 creation order, so they are kept only as metadata (``variable_names`` in the
-manifest). An object reachable along two paths is saved once, under the first.
+manifest). An object reachable along two paths is saved once, under the first;
+the other paths are recorded as aliases of the first (``aliases`` in the manifest,
+:attr:`Graph.aliases`), so a restore reaches it through either, as TensorFlow's
+object graph does. A nested ``Checkpoint`` is walked as a dict of its roots.
 Variables that no root reaches (an optimizer saved without its model) are keyed
 by name under ``.by_name/``.
 
@@ -291,27 +294,31 @@ class Graph:
         self.layers: dict[str, Layer] = {}
         self.var_paths: dict[int, str] = {}
         self.vars_by_path: dict[str, Variable] = {}
-        self._seen: set[int] = set()
+        self.aliases: dict[str, str] = {}  # a second path to an object -> its first path
+        self._seen: dict[int, str] = {}  # id -> the object's first path
         self._keep: list = []  # objects whose ids are in _seen stay alive while the graph does
         for key, obj in roots.items():
             self._visit(obj, check_key(key, ""))
 
-    def _mark(self, obj) -> bool:
-        if id(obj) in self._seen:
+    def _mark(self, obj, path: str) -> bool:
+        first = self._seen.get(id(obj))
+        if first is not None:
+            if first != path:
+                self.aliases.setdefault(path, first)
             return False
-        self._seen.add(id(obj))
+        self._seen[id(obj)] = path
         self._keep.append(obj)
         return True
 
     def _visit(self, obj, path: str, depth: int = 0) -> None:
         if isinstance(obj, Variable):
-            if self._mark(obj):
+            if self._mark(obj, path):
                 self.var_paths[id(obj)] = path
                 self.vars_by_path[path] = obj
                 self.leaves.append(VariableLeaf(obj, path, self))
             return
         if isinstance(obj, Layer):
-            if not self._mark(obj):
+            if not self._mark(obj, path):
                 return
             self.layers[path] = obj
             if has_protocol(obj):
@@ -320,25 +327,31 @@ class Graph:
                 self._visit(child, f"{path}/{name}", 0)
             return
         if isinstance(obj, (Optimizer, LossScaleOptimizer)):  # slots keyed by their variables' paths
-            if self._mark(obj):
+            if self._mark(obj, path):
                 self.leaves.append(OptimizerLeaf(obj, path, self))
             return
         if isinstance(obj, MultiOptimizer):
-            if self._mark(obj):
+            if self._mark(obj, path):
                 for i, o in enumerate(obj.optimizers):
                     self._visit(o, f"{path}/{i}")
             return
         if isinstance(obj, (np.random.Generator, np.random.BitGenerator, np.random.RandomState)):
-            if self._mark(obj):
+            if self._mark(obj, path):
                 self.leaves.append(GeneratorLeaf(obj, path, self))
             return
         if has_protocol(obj):
-            if self._mark(obj):
+            if self._mark(obj, path):
                 self.leaves.append(ProtocolLeaf(obj, path, self))
             return
         if callable(getattr(obj, "get_state", None)) and callable(getattr(obj, "set_state", None)):
-            if self._mark(obj):
+            if self._mark(obj, path):
                 self.leaves.append(StateLeaf(obj, path, self))
+            return
+        children = getattr(type(obj), "_trackable_children", None)
+        if callable(children):  # a Checkpoint nested in another: its roots, as a dict
+            if self._mark(obj, path):
+                for k, v in children(obj).items():
+                    self._visit(v, f"{path}/{check_key(k, path)}", depth + 1)
             return
         if isinstance(obj, dict):
             if depth >= _CONTAINER_DEPTH * 4:
@@ -354,7 +367,7 @@ class Graph:
             return
         weights = getattr(obj, "weights", None)
         if weights is not None and not isinstance(obj, (str, bytes, int, float, np.generic)):
-            if self._mark(obj):
+            if self._mark(obj, path):
                 weights = weights() if callable(weights) else weights
                 for i, v in enumerate(list(weights or [])):
                     if not isinstance(v, Variable):

@@ -301,7 +301,7 @@ def cmd_predict(args) -> int:
     compile_model(model, kind, "sgd")
     model(x[:1])  # create the variables
     try:
-        ds.train.Checkpoint(model=model).read(final)
+        ds.train.Checkpoint(model=model).read(final, strict=True)
     except ds.train.CheckpointError as e:
         raise UsageError(f"--run {run}: the final weights cannot be loaded ({str(e).splitlines()[0]})") from None
     out = model.predict(x, batch_size=1024)

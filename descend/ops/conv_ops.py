@@ -16,7 +16,7 @@ from ..framework.variable import Variable
 from . import array_ops, math_ops
 
 __all__ = ["avg_pool1d", "avg_pool2d", "col2im", "conv1d", "conv2d", "conv_output_size", "im2col", "max_pool1d",
-           "max_pool2d"]
+           "max_pool2d", "window_first_max", "window_max"]
 
 
 def _out_size(padded: int, k: int, s: int, d: int) -> int:
@@ -84,6 +84,38 @@ def col2im(cols, shape=(), ksize=(1, 1), strides=(1, 1), dilations=(1, 1), pads=
 @col2im.defvjp
 def _(g, ans, cols, shape=(), ksize=(1, 1), strides=(1, 1), dilations=(1, 1), pads=((0, 0), (0, 0))):
     return im2col(g, ksize=ksize, strides=strides, dilations=dilations, pads=pads, pad_value=0.0)
+
+
+@defop("window_max")
+def window_max(patches):
+    """The largest value of each window of :func:`im2col`'s patches: ``(N, OH, OW, kh, kw, C)`` ->
+    ``(N, OH, OW, C)`` (max pooling).
+
+    Its gradient goes to one element per window: the first maximum in the window's row-major order
+    (TensorFlow's ``MaxPoolGrad``), not shared among tied maxima as ``reduce_max``'s is.
+    """
+    if patches.ndim != 6:
+        raise ValueError(f"window_max expects patches of rank 6 (N, OH, OW, kh, kw, C); received rank {patches.ndim}")
+    return patches.max(axis=(3, 4))
+
+
+@defop("window_first_max", differentiable=False)
+def window_first_max(patches):
+    """One-hot of each window's first maximum in row-major order (``window_max``'s gradient goes there):
+    ``(N, OH, OW, kh, kw, C)``, 1 at the first maximum of each window and channel, 0 elsewhere."""
+    n, oh, ow, kh, kw, c = patches.shape
+    flat = patches.reshape(n, oh, ow, kh * kw, c)
+    first = flat.argmax(axis=3)[:, :, :, None, :]  # argmax returns the first of tied maxima
+    mask = np.zeros(flat.shape, dtype=patches.dtype)
+    np.put_along_axis(mask, first, 1, axis=3)
+    return mask.reshape(patches.shape)
+
+
+@window_max.defvjp
+def _(g, ans, patches):
+    n, oh, ow, _, _, c = patches.shape
+    spread = array_ops.reshape(g, shape=(n, oh, ow, 1, 1, c))
+    return math_ops.multiply(spread, window_first_max(patches))
 
 
 # ---------------------------------------------------------------- shapes and padding
@@ -234,8 +266,7 @@ def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # n
     """
     owner = "max_pool2d"
     x, ks, st, pads = _pool_args(input, ksize, strides, padding, data_format, owner)
-    patches = im2col(x, ksize=ks, strides=st, dilations=(1, 1), pads=pads, pad_value=-np.inf)
-    y = math_ops.reduce_max(patches, axis=(3, 4))
+    y = window_max(im2col(x, ksize=ks, strides=st, dilations=(1, 1), pads=pads, pad_value=-np.inf))
     if data_format == "NCHW":
         y = array_ops.transpose(y, perm=(0, 3, 1, 2))
     return y

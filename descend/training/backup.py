@@ -103,7 +103,7 @@ class BackupAndRestore(Callback):
         self._steps = 0
         # under several replicas a collective, None included: every rank must restore the same checkpoint
         # (or none), else it raises on every rank ("the ranks disagree") before anything changes
-        checkpoint.restore(latest)
+        checkpoint.restore(latest, strict=True)
         if latest is not None:
             self.restored_from = latest
             self._steps = int(np.asarray(self.model.optimizer.iterations.numpy()))

@@ -1,0 +1,286 @@
+"""Writing TensorFlow 2's object-based checkpoints: ``Checkpoint.save(prefix, format="tensorflow")``.
+
+The objects are written as TensorFlow's ``tf.train.Checkpoint`` writes the same Keras 3 objects, so that
+TensorFlow restores them (``tf.train.Checkpoint(model=..., optimizer=...).restore(path)``) and
+``tf.train.list_variables`` lists the keys TensorFlow would: a tensor bundle
+(:func:`descend.formats.tf_bundle.write_bundle`, ``<prefix>.index`` + ``<prefix>.data-00000-of-00001``)
+whose ``_CHECKPOINTABLE_OBJECT_GRAPH`` is the graph of the objects, each value keyed by the first path
+that reaches it breadth first (``model/_functional/_operations/1/_kernel/.ATTRIBUTES/VARIABLE_VALUE``,
+``optimizer/_trainable_variables/0/...`` when the optimizer reaches a kernel first, ``optimizer/_variables/2/...``
+for Adam's first slot: the keys TensorFlow writes for the same objects).
+
+The graph follows Keras 3's attribute names:
+
+* a root ``Checkpoint(name=obj)`` is the root's child ``name``; ``save_counter`` is the root's child
+  ``save_counter`` (int64); a nested ``Checkpoint``, a dict or a list is a node with a child per key;
+* a layer's weight ``kernel`` is its child ``kernel`` and ``_kernel`` (one node: Keras 3 keeps Dense's,
+  EinsumDense's and Conv's kernel and Embedding's embeddings under a leading ``_``, and that name comes
+  first); a sublayer or container by its attribute name;
+* a Sequential model's layers are ``_functional/_operations/<i>`` after its input layer (index 0), a
+  functional model's ``_operations/<i>``; a compiled model's ``optimizer`` is its child too;
+* an optimizer is ``_iterations`` (int64), ``_learning_rate`` (float32, unless a schedule),
+  ``_variables/<i>`` (those two, then the slots in the order Keras 3 builds them),
+  ``_trainable_variables/<i>`` (the model's trainable variables, the same nodes as the model's) and its
+  Keras 3 slot lists (Adam: ``_momentums/<i>`` and ``_velocities/<i>``, the slots of the ``i``-th variable).
+
+State TensorFlow's files cannot hold (random generators, dataset iterators, descend-only optimizer state)
+is refused with an error naming its path: write descend's own format for it.
+
+Example:
+    >>> import tempfile
+    >>> import descend as ds
+    >>> v = ds.Variable([1.0, 2.0], name="v")
+    >>> path = ds.train.Checkpoint(net=ds.train.Checkpoint(bias=v)).save(tempfile.mkdtemp() + "/ckpt",
+    ...                                                                 format="tensorflow")
+    >>> [k for k, _ in ds.train.list_variables(path)]  # what tf.train.list_variables shows
+    ['_CHECKPOINTABLE_OBJECT_GRAPH', 'net/bias/.ATTRIBUTES/VARIABLE_VALUE', 'save_counter/.ATTRIBUTES/VARIABLE_VALUE']
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..durable import atomic_replace_file
+from ..formats import tf_bundle
+from ..framework.variable import Variable
+from ..layers.base import Layer
+from ..layers.input_layer import InputLayer
+from ..optimizers.optimizer import Optimizer
+from . import keras_layout
+from .trackable import layer_children, walk
+
+__all__ = ["write_object_checkpoint", "record_latest", "escape"]
+
+_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+#: (Keras 3 layer class, weight) kept under a leading ``_`` (``Dense._kernel``); the graph has both names, this
+#: one first, so that a value is keyed as TensorFlow keys it
+_UNDERSCORED = {("Dense", "kernel"), ("EinsumDense", "kernel"), ("Conv1D", "kernel"), ("Conv2D", "kernel"),
+                ("Conv3D", "kernel"), ("Embedding", "embeddings")}
+
+
+def escape(name: str) -> str:
+    """A child's name in a checkpoint key, as TensorFlow escapes it (``.`` -> ``..``, ``/`` -> ``.S``)."""
+    return name.replace(".", "..").replace("/", ".S")
+
+
+class _Builder:
+    def __init__(self):
+        self.nodes: list[dict] = [{"children": []}]
+        self.ids: dict[int, int] = {}
+        self.values: dict[int, np.ndarray] = {}  # node -> the value to write
+        self.full_names: dict[int, str] = {}
+        self._keep: list = []
+        self._model_of: dict[int, Layer] = {}  # id(optimizer) -> the compiled model holding it
+        self._pending_opts: list = []  # optimizers whose slots are added last
+
+    def new(self) -> int:
+        self.nodes.append({"children": []})
+        return len(self.nodes) - 1
+
+    def edge(self, parent: int, name: str, child: int) -> None:
+        if all(n != name for n, _ in self.nodes[parent]["children"]):
+            self.nodes[parent]["children"].append((name, child))
+
+    def node_of(self, obj, path: str) -> int:
+        """The node of ``obj`` (made once, whatever the path that reaches it)."""
+        known = self.ids.get(id(obj))
+        if known is not None:
+            return known
+        if isinstance(obj, Variable):
+            n = self.new()
+            self.ids[id(obj)] = n
+            self._keep.append(obj)
+            self.values[n] = obj.numpy()
+            self.full_names[n] = obj.name
+            return n
+        nested = callable(getattr(type(obj), "_trackable_children", None))
+        if not (nested or isinstance(obj, (Layer, Optimizer, dict, list, tuple))):
+            raise ValueError(f"Checkpoint: '{path}' is a {type(obj).__name__}, whose state a TensorFlow checkpoint "
+                             "cannot hold (it holds variables, layers, models, Keras 3 optimizers, and dicts and "
+                             "lists of these); save descend's format (the default) for it")
+        n = self.new()
+        self.ids[id(obj)] = n
+        self._keep.append(obj)
+        if isinstance(obj, Layer):
+            self._layer(obj, n, path)
+        elif isinstance(obj, Optimizer):
+            self._optimizer(obj, n, path)
+        elif nested:
+            for k, v in obj._trackable_children().items():
+                self.edge(n, str(k), self.node_of(v, f"{path}/{k}"))
+        elif isinstance(obj, dict):
+            for k, v in obj.items():
+                self.edge(n, str(k), self.node_of(v, f"{path}/{k}"))
+        else:
+            for i, v in enumerate(obj):
+                self.edge(n, str(i), self.node_of(v, f"{path}/{i}"))
+        return n
+
+    def value(self, parent: int, name: str, array, full_name: str) -> int:
+        n = self.new()
+        self.values[n] = np.asarray(array)
+        self.full_names[n] = full_name
+        self.edge(parent, name, n)
+        return n
+
+    # -- layers ---------------------------------------------------------------------------------------------
+    def _layer(self, layer: Layer, n: int, path: str) -> None:
+        for name, child in layer_children(layer):
+            if isinstance(child, Variable):
+                node = self.node_of(child, f"{path}/{name}")
+                names = [name] if name.startswith("_") else [name, "_" + name]
+                if (type(layer).__name__, name) in _UNDERSCORED:
+                    names.reverse()  # the name Keras 3 keeps it under comes first: it makes the key
+                for each in names:
+                    self.edge(n, each, node)
+                continue
+            if name == "layers" and isinstance(child, list) and callable(getattr(layer, "fit", None)):
+                ops = self.new()
+                if "_graph_nodes" in layer.__dict__:  # functional: `_operations`, input layers included
+                    items = list(child)
+                    self.edge(n, "_operations", ops)
+                else:  # Sequential: `_functional/_operations`, its input layer first
+                    items = list(child)
+                    if not items or not isinstance(items[0], InputLayer):
+                        items = [None] + items
+                    functional = self.new()
+                    self.edge(n, "_functional", functional)
+                    self.edge(functional, "_operations", ops)
+                for i, la in enumerate(items):
+                    self.edge(ops, str(i), self.new() if la is None else self.node_of(la, f"{path}/layers/{i}"))
+                continue
+            try:
+                node = self.node_of(child, f"{path}/{name}")
+            except ValueError:
+                continue  # a layer's descend-only state (a Dropout's generator): not in TensorFlow's files
+            self.edge(n, name, node)
+        opt = getattr(layer, "optimizer", None)
+        if isinstance(opt, Optimizer) and getattr(layer, "compiled", False):
+            self.edge(n, "optimizer", self.node_of(opt, f"{path}/optimizer"))
+            self._model_of[id(opt)] = layer
+
+    # -- optimizers -----------------------------------------------------------------------------------------
+    def _optimizer(self, opt: Optimizer, n: int, path: str) -> None:
+        keras_layout.check_optimizer(opt, f"Checkpoint: '{path}'")
+        own = [self.value(n, "_iterations", np.asarray(opt.iterations.numpy(), np.int64), f"{opt.name}/iteration")]
+        lr = opt.hyperparameters().get("learning_rate")
+        if isinstance(lr, float):
+            own.append(self.value(n, "_learning_rate", np.float32(lr), f"{opt.name}/learning_rate"))
+        self._pending_opts.append((opt, n, path, own))
+
+    def finish_optimizers(self, roots: dict) -> None:
+        """Slots last: the model's variables are the model's nodes whichever root comes first. Keras 3's
+        ``_variables`` lists the optimizer's own variables in the order it builds them (step, learning rate,
+        then the slots group by group, each group interleaved per variable), before the slot lists."""
+        var_key = walk(roots).var_key  # the keys restored slots wait under (see Checkpoint.restore)
+        for opt, n, path, own in self._pending_opts:
+            model = self._model_of.get(id(opt)) or _model_for(opt, roots)
+            variables = list(model.trainable_weights) if model is not None else _slotted(opt)
+            state = opt.state_dict(var_key=var_key)
+            built = any("/" in k and not k.startswith(("hyper:", "accumulator:")) for k in state)
+            slots: dict[tuple[str, int], int] = {}
+            order = list(own)
+            if built:  # never stepped: Keras' unbuilt optimizer holds its step and learning rate only
+                for group in keras_layout.optimizer_groups(opt):
+                    for i, v in enumerate(variables):
+                        for attr, slot in group:
+                            value = state.get(f"{var_key(v)}/{slot}")
+                            if value is None:
+                                raise ValueError(f"Checkpoint: '{path}' has no '{slot}' slot for '{v.name}' yet; a "
+                                                 "TensorFlow checkpoint holds every slot of a built optimizer")
+                            node = self.new()
+                            self.values[node] = np.asarray(value)
+                            self.full_names[node] = f"{opt.name}/{v.name.replace('/', '_')}_{slot}"
+                            slots[(attr, i)] = node
+                            order.append(node)
+                for attr, step in keras_layout.optimizer_tail(opt):
+                    if step in state:
+                        order.append(self.value(n, attr, state[step], f"{opt.name}/{step}"))
+            listed = self.new()
+            self.edge(n, "_variables", listed)
+            for i, node in enumerate(order):
+                self.edge(listed, str(i), node)
+            if not built:
+                continue
+            tv = self.new()
+            self.edge(n, "_trainable_variables", tv)
+            for i, v in enumerate(variables):
+                self.edge(tv, str(i), self.node_of(v, f"{path}/_trainable_variables/{i}"))
+            for group in keras_layout.optimizer_groups(opt):
+                for attr, _ in group:
+                    lst = self.new()
+                    self.edge(n, attr, lst)
+                    for i in range(len(variables)):
+                        self.edge(lst, str(i), slots[(attr, i)])
+
+
+def _model_for(opt, roots: dict):
+    for obj in roots.values():
+        if isinstance(obj, Layer) and getattr(obj, "optimizer", None) is opt:
+            return obj
+    for obj in roots.values():
+        if isinstance(obj, Layer) and obj.trainable_weights:
+            return obj
+    return None
+
+
+def _slotted(opt) -> list:
+    found: list = []
+    opt.state_dict(var_key=lambda v: found.append(v) or v.name)
+    seen, out = set(), []
+    for v in found:
+        if id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+    return out
+
+
+def _keys(nodes: list[dict]) -> dict[int, str]:
+    """Each node's path from the root, breadth first (TensorFlow's checkpoint keys)."""
+    keys, queue = {0: ""}, [0]
+    for parent in queue:
+        for name, child in nodes[parent]["children"]:
+            if child not in keys:
+                keys[child] = f"{keys[parent]}/{escape(name)}" if keys[parent] else escape(name)
+                queue.append(child)
+    return keys
+
+
+def write_object_checkpoint(prefix: str, roots: dict, save_counter: int) -> str:
+    """Write ``roots`` (name -> object, as ``Checkpoint(**roots)``) to ``prefix`` as TensorFlow's
+    ``tf.train.Checkpoint`` would; returns ``prefix``."""
+    b = _Builder()
+    for name, obj in roots.items():
+        b.edge(0, name, b.node_of(obj, name))
+    b.value(0, "save_counter", np.int64(save_counter), "save_counter")
+    b.finish_optimizers(roots)
+    keys = _keys(b.nodes)
+    tensors: dict = {}
+    graph = []
+    for i, node in enumerate(b.nodes):
+        entry = {"children": [(name, c) for name, c in node["children"]]}
+        if i in b.values:
+            key = keys[i] + _SUFFIX
+            entry["value"], entry["full_name"] = key, b.full_names.get(i, "")
+            arr = b.values[i]
+            tensors[key] = np.array(arr, order="C", copy=True)  # (ascontiguousarray makes a scalar 1-D)
+        graph.append(entry)
+    tensors[tf_bundle.OBJECT_GRAPH_KEY] = tf_bundle.encode_object_graph(graph)
+    tf_bundle.write_bundle(prefix, tensors)
+    return prefix
+
+
+
+def record_latest(path: str) -> None:
+    """Name ``path`` the newest checkpoint in its folder's ``checkpoint`` file (TensorFlow's
+    ``CheckpointState`` as text), as ``tf.train.Checkpoint.save`` does."""
+    from .manager import TF_STATE_FILE  # the manager imports the checkpoint, which imports this module
+
+    folder = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path).replace("\\", "\\\\").replace('"', '\\"')
+    text = f'model_checkpoint_path: "{name}"\nall_model_checkpoint_paths: "{name}"\n'
+    atomic_replace_file(os.path.join(folder, TF_STATE_FILE), text.encode("utf-8"))
