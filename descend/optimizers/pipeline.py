@@ -1,6 +1,7 @@
 """The update pipeline: what ``apply_gradients`` does, as an ordered list of stage objects.
 
-``Optimizer.apply_gradients(pairs)`` is ``commit(prepare(pairs))``. :meth:`Pipeline.prepare`
+``Optimizer.apply_gradients(pairs)`` is ``bind(variables).apply(pairs)``
+(:mod:`descend.optimizers.bound`), which is ``commit(prepare(pairs))``. :meth:`Pipeline.prepare`
 runs each stage's ``prepare`` -- everything that can fail -- and records the outcome in an
 :class:`UpdatePlan`, changing no variable, slot, accumulator or counter; :meth:`Pipeline.commit`
 runs each stage's ``commit``, which only writes what the plan says and cannot fail on user input.
@@ -8,8 +9,9 @@ A composite (``MultiOptimizer``, several replicas) prepares every part before it
 bad value anywhere changes nothing anywhere. A dry run (``Optimizer.preview``) commits the plan
 into copies.
 
-Each optimizer owns its pipeline. The stages (``STAGES`` names them, in order; a stage whose
-option is off is left out of an update):
+Each optimizer owns its pipeline. The stages (``STAGES`` names them, in order; a stage says itself
+whether an update runs it, from the optimizer's :class:`~descend.optimizers.options.Options`, and
+whether it has a batched form: :class:`~descend.optimizers.plan.Stage`):
 
 * ``validate`` (:mod:`.stages.gradients`): pairs, Variables, dtypes, shapes, sparse indices; ``None``
   gradients dropped with a warning; ``loss_scale_factor`` divided out.
@@ -67,8 +69,7 @@ def _variables_named(pairs) -> list:
 class Pipeline:
     """An optimizer's stages, in order (``stages``), and the update they make together.
 
-    ``stages`` holds every stage the optimizer may run; :meth:`active` picks those an update runs (a stage
-    whose option is off is left out). ``aggregation`` is the aggregation stage set explicitly (Horovod's
+    ``stages`` holds every stage the optimizer may run; :meth:`active` picks those an update runs. ``aggregation`` is the aggregation stage set explicitly (Horovod's
     ``DistributedOptimizer``); otherwise the strategy under which the update runs hands one over."""
 
     def __init__(self, stage_list=None):
@@ -84,14 +85,13 @@ class Pipeline:
         raise KeyError(f"no stage named {name!r}; the stages are {[s.name for s in self.stages]}")
 
     def active(self, optimizer, aggregation, stages) -> tuple:
-        """The stages of ``stages`` an update runs (those whose ``option`` is set on ``optimizer``), with
-        ``aggregation`` before ``clip``."""
+        """The stages of ``stages`` an update of ``optimizer`` runs (each stage says whether it is active:
+        :meth:`Stage.active`), with ``aggregation`` before ``clip``."""
         out = []
         for s in stages:
             if s.name == "clip" and aggregation is not None:
                 out.append(aggregation)
-            option = s.option
-            if option is None or getattr(optimizer, option) not in s.off:
+            if s.active(optimizer):
                 out.append(s)
         return tuple(out)
 
