@@ -47,7 +47,7 @@ import weakref
 import numpy as np
 
 from ..framework.tensor import Tensor
-from ..framework.variable import Variable
+from ..framework.variable import Variable, overwrites_in_use
 from . import batched
 from .pipeline import aggregation_for
 
@@ -253,6 +253,8 @@ class BoundUpdate:
         entry = self._current_entry(rule)
         if entry is None or any(map(_CONSTRAINT, self.variables)):
             return None
+        if overwrites_in_use() and any(v.overwrite_with_gradient for v in self.variables):
+            return None  # (the validate stage sets those variables aside)
         types = set(map(type, grads))
         if types == _TENSOR:
             values = list(map(_VALUE, grads))

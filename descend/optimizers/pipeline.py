@@ -14,7 +14,8 @@ whether an update runs it, from the optimizer's :class:`~descend.optimizers.opti
 whether it has a batched form: :class:`~descend.optimizers.plan.Stage`):
 
 * ``validate`` (:mod:`.stages.gradients`): pairs, Variables, dtypes, shapes, sparse indices; ``None``
-  gradients dropped with a warning; ``loss_scale_factor`` divided out.
+  gradients dropped with a warning; the variables with ``overwrite_with_gradient`` set aside (they take
+  their gradients, written when the update commits); ``loss_scale_factor`` divided out.
 * ``check_input`` (gradients): the ``on_nonfinite`` policy on the raw gradients.
 * ``accumulate`` (:mod:`.stages.accumulate`): with ``gradient_accumulation_steps``, the running sums; the
   first k-1 calls of a cycle end here.
@@ -69,8 +70,9 @@ def _variables_named(pairs) -> list:
 class Pipeline:
     """An optimizer's stages, in order (``stages``), and the update they make together.
 
-    ``stages`` holds every stage the optimizer may run; :meth:`active` picks those an update runs. ``aggregation`` is the aggregation stage set explicitly (Horovod's
-    ``DistributedOptimizer``); otherwise the strategy under which the update runs hands one over."""
+    ``stages`` holds every stage the optimizer may run; :meth:`active` picks those an update runs.
+    ``aggregation`` is the aggregation stage set explicitly (Horovod's ``DistributedOptimizer``); otherwise
+    the strategy under which the update runs hands one over."""
 
     def __init__(self, stage_list=None):
         self.stages = stages.default() if stage_list is None else list(stage_list)
@@ -114,10 +116,10 @@ class Pipeline:
             plan.aggregation.agree(opt, None)
         plan.stages = (first, *self.active(opt, plan.aggregation, self.stages[1:]))
         for stage in plan.stages[1:]:
+            if plan.kind != "apply":
+                break
             if stage.prepare is not None:
                 stage.prepare(plan)
-                if plan.kind != "apply":
-                    break
         return plan
 
     def commit(self, plan: UpdatePlan) -> None:

@@ -74,6 +74,7 @@ class UpdatePlan:
     accumulation: object = None                        # the accumulator's state after this call
     counters: list = field(default_factory=list)       # extra Variables to add one to (TF 1's global_step)
     targets: list = field(default_factory=list)        # the variables this call names (with a gradient)
+    overwrites: list = field(default_factory=list)     # (dense gradient, variable) of overwrite_with_gradient ones
     committed: bool = False
     # -- what the preparing stages hand each other
     rule: object = None                                # the optimizer's rule for this update

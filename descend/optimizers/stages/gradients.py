@@ -12,7 +12,7 @@ from ...debugging import missing_gradients_report
 from ...errors import InvalidArgumentError
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor import Tensor
-from ...framework.variable import Variable
+from ...framework.variable import Variable, overwrites_in_use
 from ...ops import clip_ops
 from ...ops.gradient_ops import deduplicate_checked
 from ..plan import Stage, UpdatePlan
@@ -39,9 +39,11 @@ class Validate(Stage):
         owner = opt.owner
         route = None if owner is None else (lambda v: owner.check_route(opt, v))
         pairs = validate(plan.pairs, route)
+        plan.targets = [v for _, v in pairs]
+        if overwrites_in_use():  # (when every variable takes its gradient, the update counts a step, as Keras 3's)
+            pairs = _set_aside_overwrites(plan, pairs, options)
         if options.loss_scale_factor is not None:
             pairs = _unscale(pairs, options.loss_scale_factor)
-        plan.targets = [v for _, v in pairs]
         if options.gradient_accumulation_steps is None and plan.weight is not None:
             raise ValueError("apply_gradients: `weight` is only used with gradient_accumulation_steps")
         # a sparse gradient's non-finite values survive de-duplication (NaN and Inf propagate through the
@@ -51,6 +53,32 @@ class Validate(Stage):
         checks_later = options.gradient_accumulation_steps is None and options.on_nonfinite in ("raise", "skip")
         plan.changed = sparse if checks_later and any(sparse) else None
         plan.pairs = pairs
+
+
+    def commit(self, plan: UpdatePlan) -> None:
+        for g, var in plan.overwrites:  # (the variables with overwrite_with_gradient take their gradients)
+            var._value[...] = g
+            var._mark_updated()
+
+
+def _set_aside_overwrites(plan: UpdatePlan, pairs: list, options) -> list:
+    """The pairs whose variable has ``overwrite_with_gradient`` go to ``plan.overwrites`` (dense gradients, as
+    Keras 3 assigns them: repeated sparse rows summed); the others are returned."""
+    keep = []
+    for g, var in pairs:
+        if not var.overwrite_with_gradient:
+            keep.append((g, var))
+            continue
+        if options.gradient_accumulation_steps is not None:
+            raise ValueError(f"variable '{var.name}' has overwrite_with_gradient=True, which descend does not combine "
+                             f"with gradient accumulation. Received: gradient_accumulation_steps="
+                             f"{options.gradient_accumulation_steps}")
+        if type(g) is IndexedSlices:
+            dense = np.zeros(var.shape, var._value.dtype)
+            np.add.at(dense, g.indices._value, g.values._value)
+            g = dense
+        plan.overwrites.append((g, var))
+    return keep
 
 
 def validate(grads_and_vars, route_check=None) -> list:

@@ -394,6 +394,7 @@ class Count(Stage):
 # ------------------------------------------------------------------------------------------------- preview
 def preview(plan: UpdatePlan, slots: bool = False):
     """What committing ``plan`` would write, as copies; changes nothing."""
+    overwritten = ByVariable((v.name, np.array(g, copy=True)) for g, v in plan.overwrites)
     if plan.kind != "apply":
         values = ByVariable((v.name, v.numpy()) for v in plan.targets)
         return (values, ByVariable()) if slots else values
@@ -404,6 +405,7 @@ def preview(plan: UpdatePlan, slots: bool = False):
         if it.constrained is not None:
             written[id(it.var)] = (it.constrained[0].copy(), {k: v.copy() for k, v in it.constrained[1].items()})
     values = ByVariable((it.var.name, written[id(it.var)][0]) for it in plan.items)
+    values.update(overwritten)
     if not slots:
         return values
     return values, ByVariable((it.var.name, written[id(it.var)][1]) for it in plan.items)
@@ -417,7 +419,7 @@ def _preview_hooks(plan, slots):
     if unbuilt:
         raise ValueError(f"preview of {type(opt).__name__} (it updates variables in its own code) needs its "
                          f"state built first; call build({unbuilt}) or apply one update")
-    owned = plan.variables + list(state.variables())
+    owned = plan.variables + [v for _, v in plan.overwrites] + list(state.variables())
     saved = [(v, v._value.copy(), v._version) for v in owned]
     skipped, last = state.skipped_steps, state.last_hyper
     averaged = {id(v) for v in plan.variables if "average" in state.slots[id(v)][1]}
