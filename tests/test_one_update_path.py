@@ -307,3 +307,40 @@ def test_a_wrong_call_argument_changes_nothing(bad, message):
     assert all((v.numpy() == b).all() for v, b in zip(vs, before))
     with pytest.raises(TypeError, match="takes 2 positional argument"):
         opt.apply_gradients(zip(grads, vs), None, None, None)
+
+
+@pytest.mark.parametrize("kind", ["multi_sparse", "loss_scale_skips"])
+def test_the_wrappers_compositions_compile_with_the_eager_bits(kind):
+    """A MultiOptimizer over a sparse (embedding) and a dense share, and a LossScaleOptimizer whose scale
+    overflows the loss (skipped steps halve it, finite ones double it): compiled as eager, bit for bit."""
+
+    def run(compiled):
+        rng = np.random.default_rng(0)
+        table = ds.Variable(rng.standard_normal((10, 3)).astype(np.float32), name="embedding")
+        w = ds.Variable(rng.standard_normal((3, 1)).astype(np.float32), name="w")
+        vs = [table, w]
+        if kind == "multi_sparse":
+            opt = O.MultiOptimizer([(O.Adagrad(0.1), [table]), (O.Adam(0.1), "w")])
+        else:
+            opt = O.LossScaleOptimizer(O.Adam(0.1), initial_scale=2.0 ** 126, dynamic_growth_steps=1)
+
+        def step(ids, y):
+            with ds.GradientTape() as tape:
+                loss = ds.reduce_sum(ds.square(ds.matmul(ds.nn.embedding_lookup(table, ids), w) - y))
+                if kind == "loss_scale_skips":
+                    loss = opt.scale_loss(loss)
+            opt.apply_gradients(zip(tape.gradient(loss, vs), vs))
+
+        fn = ds.function(step) if compiled else step
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # (the overflowing loss)
+            warnings.simplefilter("error", FunctionEagerWarning)
+            for k in range(6):
+                fn(ds.constant([k % 10, (k + 3) % 10, k % 10]), ds.constant(np.full((3, 1), k, np.float32)))
+        scale = [float(opt.dynamic_scale.numpy()), int(opt.iterations.numpy())] if kind == "loss_scale_skips" else []
+        return [v.numpy().tobytes() for v in vs], scale
+
+    eager, compiled = run(False), run(True)
+    assert eager == compiled
+    if kind == "loss_scale_skips":
+        assert 0 < eager[1][1] < 6  # some steps were skipped, some applied
