@@ -1,4 +1,4 @@
-"""The batched dense step (descend.optimizers.batched): the general pipeline's result bit for bit,
+"""The batched dense step (descend.optimizers.bound, batched): the general pipeline's result bit for bit,
 the same side effects, and the general pipeline whenever a step does not fit."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import descend as ds
 from descend import _native
 from descend.errors import InvalidArgumentError
 from descend.framework.tensor import Tensor
-from descend.optimizers import batched, fused, pipeline
+from descend.optimizers import batched, bound, fused, pipeline
 
 pytestmark = pytest.mark.skipif(not fused.enabled(), reason="the batched step needs the fused kernels (numba)")
 
@@ -116,14 +116,14 @@ def test_the_thread_count_changing_between_steps_changes_no_bit(monkeypatch):
     init = [a.reshape(s) for a, s in zip(init, [(784, 256), (256,), (256, 10), (10,), (3000,), (0,)])]
     grads = [[g.reshape(a.shape) for g, a in zip(gs, init)] for gs in grads]
     counts = iter([1, 2, 1, 2, 2, 1])
-    real = batched.apply
+    real = bound.BoundUpdate.prepare
 
-    def apply_on(opt, rule, pairs):
+    def prepare_on(self, pairs, **kwargs):
         numba.set_num_threads(min(next(counts), numba.config.NUMBA_NUM_THREADS))
-        return real(opt, rule, pairs)
+        return real(self, pairs, **kwargs)
 
     ref_vars, ref_opt, _ = _run(MAKERS["AdamW"], False, init, grads)
-    monkeypatch.setattr(batched, "apply", apply_on)
+    monkeypatch.setattr(bound.BoundUpdate, "prepare", prepare_on)
     try:
         got_vars, got_opt, n = _run(MAKERS["AdamW"], True, init, grads, prefix="u")
     finally:
@@ -306,7 +306,7 @@ def test_a_changed_chunk_size_and_the_fused_switch_are_followed(monkeypatch):
 def test_a_copied_optimizer_does_not_share_the_remembered_lists():
     vs, opt, g = _warm()
     twin_vars, twin = copy.deepcopy((vs, opt))
-    assert batched._entries(opt) and not batched._entries(twin)  # (its offsets table holds the original's arrays)
+    assert bound.bound_plans(opt) and not bound.bound_plans(twin)  # (its offsets table holds the original's arrays)
     before = [v.numpy() for v in vs]
     for _ in range(2):
         twin.apply_gradients([(ds.constant(a), v) for a, v in zip(g, twin_vars)])
@@ -325,15 +325,15 @@ def test_a_batched_update_bumps_versions_so_a_tape_sees_the_in_place_write():
 def test_lists_are_remembered_per_optimizer_and_bounded():
     init, grads = _data(steps=1)
     opt = ds.optimizers.SGD(0.1, momentum=0.5)
-    lists = [[ds.Variable(a, name=f"l{k}_{i}") for i, a in enumerate(init)] for k in range(batched.MAX_LISTS + 2)]
+    lists = [[ds.Variable(a, name=f"l{k}_{i}") for i, a in enumerate(init)] for k in range(bound.MAX_BOUND + 2)]
     before = batched.stats["steps"]
     for _ in range(2):
         for vs in lists:
             opt.apply_gradients([(ds.constant(a), v) for a, v in zip(grads[0], vs)])
     assert batched.stats["steps"] - before == len(lists)  # the second round: every list (rebuilt when evicted)
-    assert len(batched._entries(opt)) == batched.MAX_LISTS
-    batched.clear(opt)
-    assert not batched._entries(opt)
+    assert len(bound.bound_plans(opt)) == bound.MAX_BOUND
+    bound.clear(opt)
+    assert not bound.bound_plans(opt)
 
 
 @pytest.fixture
@@ -436,8 +436,10 @@ def test_the_remembered_lists_go_with_their_optimizer():
 
     vs, opt, g = _warm()
     opt.apply_gradients([(ds.constant(a), v) for a, v in zip(g, vs)])
-    assert batched._entries(opt)
-    assert not pickle.loads(pickle.dumps(batched._entries(opt)))
+    plans = opt.__dict__["_bound_plans"]  # (the list itself: its pickle and copies are empty)
+    assert plans and bound.bound_plans(opt)
+    assert not pickle.loads(pickle.dumps(plans))
+    del plans
     ref = weakref.ref(vs[0])
     cycle = {"optimizer": opt, "variables": vs}
     cycle["self"] = cycle

@@ -557,3 +557,36 @@ def test_l2_penalty_respects_exclusions():
     opt.exclude_from_weight_decay(var_names=["bias"])
     opt.apply_gradients([(ds.constant([1.0, 0.0]), a), (ds.constant([1.0, 0.0]), b)])
     assert a.numpy().tolist() == [1 - 0.1 * 1.5, 1 - 0.1 * 0.5] and b.numpy().tolist() == [0.9, 1.0]
+
+
+@pytest.mark.parametrize("lr, weight_decay, sparse", [(1e-3, 0.0, False), (0.1, 0.0, False), (0.01, 0.1, False),
+                                                      (0.01, 0.0, True)])
+def test_torch_amsgrad_with_epsilon_1e7_equals_torch_in_float64(lr, weight_decay, sparse):
+    """``Adam(amsgrad=True, epsilon=1e-7, convention="torch")`` against ``torch.optim.Adam(amsgrad=True, eps=1e-7)``
+    in float64, within 1e-12 (issue 38): gradients whose scale falls and rises (so the running maximum of ``v``
+    decides the denominator), with PyTorch's L2 weight decay, and sparse gradients under ``sparse_updates="exact"``
+    (PyTorch gets the same rows, densified)."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    p0 = rng.standard_normal((6, 4))
+    p = torch.tensor(p0.copy(), requires_grad=True)
+    ref = torch.optim.Adam([p], lr=lr, eps=1e-7, amsgrad=True, weight_decay=weight_decay)
+    w = ds.Variable(p0.copy(), name="w")
+    opt = O.Adam(lr, epsilon=1e-7, amsgrad=True, weight_decay=weight_decay or None, convention="torch",
+                 sparse_updates="exact" if sparse else None)
+    worst = 0.0
+    for k, scale in enumerate([1.0, 1e-3, 10.0, 1e-6, 0.5, 1e-2, 3.0, 1e-4] * 3):
+        if sparse:
+            rows = [k % 6, (k + 3) % 6]
+            values = rng.standard_normal((2, 4)) * scale
+            g = np.zeros((6, 4))
+            g[rows] = values
+            opt.apply_gradients([(ds.IndexedSlices(ds.constant(values), ds.constant(rows), (6, 4)), w)])
+        else:
+            g = rng.standard_normal((6, 4)) * scale
+            opt.apply_gradients([(ds.constant(g), w)])
+        p.grad = torch.tensor(g)
+        ref.step()
+        want = p.detach().numpy()
+        worst = max(worst, float(np.max(np.abs(w.numpy() - want) / np.maximum(1.0, np.abs(want)))))
+    assert worst <= 1e-12, worst

@@ -82,7 +82,7 @@ def test_the_plans_prepared_update_follows_every_change_the_optimizer_sees():
     # a plan's optimizer node runs the batched step prepared once for its gradient buffers; each event below
     # must reach it as it reaches apply_gradients: the same bits as the eager step after every one
     from descend import _native
-    from descend.optimizers import batched
+    from descend.optimizers import batched, bound
 
     sizes, batch = (784, 64, 32, 10), 32
     ws, bs, xs, ys = _mlp(sizes, batch)
@@ -94,7 +94,7 @@ def test_the_plans_prepared_update_follows_every_change_the_optimizer_sees():
         4: lambda opt, vs: setattr(opt, "clipnorm", 0.05),            # clipping: the general pipeline
         7: lambda opt, vs: setattr(opt, "clipnorm", None),
         9: lambda opt, vs: opt.exclude_from_weight_decay(var_list=[vs[1], vs[3]]),
-        11: lambda opt, vs: batched.clear(opt),                       # the remembered lists forgotten
+        11: lambda opt, vs: bound.clear(opt),                         # the bound plans forgotten
         13: lambda opt, vs: setattr(opt, "learning_rate", 3e-3),
         15: lambda opt, vs: setattr(opt, "on_nonfinite", "apply"),
     }
@@ -772,13 +772,20 @@ def test_an_optimizer_node_finds_each_buffers_tensor_by_a_lookup():
     step(x)
     node = next(n.payload for n in step.get_concrete_function(x).graph.nodes
                 if isinstance(getattr(n, "payload", None), OptimizerNode))
-    fn = node.fn
-    node.fn = lambda optimizer, pairs, **kw: (seen.append([g for g, _ in pairs]), fn(optimizer, pairs, **kw))
+    from descend.optimizers.bound import BoundUpdate
+
+    prepare = BoundUpdate.prepare
+
+    def spy(self, pairs, **kw):
+        seen.append([g for g, _ in pairs])
+        return prepare(self, pairs, **kw)
+
+    BoundUpdate.prepare = spy
     try:
         step(x)
         step(x)
     finally:
-        node.fn = fn
+        BoundUpdate.prepare = prepare
     assert len(seen) == 2 and all(a is b for a, b in zip(*seen))
     assert isinstance(node._wrapped, dict) and len(node._wrapped) == 300
     assert all(found[0] is t._value for found, t in zip(node._wrapped.values(), seen[0]))

@@ -200,3 +200,54 @@ def test_deferred_state_that_matches_no_variable_is_reported():
         fresh.apply_gradients([(ds.constant(np.ones(2)), other)])
     with pytest.raises(ValueError, match="a/m"):
         fresh.assert_state_consumed()
+
+
+# ------------------------------------------------------------------------------------------------ Keras 3 / TF 1 names
+@pytest.mark.parametrize("make", [lambda: ds.optimizers.Adam(0.1), lambda: ds.optimizers.LossScaleOptimizer(
+    ds.optimizers.SGD(0.1)), lambda: v1.AdamOptimizer(0.1)], ids=["keras", "loss_scale", "tf1"])
+def test_variables_is_a_property_and_apply_takes_keras_3s_arguments(make):
+    opt = make()
+    assert isinstance(inspect.getattr_static(type(opt), "variables"), property)
+    params = list(inspect.signature(opt.apply).parameters.values())
+    assert [p.name for p in params] == ["grads", "trainable_variables"] and params[1].default is None
+    w = ds.Variable([1.0, 2.0], name="w")
+    opt.apply([ds.constant([1.0, 1.0])], [w])
+    after_one = w.numpy()
+    opt.apply([ds.constant([1.0, 1.0])])  # the variables it was built for
+    assert (w.numpy() < after_one).all() and all(isinstance(v, ds.Variable) for v in opt.variables)
+    with pytest.raises(ValueError, match="same length"):
+        opt.apply([ds.constant([1.0, 1.0])] * 2)
+
+
+def test_variable_value_and_overwrite_with_gradient():
+    w = ds.Variable([1.0, 2.0], name="w")
+    assert w.value.numpy().tolist() == [1.0, 2.0] and w.value().numpy().tolist() == [1.0, 2.0]
+    assert w.overwrite_with_gradient is False
+    with pytest.raises(TypeError, match="must be a bool"):
+        w.overwrite_with_gradient = 1
+    scale = ds.Variable([4.0], name="scale")
+    scale.overwrite_with_gradient = True
+    opt = ds.optimizers.Adam(0.1)
+    opt.apply_gradients([(ds.constant([1.0, 1.0]), w), (ds.constant([7.0]), scale)])
+    assert scale.numpy().tolist() == [7.0]  # Keras 3: it takes its gradient, no rule, no slots
+    assert opt.get_slot(w, "m") is not None and opt.state.find(scale) is None
+    ahead = opt.preview([(ds.constant([1.0, 1.0]), w), (ds.constant([9.0]), scale)])
+    assert ahead["scale"].tolist() == [9.0] and scale.numpy().tolist() == [7.0]
+    opt.apply_gradients([(ds.IndexedSlices(ds.constant([1.5, 0.5]), ds.constant([0, 0]), (1,)), scale)])
+    assert scale.numpy().tolist() == [2.0] and int(opt.iterations.numpy()) == 2  # (a step counted, as Keras 3)
+    with pytest.raises(ds.errors.InvalidArgumentError, match="'w'"):  # all or nothing: the overwrite waits too
+        opt.apply_gradients([(ds.constant([np.nan, 1.0]), w), (ds.constant([5.0]), scale)])
+    assert scale.numpy().tolist() == [2.0]
+    accumulating = ds.optimizers.SGD(0.1, gradient_accumulation_steps=2)
+    with pytest.raises(ValueError, match="overwrite_with_gradient=True"):
+        accumulating.apply_gradients([(ds.constant([1.0]), scale)])
+
+
+def test_tf1_adam_beta_accumulators():
+    opt = v1.AdamOptimizer(0.1, beta1=0.5, beta2=0.25)
+    assert opt._get_beta_accumulators() == (None, None)  # TF 1: made with the first update's slots
+    w = ds.Variable([1.0], name="w")
+    opt.apply_gradients([(ds.constant([1.0]), w)])
+    b1, b2 = opt._get_beta_accumulators()
+    assert (b1.name, b2.name) == ("Adam/beta1_power", "Adam/beta2_power")
+    assert (float(b1.numpy()), float(b2.numpy())) == (0.25, 0.0625)  # beta^(t+1) after t = 1 update

@@ -461,7 +461,8 @@ def test_indexed_slices_without_dense_shape_is_accepted():
 _OPTIMIZER_DIR = pathlib.Path(ds.optimizers.__file__).parent
 # the framework: the base class, its state, hyperparameters, pipeline, stages and kernels
 _FRAMEWORK_FILES = {"optimizer.py", "state.py", "hyper.py", "pipeline.py", "rule.py", "spellings.py", "fused.py",
-                    "batched.py", "rewrite.py", "exact_lazy.py", "accumulation.py"}
+                    "batched.py", "rewrite.py", "exact_lazy.py", "accumulation.py", "bound.py", "template.py",
+                    "options.py"}
 
 
 def _framework_private_names() -> set[str]:

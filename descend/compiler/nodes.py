@@ -4,19 +4,21 @@
 metric's ``update_state`` and ``result``): it runs in Python with each
 call's values, so a step that updates metrics still compiles.
 
-:class:`OptimizerNode` is ``Optimizer.apply_gradients`` (the method is marked
-with :func:`descend.framework.trace.opaque`): the trace records the call and
-its gradients, and every call of the compiled function makes it again: for
-dense gradients through the optimizer's batched step prepared for the plan's
-gradient buffers (:class:`descend.optimizers.batched.Repeated`: the same
-arrays every call, so their checks are made once), one fused kernel over all
-variables; otherwise, or when that step cannot take a call, through the
-optimizer's public method, with Tensors over the buffers (the optimizer reads
-them during the call). This is the one place a plan meets the optimizer: a later optimizer
-stage that a plan can fuse with replaces this class, not the plan.
+:class:`OptimizerNode` is an optimizer's ``apply_gradients``, the one template
+every optimizer class shares (:mod:`descend.optimizers.template`; the method is
+marked with :func:`descend.framework.trace.opaque`): the trace records the call,
+its gradients and its call arguments (``global_step``, ``clip_norm``...), and
+every call of the compiled function makes it again through the optimizer's
+bound plan of the variables (``optimizer.bind(variables)``, the same entrance
+as an eager call), with Tensors over the plan's gradient buffers (the same
+arrays every call, so the batched step checks them once). This is the one
+place a plan meets the optimizer: a later optimizer stage that a plan can fuse
+with replaces this class, not the plan.
 """
 
 from __future__ import annotations
+
+import operator
 
 import numpy as np
 
@@ -39,26 +41,25 @@ class OptimizerNode(OpaqueNode):
 
     name = "apply_gradients"
 
-    def __init__(self, optimizer, fn, layout: list, kwargs: dict):
+    def __init__(self, optimizer, layout: list, kwargs: dict):
         self.optimizer = optimizer
-        self.fn = fn                # the undecorated method: a plan runs with no trace active
         self.layout = layout        # per pair: None, "dense" or ("slices", dense_shape)
-        self.kwargs = kwargs
+        self.kwargs = kwargs        # the call arguments, by name
         self._wrapped: dict = {}    # id -> (array, its Tensor): the same buffer keeps its Tensor from call to call
-        self._repeated = None       # batched.Repeated of the variables, for Optimizer.apply_gradients with dense gradients
-        self._plain = bool(layout) and not kwargs and all(kind == "dense" for kind in layout) and fn is _apply_gradients()
+        self._bound = None          # optimizer.bind(the variables of the last call)
 
     @classmethod
     def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
-        """``(node, input references, dry result)`` for a call ``fn(optimizer, grads_and_vars, **kwargs)``,
-        or None when the call cannot be recorded (the trace then runs eagerly)."""
-        if len(args) != 2 or set(kwargs) - {"weight"}:
+        """``(node, input references, dry result)`` for a call ``apply_gradients(optimizer, grads_and_vars, *call
+        arguments)``, or None when the call cannot be recorded (the trace then runs eagerly)."""
+        if len(args) < 2:
             return None
         optimizer = args[0]
         try:
+            call = optimizer.call_arguments_of(tuple(args[2:]), kwargs)
             pairs = list(args[1])
         except TypeError:
-            return None
+            return None  # (the eager call reports it)
         args[1] = pairs  # the call that follows uses the list (a zip is consumed here)
         layout, var_refs, grad_refs = [], [], []
         for pair in pairs:
@@ -79,10 +80,10 @@ class OptimizerNode(OpaqueNode):
                 grad_refs.append(Value(g.shape, g.dtype, const=np.array(g)))
             else:
                 return None
-        weight = kwargs.get("weight")
-        if isinstance(weight, ArrayLike) and recorder.is_traced(weight):
-            return None
-        node = cls(optimizer, fn, layout, dict(kwargs))
+        for value in call.values():  # a value computed inside the function cannot be a call argument
+            if isinstance(value, ArrayLike) and not isinstance(value, Variable) and recorder.is_traced(value):
+                return None
+        node = cls(optimizer, layout, call)
         return node, var_refs + grad_refs, getattr(optimizer, "_iterations", None)
 
     def _grads(self, rest: list, wrap) -> list:
@@ -109,16 +110,12 @@ class OptimizerNode(OpaqueNode):
 
     def run(self, arrays: list) -> list:
         n = len(self.layout)
-        if self._plain:  # Optimizer.apply_gradients's batched step, its per-list checks made once
-            repeated = self._repeated
-            if repeated is None or not repeated.updates(arrays[:n]):  # (Variable arguments may change per call)
-                from ..optimizers.batched import Repeated
-
-                repeated = self._repeated = Repeated(self.optimizer, arrays[:n])
-            if repeated.apply(arrays[n:]):
-                return []
+        variables = arrays[:n]
+        bound = self._bound
+        if bound is None or len(bound.variables) != n or not all(map(operator.is_, variables, bound.variables)):
+            bound = self._bound = self.optimizer.bind(variables)  # (Variable arguments may change per call)
         grads = self._grads(arrays[n:], self._tensor)
-        self.fn(self.optimizer, list(zip(grads, arrays[:n])), **self.kwargs)
+        bound.apply(list(zip(grads, variables)), buffers=True, **self.kwargs)
         return []
 
     def replay(self, values: list) -> list:
@@ -126,13 +123,6 @@ class OptimizerNode(OpaqueNode):
         grads = self._grads(values[n:], lambda x: x)
         self.optimizer.apply_gradients(list(zip(grads, values[:n])), **self.kwargs)
         return []
-
-
-def _apply_gradients():
-    """The undecorated ``Optimizer.apply_gradients`` (what a trace records for a plain optimizer's update)."""
-    from ..optimizers.optimizer import Optimizer
-
-    return Optimizer.apply_gradients.__wrapped__
 
 
 class CallbackNode(OpaqueNode):

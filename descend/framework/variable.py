@@ -25,7 +25,7 @@ from .tensor import ArrayLike, Tensor, numpy_text, to_array
 from .validation import check_index_range
 
 __all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session",
-           "live_variables", "reset_live_variables"]
+           "live_variables", "overwrites_in_use", "reset_live_variables"]
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-/]+$")
 _state = threading.local()
@@ -204,6 +204,15 @@ class _CallableTensor(Tensor):
         return self
 
 
+#: whether some Variable was ever given ``overwrite_with_gradient=True`` (until then an optimizer need not look)
+_overwrites_in_use = False
+
+
+def overwrites_in_use() -> bool:
+    """Whether some Variable was ever given ``overwrite_with_gradient=True``."""
+    return _overwrites_in_use
+
+
 class Variable(ArrayLike):
     """A named, mutable array that optimizers update in place.
 
@@ -225,7 +234,8 @@ class Variable(ArrayLike):
         array([1.5, 2.5], dtype=float32)
     """
 
-    __slots__ = ("_value", "_name", "_trainable", "_constraint", "_version", "_before_read", "__weakref__")
+    __slots__ = ("_value", "_name", "_trainable", "_constraint", "_version", "_before_read", "_overwrite_with_gradient",
+                 "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, initial_value=None, name: str | None = None, trainable: bool = True, dtype=None,
@@ -263,6 +273,7 @@ class Variable(ArrayLike):
         self._constraint = constraint
         self._version = 0
         self._before_read = None
+        self._overwrite_with_gradient = False
         _track(self)
         _context.variable_created(self)
         if _tracing:
@@ -290,6 +301,21 @@ class Variable(ArrayLike):
         if value is not None and not callable(value):
             raise TypeError(f"constraint of variable '{self._name}' must be callable or None. Received: {value!r}")
         self._constraint = value
+
+    @property
+    def overwrite_with_gradient(self) -> bool:
+        """Keras 3's flag: when True, an optimizer's update assigns this variable its gradient instead of
+        applying its rule (float8 training computes new scales as "gradients"); default False."""
+        return getattr(self, "_overwrite_with_gradient", False)
+
+    @overwrite_with_gradient.setter
+    def overwrite_with_gradient(self, value: bool) -> None:
+        global _overwrites_in_use
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"`overwrite_with_gradient` of variable '{self._name}' must be a bool. Received: {value!r}")
+        self._overwrite_with_gradient = bool(value)
+        if value:
+            _overwrites_in_use = True
 
     @property
     def initializer(self):

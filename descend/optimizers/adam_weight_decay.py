@@ -124,8 +124,11 @@ class AdamWeightDecay(Adam):
         return self.current_hyper("weight_decay_rate") != 0 and self.weight_decay_form.selected(param_name)
 
     # ------------------------------------------------------------------ the update
-    def apply_gradients(self, grads_and_vars, clip_norm=None, name=None, **kwargs):
-        """Apply ``(gradient, variable)`` pairs; returns ``iterations``.
+    #: Hugging Face's ``apply_gradients(grads_and_vars, clip_norm=None, name=None, **kwargs)``
+    call_arguments = ("clip_norm", "name", "*", "weight", "experimental_aggregate_gradients")
+
+    def prepare(self, grads_and_vars, *, clip_norm=None, name=None, experimental_aggregate_gradients=None, **kwargs):
+        """The plan of ``apply_gradients(grads_and_vars, clip_norm, name)``.
 
         Args:
             grads_and_vars: ``(gradient, variable)`` pairs.
@@ -136,15 +139,13 @@ class AdamWeightDecay(Adam):
                 if set. With ``gradient_accumulation_steps`` it clips the
                 accumulated gradient, on the call that completes a cycle.
             name: accepted for TensorFlow compatibility; unused.
-            **kwargs: ``weight`` (see :meth:`Optimizer.apply_gradients`);
-                TensorFlow's ``experimental_aggregate_gradients`` is accepted and unused.
+            experimental_aggregate_gradients: TensorFlow's; accepted and unused.
+            **kwargs: ``weight`` (see :meth:`Optimizer.apply_gradients`).
         """
-        kwargs.pop("experimental_aggregate_gradients", None)
         if clip_norm is not None and (isinstance(clip_norm, bool) or not isinstance(clip_norm, NUMBERS)
                                       or not math.isfinite(clip_norm) or clip_norm < 0):
             raise ValueError(f"`clip_norm` must be in [0, inf). Received: clip_norm={clip_norm!r}")
-        self.commit(self.prepare(grads_and_vars, raw_global_clipnorm=clip_norm, **kwargs))
-        return self.iterations
+        return super().prepare(grads_and_vars, raw_global_clipnorm=clip_norm, **kwargs)
 
     def get_config(self):
         config = super().get_config()

@@ -27,13 +27,14 @@ import math
 
 import numpy as np
 
-from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable, no_name_scope
 from ..ops import math_ops
+from . import bound
 from .optimizer import Optimizer
+from .template import UpdateTemplate
 
 __all__ = ["LossScaleOptimizer"]
 
@@ -44,7 +45,7 @@ _BASE_DEFAULTS = {"weight_decay": None, "clipnorm": None, "global_clipnorm": Non
                   "gradient_accumulation_steps": None}
 
 
-class LossScaleOptimizer:
+class LossScaleOptimizer(UpdateTemplate):
     """Dynamic loss scaling around ``inner_optimizer`` (Keras 3's ``LossScaleOptimizer``).
 
     Args:
@@ -164,45 +165,24 @@ class LossScaleOptimizer:
         return out
 
     # ------------------------------------------------------------------ the update
-    @_trace.opaque("optimizer")  # one node of a descend.function plan: the finiteness test runs at each call
-    def apply_gradients(self, grads_and_vars, **kwargs):
-        """Apply the gradients (divided by the scale unless they came from :meth:`get_unscaled_gradients`)
-        with the inner optimizer, or skip the step and halve the scale when one is not finite.
+    @property
+    def call_arguments(self) -> tuple:
+        """The inner optimizer's (``apply_gradients`` passes them to its ``prepare``)."""
+        return self.inner_optimizer.call_arguments
 
-        Returns the inner optimizer's ``iterations``. Other keyword arguments go to the inner optimizer's
-        ``prepare`` (``weight`` for gradient accumulation)."""
-        pairs = []
-        for item in grads_and_vars:
-            try:
-                g, v = item
-            except (TypeError, ValueError):
-                raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
-            pairs.append((g, v))
-        grads = self._unscale([g for g, _ in pairs], [v for _, v in pairs])
-        if grads is not None:
-            inner = self.inner_optimizer
-            pairs = list(zip(grads, [v for _, v in pairs]))
-            if type(inner).apply_gradients is Optimizer.apply_gradients and set(kwargs) <= {"weight"}:
-                inner.apply_gradients(pairs, **kwargs)  # commit(prepare(...)), or the batched step: no change on error
-            else:
-                inner.commit(inner.prepare(pairs, **kwargs))  # prepare may raise: no change
-            self._grow()
-        return self.iterations
+    def bind(self, variables) -> _ScaledBound:
+        """The bound plan of an update of ``variables``: the gradients divided by the scale (unless they came from
+        :meth:`get_unscaled_gradients`), then the inner optimizer's bound plan; or, when one is not finite, a
+        skipped step that halves the scale. ``apply_gradients`` returns the inner optimizer's ``iterations``."""
+        return bound.bind(self, variables, _ScaledBound)
 
-    def apply(self, grads, trainable_variables=None):
-        """Keras 3's ``apply(grads, trainable_variables)`` (see :meth:`apply_gradients`); without
-        ``trainable_variables``, the variables the inner optimizer was built for."""
-        grads = list(grads)
-        variables = list(trainable_variables) if trainable_variables is not None else [None] * len(grads)
-        grads = self._unscale(grads, variables)
-        if grads is not None:
-            self.inner_optimizer.apply(grads, trainable_variables)  # all or nothing itself
-            self._grow()
+    def _variables_to_apply(self) -> list:
+        return self.inner_optimizer.state.tracked()
 
     def _unscale(self, grads: list, variables: list):
-        """The gradients to apply, or None when one is not finite (then the step is skipped: the scale
-        halves and its counter restarts). Under a distribution strategy the replicas decide together: a
-        non-finite gradient on any of them skips the step on all (one integer all-reduced)."""
+        """The gradients to apply, or None when one is not finite (then the step is skipped: :meth:`_halve`).
+        Under a distribution strategy the replicas decide together: a non-finite gradient on any of them skips
+        the step on all (one integer all-reduced). Changes nothing but the record of unscaled gradients."""
         given = [g for g in grads if g is not None]
         mine = [any(g is u for u in self._unscaled) for g in given]
         if any(mine) and not all(mine):
@@ -210,17 +190,20 @@ class LossScaleOptimizer:
                              "pass all of them scaled (Keras 3) or all unscaled (TF 2)")
         self._unscaled = []
         found = not all(_finite(g) for g in given)
-        aggregation = self.inner_optimizer.aggregation_for([v for v in variables if v is not None])
+        aggregation = self.inner_optimizer.aggregation_for([v for v in variables if isinstance(v, Variable)])
         if aggregation is not None:  # the replicas decide together
             found = aggregation.any(self.inner_optimizer, list(zip(grads, variables)), found)
         if found:
-            self.step_counter.assign(0)
-            self.dynamic_scale.assign(self.dynamic_scale.numpy() * np.float32(0.5))
             return None
         if given and all(mine):
             return grads
         scale = float(self.dynamic_scale.numpy())
         return [None if g is None else _divide(g, scale) for g in grads]
+
+    def _halve(self) -> None:
+        """After a step skipped for a non-finite gradient: the scale halves and its counter restarts."""
+        self.step_counter.assign(0)
+        self.dynamic_scale.assign(self.dynamic_scale.numpy() * np.float32(0.5))
 
     def _grow(self) -> None:
         """After a finite step: double the scale every ``dynamic_growth_steps`` of them."""
@@ -314,6 +297,48 @@ class LossScaleOptimizer:
     def __repr__(self):
         return (f"<LossScaleOptimizer '{self.name}' scale={float(self.dynamic_scale.numpy())} "
                 f"inner={self.inner_optimizer!r}>")
+
+
+class _ScaledBound:
+    """An update of one list of variables by a :class:`LossScaleOptimizer`: the unscaled gradients through the
+    inner optimizer's bound plan of the same variables."""
+
+    __slots__ = ("_optimizer", "variables", "ids", "inner")
+
+    def __init__(self, optimizer: LossScaleOptimizer, variables):
+        self._optimizer, self.variables = bound.weak(optimizer), tuple(variables)
+        self.ids = tuple(map(id, self.variables))
+        self.inner = optimizer.inner_optimizer.bind(self.variables)
+
+    @property
+    def optimizer(self) -> LossScaleOptimizer:
+        return bound.strong(self._optimizer)
+
+    def prepare(self, grads_and_vars, *, buffers: bool = False, **call):
+        """``(inner plan or None for a skipped step)``; changes nothing but the record of unscaled gradients."""
+        pairs = []
+        for item in grads_and_vars:
+            try:
+                g, v = item
+            except (TypeError, ValueError):
+                raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
+            pairs.append((g, v))
+        variables = [v for _, v in pairs]
+        grads = self.optimizer._unscale([g for g, _ in pairs], variables)
+        if grads is None:
+            return None
+        return self.inner.prepare(list(zip(grads, variables)), **call)  # prepare may raise: no change
+
+    def commit(self, plan) -> None:
+        if plan is None:
+            self.optimizer._halve()
+            return
+        self.inner.commit(plan)
+        self.optimizer._grow()
+
+    def apply(self, grads_and_vars, *, buffers: bool = False, **call):
+        self.commit(self.prepare(grads_and_vars, buffers=buffers, **call))
+        return self.optimizer.iterations
 
 
 class _ScaleRestore:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import operator
 import re
 
 from ..framework.variable import Variable
+from . import bound
 from .optimizer import Optimizer
 from .plan import ByVariable
+from .template import UpdateTemplate, variables_of
 
 __all__ = ["MultiOptimizer"]
 
 
-class MultiOptimizer:
+class MultiOptimizer(UpdateTemplate):
     """Route each variable to one optimizer, by variable list or by name pattern.
 
     Args:
@@ -22,7 +25,10 @@ class MultiOptimizer:
     Each optimizer keeps its own slots and ``iterations``. An update is
     all-or-nothing across the optimizers: every gradient is validated (and
     routed) before any optimizer changes anything. A sub-optimizer refuses a
-    variable routed to another one.
+    variable routed to another one. Its bound plan (:meth:`bind`) is the
+    composition of its optimizers' bound plans: each prepares its share, then
+    each commits. ``apply_gradients`` takes ``weight`` (the micro-batch weight
+    for gradient accumulation), given to every optimizer.
 
     Example:
         >>> import descend as ds
@@ -100,17 +106,12 @@ class MultiOptimizer:
             raise ValueError(f"MultiOptimizer: no optimizer is routed to variables {unrouted}")
         return groups
 
-    def apply_gradients(self, grads_and_vars, *, weight: float | None = None) -> None:
-        """Split the pairs by route, validate all of them, then let each optimizer update its share.
+    def bind(self, variables) -> _MultiBound:
+        """The bound plan of an update of ``variables``: the bound plans of each optimizer's share."""
+        return bound.bind(self, variables, _MultiBound)
 
-        Each optimizer applies its own ``on_nonfinite`` policy and gradient
-        accumulation; ``weight`` is the micro-batch weight for accumulation.
-        """
-        groups = self._split(grads_and_vars)
-        # every optimizer prepares its plan before any commits: a bad value anywhere changes nothing anywhere
-        plans = [opt.prepare(groups[id(opt)], weight=weight) for opt, _, _ in self._routes if groups.get(id(opt))]
-        for plan in plans:
-            plan.optimizer.commit(plan)
+    def _variables_to_apply(self) -> list:
+        return [v for opt in self.optimizers for v in opt.state.tracked()]
 
     def preview(self, grads_and_vars, *, weight: float | None = None, slots: bool = False):
         """What :meth:`apply_gradients` would give, changing nothing (see :meth:`Optimizer.preview`)."""
@@ -131,3 +132,45 @@ class MultiOptimizer:
 
     def get_config(self) -> dict:
         return {"optimizers": [{"class_name": type(o).__name__, "config": o.get_config()} for o in self.optimizers]}
+
+
+class _MultiBound:
+    """An update of one list of variables by a :class:`MultiOptimizer`: each optimizer's bound plan of the
+    variables routed to it (made when the list is bound); every share is prepared before any is committed."""
+
+    __slots__ = ("_multi", "variables", "ids", "parts")
+
+    def __init__(self, multi: MultiOptimizer, variables):
+        self._multi, self.variables = bound.weak(multi), tuple(variables)
+        self.ids = tuple(map(id, self.variables))
+        positions: dict = {}
+        for k, v in enumerate(self.variables):
+            opt = multi.route(v) if isinstance(v, Variable) else None
+            if opt is None:
+                positions = None  # the general split reports it
+                break
+            positions.setdefault(id(opt), (opt, []))[1].append(k)
+        self.parts = None if positions is None else [
+            (opt.bind([self.variables[k] for k in ks]), ks) for opt, ks in positions.values()]
+
+    def prepare(self, grads_and_vars, *, buffers: bool = False, **call) -> list:
+        """``[(bound plan, its plan)]``, one per optimizer with a share; changes nothing."""
+        pairs = grads_and_vars if type(grads_and_vars) in (list, tuple) else list(grads_and_vars)
+        given = variables_of(pairs)
+        if self.parts is not None and len(given) == len(self.variables) and all(map(operator.is_, given,
+                                                                                     self.variables)):
+            shares = [(b, [pairs[k] for k in ks]) for b, ks in self.parts]
+        else:  # (pairs of other variables than bound, or malformed: split and reported as they come)
+            multi = bound.strong(self._multi)
+            groups = multi._split(pairs)
+            shares = [(opt.bind(variables_of(groups[id(opt)])), groups[id(opt)]) for opt in multi.optimizers
+                      if groups.get(id(opt))]
+        # every optimizer prepares its plan before any commits: a bad value anywhere changes nothing anywhere
+        return [(b, b.prepare(share, buffers=buffers, **call)) for b, share in shares]
+
+    def commit(self, plans: list) -> None:
+        for b, plan in plans:
+            b.commit(plan)
+
+    def apply(self, grads_and_vars, *, buffers: bool = False, **call) -> None:
+        self.commit(self.prepare(grads_and_vars, buffers=buffers, **call))

@@ -4,8 +4,10 @@ An optimizer is declared, not programmed (``docs/writing_an_optimizer.md``). Its
 things -- ``slots``, hyperparameters (``add_hyperparameter``), ``coefficients``, the ``update`` rule
 and, optionally, ``catch_up`` -- and this class gives it everything else:
 
-* the update pipeline (:mod:`descend.optimizers.pipeline`): ``apply_gradients`` is
+* the update pipeline (:mod:`descend.optimizers.pipeline`): ``apply_gradients``, the one template
+  (:mod:`descend.optimizers.template`), is ``bind(variables).apply(pairs)`` (:mod:`descend.optimizers.bound`),
   ``commit(prepare(...))``; ``prepare`` runs every stage that can fail and changes nothing;
+* the options it was built with, one frozen object (:class:`~descend.optimizers.options.Options`);
 * the state, one object (:class:`~descend.optimizers.state.OptimizerState`): ``iterations``, slots,
   step state, the accumulator, restored state waiting for its variables, ``state_dict`` /
   ``restore_plan``;
@@ -19,26 +21,26 @@ and, optionally, ``catch_up`` -- and this class gives it everything else:
 from __future__ import annotations
 
 import inspect
-import math
 from typing import Callable, Iterable
 
 import numpy as np
 
-from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, to_array
 from ..framework.variable import Variable, to_snake_case, unique_name
-from . import batched, schedules, stages
+from . import bound, schedules, stages
 from .convention import L2Penalty, check_convention, declared, resolve
 from .exact_lazy import LazyRows
 from .hyper import Hyperparameters, LearningRateValue
+from .options import Options
 from .pipeline import Pipeline, aggregation_for
 from .plan import UpdatePlan
-from .rule import NUMBERS, WeightDecay, as_rule
+from .rule import WeightDecay, as_rule
 from .spellings import TF2_HOOKS, KerasRule, KerasSpelling, TF2Rule, TF2Spelling
 from .stages.update import DeclaredRule
 from .state import OptimizerState, StateRestore, name_of
+from .template import UpdateTemplate
 
 __all__ = ["Optimizer", "VariableList"]
 
@@ -70,7 +72,19 @@ def _spelling_of(cls) -> str:
     return "none"
 
 
-class Optimizer(KerasSpelling, TF2Spelling):
+def _option(name: str) -> property:
+    """The option ``name`` of the optimizer's :class:`Options`; setting it puts a new, checked ``Options`` in place."""
+
+    def get(self):
+        return getattr(self.options, name)
+
+    def set(self, value):
+        self.options = self.options.replace(**{name: value})
+
+    return property(get, set, doc=f"The ``{name}`` option (see :class:`~descend.optimizers.options.Options`).")
+
+
+class Optimizer(UpdateTemplate, KerasSpelling, TF2Spelling):
     """Base class of every optimizer.
 
     Args:
@@ -177,40 +191,14 @@ class Optimizer(KerasSpelling, TF2Spelling):
             self.add_hyperparameter("learning_rate", learning_rate, low=0)
         if weight_decay is not None:
             self.add_hyperparameter("weight_decay", weight_decay, low=0)
-        for arg, v in (("clipnorm", clipnorm), ("clipvalue", clipvalue), ("global_clipnorm", global_clipnorm)):
-            if v is not None and not (isinstance(v, NUMBERS) and not isinstance(v, bool) and math.isfinite(v)
-                                      and v >= 0):
-                raise ValueError(f"`{arg}` must be a non-negative finite number. Received: {arg}={v!r}")
-        if sum(v is not None for v in (clipnorm, clipvalue, global_clipnorm)) > 1:
-            raise ValueError(
-                "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
-                f"clipnorm={clipnorm}, clipvalue={clipvalue}, global_clipnorm={global_clipnorm}")
-        self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
-        if sparse_updates is not None and sparse_updates not in ("exact", "lazy", "exact_lazy"):
-            raise ValueError("`sparse_updates` must be 'exact', 'lazy' or 'exact_lazy'. "
-                             f"Received: sparse_updates={sparse_updates!r}")
+        #: the options it was built with: one frozen, checked object (``get_config``, the stages and the batched
+        #: step read it)
+        self.options = Options(clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm,
+                               sparse_updates=sparse_updates, gradient_accumulation_steps=gradient_accumulation_steps,
+                               on_nonfinite=on_nonfinite, use_ema=use_ema, ema_momentum=ema_momentum,
+                               ema_overwrite_frequency=ema_overwrite_frequency, loss_scale_factor=loss_scale_factor)
         if sparse_updates == "exact_lazy":
             _check_exact_lazy(type(self), self._convention)
-        self._sparse_updates = sparse_updates
-        k = gradient_accumulation_steps
-        if k is not None and not (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and k >= 1):
-            raise ValueError(f"`gradient_accumulation_steps` must be an integer >= 1. "
-                             f"Received: gradient_accumulation_steps={k!r}")
-        self.gradient_accumulation_steps = None if k is None else int(k)
-        if on_nonfinite not in ("raise", "skip", "zero", "apply"):
-            raise ValueError("`on_nonfinite` must be 'raise', 'skip', 'zero' or 'apply'. "
-                             f"Received: on_nonfinite={on_nonfinite!r}")
-        self.on_nonfinite = on_nonfinite
-        if loss_scale_factor is not None and not (isinstance(loss_scale_factor, NUMBERS)
-                                                  and not isinstance(loss_scale_factor, bool)
-                                                  and math.isfinite(loss_scale_factor) and loss_scale_factor > 0):
-            raise ValueError("`loss_scale_factor` must be a positive finite number or None. "
-                             f"Received: loss_scale_factor={loss_scale_factor!r}")
-        self.loss_scale_factor = None if loss_scale_factor is None else float(loss_scale_factor)
-        _check_ema(use_ema, ema_momentum, ema_overwrite_frequency)
-        self.use_ema = bool(use_ema)
-        self.ema_momentum = float(ema_momentum)
-        self.ema_overwrite_frequency = None if ema_overwrite_frequency is None else int(ema_overwrite_frequency)
         self.owner = None  # a MultiOptimizer routing variables to this optimizer
         # PyTorch's weight_decay is an L2 penalty added to the gradient for most of its optimizers
         coupled = self._convention is not None and self._convention.weight_decay == "l2"
@@ -225,6 +213,16 @@ class Optimizer(KerasSpelling, TF2Spelling):
         state = self.__dict__.copy()
         state["_rule_cache"] = None  # refers back to this optimizer (weakly): a copy builds its own
         return state
+
+    clipnorm = _option("clipnorm")
+    clipvalue = _option("clipvalue")
+    global_clipnorm = _option("global_clipnorm")
+    gradient_accumulation_steps = _option("gradient_accumulation_steps")
+    on_nonfinite = _option("on_nonfinite")
+    use_ema = _option("use_ema")
+    ema_momentum = _option("ema_momentum")
+    ema_overwrite_frequency = _option("ema_overwrite_frequency")
+    loss_scale_factor = _option("loss_scale_factor")
 
     # ================================================================== the rule
     @property
@@ -266,7 +264,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
     @property
     def sparse_updates(self) -> str:
         """``"exact"``, ``"lazy"`` or ``"exact_lazy"`` (the rule's default when not given)."""
-        mode = self._sparse_updates
+        mode = self.options.sparse_updates
         if mode is None:
             rule = self.rule
             return "exact" if rule.is_hook else rule.rule.sparse
@@ -296,7 +294,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
                                  "'exact' or 'lazy'. Received: sparse_updates='exact_lazy'")
         if mode != "exact_lazy" and self.lazy_rows.tables:
             self.flush()
-        self._sparse_updates = mode
+        self.options = self.options.replace(sparse_updates=mode)
 
     # ================================================================== hyperparameters
     def add_hyperparameter(self, name: str, value, *, low=None, high=None, low_open: bool = False,
@@ -516,56 +514,24 @@ class Optimizer(KerasSpelling, TF2Spelling):
 
     _clip_gradients = clip_gradients
 
-    @_trace.opaque("optimizer")  # descend.function records the update as one node of its plan
-    def apply_gradients(self, grads_and_vars, *, weight: float | None = None):
-        """Apply ``(gradient, variable)`` pairs; returns ``iterations``.
-
-        All or nothing: everything that can fail (validation, schedules,
-        accumulation, clipping, the non-finite policy, constraints) is computed
-        before the first write; on an error no variable, slot, accumulator or
-        counter has changed. ``None`` gradients are skipped with a warning.
-
-        Args:
-            grads_and_vars: iterable of ``(gradient, Variable)``; a gradient is
-                a Tensor, an array or an ``IndexedSlices``.
-            weight: with ``gradient_accumulation_steps``, this micro-batch's
-                weight (its example or token count): the applied gradient is
-                ``sum(w_i g_i) / sum(w_i)``. Default 1.
-        """
-        if weight is None:  # a repeated dense step: the cached plan (None when it applied the update)
-            grads_and_vars = batched.apply(self, self.rule, grads_and_vars)
-            if grads_and_vars is None:
-                return self.state.iterations
-        self.commit(self.prepare(grads_and_vars, weight=weight))
-        return self.state.iterations
-
-    def apply(self, grads, trainable_variables=None):
-        """Keras 3's ``apply(grads, trainable_variables)``: ``apply_gradients(zip(grads, trainable_variables))``.
-
-        Without ``trainable_variables``, the variables this optimizer has already updated (or built), in the
-        order it first saw them; the number of gradients must match either way.
+    def bind(self, variables) -> bound.BoundUpdate:
+        """The bound plan of an update of ``variables`` (in this order): ``apply_gradients`` with these
+        variables is ``bind(variables).apply(pairs)``. Cached per list of variables (the most recent
+        ``bound.MAX_BOUND``); see :mod:`descend.optimizers.bound`.
 
         Example:
             >>> import descend as ds
             >>> w = ds.Variable([1.0, 2.0], name="w")
-            >>> opt = ds.optimizers.SGD(0.5)
-            >>> opt.apply([ds.constant([1.0, 1.0])], [w])
-            >>> opt.apply([ds.constant([1.0, 1.0])])  # the variables it was built for
-            >>> w.numpy()
-            array([0., 1.], dtype=float32)
+            >>> opt = ds.optimizers.Adam(0.1)
+            >>> step = opt.bind([w])
+            >>> _ = step.apply([(ds.constant([1.0, 1.0]), w)])
+            >>> step is opt.bind([w]), step.batchable()
+            (True, True)
         """
-        grads = list(grads)
-        if trainable_variables is None:
-            trainable_variables = self.state.tracked()
-            if not trainable_variables:
-                raise ValueError("apply: this optimizer has not been built; pass `trainable_variables` or call "
-                                 "build(variables) first")
-        else:
-            trainable_variables = list(trainable_variables)
-        if len(grads) != len(trainable_variables):
-            raise ValueError(f"apply: `grads` and `trainable_variables` must have the same length. Received: "
-                             f"{len(grads)} gradients and {len(trainable_variables)} variables")
-        self.apply_gradients(zip(grads, trainable_variables))
+        return bound.bind(self, variables, bound.BoundUpdate)
+
+    def _variables_to_apply(self) -> list:
+        return self.state.tracked()
 
     def preview(self, grads_and_vars, *, weight: float | None = None, slots: bool = False):
         """The values ``apply_gradients`` would give, changing nothing.
@@ -641,11 +607,9 @@ class Optimizer(KerasSpelling, TF2Spelling):
         config = {"name": self._name}
         for k in self.hyper.values:
             config[k] = self.serialize_hyperparameter(k)
-        config.update(clipnorm=self.clipnorm, clipvalue=self.clipvalue, global_clipnorm=self.global_clipnorm,
-                      sparse_updates=self._sparse_updates if self._sparse_updates is not None else self.sparse_updates,
-                      gradient_accumulation_steps=self.gradient_accumulation_steps,
-                      on_nonfinite=self.on_nonfinite, use_ema=self.use_ema, ema_momentum=self.ema_momentum,
-                      ema_overwrite_frequency=self.ema_overwrite_frequency, loss_scale_factor=self.loss_scale_factor)
+        config.update(self.options.config())
+        if self.options.sparse_updates is None:
+            config["sparse_updates"] = self.sparse_updates  # the rule's default
         if self._initial_decay:
             config["decay"] = self._initial_decay
         if self.convention != type(self).native_convention:
@@ -735,7 +699,7 @@ class Optimizer(KerasSpelling, TF2Spelling):
         return f"<{type(self).__name__} '{self._name}' iterations={self.state.step}>"
 
 
-_FRAMEWORK_CLASSES.update({Optimizer, KerasSpelling, TF2Spelling})
+_FRAMEWORK_CLASSES.update({Optimizer, UpdateTemplate, KerasSpelling, TF2Spelling})
 
 
 def _static_attr(cls, name):
@@ -764,14 +728,3 @@ def _check_exact_lazy(cls, convention=None) -> None:
     if why is not None:
         raise ValueError(f"{cls.__name__} cannot use sparse_updates='exact_lazy': {why}. Use 'exact' or "
                          "'lazy'. Received: sparse_updates='exact_lazy'")
-
-
-def _check_ema(use_ema, momentum, frequency) -> None:
-    if not isinstance(use_ema, (bool, np.bool_)):
-        raise TypeError(f"`use_ema` must be a bool. Received: use_ema={use_ema!r}")
-    if not (isinstance(momentum, NUMBERS) and not isinstance(momentum, bool) and 0 <= momentum <= 1):
-        raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={momentum!r}")
-    if frequency is not None and not (isinstance(frequency, (int, np.integer)) and not isinstance(frequency, bool)
-                                      and frequency >= 1):
-        raise ValueError("`ema_overwrite_frequency` must be an integer >= 1 or None. "
-                         f"Received: ema_overwrite_frequency={frequency!r}")

@@ -1,6 +1,7 @@
 """The update pipeline: what ``apply_gradients`` does, as an ordered list of stage objects.
 
-``Optimizer.apply_gradients(pairs)`` is ``commit(prepare(pairs))``. :meth:`Pipeline.prepare`
+``Optimizer.apply_gradients(pairs)`` is ``bind(variables).apply(pairs)``
+(:mod:`descend.optimizers.bound`), which is ``commit(prepare(pairs))``. :meth:`Pipeline.prepare`
 runs each stage's ``prepare`` -- everything that can fail -- and records the outcome in an
 :class:`UpdatePlan`, changing no variable, slot, accumulator or counter; :meth:`Pipeline.commit`
 runs each stage's ``commit``, which only writes what the plan says and cannot fail on user input.
@@ -8,11 +9,13 @@ A composite (``MultiOptimizer``, several replicas) prepares every part before it
 bad value anywhere changes nothing anywhere. A dry run (``Optimizer.preview``) commits the plan
 into copies.
 
-Each optimizer owns its pipeline. The stages (``STAGES`` names them, in order; a stage whose
-option is off is left out of an update):
+Each optimizer owns its pipeline. The stages (``STAGES`` names them, in order; a stage says itself
+whether an update runs it, from the optimizer's :class:`~descend.optimizers.options.Options`, and
+whether it has a batched form: :class:`~descend.optimizers.plan.Stage`):
 
 * ``validate`` (:mod:`.stages.gradients`): pairs, Variables, dtypes, shapes, sparse indices; ``None``
-  gradients dropped with a warning; ``loss_scale_factor`` divided out.
+  gradients dropped with a warning; the variables with ``overwrite_with_gradient`` set aside (they take
+  their gradients, written when the update commits); ``loss_scale_factor`` divided out.
 * ``check_input`` (gradients): the ``on_nonfinite`` policy on the raw gradients.
 * ``accumulate`` (:mod:`.stages.accumulate`): with ``gradient_accumulation_steps``, the running sums; the
   first k-1 calls of a cycle end here.
@@ -67,9 +70,9 @@ def _variables_named(pairs) -> list:
 class Pipeline:
     """An optimizer's stages, in order (``stages``), and the update they make together.
 
-    ``stages`` holds every stage the optimizer may run; :meth:`active` picks those an update runs (a stage
-    whose option is off is left out). ``aggregation`` is the aggregation stage set explicitly (Horovod's
-    ``DistributedOptimizer``); otherwise the strategy under which the update runs hands one over."""
+    ``stages`` holds every stage the optimizer may run; :meth:`active` picks those an update runs.
+    ``aggregation`` is the aggregation stage set explicitly (Horovod's ``DistributedOptimizer``); otherwise
+    the strategy under which the update runs hands one over."""
 
     def __init__(self, stage_list=None):
         self.stages = stages.default() if stage_list is None else list(stage_list)
@@ -84,14 +87,13 @@ class Pipeline:
         raise KeyError(f"no stage named {name!r}; the stages are {[s.name for s in self.stages]}")
 
     def active(self, optimizer, aggregation, stages) -> tuple:
-        """The stages of ``stages`` an update runs (those whose ``option`` is set on ``optimizer``), with
-        ``aggregation`` before ``clip``."""
+        """The stages of ``stages`` an update of ``optimizer`` runs (each stage says whether it is active:
+        :meth:`Stage.active`), with ``aggregation`` before ``clip``."""
         out = []
         for s in stages:
             if s.name == "clip" and aggregation is not None:
                 out.append(aggregation)
-            option = s.option
-            if option is None or getattr(optimizer, option) not in s.off:
+            if s.active(optimizer):
                 out.append(s)
         return tuple(out)
 
@@ -114,10 +116,10 @@ class Pipeline:
             plan.aggregation.agree(opt, None)
         plan.stages = (first, *self.active(opt, plan.aggregation, self.stages[1:]))
         for stage in plan.stages[1:]:
+            if plan.kind != "apply":
+                break
             if stage.prepare is not None:
                 stage.prepare(plan)
-                if plan.kind != "apply":
-                    break
         return plan
 
     def commit(self, plan: UpdatePlan) -> None:

@@ -74,6 +74,7 @@ class UpdatePlan:
     accumulation: object = None                        # the accumulator's state after this call
     counters: list = field(default_factory=list)       # extra Variables to add one to (TF 1's global_step)
     targets: list = field(default_factory=list)        # the variables this call names (with a gradient)
+    overwrites: list = field(default_factory=list)     # (dense gradient, variable) of overwrite_with_gradient ones
     committed: bool = False
     # -- what the preparing stages hand each other
     rule: object = None                                # the optimizer's rule for this update
@@ -115,16 +116,34 @@ class Stage:
     """One stage of an update. It defines ``prepare(plan)`` (may fail, changes nothing), ``commit(plan)``
     (writes what the plan says, cannot fail), or both; ``None`` where it has nothing to do. ``prepare`` may
     end the preparation early by setting ``plan.kind`` to ``"skip"`` or ``"accumulate"``; a stage whose
-    ``commits_always`` is False commits only plans that apply an update. ``option`` names the optimizer
-    attribute that turns the stage on (None: always on); the stage is off when that attribute is one of
-    ``off``."""
+    ``commits_always`` is False commits only plans that apply an update.
+
+    A stage says itself whether an update of an optimizer runs it (:meth:`active`, from the optimizer's
+    :class:`~descend.optimizers.options.Options`) and whether it has a *batched form* for that optimizer now
+    (:meth:`batches`): its part of the batched dense step (:mod:`descend.optimizers.bound`), given by
+    :meth:`prepare_batched` and :meth:`commit_batched`. A step takes the batched path only when every active
+    stage batches; a stage that does not say (the default) keeps every update on the general pipeline."""
 
     name = "stage"
     prepare = None
     commit = None
     commits_always = False
-    option: str | None = None
-    off: tuple = (None, False)
+
+    def active(self, optimizer) -> bool:
+        """Whether an update of ``optimizer`` runs this stage (default: always)."""
+        return True
+
+    def batches(self, optimizer) -> bool:
+        """Whether this stage, active for ``optimizer``, has a batched form now (default: no)."""
+        return False
+
+    def prepare_batched(self, step) -> bool:
+        """This stage's part of preparing a batched step (a :class:`~descend.optimizers.bound.BatchedStep`);
+        False: the step must take the general pipeline (nothing was changed). Default: nothing to do."""
+        return True
+
+    def commit_batched(self, step) -> None:
+        """This stage's writes of a prepared batched step (cannot fail). Default: none."""
 
     def __repr__(self):
         return f"<stage {self.name}>"

@@ -58,8 +58,9 @@ class Optimizer(_Optimizer):
     """TF1's ``tf.compat.v1.train.Optimizer`` API over descend's optimizer framework.
 
     Subclasses set their rule and slots the same way as Keras-convention
-    optimizers; this class adds TF1's ``minimize``, ``compute_gradients`` and
-    ``apply_gradients(..., global_step)`` signatures and the ``GATE_*``
+    optimizers; this class adds TF1's ``minimize`` and ``compute_gradients``, the
+    ``global_step`` and ``name`` arguments of ``apply_gradients`` (declared in
+    ``call_arguments``, consumed by :meth:`prepare`) and the ``GATE_*``
     constants.
     """
 
@@ -124,14 +125,17 @@ class Optimizer(_Optimizer):
         grads = tape.gradient(loss, var_list, output_gradients=grad_loss)
         return list(zip(grads, var_list))
 
-    def apply_gradients(self, grads_and_vars, global_step: Variable | None = None, name: str | None = None, *,
-                        weight: float | None = None):
-        """Apply the pairs and add one to ``global_step`` if given; returns ``iterations``. A Tensor among the
-        variables (``compute_gradients`` accepts them) raises ``NotImplementedError``, as TF 1.
+    #: TF 1's ``apply_gradients(grads_and_vars, global_step=None, name=None)`` (and descend's ``weight``)
+    call_arguments = ("global_step", "name", "*", "weight")
+
+    def prepare(self, grads_and_vars, *, global_step: Variable | None = None, name: str | None = None, **kwargs):
+        """The plan of ``apply_gradients(grads_and_vars, global_step, name)``: the pairs' plan, which also adds one
+        to ``global_step`` if given. A Tensor among the variables (``compute_gradients`` accepts them) raises
+        ``NotImplementedError``, as TF 1.
 
         ``global_step`` (a scalar integer or float Variable) is checked before anything
         changes, and advances with each applied update (with
-        ``gradient_accumulation_steps``: not with each micro-batch).
+        ``gradient_accumulation_steps``: not with each micro-batch). ``name`` is accepted and unused.
         """
         pairs = []
         for item in grads_and_vars:
@@ -148,11 +152,10 @@ class Optimizer(_Optimizer):
                 # the variable is ignored (the rows and the values' shape are still checked against it)
                 grad = IndexedSlices(grad.values, grad.indices, None)
             pairs.append((grad, var))
-        plan = self.prepare(pairs, weight=weight)
+        plan = super().prepare(pairs, **kwargs)
         if global_step is not None:
             plan.add_counter(global_step)
-        self.commit(plan)
-        return self.iterations
+        return plan
 
     def get_slot(self, var, name: str):
         """The slot ``name`` of ``var``, or None when it has none (TF 1's ``get_slot``: a non-centered

@@ -120,8 +120,10 @@ class AdamOptimizer(Optimizer):
         return tf1_adam_coefficients(hyper, dtype, "beta1", "beta2")
 
     def _get_beta_accumulators(self):
-        """TF 1's accessor: the (beta1_power, beta2_power) Variables (after the first update)."""
-        return tuple(next(v for v in self.variables if v.name.endswith(f"/{n}")) for n in ("beta1_power", "beta2_power"))
+        """TF 1's accessor: the ``(beta1_power, beta2_power)`` Variables, created with the first update's slots
+        (``(None, None)`` before, as TF 1's non-slot variables not yet made)."""
+        step_vars = self.state.step_vars
+        return step_vars.get("beta1_power"), step_vars.get("beta2_power")
 
 
 class AdagradOptimizer(Optimizer, Adagrad):

@@ -14,10 +14,10 @@ __all__ = ["Accumulate"]
 
 class Accumulate(Stage):
     name = "accumulate"
-    batchable = True
     commits_always = True  # a micro-step's plan commits its sums; a skipped step drops the cycle
 
-    option = "gradient_accumulation_steps"
+    def active(self, optimizer) -> bool:
+        return optimizer.options.gradient_accumulation_steps is not None
 
     def prepare(self, plan: UpdatePlan) -> None:
         opt = plan.optimizer

@@ -12,9 +12,9 @@ class MovingAverage(Stage):
     now, and every ``ema_overwrite_frequency`` updates the averages copied into the variables."""
 
     name = "ema"
-    batchable = True
 
-    option = "use_ema"
+    def active(self, optimizer) -> bool:
+        return optimizer.options.use_ema
 
     def commit(self, plan: UpdatePlan) -> None:
         opt = plan.optimizer

@@ -12,7 +12,7 @@ from ...debugging import missing_gradients_report
 from ...errors import InvalidArgumentError
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor import Tensor
-from ...framework.variable import Variable
+from ...framework.variable import Variable, overwrites_in_use
 from ...ops import clip_ops
 from ...ops.gradient_ops import deduplicate_checked
 from ..plan import Stage, UpdatePlan
@@ -27,25 +27,58 @@ class Validate(Stage):
     ``scale_loss``) when one is set. Decides which later check looks at which gradient."""
 
     name = "validate"
-    batchable = True
+
+    def batches(self, optimizer) -> bool:
+        # the batched step's gradients are checked when it binds them (type, dtype, shape, layout; a bound plan
+        # checks the routes of its variables once); a loss-scale factor to divide out has no batched form
+        return optimizer.options.loss_scale_factor is None
 
     def prepare(self, plan: UpdatePlan) -> None:
         opt = plan.optimizer
+        options = opt.options
         owner = opt.owner
         route = None if owner is None else (lambda v: owner.check_route(opt, v))
         pairs = validate(plan.pairs, route)
-        if opt.loss_scale_factor is not None:
-            pairs = _unscale(pairs, opt.loss_scale_factor)
         plan.targets = [v for _, v in pairs]
-        if opt.gradient_accumulation_steps is None and plan.weight is not None:
+        if overwrites_in_use():  # (when every variable takes its gradient, the update counts a step, as Keras 3's)
+            pairs = _set_aside_overwrites(plan, pairs, options)
+        if options.loss_scale_factor is not None:
+            pairs = _unscale(pairs, options.loss_scale_factor)
+        if options.gradient_accumulation_steps is None and plan.weight is not None:
             raise ValueError("apply_gradients: `weight` is only used with gradient_accumulation_steps")
         # a sparse gradient's non-finite values survive de-duplication (NaN and Inf propagate through the
         # sums), so under "raise"/"skip" without accumulation it is checked once, after de-duplication,
         # on its unique rows; "zero" must see the raw values, accumulation must see each micro-batch
         sparse = [type(g) is IndexedSlices for g, _ in pairs]
-        checks_later = opt.gradient_accumulation_steps is None and opt.on_nonfinite in ("raise", "skip")
+        checks_later = options.gradient_accumulation_steps is None and options.on_nonfinite in ("raise", "skip")
         plan.changed = sparse if checks_later and any(sparse) else None
         plan.pairs = pairs
+
+
+    def commit(self, plan: UpdatePlan) -> None:
+        for g, var in plan.overwrites:  # (the variables with overwrite_with_gradient take their gradients)
+            var._value[...] = g
+            var._mark_updated()
+
+
+def _set_aside_overwrites(plan: UpdatePlan, pairs: list, options) -> list:
+    """The pairs whose variable has ``overwrite_with_gradient`` go to ``plan.overwrites`` (dense gradients, as
+    Keras 3 assigns them: repeated sparse rows summed); the others are returned."""
+    keep = []
+    for g, var in pairs:
+        if not var.overwrite_with_gradient:
+            keep.append((g, var))
+            continue
+        if options.gradient_accumulation_steps is not None:
+            raise ValueError(f"variable '{var.name}' has overwrite_with_gradient=True, which descend does not combine "
+                             f"with gradient accumulation. Received: gradient_accumulation_steps="
+                             f"{options.gradient_accumulation_steps}")
+        if type(g) is IndexedSlices:
+            dense = np.zeros(var.shape, var._value.dtype)
+            np.add.at(dense, g.indices._value, g.values._value)
+            g = dense
+        plan.overwrites.append((g, var))
+    return keep
 
 
 def validate(grads_and_vars, route_check=None) -> list:
@@ -198,9 +231,16 @@ class CheckInput(Stage):
     not see: see :class:`Validate`)."""
 
     name = "check_input"
-    batchable = True
 
-    option, off = "on_nonfinite", ("apply",)
+    def active(self, optimizer) -> bool:
+        return optimizer.options.on_nonfinite != "apply"
+
+    def batches(self, optimizer) -> bool:
+        return True
+
+    def prepare_batched(self, step) -> bool:
+        # a NaN or Inf: the general pipeline applies the policy (and names the variable)
+        return not any(g.batch.find_nonfinite(b) >= 0 for g, b in zip(step.groups, step.bound))
 
     def prepare(self, plan: UpdatePlan) -> None:
         opt, agg = plan.optimizer, plan.aggregation
@@ -223,14 +263,16 @@ class CheckApplied(Stage):
     repeated rows or of replicas or micro-batches, per-tensor clips, a global norm that overflowed)."""
 
     name = "check_applied"
-    batchable = True
 
-    option, off = "on_nonfinite", ("apply",)
+    def active(self, optimizer) -> bool:
+        return optimizer.options.on_nonfinite != "apply"
+
+    def batches(self, optimizer) -> bool:
+        return True  # dense gradients, not clipped, summed or accumulated: nothing new to check
 
     def prepare(self, plan: UpdatePlan) -> None:
         opt = plan.optimizer
-        clipped = plan.raw_global_clipnorm is not None or any(
-            c is not None for c in (opt.clipnorm, opt.clipvalue, opt.global_clipnorm))
+        clipped = plan.raw_global_clipnorm is not None or opt.options.clips
         only = [True] * len(plan.pairs) if plan.replicated else plan.changed
         pairs = check_nonfinite(opt, plan.pairs, "gradient after clipping" if clipped else "gradient", only,
                                 aggregation=plan.aggregation, replicated=plan.replicated)
@@ -247,7 +289,9 @@ class Clip(Stage):
     gradients may hold a non-finite value the input check did not see."""
 
     name = "clip"
-    batchable = True
+
+    def batches(self, optimizer) -> bool:
+        return not optimizer.options.clips  # (dense gradients have no repeated rows to de-duplicate)
 
     def prepare(self, plan: UpdatePlan) -> None:
         plan.pairs, plan.changed = clip(plan.optimizer, plan.pairs, plan.raw_global_clipnorm, plan.changed,
@@ -257,6 +301,7 @@ class Clip(Stage):
 def clip(opt, pairs, raw_global_clipnorm=None, changed=None, aggregation=None):
     """``(pairs, changed)`` de-duplicated and clipped; ``changed[i]`` says whether gradient i may hold a
     non-finite value the input check did not see (``changed`` comes in from the earlier stages)."""
+    options = opt.options
     changed = [False] * len(pairs) if changed is None else list(changed)
     if raw_global_clipnorm is not None:  # Hugging Face clips the raw gradients, before de-duplication
         pairs, finite = _global_clip(pairs, raw_global_clipnorm, opt, aggregation)
@@ -270,13 +315,14 @@ def clip(opt, pairs, raw_global_clipnorm=None, changed=None, aggregation=None):
             g = d
         out.append((g, v))
     pairs = out
-    if opt.clipnorm is not None:
-        pairs = [(_as_array(clip_ops.clip_by_norm(_as_tensor(g), opt.clipnorm)), v) for g, v in pairs]
+    if options.clipnorm is not None:
+        pairs = [(_as_array(clip_ops.clip_by_norm(_as_tensor(g), options.clipnorm)), v) for g, v in pairs]
         changed = [True] * len(pairs)
-    elif opt.clipvalue is not None:  # clipping finite values to a finite range keeps them finite
-        pairs = [(_as_array(clip_ops.clip_by_value(_as_tensor(g), -opt.clipvalue, opt.clipvalue)), v) for g, v in pairs]
-    elif opt.global_clipnorm is not None:
-        pairs, finite = _global_clip(pairs, opt.global_clipnorm, opt, aggregation)
+    elif options.clipvalue is not None:  # clipping finite values to a finite range keeps them finite
+        pairs = [(_as_array(clip_ops.clip_by_value(_as_tensor(g), -options.clipvalue, options.clipvalue)), v)
+                 for g, v in pairs]
+    elif options.global_clipnorm is not None:
+        pairs, finite = _global_clip(pairs, options.global_clipnorm, opt, aggregation)
         changed = [c or not finite for c in changed]
     return pairs, changed
 

@@ -165,7 +165,29 @@ class Resolve(Stage):
     constraints (a raising constraint refuses the update)."""
 
     name = "resolve"
-    batchable = True
+
+    def batches(self, optimizer) -> bool:
+        # the standard decoupled decay (or an L2 penalty with no weight decay: none), every step state created
+        form = optimizer.weight_decay_form
+        if type(form) is not WeightDecay and not (form.coupled and "weight_decay" not in optimizer.hyper.values):
+            return False
+        step_vars = optimizer.state.step_vars
+        return all(ss.name in step_vars for ss in optimizer.rule.step_specs)
+
+    def prepare_batched(self, step) -> bool:
+        # what the general path computes once per step and dtype
+        opt, rule, groups = step.optimizer, step.rule, step.groups
+        step.hyper, step.step_state, _ = resolve_hyper(opt, rule, step.step, step.variables)
+        hyper = step.hyper
+        step.coefficients = {g.batch.dtype: coefficients_for(rule, step.step, hyper, g.batch.dtype) for g in groups}
+        step.decays = [None] * len(groups)
+        if hyper.get("weight_decay"):
+            for k, g in enumerate(groups):
+                t = g.batch.dtype.type
+                d = np.zeros(g.batch.n, g.batch.dtype)
+                d[g.decay_mask] = t(hyper["weight_decay"]) * t(hyper["learning_rate"])
+                step.decays[k] = d
+        return True
 
     def prepare(self, plan: UpdatePlan) -> None:
         opt, rule = plan.optimizer, plan.rule
@@ -206,7 +228,23 @@ class Update(Stage):
     constrained values (a hook-style rule updates the variables itself)."""
 
     name = "update"
-    batchable = True
+
+    def batches(self, optimizer) -> bool:
+        # a fused kernel of the rule over whole variables (not exact_lazy's catch-up bookkeeping)
+        if optimizer.options.sparse_updates == "exact_lazy" or optimizer.lazy_rows.tables:
+            return False
+        rule = optimizer.rule
+        return not rule.is_hook and rule.kernel() is not None
+
+    def commit_batched(self, step) -> None:
+        # one kernel call per dtype over every variable and its slots
+        rule = step.rule
+        for v in step.versioned:
+            v._version += 1
+        for k, (g, b) in enumerate(zip(step.groups, step.bound)):
+            c, d = step.coefficients[g.batch.dtype], step.decays[k]
+            if not g.batch.apply(b, c, d):  # the NumPy path, as the general path
+                rule.dense(rule.fn, None, g.params, b[2], g.slots, [0.0] * g.batch.n if d is None else list(d), c)
 
     def commit(self, plan: UpdatePlan) -> None:
         opt, rule = plan.optimizer, plan.rule
@@ -323,8 +361,13 @@ class Count(Stage):
     step, ``skipped_steps``."""
 
     name = "count"
-    batchable = True
     commits_always = True
+
+    def batches(self, optimizer) -> bool:
+        return True
+
+    def commit_batched(self, step) -> None:
+        self.commit(UpdatePlan(step.optimizer, step=step.step, hyper=step.hyper, step_state=step.step_state))
 
     def commit(self, plan: UpdatePlan) -> None:
         opt = plan.optimizer
@@ -351,6 +394,7 @@ class Count(Stage):
 # ------------------------------------------------------------------------------------------------- preview
 def preview(plan: UpdatePlan, slots: bool = False):
     """What committing ``plan`` would write, as copies; changes nothing."""
+    overwritten = ByVariable((v.name, np.array(g, copy=True)) for g, v in plan.overwrites)
     if plan.kind != "apply":
         values = ByVariable((v.name, v.numpy()) for v in plan.targets)
         return (values, ByVariable()) if slots else values
@@ -361,6 +405,7 @@ def preview(plan: UpdatePlan, slots: bool = False):
         if it.constrained is not None:
             written[id(it.var)] = (it.constrained[0].copy(), {k: v.copy() for k, v in it.constrained[1].items()})
     values = ByVariable((it.var.name, written[id(it.var)][0]) for it in plan.items)
+    values.update(overwritten)
     if not slots:
         return values
     return values, ByVariable((it.var.name, written[id(it.var)][1]) for it in plan.items)
@@ -374,7 +419,7 @@ def _preview_hooks(plan, slots):
     if unbuilt:
         raise ValueError(f"preview of {type(opt).__name__} (it updates variables in its own code) needs its "
                          f"state built first; call build({unbuilt}) or apply one update")
-    owned = plan.variables + list(state.variables())
+    owned = plan.variables + [v for _, v in plan.overwrites] + list(state.variables())
     saved = [(v, v._value.copy(), v._version) for v in owned]
     skipped, last = state.skipped_steps, state.last_hyper
     averaged = {id(v) for v in plan.variables if "average" in state.slots[id(v)][1]}
