@@ -109,7 +109,8 @@ _COMPOSITE = {"sigmoid", "softmax", "log_softmax", "softmax_cross_entropy_with_l
 _VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "identity", "stop_gradient"}
 #: ops lowered by a method of :class:`_Builder` of their own (copies and gathers into buffers: the same bits)
 _ARRAY_OPS = {"concat": "concat", "split": "split", "getitem": "getitem", "_getitem_grad": "getitem_grad",
-              "gather": "gather", "einsum": "einsum", "im2col": "im2col", "col2im": "col2im"}
+              "gather": "gather", "einsum": "einsum", "im2col": "im2col", "col2im": "col2im",
+              "window_max": "window_max", "window_first_max": "window_first_max"}
 #: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
 _NO_WARNING = {"random_draw"}
 
@@ -714,6 +715,31 @@ class _Builder:
                 rows, cols = _window(i, dh, sh, oh), _window(j, dw, sw, ow)
                 self.lines.append(f"np.copyto({dst}, {src}[:, {rows.start}:{rows.stop}:{rows.step}, "
                                   f"{cols.start}:{cols.stop}:{cols.step}, :])")
+        return True
+
+    def window_max(self, node) -> bool:
+        """Max pooling's largest value of each window: ``np.max`` over the window axes into a buffer."""
+        out = node.outputs[0]
+        metas = self._metas(node.inputs)
+        if not metas or len(metas[0][0]) != 6 or metas[0][1] != out.dtype:
+            return False
+        self.lines.append(f"np.max({self.expr(node.inputs[0])}, axis=(3, 4), out={self.buffer(out)})")
+        return True
+
+    def window_first_max(self, node) -> bool:
+        """The one-hot of each window's first maximum, as the op makes it: a zeroed buffer, a 1 put at the
+        window's ``argmax`` (the first of tied maxima)."""
+        out = node.outputs[0]
+        metas = self._metas(node.inputs)
+        if not metas or len(metas[0][0]) != 6 or metas[0][1] != out.dtype:
+            return False
+        n, oh, ow, kh, kw, c = metas[0][0]
+        b = self.buffer(out)
+        flat = self.glob(self.fixed[out].reshape(n, oh, ow, kh * kw, c), "W")
+        src = self.expr(node.inputs[0])
+        self.lines += [f"{b}.fill(0)",
+                       f"np.put_along_axis({flat}, {src}.reshape({n}, {oh}, {ow}, {kh * kw}, {c})"
+                       f".argmax(axis=3)[:, :, :, None, :], 1, axis=3)"]
         return True
 
     def col2im(self, node) -> bool:
