@@ -168,7 +168,7 @@ def test_case_names_are_unique():
 
 def test_every_public_name_has_a_tensorflow_case():
     random_ones = {n for n in ds.image.__all__ if "random" in n}  # contracts tested below: TF's draws differ
-    covered = {c.fn for c in CASES} | random_ones | {"ResizeMethod"}
+    covered = {c.fn for c in CASES} | random_ones | {"ResizeMethod"} | {"affine_transform"}  # vs Keras below
     missing = sorted(set(ds.image.__all__) - covered)
     assert not missing, f"ds.image names without a case: {missing}"
 
@@ -260,6 +260,10 @@ GRAD64 = [
     G("image_gradients", lambda x: list(I.image_gradients(x)), [D]),
     G("sobel_edges", I.sobel_edges, [D]),
     G("total_variation", I.total_variation, [D]),
+    G("affine_transform", lambda x: I.affine_transform(x, [1.1, 0.3, -1.3, -0.2, 0.9, 1.7, 0.01, -0.02],
+                                                       fill_mode="reflect"), [D]),
+    G("affine_transform-nearest", lambda x: I.affine_transform(x, [0.7, 0.1, 0.2, 0.1, 1.2, -0.4, 0, 0],
+                                                               interpolation="nearest", fill_mode="wrap"), [D]),
     G("psnr", lambda a, b: I.psnr(a, b, 1.0), [D, D[:, ::-1].copy()]),
     G("ssim", lambda a, b: I.ssim(a, b, 1.0, filter_size=3), [D, D[:, :, ::-1].copy()]),
 ]
@@ -279,6 +283,22 @@ def test_every_differentiable_name_has_a_float64_gradient_case():
     names = {n for n in ds.image.__all__ if "random" not in n} - not_differentiable
     covered = {g.name.split("-")[0] for g in GRAD64}
     assert not (names - covered), f"differentiable ds.image names without a float64 gradient case: {names - covered}"
+
+
+# ---------------------------------------------------------------- affine_transform against Keras (TF's kernel)
+AFFINE = [(mode, interp, t) for mode in ("constant", "nearest", "wrap", "reflect") for interp in ("nearest", "bilinear")
+          for t in ([1.1, 0.3, -2.5, -0.2, 0.9, 1.7, 0.01, -0.02], [0.5, 0, -9.5, 0, 2.0, -6.2, 0, 0],
+                    [-1, 0, 8, 0, 1, 0, 0, 0], [1, 0, -7.3, 0, 1, 4.5, 0, 0])]
+
+
+@pytest.mark.parametrize("mode,interp,t", AFFINE, ids=[f"{m}-{i}-{k % 4}" for k, (m, i, _) in enumerate(AFFINE)])
+def test_affine_transform_matches_keras_bit_for_bit(mode, interp, t):
+    keras = pytest.importorskip("keras", minversion="3")
+    per_image = np.array([t, np.array(t) * 0.9], np.float32)
+    for images, transform in ((IMG, per_image), (IMG3, np.array(t, np.float32))):
+        got = ds.image.affine_transform(images, transform, interp, mode, 0.3).numpy()
+        want = keras.ops.convert_to_numpy(keras.ops.image.affine_transform(images, transform, interp, mode, 0.3))
+        assert got.dtype == want.dtype and np.array_equal(got, want), f"max diff {np.abs(got - want).max():.3g}"
 
 
 # ---------------------------------------------------------------- random ops: contracts (TF's draws differ)
@@ -377,6 +397,9 @@ BAD = [
     ("nms-boxes", lambda: ds.image.non_max_suppression(BOXES[:, :3], SCORES, 3), ValueError, r"\[num_boxes, 4\]"),
     ("nms-scores", lambda: ds.image.non_max_suppression(BOXES, SCORES[:2], 3), ValueError, "'scores'"),
     ("nms-iou", lambda: ds.image.non_max_suppression(BOXES, SCORES, 3, iou_threshold=1.5), ValueError, r"\[0, 1\]"),
+    ("affine-transform-shape", lambda: ds.image.affine_transform(IMG, [1, 0, 0, 0, 1, 0]), ValueError, r"\[8\]"),
+    ("affine-fill-mode", lambda: ds.image.affine_transform(IMG, [1, 0, 0, 0, 1, 0, 0, 0], fill_mode="mirror"),
+     ValueError, "fill_mode"),
     ("crop_and_resize-index", lambda: ds.image.crop_and_resize(BIG, [[0, 0, 1, 1]], [3], (2, 2)), ValueError,
      "box_indices"),
 ]

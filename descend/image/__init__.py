@@ -65,6 +65,7 @@ from .resize import (
     resize_with_crop_or_pad,
     resize_with_pad,
 )
+from .transform import affine_transform
 
 __all__ = [
     "ResizeMethod", "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue", "adjust_saturation",
@@ -77,5 +78,5 @@ __all__ = [
     "rot90", "sobel_edges", "ssim", "stateless_random_brightness", "stateless_random_contrast",
     "stateless_random_crop", "stateless_random_flip_left_right", "stateless_random_flip_up_down",
     "stateless_random_hue", "stateless_random_saturation", "total_variation", "transpose", "yiq_to_rgb",
-    "yuv_to_rgb",
+    "yuv_to_rgb", "affine_transform",
 ]
