@@ -26,6 +26,11 @@ BOXES = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 
                   [0, 100, 1, 101]], np.float32)
 SCORES = np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3], np.float32)
 
+MS = RNG.random((2, 40, 38, 2)).astype(np.float32)
+OVERLAPS = RNG.random((6, 6)).astype(np.float32)
+CBOXES = np.sort(RNG.random((2, 8, 3, 4)).astype(np.float32) * 1.2 - 0.1, axis=-1)[..., [0, 1, 2, 3]]
+CSCORES = RNG.permutation(2 * 8 * 3).reshape(2, 8, 3).astype(np.float32) / 48.0
+
 # name: the case id; fn: the name in ds.image / tf.image; args: arrays (float ones differentiated when grad);
 # kwargs: the same keywords for both; tol: (rtol, atol) of the forward; grad: compare gradients with TF's
 C = namedtuple("C", "name fn args kwargs tol grad", defaults=({}, (0, 0), True))
@@ -136,6 +141,18 @@ CASES = _resize_cases() + [
       dict(max_output_size=6, iou_threshold=1.0, soft_nms_sigma=0.5), F32, False),
     C("non_max_suppression_padded", "non_max_suppression_padded", [BOXES, SCORES],
       dict(max_output_size=5, pad_to_max_output_size=True), EXACT, False),
+    C("ssim_multiscale", "ssim_multiscale", [MS, np.clip(MS + 0.05 * RNG.standard_normal(MS.shape), 0, 1)
+                                              .astype(np.float32)],
+      dict(max_val=1.0, power_factors=(0.2, 0.3, 0.5), filter_size=3), (1e-4, 1e-5)),
+    C("ssim_multiscale-odd", "ssim_multiscale", [MS[:, :37, :35], MS[:, 3:40, 2:37].copy()],
+      dict(max_val=1.0, power_factors=(0.1, 0.2, 0.3, 0.4), filter_size=2, filter_sigma=0.7), (1e-4, 1e-5),
+      False),  # TF's gradient is NaN here (a relu'd zero term to a fractional power); descend's is 0
+    C("non_max_suppression_overlaps", "non_max_suppression_overlaps", [OVERLAPS, SCORES],
+      dict(max_output_size=5, overlap_threshold=0.4, score_threshold=0.35), EXACT, False),
+    C("combined_non_max_suppression", "combined_non_max_suppression", [CBOXES, CSCORES],
+      dict(max_output_size_per_class=3, max_total_size=5, iou_threshold=0.5, score_threshold=0.1), F32, False),
+    C("combined_non_max_suppression-per-class", "combined_non_max_suppression", [CBOXES[:, :, :1].copy(), CSCORES],
+      dict(max_output_size_per_class=2, max_total_size=10, pad_per_class=True, clip_boxes=False), F32, False),
     C("crop_and_resize", "crop_and_resize", [BIG],
       dict(boxes=np.array([[0.1, 0.2, 0.8, 0.9], [0.5, 0.6, 0.1, 0.0], [-0.2, -0.1, 1.2, 0.7]], np.float32),
            box_indices=[0, 0, 0], crop_size=(5, 4)), F32),
@@ -264,6 +281,8 @@ GRAD64 = [
                                                        fill_mode="reflect"), [D]),
     G("affine_transform-nearest", lambda x: I.affine_transform(x, [0.7, 0.1, 0.2, 0.1, 1.2, -0.4, 0, 0],
                                                                interpolation="nearest", fill_mode="wrap"), [D]),
+    G("ssim_multiscale", lambda a, b: I.ssim_multiscale(a, b, 1.0, power_factors=(0.3, 0.7), filter_size=2),
+      [np.tile(D, (1, 2, 2, 1)), np.tile(D[:, ::-1], (1, 2, 2, 1))]),
     G("psnr", lambda a, b: I.psnr(a, b, 1.0), [D, D[:, ::-1].copy()]),
     G("ssim", lambda a, b: I.ssim(a, b, 1.0, filter_size=3), [D, D[:, :, ::-1].copy()]),
 ]
@@ -279,7 +298,8 @@ def test_float64_gradient_matches_central_differences(case):
 
 def test_every_differentiable_name_has_a_float64_gradient_case():
     not_differentiable = {"ResizeMethod", "non_max_suppression", "non_max_suppression_with_scores",
-                          "non_max_suppression_padded", "draw_bounding_boxes"}
+                          "non_max_suppression_padded", "draw_bounding_boxes", "non_max_suppression_overlaps",
+                          "combined_non_max_suppression"}
     names = {n for n in ds.image.__all__ if "random" not in n} - not_differentiable
     covered = {g.name.split("-")[0] for g in GRAD64}
     assert not (names - covered), f"differentiable ds.image names without a float64 gradient case: {names - covered}"

@@ -16,7 +16,14 @@ Example:
 """
 
 from ._common import convert_image_dtype
-from .boxes import draw_bounding_boxes, non_max_suppression, non_max_suppression_padded, non_max_suppression_with_scores
+from .boxes import (
+    combined_non_max_suppression,
+    draw_bounding_boxes,
+    non_max_suppression,
+    non_max_suppression_overlaps,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
+)
 from .color import (
     adjust_brightness,
     adjust_contrast,
@@ -54,7 +61,7 @@ from .geometry import (
     stateless_random_saturation,
     transpose,
 )
-from .metrics import image_gradients, psnr, sobel_edges, ssim, total_variation
+from .metrics import image_gradients, psnr, sobel_edges, ssim, ssim_multiscale, total_variation
 from .resize import (
     ResizeMethod,
     central_crop,
@@ -78,5 +85,6 @@ __all__ = [
     "rot90", "sobel_edges", "ssim", "stateless_random_brightness", "stateless_random_contrast",
     "stateless_random_crop", "stateless_random_flip_left_right", "stateless_random_flip_up_down",
     "stateless_random_hue", "stateless_random_saturation", "total_variation", "transpose", "yiq_to_rgb",
-    "yuv_to_rgb", "affine_transform",
+    "yuv_to_rgb", "affine_transform", "ssim_multiscale", "non_max_suppression_overlaps",
+    "combined_non_max_suppression",
 ]

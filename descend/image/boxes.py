@@ -11,7 +11,7 @@ from ..framework.tensor import Tensor, convert_to_tensor, to_array
 from . import _common
 
 __all__ = ["non_max_suppression", "non_max_suppression_with_scores", "non_max_suppression_padded",
-           "draw_bounding_boxes"]
+           "non_max_suppression_overlaps", "combined_non_max_suppression", "draw_bounding_boxes"]
 
 
 def _arrays(boxes, scores, fn):
@@ -38,13 +38,22 @@ def _iou(box, others):
     return iou
 
 
-def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, fn):
-    b, s = _arrays(boxes, scores, fn)
+def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, fn, overlaps=None):
+    if overlaps is None:
+        b, s = _arrays(boxes, scores, fn)
+        overlap = lambda i, rest: _iou(b[i], b[rest])  # noqa: E731
+    else:
+        s = np.asarray(to_array(convert_to_tensor(scores)), np.float64)
+        o = np.asarray(to_array(convert_to_tensor(overlaps)), np.float64)
+        if s.ndim != 1 or o.shape != (s.shape[0], s.shape[0]):
+            raise ValueError(f"{fn}: 'overlaps' must be [num_boxes, num_boxes] and 'scores' [num_boxes]; received "
+                             f"{o.shape} and {s.shape}")
+        overlap = lambda i, rest: o[rest, i]  # noqa: E731 - TF reads the candidate's row
     n = _common.static_int(max_output_size, fn, "max_output_size")
     if n < 0:
         raise ValueError(f"{fn}: max_output_size must be >= 0; received {n}")
     iou_t = _common.static_float(iou_threshold, fn, "iou_threshold")
-    if not 0.0 <= iou_t <= 1.0:
+    if overlaps is None and not 0.0 <= iou_t <= 1.0:
         raise ValueError(f"{fn}: iou_threshold must be in [0, 1]; received {iou_t}")
     score_t = _common.static_float(score_threshold, fn, "score_threshold")
     sigma = _common.static_float(soft_nms_sigma, fn, "soft_nms_sigma")
@@ -63,7 +72,7 @@ def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, soft
         rest = np.flatnonzero(alive)
         if rest.size == 0:
             break
-        iou = _iou(b[i], b[rest])
+        iou = overlap(i, rest)
         if sigma > 0:
             # Soft-NMS: overlaps above the threshold drop out, the others decay by exp(-iou^2 / (2 sigma))
             s[rest] = np.where(iou <= iou_t, s[rest] * np.exp(-0.5 / sigma * iou * iou), 0.0)
@@ -109,6 +118,70 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
         n = _common.static_int(max_output_size, "non_max_suppression_padded", "max_output_size")
         idx = np.concatenate([idx, np.zeros(n - idx.size, np.int32)])
     return convert_to_tensor(idx), convert_to_tensor(valid)
+
+
+def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
+                                 score_threshold=float("-inf")) -> Tensor:
+    """:func:`non_max_suppression` with a given ``[n, n]`` overlap matrix instead of boxes' IoU.
+
+    Example:
+        >>> import descend as ds
+        >>> ds.image.non_max_suppression_overlaps([[1, .9, 0], [.9, 1, 0], [0, 0, 1]], [.8, .9, .1], 3).numpy()
+        array([1, 2], dtype=int32)
+    """
+    idx, _ = _select(None, scores, max_output_size, overlap_threshold, score_threshold, 0.0,
+                     "non_max_suppression_overlaps", overlaps=overlaps)
+    return convert_to_tensor(idx)
+
+
+def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
+                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True):
+    """Per-class greedy NMS over a batch, then the best ``max_total_size`` detections of each image
+    (``tf.image.combined_non_max_suppression``).
+
+    ``boxes`` is ``[batch, num_boxes, q, 4]`` (``q`` 1: shared by the classes, or ``num_classes``),
+    ``scores`` ``[batch, num_boxes, num_classes]``. Returns ``(boxes [batch, n, 4], scores [batch, n],
+    classes [batch, n], valid_detections [batch])``, zero-padded, with ``n = max_total_size`` (or
+    ``min(max_total_size, max_output_size_per_class * num_classes)`` when ``pad_per_class``).
+
+    Example:
+        >>> import descend as ds, numpy as np
+        >>> boxes = np.array([[[[0, 0, 1, 1]], [[0, 0, 1, 0.9]]]], np.float32)
+        >>> out = ds.image.combined_non_max_suppression(boxes, np.array([[[0.9], [0.8]]], np.float32), 2, 2)
+        >>> out[3].numpy()
+        array([1], dtype=int32)
+    """
+    fn = "combined_non_max_suppression"
+    b = np.asarray(to_array(convert_to_tensor(boxes)), np.float32)
+    s = np.asarray(to_array(convert_to_tensor(scores)), np.float32)
+    if b.ndim != 4 or b.shape[3] != 4 or s.ndim != 3 or s.shape[:2] != b.shape[:2] or b.shape[2] not in (1, s.shape[2]):
+        raise ValueError(f"{fn}: 'boxes' must be [batch, num_boxes, q, 4] with q 1 or num_classes and 'scores' "
+                         f"[batch, num_boxes, num_classes]; received {b.shape} and {s.shape}")
+    per_class = _common.static_int(max_output_size_per_class, fn, "max_output_size_per_class")
+    total = _common.static_int(max_total_size, fn, "max_total_size")
+    if per_class <= 0 or total <= 0:
+        raise ValueError(f"{fn}: max_output_size_per_class and max_total_size must be > 0; received {per_class}, "
+                         f"{total}")
+    num_classes = s.shape[2]
+    n = min(total, per_class * num_classes) if pad_per_class else total
+    out_boxes = np.zeros((b.shape[0], n, 4), np.float32)
+    out_scores = np.zeros((b.shape[0], n), np.float32)
+    out_classes = np.zeros((b.shape[0], n), np.float32)
+    valid = np.zeros(b.shape[0], np.int32)
+    for i in range(b.shape[0]):
+        found = []  # (score, class, box)
+        for c in range(num_classes):
+            cb = b[i, :, 0 if b.shape[2] == 1 else c]
+            idx, sc = _select(cb, s[i, :, c], per_class, iou_threshold, score_threshold, 0.0, fn)
+            found += [(float(v), c, cb[j]) for j, v in zip(idx, sc)]
+        found.sort(key=lambda t: -t[0])  # stable: within a score, the lower class first
+        found = found[:n]
+        valid[i] = len(found)
+        for k, (v, c, box) in enumerate(found):
+            out_boxes[i, k] = np.clip(box, 0.0, 1.0) if clip_boxes else box
+            out_scores[i, k], out_classes[i, k] = v, c
+    return (convert_to_tensor(out_boxes), convert_to_tensor(out_scores), convert_to_tensor(out_classes),
+            convert_to_tensor(valid))
 
 
 def draw_bounding_boxes(images, boxes, colors) -> Tensor:

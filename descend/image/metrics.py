@@ -10,7 +10,7 @@ from ..framework.tensor import Tensor, convert_to_tensor
 from ..ops import array_ops, math_ops
 from . import _common
 
-__all__ = ["image_gradients", "sobel_edges", "total_variation", "psnr", "ssim"]
+__all__ = ["image_gradients", "sobel_edges", "total_variation", "psnr", "ssim", "ssim_multiscale"]
 
 
 def image_gradients(image):
@@ -134,26 +134,11 @@ def _filter(x: Tensor, kernel: np.ndarray) -> Tensor:
     return acc
 
 
-def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False) -> Tensor:
-    """Structural similarity per image (mean over positions and channels), with TF's Gaussian window.
-
-    Example:
-        >>> import descend as ds, numpy as np
-        >>> x = np.random.default_rng(0).random((16, 16, 1)).astype(np.float32)
-        >>> round(float(ds.image.ssim(x, x, 1.0)), 6)
-        1.0
-    """
-    fn = "ssim"
-    a, b = _pair(img1, img2, fn)
-    size = _common.static_int(filter_size, fn, "filter_size")
-    if size < 1:
-        raise ValueError(f"{fn}: filter_size must be >= 1; received {size}")
+def _ssim_maps(a: Tensor, b: Tensor, mv: np.ndarray, size: int, sigma: float, k1: float, k2: float):
+    """TF's luminance and contrast-structure maps of two float image stacks ``[..., h, w, c]``."""
     if a.shape[-3] < size or a.shape[-2] < size:
-        raise ValueError(f"{fn}: image dimensions must be at least filter_size ({size}); received shape {a.shape}")
-    dtype = a.dtype
-    a, b = _common.to_float(a), _common.to_float(b)
-    mv = np.asarray(_max_val(max_val, dtype, a.dtype).numpy())
-    kernel = _gauss(size, float(filter_sigma), a.dtype)
+        raise ValueError(f"ssim: image dimensions must be at least filter_size ({size}); received shape {a.shape}")
+    kernel = _gauss(size, float(sigma), a.dtype)
     lead = a.shape[:-3]
     flat = (-1,) + tuple(a.shape[-3:])
 
@@ -171,7 +156,75 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
     den1 = reduce(math_ops.add(math_ops.square(a), math_ops.square(b)))
     cs = math_ops.divide(math_ops.add(math_ops.subtract(num1, num0), c2),
                          math_ops.add(math_ops.subtract(den1, den0), c2))
+    return luminance, cs
+
+
+def _prepare(img1, img2, max_val, filter_size, fn):
+    a, b = _pair(img1, img2, fn)
+    size = _common.static_int(filter_size, fn, "filter_size")
+    if size < 1:
+        raise ValueError(f"{fn}: filter_size must be >= 1; received {size}")
+    dtype = a.dtype
+    a, b = _common.to_float(a), _common.to_float(b)
+    return a, b, np.asarray(_max_val(max_val, dtype, a.dtype).numpy()), size
+
+
+def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False) -> Tensor:
+    """Structural similarity per image (mean over positions and channels), with TF's Gaussian window.
+
+    Example:
+        >>> import descend as ds, numpy as np
+        >>> x = np.random.default_rng(0).random((16, 16, 1)).astype(np.float32)
+        >>> round(float(ds.image.ssim(x, x, 1.0)), 6)
+        1.0
+    """
+    a, b, mv, size = _prepare(img1, img2, max_val, filter_size, "ssim")
+    luminance, cs = _ssim_maps(a, b, mv, size, filter_sigma, k1, k2)
     index_map = math_ops.multiply(luminance, cs)
     if return_index_map:
         return math_ops.reduce_mean(index_map, axis=-1)
     return math_ops.reduce_mean(math_ops.reduce_mean(index_map, axis=[-3, -2]), axis=-1)
+
+
+def _halve(x: Tensor) -> Tensor:
+    """TF's 2x2 average pooling of ``[..., h, w, c]``, an odd side first padded by repeating its last row/column."""
+    h, w = x.shape[-3], x.shape[-2]
+    if h % 2 or w % 2:
+        pads = [[0, 0]] * (x.ndim - 3) + [[0, h % 2], [0, w % 2], [0, 0]]
+        x = array_ops.pad(x, paddings=pads, mode="SYMMETRIC")
+    s = math_ops.add(math_ops.add(x[..., 0::2, 0::2, :], x[..., 0::2, 1::2, :]),
+                     math_ops.add(x[..., 1::2, 0::2, :], x[..., 1::2, 1::2, :]))
+    return math_ops.multiply(s, np.asarray(0.25, x.dtype))
+
+
+_MS_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def ssim_multiscale(img1, img2, max_val, power_factors=_MS_WEIGHTS, filter_size=11, filter_sigma=1.5, k1=0.01,
+                    k2=0.03) -> Tensor:
+    """Multi-scale SSIM: the contrast-structure terms of ``len(power_factors)`` successively halved scales and
+    the SSIM of the last, combined as a weighted geometric mean (TF's ``ssim_multiscale``).
+
+    Example:
+        >>> import descend as ds, numpy as np
+        >>> x = np.random.default_rng(0).random((32, 32, 1)).astype(np.float32)
+        >>> round(float(ds.image.ssim_multiscale(x, x, 1.0, power_factors=(0.5, 0.5), filter_size=3)), 6)
+        1.0
+    """
+    a, b, mv, size = _prepare(img1, img2, max_val, filter_size, "ssim_multiscale")
+    weights = [float(p) for p in power_factors]
+    if not weights:
+        raise ValueError("ssim_multiscale: power_factors must not be empty")
+    terms = []
+    for k in range(len(weights)):
+        if k:
+            a, b = _halve(a), _halve(b)
+        luminance, cs = _ssim_maps(a, b, mv, size, filter_sigma, k1, k2)
+        cs_mean = math_ops.reduce_mean(cs, axis=[-3, -2])
+        if k < len(weights) - 1:
+            terms.append(math_ops.maximum(cs_mean, np.asarray(0, a.dtype)))
+    last = math_ops.reduce_mean(math_ops.multiply(luminance, cs), axis=[-3, -2])
+    terms.append(math_ops.maximum(last, np.asarray(0, a.dtype)))
+    stacked = array_ops.stack(terms, axis=-1)
+    ms = math_ops.reduce_prod(math_ops.pow(stacked, np.asarray(weights, a.dtype)), axis=-1)
+    return math_ops.reduce_mean(ms, axis=-1)
