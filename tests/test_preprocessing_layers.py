@@ -291,6 +291,23 @@ def test_normalization_in_a_functional_model_and_saved_config():
     assert any(isinstance(layer, L.Normalization) for layer in clone.layers)
 
 
+def test_adapted_normalization_survives_save_and_load(tmp_path):
+    norm = L.Normalization()
+    norm.adapt(FEAT)
+    inp = L.Input((4,))
+    model = ds.Model(inp, L.Dense(2)(norm(inp)))
+    want = model(FEAT[:4]).numpy()
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    loaded = ds.saving.load_model(path)
+    np.testing.assert_allclose(loaded(FEAT[:4]).numpy(), want, rtol=1e-6)
+    # weights set after the first call (a checkpoint restore, set_weights) take effect at once
+    fresh = L.Normalization()
+    fresh(FEAT[:2])
+    fresh.set_weights(norm.get_weights())
+    np.testing.assert_allclose(fresh(FEAT[:4]).numpy(), norm(FEAT[:4]).numpy(), rtol=1e-6)
+
+
 def test_layers_in_dataset_map_augment():
     aug = L.RandomFlip("horizontal", seed=0)
     scale = L.Rescaling(1 / 255)

@@ -200,13 +200,17 @@ class Normalization(Layer):
             self.built = True
 
     def finalize_state(self):
-        """Read the adapted weights into the broadcast mean and variance ``call`` uses."""
+        """Read the adapted weights into ``mean`` and ``variance`` (broadcast to the input's rank). ``call``
+        reads the weights themselves, so values restored from a checkpoint or file take effect at once."""
         if self.input_mean is not None or not self.built:
             return
+        self.mean, self.variance = self._adapted()
+
+    def _adapted(self):
         d = self.compute_dtype
-        self.mean = math_ops.cast(array_ops.reshape(self.adapt_mean.value(), shape=self._broadcast_shape), dtype=d)
-        self.variance = math_ops.cast(array_ops.reshape(self.adapt_variance.value(), shape=self._broadcast_shape),
-                                      dtype=d)
+        mean = math_ops.cast(array_ops.reshape(self.adapt_mean.value(), shape=self._broadcast_shape), dtype=d)
+        var = math_ops.cast(array_ops.reshape(self.adapt_variance.value(), shape=self._broadcast_shape), dtype=d)
+        return mean, var
 
     def adapt(self, data):
         """Set the mean and variance from ``data`` (see the class docs). Leaves the layer as it was on error."""
@@ -267,11 +271,12 @@ class Normalization(Layer):
     def call(self, inputs):
         if self.mean is None:
             raise ValueError("Normalization: build the layer (call it or adapt it) before using it")
+        mean, variance = (self.mean, self.variance) if self.input_mean is not None else self._adapted()
         x = math_ops.cast(convert_to_tensor(inputs), dtype=self.compute_dtype)
-        scale = math_ops.maximum(math_ops.sqrt(self.variance), np.asarray(_EPSILON, self.compute_dtype))
+        scale = math_ops.maximum(math_ops.sqrt(variance), np.asarray(_EPSILON, self.compute_dtype))
         if self.invert:
-            return math_ops.add(self.mean, math_ops.multiply(x, scale))
-        return math_ops.divide(math_ops.subtract(x, self.mean), scale)
+            return math_ops.add(mean, math_ops.multiply(x, scale))
+        return math_ops.divide(math_ops.subtract(x, mean), scale)
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
