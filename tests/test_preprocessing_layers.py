@@ -21,6 +21,7 @@ IMG3 = (RNG.random((6, 5, 3)) * 255).astype(np.float32)
 U8 = RNG.integers(0, 256, (2, 6, 8, 3)).astype(np.uint8)
 FEAT = RNG.standard_normal((20, 4)).astype(np.float32) * [1, 3, 0.5, 10] + [0, 1, -2, 5]
 UNIT = RNG.random((2, 7, 9, 3)).astype(np.float32)
+TOKENS = np.array([[12, 1138, 42], [42, 1000, 36], [0, 12, 7]])
 
 # name, class name, constructor kwargs, input, call kwargs, tolerance (rtol, atol)
 K = namedtuple("K", "name cls kwargs x call tol", defaults=({}, (0, 0)))
@@ -84,6 +85,19 @@ CASES = [
       FEAT[:, 0]),
     K("Discretization-multi_hot", "Discretization", dict(bin_boundaries=[0.0, 1.0], output_mode="multi_hot"), FEAT),
     K("Discretization-count", "Discretization", dict(bin_boundaries=[0.0, 1.0, 4.0], output_mode="count"), FEAT),
+    K("IntegerLookup-int", "IntegerLookup", dict(vocabulary=[12, 36, 1138, 42]), TOKENS),
+    K("IntegerLookup-mask-oov2", "IntegerLookup", dict(vocabulary=[12, 36, 1138, 42], mask_token=0, num_oov_indices=2),
+      TOKENS),
+    K("IntegerLookup-invert", "IntegerLookup", dict(vocabulary=[12, 36, 1138, 42], invert=True),
+      np.array([[1, 3, 4], [4, 0, 2], [7, 2, 1]])),
+    K("IntegerLookup-invert-mask", "IntegerLookup", dict(vocabulary=[12, 36, 1138, 42], invert=True, mask_token=0),
+      np.array([[1, 3, 5], [0, 9, 2]])),
+    K("IntegerLookup-one_hot", "IntegerLookup", dict(vocabulary=[12, 36, 1138, 42], output_mode="one_hot"),
+      np.array([12, 1000, 42])),
+    K("IntegerLookup-multi_hot", "IntegerLookup", dict(vocabulary=[12, 36, 1138, 42], output_mode="multi_hot"),
+      TOKENS),
+    K("IntegerLookup-count-pad", "IntegerLookup", dict(vocabulary=[12, 36, 1138, 42], output_mode="count",
+                                                     max_tokens=8, pad_to_max_tokens=True), TOKENS),
     K("CategoryEncoding-one_hot", "CategoryEncoding", dict(num_tokens=5, output_mode="one_hot"),
       np.array([3, 2, 0, 4, 1])),
     K("CategoryEncoding-one_hot-column", "CategoryEncoding", dict(num_tokens=5, output_mode="one_hot"),
@@ -184,6 +198,17 @@ def test_normalization_adapt_on_a_dataset_matches_keras(keras):
     flat = L.Normalization(axis=None)
     flat.adapt(ds.data.Dataset.from_tensor_slices(FEAT[:, 1]))
     np.testing.assert_allclose(flat.adapt_mean.numpy(), FEAT[:, 1].mean(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"max_tokens": 4}, {"mask_token": 0, "num_oov_indices": 2}])
+def test_integer_lookup_adapt_matches_keras(kwargs, keras):
+    data = RNG.integers(0, 9, (50, 3))
+    ours, theirs = L.IntegerLookup(**kwargs), keras.layers.IntegerLookup(**kwargs)
+    ours.adapt(data)
+    theirs.adapt(data)
+    assert ours.get_vocabulary() == [int(v) for v in theirs.get_vocabulary()]
+    assert ours.vocabulary_size() == theirs.vocabulary_size()
+    np.testing.assert_array_equal(ours(data[:6]).numpy(), keras.ops.convert_to_numpy(theirs(data[:6])))
 
 
 def test_normalization_adapt_without_keras_is_the_data_statistics():
@@ -349,6 +374,12 @@ BAD = [
     ("CategoryEncoding-tokens", lambda: L.CategoryEncoding(), ValueError, "num_tokens"),
     ("CategoryEncoding-weights", lambda: L.CategoryEncoding(3, "one_hot")(np.array([0]), count_weights=[1.0]),
      ValueError, "count_weights"),
+    ("IntegerLookup-dupes", lambda: L.IntegerLookup(vocabulary=[1, 2, 1]), ValueError, "repeated"),
+    ("IntegerLookup-no-oov", lambda: L.IntegerLookup(vocabulary=[1, 2], num_oov_indices=0)(np.array([3])), ValueError,
+     "OOV values"),
+    ("IntegerLookup-invert-mode", lambda: L.IntegerLookup(invert=True, output_mode="count"), ValueError, "invert"),
+    ("IntegerLookup-tf_idf", lambda: L.IntegerLookup(output_mode="tf_idf"), ValueError, "tf_idf"),
+    ("IntegerLookup-max", lambda: L.IntegerLookup(max_tokens=1), ValueError, "greater than 1"),
     ("CategoryEncoding-float", lambda: L.CategoryEncoding(3)(np.array([0.5])), ValueError, "integers"),
 ]
 

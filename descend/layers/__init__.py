@@ -50,6 +50,7 @@ from .preprocessing import (
     CategoryEncoding,
     CenterCrop,
     Discretization,
+    IntegerLookup,
     Normalization,
     RandomBrightness,
     RandomContrast,
@@ -115,4 +116,5 @@ __all__ = [
     "serialize", "deserialize",
     "Rescaling", "Normalization", "Resizing", "CenterCrop", "RandomFlip", "RandomRotation", "RandomZoom",
     "RandomTranslation", "RandomCrop", "RandomContrast", "RandomBrightness", "Discretization", "CategoryEncoding",
+    "IntegerLookup",
 ]
