@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import descend as ds
+from descend.image.transform import affine_transform_array
 from descend.testing import check_gradients
 
 RNG = np.random.default_rng(7)
@@ -319,6 +320,9 @@ def test_affine_transform_matches_keras_bit_for_bit(mode, interp, t):
         got = ds.image.affine_transform(images, transform, interp, mode, 0.3).numpy()
         want = keras.ops.convert_to_numpy(keras.ops.image.affine_transform(images, transform, interp, mode, 0.3))
         assert got.dtype == want.dtype and np.array_equal(got, want), f"max diff {np.abs(got - want).max():.3g}"
+        batch = images if images.ndim == 4 else images[None]
+        array_form = affine_transform_array(batch, transform, interp, mode, 0.3)
+        assert np.array_equal(array_form, want if images.ndim == 4 else want[None]), "the NumPy form differs"
 
 
 # ---------------------------------------------------------------- random ops: contracts (TF's draws differ)

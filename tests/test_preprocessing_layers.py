@@ -283,6 +283,20 @@ def test_random_layers_vary_per_call_repeat_per_seed_and_pass_through_at_inferen
         assert np.array_equal(IMG[:, r:r + 3, c:c + 4], out1)
 
 
+@pytest.mark.parametrize("factory", [
+    lambda: L.RandomFlip(seed=1), lambda: L.RandomRotation(0.2, seed=1), lambda: L.RandomZoom(0.3, seed=1),
+    lambda: L.RandomTranslation(0.3, 0.3, seed=1), lambda: L.RandomContrast(0.5, seed=1),
+    lambda: L.RandomBrightness(0.3, seed=1), lambda: L.RandomCrop(3, 4, seed=1),
+], ids=["flip", "rotation", "zoom", "translation", "contrast", "brightness", "crop"])
+def test_a_compiled_step_draws_anew_on_every_call(factory):
+    layer, eager = factory(), factory()
+    step = ds.function(lambda x: layer(x, training=True))
+    outs = [step(ds.constant(IMG)).numpy() for _ in range(4)]
+    assert any(not np.array_equal(outs[0], o) for o in outs[1:]), "the compiled step froze its first draw"
+    # the same generator stream as eager calls of a layer with the same seed
+    np.testing.assert_array_equal(outs[1], [eager(IMG).numpy() for _ in range(2)][1])
+
+
 # ---------------------------------------------------------------- inside models and pipelines
 def test_augmentation_in_a_sequential_model_trains_and_is_identity_at_inference():
     ds.random.set_seed(0)

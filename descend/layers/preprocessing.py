@@ -5,8 +5,11 @@
 As in Keras 3, the random layers augment when called directly or in training (``call(..., training=True)``
 is their default, so ``Dataset.map(layer)`` augments) and are the identity at inference (``predict``,
 ``evaluate``, ``training=False``). Each owns a NumPy generator seeded with ``seed`` (a new layer with the
-same seed draws the same sequence; the draws are not Keras', whose generator differs). Images are
-``channels_last``: ``[h, w, c]`` or ``[b, h, w, c]``.
+same seed draws the same sequence; the draws are not Keras', whose generator differs). Every draw goes
+through ``ops.random_draw``, so a step compiled by ``descend.function`` (``fit``'s default) draws anew on each
+call instead of freezing its first draw. Flips, contrast and brightness stay differentiable in the images;
+rotation, zoom, translation and random crops are one recorded draw each (no gradient to the images, as they
+are applied to data). Images are ``channels_last``: ``[h, w, c]`` or ``[b, h, w, c]``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ import numpy as np
 
 from .. import backend, image
 from ..framework.tensor import Tensor, convert_to_tensor, to_array
+from ..image.transform import affine_transform_array
 from ..ops import array_ops, math_ops
+from ..ops.random_draw import draw
 from .base import Layer
 
 __all__ = ["Rescaling", "Normalization", "Resizing", "CenterCrop", "RandomFlip", "RandomRotation", "RandomZoom",
@@ -440,13 +445,14 @@ class RandomFlip(_Random):
         x = self._images(inputs)
         if not training:
             return x
-        flips = self._rng.uniform(size=self._batch(x)) <= 0.5
+        n = self._batch(x)
+        flips = draw(fn=lambda: self._rng.uniform(size=n) <= 0.5)
         flipped = x
         if self.mode in ("horizontal", "horizontal_and_vertical"):
             flipped = image.flip_left_right(flipped)
         if self.mode in ("vertical", "horizontal_and_vertical"):
             flipped = image.flip_up_down(flipped)
-        mask = flips.reshape((-1, 1, 1, 1) if x.ndim == 4 else (1, 1, 1))
+        mask = array_ops.reshape(flips, shape=(-1, 1, 1, 1) if x.ndim == 4 else (1, 1, 1))
         return math_ops.where(mask, flipped, x)
 
     def get_config(self):
@@ -469,9 +475,16 @@ class _Affine(_Random):
         self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, fill_value
         self.data_format = _check_data_format(data_format, cls)
 
-    def _apply(self, x, transforms):
-        return image.affine_transform(x, transforms.astype(np.float32), interpolation=self.interpolation,
-                                      fill_mode=self.fill_mode, fill_value=self.fill_value)
+    def _apply(self, x, make_transforms):
+        """``x`` transformed by ``make_transforms(height, width)`` (``[n, 8]``), drawn on every call."""
+        h, w = x.shape[-3], x.shape[-2]
+
+        def augment(arr):
+            batch = arr if arr.ndim == 4 else arr[None]
+            out = affine_transform_array(batch, make_transforms(h, w).astype(np.float32), self.interpolation,
+                                         self.fill_mode, self.fill_value)
+            return out if arr.ndim == 4 else out[0]
+        return draw(x, fn=augment)
 
     def _modes_config(self):
         return {"fill_mode": self.fill_mode, "interpolation": self.interpolation, "fill_value": self.fill_value,
@@ -515,8 +528,9 @@ class RandomRotation(_Affine):
         x = self._images(inputs)
         if not training:
             return x
-        angles = self._rng.uniform(self.factor[0] * 360.0, self.factor[1] * 360.0, size=self._batch(x))
-        return self._apply(x, rotation_transforms(angles, x.shape[-3], x.shape[-2]))
+        n = self._batch(x)
+        return self._apply(x, lambda h, w: rotation_transforms(
+            self._rng.uniform(self.factor[0] * 360.0, self.factor[1] * 360.0, size=n), h, w))
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor, **self._modes_config()}
@@ -564,15 +578,17 @@ class RandomZoom(_Affine):
         if not training:
             return x
         n = self._batch(x)
-        zh = self._rng.uniform(1.0 + self.height_lower, 1.0 + self.height_upper, size=n).astype(np.float32)
-        zw = (self._rng.uniform(1.0 + self.width_lower, 1.0 + self.width_upper, size=n).astype(np.float32)
-              if self.width_factor is not None else zh)
-        h, w = x.shape[-3], x.shape[-2]
-        f = np.float32
-        x_off = ((f(w) - f(1)) / f(2)) * (f(1) - zw)
-        y_off = ((f(h) - f(1)) / f(2)) * (f(1) - zh)
-        zeros = np.zeros(n, f)
-        return self._apply(x, np.stack([zw, zeros, x_off, zeros, zh, y_off, zeros, zeros], axis=1))
+
+        def transforms(h, w):
+            zh = self._rng.uniform(1.0 + self.height_lower, 1.0 + self.height_upper, size=n).astype(np.float32)
+            zw = (self._rng.uniform(1.0 + self.width_lower, 1.0 + self.width_upper, size=n).astype(np.float32)
+                  if self.width_factor is not None else zh)
+            f = np.float32
+            x_off = ((f(w) - f(1)) / f(2)) * (f(1) - zw)
+            y_off = ((f(h) - f(1)) / f(2)) * (f(1) - zh)
+            zeros = np.zeros(n, f)
+            return np.stack([zw, zeros, x_off, zeros, zh, y_off, zeros, zeros], axis=1)
+        return self._apply(x, transforms)
 
     def get_config(self):
         return {**super().get_config(), "height_factor": self.height_factor, "width_factor": self.width_factor,
@@ -606,11 +622,13 @@ class RandomTranslation(_Affine):
         if not training:
             return x
         n = self._batch(x)
-        h, w = x.shape[-3], x.shape[-2]
-        dy = (self._rng.uniform(self.height_lower, self.height_upper, size=n) * h).astype(np.float32)
-        dx = (self._rng.uniform(self.width_lower, self.width_upper, size=n) * w).astype(np.float32)
-        ones, zeros = np.ones(n, np.float32), np.zeros(n, np.float32)
-        return self._apply(x, np.stack([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1))
+
+        def transforms(h, w):
+            dy = (self._rng.uniform(self.height_lower, self.height_upper, size=n) * h).astype(np.float32)
+            dx = (self._rng.uniform(self.width_lower, self.width_upper, size=n) * w).astype(np.float32)
+            ones, zeros = np.ones(n, np.float32), np.zeros(n, np.float32)
+            return np.stack([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
+        return self._apply(x, transforms)
 
     def get_config(self):
         return {**super().get_config(), "height_factor": self.height_factor, "width_factor": self.width_factor,
@@ -640,9 +658,13 @@ class RandomCrop(_Random):
             return x
         h, w = x.shape[-3], x.shape[-2]
         if h > self.height and w > self.width:
-            top = int(self._rng.uniform(0, h - self.height + 1))
-            left = int(self._rng.uniform(0, w - self.width + 1))
-            return x[..., top:top + self.height, left:left + self.width, :]
+            th, tw = self.height, self.width
+
+            def crop(arr):
+                top = int(self._rng.uniform(0, h - th + 1))
+                left = int(self._rng.uniform(0, w - tw + 1))
+                return arr[..., top:top + th, left:left + tw, :]
+            return draw(x, fn=crop)
         top, left, ch, cw = _aspect_crop(h, w, self.height, self.width)
         crop = x[..., top:top + self.height, left:left + self.width, :]
         if crop.shape[-3] == self.height and crop.shape[-2] == self.width:
@@ -687,7 +709,8 @@ class RandomContrast(_Random):
         if not training:
             return x
         shape = (self._batch(x), 1, 1, 1) if x.ndim == 4 else (1, 1, 1)
-        factor = self._rng.uniform(1.0 - self.factor[0], 1.0 + self.factor[1], size=shape).astype(x.dtype)
+        lo_f, hi_f, d = 1.0 - self.factor[0], 1.0 + self.factor[1], x.dtype
+        factor = draw(fn=lambda: self._rng.uniform(lo_f, hi_f, size=shape).astype(d))
         mean = math_ops.reduce_mean(math_ops.reduce_mean(x, axis=-3, keepdims=True), axis=-2, keepdims=True)
         out = math_ops.add(math_ops.multiply(math_ops.subtract(x, mean), factor), mean)
         lo, hi = self.value_range
@@ -720,8 +743,9 @@ class RandomBrightness(_Random):
             return x
         shape = (self._batch(x), 1, 1, 1) if x.ndim == 4 else (1, 1, 1)
         lo, hi = self.value_range
-        delta = (self._rng.uniform(self.factor[0], self.factor[1], size=shape).astype(np.float32)
-                 * np.float32(hi - lo)).astype(x.dtype)
+        f0, f1, d = self.factor[0], self.factor[1], x.dtype
+        delta = draw(fn=lambda: (self._rng.uniform(f0, f1, size=shape).astype(np.float32)
+                                 * np.float32(hi - lo)).astype(d))
         return math_ops.clip_by_value(math_ops.add(x, delta), np.asarray(lo, x.dtype), np.asarray(hi, x.dtype))
 
     def get_config(self):
