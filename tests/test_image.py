@@ -382,6 +382,18 @@ def test_random_colour_jitters_apply_the_adjustment_with_a_drawn_factor(fn, kw, 
     assert not all(np.array_equal(ys[0], y) for y in ys[1:]), "different seeds must draw different factors"
 
 
+@pytest.mark.parametrize("call", [
+    lambda x: ds.image.random_flip_left_right(x, seed=1), lambda x: ds.image.random_flip_up_down(x, seed=1),
+    lambda x: ds.image.random_crop(x, [2, 3, 4, 3], seed=1), lambda x: ds.image.random_brightness(x, 0.3, seed=1),
+    lambda x: ds.image.random_contrast(x, 0.2, 1.8, seed=1), lambda x: ds.image.random_saturation(x, 0.2, 1.8, seed=1),
+    lambda x: ds.image.random_hue(x, 0.4, seed=1),
+], ids=["flip_lr", "flip_ud", "crop", "brightness", "contrast", "saturation", "hue"])
+def test_random_ops_in_a_compiled_function_draw_on_every_call(call):
+    step = ds.function(call)
+    outs = [step(ds.constant(IMG)).numpy() for _ in range(5)]
+    assert any(not np.array_equal(outs[0], o) for o in outs[1:]), "the compiled function froze its first draw"
+
+
 # ---------------------------------------------------------------- bad inputs
 BAD = [
     ("resize-rank2", lambda: ds.image.resize(np.zeros((3, 3)), [2, 2]), ValueError, "rank 3 or 4"),

@@ -150,6 +150,15 @@ rgb_to_yuv = _linear("rgb_to_yuv", _RGB_TO_YUV, "RGB to YUV (a linear map of the
 yuv_to_rgb = _linear("yuv_to_rgb", _YUV_TO_RGB, "YUV to RGB, the inverse of :func:`rgb_to_yuv`.")
 
 
+def _factor(value, dtype, fn: str, what: str):
+    """A scalar factor as an array of ``dtype``, or a scalar Tensor (a random draw) cast to it."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise ValueError(f"{fn}: '{what}' must be a scalar; received shape {value.shape}")
+        return math_ops.cast(value, dtype=dtype)
+    return np.asarray(_common.static_float(value, fn, what), dtype)
+
+
 def adjust_brightness(image, delta) -> Tensor:
     """``image + delta`` (in [0, 1] units; integer images are converted and saturated back).
 
@@ -210,11 +219,10 @@ def adjust_saturation(image, saturation_factor) -> Tensor:
         array([[[1., 1., 1.]]], dtype=float32)
     """
     image = _rgb(image, "adjust_saturation", "image")
-    factor = _common.static_float(saturation_factor, "adjust_saturation", "saturation_factor")
     flt = _common.to_float(image)
+    factor = _factor(saturation_factor, flt.dtype, "adjust_saturation", "saturation_factor")
     h, s, v = _channels(rgb_to_hsv(flt))
-    s = math_ops.clip_by_value(math_ops.multiply(s, np.asarray(factor, flt.dtype)), np.asarray(0, flt.dtype),
-                               np.asarray(1, flt.dtype))
+    s = math_ops.clip_by_value(math_ops.multiply(s, factor), np.asarray(0, flt.dtype), np.asarray(1, flt.dtype))
     return _common.back_to(hsv_to_rgb(array_ops.stack([h, s, v], axis=-1)), image.dtype)
 
 
@@ -227,12 +235,14 @@ def adjust_hue(image, delta) -> Tensor:
         array([[[0., 1., 0.]]], dtype=float32)
     """
     image = _rgb(image, "adjust_hue", "image")
-    d = _common.static_float(delta, "adjust_hue", "delta")
-    if not -1.0 <= d <= 1.0:
-        raise ValueError(f"adjust_hue: delta must be in the interval [-1, 1]; received delta={d}")
+    if not isinstance(delta, Tensor):
+        d = _common.static_float(delta, "adjust_hue", "delta")
+        if not -1.0 <= d <= 1.0:
+            raise ValueError(f"adjust_hue: delta must be in the interval [-1, 1]; received delta={d}")
     flt = _common.to_float(image)
+    d = _factor(delta, flt.dtype, "adjust_hue", "delta")
     h, s, v = _channels(rgb_to_hsv(flt))
-    h = math_ops.mod(math_ops.add(h, np.asarray(d, flt.dtype)), np.asarray(1, flt.dtype))
+    h = math_ops.mod(math_ops.add(h, d), np.asarray(1, flt.dtype))
     return _common.back_to(hsv_to_rgb(array_ops.stack([h, s, v], axis=-1)), image.dtype)
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .. import random as _random
 from ..framework.tensor import Tensor, convert_to_tensor, to_array
 from ..ops import array_ops, math_ops
+from ..ops.random_draw import draw
 from . import _common, color
 
 __all__ = ["flip_left_right", "flip_up_down", "rot90", "transpose", "random_flip_left_right",
@@ -93,21 +94,20 @@ def _stateless_rng(seed, fn: str) -> np.random.Generator:
     return np.random.default_rng([int(v) % 2**63 for v in arr])
 
 
-def _uniform(rng, shape, lo, hi, seed):
-    """Uniform draws from ``[lo, hi)``: from ``rng`` (stateless) or :func:`descend.random.uniform`."""
+def _draw_uniform(rng, shape, lo, hi, seed):
+    """Uniform draws in ``[lo, hi)``: a NumPy array from ``rng`` (stateless: the same for the same seed, so a
+    constant in a trace is right), else a Tensor of :func:`descend.random.uniform`, a recorded draw that a
+    compiled function repeats on every call."""
     if rng is not None:
-        return rng.uniform(lo, hi, size=shape)
-    return to_array(_random.uniform(shape, minval=lo, maxval=hi, dtype="float64", seed=seed))
+        return np.asarray(rng.uniform(lo, hi, size=shape), np.float32)
+    return _random.uniform(shape, minval=lo, maxval=hi, dtype="float32", seed=seed)
 
 
 def _random_flip(image, axis_from_end, seed, rng, fn) -> Tensor:
     image = _common.as_image(image, fn)
-    if image.ndim == 3:
-        if _uniform(rng, (), 0.0, 1.0, seed) < 0.5:
-            return _flip(image, axis_from_end, fn)
-        return image
-    flip = _uniform(rng, (image.shape[0],), 0.0, 1.0, seed) < 0.5
-    mask = flip.reshape(-1, 1, 1, 1)
+    n = () if image.ndim == 3 else (image.shape[0],)
+    flip = math_ops.less(_draw_uniform(rng, n, 0.0, 1.0, seed), np.float32(0.5))
+    mask = array_ops.reshape(flip, shape=(1, 1, 1) if image.ndim == 3 else (-1, 1, 1, 1))
     return math_ops.where(mask, _flip(image, axis_from_end, fn), image)
 
 
@@ -157,10 +157,13 @@ def _random_crop(value, size, seed, rng, fn) -> Tensor:
     limits = [d - s + 1 for d, s in zip(value.shape, size)]
     if rng is not None:
         offsets = [int(rng.integers(0, lim)) for lim in limits]
-    else:
-        u = _uniform(None, (len(limits),), 0.0, 1.0, seed)
-        offsets = [min(int(x * lim), lim - 1) for x, lim in zip(u, limits)]
-    return value[tuple(slice(o, o + s) for o, s in zip(offsets, size))]
+        return value[tuple(slice(o, o + s) for o, s in zip(offsets, size))]
+
+    def crop(arr, u):  # the window at offsets drawn as fractions u of each axis's freedom
+        offs = [min(int(x * lim), lim - 1) for x, lim in zip(np.asarray(u, np.float64), limits)]
+        return arr[tuple(slice(o, o + s) for o, s in zip(offs, size))]
+    u = _random.uniform((len(limits),), dtype="float64", seed=seed)
+    return draw(value, u, fn=crop)
 
 
 def random_crop(value, size, seed=None) -> Tensor:
@@ -202,25 +205,25 @@ def _max_delta(max_delta, fn, upper=None):
 def random_brightness(image, max_delta, seed=None) -> Tensor:
     """:func:`adjust_brightness` by a delta drawn from ``[-max_delta, max_delta)``."""
     d = _max_delta(max_delta, "random_brightness")
-    return color.adjust_brightness(image, float(_uniform(None, (), -d, d, seed)))
+    return color.adjust_brightness(image, _draw_uniform(None, (), -d, d, seed))
 
 
 def random_contrast(image, lower, upper, seed=None) -> Tensor:
     """:func:`adjust_contrast` by a factor drawn from ``[lower, upper)``."""
     lo, hi = _check_range(lower, upper, "random_contrast")
-    return color.adjust_contrast(image, float(_uniform(None, (), lo, hi, seed)))
+    return color.adjust_contrast(image, _draw_uniform(None, (), lo, hi, seed))
 
 
 def random_saturation(image, lower, upper, seed=None) -> Tensor:
     """:func:`adjust_saturation` by a factor drawn from ``[lower, upper)``."""
     lo, hi = _check_range(lower, upper, "random_saturation")
-    return color.adjust_saturation(image, float(_uniform(None, (), lo, hi, seed)))
+    return color.adjust_saturation(image, _draw_uniform(None, (), lo, hi, seed))
 
 
 def random_hue(image, max_delta, seed=None) -> Tensor:
     """:func:`adjust_hue` by a delta drawn from ``[-max_delta, max_delta)`` (``max_delta`` in [0, 0.5])."""
     d = _max_delta(max_delta, "random_hue", upper=0.5)
-    return color.adjust_hue(image, float(_uniform(None, (), -d, d, seed)))
+    return color.adjust_hue(image, _draw_uniform(None, (), -d, d, seed))
 
 
 def stateless_random_brightness(image, max_delta, seed) -> Tensor:
