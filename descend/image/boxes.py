@@ -82,7 +82,7 @@ def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, soft
     return np.asarray(chosen, np.int32), np.asarray(chosen_scores)
 
 
-def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf")) -> Tensor:
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=-np.inf) -> Tensor:
     """Indices (int32) of at most ``max_output_size`` boxes, by decreasing score, skipping any box whose IoU
     with an already selected one exceeds ``iou_threshold`` and any score not above ``score_threshold``.
 
@@ -97,7 +97,7 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
 
 
 def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
-                                    score_threshold=float("-inf"), soft_nms_sigma=0.0):
+                                    score_threshold=-np.inf, soft_nms_sigma=0.0):
     """``(indices, scores)``; with ``soft_nms_sigma > 0`` overlapping boxes' scores decay by
     ``exp(-iou^2 / (2 sigma))`` instead of being dropped (Soft-NMS)."""
     sdt = np.asarray(to_array(convert_to_tensor(scores))).dtype
@@ -106,7 +106,7 @@ def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshol
     return convert_to_tensor(idx), convert_to_tensor(sc.astype(sdt))
 
 
-def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
+def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=-np.inf,
                                pad_to_max_output_size=False, sorted_input=False, canonicalized_coordinates=False,
                                tile_size=512):
     """``(indices, valid_count)`` for one ``[n, 4]`` set of boxes; indices zero-padded to ``max_output_size``
@@ -121,7 +121,7 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
 
 
 def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
-                                 score_threshold=float("-inf")) -> Tensor:
+                                 score_threshold=-np.inf) -> Tensor:
     """:func:`non_max_suppression` with a given ``[n, n]`` overlap matrix instead of boxes' IoU.
 
     Example:
@@ -135,7 +135,7 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
 
 
 def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
-                                 score_threshold=float("-inf"), pad_per_class=False, clip_boxes=True):
+                                 score_threshold=-np.inf, pad_per_class=False, clip_boxes=True):
     """Per-class greedy NMS over a batch, then the best ``max_total_size`` detections of each image
     (``tf.image.combined_non_max_suppression``).
 
