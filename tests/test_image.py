@@ -154,6 +154,16 @@ CASES = _resize_cases() + [
       dict(max_output_size_per_class=3, max_total_size=5, iou_threshold=0.5, score_threshold=0.1), F32, False),
     C("combined_non_max_suppression-per-class", "combined_non_max_suppression", [CBOXES[:, :, :1].copy(), CSCORES],
       dict(max_output_size_per_class=2, max_total_size=10, pad_per_class=True, clip_boxes=False), F32, False),
+    C("sample_distorted_bounding_box-whole", "sample_distorted_bounding_box", [np.array([12, 20, 3], np.int32)],
+      dict(bounding_boxes=np.array([[[0.1, 0.1, 0.5, 0.5]]], np.float32), area_range=(1.0, 1.0),
+           aspect_ratio_range=(1.6, 1.7), seed=3), EXACT, False),
+    C("sample_distorted_bounding_box-fallback", "sample_distorted_bounding_box", [np.array([12, 20, 3], np.int32)],
+      dict(bounding_boxes=np.array([[[0.1, 0.1, 0.5, 0.5]]], np.float32), area_range=(0.9, 1.0),
+           aspect_ratio_range=(0.1, 0.11), max_attempts=5, seed=3), EXACT, False),
+    C("stateless_sample_distorted_bounding_box-whole", "stateless_sample_distorted_bounding_box",
+      [np.array([12, 20, 3], np.int32)], dict(bounding_boxes=np.array([[[0.1, 0.1, 0.5, 0.5]]], np.float32),
+                                              area_range=(1.0, 1.0), aspect_ratio_range=(1.6, 1.7), seed=[1, 2]),
+      EXACT, False),
     C("crop_and_resize", "crop_and_resize", [BIG],
       dict(boxes=np.array([[0.1, 0.2, 0.8, 0.9], [0.5, 0.6, 0.1, 0.0], [-0.2, -0.1, 1.2, 0.7]], np.float32),
            box_indices=[0, 0, 0], crop_size=(5, 4)), F32),
@@ -300,7 +310,8 @@ def test_float64_gradient_matches_central_differences(case):
 def test_every_differentiable_name_has_a_float64_gradient_case():
     not_differentiable = {"ResizeMethod", "non_max_suppression", "non_max_suppression_with_scores",
                           "non_max_suppression_padded", "draw_bounding_boxes", "non_max_suppression_overlaps",
-                          "combined_non_max_suppression"}
+                          "combined_non_max_suppression", "sample_distorted_bounding_box",
+                          "stateless_sample_distorted_bounding_box"}
     names = {n for n in ds.image.__all__ if "random" not in n} - not_differentiable
     covered = {g.name.split("-")[0] for g in GRAD64}
     assert not (names - covered), f"differentiable ds.image names without a float64 gradient case: {names - covered}"
@@ -356,6 +367,31 @@ def test_stateless_ops_depend_on_the_seed_alone(fn, kw):
     assert np.array_equal(f(IMG, seed=(1, 2), **kw).numpy(), a)
     others = [f(IMG, seed=(s, 9), **kw).numpy() for s in range(6)]
     assert any(not np.array_equal(o, a) for o in others), "the seed must matter"
+
+
+@pytest.mark.parametrize("fn,seeds", [("sample_distorted_bounding_box", [1, 2, 3, 4, 5, 6]),
+                                      ("stateless_sample_distorted_bounding_box", [(i, 7) for i in range(6)])])
+def test_sample_distorted_bounding_box_keeps_its_constraints(fn, seeds):
+    f = getattr(ds.image, fn)
+    boxes = np.array([[[0.2, 0.3, 0.9, 0.8]]], np.float32)
+    windows = set()
+    for s in seeds:
+        begin, size, box = (t.numpy() for t in f([40, 60, 3], boxes, seed=s, min_object_covered=0.5,
+                                                 aspect_ratio_range=(0.5, 2.0), area_range=(0.1, 0.6)))
+        (y, x, _), (h, w, c) = begin, size
+        assert c == -1 and 0 <= y and y + h <= 40 and 0 <= x and x + w <= 60
+        assert 0.1 * 2400 <= h * w <= 0.6 * 2400 and 0.5 <= w / h <= 2.0 + 1 / h
+        inter = max(min(y + h, 36) - max(y, 8), 0) * max(min(x + w, 48) - max(x, 18), 0)
+        assert inter / (28 * 30) >= 0.5
+        np.testing.assert_allclose(box[0, 0], [y / 40, x / 60, (y + h) / 40, (x + w) / 60], rtol=1e-6)
+        windows.add((y, x, h, w))
+    assert len(windows) > 2, "the window must be random"
+    if fn.startswith("stateless"):
+        again = f([40, 60, 3], boxes, seed=seeds[0], min_object_covered=0.5, aspect_ratio_range=(0.5, 2.0),
+                  area_range=(0.1, 0.6))
+        first = f([40, 60, 3], boxes, seed=seeds[0], min_object_covered=0.5, aspect_ratio_range=(0.5, 2.0),
+                  area_range=(0.1, 0.6))
+        assert all(np.array_equal(a.numpy(), b.numpy()) for a, b in zip(again, first))
 
 
 def test_random_crop_is_a_window_of_the_input():

@@ -23,6 +23,8 @@ from .boxes import (
     non_max_suppression_overlaps,
     non_max_suppression_padded,
     non_max_suppression_with_scores,
+    sample_distorted_bounding_box,
+    stateless_sample_distorted_bounding_box,
 )
 from .color import (
     adjust_brightness,
@@ -86,5 +88,5 @@ __all__ = [
     "stateless_random_crop", "stateless_random_flip_left_right", "stateless_random_flip_up_down",
     "stateless_random_hue", "stateless_random_saturation", "total_variation", "transpose", "yiq_to_rgb",
     "yuv_to_rgb", "affine_transform", "ssim_multiscale", "non_max_suppression_overlaps",
-    "combined_non_max_suppression",
+    "combined_non_max_suppression", "sample_distorted_bounding_box", "stateless_sample_distorted_bounding_box",
 ]

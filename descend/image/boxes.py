@@ -11,7 +11,8 @@ from ..framework.tensor import Tensor, convert_to_tensor, to_array
 from . import _common
 
 __all__ = ["non_max_suppression", "non_max_suppression_with_scores", "non_max_suppression_padded",
-           "non_max_suppression_overlaps", "combined_non_max_suppression", "draw_bounding_boxes"]
+           "non_max_suppression_overlaps", "combined_non_max_suppression", "draw_bounding_boxes",
+           "sample_distorted_bounding_box", "stateless_sample_distorted_bounding_box"]
 
 
 def _arrays(boxes, scores, fn):
@@ -213,3 +214,105 @@ def draw_bounding_boxes(images, boxes, colors) -> Tensor:
                 if 0 <= column < w:
                     img[bi, tc:bc + 1, column] = color
     return convert_to_tensor(img)
+
+
+def _coverage_ok(crop, boxes, min_covered):
+    """Whether ``crop`` (y0, x0, y1, x1 in pixels) covers at least ``min_covered`` of some box's area."""
+    if min_covered <= 0:
+        return True
+    y0, x0, y1, x1 = crop
+    for by0, bx0, by1, bx1 in boxes:
+        area = (by1 - by0) * (bx1 - bx0)
+        if area <= 0:
+            continue
+        inter = max(min(y1, by1) - max(y0, by0), 0) * max(min(x1, bx1) - max(x0, bx0), 0)
+        if inter / area >= min_covered:
+            return True
+    return False
+
+
+def _distorted_box(image_size, bounding_boxes, rng, min_object_covered, aspect_ratio_range, area_range, max_attempts,
+                   use_image_if_no_bounding_boxes, fn):
+    raw = np.asarray(to_array(convert_to_tensor(image_size)))
+    size = raw.astype(np.int64).reshape(-1)
+    if size.shape != (3,):
+        raise ValueError(f"{fn}: 'image_size' must be [height, width, channels]; received {size.tolist()}")
+    h, w = int(size[0]), int(size[1])
+    bb = np.asarray(to_array(convert_to_tensor(bounding_boxes)), np.float64).reshape(-1, 4) \
+        if bounding_boxes is not None else np.zeros((0, 4))
+    if bb.size == 0:
+        if not use_image_if_no_bounding_boxes:
+            raise ValueError(f"{fn}: no bounding boxes given; pass some or use_image_if_no_bounding_boxes=True")
+        bb = np.array([[0.0, 0.0, 1.0, 1.0]])
+    boxes = bb * np.array([h, w, h, w])
+    ar_lo, ar_hi = (float(v) for v in aspect_ratio_range)
+    a_lo, a_hi = (float(v) for v in area_range)
+    if not (0 < ar_lo <= ar_hi) or not (0 < a_lo <= a_hi <= 1):
+        raise ValueError(f"{fn}: need 0 < aspect_ratio_range[0] <= [1] and 0 < area_range[0] <= [1] <= 1; received "
+                         f"{aspect_ratio_range}, {area_range}")
+    min_area, max_area = a_lo * w * h, a_hi * w * h
+    for _ in range(int(max_attempts)):
+        ratio = rng.uniform(ar_lo, ar_hi)
+        height = int(np.rint(np.sqrt(min_area / ratio)))
+        max_height = int(np.rint(np.sqrt(max_area / ratio)))
+        if np.rint(max_height * ratio) > w:  # the tallest crop whose rounded width still fits
+            max_height = int((w + 0.5 - 1e-7) / ratio)
+            if np.rint(max_height * ratio) > w:
+                max_height -= 1
+        max_height = min(max_height, h)
+        height = min(height, max_height)
+        if height < max_height:
+            height += int(rng.integers(0, max_height - height + 1))
+        width = int(np.rint(height * ratio))
+        if width * height < min_area:
+            height += 1
+            width = int(np.rint(height * ratio))
+        if width * height > max_area:
+            height -= 1
+            width = int(np.rint(height * ratio))
+        area = width * height
+        if area < min_area or area > max_area or width > w or height > h or width <= 0 or height <= 0:
+            continue
+        y = int(rng.integers(0, h - height)) if height < h else 0
+        x = int(rng.integers(0, w - width)) if width < w else 0
+        if _coverage_ok((y, x, y + height, x + width), boxes, float(min_object_covered)):
+            break
+    else:
+        y, x, height, width = 0, 0, h, w
+    begin = np.array([y, x, 0], raw.dtype if raw.dtype.kind in "iu" else np.int32)
+    extent = np.array([height, width, -1], begin.dtype)
+    box = np.array([[[y / h, x / w, (y + height) / h, (x + width) / w]]], np.float32)
+    return convert_to_tensor(begin), convert_to_tensor(extent), convert_to_tensor(box)
+
+
+def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object_covered=0.1,
+                                  aspect_ratio_range=(0.75, 1.33), area_range=(0.05, 1.0), max_attempts=100,
+                                  use_image_if_no_bounding_boxes=None):
+    """A random crop window (Inception-style): ``(begin, size, bboxes)`` for ``tf.slice``-like use, with an
+    aspect ratio in ``aspect_ratio_range``, an area fraction in ``area_range``, covering at least
+    ``min_object_covered`` of one of ``bounding_boxes`` (normalized ``[y1, x1, y2, x2]``); the whole image if
+    ``max_attempts`` draws all fail (TF's algorithm; the draws are not TF's).
+
+    Example:
+        >>> import descend as ds
+        >>> begin, size, box = ds.image.sample_distorted_bounding_box([10, 10, 3], [[[0, 0, 1, 1]]], seed=1)
+        >>> size.numpy()[2]
+        np.int32(-1)
+    """
+    from .. import random as _random  # the op seed and the global seed, as TF's
+    g, o = _random.get_seed(None if seed == 0 else seed)
+    rng = np.random.default_rng(None if g is None else [g % 2**63, o % 2**63])
+    return _distorted_box(image_size, bounding_boxes, rng, min_object_covered, aspect_ratio_range, area_range,
+                          max_attempts, use_image_if_no_bounding_boxes, "sample_distorted_bounding_box")
+
+
+def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed, min_object_covered=0.1,
+                                            aspect_ratio_range=(0.75, 1.33), area_range=(0.05, 1.0), max_attempts=100,
+                                            use_image_if_no_bounding_boxes=None):
+    """:func:`sample_distorted_bounding_box` decided by the ``seed`` pair alone."""
+    arr = np.asarray(to_array(seed) if isinstance(seed, Tensor) else seed)
+    if arr.shape != (2,) or arr.dtype.kind not in "iu":
+        raise ValueError(f"stateless_sample_distorted_bounding_box: 'seed' must be a pair of ints; received {seed!r}")
+    rng = np.random.default_rng([int(v) % 2**63 for v in arr])
+    return _distorted_box(image_size, bounding_boxes, rng, min_object_covered, aspect_ratio_range, area_range,
+                          max_attempts, use_image_if_no_bounding_boxes, "stateless_sample_distorted_bounding_box")
