@@ -170,6 +170,9 @@ CASES = _resize_cases() + [
     C("crop_and_resize-nearest", "crop_and_resize", [BIG],
       dict(boxes=np.array([[0.1, 0.2, 0.8, 0.9]], np.float32), box_indices=[0], crop_size=(3, 6), method="nearest"),
       EXACT, False),
+    C("crop_and_resize-nearest-halves", "crop_and_resize", [BIG],  # source coordinates at exact halves
+      dict(boxes=np.array([[0.5 / 15, 2.5 / 17, 14.5 / 15, 16.5 / 17]], np.float32), box_indices=[0],
+           crop_size=(8, 8), method="nearest"), EXACT, False),
     C("draw_bounding_boxes", "draw_bounding_boxes", [IMG],
       dict(boxes=np.array([[[0.1, 0.2, 0.8, 0.9]], [[0.0, 0.0, 0.5, 1.0]]], np.float32),
            colors=np.array([[1.0, 0.0, 0.0, 1.0]], np.float32)), EXACT, False),

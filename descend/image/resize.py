@@ -434,8 +434,9 @@ def _sample(img: Tensor, ys, xs, h, w, method, extrapolation_value):
     """Sample ``img`` ([h, w, c]) on the grid ``ys x xs`` (float32 source coordinates)."""
     valid = ((ys >= 0) & (ys <= h - 1))[:, None] & ((xs >= 0) & (xs <= w - 1))[None, :]
     if method == "nearest":
-        yi = np.clip(np.rint(ys).astype(np.int64), 0, h - 1)
-        xi = np.clip(np.rint(xs).astype(np.int64), 0, w - 1)
+        # TF rounds halves away from zero (roundf), not to even
+        yi = np.clip((np.sign(ys) * np.floor(np.abs(ys) + 0.5)).astype(np.int64), 0, h - 1)
+        xi = np.clip((np.sign(xs) * np.floor(np.abs(xs) + 0.5)).astype(np.int64), 0, w - 1)
         out = array_ops.gather(array_ops.gather(img, yi, axis=0), xi, axis=1)
     else:
         yc, xc = np.clip(ys, 0, h - 1), np.clip(xs, 0, w - 1)
