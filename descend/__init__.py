@@ -61,6 +61,7 @@ _SUBMODULES = frozenset({
     "debugging", "distribute", "dtypes", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics",
     "mixed_precision",
     "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train", "types",
+    "image",
 })
 #: names imported from a submodule on first access: name -> (submodule, attribute)
 _LAZY_NAMES = {
@@ -106,4 +107,5 @@ __all__ = [  # noqa: F405
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
+    "image",
 ] + list(ops.__all__)
