@@ -47,6 +47,7 @@ from .framework import (
     deduplicate,
     name_scope,
 )
+from .framework import UnconnectedGradients
 from .ops import *  # noqa: F403
 
 # TF's other names for these dtypes (``tf.bool``, ``tf.half``, ``tf.double``); ``bool`` stays out of ``__all__``
@@ -106,4 +107,5 @@ __all__ = [  # noqa: F405
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
+    "UnconnectedGradients",
 ] + list(ops.__all__)

@@ -2,7 +2,7 @@
 
 Modules, each importing only those before it (checked by tests/test_import_layers.py)::
 
-    validation, ops_bridge, nest, trace   (no framework imports)
+    validation, ops_bridge, nest, trace, unconnected_gradients   (no framework imports)
     tensor -> indexed_slices -> variable -> tape -> op -> custom_gradient
 
 (``trace`` is the tracing context of ``descend.function``, whose compiler,
@@ -23,10 +23,11 @@ from .indexed_slices import IndexedSlices, deduplicate
 from .op import OPS, Op, defop
 from .tape import GradientTape
 from .tensor import Reference, Tensor, constant, convert_to_tensor
+from .unconnected_gradients import UnconnectedGradients
 from .variable import Variable, clear_session, current_name_scope, name_scope, unique_name
 
 __all__ = [
     "IndexedSlices", "deduplicate", "OPS", "Op", "defop", "GradientTape", "custom_gradient",
     "Reference", "Tensor", "constant", "convert_to_tensor", "Variable", "clear_session",
-    "current_name_scope", "name_scope", "unique_name",
+    "current_name_scope", "name_scope", "unique_name", "UnconnectedGradients",
 ]
