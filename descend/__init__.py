@@ -76,6 +76,7 @@ _LAZY_NAMES = {
     "cond": ("compiler", "cond"),
     "while_loop": ("compiler", "while_loop"),
     "device": ("config", "device"),
+    "TensorArray": ("ops.tensor_array", "TensorArray"),
 }
 
 
@@ -107,5 +108,5 @@ __all__ = [  # noqa: F405
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
-    "UnconnectedGradients",
+    "UnconnectedGradients", "TensorArray",
 ] + list(ops.__all__)
