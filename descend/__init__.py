@@ -77,6 +77,8 @@ _LAZY_NAMES = {
     "while_loop": ("compiler", "while_loop"),
     "device": ("config", "device"),
     "TensorArray": ("ops.tensor_array", "TensorArray"),
+    "py_function": ("ops.script_ops", "py_function"),
+    "numpy_function": ("ops.script_ops", "numpy_function"),
 }
 
 
@@ -108,5 +110,5 @@ __all__ = [  # noqa: F405
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
-    "UnconnectedGradients", "TensorArray",
+    "UnconnectedGradients", "TensorArray", "py_function", "numpy_function",
 ] + list(ops.__all__)
