@@ -47,7 +47,7 @@ from .framework import (
     deduplicate,
     name_scope,
 )
-from .framework import UnconnectedGradients
+from .framework import UnconnectedGradients, init_scope
 from .ops import *  # noqa: F403
 
 # TF's other names for these dtypes (``tf.bool``, ``tf.half``, ``tf.double``); ``bool`` stays out of ``__all__``
@@ -111,4 +111,5 @@ __all__ = [  # noqa: F405
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
     "UnconnectedGradients", "TensorArray", "py_function", "numpy_function",
+    "init_scope",
 ] + list(ops.__all__)
