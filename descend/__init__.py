@@ -62,7 +62,7 @@ _SUBMODULES = frozenset({
     "debugging", "distribute", "dtypes", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics",
     "mixed_precision",
     "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train", "types",
-    "autograph",
+    "autograph", "saved_model",
 })
 #: names imported from a submodule on first access: name -> (submodule, attribute)
 _LAZY_NAMES = {
@@ -112,5 +112,5 @@ __all__ = [  # noqa: F405
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
     "UnconnectedGradients", "TensorArray", "py_function", "numpy_function",
-    "init_scope", "autograph",
+    "init_scope", "autograph", "saved_model",
 ] + list(ops.__all__)
