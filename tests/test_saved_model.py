@@ -123,6 +123,21 @@ class Branchy(ds.Module):
         return x
 
 
+@ds.custom_gradient
+def _clipped(x):
+    return ds.identity(x), lambda g: ds.clip_by_value(g, -1.0, 1.0)
+
+
+class Custom(ds.Module):
+    def __init__(self):
+        super().__init__()
+        self.v = ds.Variable(1.0)
+
+    @ds.function
+    def __call__(self, x):
+        return _clipped(x * self.v)
+
+
 _STRAY = ds.Variable(3.0, name="stray")
 
 
@@ -132,7 +147,8 @@ class Stray(ds.Module):
         return x * _STRAY
 
 
-REFUSED = [("cond", Branchy, "'cond' node"), ("untracked_variable", Stray, "does not track")]
+REFUSED = [("cond", Branchy, "'cond' node"), ("custom_gradient", Custom, "custom_gradient function"),
+           ("untracked_variable", Stray, "does not track")]
 
 
 @pytest.mark.parametrize("label,make,match", REFUSED, ids=[r[0] for r in REFUSED])

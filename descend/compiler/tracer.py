@@ -367,6 +367,11 @@ class Recorder:
         for r in self._all():
             r.paused += by
 
+    def custom_gradient_called(self, name: str) -> None:
+        """A ``custom_gradient`` function ran: each graph of this thread notes it (its rule is not recorded)."""
+        for r in self._all():
+            r.graph.custom_gradients.append(name)
+
     def variable_created(self, var) -> None:
         for r in self._all():  # (also inside a call recorded whole: an optimizer creating its slots)
             if r.frozen:

@@ -23,11 +23,9 @@ names; TF's functions (graphs of TF's ops) are not loaded.
 Not saved (``save`` raises ``ValueError`` naming the function and the node):
 ``cond``/``while_loop`` nodes, callbacks (``py_function``, metrics), optimizer
 updates, ``descend.print``, Variables passed as arguments or not tracked by
-the Module. A loaded function takes the shapes and dtypes it was traced with.
-
-Known gap: a ``custom_gradient`` inside a saved function is saved as the ops
-of its forward pass (the trace records no more): a loaded function's gradient
-there is those ops' gradient, not the custom rule.
+the Module, ``custom_gradient`` functions (their rule is Python; the trace
+records their forward ops only). A loaded function takes the shapes and dtypes
+it was traced with.
 """
 
 from .load import Loaded, LoadedFunction, load

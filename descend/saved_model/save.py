@@ -56,6 +56,10 @@ def save(module, export_dir, signatures=None, options=None) -> None:
             if cf.graph is None:
                 raise ValueError(f"saved_model.save: function '{name}' has a trace that runs eagerly ({cf.eager}); "
                                  "it has no plan to save")
+            if cf.graph.custom_gradients:
+                raise ValueError(f"saved_model.save: function '{name}' calls custom_gradient function(s) "
+                                 f"{sorted(set(cf.graph.custom_gradients))}, whose gradient rule is Python; a saved "
+                                 "plan holds ops only (its loaded gradient would be the forward ops', not the rule)")
             plans.append(_encode_graph(cf.graph, name, var_index, tensors))
         if plans:
             functions[name] = plans
