@@ -188,3 +188,29 @@ def test_a_failed_write_leaves_the_array_as_it_was():
             bad()
         assert ta.size().numpy() == 2 and ta.element_shape == (2,)
     np.testing.assert_array_equal(ta.stack().numpy(), [[1.0, 2.0], [0.0, 0.0]])
+
+
+def _traced_loop(m):
+    @m.function
+    def f(v, n):
+        ta = m.TensorArray(m.float32, size=0, dynamic_size=True)
+        for i in m.range(n):
+            ta = ta.write(i, v * m.cast(i, m.float32))
+        return ta.stack()
+
+    return [f(m.constant([1.0, 2.0]), m.constant(k)).numpy().tolist() for k in (3, 1, 4)]
+
+
+def test_indexed_by_a_traced_loop_counter():
+    # descend runs such a signature eagerly (with a warning): the numbers are the eager ones
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        out = _traced_loop(ds)
+    assert out == [[[0.0, 0.0], [1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0]],
+                   [[0.0, 0.0], [1.0, 2.0], [2.0, 4.0], [3.0, 6.0]]]
+
+
+def test_indexed_by_a_traced_loop_counter_matches_tf():
+    tf = pytest.importorskip("tensorflow")
+    with pytest.warns(UserWarning):
+        ours = _traced_loop(ds)
+    assert ours == _traced_loop(tf)
