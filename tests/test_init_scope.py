@@ -1,6 +1,5 @@
 """``init_scope``: Variables made once, eagerly, inside a traced function; ops lifted out of the trace and the tape."""
 
-import numpy as np
 import pytest
 
 import descend as ds

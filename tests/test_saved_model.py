@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import descend as ds
-
-load_module = importlib.import_module("descend.saved_model.load")
 from descend.checkpoint.errors import CheckpointCorruptedError
+
+load_module = importlib.import_module("descend.saved_model.load")  # the module (the package's `load` is the function)
 
 
 class Dense(ds.Module):
