@@ -18,7 +18,7 @@ class UnconnectedGradients(enum.Enum):
         >>> x, y = ds.Variable(1.0), ds.Variable(2.0)
         >>> with ds.GradientTape() as tape:
         ...     z = 3.0 * x
-        >>> tape.gradient(z, [x, y], unconnected_gradients=ds.UnconnectedGradients.ZERO)[1].numpy()
+        >>> float(tape.gradient(z, [x, y], unconnected_gradients=ds.UnconnectedGradients.ZERO)[1])
         0.0
     """
 

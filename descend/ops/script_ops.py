@@ -108,7 +108,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):
 
     Example:
         >>> import descend as ds
-        >>> ds.py_function(lambda a: a * 2.0, [ds.constant(3.0)], ds.float32).numpy()
+        >>> float(ds.py_function(lambda a: a * 2.0, [ds.constant(3.0)], ds.float32))
         6.0
     """
     if func is None:
