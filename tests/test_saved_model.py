@@ -160,6 +160,29 @@ def test_refused_saves_write_nothing(tmp_path, label, make, match):
     assert not (tmp_path / "out").exists()
 
 
+class Unknown(ds.Module):
+    def __init__(self):
+        super().__init__()
+        self.v = ds.Variable(2.0)
+
+    @ds.function(input_signature=[ds.TensorSpec([None], ds.float32)])
+    def __call__(self, x):
+        return x * self.v
+
+
+def test_unknown_dimensions_save_the_traced_shapes(tmp_path):
+    m = Unknown()
+    with pytest.raises(ValueError, match="unknown dimensions"):
+        ds.saved_model.save(m, tmp_path / "untraced")
+    assert not (tmp_path / "untraced").exists()
+    m(ds.constant([1.0, 2.0]))
+    ds.saved_model.save(m, tmp_path / "traced")
+    loaded = ds.saved_model.load(tmp_path / "traced")
+    np.testing.assert_array_equal(loaded(ds.constant([3.0, 4.0])).numpy(), [6.0, 8.0])
+    with pytest.raises(TypeError, match="no saved trace"):
+        loaded(ds.constant([3.0]))
+
+
 def test_save_bad_inputs(tmp_path):
     with pytest.raises(TypeError, match="Module"):
         ds.saved_model.save(object(), tmp_path)  # no variables: an empty tuple is taken, no functions

@@ -101,8 +101,13 @@ def _functions(module, signatures) -> dict:
 def _traces(f, name) -> list:
     if isinstance(f, Function):
         if f.input_signature is not None:
-            f.get_concrete_function()
-        return list(f._list_all_concrete_functions())
+            f.get_concrete_function()  # traced now when the signature's shapes are fully known
+        traces = list(f._list_all_concrete_functions())
+        if not traces and f.input_signature is not None:
+            raise ValueError(f"saved_model.save: function '{name}' has an input_signature with unknown dimensions "
+                             f"({f.input_signature}) and no trace yet; a saved plan holds the shapes it was traced "
+                             "with: call the function with the shapes to save first")
+        return traces
     if getattr(f, "graph", None) is not None or hasattr(f, "eager"):  # a ConcreteFunction
         return [f]
     raise TypeError(f"saved_model.save: signature '{name}' must be a descend.function or a ConcreteFunction; "
