@@ -47,6 +47,7 @@ from .framework import (
     deduplicate,
     name_scope,
 )
+from .framework import UnconnectedGradients, init_scope
 from .ops import *  # noqa: F403
 
 # TF's other names for these dtypes (``tf.bool``, ``tf.half``, ``tf.double``); ``bool`` stays out of ``__all__``
@@ -62,6 +63,7 @@ _SUBMODULES = frozenset({
     "mixed_precision",
     "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train", "types",
     "image",
+    "autograph", "saved_model",
 })
 #: names imported from a submodule on first access: name -> (submodule, attribute)
 _LAZY_NAMES = {
@@ -76,6 +78,9 @@ _LAZY_NAMES = {
     "cond": ("compiler", "cond"),
     "while_loop": ("compiler", "while_loop"),
     "device": ("config", "device"),
+    "TensorArray": ("ops.tensor_array", "TensorArray"),
+    "py_function": ("ops.script_ops", "py_function"),
+    "numpy_function": ("ops.script_ops", "numpy_function"),
 }
 
 
@@ -108,4 +113,6 @@ __all__ = [  # noqa: F405
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
     "image",
+    "UnconnectedGradients", "TensorArray", "py_function", "numpy_function",
+    "init_scope", "autograph", "saved_model",
 ] + list(ops.__all__)

@@ -53,7 +53,7 @@ import numpy as np
 from ..framework import trace as _trace
 from ..framework.tensor import ArrayLike
 
-__all__ = ["Undefined", "and_", "convert", "for_stmt", "if_stmt", "not_", "or_", "range_", "while_stmt"]
+__all__ = ["Undefined", "and_", "convert", "for_stmt", "if_stmt", "not_", "or_", "range_", "to_code", "while_stmt"]
 
 _PREFIX = "ag__"
 
@@ -397,41 +397,52 @@ def convert(fn):
         return fn
 
 
-def _convert(fn):
-    if not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped__") or fn.__name__ == "<lambda>":
-        return fn
-    code = fn.__code__
-    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
-        return fn
+def to_code(entity, recursive=True, experimental_optional_features=None) -> str:
+    """The source of ``entity`` as AutoGraph converts it for ``descend.function`` (TF's ``autograph.to_code``).
+
+    ``entity`` is a Python function, a method, or a ``descend.function``. The converted statements call
+    this module's helpers through the name ``ag__`` (``ag__.if_stmt``, ``ag__.for_stmt``...). A function with
+    nothing to convert, or one AutoGraph leaves as it is (a generator, one wrapped by a decorator, one marked
+    ``do_not_convert``), gives its own source without decorators: what a trace runs. ``recursive`` and
+    ``experimental_optional_features`` are accepted for TF's signature (descend converts the function
+    itself, never the functions it calls).
+
+    Raises:
+        TypeError: ``entity`` is not a Python function.
+        ValueError: its source is not available (code built at run time).
+    """
+    fn = getattr(entity, "python_function", entity)  # a descend.function
+    fn = getattr(fn, "__func__", fn)  # a bound method
+    if not isinstance(fn, types.FunctionType):
+        raise TypeError(f"to_code: expected a Python function, a method or a descend.function; received "
+                        f"{type(entity).__name__}")
     try:
-        lines, first = inspect.getsourcelines(fn)
-    except (OSError, TypeError):
-        return fn
+        lines, _ = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        raise ValueError(f"to_code: the source of {fn.__qualname__} is not available ({e})") from None
+    made = None
+    try:
+        made = _converted_tree(fn)
+    except Exception:  # noqa: BLE001 - convert() leaves such a function as it is: so does its code
+        made = None
+    if made is not None:
+        return ast.unparse(ast.fix_missing_locations(made[0])) + "\n"
     src = textwrap.dedent("".join(lines))
-    tree = ast.parse(src)
-    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != fn.__name__:
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:  # a lambda inside an expression: its whole line
+        return src
+    if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        tree.body[0].decorator_list = []
+        return ast.unparse(tree.body[0]) + "\n"
+    return src
+
+
+def _convert(fn):
+    made = _converted_tree(fn)
+    if made is None:
         return fn
-    fdef = tree.body[0]
-    fdef.decorator_list = []
-    declared = set()
-    for node in _walk_scope(fdef.body):
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            declared.update(node.names)
-    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
-    for extra in (fdef.args.vararg, fdef.args.kwarg):
-        if extra is not None:
-            params.add(extra.arg)
-    conv = _Converter(declared, code.co_filename, _loads(fdef), first - 1)
-    fdef.body = conv.block(fdef.body)
-    if not conv.converted:
-        return fn
-    inits = [ast.Assign(targets=[ast.Name(n, ast.Store())],
-                        value=ast.Call(ast.Attribute(ast.Name(_PREFIX, ast.Load()), "Undefined", ast.Load()),
-                                       [ast.Constant(n)], []))
-             for n in sorted(conv.names - params)]
-    if "__class__" in code.co_freevars:  # keep zero-argument super() working: __class__ stays a free variable
-        inits.insert(0, ast.Expr(ast.Name("__class__", ast.Load())))
-    fdef.body = inits + fdef.body
+    fdef, code, first = made
     free = [n for n in code.co_freevars if n != _PREFIX] + [_PREFIX]
     factory = ast.FunctionDef(
         name="__descend_autograph_factory", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
@@ -461,6 +472,45 @@ def _convert(fn):
     new.__dict__.update(fn.__dict__)
     new.__annotations__ = getattr(fn, "__annotations__", {})
     return new
+
+
+def _converted_tree(fn):
+    """``(the converted FunctionDef, fn's code, its first line)``, or None when ``fn`` is left as it is."""
+    if not isinstance(fn, types.FunctionType) or hasattr(fn, "__wrapped__") or fn.__name__ == "<lambda>":
+        return None
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return None
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return None
+    src = textwrap.dedent("".join(lines))
+    tree = ast.parse(src)
+    if not tree.body or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != fn.__name__:
+        return None
+    fdef = tree.body[0]
+    fdef.decorator_list = []
+    declared = set()
+    for node in _walk_scope(fdef.body):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+    params = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    for extra in (fdef.args.vararg, fdef.args.kwarg):
+        if extra is not None:
+            params.add(extra.arg)
+    conv = _Converter(declared, code.co_filename, _loads(fdef), first - 1)
+    fdef.body = conv.block(fdef.body)
+    if not conv.converted:
+        return None
+    inits = [ast.Assign(targets=[ast.Name(n, ast.Store())],
+                        value=ast.Call(ast.Attribute(ast.Name(_PREFIX, ast.Load()), "Undefined", ast.Load()),
+                                       [ast.Constant(n)], []))
+             for n in sorted(conv.names - params)]
+    if "__class__" in code.co_freevars:  # keep zero-argument super() working: __class__ stays a free variable
+        inits.insert(0, ast.Expr(ast.Name("__class__", ast.Load())))
+    fdef.body = inits + fdef.body
+    return fdef, code, first
 
 
 def _walk_scope(stmts):

@@ -140,6 +140,7 @@ class Graph:
         self.variables: dict = {}             # id -> Variable captured by identity, in first-use order
         self.n_var_args = 0                   # Variable arguments (bound per call)
         self.input_names: list = []           # a name per placeholder (the parameter's), for as_graph_def
+        self.custom_gradients: list = []      # custom_gradient functions that ran (their forward ops only)
 
     def add(self, node: Node, results) -> Node:
         """Append ``node``; its outputs get the shapes and dtypes of ``results`` (arrays)."""

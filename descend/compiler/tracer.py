@@ -361,6 +361,17 @@ class Recorder:
             yield r
             r = r.parent
 
+    def lift(self, by: int) -> None:
+        """``descend.init_scope`` enters (``by=1``) or leaves (``-1``): every recorder of this thread stops
+        recording (the block runs eagerly; its results are captured values of the plan)."""
+        for r in self._all():
+            r.paused += by
+
+    def custom_gradient_called(self, name: str) -> None:
+        """A ``custom_gradient`` function ran: each graph of this thread notes it (its rule is not recorded)."""
+        for r in self._all():
+            r.graph.custom_gradients.append(name)
+
     def variable_created(self, var) -> None:
         for r in self._all():  # (also inside a call recorded whole: an optimizer creating its slots)
             if r.frozen:

@@ -2,8 +2,9 @@
 
 Modules, each importing only those before it (checked by tests/test_import_layers.py)::
 
-    validation, ops_bridge, nest, trace   (no framework imports)
+    validation, ops_bridge, nest, trace, unconnected_gradients   (no framework imports)
     tensor -> indexed_slices -> variable -> tape -> op -> custom_gradient
+    tape, trace -> init_scope
 
 (``trace`` is the tracing context of ``descend.function``, whose compiler,
 :mod:`descend.compiler`, sits above the ops layer.)
@@ -20,13 +21,16 @@ checks (:func:`~descend.framework.validation.check_index_range`,
 
 from .custom_gradient import custom_gradient
 from .indexed_slices import IndexedSlices, deduplicate
+from .init_scope import init_scope
 from .op import OPS, Op, defop
 from .tape import GradientTape
 from .tensor import Reference, Tensor, constant, convert_to_tensor
+from .unconnected_gradients import UnconnectedGradients
 from .variable import Variable, clear_session, current_name_scope, name_scope, unique_name
 
 __all__ = [
     "IndexedSlices", "deduplicate", "OPS", "Op", "defop", "GradientTape", "custom_gradient",
     "Reference", "Tensor", "constant", "convert_to_tensor", "Variable", "clear_session",
-    "current_name_scope", "name_scope", "unique_name",
+    "current_name_scope", "name_scope", "unique_name", "UnconnectedGradients",
+    "init_scope",
 ]

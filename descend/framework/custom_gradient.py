@@ -6,6 +6,7 @@ import functools
 import inspect
 
 from . import tape as _tape
+from . import trace as _trace
 from .op import Op
 from .tape import GradientTape
 from .tensor import Tensor, to_array
@@ -45,6 +46,8 @@ def custom_gradient(f=None):
             out, grad_fn = f(*inputs)
         finally:
             probe._stop()
+        if _trace.active:  # a trace records f's forward ops only: it notes the rule it cannot hold
+            _trace.custom_gradient_called(f.__name__)
         variables = [v for v in probe.watched_variables() if all(v is not x for x in inputs)]
         if accepts_vars is None:
             accepts_vars = "variables" in inspect.signature(grad_fn).parameters

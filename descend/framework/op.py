@@ -108,6 +108,7 @@ class Op:
         return vjps[0]
 
     def __call__(self, *args, **attrs):
+        attrs.pop("name", None)  # TF's ``name=`` of every op: an eager op has no name, so it is accepted and unused
         n = self.num_inputs
         if n is not None and len(args) != n:
             if len(args) < n:

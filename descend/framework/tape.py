@@ -36,6 +36,7 @@ from . import nest
 from .indexed_slices import IndexedSlices
 from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor
+from .unconnected_gradients import as_unconnected
 from .variable import Variable
 
 __all__ = ["GradientTape", "record", "no_gradient_error", "last_missing_gradients", "forget_missing_gradients",
@@ -265,7 +266,8 @@ class GradientTape:
             sources: a Tensor/Variable or nested list/tuple/dict of them; the
                 result has the same structure.
             output_gradients: the upstream gradient of each target (default ones).
-            unconnected_gradients: ``"none"`` (give ``None``) or ``"zero"``
+            unconnected_gradients: ``UnconnectedGradients.NONE`` or ``"none"``
+                (give ``None``), ``UnconnectedGradients.ZERO`` or ``"zero"``
                 (give zeros) for a source the target does not depend on;
                 :func:`descend.debugging.explain_gradient` says why.
 
@@ -275,7 +277,7 @@ class GradientTape:
             (ones), watched or not, as in TF.
         """
         self._check_usable("gradient")
-        _check_unconnected(unconnected_gradients)
+        unconnected_gradients = as_unconnected(unconnected_gradients)
         flat_sources = self._check_sources(sources, integers="warn")
         flat_targets = nest.flatten(target)
         if output_gradients is None:
@@ -324,7 +326,7 @@ class GradientTape:
                    [0., 4.]], dtype=float32)
         """
         self._check_usable("jacobian")
-        _check_unconnected(unconnected_gradients)
+        unconnected_gradients = as_unconnected(unconnected_gradients)
         flat = self._check_sources(sources)
         t = self._as_target(target, "jacobian")
         rows = self._rows(t, flat, t.shape, None)
@@ -340,7 +342,9 @@ class GradientTape:
         ``target`` and ``source`` share their first (batch) axis, and target
         row ``b`` must depend only on source row ``b`` (as in TF, this is
         assumed, not checked). The result has shape
-        ``target.shape + source.shape[1:]``.
+        ``target.shape + source.shape[1:]``. A source the target does not
+        depend on gets zeros under either ``unconnected_gradients`` (TF's
+        ``batch_jacobian`` never returns ``None``); the value is still checked.
 
         Example:
             >>> import descend as ds
@@ -353,7 +357,7 @@ class GradientTape:
                    [0., 8.]], dtype=float32)
         """
         self._check_usable("batch_jacobian")
-        _check_unconnected(unconnected_gradients)
+        unconnected_gradients = as_unconnected(unconnected_gradients)
         (src,) = self._check_sources([source])
         t = self._as_target(target, "batch_jacobian")
         if t.ndim < 1 or src.ndim < 1:
@@ -365,7 +369,7 @@ class GradientTape:
         (rows,) = self._rows(t, [src], t.shape[1:], t.shape[0])
         if not self._persistent:
             self._release(keep_record=False)
-        return self._assemble(rows, t.shape[1:], src, t.shape[0], unconnected_gradients)
+        return self._assemble(rows, t.shape[1:], src, t.shape[0], "zero")  # TF's: zeros, never None
 
     @staticmethod
     def _as_target(target, what):
@@ -471,11 +475,6 @@ class GradientTape:
         finally:
             if pause:
                 _active.append(self)
-
-
-def _check_unconnected(value):
-    if value not in ("none", "zero"):
-        raise ValueError(f"Unknown value for unconnected_gradients: {value!r} (expected 'none' or 'zero')")
 
 
 def _backward(entries, targets, out_grads, sources, seeded=()) -> dict:

@@ -224,7 +224,7 @@ def to_array(value, dtype=None) -> np.ndarray:
     return _python_to_array(value, None if dtype is None else np.dtype(dtype))
 
 
-def constant(value, dtype=None, shape=None) -> Tensor:
+def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     """A Tensor holding a copy of ``value``.
 
     Args:
@@ -232,6 +232,7 @@ def constant(value, dtype=None, shape=None) -> Tensor:
         dtype: the result's dtype; Python floats default to float32 and ints
             to int32, NumPy arrays keep theirs.
         shape: optional shape to broadcast a scalar to (or reshape to).
+        name: TF's op name; accepted and unused, as by TF's eager tensors.
     """
     arr = np.array(to_array(value, None if dtype is None else backend.np_dtype(dtype)), copy=True)
     if dtype is not None:
@@ -247,8 +248,12 @@ def constant(value, dtype=None, shape=None) -> Tensor:
     return Tensor(arr)
 
 
-def convert_to_tensor(value, dtype=None) -> Tensor:
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
     """Return ``value`` as a Tensor (itself when it already is one).
+
+    ``name`` is accepted and unused (TF's eager tensors have none). ``dtype_hint``
+    is the dtype to try when ``dtype`` is not given and ``value`` has none of its
+    own (a Python number or list); a value it cannot hold keeps its own dtype.
 
     A Variable gives a snapshot of its current value; an ``IndexedSlices``
     gives its dense equivalent.
@@ -268,6 +273,11 @@ def convert_to_tensor(value, dtype=None) -> Tensor:
         return convert_to_tensor(t, dtype)
     if isinstance(value, (np.ndarray, np.generic)):
         return Tensor(np.array(value, dtype=dtype, copy=True))
+    if dtype is None and dtype_hint is not None:
+        try:
+            return Tensor(_python_to_array(value, backend.np_dtype(dtype_hint)))
+        except (TypeError, ValueError, OverflowError):  # the hint cannot hold it: the value's own dtype
+            pass
     return Tensor(_python_to_array(value, dtype))
 
 

@@ -31,7 +31,8 @@ from __future__ import annotations
 import functools
 from threading import get_ident
 
-__all__ = ["active", "current", "host_read", "opaque", "print_call", "record", "variable_created",
+__all__ = ["active", "current", "custom_gradient_called", "host_read", "opaque", "print_call", "record",
+           "variable_created",
            "variable_write"]
 
 #: recorders recording, innermost last (any thread; each holds its thread id in ``thread``)
@@ -74,6 +75,14 @@ def variable_write(variable, kind: str, value) -> bool:
     True: skip it (a dry trace records it without making it)."""
     r = current()
     return r is not None and r.variable_write(variable, kind, value)
+
+
+def custom_gradient_called(name: str) -> None:
+    """A ``custom_gradient`` function named ``name`` ran: a trace records its forward ops only (its
+    gradient rule is Python), which the recorder notes on its graph."""
+    r = current()
+    if r is not None:
+        r.custom_gradient_called(name)
 
 
 def print_call(inputs: tuple, options: dict, emit) -> bool:

@@ -366,25 +366,25 @@ def one_hot(indices, depth=None, on_value=1.0, off_value=0.0, axis=-1, dtype="fl
     return np.moveaxis(out, -1, axis) if axis != -1 else out
 
 
-def fill(dims, value, dtype=None) -> Tensor:
+def fill(dims, value, dtype=None, name=None) -> Tensor:
     """A tensor of shape ``dims`` filled with ``value``."""
     v = to_array(value, None if dtype is None else backend.np_dtype(dtype))
     return Tensor(np.full(tuple(int(d) for d in dims), v, dtype=v.dtype))
 
 
-def zeros(shape, dtype="float32") -> Tensor:
+def zeros(shape, dtype="float32", name=None) -> Tensor:
     """Zeros of ``shape`` (float32 by default)."""
     return Tensor(np.zeros(tuple(int(d) for d in np.atleast_1d(shape)) if np.ndim(shape) else (int(shape),),
                            backend.np_dtype(dtype)))
 
 
-def ones(shape, dtype="float32") -> Tensor:
+def ones(shape, dtype="float32", name=None) -> Tensor:
     """Ones of ``shape`` (float32 by default)."""
     return Tensor(np.ones(tuple(int(d) for d in np.atleast_1d(shape)) if np.ndim(shape) else (int(shape),),
                           backend.np_dtype(dtype)))
 
 
-def range(start, limit=None, delta=1, dtype=None) -> Tensor:  # noqa: A001 - TF's name
+def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # noqa: A001 - TF's name
     """``[start, start + delta, ...)`` up to ``limit`` (int32 for ints, float32 for floats)."""
     if limit is None:
         start, limit = 0, start
