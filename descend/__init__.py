@@ -107,3 +107,10 @@ __all__ = [  # noqa: F405
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device", "types",
 ] + list(ops.__all__)
+
+# string tensors: ``descend.string`` (TF's ``tf.string``) and the ``descend.strings`` ops
+from .backend import string  # noqa: E402
+
+_SUBMODULES = _SUBMODULES | {"strings"}
+_LAZY_NAMES["RaggedTensor"] = ("strings", "RaggedTensor")
+__all__ += ["string", "strings", "RaggedTensor"]
