@@ -150,10 +150,13 @@ class Tensor(ArrayLike):
         self._value = value
 
     def numpy(self) -> np.ndarray:
-        """A copy of the value as a NumPy array (scalars as 0-d arrays' items)."""
+        """A copy of the value as a NumPy array (a string scalar as its ``bytes``, as TF)."""
         if _tracing:
             _trace.host_read(self, "numpy")
-        return np.array(self._value, copy=True)
+        v = self._value
+        if v.ndim == 0 and v.dtype.kind == "O":
+            return v.item()
+        return np.array(v, copy=True)
 
     # -- Python protocol -----------------------------------------------------
     def __index__(self):
