@@ -99,3 +99,8 @@ __all__ = [
     "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention", "OpLambda", "Masking",
     "serialize", "deserialize",
 ]
+
+# text preprocessing (string inputs)
+from .text import StringLookup, TextVectorization  # noqa: E402
+
+__all__ += ["StringLookup", "TextVectorization"]
