@@ -433,7 +433,7 @@ class TextVectorization(Layer):
         """Each text's tokens (a list of bytes) after standardize, split and ngrams."""
         x = Tensor(texts)
         if self.standardize in ("lower", "lower_and_strip_punctuation"):
-            x = _lower(x, encoding="utf-8")
+            x = _lower(x)  # ASCII letters only, as Keras (tf.strings.lower without an encoding)
         if self.standardize in ("strip_punctuation", "lower_and_strip_punctuation"):
             x = _regex_replace(x, _PUNCTUATION, "")
         if callable(self.standardize):
@@ -476,6 +476,9 @@ class TextVectorization(Layer):
             return Tensor(out[0] if scalar else out)
         if self.ragged:
             return RaggedTensor.from_rows(ids, dtype="int64")
+        if self.split is None and self.output_sequence_length is None:  # one token per text: the texts' shape
+            out = np.array([row[0] for row in ids], dtype=np.int64)
+            return Tensor(out[0] if scalar else out)
         width = self.output_sequence_length
         if width is None:
             width = max((row.shape[0] for row in ids), default=0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import backend
 from ..errors import InvalidArgumentError
 from ..framework.tensor import Tensor, convert_to_tensor
 
@@ -58,7 +59,7 @@ class RaggedTensor:
         if kinds:
             values = np.concatenate(kinds)
         else:
-            values = np.empty((0,), dtype=object if dtype is None else np.dtype(getattr(dtype, "dtype", dtype)))
+            values = np.empty((0,), dtype=object if dtype is None else backend.np_dtype(dtype))
         return cls.from_row_lengths(values, [0 if a is None else a.shape[0] for a in arrays])
 
     values = property(lambda self: self._values)
