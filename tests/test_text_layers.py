@@ -196,3 +196,57 @@ def test_failed_set_vocabulary_leaves_the_layer_as_it_was():
     with pytest.raises(ValueError, match="repeated"):
         layer.set_vocabulary(["x", "x"])
     assert layer.get_vocabulary() == ["[UNK]", "a", "b"]
+
+
+def _text_folder(tmp_path):
+    for c, texts in [("neg", ["bad film", "awful", "dull"]), ("pos", ["great", "good fun", "nice", "fine"])]:
+        (tmp_path / c).mkdir()
+        for i, t in enumerate(texts):
+            (tmp_path / c / f"{i}.txt").write_text(t)
+    (tmp_path / "pos" / "skip.md").write_text("not a text file")
+    return str(tmp_path)
+
+
+def _batches_of(d):
+    return [tuple(np.asarray(t.numpy()).tolist() for t in (b if isinstance(b, tuple) else (b,))) for b in d]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"shuffle": False, "batch_size": 3},
+    {"shuffle": False, "batch_size": 2, "label_mode": "categorical", "max_length": 4},
+    {"shuffle": False, "batch_size": 4, "label_mode": "binary"},
+    {"shuffle": False, "batch_size": 4, "label_mode": None},
+    {"shuffle": False, "batch_size": 5, "validation_split": 0.3, "subset": "validation"},
+    {"shuffle": False, "batch_size": 5, "class_names": ["pos", "neg"]},
+])
+def test_text_dataset_from_directory_matches_keras(tmp_path, kwargs):
+    keras = _keras()
+    folder = _text_folder(tmp_path)
+    got = ds.keras.utils.text_dataset_from_directory(folder, verbose=False, **kwargs)
+    want = keras.utils.text_dataset_from_directory(folder, verbose=False, **kwargs)
+    assert got.class_names == want.class_names
+    assert _batches_of(got) == _batches_of(want)
+
+
+def test_text_dataset_from_directory_split_holds_keras_files(tmp_path):
+    keras = _keras()
+    folder = _text_folder(tmp_path)
+
+    def texts(d):
+        return sorted(t for b in _batches_of(d) for t in b[0])
+
+    for subset in ("training", "validation"):
+        got = ds.keras.utils.text_dataset_from_directory(folder, seed=7, validation_split=0.3, subset=subset,
+                                                         verbose=False)
+        want = keras.utils.text_dataset_from_directory(folder, seed=7, validation_split=0.3, subset=subset,
+                                                       verbose=False)
+        assert texts(got) == texts(want)
+
+
+def test_text_dataset_from_directory_bad_arguments(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        ds.keras.utils.text_dataset_from_directory(str(tmp_path / "missing"))
+    with pytest.raises(ValueError, match="given together"):
+        ds.keras.utils.text_dataset_from_directory(_text_folder(tmp_path), validation_split=0.2)
+    with pytest.raises(ValueError, match="label_mode"):
+        ds.keras.utils.text_dataset_from_directory(str(tmp_path), label_mode="sparse")
