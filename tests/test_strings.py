@@ -87,6 +87,8 @@ CASES = {
     "ngrams_vector": lambda m, S: S.ngrams(m.constant(["a", "b", "c"]), 2),
     "ngrams_ragged": lambda m, S: S.ngrams(S.split(["a b c", "d"]), 2, separator="_"),
     "ngrams_widths": lambda m, S: S.ngrams(m.constant(["a", "b", "c"]), [1, 3]),
+    "to_hash_bucket_fast": lambda m, S: S.to_hash_bucket_fast(["", "a", "hello world", "é" * 40], 1000),
+    "to_hash_bucket_fast_2d": lambda m, S: S.to_hash_bucket_fast([["x", "y"], ["z", "w"]], 7),
 }
 
 
@@ -104,6 +106,19 @@ def test_string_tensor_prints_as_tensorflow(name):
     d, t = CASES[name](ds, ds.strings), CASES[name](tf, tf.strings)
     assert repr(d).replace("descend.Tensor", "tf.Tensor") == repr(t)
     assert str(d).replace("descend.Tensor", "tf.Tensor") == str(t)
+
+
+def test_fingerprint64_matches_tensorflow_at_every_length_branch():
+    tf = _tf()
+    from descend.strings._fingerprint import fingerprint64
+
+    rng = np.random.default_rng(0)
+    # every length to 300 (each branch: 0, 1-3, 4-7, 8-16, 17-32, 33-64, the 64-byte loop and its tail), then longer
+    texts = [rng.integers(0, 256, n, dtype=np.uint8).tobytes() for n in list(range(301)) + [511, 512, 513, 4099]]
+    want = [int.from_bytes(bytes(row), "little") for row in tf.fingerprint(tf.constant(texts)).numpy()]
+    assert [fingerprint64(t) for t in texts] == want
+    got = ds.strings.to_hash_bucket_fast(texts, 2**62).numpy().tolist()
+    assert got == tf.strings.to_hash_bucket_fast(texts, 2**62).numpy().tolist()
 
 
 def test_string_dtype_facts():
@@ -163,6 +178,7 @@ BAD = {
     "split_rank2": (lambda: ds.strings.split([["a"]]), ValueError, "scalar or a vector"),
     "join_empty": (lambda: ds.strings.join([]), ValueError, "non-empty list"),
     "reduce_join_axis": (lambda: ds.strings.reduce_join(["a"], axis=2), ds.errors.InvalidArgumentError, "axis 2"),
+    "hash_buckets": (lambda: ds.strings.to_hash_bucket_fast(["a"], 0), ValueError, "num_buckets"),
     "ngrams_width": (lambda: ds.strings.ngrams(ds.constant(["a"]), 0), ds.errors.InvalidArgumentError, "positive"),
     "ragged_row": (lambda: ds.strings.split(["a"])[3], ds.errors.InvalidArgumentError, "row 3"),
     "ragged_splits": (lambda: ds.RaggedTensor([b"a"], [0, 2]), ds.errors.InvalidArgumentError, "end at"),

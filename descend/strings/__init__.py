@@ -22,11 +22,12 @@ import numpy as np
 from .. import backend
 from ..errors import InvalidArgumentError
 from ..framework.tensor import Tensor, convert_to_tensor
+from ._fingerprint import fingerprint64
 from ._ragged import RaggedTensor
 
 __all__ = ["RaggedTensor", "as_string", "bytes_split", "format", "join", "length", "lower", "ngrams",
-           "reduce_join", "regex_full_match", "regex_replace", "split", "strip", "substr", "to_number",
-           "unicode_split", "upper"]
+           "reduce_join", "regex_full_match", "regex_replace", "split", "strip", "substr", "to_hash_bucket_fast",
+           "to_number", "unicode_split", "upper"]
 
 
 def _strings(x, name: str, arg: str = "input") -> np.ndarray:
@@ -326,3 +327,13 @@ def ngrams(data, ngram_width, separator: str = " ", pad_values=None, padding_wid
     if a.ndim != 1:
         raise ValueError(f"strings.ngrams: data must be a vector or a RaggedTensor; received shape {a.shape}")
     return Tensor(np.array(grams(a.tolist()) + [b""], dtype=object)[:-1])
+
+
+def to_hash_bucket_fast(input, num_buckets, name=None) -> Tensor:  # noqa: A002
+    """Each string's bucket in ``[0, num_buckets)``: TF's ``Fingerprint64(s) % num_buckets`` (int64), the same
+    numbers as TF."""
+    a = _strings(input, "to_hash_bucket_fast")
+    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:
+        raise ValueError(f"strings.to_hash_bucket_fast: num_buckets must be a positive int; received {num_buckets!r}")
+    n = int(num_buckets)
+    return Tensor(_map(lambda s: fingerprint64(s) % n, a, np.int64))
