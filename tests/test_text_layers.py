@@ -41,6 +41,12 @@ CASES = {
                                                pad_to_max_tokens=True), None, np.array([["a", "x"]])),
     "sl_mask": (lambda L: L.StringLookup(vocabulary=["a", "b"], mask_token=""), None, np.array(["a", "", "x"])),
     "sl_vocab_with_specials": (lambda L: L.StringLookup(vocabulary=["[UNK]", "a", "b"]), None, np.array(["b", "a"])),
+    "sl_many_oov": (lambda L: L.StringLookup(vocabulary=["a", "b"], num_oov_indices=3), None,
+                    np.array(["a", "x", "y", "zz", "b", "", "hello"])),
+    "sl_many_oov_mask": (lambda L: L.StringLookup(vocabulary=["a", "b"], num_oov_indices=3, mask_token=""), None,
+                         np.array(["a", "x", "y", "zz", "b", "", "hello"])),
+    "sl_many_oov_adapt_count": (lambda L: L.StringLookup(num_oov_indices=2, output_mode="count"), TOKENS,
+                                np.array([["a", "q", "r", "s"], ["b", "t", "u", "v"]])),
     "sl_invert": (lambda L: L.StringLookup(vocabulary=["a", "b"], invert=True), None, np.array([1, 2, 0, 7])),
     "sl_tf_idf": (lambda L: L.StringLookup(output_mode="tf_idf"), np.array([["a", "b"], ["a", "a"], ["c", "b"]]),
                   np.array([["a", "b", "q"], ["c", "c", "c"]])),
@@ -160,7 +166,7 @@ def test_text_vectorization_ragged():
 
 BAD = {
     "mode": (lambda: ds.layers.StringLookup(output_mode="bag"), ValueError, "output_mode"),
-    "oov_many": (lambda: ds.layers.StringLookup(num_oov_indices=2), NotImplementedError, "fingerprint64"),
+    "oov_negative": (lambda: ds.layers.StringLookup(num_oov_indices=-1), ValueError, "num_oov_indices"),
     "pad_without_max": (lambda: ds.layers.StringLookup(pad_to_max_tokens=True), ValueError, "max_tokens"),
     "repeated_vocab": (lambda: ds.layers.StringLookup(vocabulary=["a", "a"]), ValueError, "repeated"),
     "special_inside": (lambda: ds.layers.StringLookup(vocabulary=["a", "[UNK]"]), ValueError, "special token"),

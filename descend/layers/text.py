@@ -6,8 +6,8 @@ token (bytes order) first; ``max_tokens`` keeps the first ones after the special
 in ``"int"`` mode of ``TextVectorization``, then the OOV token ``"[UNK]"``). ``tf_idf`` weights are
 ``log(1 + documents / (1 + documents holding the token))``, the OOV token's their mean.
 
-Not supported (a clear error): ``num_oov_indices > 1`` (Keras hashes OOV tokens among them with TF's
-fingerprint64), ``sparse=True``, vocabulary files. ``get_config`` holds the vocabulary given to the constructor,
+With ``num_oov_indices > 1`` an OOV token's index is picked by TF's fingerprint64, as Keras. Not supported (a
+clear error): ``sparse=True``, vocabulary files. ``get_config`` holds the vocabulary given to the constructor,
 as Keras: an adapted vocabulary goes to a new layer through ``vocabulary=layer.get_vocabulary()``.
 """
 
@@ -23,6 +23,7 @@ from ..strings import lower as _lower
 from ..strings import ngrams as _ngrams
 from ..strings import regex_replace as _regex_replace
 from ..strings import split as _split
+from ..strings import to_hash_bucket_fast as _hash_bucket
 from ..strings import unicode_split as _unicode_split
 from .base import Layer
 
@@ -57,9 +58,6 @@ class _Vocabulary:
             raise ValueError(f"{layer}: `max_tokens` must be an int > 1 or None. Received: max_tokens={max_tokens!r}")
         if not isinstance(num_oov_indices, (int, np.integer)) or num_oov_indices < 0:
             raise ValueError(f"{layer}: `num_oov_indices` must be an int >= 0. Received: {num_oov_indices!r}")
-        if num_oov_indices > 1:
-            raise NotImplementedError(f"{layer}: num_oov_indices={num_oov_indices} is not supported (Keras spreads "
-                                      f"OOV tokens among them with TF's fingerprint64 hash); use 0 or 1")
         if output_mode not in _MODES:
             raise ValueError(f"{layer}: `output_mode` must be one of {list(_MODES)}. Received: "
                              f"output_mode={output_mode!r}")
@@ -158,6 +156,7 @@ class _Vocabulary:
         flat = out.reshape(-1)
         index, mask = self.index, self.mask
         oov = 1 if mask is not None else 0  # the OOV index follows the mask token's
+        several = []
         for i, t in enumerate(arr.reshape(-1).tolist()):
             j = index.get(t)
             if j is None:
@@ -168,7 +167,11 @@ class _Vocabulary:
                                                f"vocabulary; found OOV value {t!r}")
                 else:
                     j = oov
+                    several.append(i)
             flat[i] = j
+        if len(several) and self.num_oov > 1:  # several OOV indices: TF's fingerprint64 picks one, as Keras
+            picks = np.asarray(several)
+            flat[picks] += _hash_bucket(Tensor(arr.reshape(-1)[picks]), self.num_oov)._value
         return out
 
     def invert(self, ids: np.ndarray) -> np.ndarray:
@@ -223,7 +226,8 @@ class StringLookup(Layer):
 
     Args:
         max_tokens: the most tokens the vocabulary holds, special tokens included (None: no limit).
-        num_oov_indices: 1 (out-of-vocabulary tokens map to the OOV index) or 0 (they are an error).
+        num_oov_indices: how many OOV indices (an OOV token's is ``fingerprint64(token) % num_oov_indices``
+            after the mask index, as Keras); 0 makes OOV tokens an error.
         mask_token: a token that maps to 0 (None: no mask token).
         oov_token: the OOV token's text (``"[UNK]"``).
         vocabulary: a list of tokens (instead of ``adapt``).
