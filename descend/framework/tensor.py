@@ -245,7 +245,7 @@ def to_array(value, dtype=None) -> np.ndarray:
     if isinstance(value, (np.ndarray, np.generic)):
         arr = xp.asarray(value)
         k = arr.dtype.kind
-        if k in "US" or (k == "O" and dtype is None) or (dtype is not None and np.dtype(dtype).kind == "O"):
+        if k in "US" or (k == "O" and dtype is None) or getattr(dtype, "kind", None) == "O":
             return _numpy_strings(arr, dtype)
         return arr if dtype is None else arr.astype(dtype, copy=False)
     if hasattr(value, "_to_dense"):  # IndexedSlices
