@@ -27,7 +27,7 @@ from ._ragged import RaggedTensor
 
 __all__ = ["RaggedTensor", "as_string", "bytes_split", "format", "join", "length", "lower", "ngrams",
            "reduce_join", "regex_full_match", "regex_replace", "split", "strip", "substr", "to_hash_bucket_fast",
-           "to_number", "unicode_split", "upper"]
+           "to_number", "unicode_decode", "unicode_encode", "unicode_split", "unsorted_segment_join", "upper"]
 
 
 def _strings(x, name: str, arg: str = "input") -> np.ndarray:
@@ -337,3 +337,83 @@ def to_hash_bucket_fast(input, num_buckets, name=None) -> Tensor:  # noqa: A002
         raise ValueError(f"strings.to_hash_bucket_fast: num_buckets must be a positive int; received {num_buckets!r}")
     n = int(num_buckets)
     return Tensor(_map(lambda s: fingerprint64(s) % n, a, np.int64))
+
+
+def _utf8(encoding: str, name: str) -> None:
+    if encoding.upper() not in ("UTF-8", "UTF8"):
+        raise ValueError(f"strings.{name}: only UTF-8 is supported; received {encoding!r}")
+
+
+def unicode_decode(input, input_encoding: str = "UTF-8", errors: str = "replace", replacement_char: int = 65533,  # noqa: A002
+                   replace_control_characters: bool = False, name=None):
+    """Each string's Unicode code points (int32): a 1-D Tensor for a scalar, a RaggedTensor for a vector."""
+    _utf8(input_encoding, "unicode_decode")
+    a = _strings(input, "unicode_decode")
+
+    def points(s):
+        try:
+            text = s.decode("utf-8", "strict" if errors == "strict" else errors)
+        except UnicodeDecodeError as e:
+            raise InvalidArgumentError(f"strings.unicode_decode: invalid UTF-8 in {s!r}: {e}") from None
+        return [replacement_char if c == "\ufffd" else ord(c) for c in text]
+
+    if a.ndim == 0:
+        return Tensor(np.asarray(points(a.item()), dtype=np.int32))
+    if a.ndim != 1:
+        raise ValueError(f"strings.unicode_decode: input must be a scalar or a vector; received shape {a.shape}")
+    return RaggedTensor.from_rows([np.asarray(points(s), dtype=np.int32) for s in a.tolist()], dtype="int32")
+
+
+def unicode_encode(input, output_encoding: str = "UTF-8", errors: str = "replace", replacement_char: int = 65533,  # noqa: A002
+                   name=None) -> Tensor:
+    """Code points to UTF-8 strings: a vector gives one string, each row of a matrix or RaggedTensor one string."""
+    _utf8(output_encoding, "unicode_encode")
+
+    def encode(row):
+        out = []
+        for c in row:
+            if not 0 <= int(c) <= 0x10FFFF or 0xD800 <= int(c) <= 0xDFFF:
+                if errors == "strict":
+                    raise InvalidArgumentError(f"strings.unicode_encode: {int(c)} is not a Unicode code point")
+                if errors == "ignore":
+                    continue
+                c = replacement_char
+            out.append(chr(int(c)))
+        return "".join(out).encode("utf-8")
+
+    if isinstance(input, RaggedTensor):
+        rows = input.to_list()
+        return Tensor(np.array([encode(r) for r in rows] + [b""], dtype=object)[:-1])
+    a = convert_to_tensor(input)._value
+    if a.dtype.kind not in "iu":
+        raise TypeError(f"strings.unicode_encode: input must hold integer code points; received dtype {a.dtype}")
+    if a.ndim == 0:
+        raise ValueError("strings.unicode_encode: input must have rank >= 1 (a vector of code points)")
+    if a.ndim == 1:
+        return Tensor(np.array(encode(a.tolist()), dtype=object))
+    rows = a.reshape(-1, a.shape[-1]).tolist()
+    return Tensor(np.array([encode(r) for r in rows] + [b""], dtype=object)[:-1].reshape(a.shape[:-1]))
+
+
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator: str = "", name=None) -> Tensor:
+    """Join the strings of each segment in input order (``segment_ids`` index the leading axes of ``inputs``);
+    a segment without strings is ``b""``; an id outside ``[0, num_segments)`` is an InvalidArgumentError
+    (negative ids are dropped, as TF)."""
+    a = _strings(inputs, "unsorted_segment_join", "inputs")
+    ids = np.asarray(getattr(segment_ids, "_value", segment_ids))
+    if ids.dtype.kind not in "iu" or ids.shape != a.shape[:ids.ndim]:
+        raise ValueError(f"strings.unsorted_segment_join: segment_ids must be integers shaped like the leading axes "
+                         f"of inputs {a.shape}; received shape {ids.shape}, dtype {ids.dtype}")
+    n = int(num_segments)
+    sep = _bytes(separator, "unsorted_segment_join", "separator")
+    rest = a.shape[ids.ndim:]
+    flat_ids = ids.reshape(-1).tolist()
+    items = a.reshape((len(flat_ids),) + rest)
+    if any(i >= n for i in flat_ids):
+        raise InvalidArgumentError(f"strings.unsorted_segment_join: segment id {max(flat_ids)} is not in "
+                                   f"[0, {n})")
+    out = np.empty((n,) + rest, dtype=object)
+    for idx in np.ndindex(*rest):
+        for k in range(n):
+            out[(k,) + idx] = sep.join(items[(j,) + idx] for j, i in enumerate(flat_ids) if i == k)
+    return Tensor(out)
