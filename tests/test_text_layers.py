@@ -106,7 +106,7 @@ def test_text_layer_matches_keras(name):
 
 
 @pytest.mark.parametrize("name", ["sl_adapt_int", "sl_mask", "sl_invert", "tv_sequence_length", "tv_count_vocab",
-                                  "tv_ngrams_tuple"])
+                                  "tv_ngrams_tuple", "sl_many_oov"])
 def test_text_layer_config_matches_keras_and_round_trips(name):
     keras = _keras()
     import tensorflow as tf
@@ -119,12 +119,14 @@ def test_text_layer_config_matches_keras_and_round_trips(name):
     k_layer, _, _, _ = _run(_K, name)
     config, k_config = layer.get_config(), k_layer.get_config()
     assert set(config) == set(k_config)
-    for key in set(config) - {"name", "dtype", "ngrams"}:
+    for key in set(config) - {"name", "dtype", "ngrams", "vocabulary"}:
         assert config[key] == k_config[key], key
+    # Keras keeps an adapted vocabulary in asset files; descend's config carries it (special tokens left out)
+    assert config["vocabulary"] == (k_config["vocabulary"] or [str(t) for t in k_layer.get_vocabulary(False)])
     again = type(layer).from_config(config)
-    if layer.get_config()["vocabulary"] is None:  # an adapted vocabulary travels as a vocabulary, as in Keras
-        again.set_vocabulary(layer.get_vocabulary())
     assert again.get_vocabulary() == layer.get_vocabulary()
+    k_again = type(k_layer).from_config({**k_config, "vocabulary": config["vocabulary"]})
+    assert [str(t) for t in k_again.get_vocabulary()] == layer.get_vocabulary()  # Keras reads descend's config
     np.testing.assert_array_equal(np.asarray(again(CASES[name][2]).numpy()), out)
 
 
@@ -157,6 +159,24 @@ def test_text_vectorization_first_layer_of_models_and_in_dataset_map():
                          ds.layers.StringLookup(vocabulary=["a", "b"], output_mode="one_hot"), ds.layers.Dense(2)])
     assert seq(np.array([["a"], ["b"], ["c"]])).shape == (3, 2)
     assert seq.get_config()["layers"][0]["config"]["dtype"] == "string"
+
+
+@pytest.mark.parametrize("mode", ["int", "tf_idf"])
+def test_saved_model_keeps_the_adapted_vocabulary(tmp_path, mode):
+    tv = ds.layers.TextVectorization(max_tokens=20, output_mode=mode, **({"output_sequence_length": 4}
+                                                                         if mode == "int" else {}))
+    tv.adapt(TEXTS)
+    inp = ds.keras.Input(shape=(1,), dtype="string")
+    x = tv(inp)
+    if mode == "int":
+        x = ds.layers.GlobalAveragePooling1D()(ds.layers.Embedding(20, 3)(x))
+    model = ds.Model(inp, ds.layers.Dense(1)(x))
+    path = str(tmp_path / "m.keras")
+    model.save(path)
+    again = ds.saving.load_model(path)
+    texts = np.array(TEXTS)[:, None]
+    assert again.layers[1].get_vocabulary() == tv.get_vocabulary()
+    np.testing.assert_array_equal(again(texts).numpy(), model(texts).numpy())
 
 
 def test_text_vectorization_ragged():

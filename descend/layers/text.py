@@ -7,8 +7,11 @@ in ``"int"`` mode of ``TextVectorization``, then the OOV token ``"[UNK]"``). ``t
 ``log(1 + documents / (1 + documents holding the token))``, the OOV token's their mean.
 
 With ``num_oov_indices > 1`` an OOV token's index is picked by TF's fingerprint64, as Keras. Not supported (a
-clear error): ``sparse=True``, vocabulary files. ``get_config`` holds the vocabulary given to the constructor,
-as Keras: an adapted vocabulary goes to a new layer through ``vocabulary=layer.get_vocabulary()``.
+clear error): ``sparse=True``, vocabulary files.
+
+``get_config`` has Keras' keys. Its ``vocabulary`` (and ``idf_weights``) is the one given to the constructor or,
+after ``adapt``, the learned one (special tokens left out): descend has no asset files, where Keras keeps an
+adapted vocabulary, so the config carries it and a saved model keeps it (Keras reads such a config too).
 """
 
 from __future__ import annotations
@@ -145,6 +148,17 @@ class _Vocabulary:
         self.index = {t: i + self.start for i, t in enumerate(ranked)}
         if self.mode == "tf_idf":
             self._set_idf(np.log(1.0 + n_docs / (1.0 + np.array([doc_counts[t] for t in ranked], np.float64))))
+
+    def config(self, given, given_idf) -> dict:
+        """The config's ``vocabulary`` and ``idf_weights``: the ones given to the constructor or, after ``adapt``,
+        the learned tokens (special tokens left out) and their weights, so that a saved model keeps them."""
+        if given is None and not self.tokens:
+            return {"vocabulary": None, "idf_weights": None}
+        if given is None:
+            idf = None if self.idf is None else self.idf[self.start:].tolist()
+            return {"vocabulary": self.vocabulary(False), "idf_weights": idf}
+        idf = None if given_idf is None else np.asarray(getattr(given_idf, "_value", given_idf)).tolist()
+        return {"vocabulary": [_token(t, "token").decode("utf-8") for t in given], "idf_weights": idf}
 
     def vocabulary(self, include_special_tokens: bool = True) -> list:
         tokens = (self.specials() if include_special_tokens else []) + self.tokens
@@ -315,13 +329,10 @@ class StringLookup(Layer):
         return (shape[0], self._vocab.depth()) if len(shape) == 2 else (self._vocab.depth(),)
 
     def get_config(self) -> dict:
-        vocab = self.input_vocabulary
         return {**super().get_config(), "invert": self.invert, "max_tokens": self.max_tokens,
                 "num_oov_indices": self.num_oov_indices, "oov_token": self.oov_token, "mask_token": self.mask_token,
                 "output_mode": self.output_mode, "sparse": False, "pad_to_max_tokens": self.pad_to_max_tokens,
-                "idf_weights": None if self.input_idf_weights is None else np.asarray(
-                    getattr(self.input_idf_weights, "_value", self.input_idf_weights)).tolist(),
-                "vocabulary": None if vocab is None else [_token(t, "token").decode("utf-8") for t in vocab],
+                **self._vocab.config(self.input_vocabulary, self.input_idf_weights),
                 "vocabulary_size": self.vocabulary_size(), "oov_method": "floormod", "salt": None,
                 "encoding": "utf-8"}
 
@@ -499,12 +510,9 @@ class TextVectorization(Layer):
         return (batch, self._vocab.depth())
 
     def get_config(self) -> dict:
-        vocab = self.input_vocabulary
         return {**super().get_config(), "max_tokens": self.max_tokens, "standardize": self.standardize,
                 "split": self.split, "ngrams": self.ngrams, "output_mode": self.output_mode,
                 "output_sequence_length": self.output_sequence_length, "pad_to_max_tokens": self.pad_to_max_tokens,
                 "sparse": False, "ragged": self.ragged,
-                "vocabulary": None if vocab is None else [_token(t, "token").decode("utf-8") for t in vocab],
-                "idf_weights": None if self.input_idf_weights is None else np.asarray(
-                    getattr(self.input_idf_weights, "_value", self.input_idf_weights)).tolist(),
+                **self._vocab.config(self.input_vocabulary, self.input_idf_weights),
                 "encoding": "utf-8", "vocabulary_size": self.vocabulary_size()}
