@@ -116,3 +116,10 @@ __all__ = [  # noqa: F405
     "UnconnectedGradients", "TensorArray", "py_function", "numpy_function",
     "init_scope", "autograph", "saved_model",
 ] + list(ops.__all__)
+
+# string tensors: ``descend.string`` (TF's ``tf.string``) and the ``descend.strings`` ops
+from .backend import string  # noqa: E402
+
+_SUBMODULES = _SUBMODULES | {"strings"}
+_LAZY_NAMES["RaggedTensor"] = ("strings", "RaggedTensor")
+__all__ += ["string", "strings", "RaggedTensor"]

@@ -31,6 +31,7 @@ __all__ = [
     "uint32",
     "uint64",
     "bool_",
+    "string",
 ]
 
 xp = np
@@ -112,6 +113,32 @@ uint32 = dtype_of(np.dtype("uint32"))
 uint64 = dtype_of(np.dtype("uint64"))
 bool_ = dtype_of(np.dtype("bool"))
 
+
+class _StringDType(DType):
+    """TF's ``string``: a tensor of byte strings, held as a NumPy object array of ``bytes`` (what TF's
+    ``.numpy()`` returns). It has no range and no gradient."""
+
+    __slots__ = ()
+    name = property(lambda self: "string")
+    is_numpy_compatible = False
+
+    @property
+    def min(self):
+        raise TypeError("Cannot find minimum value of string.")
+
+    @property
+    def max(self):
+        raise TypeError("Cannot find maximum value of string.")
+
+    def __repr__(self):
+        return "descend.string"
+
+    def __str__(self):
+        return "string"
+
+
+string = _DTYPES[np.dtype(object)] = _StringDType(object)
+
 _FLOATX = float32
 
 
@@ -136,6 +163,8 @@ def np_dtype(dtype) -> np.dtype:
     try:
         return np.dtype(dtype)
     except TypeError as e:
+        if dtype == "string":  # TF's name for string (NumPy has no such dtype name)
+            return string.dtype
         raise TypeError(f"Not a dtype. Received: {dtype!r}") from e
 
 

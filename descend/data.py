@@ -96,7 +96,7 @@ _UNIFORM_BLOCK = 512  # shuffle draws its uniforms in blocks of this size
 # ---------------------------------------------------------------------------
 def _is_plain(v) -> bool:
     """True for Python/NumPy scalars and (nested) lists of them: a value TF turns into one tensor."""
-    if isinstance(v, (bool, int, float, complex, np.generic)):
+    if isinstance(v, (bool, int, float, complex, np.generic, str, bytes)):
         return True
     if isinstance(v, list):
         return all(_is_plain(item) for item in v)
@@ -110,6 +110,8 @@ def _leaf_array(v, *, copy: bool) -> np.ndarray:
     if isinstance(v, Variable):
         return np.array(v._value, copy=True)
     if isinstance(v, (np.ndarray, np.generic)):
+        if v.dtype.kind in "US":  # NumPy text: a string tensor's object array of bytes, as TF
+            return to_array(v)
         return np.array(v, copy=True) if copy else np.asarray(v)
     if v is None:
         raise TypeError("A dataset element component cannot be None")
@@ -205,7 +207,7 @@ class _SliceFn(_Indexed):
         self.structure = structure
 
     def __call__(self, i):
-        return nest.map_structure(lambda a: np.array(a[i]), self.structure)
+        return nest.map_structure(lambda a: np.array(a[i], dtype=a.dtype), self.structure)  # dtype: bytes stay object
 
     def gather(self, indices):
         idx = np.asarray(indices, dtype=np.intp)

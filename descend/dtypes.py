@@ -1,6 +1,7 @@
 """``descend.dtypes``: the dtype names under ``tf.dtypes`` (each the same object as ``descend.<name>``).
 
-descend has no string, complex, bfloat16 or quantized tensors, so those names are absent.
+descend has no complex, bfloat16 or quantized tensors, so those names are absent; ``string`` is TF's byte-string
+dtype (values are NumPy object arrays of ``bytes``, as TF's ``.numpy()`` gives).
 
 Example:
     >>> import descend as ds
@@ -21,6 +22,7 @@ from .backend import (
     int16,
     int32,
     int64,
+    string,
     uint8,
     uint16,
     uint32,
@@ -35,4 +37,5 @@ half = float16
 double = float64
 
 __all__ = ["DType", "as_dtype", "cast", "bool_", "half", "double", "float16", "float32", "float64", "int8", "int16",
-           "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+           "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "string"]

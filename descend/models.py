@@ -320,6 +320,8 @@ class Sequential(Model):
         shape = tuple(1 if d is None else d for d in input_shape)
         _rebuild.check_probe(shape, self._dtype)  # a model rebuilt from a file: a bounded probe
         probe = Tensor(np.zeros(shape, self._dtype))
+        if self._input_layer is not None and self._input_layer.output.dtype.kind == "O":  # an Input of strings
+            probe = Tensor(np.full(shape, b"", dtype=object))
         self.call(probe, training=False)
         if self._input_layer is None and self.layers:  # as Keras 3: the input the model was built for
             object.__setattr__(self, "_input_layer", InputLayer(batch_shape=(None,) + input_shape[1:],

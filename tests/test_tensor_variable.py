@@ -95,9 +95,10 @@ def test_convert_to_tensor_of_a_variable_is_a_snapshot():
     np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
 
 
-def test_convert_to_tensor_refuses_strings():
+def test_convert_to_tensor_refuses_strings_for_a_numeric_dtype():
     with pytest.raises(TypeError, match="abc"):
-        ds.convert_to_tensor("abc")
+        ds.convert_to_tensor("abc", dtype="float32")
+    assert ds.convert_to_tensor("abc").dtype == ds.string  # a string tensor, as TF (tests/test_strings.py)
 
 
 _SCALAR_OPS = {

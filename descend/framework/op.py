@@ -251,8 +251,8 @@ def _run(op, inputs, arrays, attrs, has_var):
             out = [o.copy() for o in out]
         result = tuple(Tensor(o if type(o) is np.ndarray else np.asarray(o)) for o in out)
     else:
-        if type(out) is not np.ndarray:
-            out = np.asarray(out)
+        if type(out) is not np.ndarray:  # a NumPy scalar; a string tensor's element is a Python bytes
+            out = np.asarray(out) if type(out) is not bytes else np.array(out, dtype=object)
         elif op.view and has_var:
             out = out.copy()
         result = Tensor(out)

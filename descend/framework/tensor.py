@@ -150,10 +150,13 @@ class Tensor(ArrayLike):
         self._value = value
 
     def numpy(self) -> np.ndarray:
-        """A copy of the value as a NumPy array (scalars as 0-d arrays' items)."""
+        """A copy of the value as a NumPy array (a string scalar as its ``bytes``, as TF)."""
         if _tracing:
             _trace.host_read(self, "numpy")
-        return np.array(self._value, copy=True)
+        v = self._value
+        if v.ndim == 0 and v.dtype.kind == "O":
+            return v.item()
+        return np.array(v, copy=True)
 
     # -- Python protocol -----------------------------------------------------
     def __index__(self):
@@ -181,14 +184,32 @@ def numpy_text(value: np.ndarray, is_repr: bool) -> str:
     return "\n" + text if "\n" in text else text
 
 
+def string_array(value) -> np.ndarray:
+    """An object array of ``bytes`` (a ``descend.string`` value) from str/bytes elements, as TF keeps them:
+    ``str`` is UTF-8 encoded; anything else is a TypeError."""
+    arr = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
+    out = np.empty(arr.shape, dtype=object)
+    flat = out.reshape(-1)
+    for i, s in enumerate(arr.reshape(-1).tolist()):
+        if isinstance(s, str):
+            s = s.encode("utf-8")
+        elif not isinstance(s, bytes):
+            raise TypeError(f"Cannot convert {value!r} to a string Tensor: expected str or bytes elements; "
+                            f"received {type(s).__name__} {s!r}")
+        flat[i] = s
+    return out
+
+
 def _python_to_array(value, dtype):
-    """Convert a Python scalar or nested list, TensorFlow style."""
+    """Convert a Python scalar or nested list, TensorFlow style (str/bytes give a string tensor)."""
     if dtype is not None:
+        if dtype.kind == "O":
+            return string_array(value)
         arr = xp.asarray(value)
         if arr.dtype.kind == "f" and backend.is_integer(dtype) and not np.all(np.equal(np.mod(arr, 1), 0)):
             raise TypeError(f"Cannot convert {value!r} to a Tensor of dtype {np.dtype(dtype).name}: it has a fractional part")
-        if arr.dtype.kind == "O":
-            raise TypeError(f"Cannot convert {value!r} to a Tensor")
+        if arr.dtype.kind in "OUS":
+            raise TypeError(f"Cannot convert {value!r} to a Tensor of dtype {np.dtype(dtype).name}")
         return arr.astype(dtype, copy=False)
     arr = xp.asarray(value)
     k = arr.dtype.kind
@@ -196,7 +217,13 @@ def _python_to_array(value, dtype):
         return arr.astype(backend.floatx(), copy=False)
     if k in "iu":
         return arr.astype(backend.int32, copy=False)
-    if k == "O" or k == "U" or k == "S":
+    if k == "U" or k == "S":
+        return string_array(value)  # the Python value: NumPy would have made a mixed list's numbers text
+    if k == "O":
+        try:
+            return string_array(value)
+        except TypeError:
+            pass
         raise TypeError(f"Cannot convert {value!r} to a numeric Tensor (inferred dtype {arr.dtype})")
     return arr
 
@@ -217,6 +244,9 @@ def to_array(value, dtype=None) -> np.ndarray:
         return v
     if isinstance(value, (np.ndarray, np.generic)):
         arr = xp.asarray(value)
+        k = arr.dtype.kind
+        if k in "US" or (k == "O" and dtype is None) or getattr(dtype, "kind", None) == "O":
+            return _numpy_strings(arr, dtype)
         return arr if dtype is None else arr.astype(dtype, copy=False)
     if hasattr(value, "_to_dense"):  # IndexedSlices
         t = value._to_dense()
@@ -272,6 +302,9 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
         t = value._to_dense()
         return convert_to_tensor(t, dtype)
     if isinstance(value, (np.ndarray, np.generic)):
+        k = value.dtype.kind
+        if k in "US" or (k == "O" and dtype is None) or (dtype is not None and dtype.kind == "O"):  # strings
+            return Tensor(_numpy_strings(np.asarray(value), dtype))
         return Tensor(np.array(value, dtype=dtype, copy=True))
     if dtype is None and dtype_hint is not None:
         try:
@@ -279,6 +312,16 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
         except (TypeError, ValueError, OverflowError):  # the hint cannot hold it: the value's own dtype
             pass
     return Tensor(_python_to_array(value, dtype))
+
+
+def _numpy_strings(arr: np.ndarray, dtype) -> np.ndarray:
+    """A NumPy array of str/bytes (``U``, ``S`` or object) as a string value; a numeric ``dtype`` for it, or
+    ``string`` for a numeric array, is a TypeError, as TF (no parsing: use ``strings.to_number``)."""
+    want_string = dtype is None or np.dtype(dtype).kind == "O"
+    if not want_string or arr.dtype.kind not in "USO":
+        raise TypeError(f"Cannot convert a NumPy array of dtype {arr.dtype} to a Tensor of dtype "
+                        f"{'string' if want_string else np.dtype(dtype).name}")
+    return string_array(arr)
 
 
 def _dtype_error(value, dtype):

@@ -73,3 +73,117 @@ def set_random_seed(seed: int) -> None:
     np.random.seed(int(seed) % 2**32)
     _ds_random.set_seed(int(seed))
     _keras_random.reset_global_seed_generator()
+
+
+def text_dataset_from_directory(directory, labels="inferred", label_mode="int", class_names=None, batch_size=32,
+                                max_length=None, shuffle=True, seed=None, validation_split=None, subset=None,
+                                follow_links=False, verbose=True):
+    """A :class:`descend.data.Dataset` of ``(texts, labels)`` batches from the ``.txt`` files of ``directory``, as
+    ``keras.utils.text_dataset_from_directory``: one subdirectory per class (sorted names, or ``class_names``),
+    files in sorted order within each; texts are string tensors (cut to ``max_length`` bytes); labels ``int32``
+    (``"int"``), one-hot ``float32`` (``"categorical"``), ``float32`` of shape ``(n, 1)`` (``"binary"``) or absent
+    (``label_mode=None``). ``labels`` may be a list of ints, one per file in sorted path order.
+
+    ``shuffle`` permutes the file list with NumPy's ``RandomState(seed)`` as Keras does, so ``validation_split``
+    parts hold the same files as Keras'; the per-epoch shuffle of batches that follows draws from descend's own
+    generator, so batch order differs from TF's (with ``shuffle=False`` it is the same). The dataset's
+    ``class_names`` attribute lists the classes; ``subset="both"`` returns (training, validation).
+    """
+    import os
+
+    from ..data import Dataset
+    from ..framework.tensor import constant
+
+    if labels not in ("inferred", None) and not isinstance(labels, (list, tuple)):
+        raise ValueError(f"text_dataset_from_directory: `labels` must be 'inferred', None or a list of ints. "
+                         f"Received: labels={labels!r}")
+    if label_mode not in ("int", "categorical", "binary", None):
+        raise ValueError(f"text_dataset_from_directory: `label_mode` must be 'int', 'categorical', 'binary' or None. "
+                         f"Received: label_mode={label_mode!r}")
+    if labels is None:
+        label_mode = None
+    if subset not in (None, "training", "validation", "both"):
+        raise ValueError(f"text_dataset_from_directory: `subset` must be 'training', 'validation', 'both' or None. "
+                         f"Received: subset={subset!r}")
+    if (validation_split is None) != (subset is None):
+        raise ValueError("text_dataset_from_directory: `validation_split` and `subset` must be given together. "
+                         f"Received: validation_split={validation_split!r}, subset={subset!r}")
+    if validation_split is not None and not 0 < validation_split < 1:
+        raise ValueError(f"text_dataset_from_directory: `validation_split` must be in (0, 1). "
+                         f"Received: {validation_split!r}")
+    if not os.path.isdir(directory):
+        raise ValueError(f"text_dataset_from_directory: directory {directory!r} does not exist or is not a folder")
+
+    def txt_files(folder):
+        found = []
+        for root, _, files in os.walk(folder, followlinks=follow_links):
+            found += [os.path.join(root, f) for f in files if f.lower().endswith(".txt")]
+        return sorted(found)
+
+    if labels == "inferred":
+        subdirs = sorted(d for d in os.listdir(directory) if os.path.isdir(os.path.join(directory, d)))
+        if class_names is not None:
+            if sorted(class_names) != subdirs and set(class_names) != set(subdirs):
+                raise ValueError(f"text_dataset_from_directory: `class_names` {list(class_names)} must match the "
+                                 f"subdirectories of {directory!r}: {subdirs}")
+            subdirs = list(class_names)
+        paths, ids = [], []
+        for k, name in enumerate(subdirs):
+            found = txt_files(os.path.join(directory, name))
+            paths += found
+            ids += [k] * len(found)
+        names = subdirs
+    else:
+        paths = txt_files(directory)
+        if labels is not None and len(labels) != len(paths):
+            raise ValueError(f"text_dataset_from_directory: {len(labels)} labels for {len(paths)} .txt files in "
+                             f"{directory!r}")
+        ids = list(labels) if labels is not None else [0] * len(paths)
+        names = class_names
+    if label_mode == "binary" and len(set(ids) | set(range(len(names or [])))) > 2:
+        raise ValueError(f"text_dataset_from_directory: label_mode='binary' needs 2 classes; found "
+                         f"{len(names) if names else len(set(ids))}")
+    if verbose:
+        print(f"Found {len(paths)} files belonging to {len(names) if names else len(set(ids))} classes.")
+    if shuffle:
+        if seed is None:
+            seed = np.random.randint(1_000_000)
+        np.random.RandomState(seed).shuffle(paths)
+        np.random.RandomState(seed).shuffle(ids)
+
+    def make(part_paths, part_ids):
+        texts = []
+        for p in part_paths:
+            with open(p, "rb") as f:
+                data = f.read()
+            texts.append(data if max_length is None else data[:int(max_length)])
+        x = constant(np.array(texts + [b""], dtype=object)[:-1])
+        y = np.asarray(part_ids, dtype=np.int32)
+        if label_mode is None:
+            d = Dataset.from_tensor_slices(x)
+        elif label_mode == "int":
+            d = Dataset.from_tensor_slices((x, y))
+        elif label_mode == "binary":
+            d = Dataset.from_tensor_slices((x, y.astype(np.float32).reshape(-1, 1)))
+        else:
+            d = Dataset.from_tensor_slices((x, to_categorical(y, num_classes=len(names)) if len(y) else
+                                            np.zeros((0, len(names)), np.float32)))
+        if shuffle:
+            d = d.shuffle(buffer_size=batch_size * 8, seed=seed)
+        d = d.batch(batch_size) if batch_size is not None else d
+        d.class_names = names if label_mode is not None else None  # as Keras: no labels, no class names
+        return d
+
+    if validation_split is None:
+        return make(paths, ids)
+    n_val = int(validation_split * len(paths))
+    train = make(paths[:len(paths) - n_val], ids[:len(ids) - n_val])
+    val = make(paths[len(paths) - n_val:], ids[len(ids) - n_val:])
+    if verbose and subset in ("training", "both"):
+        print(f"Using {len(paths) - n_val} files for training.")
+    if verbose and subset in ("validation", "both"):
+        print(f"Using {n_val} files for validation.")
+    return {"training": train, "validation": val, "both": (train, val)}[subset]
+
+
+__all__ += ["text_dataset_from_directory"]

@@ -118,3 +118,8 @@ __all__ = [
     "RandomTranslation", "RandomCrop", "RandomContrast", "RandomBrightness", "Discretization", "CategoryEncoding",
     "IntegerLookup",
 ]
+
+# text preprocessing (string inputs)
+from .text import StringLookup, TextVectorization  # noqa: E402
+
+__all__ += ["StringLookup", "TextVectorization"]

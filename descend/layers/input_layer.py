@@ -74,7 +74,7 @@ class InputLayer(Layer):
         return self._batch_shape
 
     def get_config(self) -> dict:
-        return {"batch_shape": list(self._batch_shape), "dtype": self._input_dtype.name, "sparse": False,
+        return {"batch_shape": list(self._batch_shape), "dtype": backend.dtype_of(self._input_dtype).name, "sparse": False,
                 "ragged": False, "name": self.name, "optional": False}
 
 

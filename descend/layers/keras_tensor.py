@@ -68,7 +68,10 @@ class KerasTensor:
         shape = tuple(d if d is not None else (BATCH_PROBES if axis == 0 else AXIS_PROBES)[which]
                       for axis, d in enumerate(self._shape))
         _rebuild.check_probe(shape, self._dtype.dtype)  # a model rebuilt from a file: a bounded probe
-        return Tensor(np.zeros(shape, dtype=self._dtype.dtype))
+        value = np.zeros(shape, dtype=self._dtype.dtype)
+        if value.dtype.kind == "O":  # a string input: empty strings
+            value[...] = b""
+        return Tensor(value)
 
     def __repr__(self):
         return f"<KerasTensor shape={self._shape}, dtype={self._dtype.name}, name={self._name}>"
