@@ -82,8 +82,10 @@ def __getattr__(name: str):
     if name in _SUBMODULES:
         return _importlib.import_module(f"{__name__}.{name}")  # the import sets the package attribute too
     target = _LAZY_NAMES.get(name)
-    if target is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if target is None:  # a name TF has and descend leaves out says why (descend/_api_exclusions.py)
+        from ._api_exclusions import refuse
+
+        raise refuse("tf", name, __name__)
     value = getattr(_importlib.import_module(f"{__name__}.{target[0]}"), target[1])
     globals()[name] = value
     return value

@@ -69,3 +69,9 @@ def scale_regularization_loss(regularization_loss):
     replicas = _replicas("scale_regularization_loss")
     loss = convert_to_tensor(regularization_loss)
     return _math.divide(_math.reduce_sum(loss), convert_to_tensor(float(replicas), dtype=loss.dtype))
+
+
+def __getattr__(name: str):
+    from ._api_exclusions import refuse  # a name tf.nn has and descend leaves out says why
+
+    raise refuse("tf.nn", name, __name__)

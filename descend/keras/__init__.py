@@ -54,3 +54,9 @@ for _name, _module in (("activations", activations), ("callbacks", callbacks), (
                        ("optimizers.schedules", _schedules), ("regularizers", regularizers), ("saving", saving)):
     sys.modules.setdefault(f"{__name__}.{_name}", _module)
 del _name, _module
+
+
+def __getattr__(name: str):
+    from .._api_exclusions import refuse  # a name keras has and descend leaves out says why
+
+    raise refuse("keras", name, __name__)

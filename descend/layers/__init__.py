@@ -99,3 +99,9 @@ __all__ = [
     "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention", "OpLambda", "Masking",
     "serialize", "deserialize",
 ]
+
+
+def __getattr__(name: str):
+    from .._api_exclusions import refuse  # a name keras.layers has and descend leaves out says why
+
+    raise refuse("keras.layers", name, __name__)
