@@ -54,6 +54,7 @@ from .ops import *  # noqa: F403
 bool = bool_  # noqa: A001
 half = float16
 double = float64
+realdiv = divide  # noqa: F405 - tf.realdiv: real division, as divide
 
 #: submodules imported on first attribute access
 _SUBMODULES = frozenset({
@@ -75,6 +76,22 @@ _LAZY_NAMES = {
     "cond": ("compiler", "cond"),
     "while_loop": ("compiler", "while_loop"),
     "device": ("config", "device"),
+    # issue 37: tf's top-level names over descend's modules
+    "sigmoid": ("ops.nn_ops", "sigmoid"),
+    "truncatediv": ("math", "truncatediv"),
+    "truncatemod": ("math", "truncatemod"),
+    "scalar_mul": ("math", "scalar_mul"),
+    "tensordot": ("linalg", "tensordot"),
+    "constant_initializer": ("initializers", "Constant"),
+    "ones_initializer": ("initializers", "Ones"),
+    "zeros_initializer": ("initializers", "Zeros"),
+    "random_normal_initializer": ("initializers", "RandomNormal"),
+    "random_uniform_initializer": ("initializers", "RandomUniform"),
+    **{name: ("control_ops", name) for name in (
+        "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
+        "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
+        "tuple", "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger",
+        "newaxis")},
 }
 
 
@@ -108,4 +125,9 @@ __all__ = [  # noqa: F405
     "constant", "convert_to_tensor", "custom_gradient", "deduplicate", "name_scope",
     "config", "keras", "linalg", "math", "print", "random", "TensorSpec", "eye", "cond", "while_loop",
     "DType", "dtypes", "half", "double", "uint16", "uint32", "uint64", "Module", "device",
+    "realdiv", "sigmoid", "truncatediv", "truncatemod", "scalar_mul", "tensordot", "constant_initializer",
+    "ones_initializer", "zeros_initializer", "random_normal_initializer", "random_uniform_initializer",
+    "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
+    "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
+    "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger", "newaxis",
 ] + list(ops.__all__)
