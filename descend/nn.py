@@ -7,12 +7,14 @@ import numpy as np
 from .framework import context
 from .framework.tensor import convert_to_tensor
 from .ops import math_ops as _math
+from .ops.conv_more_ops import conv1d_transpose, conv2d_transpose, conv3d, depthwise_conv2d, separable_conv2d
 from .ops.conv_ops import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d
 from .ops.nn_ops import *  # noqa: F403
 from .ops.nn_ops import __all__ as _nn_all
 
 __all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_pool1d", "avg_pool2d", "compute_average_loss",
-                           "scale_regularization_loss"]
+                           "scale_regularization_loss", "conv1d_transpose", "conv2d_transpose", "conv3d",
+                           "depthwise_conv2d", "separable_conv2d"]
 
 
 def _replicas(what: str) -> int:

@@ -12,11 +12,17 @@ Example:
 """
 
 from .. import _serialization
+from .activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import MultiHeadAttention
 from .base import Layer, get_mask, register_weight_hook, set_mask, to_snake_case
 from .conv import Conv1D, Conv2D
+from .conv3d import Conv3D
+from .convolutional_transpose import Conv1DTranspose, Conv2DTranspose
+from .depthwise_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
+from .dot_attention import AdditiveAttention, Attention
 from .core import Activation, Dense, Dropout, Embedding, Flatten
 from .input_layer import Input, InputLayer
+from .input_spec import InputSpec
 from .lambda_layer import Lambda
 from .merging import (
     Add,
@@ -47,6 +53,17 @@ from .pooling import (
     MaxPooling2D,
 )
 from .reshaping import Masking, Permute, RepeatVector, Reshape
+from .spatial_reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+    ZeroPadding3D,
+)
 from .rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, TimeDistributed
 
 
@@ -87,6 +104,14 @@ GlobalMaxPool2D = GlobalMaxPooling2D
 AvgPool2D = AveragePooling2D
 MaxPool1D = MaxPooling1D
 MaxPool2D = MaxPooling2D
+AvgPool1D = AveragePooling1D
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution3D = Conv3D
+Convolution1DTranspose = Conv1DTranspose
+Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution1D = SeparableConv1D
+SeparableConvolution2D = SeparableConv2D
 
 __all__ = [
     "Layer", "register_weight_hook", "to_snake_case", "Dense", "Activation", "Flatten", "Dropout", "Embedding",
@@ -98,6 +123,13 @@ __all__ = [
     "add", "subtract", "multiply", "average", "maximum", "minimum", "RNN", "SimpleRNNCell", "LSTMCell", "GRUCell",
     "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention", "OpLambda", "Masking",
     "serialize", "deserialize",
+    # issue 37
+    "ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+    "DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D", "AdditiveAttention", "Attention",
+    "InputSpec", "Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D", "UpSampling2D", "UpSampling3D",
+    "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D", "AvgPool1D", "Convolution1D", "Convolution2D",
+    "Convolution3D", "Convolution1DTranspose", "Convolution2DTranspose", "SeparableConvolution1D",
+    "SeparableConvolution2D",
 ]
 
 
