@@ -79,7 +79,6 @@ from .ops.elementwise_ops import (
     atan,
     atan2,
     atanh,
-    cbrt,
     cosh,
     divide_no_nan,
     erfc,
@@ -123,13 +122,13 @@ __all__ = [
     "reduce_prod", "reduce_std", "reduce_sum", "reduce_variance", "round", "rsqrt", "sigmoid", "sign", "sin", "softmax",
     "softplus", "softsign", "sqrt", "square", "squared_difference", "subtract", "tanh", "truediv",
     # issue 37
-    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "cosh", "divide_no_nan", "erfc",
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cosh", "divide_no_nan", "erfc",
     "multiply_no_nan", "reciprocal_no_nan", "sinh", "tan", "xdivy", "xlog1py", "xlogy", "invert_permutation",
     "count_nonzero", "cumprod", "in_top_k", "reduce_all", "reduce_any", "segment_max", "segment_mean", "segment_min",
     "segment_sum", "top_k", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
     "unsorted_segment_sqrt_n", "unsorted_segment_sum", "rint", "log_sigmoid", "logical_xor", "scalar_mul",
     "reduce_euclidean_norm", "cumulative_logsumexp", "polyval", "zero_fraction", "is_non_decreasing",
-    "is_strictly_increasing", "bincount", "truncatediv", "truncatemod", "confusion_matrix", "accumulate_n",
+    "is_strictly_increasing", "bincount", "confusion_matrix", "accumulate_n",
 ]
 
 

@@ -923,7 +923,17 @@ def repeat(x, repeats, axis=None):
 def moveaxis(x, source, destination):
     """``x`` with the axes ``source`` moved to ``destination``."""
     x = convert_to_tensor(x)
-    perm = np.moveaxis(np.arange(x.ndim), source, destination).tolist()
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: `source` and `destination` must have the same number of axes. Received: "
+                         f"{source} and {destination}")
+    src = [a % x.ndim for a in src]
+    dst = [a % x.ndim for a in dst]
+    # NumPy's rule: the axes not moved keep their order; each moved axis is inserted at its destination
+    perm = [a for a in range(x.ndim) if a not in src]
+    for d, a in sorted(zip(dst, src)):
+        perm.insert(d, a)
     return _o.transpose(x, perm=perm)
 
 
@@ -1393,7 +1403,13 @@ def _activation(name, doc):
 
 elu = _activation("elu", "``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``.")
 selu = _activation("selu", "Scaled ELU.")
-gelu = _activation("gelu", "Gaussian error linear unit.")
+
+
+def gelu(x, approximate=True):
+    """Gaussian error linear unit; Keras' op uses the tanh approximation by default (the activation does not)."""
+    return _activations.gelu(_floating(x), approximate=approximate)
+
+
 silu = _activation("silu", "``x * sigmoid(x)``.")
 swish = silu
 softplus = _activation("softplus", "``log(1 + exp(x))``.")
@@ -1451,18 +1467,18 @@ def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilo
     return y
 
 
-def rms_normalization(x, scale=1, axis=-1, epsilon=None):
-    """``x / sqrt(mean(x**2, axis) + epsilon) * scale``."""
+def rms_normalization(x, scale=None, axis=-1, epsilon=None):
+    """``x / sqrt(mean(x**2, axis) + epsilon) * scale`` (``epsilon`` defaults to Keras' 1e-7)."""
     x = _floating(x)
-    eps = np.finfo(x._value.dtype).eps if epsilon is None else float(epsilon)
-    y = _o.multiply(x, _o.rsqrt(_o.add(_o.reduce_mean(_o.square(x), axis=axis, keepdims=True), float(eps))))
-    return _o.multiply(y, convert_to_tensor(scale, dtype=x.dtype))
+    eps = 1e-7 if epsilon is None else float(epsilon)
+    y = _o.multiply(x, _o.rsqrt(_o.add(_o.reduce_mean(_o.square(x), axis=axis, keepdims=True), eps)))
+    return y if scale is None else _o.multiply(y, convert_to_tensor(scale, dtype=x.dtype))
 
 
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
-    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis``."""
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis`` (``epsilon`` defaults to 1e-7)."""
     x = _floating(x)
-    eps = 1e-3 if epsilon is None else float(epsilon)
+    eps = 1e-7 if epsilon is None else float(epsilon)
     m, v = moments(x, axis, keepdims=True)
     y = _o.multiply(_o.subtract(x, m), _o.rsqrt(_o.add(v, eps)))
     if gamma is not None:

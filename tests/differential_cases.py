@@ -1,0 +1,373 @@
+"""The differential harness's table (``tests/test_differential.py``): every op of descend's ``keras.ops``,
+``tf.math``, ``tf.nn`` and ``tf.linalg`` namespaces with the inputs to run through it and through TensorFlow's
+or Keras' function of the same name.
+
+A case is ``Op(namespace, name, call, inputs, grad)``: ``call(module, *tensors)`` calls the function on the
+namespace ``module`` (``keras.ops`` or ``descend.keras.ops``, ``tf.math`` or ``descend.math``...), so one
+lambda drives both sides; ``inputs`` names an input generator (below) or is a function ``rng -> list of
+float64 arrays``; ``grad`` says whether gradients are compared too. The harness runs each case in float32
+and float64, forward values and gradients.
+
+``NOT_COMPARED`` lists the names of those namespaces that no case runs, each with the reason (random draws,
+functions of shapes or dtypes, control flow taking Python callables run elsewhere). ``test_every_name_is_in_
+the_table`` fails when descend adds a name to one of the namespaces without adding it here.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+Op = namedtuple("Op", "namespace name call inputs grad")
+
+CASES: list = []
+
+
+def _default(name):
+    return lambda m, *xs: getattr(m, name)(*xs)
+
+
+#: the unary cases called plainly (``f(x)``), whose edge values are compared too
+PLAIN_UNARY: set = set()
+
+
+def op(namespace, name, inputs="signed", grad=True, call=None):
+    CASES.append(Op(namespace, name, call or _default(name), inputs, grad))
+    if call is None and inputs in ("signed", "unit", "positive", "above_one"):
+        PLAIN_UNARY.add((namespace, name))
+
+
+# ---------------------------------------------------------------- input generators: rng -> list of arrays
+def _signed(rng, *shape):
+    return rng.uniform(0.3, 1.7, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def _distinct(rng, *shape):
+    """Distinct values at least 0.1 apart, both signs: no ties for max/min/sort, away from 0."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n) - n / 2 + 0.55) .reshape(shape) * 0.1 + 0.013
+
+
+GENERATORS = {
+    "signed": lambda rng: [_signed(rng, 3, 4)],
+    "distinct": lambda rng: [_distinct(rng, 3, 4)],
+    "unit": lambda rng: [rng.uniform(-0.8, 0.8, (3, 4))],
+    "positive": lambda rng: [rng.uniform(0.5, 2.0, (3, 4))],
+    "above_one": lambda rng: [rng.uniform(1.3, 3.0, (3, 4))],
+    "even_last": lambda rng: [_signed(rng, 3, 4)],
+    "two": lambda rng: [_signed(rng, 3, 4), _signed(rng, 3, 4)],
+    "two_broadcast": lambda rng: [_signed(rng, 3, 4), _signed(rng, 4)],
+    "two_positive": lambda rng: [rng.uniform(0.5, 2.0, (3, 4)), _signed(rng, 3, 4)],
+    "two_distinct": lambda rng: [_distinct(rng, 3, 4), _distinct(rng, 3, 4) + 0.05],
+    "matrices": lambda rng: [_signed(rng, 3, 4), _signed(rng, 4, 2)],
+    "vectors": lambda rng: [_signed(rng, 4), _signed(rng, 4)],
+    "vectors3": lambda rng: [_signed(rng, 2, 3), _signed(rng, 2, 3)],
+    "square": lambda rng: [rng.standard_normal((3, 3)) + 3 * np.eye(3)],
+    "batch_square": lambda rng: [rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)],
+    "spd": lambda rng: [(lambda a: a @ a.T + 3 * np.eye(3))(rng.standard_normal((3, 3)))],
+    "square_and_rhs": lambda rng: [rng.standard_normal((3, 3)) + 3 * np.eye(3), rng.standard_normal((3, 2))],
+    "lower_and_rhs": lambda rng: [np.tril(rng.standard_normal((3, 3))) + 3 * np.eye(3), rng.standard_normal((3, 2))],
+    "image": lambda rng: [rng.standard_normal((2, 5, 6, 3))],
+    "volume": lambda rng: [rng.standard_normal((2, 5, 6, 3, 1))],
+    "sequence": lambda rng: [rng.standard_normal((2, 7, 3))],
+    "logits_labels": lambda rng: [rng.uniform(0.05, 0.95, (3, 4)), rng.standard_normal((3, 4))],
+    "probabilities": lambda rng: [np.eye(4)[[0, 2, 1]], (lambda z: z / z.sum(-1, keepdims=True))(
+        rng.uniform(0.1, 1.0, (3, 4)))],
+    "bce": lambda rng: [rng.uniform(0.0, 1.0, (3, 4)), rng.uniform(0.05, 0.95, (3, 4))],
+}
+
+# unary functions whose edge values (0, -0, +-inf, NaN, tiny, huge) are compared too (forward only)
+EDGE_VALUES = np.array([[0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30], [-1e-30, 1e30, -1e30, 0.5, -0.5, 2.0]])
+
+_IDX = np.array([[2, 0, 1, 3], [1, 1, 0, 2], [3, 2, 2, 0]])
+_SEG = np.array([0, 2, 0])
+
+# ======================================================================== keras.ops
+K = "keras.ops"
+for _n in ("abs", "absolute", "negative", "square", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arctan",
+           "arcsinh", "exp", "expm1", "exp2", "erf", "cbrt", "relu", "relu6", "sigmoid", "softplus", "softsign",
+           "elu", "selu", "gelu", "silu", "swish", "leaky_relu", "log_sigmoid", "hard_sigmoid", "hard_silu",
+           "hard_swish", "celu", "hard_tanh", "hard_shrink", "soft_shrink", "tanh_shrink", "sparse_plus",
+           "sparse_sigmoid", "squareplus", "fabs", "deg2rad", "rad2deg", "copy", "ravel", "flip", "fliplr",
+           "flipud", "transpose", "reciprocal", "glu", "sparsemax", "softmax", "log_softmax"):
+    op(K, _n)
+for _n in ("arccos", "arcsin", "arctanh"):
+    op(K, _n, "unit")
+op(K, "arccosh", "above_one")
+for _n in ("sqrt", "rsqrt", "log", "log2", "log10", "log1p"):
+    op(K, _n, "positive")
+for _n in ("sign", "floor", "ceil", "round", "trunc", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
+           "signbit", "logical_not"):
+    op(K, _n, grad=False)
+for _n in ("add", "subtract", "multiply", "divide", "true_divide", "arctan2", "hypot", "logaddexp", "logaddexp2",
+           "divide_no_nan", "append"):
+    op(K, _n, "two_broadcast" if _n != "append" else "two")
+for _n in ("maximum", "minimum", "fmax", "fmin"):
+    op(K, _n, "two_distinct")
+op(K, "power", "two_positive")
+op(K, "heaviside", "two", grad=False)
+for _n in ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
+           "logical_xor", "floor_divide", "mod", "fmod", "isclose"):
+    op(K, _n, "two", grad=False)
+op(K, "allclose", "two", grad=False)
+for _n in ("matmul", "dot"):
+    op(K, _n, "matrices")
+for _n in ("outer", "inner", "vdot"):
+    op(K, _n, "vectors")
+op(K, "cross", "vectors3")
+op(K, "tensordot", "matrices", call=lambda m, a, b: m.tensordot(a, b, axes=1))
+op(K, "einsum", "matrices", call=lambda m, a, b: m.einsum("ij,jk->ik", a, b))
+# reductions: all axes, one axis with keepdims
+for _n in ("sum", "mean", "std", "var", "logsumexp", "prod", "nansum", "nanmean", "nanprod", "nanvar", "nanstd"):
+    op(K, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1, keepdims=True))(_n))
+for _n in ("max", "min", "amax", "amin", "ptp", "nanmax", "nanmin"):
+    op(K, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, axis=0))(_n))
+for _n in ("argmax", "argmin"):
+    op(K, _n, "distinct", grad=False, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1))(_n))
+for _n in ("all", "any", "count_nonzero"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(m.greater(x, 0.0), axis=0))(_n))
+for _n in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
+    op(K, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1))(_n))
+op(K, "average", call=lambda m, x: m.average(x, axis=1, weights=np.array([1.0, 2.0, 0.5, 1.5], x.dtype.name)))
+op(K, "norm", call=lambda m, x: m.norm(x, axis=1))
+# shapes and building
+op(K, "reshape", call=lambda m, x: m.reshape(x, (2, 6)))
+op(K, "expand_dims", call=lambda m, x: m.expand_dims(x, 1))
+op(K, "squeeze", call=lambda m, x: m.squeeze(m.reshape(x, (3, 1, 4)), axis=1))
+op(K, "broadcast_to", call=lambda m, x: m.broadcast_to(x, (2, 3, 4)))
+op(K, "tile", call=lambda m, x: m.tile(x, (2, 1)))
+op(K, "repeat", call=lambda m, x: m.repeat(x, 2, axis=1))
+op(K, "roll", call=lambda m, x: m.roll(x, 2, axis=1))
+op(K, "moveaxis", call=lambda m, x: m.moveaxis(m.reshape(x, (3, 2, 2)), 0, -1))
+op(K, "swapaxes", call=lambda m, x: m.swapaxes(x, 0, 1))
+op(K, "concatenate", "two", call=lambda m, a, b: m.concatenate([a, b], axis=1))
+op(K, "stack", "two", call=lambda m, a, b: m.stack([a, b], axis=1))
+op(K, "hstack", "two", call=lambda m, a, b: m.hstack([a, b]))
+op(K, "vstack", "two", call=lambda m, a, b: m.vstack([a, b]))
+op(K, "dstack", "two", call=lambda m, a, b: m.dstack([a, b]))
+op(K, "split", call=lambda m, x: m.split(x, 2, axis=1)[1])
+op(K, "array_split", call=lambda m, x: m.array_split(x, 3, axis=1)[0])
+op(K, "hsplit", call=lambda m, x: m.hsplit(x, [1])[1])
+op(K, "vsplit", call=lambda m, x: m.vsplit(x, [2])[0])
+op(K, "dsplit", call=lambda m, x: m.dsplit(m.reshape(x, (1, 3, 4)), 2)[1])
+op(K, "unstack", call=lambda m, x: m.unstack(x, axis=1)[2])
+op(K, "pad", call=lambda m, x: m.pad(x, ((1, 0), (0, 2))))
+op(K, "tril", call=lambda m, x: m.tril(x, -1))
+op(K, "triu", call=lambda m, x: m.triu(x, 1))
+op(K, "diagonal", call=lambda m, x: m.diagonal(x, offset=1))
+op(K, "diag", call=lambda m, x: m.diag(x, k=-1))
+op(K, "diagflat", call=lambda m, x: m.diagflat(x[0]))
+op(K, "trace", call=lambda m, x: m.trace(x))
+op(K, "take", call=lambda m, x: m.take(x, np.array([2, 0, 2]), axis=1))
+op(K, "take_along_axis", call=lambda m, x: m.take_along_axis(x, _IDX, axis=1))
+op(K, "sort", "distinct", call=lambda m, x: m.sort(x, axis=0))
+op(K, "argsort", "distinct", grad=False, call=lambda m, x: m.argsort(x, axis=1))
+op(K, "top_k", "distinct", call=lambda m, x: m.top_k(x, 2)[0])
+op(K, "where", "two", call=lambda m, a, b: m.where(m.greater(a, 0.0), a, b))
+op(K, "select", "two", call=lambda m, a, b: m.select([m.greater(a, 0.5), m.greater(b, 0.0)], [a, b], 0.0))
+op(K, "clip", call=lambda m, x: m.clip(x, -0.9, 0.8))
+op(K, "nan_to_num", grad=False, call=lambda m, x: m.nan_to_num(m.divide(x, m.floor(m.abs(x)))))
+op(K, "segment_sum", call=lambda m, x: m.segment_sum(x, _SEG, num_segments=3))
+op(K, "segment_max", "distinct", call=lambda m, x: m.segment_max(x, _SEG, num_segments=3))
+op(K, "slice", call=lambda m, x: m.slice(x, (1, 1), (2, 2)))
+op(K, "slice_update", "two", grad=False, call=lambda m, a, b: m.slice_update(a, (1, 1), m.slice(b, (0, 0), (2, 2))))
+op(K, "scatter", call=lambda m, x: m.scatter(np.array([[0, 1], [2, 0]]), x[0, :2], (3, 2)))
+op(K, "scatter_update", "two", call=lambda m, a, b: m.scatter_update(a, np.array([[0, 1], [2, 3]]), b[0, :2]))
+op(K, "get_item", call=lambda m, x: m.get_item(x, 1))
+op(K, "stop_gradient", grad=False)
+op(K, "cast", grad=False, call=lambda m, x: m.cast(x, "int32"))
+op(K, "one_hot", grad=False, call=lambda m, x: m.one_hot(np.array([0, 3, 1]), 4))
+op(K, "multi_hot", grad=False, call=lambda m, x: m.multi_hot(np.array([[0, 3], [1, 1]]), 4))
+op(K, "digitize", grad=False, call=lambda m, x: m.digitize(x, np.array([-1.0, 0.0, 1.0])))
+op(K, "searchsorted", grad=False, call=lambda m, x: m.searchsorted(np.array([-1.0, 0.0, 1.0], x.dtype.name), x[0]))
+op(K, "isin", grad=False, call=lambda m, x: m.isin(m.floor(x), np.array([-1.0, 0.0])))
+op(K, "in_top_k", "distinct", grad=False, call=lambda m, x: m.in_top_k(np.array([0, 3, 1]), np.asarray(x, np.float32),
+                                                                      2))
+op(K, "nonzero", grad=False, call=lambda m, x: m.nonzero(m.greater(x, 0.0))[1])
+op(K, "gcd", grad=False, call=lambda m, x: m.gcd(np.array([12, 18, 7]), np.array([8, 12, 21])))
+op(K, "lcm", grad=False, call=lambda m, x: m.lcm(np.array([4, 6, 7]), np.array([6, 8, 3])))
+for _n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "left_shift", "bitwise_right_shift",
+           "right_shift"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(np.array([12, 5, 7]), np.array([2, 3, 1])))(_n))
+for _n in ("bitwise_invert", "bitwise_not"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(np.array([12, -5, 7])))(_n))
+op(K, "meshgrid", "vectors", call=lambda m, a, b: m.meshgrid(a, b)[1])
+op(K, "linspace", grad=False, call=lambda m, x: m.linspace(0.0, 1.0, 5))
+op(K, "logspace", grad=False, call=lambda m, x: m.logspace(0.0, 2.0, 5))
+op(K, "geomspace", grad=False, call=lambda m, x: m.geomspace(1.0, 100.0, 5))
+op(K, "arange", grad=False, call=lambda m, x: m.arange(2, 11, 3))
+op(K, "eye", grad=False, call=lambda m, x: m.eye(3, 4, k=1))
+op(K, "identity", grad=False, call=lambda m, x: m.identity(3))
+op(K, "tri", grad=False, call=lambda m, x: m.tri(3, 4, k=0))
+for _n in ("zeros", "ones", "empty"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)((2, 3)))(_n))
+op(K, "full", grad=False, call=lambda m, x: m.full((2, 3), 1.5))
+for _n in ("zeros_like", "ones_like", "empty_like"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(x))(_n))
+op(K, "full_like", grad=False, call=lambda m, x: m.full_like(x, 2.0))
+op(K, "normalize", call=lambda m, x: m.normalize(x, axis=-1))
+op(K, "moments", call=lambda m, x: m.moments(x, axes=[0])[1])
+op(K, "batch_normalization", call=lambda m, x: m.batch_normalization(
+    x, np.full(4, 0.1, x.dtype.name), np.full(4, 2.0, x.dtype.name), axis=-1, offset=np.ones(4, x.dtype.name),
+    scale=np.full(4, 0.5, x.dtype.name)))
+op(K, "rms_normalization", call=lambda m, x: m.rms_normalization(x, axis=-1))
+op(K, "layer_normalization", call=lambda m, x: m.layer_normalization(x, axis=-1))
+op(K, "binary_crossentropy", "bce", call=lambda m, t, p: m.binary_crossentropy(t, p))
+op(K, "categorical_crossentropy", "probabilities", call=lambda m, t, p: m.categorical_crossentropy(t, p))
+op(K, "sparse_categorical_crossentropy", "probabilities",
+   call=lambda m, t, p: m.sparse_categorical_crossentropy(np.array([0, 2, 1]), p))
+op(K, "dot_product_attention", call=lambda m, x: m.dot_product_attention(
+    m.reshape(x, (1, 3, 1, 4)), m.reshape(x * 0.5, (1, 3, 1, 4)), m.reshape(x, (1, 3, 1, 4)), is_causal=True))
+
+# ======================================================================== tf.math / tf
+M = "tf.math"
+for _n in ("abs", "negative", "square", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan", "asinh", "exp",
+           "expm1", "erf", "erfc", "sigmoid", "softplus", "softsign", "log_sigmoid", "reciprocal",
+           "reciprocal_no_nan"):
+    op(M, _n)
+for _n in ("acos", "asin", "atanh"):
+    op(M, _n, "unit")
+op(M, "acosh", "above_one")
+for _n in ("sqrt", "rsqrt", "log", "log1p"):
+    op(M, _n, "positive")
+for _n in ("sign", "floor", "ceil", "round", "rint", "is_nan", "is_inf", "is_finite"):
+    op(M, _n, grad=False)
+op(M, "logical_not", grad=False, call=lambda m, x: m.logical_not(x > 0))
+for _n in ("add", "subtract", "multiply", "divide", "truediv", "squared_difference", "atan2", "divide_no_nan",
+           "multiply_no_nan", "xdivy"):
+    op(M, _n, "two_broadcast")
+for _n in ("xlogy", "xlog1py"):
+    op(M, _n, "two", call=(lambda n: lambda m, a, b: getattr(m, n)(a, m.abs(b)))(_n))
+for _n in ("maximum", "minimum"):
+    op(M, _n, "two_distinct")
+op(M, "pow", "two_positive")
+for _n in ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "floordiv", "floormod", "mod"):
+    op(M, _n, "two", grad=False)
+for _n in ("logical_and", "logical_or", "logical_xor"):
+    op(M, _n, "two", grad=False, call=(lambda n: lambda m, a, b: getattr(m, n)(a > 0, b > 0))(_n))
+op(M, "matmul", "matrices")
+op(M, "add_n", "two", call=lambda m, a, b: m.add_n([a, b, a]))
+op(M, "accumulate_n", "two", call=lambda m, a, b: m.accumulate_n([a, b]))
+op(M, "scalar_mul", call=lambda m, x: m.scalar_mul(2.5, x))
+for _n in ("reduce_sum", "reduce_mean", "reduce_prod", "reduce_logsumexp", "reduce_std", "reduce_variance",
+           "reduce_euclidean_norm"):
+    op(M, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1, keepdims=True))(_n))
+for _n in ("reduce_max", "reduce_min"):
+    op(M, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, axis=0))(_n))
+for _n in ("argmax", "argmin"):
+    op(M, _n, "distinct", grad=False, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1))(_n))
+for _n in ("reduce_all", "reduce_any", "count_nonzero"):
+    op(M, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(x > 0, axis=0))(_n))
+op(M, "cumsum", call=lambda m, x: m.cumsum(x, axis=1, exclusive=True, reverse=True))
+op(M, "cumprod", call=lambda m, x: m.cumprod(x, axis=1, exclusive=True))
+op(M, "cumulative_logsumexp", call=lambda m, x: m.cumulative_logsumexp(x, axis=1))
+op(M, "l2_normalize", call=lambda m, x: m.l2_normalize(x, axis=1))
+op(M, "softmax", call=lambda m, x: m.softmax(x, axis=0))
+op(M, "log_softmax")
+op(M, "polyval", call=lambda m, x: m.polyval([x[0], x[1], x[2]], x))
+op(M, "top_k", "distinct", call=lambda m, x: m.top_k(x, 3)[0])
+op(M, "in_top_k", "distinct", grad=False,
+   call=lambda m, x: m.in_top_k(np.array([0, 3, 1]), np.asarray(x, np.float32), 2))
+op(M, "segment_sum", call=lambda m, x: m.segment_sum(x, np.array([0, 0, 2])))
+op(M, "segment_mean", call=lambda m, x: m.segment_mean(x, np.array([0, 0, 2])))
+op(M, "segment_max", "distinct", call=lambda m, x: m.segment_max(x, np.array([0, 0, 2])))
+op(M, "segment_min", "distinct", call=lambda m, x: m.segment_min(x, np.array([0, 0, 2])))
+for _n in ("unsorted_segment_sum", "unsorted_segment_mean", "unsorted_segment_sqrt_n"):
+    op(M, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, _SEG, 3))(_n))
+for _n in ("unsorted_segment_max", "unsorted_segment_min"):
+    op(M, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, _SEG, 3))(_n))
+op(M, "bincount", grad=False, call=lambda m, x: m.bincount(np.array([1, 1, 3, 0, 3, 3])))
+op(M, "confusion_matrix", grad=False, call=lambda m, x: m.confusion_matrix(np.array([0, 1, 2, 1]),
+                                                                           np.array([0, 2, 2, 1])))
+op(M, "invert_permutation", grad=False, call=lambda m, x: m.invert_permutation(np.array([2, 0, 3, 1])))
+op(M, "is_non_decreasing", grad=False, call=lambda m, x: m.is_non_decreasing(m.cumsum(m.abs(x[0]), 0)))
+op(M, "is_strictly_increasing", grad=False, call=lambda m, x: m.is_strictly_increasing(x[0]))
+op(M, "zero_fraction", grad=False, call=lambda m, x: m.zero_fraction(m.floor(m.abs(x))))
+
+# ======================================================================== tf.nn
+N = "tf.nn"
+for _n in ("relu", "relu6", "elu", "selu", "sigmoid", "softplus", "softsign", "silu", "swish", "log_softmax",
+           "softmax", "leaky_relu"):
+    op(N, _n)
+op(N, "gelu", call=lambda m, x: m.gelu(x, approximate=True))
+op(N, "l2_loss")
+op(N, "sigmoid_cross_entropy_with_logits", "logits_labels",
+   call=lambda m, t, z: m.sigmoid_cross_entropy_with_logits(labels=t, logits=z))
+op(N, "softmax_cross_entropy_with_logits", "probabilities",
+   call=lambda m, t, z: m.softmax_cross_entropy_with_logits(labels=t, logits=z))
+op(N, "sparse_softmax_cross_entropy_with_logits", "signed",
+   call=lambda m, z: m.sparse_softmax_cross_entropy_with_logits(labels=np.array([0, 3, 1]), logits=z))
+op(N, "embedding_lookup", call=lambda m, x: m.embedding_lookup(x, np.array([2, 0, 2])))
+op(N, "conv2d", "image", call=lambda m, x: m.conv2d(x, np.ones((2, 3, 3, 2), x.dtype.name) * 0.1
+                                                   + np.arange(36, dtype=x.dtype.name).reshape(2, 3, 3, 2) * 0.01,
+                                                   strides=2, padding="SAME"))
+op(N, "conv1d", "sequence", call=lambda m, x: m.conv1d(x, np.linspace(-1, 1, 18).reshape(3, 3, 2).astype(
+    x.dtype.name), stride=1, padding="VALID"))
+op(N, "conv2d_transpose", "image", call=lambda m, x: m.conv2d_transpose(
+    x, np.linspace(-1, 1, 36).reshape(3, 2, 2, 3).astype(x.dtype.name), (2, 10, 12, 2), strides=2, padding="SAME"))
+op(N, "conv1d_transpose", "sequence", call=lambda m, x: m.conv1d_transpose(
+    x, np.linspace(-1, 1, 18).reshape(3, 2, 3).astype(x.dtype.name), (2, 14, 2), strides=2, padding="SAME"))
+op(N, "depthwise_conv2d", "image", call=lambda m, x: m.depthwise_conv2d(
+    x, np.linspace(-1, 1, 36).reshape(2, 3, 3, 2).astype(x.dtype.name), (1, 1, 1, 1), "SAME"))
+op(N, "separable_conv2d", "image", call=lambda m, x: m.separable_conv2d(
+    x, np.linspace(-1, 1, 27).reshape(3, 3, 3, 1).astype(x.dtype.name),
+    np.linspace(-1, 1, 6).reshape(1, 1, 3, 2).astype(x.dtype.name), (1, 1, 1, 1), "VALID"))
+op(N, "conv3d", "volume", call=lambda m, x: m.conv3d(
+    x, np.linspace(-1, 1, 16).reshape(2, 2, 2, 1, 2).astype(x.dtype.name),
+    (1, 1, 2, 1, 1), "SAME"))
+op(N, "max_pool2d", "image", call=lambda m, x: m.max_pool2d(x, 2, 2, "VALID"))
+op(N, "avg_pool2d", "image", call=lambda m, x: m.avg_pool2d(x, 3, 2, "SAME"))
+op(N, "max_pool1d", "sequence", call=lambda m, x: m.max_pool1d(x, 2, 2, "SAME"))
+op(N, "avg_pool1d", "sequence", call=lambda m, x: m.avg_pool1d(x, 3, 1, "VALID"))
+op(N, "compute_average_loss", call=lambda m, x: m.compute_average_loss(x[:, 0], global_batch_size=6))
+op(N, "scale_regularization_loss", call=lambda m, x: m.scale_regularization_loss(x))
+
+# ======================================================================== tf.linalg
+LA = "tf.linalg"
+op(LA, "matmul", "matrices")
+op(LA, "einsum", "matrices", call=lambda m, a, b: m.einsum("ij,jk->ki", a, b))
+op(LA, "tensordot", "matrices", call=lambda m, a, b: m.tensordot(a, b, 1))
+op(LA, "norm", call=lambda m, x: m.norm(x, axis=1))
+op(LA, "global_norm", "two", call=lambda m, a, b: m.global_norm([a, b]))
+op(LA, "l2_normalize", call=lambda m, x: m.l2_normalize(x, axis=0))
+op(LA, "matrix_transpose")
+op(LA, "adjoint")
+op(LA, "diag_part")
+op(LA, "trace", "square")
+op(LA, "eye", grad=False, call=lambda m, x: m.eye(3, 2, batch_shape=[2]))
+
+#: names of the four namespaces that no case runs, with the reason
+NOT_COMPARED = {
+    "keras.ops": {
+        "convert_to_tensor": "a conversion, not an op; every case runs through it",
+        "convert_to_numpy": "a conversion, not an op",
+        "array": "a conversion (Keras' alias of convert_to_tensor)",
+        "is_tensor": "a type test",
+        "shape": "the static shape, a tuple",
+        "ndim": "the static rank, an int",
+        "size": "the static size, an int",
+        "dtype": "a dtype name",
+        "saturate_cast": "checked in tests/test_api_ops_conventions.py (TF's backend clips in float64 first)",
+        "isreal": "descend's tensors are real: always True",
+        "cond": "control flow over Python callables (tests/test_function.py)",
+        "while_loop": "control flow over Python callables (tests/test_function.py)",
+        "fori_loop": "control flow over Python callables",
+        "scan": "control flow over Python callables (tests/test_api_ops_conventions.py)",
+        "map": "control flow over Python callables",
+        "switch": "control flow over Python callables",
+        "vectorized_map": "control flow over Python callables",
+        "custom_gradient": "a decorator (tests/test_tape.py)",
+    },
+    "tf.math": {},
+    "tf.nn": {
+        "dropout": "random: the masks of two generators differ (tests/test_layers.py checks the rule)",
+    },
+    "tf.linalg": {},
+}
+
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+
+op(K, "segment_min", "distinct", call=lambda m, x: m.segment_min(x, _SEG, num_segments=3))
+op(K, "threshold", call=lambda m, x: m.threshold(x, 0.5, -2.0))
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
