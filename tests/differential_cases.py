@@ -371,3 +371,81 @@ CASE_NAMES = {(c.namespace, c.name) for c in CASES}
 op(K, "segment_min", "distinct", call=lambda m, x: m.segment_min(x, _SEG, num_segments=3))
 op(K, "threshold", call=lambda m, x: m.threshold(x, 0.5, -2.0))
 CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+
+
+# ======================================================================== layers
+LayerOp = namedtuple("LayerOp", "name build inputs kwargs")
+LAYER_CASES: list = []
+
+
+def layer(name, build, inputs, kwargs=None):
+    """``build(layers_module)`` makes the layer on either side; ``inputs`` are shapes (a list of shapes for a
+    layer called on a list) or an ``("ints", shape, high)`` triple for integer ids."""
+    LAYER_CASES.append(LayerOp(name, build, inputs, kwargs or {}))
+
+
+_S, _I, _V = (2, 5, 3), (2, 6, 5, 3), (2, 4, 4, 4, 2)
+layer("Dense", lambda L: L.Dense(4, activation="tanh"), (3, 5))
+layer("Activation", lambda L: L.Activation("softplus"), (3, 5))
+layer("Flatten", lambda L: L.Flatten(), _I)
+layer("Dropout", lambda L: L.Dropout(0.5), (3, 5))
+layer("Embedding", lambda L: L.Embedding(7, 3), ("ints", (3, 4), 7))
+layer("LayerNormalization", lambda L: L.LayerNormalization(), (3, 5))
+layer("BatchNormalization", lambda L: L.BatchNormalization(), (3, 5))
+layer("Conv1D", lambda L: L.Conv1D(4, 3, padding="causal"), _S)
+layer("Conv2D", lambda L: L.Conv2D(4, 3, strides=2, padding="same"), _I)
+layer("Conv3D", lambda L: L.Conv3D(2, 2, padding="same"), _V)
+layer("Conv1DTranspose", lambda L: L.Conv1DTranspose(2, 3, strides=2), _S)
+layer("Conv2DTranspose", lambda L: L.Conv2DTranspose(2, 3, strides=2, padding="same"), _I)
+layer("DepthwiseConv1D", lambda L: L.DepthwiseConv1D(2, depth_multiplier=2), _S)
+layer("DepthwiseConv2D", lambda L: L.DepthwiseConv2D(3, padding="same"), _I)
+layer("SeparableConv1D", lambda L: L.SeparableConv1D(4, 2), _S)
+layer("SeparableConv2D", lambda L: L.SeparableConv2D(4, 3, depth_multiplier=2), _I)
+layer("MaxPooling1D", lambda L: L.MaxPooling1D(2), _S)
+layer("MaxPooling2D", lambda L: L.MaxPooling2D(2, padding="same"), _I)
+layer("AveragePooling1D", lambda L: L.AveragePooling1D(2, 1), _S)
+layer("AveragePooling2D", lambda L: L.AveragePooling2D(3, 2, padding="same"), _I)
+layer("GlobalAveragePooling1D", lambda L: L.GlobalAveragePooling1D(), _S)
+layer("GlobalMaxPooling1D", lambda L: L.GlobalMaxPooling1D(), _S)
+layer("GlobalAveragePooling2D", lambda L: L.GlobalAveragePooling2D(), _I)
+layer("GlobalMaxPooling2D", lambda L: L.GlobalMaxPooling2D(keepdims=True), _I)
+layer("Reshape", lambda L: L.Reshape((3, -1)), _S)
+layer("Permute", lambda L: L.Permute((2, 1)), _S)
+layer("RepeatVector", lambda L: L.RepeatVector(3), (3, 5))
+layer("Masking", lambda L: L.Masking(), _S)
+for _n in ("Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"):
+    layer(_n, (lambda n: lambda L: getattr(L, n)())(_n), [(3, 5), (3, 5)])
+layer("SimpleRNN", lambda L: L.SimpleRNN(3, return_sequences=True), _S)
+layer("LSTM", lambda L: L.LSTM(3), _S)
+layer("GRU", lambda L: L.GRU(3, return_sequences=True), _S)
+layer("RNN", lambda L: L.RNN(L.GRUCell(2)), _S)
+layer("SimpleRNNCell", lambda L: L.RNN(L.SimpleRNNCell(2)), _S)
+layer("LSTMCell", lambda L: L.RNN(L.LSTMCell(2), return_sequences=True), _S)
+layer("GRUCell", lambda L: L.RNN(L.GRUCell(2, reset_after=False)), _S)
+layer("Bidirectional", lambda L: L.Bidirectional(L.LSTM(2)), _S)
+layer("TimeDistributed", lambda L: L.TimeDistributed(L.Dense(2)), _S)
+layer("MultiHeadAttention", lambda L: L.MultiHeadAttention(2, 3), [_S, _S])
+layer("Attention", lambda L: L.Attention(use_scale=True), [_S, (2, 4, 3)], {"use_causal_mask": False})
+layer("AdditiveAttention", lambda L: L.AdditiveAttention(), [_S, (2, 4, 3)])
+layer("ReLU", lambda L: L.ReLU(max_value=1.0, negative_slope=0.1), (3, 5))
+layer("LeakyReLU", lambda L: L.LeakyReLU(), (3, 5))
+layer("ELU", lambda L: L.ELU(0.7), (3, 5))
+layer("PReLU", lambda L: L.PReLU(shared_axes=[1]), _S)
+layer("Softmax", lambda L: L.Softmax(axis=1), _S)
+layer("ZeroPadding1D", lambda L: L.ZeroPadding1D((1, 2)), _S)
+layer("ZeroPadding2D", lambda L: L.ZeroPadding2D(((1, 0), (0, 2))), _I)
+layer("ZeroPadding3D", lambda L: L.ZeroPadding3D(1), _V)
+layer("UpSampling1D", lambda L: L.UpSampling1D(2), _S)
+layer("UpSampling2D", lambda L: L.UpSampling2D(2, interpolation="bilinear"), _I)
+layer("UpSampling3D", lambda L: L.UpSampling3D((2, 1, 2)), _V)
+layer("Cropping1D", lambda L: L.Cropping1D((1, 2)), _S)
+layer("Cropping2D", lambda L: L.Cropping2D(((1, 2), (0, 1))), _I)
+layer("Cropping3D", lambda L: L.Cropping3D(1), _V)
+
+#: descend layers that no layer case runs, with the reason
+LAYERS_NOT_COMPARED = {
+    "Layer": "the base class",
+    "InputLayer": "a placeholder of the functional API (tests/test_functional.py)",
+    "Lambda": "runs the function it is given (tests/test_layer_cases.py)",
+    "OpLambda": "descend's own wrapper of an op in a functional model",
+}

@@ -182,3 +182,68 @@ def test_edge_values_match_tensorflow(namespace, name):
             want = _np(getattr(ref_module, name)(tf.constant(x)))
             got = _np(getattr(our_module, name)(ds.constant(x)))
         _close(got, want, dtype, TOLERANCE[dtype][0], f"{namespace}.{name} ({dtype}) at {x.tolist()}")
+
+
+# ------------------------------------------------------------------------------------------------ layers
+from differential_cases import LAYER_CASES, LAYERS_NOT_COMPARED  # noqa: E402
+
+
+def test_every_layer_is_in_the_table():
+    exported = {getattr(ds.layers, n) for n in ds.layers.__all__}
+    classes = {c.__name__ for c in exported if isinstance(c, type) and issubclass(c, ds.layers.Layer)}
+    covered = {c.name for c in LAYER_CASES} | set(LAYERS_NOT_COMPARED)
+    assert not sorted(classes - covered), f"layers without a differential case or a reason: {sorted(classes - covered)}"
+    assert not sorted(covered - classes), f"cases for layers descend does not export: {sorted(covered - classes)}"
+
+
+def _layer_inputs(spec, rng):
+    if isinstance(spec, list):
+        return [_layer_inputs(s, rng) for s in spec]
+    if spec and spec[0] == "ints":
+        return rng.integers(0, spec[2], spec[1]).astype(np.int32)
+    return rng.standard_normal(spec).astype(np.float32)
+
+
+@pytest.mark.parametrize("case", LAYER_CASES, ids=[c.name for c in LAYER_CASES])
+def test_layer_forward_and_gradients_match_keras(case):
+    tf = pytest.importorskip("tensorflow")
+    keras = pytest.importorskip("keras")
+    rng = np.random.default_rng(abs(hash(case.name)) % 2**32)
+    arrays = _layer_inputs(case.inputs, rng)
+    listed = isinstance(arrays, list)
+    theirs = [tf.constant(a) for a in arrays] if listed else tf.constant(arrays)
+    ours = [ds.constant(a) for a in arrays] if listed else ds.constant(arrays)
+    kl, dl = case.build(keras.layers), case.build(ds.layers)
+    spread = case.name == "MultiHeadAttention"  # called as layer(query, value)
+
+    def call(layer, x):
+        return layer(*x, **case.kwargs) if spread else layer(x, **case.kwargs)
+
+    call(kl, theirs)
+    call(dl, ours)
+    weights = [rng.standard_normal(w.shape).astype(np.float32) * 0.5 for w in kl.get_weights()]
+    if case.name == "BatchNormalization":  # a positive moving variance
+        weights[3] = np.abs(weights[3]) + 0.5
+    kl.set_weights(weights)
+    dl.set_weights(weights)
+    watched = [t for t in (theirs if listed else [theirs]) if t.dtype.is_floating]
+    with tf.GradientTape() as tape:
+        tape.watch(watched)
+        want = call(kl, theirs)
+        out_weights = np.random.default_rng(5).uniform(0.5, 1.5, want.shape).astype(np.float32)
+        loss = tf.reduce_sum(want * out_weights)
+    want_grads = tape.gradient(loss, watched + list(kl.trainable_weights))
+    ours_watched = [t for t in (ours if listed else [ours]) if t.dtype.kind == "f"]
+    with ds.GradientTape() as dtape:
+        dtape.watch(ours_watched)
+        got = call(dl, ours)
+        dloss = ds.reduce_sum(ds.multiply(got, ds.constant(out_weights)))
+    got_grads = dtape.gradient(dloss, ours_watched + list(dl.trainable_weights))
+    _close(got.numpy(), np.asarray(want), "float32", (2e-5, 2e-6), f"{case.name} forward")
+    assert len(got_grads) == len(want_grads)
+    for i, (g, w) in enumerate(zip(got_grads, want_grads)):
+        g = None if g is None else _np(ds.convert_to_tensor(g))
+        w = None if w is None else np.asarray(tf.convert_to_tensor(w))
+        assert (g is None) == (w is None), f"{case.name}: gradient {i} is None on one side only"
+        if g is not None:
+            _close(g, w, "float32", (2e-4, 2e-5), f"{case.name} gradient {i}")
