@@ -449,3 +449,25 @@ LAYERS_NOT_COMPARED = {
     "Lambda": "runs the function it is given (tests/test_layer_cases.py)",
     "OpLambda": "descend's own wrapper of an op in a functional model",
 }
+
+# tf.linalg's solvers and decompositions (issue 37)
+op(LA, "inv", "batch_square")
+op(LA, "det", "batch_square")
+op(LA, "slogdet", "batch_square", call=lambda m, a: m.slogdet(a)[1])
+op(LA, "logdet", "spd")
+op(LA, "solve", "square_and_rhs", call=lambda m, a, b: m.solve(a, b))
+op(LA, "cholesky", "spd", call=lambda m, a: m.cholesky(a))
+op(LA, "cholesky_solve", "spd", call=lambda m, a: m.cholesky_solve(m.cholesky(a), a[:, :2]))
+op(LA, "triangular_solve", "lower_and_rhs", call=lambda m, a, b: m.triangular_solve(a, b, lower=True))
+op(LA, "band_part", call=lambda m, x: m.band_part(x, 1, 0))
+op(LA, "diag", "vectors", call=lambda m, a, b: m.diag(a))
+op(LA, "set_diag", call=lambda m, x: m.set_diag(x, x[:, 0]))
+op(LA, "matvec", "matrices", call=lambda m, a, b: m.matvec(a, b[:, 0]))
+op(LA, "cross", "vectors3")
+op(K, "inv", "batch_square")
+op(K, "det", "batch_square")
+op(K, "slogdet", "batch_square", call=lambda m, a: m.slogdet(a)[1])
+op(K, "logdet", "spd")
+op(K, "solve", "square_and_rhs")
+op(K, "solve_triangular", "lower_and_rhs", call=lambda m, a, b: m.solve_triangular(a, b, lower=True))
+op(K, "cholesky", "spd")

@@ -457,3 +457,27 @@ _case("tensor_scatter_nd_update", lambda x, u: ds.tensor_scatter_nd_update(x, [[
                                                           np.array([[0, u[0], 0], [0, 0, u[1]]]), x))
 _case("tensor_scatter_nd_add", lambda x, u: ds.tensor_scatter_nd_add(x, [[0, 1], [0, 1]], u),
       [_signed(2, 3), _signed(2)], lambda x, u: x + np.array([[0, u[0] + u[1], 0], [0, 0, 0]]))
+
+# ---------------------------------------------------------------- linalg_ops (issue 37)
+_sq = _rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+_lower = np.tril(_rng.standard_normal((3, 3))) + 3 * np.eye(3)
+
+
+def _np_chol_of_gram(x):
+    return np.linalg.cholesky(x @ np.swapaxes(x, -1, -2) + 3 * np.eye(x.shape[-1]))
+
+
+_case("matrix_inverse_batched", ds.linalg.inv, [_sq], np.linalg.inv, True)
+_case("matrix_determinant_batched", ds.linalg.det, [_sq], np.linalg.det, True)
+_case("log_abs_determinant", lambda a: ds.linalg.slogdet(a)[1], [_sq], lambda a: np.linalg.slogdet(a)[1], True)
+_case("matrix_solve", ds.linalg.solve, [_sq, _rng.standard_normal((2, 3, 2))], np.linalg.solve, True)
+_case("matrix_solve_adjoint", lambda a, b: ds.linalg.solve(a, b, adjoint=True),
+      [_sq, _rng.standard_normal((2, 3, 2))], lambda a, b: np.linalg.solve(np.swapaxes(a, -1, -2), b), True)
+_case("cholesky_of_gram",
+      lambda x: ds.linalg.cholesky(ds.matmul(x, x, transpose_b=True) + ds.linalg.eye(3, dtype=x.dtype) * 3.0),
+      [_rng.standard_normal((3, 3))], _np_chol_of_gram, True)
+_case("matrix_triangular_solve_lower", ds.linalg.triangular_solve, [_lower, _rng.standard_normal((3, 2))],
+      lambda a, b: np.linalg.solve(np.tril(a), b), True)
+_case("matrix_triangular_solve_upper_adjoint",
+      lambda a, b: ds.linalg.triangular_solve(a, b, lower=False, adjoint=True),
+      [_lower.T.copy(), _rng.standard_normal((3, 2))], lambda a, b: np.linalg.solve(np.triu(a).T, b), True)

@@ -1577,3 +1577,45 @@ __all__ += [
     "rms_normalization", "layer_normalization", "multi_hot", "binary_crossentropy", "categorical_crossentropy",
     "sparse_categorical_crossentropy", "dot_product_attention",
 ]
+
+
+# ---------------------------------------------------------------- linear algebra (issue 37)
+def inv(x):
+    """The inverse of each square matrix of the last two axes."""
+    return _linalg.inv(_floating(x))
+
+
+def det(x):
+    """The determinant of each square matrix."""
+    return _linalg.det(_floating(x))
+
+
+def slogdet(x):
+    """``(sign, log|det|)`` of each square matrix."""
+    return _linalg.slogdet(_floating(x))
+
+
+def logdet(x):
+    """``log(det(x))`` of each symmetric positive-definite matrix."""
+    return _linalg.logdet(_floating(x))
+
+
+def solve(a, b):
+    """``x`` with ``a @ x = b``."""
+    a, b = _promote(_floating(a), _floating(b))
+    return _linalg.solve(a, b)
+
+
+def solve_triangular(a, b, lower=False):
+    """``x`` with ``T @ x = b`` for the lower (``lower=True``) or upper triangle ``T`` of ``a``."""
+    a, b = _promote(_floating(a), _floating(b))
+    return _linalg.triangular_solve(a, b, lower=lower)
+
+
+def cholesky(x, upper=False):
+    """The Cholesky factor of each symmetric positive-definite matrix (lower, or upper with ``upper=True``)."""
+    factor = _linalg.cholesky(_floating(x))
+    return _linalg.matrix_transpose(factor) if upper else factor
+
+
+__all__ += ["inv", "det", "slogdet", "logdet", "solve", "solve_triangular", "cholesky"]

@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (registers their ops)
     conv_ops,
     elementwise_ops,
     gradient_ops,
+    linalg_ops,
     manipulation_ops,
     math_ops,
     nn_ops,
