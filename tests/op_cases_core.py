@@ -481,3 +481,6 @@ _case("matrix_triangular_solve_lower", ds.linalg.triangular_solve, [_lower, _rng
 _case("matrix_triangular_solve_upper_adjoint",
       lambda a, b: ds.linalg.triangular_solve(a, b, lower=False, adjoint=True),
       [_lower.T.copy(), _rng.standard_normal((3, 2))], lambda a, b: np.linalg.solve(np.triu(a).T, b), True)
+_case("einsum_diagonal_and_trace", lambda a, b: ds.einsum("iij,jk->ik", a, b), [_signed(3, 3, 2), _signed(2, 2)],
+      lambda a, b: np.einsum("iij,jk->ik", a, b), True)
+_case("einsum_trace", lambda a: ds.square(ds.einsum("ii->", a)), [_signed(3, 3)], lambda a: np.trace(a) ** 2, True)
