@@ -448,3 +448,34 @@ def _bilinear_ref(x):
 
     a, b = axis_weights(x.shape[2]), axis_weights(x.shape[3])
     return np.einsum("ih,nchw,jw->ncij", a, x, b)
+
+
+def _group_norm_ref(x, gamma, beta, groups, eps=1e-3):
+    n, t, c = x.shape
+    g = x.reshape(n, t, groups, c // groups)
+    mean = g.mean(axis=(1, 3), keepdims=True)
+    var = g.var(axis=(1, 3), keepdims=True)
+    return ((g - mean) / np.sqrt(var + eps)).reshape(n, t, c) * gamma + beta
+
+
+case("dot_normalized", lambda: L.Dot(axes=(2, 2), normalize=True, **F64), [[_seq, _normal(2, 3, 3)]], {},
+     lambda w, xs: np.einsum("nik,njk->nij", xs[0] / np.linalg.norm(xs[0], axis=2, keepdims=True),
+                             xs[1] / np.linalg.norm(xs[1], axis=2, keepdims=True)))
+case("identity", lambda: L.Identity(**F64), [_normal(2, 3)], {}, lambda w, x: x)
+case("rescaling", lambda: L.Rescaling(0.5, offset=-1.0, **F64), [_normal(2, 3)], {}, lambda w, x: x * 0.5 - 1.0)
+case("unit_normalization", lambda: L.UnitNormalization(**F64), [_normal(2, 3)], {},
+     lambda w, x: x / np.linalg.norm(x, axis=-1, keepdims=True))
+case("global_average_pooling3d", lambda: L.GlobalAveragePooling3D(**F64), [_normal(2, 2, 2, 2, 3)], {},
+     lambda w, x: x.mean(axis=(1, 2, 3)))
+case("global_max_pooling3d", lambda: L.GlobalMaxPooling3D(**F64), [_spread(2, 2, 2, 2, 3)], {},
+     lambda w, x: x.max(axis=(1, 2, 3)))
+case("group_normalization", lambda: L.GroupNormalization(groups=2, **F64), [_normal(2, 3, 4)], {},
+     lambda w, x: _group_norm_ref(x, w[0], w[1], 2))
+case("rms_normalization", lambda: L.RMSNormalization(**F64), [_normal(2, 3)], {},
+     lambda w, x: x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 1e-6) * w[0])
+case("activity_regularization", lambda: L.ActivityRegularization(l1=0.1, **F64), [_normal(2, 3)], {}, lambda w, x: x)
+for _name, _make in (("gaussian_noise", lambda: L.GaussianNoise(0.5, seed=1, **F64)),
+                     ("gaussian_dropout", lambda: L.GaussianDropout(0.3, seed=1, **F64)),
+                     ("alpha_dropout", lambda: L.AlphaDropout(0.3, seed=1, **F64)),
+                     ("spatial_dropout1d", lambda: L.SpatialDropout1D(0.3, seed=1, **F64))):
+    case(_name + "_inference", _make, [_seq], {}, lambda w, x: x)  # the identity unless training

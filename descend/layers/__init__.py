@@ -20,6 +20,10 @@ from .conv3d import Conv3D
 from .convolutional_transpose import Conv1DTranspose, Conv2DTranspose
 from .depthwise_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
 from .dot_attention import AdditiveAttention, Attention
+from .dot_merge import Dot, dot
+from .elementwise_layers import Identity, Rescaling, UnitNormalization
+from .global_pooling3d import GlobalAveragePooling3D, GlobalMaxPooling3D
+from .group_normalization import GroupNormalization, RMSNormalization
 from .core import Activation, Dense, Dropout, Embedding, Flatten
 from .input_layer import Input, InputLayer
 from .input_spec import InputSpec
@@ -53,6 +57,15 @@ from .pooling import (
     MaxPooling2D,
 )
 from .reshaping import Masking, Permute, RepeatVector, Reshape
+from .regularization_layers import (
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
 from .spatial_reshaping import (
     Cropping1D,
     Cropping2D,
@@ -112,6 +125,8 @@ Convolution1DTranspose = Conv1DTranspose
 Convolution2DTranspose = Conv2DTranspose
 SeparableConvolution1D = SeparableConv1D
 SeparableConvolution2D = SeparableConv2D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool3D = GlobalMaxPooling3D
 
 __all__ = [
     "Layer", "register_weight_hook", "to_snake_case", "Dense", "Activation", "Flatten", "Dropout", "Embedding",
@@ -129,7 +144,10 @@ __all__ = [
     "InputSpec", "Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D", "UpSampling2D", "UpSampling3D",
     "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D", "AvgPool1D", "Convolution1D", "Convolution2D",
     "Convolution3D", "Convolution1DTranspose", "Convolution2DTranspose", "SeparableConvolution1D",
-    "SeparableConvolution2D",
+    "SeparableConvolution2D", "Dot", "dot", "Identity", "Rescaling", "UnitNormalization", "GlobalAveragePooling3D",
+    "GlobalMaxPooling3D", "GlobalAvgPool3D", "GlobalMaxPool3D", "GroupNormalization", "RMSNormalization",
+    "ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
+    "SpatialDropout2D", "SpatialDropout3D",
 ]
 
 
