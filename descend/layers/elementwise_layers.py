@@ -2,8 +2,8 @@
 
 Example:
     >>> import descend as ds
-    >>> ds.layers.Rescaling(1 / 255.0)(ds.constant([[255.0, 51.0]])).numpy().tolist()
-    [[1.0, 0.20000000298023224]]
+    >>> ds.layers.Rescaling(0.5, offset=-1.0)(ds.constant([[4.0, 1.0]])).numpy().tolist()
+    [[1.0, -0.5]]
 """
 
 from __future__ import annotations
