@@ -486,3 +486,33 @@ for _n in ("AlphaDropout", "GaussianDropout", "GaussianNoise"):  # the identity 
 layer("SpatialDropout1D", lambda L: L.SpatialDropout1D(0.3), _S)
 layer("SpatialDropout2D", lambda L: L.SpatialDropout2D(0.3), _I)
 layer("SpatialDropout3D", lambda L: L.SpatialDropout3D(0.3), _V)
+
+# more of tf.nn (issue 37)
+op(N, "tanh")
+op(N, "l2_normalize", call=lambda m, x: m.l2_normalize(x, axis=0))
+op(N, "top_k", "distinct", call=lambda m, x: m.top_k(x, 2)[0])
+op(N, "in_top_k", "distinct", grad=False, call=lambda m, x: m.in_top_k(np.array([0, 3, 1]), np.asarray(x, np.float32), 2))
+op(N, "zero_fraction", grad=False, call=lambda m, x: m.zero_fraction(x * 0.0))
+op(N, "bias_add", "image", call=lambda m, x: m.bias_add(x, np.array([0.5, -1.0, 2.0], x.dtype.name)))
+op(N, "moments", call=lambda m, x: m.moments(x, axes=[0])[1])
+op(N, "weighted_moments", call=lambda m, x: m.weighted_moments(x, [1], np.array([1.0, 2.0, 0.5, 1.0], x.dtype.name))[1])
+op(N, "sufficient_statistics", call=lambda m, x: m.sufficient_statistics(x, [0])[2])
+op(N, "normalize_moments", call=lambda m, x: m.normalize_moments(np.array(3.0, x.dtype.name), x[0], x[1] * x[1], None)[1])
+op(N, "batch_normalization", call=lambda m, x: m.batch_normalization(x, x[0], x[1] * x[1], x[2], None, 1e-3))
+op(N, "depth_to_space", call=lambda m, x: m.depth_to_space(m.tanh(x)[None, :, None, :], 2))
+op(N, "space_to_depth", "image", call=lambda m, x: m.space_to_depth(x[:, :4, :6], 2))
+op(N, "crelu")
+op(N, "weighted_cross_entropy_with_logits", "bce",
+   call=lambda m, t, z: m.weighted_cross_entropy_with_logits(t, z * 4.0 - 2.0, 1.5))
+op(N, "log_poisson_loss", "two_positive", call=lambda m, z, c: m.log_poisson_loss(z * 2.0, c, compute_full_loss=True))
+op(N, "local_response_normalization", "image", call=lambda m, x: m.local_response_normalization(x, 1, 1.0, 0.5, 0.75))
+op(N, "lrn", "image", call=lambda m, x: m.lrn(x, 2))
+op(N, "convolution", "sequence", call=lambda m, x: m.convolution(x, np.linspace(-1, 1, 12).reshape(2, 3, 2).astype(
+    x.dtype.name), padding="SAME"))
+op(N, "atrous_conv2d", "image", call=lambda m, x: m.atrous_conv2d(x, np.linspace(-1, 1, 18).reshape(
+    3, 1, 3, 2).astype(x.dtype.name), 2, "SAME"))
+op(N, "max_pool", "image", call=lambda m, x: m.max_pool(x, 2, 2, "SAME"))
+op(N, "avg_pool", "sequence", call=lambda m, x: m.avg_pool(x, 2, 1, "VALID"))
+
+#: cases TF runs in float32 only (its kernel has no float64): compared in float32
+FLOAT32_ONLY = {("tf.nn", "local_response_normalization"), ("tf.nn", "lrn")}
