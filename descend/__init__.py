@@ -91,7 +91,8 @@ _LAZY_NAMES = {
         "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
         "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
         "tuple", "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger",
-        "newaxis")},
+        "newaxis", "UnconnectedGradients", "get_current_name_scope", "numpy_function", "py_function",
+        "grad_pass_through", "recompute_grad", "timestamp")},
 }
 
 
@@ -130,4 +131,6 @@ __all__ = [  # noqa: F405
     "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
     "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
     "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger", "newaxis",
+    "UnconnectedGradients", "get_current_name_scope", "numpy_function", "py_function", "grad_pass_through",
+    "recompute_grad", "timestamp",
 ] + list(ops.__all__)

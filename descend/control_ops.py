@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import enum
 import logging
 
 import numpy as np
@@ -248,3 +249,77 @@ def is_symbolic_tensor(x) -> bool:
 def get_logger() -> logging.Logger:
     """The ``descend`` logger (``tf.get_logger``)."""
     return logging.getLogger("descend")
+
+
+# ---------------------------------------------------------------- more of tf's runtime helpers (issue 37)
+class UnconnectedGradients(str, enum.Enum):
+    """What ``GradientTape.gradient`` gives for a source the target does not depend on: ``NONE`` (None) or
+    ``ZERO`` (zeros); the members are the strings the tape accepts."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def get_current_name_scope() -> str:
+    """The active name scope, e.g. ``"outer/inner"`` ('' at the top), as ``tf.get_current_name_scope``."""
+    from .framework import current_name_scope
+
+    return current_name_scope()
+
+
+def numpy_function(func, inp, Tout, stateful=True, name=None):  # noqa: N803 - TF's name
+    """``func`` called on the NumPy values of ``inp``; its results become tensors of ``Tout`` (no gradient),
+    as ``tf.numpy_function``."""
+    from . import backend
+
+    values = func(*[np.asarray(convert_to_tensor(x).numpy()) for x in inp])
+    many = isinstance(Tout, (list, builtins.tuple))
+    outs = list(values) if many else [values]
+    types = list(Tout) if many else [Tout]
+    if len(outs) != len(types):
+        raise InvalidArgumentError(f"numpy_function: the function returned {len(outs)} values; Tout names "
+                                   f"{len(types)}")
+    tensors = [Tensor(np.asarray(v).astype(backend.np_dtype(t))) for v, t in zip(outs, types)]
+    return tensors if many else tensors[0]
+
+
+def py_function(func, inp, Tout, name=None):  # noqa: N803 - TF's name
+    """``func`` called on the tensors ``inp`` (eagerly: the tape sees the ops it runs, so gradients flow
+    through it), its results cast to ``Tout``, as ``tf.py_function``."""
+    from .ops.math_ops import cast
+
+    values = func(*[convert_to_tensor(x) for x in inp])
+    many = isinstance(Tout, (list, builtins.tuple))
+    outs = list(values) if many else [values]
+    types = list(Tout) if many else [Tout]
+    tensors = [cast(convert_to_tensor(v), t) for v, t in zip(outs, types)]
+    return tensors if many else tensors[0]
+
+
+def grad_pass_through(f):
+    """``f`` in the forward pass, the identity in the backward pass (``tf.grad_pass_through``): the
+    gradient reaches ``f``'s input as if ``f`` were not there."""
+    from .framework import custom_gradient
+
+    @custom_gradient
+    def wrapped(x):
+        return f(x), lambda g: g
+
+    return wrapped
+
+
+def recompute_grad(f):
+    """``f`` itself: TF recomputes its forward pass in the backward pass to save memory; the values and the
+    gradients are the same (``tf.recompute_grad``)."""
+    return f
+
+
+def timestamp():
+    """Seconds since the epoch, as a float64 scalar tensor (``tf.timestamp``)."""
+    import time
+
+    return Tensor(np.float64(time.time()))
+
+
+__all__ += ["UnconnectedGradients", "get_current_name_scope", "numpy_function", "py_function", "grad_pass_through",
+            "recompute_grad", "timestamp"]

@@ -132,3 +132,44 @@ def test_assertions_name_what_was_expected():
         ds.assert_rank(ds.constant([1.0]), 2)
     with pytest.raises(ds.InvalidArgumentError, match="assertion failed"):
         ds.Assert(ds.constant(False), ["x is", ds.constant([1.0])])
+
+
+_TOP_LEVEL = [  # tf's top-level functions added for issue 37, compared with TensorFlow's
+    ("reverse_sequence", lambda m, x: m.reverse_sequence(x, np.array([2, 3]), seq_axis=1)),
+    ("unravel_index", lambda m, x: m.unravel_index(np.array([5, 7]), np.array([3, 4]))),
+    ("strided_slice", lambda m, x: m.strided_slice(x, [0, 1], [2, 4], [1, 2])),
+    ("histogram_fixed_width", lambda m, x: m.histogram_fixed_width(x, np.array([-1.0, 1.0], np.float32), 4)),
+    ("histogram_fixed_width_bins", lambda m, x: m.histogram_fixed_width_bins(x, np.array([-1.0, 1.0], np.float32), 4)),
+    ("dynamic_partition", lambda m, x: m.dynamic_partition(x, np.array([1, 0]), 2)[1]),
+    # distinct indices: with a repeated index TF's gradient also reaches the overwritten entry
+    ("dynamic_stitch", lambda m, x: m.dynamic_stitch([np.array([0, 2]), np.array([1, 3])], [x[0, :2], x[1, :2]])),
+    ("repeat", lambda m, x: m.repeat(x, 2, axis=1)),
+    ("boolean_mask", lambda m, x: m.boolean_mask(x, np.array([True, False]))),
+    ("roll", lambda m, x: m.roll(x, [1, -1], [0, 1])),
+    ("reverse", lambda m, x: m.reverse(x, [1])),
+    ("sort", lambda m, x: m.sort(x, axis=1, direction="DESCENDING")),
+    ("tensor_scatter_nd_add", lambda m, x: m.tensor_scatter_nd_add(x, np.array([[0, 1], [1, 1]]), x[:, 0, :])),
+    ("searchsorted", lambda m, x: m.searchsorted(np.array([[-1.0, 0.0, 1.0]] * 2, np.float32), x[:, :, 0])),
+    ("grad_pass_through", lambda m, x: m.grad_pass_through(m.round)(x * 3.0)),
+    ("py_function", lambda m, x: m.py_function(lambda a: a * a, [x], x.dtype)),
+]
+
+
+@pytest.mark.parametrize("name,call", _TOP_LEVEL, ids=[n for n, _ in _TOP_LEVEL])
+def test_top_level_functions_match_tensorflow(name, call):
+    tf = pytest.importorskip("tensorflow")
+    x = np.random.default_rng(3).standard_normal((2, 4, 3)).astype(np.float32)
+    tx, dx = tf.constant(x), ds.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(tx)
+        want = call(tf, tx)
+        loss = tf.reduce_sum(tf.cast(want, tf.float32)) if want.dtype.is_floating else None
+    with ds.GradientTape() as dtape:
+        dtape.watch(dx)
+        got = call(ds, dx)
+        dloss = ds.reduce_sum(got) if got.dtype.kind == "f" else None
+    np.testing.assert_allclose(np.asarray(got.numpy()), np.asarray(want), rtol=1e-6, atol=1e-6)
+    if loss is not None:
+        g, w = dtape.gradient(dloss, dx), tape.gradient(loss, tx)
+        w = np.zeros_like(x) if w is None else np.asarray(tf.convert_to_tensor(w))
+        np.testing.assert_allclose(ds.convert_to_tensor(g).numpy(), w, rtol=1e-6, atol=1e-6)

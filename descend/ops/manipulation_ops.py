@@ -276,3 +276,116 @@ def invert_permutation(x, name=None):
     out[p] = np.arange(p.size, dtype=p.dtype)
     return Tensor(out)
 
+
+
+# ---------------------------------------------------------------- more of tf's top level (issue 37)
+def unravel_index(indices, dims, name=None):
+    """The coordinates of flat ``indices`` in an array of shape ``dims``, one row per axis
+    (``tf.unravel_index``)."""
+    idx = _int_array(convert_to_tensor(indices), "indices", "unravel_index")
+    shape = [int(d) for d in np.asarray(getattr(dims, "_value", dims)).reshape(-1)]
+    return Tensor(np.stack(np.unravel_index(idx, shape)).astype(idx.dtype))
+
+
+def strided_slice(input_, begin, end, strides=None, name=None):
+    """``input_[begin[0]:end[0]:strides[0], ...]`` over the leading axes (``tf.strided_slice`` without the
+    mask arguments)."""
+    x = convert_to_tensor(input_)
+    b = np.asarray(begin).reshape(-1).tolist()
+    e = np.asarray(end).reshape(-1).tolist()
+    s = [1] * len(b) if strides is None else np.asarray(strides).reshape(-1).tolist()
+    if not len(b) == len(e) == len(s) or len(b) > x.ndim:
+        raise InvalidArgumentError(f"strided_slice: begin, end and strides need one entry per sliced axis (at "
+                                   f"most {x.ndim}). Received: {b}, {e}, {s}")
+    return getitem(x, builtins.tuple(builtins.slice(int(p), int(q), int(r)) for p, q, r in zip(b, e, s)))
+
+
+def parallel_stack(values, name=None):
+    """``stack(values, axis=0)`` (``tf.parallel_stack``)."""
+    from .array_ops import stack
+
+    return stack([convert_to_tensor(v) for v in values], axis=0)
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=0, name=None):  # noqa: A002 - TF's name
+    """Each example's first ``seq_lengths[i]`` steps along ``seq_axis`` reversed, the rest unchanged
+    (``tf.reverse_sequence``): a gather, so the gradient goes back to each step."""
+    x = convert_to_tensor(input)
+    lengths = _int_array(convert_to_tensor(seq_lengths), "seq_lengths", "reverse_sequence")
+    seq_axis = 1 if seq_axis is None else int(seq_axis) % x.ndim
+    batch_axis = int(batch_axis) % x.ndim
+    n, t = x.shape[batch_axis], x.shape[seq_axis]
+    if lengths.shape != (n,) or np.any(lengths > t) or np.any(lengths < 0):
+        raise InvalidArgumentError(f"reverse_sequence: seq_lengths must be {n} values in [0, {t}]. Received: "
+                                   f"{lengths.tolist()}")
+    # flat index of (example b, step s) in the (batch, seq) plane, reversed within the first lengths[b]
+    steps = np.arange(t)[None, :]
+    source = np.where(steps < lengths[:, None], lengths[:, None] - 1 - steps, steps)
+    moved = _move_to_front(x, batch_axis, seq_axis)
+    flat = reshape(moved, shape=(n * t, *moved.shape[2:]))
+    picked = gather(flat, Tensor((np.arange(n)[:, None] * t + source).reshape(-1).astype(np.int64)))
+    return _move_back(reshape(picked, shape=builtins.tuple(moved.shape)), batch_axis, seq_axis, x.ndim)
+
+
+def _move_to_front(x, a, b):
+    from .array_ops import transpose
+
+    rest = [k for k in range(x.ndim) if k not in (a, b)]
+    return transpose(x, perm=(a, b, *rest))
+
+
+def _move_back(y, a, b, ndim):
+    from .array_ops import transpose
+
+    rest = [k for k in range(ndim) if k not in (a, b)]
+    order = [a, b, *rest]
+    return transpose(y, perm=builtins.tuple(int(i) for i in np.argsort(order)))
+
+
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype="int32", name=None):
+    """The bin of each value among ``nbins`` equal bins of ``value_range`` (values outside go to the end
+    bins), as ``tf.histogram_fixed_width_bins``."""
+    v = np.asarray(convert_to_tensor(values).numpy(), np.float64)
+    lo, hi = (float(r) for r in np.asarray(getattr(value_range, "_value", value_range)).reshape(-1))
+    if not hi > lo:
+        raise InvalidArgumentError(f"histogram: value_range must be increasing. Received: {[lo, hi]}")
+    bins = np.clip(np.floor((v - lo) / (hi - lo) * nbins), 0, nbins - 1)
+    return Tensor(bins.astype(backend.np_dtype(dtype)))
+
+
+def histogram_fixed_width(values, value_range, nbins=100, dtype="int32", name=None):
+    """How many values fall in each of ``nbins`` equal bins of ``value_range`` (``tf.histogram_fixed_width``)."""
+    bins = histogram_fixed_width_bins(values, value_range, nbins).numpy().reshape(-1)
+    return Tensor(np.bincount(bins, minlength=int(nbins)).astype(backend.np_dtype(dtype)))
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """``data``'s rows split by ``partitions`` (a row index -> partition number), in order
+    (``tf.dynamic_partition``); each part is a gather, so gradients flow back."""
+    x = convert_to_tensor(data)
+    p = _int_array(convert_to_tensor(partitions), "partitions", "dynamic_partition")
+    if p.shape != builtins.tuple(x.shape[:p.ndim]):
+        raise InvalidArgumentError(f"dynamic_partition: partitions' shape {p.shape} must be a prefix of data's "
+                                   f"{builtins.tuple(x.shape)}")
+    flat = reshape(x, shape=(-1, *x.shape[p.ndim:]))
+    flat_p = p.reshape(-1)
+    return [gather(flat, Tensor(np.flatnonzero(flat_p == k).astype(np.int64))) for k in range(int(num_partitions))]
+
+
+def dynamic_stitch(indices, data, name=None):
+    """``merged[indices[m][i]] = data[m][i]`` (later ones win), as ``tf.dynamic_stitch``."""
+    from .array_ops import concat
+
+    idx = [_int_array(convert_to_tensor(i), "indices", "dynamic_stitch").reshape(-1) for i in indices]
+    rows = [reshape(convert_to_tensor(d), shape=(len(i), *convert_to_tensor(d).shape[np.ndim(ii):]))
+            for d, i, ii in zip(data, idx, indices)]
+    allidx = np.concatenate(idx)
+    size = int(allidx.max()) + 1 if allidx.size else 0
+    winner = np.full(size, -1)
+    winner[allidx] = np.arange(allidx.size)  # the last writer of each index
+    stacked = concat(rows, axis=0)
+    return gather(stacked, Tensor(winner.astype(np.int64)))
+
+
+__all__ += ["unravel_index", "strided_slice", "parallel_stack", "reverse_sequence", "histogram_fixed_width_bins",
+            "histogram_fixed_width", "dynamic_partition", "dynamic_stitch"]
