@@ -35,6 +35,7 @@ from .ops.math_ops import (
     floordiv,
     greater,
     greater_equal,
+    identity,
     is_finite,
     is_inf,
     is_nan,
@@ -70,6 +71,7 @@ from .ops.math_ops import (
     subtract,
     tanh,
     truediv,
+    zeros_like,
 )
 from .ops.elementwise_ops import (
     acos,
@@ -82,6 +84,7 @@ from .ops.elementwise_ops import (
     cosh,
     divide_no_nan,
     erfc,
+    erfinv,
     multiply_no_nan,
     reciprocal_no_nan,
     sinh,
@@ -128,7 +131,8 @@ __all__ = [
     "segment_sum", "top_k", "unsorted_segment_max", "unsorted_segment_mean", "unsorted_segment_min",
     "unsorted_segment_sqrt_n", "unsorted_segment_sum", "rint", "log_sigmoid", "logical_xor", "scalar_mul",
     "reduce_euclidean_norm", "cumulative_logsumexp", "polyval", "zero_fraction", "is_non_decreasing",
-    "is_strictly_increasing", "bincount", "confusion_matrix", "accumulate_n",
+    "is_strictly_increasing", "bincount", "confusion_matrix", "accumulate_n", "erfinv", "ndtri", "erfcinv", "real",
+    "imag", "conj", "angle", "approx_max_k", "approx_min_k", "nextafter",
 ]
 
 
@@ -298,3 +302,62 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 def accumulate_n(inputs, shape=None, tensor_dtype=None):
     """The sum of a list of tensors of one shape (``tf.math.accumulate_n``, which is ``add_n``)."""
     return add_n(inputs)
+
+
+def ndtri(x):
+    """The inverse of the standard normal CDF: ``sqrt(2) * erfinv(2x - 1)`` (``tf.math.ndtri``)."""
+    from .ops.elementwise_ops import erfinv
+
+    return multiply(erfinv(subtract(multiply(x, 2.0), 1.0)), 1.4142135623730951)
+
+
+def erfcinv(x):
+    """The inverse of ``erfc``: ``-ndtri(x / 2) / sqrt(2)`` (``tf.math.erfcinv``)."""
+    return multiply(ndtri(multiply(x, 0.5)), -0.7071067811865476)
+
+
+def real(input):  # noqa: A002 - TF's name
+    """The real part: ``input`` itself (descend's tensors are real), as ``tf.math.real``."""
+    return identity(input)
+
+
+def imag(input):  # noqa: A002 - TF's name
+    """The imaginary part: zeros (descend's tensors are real), as ``tf.math.imag``."""
+    return zeros_like(input)
+
+
+def conj(x):
+    """The complex conjugate: ``x`` itself for real tensors (``tf.math.conj``)."""
+    return identity(x)
+
+
+def angle(input):  # noqa: A002 - TF's name
+    """The argument of a real number: pi where negative, else 0 (``tf.math.angle``; no gradient)."""
+    from .framework.tensor import Tensor, convert_to_tensor
+
+    x = convert_to_tensor(input).numpy()
+    return Tensor(_np.where(x < 0, _np.pi, 0.0).astype(x.dtype if x.dtype.kind == "f" else _np.float32))
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True):
+    """The ``k`` largest values and their indices along the last axis, exactly (``tf.math.approx_max_k``
+    may return an approximation; the exact answer meets any recall target)."""
+    if reduction_dimension not in (-1, len(getattr(operand, "shape", ())) - 1):
+        raise ValueError(f"approx_max_k: only the last axis is supported. Received: {reduction_dimension}")
+    return top_k(operand, k)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+                 aggregate_to_topk=True):
+    """The ``k`` smallest values and their indices along the last axis, exactly (``tf.math.approx_min_k``)."""
+    values, indices = approx_max_k(negative(operand), k, reduction_dimension)
+    return negative(values), indices
+
+
+def nextafter(x1, x2):
+    """The next representable float after ``x1`` toward ``x2`` (``tf.math.nextafter``; no gradient)."""
+    from .framework.tensor import Tensor, convert_to_tensor
+
+    a, b = convert_to_tensor(x1).numpy(), convert_to_tensor(x2).numpy()
+    return Tensor(_np.nextafter(a, b.astype(a.dtype)))

@@ -515,4 +515,17 @@ op(N, "max_pool", "image", call=lambda m, x: m.max_pool(x, 2, 2, "SAME"))
 op(N, "avg_pool", "sequence", call=lambda m, x: m.avg_pool(x, 2, 1, "VALID"))
 
 #: cases TF runs in float32 only (its kernel has no float64): compared in float32
-FLOAT32_ONLY = {("tf.nn", "local_response_normalization"), ("tf.nn", "lrn")}
+FLOAT32_ONLY = {("tf.nn", "local_response_normalization"), ("tf.nn", "lrn"), ("tf.math", "approx_max_k")}
+NOT_COMPARED["tf.math"]["approx_min_k"] = ("TF has no CPU kernel for it; tests/test_api_ops_conventions.py checks it "
+                                           "is the exact k smallest")
+
+# more of tf.math (issue 37)
+op(M, "erfinv", "unit")
+op(M, "ndtri", call=lambda m, x: m.ndtri(m.sigmoid(x)))
+op(M, "erfcinv", call=lambda m, x: m.erfcinv(m.sigmoid(x)))
+for _n in ("real", "conj"):
+    op(M, _n)
+op(M, "imag", grad=False)
+op(M, "angle", grad=False)
+op(M, "approx_max_k", "distinct", call=lambda m, x: m.approx_max_k(x, 2)[0])
+op(M, "nextafter", "two", grad=False)

@@ -484,3 +484,12 @@ _case("matrix_triangular_solve_upper_adjoint",
 _case("einsum_diagonal_and_trace", lambda a, b: ds.einsum("iij,jk->ik", a, b), [_signed(3, 3, 2), _signed(2, 2)],
       lambda a, b: np.einsum("iij,jk->ik", a, b), True)
 _case("einsum_trace", lambda a: ds.square(ds.einsum("ii->", a)), [_signed(3, 3)], lambda a: np.trace(a) ** 2, True)
+def _np_erfinv_ref(y, lo=-6.0, hi=6.0):
+    """erf's inverse by bisection on math.erf (independent of descend's Newton iteration)."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if math.erf(mid) < y else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+_case("erfinv", ds.math.erfinv, [_unit], lambda y: np.array([[_np_erfinv_ref(v) for v in row] for row in y]), True)

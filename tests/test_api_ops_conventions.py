@@ -173,3 +173,9 @@ def test_top_level_functions_match_tensorflow(name, call):
         g, w = dtape.gradient(dloss, dx), tape.gradient(loss, tx)
         w = np.zeros_like(x) if w is None else np.asarray(tf.convert_to_tensor(w))
         np.testing.assert_allclose(ds.convert_to_tensor(g).numpy(), w, rtol=1e-6, atol=1e-6)
+
+
+def test_approx_min_k_is_the_exact_k_smallest():
+    x = ds.constant([[0.3, -1.0, 2.0, 0.1]])
+    values, indices = ds.math.approx_min_k(x, 2)
+    assert values.numpy().tolist() == [[-1.0, 0.10000000149011612]] and indices.numpy().tolist() == [[1, 3]]

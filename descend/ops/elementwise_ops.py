@@ -335,3 +335,47 @@ def _xlog1py_grads(g, ans, x, y):
 
 
 xlog1py.defvjp(_xlog1py_grads)
+
+
+# ---------------------------------------------------------------- the inverse error function (issue 37)
+_erf_vec = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erfinv_np(y: np.ndarray) -> np.ndarray:
+    """``erfinv`` by Newton's method on ``erf`` from Giles' (2010) single-precision approximation; +-inf at
+    +-1, NaN outside [-1, 1]."""
+    y64 = np.asarray(y, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = -np.log((1.0 - y64) * (1.0 + y64))
+        small = w < 5.0
+        ws, wb = w - 2.5, np.sqrt(w) - 3.0
+        ps = 2.81022636e-08
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164,
+                  0.246640727, 1.50140941):
+            ps = c + ps * ws
+        pb = -0.000200214257
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047,
+                  1.00167406, 2.83297682):
+            pb = c + pb * wb
+        x = np.where(small, ps, pb) * y64
+        for _ in range(3):  # Newton: x <- x - (erf(x) - y) / erf'(x)
+            x = x - (_erf_vec(x) - y64) / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
+        x = np.where(np.abs(y64) == 1.0, np.sign(y64) * np.inf, x)
+        x = np.where(np.abs(y64) > 1.0, np.nan, x)
+    return x.astype(y.dtype)
+
+
+@defop
+def erfinv(x):
+    """The inverse of ``erf`` on (-1, 1) (+-inf at +-1, NaN outside), as ``tf.math.erfinv``."""
+    _float("erfinv", x)
+    return _erfinv_np(x) if x.size else x.copy()
+
+
+@erfinv.defvjp
+def _(g, ans, x):
+    # d erfinv(y) = sqrt(pi)/2 * exp(erfinv(y)^2)
+    return multiply(g, multiply(exp(square(ans)), 1.0 / _TWO_OVER_SQRT_PI))
+
+
+__all__ += ["erfinv"]
