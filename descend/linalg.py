@@ -51,10 +51,12 @@ def diag_part(input, name=None):  # noqa: A002 - TF's name
     if a.ndim < 2:
         raise ValueError(f"diag_part: `input` must have rank >= 2. Received shape {tuple(a.shape)}")
     n, m = a.shape[-2:]
-    # column j of a * I sums to a[..., j, j] (to 0 past the shorter side)
-    picked = reduce_sum(multiply(a, Tensor(np.eye(n, m, dtype=a.dtype.dtype))), axis=-2)
+    # entries (j, j) of the flattened last two axes: a gather, so an inf or NaN elsewhere stays there
+    from .ops.array_ops import gather, reshape
+
+    flat = reshape(a, shape=(*a.shape[:-2], n * m))
     k = min(n, m)
-    return picked[..., :k]
+    return gather(flat, Tensor(np.arange(k, dtype=np.int64) * (m + 1)), axis=flat.ndim - 1)
 
 
 def trace(x, name=None):

@@ -35,6 +35,8 @@ DOCUMENTED = {
     ("tf.nn", "leaky_relu", "float64"): "docs/semantics.md, 'Constants in float64': TF keeps the slope in float32",
     ("keras.ops", "gelu", "float64"): "docs/semantics.md, 'Constants in float64': TF's tanh-approximation "
                                       "constants are float32",
+    ("keras.ops", "percentile", "float64"): "docs/semantics.md, 'Constants in float64': Keras casts q to "
+                                            "float32 before dividing it by 100",
     ("tf.nn", "gelu", "float64"): "docs/semantics.md, 'Constants in float64': TF's tanh-approximation constants "
                                   "are float32",
 }

@@ -1619,3 +1619,288 @@ def cholesky(x, upper=False):
 
 
 __all__ += ["inv", "det", "slogdet", "logdet", "solve", "solve_triangular", "cholesky"]
+
+
+# ---------------------------------------------------------------- convolutions and pooling (issue 37)
+def _channels_last(data_format):
+    return data_format in (None, "channels_last")
+
+
+def _to_last(x, data_format):
+    return x if _channels_last(data_format) else _o.transpose(x, perm=(0, *range(2, x.ndim), 1))
+
+
+def _from_last(y, data_format):
+    return y if _channels_last(data_format) else _o.transpose(y, perm=(0, y.ndim - 1, *range(1, y.ndim - 1)))
+
+
+def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """The N-d convolution of Keras' ``ops.conv`` (1-D, 2-D or 3-D by the kernel's rank)."""
+    x, k = _promote(_floating(inputs), _floating(kernel))
+    y = _nn.convolution(_to_last(x, data_format), k, strides=strides, padding=padding.upper(),
+                        dilations=dilation_rate)
+    return _from_last(y, data_format)
+
+
+def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """Each input channel convolved with its own filters (2-D, or 1-D as a 2-D of height 1)."""
+    x, k = _promote(_floating(inputs), _floating(kernel))
+    x = _to_last(x, data_format)
+    if x.ndim == 3:
+        s = strides if isinstance(strides, int) else strides[0]
+        d = dilation_rate if isinstance(dilation_rate, int) else dilation_rate[0]
+        y = _o.squeeze(_nn.depthwise_conv2d(_o.expand_dims(x, 1), _o.expand_dims(k, 0), (1, s), padding.upper(),
+                                            dilations=(1, d)), axis=1)
+    else:
+        y = _nn.depthwise_conv2d(x, k, strides, padding.upper(), dilations=dilation_rate)
+    return _from_last(y, data_format)
+
+
+def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid", data_format=None,
+                   dilation_rate=1):
+    """A depthwise convolution followed by a pointwise (1x1) one."""
+    y = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format, dilation_rate)
+    return conv(y, pointwise_kernel, 1, "valid", data_format)
+
+
+def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None, data_format=None,
+                   dilation_rate=1):
+    """The transposed convolution (1-D or 2-D), with Keras' output size."""
+    from ..ops.conv_more_ops import transposed_output_size
+
+    x, k = _promote(_floating(inputs), _floating(kernel))
+    x = _to_last(x, data_format)
+    rank = x.ndim - 2
+    st = (strides,) * rank if isinstance(strides, int) else tuple(strides)
+    dl = (dilation_rate,) * rank if isinstance(dilation_rate, int) else tuple(dilation_rate)
+    op_ = (output_padding,) * rank if isinstance(output_padding, int) or output_padding is None else tuple(
+        output_padding)
+    out = [transposed_output_size(n, kk, s, padding, p, d)
+           for n, kk, s, p, d in zip(x.shape[1:-1], k.shape[:rank], st, op_, dl)]
+    if rank == 1:
+        y = _nn.conv1d_transpose(x, k, (x.shape[0], out[0], k.shape[-2]), strides=st[0], padding=padding.upper(),
+                                 dilations=dl[0])
+    else:
+        y = _nn.conv2d_transpose(x, k, (x.shape[0], *out, k.shape[-2]), strides=st, padding=padding.upper(),
+                                 dilations=dl)
+    return _from_last(y, data_format)
+
+
+def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Max pooling (1-D or 2-D); ``strides`` defaults to ``pool_size``."""
+    x = _to_last(_floating(inputs), data_format)
+    y = _nn.max_pool(x, pool_size, pool_size if strides is None else strides, padding.upper())
+    return _from_last(y, data_format)
+
+
+def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Average pooling (1-D or 2-D); ``strides`` defaults to ``pool_size``."""
+    x = _to_last(_floating(inputs), data_format)
+    y = _nn.avg_pool(x, pool_size, pool_size if strides is None else strides, padding.upper())
+    return _from_last(y, data_format)
+
+
+def depth_to_space(x, block_size, data_format="channels_last"):
+    """Channels moved into spatial blocks (channels last)."""
+    return _from_last(_nn.depth_to_space(_to_last(convert_to_tensor(x), data_format), block_size), data_format)
+
+
+def space_to_depth(x, block_size, data_format="channels_last"):
+    """Spatial blocks moved into channels (channels last)."""
+    return _from_last(_nn.space_to_depth(_to_last(convert_to_tensor(x), data_format), block_size), data_format)
+
+
+# ---------------------------------------------------------------- more NumPy (issue 37)
+def rot90(array, k=1, axes=(0, 1)):
+    """``array`` rotated by 90 degrees ``k`` times in the plane ``axes`` (NumPy's ``rot90``)."""
+    x = convert_to_tensor(array)
+    k = int(k) % 4
+    a, b = (ax % x.ndim for ax in axes)
+    for _ in range(k):  # one turn: reverse b, then swap a and b
+        x = swapaxes(_o.reverse(x, [b]), a, b)
+    return x
+
+
+def kron(x1, x2):
+    """The Kronecker product of two matrices (or vectors)."""
+    a, b = _promote(x1, x2)
+    if a.ndim != b.ndim or a.ndim not in (1, 2):
+        raise ValueError(f"kron: two vectors or two matrices are supported. Received shapes {tuple(a.shape)} and "
+                         f"{tuple(b.shape)}")
+    if a.ndim == 1:
+        return _o.reshape(_o.einsum("i,j->ij", a, b), (-1,))
+    (m, n), (p, q) = a.shape, b.shape
+    return _o.reshape(_o.einsum("ij,kl->ikjl", a, b), (m * p, n * q))
+
+
+def diff(a, n=1, axis=-1):
+    """The ``n``-th discrete difference along ``axis``."""
+    x = convert_to_tensor(a)
+    for _ in range(int(n)):
+        size = x.shape[axis]
+        hi = [builtins.slice(None)] * x.ndim
+        lo = [builtins.slice(None)] * x.ndim
+        hi[axis], lo[axis] = builtins.slice(1, size), builtins.slice(0, size - 1)
+        x = _o.subtract(x[builtins.tuple(hi)], x[builtins.tuple(lo)])
+    return x
+
+
+def quantile(x, q, axis=None, method="linear", keepdims=False):
+    """The ``q``-quantiles (in [0, 1]) over ``axis`` with linear interpolation between the sorted values
+    (NumPy's default method); differentiable through the sort."""
+    if method != "linear":
+        raise ValueError(f"quantile: only method='linear' is supported. Received: method={method!r}")
+    x = _floating(x)
+    if axis is None:
+        x, axis, ndim_in = _o.reshape(x, (-1,)), 0, x.ndim
+    else:
+        ndim_in = x.ndim
+    axis = axis % x.ndim
+    s = _o.sort(x, axis=axis)
+    n = x.shape[axis]
+    qs = np.atleast_1d(np.asarray(q, np.float64))
+    outs = []
+    for qq in qs:
+        pos = qq * (n - 1)
+        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
+        frac = float(pos - lo)
+        a = _o.gather(s, [lo], axis=axis)
+        b = _o.gather(s, [hi], axis=axis)
+        outs.append(_o.add(a, _o.multiply(_o.subtract(b, a), frac)))
+    out = _o.stack([o for o in outs], axis=0)  # (len(q), ..., 1 at axis, ...)
+    if keepdims:
+        if ndim_in != x.ndim:  # axis None: keep every axis as 1
+            out = _o.reshape(out, (len(qs),) + (1,) * ndim_in)
+    else:
+        out = _o.squeeze(out, axis=axis + 1)
+    return out[0] if np.ndim(q) == 0 else out
+
+
+def percentile(x, q, axis=None, method="linear", keepdims=False):
+    """``quantile(x, q / 100)``."""
+    return quantile(x, np.asarray(q, np.float64) / 100.0, axis=axis, method=method, keepdims=keepdims)
+
+
+def median(x, axis=None, keepdims=False):
+    """The median over ``axis`` (the mean of the two middle values for an even count)."""
+    return quantile(x, 0.5, axis=axis, keepdims=keepdims)
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    x = _floating(x)
+    px = _o.multiply(x, float(np.pi))
+    safe = _o.where(_o.equal(x, 0.0), _o.ones_like(x), px)
+    return _o.where(_o.equal(x, 0.0), _o.ones_like(x), _o.divide(_o.sin(safe), safe))
+
+
+def ldexp(x1, x2):
+    """``x1 * 2**x2`` for integer ``x2``."""
+    x1 = _floating(x1)
+    return _o.multiply(x1, _o.cast(_o.pow(2.0, _o.cast(convert_to_tensor(x2), x1.dtype)), x1.dtype))
+
+
+def nextafter(x1, x2):
+    """The next float after ``x1`` toward ``x2`` (no gradient)."""
+    return _math.nextafter(*_promote(_floating(x1), _floating(x2)))
+
+
+def real(x):
+    """The real part: ``x`` (descend's tensors are real)."""
+    return _math.real(convert_to_tensor(x))
+
+
+def imag(x):
+    """The imaginary part: zeros."""
+    return _math.imag(convert_to_tensor(x))
+
+
+def conj(x):
+    """The complex conjugate: ``x``."""
+    return _math.conj(convert_to_tensor(x))
+
+
+conjugate = conj
+
+
+def angle(x):
+    """pi where ``x`` is negative, else 0."""
+    return _math.angle(_floating(x))
+
+
+erfc = _float_unary(_o.erfc, "The complementary error function (ints as ``floatx()``).")
+erfinv = _float_unary(_o.erfinv, "The inverse error function (ints as ``floatx()``).")
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat ``indices`` in an array of ``shape``, one tensor per axis."""
+    coords = np.unravel_index(convert_to_numpy(indices), builtins.tuple(shape))
+    return builtins.tuple(Tensor(np.asarray(c).astype(convert_to_numpy(indices).dtype)) for c in coords)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` by the trapezoidal rule (spacing ``dx``, or the points ``x``)."""
+    y = _floating(y)
+    n = y.shape[axis]
+    a = [builtins.slice(None)] * y.ndim
+    b = [builtins.slice(None)] * y.ndim
+    a[axis], b[axis] = builtins.slice(1, n), builtins.slice(0, n - 1)
+    pair = _o.multiply(_o.add(y[builtins.tuple(a)], y[builtins.tuple(b)]), 0.5)
+    if x is None:
+        return _o.multiply(_o.reduce_sum(pair, axis=axis), float(dx))
+    return _o.reduce_sum(_o.multiply(pair, diff(_floating(x), axis=axis)), axis=axis)
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803 - Keras' name
+    """The Vandermonde matrix of the vector ``x``: columns ``x**(N-1), ..., x**0`` (reversed if ``increasing``)."""
+    x = convert_to_tensor(x)
+    n = x.shape[0] if N is None else int(N)
+    powers = range(n) if increasing else range(n - 1, -1, -1)
+    cols = [_o.pow(x, x._value.dtype.type(p)) if p else _o.ones_like(x) for p in powers]
+    return _o.stack(cols, axis=1)
+
+
+def corrcoef(x):
+    """The correlation coefficients of the rows of ``x``."""
+    x = _floating(x)
+    centred = _o.subtract(x, _o.reduce_mean(x, axis=1, keepdims=True))
+    cov = _o.matmul(centred, centred, transpose_b=True)
+    d = _o.sqrt(_linalg.diag_part(cov))
+    return _o.divide(cov, _o.multiply(_o.expand_dims(d, 1), _o.expand_dims(d, 0)))
+
+
+def cdist(x1, x2, metric="euclidean"):
+    """The pairwise distances between the rows of ``x1`` and ``x2`` (``"euclidean"``, ``"sqeuclidean"``,
+    ``"cityblock"``)."""
+    a, b = _promote(_floating(x1), _floating(x2))
+    d = _o.subtract(_o.expand_dims(a, -2), _o.expand_dims(b, -3))
+    if metric == "cityblock":
+        return _o.reduce_sum(_o.abs(d), axis=-1)
+    sq = _o.reduce_sum(_o.square(d), axis=-1)
+    if metric == "sqeuclidean":
+        return sq
+    if metric == "euclidean":
+        return _o.sqrt(sq)
+    raise ValueError(f"cdist: `metric` must be 'euclidean', 'sqeuclidean' or 'cityblock'. Received: {metric!r}")
+
+
+def nanargmax(x, axis=None, keepdims=False):
+    """The index of the largest value ignoring NaN."""
+    return argmax(_nan_filled(x, -np.inf), axis=axis, keepdims=keepdims)
+
+
+def nanargmin(x, axis=None, keepdims=False):
+    """The index of the smallest value ignoring NaN."""
+    return argmin(_nan_filled(x, np.inf), axis=axis, keepdims=keepdims)
+
+
+def bincount(x, weights=None, minlength=0, sparse=False):
+    """How many times each non-negative int occurs (weighted sums with ``weights``)."""
+    return _math.bincount(convert_to_tensor(x), weights=weights, minlength=minlength,
+                          dtype="int32", axis=-1 if convert_to_tensor(x).ndim == 2 else None)
+
+
+__all__ += ["conv", "depthwise_conv", "separable_conv", "conv_transpose", "max_pool", "average_pool",
+            "depth_to_space", "space_to_depth", "rot90", "kron", "diff", "quantile", "percentile", "median", "sinc",
+            "ldexp", "nextafter", "real", "imag", "conj", "conjugate", "angle", "erfc", "erfinv", "unravel_index",
+            "trapezoid", "vander", "corrcoef", "cdist", "nanargmax", "nanargmin", "bincount"]
