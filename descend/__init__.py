@@ -59,7 +59,7 @@ realdiv = divide  # noqa: F405 - tf.realdiv: real division, as divide
 #: submodules imported on first attribute access
 _SUBMODULES = frozenset({
     "activations", "callbacks", "checkpoint", "compat", "compiler", "config", "constraints", "data", "datasets",
-    "debugging", "distribute", "dtypes", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics",
+    "debugging", "distribute", "dtypes", "image", "initializers", "keras", "layers", "linalg", "losses", "math", "metrics",
     "mixed_precision",
     "models", "nn", "optimizers", "random", "regularizers", "saving", "testing", "train",
 })
@@ -132,5 +132,5 @@ __all__ = [  # noqa: F405
     "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
     "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger", "newaxis",
     "UnconnectedGradients", "get_current_name_scope", "numpy_function", "py_function", "grad_pass_through",
-    "recompute_grad", "timestamp",
+    "recompute_grad", "timestamp", "image",
 ] + list(ops.__all__)

@@ -364,6 +364,7 @@ NOT_COMPARED = {
         "dropout": "random: the masks of two generators differ (tests/test_layers.py checks the rule)",
     },
     "tf.linalg": {},
+    "tf.image": {"ResizeMethod": "a class of method names, not an op"},
 }
 
 CASE_NAMES = {(c.namespace, c.name) for c in CASES}
@@ -565,3 +566,26 @@ op(K, "cdist", "two", call=lambda m, a, b: m.cdist(a, b))
 op(K, "nanargmax", "distinct", grad=False, call=lambda m, x: m.nanargmax(x, axis=1))
 op(K, "nanargmin", "distinct", grad=False, call=lambda m, x: m.nanargmin(x, axis=0))
 op(K, "bincount", grad=False, call=lambda m, x: m.bincount(np.array([1, 1, 3, 0])))
+
+# ======================================================================== tf.image (issue 37)
+IM = "tf.image"
+GENERATORS["pixels"] = lambda rng: [rng.uniform(0.05, 0.95, (2, 5, 6, 3))]
+GENERATORS["two_pixels"] = lambda rng: [rng.uniform(0.05, 0.95, (2, 5, 6, 3)), rng.uniform(0.05, 0.95, (2, 5, 6, 3))]
+for _n in ("flip_left_right", "flip_up_down", "transpose", "rgb_to_grayscale", "per_image_standardization",
+           "total_variation"):
+    op(IM, _n, "pixels")
+op(IM, "rot90", "pixels", call=lambda m, x: m.rot90(x, 3))
+op(IM, "resize", "pixels", call=lambda m, x: m.resize(x, (8, 4)))
+GENERATORS["pixels_nearest"] = GENERATORS["pixels"]
+op(IM, "resize", "pixels_nearest", call=lambda m, x: m.resize(x, (3, 13), method="nearest"))
+op(IM, "central_crop", "pixels", call=lambda m, x: m.central_crop(x, 0.5))
+op(IM, "crop_to_bounding_box", "pixels", call=lambda m, x: m.crop_to_bounding_box(x, 1, 2, 3, 3))
+op(IM, "pad_to_bounding_box", "pixels", call=lambda m, x: m.pad_to_bounding_box(x, 1, 0, 7, 8))
+op(IM, "resize_with_crop_or_pad", "pixels", call=lambda m, x: m.resize_with_crop_or_pad(x, 8, 3))
+op(IM, "grayscale_to_rgb", "pixels", call=lambda m, x: m.grayscale_to_rgb(x[..., :1]))
+op(IM, "adjust_brightness", "pixels", call=lambda m, x: m.adjust_brightness(x, 0.2))
+op(IM, "adjust_contrast", "pixels", grad=False, call=lambda m, x: m.adjust_contrast(x, 1.7))
+op(IM, "adjust_gamma", "pixels", call=lambda m, x: m.adjust_gamma(x, 2.2, 0.9))
+op(IM, "convert_image_dtype", "pixels", grad=False, call=lambda m, x: m.convert_image_dtype(x, "uint8"))
+op(IM, "image_gradients", "pixels", call=lambda m, x: m.image_gradients(x)[1])
+op(IM, "psnr", "two_pixels", call=lambda m, a, b: m.psnr(a, b, 1.0))

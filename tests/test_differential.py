@@ -23,6 +23,7 @@ NAMESPACES = {
     "tf.math": ("tensorflow.math", "descend.math"),
     "tf.nn": ("tensorflow.nn", "descend.nn"),
     "tf.linalg": ("tensorflow.linalg", "descend.linalg"),
+    "tf.image": ("tensorflow.image", "descend.image"),
 }
 #: (namespace, name, dtype or None for both) -> the docs/semantics.md section that explains the difference
 DOCUMENTED = {
@@ -40,6 +41,11 @@ DOCUMENTED = {
     ("tf.nn", "gelu", "float64"): "docs/semantics.md, 'Constants in float64': TF's tanh-approximation constants "
                                   "are float32",
 }
+_IMAGE_F32 = "docs/semantics.md, 'tf.image in float64': TF converts a float64 image to float32 and back"
+DOCUMENTED.update({("tf.image", n, "float64"): _IMAGE_F32 for n in (
+    "rgb_to_grayscale", "per_image_standardization", "adjust_brightness", "adjust_contrast", "adjust_gamma",
+    "psnr")})
+DOCUMENTED[("tf.image", "resize", "float64", "pixels")] = _IMAGE_F32  # bilinear; nearest is exact
 #: (namespace, name) -> why the edge values (inf, NaN, huge) differ
 EDGE_DOCUMENTED = {
     ("keras.ops", "erf"): "docs/semantics.md, 'Edge values': TF's float64 erf(+-inf) is NaN; descend's is +-1",
@@ -53,8 +59,9 @@ EDGE_DOCUMENTED = {
 }
 
 
-def _documented(namespace, name, dtype):
-    return DOCUMENTED.get((namespace, name, dtype)) or DOCUMENTED.get((namespace, name, None))
+def _documented(namespace, name, dtype, inputs=None):
+    return (DOCUMENTED.get((namespace, name, dtype, inputs)) or DOCUMENTED.get((namespace, name, dtype))
+            or DOCUMENTED.get((namespace, name, None)))
 TOLERANCE = {  # (rtol, atol): forward, gradient
     "float32": ((1e-5, 1e-6), (1e-4, 1e-5)),
     "float64": ((1e-10, 1e-12), (1e-8, 1e-10)),
@@ -152,7 +159,7 @@ def _params():
     for case in CASES:
         for dtype in ("float32",) if (case.namespace, case.name) in FLOAT32_ONLY else ("float32", "float64"):
             marks = []
-            reason = _documented(case.namespace, case.name, dtype)
+            reason = _documented(case.namespace, case.name, dtype, case.inputs)
             if reason:
                 marks = [pytest.mark.xfail(strict=True, reason=reason)]
             out.append(pytest.param(case, dtype, id=f"{case.namespace}.{case.name}-{dtype}", marks=marks))
