@@ -479,3 +479,8 @@ for _name, _make in (("gaussian_noise", lambda: L.GaussianNoise(0.5, seed=1, **F
                      ("alpha_dropout", lambda: L.AlphaDropout(0.3, seed=1, **F64)),
                      ("spatial_dropout1d", lambda: L.SpatialDropout1D(0.3, seed=1, **F64))):
     case(_name + "_inference", _make, [_seq], {}, lambda w, x: x)  # the identity unless training
+case("normalization_given", lambda: L.Normalization(mean=[0.5, -1.0, 2.0], variance=[4.0, 0.25, 1.0], **F64), [_seq],
+     {}, lambda w, x: (x - np.array([0.5, -1.0, 2.0])) / np.array([2.0, 0.5, 1.0]))
+case("resizing_nearest", lambda: L.Resizing(2, 8, interpolation="nearest", **F64), [_img], {},
+     lambda w, x: x[:, [1, 3]][:, :, [0, 0, 1, 1, 2, 2, 3, 3]])
+case("center_crop", lambda: L.CenterCrop(3, 2, **F64), [_img], {}, lambda w, x: x[:, 1:4, 1:3])

@@ -15,7 +15,8 @@ NEW = {"ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax", "Conv3D", "Conv1DTranspos
        "Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D", "UpSampling2D", "UpSampling3D", "ZeroPadding1D",
        "ZeroPadding2D", "ZeroPadding3D", "Dot", "Identity", "Rescaling", "UnitNormalization",
        "GlobalAveragePooling3D", "GlobalMaxPooling3D", "GroupNormalization", "RMSNormalization",
-       "ActivityRegularization", "GaussianNoise", "GaussianDropout", "AlphaDropout", "SpatialDropout1D"}
+       "ActivityRegularization", "GaussianNoise", "GaussianDropout", "AlphaDropout", "SpatialDropout1D",
+       "Normalization", "Resizing", "CenterCrop"}
 
 
 def test_every_layer_of_issue_37_has_a_layer_case():
@@ -75,3 +76,43 @@ def test_bad_arguments_say_what_was_expected(make, message):
 def test_cropping_everything_is_refused_naming_the_layer():
     with pytest.raises(ValueError, match="cropping \\(2, 3\\) leaves nothing of axis 1 of size 5"):
         ds.layers.Cropping1D((2, 3), name="crop")(ds.ones((1, 5, 2)))
+
+
+def test_normalization_adapt_matches_keras():
+    keras = pytest.importorskip("keras")
+    data = np.random.default_rng(0).standard_normal((20, 3, 4)) * 3 + 1
+    for axis in (-1, (1, 2), None):
+        k, d = keras.layers.Normalization(axis=axis), ds.layers.Normalization(axis=axis)
+        k.adapt(data)
+        d.adapt(data)
+        x = data[:2].astype(np.float32)
+        np.testing.assert_allclose(d(ds.constant(x)).numpy(), np.asarray(k(x)), rtol=1e-5, atol=1e-5)
+
+
+def test_normalization_adapts_over_batches_and_inverts():
+    data = np.arange(12.0).reshape(6, 2)
+    layer = ds.layers.Normalization()
+    layer.adapt([data[:3], data[3:]])  # an iterable of batches
+    np.testing.assert_allclose(layer.adapt_mean.numpy(), data.mean(0))
+    back = ds.layers.Normalization(mean=data.mean(0), variance=data.var(0), invert=True)
+    np.testing.assert_allclose(back(layer(ds.constant(data, "float32"))).numpy(), data, rtol=1e-5)
+
+
+def test_category_encoding_matches_keras():
+    keras = pytest.importorskip("keras")
+    ids = np.array([[0, 1, 1], [3, 2, 0]])
+    for mode in ("multi_hot", "count"):
+        want = np.asarray(keras.layers.CategoryEncoding(4, output_mode=mode)(ids))
+        np.testing.assert_array_equal(ds.layers.CategoryEncoding(4, output_mode=mode)(ds.constant(ids)).numpy(), want)
+    want = np.asarray(keras.layers.CategoryEncoding(4, output_mode="one_hot")(np.array([1, 3])))
+    np.testing.assert_array_equal(ds.layers.CategoryEncoding(4, output_mode="one_hot")(ds.constant([1, 3])).numpy(),
+                                  want)
+    with pytest.raises(ValueError, match="0 <= values < num_tokens with num_tokens=4"):
+        ds.layers.CategoryEncoding(4)(ds.constant([[5]]))
+
+
+def test_center_crop_of_a_small_image_resizes_up_as_keras():
+    keras = pytest.importorskip("keras")
+    x = np.random.default_rng(1).uniform(size=(1, 3, 5, 2)).astype(np.float32)
+    want = np.asarray(keras.layers.CenterCrop(4, 4)(x))
+    np.testing.assert_allclose(ds.layers.CenterCrop(4, 4)(ds.constant(x)).numpy(), want, rtol=1e-5, atol=1e-6)

@@ -57,6 +57,7 @@ from .pooling import (
     MaxPooling2D,
 )
 from .reshaping import Masking, Permute, RepeatVector, Reshape
+from .preprocessing import CategoryEncoding, CenterCrop, Normalization, Resizing
 from .regularization_layers import (
     ActivityRegularization,
     AlphaDropout,
@@ -147,7 +148,7 @@ __all__ = [
     "SeparableConvolution2D", "Dot", "dot", "Identity", "Rescaling", "UnitNormalization", "GlobalAveragePooling3D",
     "GlobalMaxPooling3D", "GlobalAvgPool3D", "GlobalMaxPool3D", "GroupNormalization", "RMSNormalization",
     "ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
-    "SpatialDropout2D", "SpatialDropout3D",
+    "SpatialDropout2D", "SpatialDropout3D", "CategoryEncoding", "CenterCrop", "Normalization", "Resizing",
 ]
 
 
