@@ -30,6 +30,8 @@ class Dot(Layer):
         normalize: L2-normalize both inputs along the axes first.
     """
 
+    supports_masking = True
+
     def __init__(self, axes, normalize=False, **kwargs):
         super().__init__(**kwargs)
         if isinstance(axes, int):
@@ -65,6 +67,9 @@ class Dot(Layer):
 
             y = array_ops.expand_dims(y, axis=1)
         return y
+
+    def compute_mask(self, inputs, mask=None):
+        return None  # the contraction leaves no step axis to mask, as Keras' Dot
 
     def compute_output_shape(self, input_shape):
         sa, sb = (list(s) for s in input_shape)
