@@ -55,6 +55,7 @@ from .ops import *  # noqa: F403
 bool = bool_  # noqa: A001
 half = float16
 double = float64
+realdiv = divide  # noqa: F405 - tf.realdiv: real division, as divide
 
 #: submodules imported on first attribute access
 _SUBMODULES = frozenset({
@@ -81,6 +82,23 @@ _LAZY_NAMES = {
     "TensorArray": ("ops.tensor_array", "TensorArray"),
     "py_function": ("ops.script_ops", "py_function"),
     "numpy_function": ("ops.script_ops", "numpy_function"),
+    # issue 37: tf's top-level names over descend's modules
+    "sigmoid": ("ops.nn_ops", "sigmoid"),
+    "truncatediv": ("math", "truncatediv"),
+    "truncatemod": ("math", "truncatemod"),
+    "scalar_mul": ("math", "scalar_mul"),
+    "tensordot": ("linalg", "tensordot"),
+    "constant_initializer": ("initializers", "Constant"),
+    "ones_initializer": ("initializers", "Ones"),
+    "zeros_initializer": ("initializers", "Zeros"),
+    "random_normal_initializer": ("initializers", "RandomNormal"),
+    "random_uniform_initializer": ("initializers", "RandomUniform"),
+    **{name: ("control_ops", name) for name in (
+        "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
+        "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
+        "tuple", "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger",
+        "newaxis", "get_current_name_scope",
+        "grad_pass_through", "recompute_grad", "timestamp")},
 }
 
 
@@ -88,8 +106,10 @@ def __getattr__(name: str):
     if name in _SUBMODULES:
         return _importlib.import_module(f"{__name__}.{name}")  # the import sets the package attribute too
     target = _LAZY_NAMES.get(name)
-    if target is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if target is None:  # a name TF has and descend leaves out says why (descend/_api_exclusions.py)
+        from ._api_exclusions import refuse
+
+        raise refuse("tf", name, __name__)
     value = getattr(_importlib.import_module(f"{__name__}.{target[0]}"), target[1])
     globals()[name] = value
     return value
@@ -115,6 +135,13 @@ __all__ = [  # noqa: F405
     "image",
     "UnconnectedGradients", "TensorArray", "py_function", "numpy_function",
     "init_scope", "autograph", "saved_model",
+    "realdiv", "sigmoid", "truncatediv", "truncatemod", "scalar_mul", "tensordot", "constant_initializer",
+    "ones_initializer", "zeros_initializer", "random_normal_initializer", "random_uniform_initializer",
+    "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
+    "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
+    "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger", "newaxis",
+    "get_current_name_scope", "grad_pass_through",
+    "recompute_grad", "timestamp",
 ] + list(ops.__all__)
 
 # string tensors: ``descend.string`` (TF's ``tf.string``) and the ``descend.strings`` ops

@@ -20,12 +20,13 @@ import weakref
 
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
-from .ops import math_ops, nn_ops
+from .ops import array_ops, math_ops, nn_ops
 
 __all__ = [
     "linear", "relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "hard_sigmoid", "hard_silu",
     "hard_swish", "softmax", "log_softmax", "softplus", "softsign", "tanh", "silu", "swish", "exponential", "mish",
-    "get", "serialize", "deserialize",
+    "get", "serialize", "deserialize", "celu", "glu", "hard_tanh", "hard_shrink", "soft_shrink", "tanh_shrink",
+    "log_sigmoid", "sparse_plus", "sparse_sigmoid", "squareplus", "threshold", "sparsemax",
 ]
 
 
@@ -185,11 +186,118 @@ def mish(x):
     return math_ops.multiply(x, math_ops.tanh(nn_ops.softplus(x)))
 
 
+# ---- issue 37: Keras 3's other activations, as compositions of descend ops (differentiable through the tape) -----
+def _where(cond, a, b):
+    return math_ops.where(cond, a, b)
+
+
+def _full_like(x, value):
+    return math_ops.add(math_ops.zeros_like(x), float(value))
+
+
+def celu(x, alpha: float = 1.0):
+    """Continuously differentiable ELU: ``x`` for ``x > 0``, else ``alpha * (exp(x / alpha) - 1)``."""
+    x = _t(x)
+    return _where(math_ops.greater(x, 0.0), x,
+                  math_ops.multiply(math_ops.expm1(math_ops.divide(x, float(alpha))), float(alpha)))
+
+
+def glu(x, axis: int = -1):
+    """Gated linear unit: ``a * sigmoid(b)`` for the two halves ``a, b`` of ``x`` along ``axis``."""
+    x = _t(x)
+    if x.shape[axis] % 2:
+        raise ValueError(f"axis size must be divisible by 2. Received: inputs.shape={tuple(x.shape)}")
+    a, b = array_ops.split(x, 2, axis=axis)
+    return math_ops.multiply(a, nn_ops.sigmoid(b))
+
+
+def hard_tanh(x):
+    """``clip(x, -1, 1)``."""
+    return math_ops.clip_by_value(_t(x), -1.0, 1.0)
+
+
+def hard_shrink(x, threshold: float = 0.5):
+    """``x`` where ``|x| > threshold``, else 0."""
+    x = _t(x)
+    return _where(math_ops.greater(math_ops.abs(x), float(threshold)), x, math_ops.zeros_like(x))
+
+
+def soft_shrink(x, threshold: float = 0.5):
+    """``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, else 0."""
+    x = _t(x)
+    t = float(threshold)
+    return _where(math_ops.greater(x, t), math_ops.subtract(x, t),
+                  _where(math_ops.less(x, -t), math_ops.add(x, t), math_ops.zeros_like(x)))
+
+
+def tanh_shrink(x):
+    """``x - tanh(x)``."""
+    x = _t(x)
+    return math_ops.subtract(x, math_ops.tanh(x))
+
+
+def log_sigmoid(x):
+    """``log(sigmoid(x)) = -softplus(-x)``."""
+    return math_ops.negative(nn_ops.softplus(math_ops.negative(_t(x))))
+
+
+def sparse_plus(x):
+    """0 for ``x <= -1``, ``x`` for ``x >= 1``, ``(x + 1)**2 / 4`` between."""
+    x = _t(x)
+    middle = math_ops.multiply(math_ops.square(math_ops.add(x, 1.0)), 0.25)
+    return _where(math_ops.less_equal(x, -1.0), math_ops.zeros_like(x),
+                  _where(math_ops.greater_equal(x, 1.0), x, middle))
+
+
+def sparse_sigmoid(x):
+    """0 for ``x <= -1``, 1 for ``x >= 1``, ``(x + 1) / 2`` between."""
+    x = _t(x)
+    middle = math_ops.multiply(math_ops.add(x, 1.0), 0.5)
+    return _where(math_ops.less_equal(x, -1.0), math_ops.zeros_like(x),
+                  _where(math_ops.greater_equal(x, 1.0), _full_like(x, 1.0), middle))
+
+
+def squareplus(x, b: float = 4.0):
+    """``(x + sqrt(x**2 + b)) / 2``."""
+    x = _t(x)
+    return math_ops.multiply(math_ops.add(x, math_ops.sqrt(math_ops.add(math_ops.square(x), float(b)))), 0.5)
+
+
+def threshold(x, threshold, default_value):
+    """``x`` where ``x > threshold``, else ``default_value``."""
+    x = _t(x)
+    return _where(math_ops.greater(x, float(threshold)), x, _full_like(x, default_value))
+
+
+def sparsemax(x, axis: int = -1):
+    """The Euclidean projection of ``x`` onto the simplex along ``axis`` (Martins & Astudillo, 2016):
+    ``max(x - tau, 0)`` with ``tau`` chosen so the entries sum to 1; sparse where softmax is not."""
+    import numpy as np
+
+    x = _t(x)
+    v = np.moveaxis(x.numpy(), axis, -1)
+    z = -np.sort(-v, axis=-1)
+    k = np.arange(1, z.shape[-1] + 1, dtype=v.dtype)
+    support_sorted = 1 + k * z > np.cumsum(z, axis=-1)
+    k_max = support_sorted.sum(axis=-1, keepdims=True)
+    tau_np = (np.take_along_axis(np.cumsum(z, axis=-1), k_max - 1, axis=-1) - 1) / k_max
+    support = np.moveaxis(v > tau_np, -1, axis)  # the entries above tau: the support (a constant)
+    count = np.moveaxis(k_max, -1, axis).astype(v.dtype)
+    mask = Tensor(support.astype(v.dtype))
+    # tau = (sum of the support's entries - 1) / |support|, a differentiable function of x
+    tau = math_ops.divide(math_ops.subtract(math_ops.reduce_sum(math_ops.multiply(x, mask), axis=axis, keepdims=True),
+                                            1.0), Tensor(count))
+    return nn_ops.relu(math_ops.subtract(x, tau))
+
+
 _BY_NAME = {
     "linear": linear, "relu": relu, "relu6": relu6, "leaky_relu": leaky_relu, "elu": elu, "selu": selu,
     "gelu": gelu, "sigmoid": sigmoid, "hard_sigmoid": hard_sigmoid, "hard_silu": hard_silu,
     "hard_swish": hard_swish, "softmax": softmax, "log_softmax": log_softmax, "softplus": softplus,
     "softsign": softsign, "tanh": tanh, "silu": silu, "swish": swish, "exponential": exponential, "mish": mish,
+    "celu": celu, "glu": glu, "hard_tanh": hard_tanh, "hard_shrink": hard_shrink, "soft_shrink": soft_shrink,
+    "tanh_shrink": tanh_shrink, "log_sigmoid": log_sigmoid, "sparse_plus": sparse_plus,
+    "sparse_sigmoid": sparse_sigmoid, "squareplus": squareplus, "threshold": threshold, "sparsemax": sparsemax,
 }
 # descend.nn / descend functions given directly serialize to the matching name
 _NAME_OF = {id(fn): name for name, fn in _BY_NAME.items() if name not in ("hard_swish", "swish")}

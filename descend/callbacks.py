@@ -25,3 +25,9 @@ __all__ = [
     "CSVLogger", "ReduceLROnPlateau", "LambdaCallback", "ModelCheckpoint", "TerminateOnNaN", "BackupAndRestore",
     "TensorBoard",
 ]
+
+
+def __getattr__(name: str):
+    from ._api_exclusions import refuse  # a name keras.callbacks has and descend leaves out says why
+
+    raise refuse("keras.callbacks", name, __name__)

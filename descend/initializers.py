@@ -43,6 +43,10 @@ __all__ = [
     "Initializer", "Zeros", "Ones", "Constant", "Identity", "RandomNormal", "RandomUniform", "TruncatedNormal",
     "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeUniform", "HeNormal", "LecunUniform", "LecunNormal",
     "Orthogonal", "compute_fans", "get", "serialize", "deserialize",
+    # Keras 3's other names for the same classes
+    "IdentityInitializer", "OrthogonalInitializer", "zeros", "ones", "constant", "identity", "random_normal",
+    "random_uniform", "truncated_normal", "variance_scaling", "glorot_uniform", "glorot_normal", "he_uniform",
+    "he_normal", "lecun_uniform", "lecun_normal", "orthogonal",
 ]
 
 
@@ -559,6 +563,14 @@ _ALIASES = {
     "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "he_uniform": HeUniform, "he_normal": HeNormal,
     "lecun_uniform": LecunUniform, "lecun_normal": LecunNormal, "orthogonal": Orthogonal,
 }
+
+IdentityInitializer = Identity
+OrthogonalInitializer = Orthogonal
+zeros, ones, constant, identity = Zeros, Ones, Constant, Identity
+random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
+variance_scaling, orthogonal = VarianceScaling, Orthogonal
+glorot_uniform, glorot_normal, he_uniform, he_normal = GlorotUniform, GlorotNormal, HeUniform, HeNormal
+lecun_uniform, lecun_normal = LecunUniform, LecunNormal
 
 
 def serialize(initializer) -> dict | str | None:

@@ -1418,3 +1418,12 @@ def get(identifier):
         'Accuracy'
     """
     return get_object(identifier, ALL_OBJECTS_DICT, Metric, "metric", deserialize)
+
+
+# Keras 3's keras.metrics also names the loss functions: the same functions as descend.losses
+_LOSS_FUNCTIONS = ("binary_crossentropy", "binary_focal_crossentropy", "categorical_crossentropy",
+                   "categorical_focal_crossentropy", "categorical_hinge", "hinge", "huber", "kl_divergence", "log_cosh",
+                   "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
+                   "mean_squared_logarithmic_error", "poisson", "sparse_categorical_crossentropy", "squared_hinge")
+globals().update({_name: getattr(_losses, _name) for _name in _LOSS_FUNCTIONS})
+__all__ += list(_LOSS_FUNCTIONS)

@@ -7,12 +7,26 @@ import numpy as np
 from .framework import context
 from .framework.tensor import convert_to_tensor
 from .ops import math_ops as _math
+from .ops.conv_more_ops import conv1d_transpose, conv2d_transpose, conv3d, depthwise_conv2d, separable_conv2d
 from .ops.conv_ops import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d
+from .math import l2_normalize, zero_fraction  # tf.nn's names for tf.math's functions
+from .ops.math_ops import tanh
+from .ops.selection_ops import in_top_k, top_k
+from .ops.nn_more_ops import *  # noqa: F403
+from .ops.nn_more_ops import __all__ as _nn_more_all
 from .ops.nn_ops import *  # noqa: F403
 from .ops.nn_ops import __all__ as _nn_all
 
 __all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_pool1d", "avg_pool2d", "compute_average_loss",
-                           "scale_regularization_loss"]
+                           "scale_regularization_loss", "conv1d_transpose", "conv2d_transpose", "conv3d",
+                           "depthwise_conv2d", "separable_conv2d", "tanh", "top_k", "in_top_k", "l2_normalize",
+                           "zero_fraction"] + list(_nn_more_all)
+
+
+def __getattr__(name: str):
+    from ._api_exclusions import refuse  # a name tf.nn has and descend leaves out says why
+
+    raise refuse("tf.nn", name, __name__)
 
 
 def _replicas(what: str) -> int:
@@ -69,3 +83,4 @@ def scale_regularization_loss(regularization_loss):
     replicas = _replicas("scale_regularization_loss")
     loss = convert_to_tensor(regularization_loss)
     return _math.divide(_math.reduce_sum(loss), convert_to_tensor(float(replicas), dtype=loss.dtype))
+

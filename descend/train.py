@@ -31,3 +31,9 @@ __all__ = [
     "CheckpointManager", "CheckpointMismatchError",
     "CheckpointReader", "RestoreReport", "latest_checkpoint", "list_variables", "load_checkpoint",
 ]
+
+
+def __getattr__(name: str):
+    from ._api_exclusions import refuse  # a name tf.train has and descend leaves out says why
+
+    raise refuse("tf.train", name, __name__)

@@ -281,3 +281,206 @@ case("multi_head_attention_causal_masked", lambda: L.MultiHeadAttention(2, 2, va
      [_seq, _seq], {"use_causal_mask": True, "query_mask": _mask},
      lambda w, q, v: ref_mha(w, q, v, 2, 2, mask=(_att & _mask[:, :, None]).astype(float)))
 
+
+
+# ------------------------------------------------------------------------------------ issue 37's layers
+def ref_conv2d(x, kernel, stride=(1, 1), padding="valid", dilation=(1, 1)):
+    """TF's conv2d (cross-correlation) by loops over the output and the window."""
+    n, h, w, c = x.shape
+    kh, kw, _, f = kernel.shape
+    if padding == "same":
+        oh, top = _same_pads(h, kh, stride[0], dilation[0])
+        ow, left = _same_pads(w, kw, stride[1], dilation[1])
+    else:
+        oh = (h - (kh - 1) * dilation[0] - 1) // stride[0] + 1
+        ow = (w - (kw - 1) * dilation[1] - 1) // stride[1] + 1
+        top = left = 0
+    y = np.zeros((n, oh, ow, f))
+    for i in range(oh):
+        for j in range(ow):
+            for a in range(kh):
+                for b in range(kw):
+                    r, s = i * stride[0] + a * dilation[0] - top, j * stride[1] + b * dilation[1] - left
+                    if 0 <= r < h and 0 <= s < w:
+                        y[:, i, j, :] += x[:, r, s, :] @ kernel[a, b]
+    return y
+
+
+def ref_conv2d_transpose(x, kernel, out_hw, stride, padding):
+    """The transpose by its definition: each input pixel scatters ``x[n, i, j] @ kernel[a, b]^T`` to output
+    position ``(i*s + a - pad, j*s + b - pad)``, the pad TF's for the forward convolution from ``out_hw``."""
+    n, h, w, _ = x.shape
+    kh, kw, f, _ = kernel.shape
+    tops = [(_same_pads(o, k, s)[1] if padding == "same" else 0) for o, k, s in zip(out_hw, (kh, kw), stride)]
+    y = np.zeros((n, *out_hw, f))
+    for i in range(h):
+        for j in range(w):
+            for a in range(kh):
+                for b in range(kw):
+                    r, s = i * stride[0] + a - tops[0], j * stride[1] + b - tops[1]
+                    if 0 <= r < out_hw[0] and 0 <= s < out_hw[1]:
+                        y[:, r, s, :] += x[:, i, j, :] @ kernel[a, b].T
+    return y
+
+
+def ref_depthwise(x, kernel, stride=(1, 1), padding="valid"):
+    c, m = kernel.shape[2:]
+    outs = [ref_conv2d(x[..., ci:ci + 1], kernel[:, :, ci:ci + 1, :], stride, padding) for ci in range(c)]
+    return np.concatenate(outs, axis=-1)  # channel ci * m + mi
+
+
+def ref_conv3d(x, kernel, padding="valid"):
+    kd = kernel.shape[0]
+    d = x.shape[1]
+    if padding == "same":
+        od, front = _same_pads(d, kd, 1)
+    else:
+        od, front = d - kd + 1, 0
+    outs = []
+    for z in range(od):
+        acc = 0
+        for a in range(kd):
+            pos = z + a - front
+            if 0 <= pos < d:
+                acc = acc + ref_conv2d(x[:, pos], kernel[a], padding=padding)
+        outs.append(acc)
+    return np.stack(outs, axis=1)
+
+
+def _softmax(z, axis=-1):
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def ref_attention(q, v, k=None, scale=1.0, mask_v=None, causal=False, mask_q=None):
+    k = v if k is None else k
+    scores = scale * q @ k.transpose(0, 2, 1)
+    keep = np.ones(scores.shape, bool)
+    if mask_v is not None:
+        keep &= mask_v[:, None, :]
+    if causal:
+        keep &= np.tril(np.ones(scores.shape[1:], bool))[None]
+    scores = np.where(keep, scores, scores - 1e9)
+    out = _softmax(scores) @ v
+    return out if mask_q is None else out * mask_q[..., None]
+
+
+def ref_additive(q, v, scale):
+    scores = np.sum(scale * np.tanh(q[:, :, None, :] + v[:, None, :, :]), axis=-1)
+    return _softmax(scores) @ v
+
+
+_img3 = _normal(2, 4, 5, 3)
+_q, _v = _normal(2, 3, 4), _normal(2, 5, 4)
+_vmask = np.array([[True, True, False, True, False], [True, False, True, True, True]])
+case("relu_capped_sloped", lambda: L.ReLU(max_value=1.0, negative_slope=0.1, threshold=0.2, **F64),
+     [_spread(2, 6) + 0.013], {}, lambda w, x: np.where(x > 0.2, np.minimum(x, 1.0), 0.1 * (x - 0.2)))
+case("leaky_relu", lambda: L.LeakyReLU(negative_slope=0.2, **F64), [_spread(2, 5) + 0.013], {},
+     lambda w, x: np.where(x > 0, x, 0.2 * x))
+case("elu_alpha", lambda: L.ELU(alpha=0.5, **F64), [_spread(2, 5) + 0.013], {},
+     lambda w, x: np.where(x > 0, x, 0.5 * np.expm1(x)))
+case("prelu_shared", lambda: L.PReLU(shared_axes=[1], **F64), [_spread(2, 3, 4) + 0.013], {},
+     lambda w, x: np.where(x > 0, x, w[0] * x))
+case("softmax_masked", lambda: L.Softmax(**F64), [_normal(2, 5)], {"mask": _vmask},
+     lambda w, x: _softmax(np.where(_vmask, x, x - 1e9)))
+case("zero_padding1d", lambda: L.ZeroPadding1D((1, 2), **F64), [_seq], {},
+     lambda w, x: np.pad(x, ((0, 0), (1, 2), (0, 0))))
+case("zero_padding2d_asymmetric", lambda: L.ZeroPadding2D(((1, 0), (2, 1)), **F64), [_img], {},
+     lambda w, x: np.pad(x, ((0, 0), (1, 0), (2, 1), (0, 0))))
+case("zero_padding3d", lambda: L.ZeroPadding3D(1, **F64), [_normal(1, 2, 2, 2, 1)], {},
+     lambda w, x: np.pad(x, ((0, 0), (1, 1), (1, 1), (1, 1), (0, 0))))
+case("up_sampling1d", lambda: L.UpSampling1D(3, **F64), [_seq], {}, lambda w, x: np.repeat(x, 3, axis=1))
+case("up_sampling2d_nearest", lambda: L.UpSampling2D((2, 3), **F64), [_img], {},
+     lambda w, x: np.repeat(np.repeat(x, 2, axis=1), 3, axis=2))
+case("up_sampling2d_bilinear_channels_first",
+     lambda: L.UpSampling2D(2, data_format="channels_first", interpolation="bilinear", **F64),
+     [_normal(1, 2, 3, 2)], {},
+     # half-pixel centres: output 2i reads i - 1/4, 2i + 1 reads i + 1/4 (clamped at the edges)
+     lambda w, x: _bilinear_ref(x))
+case("up_sampling3d", lambda: L.UpSampling3D((1, 2, 1), **F64), [_normal(1, 2, 2, 2, 1)], {},
+     lambda w, x: np.repeat(x, 2, axis=2))
+case("cropping1d", lambda: L.Cropping1D((1, 2), **F64), [_normal(2, 5, 3)], {}, lambda w, x: x[:, 1:3])
+case("cropping2d", lambda: L.Cropping2D(((1, 0), (1, 2)), **F64), [_img], {}, lambda w, x: x[:, 1:, 1:2])
+case("cropping3d", lambda: L.Cropping3D(((0, 1), (1, 0), (0, 0)), **F64), [_normal(1, 3, 3, 2, 1)], {},
+     lambda w, x: x[:, :2, 1:, :])
+case("conv2d_transpose_same_stride2", lambda: L.Conv2DTranspose(2, 3, strides=2, padding="same", **F64), [_img3],
+     {}, lambda w, x: ref_conv2d_transpose(x, w[0], (8, 10), (2, 2), "same") + w[1])
+case("conv2d_transpose_valid", lambda: L.Conv2DTranspose(2, (2, 3), activation="tanh", **F64), [_img3], {},
+     lambda w, x: np.tanh(ref_conv2d_transpose(x, w[0], (5, 7), (1, 1), "valid") + w[1]))
+case("conv2d_transpose_output_padding", lambda: L.Conv2DTranspose(1, 3, strides=2, output_padding=1, **F64),
+     [_img3], {}, lambda w, x: ref_conv2d_transpose(x, w[0], (10, 12), (2, 2), "valid") + w[1])
+case("conv1d_transpose", lambda: L.Conv1DTranspose(2, 3, strides=2, padding="same", **F64), [_seq], {},
+     lambda w, x: ref_conv2d_transpose(x[:, None], w[0][None], (1, 8), (1, 2), "same")[:, 0] + w[1])
+case("depthwise_conv2d_multiplier2", lambda: L.DepthwiseConv2D(3, depth_multiplier=2, padding="same", **F64),
+     [_img3], {}, lambda w, x: ref_depthwise(x, w[0], padding="same") + w[1])
+case("depthwise_conv1d", lambda: L.DepthwiseConv1D(2, **F64), [_seq], {},
+     lambda w, x: ref_depthwise(x[:, None], w[0][None])[:, 0] + w[1])
+case("separable_conv2d", lambda: L.SeparableConv2D(4, 2, strides=2, **F64), [_img3], {},
+     lambda w, x: ref_depthwise(x, w[0], stride=(2, 2)) @ w[1][0, 0] + w[2])
+case("separable_conv1d", lambda: L.SeparableConv1D(3, 2, depth_multiplier=2, **F64), [_seq], {},
+     lambda w, x: ref_depthwise(x[:, None], w[0][None])[:, 0] @ w[1][0] + w[2])
+case("conv3d_same", lambda: L.Conv3D(2, (2, 2, 3), padding="same", **F64), [_normal(1, 3, 3, 4, 2)], {},
+     lambda w, x: ref_conv3d(x, w[0], "same") + w[1])
+case("attention_dot_scaled_masked", lambda: L.Attention(use_scale=True, **F64), [[_q, _v]],
+     {"mask": [None, _vmask]}, lambda w, xs: ref_attention(*xs, scale=w[0], mask_v=_vmask))
+case("attention_causal_with_key", lambda: L.Attention(**F64), [[_normal(2, 4, 4), _normal(2, 4, 3),
+                                                               _normal(2, 4, 4)]],
+     {"use_causal_mask": True}, lambda w, xs: ref_attention(xs[0], xs[1], xs[2], causal=True))
+case("attention_concat", lambda: L.Attention(score_mode="concat", **F64), [[_q, _v]], {},
+     lambda w, xs: _softmax(w[0] * np.sum(np.tanh(xs[0][:, :, None] + xs[1][:, None]), -1)) @ xs[1])
+case("additive_attention", lambda: L.AdditiveAttention(**F64), [[_q, _v]], {},
+     lambda w, xs: ref_additive(*xs, w[0]))
+
+
+def _bilinear_ref(x):
+    """UpSampling2D(2, bilinear) of an NCHW input, entry by entry from TF's half-pixel rule."""
+    def axis_weights(n):
+        rows = []
+        for i in range(2 * n):
+            src = (i + 0.5) / 2 - 0.5
+            lo = int(np.floor(src))
+            frac = src - lo
+            row = np.zeros(n)
+            row[max(lo, 0)] += 1 - frac
+            row[min(lo + 1, n - 1)] += frac
+            rows.append(row)
+        return np.array(rows)
+
+    a, b = axis_weights(x.shape[2]), axis_weights(x.shape[3])
+    return np.einsum("ih,nchw,jw->ncij", a, x, b)
+
+
+def _group_norm_ref(x, gamma, beta, groups, eps=1e-3):
+    n, t, c = x.shape
+    g = x.reshape(n, t, groups, c // groups)
+    mean = g.mean(axis=(1, 3), keepdims=True)
+    var = g.var(axis=(1, 3), keepdims=True)
+    return ((g - mean) / np.sqrt(var + eps)).reshape(n, t, c) * gamma + beta
+
+
+case("dot_normalized", lambda: L.Dot(axes=(2, 2), normalize=True, **F64), [[_seq, _normal(2, 3, 3)]], {},
+     lambda w, xs: np.einsum("nik,njk->nij", xs[0] / np.linalg.norm(xs[0], axis=2, keepdims=True),
+                             xs[1] / np.linalg.norm(xs[1], axis=2, keepdims=True)))
+case("identity", lambda: L.Identity(**F64), [_normal(2, 3)], {}, lambda w, x: x)
+case("rescaling", lambda: L.Rescaling(0.5, offset=-1.0, **F64), [_normal(2, 3)], {}, lambda w, x: x * 0.5 - 1.0)
+case("unit_normalization", lambda: L.UnitNormalization(**F64), [_normal(2, 3)], {},
+     lambda w, x: x / np.linalg.norm(x, axis=-1, keepdims=True))
+case("global_average_pooling3d", lambda: L.GlobalAveragePooling3D(**F64), [_normal(2, 2, 2, 2, 3)], {},
+     lambda w, x: x.mean(axis=(1, 2, 3)))
+case("global_max_pooling3d", lambda: L.GlobalMaxPooling3D(**F64), [_spread(2, 2, 2, 2, 3)], {},
+     lambda w, x: x.max(axis=(1, 2, 3)))
+case("group_normalization", lambda: L.GroupNormalization(groups=2, **F64), [_normal(2, 3, 4)], {},
+     lambda w, x: _group_norm_ref(x, w[0], w[1], 2))
+case("rms_normalization", lambda: L.RMSNormalization(**F64), [_normal(2, 3)], {},
+     lambda w, x: x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 1e-6) * w[0])
+case("activity_regularization", lambda: L.ActivityRegularization(l1=0.1, **F64), [_normal(2, 3)], {}, lambda w, x: x)
+for _name, _make in (("gaussian_noise", lambda: L.GaussianNoise(0.5, seed=1, **F64)),
+                     ("gaussian_dropout", lambda: L.GaussianDropout(0.3, seed=1, **F64)),
+                     ("alpha_dropout", lambda: L.AlphaDropout(0.3, seed=1, **F64)),
+                     ("spatial_dropout1d", lambda: L.SpatialDropout1D(0.3, seed=1, **F64))):
+    case(_name + "_inference", _make, [_seq], {}, lambda w, x: x)  # the identity unless training
+case("normalization_given", lambda: L.Normalization(mean=[0.5, -1.0, 2.0], variance=[4.0, 0.25, 1.0], **F64), [_seq],
+     {}, lambda w, x: (x - np.array([0.5, -1.0, 2.0])) / np.array([2.0, 0.5, 1.0]))
+case("resizing_nearest", lambda: L.Resizing(2, 8, interpolation="nearest", **F64), [_img], {},
+     lambda w, x: x[:, [1, 3]][:, :, [0, 0, 1, 1, 2, 2, 3, 3]])
+case("center_crop", lambda: L.CenterCrop(3, 2, **F64), [_img], {}, lambda w, x: x[:, 1:4, 1:3])

@@ -402,3 +402,94 @@ _case("matmul_batched_broadcast_second_order", lambda a, b: ds.matmul(a, b, tran
       [_signed(2, 1, 3, 4), _signed(3, 2, 4)], lambda a, b: a @ _T(b), True)
 _case("gather_axis1_second_order", lambda x: ds.square(ds.gather(x, [2, 0, 2], axis=1)), [_signed(2, 3)],
       lambda x: np.square(x[:, [2, 0, 2]]), True)
+
+# ---------------------------------------------------------------- elementwise_ops (issue 37)
+_unit = _u(2, 3, lo=-0.8, hi=0.8)  # inside (-1, 1): acos, asin, atanh
+_np_erfc = np.vectorize(math.erfc, otypes=[np.float64])
+_case("tan", ds.tan, [_signed(2, 3)], np.tan, True)
+_case("acos", ds.acos, [_unit], np.arccos, True)
+_case("asin", ds.asin, [_unit], np.arcsin, True)
+_case("atan", ds.atan, [_signed(2, 3)], np.arctan, True)
+_case("sinh", ds.sinh, [_signed(2, 3)], np.sinh, True)
+_case("cosh", ds.cosh, [_signed(2, 3)], np.cosh, True)
+_case("asinh", ds.asinh, [_signed(2, 3)], np.arcsinh, True)
+_case("acosh", ds.acosh, [_u(2, 3, lo=1.2, hi=2.5)], np.arccosh, True)
+_case("atanh", ds.atanh, [_unit], np.arctanh, True)
+_case("erfc", ds.erfc, [_signed(2, 3)], _np_erfc, True)
+_case("cbrt", ds.cbrt, [_signed(2, 3)], np.cbrt, True)
+_case("atan2_broadcast", ds.atan2, [_signed(2, 3), _signed(3)], np.arctan2, True)
+_case("divide_no_nan", ds.divide_no_nan, [_signed(2, 3), _signed(2, 1)], np.divide, True)
+_case("multiply_no_nan", ds.multiply_no_nan, [_signed(2, 3), _signed(3)], np.multiply, True)
+_case("reciprocal_no_nan", ds.reciprocal_no_nan, [_signed(2, 3)], np.reciprocal, True)
+_case("xlogy", ds.xlogy, [_signed(2, 3), _u(2, 3)], lambda x, y: x * np.log(y), True)
+_case("xdivy", ds.xdivy, [_signed(2, 3), _signed(1, 3)], np.divide, True)
+_case("xlog1py", ds.xlog1py, [_signed(2, 3), _u(3)], lambda x, y: x * np.log1p(y), True)
+
+# ---------------------------------------------------------------- selection_ops, manipulation_ops (issue 37)
+_idx23 = np.array([[2, 0, 0], [1, 2, 1]])
+_case("take_along_axis_repeats", lambda x: ds.square(ds.take_along_axis(x, _idx23, axis=1)), [_signed(2, 3)],
+      lambda x: np.square(np.take_along_axis(x, _idx23, 1)), True)
+_case("sort_descending", lambda x: ds.square(ds.sort(x, axis=0, direction="DESCENDING")), [_grid(3, 2)],
+      lambda x: np.square(-np.sort(-x, axis=0)), True)
+_case("top_k_values", lambda x: ds.square(ds.top_k(x, 2)[0]), [_grid(2, 4)],
+      lambda x: np.square(-np.sort(-x, axis=1)[:, :2]), True)
+_case("reverse_two_axes", lambda x: ds.square(ds.reverse(x, [0, 1])), [_signed(2, 3)],
+      lambda x: np.square(x[::-1, ::-1]), True)
+_case("roll_two_axes", lambda x: ds.square(ds.roll(x, shift=[1, -1], axis=[0, 1])), [_signed(2, 3)],
+      lambda x: np.square(np.roll(x, (1, -1), (0, 1))), True)
+_case("cumprod", lambda x: ds.cumprod(x, axis=1), [_signed(2, 3)], lambda x: np.cumprod(x, 1), True)
+_case("cumprod_exclusive_reverse", lambda x: ds.cumprod(x, axis=0, exclusive=True, reverse=True), [_signed(3, 2)],
+      lambda x: np.stack([x[1] * x[2], x[2], np.ones(2)]), True)
+_seg = np.array([0, 1, 0, 1])
+_case("unsorted_segment_max", lambda x: ds.square(ds.unsorted_segment_max(x, _seg, num_segments=2)),
+      [_grid(4, 2)], lambda x: np.square(np.stack([np.maximum(x[0], x[2]), np.maximum(x[1], x[3])])), True)
+_case("unsorted_segment_min", lambda x: ds.square(ds.unsorted_segment_min(x, _seg, num_segments=2)),
+      [_grid(4, 2)], lambda x: np.square(np.stack([np.minimum(x[0], x[2]), np.minimum(x[1], x[3])])), True)
+_case("unsorted_segment_mean", lambda x: ds.unsorted_segment_mean(x, _seg, 3), [_signed(4, 2)],
+      lambda x: np.stack([(x[0] + x[2]) / 2, (x[1] + x[3]) / 2, np.zeros(2)]))
+_case("repeat_axis1", lambda x: ds.square(ds.repeat(x, [2, 0, 1], axis=1)), [_signed(2, 3)],
+      lambda x: np.square(np.repeat(x, [2, 0, 1], axis=1)), True)
+_bmask = np.array([[True, False, True], [False, True, True]])
+_case("boolean_mask_2d", lambda x: ds.square(ds.boolean_mask(x, _bmask)), [_signed(2, 3)],
+      lambda x: np.square(x[_bmask]), True)
+_case("tensor_scatter_nd_update", lambda x, u: ds.tensor_scatter_nd_update(x, [[0, 1], [1, 2]], u),
+      [_signed(2, 3), _signed(2)], lambda x, u: np.where(np.array([[0, 1, 0], [0, 0, 1]], bool),
+                                                          np.array([[0, u[0], 0], [0, 0, u[1]]]), x))
+_case("tensor_scatter_nd_add", lambda x, u: ds.tensor_scatter_nd_add(x, [[0, 1], [0, 1]], u),
+      [_signed(2, 3), _signed(2)], lambda x, u: x + np.array([[0, u[0] + u[1], 0], [0, 0, 0]]))
+
+# ---------------------------------------------------------------- linalg_ops (issue 37)
+_sq = _rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)
+_lower = np.tril(_rng.standard_normal((3, 3))) + 3 * np.eye(3)
+
+
+def _np_chol_of_gram(x):
+    return np.linalg.cholesky(x @ np.swapaxes(x, -1, -2) + 3 * np.eye(x.shape[-1]))
+
+
+_case("matrix_inverse_batched", ds.linalg.inv, [_sq], np.linalg.inv, True)
+_case("matrix_determinant_batched", ds.linalg.det, [_sq], np.linalg.det, True)
+_case("log_abs_determinant", lambda a: ds.linalg.slogdet(a)[1], [_sq], lambda a: np.linalg.slogdet(a)[1], True)
+_case("matrix_solve", ds.linalg.solve, [_sq, _rng.standard_normal((2, 3, 2))], np.linalg.solve, True)
+_case("matrix_solve_adjoint", lambda a, b: ds.linalg.solve(a, b, adjoint=True),
+      [_sq, _rng.standard_normal((2, 3, 2))], lambda a, b: np.linalg.solve(np.swapaxes(a, -1, -2), b), True)
+_case("cholesky_of_gram",
+      lambda x: ds.linalg.cholesky(ds.matmul(x, x, transpose_b=True) + ds.linalg.eye(3, dtype=x.dtype) * 3.0),
+      [_rng.standard_normal((3, 3))], _np_chol_of_gram, True)
+_case("matrix_triangular_solve_lower", ds.linalg.triangular_solve, [_lower, _rng.standard_normal((3, 2))],
+      lambda a, b: np.linalg.solve(np.tril(a), b), True)
+_case("matrix_triangular_solve_upper_adjoint",
+      lambda a, b: ds.linalg.triangular_solve(a, b, lower=False, adjoint=True),
+      [_lower.T.copy(), _rng.standard_normal((3, 2))], lambda a, b: np.linalg.solve(np.triu(a).T, b), True)
+_case("einsum_diagonal_and_trace", lambda a, b: ds.einsum("iij,jk->ik", a, b), [_signed(3, 3, 2), _signed(2, 2)],
+      lambda a, b: np.einsum("iij,jk->ik", a, b), True)
+_case("einsum_trace", lambda a: ds.square(ds.einsum("ii->", a)), [_signed(3, 3)], lambda a: np.trace(a) ** 2, True)
+def _np_erfinv_ref(y, lo=-6.0, hi=6.0):
+    """erf's inverse by bisection on math.erf (independent of descend's Newton iteration)."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if math.erf(mid) < y else (lo, mid)
+    return 0.5 * (lo + hi)
+
+
+_case("erfinv", ds.math.erfinv, [_unit], lambda y: np.array([[_np_erfinv_ref(v) for v in row] for row in y]), True)

@@ -34,9 +34,18 @@ from .. import (
     regularizers,
     saving,
 )
-from ..framework import Variable
-from ..layers import Input
+from ..config import device
+from ..framework import Variable, name_scope
+from ..initializers import Initializer
+from ..layers import Input, Layer
+from ..layers.input_spec import InputSpec
+from ..layers.keras_tensor import KerasTensor
+from ..losses import Loss
+from ..metrics import Metric
+from ..mixed_precision import DTypePolicy
 from ..models import Model, Sequential
+from ..optimizers import Optimizer
+from ..regularizers import Regularizer
 from ..optimizers import schedules as _schedules
 from . import backend, ops, random, utils
 
@@ -44,7 +53,18 @@ __all__ = [
     "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics",
     "mixed_precision", "models", "ops",
     "optimizers", "random", "regularizers", "saving", "utils", "Input", "Model", "Sequential", "Variable",
+    "Layer", "Loss", "Metric", "InputSpec", "Initializer", "Regularizer", "Optimizer", "KerasTensor", "name_scope",
+    "device", "version", "DTypePolicy", "FloatDTypePolicy",
 ]
+
+FloatDTypePolicy = DTypePolicy  # Keras 3's name for a policy of float dtypes
+
+
+def version() -> str:
+    """descend's version (``keras.version()`` gives Keras'; this is the library that runs the code)."""
+    from .. import __version__
+
+    return __version__
 
 # ``import descend.keras.layers`` / ``from descend.keras.layers import Dense`` find descend's modules
 for _name, _module in (("activations", activations), ("callbacks", callbacks), ("constraints", constraints),
@@ -54,3 +74,9 @@ for _name, _module in (("activations", activations), ("callbacks", callbacks), (
                        ("optimizers.schedules", _schedules), ("regularizers", regularizers), ("saving", saving)):
     sys.modules.setdefault(f"{__name__}.{_name}", _module)
 del _name, _module
+
+
+def __getattr__(name: str):
+    from .._api_exclusions import refuse  # a name keras has and descend leaves out says why
+
+    raise refuse("keras", name, __name__)

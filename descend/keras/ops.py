@@ -591,3 +591,1316 @@ def softmax(x, axis=-1):
 def log_softmax(x, axis=-1):
     """Log-softmax over ``axis``."""
     return _nn.log_softmax(_floating(x), axis=axis)
+
+
+# ====================================================================================== issue 37: the rest of
+# keras.ops, each a thin call of descend's op of the same meaning after Keras' dtype rules
+from .. import control_ops as _control  # noqa: E402
+from .. import math as _math  # noqa: E402
+
+arccos = _float_unary(_o.acos, "Arc cosine (ints as ``floatx()``).")
+arccosh = _float_unary(_o.acosh, "Inverse hyperbolic cosine (ints as ``floatx()``).")
+arcsin = _float_unary(_o.asin, "Arc sine (ints as ``floatx()``).")
+arcsinh = _float_unary(_o.asinh, "Inverse hyperbolic sine (ints as ``floatx()``).")
+arctan = _float_unary(_o.atan, "Arc tangent (ints as ``floatx()``).")
+arctanh = _float_unary(_o.atanh, "Inverse hyperbolic tangent (ints as ``floatx()``).")
+cosh = _float_unary(_o.cosh, "Hyperbolic cosine (ints as ``floatx()``).")
+sinh = _float_unary(_o.sinh, "Hyperbolic sine (ints as ``floatx()``).")
+tan = _float_unary(_o.tan, "Tangent (ints as ``floatx()``).")
+erf = _float_unary(_o.erf, "The error function (ints as ``floatx()``).")
+cbrt = _float_unary(_o.cbrt, "The real cube root (ints as ``floatx()``).")
+rsqrt = _float_unary(_o.rsqrt, "``1 / sqrt(x)`` (ints as ``floatx()``).")
+
+
+def _float_composite(fn, doc, name):
+    def wrapped(x):
+        return fn(_floating(x))
+
+    wrapped.__name__ = name
+    wrapped.__doc__ = doc
+    return wrapped
+
+
+_LN2 = float(np.log(2.0))
+_LN10 = float(np.log(10.0))
+log2 = _float_composite(lambda x: _o.divide(_o.log(x), _LN2), "Base-2 logarithm (ints as ``floatx()``).", "log2")
+log10 = _float_composite(lambda x: _o.divide(_o.log(x), _LN10), "Base-10 logarithm (ints as ``floatx()``).",
+                         "log10")
+exp2 = _float_composite(lambda x: _o.exp(_o.multiply(x, _LN2)), "``2 ** x`` (ints as ``floatx()``).", "exp2")
+reciprocal = _float_composite(lambda x: _o.reciprocal(x), "``1 / x`` (ints as ``floatx()``).", "reciprocal")
+deg2rad = _float_composite(lambda x: _o.multiply(x, float(np.pi / 180.0)), "Degrees to radians.", "deg2rad")
+rad2deg = _float_composite(lambda x: _o.multiply(x, float(180.0 / np.pi)), "Radians to degrees.", "rad2deg")
+fabs = _float_composite(lambda x: _o.abs(x), "``|x|`` as a float (ints as ``floatx()``).", "fabs")
+
+
+def trunc(x):
+    """``x`` rounded toward zero (ints unchanged); no gradient, as ``floor``."""
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind != "f":
+        return x
+    return _o.where(_o.less(x, 0.0), _o.ceil(x), _o.floor(x))
+
+
+def signbit(x):
+    """Whether the sign bit of ``x`` is set (True for -0.0 and negative numbers), bool."""
+    return Tensor(np.signbit(convert_to_numpy(x)))
+
+
+def isneginf(x):
+    """Whether ``x`` is -inf (bool)."""
+    return Tensor(np.isneginf(convert_to_numpy(x)))
+
+
+def isposinf(x):
+    """Whether ``x`` is +inf (bool)."""
+    return Tensor(np.isposinf(convert_to_numpy(x)))
+
+
+def isreal(x):
+    """True for every entry of a real tensor (descend's tensors are real)."""
+    return Tensor(np.isreal(convert_to_numpy(x)))
+
+
+def arctan2(x1, x2):
+    """The angle of the point ``(x2, x1)`` (NumPy's ``arctan2``), ints as ``floatx()``."""
+    x1, x2 = _promote(_floating(x1), _floating(x2))
+    return _o.atan2(x1, x2)
+
+
+def hypot(x1, x2):
+    """``sqrt(x1**2 + x2**2)``, ints as ``floatx()``."""
+    x1, x2 = _promote(_floating(x1), _floating(x2))
+    return _o.sqrt(_o.add(_o.square(x1), _o.square(x2)))
+
+
+def logaddexp(x1, x2):
+    """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``."""
+    x1, x2 = _promote(_floating(x1), _floating(x2))
+    return _o.add(_o.maximum(x1, x2), _o.log1p(_o.exp(_o.negative(_o.abs(_o.subtract(x1, x2))))))
+
+
+def logaddexp2(x1, x2):
+    """``log2(2**x1 + 2**x2)`` without overflow."""
+    x1, x2 = _promote(_floating(x1), _floating(x2))
+    d = _o.multiply(_o.negative(_o.abs(_o.subtract(x1, x2))), _LN2)
+    return _o.add(_o.maximum(x1, x2), _o.divide(_o.log1p(_o.exp(d)), _LN2))
+
+
+def floor_divide(x1, x2):
+    """``floor(x1 / x2)`` after Keras' dtype promotion (no gradient)."""
+    return _o.floordiv(*_promote(x1, x2))
+
+
+def mod(x1, x2):
+    """The remainder of ``floor_divide`` (the sign of ``x2``)."""
+    return _o.mod(*_promote(x1, x2))
+
+
+def fmod(x1, x2):
+    """The remainder of division rounding toward zero (the sign of ``x1``), as C's ``fmod``."""
+    return _math.truncatemod(*_promote(x1, x2))
+
+
+def fmax(x1, x2):
+    """The larger of ``x1`` and ``x2``, ignoring NaN (the other value wins)."""
+    x1, x2 = _promote(x1, x2)
+    return _o.where(_o.is_nan(x2), x1, _o.where(_o.is_nan(x1), x2, _o.maximum(x1, x2))) \
+        if x1._value.dtype.kind == "f" else _o.maximum(x1, x2)
+
+
+def fmin(x1, x2):
+    """The smaller of ``x1`` and ``x2``, ignoring NaN."""
+    x1, x2 = _promote(x1, x2)
+    return _o.where(_o.is_nan(x2), x1, _o.where(_o.is_nan(x1), x2, _o.minimum(x1, x2))) \
+        if x1._value.dtype.kind == "f" else _o.minimum(x1, x2)
+
+
+def heaviside(x1, x2):
+    """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``."""
+    x1, x2 = _promote(_floating(x1), _floating(x2))
+    x2 = _o.broadcast_to(x2, np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
+    one, zero = _o.ones_like(x2), _o.zeros_like(x2)
+    return _o.where(_o.greater(x1, 0.0), one, _o.where(_o.less(x1, 0.0), zero, x2))
+
+
+def divide_no_nan(x1, x2):
+    """``x1 / x2``, and 0 where ``x2 == 0``."""
+    x1, x2 = _promote(_floating(x1), _floating(x2))
+    return _o.divide_no_nan(x1, x2)
+
+
+def logical_xor(x1, x2):
+    """Elementwise exclusive or (bool)."""
+    return _math.logical_xor(_o.cast(convert_to_tensor(x1), "bool"), _o.cast(convert_to_tensor(x2), "bool"))
+
+
+def _int_pair(x1, x2, what):
+    a, b = convert_to_numpy(x1), convert_to_numpy(x2)
+    if a.dtype.kind not in "iub" or b.dtype.kind not in "iub":
+        raise TypeError(f"{what}: expected integer tensors. Received dtypes {a.dtype.name} and {b.dtype.name}")
+    return a, b
+
+
+def _int_binary(fn, name):
+    def op(x1, x2):
+        a, b = _int_pair(x1, x2, name)
+        return Tensor(np.asarray(fn(a, b)))
+
+    op.__name__ = name
+    op.__doc__ = f"NumPy's ``{fn.__name__}`` of two integer tensors (no gradient)."
+    return op
+
+
+gcd = _int_binary(np.gcd, "gcd")
+lcm = _int_binary(np.lcm, "lcm")
+bitwise_and = _int_binary(np.bitwise_and, "bitwise_and")
+bitwise_or = _int_binary(np.bitwise_or, "bitwise_or")
+bitwise_xor = _int_binary(np.bitwise_xor, "bitwise_xor")
+bitwise_left_shift = left_shift = _int_binary(np.left_shift, "left_shift")
+bitwise_right_shift = right_shift = _int_binary(np.right_shift, "right_shift")
+
+
+def bitwise_invert(x):
+    """The bitwise complement of an integer (or bool) tensor (no gradient)."""
+    a = convert_to_numpy(x)
+    if a.dtype.kind not in "iub":
+        raise TypeError(f"bitwise_invert: expected an integer tensor. Received dtype {a.dtype.name}")
+    return Tensor(np.invert(a))
+
+
+bitwise_not = bitwise_invert
+
+
+# ---------------------------------------------------------------- reductions
+def amax(x, axis=None, keepdims=False):
+    """The largest entry over ``axis`` (as ``max``)."""
+    return max(x, axis=axis, keepdims=keepdims)
+
+
+def amin(x, axis=None, keepdims=False):
+    """The smallest entry over ``axis`` (as ``min``)."""
+    return min(x, axis=axis, keepdims=keepdims)
+
+
+def average(x, axis=None, weights=None):
+    """The mean over ``axis``, weighted by ``weights`` (1-D along ``axis``, or of ``x``'s shape)."""
+    x = _floating(x)
+    if weights is None:
+        return _o.reduce_mean(x, axis=_axis(axis))
+    w = _promote(x, weights)[1]
+    if w.ndim == 1 and x.ndim > 1 and axis is not None:
+        shape_ = [1] * x.ndim
+        shape_[int(axis)] = -1
+        w = _o.reshape(w, tuple(shape_))
+    w = _o.broadcast_to(w, tuple(x.shape))
+    return _o.divide(_o.reduce_sum(_o.multiply(x, w), axis=_axis(axis)), _o.reduce_sum(w, axis=_axis(axis)))
+
+
+def count_nonzero(x, axis=None):
+    """How many entries over ``axis`` are not zero (int32)."""
+    return _o.cast(_o.count_nonzero(convert_to_tensor(x), axis=_axis(axis)), "int32")
+
+
+def logsumexp(x, axis=None, keepdims=False):
+    """``log(sum(exp(x)))`` over ``axis``, stable."""
+    return _o.reduce_logsumexp(_floating(x), axis=_axis(axis), keepdims=keepdims)
+
+
+def ptp(x, axis=None, keepdims=False):
+    """``max - min`` over ``axis``."""
+    x = convert_to_tensor(x)
+    return _o.subtract(_o.reduce_max(x, axis=_axis(axis), keepdims=keepdims),
+                       _o.reduce_min(x, axis=_axis(axis), keepdims=keepdims))
+
+
+def cumprod(x, axis=None, dtype=None):
+    """Running product along ``axis`` (of the flattened ``x`` when None)."""
+    x = convert_to_tensor(x) if dtype is None else cast(x, dtype)
+    if x._value.dtype == np.bool_:
+        x = _o.cast(x, "int32")
+    if axis is None:
+        x, axis = _o.reshape(x, (-1,)), 0
+    return _o.cumprod(x, axis=axis)
+
+
+def _nan_filled(x, value):
+    x = _floating(x)
+    return _o.where(_o.is_nan(x), _o.add(_o.zeros_like(x), value), x)
+
+
+def nansum(x, axis=None, keepdims=False):
+    """The sum over ``axis``, NaN counted as 0."""
+    return _o.reduce_sum(_nan_filled(x, 0.0), axis=_axis(axis), keepdims=keepdims)
+
+
+def nanmean(x, axis=None, keepdims=False):
+    """The mean over ``axis`` of the entries that are not NaN."""
+    x = _floating(x)
+    count = _o.reduce_sum(_o.cast(_o.logical_not(_o.is_nan(x)), x.dtype), axis=_axis(axis), keepdims=keepdims)
+    return _o.divide(nansum(x, axis, keepdims), count)
+
+
+def nanmax(x, axis=None, keepdims=False):
+    """The largest entry over ``axis`` ignoring NaN (NaN where all are)."""
+    x = _floating(x)
+    out = _o.reduce_max(_nan_filled(x, -np.inf), axis=_axis(axis), keepdims=keepdims)
+    return _o.where(_o.reduce_all(_o.is_nan(x), axis=_axis(axis), keepdims=keepdims), _o.add(out, np.nan), out)
+
+
+def nanmin(x, axis=None, keepdims=False):
+    """The smallest entry over ``axis`` ignoring NaN (NaN where all are)."""
+    x = _floating(x)
+    out = _o.reduce_min(_nan_filled(x, np.inf), axis=_axis(axis), keepdims=keepdims)
+    return _o.where(_o.reduce_all(_o.is_nan(x), axis=_axis(axis), keepdims=keepdims), _o.add(out, np.nan), out)
+
+
+def nanprod(x, axis=None, keepdims=False):
+    """The product over ``axis``, NaN counted as 1."""
+    return _o.reduce_prod(_nan_filled(x, 1.0), axis=_axis(axis), keepdims=keepdims)
+
+
+def nancumsum(x, axis=None, dtype=None):
+    """The running sum, NaN counted as 0."""
+    return cumsum(_nan_filled(x, 0.0), axis=axis, dtype=dtype)
+
+
+def nancumprod(x, axis=None, dtype=None):
+    """The running product, NaN counted as 1."""
+    return cumprod(_nan_filled(x, 1.0), axis=axis, dtype=dtype)
+
+
+def nanvar(x, axis=None, keepdims=False):
+    """The variance over ``axis`` of the entries that are not NaN."""
+    x = _floating(x)
+    m = nanmean(x, axis, keepdims=True)
+    return nanmean(_o.square(_o.subtract(x, m)), axis, keepdims)
+
+
+def nanstd(x, axis=None, keepdims=False):
+    """The standard deviation over ``axis`` of the entries that are not NaN."""
+    return _o.sqrt(nanvar(x, axis, keepdims))
+
+
+# ---------------------------------------------------------------- shapes and building
+def append(x1, x2, axis=None):
+    """``x2`` after ``x1`` along ``axis`` (both flattened when None)."""
+    x1, x2 = _promote(x1, x2)
+    if axis is None:
+        x1, x2, axis = _o.reshape(x1, (-1,)), _o.reshape(x2, (-1,)), 0
+    return _o.concat([x1, x2], axis=axis)
+
+
+def flip(x, axis=None):
+    """``x`` with the order of ``axis`` reversed (all axes when None)."""
+    x = convert_to_tensor(x)
+    axes = list(range(x.ndim)) if axis is None else ([axis] if isinstance(axis, int) else list(axis))
+    return _o.reverse(x, axes)
+
+
+def fliplr(x):
+    """``x`` with its second axis reversed."""
+    return flip(x, 1)
+
+
+def flipud(x):
+    """``x`` with its first axis reversed."""
+    return flip(x, 0)
+
+
+def roll(x, shift, axis=None):
+    """Entries moved ``shift`` places along ``axis`` (of the flattened ``x`` when None), wrapping."""
+    x = convert_to_tensor(x)
+    if axis is None:
+        return _o.reshape(_o.roll(_o.reshape(x, (-1,)), shift=shift, axis=0), tuple(x.shape))
+    return _o.roll(x, shift=shift, axis=axis)
+
+
+def repeat(x, repeats, axis=None):
+    """Each entry repeated ``repeats`` times along ``axis`` (flattened when None)."""
+    return _o.repeat(convert_to_tensor(x), repeats, axis=axis)
+
+
+def moveaxis(x, source, destination):
+    """``x`` with the axes ``source`` moved to ``destination``."""
+    x = convert_to_tensor(x)
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise ValueError(f"moveaxis: `source` and `destination` must have the same number of axes. Received: "
+                         f"{source} and {destination}")
+    src = [a % x.ndim for a in src]
+    dst = [a % x.ndim for a in dst]
+    # NumPy's rule: the axes not moved keep their order; each moved axis is inserted at its destination
+    perm = [a for a in range(x.ndim) if a not in src]
+    for d, a in sorted(zip(dst, src)):
+        perm.insert(d, a)
+    return _o.transpose(x, perm=perm)
+
+
+def swapaxes(x, axis1, axis2):
+    """``x`` with two axes exchanged."""
+    x = convert_to_tensor(x)
+    perm = list(range(x.ndim))
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return _o.transpose(x, perm=perm)
+
+
+def ravel(x):
+    """``x`` flattened."""
+    return _o.reshape(convert_to_tensor(x), (-1,))
+
+
+def copy(x):
+    """A new tensor with ``x``'s values."""
+    return _o.identity(convert_to_tensor(x))
+
+
+def empty(shape, dtype=None):
+    """A tensor of ``shape`` (zeros: descend does not hand out uninitialized memory)."""
+    return zeros(shape, dtype)
+
+
+def empty_like(x, dtype=None):
+    """A tensor of ``x``'s shape (zeros)."""
+    return zeros_like(x, dtype)
+
+
+def identity(n, dtype=None):
+    """The ``n`` by ``n`` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):  # noqa: N803 - Keras' names
+    """Ones on and below the ``k``-th diagonal of an ``N`` by ``M`` matrix."""
+    return Tensor(np.tri(N, M, k, dtype=_backend.np_dtype(dtype or _backend.floatx())))
+
+
+def tril(x, k=0):
+    """``x`` with the entries above the ``k``-th diagonal of its last two axes zeroed."""
+    x = convert_to_tensor(x)
+    keep = Tensor(np.tri(x.shape[-2], x.shape[-1], k, dtype=bool))
+    return _o.where(keep, x, _o.zeros_like(x))
+
+
+def triu(x, k=0):
+    """``x`` with the entries below the ``k``-th diagonal of its last two axes zeroed."""
+    x = convert_to_tensor(x)
+    keep = Tensor(~np.tri(x.shape[-2], x.shape[-1], k - 1, dtype=bool))
+    return _o.where(keep, x, _o.zeros_like(x))
+
+
+def diagonal(x, offset=0, axis1=0, axis2=1):
+    """The ``offset`` diagonal of the plane ``(axis1, axis2)``, as the last axis (NumPy's order)."""
+    x = convert_to_tensor(x)
+    n, m = x.shape[axis1], x.shape[axis2]
+    rows = np.arange(builtins.max(0, -offset), builtins.min(n, m - offset))
+    moved = moveaxis(x, (axis1, axis2), (-2, -1))
+    flat = _o.reshape(moved, (*moved.shape[:-2], n * m))
+    return _o.gather(flat, Tensor((rows * m + rows + offset).astype(np.int64)), axis=-1 % builtins.max(flat.ndim, 1))
+
+
+def diag(x, k=0):
+    """The ``k``-th diagonal of a matrix, or the matrix with the vector ``x`` on its ``k``-th diagonal."""
+    x = convert_to_tensor(x)
+    if x.ndim == 2:
+        return diagonal(x, offset=k)
+    if x.ndim != 1:
+        raise ValueError(f"diag: `x` must be 1-D or 2-D. Received shape {tuple(x.shape)}")
+    n = x.shape[0] + builtins.abs(k)
+    rows = np.arange(x.shape[0]) + builtins.max(0, -k)
+    cols = rows + k
+    return _o.scatter_nd(Tensor(np.stack([rows, cols], -1).astype(np.int64)), x, shape=(n, n))
+
+
+def diagflat(x, k=0):
+    """The flattened ``x`` on the ``k``-th diagonal of a square matrix."""
+    return diag(ravel(x), k)
+
+
+def trace(x, offset=0, axis1=0, axis2=1):
+    """The sum of the ``offset`` diagonal of the plane ``(axis1, axis2)``."""
+    return _o.reduce_sum(diagonal(x, offset, axis1, axis2), axis=-1)
+
+
+def hstack(xs):
+    """``xs`` joined along axis 1 (axis 0 for vectors)."""
+    xs = _promote(*xs)
+    return _o.concat(xs, axis=0 if xs[0].ndim == 1 else 1)
+
+
+def vstack(xs):
+    """``xs`` joined along axis 0 (vectors as rows)."""
+    xs = [_o.reshape(x, (1, -1)) if x.ndim == 1 else x for x in _promote(*xs)]
+    return _o.concat(xs, axis=0)
+
+
+def dstack(xs):
+    """``xs`` joined along axis 2 (as at least 3-D arrays)."""
+    out = []
+    for x in _promote(*xs):
+        if x.ndim == 1:
+            x = _o.reshape(x, (1, -1, 1))
+        elif x.ndim == 2:
+            x = _o.expand_dims(x, -1)
+        out.append(x)
+    return _o.concat(out, axis=2)
+
+
+def split(x, indices_or_sections, axis=0):
+    """``x`` cut into equal sections (an int) or at the given indices along ``axis`` (NumPy's ``split``)."""
+    x = convert_to_tensor(x)
+    n = x.shape[axis]
+    if isinstance(indices_or_sections, (int, np.integer)):
+        if n % int(indices_or_sections):
+            raise ValueError(f"split: axis {axis} of size {n} does not divide into {indices_or_sections} sections")
+        return list(_o.split(x, int(indices_or_sections), axis=axis))
+    cuts = [0] + [int(i) for i in indices_or_sections] + [n]
+    sizes = [builtins.max(b - a, 0) for a, b in zip(cuts[:-1], cuts[1:])]
+    return list(_o.split(x, sizes, axis=axis))
+
+
+def array_split(x, indices_or_sections, axis=0):
+    """``x`` cut into ``indices_or_sections`` nearly equal sections (the first ones one longer)."""
+    x = convert_to_tensor(x)
+    n, k = x.shape[axis], int(indices_or_sections)
+    sizes = [n // k + (1 if i < n % k else 0) for i in range(k)]
+    return list(_o.split(x, sizes, axis=axis))
+
+
+def hsplit(x, indices_or_sections):
+    """``split`` along axis 1 (axis 0 for vectors)."""
+    x = convert_to_tensor(x)
+    return split(x, indices_or_sections, axis=0 if x.ndim == 1 else 1)
+
+
+def vsplit(x, indices_or_sections):
+    """``split`` along axis 0."""
+    return split(x, indices_or_sections, axis=0)
+
+
+def dsplit(x, indices_or_sections):
+    """``split`` along axis 2."""
+    return split(x, indices_or_sections, axis=2)
+
+
+def unstack(x, num=None, axis=0):
+    """The slices of ``x`` along ``axis``, as a list."""
+    return list(_o.unstack(convert_to_tensor(x), axis=axis))
+
+
+def pad(x, pad_width, mode="constant", constant_values=None):
+    """``x`` padded by ``pad_width`` (pairs per axis, or one pair / int for all); modes ``"constant"``,
+    ``"reflect"``, ``"symmetric"``."""
+    x = convert_to_tensor(x)
+    width = np.broadcast_to(np.asarray(pad_width, np.int64), (x.ndim, 2)).tolist()
+    if mode not in ("constant", "reflect", "symmetric"):
+        raise ValueError(f"pad: `mode` must be 'constant', 'reflect' or 'symmetric'. Received: mode={mode!r}")
+    if mode != "constant" and constant_values is not None:
+        raise ValueError("pad: `constant_values` can only be given with mode='constant'")
+    return _o.pad(x, width, mode=mode.upper(), constant_values=constant_values or 0)
+
+
+def outer(x1, x2):
+    """The outer product of the flattened ``x1`` and ``x2``."""
+    x1, x2 = _promote(x1, x2)
+    return _o.multiply(_o.reshape(x1, (-1, 1)), _o.reshape(x2, (1, -1)))
+
+
+def inner(x1, x2):
+    """The sum product over the last axes of ``x1`` and ``x2`` (a scalar product for scalars)."""
+    x1, x2 = _promote(x1, x2)
+    if x1.ndim == 0 or x2.ndim == 0:
+        return _o.multiply(x1, x2)
+    return _linalg.tensordot(x1, x2, [[-1], [-1]])
+
+
+def vdot(x1, x2):
+    """The dot product of the flattened ``x1`` and ``x2``."""
+    x1, x2 = _promote(x1, x2)
+    return _o.reduce_sum(_o.multiply(_o.reshape(x1, (-1,)), _o.reshape(x2, (-1,))))
+
+
+def tensordot(x1, x2, axes=2):
+    """``tensordot`` after Keras' dtype promotion."""
+    return _linalg.tensordot(*_promote(x1, x2), axes)
+
+
+def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The cross product of 3-vectors along the last axes (broadcast)."""
+    x1, x2 = _promote(x1, x2)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(x1, axisa, -1), moveaxis(x2, axisb, -1)
+    if a.shape[-1] != 3 or b.shape[-1] != 3:
+        raise ValueError(f"cross: the vectors must have 3 components. Received shapes {tuple(x1.shape)} and "
+                         f"{tuple(x2.shape)}")
+    a0, a1, a2 = _o.unstack(a, axis=-1)
+    b0, b1, b2 = _o.unstack(b, axis=-1)
+    c = _o.stack([_o.subtract(_o.multiply(a1, b2), _o.multiply(a2, b1)),
+                  _o.subtract(_o.multiply(a2, b0), _o.multiply(a0, b2)),
+                  _o.subtract(_o.multiply(a0, b1), _o.multiply(a1, b0))], axis=-1)
+    return moveaxis(c, -1, axisc)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (NumPy's ``linspace``)."""
+    values, step = np.linspace(convert_to_numpy(start), convert_to_numpy(stop), int(num), endpoint=endpoint,
+                               retstep=True, axis=axis)
+    out = Tensor(values.astype(_backend.np_dtype(dtype or _backend.floatx())))
+    return (out, step) if retstep else out
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10, dtype=None, axis=0):
+    """``base ** linspace(start, stop, num)``."""
+    values = np.logspace(convert_to_numpy(start), convert_to_numpy(stop), int(num), endpoint=endpoint, base=base,
+                         axis=axis)
+    return Tensor(values.astype(_backend.np_dtype(dtype or _backend.floatx())))
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``num`` values from ``start`` to ``stop`` evenly spaced on a log scale."""
+    values = np.geomspace(convert_to_numpy(start), convert_to_numpy(stop), int(num), endpoint=endpoint, axis=axis)
+    return Tensor(values.astype(_backend.np_dtype(dtype or _backend.floatx())))
+
+
+def meshgrid(*x, indexing="xy"):
+    """Coordinate grids of the 1-D inputs."""
+    return _o.meshgrid(*x, indexing=indexing)
+
+
+def sort(x, axis=-1):
+    """``x`` sorted along ``axis`` (ascending)."""
+    return _o.sort(convert_to_tensor(x), axis=axis)
+
+
+def argsort(x, axis=-1):
+    """The indices that sort ``x`` along ``axis`` (stable; int32)."""
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = _o.reshape(x, (-1,)), -1
+    return _o.argsort(x, axis=axis)
+
+
+def take_along_axis(x, indices, axis=None):
+    """``x`` picked at ``indices`` along ``axis`` (of the flattened ``x`` when None)."""
+    x = convert_to_tensor(x)
+    if axis is None:
+        x, axis = _o.reshape(x, (-1,)), 0
+    idx = convert_to_numpy(indices)
+    shape_ = list(np.broadcast_shapes(tuple(x.shape[:axis % x.ndim]) + (1,) + tuple(x.shape[axis % x.ndim + 1:]),
+                                      idx.shape))
+    shape_x = list(shape_)
+    shape_x[axis % x.ndim] = x.shape[axis % x.ndim]
+    x = _o.broadcast_to(x, tuple(shape_x))
+    idx = np.broadcast_to(idx, tuple(shape_))
+    return _o.take_along_axis(x, Tensor(np.ascontiguousarray(idx).astype(np.int64)), axis=axis)
+
+
+def top_k(x, k, sorted=True):  # noqa: A002 - Keras' name
+    """The ``k`` largest entries of the last axis and their indices (int32)."""
+    return _o.top_k(convert_to_tensor(x), k)
+
+
+def in_top_k(targets, predictions, k):
+    """Whether each target is among the ``k`` largest predictions of its row."""
+    return _o.in_top_k(targets, predictions, k)
+
+
+def segment_sum(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
+    """The sum of each segment (``num_segments`` defaults to ``max(segment_ids) + 1``)."""
+    data = convert_to_tensor(data)
+    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    return _o.unsorted_segment_sum(data, segment_ids, num_segments=n)
+
+
+def segment_max(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
+    """The largest entry of each segment (an empty segment holds the dtype's lowest value, as TF)."""
+    data = convert_to_tensor(data)
+    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    return _o.unsorted_segment_max(data, segment_ids, num_segments=n)
+
+
+def segment_min(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
+    """The smallest entry of each segment."""
+    data = convert_to_tensor(data)
+    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    return _o.unsorted_segment_min(data, segment_ids, num_segments=n)
+
+
+def isclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
+    """``|x1 - x2| <= atol + rtol * |x2|`` elementwise (bool)."""
+    return Tensor(np.isclose(convert_to_numpy(x1), convert_to_numpy(x2), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(x1, x2, rtol=1e-5, atol=1e-8, equal_nan=False):
+    """Whether every entry is ``isclose`` (a bool scalar)."""
+    return Tensor(np.bool_(np.allclose(convert_to_numpy(x1), convert_to_numpy(x2), rtol=rtol, atol=atol,
+                                       equal_nan=equal_nan)))
+
+
+def isin(x1, x2, assume_unique=False, invert=False):
+    """Whether each entry of ``x1`` occurs in ``x2`` (bool)."""
+    return Tensor(np.isin(convert_to_numpy(x1), convert_to_numpy(x2), invert=invert))
+
+
+def digitize(x, bins):
+    """The index of the bin of ``bins`` (increasing) each entry falls in (int32)."""
+    return Tensor(np.digitize(convert_to_numpy(x), convert_to_numpy(bins)).astype(np.int32))
+
+
+def searchsorted(sorted_sequence, values, side="left"):
+    """Where ``values`` would be inserted into the 1-D ``sorted_sequence`` (int32)."""
+    s = convert_to_numpy(sorted_sequence)
+    if s.ndim != 1:
+        raise ValueError(f"searchsorted: `sorted_sequence` must be 1-D. Received shape {s.shape}")
+    return Tensor(np.searchsorted(s, convert_to_numpy(values), side=side).astype(np.int32))
+
+
+def nonzero(x):
+    """The indices of the nonzero entries, one int32 vector per axis."""
+    return tuple(Tensor(i.astype(np.int32)) for i in np.nonzero(convert_to_numpy(x)))
+
+
+def select(condlist, choicelist, default=0):
+    """The first choice whose condition holds, elementwise (NumPy's ``select``)."""
+    choices = _promote(*choicelist)
+    out = _o.add(_o.zeros_like(choices[0]), default)
+    for cond_, choice in reversed(list(zip(condlist, choices))):
+        cond_ = _o.cast(convert_to_tensor(cond_), "bool")
+        out = _o.where(cond_, choice, out)
+    return out
+
+
+def slice(inputs, start_indices, shape):  # noqa: A001 - Keras' name
+    """The block of ``inputs`` starting at ``start_indices`` with ``shape``."""
+    return _o.slice(convert_to_tensor(inputs), convert_to_numpy(start_indices), list(shape))
+
+
+def slice_update(inputs, start_indices, updates):
+    """``inputs`` with the block at ``start_indices`` replaced by ``updates``."""
+    x = convert_to_tensor(inputs)
+    u = convert_to_tensor(updates, dtype=x.dtype)
+    starts = convert_to_numpy(start_indices).reshape(-1)
+    grids = np.meshgrid(*[np.arange(s, s + n) for s, n in zip(starts, u.shape)], indexing="ij")
+    idx = np.stack(grids, -1).astype(np.int64)
+    return _o.tensor_scatter_nd_update(x, idx, u)
+
+
+def scatter(indices, values, shape):
+    """Zeros of ``shape`` with ``values`` added at ``indices`` (repeats add up)."""
+    values = convert_to_tensor(values)
+    return _o.scatter_nd(Tensor(convert_to_numpy(indices).astype(np.int64)), values, shape=tuple(shape))
+
+
+def scatter_update(inputs, indices, updates):
+    """``inputs`` with the entries at ``indices`` replaced by ``updates``."""
+    x = convert_to_tensor(inputs)
+    return _o.tensor_scatter_nd_update(x, convert_to_numpy(indices).astype(np.int64),
+                                       convert_to_tensor(updates, dtype=x.dtype))
+
+
+def get_item(x, key):
+    """``x[key]``."""
+    return convert_to_tensor(x)[key]
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """``x`` with NaN, +inf and -inf replaced (by 0 and the dtype's extremes by default)."""
+    x = convert_to_tensor(x)
+    if x._value.dtype.kind != "f":
+        return x
+    info = np.finfo(x._value.dtype)
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    full = _o.zeros_like(x)
+    x = _o.where(_o.is_nan(x), _o.add(full, nan), x)
+    x = _o.where(_o.logical_and(_o.is_inf(x), _o.greater(x, 0.0)), _o.add(full, hi), x)
+    return _o.where(_o.logical_and(_o.is_inf(x), _o.less(x, 0.0)), _o.add(full, lo), x)
+
+
+def saturate_cast(x, dtype):
+    """``x`` cast to ``dtype``, clamped to its range."""
+    return _o.saturate_cast(convert_to_tensor(x), dtype)
+
+
+# ---------------------------------------------------------------- control flow
+def cond(pred, true_fn, false_fn):
+    """``true_fn()`` if ``pred`` else ``false_fn()``."""
+    from ..compiler import cond as _cond
+
+    return _cond(pred, true_fn, false_fn)
+
+
+def while_loop(cond, body, loop_vars, maximum_iterations=None):
+    """Run ``body`` while ``cond`` holds on ``loop_vars``."""
+    from ..compiler import while_loop as _while
+
+    return _while(cond, body, loop_vars, maximum_iterations=maximum_iterations)
+
+
+def fori_loop(lower, upper, body_fun, init_val):
+    """``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper)``."""
+    val = init_val
+    for i in range(int(lower), int(upper)):
+        val = body_fun(i, val)
+    return val
+
+
+def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
+    """JAX's ``scan``: ``carry, y = f(carry, x)`` over ``xs`` (or ``length`` steps); returns the final carry and
+    the stacked ``y``."""
+    if xs is None:
+        items = [None] * int(length)
+    else:
+        n, items = _control._elements(xs)
+    order = list(range(len(items)))[::-1] if reverse else list(range(len(items)))
+    carry, ys = init, [None] * len(items)
+    for i in order:
+        carry, ys[i] = f(carry, items[i])
+    stacked = _control._stack_results(ys, None) if ys and ys[0] is not None else None
+    return carry, stacked
+
+
+def map(f, xs):  # noqa: A001 - Keras' name
+    """``f`` on each element of ``xs`` along axis 0, stacked."""
+    return _control.map_fn(f, xs)
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)`` (the index clamped to the branches)."""
+    i = builtins.min(builtins.max(int(convert_to_numpy(index)), 0), len(branches) - 1)
+    return branches[i](*operands)
+
+
+def vectorized_map(function, elements):
+    """``function`` on each element of ``elements`` along axis 0, stacked."""
+    return _control.map_fn(function, elements)
+
+
+def custom_gradient(f):
+    """Keras' ``custom_gradient``: ``f`` returns ``(value, grad_fn)``."""
+    from ..framework import custom_gradient as _cg
+
+    return _cg(f)
+
+
+# ---------------------------------------------------------------- nn
+def relu6(x):
+    """``min(max(x, 0), 6)``."""
+    return _activations.relu6(_floating(x))
+
+
+def _activation(name, doc):
+    fn_ = getattr(_activations, name)
+
+    def op(x, *args, **kwargs):
+        return fn_(_floating(x), *args, **kwargs)
+
+    op.__name__ = name
+    op.__doc__ = doc
+    return op
+
+
+elu = _activation("elu", "``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``.")
+selu = _activation("selu", "Scaled ELU.")
+
+
+def gelu(x, approximate=True):
+    """Gaussian error linear unit; Keras' op uses the tanh approximation by default (the activation does not)."""
+    return _activations.gelu(_floating(x), approximate=approximate)
+
+
+silu = _activation("silu", "``x * sigmoid(x)``.")
+swish = silu
+softplus = _activation("softplus", "``log(1 + exp(x))``.")
+softsign = _activation("softsign", "``x / (1 + |x|)``.")
+leaky_relu = _activation("leaky_relu", "``x`` for ``x > 0``, else ``negative_slope * x``.")
+log_sigmoid = _activation("log_sigmoid", "``log(sigmoid(x))``.")
+hard_sigmoid = _activation("hard_sigmoid", "``relu6(x + 3) / 6``.")
+hard_silu = _activation("hard_silu", "``x * hard_sigmoid(x)``.")
+hard_swish = hard_silu
+celu = _activation("celu", "Continuously differentiable ELU.")
+glu = _activation("glu", "Gated linear unit.")
+hard_tanh = _activation("hard_tanh", "``clip(x, -1, 1)``.")
+hard_shrink = _activation("hard_shrink", "``x`` where ``|x| > threshold``, else 0.")
+soft_shrink = _activation("soft_shrink", "Soft thresholding.")
+tanh_shrink = _activation("tanh_shrink", "``x - tanh(x)``.")
+sparse_plus = _activation("sparse_plus", "SparsePlus.")
+sparse_sigmoid = _activation("sparse_sigmoid", "SparseSigmoid.")
+squareplus = _activation("squareplus", "``(x + sqrt(x**2 + b)) / 2``.")
+threshold = _activation("threshold", "``x`` where ``x > threshold``, else ``default_value``.")
+sparsemax = _activation("sparsemax", "The projection onto the simplex.")
+
+
+def normalize(x, axis=-1, order=2, epsilon=None):
+    """``x`` divided by its ``order``-norm along ``axis`` (at least ``epsilon``)."""
+    x = _floating(x)
+    eps = 1e-12 if epsilon is None else float(epsilon)
+    if order == 2:
+        return _o.multiply(x, _o.rsqrt(_o.maximum(_o.reduce_sum(_o.square(x), axis=axis, keepdims=True), eps * eps)))
+    n = norm(x, ord=order, axis=axis, keepdims=True)
+    return _o.divide(x, _o.maximum(n, eps))
+
+
+def moments(x, axes, keepdims=False, synchronized=False):
+    """The mean and the variance of ``x`` over ``axes``."""
+    x = _floating(x)
+    m = _o.reduce_mean(x, axis=_axis(axes), keepdims=True)
+    v = _o.reduce_mean(_o.square(_o.subtract(x, m)), axis=_axis(axes), keepdims=keepdims)
+    return (m if keepdims else _o.squeeze(m, axis=_axis(axes))), v
+
+
+def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
+    """``(x - mean) / sqrt(variance + epsilon) * scale + offset``, the statistics along ``axis``."""
+    x = _floating(x)
+    shape_ = [1] * x.ndim
+    shape_[axis] = x.shape[axis]
+
+    def along(v):
+        return _o.reshape(convert_to_tensor(v, dtype=x.dtype), tuple(shape_))
+
+    y = _o.multiply(_o.subtract(x, along(mean)), _o.rsqrt(_o.add(along(variance), float(epsilon))))
+    if scale is not None:
+        y = _o.multiply(y, along(scale))
+    if offset is not None:
+        y = _o.add(y, along(offset))
+    return y
+
+
+def rms_normalization(x, scale=None, axis=-1, epsilon=None):
+    """``x / sqrt(mean(x**2, axis) + epsilon) * scale`` (``epsilon`` defaults to Keras' 1e-7)."""
+    x = _floating(x)
+    eps = 1e-7 if epsilon is None else float(epsilon)
+    y = _o.multiply(x, _o.rsqrt(_o.add(_o.reduce_mean(_o.square(x), axis=axis, keepdims=True), eps)))
+    return y if scale is None else _o.multiply(y, convert_to_tensor(scale, dtype=x.dtype))
+
+
+def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis`` (``epsilon`` defaults to 1e-7)."""
+    x = _floating(x)
+    eps = 1e-7 if epsilon is None else float(epsilon)
+    m, v = moments(x, axis, keepdims=True)
+    y = _o.multiply(_o.subtract(x, m), _o.rsqrt(_o.add(v, eps)))
+    if gamma is not None:
+        y = _o.multiply(y, convert_to_tensor(gamma, dtype=x.dtype))
+    if beta is not None:
+        y = _o.add(y, convert_to_tensor(beta, dtype=x.dtype))
+    return y
+
+
+def multi_hot(inputs, num_classes, axis=-1, dtype=None, sparse=False):
+    """One row per example with a 1 at each class id it holds."""
+    ids = convert_to_numpy(inputs).astype(np.int64)
+    if ids.ndim == 1:
+        ids = ids[None]
+        squeeze_ = True
+    else:
+        squeeze_ = False
+    out = np.zeros((ids.shape[0], int(num_classes)), _backend.np_dtype(dtype or _backend.floatx()))
+    for r, row in enumerate(ids):
+        out[r, row[(row >= 0) & (row < num_classes)]] = 1
+    out = out[0] if squeeze_ else out
+    return Tensor(np.moveaxis(out, -1, axis) if out.ndim > 1 else out)
+
+
+def binary_crossentropy(target, output, from_logits=False):
+    """The elementwise binary cross-entropy (Keras' backend op)."""
+    target, output = _promote(_floating(target), _floating(output))
+    if from_logits:
+        return _nn.sigmoid_cross_entropy_with_logits(labels=target, logits=output)
+    eps = 1e-7
+    p = _o.clip_by_value(output, eps, 1.0 - eps)
+    return _o.negative(_o.add(_o.multiply(target, _o.log(p)),
+                              _o.multiply(_o.subtract(1.0, target), _o.log(_o.subtract(1.0, p)))))
+
+
+def categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """The cross-entropy of one-hot ``target`` and ``output`` along ``axis``."""
+    target, output = _promote(_floating(target), _floating(output))
+    if from_logits:
+        return _nn.softmax_cross_entropy_with_logits(labels=target, logits=output, axis=axis)
+    p = _o.divide(output, _o.reduce_sum(output, axis=axis, keepdims=True))
+    p = _o.clip_by_value(p, 1e-7, 1.0 - 1e-7)
+    return _o.negative(_o.reduce_sum(_o.multiply(target, _o.log(p)), axis=axis))
+
+
+def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
+    """The cross-entropy of integer ``target`` and ``output`` along ``axis`` (the last)."""
+    output = _floating(output)
+    target = convert_to_tensor(target)
+    if target._value.dtype.kind not in "iu":
+        target = _o.cast(target, "int64")
+    depth = output.shape[axis]
+    return categorical_crossentropy(_o.one_hot(target, depth, dtype=output.dtype), output, from_logits, axis)
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, is_causal=False, **kwargs):
+    """``softmax(q k^T * scale + bias, masked) v`` over inputs ``(batch, length, heads, dim)``."""
+    q, k, v = _promote(_floating(query), _floating(key), _floating(value))
+    d = q.shape[-1]
+    s = float(1.0 / np.sqrt(d)) if scale is None else float(scale)
+    logits = _o.multiply(_o.einsum("bqhd,bkhd->bhqk", q, k), s)
+    if bias is not None:
+        logits = _o.add(logits, convert_to_tensor(bias, dtype=logits.dtype))
+    allowed = None
+    if mask is not None:
+        allowed = np.broadcast_to(convert_to_numpy(mask).astype(bool), tuple(logits.shape))
+    if is_causal:
+        causal = np.tril(np.ones((q.shape[1], k.shape[1]), bool))
+        allowed = causal if allowed is None else allowed & causal
+    if allowed is not None:
+        big = np.finfo(logits._value.dtype).min
+        logits = _o.where(Tensor(np.broadcast_to(allowed, tuple(logits.shape))), logits,
+                          _o.add(_o.zeros_like(logits), float(big)))
+    weights = _nn.softmax(logits, axis=-1)
+    return _o.einsum("bhqk,bkhd->bqhd", weights, v)
+
+
+__all__ += [
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "cosh", "sinh", "tan", "erf", "cbrt", "rsqrt",
+    "log2", "log10", "exp2", "reciprocal", "deg2rad", "rad2deg", "fabs", "trunc", "signbit", "isneginf",
+    "isposinf", "isreal", "arctan2", "hypot", "logaddexp", "logaddexp2", "floor_divide", "mod", "fmod", "fmax",
+    "fmin", "heaviside", "divide_no_nan", "logical_xor", "gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_left_shift", "left_shift", "bitwise_right_shift", "right_shift", "bitwise_invert", "bitwise_not",
+    "amax", "amin", "average", "count_nonzero", "logsumexp", "ptp", "cumprod", "nansum", "nanmean", "nanmax",
+    "nanmin", "nanprod", "nancumsum", "nancumprod", "nanvar", "nanstd", "append", "flip", "fliplr", "flipud", "roll",
+    "repeat", "moveaxis", "swapaxes", "ravel", "copy", "empty", "empty_like", "identity", "tri", "tril", "triu",
+    "diagonal", "diag", "diagflat", "trace", "hstack", "vstack", "dstack", "split", "array_split", "hsplit",
+    "vsplit", "dsplit", "unstack", "pad", "outer", "inner", "vdot", "tensordot", "cross", "linspace", "logspace",
+    "geomspace", "meshgrid", "sort", "argsort", "take_along_axis", "top_k", "in_top_k", "segment_sum",
+    "segment_max", "segment_min", "isclose", "allclose", "isin", "digitize", "searchsorted", "nonzero", "select",
+    "slice", "slice_update", "scatter", "scatter_update", "get_item", "nan_to_num", "saturate_cast", "cond",
+    "while_loop", "fori_loop", "scan", "map", "switch", "vectorized_map", "custom_gradient", "relu6", "elu", "selu",
+    "gelu", "silu", "swish", "softplus", "softsign", "leaky_relu", "log_sigmoid", "hard_sigmoid", "hard_silu",
+    "hard_swish", "celu", "glu", "hard_tanh", "hard_shrink", "soft_shrink", "tanh_shrink", "sparse_plus",
+    "sparse_sigmoid", "squareplus", "threshold", "sparsemax", "normalize", "moments", "batch_normalization",
+    "rms_normalization", "layer_normalization", "multi_hot", "binary_crossentropy", "categorical_crossentropy",
+    "sparse_categorical_crossentropy", "dot_product_attention",
+]
+
+
+# ---------------------------------------------------------------- linear algebra (issue 37)
+def inv(x):
+    """The inverse of each square matrix of the last two axes."""
+    return _linalg.inv(_floating(x))
+
+
+def det(x):
+    """The determinant of each square matrix."""
+    return _linalg.det(_floating(x))
+
+
+def slogdet(x):
+    """``(sign, log|det|)`` of each square matrix."""
+    return _linalg.slogdet(_floating(x))
+
+
+def logdet(x):
+    """``log(det(x))`` of each symmetric positive-definite matrix."""
+    return _linalg.logdet(_floating(x))
+
+
+def solve(a, b):
+    """``x`` with ``a @ x = b``."""
+    a, b = _promote(_floating(a), _floating(b))
+    return _linalg.solve(a, b)
+
+
+def solve_triangular(a, b, lower=False):
+    """``x`` with ``T @ x = b`` for the lower (``lower=True``) or upper triangle ``T`` of ``a``."""
+    a, b = _promote(_floating(a), _floating(b))
+    return _linalg.triangular_solve(a, b, lower=lower)
+
+
+def cholesky(x, upper=False):
+    """The Cholesky factor of each symmetric positive-definite matrix (lower, or upper with ``upper=True``)."""
+    factor = _linalg.cholesky(_floating(x))
+    return _linalg.matrix_transpose(factor) if upper else factor
+
+
+__all__ += ["inv", "det", "slogdet", "logdet", "solve", "solve_triangular", "cholesky"]
+
+
+# ---------------------------------------------------------------- convolutions and pooling (issue 37)
+def _channels_last(data_format):
+    return data_format in (None, "channels_last")
+
+
+def _to_last(x, data_format):
+    return x if _channels_last(data_format) else _o.transpose(x, perm=(0, *range(2, x.ndim), 1))
+
+
+def _from_last(y, data_format):
+    return y if _channels_last(data_format) else _o.transpose(y, perm=(0, y.ndim - 1, *range(1, y.ndim - 1)))
+
+
+def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """The N-d convolution of Keras' ``ops.conv`` (1-D, 2-D or 3-D by the kernel's rank)."""
+    x, k = _promote(_floating(inputs), _floating(kernel))
+    y = _nn.convolution(_to_last(x, data_format), k, strides=strides, padding=padding.upper(),
+                        dilations=dilation_rate)
+    return _from_last(y, data_format)
+
+
+def depthwise_conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
+    """Each input channel convolved with its own filters (2-D, or 1-D as a 2-D of height 1)."""
+    x, k = _promote(_floating(inputs), _floating(kernel))
+    x = _to_last(x, data_format)
+    if x.ndim == 3:
+        s = strides if isinstance(strides, int) else strides[0]
+        d = dilation_rate if isinstance(dilation_rate, int) else dilation_rate[0]
+        y = _o.squeeze(_nn.depthwise_conv2d(_o.expand_dims(x, 1), _o.expand_dims(k, 0), (1, s), padding.upper(),
+                                            dilations=(1, d)), axis=1)
+    else:
+        y = _nn.depthwise_conv2d(x, k, strides, padding.upper(), dilations=dilation_rate)
+    return _from_last(y, data_format)
+
+
+def separable_conv(inputs, depthwise_kernel, pointwise_kernel, strides=1, padding="valid", data_format=None,
+                   dilation_rate=1):
+    """A depthwise convolution followed by a pointwise (1x1) one."""
+    y = depthwise_conv(inputs, depthwise_kernel, strides, padding, data_format, dilation_rate)
+    return conv(y, pointwise_kernel, 1, "valid", data_format)
+
+
+def conv_transpose(inputs, kernel, strides=1, padding="valid", output_padding=None, data_format=None,
+                   dilation_rate=1):
+    """The transposed convolution (1-D or 2-D), with Keras' output size."""
+    from ..ops.conv_more_ops import transposed_output_size
+
+    x, k = _promote(_floating(inputs), _floating(kernel))
+    x = _to_last(x, data_format)
+    rank = x.ndim - 2
+    st = (strides,) * rank if isinstance(strides, int) else tuple(strides)
+    dl = (dilation_rate,) * rank if isinstance(dilation_rate, int) else tuple(dilation_rate)
+    op_ = (output_padding,) * rank if isinstance(output_padding, int) or output_padding is None else tuple(
+        output_padding)
+    out = [transposed_output_size(n, kk, s, padding, p, d)
+           for n, kk, s, p, d in zip(x.shape[1:-1], k.shape[:rank], st, op_, dl)]
+    if rank == 1:
+        y = _nn.conv1d_transpose(x, k, (x.shape[0], out[0], k.shape[-2]), strides=st[0], padding=padding.upper(),
+                                 dilations=dl[0])
+    else:
+        y = _nn.conv2d_transpose(x, k, (x.shape[0], *out, k.shape[-2]), strides=st, padding=padding.upper(),
+                                 dilations=dl)
+    return _from_last(y, data_format)
+
+
+def max_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Max pooling (1-D or 2-D); ``strides`` defaults to ``pool_size``."""
+    x = _to_last(_floating(inputs), data_format)
+    y = _nn.max_pool(x, pool_size, pool_size if strides is None else strides, padding.upper())
+    return _from_last(y, data_format)
+
+
+def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=None):
+    """Average pooling (1-D or 2-D); ``strides`` defaults to ``pool_size``."""
+    x = _to_last(_floating(inputs), data_format)
+    y = _nn.avg_pool(x, pool_size, pool_size if strides is None else strides, padding.upper())
+    return _from_last(y, data_format)
+
+
+def depth_to_space(x, block_size, data_format="channels_last"):
+    """Channels moved into spatial blocks (channels last)."""
+    return _from_last(_nn.depth_to_space(_to_last(convert_to_tensor(x), data_format), block_size), data_format)
+
+
+def space_to_depth(x, block_size, data_format="channels_last"):
+    """Spatial blocks moved into channels (channels last)."""
+    return _from_last(_nn.space_to_depth(_to_last(convert_to_tensor(x), data_format), block_size), data_format)
+
+
+# ---------------------------------------------------------------- more NumPy (issue 37)
+def rot90(array, k=1, axes=(0, 1)):
+    """``array`` rotated by 90 degrees ``k`` times in the plane ``axes`` (NumPy's ``rot90``)."""
+    x = convert_to_tensor(array)
+    k = int(k) % 4
+    a, b = (ax % x.ndim for ax in axes)
+    for _ in range(k):  # one turn: reverse b, then swap a and b
+        x = swapaxes(_o.reverse(x, [b]), a, b)
+    return x
+
+
+def kron(x1, x2):
+    """The Kronecker product of two matrices (or vectors)."""
+    a, b = _promote(x1, x2)
+    if a.ndim != b.ndim or a.ndim not in (1, 2):
+        raise ValueError(f"kron: two vectors or two matrices are supported. Received shapes {tuple(a.shape)} and "
+                         f"{tuple(b.shape)}")
+    if a.ndim == 1:
+        return _o.reshape(_o.einsum("i,j->ij", a, b), (-1,))
+    (m, n), (p, q) = a.shape, b.shape
+    return _o.reshape(_o.einsum("ij,kl->ikjl", a, b), (m * p, n * q))
+
+
+def diff(a, n=1, axis=-1):
+    """The ``n``-th discrete difference along ``axis``."""
+    x = convert_to_tensor(a)
+    for _ in range(int(n)):
+        size = x.shape[axis]
+        hi = [builtins.slice(None)] * x.ndim
+        lo = [builtins.slice(None)] * x.ndim
+        hi[axis], lo[axis] = builtins.slice(1, size), builtins.slice(0, size - 1)
+        x = _o.subtract(x[builtins.tuple(hi)], x[builtins.tuple(lo)])
+    return x
+
+
+def quantile(x, q, axis=None, method="linear", keepdims=False):
+    """The ``q``-quantiles (in [0, 1]) over ``axis`` with linear interpolation between the sorted values
+    (NumPy's default method); differentiable through the sort."""
+    if method != "linear":
+        raise ValueError(f"quantile: only method='linear' is supported. Received: method={method!r}")
+    x = _floating(x)
+    if axis is None:
+        x, axis, ndim_in = _o.reshape(x, (-1,)), 0, x.ndim
+    else:
+        ndim_in = x.ndim
+    axis = axis % x.ndim
+    s = _o.sort(x, axis=axis)
+    n = x.shape[axis]
+    qs = np.atleast_1d(np.asarray(q, np.float64))
+    outs = []
+    for qq in qs:
+        pos = qq * (n - 1)
+        lo, hi = int(np.floor(pos)), int(np.ceil(pos))
+        frac = float(pos - lo)
+        a = _o.gather(s, [lo], axis=axis)
+        b = _o.gather(s, [hi], axis=axis)
+        outs.append(_o.add(a, _o.multiply(_o.subtract(b, a), frac)))
+    out = _o.stack([o for o in outs], axis=0)  # (len(q), ..., 1 at axis, ...)
+    if keepdims:
+        if ndim_in != x.ndim:  # axis None: keep every axis as 1
+            out = _o.reshape(out, (len(qs),) + (1,) * ndim_in)
+    else:
+        out = _o.squeeze(out, axis=axis + 1)
+    return out[0] if np.ndim(q) == 0 else out
+
+
+def percentile(x, q, axis=None, method="linear", keepdims=False):
+    """``quantile(x, q / 100)``."""
+    return quantile(x, np.asarray(q, np.float64) / 100.0, axis=axis, method=method, keepdims=keepdims)
+
+
+def median(x, axis=None, keepdims=False):
+    """The median over ``axis`` (the mean of the two middle values for an even count)."""
+    return quantile(x, 0.5, axis=axis, keepdims=keepdims)
+
+
+def sinc(x):
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    x = _floating(x)
+    px = _o.multiply(x, float(np.pi))
+    safe = _o.where(_o.equal(x, 0.0), _o.ones_like(x), px)
+    return _o.where(_o.equal(x, 0.0), _o.ones_like(x), _o.divide(_o.sin(safe), safe))
+
+
+def ldexp(x1, x2):
+    """``x1 * 2**x2`` for integer ``x2``."""
+    x1 = _floating(x1)
+    return _o.multiply(x1, _o.cast(_o.pow(2.0, _o.cast(convert_to_tensor(x2), x1.dtype)), x1.dtype))
+
+
+def nextafter(x1, x2):
+    """The next float after ``x1`` toward ``x2`` (no gradient)."""
+    return _math.nextafter(*_promote(_floating(x1), _floating(x2)))
+
+
+def real(x):
+    """The real part: ``x`` (descend's tensors are real)."""
+    return _math.real(convert_to_tensor(x))
+
+
+def imag(x):
+    """The imaginary part: zeros."""
+    return _math.imag(convert_to_tensor(x))
+
+
+def conj(x):
+    """The complex conjugate: ``x``."""
+    return _math.conj(convert_to_tensor(x))
+
+
+conjugate = conj
+
+
+def angle(x):
+    """pi where ``x`` is negative, else 0."""
+    return _math.angle(_floating(x))
+
+
+erfc = _float_unary(_o.erfc, "The complementary error function (ints as ``floatx()``).")
+erfinv = _float_unary(_o.erfinv, "The inverse error function (ints as ``floatx()``).")
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat ``indices`` in an array of ``shape``, one tensor per axis."""
+    coords = np.unravel_index(convert_to_numpy(indices), builtins.tuple(shape))
+    return builtins.tuple(Tensor(np.asarray(c).astype(convert_to_numpy(indices).dtype)) for c in coords)
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """The integral of ``y`` by the trapezoidal rule (spacing ``dx``, or the points ``x``)."""
+    y = _floating(y)
+    n = y.shape[axis]
+    a = [builtins.slice(None)] * y.ndim
+    b = [builtins.slice(None)] * y.ndim
+    a[axis], b[axis] = builtins.slice(1, n), builtins.slice(0, n - 1)
+    pair = _o.multiply(_o.add(y[builtins.tuple(a)], y[builtins.tuple(b)]), 0.5)
+    if x is None:
+        return _o.multiply(_o.reduce_sum(pair, axis=axis), float(dx))
+    return _o.reduce_sum(_o.multiply(pair, diff(_floating(x), axis=axis)), axis=axis)
+
+
+def vander(x, N=None, increasing=False):  # noqa: N803 - Keras' name
+    """The Vandermonde matrix of the vector ``x``: columns ``x**(N-1), ..., x**0`` (reversed if ``increasing``)."""
+    x = convert_to_tensor(x)
+    n = x.shape[0] if N is None else int(N)
+    powers = range(n) if increasing else range(n - 1, -1, -1)
+    cols = [_o.pow(x, x._value.dtype.type(p)) if p else _o.ones_like(x) for p in powers]
+    return _o.stack(cols, axis=1)
+
+
+def corrcoef(x):
+    """The correlation coefficients of the rows of ``x``."""
+    x = _floating(x)
+    centred = _o.subtract(x, _o.reduce_mean(x, axis=1, keepdims=True))
+    cov = _o.matmul(centred, centred, transpose_b=True)
+    d = _o.sqrt(_linalg.diag_part(cov))
+    return _o.divide(cov, _o.multiply(_o.expand_dims(d, 1), _o.expand_dims(d, 0)))
+
+
+def cdist(x1, x2, metric="euclidean"):
+    """The pairwise distances between the rows of ``x1`` and ``x2`` (``"euclidean"``, ``"sqeuclidean"``,
+    ``"cityblock"``)."""
+    a, b = _promote(_floating(x1), _floating(x2))
+    d = _o.subtract(_o.expand_dims(a, -2), _o.expand_dims(b, -3))
+    if metric == "cityblock":
+        return _o.reduce_sum(_o.abs(d), axis=-1)
+    sq = _o.reduce_sum(_o.square(d), axis=-1)
+    if metric == "sqeuclidean":
+        return sq
+    if metric == "euclidean":
+        return _o.sqrt(sq)
+    raise ValueError(f"cdist: `metric` must be 'euclidean', 'sqeuclidean' or 'cityblock'. Received: {metric!r}")
+
+
+def nanargmax(x, axis=None, keepdims=False):
+    """The index of the largest value ignoring NaN."""
+    return argmax(_nan_filled(x, -np.inf), axis=axis, keepdims=keepdims)
+
+
+def nanargmin(x, axis=None, keepdims=False):
+    """The index of the smallest value ignoring NaN."""
+    return argmin(_nan_filled(x, np.inf), axis=axis, keepdims=keepdims)
+
+
+def bincount(x, weights=None, minlength=0, sparse=False):
+    """How many times each non-negative int occurs (weighted sums with ``weights``)."""
+    return _math.bincount(convert_to_tensor(x), weights=weights, minlength=minlength,
+                          dtype="int32", axis=-1 if convert_to_tensor(x).ndim == 2 else None)
+
+
+__all__ += ["conv", "depthwise_conv", "separable_conv", "conv_transpose", "max_pool", "average_pool",
+            "depth_to_space", "space_to_depth", "rot90", "kron", "diff", "quantile", "percentile", "median", "sinc",
+            "ldexp", "nextafter", "real", "imag", "conj", "conjugate", "angle", "erfc", "erfinv", "unravel_index",
+            "trapezoid", "vander", "corrcoef", "cdist", "nanargmax", "nanargmin", "bincount"]

@@ -187,3 +187,102 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int", 
 
 
 __all__ += ["text_dataset_from_directory"]
+
+
+# ---------------------------------------------------------------- more of keras.utils (issue 37)
+def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre", value=0.0):
+    """Lists of ids as one ``(n, maxlen)`` NumPy array (``keras.utils.pad_sequences``): shorter sequences
+    padded with ``value`` before (``"pre"``) or after (``"post"``), longer ones cut at the start (``"pre"``)
+    or the end (``"post"``); ``maxlen`` defaults to the longest."""
+    if padding not in ("pre", "post") or truncating not in ("pre", "post"):
+        raise ValueError(f'`padding` and `truncating` must be "pre" or "post". Received: padding={padding!r}, '
+                         f"truncating={truncating!r}")
+    seqs = [list(s) for s in sequences]
+    width = max((len(s) for s in seqs), default=0) if maxlen is None else int(maxlen)
+    sample_shape = ()
+    for s in seqs:
+        if len(s):
+            sample_shape = np.asarray(s).shape[1:]
+            break
+    out = np.full((len(seqs), width) + sample_shape, value, dtype=dtype)
+    for i, s in enumerate(seqs):
+        if not len(s):
+            continue
+        trunc = s[-width:] if truncating == "pre" else s[:width]
+        if not len(trunc):
+            continue
+        arr = np.asarray(trunc, dtype=dtype)
+        if arr.shape[1:] != sample_shape:
+            raise ValueError(f"Shape of sample {arr.shape[1:]} of sequence at position {i} is different from "
+                             f"expected shape {sample_shape}")
+        if padding == "post":
+            out[i, :len(arr)] = arr
+        else:
+            out[i, width - len(arr):] = arr
+    return out
+
+
+def normalize(x, axis=-1, order=2):
+    """``x`` divided by its ``order``-norm along ``axis`` (a zero norm leaves zeros), as a NumPy array for a
+    NumPy input (``keras.utils.normalize``)."""
+    from .ops import normalize as _normalize
+
+    if isinstance(x, np.ndarray):
+        norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+        norm[norm == 0] = 1
+        return x / np.expand_dims(norm, axis)
+    return _normalize(x, axis=axis, order=order)
+
+
+def is_keras_tensor(x) -> bool:
+    """Whether ``x`` is a symbolic tensor of the functional API (``keras.utils.is_keras_tensor``)."""
+    from ..layers.keras_tensor import KerasTensor
+
+    return isinstance(x, KerasTensor)
+
+
+def clear_session(free_memory=True):
+    """Forget the layer and variable names used so far (``keras.utils.clear_session``)."""
+    from ..framework import clear_session as _clear
+
+    _clear()
+
+
+def standardize_dtype(dtype) -> str:
+    """The canonical name of ``dtype`` (``"float32"``...), as ``keras.utils.standardize_dtype``; None is
+    ``floatx()``."""
+    from .. import backend
+
+    if dtype is None:
+        return np.dtype(backend.floatx()).name
+    return backend.as_dtype(dtype).name
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``: the tuple fit's data adapter unpacks; a lone tuple
+    or list ``x`` is wrapped so it is not taken for ``(x, y)`` (``keras.utils.pack_x_y_sample_weight``)."""
+    if y is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data):
+    """``(x, y, sample_weight)`` from a batch (missing parts None), as ``keras.utils.unpack_x_y_sample_weight``."""
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return (data, None, None)
+    if len(data) == 1:
+        return (data[0], None, None)
+    if len(data) == 2:
+        return (data[0], data[1], None)
+    if len(data) == 3:
+        return (data[0], data[1], data[2])
+    raise ValueError(f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, found: "
+                     f"{data}")
+
+
+__all__ += ["pad_sequences", "normalize", "is_keras_tensor", "clear_session", "standardize_dtype",
+            "pack_x_y_sample_weight", "unpack_x_y_sample_weight"]

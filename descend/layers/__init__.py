@@ -12,11 +12,21 @@ Example:
 """
 
 from .. import _serialization
+from .activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import MultiHeadAttention
 from .base import Layer, get_mask, register_weight_hook, set_mask, to_snake_case
 from .conv import Conv1D, Conv2D
+from .conv3d import Conv3D
+from .convolutional_transpose import Conv1DTranspose, Conv2DTranspose
+from .depthwise_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
+from .dot_attention import AdditiveAttention, Attention
+from .dot_merge import Dot, dot
+from .elementwise_layers import Identity, UnitNormalization
+from .global_pooling3d import GlobalAveragePooling3D, GlobalMaxPooling3D
+from .group_normalization import GroupNormalization, RMSNormalization
 from .core import Activation, Dense, Dropout, Embedding, Flatten
 from .input_layer import Input, InputLayer
+from .input_spec import InputSpec
 from .lambda_layer import Lambda
 from .merging import (
     Add,
@@ -63,6 +73,26 @@ from .preprocessing import (
     Resizing,
 )
 from .reshaping import Masking, Permute, RepeatVector, Reshape
+from .regularization_layers import (
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
+from .spatial_reshaping import (
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+    ZeroPadding3D,
+)
 from .rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, TimeDistributed
 
 
@@ -103,6 +133,16 @@ GlobalMaxPool2D = GlobalMaxPooling2D
 AvgPool2D = AveragePooling2D
 MaxPool1D = MaxPooling1D
 MaxPool2D = MaxPooling2D
+AvgPool1D = AveragePooling1D
+Convolution1D = Conv1D
+Convolution2D = Conv2D
+Convolution3D = Conv3D
+Convolution1DTranspose = Conv1DTranspose
+Convolution2DTranspose = Conv2DTranspose
+SeparableConvolution1D = SeparableConv1D
+SeparableConvolution2D = SeparableConv2D
+GlobalAvgPool3D = GlobalAveragePooling3D
+GlobalMaxPool3D = GlobalMaxPooling3D
 
 __all__ = [
     "Layer", "register_weight_hook", "to_snake_case", "Dense", "Activation", "Flatten", "Dropout", "Embedding",
@@ -117,9 +157,25 @@ __all__ = [
     "Rescaling", "Normalization", "Resizing", "CenterCrop", "RandomFlip", "RandomRotation", "RandomZoom",
     "RandomTranslation", "RandomCrop", "RandomContrast", "RandomBrightness", "Discretization", "CategoryEncoding",
     "IntegerLookup",
+    # issue 37
+    "ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+    "DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D", "AdditiveAttention", "Attention",
+    "InputSpec", "Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D", "UpSampling2D", "UpSampling3D",
+    "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D", "AvgPool1D", "Convolution1D", "Convolution2D",
+    "Convolution3D", "Convolution1DTranspose", "Convolution2DTranspose", "SeparableConvolution1D",
+    "SeparableConvolution2D", "Dot", "dot", "Identity", "UnitNormalization", "GlobalAveragePooling3D",
+    "GlobalMaxPooling3D", "GlobalAvgPool3D", "GlobalMaxPool3D", "GroupNormalization", "RMSNormalization",
+    "ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
+    "SpatialDropout2D", "SpatialDropout3D",
 ]
 
 # text preprocessing (string inputs)
 from .text import StringLookup, TextVectorization  # noqa: E402
 
 __all__ += ["StringLookup", "TextVectorization"]
+
+
+def __getattr__(name: str):
+    from .._api_exclusions import refuse  # a name keras.layers has and descend leaves out says why
+
+    raise refuse("keras.layers", name, __name__)

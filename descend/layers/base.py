@@ -657,6 +657,11 @@ class Layer:
             scope.__enter__()
         stack.append(training)
         try:
+            spec = self.__dict__.get("input_spec")
+            if spec is not None:  # a layer that declares what it accepts (keras.InputSpec)
+                from .input_spec import assert_input_compatibility
+
+                assert_input_compatibility(spec, inputs, self.name)
             if not self.built:
                 if _rebuild.current() is not None:
                     _rebuild.note_layer(self)

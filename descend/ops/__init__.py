@@ -3,12 +3,27 @@
 from ..framework import ops_bridge
 from ..framework.tensor import Tensor
 from ..framework.variable import Variable
-from . import array_ops, clip_ops, conv_ops, gradient_ops, math_ops, nn_ops  # noqa: F401  (registers their ops)
+from . import (  # noqa: F401  (registers their ops)
+    array_ops,
+    clip_ops,
+    conv_ops,
+    elementwise_ops,
+    gradient_ops,
+    linalg_ops,
+    manipulation_ops,
+    math_ops,
+    nn_ops,
+    selection_ops,
+)
 from .array_ops import *  # noqa: F403
 from .clip_ops import *  # noqa: F403
+from .elementwise_ops import *  # noqa: F403
+from .manipulation_ops import *  # noqa: F403
+from .selection_ops import *  # noqa: F403
 from .math_ops import *  # noqa: F403
 
-__all__ = list(math_ops.__all__) + list(array_ops.__all__) + list(clip_ops.__all__)
+__all__ = (list(math_ops.__all__) + list(array_ops.__all__) + list(clip_ops.__all__) + list(elementwise_ops.__all__)
+           + list(manipulation_ops.__all__) + list(selection_ops.__all__))
 
 
 def _method(fn):

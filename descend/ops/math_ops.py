@@ -711,8 +711,37 @@ def _(g, ans, *operands, equation=""):
 
 
 def einsum(equation: str, *inputs):
-    """Einstein summation, e.g. ``einsum("ij,jk->ik", a, b)`` (explicit output, no ellipsis)."""
-    return _einsum(*inputs, equation=equation)
+    """Einstein summation, e.g. ``einsum("ij,jk->ik", a, b)`` (explicit output, no ellipsis).
+
+    An index repeated within one operand takes that operand's diagonal first (``einsum("ii->i", a)`` is
+    the diagonal, ``einsum("ii->", a)`` the trace), as NumPy and TensorFlow.
+    """
+    eq = equation.replace(" ", "")
+    if "->" not in eq or "..." in eq:
+        return _einsum(*inputs, equation=equation)  # the op reports what it does not support
+    lhs, out = eq.split("->")
+    subs = lhs.split(",")
+    if len(subs) != len(inputs) or all(len(set(sub)) == len(sub) for sub in subs):
+        return _einsum(*inputs, equation=equation)
+    inputs = list(inputs)
+    for i, sub in enumerate(subs):
+        x = inputs[i] if isinstance(inputs[i], Tensor) else Tensor(np.asarray(inputs[i]))
+        while len(set(sub)) != len(sub):
+            c = next(ch for ch in sub if sub.count(ch) > 1)
+            p = sub.index(c)
+            q = sub.index(c, p + 1)
+            n = x.shape[p]
+            if x.shape[q] != n:
+                raise ValueError(f"einsum: index {c!r} repeats in operand {i} ({sub!r}) over axes of sizes {n} "
+                                 f"and {x.shape[q]}")
+            # the diagonal of axes (p, q): sum over q of x * I[p, q]
+            mask_shape = [1] * x.ndim
+            mask_shape[p] = mask_shape[q] = n
+            mask = Tensor(np.eye(n, dtype=x.dtype.dtype).reshape(mask_shape))
+            x = reduce_sum(multiply(x, mask), axis=q)
+            sub = sub[:q] + sub[q + 1:]
+        inputs[i], subs[i] = x, sub
+    return _einsum(*inputs, equation=",".join(subs) + "->" + out)
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=False):  # noqa: A002 - TF's name

@@ -1,0 +1,97 @@
+"""Transposed convolutions ("deconvolutions"), as Keras' ``Conv1DTranspose`` and ``Conv2DTranspose``.
+
+``activation(conv2d_transpose(inputs, kernel) + bias)``: the kernel has shape ``(*kernel_size, filters,
+in_channels)`` and the output's spatial size is Keras' (``"valid"``: ``in * stride + max(k - stride, 0)``,
+``"same"``: ``in * stride``; with ``output_padding``: ``(in - 1) * stride + k - 2 * pad + output_padding``).
+
+Example:
+    >>> import descend as ds
+    >>> ds.layers.Conv2DTranspose(4, 3, strides=2, padding="same")(ds.ones((1, 5, 5, 2))).shape
+    (1, 10, 10, 4)
+"""
+
+from __future__ import annotations
+
+from ..ops import array_ops
+from ..ops.conv_more_ops import conv2d_transpose, transposed_output_size
+from ._conv_common import ConvLayer, WeightSpec, sizes
+
+__all__ = ["Conv1DTranspose", "Conv2DTranspose"]
+
+
+class _ConvTranspose(ConvLayer):
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None, data_format=None,
+                 dilation_rate=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+                         bias_initializer, bias_regularizer, bias_constraint, activity_regularizer, **kwargs)
+        owner = type(self).__name__
+        if isinstance(filters, bool) or not isinstance(filters, int) or filters <= 0:
+            raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. Received "
+                             f"filters={filters}.")
+        self.filters = int(filters)
+        if output_padding is None:
+            self.output_padding = None
+        else:
+            self.output_padding = sizes(output_padding, "output_padding", owner, self.rank) if not (
+                isinstance(output_padding, int) and output_padding == 0) else (0,) * self.rank
+            for p, s in zip(self.output_padding, self.strides):
+                if p >= s:
+                    raise ValueError(f"{owner}: each `output_padding` must be smaller than its stride. Received: "
+                                     f"output_padding={self.output_padding}, strides={self.strides}")
+        self.kernel_spec = WeightSpec(kernel_initializer, kernel_regularizer, kernel_constraint)
+        self.kernel = None
+
+    def build(self, input_shape):
+        c = self.input_channels(input_shape)
+        self.kernel = self.kernel_spec.add(self, "kernel", (*self.kernel_size, self.filters, c))
+        self.add_bias(self.filters)
+
+    def _out_sizes(self, spatial):
+        pads = self.output_padding or (None,) * self.rank
+        return [None if n is None else transposed_output_size(n, k, s, self.padding, p, d)
+                for n, k, s, p, d in zip(spatial, self.kernel_size, self.strides, pads, self.dilation_rate)]
+
+    def call(self, inputs):
+        x = self._float_input(inputs)
+        self.check_input(x, self.kernel.shape[-1])
+        x = self.to_channels_last(x)
+        out = self._out_sizes(x.shape[1:-1])
+        if self.rank == 1:
+            y = conv2d_transpose(array_ops.expand_dims(x, axis=1), array_ops.expand_dims(self.kernel, axis=0),
+                                 (x.shape[0], 1, out[0], self.filters), strides=(1, self.strides[0]),
+                                 padding=self.padding.upper(), dilations=(1, self.dilation_rate[0]))
+            y = array_ops.squeeze(y, axis=1)
+        else:
+            y = conv2d_transpose(x, self.kernel, (x.shape[0], *out, self.filters), strides=self.strides,
+                                 padding=self.padding.upper(), dilations=self.dilation_rate)
+        return self.finish(self.from_channels_last(y))
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        spatial = input_shape[1:-1] if self.channels_last else input_shape[2:]
+        out = self._out_sizes(spatial)
+        return (input_shape[0], *out, self.filters) if self.channels_last else (input_shape[0], self.filters, *out)
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "filters": self.filters, "output_padding": self.output_padding,
+                **self.kernel_spec.config("kernel")}
+
+
+class Conv2DTranspose(_ConvTranspose):
+    """2-D transposed convolution: ``(batch, H, W, C)`` -> ``(batch, OH, OW, filters)``.
+
+    Args:
+        filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias, and the
+        initializers, regularizers and constraints: as for ``Conv2D``.
+        output_padding: an int or 2 ints, each smaller than its stride: extra rows/columns at the end.
+    """
+
+    rank = 2
+
+
+class Conv1DTranspose(_ConvTranspose):
+    """1-D transposed convolution: ``(batch, steps, C)`` -> ``(batch, out_steps, filters)``."""
+
+    rank = 1

@@ -1,0 +1,595 @@
+"""The differential harness's table (``tests/test_differential.py``): every op of descend's ``keras.ops``,
+``tf.math``, ``tf.nn`` and ``tf.linalg`` namespaces with the inputs to run through it and through TensorFlow's
+or Keras' function of the same name.
+
+A case is ``Op(namespace, name, call, inputs, grad)``: ``call(module, *tensors)`` calls the function on the
+namespace ``module`` (``keras.ops`` or ``descend.keras.ops``, ``tf.math`` or ``descend.math``...), so one
+lambda drives both sides; ``inputs`` names an input generator (below) or is a function ``rng -> list of
+float64 arrays``; ``grad`` says whether gradients are compared too. The harness runs each case in float32
+and float64, forward values and gradients.
+
+``NOT_COMPARED`` lists the names of those namespaces that no case runs, each with the reason (random draws,
+functions of shapes or dtypes, control flow taking Python callables run elsewhere). ``test_every_name_is_in_
+the_table`` fails when descend adds a name to one of the namespaces without adding it here.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+Op = namedtuple("Op", "namespace name call inputs grad")
+
+CASES: list = []
+
+
+def _default(name):
+    return lambda m, *xs: getattr(m, name)(*xs)
+
+
+#: the unary cases called plainly (``f(x)``), whose edge values are compared too
+PLAIN_UNARY: set = set()
+
+
+def op(namespace, name, inputs="signed", grad=True, call=None):
+    CASES.append(Op(namespace, name, call or _default(name), inputs, grad))
+    if call is None and inputs in ("signed", "unit", "positive", "above_one"):
+        PLAIN_UNARY.add((namespace, name))
+
+
+# ---------------------------------------------------------------- input generators: rng -> list of arrays
+def _signed(rng, *shape):
+    return rng.uniform(0.3, 1.7, shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def _distinct(rng, *shape):
+    """Distinct values at least 0.1 apart, both signs: no ties for max/min/sort, away from 0."""
+    n = int(np.prod(shape))
+    return (rng.permutation(n) - n / 2 + 0.55) .reshape(shape) * 0.1 + 0.013
+
+
+GENERATORS = {
+    "signed": lambda rng: [_signed(rng, 3, 4)],
+    "distinct": lambda rng: [_distinct(rng, 3, 4)],
+    "unit": lambda rng: [rng.uniform(-0.8, 0.8, (3, 4))],
+    "positive": lambda rng: [rng.uniform(0.5, 2.0, (3, 4))],
+    "above_one": lambda rng: [rng.uniform(1.3, 3.0, (3, 4))],
+    "even_last": lambda rng: [_signed(rng, 3, 4)],
+    "two": lambda rng: [_signed(rng, 3, 4), _signed(rng, 3, 4)],
+    "two_broadcast": lambda rng: [_signed(rng, 3, 4), _signed(rng, 4)],
+    "two_positive": lambda rng: [rng.uniform(0.5, 2.0, (3, 4)), _signed(rng, 3, 4)],
+    "two_distinct": lambda rng: [_distinct(rng, 3, 4), _distinct(rng, 3, 4) + 0.05],
+    "matrices": lambda rng: [_signed(rng, 3, 4), _signed(rng, 4, 2)],
+    "vectors": lambda rng: [_signed(rng, 4), _signed(rng, 4)],
+    "vectors3": lambda rng: [_signed(rng, 2, 3), _signed(rng, 2, 3)],
+    "square": lambda rng: [rng.standard_normal((3, 3)) + 3 * np.eye(3)],
+    "batch_square": lambda rng: [rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)],
+    "spd": lambda rng: [(lambda a: a @ a.T + 3 * np.eye(3))(rng.standard_normal((3, 3)))],
+    "square_and_rhs": lambda rng: [rng.standard_normal((3, 3)) + 3 * np.eye(3), rng.standard_normal((3, 2))],
+    "lower_and_rhs": lambda rng: [np.tril(rng.standard_normal((3, 3))) + 3 * np.eye(3), rng.standard_normal((3, 2))],
+    "image": lambda rng: [rng.standard_normal((2, 5, 6, 3))],
+    "volume": lambda rng: [rng.standard_normal((2, 5, 6, 3, 1))],
+    "sequence": lambda rng: [rng.standard_normal((2, 7, 3))],
+    "logits_labels": lambda rng: [rng.uniform(0.05, 0.95, (3, 4)), rng.standard_normal((3, 4))],
+    "probabilities": lambda rng: [np.eye(4)[[0, 2, 1]], (lambda z: z / z.sum(-1, keepdims=True))(
+        rng.uniform(0.1, 1.0, (3, 4)))],
+    "bce": lambda rng: [rng.uniform(0.0, 1.0, (3, 4)), rng.uniform(0.05, 0.95, (3, 4))],
+}
+
+# unary functions whose edge values (0, -0, +-inf, NaN, tiny, huge) are compared too (forward only)
+EDGE_VALUES = np.array([[0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30], [-1e-30, 1e30, -1e30, 0.5, -0.5, 2.0]])
+
+_IDX = np.array([[2, 0, 1, 3], [1, 1, 0, 2], [3, 2, 2, 0]])
+_SEG = np.array([0, 2, 0])
+
+# ======================================================================== keras.ops
+K = "keras.ops"
+for _n in ("abs", "absolute", "negative", "square", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arctan",
+           "arcsinh", "exp", "expm1", "exp2", "erf", "cbrt", "relu", "relu6", "sigmoid", "softplus", "softsign",
+           "elu", "selu", "gelu", "silu", "swish", "leaky_relu", "log_sigmoid", "hard_sigmoid", "hard_silu",
+           "hard_swish", "celu", "hard_tanh", "hard_shrink", "soft_shrink", "tanh_shrink", "sparse_plus",
+           "sparse_sigmoid", "squareplus", "fabs", "deg2rad", "rad2deg", "copy", "ravel", "flip", "fliplr",
+           "flipud", "transpose", "reciprocal", "glu", "sparsemax", "softmax", "log_softmax"):
+    op(K, _n)
+for _n in ("arccos", "arcsin", "arctanh"):
+    op(K, _n, "unit")
+op(K, "arccosh", "above_one")
+for _n in ("sqrt", "rsqrt", "log", "log2", "log10", "log1p"):
+    op(K, _n, "positive")
+for _n in ("sign", "floor", "ceil", "round", "trunc", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
+           "signbit", "logical_not"):
+    op(K, _n, grad=False)
+for _n in ("add", "subtract", "multiply", "divide", "true_divide", "arctan2", "hypot", "logaddexp", "logaddexp2",
+           "divide_no_nan", "append"):
+    op(K, _n, "two_broadcast" if _n != "append" else "two")
+for _n in ("maximum", "minimum", "fmax", "fmin"):
+    op(K, _n, "two_distinct")
+op(K, "power", "two_positive")
+op(K, "heaviside", "two", grad=False)
+for _n in ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and", "logical_or",
+           "logical_xor", "floor_divide", "mod", "fmod", "isclose"):
+    op(K, _n, "two", grad=False)
+op(K, "allclose", "two", grad=False)
+for _n in ("matmul", "dot"):
+    op(K, _n, "matrices")
+for _n in ("outer", "inner", "vdot"):
+    op(K, _n, "vectors")
+op(K, "cross", "vectors3")
+op(K, "tensordot", "matrices", call=lambda m, a, b: m.tensordot(a, b, axes=1))
+op(K, "einsum", "matrices", call=lambda m, a, b: m.einsum("ij,jk->ik", a, b))
+# reductions: all axes, one axis with keepdims
+for _n in ("sum", "mean", "std", "var", "logsumexp", "prod", "nansum", "nanmean", "nanprod", "nanvar", "nanstd"):
+    op(K, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1, keepdims=True))(_n))
+for _n in ("max", "min", "amax", "amin", "ptp", "nanmax", "nanmin"):
+    op(K, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, axis=0))(_n))
+for _n in ("argmax", "argmin"):
+    op(K, _n, "distinct", grad=False, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1))(_n))
+for _n in ("all", "any", "count_nonzero"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(m.greater(x, 0.0), axis=0))(_n))
+for _n in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
+    op(K, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1))(_n))
+op(K, "average", call=lambda m, x: m.average(x, axis=1, weights=np.array([1.0, 2.0, 0.5, 1.5], x.dtype.name)))
+op(K, "norm", call=lambda m, x: m.norm(x, axis=1))
+# shapes and building
+op(K, "reshape", call=lambda m, x: m.reshape(x, (2, 6)))
+op(K, "expand_dims", call=lambda m, x: m.expand_dims(x, 1))
+op(K, "squeeze", call=lambda m, x: m.squeeze(m.reshape(x, (3, 1, 4)), axis=1))
+op(K, "broadcast_to", call=lambda m, x: m.broadcast_to(x, (2, 3, 4)))
+op(K, "tile", call=lambda m, x: m.tile(x, (2, 1)))
+op(K, "repeat", call=lambda m, x: m.repeat(x, 2, axis=1))
+op(K, "roll", call=lambda m, x: m.roll(x, 2, axis=1))
+op(K, "moveaxis", call=lambda m, x: m.moveaxis(m.reshape(x, (3, 2, 2)), 0, -1))
+op(K, "swapaxes", call=lambda m, x: m.swapaxes(x, 0, 1))
+op(K, "concatenate", "two", call=lambda m, a, b: m.concatenate([a, b], axis=1))
+op(K, "stack", "two", call=lambda m, a, b: m.stack([a, b], axis=1))
+op(K, "hstack", "two", call=lambda m, a, b: m.hstack([a, b]))
+op(K, "vstack", "two", call=lambda m, a, b: m.vstack([a, b]))
+op(K, "dstack", "two", call=lambda m, a, b: m.dstack([a, b]))
+op(K, "split", call=lambda m, x: m.split(x, 2, axis=1)[1])
+op(K, "array_split", call=lambda m, x: m.array_split(x, 3, axis=1)[0])
+op(K, "hsplit", call=lambda m, x: m.hsplit(x, [1])[1])
+op(K, "vsplit", call=lambda m, x: m.vsplit(x, [2])[0])
+op(K, "dsplit", call=lambda m, x: m.dsplit(m.reshape(x, (1, 3, 4)), 2)[1])
+op(K, "unstack", call=lambda m, x: m.unstack(x, axis=1)[2])
+op(K, "pad", call=lambda m, x: m.pad(x, ((1, 0), (0, 2))))
+op(K, "tril", call=lambda m, x: m.tril(x, -1))
+op(K, "triu", call=lambda m, x: m.triu(x, 1))
+op(K, "diagonal", call=lambda m, x: m.diagonal(x, offset=1))
+op(K, "diag", call=lambda m, x: m.diag(x, k=-1))
+op(K, "diagflat", call=lambda m, x: m.diagflat(x[0]))
+op(K, "trace", call=lambda m, x: m.trace(x))
+op(K, "take", call=lambda m, x: m.take(x, np.array([2, 0, 2]), axis=1))
+op(K, "take_along_axis", call=lambda m, x: m.take_along_axis(x, _IDX, axis=1))
+op(K, "sort", "distinct", call=lambda m, x: m.sort(x, axis=0))
+op(K, "argsort", "distinct", grad=False, call=lambda m, x: m.argsort(x, axis=1))
+op(K, "top_k", "distinct", call=lambda m, x: m.top_k(x, 2)[0])
+op(K, "where", "two", call=lambda m, a, b: m.where(m.greater(a, 0.0), a, b))
+op(K, "select", "two", call=lambda m, a, b: m.select([m.greater(a, 0.5), m.greater(b, 0.0)], [a, b], 0.0))
+op(K, "clip", call=lambda m, x: m.clip(x, -0.9, 0.8))
+op(K, "nan_to_num", grad=False, call=lambda m, x: m.nan_to_num(m.divide(x, m.floor(m.abs(x)))))
+op(K, "segment_sum", call=lambda m, x: m.segment_sum(x, _SEG, num_segments=3))
+op(K, "segment_max", "distinct", call=lambda m, x: m.segment_max(x, _SEG, num_segments=3))
+op(K, "slice", call=lambda m, x: m.slice(x, (1, 1), (2, 2)))
+op(K, "slice_update", "two", grad=False, call=lambda m, a, b: m.slice_update(a, (1, 1), m.slice(b, (0, 0), (2, 2))))
+op(K, "scatter", call=lambda m, x: m.scatter(np.array([[0, 1], [2, 0]]), x[0, :2], (3, 2)))
+op(K, "scatter_update", "two", call=lambda m, a, b: m.scatter_update(a, np.array([[0, 1], [2, 3]]), b[0, :2]))
+op(K, "get_item", call=lambda m, x: m.get_item(x, 1))
+op(K, "stop_gradient", grad=False)
+op(K, "cast", grad=False, call=lambda m, x: m.cast(x, "int32"))
+op(K, "one_hot", grad=False, call=lambda m, x: m.one_hot(np.array([0, 3, 1]), 4))
+op(K, "multi_hot", grad=False, call=lambda m, x: m.multi_hot(np.array([[0, 3], [1, 1]]), 4))
+op(K, "digitize", grad=False, call=lambda m, x: m.digitize(x, np.array([-1.0, 0.0, 1.0])))
+op(K, "searchsorted", grad=False, call=lambda m, x: m.searchsorted(np.array([-1.0, 0.0, 1.0], x.dtype.name), x[0]))
+op(K, "isin", grad=False, call=lambda m, x: m.isin(m.floor(x), np.array([-1.0, 0.0])))
+op(K, "in_top_k", "distinct", grad=False, call=lambda m, x: m.in_top_k(np.array([0, 3, 1]), np.asarray(x, np.float32),
+                                                                      2))
+op(K, "nonzero", grad=False, call=lambda m, x: m.nonzero(m.greater(x, 0.0))[1])
+op(K, "gcd", grad=False, call=lambda m, x: m.gcd(np.array([12, 18, 7]), np.array([8, 12, 21])))
+op(K, "lcm", grad=False, call=lambda m, x: m.lcm(np.array([4, 6, 7]), np.array([6, 8, 3])))
+for _n in ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "left_shift", "bitwise_right_shift",
+           "right_shift"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(np.array([12, 5, 7]), np.array([2, 3, 1])))(_n))
+for _n in ("bitwise_invert", "bitwise_not"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(np.array([12, -5, 7])))(_n))
+op(K, "meshgrid", "vectors", call=lambda m, a, b: m.meshgrid(a, b)[1])
+op(K, "linspace", grad=False, call=lambda m, x: m.linspace(0.0, 1.0, 5))
+op(K, "logspace", grad=False, call=lambda m, x: m.logspace(0.0, 2.0, 5))
+op(K, "geomspace", grad=False, call=lambda m, x: m.geomspace(1.0, 100.0, 5))
+op(K, "arange", grad=False, call=lambda m, x: m.arange(2, 11, 3))
+op(K, "eye", grad=False, call=lambda m, x: m.eye(3, 4, k=1))
+op(K, "identity", grad=False, call=lambda m, x: m.identity(3))
+op(K, "tri", grad=False, call=lambda m, x: m.tri(3, 4, k=0))
+for _n in ("zeros", "ones", "empty"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)((2, 3)))(_n))
+op(K, "full", grad=False, call=lambda m, x: m.full((2, 3), 1.5))
+for _n in ("zeros_like", "ones_like", "empty_like"):
+    op(K, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(x))(_n))
+op(K, "full_like", grad=False, call=lambda m, x: m.full_like(x, 2.0))
+op(K, "normalize", call=lambda m, x: m.normalize(x, axis=-1))
+op(K, "moments", call=lambda m, x: m.moments(x, axes=[0])[1])
+op(K, "batch_normalization", call=lambda m, x: m.batch_normalization(
+    x, np.full(4, 0.1, x.dtype.name), np.full(4, 2.0, x.dtype.name), axis=-1, offset=np.ones(4, x.dtype.name),
+    scale=np.full(4, 0.5, x.dtype.name)))
+op(K, "rms_normalization", call=lambda m, x: m.rms_normalization(x, axis=-1))
+op(K, "layer_normalization", call=lambda m, x: m.layer_normalization(x, axis=-1))
+op(K, "binary_crossentropy", "bce", call=lambda m, t, p: m.binary_crossentropy(t, p))
+op(K, "categorical_crossentropy", "probabilities", call=lambda m, t, p: m.categorical_crossentropy(t, p))
+op(K, "sparse_categorical_crossentropy", "probabilities",
+   call=lambda m, t, p: m.sparse_categorical_crossentropy(np.array([0, 2, 1]), p))
+op(K, "dot_product_attention", call=lambda m, x: m.dot_product_attention(
+    m.reshape(x, (1, 3, 1, 4)), m.reshape(x * 0.5, (1, 3, 1, 4)), m.reshape(x, (1, 3, 1, 4)), is_causal=True))
+
+# ======================================================================== tf.math / tf
+M = "tf.math"
+for _n in ("abs", "negative", "square", "sin", "cos", "tan", "tanh", "sinh", "cosh", "atan", "asinh", "exp",
+           "expm1", "erf", "erfc", "sigmoid", "softplus", "softsign", "log_sigmoid", "reciprocal",
+           "reciprocal_no_nan"):
+    op(M, _n)
+for _n in ("acos", "asin", "atanh"):
+    op(M, _n, "unit")
+op(M, "acosh", "above_one")
+for _n in ("sqrt", "rsqrt", "log", "log1p"):
+    op(M, _n, "positive")
+for _n in ("sign", "floor", "ceil", "round", "rint", "is_nan", "is_inf", "is_finite"):
+    op(M, _n, grad=False)
+op(M, "logical_not", grad=False, call=lambda m, x: m.logical_not(x > 0))
+for _n in ("add", "subtract", "multiply", "divide", "truediv", "squared_difference", "atan2", "divide_no_nan",
+           "multiply_no_nan", "xdivy"):
+    op(M, _n, "two_broadcast")
+for _n in ("xlogy", "xlog1py"):
+    op(M, _n, "two", call=(lambda n: lambda m, a, b: getattr(m, n)(a, m.abs(b)))(_n))
+for _n in ("maximum", "minimum"):
+    op(M, _n, "two_distinct")
+op(M, "pow", "two_positive")
+for _n in ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal", "floordiv", "floormod", "mod"):
+    op(M, _n, "two", grad=False)
+for _n in ("logical_and", "logical_or", "logical_xor"):
+    op(M, _n, "two", grad=False, call=(lambda n: lambda m, a, b: getattr(m, n)(a > 0, b > 0))(_n))
+op(M, "matmul", "matrices")
+op(M, "add_n", "two", call=lambda m, a, b: m.add_n([a, b, a]))
+op(M, "accumulate_n", "two", call=lambda m, a, b: m.accumulate_n([a, b]))
+op(M, "scalar_mul", call=lambda m, x: m.scalar_mul(2.5, x))
+for _n in ("reduce_sum", "reduce_mean", "reduce_prod", "reduce_logsumexp", "reduce_std", "reduce_variance",
+           "reduce_euclidean_norm"):
+    op(M, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1, keepdims=True))(_n))
+for _n in ("reduce_max", "reduce_min"):
+    op(M, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, axis=0))(_n))
+for _n in ("argmax", "argmin"):
+    op(M, _n, "distinct", grad=False, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1))(_n))
+for _n in ("reduce_all", "reduce_any", "count_nonzero"):
+    op(M, _n, grad=False, call=(lambda n: lambda m, x: getattr(m, n)(x > 0, axis=0))(_n))
+op(M, "cumsum", call=lambda m, x: m.cumsum(x, axis=1, exclusive=True, reverse=True))
+op(M, "cumprod", call=lambda m, x: m.cumprod(x, axis=1, exclusive=True))
+op(M, "cumulative_logsumexp", call=lambda m, x: m.cumulative_logsumexp(x, axis=1))
+op(M, "l2_normalize", call=lambda m, x: m.l2_normalize(x, axis=1))
+op(M, "softmax", call=lambda m, x: m.softmax(x, axis=0))
+op(M, "log_softmax")
+op(M, "polyval", call=lambda m, x: m.polyval([x[0], x[1], x[2]], x))
+op(M, "top_k", "distinct", call=lambda m, x: m.top_k(x, 3)[0])
+op(M, "in_top_k", "distinct", grad=False,
+   call=lambda m, x: m.in_top_k(np.array([0, 3, 1]), np.asarray(x, np.float32), 2))
+op(M, "segment_sum", call=lambda m, x: m.segment_sum(x, np.array([0, 0, 2])))
+op(M, "segment_mean", call=lambda m, x: m.segment_mean(x, np.array([0, 0, 2])))
+op(M, "segment_max", "distinct", call=lambda m, x: m.segment_max(x, np.array([0, 0, 2])))
+op(M, "segment_min", "distinct", call=lambda m, x: m.segment_min(x, np.array([0, 0, 2])))
+for _n in ("unsorted_segment_sum", "unsorted_segment_mean", "unsorted_segment_sqrt_n"):
+    op(M, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, _SEG, 3))(_n))
+for _n in ("unsorted_segment_max", "unsorted_segment_min"):
+    op(M, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, _SEG, 3))(_n))
+op(M, "bincount", grad=False, call=lambda m, x: m.bincount(np.array([1, 1, 3, 0, 3, 3])))
+op(M, "confusion_matrix", grad=False, call=lambda m, x: m.confusion_matrix(np.array([0, 1, 2, 1]),
+                                                                           np.array([0, 2, 2, 1])))
+op(M, "invert_permutation", grad=False, call=lambda m, x: m.invert_permutation(np.array([2, 0, 3, 1])))
+op(M, "is_non_decreasing", grad=False, call=lambda m, x: m.is_non_decreasing(m.cumsum(m.abs(x[0]), 0)))
+op(M, "is_strictly_increasing", grad=False, call=lambda m, x: m.is_strictly_increasing(x[0]))
+op(M, "zero_fraction", grad=False, call=lambda m, x: m.zero_fraction(m.floor(m.abs(x))))
+
+# ======================================================================== tf.nn
+N = "tf.nn"
+for _n in ("relu", "relu6", "elu", "selu", "sigmoid", "softplus", "softsign", "silu", "swish", "log_softmax",
+           "softmax", "leaky_relu"):
+    op(N, _n)
+op(N, "gelu", call=lambda m, x: m.gelu(x, approximate=True))
+op(N, "l2_loss")
+op(N, "sigmoid_cross_entropy_with_logits", "logits_labels",
+   call=lambda m, t, z: m.sigmoid_cross_entropy_with_logits(labels=t, logits=z))
+op(N, "softmax_cross_entropy_with_logits", "probabilities",
+   call=lambda m, t, z: m.softmax_cross_entropy_with_logits(labels=t, logits=z))
+op(N, "sparse_softmax_cross_entropy_with_logits", "signed",
+   call=lambda m, z: m.sparse_softmax_cross_entropy_with_logits(labels=np.array([0, 3, 1]), logits=z))
+op(N, "embedding_lookup", call=lambda m, x: m.embedding_lookup(x, np.array([2, 0, 2])))
+op(N, "conv2d", "image", call=lambda m, x: m.conv2d(x, np.ones((2, 3, 3, 2), x.dtype.name) * 0.1
+                                                   + np.arange(36, dtype=x.dtype.name).reshape(2, 3, 3, 2) * 0.01,
+                                                   strides=2, padding="SAME"))
+op(N, "conv1d", "sequence", call=lambda m, x: m.conv1d(x, np.linspace(-1, 1, 18).reshape(3, 3, 2).astype(
+    x.dtype.name), stride=1, padding="VALID"))
+op(N, "conv2d_transpose", "image", call=lambda m, x: m.conv2d_transpose(
+    x, np.linspace(-1, 1, 36).reshape(3, 2, 2, 3).astype(x.dtype.name), (2, 10, 12, 2), strides=2, padding="SAME"))
+op(N, "conv1d_transpose", "sequence", call=lambda m, x: m.conv1d_transpose(
+    x, np.linspace(-1, 1, 18).reshape(3, 2, 3).astype(x.dtype.name), (2, 14, 2), strides=2, padding="SAME"))
+op(N, "depthwise_conv2d", "image", call=lambda m, x: m.depthwise_conv2d(
+    x, np.linspace(-1, 1, 36).reshape(2, 3, 3, 2).astype(x.dtype.name), (1, 1, 1, 1), "SAME"))
+op(N, "separable_conv2d", "image", call=lambda m, x: m.separable_conv2d(
+    x, np.linspace(-1, 1, 27).reshape(3, 3, 3, 1).astype(x.dtype.name),
+    np.linspace(-1, 1, 6).reshape(1, 1, 3, 2).astype(x.dtype.name), (1, 1, 1, 1), "VALID"))
+op(N, "conv3d", "volume", call=lambda m, x: m.conv3d(
+    x, np.linspace(-1, 1, 16).reshape(2, 2, 2, 1, 2).astype(x.dtype.name),
+    (1, 1, 2, 1, 1), "SAME"))
+op(N, "max_pool2d", "image", call=lambda m, x: m.max_pool2d(x, 2, 2, "VALID"))
+op(N, "avg_pool2d", "image", call=lambda m, x: m.avg_pool2d(x, 3, 2, "SAME"))
+op(N, "max_pool1d", "sequence", call=lambda m, x: m.max_pool1d(x, 2, 2, "SAME"))
+op(N, "avg_pool1d", "sequence", call=lambda m, x: m.avg_pool1d(x, 3, 1, "VALID"))
+op(N, "compute_average_loss", call=lambda m, x: m.compute_average_loss(x[:, 0], global_batch_size=6))
+op(N, "scale_regularization_loss", call=lambda m, x: m.scale_regularization_loss(x))
+
+# ======================================================================== tf.linalg
+LA = "tf.linalg"
+op(LA, "matmul", "matrices")
+op(LA, "einsum", "matrices", call=lambda m, a, b: m.einsum("ij,jk->ki", a, b))
+op(LA, "tensordot", "matrices", call=lambda m, a, b: m.tensordot(a, b, 1))
+op(LA, "norm", call=lambda m, x: m.norm(x, axis=1))
+op(LA, "global_norm", "two", call=lambda m, a, b: m.global_norm([a, b]))
+op(LA, "l2_normalize", call=lambda m, x: m.l2_normalize(x, axis=0))
+op(LA, "matrix_transpose")
+op(LA, "adjoint")
+op(LA, "diag_part")
+op(LA, "trace", "square")
+op(LA, "eye", grad=False, call=lambda m, x: m.eye(3, 2, batch_shape=[2]))
+
+#: names of the four namespaces that no case runs, with the reason
+NOT_COMPARED = {
+    "keras.ops": {
+        "convert_to_tensor": "a conversion, not an op; every case runs through it",
+        "convert_to_numpy": "a conversion, not an op",
+        "array": "a conversion (Keras' alias of convert_to_tensor)",
+        "is_tensor": "a type test",
+        "shape": "the static shape, a tuple",
+        "ndim": "the static rank, an int",
+        "size": "the static size, an int",
+        "dtype": "a dtype name",
+        "saturate_cast": "checked in tests/test_api_ops_conventions.py (TF's backend clips in float64 first)",
+        "isreal": "descend's tensors are real: always True",
+        "cond": "control flow over Python callables (tests/test_function.py)",
+        "while_loop": "control flow over Python callables (tests/test_function.py)",
+        "fori_loop": "control flow over Python callables",
+        "scan": "control flow over Python callables (tests/test_api_ops_conventions.py)",
+        "map": "control flow over Python callables",
+        "switch": "control flow over Python callables",
+        "vectorized_map": "control flow over Python callables",
+        "custom_gradient": "a decorator (tests/test_tape.py)",
+    },
+    "tf.math": {},
+    "tf.nn": {
+        "dropout": "random: the masks of two generators differ (tests/test_layers.py checks the rule)",
+    },
+    "tf.linalg": {},
+    "tf.image": {"ResizeMethod": "a class of method names, not an op"},
+}
+
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+
+op(K, "segment_min", "distinct", call=lambda m, x: m.segment_min(x, _SEG, num_segments=3))
+op(K, "threshold", call=lambda m, x: m.threshold(x, 0.5, -2.0))
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+
+
+# ======================================================================== layers
+LayerOp = namedtuple("LayerOp", "name build inputs kwargs")
+LAYER_CASES: list = []
+
+
+def layer(name, build, inputs, kwargs=None):
+    """``build(layers_module)`` makes the layer on either side; ``inputs`` are shapes (a list of shapes for a
+    layer called on a list) or an ``("ints", shape, high)`` triple for integer ids."""
+    LAYER_CASES.append(LayerOp(name, build, inputs, kwargs or {}))
+
+
+_S, _I, _V = (2, 5, 3), (2, 6, 5, 3), (2, 4, 4, 4, 2)
+layer("Dense", lambda L: L.Dense(4, activation="tanh"), (3, 5))
+layer("Activation", lambda L: L.Activation("softplus"), (3, 5))
+layer("Flatten", lambda L: L.Flatten(), _I)
+layer("Dropout", lambda L: L.Dropout(0.5), (3, 5))
+layer("Embedding", lambda L: L.Embedding(7, 3), ("ints", (3, 4), 7))
+layer("LayerNormalization", lambda L: L.LayerNormalization(), (3, 5))
+layer("BatchNormalization", lambda L: L.BatchNormalization(), (3, 5))
+layer("Conv1D", lambda L: L.Conv1D(4, 3, padding="causal"), _S)
+layer("Conv2D", lambda L: L.Conv2D(4, 3, strides=2, padding="same"), _I)
+layer("Conv3D", lambda L: L.Conv3D(2, 2, padding="same"), _V)
+layer("Conv1DTranspose", lambda L: L.Conv1DTranspose(2, 3, strides=2), _S)
+layer("Conv2DTranspose", lambda L: L.Conv2DTranspose(2, 3, strides=2, padding="same"), _I)
+layer("DepthwiseConv1D", lambda L: L.DepthwiseConv1D(2, depth_multiplier=2), _S)
+layer("DepthwiseConv2D", lambda L: L.DepthwiseConv2D(3, padding="same"), _I)
+layer("SeparableConv1D", lambda L: L.SeparableConv1D(4, 2), _S)
+layer("SeparableConv2D", lambda L: L.SeparableConv2D(4, 3, depth_multiplier=2), _I)
+layer("MaxPooling1D", lambda L: L.MaxPooling1D(2), _S)
+layer("MaxPooling2D", lambda L: L.MaxPooling2D(2, padding="same"), _I)
+layer("AveragePooling1D", lambda L: L.AveragePooling1D(2, 1), _S)
+layer("AveragePooling2D", lambda L: L.AveragePooling2D(3, 2, padding="same"), _I)
+layer("GlobalAveragePooling1D", lambda L: L.GlobalAveragePooling1D(), _S)
+layer("GlobalMaxPooling1D", lambda L: L.GlobalMaxPooling1D(), _S)
+layer("GlobalAveragePooling2D", lambda L: L.GlobalAveragePooling2D(), _I)
+layer("GlobalMaxPooling2D", lambda L: L.GlobalMaxPooling2D(keepdims=True), _I)
+layer("Reshape", lambda L: L.Reshape((3, -1)), _S)
+layer("Permute", lambda L: L.Permute((2, 1)), _S)
+layer("RepeatVector", lambda L: L.RepeatVector(3), (3, 5))
+layer("Masking", lambda L: L.Masking(), _S)
+for _n in ("Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"):
+    layer(_n, (lambda n: lambda L: getattr(L, n)())(_n), [(3, 5), (3, 5)])
+layer("SimpleRNN", lambda L: L.SimpleRNN(3, return_sequences=True), _S)
+layer("LSTM", lambda L: L.LSTM(3), _S)
+layer("GRU", lambda L: L.GRU(3, return_sequences=True), _S)
+layer("RNN", lambda L: L.RNN(L.GRUCell(2)), _S)
+layer("SimpleRNNCell", lambda L: L.RNN(L.SimpleRNNCell(2)), _S)
+layer("LSTMCell", lambda L: L.RNN(L.LSTMCell(2), return_sequences=True), _S)
+layer("GRUCell", lambda L: L.RNN(L.GRUCell(2, reset_after=False)), _S)
+layer("Bidirectional", lambda L: L.Bidirectional(L.LSTM(2)), _S)
+layer("TimeDistributed", lambda L: L.TimeDistributed(L.Dense(2)), _S)
+layer("MultiHeadAttention", lambda L: L.MultiHeadAttention(2, 3), [_S, _S])
+layer("Attention", lambda L: L.Attention(use_scale=True), [_S, (2, 4, 3)], {"use_causal_mask": False})
+layer("AdditiveAttention", lambda L: L.AdditiveAttention(), [_S, (2, 4, 3)])
+layer("ReLU", lambda L: L.ReLU(max_value=1.0, negative_slope=0.1), (3, 5))
+layer("LeakyReLU", lambda L: L.LeakyReLU(), (3, 5))
+layer("ELU", lambda L: L.ELU(0.7), (3, 5))
+layer("PReLU", lambda L: L.PReLU(shared_axes=[1]), _S)
+layer("Softmax", lambda L: L.Softmax(axis=1), _S)
+layer("ZeroPadding1D", lambda L: L.ZeroPadding1D((1, 2)), _S)
+layer("ZeroPadding2D", lambda L: L.ZeroPadding2D(((1, 0), (0, 2))), _I)
+layer("ZeroPadding3D", lambda L: L.ZeroPadding3D(1), _V)
+layer("UpSampling1D", lambda L: L.UpSampling1D(2), _S)
+layer("UpSampling2D", lambda L: L.UpSampling2D(2, interpolation="bilinear"), _I)
+layer("UpSampling3D", lambda L: L.UpSampling3D((2, 1, 2)), _V)
+layer("Cropping1D", lambda L: L.Cropping1D((1, 2)), _S)
+layer("Cropping2D", lambda L: L.Cropping2D(((1, 2), (0, 1))), _I)
+layer("Cropping3D", lambda L: L.Cropping3D(1), _V)
+
+#: descend layers that no layer case runs, with the reason
+LAYERS_NOT_COMPARED = {
+    "Layer": "the base class",
+    "InputLayer": "a placeholder of the functional API (tests/test_functional.py)",
+    "Lambda": "runs the function it is given (tests/test_layer_cases.py)",
+    "OpLambda": "descend's own wrapper of an op in a functional model",
+}
+
+# tf.linalg's solvers and decompositions (issue 37)
+op(LA, "inv", "batch_square")
+op(LA, "det", "batch_square")
+op(LA, "slogdet", "batch_square", call=lambda m, a: m.slogdet(a)[1])
+op(LA, "logdet", "spd")
+op(LA, "solve", "square_and_rhs", call=lambda m, a, b: m.solve(a, b))
+op(LA, "cholesky", "spd", call=lambda m, a: m.cholesky(a))
+op(LA, "cholesky_solve", "spd", call=lambda m, a: m.cholesky_solve(m.cholesky(a), a[:, :2]))
+op(LA, "triangular_solve", "lower_and_rhs", call=lambda m, a, b: m.triangular_solve(a, b, lower=True))
+op(LA, "band_part", call=lambda m, x: m.band_part(x, 1, 0))
+op(LA, "diag", "vectors", call=lambda m, a, b: m.diag(a))
+op(LA, "set_diag", call=lambda m, x: m.set_diag(x, x[:, 0]))
+op(LA, "matvec", "matrices", call=lambda m, a, b: m.matvec(a, b[:, 0]))
+op(LA, "cross", "vectors3")
+op(K, "inv", "batch_square")
+op(K, "det", "batch_square")
+op(K, "slogdet", "batch_square", call=lambda m, a: m.slogdet(a)[1])
+op(K, "logdet", "spd")
+op(K, "solve", "square_and_rhs")
+op(K, "solve_triangular", "lower_and_rhs", call=lambda m, a, b: m.solve_triangular(a, b, lower=True))
+op(K, "cholesky", "spd")
+op(LA, "einsum", "batch_square", call=lambda m, a: m.einsum("bii->bi", a))  # a diagonal (repeated index)
+layer("Dot", lambda L: L.Dot(axes=(2, 2), normalize=True), [_S, (2, 4, 3)])
+layer("Identity", lambda L: L.Identity(), (3, 5))
+layer("Rescaling", lambda L: L.Rescaling(0.5, offset=-1.0), (3, 5))
+layer("UnitNormalization", lambda L: L.UnitNormalization(axis=[1, 2]), _S)
+layer("GlobalAveragePooling3D", lambda L: L.GlobalAveragePooling3D(), _V)
+layer("GlobalMaxPooling3D", lambda L: L.GlobalMaxPooling3D(keepdims=True), _V)
+layer("GroupNormalization", lambda L: L.GroupNormalization(groups=3, axis=-1), (2, 4, 6))
+layer("RMSNormalization", lambda L: L.RMSNormalization(), (3, 5))
+layer("ActivityRegularization", lambda L: L.ActivityRegularization(l1=0.1, l2=0.2), (3, 5))
+for _n in ("AlphaDropout", "GaussianDropout", "GaussianNoise"):  # the identity at inference
+    layer(_n, (lambda n: lambda L: getattr(L, n)(0.3))(_n), (3, 5))
+layer("SpatialDropout1D", lambda L: L.SpatialDropout1D(0.3), _S)
+layer("SpatialDropout2D", lambda L: L.SpatialDropout2D(0.3), _I)
+layer("SpatialDropout3D", lambda L: L.SpatialDropout3D(0.3), _V)
+
+# more of tf.nn (issue 37)
+op(N, "tanh")
+op(N, "l2_normalize", call=lambda m, x: m.l2_normalize(x, axis=0))
+op(N, "top_k", "distinct", call=lambda m, x: m.top_k(x, 2)[0])
+op(N, "in_top_k", "distinct", grad=False, call=lambda m, x: m.in_top_k(np.array([0, 3, 1]), np.asarray(x, np.float32), 2))
+op(N, "zero_fraction", grad=False, call=lambda m, x: m.zero_fraction(x * 0.0))
+op(N, "bias_add", "image", call=lambda m, x: m.bias_add(x, np.array([0.5, -1.0, 2.0], x.dtype.name)))
+op(N, "moments", call=lambda m, x: m.moments(x, axes=[0])[1])
+op(N, "weighted_moments", call=lambda m, x: m.weighted_moments(x, [1], np.array([1.0, 2.0, 0.5, 1.0], x.dtype.name))[1])
+op(N, "sufficient_statistics", call=lambda m, x: m.sufficient_statistics(x, [0])[2])
+op(N, "normalize_moments", call=lambda m, x: m.normalize_moments(np.array(3.0, x.dtype.name), x[0], x[1] * x[1], None)[1])
+op(N, "batch_normalization", call=lambda m, x: m.batch_normalization(x, x[0], x[1] * x[1], x[2], None, 1e-3))
+op(N, "depth_to_space", call=lambda m, x: m.depth_to_space(m.tanh(x)[None, :, None, :], 2))
+op(N, "space_to_depth", "image", call=lambda m, x: m.space_to_depth(x[:, :4, :6], 2))
+op(N, "crelu")
+op(N, "weighted_cross_entropy_with_logits", "bce",
+   call=lambda m, t, z: m.weighted_cross_entropy_with_logits(t, z * 4.0 - 2.0, 1.5))
+op(N, "log_poisson_loss", "two_positive", call=lambda m, z, c: m.log_poisson_loss(z * 2.0, c, compute_full_loss=True))
+op(N, "local_response_normalization", "image", call=lambda m, x: m.local_response_normalization(x, 1, 1.0, 0.5, 0.75))
+op(N, "lrn", "image", call=lambda m, x: m.lrn(x, 2))
+op(N, "convolution", "sequence", call=lambda m, x: m.convolution(x, np.linspace(-1, 1, 12).reshape(2, 3, 2).astype(
+    x.dtype.name), padding="SAME"))
+op(N, "atrous_conv2d", "image", call=lambda m, x: m.atrous_conv2d(x, np.linspace(-1, 1, 18).reshape(
+    3, 1, 3, 2).astype(x.dtype.name), 2, "SAME"))
+op(N, "max_pool", "image", call=lambda m, x: m.max_pool(x, 2, 2, "SAME"))
+op(N, "avg_pool", "sequence", call=lambda m, x: m.avg_pool(x, 2, 1, "VALID"))
+
+#: cases TF runs in float32 only (its kernel has no float64): compared in float32
+FLOAT32_ONLY = {("tf.nn", "local_response_normalization"), ("tf.nn", "lrn"), ("tf.math", "approx_max_k")}
+NOT_COMPARED["tf.math"]["approx_min_k"] = ("TF has no CPU kernel for it; tests/test_api_ops_conventions.py checks it "
+                                           "is the exact k smallest")
+
+# more of tf.math (issue 37)
+op(M, "erfinv", "unit")
+op(M, "ndtri", call=lambda m, x: m.ndtri(m.sigmoid(x)))
+op(M, "erfcinv", call=lambda m, x: m.erfcinv(m.sigmoid(x)))
+for _n in ("real", "conj"):
+    op(M, _n)
+op(M, "imag", grad=False)
+op(M, "angle", grad=False)
+op(M, "approx_max_k", "distinct", call=lambda m, x: m.approx_max_k(x, 2)[0])
+op(M, "nextafter", "two", grad=False)
+
+# keras.ops' convolutions, pooling and more NumPy (issue 37)
+_K2 = lambda x: np.linspace(-1, 1, 36).reshape(2, 3, 3, 2).astype(x.dtype.name)  # noqa: E731
+op(K, "conv", "image", call=lambda m, x: m.conv(x, _K2(x), strides=2, padding="same"))
+op(K, "depthwise_conv", "image", call=lambda m, x: m.depthwise_conv(x, _K2(x), padding="same"))
+op(K, "separable_conv", "image", call=lambda m, x: m.separable_conv(
+    x, _K2(x), np.linspace(-1, 1, 12).reshape(1, 1, 6, 2).astype(x.dtype.name)))
+op(K, "conv_transpose", "image", call=lambda m, x: m.conv_transpose(
+    x, np.linspace(-1, 1, 24).reshape(2, 2, 2, 3).astype(x.dtype.name), strides=2, padding="valid"))
+op(K, "max_pool", "image", call=lambda m, x: m.max_pool(x, 2, padding="same"))
+op(K, "average_pool", "sequence", call=lambda m, x: m.average_pool(x, 3, 2))
+op(K, "depth_to_space", call=lambda m, x: m.depth_to_space(m.reshape(x, (1, 1, 3, 4)), 2))
+op(K, "space_to_depth", "image", call=lambda m, x: m.space_to_depth(x[:, :4, :6], 2))
+op(K, "rot90", call=lambda m, x: m.rot90(x, k=3))
+op(K, "kron", "two", call=lambda m, a, b: m.kron(a[:2, :2], b))
+op(K, "diff", call=lambda m, x: m.diff(x, n=2, axis=1))
+op(K, "quantile", "distinct", call=lambda m, x: m.quantile(x, np.array([0.25, 0.6]), axis=1))
+op(K, "percentile", "distinct", call=lambda m, x: m.percentile(x, 30.0, axis=0, keepdims=True))
+op(K, "median", "distinct", call=lambda m, x: m.median(x, axis=1))
+op(K, "sinc")
+op(K, "ldexp", call=lambda m, x: m.ldexp(x, np.array([1, -2, 0, 3])))
+op(K, "nextafter", "two", grad=False)
+for _n in ("real", "conj", "conjugate"):
+    op(K, _n)
+op(K, "imag", grad=False)
+op(K, "angle", grad=False)
+op(K, "erfc")
+op(K, "erfinv", "unit")
+op(K, "unravel_index", grad=False, call=lambda m, x: m.unravel_index(np.array([5, 7]), (3, 4))[1])
+op(K, "trapezoid", call=lambda m, x: m.trapezoid(x, dx=0.5, axis=1))
+op(K, "vander", "vectors", call=lambda m, a, b: m.vander(a, 3))
+op(K, "corrcoef")
+op(K, "cdist", "two", call=lambda m, a, b: m.cdist(a, b))
+op(K, "nanargmax", "distinct", grad=False, call=lambda m, x: m.nanargmax(x, axis=1))
+op(K, "nanargmin", "distinct", grad=False, call=lambda m, x: m.nanargmin(x, axis=0))
+op(K, "bincount", grad=False, call=lambda m, x: m.bincount(np.array([1, 1, 3, 0])))
+
+# ======================================================================== tf.image (issue 37)
+IM = "tf.image"
+GENERATORS["pixels"] = lambda rng: [rng.uniform(0.05, 0.95, (2, 5, 6, 3))]
+GENERATORS["two_pixels"] = lambda rng: [rng.uniform(0.05, 0.95, (2, 5, 6, 3)), rng.uniform(0.05, 0.95, (2, 5, 6, 3))]
+for _n in ("flip_left_right", "flip_up_down", "transpose", "rgb_to_grayscale", "per_image_standardization",
+           "total_variation"):
+    op(IM, _n, "pixels")
+op(IM, "rot90", "pixels", call=lambda m, x: m.rot90(x, 3))
+op(IM, "resize", "pixels", call=lambda m, x: m.resize(x, (8, 4)))
+GENERATORS["pixels_nearest"] = GENERATORS["pixels"]
+op(IM, "resize", "pixels_nearest", call=lambda m, x: m.resize(x, (3, 13), method="nearest"))
+op(IM, "central_crop", "pixels", call=lambda m, x: m.central_crop(x, 0.5))
+op(IM, "crop_to_bounding_box", "pixels", call=lambda m, x: m.crop_to_bounding_box(x, 1, 2, 3, 3))
+op(IM, "pad_to_bounding_box", "pixels", call=lambda m, x: m.pad_to_bounding_box(x, 1, 0, 7, 8))
+op(IM, "resize_with_crop_or_pad", "pixels", call=lambda m, x: m.resize_with_crop_or_pad(x, 8, 3))
+op(IM, "grayscale_to_rgb", "pixels", call=lambda m, x: m.grayscale_to_rgb(x[..., :1]))
+op(IM, "adjust_brightness", "pixels", call=lambda m, x: m.adjust_brightness(x, 0.2))
+op(IM, "adjust_contrast", "pixels", grad=False, call=lambda m, x: m.adjust_contrast(x, 1.7))
+op(IM, "adjust_gamma", "pixels", call=lambda m, x: m.adjust_gamma(x, 2.2, 0.9))
+op(IM, "convert_image_dtype", "pixels", grad=False, call=lambda m, x: m.convert_image_dtype(x, "uint8"))
+op(IM, "image_gradients", "pixels", call=lambda m, x: m.image_gradients(x)[1])
+op(IM, "psnr", "two_pixels", call=lambda m, a, b: m.psnr(a, b, 1.0))
+layer("Normalization", lambda L: L.Normalization(axis=-1, mean=[0.5, -1.0, 2.0], variance=[4.0, 0.25, 1.0]), _S)
+layer("Resizing", lambda L: L.Resizing(8, 4), _I)
+layer("CenterCrop", lambda L: L.CenterCrop(3, 4), _I)
+layer("CategoryEncoding", lambda L: L.CategoryEncoding(5, output_mode="count"), ("ints", (3, 4), 5))
