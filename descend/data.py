@@ -879,6 +879,7 @@ class DatasetIterator:
         self._numpy = numpy
         self._position = position
         self._closed = False
+        self._returned: list = []  # elements put back (put_back), taken again first
         self._node = dataset._open((epoch,), node_state)
         # made while descend.function traces: the trace's own iterator, its elements part of the trace
         self._made_in_trace = bool(_trace.active) and _trace.current() is not None
@@ -920,9 +921,19 @@ class DatasetIterator:
         except StopIteration:
             raise OutOfRangeError("End of sequence: the Dataset iterator has no more elements") from None
 
+    def put_back(self, element) -> None:
+        """Return ``element`` (what ``next`` just gave) to the iterator: the next ``next`` gives it again.
+        A compiled function whose trace cannot take an element (another shape: a last partial batch) puts it
+        back, so that the call taking it eagerly gets it and a call that fails takes nothing."""
+        self._returned.append(element)
+        self._position -= 1
+
     def _take(self):
         if self._closed:
             raise StopIteration
+        if self._returned:
+            self._position += 1
+            return self._returned.pop()
         value = next(self._node).get()
         self._position += 1
         if self._numpy:
@@ -934,10 +945,15 @@ class DatasetIterator:
         it = DatasetIterator(self._dataset, self._epoch, self._node.state(), numpy=self._numpy,
                              position=self._position)
         it._closed = self._closed
+        it._returned = list(self._returned)
         return it
 
     def get_state(self) -> dict:
         """The iterator's position as a JSON-serializable dict (integers and strings only)."""
+        if self._returned:
+            raise ValueError(f"get_state: {len(self._returned)} element(s) were put back into this iterator (a "
+                             "compiled function could not take them) and are not taken again yet; a saved position "
+                             "would skip them. Take them first")
         return {
             "format": _STATE_FORMAT,
             "version": _STATE_VERSION,
@@ -952,6 +968,7 @@ class DatasetIterator:
         node = self._dataset._open((epoch,), stages)
         self._node.close()
         self._node, self._epoch, self._position, self._closed = node, epoch, position, False
+        self._returned = []
         self._dataset._set_next_epoch(epoch + 1)
 
     def close(self) -> None:

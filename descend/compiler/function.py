@@ -58,11 +58,11 @@ from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
 from ..framework.variable import Variable
-from .graph import Graph, Lit, Value, VarRef
+from .graph import STATEFUL_OPS, Graph, Lit, Value, VarRef
 from .interpret import replay
 from .nest import flatten_leaves, leaf_paths, structure_of
 from .trace_type import TraceType, TracingContext
-from .tracer import SINGLETON_VARIABLES, Recorder, trace_local
+from .tracer import SINGLETON_VARIABLES, ElementChanged, Recorder, trace_local
 
 __all__ = ["ConcreteFunction", "Function", "FunctionEagerWarning", "function"]
 
@@ -1129,8 +1129,21 @@ class ConcreteFunction:
             return self._finish(replay(self.graph, flat, var_args), op_by_op=True)
         try:
             outs = plan.run(flat, var_args)
+        except ElementChanged as e:
+            if not _first_effect(self.graph, e.node):
+                raise  # (what ran before it cannot run again; the element is back in its iterator)
+            changed = e
+        else:
+            changed = None
         finally:
             self._lock.release()
+        if changed is not None:
+            # an iterator's element of another shape than the trace's (TF's element spec has None there, so its
+            # one graph serves it): nothing observable ran before taking it, so this call runs eagerly
+            warnings.warn(f"descend.function '{self.graph.name}': {changed}; this call runs eagerly "
+                          "(batch(..., drop_remainder=True) makes the batches alike)", FunctionEagerWarning,
+                          stacklevel=4)
+            return self.function._target()(*args, **kwargs)
         return self._finish(outs, op_by_op=False)
 
     def plan(self):
@@ -1189,6 +1202,17 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.graph.name if self.graph is not None else 'relaxed'} at {id(self):#x}>"
+
+
+def _first_effect(graph: Graph, node) -> bool:
+    """Whether the opaque ``node`` is the first thing ``graph`` does that anyone can see (only ops that change
+    nothing run before it), so that a call it stopped may run again."""
+    for n in graph.nodes:
+        if n.kind == "opaque" and n.payload is node:
+            return True
+        if n.kind != "op" or n.op.name in STATEFUL_OPS:
+            return False
+    return False
 
 
 class _Family:

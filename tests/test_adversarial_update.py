@@ -1,0 +1,68 @@
+"""Adversarial checks of the one update path and descend.function's tracing rules (attacks that found a bug).
+
+Each test names the attack; the expected behaviour is TensorFlow's (tf.function, tf.data), checked by hand
+against TF 2.21 where stated."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend.compiler.function import FunctionEagerWarning
+from descend.errors import OutOfRangeError
+
+
+def _sums(fn, iterator, calls):
+    out = []
+    for _ in range(calls):
+        try:
+            out.append(float(fn(iterator)))
+        except OutOfRangeError:
+            out.append("end")
+    return out
+
+
+# ------------------------------------------- next(iterator) in a function over batches that change shape
+# TF: batch(3) without drop_remainder has element spec (None,), so the one graph serves the last partial
+# batch: [3, 12, 6, end]. descend's trace has the first batch's shape: the partial batch must still be served
+# (here by running that call eagerly), and never consumed by a call that then fails.
+@pytest.mark.parametrize("body", ["sum", "sum_then_write", "two_ops"])
+def test_next_of_an_iterator_whose_batches_change_shape(body):
+    v = ds.Variable(0.0)
+
+    def step(it):
+        x = next(it)
+        if body == "sum":
+            return ds.reduce_sum(x)
+        if body == "two_ops":
+            return ds.reduce_sum(x * 2.0) / 2.0
+        v.assign_add(ds.reduce_sum(x))
+        return ds.reduce_sum(x)
+
+    f = ds.function(step)
+    it = iter(ds.data.Dataset.from_tensor_slices(np.arange(7, dtype=np.float32)).batch(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FunctionEagerWarning)
+        assert _sums(f, it, 4) == [3.0, 12.0, 6.0, "end"]
+    if body == "sum_then_write":
+        assert float(v.numpy()) == 21.0  # every batch added once
+
+
+def test_an_element_of_another_shape_after_a_write_is_not_lost():
+    """A step that wrote a Variable before taking an element cannot run that call again: it raises, and the
+    element stays in the iterator (a failure leaves the iterator as it was)."""
+    v = ds.Variable(0.0)
+
+    @ds.function
+    def step(it):
+        v.assign_add(1.0)
+        return ds.reduce_sum(next(it))
+
+    it = iter(ds.data.Dataset.from_tensor_slices(np.arange(7, dtype=np.float32)).batch(3))
+    assert [float(step(it)), float(step(it))] == [3.0, 12.0]
+    with pytest.raises(ds.errors.InvalidArgumentError, match="shape"):
+        step(it)
+    assert [float(x.numpy()[0]) for x in it] == [6.0]  # the partial batch is still there
