@@ -68,6 +68,7 @@ import weakref
 import numpy as np
 
 from .backend import np_dtype
+from .errors import EndOfIterator
 from .framework import nest
 from .framework import trace as _trace
 from .framework.tensor import Tensor, to_array
@@ -906,7 +907,7 @@ class DatasetIterator:
             try:
                 return self.get_next()
             except OutOfRangeError:
-                raise StopIteration from None  # (Python's protocol: a loop over the iterator ends)
+                raise EndOfIterator from None  # (Python's protocol: a loop over the iterator ends)
         return self._take()
 
     @_trace.opaque("iterator")
@@ -930,11 +931,14 @@ class DatasetIterator:
 
     def _take(self):
         if self._closed:
-            raise StopIteration
+            raise EndOfIterator
         if self._returned:
             self._position += 1
             return self._returned.pop()
-        value = next(self._node).get()
+        try:
+            value = next(self._node).get()
+        except StopIteration:
+            raise EndOfIterator from None  # (a StopIteration: a descend.function call that meets it says OutOfRange)
         self._position += 1
         if self._numpy:
             return value

@@ -66,3 +66,30 @@ def test_an_element_of_another_shape_after_a_write_is_not_lost():
     with pytest.raises(ds.errors.InvalidArgumentError, match="shape"):
         step(it)
     assert [float(x.numpy()[0]) for x in it] == [6.0]  # the partial batch is still there
+
+
+# ------------------------------------------- the end of an iterator reached while tracing
+# TF 2.21: next(it) inside tf.function is IteratorGetNext, so a call at the end raises OutOfRangeError even when
+# that call traces (a new iterator already at its end, or one with fewer elements than the function takes); the
+# usual loop `while True: try: step(it) except OutOfRangeError: break` relies on it. A StopIteration escaping
+# the call would pass that except clause (and end an enclosing generator).
+@pytest.mark.parametrize("case", ["empty", "fewer_than_taken", "exhausted_then_new_function", "eager_after"])
+def test_a_call_at_the_end_of_an_iterator_raises_out_of_range(case):
+    def two(it):
+        return next(it) + next(it)
+
+    f = ds.function(two)
+    if case == "empty":
+        it = iter(ds.data.Dataset.from_tensor_slices(np.zeros(0, np.float32)))
+    elif case == "fewer_than_taken":
+        it = iter(ds.data.Dataset.from_tensor_slices(np.ones(1, np.float32)))
+    else:
+        it = iter(ds.data.Dataset.from_tensor_slices(np.ones(2, np.float32)))
+        assert float(ds.function(two)(it)) == 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FunctionEagerWarning)
+        with pytest.raises(OutOfRangeError):
+            f(it)
+        if case == "eager_after":  # the signature now runs eagerly: its later calls say the same
+            with pytest.raises(OutOfRangeError):
+                f(it)

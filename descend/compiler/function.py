@@ -53,6 +53,7 @@ import weakref
 import numpy as np
 
 from .. import backend
+from ..errors import EndOfIterator, OutOfRangeError
 from ..framework import tape as _tape
 from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
@@ -498,7 +499,7 @@ class Function:
         _note_trace(self._python_function)
         snapshot = _containers(args, kwargs)
         with rec:
-            out = target(*args, **kwargs)
+            out = _python_call(target, args, kwargs)
         _check_unmodified(snapshot, graph.name)
         first = not self._traced_once
         self._traced_once = True
@@ -1113,7 +1114,7 @@ class ConcreteFunction:
 
     def _call_flat(self, flat: list, var_args, args, kwargs):
         if self.eager is not None:
-            return self.function._target()(*args, **kwargs)
+            return _python_call(self.function._target(), args, kwargs)
         recorder = _trace.current()
         tracing = recorder is not None and isinstance(recorder, Recorder) and recorder.invalid is None
         if self._outer_capture and not tracing:
@@ -1143,7 +1144,7 @@ class ConcreteFunction:
             warnings.warn(f"descend.function '{self.graph.name}': {changed}; this call runs eagerly "
                           "(batch(..., drop_remainder=True) makes the batches alike)", FunctionEagerWarning,
                           stacklevel=4)
-            return self.function._target()(*args, **kwargs)
+            return _python_call(self.function._target(), args, kwargs)
         return self._finish(outs, op_by_op=False)
 
     def plan(self):
@@ -1202,6 +1203,16 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.graph.name if self.graph is not None else 'relaxed'} at {id(self):#x}>"
+
+
+def _python_call(target, args, kwargs):
+    """``target(*args, **kwargs)``, the function's Python (a trace or an eager call): the end of a ``Dataset``
+    iterator it meets (Python's ``StopIteration``, which would end a loop around the call) is TF's
+    ``OutOfRangeError``, as in a plan."""
+    try:
+        return target(*args, **kwargs)
+    except EndOfIterator:
+        raise OutOfRangeError("End of sequence: the Dataset iterator has no more elements") from None
 
 
 def _first_effect(graph: Graph, node) -> bool:
