@@ -93,3 +93,36 @@ def test_a_call_at_the_end_of_an_iterator_raises_out_of_range(case):
         if case == "eager_after":  # the signature now runs eagerly: its later calls say the same
             with pytest.raises(OutOfRangeError):
                 f(it)
+
+
+# ------------------------------------------- op determinism and unseeded random ops
+# TF 2.21 (checked by hand): with enable_op_determinism, tf.random.normal/uniform/shuffle (and tf.image's random
+# ops, which draw through them) raise RuntimeError when neither a global nor an op seed is set; a seed of
+# either kind makes them run. Keras 3's initializers keep their own seeding and are not concerned.
+_UNSEEDED = {
+    "normal": lambda seed: ds.random.normal([2], seed=seed),
+    "uniform": lambda seed: ds.random.uniform([2], seed=seed),
+    "truncated_normal": lambda seed: ds.random.truncated_normal([2], seed=seed),
+    "shuffle": lambda seed: ds.random.shuffle(ds.constant([1, 2, 3]), seed=seed),
+    "categorical": lambda seed: ds.random.categorical(ds.zeros((1, 3)), 2, seed=seed),
+    "image.random_flip_left_right": lambda seed: ds.image.random_flip_left_right(ds.zeros((2, 2, 1)), seed=seed),
+}
+
+
+@pytest.fixture
+def determinism():
+    ds.config.experimental.enable_op_determinism()
+    yield
+    ds.config.experimental.disable_op_determinism()
+
+
+@pytest.mark.parametrize("op", sorted(_UNSEEDED))
+def test_unseeded_random_ops_raise_under_op_determinism(op, determinism):
+    with pytest.raises(RuntimeError, match="require a seed"):
+        _UNSEEDED[op](None)
+    assert _UNSEEDED[op](7) is not None  # an op seed is enough
+    ds.random.set_seed(1)
+    assert _UNSEEDED[op](None) is not None  # so is a global seed
+    ds.config.experimental.disable_op_determinism()
+    ds.random.set_seed(None)
+    assert _UNSEEDED[op](None) is not None  # and without determinism nothing is required
