@@ -846,14 +846,21 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def default_seed() -> int:
+def default_seed(what: str | None = None) -> int:
     """The seed of a shuffle given none: derived from the global seed and the op counter when a global seed
     is set (the same program draws the same seeds: reproducible runs, the same order on every MPI rank),
-    else fresh entropy."""
+    else fresh entropy; with ``what`` (the op asking) under op determinism, TF's ``RuntimeError`` instead."""
     from .random import get_seed
 
     g, o = get_seed(None)
     if g is None:
+        if what is not None:
+            from ._native.blas import deterministic
+
+            if deterministic():  # (TF's: an order that cannot be repeated)
+                raise RuntimeError(f"Random ops require a seed to be set when determinism is enabled "
+                                   f"(descend.config.experimental.enable_op_determinism): {what} needs `seed` or a "
+                                   "global seed (descend.random.set_seed(1))")
         return int(np.random.SeedSequence().entropy) % 2**64
     return int(np.random.SeedSequence([g % 2**63, o % 2**63]).generate_state(1, np.uint64)[0])
 
@@ -1206,14 +1213,15 @@ class Dataset:
             buffer_size: positive number of elements held in the buffer.
             seed: an integer making the order reproducible; ``None`` takes one
                 from the global seed when one is set (``descend.random.set_seed``,
-                ``keras.utils.set_random_seed``; as TF), else draws one at random now.
+                ``keras.utils.set_random_seed``; as TF), else draws one at random now
+                (under op determinism: ``RuntimeError``, as TF's).
             reshuffle_each_iteration: a different order in each epoch (each
                 ``iter()`` and each pass of an enclosing ``repeat``), still a
                 function of the seed; ``False`` repeats one order.
         """
         buffer_size = _int_arg("buffer_size", buffer_size, minimum=1, what="a positive integer")
         if seed is None:
-            seed = default_seed()
+            seed = default_seed(what="Dataset.shuffle")
         else:
             seed = _int_arg("seed", seed, minimum=-(2**63), what="an integer") % (2**64)
         return _ShuffleDataset(self, buffer_size, seed, bool(reshuffle_each_iteration))

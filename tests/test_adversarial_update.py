@@ -106,6 +106,7 @@ _UNSEEDED = {
     "shuffle": lambda seed: ds.random.shuffle(ds.constant([1, 2, 3]), seed=seed),
     "categorical": lambda seed: ds.random.categorical(ds.zeros((1, 3)), 2, seed=seed),
     "image.random_flip_left_right": lambda seed: ds.image.random_flip_left_right(ds.zeros((2, 2, 1)), seed=seed),
+    "Dataset.shuffle": lambda seed: list(ds.data.Dataset.range(5).shuffle(5, seed=seed)),
 }
 
 
