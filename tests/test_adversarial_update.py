@@ -127,3 +127,23 @@ def test_unseeded_random_ops_raise_under_op_determinism(op, determinism):
     ds.config.experimental.disable_op_determinism()
     ds.random.set_seed(None)
     assert _UNSEEDED[op](None) is not None  # and without determinism nothing is required
+
+
+# ------------------------------------------- TensorSpec names and the order of calls
+# TF 2.21: a ConcreteFunction of an input_signature shows the signature's TensorSpec names (structured_input_signature,
+# function_type, pretty_printed_signature) whether or not the function was called before get_concrete_function.
+@pytest.mark.parametrize("called_first", [False, True])
+def test_signature_names_do_not_depend_on_an_earlier_call(called_first):
+    sig = [ds.TensorSpec([2], ds.float32, name="foo"), [ds.TensorSpec([], ds.float32, name="bar"),
+                                                         ds.TensorSpec([], ds.float32)]]
+
+    @ds.function(input_signature=sig)
+    def f(x, pair):
+        return x * pair[0] + pair[1]
+
+    if called_first:
+        f(ds.constant([1.0, 2.0]), [ds.constant(1.0), ds.constant(2.0)])
+    cf = f.get_concrete_function()
+    args, kwargs = cf.structured_input_signature
+    assert [args[0].name, args[1][0].name, args[1][1].name] == ["foo", "bar", "pair_1"]
+    assert "name='foo'" in cf.pretty_printed_signature()

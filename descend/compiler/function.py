@@ -903,7 +903,9 @@ class ConcreteFunction:
     def structured_input_signature(self):
         from ..tensor_spec import TensorSpec
 
-        def spec(x, name):  # as TF: each Tensor's spec named by its parameter (and its place in it)
+        def spec(x, name, given):  # as TF: each Tensor's spec named by its input_signature's spec, else by its
+            if given is not None:   # parameter (and its place in it)
+                name = given
             if isinstance(x, ArrayLike) and not isinstance(x, Variable):
                 return TensorSpec(tuple(x.shape), x.dtype, name)
             if isinstance(x, np.ndarray):
@@ -915,8 +917,37 @@ class ConcreteFunction:
         leaves, rebuild = flatten_leaves(list(self._specs))
         binder = self.function._get_binder()
         names = _leaf_names(binder, self._specs)
-        args, kwargs = binder.call_args(tuple(rebuild([spec(x, n) for x, n in zip(leaves, names)])))
+        given = self._signature_names()
+        args, kwargs = binder.call_args(tuple(rebuild([spec(x, n, g) for x, n, g in zip(leaves, names, given)])))
         return tuple(args), kwargs
+
+    def _signature_names(self) -> list:
+        """Per leaf of the trace's arguments: the name the function's ``input_signature`` gives it (None where
+        none does), whichever call made the trace (a call's Tensors carry no name)."""
+        signature = self.function.input_signature
+        out = []
+        for k, value in enumerate(self._specs):
+            leaves, _ = flatten_leaves([value])
+            specs = flatten_leaves([signature[k]])[0] if signature is not None and k < len(signature) else []
+            if len(specs) == len(leaves):
+                out += [getattr(x, "name", None) if _is_spec(x) else None for x in specs]
+            else:
+                out += [None] * len(leaves)
+        return out
+
+    def _named_specs(self) -> tuple:
+        """The trace's arguments, each Tensor as the TensorSpec its input_signature names (as it is elsewhere)."""
+        from ..tensor_spec import TensorSpec
+
+        leaves, rebuild = flatten_leaves(list(self._specs))
+        out = []
+        for x, given in zip(leaves, self._signature_names()):
+            if given is not None and isinstance(x, (ArrayLike, np.ndarray)) and not isinstance(x, Variable):
+                x = TensorSpec(tuple(x.shape), x.dtype, given)
+            elif given is not None and _is_spec(x) and x.name is None:
+                x = TensorSpec(x.shape, x.dtype, given)
+            out.append(x)
+        return tuple(rebuild(out))
 
     @property
     def function_type(self) -> inspect.Signature:
@@ -925,12 +956,13 @@ class ConcreteFunction:
         -> TensorSpec(...)``."""
         binder = self.function._get_binder()
         params = []
+        specs = self._named_specs()
         if binder.signature is None:
-            for k, v in enumerate(self._specs):
+            for k, v in enumerate(specs):
                 params.append(inspect.Parameter(f"arg_{k}", inspect.Parameter.POSITIONAL_ONLY,
                                                 annotation=_TypeText(_type_text(v))))
         else:
-            for p, v in zip(binder.params, self._specs):
+            for p, v in zip(binder.params, specs):
                 params.append(p.replace(default=inspect.Parameter.empty, annotation=_TypeText(_type_text(v))))
         return inspect.Signature(params, return_annotation=_TypeText(self._output_text()))
 
@@ -1350,7 +1382,7 @@ def _type_text(x, literal_none: bool = True) -> str:
     if isinstance(x, np.ndarray):
         return repr(TensorSpec(x.shape, x.dtype))
     if _is_spec(x):
-        return repr(TensorSpec(x.shape, x.dtype))
+        return repr(TensorSpec(x.shape, x.dtype, getattr(x, "name", None)))  # (TF shows a signature's names)
     if isinstance(x, IndexedSlices):
         return f"IndexedSlicesSpec(dense_shape={x.dense_shape})"
     if isinstance(x, dict):
