@@ -68,6 +68,7 @@ import weakref
 import numpy as np
 
 from .backend import np_dtype
+from .errors import EndOfIterator
 from .framework import nest
 from .framework import trace as _trace
 from .framework.tensor import Tensor, to_array
@@ -847,14 +848,21 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def default_seed() -> int:
+def default_seed(what: str | None = None) -> int:
     """The seed of a shuffle given none: derived from the global seed and the op counter when a global seed
     is set (the same program draws the same seeds: reproducible runs, the same order on every MPI rank),
-    else fresh entropy."""
+    else fresh entropy; with ``what`` (the op asking) under op determinism, TF's ``RuntimeError`` instead."""
     from .random import get_seed
 
     g, o = get_seed(None)
     if g is None:
+        if what is not None:
+            from ._native.blas import deterministic
+
+            if deterministic():  # (TF's: an order that cannot be repeated)
+                raise RuntimeError(f"Random ops require a seed to be set when determinism is enabled "
+                                   f"(descend.config.experimental.enable_op_determinism): {what} needs `seed` or a "
+                                   "global seed (descend.random.set_seed(1))")
         return int(np.random.SeedSequence().entropy) % 2**64
     return int(np.random.SeedSequence([g % 2**63, o % 2**63]).generate_state(1, np.uint64)[0])
 
@@ -881,6 +889,7 @@ class DatasetIterator:
         self._numpy = numpy
         self._position = position
         self._closed = False
+        self._returned: list = []  # elements put back (put_back), taken again first
         self._node = dataset._open((epoch,), node_state)
         # made while descend.function traces: the trace's own iterator, its elements part of the trace
         self._made_in_trace = bool(_trace.active) and _trace.current() is not None
@@ -907,7 +916,7 @@ class DatasetIterator:
             try:
                 return self.get_next()
             except OutOfRangeError:
-                raise StopIteration from None  # (Python's protocol: a loop over the iterator ends)
+                raise EndOfIterator from None  # (Python's protocol: a loop over the iterator ends)
         return self._take()
 
     @_trace.opaque("iterator")
@@ -922,10 +931,23 @@ class DatasetIterator:
         except StopIteration:
             raise OutOfRangeError("End of sequence: the Dataset iterator has no more elements") from None
 
+    def put_back(self, element) -> None:
+        """Return ``element`` (what ``next`` just gave) to the iterator: the next ``next`` gives it again.
+        A compiled function whose trace cannot take an element (another shape: a last partial batch) puts it
+        back, so that the call taking it eagerly gets it and a call that fails takes nothing."""
+        self._returned.append(element)
+        self._position -= 1
+
     def _take(self):
         if self._closed:
-            raise StopIteration
-        value = next(self._node).get()
+            raise EndOfIterator
+        if self._returned:
+            self._position += 1
+            return self._returned.pop()
+        try:
+            value = next(self._node).get()
+        except StopIteration:
+            raise EndOfIterator from None  # (a StopIteration: a descend.function call that meets it says OutOfRange)
         self._position += 1
         if self._numpy:
             return value
@@ -936,10 +958,15 @@ class DatasetIterator:
         it = DatasetIterator(self._dataset, self._epoch, self._node.state(), numpy=self._numpy,
                              position=self._position)
         it._closed = self._closed
+        it._returned = list(self._returned)
         return it
 
     def get_state(self) -> dict:
         """The iterator's position as a JSON-serializable dict (integers and strings only)."""
+        if self._returned:
+            raise ValueError(f"get_state: {len(self._returned)} element(s) were put back into this iterator (a "
+                             "compiled function could not take them) and are not taken again yet; a saved position "
+                             "would skip them. Take them first")
         return {
             "format": _STATE_FORMAT,
             "version": _STATE_VERSION,
@@ -954,6 +981,7 @@ class DatasetIterator:
         node = self._dataset._open((epoch,), stages)
         self._node.close()
         self._node, self._epoch, self._position, self._closed = node, epoch, position, False
+        self._returned = []
         self._dataset._set_next_epoch(epoch + 1)
 
     def close(self) -> None:
@@ -1187,14 +1215,15 @@ class Dataset:
             buffer_size: positive number of elements held in the buffer.
             seed: an integer making the order reproducible; ``None`` takes one
                 from the global seed when one is set (``descend.random.set_seed``,
-                ``keras.utils.set_random_seed``; as TF), else draws one at random now.
+                ``keras.utils.set_random_seed``; as TF), else draws one at random now
+                (under op determinism: ``RuntimeError``, as TF's).
             reshuffle_each_iteration: a different order in each epoch (each
                 ``iter()`` and each pass of an enclosing ``repeat``), still a
                 function of the seed; ``False`` repeats one order.
         """
         buffer_size = _int_arg("buffer_size", buffer_size, minimum=1, what="a positive integer")
         if seed is None:
-            seed = default_seed()
+            seed = default_seed(what="Dataset.shuffle")
         else:
             seed = _int_arg("seed", seed, minimum=-(2**63), what="an integer") % (2**64)
         return _ShuffleDataset(self, buffer_size, seed, bool(reshuffle_each_iteration))

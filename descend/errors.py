@@ -1,6 +1,7 @@
 """Exception types. Each subclasses the built-in a Python user would catch."""
 
-__all__ = ["InvalidArgumentError", "NoGradientError", "OperatorNotAllowedInGraphError", "OutOfRangeError"]
+__all__ = ["EndOfIterator", "InvalidArgumentError", "NoGradientError", "OperatorNotAllowedInGraphError",
+           "OutOfRangeError"]
 
 
 class InvalidArgumentError(ValueError):
@@ -11,6 +12,12 @@ class OutOfRangeError(Exception):
     """An iterator is exhausted where a value was required (``next`` of a ``Dataset`` iterator inside
     ``descend.function`` past its last element, as TF's ``End of sequence``). As TF's, it subclasses no
     built-in error but ``Exception``."""
+
+
+class EndOfIterator(StopIteration):
+    """The ``StopIteration`` of a ``Dataset`` iterator at its end (Python's protocol: a loop over it ends). One
+    that escapes a ``descend.function`` call becomes ``OutOfRangeError``, as TF's ``IteratorGetNext`` says
+    there, whether the call ran a plan, traced or ran eagerly."""
 
 
 class NoGradientError(LookupError):

@@ -11,7 +11,10 @@ Seeds
     * an op seed: calls with the same op seed continue one stream (two calls
       give different values, the sequence is reproducible); :func:`set_seed`
       restarts every stream. Without a global seed TF's default graph seed
-      (87654321) stands in for it.
+      (87654321) stands in for it;
+    * neither: fresh entropy, except under op determinism
+      (``descend.config.experimental.enable_op_determinism``), where the draw
+      raises ``RuntimeError`` as TF's does (such a draw cannot be repeated).
 
     The streams are NumPy PCG64 generators seeded with ``(global, op)``: a
     seeded program is reproducible with descend, but draws different numbers
@@ -97,6 +100,12 @@ def _generator(seed) -> np.random.Generator:
     explicit = seed is not None
     g, o = get_seed(seed)
     if g is None:
+        from ._native.blas import deterministic
+
+        if deterministic():  # (TF's get_seed: an unseeded draw cannot be repeated)
+            raise RuntimeError("Random ops require a seed to be set when determinism is enabled "
+                               "(descend.config.experimental.enable_op_determinism). Please set a seed before "
+                               "running the op, e.g. by calling descend.random.set_seed(1), or give the op `seed`")
         return _unseeded
     entropy = [g % 2**63, o % 2**63]
     if not explicit:

@@ -53,16 +53,17 @@ import weakref
 import numpy as np
 
 from .. import backend
+from ..errors import EndOfIterator, OutOfRangeError
 from ..framework import tape as _tape
 from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
 from ..framework.variable import Variable
-from .graph import Graph, Lit, Value, VarRef
+from .graph import STATEFUL_OPS, Graph, Lit, Value, VarRef
 from .interpret import replay
 from .nest import flatten_leaves, leaf_paths, structure_of
 from .trace_type import TraceType, TracingContext
-from .tracer import SINGLETON_VARIABLES, Recorder, trace_local
+from .tracer import SINGLETON_VARIABLES, ElementChanged, Recorder, trace_local
 
 __all__ = ["ConcreteFunction", "Function", "FunctionEagerWarning", "function"]
 
@@ -498,7 +499,7 @@ class Function:
         _note_trace(self._python_function)
         snapshot = _containers(args, kwargs)
         with rec:
-            out = target(*args, **kwargs)
+            out = _python_call(target, args, kwargs)
         _check_unmodified(snapshot, graph.name)
         first = not self._traced_once
         self._traced_once = True
@@ -902,7 +903,9 @@ class ConcreteFunction:
     def structured_input_signature(self):
         from ..tensor_spec import TensorSpec
 
-        def spec(x, name):  # as TF: each Tensor's spec named by its parameter (and its place in it)
+        def spec(x, name, given):  # as TF: each Tensor's spec named by its input_signature's spec, else by its
+            if given is not None:   # parameter (and its place in it)
+                name = given
             if isinstance(x, ArrayLike) and not isinstance(x, Variable):
                 return TensorSpec(tuple(x.shape), x.dtype, name)
             if isinstance(x, np.ndarray):
@@ -914,8 +917,37 @@ class ConcreteFunction:
         leaves, rebuild = flatten_leaves(list(self._specs))
         binder = self.function._get_binder()
         names = _leaf_names(binder, self._specs)
-        args, kwargs = binder.call_args(tuple(rebuild([spec(x, n) for x, n in zip(leaves, names)])))
+        given = self._signature_names()
+        args, kwargs = binder.call_args(tuple(rebuild([spec(x, n, g) for x, n, g in zip(leaves, names, given)])))
         return tuple(args), kwargs
+
+    def _signature_names(self) -> list:
+        """Per leaf of the trace's arguments: the name the function's ``input_signature`` gives it (None where
+        none does), whichever call made the trace (a call's Tensors carry no name)."""
+        signature = self.function.input_signature
+        out = []
+        for k, value in enumerate(self._specs):
+            leaves, _ = flatten_leaves([value])
+            specs = flatten_leaves([signature[k]])[0] if signature is not None and k < len(signature) else []
+            if len(specs) == len(leaves):
+                out += [getattr(x, "name", None) if _is_spec(x) else None for x in specs]
+            else:
+                out += [None] * len(leaves)
+        return out
+
+    def _named_specs(self) -> tuple:
+        """The trace's arguments, each Tensor as the TensorSpec its input_signature names (as it is elsewhere)."""
+        from ..tensor_spec import TensorSpec
+
+        leaves, rebuild = flatten_leaves(list(self._specs))
+        out = []
+        for x, given in zip(leaves, self._signature_names()):
+            if given is not None and isinstance(x, (ArrayLike, np.ndarray)) and not isinstance(x, Variable):
+                x = TensorSpec(tuple(x.shape), x.dtype, given)
+            elif given is not None and _is_spec(x) and x.name is None:
+                x = TensorSpec(x.shape, x.dtype, given)
+            out.append(x)
+        return tuple(rebuild(out))
 
     @property
     def function_type(self) -> inspect.Signature:
@@ -924,12 +956,13 @@ class ConcreteFunction:
         -> TensorSpec(...)``."""
         binder = self.function._get_binder()
         params = []
+        specs = self._named_specs()
         if binder.signature is None:
-            for k, v in enumerate(self._specs):
+            for k, v in enumerate(specs):
                 params.append(inspect.Parameter(f"arg_{k}", inspect.Parameter.POSITIONAL_ONLY,
                                                 annotation=_TypeText(_type_text(v))))
         else:
-            for p, v in zip(binder.params, self._specs):
+            for p, v in zip(binder.params, specs):
                 params.append(p.replace(default=inspect.Parameter.empty, annotation=_TypeText(_type_text(v))))
         return inspect.Signature(params, return_annotation=_TypeText(self._output_text()))
 
@@ -1113,7 +1146,7 @@ class ConcreteFunction:
 
     def _call_flat(self, flat: list, var_args, args, kwargs):
         if self.eager is not None:
-            return self.function._target()(*args, **kwargs)
+            return _python_call(self.function._target(), args, kwargs)
         recorder = _trace.current()
         tracing = recorder is not None and isinstance(recorder, Recorder) and recorder.invalid is None
         if self._outer_capture and not tracing:
@@ -1129,8 +1162,21 @@ class ConcreteFunction:
             return self._finish(replay(self.graph, flat, var_args), op_by_op=True)
         try:
             outs = plan.run(flat, var_args)
+        except ElementChanged as e:
+            if not _first_effect(self.graph, e.node):
+                raise  # (what ran before it cannot run again; the element is back in its iterator)
+            changed = e
+        else:
+            changed = None
         finally:
             self._lock.release()
+        if changed is not None:
+            # an iterator's element of another shape than the trace's (TF's element spec has None there, so its
+            # one graph serves it): nothing observable ran before taking it, so this call runs eagerly
+            warnings.warn(f"descend.function '{self.graph.name}': {changed}; this call runs eagerly "
+                          "(batch(..., drop_remainder=True) makes the batches alike)", FunctionEagerWarning,
+                          stacklevel=4)
+            return _python_call(self.function._target(), args, kwargs)
         return self._finish(outs, op_by_op=False)
 
     def plan(self):
@@ -1189,6 +1235,27 @@ class ConcreteFunction:
 
     def __repr__(self):
         return f"<ConcreteFunction {self.graph.name if self.graph is not None else 'relaxed'} at {id(self):#x}>"
+
+
+def _python_call(target, args, kwargs):
+    """``target(*args, **kwargs)``, the function's Python (a trace or an eager call): the end of a ``Dataset``
+    iterator it meets (Python's ``StopIteration``, which would end a loop around the call) is TF's
+    ``OutOfRangeError``, as in a plan."""
+    try:
+        return target(*args, **kwargs)
+    except EndOfIterator:
+        raise OutOfRangeError("End of sequence: the Dataset iterator has no more elements") from None
+
+
+def _first_effect(graph: Graph, node) -> bool:
+    """Whether the opaque ``node`` is the first thing ``graph`` does that anyone can see (only ops that change
+    nothing run before it), so that a call it stopped may run again."""
+    for n in graph.nodes:
+        if n.kind == "opaque" and n.payload is node:
+            return True
+        if n.kind != "op" or n.op.name in STATEFUL_OPS:
+            return False
+    return False
 
 
 class _Family:
@@ -1315,7 +1382,7 @@ def _type_text(x, literal_none: bool = True) -> str:
     if isinstance(x, np.ndarray):
         return repr(TensorSpec(x.shape, x.dtype))
     if _is_spec(x):
-        return repr(TensorSpec(x.shape, x.dtype))
+        return repr(TensorSpec(x.shape, x.dtype, getattr(x, "name", None)))  # (TF shows a signature's names)
     if isinstance(x, IndexedSlices):
         return f"IndexedSlicesSpec(dense_shape={x.dense_shape})"
     if isinstance(x, dict):

@@ -175,7 +175,10 @@ class CallbackNode(OpaqueNode):
         return self.public(*args, **kwargs)
 
     def run(self, arrays: list) -> list:
-        result = self._call([a if isinstance(a, Variable) else Tensor(a) for a in arrays])
+        return self.arrays_of(self._call([a if isinstance(a, Variable) else Tensor(a) for a in arrays]))
+
+    def arrays_of(self, result) -> list:
+        """The arrays of the node's outputs in ``result`` (what a call returned), checked against the trace's."""
         leaves, _ = flatten_leaves(result)
         out = []
         for k, shape, dtype in self.out_specs:

@@ -31,7 +31,7 @@ from threading import get_ident
 
 import numpy as np
 
-from ..errors import OperatorNotAllowedInGraphError
+from ..errors import InvalidArgumentError, OperatorNotAllowedInGraphError
 from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import ArrayLike, Tensor
@@ -39,7 +39,7 @@ from ..framework.variable import Variable
 from .graph import Graph, Lit, Node, Value, VarRef
 from .nodes import CallbackNode, OptimizerNode
 
-__all__ = ["OPAQUE", "Recorder", "ShapeWatched", "user_site"]
+__all__ = ["OPAQUE", "ElementChanged", "IteratorNode", "Recorder", "ShapeWatched", "user_site"]
 
 
 
@@ -54,6 +54,25 @@ class IteratorNode(CallbackNode):
         if made is not None and recorder.dry and args and hasattr(args[0], "copy"):
             args[0] = args[0].copy()  # (the node keeps the iterator itself: later calls take from it)
         return made
+
+    def run(self, arrays: list) -> list:
+        element = self._call([a if isinstance(a, Variable) else Tensor(a) for a in arrays])
+        try:
+            return self.arrays_of(element)
+        except InvalidArgumentError as e:
+            # an element of another shape (a last partial batch): it goes back into the iterator, so the call
+            # that fails takes nothing from it, and the function may run the call again eagerly
+            self.leaves[0].put_back(element)
+            raise ElementChanged(str(e), self) from None
+
+
+class ElementChanged(InvalidArgumentError):
+    """A compiled function's iterator node met an element whose shape or dtype is not the trace's (``node``:
+    that :class:`IteratorNode`); the element is back in its iterator."""
+
+    def __init__(self, message: str, node: IteratorNode):
+        super().__init__(message)
+        self.node = node
 
 
 #: kind (of :func:`descend.framework.trace.opaque`) -> ``factory(recorder, fn, args, kwargs)`` returning
