@@ -49,7 +49,6 @@ EXCLUDED: dict[str, dict[str, tuple[str, str]]] = {
         "Graph": (_GRAPH, _FUNCTION),
         "import_graph_def": (_GRAPH, _FUNCTION),
         "graph_util": (_GRAPH, _FUNCTION),
-        "init_scope": (_GRAPH, "nothing: descend runs eagerly outside descend.function"),
         "guarantee_const": (_GRAPH + " (a graph optimizer hint)", "nothing: the value is used as is"),
         "resource": (_GRAPH + " (the resource-handle dtype)", "descend.Variable"),
         "variant": (_GRAPH + " (the variant dtype)", "nothing: descend's tensors are NumPy arrays"),

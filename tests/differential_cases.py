@@ -364,7 +364,21 @@ NOT_COMPARED = {
         "dropout": "random: the masks of two generators differ (tests/test_layers.py checks the rule)",
     },
     "tf.linalg": {},
-    "tf.image": {"ResizeMethod": "a class of method names, not an op"},
+    "tf.image": {"ResizeMethod": "a class of method names, not an op",
+                 # compared with tf.image name by name, forward and gradients, in tests/test_image.py's tables
+                 **{n: "compared with TF in tests/test_image.py" for n in (
+                     "adjust_hue", "adjust_saturation", "affine_transform", "combined_non_max_suppression",
+                     "crop_and_resize", "draw_bounding_boxes", "extract_patches", "hsv_to_rgb", "non_max_suppression",
+                     "non_max_suppression_overlaps", "non_max_suppression_padded", "non_max_suppression_with_scores",
+                     "resize_with_pad", "rgb_to_hsv", "rgb_to_yiq", "rgb_to_yuv", "sobel_edges", "ssim",
+                     "ssim_multiscale", "yiq_to_rgb", "yuv_to_rgb")},
+                 # random draws: not TF's values; their contracts are checked in tests/test_image.py
+                 **{n: "random: descend's draws are not TF's (contracts in tests/test_image.py)" for n in (
+                     "random_brightness", "random_contrast", "random_crop", "random_flip_left_right",
+                     "random_flip_up_down", "random_hue", "random_saturation", "sample_distorted_bounding_box",
+                     "stateless_random_brightness", "stateless_random_contrast", "stateless_random_crop",
+                     "stateless_random_flip_left_right", "stateless_random_flip_up_down", "stateless_random_hue",
+                     "stateless_random_saturation", "stateless_sample_distorted_bounding_box")}},
 }
 
 CASE_NAMES = {(c.namespace, c.name) for c in CASES}
@@ -449,6 +463,13 @@ LAYERS_NOT_COMPARED = {
     "InputLayer": "a placeholder of the functional API (tests/test_functional.py)",
     "Lambda": "runs the function it is given (tests/test_layer_cases.py)",
     "OpLambda": "descend's own wrapper of an op in a functional model",
+    **{n: "random augmentation: compared with Keras at fixed factors in tests/test_preprocessing_layers.py" for n in (
+        "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation", "RandomTranslation",
+        "RandomZoom")},
+    "Discretization": "not differentiable; compared with Keras (adapt, bins) in tests/test_preprocessing_layers.py",
+    "IntegerLookup": "not differentiable; compared with Keras in tests/test_preprocessing_layers.py",
+    "StringLookup": "string inputs; compared with Keras in tests/test_text_layers.py",
+    "TextVectorization": "string inputs; compared with Keras in tests/test_text_layers.py",
 }
 
 # tf.linalg's solvers and decompositions (issue 37)
