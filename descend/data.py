@@ -1477,6 +1477,65 @@ class Dataset:
                 return _to_tensors(value)
         raise InvalidArgumentError("get_single_element: the dataset had more than one element (expected one)")
 
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None) -> None:
+        """Write every element (one pass) to the folder ``path``: ``spec.json`` (the structure) and
+        ``elements.npz`` (NumPy arrays, read back without pickle: no code runs when loading). Descend's own
+        format (not TF's snapshot files); ``compression`` ("GZIP"/"ZLIB": a compressed npz). Object arrays
+        cannot be saved."""
+        import json
+
+        if shard_func is not None or checkpoint_args is not None:
+            raise NotImplementedError("Dataset.save: `shard_func` and `checkpoint_args` are not supported by descend")
+        if compression not in (None, "GZIP", "ZLIB", "NONE"):
+            raise ValueError(f"Dataset.save: `compression` must be None, 'GZIP' or 'ZLIB'. Received: {compression!r}")
+        arrays, structure, count = {}, None, 0
+        with self.as_numpy_iterator() as it:
+            for value in it:
+                leaves = nest.flatten(value)
+                for c, a in enumerate(leaves):
+                    a = np.asarray(a)
+                    if a.dtype.kind == "O":
+                        raise TypeError(f"Dataset.save: element {count} component {c} holds Python objects (dtype "
+                                        "object), which descend does not save (they would need pickle to load)")
+                    arrays[f"e{count}_{c}"] = a
+                if structure is None:
+                    structure = _encode_structure(value)
+                count += 1
+        os.makedirs(path, exist_ok=True)
+        writer = np.savez_compressed if compression in ("GZIP", "ZLIB") else np.savez
+        tmp = os.path.join(path, ".elements.tmp.npz")
+        writer(tmp, **arrays)
+        os.replace(tmp, os.path.join(path, "elements.npz"))
+        with open(os.path.join(path, "spec.json"), "w") as f:
+            json.dump({"format": "descend.data.save", "version": 1, "count": count, "structure": structure}, f)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None) -> Dataset:
+        """The dataset :meth:`save` wrote to ``path`` (arrays only, loaded without pickle)."""
+        import json
+
+        if reader_func is not None:
+            raise NotImplementedError("Dataset.load: `reader_func` is not supported by descend")
+        spec_path = os.path.join(path, "spec.json")
+        if not os.path.isfile(spec_path):
+            raise FileNotFoundError(f"Dataset.load: {path!r} holds no descend dataset (no spec.json; "
+                                    "write one with Dataset.save)")
+        with open(spec_path) as f:
+            spec = json.load(f)
+        if not isinstance(spec, dict) or spec.get("format") != "descend.data.save" or spec.get("version") != 1:
+            raise ValueError(f"Dataset.load: {spec_path!r} is not a descend dataset spec (format "
+                             f"'descend.data.save', version 1)")
+        count = spec.get("count")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"Dataset.load: {spec_path!r} has an invalid element count {count!r}")
+        values = []
+        with np.load(os.path.join(path, "elements.npz"), allow_pickle=False) as data:
+            for i in range(count):
+                values.append(_decode_structure(spec.get("structure"), lambda c, i=i: data[f"e{i}_{c}"], [0]))
+        if not values:
+            return Dataset.range(0)
+        return _list_dataset(values, "load")
+
     # -- iteration ----------------------------------------------------------------------
     def _take_epoch(self) -> int:
         with self._epoch_lock:
@@ -2402,3 +2461,26 @@ class _PaddedBatchDataset(_BatchDataset):
     def __init__(self, input_dataset, batch_size, drop_remainder, padded_shapes, padding_values):
         super().__init__(input_dataset, batch_size, drop_remainder)
         self._padded_shapes, self._padding_values = padded_shapes, padding_values
+
+
+def _encode_structure(value):
+    """A JSON description of an element's nesting (leaves numbered in ``nest.flatten`` order)."""
+    if isinstance(value, dict):
+        return {"dict": [[k, _encode_structure(value[k])] for k in sorted(value)]}
+    if isinstance(value, (tuple, list)):
+        return {"tuple" if isinstance(value, tuple) else "list": [_encode_structure(v) for v in value]}
+    return "leaf"
+
+
+def _decode_structure(spec, leaf, counter):
+    if spec == "leaf":
+        counter[0] += 1
+        return leaf(counter[0] - 1)
+    if isinstance(spec, dict) and len(spec) == 1:
+        (kind, items), = spec.items()
+        if kind == "dict" and isinstance(items, list):
+            return {k: _decode_structure(v, leaf, counter) for k, v in items}
+        if kind in ("tuple", "list") and isinstance(items, list):
+            out = [_decode_structure(v, leaf, counter) for v in items]
+            return tuple(out) if kind == "tuple" else out
+    raise ValueError(f"Dataset.load: invalid element structure in spec.json: {str(spec)[:200]}")
