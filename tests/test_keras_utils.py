@@ -292,3 +292,38 @@ def test_bad_inputs(i):
     fn, exc, match = BAD[i]
     with pytest.raises(exc, match=match):
         fn()
+
+
+def test_image_array_helpers_round_trip(tmp_path):
+    rng = np.random.default_rng(1)
+    arr = rng.integers(0, 256, (4, 5, 3)).astype("float32")
+    arr[0, 0] = [0, 0, 0]
+    arr[0, 1] = [255, 255, 255]  # the full range: scaling changes nothing
+    utils.save_img(str(tmp_path / "a.png"), arr)
+    img = utils.load_img(str(tmp_path / "a.png"))
+    np.testing.assert_array_equal(utils.img_to_array(img), arr)
+    assert utils.img_to_array(img, data_format="channels_first").shape == (3, 4, 5)
+    small = utils.load_img(str(tmp_path / "a.png"), color_mode="grayscale", target_size=(2, 3))
+    assert utils.img_to_array(small).shape == (2, 3, 1)
+    np.testing.assert_array_equal(utils.img_to_array(utils.array_to_img(np.full((2, 2, 1), 3.0), scale=False)),
+                                  np.full((2, 2, 1), 3.0))
+    with pytest.raises(ValueError, match="channels"):
+        utils.array_to_img(np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match="color_mode"):
+        utils.load_img(str(tmp_path / "a.png"), color_mode="cmyk")
+    try:
+        keras = pytest.importorskip("keras", minversion="3")
+    except pytest.skip.Exception:
+        return
+    np.testing.assert_array_equal(utils.img_to_array(img), keras.utils.img_to_array(keras.utils.load_img(
+        str(tmp_path / "a.png"))))
+    np.testing.assert_array_equal(utils.img_to_array(utils.array_to_img(arr * 0.5 + 3)),
+                                  keras.utils.img_to_array(keras.utils.array_to_img(arr * 0.5 + 3)))
+
+
+def test_reexports_are_the_same_objects():
+    import descend as ds
+
+    assert utils.clear_session is ds.clear_session
+    assert utils.standardize_dtype is ds.keras.backend.standardize_dtype
+    assert utils.is_keras_tensor(ds.keras.Input((2,))) and not utils.is_keras_tensor(np.ones(2))

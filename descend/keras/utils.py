@@ -630,3 +630,79 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
 
 __all__ += ["normalize", "pad_sequences", "Progbar", "timeseries_dataset_from_array", "split_dataset",
             "pack_x_y_sample_weight", "unpack_x_y_sample_weight", "get_file", "image_dataset_from_directory"]
+
+
+# the same objects as in keras.backend / keras.layers (Keras exports them from keras.utils too)
+from ..framework.variable import clear_session  # noqa: E402
+from ..layers.keras_tensor import is_keras_tensor  # noqa: E402
+from .backend import standardize_dtype  # noqa: E402
+
+
+def img_to_array(img, data_format=None, dtype=None) -> np.ndarray:
+    """A Pillow image (or array) as a ``(h, w, c)`` array (``(c, h, w)`` for ``"channels_first"``), float32 by
+    default (``keras.utils.img_to_array``)."""
+    if data_format not in (None, "channels_last", "channels_first"):
+        raise ValueError(f"img_to_array: unknown data_format {data_format!r}")
+    x = np.asarray(img, dtype=dtype or "float32")
+    if x.ndim == 2:
+        x = x[:, :, None]
+    if x.ndim != 3:
+        raise ValueError(f"img_to_array: unsupported image shape {x.shape} (expected (h, w) or (h, w, c))")
+    return np.transpose(x, (2, 0, 1)) if data_format == "channels_first" else x
+
+
+def array_to_img(x, data_format=None, scale=True, dtype=None):
+    """A ``(h, w, c)`` array (c = 1, 3 or 4) as a Pillow image; ``scale`` maps its range onto [0, 255]
+    (``keras.utils.array_to_img``)."""
+    from PIL import Image  # installed with matplotlib
+
+    x = np.asarray(x._value if hasattr(x, "_value") else x, dtype="float32")
+    if x.ndim != 3:
+        raise ValueError(f"array_to_img: expected an image array of rank 3. Received shape {x.shape}")
+    if data_format == "channels_first":
+        x = np.transpose(x, (1, 2, 0))
+    if scale:
+        x = x - np.min(x)
+        top = np.max(x)
+        if top != 0:
+            x = x / top
+        x = x * 255
+    channels = x.shape[2]
+    if channels not in (1, 3, 4):
+        raise ValueError(f"array_to_img: unsupported number of channels {channels} (expected 1, 3 or 4)")
+    mode = {1: "L", 3: "RGB", 4: "RGBA"}[channels]
+    arr = x.astype("uint8")
+    return Image.fromarray(arr[:, :, 0] if channels == 1 else arr, mode)
+
+
+def load_img(path, color_mode="rgb", target_size=None, interpolation="nearest", keep_aspect_ratio=False):
+    """An image file as a Pillow image in ``color_mode``, resized to ``target_size`` ``(h, w)`` if given
+    (``keras.utils.load_img``; Pillow's resampling by ``interpolation``)."""
+    from PIL import Image
+
+    modes = {"rgb": "RGB", "grayscale": "L", "rgba": "RGBA"}
+    if color_mode not in modes:
+        raise ValueError(f"load_img: color_mode must be 'grayscale', 'rgb' or 'rgba'. Received: {color_mode!r}")
+    filters = {"nearest": Image.NEAREST, "bilinear": Image.BILINEAR, "bicubic": Image.BICUBIC,
+               "lanczos": Image.LANCZOS, "box": Image.BOX, "hamming": Image.HAMMING}
+    if interpolation not in filters:
+        raise ValueError(f"load_img: unknown interpolation {interpolation!r} (expected one of {sorted(filters)})")
+    with Image.open(path) as im:
+        img = im.convert(modes[color_mode])
+    if target_size is not None and (img.size[1], img.size[0]) != tuple(target_size):
+        if keep_aspect_ratio:
+            raise NotImplementedError("load_img: keep_aspect_ratio=True is not supported by descend")
+        img = img.resize((int(target_size[1]), int(target_size[0])), filters[interpolation])
+    return img
+
+
+def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
+    """Write an image array to ``path`` (format from the extension or ``file_format``; ``keras.utils.save_img``)."""
+    img = array_to_img(x, data_format=data_format, scale=scale)
+    if img.mode == "RGBA" and (file_format == "jpg" or str(path).lower().endswith((".jpg", ".jpeg"))):
+        img = img.convert("RGB")
+    img.save(path, format=file_format, **kwargs)
+
+
+__all__ += ["clear_session", "is_keras_tensor", "standardize_dtype", "img_to_array", "array_to_img", "load_img",
+            "save_img"]
