@@ -1719,9 +1719,9 @@ class F1Score(FBetaScore):
     Example:
         >>> import descend.metrics as metrics
         >>> m = metrics.F1Score(average="micro", threshold=0.5)
-        >>> m.update_state([[1, 0], [0, 1]], [[0.9, 0.2], [0.7, 0.6]])
+        >>> m.update_state([[1, 0], [0, 1]], [[0.9, 0.2], [0.7, 0.6]])  # TP 2, FP 1, FN 0
         >>> round(float(m.result()), 4)
-        0.6667
+        0.8
     """
 
     def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
