@@ -1536,6 +1536,26 @@ class Dataset:
             return Dataset.range(0)
         return _list_dataset(values, "load")
 
+    def apply(self, transformation_func) -> Dataset:
+        """``transformation_func(self)``, which must return a Dataset (for chaining a reusable transformation)."""
+        _check_callable("transformation_func", transformation_func)
+        return _as_dataset(transformation_func(self), "apply: `transformation_func`")
+
+    def take_while(self, predicate) -> Dataset:
+        """The elements up to (not including) the first for which ``predicate`` (called like ``filter``'s) is
+        False."""
+        _check_callable("predicate", predicate)
+        return _TakeWhileDataset(self, predicate)
+
+    def shard(self, num_shards: int, index: int) -> Dataset:
+        """Every ``num_shards``-th element, starting at element ``index`` (one worker's part of the input)."""
+        num_shards = _int_arg("num_shards", num_shards, minimum=1, what="a positive integer")
+        index = _int_arg("index", index, minimum=0, what=">= 0")
+        if index >= num_shards:
+            raise ValueError(f"shard: `index` must be lower than `num_shards`. Received: index={index}, "
+                             f"num_shards={num_shards}")
+        return _ShardDataset(self, num_shards, index)
+
     # -- iteration ----------------------------------------------------------------------
     def _take_epoch(self) -> int:
         with self._epoch_lock:
@@ -2484,3 +2504,61 @@ def _decode_structure(spec, leaf, counter):
             out = [_decode_structure(v, leaf, counter) for v in items]
             return tuple(out) if kind == "tuple" else out
     raise ValueError(f"Dataset.load: invalid element structure in spec.json: {str(spec)[:200]}")
+
+
+class _TakeWhileIter(_StageIter):
+    kind = "take_while"
+
+    def __init__(self, ds, key, state):
+        self._keep = ds._keep
+        self._done = bool(state.get("done")) if isinstance(state, dict) else False
+        self._child = ds._input._open(key, _input_state(state, self.kind))
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        r = next(self._child)
+        if not self._keep(r.get()):
+            self._done = True
+            raise StopIteration
+        return r
+
+    def state(self):
+        return {"type": self.kind, "done": self._done, "input": self._child.state()}
+
+
+class _TakeWhileDataset(_FilterDataset):
+    _iter_type = _TakeWhileIter
+
+
+class _ShardIter(_StageIter):
+    kind = "shard"
+
+    def __init__(self, ds, key, state):
+        self._n, self._index = ds._num_shards, ds._index
+        self._pos = 0 if state is None else _state_int(_check_state(state, self.kind), "pos", self.kind)
+        self._child = ds._input._open(key, _input_state(state, self.kind))
+
+    def __next__(self):
+        while True:
+            r = next(self._child)
+            self._pos += 1
+            if (self._pos - 1) % self._n == self._index:
+                return r
+
+    def state(self):
+        return {"type": self.kind, "pos": self._pos, "input": self._child.state()}
+
+
+class _ShardDataset(_UnaryDataset):
+    _iter_type = _ShardIter
+
+    def __init__(self, input_dataset, num_shards, index):
+        super().__init__(input_dataset)
+        self._num_shards, self._index = num_shards, index
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return max(0, -(-(n - self._index) // self._num_shards))

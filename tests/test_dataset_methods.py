@@ -62,6 +62,11 @@ PIPELINES = {
     "zip_args": lambda D: D.zip(D.range(3), D.range(5, 9)),
     "counter_take": lambda D: D.counter(4, 3).take(5),
     "concatenate_skip": lambda D: D.range(3).concatenate(D.range(7, 10)).skip(2),
+    "take_while": lambda D: D.range(10).take_while(lambda x: x < 4),
+    "take_while_after_filter": lambda D: D.range(20).filter(lambda x: x % 3 == 0).take_while(lambda x: x != 12),
+    "shard": lambda D: D.range(11).shard(3, 1),
+    "shard_last": lambda D: D.range(10).shard(4, 3),
+    "apply": lambda D: D.range(5).apply(lambda d: d.skip(1).batch(2)),
 }
 
 
@@ -234,6 +239,10 @@ BAD = [
      "larger than its padded shape"),
     (lambda: Dataset.zip(Dataset.range(1), datasets=(Dataset.range(1),)), TypeError, "not both"),
     (lambda: Dataset.zip(), TypeError, "no arguments"),
+    (lambda: Dataset.range(3).shard(2, 2), ValueError, "lower than `num_shards`"),
+    (lambda: Dataset.range(3).shard(0, 0), ValueError, "num_shards"),
+    (lambda: Dataset.range(3).apply(lambda d: 3), TypeError, "must return a Dataset"),
+    (lambda: list(Dataset.range(3).take_while(lambda x: 1)), TypeError, "scalar boolean"),
 ]
 
 
@@ -282,3 +291,11 @@ def test_save_load_round_trip(tmp_path):
     np.savez(str(path / "elements.npz"), e0_0=np.array([{"a": 1}], dtype=object))
     with pytest.raises(ValueError, match="pickle"):
         list(Dataset.load(str(path)))
+
+
+def test_missing_dataset_names_are_the_documented_ones():
+    tf = pytest.importorskip("tensorflow")
+    missing = sorted(n for n in dir(tf.data.Dataset) if not n.startswith("_") and not hasattr(Dataset, n))
+    # strings (list_files), TF's static specs and options, ragged/sparse tensors, snapshots, rejection_resample
+    assert missing == ["element_spec", "fingerprint", "list_files", "options", "ragged_batch", "rejection_resample",
+                       "snapshot", "sparse_batch", "with_options"]
