@@ -131,7 +131,8 @@ def _paths(s):
 
 
 def _to_tensors(value):
-    return nest.map_structure(Tensor, value)
+    # a window's element holds Datasets (one per component): they pass as they are
+    return nest.map_structure(lambda v: v if isinstance(v, Dataset) else Tensor(v), value)
 
 
 def _call(fn, value):
@@ -1163,8 +1164,15 @@ class Dataset:
         return _GeneratorSource(lambda: iterable)
 
     @staticmethod
-    def zip(datasets) -> Dataset:
-        """Combine a tuple/dict (nested) of datasets element-wise; ends with the shortest."""
+    def zip(*args, datasets=None, name=None) -> Dataset:
+        """Combine a tuple/dict (nested) of datasets element-wise; ends with the shortest. As TF 2.21 the
+        datasets may also be given as several positional arguments (``zip(a, b)`` is ``zip((a, b))``)."""
+        if datasets is not None and args:
+            raise TypeError("zip: give the datasets either positionally or as `datasets=`, not both")
+        if datasets is None:
+            if not args:
+                raise TypeError("zip expects a non-empty tuple or dict of Datasets. Received no arguments")
+            datasets = args[0] if len(args) == 1 else tuple(args)
         flat = nest.flatten(datasets)
         if not flat or not all(isinstance(d, Dataset) for d in flat):
             raise TypeError("zip expects a non-empty tuple or dict of Datasets")
@@ -1284,6 +1292,300 @@ class Dataset:
         if not isinstance(dataset, Dataset):
             raise TypeError(f"concatenate expects a Dataset. Received: {type(dataset).__name__}")
         return _ConcatDataset(self, dataset)
+
+    # -- more transformations (tf.data's catalogue) -----------------------------------
+    @staticmethod
+    def counter(start: int = 0, step: int = 1, dtype=np.int64) -> Dataset:
+        """``start, start + step, ...`` forever (``INFINITE_CARDINALITY``), as ``tf.data.Dataset.counter``."""
+        start = _int_arg("start", start, minimum=-(2**62), what="an integer")
+        step = _int_arg("step", step, minimum=-(2**62), what="an integer")
+        return _CounterSource(start, step, np_dtype(dtype))
+
+    @staticmethod
+    def random(seed: int | None = None, rerandomize_each_iteration: bool | None = None, name=None) -> Dataset:
+        """Random int64 scalars forever. Descend's own generator (not TF's bits); a pure function of ``seed``
+        (``None``: as ``shuffle``) and, with ``rerandomize_each_iteration=True``, of the epoch."""
+        seed = default_seed() if seed is None else _int_arg("seed", seed, minimum=-(2**63), what="an integer") % 2**64
+        return _RandomSource(seed, bool(rerandomize_each_iteration))
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset: bool = True) -> Dataset:
+        """Element ``i`` from ``datasets[choice_i]``, the choices read from ``choice_dataset`` (scalar ints).
+
+        With ``stop_on_empty_dataset`` (the default, as TF) the result ends when a chosen dataset is exhausted;
+        otherwise exhausted datasets are passed over and it ends when all are. A choice out of range raises
+        ``InvalidArgumentError``."""
+        datasets = list(datasets) if isinstance(datasets, (list, tuple)) else None
+        if not datasets or not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError("choose_from_datasets: `datasets` must be a non-empty list of Datasets")
+        if not isinstance(choice_dataset, Dataset):
+            raise TypeError(f"choose_from_datasets: `choice_dataset` must be a Dataset of scalar integers. "
+                            f"Received: {type(choice_dataset).__name__}")
+        return _ChooseDataset(datasets, choice_dataset, bool(stop_on_empty_dataset))
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset: bool = False,
+                             rerandomize_each_iteration=None) -> Dataset:
+        """Each element from a dataset drawn at random with probabilities ``weights`` (uniform by default).
+
+        The draws are descend's (a pure function of ``seed``; not TF's bits). Exhausted datasets are passed over
+        (``stop_on_empty_dataset=False``, TF's default) or end the result (``True``)."""
+        datasets = list(datasets) if isinstance(datasets, (list, tuple)) else None
+        if not datasets or not all(isinstance(d, Dataset) for d in datasets):
+            raise TypeError("sample_from_datasets: `datasets` must be a non-empty list of Datasets")
+        if weights is None:
+            w = np.full(len(datasets), 1.0 / len(datasets))
+        else:
+            if isinstance(weights, Dataset):
+                raise TypeError("sample_from_datasets: `weights` as a Dataset is not supported; give a list of "
+                                "floats")
+            w = np.asarray(to_array(weights), dtype=np.float64).reshape(-1)
+            if w.shape != (len(datasets),) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+                raise ValueError(f"sample_from_datasets: `weights` must be {len(datasets)} non-negative finite "
+                                 f"numbers with a positive sum (one per dataset). Received: {weights!r}")
+            w = w / w.sum()
+        seed = default_seed() if seed is None else _int_arg("seed", seed, minimum=-(2**63), what="an integer") % 2**64
+        selector = _CategoricalSource(seed, bool(rerandomize_each_iteration), np.cumsum(w))
+        return _ChooseDataset(datasets, selector, bool(stop_on_empty_dataset))
+
+    def enumerate(self, start: int = 0) -> Dataset:
+        """``(index, element)`` pairs, the index an int64 counting from ``start``."""
+        return Dataset.zip((Dataset.counter(start), self))
+
+    def flat_map(self, map_func) -> Dataset:
+        """``map_func`` maps each element (called like ``map``'s function) to a Dataset; their elements follow
+        one another in order."""
+        _check_callable("map_func", map_func)
+        return _InterleaveDataset(self, map_func, 1, 1, "flat_map")
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None) -> Dataset:
+        """Interleave the datasets ``map_func`` makes of the input elements, in tf.data's order.
+
+        ``cycle_length`` input elements are open at once; ``block_length`` consecutive elements are taken from
+        each in turn; an exhausted one is replaced in its slot by the next input element's dataset.
+        ``cycle_length=None`` (or ``AUTOTUNE``) is the number of CPUs, as TF (so the order depends on the
+        machine: give it for a portable order). ``num_parallel_calls`` and ``deterministic`` are accepted; the
+        order is always the deterministic one. State restore replays the pass (see ``window``)."""
+        _check_callable("map_func", map_func)
+        if cycle_length is None or cycle_length == AUTOTUNE:
+            cycle_length = os.cpu_count() or 1
+        cycle_length = _int_arg("cycle_length", cycle_length, minimum=1, what="a positive integer or AUTOTUNE")
+        block_length = 1 if block_length is None else _int_arg("block_length", block_length, minimum=1,
+                                                               what="a positive integer")
+        return _InterleaveDataset(self, map_func, cycle_length, block_length, "interleave")
+
+    def scan(self, initial_state, scan_func) -> Dataset:
+        """A running state: ``scan_func(state, element)`` returns ``(new_state, output_element)``.
+
+        The new state must keep the structure of ``initial_state``. Restoring an iterator state replays the
+        pass from its start (``scan_func`` must be pure)."""
+        _check_callable("scan_func", scan_func)
+        initial = _to_arrays(initial_state)
+        return _ScanDataset(self, initial, scan_func)
+
+    def window(self, size: int, shift: int | None = None, stride: int = 1, drop_remainder: bool = False):
+        """Windows of ``size`` elements, each a structure of Datasets (one per component, as TF).
+
+        Window ``k`` holds the input elements ``k*shift + j*stride`` (``j < size``); ``shift`` defaults to
+        ``size``. The last windows are shorter unless ``drop_remainder``. Iterator states of this stage (and of
+        ``interleave``, ``flat_map``, ``scan``, ``unbatch``, ``group_by_window``, ``unique``,
+        ``ignore_errors``, ``choose_from_datasets``) hold the number of elements emitted: restoring replays
+        the pass from its start, which is exact for pure functions."""
+        size = _int_arg("size", size, minimum=1, what="a positive integer")
+        shift = size if shift is None else _int_arg("shift", shift, minimum=1, what="a positive integer")
+        stride = _int_arg("stride", stride, minimum=1, what="a positive integer")
+        return _WindowDataset(self, size, shift, stride, bool(drop_remainder))
+
+    def unbatch(self) -> Dataset:
+        """Split each element along its first dimension into that many elements (inverse of ``batch``)."""
+        return _UnbatchDataset(self)
+
+    def rebatch(self, batch_size, drop_remainder: bool = False) -> Dataset:
+        """``unbatch()`` then ``batch(batch_size)``: batches of another size (a scalar ``batch_size`` only)."""
+        if np.ndim(batch_size) != 0:
+            raise TypeError("rebatch: only a scalar `batch_size` is supported (not a list of sizes). "
+                            f"Received: {batch_size!r}")
+        return self.unbatch().batch(batch_size, drop_remainder=drop_remainder)
+
+    def padded_batch(self, batch_size: int, padded_shapes=None, padding_values=None, drop_remainder: bool = False):
+        """Batch elements of different shapes, padding each component to ``padded_shapes`` (``None`` or -1
+        dimensions: the longest in the batch; default all of them) with ``padding_values`` (default 0)."""
+        batch_size = _int_arg("batch_size", batch_size, minimum=1, what="a positive integer")
+        return _PaddedBatchDataset(self, batch_size, bool(drop_remainder), padded_shapes, padding_values)
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None) -> Dataset:
+        """Group elements by ``key_func`` (a scalar int); a group of ``window_size`` (or
+        ``window_size_func(key)``) elements becomes a Dataset given to ``reduce_func(key, window)``, whose
+        elements are emitted. At the end the unfinished groups follow in ascending key order (as tf.data)."""
+        _check_callable("key_func", key_func)
+        _check_callable("reduce_func", reduce_func)
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("group_by_window: give exactly one of `window_size` and `window_size_func`. Received "
+                             f"window_size={window_size!r}, window_size_func={window_size_func!r}")
+        if window_size is not None:
+            window_size = _int_arg("window_size", window_size, minimum=1, what="a positive integer")
+        else:
+            _check_callable("window_size_func", window_size_func)
+        return _GroupByWindowDataset(self, key_func, reduce_func, window_size, window_size_func)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                  padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False) -> Dataset:
+        """Batch elements of similar length together: bucket ``i`` holds lengths in
+        ``[boundaries[i-1], boundaries[i])`` and is batched (padded) by ``bucket_batch_sizes[i]``."""
+        _check_callable("element_length_func", element_length_func)
+        bounds = [_int_arg("bucket_boundaries", b, minimum=1, what="positive integers") for b in bucket_boundaries]
+        if any(a >= b for a, b in zip(bounds, bounds[1:])):
+            raise ValueError(f"bucket_by_sequence_length: `bucket_boundaries` must be increasing. Received {bounds}")
+        sizes = [_int_arg("bucket_batch_sizes", b, minimum=1, what="positive integers") for b in bucket_batch_sizes]
+        if len(sizes) != len(bounds) + 1:
+            raise ValueError(f"bucket_by_sequence_length: `bucket_batch_sizes` must have len(bucket_boundaries) + 1 "
+                             f"= {len(bounds) + 1} entries. Received {len(sizes)}")
+        if pad_to_bucket_boundary and padded_shapes is None:
+            raise ValueError("bucket_by_sequence_length: `pad_to_bucket_boundary=True` needs `padded_shapes` "
+                             "(its None dimensions are padded to the bucket's boundary - 1)")
+        import bisect
+
+        def bucket_of(*args):
+            length = _scalar_key(element_length_func(*args), "bucket_by_sequence_length: `element_length_func`")
+            return bisect.bisect_right(bounds, length)
+
+        def key_func(*args):
+            return np.int64(bucket_of(*args))
+
+        def reduce_func(bucket, window):
+            b = int(bucket)
+            if no_padding:
+                return window.batch(sizes[b], drop_remainder=drop_remainder)
+            shapes = padded_shapes
+            if pad_to_bucket_boundary:
+                if b == len(bounds):
+                    raise ValueError("bucket_by_sequence_length: with `pad_to_bucket_boundary=True` every length "
+                                     f"must be below the last boundary {bounds[-1]}")
+                fill = bounds[b] - 1
+                shapes = nest.map_structure(lambda s: [fill if d is None or d == -1 else d for d in s],
+                                            padded_shapes, is_leaf=lambda s: isinstance(s, (list, tuple)) and all(
+                                                d is None or isinstance(d, (int, np.integer)) for d in s))
+            return window.padded_batch(sizes[b], shapes, padding_values, drop_remainder)
+
+        return self.group_by_window(key_func, reduce_func, window_size_func=lambda b: np.int64(sizes[int(b)]))
+
+    def unique(self) -> Dataset:
+        """The elements (scalar integers or strings) without repeats, in first-seen order."""
+        return _UniqueDataset(self)
+
+    def ignore_errors(self, log_warning: bool = False, name=None) -> Dataset:
+        """Drop the elements whose computation raises an ``Exception`` (with a warning if ``log_warning``)."""
+        return _IgnoreErrorsDataset(self, bool(log_warning))
+
+    def reduce(self, initial_state, reduce_func):
+        """Fold the elements: ``state = reduce_func(state, element)`` from ``initial_state``; the final state
+        as Tensors (same structure)."""
+        _check_callable("reduce_func", reduce_func)
+        state = _to_arrays(initial_state)
+        with self.as_numpy_iterator() as it:
+            for value in it:
+                out = reduce_func(_to_tensors(state), _to_tensors(value))
+                new_state = _to_arrays(tuple(out) if isinstance(out, list) else out)
+                _match_structure(state, new_state, "reduce")
+                state = new_state
+        return _to_tensors(state)
+
+    def get_single_element(self, name=None):
+        """The only element, as Tensors; ``InvalidArgumentError`` if the dataset has none or more than one."""
+        from .errors import InvalidArgumentError
+
+        with self.as_numpy_iterator() as it:
+            try:
+                value = next(it)
+            except StopIteration:
+                raise InvalidArgumentError("get_single_element: the dataset was empty (expected one element)") \
+                    from None
+            try:
+                next(it)
+            except StopIteration:
+                return _to_tensors(value)
+        raise InvalidArgumentError("get_single_element: the dataset had more than one element (expected one)")
+
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None) -> None:
+        """Write every element (one pass) to the folder ``path``: ``spec.json`` (the structure) and
+        ``elements.npz`` (NumPy arrays, read back without pickle: no code runs when loading). Descend's own
+        format (not TF's snapshot files); ``compression`` ("GZIP"/"ZLIB": a compressed npz). Object arrays
+        cannot be saved."""
+        import json
+
+        if shard_func is not None or checkpoint_args is not None:
+            raise NotImplementedError("Dataset.save: `shard_func` and `checkpoint_args` are not supported by descend")
+        if compression not in (None, "GZIP", "ZLIB", "NONE"):
+            raise ValueError(f"Dataset.save: `compression` must be None, 'GZIP' or 'ZLIB'. Received: {compression!r}")
+        arrays, structure, count = {}, None, 0
+        with self.as_numpy_iterator() as it:
+            for value in it:
+                leaves = nest.flatten(value)
+                for c, a in enumerate(leaves):
+                    a = np.asarray(a)
+                    if a.dtype.kind == "O":
+                        raise TypeError(f"Dataset.save: element {count} component {c} holds Python objects (dtype "
+                                        "object), which descend does not save (they would need pickle to load)")
+                    arrays[f"e{count}_{c}"] = a
+                if structure is None:
+                    structure = _encode_structure(value)
+                count += 1
+        os.makedirs(path, exist_ok=True)
+        writer = np.savez_compressed if compression in ("GZIP", "ZLIB") else np.savez
+        tmp = os.path.join(path, ".elements.tmp.npz")
+        writer(tmp, **arrays)
+        os.replace(tmp, os.path.join(path, "elements.npz"))
+        with open(os.path.join(path, "spec.json"), "w") as f:
+            json.dump({"format": "descend.data.save", "version": 1, "count": count, "structure": structure}, f)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None) -> Dataset:
+        """The dataset :meth:`save` wrote to ``path`` (arrays only, loaded without pickle)."""
+        import json
+
+        if reader_func is not None:
+            raise NotImplementedError("Dataset.load: `reader_func` is not supported by descend")
+        spec_path = os.path.join(path, "spec.json")
+        if not os.path.isfile(spec_path):
+            raise FileNotFoundError(f"Dataset.load: {path!r} holds no descend dataset (no spec.json; "
+                                    "write one with Dataset.save)")
+        with open(spec_path) as f:
+            spec = json.load(f)
+        if not isinstance(spec, dict) or spec.get("format") != "descend.data.save" or spec.get("version") != 1:
+            raise ValueError(f"Dataset.load: {spec_path!r} is not a descend dataset spec (format "
+                             f"'descend.data.save', version 1)")
+        count = spec.get("count")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"Dataset.load: {spec_path!r} has an invalid element count {count!r}")
+        values = []
+        with np.load(os.path.join(path, "elements.npz"), allow_pickle=False) as data:
+            for i in range(count):
+                values.append(_decode_structure(spec.get("structure"), lambda c, i=i: data[f"e{i}_{c}"], [0]))
+        if not values:
+            return Dataset.range(0)
+        return _list_dataset(values, "load")
+
+    def apply(self, transformation_func) -> Dataset:
+        """``transformation_func(self)``, which must return a Dataset (for chaining a reusable transformation)."""
+        _check_callable("transformation_func", transformation_func)
+        return _as_dataset(transformation_func(self), "apply: `transformation_func`")
+
+    def take_while(self, predicate) -> Dataset:
+        """The elements up to (not including) the first for which ``predicate`` (called like ``filter``'s) is
+        False."""
+        _check_callable("predicate", predicate)
+        return _TakeWhileDataset(self, predicate)
+
+    def shard(self, num_shards: int, index: int) -> Dataset:
+        """Every ``num_shards``-th element, starting at element ``index`` (one worker's part of the input)."""
+        num_shards = _int_arg("num_shards", num_shards, minimum=1, what="a positive integer")
+        index = _int_arg("index", index, minimum=0, what=">= 0")
+        if index >= num_shards:
+            raise ValueError(f"shard: `index` must be lower than `num_shards`. Received: index={index}, "
+                             f"num_shards={num_shards}")
+        return _ShardDataset(self, num_shards, index)
 
     # -- iteration ----------------------------------------------------------------------
     def _take_epoch(self) -> int:
@@ -1653,3 +1955,641 @@ class _ConcatDataset(_UnaryDataset):
         if UNKNOWN_CARDINALITY in (a, b):
             return UNKNOWN_CARDINALITY
         return a + b
+
+
+# ---------------------------------------------------------------------------
+# more tf.data transformations (enumerate, interleave, window, scan, group_by_window, ...)
+# ---------------------------------------------------------------------------
+class _ListFn(_Indexed):
+    """Element ``i`` of a list of element values (the windows of ``window`` and ``group_by_window``)."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __call__(self, i):
+        return self.values[i]
+
+    def gather(self, indices):
+        return _stack([self.values[i] for i in indices])
+
+
+def _list_dataset(values, name) -> Dataset:
+    return _IndexedSource(_ListFn(values), len(values), name)
+
+
+class _RandomFn(_Indexed):
+    """Random int64 values, element ``i`` a pure function of (seed, spawn key, i): generated in blocks."""
+
+    def __init__(self, seed, spawn):
+        self.seed, self.spawn = seed, tuple(spawn)
+        self._block, self._values = -1, None
+
+    def _get_block(self, b):
+        if b != self._block:
+            ss = np.random.SeedSequence(self.seed, spawn_key=self.spawn + (b,))
+            rng = np.random.Generator(np.random.PCG64(ss))
+            self._values = rng.integers(-(2**63), 2**63 - 1, size=_UNIFORM_BLOCK, dtype=np.int64, endpoint=True)
+            self._block = b
+        return self._values
+
+    def __call__(self, i):
+        return np.array(self._get_block(i // _UNIFORM_BLOCK)[i % _UNIFORM_BLOCK])
+
+    def gather(self, indices):
+        return np.array([self(i) for i in indices], dtype=np.int64)
+
+
+_ENDLESS = 2**62  # the length used for an infinite random-access source
+
+
+class _CounterSource(_IndexedSource):
+    def __init__(self, start, step, dtype):
+        super().__init__(_RangeFn(start, step, dtype), _ENDLESS, "counter")
+
+    def _cardinality(self):
+        return INFINITE_CARDINALITY
+
+
+class _RandomSource(Dataset):
+    def __init__(self, seed, rerandomize):
+        super().__init__()
+        self._seed, self._rerandomize = seed, rerandomize
+
+    def _open(self, key, state):
+        return _IndexedIter(_RandomFn(self._seed, key if self._rerandomize else ()), _ENDLESS, state)
+
+    def _cardinality(self):
+        return INFINITE_CARDINALITY
+
+
+class _ReplayIter(_StageIter):
+    """A stage whose state is the number of elements it has emitted in its pass: restoring re-opens its input
+    at the start of the pass and replays that many elements (upstream functions run again, so they must be
+    pure; exact, at a cost linear in the position)."""
+
+    def __init__(self, ds, key, state):
+        self._ds, self._key = ds, key
+        self._emitted = 0
+        self._setup()
+        if state is not None:
+            target = _state_int(_check_state(state, self.kind), "emitted", self.kind)
+            for _ in range(target):
+                try:
+                    self._step()
+                except StopIteration:
+                    raise ValueError(
+                        f"Iterator state for the '{self.kind}' stage says {target} elements were emitted, but this "
+                        f"pass has only {self._emitted}: the state belongs to a different pipeline") from None
+                self._emitted += 1
+
+    def _setup(self):
+        self._child = self._ds._input._open(self._key, None)
+
+    def _step(self) -> _Ref:
+        raise NotImplementedError
+
+    def __next__(self):
+        r = self._step()
+        self._emitted += 1
+        return r
+
+    def state(self):
+        return {"type": self.kind, "emitted": self._emitted}
+
+
+def _as_dataset(out, what) -> Dataset:
+    if not isinstance(out, Dataset):
+        raise TypeError(f"{what} must return a Dataset. Received: {type(out).__name__}")
+    return out
+
+
+class _InterleaveIter(_ReplayIter):
+    """tf.data's interleave order: ``cycle_length`` open inner iterators visited in turn, ``block_length``
+    elements from each; an exhausted one is replaced (in its slot) by the next input element's dataset."""
+
+    kind = "interleave"
+
+    def _setup(self):
+        super()._setup()
+        self._slots = [None] * self._ds._cycle_length
+        self._ci = self._bi = self._opened = self._n_open = 0
+        self._eoi = False
+
+    def _advance(self):
+        self._bi = 0
+        self._ci = (self._ci + 1) % len(self._slots)
+
+    def _step(self):
+        ds = self._ds
+        while not self._eoi or self._n_open:
+            it = self._slots[self._ci]
+            if it is not None:
+                try:
+                    r = next(it)
+                except StopIteration:
+                    it.close()
+                    self._slots[self._ci] = None
+                    self._n_open -= 1
+                    self._advance()
+                    continue
+                self._bi += 1
+                if self._bi == ds._block_length:
+                    self._advance()
+                return r
+            if not self._eoi:
+                try:
+                    value = next(self._child).get()
+                except StopIteration:
+                    self._eoi = True
+                    continue
+                inner = _as_dataset(_call(ds._fn, value), f"The {ds._what} function")
+                self._slots[self._ci] = inner._open(self._key + (self._opened,), None)
+                self._opened += 1
+                self._n_open += 1
+            else:
+                self._advance()
+        raise StopIteration
+
+    def close(self):
+        for s in self._slots:
+            if s is not None:
+                s.close()
+        self._child.close()
+
+
+class _InterleaveDataset(_UnaryDataset):
+    _iter_type = _InterleaveIter
+
+    def __init__(self, input_dataset, fn, cycle_length, block_length, what):
+        super().__init__(input_dataset)
+        self._fn, self._cycle_length, self._block_length, self._what = fn, cycle_length, block_length, what
+
+    def _cardinality(self):
+        return 0 if self._input._cardinality() == 0 else UNKNOWN_CARDINALITY
+
+
+def _window_value(refs):
+    values = [r.get() for r in refs]
+    flats = [nest.flatten(v) for v in values]
+    parts = [_list_dataset([f[c] for f in flats], "window") for c in range(len(flats[0]))]
+    return nest.pack_like(values[0], parts)
+
+
+class _WindowIter(_ReplayIter):
+    kind = "window"
+
+    def _setup(self):
+        super()._setup()
+        self._buf, self._base, self._k, self._eoi = [], 0, 0, False
+
+    def _step(self):
+        ds = self._ds
+        start = self._k * ds._shift
+        last = start + (ds._size - 1) * ds._stride
+        while not self._eoi and self._base + len(self._buf) <= last:
+            try:
+                self._buf.append(next(self._child))
+            except StopIteration:
+                self._eoi = True
+        drop = min(start - self._base, len(self._buf))
+        del self._buf[:drop]
+        self._base += drop
+        if self._base < start or not self._buf:  # the input ended before this window's first element
+            raise StopIteration
+        refs = self._buf[0:(ds._size - 1) * ds._stride + 1:ds._stride]
+        if len(refs) < ds._size and ds._drop_remainder:
+            raise StopIteration
+        self._k += 1
+        return _Ref(_window_value, refs)
+
+
+class _WindowDataset(_UnaryDataset):
+    _iter_type = _WindowIter
+
+    def __init__(self, input_dataset, size, shift, stride, drop_remainder):
+        super().__init__(input_dataset)
+        self._size, self._shift, self._stride, self._drop_remainder = size, shift, stride, drop_remainder
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        if self._drop_remainder:
+            n -= (self._size - 1) * self._stride
+        return max(0, -(-n // self._shift))
+
+
+def _match_structure(reference, value, what):
+    a, b = nest.flatten(reference), nest.flatten(value)
+    if len(a) != len(b) or type(reference) is not type(value):
+        raise TypeError(f"{what}: the new state must have the structure of the initial state. "
+                        f"Expected {len(a)} component(s) in a {type(reference).__name__}, received "
+                        f"{len(b)} in a {type(value).__name__}")
+
+
+class _ScanIter(_ReplayIter):
+    kind = "scan"
+
+    def _setup(self):
+        super()._setup()
+        self._carry = self._ds._initial
+
+    def _step(self):
+        value = next(self._child).get()
+        out = self._ds._fn(_to_tensors(self._carry), _to_tensors(value))
+        if not isinstance(out, (tuple, list)) or len(out) != 2:
+            raise TypeError("scan: `scan_func` must return a pair (new_state, output_element). "
+                            f"Received: {type(out).__name__}")
+        new_state = _to_arrays(tuple(out[0]) if isinstance(out[0], list) else out[0])
+        _match_structure(self._ds._initial, new_state, "scan")
+        self._carry = new_state
+        result = out[1]
+        return _ready(_to_arrays(tuple(result) if isinstance(result, list) else result))
+
+
+class _ScanDataset(_UnaryDataset):
+    _iter_type = _ScanIter
+
+    def __init__(self, input_dataset, initial, fn):
+        super().__init__(input_dataset)
+        self._initial, self._fn = initial, fn
+
+
+class _UnbatchIter(_ReplayIter):
+    kind = "unbatch"
+
+    def _setup(self):
+        super()._setup()
+        self._value, self._flat, self._i, self._n = None, None, 0, 0
+
+    def _step(self):
+        while self._i >= self._n:
+            value = next(self._child).get()
+            flat = nest.flatten(value)
+            sizes = {a.shape[0] if a.ndim else None for a in flat}
+            if None in sizes:
+                raise ValueError("unbatch: every component of an element needs a first dimension. Received a "
+                                 "scalar component")
+            if len(sizes) != 1:
+                raise ValueError("unbatch: the components of an element must have the same first dimension. "
+                                 f"Received sizes {sorted(sizes)}")
+            self._value, self._flat, self._i, self._n = value, flat, 0, sizes.pop()
+        i = self._i
+        self._i += 1
+        return _ready(nest.pack_like(self._value, [a[i] for a in self._flat]))
+
+
+class _UnbatchDataset(_UnaryDataset):
+    _iter_type = _UnbatchIter
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        return n if n in (0, INFINITE_CARDINALITY) else UNKNOWN_CARDINALITY
+
+
+def _scalar_key(out, what) -> int:
+    arr = out._value if type(out) is Tensor else np.asarray(out)
+    if arr.shape != () or arr.dtype.kind not in "iu":
+        raise TypeError(f"{what} must return a scalar integer (int64). Received shape {arr.shape}, "
+                        f"dtype {arr.dtype}")
+    return int(arr)
+
+
+class _GroupByWindowIter(_ReplayIter):
+    kind = "group_by_window"
+
+    def _setup(self):
+        super()._setup()
+        self._groups, self._out, self._eoi, self._windows = {}, None, False, 0
+
+    def _emit(self, k):
+        refs = self._groups.pop(k)
+        window = _list_dataset([r.get() for r in refs], "group_by_window")
+        out = self._ds._reduce(Tensor(np.array(k, dtype=np.int64)), window)
+        self._out = _as_dataset(out, "group_by_window: `reduce_func`")._open(self._key + (self._windows,), None)
+        self._windows += 1
+
+    def _step(self):
+        ds = self._ds
+        while True:
+            if self._out is not None:
+                try:
+                    return next(self._out)
+                except StopIteration:
+                    self._out.close()
+                    self._out = None
+            if not self._eoi:
+                try:
+                    r = next(self._child)
+                except StopIteration:
+                    self._eoi = True
+                    continue
+                k = _scalar_key(_call(ds._key_func, r.get()), "group_by_window: `key_func`")
+                group = self._groups.setdefault(k, [])
+                group.append(r)
+                if len(group) >= ds._window_size_of(k):
+                    self._emit(k)
+            elif self._groups:
+                self._emit(min(self._groups))  # at the end, the rest by ascending key (as tf.data)
+            else:
+                raise StopIteration
+
+    def close(self):
+        if self._out is not None:
+            self._out.close()
+        self._child.close()
+
+
+class _GroupByWindowDataset(_UnaryDataset):
+    _iter_type = _GroupByWindowIter
+
+    def __init__(self, input_dataset, key_func, reduce_func, window_size, window_size_func):
+        super().__init__(input_dataset)
+        self._key_func, self._reduce = key_func, reduce_func
+        self._window_size, self._window_size_func = window_size, window_size_func
+
+    def _window_size_of(self, k) -> int:
+        if self._window_size_func is None:
+            return self._window_size
+        out = self._window_size_func(Tensor(np.array(k, dtype=np.int64)))
+        size = _scalar_key(out, "group_by_window: `window_size_func`")
+        if size < 1:
+            raise ValueError(f"group_by_window: `window_size_func` must return a positive size. Received {size} "
+                             f"for key {k}")
+        return size
+
+    def _cardinality(self):
+        return 0 if self._input._cardinality() == 0 else UNKNOWN_CARDINALITY
+
+
+class _ChooseIter(_ReplayIter):
+    kind = "choose_from_datasets"
+
+    def _setup(self):
+        ds = self._ds
+        self._child = ds._choice._open(self._key, None)
+        self._inputs = [d._open(self._key, None) for d in ds._inputs]
+        self._empty = [False] * len(self._inputs)
+
+    def _step(self):
+        ds = self._ds
+        while not all(self._empty):
+            c = _scalar_key(next(self._child).get(), "choose_from_datasets: `choice_dataset`")
+            if not 0 <= c < len(self._inputs):
+                from .errors import InvalidArgumentError
+
+                raise InvalidArgumentError(f"choose_from_datasets: a choice selected dataset {c}, but there are only "
+                                           f"{len(self._inputs)} datasets (valid: 0 to {len(self._inputs) - 1})")
+            if self._empty[c]:
+                continue
+            try:
+                return next(self._inputs[c])
+            except StopIteration:
+                self._empty[c] = True
+                if ds._stop_on_empty:
+                    break
+        raise StopIteration
+
+    def close(self):
+        self._child.close()
+        for c in self._inputs:
+            c.close()
+
+
+class _ChooseDataset(Dataset):
+    def __init__(self, inputs, choice, stop_on_empty):
+        super().__init__()
+        self._inputs, self._choice, self._stop_on_empty = inputs, choice, stop_on_empty
+
+    def _open(self, key, state):
+        return _ChooseIter(self, key, state)
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY
+
+
+class _CategoricalFn(_Indexed):
+    """Draws of dataset indices with fixed probabilities; element ``i`` a function of (seed, spawn key, i)."""
+
+    def __init__(self, seed, spawn, cumulative):
+        self._uniform = _RandomFn(seed, spawn)
+        self._cum = cumulative
+
+    def __call__(self, i):
+        u = (int(self._uniform(i)) & (2**53 - 1)) / 2**53
+        return np.array(min(int(np.searchsorted(self._cum, u, side="right")), len(self._cum) - 1), dtype=np.int64)
+
+    def gather(self, indices):
+        return np.array([self(i) for i in indices], dtype=np.int64)
+
+
+class _CategoricalSource(Dataset):
+    def __init__(self, seed, rerandomize, cumulative):
+        super().__init__()
+        self._seed, self._rerandomize, self._cum = seed, rerandomize, cumulative
+
+    def _open(self, key, state):
+        fn = _CategoricalFn(self._seed, key if self._rerandomize else (), self._cum)
+        return _IndexedIter(fn, _ENDLESS, state)
+
+    def _cardinality(self):
+        return INFINITE_CARDINALITY
+
+
+class _UniqueIter(_ReplayIter):
+    kind = "unique"
+
+    def _setup(self):
+        super()._setup()
+        self._seen = set()
+
+    def _step(self):
+        while True:
+            r = next(self._child)
+            value = r.get()
+            if not isinstance(value, np.ndarray) or value.ndim != 0 or value.dtype.kind not in "iuSUO":
+                shape = getattr(value, "shape", None)
+                raise TypeError("unique: elements must be scalar integers or strings. Received an element of "
+                                f"shape {shape} and dtype {getattr(value, 'dtype', type(value).__name__)}")
+            k = value.item()
+            if k not in self._seen:
+                self._seen.add(k)
+                return r
+
+
+class _UniqueDataset(_UnaryDataset):
+    _iter_type = _UniqueIter
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        return n if n in (0, INFINITE_CARDINALITY) else UNKNOWN_CARDINALITY
+
+
+class _IgnoreErrorsIter(_ReplayIter):
+    kind = "ignore_errors"
+
+    def _step(self):
+        while True:
+            try:
+                r = next(self._child)
+                r.get()
+                return r
+            except StopIteration:
+                raise
+            except Exception as e:  # noqa: BLE001  (the point of ignore_errors)
+                if self._ds._log_warning:
+                    import warnings
+
+                    warnings.warn(f"ignore_errors: dropped an element that raised {type(e).__name__}: {e}",
+                                  stacklevel=2)
+
+
+class _IgnoreErrorsDataset(_UnaryDataset):
+    _iter_type = _IgnoreErrorsIter
+
+    def __init__(self, input_dataset, log_warning):
+        super().__init__(input_dataset)
+        self._log_warning = log_warning
+
+    def _cardinality(self):
+        return UNKNOWN_CARDINALITY if self._input._cardinality() != INFINITE_CARDINALITY else INFINITE_CARDINALITY
+
+
+def _padded_stack(values, padded_shapes, padding_values):
+    flats = [nest.flatten(v) for v in values]
+    n = len(flats[0])
+    shapes = [None] * n if padded_shapes is None else _flatten_up_to(values[0], padded_shapes)
+    pads = [None] * n if padding_values is None else _flatten_up_to(values[0], padding_values)
+    out = []
+    for c in range(n):
+        parts = [f[c] for f in flats]
+        rank = parts[0].ndim
+        if any(p.ndim != rank for p in parts):
+            raise ValueError(f"padded_batch: component {c} has elements of different ranks: "
+                             f"{sorted({p.ndim for p in parts})}")
+        longest = [max(p.shape[d] for p in parts) for d in range(rank)]
+        target = longest
+        if shapes[c] is not None:
+            want = [None if d is None or d == -1 else int(d) for d in shapes[c]]
+            if len(want) != rank:
+                raise ValueError(f"padded_batch: `padded_shapes` for component {c} has rank {len(want)}, but the "
+                                 f"elements have rank {rank}")
+            for d, (w, m) in enumerate(zip(want, longest)):
+                if w is not None and m > w:
+                    raise ValueError(f"padded_batch: component {c} has size {m} in dimension {d}, larger than its "
+                                     f"padded shape {w}")
+            target = [m if w is None else w for w, m in zip(want, longest)]
+        pad = 0 if pads[c] is None else np.asarray(pads[c]._value if type(pads[c]) is Tensor else pads[c])
+        batch = np.full((len(parts),) + tuple(target), pad, dtype=parts[0].dtype)
+        for i, p in enumerate(parts):
+            batch[(i,) + tuple(slice(0, s) for s in p.shape)] = p
+        out.append(batch)
+    return nest.pack_like(values[0], out)
+
+
+class _PaddedBatchIter(_BatchIter):
+    kind = "padded_batch"
+
+    def __init__(self, ds, key, state):
+        super().__init__(ds, key, state)
+        self._shapes, self._pads = ds._padded_shapes, ds._padding_values
+
+    def __next__(self):
+        refs = []
+        for _ in range(self._size):
+            try:
+                refs.append(next(self._child))
+            except StopIteration:
+                break
+        if not refs or (self._drop and len(refs) < self._size):
+            raise StopIteration
+        return _Ref(lambda rs: _padded_stack([r.get() for r in rs], self._shapes, self._pads), refs)
+
+
+class _PaddedBatchDataset(_BatchDataset):
+    _iter_type = _PaddedBatchIter
+
+    def __init__(self, input_dataset, batch_size, drop_remainder, padded_shapes, padding_values):
+        super().__init__(input_dataset, batch_size, drop_remainder)
+        self._padded_shapes, self._padding_values = padded_shapes, padding_values
+
+
+def _encode_structure(value):
+    """A JSON description of an element's nesting (leaves numbered in ``nest.flatten`` order)."""
+    if isinstance(value, dict):
+        return {"dict": [[k, _encode_structure(value[k])] for k in sorted(value)]}
+    if isinstance(value, (tuple, list)):
+        return {"tuple" if isinstance(value, tuple) else "list": [_encode_structure(v) for v in value]}
+    return "leaf"
+
+
+def _decode_structure(spec, leaf, counter):
+    if spec == "leaf":
+        counter[0] += 1
+        return leaf(counter[0] - 1)
+    if isinstance(spec, dict) and len(spec) == 1:
+        (kind, items), = spec.items()
+        if kind == "dict" and isinstance(items, list):
+            return {k: _decode_structure(v, leaf, counter) for k, v in items}
+        if kind in ("tuple", "list") and isinstance(items, list):
+            out = [_decode_structure(v, leaf, counter) for v in items]
+            return tuple(out) if kind == "tuple" else out
+    raise ValueError(f"Dataset.load: invalid element structure in spec.json: {str(spec)[:200]}")
+
+
+class _TakeWhileIter(_StageIter):
+    kind = "take_while"
+
+    def __init__(self, ds, key, state):
+        self._keep = ds._keep
+        self._done = bool(state.get("done")) if isinstance(state, dict) else False
+        self._child = ds._input._open(key, _input_state(state, self.kind))
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        r = next(self._child)
+        if not self._keep(r.get()):
+            self._done = True
+            raise StopIteration
+        return r
+
+    def state(self):
+        return {"type": self.kind, "done": self._done, "input": self._child.state()}
+
+
+class _TakeWhileDataset(_FilterDataset):
+    _iter_type = _TakeWhileIter
+
+
+class _ShardIter(_StageIter):
+    kind = "shard"
+
+    def __init__(self, ds, key, state):
+        self._n, self._index = ds._num_shards, ds._index
+        self._pos = 0 if state is None else _state_int(_check_state(state, self.kind), "pos", self.kind)
+        self._child = ds._input._open(key, _input_state(state, self.kind))
+
+    def __next__(self):
+        while True:
+            r = next(self._child)
+            self._pos += 1
+            if (self._pos - 1) % self._n == self._index:
+                return r
+
+    def state(self):
+        return {"type": self.kind, "pos": self._pos, "input": self._child.state()}
+
+
+class _ShardDataset(_UnaryDataset):
+    _iter_type = _ShardIter
+
+    def __init__(self, input_dataset, num_shards, index):
+        super().__init__(input_dataset)
+        self._num_shards, self._index = num_shards, index
+
+    def _cardinality(self):
+        n = self._input._cardinality()
+        if n < 0:
+            return n
+        return max(0, -(-(n - self._index) // self._num_shards))

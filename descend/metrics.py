@@ -1420,10 +1420,455 @@ def get(identifier):
     return get_object(identifier, ALL_OBJECTS_DICT, Metric, "metric", deserialize)
 
 
-# Keras 3's keras.metrics also names the loss functions: the same functions as descend.losses
-_LOSS_FUNCTIONS = ("binary_crossentropy", "binary_focal_crossentropy", "categorical_crossentropy",
-                   "categorical_focal_crossentropy", "categorical_hinge", "hinge", "huber", "kl_divergence", "log_cosh",
-                   "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error",
-                   "mean_squared_logarithmic_error", "poisson", "sparse_categorical_crossentropy", "squared_hinge")
-globals().update({_name: getattr(_losses, _name) for _name in _LOSS_FUNCTIONS})
-__all__ += list(_LOSS_FUNCTIONS)
+# ---------------------------------------------------------------- correlations (Keras 3's per-sample functions)
+def pearson_correlation(y_true, y_pred, axis: int = -1):
+    """Per sample, the Pearson correlation of ``y_true`` and ``y_pred`` along ``axis``: the mean product of
+    their standardized deviations (``keras.metrics.pearson_correlation``)."""
+    p = _np(y_pred)
+    p = p.astype(backend.floatx()) if p.dtype.kind != "f" else p
+    t, p = _losses.squeeze_or_expand_to_same_rank(_np(y_true, p.dtype), p)
+    tn = t - np.mean(t, axis=axis, keepdims=True)
+    pn = p - np.mean(p, axis=axis, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tn = tn / np.std(tn, axis=axis, keepdims=True)
+        pn = pn / np.std(pn, axis=axis, keepdims=True)
+    return convert_to_tensor(np.mean(tn * pn, axis=axis).astype(p.dtype))
+
+
+def concordance_correlation(y_true, y_pred, axis: int = -1):
+    """Per sample, Lin's concordance correlation along ``axis``, Keras 3's formula
+    ``mean(2 (y_true - mean(y_pred)) (y_pred - mean(y_pred)) / (var(y_true) + var(y_pred) +
+    (mean(y_true) - mean(y_pred))**2 + 1e-7))`` (``keras.metrics.concordance_correlation``)."""
+    p = _np(y_pred)
+    p = p.astype(backend.floatx()) if p.dtype.kind != "f" else p
+    t, p = _losses.squeeze_or_expand_to_same_rank(_np(y_true, p.dtype), p)
+    tm, pm = np.mean(t, axis=axis, keepdims=True), np.mean(p, axis=axis, keepdims=True)
+    tv, pv = np.var(t - tm, axis=axis, keepdims=True), np.var(p - pm, axis=axis, keepdims=True)
+    covar = (t - pm) * (p - pm)
+    norm = tv + pv + np.square(tm - pm)
+    return convert_to_tensor(np.mean(2 * covar / (norm + p.dtype.type(_losses.EPSILON)), axis=axis).astype(p.dtype))
+
+
+class PearsonCorrelation(_BuiltinWrapper):
+    """The mean over samples of :func:`pearson_correlation` along ``axis``."""
+
+    _params = ("axis",)
+
+    def __init__(self, name="pearson_correlation", dtype=None, axis=-1):
+        super().__init__(pearson_correlation, name=name, dtype=dtype, axis=axis)
+
+
+class ConcordanceCorrelation(_BuiltinWrapper):
+    """The mean over samples of :func:`concordance_correlation` along ``axis``."""
+
+    _params = ("axis",)
+
+    def __init__(self, name="concordance_correlation", dtype=None, axis=-1):
+        super().__init__(concordance_correlation, name=name, dtype=dtype, axis=axis)
+
+
+# ---------------------------------------------------------------- intersection over union
+class _IoUBase(Metric):
+    """A ``(num_classes, num_classes)`` confusion matrix (rows: true class, columns: predicted) over every
+    sample seen, as Keras 3's IoU metrics: ids out of ``[0, num_classes)`` and ``ignore_class`` count nowhere.
+    The state's dtype is int64 by default (Keras' ``"int"``)."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_true=True,
+                 sparse_y_pred=True, axis=-1):
+        super().__init__(name=name, dtype=dtype or "int64")
+        if isinstance(num_classes, bool) or not isinstance(num_classes, (int, np.integer)) or num_classes < 1:
+            raise ValueError(f"{type(self).__name__}: `num_classes` must be a positive int. "
+                             f"Received: num_classes={num_classes!r}")
+        if ignore_class is not None and (isinstance(ignore_class, bool)
+                                         or not isinstance(ignore_class, (int, np.integer))):
+            raise ValueError(f"{type(self).__name__}: `ignore_class` must be an int or None. "
+                             f"Received: ignore_class={ignore_class!r}")
+        self.num_classes = int(num_classes)
+        self.ignore_class = ignore_class
+        self.sparse_y_true, self.sparse_y_pred, self.axis = bool(sparse_y_true), bool(sparse_y_pred), axis
+        self.total_cm = self.add_variable(shape=(self.num_classes, self.num_classes),
+                                          name="total_confusion_matrix")
+
+    def _ids(self, t, p):
+        return t, p
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        t, p = _np(y_true), _np(y_pred)
+        if not self.sparse_y_true:
+            t = np.argmax(t, axis=self.axis)
+        if not self.sparse_y_pred:
+            p = np.argmax(p, axis=self.axis)
+        t, p = self._ids(t, p)
+        t = np.asarray(t).astype(self.dtype).reshape(-1)
+        p = np.asarray(p).astype(self.dtype).reshape(-1)
+        if t.shape != p.shape:
+            raise ValueError(f"{type(self).__name__}: y_true and y_pred must hold as many class ids. Received "
+                             f"{t.size} and {p.size}")
+        w = np.ones((), self.dtype) if sample_weight is None else _np(sample_weight).reshape(-1)
+        try:
+            w = np.broadcast_to(w, t.shape).astype(self.dtype)
+        except ValueError:
+            raise ValueError(f"{type(self).__name__}: sample_weight of shape {np.shape(_np(sample_weight))} does "
+                             f"not broadcast to the {t.size} class ids") from None
+        keep = (t >= 0) & (t < self.num_classes) & (p >= 0) & (p < self.num_classes)
+        if self.ignore_class is not None:
+            keep &= t != self.ignore_class
+        cm = np.zeros((self.num_classes, self.num_classes), self.dtype)
+        np.add.at(cm, (t[keep].astype(np.int64), p[keep].astype(np.int64)), w[keep])
+        self.total_cm.assign_add(cm)
+
+    def _iou(self, target_class_ids):
+        cm = self.total_cm.numpy()
+        tp = np.diag(cm).astype(np.float32)
+        denominator = (cm.sum(axis=0) + cm.sum(axis=1)).astype(np.float32) - tp
+        ids = np.asarray(target_class_ids, dtype=np.int64)
+        tp, denominator = tp[ids], denominator[ids]
+        valid = denominator > 1e-9
+        eps = np.float32(_losses.EPSILON)
+        iou = np.where(valid, tp / (denominator + eps), np.float32(0.0))
+        return convert_to_tensor(np.float32(np.sum(iou) / (np.float32(np.sum(valid)) + eps)))
+
+    def result(self):
+        return self._iou(self.target_class_ids)
+
+    def get_config(self):
+        return {**super().get_config(), "num_classes": self.num_classes, "ignore_class": self.ignore_class,
+                "sparse_y_true": self.sparse_y_true, "sparse_y_pred": self.sparse_y_pred, "axis": self.axis}
+
+
+def _target_ids(cls_name, target_class_ids, num_classes) -> list:
+    if not isinstance(target_class_ids, (list, tuple, np.ndarray)) or len(target_class_ids) == 0:
+        raise ValueError(f"{cls_name}: `target_class_ids` must be a non-empty list or tuple of class ids. "
+                         f"Received: {target_class_ids!r}")
+    ids = [int(i) for i in target_class_ids]
+    if max(ids) >= num_classes or min(ids) < 0:
+        raise ValueError(f"{cls_name}: target class ids must be in [0, {num_classes}). Received: {ids}")
+    return ids
+
+
+class IoU(_IoUBase):
+    """Intersection over union ``TP / (TP + FP + FN)`` of each class in ``target_class_ids``, averaged over
+    those with a nonzero denominator (``keras.metrics.IoU``).
+
+    Example:
+        >>> import descend.metrics as metrics
+        >>> m = metrics.IoU(num_classes=2, target_class_ids=[0])
+        >>> m.update_state([0, 0, 1, 1], [0, 1, 0, 1])
+        >>> round(float(m.result()), 4)
+        0.3333
+    """
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None, sparse_y_true=True,
+                 sparse_y_pred=True, axis=-1):
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class, sparse_y_true=sparse_y_true,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+        self.target_class_ids = _target_ids("IoU", target_class_ids, self.num_classes)
+
+    def get_config(self):
+        return {**super().get_config(), "target_class_ids": self.target_class_ids}
+
+
+class MeanIoU(_IoUBase):
+    """The mean :class:`IoU` over every class (``keras.metrics.MeanIoU``)."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_true=True, sparse_y_pred=True,
+                 axis=-1):
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class, sparse_y_true=sparse_y_true,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+        self.target_class_ids = list(range(self.num_classes))
+
+
+class BinaryIoU(_IoUBase):
+    """:class:`IoU` of 0/1 labels, a prediction counting as class 1 when ``y_pred >= threshold``
+    (``keras.metrics.BinaryIoU``)."""
+
+    def __init__(self, target_class_ids=(0, 1), threshold=0.5, name=None, dtype=None):
+        super().__init__(2, name=name, dtype=dtype)
+        self.target_class_ids = _target_ids("BinaryIoU", target_class_ids, 2)
+        self.threshold = threshold
+
+    def _ids(self, t, p):
+        return t, (np.asarray(p, np.float32) >= self.threshold)
+
+    def get_config(self):
+        return {"target_class_ids": self.target_class_ids, "threshold": self.threshold, "name": self.name,
+                "dtype": self.dtype}
+
+
+class OneHotIoU(IoU):
+    """:class:`IoU` of one-hot ``y_true`` (its argmax is the class) and class scores ``y_pred`` (argmax too,
+    unless ``sparse_y_pred``)."""
+
+    def __init__(self, num_classes, target_class_ids, name=None, dtype=None, ignore_class=None, sparse_y_pred=False,
+                 axis=-1):
+        super().__init__(num_classes, target_class_ids, name=name, dtype=dtype, ignore_class=ignore_class,
+                         sparse_y_true=False, sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("sparse_y_true")
+        return config
+
+
+class OneHotMeanIoU(MeanIoU):
+    """:class:`MeanIoU` of one-hot ``y_true`` and class scores ``y_pred``."""
+
+    def __init__(self, num_classes, name=None, dtype=None, ignore_class=None, sparse_y_pred=False, axis=-1):
+        super().__init__(num_classes, name=name, dtype=dtype, ignore_class=ignore_class, sparse_y_true=False,
+                         sparse_y_pred=sparse_y_pred, axis=axis)
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("sparse_y_true")
+        return config
+
+
+# ---------------------------------------------------------------- F-scores
+class FBetaScore(Metric):
+    """The F-beta score ``(1 + beta**2) P R / (beta**2 P + R)`` per class of ``(samples, classes)`` inputs
+    (``keras.metrics.FBetaScore``).
+
+    Args:
+        average: None (one score per class), ``"micro"`` (counts pooled over classes), ``"macro"`` (mean of the
+            classes' scores) or ``"weighted"`` (weighted by each class's count of true labels).
+        beta: a positive float.
+        threshold: a prediction is positive above it; None: the largest score of each row is positive (unless
+            it is 0).
+    """
+
+    def __init__(self, average=None, beta=1.0, threshold=None, name="fbeta_score", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        if average not in (None, "micro", "macro", "weighted"):
+            raise ValueError("Invalid `average` argument value. Expected one of: None, 'micro', 'macro', "
+                             f"'weighted'. Received: average={average!r}")
+        if not isinstance(beta, float):
+            raise ValueError(f"Invalid `beta` argument value. It should be a Python float. Received: beta={beta!r} "
+                             f"of type {type(beta).__name__}")
+        if beta <= 0.0:
+            raise ValueError(f"Invalid `beta` argument value. It should be > 0. Received: beta={beta}")
+        if threshold is not None and (not isinstance(threshold, float) or not 0.0 < threshold <= 1.0):
+            raise ValueError("Invalid `threshold` argument value. It should be a Python float in (0, 1]. "
+                             f"Received: threshold={threshold!r}")
+        self.average, self.beta, self.threshold = average, beta, threshold
+        self._built = False
+
+    def _build(self, shape):
+        classes = shape[-1]
+        init = () if self.average == "micro" else (classes,)
+        self.true_positives = self.add_variable(shape=init, name="true_positives")
+        self.false_positives = self.add_variable(shape=init, name="false_positives")
+        self.false_negatives = self.add_variable(shape=init, name="false_negatives")
+        self.intermediate_weights = self.add_variable(shape=init, name="intermediate_weights")
+        self._built, self._classes = True, classes
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        t, p = _np(y_true, self.dtype), _np(y_pred, self.dtype)
+        if t.ndim != 2 or p.ndim != 2 or t.shape != p.shape:
+            raise ValueError(f"{type(self).__name__} expects 2D inputs of one shape (batch_size, num_classes). "
+                             f"Received input shapes: y_pred.shape={p.shape} and y_true.shape={t.shape}")
+        if self._built and p.shape[1] != self._classes:
+            raise ValueError(f"{type(self).__name__} was built for {self._classes} classes. Received "
+                             f"y_pred.shape={p.shape}")
+        if self.threshold is None:
+            p = ((p >= p.max(axis=-1, keepdims=True)) & (np.abs(p) > 1e-9)).astype(self.dtype)
+        else:
+            p = (p > self.threshold).astype(self.dtype)
+        w = None if sample_weight is None else _np(sample_weight, self.dtype)
+        if w is not None and w.shape not in ((), (t.shape[0],)):
+            raise ValueError(f"{type(self).__name__}: sample_weight must have one weight per sample, shape "
+                             f"({t.shape[0]},). Received shape {w.shape}")
+        if not self._built:
+            self._build(p.shape)
+        axis = None if self.average == "micro" else 0
+
+        def weighted_sum(v):
+            return np.sum(v if w is None else v * np.reshape(w, (-1, 1)) if w.ndim else v * w, axis=axis)
+
+        self.true_positives.assign_add(weighted_sum(p * t))
+        self.false_positives.assign_add(weighted_sum(p * (1 - t)))
+        self.false_negatives.assign_add(weighted_sum((1 - p) * t))
+        self.intermediate_weights.assign_add(weighted_sum(t))
+
+    def result(self):
+        if not self._built:
+            return _tensor_result(np.asarray(0.0, self.dtype), self.dtype)
+        tp, fp, fn = self.true_positives.numpy(), self.false_positives.numpy(), self.false_negatives.numpy()
+        eps = np.dtype(self.dtype).type(_losses.EPSILON)
+        precision = tp / (tp + fp + eps)
+        recall = tp / (tp + fn + eps)
+        b2 = np.dtype(self.dtype).type(self.beta ** 2)
+        score = precision * recall / (b2 * precision + recall + eps) * (1 + b2)
+        if self.average == "weighted":
+            weights = self.intermediate_weights.numpy()
+            score = np.sum(score * (weights / (np.sum(weights) + eps)))
+        elif self.average is not None:
+            score = np.mean(score)
+        return _tensor_result(np.asarray(score, self.dtype), self.dtype)
+
+    def reset_state(self):
+        if self._built:
+            super().reset_state()
+
+    def get_config(self):
+        return {**super().get_config(), "average": self.average, "beta": self.beta, "threshold": self.threshold}
+
+
+class F1Score(FBetaScore):
+    """:class:`FBetaScore` with ``beta=1`` (``keras.metrics.F1Score``).
+
+    Example:
+        >>> import descend.metrics as metrics
+        >>> m = metrics.F1Score(average="micro", threshold=0.5)
+        >>> m.update_state([[1, 0], [0, 1]], [[0.9, 0.2], [0.7, 0.6]])  # TP 2, FP 1, FN 0
+        >>> round(float(m.result()), 4)
+        0.8
+    """
+
+    def __init__(self, average=None, threshold=None, name="f1_score", dtype=None):
+        super().__init__(average=average, beta=1.0, threshold=threshold, name=name, dtype=dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("beta")
+        return config
+
+
+# ---------------------------------------------------------------- one rate at a bound on another
+class _AtConstraint(Metric):
+    """TP/FP/TN/FN at ``num_thresholds`` evenly spaced thresholds in [0, 1]; the result is the largest value
+    of one rate among the thresholds where another reaches ``value`` (0 if none does), as Keras."""
+
+    _value_name = "value"
+
+    def __init__(self, value, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0 <= value <= 1:
+            raise ValueError(f"Argument `{self._value_name}` must be in the range [0, 1]. "
+                             f"Received: {self._value_name}={value!r}")
+        if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, (int, np.integer)) or num_thresholds < 1:
+            raise ValueError(f"Argument `num_thresholds` must be an integer > 0. Received: "
+                             f"num_thresholds={num_thresholds!r}")
+        self.value, self.num_thresholds, self.class_id = value, int(num_thresholds), class_id
+        if self.num_thresholds == 1:
+            self.thresholds, self._evenly = [0.5], False
+        else:
+            n = self.num_thresholds
+            self.thresholds = [0.0] + [(i + 1) * 1.0 / (n - 1) for i in range(n - 2)] + [1.0]
+            self._evenly = True
+        shape = (len(self.thresholds),)
+        self.true_positives = self.add_variable(shape=shape, name="true_positives")
+        self.false_positives = self.add_variable(shape=shape, name="false_positives")
+        self.true_negatives = self.add_variable(shape=shape, name="true_negatives")
+        self.false_negatives = self.add_variable(shape=shape, name="false_negatives")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        counts = _confusion_counts(y_true, y_pred, self.thresholds, np.dtype(self.dtype), evenly=self._evenly,
+                                   class_id=self.class_id, sample_weight=sample_weight)
+        self.true_positives.assign_add(counts["tp"])
+        self.false_positives.assign_add(counts["fp"])
+        self.true_negatives.assign_add(counts["tn"])
+        self.false_negatives.assign_add(counts["fn"])
+
+    def _rates(self):
+        tp, fp = self.true_positives.numpy(), self.false_positives.numpy()
+        tn, fn = self.true_negatives.numpy(), self.false_negatives.numpy()
+        return {"sensitivity": _divide_no_nan(tp, tp + fn), "specificity": _divide_no_nan(tn, tn + fp),
+                "precision": _divide_no_nan(tp, tp + fp)}
+
+    def _best(self, constrained, dependent):
+        rates = self._rates()
+        feasible = rates[constrained] >= np.dtype(self.dtype).type(self.value)
+        best = np.max(np.where(feasible, rates[dependent], 0), initial=0)
+        return _tensor_result(np.asarray(best, self.dtype), self.dtype)
+
+    def get_config(self):
+        return {**super().get_config(), "class_id": self.class_id, "num_thresholds": self.num_thresholds,
+                self._value_name: self.value}
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+
+class SensitivityAtSpecificity(_AtConstraint):
+    """The best sensitivity ``TP / (TP + FN)`` among thresholds where the specificity is ``>= specificity``."""
+
+    _value_name = "specificity"
+
+    def __init__(self, specificity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(specificity, num_thresholds, class_id, name, dtype)
+        self.specificity = specificity
+
+    def result(self):
+        return self._best("specificity", "sensitivity")
+
+
+class SpecificityAtSensitivity(_AtConstraint):
+    """The best specificity ``TN / (TN + FP)`` among thresholds where the sensitivity is ``>= sensitivity``."""
+
+    _value_name = "sensitivity"
+
+    def __init__(self, sensitivity, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(sensitivity, num_thresholds, class_id, name, dtype)
+        self.sensitivity = sensitivity
+
+    def result(self):
+        return self._best("sensitivity", "specificity")
+
+
+class PrecisionAtRecall(_AtConstraint):
+    """The best precision among thresholds where the recall is ``>= recall``."""
+
+    _value_name = "recall"
+
+    def __init__(self, recall, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(recall, num_thresholds, class_id, name, dtype)
+        self.recall = recall
+
+    def result(self):
+        return self._best("sensitivity", "precision")
+
+
+class RecallAtPrecision(_AtConstraint):
+    """The best recall among thresholds where the precision is ``>= precision``."""
+
+    _value_name = "precision"
+
+    def __init__(self, precision, num_thresholds=200, class_id=None, name=None, dtype=None):
+        super().__init__(precision, num_thresholds, class_id, name, dtype)
+        self.precision = precision
+
+    def result(self):
+        return self._best("precision", "sensitivity")
+
+
+# the loss functions Keras also exports from keras.metrics (the same functions)
+binary_crossentropy = _losses.binary_crossentropy
+binary_focal_crossentropy = _losses.binary_focal_crossentropy
+categorical_crossentropy = _losses.categorical_crossentropy
+categorical_focal_crossentropy = _losses.categorical_focal_crossentropy
+sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
+categorical_hinge = _losses.categorical_hinge
+hinge = _losses.hinge
+squared_hinge = _losses.squared_hinge
+huber = _losses.huber
+kl_divergence = _losses.kl_divergence
+log_cosh = _losses.log_cosh
+poisson = _losses.poisson
+mean_absolute_error = _losses.mean_absolute_error
+mean_absolute_percentage_error = _losses.mean_absolute_percentage_error
+mean_squared_error = _losses.mean_squared_error
+mean_squared_logarithmic_error = _losses.mean_squared_logarithmic_error
+
+_MORE = (PearsonCorrelation, ConcordanceCorrelation, IoU, MeanIoU, BinaryIoU, OneHotIoU, OneHotMeanIoU, FBetaScore,
+         F1Score, SensitivityAtSpecificity, SpecificityAtSensitivity, PrecisionAtRecall, RecallAtPrecision)
+# (not in ALL_OBJECTS, the metrics constructible without arguments: most of these need some)
+ALL_OBJECTS_DICT.update({cls.__name__: cls for cls in _MORE})
+ALL_OBJECTS_DICT.update({_losses._to_snake_case(cls.__name__): cls for cls in _MORE})
+_FUNCTIONS.update({f.__name__: f for f in (pearson_correlation, concordance_correlation)})
+__all__ += [cls.__name__ for cls in _MORE] + [
+    "pearson_correlation", "concordance_correlation", "binary_crossentropy", "binary_focal_crossentropy",
+    "categorical_crossentropy", "categorical_focal_crossentropy", "sparse_categorical_crossentropy",
+    "categorical_hinge", "hinge", "squared_hinge", "huber", "kl_divergence", "log_cosh", "poisson",
+    "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error",
+]
