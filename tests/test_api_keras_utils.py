@@ -23,7 +23,7 @@ def test_pad_sequences_matches_keras(kwargs):
 
 def test_pad_sequences_without_keras():
     np.testing.assert_array_equal(U.pad_sequences([[1, 2], [3]], padding="post"), [[1, 2], [3, 0]])
-    with pytest.raises(ValueError, match='must be "pre" or "post"'):
+    with pytest.raises(ValueError, match='"pre" or "post"'):
         U.pad_sequences([[1]], padding="middle")
 
 
