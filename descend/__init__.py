@@ -54,6 +54,8 @@ from .ops import *  # noqa: F403
 bool = bool_  # noqa: A001
 half = float16
 double = float64
+#: ``x[..., tf.newaxis]`` adds an axis, as NumPy's ``None``
+newaxis = None
 
 #: submodules imported on first attribute access
 _SUBMODULES = frozenset({
