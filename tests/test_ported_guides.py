@@ -58,6 +58,8 @@ GUIDES = {
     "quickstart_beginner": "a Sequential model with Dropout: untrained logits and loss, compile/fit/evaluate",
     "imbalanced_classification": "CSV rows vectorized with NumPy, an MLP with Dropout trained with class weights, "
                                  "confusion-matrix/precision/recall metrics, ModelCheckpoint per epoch",
+    "timeseries_classification_transformer": "transformer encoder blocks (MultiHeadAttention with dropout, "
+                                             "LayerNormalization, Conv1D) trained by fit with EarlyStopping",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
