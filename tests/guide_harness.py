@@ -13,6 +13,8 @@ What is fixed, in both runs, without touching the program's code:
   gives Keras' ``add_weight`` those values, those of each shape in the order descend created them (the order
   across shapes may differ: Keras builds a deserialized layer at once, descend at its first call), and fails if
   the two programs did not create as many weights of each shape;
+* Dropout's mask: a training call of a ``Dropout`` layer keeps the same elements in both libraries (those
+  where a generator seeded with the example's shape draws at least the rate; the same mask every step);
 * the order of the data: ``Dataset.shuffle`` returns the dataset as it is, ``fit`` runs with
   ``shuffle=False`` and a torch ``DataLoader(shuffle=True)`` reads in order (each library would otherwise
   draw its own order).
@@ -20,7 +22,8 @@ What is fixed, in both runs, without touching the program's code:
 What is recorded, in order: the sum of the absolute values of each weight a ``fit`` starts from
 (``"weights"``), every ``fit``'s ``History.history`` (``"fit"``), every ``evaluate``'s result
 (``"evaluate"``; ``fit``'s validation is in its history), and, outside ``fit``, the value of every scalar a
-``GradientTape`` differentiates in eager code (``"loss"``: the losses of a custom training loop).
+``GradientTape`` differentiates in eager code (``"loss"``: the losses of a custom training loop) and every
+result a Keras metric gives eager code (``"metric"``: a custom loop's metrics, updated in or out of a function).
 ``tests/test_ported_guides.py`` compares the two.
 """
 
@@ -40,6 +43,9 @@ TF_IMPORTS = {
     "from descend import keras\n": "import keras\n",
     "from descend.keras import layers\n": "from keras import layers\n",
     "from descend.keras import ops\n": "from keras import ops\n",
+    "from descend.keras.layers import Dense, Flatten, Conv2D\n":
+        "from tensorflow.keras.layers import Dense, Flatten, Conv2D\n",
+    "from descend.keras import Model\n": "from tensorflow.keras import Model\n",
 }
 
 
@@ -69,8 +75,19 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
 
         descend.random.set_seed(0)  # unseeded initializers draw from it, leaving NumPy's generator to the data
         created: list = []
-        descend.layers.register_weight_hook(lambda v: created.append(np.array(v.numpy())))
+
+        def record_weight(v):
+            # a weight a function creates on its first call: its initial value, read outside the trace (a read
+            # inside would make the function run eagerly, which TensorFlow's would not)
+            recorders = list(trace.active)
+            trace.active.clear()
+            try:
+                created.append(np.array(v.numpy()))
+            finally:
+                trace.active.extend(recorders)
+        descend.layers.register_weight_hook(record_weight)
         Model, Dataset, Tape = descend.Model, descend.data.Dataset, descend.GradientTape
+        Metric, Dropout, constant = descend.metrics.Metric, descend.keras.layers.Dropout, descend.constant
 
         def eager():
             return trace.current() is None
@@ -99,9 +116,20 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
             return add_weight(*bound.args, **bound.kwargs)
         keras.layers.Layer.add_weight = add_weight_as_descend
         Model, Dataset, Tape = keras.Model, tf.data.Dataset, tf.GradientTape
+        Metric, Dropout, constant = keras.metrics.Metric, keras.layers.Dropout, tf.constant
         eager = tf.executing_eagerly
 
     Dataset.shuffle = lambda self, *args, **kwargs: self
+
+    def dropout_fixed_mask(self, inputs, training=False):
+        if not training or self.rate == 0:
+            return inputs
+        if self.noise_shape is not None:
+            raise NotImplementedError("the harness fixes Dropout's mask without a noise_shape only")
+        shape = tuple(int(d) for d in inputs.shape[1:])
+        keep = np.random.default_rng(list(shape)).random(shape) >= self.rate
+        return inputs * constant((keep / (1.0 - self.rate)).astype(np.float32))
+    Dropout.call = dropout_fixed_mask
     try:  # a torch DataLoader(shuffle=True) reads its dataset in order too
         import torch.utils.data
     except ImportError:
@@ -140,6 +168,24 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         return gradient(self, target, *args, **kwargs)
 
     Model.fit, Model.evaluate, Tape.gradient = fit_in_order, evaluate_recorded, gradient_recorded
+
+    def result_recorded(result):
+        def recorded(self, *args, **kwargs):
+            value = result(self, *args, **kwargs)
+            if depth[0] == 0 and eager() and not isinstance(value, dict):
+                events.append(["metric", _float(value)])
+            return value
+        return recorded
+
+    def metric_classes(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from metric_classes(sub)
+
+    # each metric class that defines its own result (the library's; the program's are defined later)
+    for cls in {Metric, *metric_classes(Metric)}:
+        if "result" in vars(cls):
+            cls.result = result_recorded(vars(cls)["result"])
     np.random.seed(0)  # after the imports: importing TensorFlow draws from NumPy's generator
     random.seed(0)
     if framework == "descend":

@@ -48,6 +48,18 @@ GUIDES = {
     "working_with_rnns": "LSTM, GRU, SimpleRNN, states, Bidirectional, RNN(LSTMCell)",
     "basic_training_loops": "tf.Module, a hand-written training loop, a Keras model trained by it and by fit",
     "load_csv_abalone": "structured data without preprocessing layers: regression on NumPy arrays",
+    "keras_classification": "a Sequential image classifier (Flatten, Dense) trained by compile/fit, evaluated",
+    "quickstart_advanced": "a subclassed model (Conv2D, Dense) trained by a loop of tf.function steps: "
+                           "GradientTape, Adam, Keras metrics, tf.data",
+    "autodiff": "GradientTape: variables and watched tensors, Keras layers, persistent tapes, non-scalar "
+                "targets, control flow, None gradients",
+    "advanced_autodiff": "stop_recording, reset, stop_gradient, custom_gradient, nested tapes, higher-order "
+                         "gradients, jacobian, Hessians, batch_jacobian",
+    "quickstart_beginner": "a Sequential model with Dropout: untrained logits and loss, compile/fit/evaluate",
+    "imbalanced_classification": "CSV rows vectorized with NumPy, an MLP with Dropout trained with class weights, "
+                                 "confusion-matrix/precision/recall metrics, ModelCheckpoint per epoch",
+    "timeseries_classification_transformer": "transformer encoder blocks (MultiHeadAttention with dropout, "
+                                             "LayerNormalization, Conv1D) trained by fit with EarlyStopping",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there

@@ -104,6 +104,35 @@ def test_fit_accepts_a_dataset_and_early_stopping_stops():
     assert len(history.history["loss"]) < 20 and stop.stopped_epoch > 0  # lr 0: no improvement
 
 
+class _Weights:
+    """A stand-in model for driving a callback by hand: one weight and a stop flag."""
+
+    def __init__(self):
+        self.weights = [ds.Variable(0.0)]
+        self.stop_training = False
+
+
+@pytest.mark.parametrize("losses, patience, baseline, restored, stopped", [
+    ([1.0, 2.0, 3.0], 10, None, 0.0, 0),   # never stops: the best epoch (the first) still comes back (Keras 3)
+    ([3.0, 1.0, 2.0], 10, None, 1.0, 0),
+    ([3.0, 1.0, 2.0, 2.5], 2, None, 1.0, 3),  # stops at epoch 3 and restores epoch 1
+    ([3.0, 2.0], 10, 0.5, 1.0, 0),  # no epoch beats the baseline: the best of them still comes back
+])
+def test_early_stopping_restores_the_best_weights_when_training_ends(losses, patience, baseline, restored, stopped):
+    model, stop = _Weights(), cb.EarlyStopping(monitor="val_loss", patience=patience, baseline=baseline,
+                                               restore_best_weights=True)
+    stop.set_model(model)
+    stop.on_train_begin()
+    for epoch, loss in enumerate(losses):
+        model.weights[0].assign(float(epoch))  # the weight after epoch `epoch` is the epoch's number
+        stop.on_epoch_end(epoch, {"val_loss": loss})
+        if model.stop_training:
+            break
+    assert float(model.weights[0].numpy()) == float(epoch)  # nothing restored before the end of training
+    stop.on_train_end()
+    assert float(model.weights[0].numpy()) == restored and stop.stopped_epoch == stopped
+
+
 def test_reduce_lr_on_plateau_lowers_the_learning_rate():
     ds.clear_session()
     x, y = _blobs(32)

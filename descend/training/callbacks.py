@@ -321,6 +321,9 @@ class EarlyStopping(Callback):
             raise KeyError(f"EarlyStopping: monitor '{self.monitor}' is not in the logs {sorted(logs or {})}")
         if epoch < self.start_from_epoch:
             return
+        if self.restore_best_weights and self.best_weights is None:
+            # the first epoch watched: its weights are the best so far, even if it beats no baseline (Keras 3)
+            self.best_weights, self.best_epoch = [w.numpy() for w in self.model.weights], epoch
         self.wait += 1
         if self._improved(current, self.best):
             self.best, self.best_epoch = current, epoch
@@ -332,13 +335,16 @@ class EarlyStopping(Callback):
         if self.wait >= self.patience and epoch > 0:
             self.stopped_epoch = epoch
             self.model.stop_training = True
-            if self.restore_best_weights and self.best_weights is not None:
-                for w, v in zip(self.model.weights, self.best_weights):
-                    w.assign(v)
 
     def on_train_end(self, logs=None):
         if self.stopped_epoch and self.verbose:
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        # as Keras 3: the best epoch's weights come back at the end of training, whether it stopped early or not
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose:
+                print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
+            for w, v in zip(self.model.weights, self.best_weights):
+                w.assign(v)
 
 
 class LearningRateScheduler(Callback):

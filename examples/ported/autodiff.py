@@ -1,0 +1,187 @@
+"""Port of the TensorFlow guide "Introduction to gradients and automatic differentiation": GradientTape
+on variables and tensors, gradients of Keras layers, what a tape watches, persistent tapes, targets that are
+not scalars, control flow, and the cases where a gradient is None.
+
+Source: https://www.tensorflow.org/guide/autodiff (tensorflow/docs, site/en/guide/autodiff.ipynb),
+Copyright The TensorFlow Authors, Apache License 2.0.
+
+Changed from the guide: the imports; ``w``'s initial value, drawn in the guide with tf.random.normal, is
+drawn with NumPy (each library has its own generator); the plot is left out; the values the notebook shows
+(a cell's last expression) are printed. Left out, for what descend lacks: the section on what a tape watches
+(``tf.constant(..., name=...)``), the gradient with respect to an integer (descend raises ``TypeError`` where
+TensorFlow warns and returns None), a gradient through ``tf.image.adjust_contrast`` (no ``tf.image``) and
+``unconnected_gradients=tf.UnconnectedGradients.ZERO`` (no ``tf.UnconnectedGradients``).
+
+    python examples/ported/autodiff.py
+"""
+
+
+import numpy as np
+
+import descend as tf
+x = tf.Variable(3.0)
+
+with tf.GradientTape() as tape:
+  y = x**2
+# dy = 2x * dx
+dy_dx = tape.gradient(y, x)
+print(dy_dx.numpy())
+w = tf.Variable(np.random.normal(size=(3, 2)).astype('float32'), name='w')
+b = tf.Variable(tf.zeros(2, dtype=tf.float32), name='b')
+x = [[1., 2., 3.]]
+
+with tf.GradientTape(persistent=True) as tape:
+  y = x @ w + b
+  loss = tf.reduce_mean(y**2)
+[dl_dw, dl_db] = tape.gradient(loss, [w, b])
+print(w.shape)
+print(dl_dw.shape)
+my_vars = {
+    'w': w,
+    'b': b
+}
+
+grad = tape.gradient(loss, my_vars)
+print(grad['b'])
+layer = tf.keras.layers.Dense(2, activation='relu')
+x = tf.constant([[1., 2., 3.]])
+
+with tf.GradientTape() as tape:
+  # Forward pass
+  y = layer(x)
+  loss = tf.reduce_mean(y**2)
+
+# Calculate gradients with respect to every trainable variable
+grad = tape.gradient(loss, layer.trainable_variables)
+for var, g in zip(layer.trainable_variables, grad):
+  print(f'{var.name}, shape: {g.shape}')
+# Left out: the section on what a tape watches (tf.constant(..., name=...) is not in descend).
+x = tf.constant(3.0)
+with tf.GradientTape() as tape:
+  tape.watch(x)
+  y = x**2
+
+# dy = 2x * dx
+dy_dx = tape.gradient(y, x)
+print(dy_dx.numpy())
+x0 = tf.Variable(0.0)
+x1 = tf.Variable(10.0)
+
+with tf.GradientTape(watch_accessed_variables=False) as tape:
+  tape.watch(x1)
+  y0 = tf.math.sin(x0)
+  y1 = tf.nn.softplus(x1)
+  y = y0 + y1
+  ys = tf.reduce_sum(y)
+# dys/dx1 = exp(x1) / (1 + exp(x1)) = sigmoid(x1)
+grad = tape.gradient(ys, {'x0': x0, 'x1': x1})
+
+print('dy/dx0:', grad['x0'])
+print('dy/dx1:', grad['x1'].numpy())
+x = tf.constant(3.0)
+
+with tf.GradientTape() as tape:
+  tape.watch(x)
+  y = x * x
+  z = y * y
+
+# Use the tape to compute the gradient of z with respect to the
+# intermediate value y.
+# dz_dy = 2 * y and y = x ** 2 = 9
+print(tape.gradient(z, y).numpy())
+x = tf.constant([1, 3.0])
+with tf.GradientTape(persistent=True) as tape:
+  tape.watch(x)
+  y = x * x
+  z = y * y
+
+print(tape.gradient(z, x).numpy())  # [4.0, 108.0] (4 * x**3 at x = [1.0, 3.0])
+print(tape.gradient(y, x).numpy())  # [2.0, 6.0] (2 * x at x = [1.0, 3.0])
+del tape   # Drop the reference to the tape
+x = tf.Variable(2.0)
+with tf.GradientTape(persistent=True) as tape:
+  y0 = x**2
+  y1 = 1 / x
+
+print(tape.gradient(y0, x).numpy())
+print(tape.gradient(y1, x).numpy())
+x = tf.Variable(2.0)
+with tf.GradientTape() as tape:
+  y0 = x**2
+  y1 = 1 / x
+
+print(tape.gradient({'y0': y0, 'y1': y1}, x).numpy())
+x = tf.Variable(2.)
+
+with tf.GradientTape() as tape:
+  y = x * [3., 4.]
+
+print(tape.gradient(y, x).numpy())
+x = tf.linspace(-10.0, 10.0, 200+1)
+
+with tf.GradientTape() as tape:
+  tape.watch(x)
+  y = tf.nn.sigmoid(x)
+
+dy_dx = tape.gradient(y, x)
+x = tf.constant(1.0)
+
+v0 = tf.Variable(2.0)
+v1 = tf.Variable(2.0)
+
+with tf.GradientTape(persistent=True) as tape:
+  tape.watch(x)
+  if x > 0.0:
+    result = v0
+  else:
+    result = v1**2 
+
+dv0, dv1 = tape.gradient(result, [v0, v1])
+
+print(dv0)
+print(dv1)
+dx = tape.gradient(result, x)
+
+print(dx)
+x = tf.Variable(2.)
+y = tf.Variable(3.)
+
+with tf.GradientTape() as tape:
+  z = y * y
+print(tape.gradient(z, x))
+x = tf.Variable(2.0)
+
+for epoch in range(2):
+  with tf.GradientTape() as tape:
+    y = x+1
+
+  print(type(x).__name__, ":", tape.gradient(y, x))
+  x = x + 1   # This should be `x.assign_add(1)`
+x = tf.Variable([[1.0, 2.0],
+                 [3.0, 4.0]], dtype=tf.float32)
+
+with tf.GradientTape() as tape:
+  x2 = x**2
+
+  # This step is calculated with NumPy
+  y = np.mean(x2, axis=0)
+
+  # Like most ops, reduce_mean will cast the NumPy array to a constant tensor
+  # using `tf.convert_to_tensor`.
+  y = tf.reduce_mean(y, axis=0)
+
+print(tape.gradient(y, x))
+# Left out: the gradient with respect to an integer (descend raises TypeError where TF warns and returns None).
+x0 = tf.Variable(3.0)
+x1 = tf.Variable(0.0)
+
+with tf.GradientTape() as tape:
+  # Update x1 = x1 + x0.
+  x1.assign_add(x0)
+  # The tape starts recording from x1.
+  y = x1**2   # y = (x1 + x0)**2
+
+# This doesn't work.
+print(tape.gradient(y, x0))   #dy/dx0 = 2*(x1 + x0)
+# Left out: a gradient through tf.image.adjust_contrast (tf.image is not in descend).
+# Left out: unconnected_gradients=tf.UnconnectedGradients.ZERO (tf.UnconnectedGradients is not in descend).
