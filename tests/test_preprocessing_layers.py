@@ -346,6 +346,26 @@ def test_normalization_in_a_functional_model_and_saved_config():
     assert any(isinstance(layer, L.Normalization) for layer in clone.layers)
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"output_mode": "tf_idf", "num_oov_indices": 2},
+                                    {"mask_token": 0, "output_mode": "count"}])
+def test_adapted_integer_lookup_config_and_saved_model_keep_the_vocabulary(tmp_path, kwargs):
+    data = RNG.integers(0, 9, (40, 3))
+    lookup = L.IntegerLookup(**kwargs)
+    lookup.adapt(ds.data.Dataset.from_tensor_slices(data).batch(8))
+    again = L.IntegerLookup.from_config(lookup.get_config())
+    assert again.get_vocabulary() == lookup.get_vocabulary()
+    np.testing.assert_array_equal(again(data[:5]).numpy(), lookup(data[:5]).numpy())
+    inp = L.Input((3,), dtype="int64")
+    x = lookup(inp)
+    if lookup.output_mode == "int":
+        x = L.Flatten()(L.Embedding(20, 2)(x))
+    model = ds.Model(inp, L.Dense(1)(x))
+    model.save(str(tmp_path / "m.keras"))
+    loaded = ds.saving.load_model(str(tmp_path / "m.keras"))
+    assert loaded.layers[1].get_vocabulary() == lookup.get_vocabulary()
+    np.testing.assert_array_equal(loaded(data[:5]).numpy(), model(data[:5]).numpy())
+
+
 def test_adapted_normalization_survives_save_and_load(tmp_path):
     norm = L.Normalization()
     norm.adapt(FEAT)

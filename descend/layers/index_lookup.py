@@ -32,13 +32,16 @@ def _flat(values) -> list:
     return np.asarray(getattr(values, "_value", values), dtype=object).reshape(-1).tolist()
 
 
-def adapt_elements(data):
-    """The arrays ``adapt`` reads: a Dataset's (or iterable's) elements (first part of tuples), or one array."""
+def adapt_elements(data, steps=None):
+    """The arrays ``adapt`` reads: a Dataset's (or iterable's) first ``steps`` elements (the first part of
+    tuples), or one array."""
     from ..data import Dataset
 
     if isinstance(data, Dataset) or (hasattr(data, "__iter__") and not isinstance(data, (np.ndarray, Tensor, list,
                                                                                           tuple, str, bytes))):
-        for element in data:
+        for i, element in enumerate(data):
+            if steps is not None and i >= steps:
+                return
             yield element[0] if isinstance(element, tuple) else element
     else:
         yield data
@@ -218,9 +221,7 @@ class IndexLookup(Layer):
         """Learn the vocabulary from ``data`` (an array, list, Tensor or Dataset); each element of a vector, or
         each row of a matrix, is one document (for tf_idf)."""
         def documents():
-            for i, element in enumerate(adapt_elements(data)):
-                if steps is not None and i >= steps:
-                    return
+            for element in adapt_elements(data, steps):
                 arr = self._keys(element)
                 rows = arr.reshape(-1, 1) if arr.ndim <= 1 else arr.reshape(arr.shape[0], -1)
                 yield from rows.tolist()

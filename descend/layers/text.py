@@ -236,9 +236,7 @@ class TextVectorization(Layer):
     def adapt(self, data, batch_size=None, steps=None) -> None:
         """Learn the vocabulary (and idf weights) from texts: an array, list, Tensor or Dataset of strings."""
         def documents():
-            for i, element in enumerate(adapt_elements(data)):
-                if steps is not None and i >= steps:
-                    return
+            for element in adapt_elements(data, steps):
                 texts, _ = self._texts(element)
                 yield from self._tokens(texts)
         self._lookup.learn(documents())
