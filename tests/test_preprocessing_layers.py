@@ -98,6 +98,21 @@ CASES = [
       TOKENS),
     K("IntegerLookup-count-pad", "IntegerLookup", dict(vocabulary=[12, 36, 1138, 42], output_mode="count",
                                                      max_tokens=8, pad_to_max_tokens=True), TOKENS),
+    K("IntegerLookup-oov3", "IntegerLookup", dict(vocabulary=[12, 36], num_oov_indices=3),
+      np.array([12, 5, 6, 7, -1, -5, 1000, 36])),
+    K("IntegerLookup-oov3-mask", "IntegerLookup", dict(vocabulary=[12, 36], num_oov_indices=3, mask_token=0),
+      np.array([[12, 5, 6, 7], [-1, -5, 0, 36]])),
+    K("IntegerLookup-tf_idf", "IntegerLookup", dict(vocabulary=[1, 2], idf_weights=[0.5, 0.25], output_mode="tf_idf"),
+      np.array([[1, 2, 2, 9], [2, 7, 7, 7]])),
+    K("IntegerLookup-tf_idf-pad", "IntegerLookup", dict(vocabulary=[1, 2], idf_weights=[0.5, 0.25], max_tokens=5,
+                                                      output_mode="tf_idf", pad_to_max_tokens=True),
+      np.array([[1, 2, 2, 9]])),
+    K("IntegerLookup-mask-multi_hot", "IntegerLookup", dict(vocabulary=[1, 2], mask_token=0, output_mode="multi_hot"),
+      np.array([[1, 0], [0, 5]])),
+    K("IntegerLookup-mask-count-oov2", "IntegerLookup", dict(vocabulary=[1, 2], mask_token=0, num_oov_indices=2,
+                                                           output_mode="count"), np.array([[1, 0, 3], [0, 4, 4]])),
+    K("IntegerLookup-invert-oov2", "IntegerLookup", dict(vocabulary=[12, 36], num_oov_indices=2, invert=True),
+      np.array([0, 1, 2, 3, 9])),
     K("CategoryEncoding-one_hot", "CategoryEncoding", dict(num_tokens=5, output_mode="one_hot"),
       np.array([3, 2, 0, 4, 1])),
     K("CategoryEncoding-one_hot-column", "CategoryEncoding", dict(num_tokens=5, output_mode="one_hot"),
@@ -199,7 +214,9 @@ def test_normalization_adapt_on_a_dataset_matches_keras(keras):
     np.testing.assert_allclose(flat.adapt_mean.numpy(), FEAT[:, 1].mean(), rtol=1e-5)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"max_tokens": 4}, {"mask_token": 0, "num_oov_indices": 2}])
+@pytest.mark.parametrize("kwargs", [{}, {"max_tokens": 4}, {"mask_token": 0, "num_oov_indices": 2},
+                                    {"num_oov_indices": 3, "max_tokens": 6}, {"output_mode": "tf_idf"},
+                                    {"output_mode": "count", "mask_token": 0, "num_oov_indices": 2}])
 def test_integer_lookup_adapt_matches_keras(kwargs, keras):
     data = RNG.integers(0, 9, (50, 3))
     ours, theirs = L.IntegerLookup(**kwargs), keras.layers.IntegerLookup(**kwargs)
@@ -329,6 +346,26 @@ def test_normalization_in_a_functional_model_and_saved_config():
     assert any(isinstance(layer, L.Normalization) for layer in clone.layers)
 
 
+@pytest.mark.parametrize("kwargs", [{}, {"output_mode": "tf_idf", "num_oov_indices": 2},
+                                    {"mask_token": 0, "output_mode": "count"}])
+def test_adapted_integer_lookup_config_and_saved_model_keep_the_vocabulary(tmp_path, kwargs):
+    data = RNG.integers(0, 9, (40, 3))
+    lookup = L.IntegerLookup(**kwargs)
+    lookup.adapt(ds.data.Dataset.from_tensor_slices(data).batch(8))
+    again = L.IntegerLookup.from_config(lookup.get_config())
+    assert again.get_vocabulary() == lookup.get_vocabulary()
+    np.testing.assert_array_equal(again(data[:5]).numpy(), lookup(data[:5]).numpy())
+    inp = L.Input((3,), dtype="int64")
+    x = lookup(inp)
+    if lookup.output_mode == "int":
+        x = L.Flatten()(L.Embedding(20, 2)(x))
+    model = ds.Model(inp, L.Dense(1)(x))
+    model.save(str(tmp_path / "m.keras"))
+    loaded = ds.saving.load_model(str(tmp_path / "m.keras"))
+    assert loaded.layers[1].get_vocabulary() == lookup.get_vocabulary()
+    np.testing.assert_array_equal(loaded(data[:5]).numpy(), model(data[:5]).numpy())
+
+
 def test_adapted_normalization_survives_save_and_load(tmp_path):
     norm = L.Normalization()
     norm.adapt(FEAT)
@@ -391,7 +428,7 @@ BAD = [
     ("IntegerLookup-no-oov", lambda: L.IntegerLookup(vocabulary=[1, 2], num_oov_indices=0)(np.array([3])), ValueError,
      "OOV values"),
     ("IntegerLookup-invert-mode", lambda: L.IntegerLookup(invert=True, output_mode="count"), ValueError, "invert"),
-    ("IntegerLookup-tf_idf", lambda: L.IntegerLookup(output_mode="tf_idf"), ValueError, "tf_idf"),
+    ("IntegerLookup-tf_idf", lambda: L.IntegerLookup(output_mode="tf_idf", vocabulary=[1, 2]), ValueError, "tf_idf"),
     ("IntegerLookup-max", lambda: L.IntegerLookup(max_tokens=1), ValueError, "greater than 1"),
     ("CategoryEncoding-float", lambda: L.CategoryEncoding(3)(np.array([0.5])), ValueError, "integers"),
 ]

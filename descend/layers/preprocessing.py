@@ -24,6 +24,7 @@ from ..image.transform import affine_transform_array
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
 from .base import Layer
+from .index_lookup import IndexLookup
 
 __all__ = ["Rescaling", "Normalization", "Resizing", "CenterCrop", "RandomFlip", "RandomRotation", "RandomZoom",
            "RandomTranslation", "RandomCrop", "RandomContrast", "RandomBrightness", "Discretization",
@@ -754,7 +755,7 @@ class RandomBrightness(_Random):
 
 
 # ---------------------------------------------------------------- categorical
-_OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count")
+_OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count")  # Discretization's
 
 
 def _encode(indices: np.ndarray, mode: str, depth: int, dtype, count_weights=None) -> Tensor:
@@ -941,14 +942,13 @@ class Discretization(Layer):
         return cls(**config)
 
 
-class IntegerLookup(Layer):
+class IntegerLookup(IndexLookup):
     """Map integer tokens to contiguous indices through a vocabulary (``keras.layers.IntegerLookup``).
 
-    Indices are laid out as Keras does: the mask token (``mask_token``, int mode only) at 0, then
-    ``num_oov_indices`` out-of-vocabulary indices (an unknown token ``t`` goes to ``t mod num_oov_indices``
-    of them), then the vocabulary. :meth:`adapt` builds the vocabulary from data, most frequent first (ties:
-    the larger token first), truncated to ``max_tokens``. ``invert=True`` maps indices back to tokens.
-    ``output_mode`` ``"one_hot"``, ``"multi_hot"`` or ``"count"`` encodes the indices instead.
+    A thin :class:`~descend.layers.index_lookup.IndexLookup` (the table, ``adapt``, ``invert``, the output
+    modes ``"int"``, ``"one_hot"``, ``"multi_hot"``, ``"count"``, ``"tf_idf"`` and the config are there) whose
+    tokens are ints: the OOV token is ``-1`` and, with ``num_oov_indices > 1``, an unknown token ``t`` goes to
+    OOV index ``floormod(t, num_oov_indices)``, as Keras.
 
     Example:
         >>> import descend as ds
@@ -958,148 +958,33 @@ class IntegerLookup(Layer):
                [4, 0, 2]])
     """
 
-    _autocast = False  # tokens are read as they are
-
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=-1, vocabulary=None,
                  vocabulary_dtype="int64", idf_weights=None, invert=False, output_mode="int", sparse=False,
-                 pad_to_max_tokens=False, name=None, oov_method="floormod", salt=None, vocabulary_size=None,
-                 **kwargs):
-        # vocabulary_size: written by get_config (as Keras) and ignored here, the vocabulary itself decides
+                 pad_to_max_tokens=False, name=None, **kwargs):
         kwargs.pop("dtype", None)
-        super().__init__(name=name, **kwargs)
-        if oov_method != "floormod" or salt is not None:
-            raise ValueError(f"IntegerLookup: only oov_method='floormod' without a salt is supported by descend; "
-                             f"received oov_method={oov_method!r}, salt={salt!r}")
-        if max_tokens is not None and (isinstance(max_tokens, bool) or int(max_tokens) <= 1):
-            raise ValueError(f"IntegerLookup: if set, `max_tokens` must be greater than 1; received "
-                             f"max_tokens={max_tokens}")
-        if isinstance(num_oov_indices, bool) or not isinstance(num_oov_indices, (int, np.integer)) or \
-                num_oov_indices < 0:
-            raise ValueError(f"IntegerLookup: `num_oov_indices` must be >= 0; received num_oov_indices="
-                             f"{num_oov_indices!r}")
-        if output_mode not in _OUTPUT_MODES:
-            raise ValueError(f"IntegerLookup: `output_mode` must be one of {list(_OUTPUT_MODES)} (tf_idf is not "
-                             f"supported by descend); received output_mode={output_mode!r}")
-        if invert and output_mode != "int":
-            raise ValueError(f"IntegerLookup: `output_mode` must be 'int' when `invert` is True; received "
-                             f"output_mode={output_mode!r}")
-        if sparse or idf_weights is not None:
-            raise ValueError("IntegerLookup: sparse outputs and idf_weights (tf_idf) are not supported by descend")
         if vocabulary_dtype not in ("int64", "int32"):
-            raise ValueError(f"IntegerLookup: `vocabulary_dtype` must be an int dtype; received {vocabulary_dtype!r}")
-        self.max_tokens = None if max_tokens is None else int(max_tokens)
-        self.num_oov_indices = int(num_oov_indices)
-        self.mask_token = None if mask_token is None else int(mask_token)
-        self.oov_token = int(oov_token)
+            raise ValueError(f"IntegerLookup: `vocabulary_dtype` must be 'int64' or 'int32'; received "
+                             f"vocabulary_dtype={vocabulary_dtype!r}")
+        super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, vocabulary, idf_weights, invert,
+                         output_mode, pad_to_max_tokens, sparse, name=name, **kwargs)
         self.vocabulary_dtype = vocabulary_dtype
-        self.invert = bool(invert)
-        self.output_mode = output_mode
-        self.sparse = False
-        self.pad_to_max_tokens = bool(pad_to_max_tokens)
-        self.input_vocabulary = None if vocabulary is None else [int(v) for v in np.asarray(vocabulary).ravel()]
-        self._vocab: list = []
-        if self.input_vocabulary is not None:
-            self.set_vocabulary(self.input_vocabulary)
-        self._build_at_init()
 
-    def _oov_start(self) -> int:
-        return 1 if self.mask_token is not None and self.output_mode == "int" else 0
+    def _token(self, value, what):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"IntegerLookup: {what} must be an int; received {type(value).__name__} {value!r}")
+        return int(value)
 
-    def _token_start(self) -> int:
-        return self._oov_start() + self.num_oov_indices
-
-    def set_vocabulary(self, vocabulary):
-        """Use ``vocabulary`` (tokens without the special ones, or with them at the front as
-        :meth:`get_vocabulary` returns them)."""
-        tokens = [int(v) for v in np.asarray(vocabulary).ravel()]
-        special = ([self.mask_token] if self._oov_start() else []) + [self.oov_token] * self.num_oov_indices
-        if special and tokens[:len(special)] == special:
-            tokens = tokens[len(special):]
-        if len(set(tokens)) != len(tokens):
-            dupes = sorted({t for t in tokens if tokens.count(t) > 1})
-            raise ValueError(f"IntegerLookup: the vocabulary has repeated terms {dupes}")
-        for what, tok in (("mask_token", self.mask_token), ("oov_token", self.oov_token)):
-            if tok is not None and tok in tokens and (what == "mask_token" or self.num_oov_indices):
-                raise ValueError(f"IntegerLookup: the vocabulary contains {what} {tok} outside its reserved place")
-        if self.max_tokens is not None and len(tokens) + self._token_start() > self.max_tokens:
-            raise ValueError(f"IntegerLookup: a vocabulary of {len(tokens)} tokens plus "
-                             f"{self._token_start()} special ones exceeds max_tokens={self.max_tokens}")
-        self._vocab = tokens
-
-    def adapt(self, data, steps=None):
-        """Build the vocabulary from ``data`` (an array, Tensor, Dataset or iterable of batches)."""
-        from ..data import Dataset
-
-        if isinstance(data, (Dataset, list, tuple)) or (hasattr(data, "__iter__")
-                                                       and not isinstance(data, (np.ndarray, Tensor))):
-            parts = [np.asarray(_as_array(_first_part(b))).ravel() for i, b in enumerate(data)
-                     if steps is None or i < steps]
-            values = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-        else:
-            values = np.asarray(_as_array(data)).ravel()
-        values = values.astype(np.int64)
-        if self.mask_token is not None:
-            values = values[values != self.mask_token]
-        tokens, counts = np.unique(values, return_counts=True)
-        order = np.lexsort((tokens, counts))[::-1]  # by count, ties by token, both descending
-        if self.max_tokens is not None:
-            order = order[:self.max_tokens - self._token_start()]
-        self._vocab = [int(t) for t in tokens[order]]
-
-    def get_vocabulary(self, include_special_tokens=True) -> list:
-        special = ([self.mask_token] if self._oov_start() else []) + [self.oov_token] * self.num_oov_indices
-        return (special if include_special_tokens else []) + list(self._vocab)
-
-    def vocabulary_size(self) -> int:
-        return len(self._vocab) + self._token_start()
-
-    def call(self, inputs):
+    def _keys(self, inputs) -> np.ndarray:
         x = np.asarray(_as_array(convert_to_tensor(inputs)))
         if x.dtype.kind not in "iu":
             raise ValueError(f"IntegerLookup: inputs must be integers; received dtype {x.dtype}")
-        x = x.astype(np.int64)
-        start = self._token_start()
-        if self.invert:
-            out = np.full(x.shape, self.oov_token, np.int64)
-            ok = (x >= start) & (x < start + len(self._vocab))
-            out[ok] = np.asarray(self._vocab, np.int64)[x[ok] - start]
-            if self.mask_token is not None:
-                out[x == 0] = self.mask_token
-            return convert_to_tensor(out.astype(self.vocabulary_dtype))
-        keys = np.asarray(self._vocab, np.int64)
-        order = np.argsort(keys, kind="stable")
-        pos = np.clip(np.searchsorted(keys[order], x), 0, max(len(keys) - 1, 0))
-        found = (keys[order][pos] == x) if len(keys) else np.zeros(x.shape, bool)
-        idx = np.where(found, order[pos] + start if len(keys) else 0, -1)
-        oov = ~found
-        if self.mask_token is not None:
-            oov &= x != self.mask_token
-        if oov.any():
-            if self.num_oov_indices == 0:
-                raise ValueError(f"IntegerLookup: when `num_oov_indices=0` all inputs should be in the vocabulary; "
-                                 f"found OOV values {sorted(set(x[oov].tolist()))[:10]}")
-            idx[oov] = (np.mod(x[oov], self.num_oov_indices) if self.num_oov_indices > 1 else 0) + self._oov_start()
-        if self.mask_token is not None:
-            idx[x == self.mask_token] = 0 if self.output_mode == "int" else -1
-        if self.output_mode == "int":
-            return convert_to_tensor(idx.astype(np.int64))
-        if self.mask_token is not None and (idx < 0).any():
-            raise ValueError("IntegerLookup: a mask token in the inputs of a one_hot/multi_hot/count layer is not "
-                             "supported by descend")
-        depth = self.max_tokens if self.pad_to_max_tokens and self.max_tokens else self.vocabulary_size()
-        return _encode(idx, self.output_mode, depth, np.int64)  # Keras' lookup layers count in int64
+        return x.astype(np.int64)
 
-    def compute_output_shape(self, input_shape):
-        if self.output_mode == "int":
-            return tuple(input_shape)
-        depth = self.max_tokens if self.pad_to_max_tokens and self.max_tokens else self.vocabulary_size()
-        s = tuple(input_shape)
-        return s + (depth,) if self.output_mode == "one_hot" else s[:-1] + (depth,)
+    def _hash(self, keys, n):
+        return np.mod(np.asarray(keys, np.int64), n)
+
+    def _tokens_out(self, keys):
+        return convert_to_tensor(keys.astype(self.vocabulary_dtype))
 
     def get_config(self):
-        return {**super().get_config(), "invert": self.invert, "max_tokens": self.max_tokens,
-                "num_oov_indices": self.num_oov_indices, "oov_token": self.oov_token, "mask_token": self.mask_token,
-                "output_mode": self.output_mode, "sparse": self.sparse, "pad_to_max_tokens": self.pad_to_max_tokens,
-                "vocabulary_dtype": self.vocabulary_dtype, "idf_weights": None, "oov_method": "floormod",
-                "salt": None, "vocabulary_size": self.vocabulary_size(),
-                "vocabulary": self.input_vocabulary if self.input_vocabulary is not None else None}
+        return {**super().get_config(), "vocabulary_dtype": self.vocabulary_dtype}

@@ -1,17 +1,12 @@
 """Text preprocessing layers: ``StringLookup`` (tokens to indices) and ``TextVectorization`` (texts to token
 indices or bag-of-words vectors), with Keras 3's arguments, vocabulary order and outputs.
 
-``adapt`` learns the vocabulary as Keras does: tokens by count, most frequent first, ties broken by the larger
-token (bytes order) first; ``max_tokens`` keeps the first ones after the special tokens (the mask token ``""``
-in ``"int"`` mode of ``TextVectorization``, then the OOV token ``"[UNK]"``). ``tf_idf`` weights are
-``log(1 + documents / (1 + documents holding the token))``, the OOV token's their mean.
-
-With ``num_oov_indices > 1`` an OOV token's index is picked by TF's fingerprint64, as Keras. Not supported (a
-clear error): ``sparse=True``, vocabulary files.
-
-``get_config`` has Keras' keys. Its ``vocabulary`` (and ``idf_weights``) is the one given to the constructor or,
-after ``adapt``, the learned one (special tokens left out): descend has no asset files, where Keras keeps an
-adapted vocabulary, so the config carries it and a saved model keeps it (Keras reads such a config too).
+``StringLookup`` is a thin :class:`~descend.layers.index_lookup.IndexLookup` whose tokens are strings (the OOV
+token ``"[UNK]"``; with ``num_oov_indices > 1`` an OOV token's index is picked by TF's fingerprint64, as Keras);
+the vocabulary learning, OOV/mask handling, output modes and config are there. ``TextVectorization``
+standardizes, splits and makes n-grams, then looks the tokens up through a ``StringLookup`` (the mask token
+``""`` in ``"int"`` mode, one OOV index), as Keras does. Not supported (a clear error): ``sparse=True``,
+vocabulary files.
 """
 
 from __future__ import annotations
@@ -19,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..errors import InvalidArgumentError
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..strings import RaggedTensor
 from ..strings import lower as _lower
@@ -29,10 +23,10 @@ from ..strings import split as _split
 from ..strings import to_hash_bucket_fast as _hash_bucket
 from ..strings import unicode_split as _unicode_split
 from .base import Layer
+from .index_lookup import IndexLookup, adapt_elements
 
 __all__ = ["StringLookup", "TextVectorization"]
 
-_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 # ASCII punctuation, as Keras' "strip_punctuation" removes it
 _PUNCTUATION = r'[!"#$%&()\*\+,-\./:;<=>?@\[\\\]^_`{|}~\']'
 
@@ -52,190 +46,7 @@ def _string_array(x, layer: str) -> np.ndarray:
     return t._value
 
 
-class _Vocabulary:
-    """The token table both layers share: special tokens, learned/given tokens, idf weights, lookup and encoding."""
-
-    def __init__(self, layer: str, max_tokens, num_oov_indices, mask_token, oov_token, output_mode,
-                 pad_to_max_tokens):
-        if max_tokens is not None and (not isinstance(max_tokens, (int, np.integer)) or max_tokens <= 1):
-            raise ValueError(f"{layer}: `max_tokens` must be an int > 1 or None. Received: max_tokens={max_tokens!r}")
-        if not isinstance(num_oov_indices, (int, np.integer)) or num_oov_indices < 0:
-            raise ValueError(f"{layer}: `num_oov_indices` must be an int >= 0. Received: {num_oov_indices!r}")
-        if output_mode not in _MODES:
-            raise ValueError(f"{layer}: `output_mode` must be one of {list(_MODES)}. Received: "
-                             f"output_mode={output_mode!r}")
-        if pad_to_max_tokens and max_tokens is None:
-            raise ValueError(f"{layer}: `pad_to_max_tokens=True` needs `max_tokens`. Received: max_tokens=None")
-        self.layer = layer
-        self.max_tokens = None if max_tokens is None else int(max_tokens)
-        self.num_oov = int(num_oov_indices)
-        self.mask = None if mask_token is None else _token(mask_token, f"{layer}: mask_token")
-        self.oov = _token(oov_token, f"{layer}: oov_token")
-        self.mode = output_mode
-        self.pad = bool(pad_to_max_tokens)
-        self.tokens: list[bytes] = []
-        self.index: dict[bytes, int] = {}
-        self.idf = None  # float32 weights per index (specials included) for tf_idf
-
-    @property
-    def start(self) -> int:
-        return (self.mask is not None) + self.num_oov
-
-    def specials(self) -> list:
-        return ([self.mask] if self.mask is not None else []) + [self.oov] * self.num_oov
-
-    def size(self) -> int:
-        return self.start + len(self.tokens)
-
-    def set(self, vocabulary, idf_weights=None) -> None:
-        """Use ``vocabulary`` (leading special tokens allowed, in order) and, for tf_idf, its ``idf_weights``."""
-        if isinstance(vocabulary, (str, bytes)):
-            raise ValueError(f"{self.layer}: vocabulary files are not supported; pass a list of tokens. "
-                             f"Received: {vocabulary!r}")
-        values = getattr(vocabulary, "_value", vocabulary)
-        tokens = [_token(t, f"{self.layer}: a vocabulary token") for t in np.asarray(values, dtype=object).reshape(-1).tolist()]
-        specials = self.specials()
-        if tokens[:len(specials)] == specials and specials:
-            tokens = tokens[len(specials):]
-        for t in tokens:
-            if (self.mask is not None and t == self.mask) or (self.num_oov and t == self.oov):
-                raise ValueError(f"{self.layer}: the special token {t.decode('utf-8', 'replace')!r} may only start "
-                                 f"the vocabulary (mask token, then OOV token). Received: {vocabulary!r}")
-        if len(set(tokens)) != len(tokens):
-            repeated = sorted({t for t in tokens if tokens.count(t) > 1})
-            raise ValueError(f"{self.layer}: the vocabulary has repeated tokens {repeated}")
-        if self.max_tokens is not None and self.start + len(tokens) > self.max_tokens:
-            raise ValueError(f"{self.layer}: a vocabulary of {self.start + len(tokens)} tokens (special tokens "
-                             f"included) is more than max_tokens={self.max_tokens}")
-        if self.mode == "tf_idf":
-            if idf_weights is None:
-                raise ValueError(f"{self.layer}: `idf_weights` must be given with a vocabulary in tf_idf mode")
-            w = np.asarray(getattr(idf_weights, "_value", idf_weights), dtype=np.float32).reshape(-1)
-            if w.shape[0] == len(tokens) + self.start:
-                w = w[self.start:]
-            if w.shape[0] != len(tokens):
-                raise ValueError(f"{self.layer}: `idf_weights` must have one weight per vocabulary token "
-                                 f"({len(tokens)}); received {w.shape[0]}")
-            self._set_idf(w)
-        elif idf_weights is not None:
-            raise ValueError(f"{self.layer}: `idf_weights` is only for output_mode='tf_idf'. "
-                             f"Received: output_mode={self.mode!r}")
-        self.tokens = tokens
-        self.index = {t: i + self.start for i, t in enumerate(tokens)}
-
-    def _set_idf(self, weights: np.ndarray) -> None:
-        oov = float(np.mean(weights)) if weights.size else 0.0
-        head = ([0.0] if self.mask is not None else []) + [oov] * self.num_oov
-        self.idf = np.concatenate([np.asarray(head, np.float32), weights.astype(np.float32)])
-
-    def learn(self, documents) -> None:
-        """Learn the vocabulary from an iterable of documents, each a list of tokens (bytes)."""
-        counts: dict[bytes, int] = {}
-        doc_counts: dict[bytes, int] = {}
-        n_docs = 0
-        for doc in documents:
-            n_docs += 1
-            for t in doc:
-                counts[t] = counts.get(t, 0) + 1
-            if self.mode == "tf_idf":
-                for t in set(doc):
-                    doc_counts[t] = doc_counts.get(t, 0) + 1
-        specials = set(self.specials())
-        ranked = sorted((t for t in counts if t not in specials), key=lambda t: (counts[t], t), reverse=True)
-        if self.max_tokens is not None:
-            ranked = ranked[:self.max_tokens - self.start]
-        self.tokens = ranked
-        self.index = {t: i + self.start for i, t in enumerate(ranked)}
-        if self.mode == "tf_idf":
-            self._set_idf(np.log(1.0 + n_docs / (1.0 + np.array([doc_counts[t] for t in ranked], np.float64))))
-
-    def config(self, given, given_idf) -> dict:
-        """The config's ``vocabulary`` and ``idf_weights``: the ones given to the constructor or, after ``adapt``,
-        the learned tokens (special tokens left out) and their weights, so that a saved model keeps them."""
-        if given is None and not self.tokens:
-            return {"vocabulary": None, "idf_weights": None}
-        if given is None:
-            idf = None if self.idf is None else self.idf[self.start:].tolist()
-            return {"vocabulary": self.vocabulary(False), "idf_weights": idf}
-        idf = None if given_idf is None else np.asarray(getattr(given_idf, "_value", given_idf)).tolist()
-        return {"vocabulary": [_token(t, "token").decode("utf-8") for t in given], "idf_weights": idf}
-
-    def vocabulary(self, include_special_tokens: bool = True) -> list:
-        tokens = (self.specials() if include_special_tokens else []) + self.tokens
-        return [t.decode("utf-8", "replace") for t in tokens]
-
-    def lookup(self, arr: np.ndarray) -> np.ndarray:
-        """Token indices (int64) of an object array of bytes."""
-        out = np.empty(arr.shape, dtype=np.int64)
-        flat = out.reshape(-1)
-        index, mask = self.index, self.mask
-        oov = 1 if mask is not None else 0  # the OOV index follows the mask token's
-        several = []
-        for i, t in enumerate(arr.reshape(-1).tolist()):
-            j = index.get(t)
-            if j is None:
-                if mask is not None and t == mask:
-                    j = 0
-                elif self.num_oov == 0:
-                    raise InvalidArgumentError(f"{self.layer}: when `num_oov_indices=0` all inputs should be in the "
-                                               f"vocabulary; found OOV value {t!r}")
-                else:
-                    j = oov
-                    several.append(i)
-            flat[i] = j
-        if len(several) and self.num_oov > 1:  # several OOV indices: TF's fingerprint64 picks one, as Keras
-            picks = np.asarray(several)
-            flat[picks] += _hash_bucket(Tensor(arr.reshape(-1)[picks]), self.num_oov)._value
-        return out
-
-    def invert(self, ids: np.ndarray) -> np.ndarray:
-        table = self.specials() + self.tokens
-        oov = self.oov
-        out = np.empty(ids.shape, dtype=object)
-        flat = out.reshape(-1)
-        for i, j in enumerate(ids.reshape(-1).tolist()):
-            flat[i] = table[j] if 0 <= j < len(table) else oov
-        return out
-
-    def depth(self) -> int:
-        return self.max_tokens if self.pad else self.size()
-
-    def encode(self, ids: np.ndarray) -> np.ndarray:
-        """``ids`` (one row per sample) in a non-int output mode."""
-        depth = self.depth()
-        if self.mode == "one_hot":
-            if ids.ndim and ids.shape[-1] == 1:
-                ids = ids[..., 0]
-            return (ids[..., None] == np.arange(depth)).astype(np.int64)
-        rows = ids.reshape(1, -1) if ids.ndim <= 1 else ids
-        if rows.ndim != 2:
-            raise ValueError(f"{self.layer}: output_mode={self.mode!r} needs inputs of rank <= 2; received shape "
-                             f"{ids.shape}")
-        counts = np.zeros((rows.shape[0], depth), dtype=np.int64)
-        for r in range(rows.shape[0]):
-            counts[r] = np.bincount(rows[r][rows[r] < depth], minlength=depth)[:depth]
-        if self.mode == "multi_hot":
-            counts = (counts > 0).astype(np.int64)
-        if self.mode == "tf_idf":
-            if self.idf is None:
-                raise ValueError(f"{self.layer}: output_mode='tf_idf' needs idf weights: call adapt() or pass "
-                                 f"`vocabulary` and `idf_weights`")
-            w = np.zeros(depth, np.float32)
-            w[:min(depth, self.idf.shape[0])] = self.idf[:depth]
-            counts = counts.astype(np.float32) * w
-        return counts[0] if ids.ndim <= 1 else counts
-
-
-def _batches(data, layer: str):
-    """The string arrays ``adapt`` reads: a Dataset's elements, or one array/list/Tensor."""
-    if hasattr(data, "_open") or type(data).__name__.endswith("Dataset"):  # a descend.data.Dataset
-        for element in data:
-            yield _string_array(element, layer)
-    else:
-        yield _string_array(data, layer)
-
-
-class StringLookup(Layer):
+class StringLookup(IndexLookup):
     """Maps string tokens to integer indices (or back, with ``invert=True``), as Keras' ``StringLookup``.
 
     Args:
@@ -257,84 +68,40 @@ class StringLookup(Layer):
         array([2, 0, 1])
     """
 
-    _autocast = False  # the inputs are strings (or, inverted, indices)
-
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]", vocabulary=None,
                  idf_weights=None, invert=False, output_mode="int", pad_to_max_tokens=False, sparse=False,
                  encoding="utf-8", name=None, **kwargs):
-        for key in ("vocabulary_size", "oov_method", "salt"):  # Keras' config keys with nothing to set here
-            value = kwargs.pop(key, None)
-            if key == "oov_method" and value not in (None, "floormod"):
-                raise ValueError(f"StringLookup: only oov_method='floormod' is supported. Received: {value!r}")
-        super().__init__(name=name, **kwargs)
-        if sparse:
-            raise NotImplementedError("StringLookup: sparse=True is not supported (descend has no SparseTensor)")
         if encoding not in ("utf-8", "UTF-8"):
-            raise ValueError(f"StringLookup: only encoding='utf-8' is supported. Received: encoding={encoding!r}")
-        if invert and output_mode != "int":
-            raise ValueError(f"StringLookup: `invert=True` needs output_mode='int'. Received: {output_mode!r}")
-        self._vocab = _Vocabulary("StringLookup", max_tokens, num_oov_indices, mask_token, oov_token, output_mode,
-                                  pad_to_max_tokens)
-        self.invert = bool(invert)
-        self.input_vocabulary = None if vocabulary is None else list(np.asarray(
-            getattr(vocabulary, "_value", vocabulary), dtype=object).reshape(-1).tolist())
-        self.input_idf_weights = idf_weights
-        if vocabulary is not None:
-            self._vocab.set(vocabulary, idf_weights)
+            raise ValueError(f"{self._label()}: only encoding='utf-8' is supported. Received: encoding={encoding!r}")
+        super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, vocabulary, idf_weights, invert,
+                         output_mode, pad_to_max_tokens, sparse, name=name, **kwargs)
 
-    # Keras' attribute names
-    max_tokens = property(lambda self: self._vocab.max_tokens)
-    num_oov_indices = property(lambda self: self._vocab.num_oov)
-    output_mode = property(lambda self: self._vocab.mode)
-    pad_to_max_tokens = property(lambda self: self._vocab.pad)
-    mask_token = property(lambda self: None if self._vocab.mask is None else self._vocab.mask.decode("utf-8"))
-    oov_token = property(lambda self: self._vocab.oov.decode("utf-8"))
+    def _token(self, value, what):
+        return _token(value, f"{self._label()}: {what}")
 
-    def get_vocabulary(self, include_special_tokens: bool = True) -> list:
-        """The tokens by index (special tokens first unless ``include_special_tokens=False``)."""
-        return self._vocab.vocabulary(include_special_tokens)
+    def _keys(self, inputs) -> np.ndarray:
+        return _string_array(inputs, self._label())
 
-    def vocabulary_size(self) -> int:
-        return self._vocab.size()
+    def _hash(self, keys, n):
+        arr = np.empty(len(keys), dtype=object)
+        arr[:] = keys
+        return _hash_bucket(Tensor(arr), n)._value
 
-    def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
-        self._vocab.set(vocabulary, idf_weights)
+    def _public(self, key):
+        return key.decode("utf-8", "replace")
 
-    def adapt(self, data, batch_size=None, steps=None) -> None:
-        """Learn the vocabulary from ``data`` (strings: an array, list, Tensor or Dataset); each element of a
-        vector, or each row of a matrix, is one document (for tf_idf)."""
-        def documents():
-            for i, arr in enumerate(_batches(data, "StringLookup.adapt")):
-                if steps is not None and i >= steps:
-                    return
-                rows = arr.reshape(-1, 1) if arr.ndim <= 1 else arr.reshape(arr.shape[0], -1)
-                yield from rows.tolist()
-        self._vocab.learn(documents())
-
-    def call(self, inputs):
-        if self.invert:
-            ids = convert_to_tensor(inputs)._value
-            if ids.dtype.kind not in "iu":
-                raise TypeError(f"StringLookup(invert=True): expected integer inputs; received dtype {ids.dtype}")
-            return Tensor(self._vocab.invert(ids))
-        ids = self._vocab.lookup(_string_array(inputs, "StringLookup"))
-        return Tensor(ids if self._vocab.mode == "int" else self._vocab.encode(ids))
-
-    def compute_output_shape(self, input_shape):
-        shape = tuple(input_shape)
-        if self.invert or self.output_mode == "int":
-            return shape
-        if self.output_mode == "one_hot":
-            return (shape[:-1] if shape and shape[-1] == 1 else shape) + (self._vocab.depth(),)
-        return (shape[0], self._vocab.depth()) if len(shape) == 2 else (self._vocab.depth(),)
+    def _tokens_out(self, keys):
+        return Tensor(keys)
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "invert": self.invert, "max_tokens": self.max_tokens,
-                "num_oov_indices": self.num_oov_indices, "oov_token": self.oov_token, "mask_token": self.mask_token,
-                "output_mode": self.output_mode, "sparse": False, "pad_to_max_tokens": self.pad_to_max_tokens,
-                **self._vocab.config(self.input_vocabulary, self.input_idf_weights),
-                "vocabulary_size": self.vocabulary_size(), "oov_method": "floormod", "salt": None,
-                "encoding": "utf-8"}
+        return {**super().get_config(), "encoding": "utf-8"}
+
+
+class _TextVectorizationLookup(StringLookup):
+    """The ``StringLookup`` inside a ``TextVectorization``: its errors name the outer layer."""
+
+    def _label(self) -> str:
+        return "TextVectorization"
 
 
 class TextVectorization(Layer):
@@ -407,32 +174,28 @@ class TextVectorization(Layer):
             raise NotImplementedError("TextVectorization: sparse=True is not supported (descend has no SparseTensor)")
         if encoding not in ("utf-8", "UTF-8"):
             raise ValueError(f"TextVectorization: only encoding='utf-8' is supported. Received: {encoding!r}")
-        self._vocab = _Vocabulary("TextVectorization", max_tokens, 1, "" if output_mode == "int" else None, "[UNK]",
-                                  output_mode, pad_to_max_tokens)
+        self._lookup = _TextVectorizationLookup(max_tokens=max_tokens, mask_token="" if output_mode == "int" else None,
+                                                vocabulary=vocabulary, idf_weights=idf_weights,
+                                                output_mode=output_mode, pad_to_max_tokens=pad_to_max_tokens)
         self.standardize = standardize
         self.split = split
         self.ngrams = ngrams if not isinstance(ngrams, list) else tuple(ngrams)
         self._widths = widths
         self.output_sequence_length = None if output_sequence_length is None else int(output_sequence_length)
         self.ragged = bool(ragged)
-        self.input_vocabulary = None if vocabulary is None else list(np.asarray(
-            getattr(vocabulary, "_value", vocabulary), dtype=object).reshape(-1).tolist())
-        self.input_idf_weights = idf_weights
-        if vocabulary is not None:
-            self._vocab.set(vocabulary, idf_weights)
 
-    max_tokens = property(lambda self: self._vocab.max_tokens)
-    output_mode = property(lambda self: self._vocab.mode)
-    pad_to_max_tokens = property(lambda self: self._vocab.pad)
+    max_tokens = property(lambda self: self._lookup.max_tokens)
+    output_mode = property(lambda self: self._lookup.output_mode)
+    pad_to_max_tokens = property(lambda self: self._lookup.pad_to_max_tokens)
 
     def get_vocabulary(self, include_special_tokens: bool = True) -> list:
-        return self._vocab.vocabulary(include_special_tokens)
+        return self._lookup.get_vocabulary(include_special_tokens)
 
     def vocabulary_size(self) -> int:
-        return self._vocab.size()
+        return self._lookup.vocabulary_size()
 
     def set_vocabulary(self, vocabulary, idf_weights=None) -> None:
-        self._vocab.set(vocabulary, idf_weights)
+        self._lookup.set_vocabulary(vocabulary, idf_weights)
 
     def _texts(self, inputs) -> tuple:
         """(the texts as a vector, whether the input was a scalar)."""
@@ -473,21 +236,19 @@ class TextVectorization(Layer):
     def adapt(self, data, batch_size=None, steps=None) -> None:
         """Learn the vocabulary (and idf weights) from texts: an array, list, Tensor or Dataset of strings."""
         def documents():
-            for i, arr in enumerate(_batches(data, "TextVectorization.adapt")):
-                if steps is not None and i >= steps:
-                    return
-                texts, _ = self._texts(arr)
+            for element in adapt_elements(data, steps):
+                texts, _ = self._texts(element)
                 yield from self._tokens(texts)
-        self._vocab.learn(documents())
+        self._lookup.learn(documents())
 
     def call(self, inputs):
         texts, scalar = self._texts(inputs)
         rows = self._tokens(texts)
-        lookup = self._vocab.lookup
+        lookup = self._lookup.lookup
         ids = [lookup(np.array(row + [b""], dtype=object)[:-1]) for row in rows]
         if self.output_mode != "int":
-            width = self._vocab.depth()
-            out = np.stack([self._vocab.encode(row) for row in ids]) if ids else np.zeros((0, width))
+            width = self._lookup.depth()
+            out = np.stack([self._lookup.encode(row) for row in ids]) if ids else np.zeros((0, width))
             return Tensor(out[0] if scalar else out)
         if self.ragged:
             return RaggedTensor.from_rows(ids, dtype="int64")
@@ -507,12 +268,13 @@ class TextVectorization(Layer):
         batch = tuple(input_shape)[0] if len(tuple(input_shape)) else None
         if self.output_mode == "int":
             return (batch, self.output_sequence_length)
-        return (batch, self._vocab.depth())
+        return (batch, self._lookup.depth())
 
     def get_config(self) -> dict:
+        lookup_config = self._lookup.get_config()
         return {**super().get_config(), "max_tokens": self.max_tokens, "standardize": self.standardize,
                 "split": self.split, "ngrams": self.ngrams, "output_mode": self.output_mode,
                 "output_sequence_length": self.output_sequence_length, "pad_to_max_tokens": self.pad_to_max_tokens,
                 "sparse": False, "ragged": self.ragged,
-                **self._vocab.config(self.input_vocabulary, self.input_idf_weights),
+                **{k: lookup_config[k] for k in ("vocabulary", "idf_weights")},
                 "encoding": "utf-8", "vocabulary_size": self.vocabulary_size()}
