@@ -1,0 +1,66 @@
+"""Hostile uses of the checkpoint code landed for issue 35/38: each test here failed before its fix."""
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend.checkpoint import errors
+from descend.formats import tf_bundle
+from descend.train import Checkpoint
+
+
+def _var(*values):
+    return ds.Variable(np.array(values, np.float32))
+
+
+# ================================================================ TensorFlow-format writes of an existing prefix
+def test_a_bundle_write_stopped_between_its_renames_never_shows_a_mixed_bundle(tmp_path, monkeypatch):
+    """Killed after the data file's rename and before the index's: the old index must never describe the
+    new data (a checkpoint that no longer reads). Either the old bundle or none is visible."""
+    prefix = str(tmp_path / "ck")
+    tf_bundle.write_bundle(prefix, {"w": np.array([1.0, 2.0], np.float32)})
+    real, calls = os.replace, []
+
+    def stop_at_the_index(src, dst):
+        calls.append(dst)
+        if dst.endswith(".index"):
+            raise KeyboardInterrupt("killed")
+        return real(src, dst)
+
+    monkeypatch.setattr(tf_bundle.os, "replace", stop_at_the_index)
+    with pytest.raises(KeyboardInterrupt):
+        tf_bundle.write_bundle(prefix, {"w": np.array([5.0, 6.0], np.float32)})
+    monkeypatch.setattr(tf_bundle.os, "replace", real)
+    assert any(c.endswith(".index") for c in calls)
+    if tf_bundle.is_bundle(prefix):
+        assert tf_bundle.TensorBundle(prefix).read("w").tolist() == [1.0, 2.0]
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")]
+
+
+def test_two_writers_of_one_prefix_never_mix_their_files(tmp_path):
+    """Two saves of the same prefix at once (threads here; processes take the same lock): the bundle left
+    is one writer's whole, never one's index over the other's data."""
+    sizes = {0: 3, 1: 5}
+    for round_ in range(4):
+        prefix = str(tmp_path / f"ck{round_}")
+        failures = []
+
+        def writer(who, prefix=prefix, failures=failures):
+            try:
+                for i in range(10):
+                    tf_bundle.write_bundle(prefix, {"w": np.full(sizes[who], who * 100 + i, np.float32)})
+            except Exception as e:  # noqa: BLE001 -- reported below
+                failures.append(e)
+
+        threads = [threading.Thread(target=writer, args=(k,)) for k in sizes]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not failures
+        got = tf_bundle.TensorBundle(prefix).read("w")  # one writer's last bundle, whole
+        assert got.tolist() == [float(got[0])] * got.size and got.size == sizes[int(got[0]) // 100]
+
