@@ -64,3 +64,31 @@ def test_two_writers_of_one_prefix_never_mix_their_files(tmp_path):
         got = tf_bundle.TensorBundle(prefix).read("w")  # one writer's last bundle, whole
         assert got.tolist() == [float(got[0])] * got.size and got.size == sizes[int(got[0]) // 100]
 
+
+# ================================================================ a refused deferred restore changes nothing
+def _attach_by_assignment(root, name, obj):
+    setattr(root, name, obj)
+
+
+def _attach_by_append(root, name, obj):
+    root.l.append(obj)
+
+
+@pytest.mark.parametrize("attach", [_attach_by_assignment, _attach_by_append], ids=["assign", "append"])
+def test_a_refused_late_object_leaves_the_restore_as_it_was(tmp_path, attach):
+    """A wrong-shaped object attached where a value waits is refused and not attached; the objects attached
+    before keep their restored values, and the value still waits for a matching object."""
+    path = Checkpoint(first=_var(1.0), second=_var(7.0), l=[_var(7.0)]).save(str(tmp_path / "p"))
+    root = Checkpoint(l=[])
+    root.restore(path)
+    first = _var(0.0)
+    root.first = first  # restored now
+    assert first.numpy().tolist() == [1.0]
+    name = "second"
+    with pytest.raises(ds.train.CheckpointMismatchError, match="shape"):
+        attach(root, name, _var(0.0, 0.0))
+    assert "second" not in root._trackable_children() and len(root.l) == 0  # not attached
+    assert first.numpy().tolist() == [1.0]  # what was restored before stays restored
+    good = _var(0.0)
+    attach(root, name, good)  # the value still waits: a matching object takes it
+    assert good.numpy().tolist() == [7.0]

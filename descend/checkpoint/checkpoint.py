@@ -153,16 +153,23 @@ class _TrackedList(MutableSequence):
     def __getitem__(self, i):
         return self._storage[i]
 
+    def _change(self, edit) -> None:
+        before = list(self._storage)
+        edit(self._storage)
+        try:
+            self._changed()
+        except Exception:
+            self._storage[:] = before  # a refused object is not kept: the list is as it was
+            raise
+
     def __setitem__(self, i, value):
-        self._storage[i] = value
-        self._changed()
+        self._change(lambda s: s.__setitem__(i, value))
 
     def __delitem__(self, i):
         del self._storage[i]
 
     def insert(self, i, value):
-        self._storage.insert(i, value)
-        self._changed()
+        self._change(lambda s: s.insert(i, value))
 
     def __eq__(self, other):
         return self._storage == (other._storage if isinstance(other, _TrackedList) else other)
@@ -671,10 +678,27 @@ def _apply_everywhere() -> None:
     if not _pending_owners:
         return
     with _pending_lock:
-        for ref in reversed(list(_pending_owners)):
-            ckpt = ref()
-            if ckpt is not None:
+        owners = [c for c in (r() for r in reversed(list(_pending_owners))) if c is not None]
+        registered = list(_pending_owners)
+        # a refused object is detached by the caller: every restore goes back to its state before (its waiting
+        # values, the values it gave earlier objects, which a refusal undoes), so a matching object takes them
+        saved = [(c, dict(c._pending), list(c._claimed), c._refused, c._graph,
+                  [(ref, ref().numpy()) for ref, _ in c._claimed if ref() is not None]) for c in owners]
+        try:
+            for ckpt in owners:
                 ckpt.apply_pending()
+        except Exception:
+            for c, pending, claimed, refused, graph, given in saved:
+                old = {id(entry) for entry in claimed}
+                for entry in c._claimed:  # given during this call (a refusal already undid its own)
+                    if id(entry) not in old and entry[0]() is not None:
+                        entry[0]().assign(entry[1])
+                for ref, value in given:
+                    if ref() is not None:
+                        ref().assign(value)
+                c._pending, c._claimed, c._refused, c._graph = pending, claimed, refused, graph
+            _pending_owners[:] = registered
+            raise
 
 
 def _register(ckpt) -> None:
