@@ -92,3 +92,17 @@ def test_a_refused_late_object_leaves_the_restore_as_it_was(tmp_path, attach):
     good = _var(0.0)
     attach(root, name, good)  # the value still waits: a matching object takes it
     assert good.numpy().tolist() == [7.0]
+
+
+# ================================================================ cycles of checkpoints
+@pytest.mark.parametrize("fmt", ["descend", "tensorflow"])
+def test_a_cycle_of_checkpoints_saves_and_restores(tmp_path, fmt):
+    """Checkpoints holding each other (TensorFlow allows it: the graph has a cycle) restore as they saved."""
+    inner = Checkpoint(v=_var(1.0))
+    inner.q = Checkpoint(p=inner)
+    path = inner.save(str(tmp_path / "cycle"), format=fmt)
+    w = _var(0.0)
+    root = Checkpoint(v=w)
+    root.q = Checkpoint(p=root)
+    root.restore(path).assert_consumed()
+    assert w.numpy().tolist() == [1.0]

@@ -113,6 +113,7 @@ class _Match:
         self.layers: list[tuple[Layer, int]] = []  # layers whose variables do not exist yet, with their node
         self.opts: list[tuple[object, int]] = []
         self.problems: list[str] = []  # descend objects the checkpoint has no counterpart for (paths)
+        self.seen: set[tuple[int, int]] = set()  # (id(object), node) matched: a cycle of objects is walked once
 
 
 def _find(kids: dict, *names) -> int | None:
@@ -127,6 +128,9 @@ def _is_model_with_layer_list(layer, name, child) -> bool:
 
 
 def _match(g: _Graph, m: _Match, obj, node: int, path: str, depth: int = 0) -> None:
+    if (id(obj), node) in m.seen:
+        return
+    m.seen.add((id(obj), node))
     if depth > _MAX_DEPTH:
         raise CheckpointError(f"'{path}': objects nest more than {_MAX_DEPTH} levels")
     if isinstance(obj, Variable):
