@@ -1,6 +1,8 @@
 """Hostile uses of the checkpoint code landed for issue 35/38: each test here failed before its fix."""
 
 import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -106,3 +108,13 @@ def test_a_cycle_of_checkpoints_saves_and_restores(tmp_path, fmt):
     root.q = Checkpoint(p=root)
     root.restore(path).assert_consumed()
     assert w.numpy().tolist() == [1.0]
+
+
+# ================================================================ importing a reader first
+@pytest.mark.parametrize("module", ["descend.formats.tf_bundle", "descend.formats.keras_zip", "descend.formats.keras_h5",
+                                    "descend.checkpoint.tf_writer", "descend.durable"])
+def test_each_reader_module_imports_first_in_a_fresh_process(module):
+    """`from descend.formats import tf_bundle` (its own docstring's example) as a program's first import."""
+    done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr[-500:]

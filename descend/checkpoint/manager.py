@@ -34,7 +34,7 @@ import time
 
 from ..durable import TMP_PREFIX, atomic_replace_file, remove_tree
 from . import collective
-from ..formats.tf_bundle import is_bundle
+from ..formats import tf_bundle  # (a module: tf_bundle imports the checkpoint package, which imports this)
 from .checkpoint import Checkpoint
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from .format import (
@@ -110,7 +110,7 @@ def checkpoint_path_of(path) -> str:
     """``path`` itself when it is a checkpoint (descend's folder or TensorFlow's prefix), else, for a folder
     a manager or ``Checkpoint.save`` wrote into, its newest checkpoint (as ``tf.train.load_checkpoint``)."""
     path = os.fspath(path)
-    if os.path.isdir(path) and not is_checkpoint_dir(path) and not is_bundle(path):
+    if os.path.isdir(path) and not is_checkpoint_dir(path) and not tf_bundle.is_bundle(path):
         found = latest_checkpoint(path)
         if found is None:
             raise CheckpointError(f"'{path}' is a folder with no checkpoint recorded in it (no checkpoint.json or "
