@@ -118,3 +118,14 @@ def test_each_reader_module_imports_first_in_a_fresh_process(module):
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert done.returncode == 0, done.stderr[-500:]
+
+
+# ================================================================ error names
+@pytest.mark.parametrize("fmt,expected", [("descend", "Checkpoint: 'v' has dtype complex64"),
+                                          ("tensorflow", "'v/.ATTRIBUTES/VARIABLE_VALUE' has dtype complex64")])
+def test_a_dtype_no_file_holds_names_the_variables_path(tmp_path, fmt, expected):
+    v = ds.Variable(np.array([1 + 2j], np.complex64))
+    with pytest.raises(TypeError) as err:
+        Checkpoint(v=v).write(str(tmp_path / "c"), format=fmt)
+    assert expected in str(err.value)
+    assert not os.listdir(tmp_path)  # nothing written
