@@ -42,6 +42,18 @@ def test_a_bundle_write_stopped_between_its_renames_never_shows_a_mixed_bundle(t
     assert not [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")]
 
 
+def test_a_bundle_write_clears_what_killed_writes_of_it_left(tmp_path):
+    """Temporaries of a write killed before its renames (SIGKILL leaves them whole on disk) are removed by
+    the next write of the prefix; a user's file of another name is left alone."""
+    prefix = str(tmp_path / "ck")
+    dead = [f".tmp-ck.index-{'a' * 12}", f".tmp-ck.data-00000-of-00001-{'b' * 12}"]
+    kept = [".tmp-ck.index-notours", "ck.index.bak"]
+    for name in dead + kept:
+        (tmp_path / name).write_bytes(b"x")
+    tf_bundle.write_bundle(prefix, {"w": np.array([1.0], np.float32)})
+    assert sorted(os.listdir(tmp_path)) == sorted(kept + ["ck.index", "ck.data-00000-of-00001"])
+
+
 def test_two_writers_of_one_prefix_never_mix_their_files(tmp_path):
     """Two saves of the same prefix at once (threads here; processes take the same lock): the bundle left
     is one writer's whole, never one's index over the other's data."""
