@@ -141,3 +141,12 @@ def test_a_dtype_no_file_holds_names_the_variables_path(tmp_path, fmt, expected)
         Checkpoint(v=v).write(str(tmp_path / "c"), format=fmt)
     assert expected in str(err.value)
     assert not os.listdir(tmp_path)  # nothing written
+
+
+# ================================================================ roots named like the Checkpoint's own attributes
+@pytest.mark.parametrize("name", ["save_counter", "save", "restore", "pending", "_objects"])
+def test_a_root_named_like_a_checkpoint_attribute_is_refused(name):
+    """`Checkpoint(save_counter=v)` wrote a descend file whose root shadowed the counter and crashed TensorFlow's
+    format with a KeyError; `Checkpoint(save=v)` made a root that `ckpt.save` could not reach."""
+    with pytest.raises(ValueError, match=f"'{name}'"):
+        Checkpoint(**{name: _var(1.0)})

@@ -222,6 +222,10 @@ class Checkpoint:
     """
 
     def __init__(self, **roots):
+        reserved = sorted(k for k in roots if k.startswith("_") or hasattr(type(self), k))
+        if reserved:  # TensorFlow cannot set them either (save_counter is the root's own child)
+            raise ValueError(f"Checkpoint: {reserved} name the Checkpoint's own attributes or methods; a root cannot "
+                             "be named so. Received roots: " + short(sorted(roots), 300))
         self._objects = {k: _track(v) for k, v in roots.items()}
         walk(self._objects)  # fail now, naming the object, if something is not trackable
         self._save_counter = 0
