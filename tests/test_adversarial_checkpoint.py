@@ -150,3 +150,22 @@ def test_a_root_named_like_a_checkpoint_attribute_is_refused(name):
     format with a KeyError; `Checkpoint(save=v)` made a root that `ckpt.save` could not reach."""
     with pytest.raises(ValueError, match=f"'{name}'"):
         Checkpoint(**{name: _var(1.0)})
+
+
+# ================================================================ TensorFlow's `checkpoint` file
+@pytest.mark.parametrize("name", ["plain", 'q"uo\\te', "\u00e9t\u00e9", "\u4e2d\u6587", "new\nline", "tab\tx"])
+def test_tensorflow_save_names_its_newest_in_a_state_file_that_reads_back(tmp_path, name):
+    """save(format="tensorflow") of a prefix with non-ASCII or control characters: latest_checkpoint finds it
+    (it wrote raw UTF-8 that its own reader refused, and a newline that cut the line)."""
+    path = Checkpoint(v=_var(1.0)).save(str(tmp_path / name), format="tensorflow")
+    text = (tmp_path / "checkpoint").read_bytes()
+    assert all(0x20 <= b < 0x7F or b == 0x0A for b in text) and text.count(b"\n") == 2  # TensorFlow's escapes
+    assert ds.train.latest_checkpoint(str(tmp_path)) == path
+
+
+@pytest.mark.parametrize("written", ['"\\303\\251-1"', '"\u00e9-1"'], ids=["octal escapes", "raw utf-8"])
+def test_a_tensorflow_state_file_with_either_form_of_a_non_ascii_name_reads(tmp_path, written):
+    """TensorFlow writes octal escapes; its parser also takes raw UTF-8 (a file edited by hand)."""
+    path = Checkpoint(v=_var(1.0)).write(str(tmp_path / "\u00e9-1"), format="tensorflow")
+    (tmp_path / "checkpoint").write_text(f"model_checkpoint_path: {written}\n", encoding="utf-8")
+    assert ds.train.latest_checkpoint(str(tmp_path)) == path

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -139,10 +140,9 @@ def _tf_latest(directory: str) -> str | None:
     for line in text.splitlines():
         m = _TF_PATH_RE.match(line)
         if m:
-            raw = m.group(1).encode("latin-1", "backslashreplace")
-            try:
-                path = raw.decode("unicode_escape").encode("latin-1").decode("utf-8")
-            except (UnicodeDecodeError, UnicodeEncodeError):
+            try:  # the string's bytes (raw UTF-8 or escapes: octal, as TensorFlow writes them, \xhh, \n, \", \\)
+                path = codecs.escape_decode(m.group(1).encode("utf-8"))[0].decode("utf-8")
+            except (UnicodeDecodeError, ValueError):
                 raise CheckpointCorruptedError(f"{os.path.join(directory, TF_STATE_FILE)}: field "
                                                "'model_checkpoint_path' is not a valid path", [TF_STATE_FILE]) from None
             path = path if os.path.isabs(path) else os.path.join(directory, path)
