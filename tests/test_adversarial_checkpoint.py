@@ -169,3 +169,17 @@ def test_a_tensorflow_state_file_with_either_form_of_a_non_ascii_name_reads(tmp_
     path = Checkpoint(v=_var(1.0)).write(str(tmp_path / "\u00e9-1"), format="tensorflow")
     (tmp_path / "checkpoint").write_text(f"model_checkpoint_path: {written}\n", encoding="utf-8")
     assert ds.train.latest_checkpoint(str(tmp_path)) == path
+
+
+def test_a_negative_save_counter_in_a_tensorflow_file_is_refused_not_carried_into_descends(tmp_path):
+    """A TF file whose save_counter is -5 was restored, and the next save wrote '<prefix>--4', a descend
+    checkpoint that descend refuses to read (its counter must be >= 0)."""
+    from descend.checkpoint import tf_writer
+
+    path = str(tmp_path / "tf")
+    tf_writer.write_object_checkpoint(path, {"v": _var(1.0)}, -5)
+    w = _var(0.0)
+    c = Checkpoint(v=w)
+    with pytest.raises(errors.CheckpointCorruptedError, match="save_counter"):
+        c.restore(path)
+    assert c.save_counter == 0 and w.numpy().tolist() == [0.0]  # nothing changed

@@ -367,6 +367,9 @@ def read_object_checkpoint(prefix: str, roots: dict) -> tuple[dict, dict, list, 
         used.add(k)
         sc = np.asarray(read(k))
         if sc.shape == () and sc.dtype.kind in "iu":
+            if int(sc) < 0:  # descend's own format (a later save of these objects) holds a count, never below 0
+                raise CheckpointCorruptedError(f"TensorFlow checkpoint '{prefix}': '{k}' (the save counter) must be "
+                                               f">= 0; found {int(sc)}", [k])
             manifest["save_counter"] = int(sc)
     unexpected = sorted(k for n in nodes for a in n["attributes"] if a["name"] == VALUE
                         and (k := a["checkpoint_key"]) not in used)
