@@ -183,3 +183,31 @@ def test_a_negative_save_counter_in_a_tensorflow_file_is_refused_not_carried_int
     with pytest.raises(errors.CheckpointCorruptedError, match="save_counter"):
         c.restore(path)
     assert c.save_counter == 0 and w.numpy().tolist() == [0.0]  # nothing changed
+
+
+# ================================================================ a refusing set_state changes nothing
+class _HalfSetter:
+    """set_state changes `a`, then refuses a negative `b`."""
+
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+    def get_state(self):
+        return {"a": self.a, "b": self.b}
+
+    def set_state(self, state):
+        self.a = state["a"]
+        if state["b"] < 0:
+            raise ValueError("b must be >= 0")
+        self.b = state["b"]
+
+
+@pytest.mark.parametrize("refusing", ["first", "second"])
+def test_an_object_that_refuses_its_state_midway_is_returned_to_its_state(tmp_path, refusing):
+    saved = {"first": _HalfSetter(1, 1), "second": _HalfSetter(2, 2)}
+    saved[refusing].b = -1
+    path = Checkpoint(**saved).save(str(tmp_path / "h"))
+    now = {"first": _HalfSetter(5, 5), "second": _HalfSetter(6, 6)}
+    with pytest.raises(errors.CheckpointError, match="previous state"):
+        Checkpoint(**now).restore(path)
+    assert [(o.a, o.b) for o in now.values()] == [(5, 5), (6, 6)]

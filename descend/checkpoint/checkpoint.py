@@ -565,7 +565,7 @@ class Checkpoint:
                 commit()
             except Exception as e:
                 failures = []
-                for rb in reversed(undo):
+                for rb in [rollback] + undo[::-1]:  # the refusing object too: its set_state may have changed part
                     try:
                         rb()
                     except Exception as e2:
