@@ -192,6 +192,17 @@ def _format(value) -> str:
     return value
 
 
+def _same_state(a, b) -> bool:
+    """Whether two states (JSON values and arrays, nested in dicts and lists) are equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_state(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_state(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b)
+    return type(a) is type(b) and a == b
+
+
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -560,12 +571,16 @@ class Checkpoint:
         # then the plans that cannot fail
         undo = []
         for leaf, commit in [p for p in plans if p[0].fallible]:
-            rollback = leaf.snapshot()
+            rollback, before = leaf.snapshot(), leaf.state()
             try:
                 commit()
             except Exception as e:
                 failures = []
-                for rb in [rollback] + undo[::-1]:  # the refusing object too: its set_state may have changed part
+                try:  # the refusing object too, where its set_state changed part of it before refusing
+                    changed = not _same_state(leaf.state(), before)
+                except Exception:  # noqa: BLE001 -- a state that cannot be read: put it back to be sure
+                    changed = True
+                for rb in ([rollback] if changed else []) + undo[::-1]:
                     try:
                         rb()
                     except Exception as e2:
