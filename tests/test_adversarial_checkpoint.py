@@ -211,3 +211,30 @@ def test_an_object_that_refuses_its_state_midway_is_returned_to_its_state(tmp_pa
     with pytest.raises(errors.CheckpointError, match="previous state"):
         Checkpoint(**now).restore(path)
     assert [(o.a, o.b) for o in now.values()] == [(5, 5), (6, 6)]
+
+
+# ================================================================ a layer with both `kernel` and `_kernel`
+class _TwoKernels(ds.layers.Layer):
+    def build(self, shape):
+        self.kernel = self.add_weight(name="kernel", shape=(2,), initializer="ones")
+        self._kernel = ds.Variable(np.float32([7.0, 8.0]), name="other")
+        self.built = True
+
+    def call(self, x):
+        return x
+
+
+def test_a_layer_with_its_own_underscored_weight_writes_and_restores_in_tensorflows_format(tmp_path):
+    """The writer gives `kernel` the second name `_kernel` (Keras 3's); a layer whose own `_kernel` is another
+    Variable crashed the write with a KeyError (its node was left unreachable)."""
+    layer = _TwoKernels()
+    layer(np.ones((1, 2), np.float32))
+    path = Checkpoint(l=layer).write(str(tmp_path / "k"), format="tensorflow")
+    keys = [k for k, _ in ds.train.list_variables(path)]
+    assert "l/kernel/.ATTRIBUTES/VARIABLE_VALUE" in keys and "l/_kernel/.ATTRIBUTES/VARIABLE_VALUE" in keys
+    other = _TwoKernels()
+    other(np.ones((1, 2), np.float32))
+    other.kernel.assign([0.0, 0.0])
+    other._kernel.assign([0.0, 0.0])
+    Checkpoint(l=other).restore(path).assert_consumed()
+    assert other.kernel.numpy().tolist() == [1.0, 1.0] and other._kernel.numpy().tolist() == [7.0, 8.0]

@@ -129,10 +129,12 @@ class _Builder:
 
     # -- layers ---------------------------------------------------------------------------------------------
     def _layer(self, layer: Layer, n: int, path: str) -> None:
-        for name, child in layer_children(layer):
+        children = layer_children(layer)
+        taken = {name for name, _ in children}  # a second name `_kernel` only where no attribute has it already
+        for name, child in children:
             if isinstance(child, Variable):
                 node = self.node_of(child, f"{path}/{name}")
-                names = [name] if name.startswith("_") else [name, "_" + name]
+                names = [name] if name.startswith("_") or "_" + name in taken else [name, "_" + name]
                 if (type(layer).__name__, name) in _UNDERSCORED:
                     names.reverse()  # the name Keras 3 keeps it under comes first: it makes the key
                 for each in names:
