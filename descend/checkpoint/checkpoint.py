@@ -153,16 +153,23 @@ class _TrackedList(MutableSequence):
     def __getitem__(self, i):
         return self._storage[i]
 
+    def _change(self, edit) -> None:
+        before = list(self._storage)
+        edit(self._storage)
+        try:
+            self._changed()
+        except Exception:
+            self._storage[:] = before  # a refused object is not kept: the list is as it was
+            raise
+
     def __setitem__(self, i, value):
-        self._storage[i] = value
-        self._changed()
+        self._change(lambda s: s.__setitem__(i, value))
 
     def __delitem__(self, i):
         del self._storage[i]
 
     def insert(self, i, value):
-        self._storage.insert(i, value)
-        self._changed()
+        self._change(lambda s: s.insert(i, value))
 
     def __eq__(self, other):
         return self._storage == (other._storage if isinstance(other, _TrackedList) else other)
@@ -183,6 +190,17 @@ def _format(value) -> str:
         raise ValueError(f"Checkpoint: format must be 'descend' (descend's folder) or 'tensorflow' (TensorFlow's "
                          f"object-graph bundle). Received: format={value!r}")
     return value
+
+
+def _same_state(a, b) -> bool:
+    """Whether two states (JSON values and arrays, nested in dicts and lists) are equal."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_state(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_state(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b)
+    return type(a) is type(b) and a == b
 
 
 def _cut(text: str, limit: int) -> str:
@@ -215,6 +233,10 @@ class Checkpoint:
     """
 
     def __init__(self, **roots):
+        reserved = sorted(k for k in roots if k.startswith("_") or hasattr(type(self), k))
+        if reserved:  # TensorFlow cannot set them either (save_counter is the root's own child)
+            raise ValueError(f"Checkpoint: {reserved} name the Checkpoint's own attributes or methods; a root cannot "
+                             "be named so. Received roots: " + short(sorted(roots), 300))
         self._objects = {k: _track(v) for k, v in roots.items()}
         walk(self._objects)  # fail now, naming the object, if something is not trackable
         self._save_counter = 0
@@ -549,12 +571,16 @@ class Checkpoint:
         # then the plans that cannot fail
         undo = []
         for leaf, commit in [p for p in plans if p[0].fallible]:
-            rollback = leaf.snapshot()
+            rollback, before = leaf.snapshot(), leaf.state()
             try:
                 commit()
             except Exception as e:
                 failures = []
-                for rb in reversed(undo):
+                try:  # the refusing object too, where its set_state changed part of it before refusing
+                    changed = not _same_state(leaf.state(), before)
+                except Exception:  # noqa: BLE001 -- a state that cannot be read: put it back to be sure
+                    changed = True
+                for rb in ([rollback] if changed else []) + undo[::-1]:
                     try:
                         rb()
                     except Exception as e2:
@@ -671,10 +697,27 @@ def _apply_everywhere() -> None:
     if not _pending_owners:
         return
     with _pending_lock:
-        for ref in reversed(list(_pending_owners)):
-            ckpt = ref()
-            if ckpt is not None:
+        owners = [c for c in (r() for r in reversed(list(_pending_owners))) if c is not None]
+        registered = list(_pending_owners)
+        # a refused object is detached by the caller: every restore goes back to its state before (its waiting
+        # values, the values it gave earlier objects, which a refusal undoes), so a matching object takes them
+        saved = [(c, dict(c._pending), list(c._claimed), c._refused, c._graph,
+                  [(ref, ref().numpy()) for ref, _ in c._claimed if ref() is not None]) for c in owners]
+        try:
+            for ckpt in owners:
                 ckpt.apply_pending()
+        except Exception:
+            for c, pending, claimed, refused, graph, given in saved:
+                old = {id(entry) for entry in claimed}
+                for entry in c._claimed:  # given during this call (a refusal already undid its own)
+                    if id(entry) not in old and entry[0]() is not None:
+                        entry[0]().assign(entry[1])
+                for ref, value in given:
+                    if ref() is not None:
+                        ref().assign(value)
+                c._pending, c._claimed, c._refused, c._graph = pending, claimed, refused, graph
+            _pending_owners[:] = registered
+            raise
 
 
 def _register(ckpt) -> None:

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -34,7 +35,7 @@ import time
 
 from ..durable import TMP_PREFIX, atomic_replace_file, remove_tree
 from . import collective
-from ..formats.tf_bundle import is_bundle
+from ..formats import tf_bundle  # (a module: tf_bundle imports the checkpoint package, which imports this)
 from .checkpoint import Checkpoint
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from .format import (
@@ -110,7 +111,7 @@ def checkpoint_path_of(path) -> str:
     """``path`` itself when it is a checkpoint (descend's folder or TensorFlow's prefix), else, for a folder
     a manager or ``Checkpoint.save`` wrote into, its newest checkpoint (as ``tf.train.load_checkpoint``)."""
     path = os.fspath(path)
-    if os.path.isdir(path) and not is_checkpoint_dir(path) and not is_bundle(path):
+    if os.path.isdir(path) and not is_checkpoint_dir(path) and not tf_bundle.is_bundle(path):
         found = latest_checkpoint(path)
         if found is None:
             raise CheckpointError(f"'{path}' is a folder with no checkpoint recorded in it (no checkpoint.json or "
@@ -139,10 +140,9 @@ def _tf_latest(directory: str) -> str | None:
     for line in text.splitlines():
         m = _TF_PATH_RE.match(line)
         if m:
-            raw = m.group(1).encode("latin-1", "backslashreplace")
-            try:
-                path = raw.decode("unicode_escape").encode("latin-1").decode("utf-8")
-            except (UnicodeDecodeError, UnicodeEncodeError):
+            try:  # the string's bytes (raw UTF-8 or escapes: octal, as TensorFlow writes them, \xhh, \n, \", \\)
+                path = codecs.escape_decode(m.group(1).encode("utf-8"))[0].decode("utf-8")
+            except (UnicodeDecodeError, ValueError):
                 raise CheckpointCorruptedError(f"{os.path.join(directory, TF_STATE_FILE)}: field "
                                                "'model_checkpoint_path' is not a valid path", [TF_STATE_FILE]) from None
             path = path if os.path.isabs(path) else os.path.join(directory, path)

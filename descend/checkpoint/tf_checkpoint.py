@@ -113,6 +113,7 @@ class _Match:
         self.layers: list[tuple[Layer, int]] = []  # layers whose variables do not exist yet, with their node
         self.opts: list[tuple[object, int]] = []
         self.problems: list[str] = []  # descend objects the checkpoint has no counterpart for (paths)
+        self.seen: set[tuple[int, int]] = set()  # (id(object), node) matched: a cycle of objects is walked once
 
 
 def _find(kids: dict, *names) -> int | None:
@@ -127,6 +128,9 @@ def _is_model_with_layer_list(layer, name, child) -> bool:
 
 
 def _match(g: _Graph, m: _Match, obj, node: int, path: str, depth: int = 0) -> None:
+    if (id(obj), node) in m.seen:
+        return
+    m.seen.add((id(obj), node))
     if depth > _MAX_DEPTH:
         raise CheckpointError(f"'{path}': objects nest more than {_MAX_DEPTH} levels")
     if isinstance(obj, Variable):
@@ -363,6 +367,9 @@ def read_object_checkpoint(prefix: str, roots: dict) -> tuple[dict, dict, list, 
         used.add(k)
         sc = np.asarray(read(k))
         if sc.shape == () and sc.dtype.kind in "iu":
+            if int(sc) < 0:  # descend's own format (a later save of these objects) holds a count, never below 0
+                raise CheckpointCorruptedError(f"TensorFlow checkpoint '{prefix}': '{k}' (the save counter) must be "
+                                               f">= 0; found {int(sc)}", [k])
             manifest["save_counter"] = int(sc)
     unexpected = sorted(k for n in nodes for a in n["attributes"] if a["name"] == VALUE
                         and (k := a["checkpoint_key"]) not in used)

@@ -129,10 +129,12 @@ class _Builder:
 
     # -- layers ---------------------------------------------------------------------------------------------
     def _layer(self, layer: Layer, n: int, path: str) -> None:
-        for name, child in layer_children(layer):
+        children = layer_children(layer)
+        taken = {name for name, _ in children}  # a second name `_kernel` only where no attribute has it already
+        for name, child in children:
             if isinstance(child, Variable):
                 node = self.node_of(child, f"{path}/{name}")
-                names = [name] if name.startswith("_") else [name, "_" + name]
+                names = [name] if name.startswith("_") or "_" + name in taken else [name, "_" + name]
                 if (type(layer).__name__, name) in _UNDERSCORED:
                     names.reverse()  # the name Keras 3 keeps it under comes first: it makes the key
                 for each in names:
@@ -275,12 +277,22 @@ def write_object_checkpoint(prefix: str, roots: dict, save_counter: int) -> str:
 
 
 
+def _text_format_string(text: str) -> str:
+    """``text`` as a protobuf text-format string's contents, as TensorFlow writes them: its UTF-8 bytes, each
+    quote and backslash escaped, every byte that is not printable ASCII as a 3-digit octal escape."""
+    out = []
+    for b in os.fsencode(text):  # the bytes of its name on disk
+        c = chr(b)
+        out.append("\\" + c if c in '"\\' else c if 0x20 <= b < 0x7F else f"\\{b:03o}")
+    return "".join(out)
+
+
 def record_latest(path: str) -> None:
     """Name ``path`` the newest checkpoint in its folder's ``checkpoint`` file (TensorFlow's
     ``CheckpointState`` as text), as ``tf.train.Checkpoint.save`` does."""
     from .manager import TF_STATE_FILE  # the manager imports the checkpoint, which imports this module
 
     folder = os.path.dirname(os.path.abspath(path))
-    name = os.path.basename(path).replace("\\", "\\\\").replace('"', '\\"')
+    name = _text_format_string(os.path.basename(path))
     text = f'model_checkpoint_path: "{name}"\nall_model_checkpoint_paths: "{name}"\n'
     atomic_replace_file(os.path.join(folder, TF_STATE_FILE), text.encode("utf-8"))

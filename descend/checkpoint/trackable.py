@@ -436,7 +436,7 @@ def split_state(state: dict, where: str) -> tuple[dict[str, np.ndarray], dict]:
         if isinstance(v, np.ndarray) or (hasattr(v, "numpy") and not isinstance(v, (dict, list))):
             arr = np.asarray(v.numpy() if hasattr(v, "numpy") and not isinstance(v, np.ndarray) else v)
             if arr.dtype not in SUPPORTED_DTYPES:
-                raise TypeError(f"Checkpoint: '{where}/{k}' has dtype {arr.dtype}, which a checkpoint cannot hold "
+                raise TypeError(f"Checkpoint: '{where + '/' + k if k else where}' has dtype {arr.dtype}, which a checkpoint cannot hold "
                                 "(supported: bool, int8-64, uint8-64, float16/32/64)")
             tensors[k] = arr
         else:

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..checkpoint.errors import CheckpointCorruptedError, CheckpointError, short
 from ..checkpoint.format import open_regular
-from ..durable import fsync_dir, write_durable
+from ..durable import clear_leftovers, fsync_dir, write_durable
 from . import crc32c as _crc
 from . import sstable, wire
 
@@ -496,7 +496,10 @@ def write_bundle(prefix, tensors: dict) -> None:
     """Write ``tensors`` (name -> NumPy array of a dtype in :data:`TF_DTYPES`, or ``bytes`` for a scalar
     string) as a one-shard tensor bundle that TensorFlow reads. The data file and then the index are
     written to temporary names and renamed into place (the index last: a bundle is complete once its
-    index exists)."""
+    index exists). An existing bundle's index is removed before its data file is replaced, so a write
+    killed between the renames leaves no bundle rather than the old index over the new data; writes in
+    one folder hold an exclusive ``flock`` on it, so two writes of one prefix never mix their files, and
+    what killed writes of these files left is cleared first."""
     prefix = os.fspath(prefix)
     parent = os.path.dirname(os.path.abspath(prefix))
     os.makedirs(parent, exist_ok=True)
@@ -523,11 +526,19 @@ def write_bundle(prefix, tensors: dict) -> None:
     token = secrets.token_hex(6)
     final = [(data_file(prefix, 0, 1), bytes(data)), (prefix + ".index", index)]
     temps = []
+    held = _lock_folder(parent)  # every bundle write in this folder waits here: temporaries found now are dead
     try:
+        for path, _ in final:
+            clear_leftovers(path)
         for path, blob in final:
             tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{token}")
             temps.append(tmp)
             write_durable(tmp, blob)
+        try:
+            os.remove(final[1][0])  # the old index would describe the new data file: no bundle until the new one
+            fsync_dir(parent)
+        except FileNotFoundError:
+            pass
         for tmp, (path, _) in zip(temps, final):
             os.replace(tmp, path)
     finally:
@@ -536,4 +547,25 @@ def write_bundle(prefix, tensors: dict) -> None:
                 os.remove(tmp)
             except OSError:
                 pass
+        if held is not None:
+            os.close(held)  # drops the flock
     fsync_dir(parent)
+
+
+def _lock_folder(folder: str) -> int | None:
+    """An exclusive ``flock`` on ``folder`` (waiting for another holder), as a descriptor to close; None where
+    folders cannot be opened or locked (Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
