@@ -623,3 +623,4 @@ layer("AdaptiveAveragePooling2D", lambda L: L.AdaptiveAveragePooling2D((2, 3)), 
 layer("AdaptiveMaxPooling2D", lambda L: L.AdaptiveMaxPooling2D(3, data_format="channels_first"), (2, 3, 7, 5))
 layer("AdaptiveAveragePooling3D", lambda L: L.AdaptiveAveragePooling3D((2, 3, 2)), (2, 5, 7, 4, 2))
 layer("AdaptiveMaxPooling3D", lambda L: L.AdaptiveMaxPooling3D(2), (2, 5, 7, 4, 2))
+layer("EinsumDense", lambda L: L.EinsumDense("abc,cde->abde", (None, 4, 2), activation="tanh", bias_axes="de"), _S)

@@ -534,3 +534,9 @@ case("adaptive_average_pooling3d", lambda: L.AdaptiveAveragePooling3D((2, 3, 2),
      lambda w, x: _ref_adaptive(x, (2, 3, 2), "avg"))
 case("adaptive_max_pooling1d_channels_first", lambda: L.AdaptiveMaxPooling1D(2, data_format="channels_first", **F64),
      [_spread(2, 3, 5)], {}, lambda w, x: _ref_adaptive(x.transpose(0, 2, 1), (2,), "max").transpose(0, 2, 1))
+case("einsum_dense_bias_de", lambda: L.EinsumDense("abc,cde->abde", (None, 4, 2), bias_axes="de", **F64), [_seq], {},
+     lambda w, x: np.einsum("abc,cde->abde", x, w[0]) + w[1])
+case("einsum_dense_left_ellipsis", lambda: L.EinsumDense("...b,bc->...c", 4, activation="tanh", bias_axes="c", **F64),
+     [_normal(2, 3, 2, 3)], {}, lambda w, x: np.tanh(np.einsum("...b,bc->...c", x, w[0]) + w[1]))
+case("einsum_dense_right_ellipsis", lambda: L.EinsumDense("abc...,cd->abd...", (4, 3), bias_axes="d", **F64),
+     [_normal(2, 4, 3, 2)], {}, lambda w, x: np.einsum("abc...,cd->abd...", x, w[0]) + w[1])

@@ -197,3 +197,6 @@ from .adaptive_pooling import (  # noqa: E402
 
 __all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
             "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D"]
+from .einsum_dense import EinsumDense  # noqa: E402
+
+__all__ += ["EinsumDense"]
