@@ -200,3 +200,6 @@ __all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAve
 from .einsum_dense import EinsumDense  # noqa: E402
 
 __all__ += ["EinsumDense"]
+from .hashing import Hashing  # noqa: E402
+
+__all__ += ["Hashing"]
