@@ -625,3 +625,4 @@ layer("AdaptiveAveragePooling3D", lambda L: L.AdaptiveAveragePooling3D((2, 3, 2)
 layer("AdaptiveMaxPooling3D", lambda L: L.AdaptiveMaxPooling3D(2), (2, 5, 7, 4, 2))
 layer("EinsumDense", lambda L: L.EinsumDense("abc,cde->abde", (None, 4, 2), activation="tanh", bias_axes="de"), _S)
 LAYERS_NOT_COMPARED["Hashing"] = "not differentiable; compared with Keras in tests/test_hashing_layer.py"
+LAYERS_NOT_COMPARED["HashedCrossing"] = "not differentiable; compared with Keras in tests/test_hashed_crossing.py"

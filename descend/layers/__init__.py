@@ -203,3 +203,6 @@ __all__ += ["EinsumDense"]
 from .hashing import Hashing  # noqa: E402
 
 __all__ += ["Hashing"]
+from .hashed_crossing import HashedCrossing  # noqa: E402
+
+__all__ += ["HashedCrossing"]
