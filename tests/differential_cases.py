@@ -626,3 +626,4 @@ layer("AdaptiveMaxPooling3D", lambda L: L.AdaptiveMaxPooling3D(2), (2, 5, 7, 4, 
 layer("EinsumDense", lambda L: L.EinsumDense("abc,cde->abde", (None, 4, 2), activation="tanh", bias_axes="de"), _S)
 LAYERS_NOT_COMPARED["Hashing"] = "not differentiable; compared with Keras in tests/test_hashing_layer.py"
 LAYERS_NOT_COMPARED["HashedCrossing"] = "not differentiable; compared with Keras in tests/test_hashed_crossing.py"
+layer("AutoContrast", lambda L: L.AutoContrast(value_range=(-1, 1)), _I)

@@ -540,3 +540,6 @@ case("einsum_dense_left_ellipsis", lambda: L.EinsumDense("...b,bc->...c", 4, act
      [_normal(2, 3, 2, 3)], {}, lambda w, x: np.tanh(np.einsum("...b,bc->...c", x, w[0]) + w[1]))
 case("einsum_dense_right_ellipsis", lambda: L.EinsumDense("abc...,cd->abd...", (4, 3), bias_axes="d", **F64),
      [_normal(2, 4, 3, 2)], {}, lambda w, x: np.einsum("abc...,cd->abd...", x, w[0]) + w[1])
+case("auto_contrast_unit_range", lambda: L.AutoContrast(value_range=(0, 1), **F64), [_spread(2, 3, 4, 2) + 1.0], {},
+     lambda w, x: np.clip((x - x.min(axis=(1, 2), keepdims=True))
+                          / (x.max(axis=(1, 2), keepdims=True) - x.min(axis=(1, 2), keepdims=True)), 0, 1))

@@ -206,3 +206,6 @@ __all__ += ["Hashing"]
 from .hashed_crossing import HashedCrossing  # noqa: E402
 
 __all__ += ["HashedCrossing"]
+from .auto_contrast import AutoContrast  # noqa: E402
+
+__all__ += ["AutoContrast"]
