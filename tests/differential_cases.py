@@ -627,3 +627,4 @@ layer("EinsumDense", lambda L: L.EinsumDense("abc,cde->abde", (None, 4, 2), acti
 LAYERS_NOT_COMPARED["Hashing"] = "not differentiable; compared with Keras in tests/test_hashing_layer.py"
 LAYERS_NOT_COMPARED["HashedCrossing"] = "not differentiable; compared with Keras in tests/test_hashed_crossing.py"
 layer("AutoContrast", lambda L: L.AutoContrast(value_range=(-1, 1)), _I)
+layer("Pipeline", lambda L: L.Pipeline([L.Dense(4, activation="tanh"), L.LayerNormalization(), L.Dense(3)]), (3, 5))

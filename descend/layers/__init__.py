@@ -209,3 +209,6 @@ __all__ += ["HashedCrossing"]
 from .auto_contrast import AutoContrast  # noqa: E402
 
 __all__ += ["AutoContrast"]
+from .pipeline import Pipeline  # noqa: E402
+
+__all__ += ["Pipeline"]
