@@ -628,3 +628,4 @@ LAYERS_NOT_COMPARED["Hashing"] = "not differentiable; compared with Keras in tes
 LAYERS_NOT_COMPARED["HashedCrossing"] = "not differentiable; compared with Keras in tests/test_hashed_crossing.py"
 layer("AutoContrast", lambda L: L.AutoContrast(value_range=(-1, 1)), _I)
 layer("Pipeline", lambda L: L.Pipeline([L.Dense(4, activation="tanh"), L.LayerNormalization(), L.Dense(3)]), (3, 5))
+LAYERS_NOT_COMPARED["RandomGrayscale"] = "random: compared with Keras at factor 0 and 1 in tests/test_random_grayscale.py"

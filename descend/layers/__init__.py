@@ -212,3 +212,6 @@ __all__ += ["AutoContrast"]
 from .pipeline import Pipeline  # noqa: E402
 
 __all__ += ["Pipeline"]
+from .random_grayscale import RandomGrayscale  # noqa: E402
+
+__all__ += ["RandomGrayscale"]
