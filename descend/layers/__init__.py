@@ -215,3 +215,6 @@ __all__ += ["Pipeline"]
 from .random_grayscale import RandomGrayscale  # noqa: E402
 
 __all__ += ["RandomGrayscale"]
+from .random_invert import RandomInvert  # noqa: E402
+
+__all__ += ["RandomInvert"]
