@@ -614,3 +614,19 @@ layer("Normalization", lambda L: L.Normalization(axis=-1, mean=[0.5, -1.0, 2.0],
 layer("Resizing", lambda L: L.Resizing(8, 4), _I)
 layer("CenterCrop", lambda L: L.CenterCrop(3, 4), _I)
 layer("CategoryEncoding", lambda L: L.CategoryEncoding(5, output_mode="count"), ("ints", (3, 4), 5))
+# 3-D and adaptive pooling (issue 37)
+layer("MaxPooling3D", lambda L: L.MaxPooling3D(3, 2, padding="same"), (2, 5, 4, 3, 2))
+layer("AveragePooling3D", lambda L: L.AveragePooling3D(3, 2, padding="same"), (2, 5, 4, 3, 2))
+layer("AdaptiveAveragePooling1D", lambda L: L.AdaptiveAveragePooling1D(3), (2, 7, 3))
+layer("AdaptiveMaxPooling1D", lambda L: L.AdaptiveMaxPooling1D(3), (2, 7, 3))
+layer("AdaptiveAveragePooling2D", lambda L: L.AdaptiveAveragePooling2D((2, 3)), (2, 7, 5, 3))
+layer("AdaptiveMaxPooling2D", lambda L: L.AdaptiveMaxPooling2D(3, data_format="channels_first"), (2, 3, 7, 5))
+layer("AdaptiveAveragePooling3D", lambda L: L.AdaptiveAveragePooling3D((2, 3, 2)), (2, 5, 7, 4, 2))
+layer("AdaptiveMaxPooling3D", lambda L: L.AdaptiveMaxPooling3D(2), (2, 5, 7, 4, 2))
+layer("EinsumDense", lambda L: L.EinsumDense("abc,cde->abde", (None, 4, 2), activation="tanh", bias_axes="de"), _S)
+LAYERS_NOT_COMPARED["Hashing"] = "not differentiable; compared with Keras in tests/test_hashing_layer.py"
+LAYERS_NOT_COMPARED["HashedCrossing"] = "not differentiable; compared with Keras in tests/test_hashed_crossing.py"
+layer("AutoContrast", lambda L: L.AutoContrast(value_range=(-1, 1)), _I)
+layer("Pipeline", lambda L: L.Pipeline([L.Dense(4, activation="tanh"), L.LayerNormalization(), L.Dense(3)]), (3, 5))
+LAYERS_NOT_COMPARED["RandomGrayscale"] = "random: compared with Keras at factor 0 and 1 in tests/test_random_grayscale.py"
+LAYERS_NOT_COMPARED["RandomInvert"] = "random: compared with Keras where certain in tests/test_random_invert.py"

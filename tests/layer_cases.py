@@ -484,3 +484,62 @@ case("normalization_given", lambda: L.Normalization(mean=[0.5, -1.0, 2.0], varia
 case("resizing_nearest", lambda: L.Resizing(2, 8, interpolation="nearest", **F64), [_img], {},
      lambda w, x: x[:, [1, 3]][:, :, [0, 0, 1, 1, 2, 2, 3, 3]])
 case("center_crop", lambda: L.CenterCrop(3, 2, **F64), [_img], {}, lambda w, x: x[:, 1:4, 1:3])
+
+
+def _ref_pool3d(x, k, s, padding, kind):
+    """Loops over every output position of a channels-last 3-D pooling (padding excluded from means)."""
+    n = x.shape[1:4]
+    outs, befores = [], []
+    for size, kk, ss in zip(n, k, s):
+        out = -(-size // ss) if padding == "same" else (size - kk) // ss + 1
+        befores.append(max((out - 1) * ss + kk - size, 0) // 2 if padding == "same" else 0)
+        outs.append(out)
+    y = np.zeros((x.shape[0], *outs, x.shape[4]))
+    for i in range(outs[0]):
+        for j in range(outs[1]):
+            for m in range(outs[2]):
+                lo = [max(p * ss - b, 0) for p, ss, b in zip((i, j, m), s, befores)]
+                hi = [min(p * ss - b + kk, size) for p, ss, b, kk, size in zip((i, j, m), s, befores, k, n)]
+                w = x[:, lo[0]:hi[0], lo[1]:hi[1], lo[2]:hi[2]]
+                y[:, i, j, m] = w.max(axis=(1, 2, 3)) if kind == "max" else w.mean(axis=(1, 2, 3))
+    return y
+
+
+def _ref_adaptive(x, sizes, kind):
+    """Channels-last adaptive pooling, window by window with PyTorch's bins."""
+    n = x.shape[1:-1]
+    bins = [[(i * a // b, -(-(i + 1) * a // b)) for i in range(b)] for a, b in zip(n, sizes)]
+    y = np.zeros((x.shape[0], *sizes, x.shape[-1]))
+    for pos in np.ndindex(*sizes):
+        window = x[(slice(None), *(slice(*bins[d][p]) for d, p in enumerate(pos)))]
+        axes = tuple(range(1, len(sizes) + 1))
+        y[(slice(None), *pos)] = window.max(axis=axes) if kind == "max" else window.mean(axis=axes)
+    return y
+
+
+case("max_pooling3d_same", lambda: L.MaxPooling3D(3, 2, padding="same", **F64), [_spread(2, 5, 4, 3, 2)], {},
+     lambda w, x: _ref_pool3d(x, (3, 3, 3), (2, 2, 2), "same", "max"))
+case("average_pooling3d_same", lambda: L.AveragePooling3D(3, 2, padding="same", **F64), [_normal(2, 5, 4, 3, 2)], {},
+     lambda w, x: _ref_pool3d(x, (3, 3, 3), (2, 2, 2), "same", "avg"))
+case("average_pooling3d_valid_uneven", lambda: L.AveragePooling3D((2, 1, 3), (1, 2, 1), **F64),
+     [_normal(2, 4, 5, 4, 2)], {}, lambda w, x: _ref_pool3d(x, (2, 1, 3), (1, 2, 1), "valid", "avg"))
+case("max_pooling3d_channels_first", lambda: L.MaxPooling3D(2, data_format="channels_first", **F64),
+     [_spread(2, 2, 4, 4, 5)], {},
+     lambda w, x: _ref_pool3d(x.transpose(0, 2, 3, 4, 1), (2, 2, 2), (2, 2, 2), "valid", "max").transpose(0, 4, 1, 2, 3))
+case("adaptive_average_pooling1d", lambda: L.AdaptiveAveragePooling1D(3, **F64), [_normal(2, 7, 3)], {},
+     lambda w, x: _ref_adaptive(x, (3,), "avg"))
+case("adaptive_max_pooling2d", lambda: L.AdaptiveMaxPooling2D((3, 2), **F64), [_spread(2, 7, 5, 2)], {},
+     lambda w, x: _ref_adaptive(x, (3, 2), "max"))
+case("adaptive_average_pooling3d", lambda: L.AdaptiveAveragePooling3D((2, 3, 2), **F64), [_normal(2, 5, 7, 4, 2)], {},
+     lambda w, x: _ref_adaptive(x, (2, 3, 2), "avg"))
+case("adaptive_max_pooling1d_channels_first", lambda: L.AdaptiveMaxPooling1D(2, data_format="channels_first", **F64),
+     [_spread(2, 3, 5)], {}, lambda w, x: _ref_adaptive(x.transpose(0, 2, 1), (2,), "max").transpose(0, 2, 1))
+case("einsum_dense_bias_de", lambda: L.EinsumDense("abc,cde->abde", (None, 4, 2), bias_axes="de", **F64), [_seq], {},
+     lambda w, x: np.einsum("abc,cde->abde", x, w[0]) + w[1])
+case("einsum_dense_left_ellipsis", lambda: L.EinsumDense("...b,bc->...c", 4, activation="tanh", bias_axes="c", **F64),
+     [_normal(2, 3, 2, 3)], {}, lambda w, x: np.tanh(np.einsum("...b,bc->...c", x, w[0]) + w[1]))
+case("einsum_dense_right_ellipsis", lambda: L.EinsumDense("abc...,cd->abd...", (4, 3), bias_axes="d", **F64),
+     [_normal(2, 4, 3, 2)], {}, lambda w, x: np.einsum("abc...,cd->abd...", x, w[0]) + w[1])
+case("auto_contrast_unit_range", lambda: L.AutoContrast(value_range=(0, 1), **F64), [_spread(2, 3, 4, 2) + 1.0], {},
+     lambda w, x: np.clip((x - x.min(axis=(1, 2), keepdims=True))
+                          / (x.max(axis=(1, 2), keepdims=True) - x.min(axis=(1, 2), keepdims=True)), 0, 1))

@@ -179,3 +179,42 @@ def __getattr__(name: str):
     from .._api_exclusions import refuse  # a name keras.layers has and descend leaves out says why
 
     raise refuse("keras.layers", name, __name__)
+
+# 3-D pooling and adaptive pooling (issue 37)
+from .pooling3d import AveragePooling3D, MaxPooling3D  # noqa: E402
+
+MaxPool3D = MaxPooling3D
+AvgPool3D = AveragePooling3D
+__all__ += ["MaxPooling3D", "AveragePooling3D", "MaxPool3D", "AvgPool3D"]
+from .adaptive_pooling import (  # noqa: E402
+    AdaptiveAveragePooling1D,
+    AdaptiveAveragePooling2D,
+    AdaptiveAveragePooling3D,
+    AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D,
+    AdaptiveMaxPooling3D,
+)
+
+__all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
+            "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D"]
+from .einsum_dense import EinsumDense  # noqa: E402
+
+__all__ += ["EinsumDense"]
+from .hashing import Hashing  # noqa: E402
+
+__all__ += ["Hashing"]
+from .hashed_crossing import HashedCrossing  # noqa: E402
+
+__all__ += ["HashedCrossing"]
+from .auto_contrast import AutoContrast  # noqa: E402
+
+__all__ += ["AutoContrast"]
+from .pipeline import Pipeline  # noqa: E402
+
+__all__ += ["Pipeline"]
+from .random_grayscale import RandomGrayscale  # noqa: E402
+
+__all__ += ["RandomGrayscale"]
+from .random_invert import RandomInvert  # noqa: E402
+
+__all__ += ["RandomInvert"]
