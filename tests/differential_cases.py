@@ -614,3 +614,13 @@ layer("Normalization", lambda L: L.Normalization(axis=-1, mean=[0.5, -1.0, 2.0],
 layer("Resizing", lambda L: L.Resizing(8, 4), _I)
 layer("CenterCrop", lambda L: L.CenterCrop(3, 4), _I)
 layer("CategoryEncoding", lambda L: L.CategoryEncoding(5, output_mode="count"), ("ints", (3, 4), 5))
+
+# keras.ops windows and histogram (issue 37)
+for _n in ("bartlett", "blackman", "hamming", "hanning"):
+    op(K, _n, grad=False, call=lambda m, x, _n=_n: getattr(m, _n)(7))
+op(K, "kaiser", grad=False, call=lambda m, x: m.kaiser(9, 2.5))
+op(K, "histogram", grad=False, call=lambda m, x: m.concatenate(m.histogram(m.reshape(x, (-1,)), bins=5)))
+op(K, "histogram", grad=False,  # counts then edges, in one tensor
+   call=lambda m, x: m.concatenate(m.histogram(m.reshape(x, (-1,)), bins=3, range=(-1.0, 1.0))))
+# the windows are floatx() whatever the input: compared in float32 only
+FLOAT32_ONLY |= {(K, _n) for _n in ("bartlett", "blackman", "hamming", "hanning", "kaiser")}

@@ -1904,3 +1904,79 @@ __all__ += ["conv", "depthwise_conv", "separable_conv", "conv_transpose", "max_p
             "depth_to_space", "space_to_depth", "rot90", "kron", "diff", "quantile", "percentile", "median", "sinc",
             "ldexp", "nextafter", "real", "imag", "conj", "conjugate", "angle", "erfc", "erfinv", "unravel_index",
             "trapezoid", "vander", "corrcoef", "cdist", "nanargmax", "nanargmin", "bincount"]
+
+
+# ------------------------------------------------------------------------------- windows and histogram
+def _window_length(fn, x) -> int:
+    n = convert_to_numpy(x) if isinstance(x, (Tensor, Variable)) else x
+    if isinstance(n, np.ndarray) and n.ndim == 0:
+        n = n.item()
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{fn}: `x` (the window length) must be an int; received {x!r} of type {type(x).__name__}")
+    if n < 0:
+        raise ValueError(f"{fn}: `x` (the window length) must be non-negative; received {n}")
+    return int(n)
+
+
+def _window(fn, x, make):
+    return Tensor(make(_window_length(fn, x)).astype(_backend.floatx()))
+
+
+def bartlett(x):
+    """The symmetric Bartlett (triangular) window of ``x`` points, ``floatx()``."""
+    return _window("bartlett", x, np.bartlett)
+
+
+def blackman(x):
+    """The symmetric Blackman window of ``x`` points, ``floatx()``."""
+    return _window("blackman", x, np.blackman)
+
+
+def hamming(x):
+    """The symmetric Hamming window of ``x`` points, ``floatx()``."""
+    return _window("hamming", x, np.hamming)
+
+
+def hanning(x):
+    """The symmetric Hann window of ``x`` points, ``floatx()``."""
+    return _window("hanning", x, np.hanning)
+
+
+def kaiser(x, beta):
+    """The symmetric Kaiser window of ``x`` points with shape parameter ``beta``, ``floatx()``."""
+    return _window("kaiser", x, lambda n: np.kaiser(n, float(beta)))
+
+
+def histogram(x, bins=10, range=None):  # noqa: A002 - Keras' name
+    """``(counts, bin_edges)`` of the 1-D ``x`` over ``bins`` equal bins spanning ``range`` (default: ``x``'s
+    min to max), as Keras: values outside ``range`` are dropped, the last bin includes its right edge, the edges
+    take ``x``'s dtype (so int inputs get truncated int edges) and the counts too (not differentiable)."""
+    a = convert_to_numpy(x)
+    if a.ndim != 1:
+        raise ValueError(f"histogram: `x` must be 1-dimensional; received x.shape={a.shape}")
+    if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ValueError(f"histogram: `bins` must be a positive int; received {bins!r}")
+    if range is None:
+        if a.size == 0:
+            raise ValueError("histogram: `x` is empty and no `range` was given")
+        lo, hi = a.min(), a.max()
+    else:
+        lo, hi = range
+        if not lo <= hi:
+            raise ValueError(f"histogram: `range` must be (min, max) with min <= max; received {range!r}")
+    kept = a[(a >= lo) & (a <= hi)]
+    if range is None:  # the edges are computed in x's dtype (float64 for ints), as Keras' TF backend
+        step = np.dtype(a.dtype if a.dtype.kind == "f" else np.float64).type
+    else:  # ... or in the range's: a Python float is float32 to TF, an int float64
+        given = np.float32 if builtins.type(lo) is float else np.asarray(lo).dtype
+        step = np.dtype(given if np.dtype(given).kind == "f" else np.float64).type
+    lo_f, hi_f = step(lo), step(hi)
+    edges = lo_f + np.arange(bins + 1).astype(step) * ((hi_f - lo_f) / step(bins))
+    edges[-1] = hi_f
+    edges = edges.astype(a.dtype)
+    index = np.searchsorted(edges[1:-1], kept, side="right")
+    counts = np.bincount(index, minlength=bins).astype(a.dtype)
+    return Tensor(counts), Tensor(edges)
+
+
+__all__ += ["bartlett", "blackman", "hamming", "hanning", "kaiser", "histogram"]
