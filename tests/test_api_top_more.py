@@ -54,3 +54,17 @@ def test_histogram_counts_edges_and_range():
 def test_histogram_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         ops.histogram(**kwargs)
+
+
+def test_get_source_inputs_walks_the_graph_back():
+    import descend as ds
+    from descend.keras.utils import get_source_inputs
+
+    a, b = ds.keras.Input(shape=(3,)), ds.keras.Input(shape=(3,))
+    h = ds.layers.Dense(3)(a)
+    out = ds.layers.Add()([ds.layers.Add()([h, b]), a])
+    got = get_source_inputs(out)
+    assert len(got) == 2 and got[0] is a and got[1] is b  # a reached first, each once
+    assert get_source_inputs(a)[0] is a and len(get_source_inputs(a)) == 1
+    x = np.ones(2)
+    assert get_source_inputs(x) is x

@@ -822,3 +822,25 @@ def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
 
 __all__ += ["clear_session", "is_keras_tensor", "standardize_dtype", "img_to_array", "array_to_img", "load_img",
             "save_img"]
+
+
+def get_source_inputs(tensor):
+    """The ``keras.Input`` tensors that ``tensor`` (a functional model's symbolic tensor) is computed from, in
+    the order first reached walking its graph back, each once. A tensor that is not symbolic is returned as
+    is, as Keras does."""
+    from ..layers.keras_tensor import KerasTensor
+
+    if not isinstance(tensor, KerasTensor) or tensor._history is None:
+        return tensor
+    node = tensor.node
+    if not node.input_tensors:  # an Input: the source itself
+        return list(node.output_tensors)
+    sources: list = []
+    for parent in node.input_tensors:
+        for s in get_source_inputs(parent):
+            if all(s is not t for t in sources):
+                sources.append(s)
+    return sources
+
+
+__all__ += ["get_source_inputs"]
