@@ -150,3 +150,8 @@ from .backend import string  # noqa: E402
 _SUBMODULES = _SUBMODULES | {"strings"}
 _LAZY_NAMES["RaggedTensor"] = ("strings", "RaggedTensor")
 __all__ += ["string", "strings", "RaggedTensor"]
+
+# space-to-batch and batch-to-space (issue 37)
+for _n in ("space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"):
+    _LAZY_NAMES[_n] = ("ops.space_batch_ops", _n)
+__all__ += ["space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"]

@@ -68,3 +68,73 @@ def test_get_source_inputs_walks_the_graph_back():
     assert get_source_inputs(a)[0] is a and len(get_source_inputs(a)) == 1
     x = np.ones(2)
     assert get_source_inputs(x) is x
+
+
+# ------------------------------------------------------------------------------ tf space-to-batch family
+_S2B = [  # input shape, block_shape, paddings (space_to_batch_nd) / crops (batch_to_space of its output)
+    ((1, 4, 4, 1), [2, 2], [[0, 0], [0, 0]]),
+    ((2, 3, 5, 2), [2, 3], [[1, 0], [0, 1]]),
+    ((3, 5, 2), [2], [[1, 2]]),
+    ((2, 2, 3, 4, 1), [1, 2, 2], [[0, 1], [1, 0], [0, 0]]),
+]
+
+
+@pytest.mark.parametrize("shape,block,pads", _S2B)
+def test_space_to_batch_and_back_match_tensorflow_with_gradients(shape, block, pads):
+    tf = pytest.importorskip("tensorflow")
+    import descend as ds
+
+    x = np.random.default_rng(3).standard_normal(shape)
+    tx, dx = tf.constant(x), ds.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(tx)
+        want = tf.space_to_batch_nd(tx, block, pads)
+        back_want = tf.batch_to_space(want * 1.5, block, pads)
+        w = np.random.default_rng(4).uniform(0.5, 1.5, want.shape)
+        wb = np.random.default_rng(5).uniform(0.5, 1.5, back_want.shape)
+        loss = tf.reduce_sum(want * w) + tf.reduce_sum(back_want ** 2 * wb)
+    with ds.GradientTape() as dtape:
+        dtape.watch(dx)
+        got = ds.space_to_batch(dx, block, pads)
+        back_got = ds.batch_to_space(ds.multiply(got, 1.5), block, pads)
+        dloss = ds.reduce_sum(ds.multiply(got, w)) + ds.reduce_sum(ds.multiply(ds.square(back_got), wb))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(back_got.numpy(), back_want.numpy())
+    np.testing.assert_allclose(dtape.gradient(dloss, dx).numpy(), tape.gradient(loss, tx).numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("shape,block,base", [([5, 7], [2, 3], None), ([4, 6], [2, 3], [[1, 0], [2, 2]]),
+                                              ([1], [4], [[0, 2]])])
+def test_required_space_to_batch_paddings_matches_tensorflow(shape, block, base):
+    tf = pytest.importorskip("tensorflow")
+    import descend as ds
+
+    for got, want in zip(ds.required_space_to_batch_paddings(shape, block, base),
+                         tf.required_space_to_batch_paddings(shape, block, base)):
+        assert got.dtype == "int32"
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_required_paddings_values():
+    import descend as ds
+
+    paddings, crops = ds.required_space_to_batch_paddings([5, 6], [2, 4], [[1, 0], [0, 0]])
+    assert paddings.numpy().tolist() == [[1, 0], [0, 2]] and crops.numpy().tolist() == [[0, 0], [0, 2]]
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda ds, x: ds.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 1]]), "not divisible by block_shape"),
+    (lambda ds, x: ds.space_to_batch_nd(x, [2, 0], [[0, 0], [0, 0]]), ">= 1"),
+    (lambda ds, x: ds.space_to_batch_nd(x, [2, 2], [[0, 0]]), "shape \\(2, 2\\)"),
+    (lambda ds, x: ds.space_to_batch_nd(x, [2, 2], [[0, 0], [-2, 2]]), "non-negative"),
+    (lambda ds, x: ds.space_to_batch_nd(x, [2, 2, 2, 2], [[0, 0]] * 4), "rank >= 1 \\+ len\\(block_shape\\) = 5"),
+    (lambda ds, x: ds.space_to_batch_nd(x, [2.0, 2.0], [[0, 0], [0, 0]]), "must be ints"),
+    (lambda ds, x: ds.batch_to_space(x, [2, 2], [[0, 0], [0, 0]]), "not divisible by prod"),
+    (lambda ds, x: ds.batch_to_space(x, [1, 1], [[0, 5], [0, 0]]), "remove more than"),
+])
+def test_space_batch_errors(call, match):
+    import descend as ds
+    from descend.errors import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match=match):
+        call(ds, ds.constant(np.zeros((3, 4, 4, 1))))
