@@ -155,3 +155,5 @@ __all__ += ["string", "strings", "RaggedTensor"]
 for _n in ("space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"):
     _LAZY_NAMES[_n] = ("ops.space_batch_ops", _n)
 __all__ += ["space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"]
+_LAZY_NAMES["bitcast"] = ("ops.bitcast_ops", "bitcast")
+__all__ += ["bitcast"]

@@ -138,3 +138,42 @@ def test_space_batch_errors(call, match):
 
     with pytest.raises(InvalidArgumentError, match=match):
         call(ds, ds.constant(np.zeros((3, 4, 4, 1))))
+
+
+# ----------------------------------------------------------------------------------------- tf.bitcast
+_BITCASTS = [  # value, to
+    (np.array([1.0, -2.5, np.inf], np.float32), "int32"),
+    (np.array([[1, 2], [3, -4]], np.int32), "uint8"),
+    (np.arange(8, dtype=np.uint8).reshape(2, 4), "float32"),
+    (np.array([1.5, -0.0]), "int64"),
+    (np.array([[7, 9]], np.int16), "int32"),
+    (np.float64(3.0), "uint16"),
+]
+
+
+@pytest.mark.parametrize("value,to", _BITCASTS)
+def test_bitcast_matches_tensorflow(value, to):
+    tf = pytest.importorskip("tensorflow")
+    import descend as ds
+
+    got, want = ds.bitcast(value, to), tf.bitcast(tf.constant(value), to)
+    assert got.dtype == to and got.shape == tuple(want.shape)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_bitcast_values_and_errors():
+    import descend as ds
+    from descend.errors import InvalidArgumentError
+
+    assert int(ds.bitcast(np.float32(1.0), "int32").numpy()) == 0x3F800000
+    np.testing.assert_array_equal(ds.bitcast(np.array([0x3F800000], np.int32), ds.float32).numpy(), [1.0])
+    with pytest.raises(InvalidArgumentError, match="last axis of 4 entries"):
+        ds.bitcast(np.zeros((2, 3), np.uint8), "int32")
+    with pytest.raises(TypeError, match="numeric dtype"):
+        ds.bitcast(np.array([True]), "uint8")
+    with pytest.raises(TypeError, match="numeric dtype"):
+        ds.bitcast(np.array([1], np.uint8), "bool")
+    x = ds.Variable(np.array([1.0, 2.0], np.float32))
+    with ds.GradientTape() as tape:
+        y = ds.bitcast(x, "int32")
+    assert tape.gradient(y, x) is None  # not differentiable, as TF
