@@ -177,3 +177,27 @@ def test_bitcast_values_and_errors():
     with ds.GradientTape() as tape:
         y = ds.bitcast(x, "int32")
     assert tape.gradient(y, x) is None  # not differentiable, as TF
+
+
+# ----------------------------------------------------------------------- keras.utils interactive logging
+def test_disabled_interactive_logging_sends_progbar_lines_to_the_logger(capsys, caplog):
+    import logging
+
+    from descend.keras import utils
+
+    assert utils.is_interactive_logging_enabled()
+    utils.disable_interactive_logging()
+    try:
+        assert not utils.is_interactive_logging_enabled()
+        with caplog.at_level(logging.INFO, logger="descend"):
+            for verbose in (1, 2):
+                bar = utils.Progbar(2, verbose=verbose)
+                bar.update(2, [("loss", 0.5)])
+        assert capsys.readouterr().out == ""
+        lines = [r.getMessage() for r in caplog.records if r.name == "descend"]
+        assert len(lines) == 2 and all("loss: 0.5000" in m for m in lines) and lines[0].startswith("2/2 [")
+    finally:
+        utils.enable_interactive_logging()
+    assert utils.is_interactive_logging_enabled()
+    utils.Progbar(1, verbose=2).update(1, [("loss", 0.25)])
+    assert "loss: 0.2500" in capsys.readouterr().out

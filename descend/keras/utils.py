@@ -317,6 +317,9 @@ class Progbar:
             self._write(self._line(current, now), finalize)
             self._last_update = now
         elif self.verbose == 2 and finalize:
+            if not is_interactive_logging_enabled():
+                _logger().info(self._line(current, now, bar=False))
+                return
             self._out.write(self._line(current, now, bar=False) + "\n")
             self._out.flush()
 
@@ -349,6 +352,10 @@ class Progbar:
         return " - ".join(parts)
 
     def _write(self, line, finalize):
+        if not is_interactive_logging_enabled():  # one INFO record per redraw, as Keras' print_msg
+            _logger().info(line)
+            self._total_width = len(line)
+            return
         if self._dynamic:
             pad = max(self._total_width - len(line), 0)
             self._out.write("\r" + line + " " * pad + ("\n" if finalize else ""))
@@ -844,3 +851,32 @@ def get_source_inputs(tensor):
 
 
 __all__ += ["get_source_inputs"]
+
+
+# ------------------------------------------------------------------------------------ interactive logging
+_INTERACTIVE = {"enabled": True}
+
+
+def _logger():
+    import logging
+
+    return logging.getLogger("descend")
+
+
+def enable_interactive_logging() -> None:
+    """:class:`Progbar` writes to stdout (the default), as Keras' ``enable_interactive_logging``."""
+    _INTERACTIVE["enabled"] = True
+
+
+def disable_interactive_logging() -> None:
+    """:class:`Progbar` sends each line it would write to the ``descend`` logger at INFO instead of stdout (for
+    logs that are not a terminal), as Keras' ``disable_interactive_logging`` sends them to absl logging."""
+    _INTERACTIVE["enabled"] = False
+
+
+def is_interactive_logging_enabled() -> bool:
+    """Whether :class:`Progbar` writes to stdout (True) or to the ``descend`` logger (False)."""
+    return _INTERACTIVE["enabled"]
+
+
+__all__ += ["enable_interactive_logging", "disable_interactive_logging", "is_interactive_logging_enabled"]
