@@ -201,3 +201,35 @@ def test_disabled_interactive_logging_sends_progbar_lines_to_the_logger(capsys, 
     assert utils.is_interactive_logging_enabled()
     utils.Progbar(1, verbose=2).update(1, [("loss", 0.25)])
     assert "loss: 0.2500" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------ keras.utils.Config
+def test_config_values_freeze_and_json():
+    import json
+
+    from descend.keras.utils import Config
+
+    c = Config(b=1, a=2)
+    c.lr = 0.5
+    c["x"] = [1, 2]
+    assert (c.lr, c["b"], c.get("nope", 3), len(c), "x" in c) == (0.5, 1, 3, 4, True)
+    assert list(c) == ["a", "b", "lr", "x"] and list(c.keys()) == ["b", "a", "lr", "x"]
+    assert json.loads(c.to_json()) == {"b": 1, "a": 2, "lr": 0.5, "x": [1, 2]}
+    d = c.as_dict()
+    d["b"] = 9
+    assert c.b == 1  # a copy
+    with pytest.raises(AttributeError, match="Did you mean 'lr'"):
+        c.lrr  # noqa: B018
+    c.freeze()
+    assert c.frozen
+    for change in (lambda: setattr(c, "lr", 1.0), lambda: c.__setitem__("a", 0), lambda: c.pop("a"),
+                   lambda: c.update(a=0), lambda: c.__delitem__("a")):
+        with pytest.raises(ValueError, match="frozen"):
+            change()
+    assert c.as_dict() == {"b": 1, "a": 2, "lr": 0.5, "x": [1, 2]}  # nothing changed
+    c.unfreeze()
+    c.update(a=3)
+    del c["x"]
+    assert c.pop("b") == 1 and c.as_dict() == {"a": 3, "lr": 0.5}
+    with pytest.raises(AttributeError, match="method or property"):
+        c.freeze = 1
