@@ -624,3 +624,7 @@ op(K, "histogram", grad=False,  # counts then edges, in one tensor
    call=lambda m, x: m.concatenate(m.histogram(m.reshape(x, (-1,)), bins=3, range=(-1.0, 1.0))))
 # the windows are floatx() whatever the input: compared in float32 only
 FLOAT32_ONLY |= {(K, _n) for _n in ("bartlett", "blackman", "hamming", "hanning", "kaiser")}
+GENERATORS["cholesky_factor"] = lambda rng: [np.tril(rng.uniform(-0.5, 0.5, (2, 3, 3)), -1)
+                                             + np.diag(rng.uniform(1.0, 2.0, 3))]
+op(K, "cholesky_inverse", "cholesky_factor")
+op(K, "cholesky_inverse", "cholesky_factor", call=lambda m, x: m.cholesky_inverse(m.swapaxes(x, -1, -2), upper=True))

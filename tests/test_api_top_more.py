@@ -233,3 +233,12 @@ def test_config_values_freeze_and_json():
     assert c.pop("b") == 1 and c.as_dict() == {"a": 3, "lr": 0.5}
     with pytest.raises(AttributeError, match="method or property"):
         c.freeze = 1
+
+
+def test_cholesky_inverse_inverts_and_checks_shape():
+    a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    lower = np.linalg.cholesky(a)
+    np.testing.assert_allclose(ops.cholesky_inverse(lower).numpy(), np.linalg.inv(a), rtol=1e-12)
+    np.testing.assert_allclose(ops.cholesky_inverse(lower.T, upper=True).numpy(), np.linalg.inv(a), rtol=1e-12)
+    with pytest.raises(ValueError, match="square"):
+        ops.cholesky_inverse(np.ones((2, 3)))

@@ -1980,3 +1980,20 @@ def histogram(x, bins=10, range=None):  # noqa: A002 - Keras' name
 
 
 __all__ += ["bartlett", "blackman", "hamming", "hanning", "kaiser", "histogram"]
+
+
+def cholesky_inverse(x, upper=False):
+    """The inverse of the matrix ``A`` whose Cholesky factor is ``x`` (lower: ``A = x @ x.T``; ``upper=True``:
+    ``A = x.T @ x``), as Keras: ``inv(x)`` by a triangular solve, then its product with its transpose."""
+    x = _floating(x)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"cholesky_inverse: `x` must be square matrices in its last two axes; received shape "
+                         f"{x.shape}")
+    eye_ = _o.cast(_linalg.eye(x.shape[-1]), x._value.dtype.name)
+    inv_factor = _linalg.triangular_solve(x, _o.broadcast_to(eye_, x.shape), lower=not upper)
+    if upper:
+        return _o.matmul(inv_factor, inv_factor, transpose_b=True)
+    return _o.matmul(inv_factor, inv_factor, transpose_a=True)
+
+
+__all__ += ["cholesky_inverse"]
