@@ -157,3 +157,6 @@ for _n in ("space_to_batch_nd", "space_to_batch", "batch_to_space", "required_sp
 __all__ += ["space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"]
 _LAZY_NAMES["bitcast"] = ("ops.bitcast_ops", "bitcast")
 __all__ += ["bitcast"]
+_LAZY_NAMES["approx_top_k"] = ("top_level_more", "approx_top_k")
+_LAZY_NAMES["as_string"] = ("strings", "as_string")  # tf.as_string is tf.strings.as_string
+__all__ += ["approx_top_k", "as_string"]

@@ -242,3 +242,46 @@ def test_cholesky_inverse_inverts_and_checks_shape():
     np.testing.assert_allclose(ops.cholesky_inverse(lower.T, upper=True).numpy(), np.linalg.inv(a), rtol=1e-12)
     with pytest.raises(ValueError, match="square"):
         ops.cholesky_inverse(np.ones((2, 3)))
+
+
+# ------------------------------------------------------------------------- tf.approx_top_k, tf.as_string
+def test_approx_top_k_matches_tensorflow_with_gradient():
+    # TF's CPU kernel has only is_max_k=True; the smallest-k case is checked by hand below
+    is_max_k = True
+    tf = pytest.importorskip("tensorflow")
+    import descend as ds
+
+    x = np.random.default_rng(9).permutation(24).reshape(3, 8).astype(np.float32) * 0.5
+    tx, dx = tf.constant(x), ds.constant(x)
+    w = np.random.default_rng(1).uniform(0.5, 1.5, (3, 3))
+    with tf.GradientTape() as tape:
+        tape.watch(tx)
+        tv, ti = tf.approx_top_k(tx, 3, is_max_k=is_max_k)
+        loss = tf.reduce_sum(tv * w)
+    with ds.GradientTape() as dtape:
+        dtape.watch(dx)
+        dv, di = ds.approx_top_k(dx, 3, is_max_k=is_max_k)
+        dloss = ds.reduce_sum(ds.multiply(dv, w))
+    np.testing.assert_array_equal(dv.numpy(), tv.numpy())
+    np.testing.assert_array_equal(di.numpy(), ti.numpy())
+    np.testing.assert_array_equal(dtape.gradient(dloss, dx).numpy(), tape.gradient(loss, tx).numpy())
+
+
+def test_approx_top_k_values_and_errors():
+    import descend as ds
+
+    v, i = ds.approx_top_k([[4.0, 1.0, 3.0]], 2, is_max_k=False)
+    assert v.numpy().tolist() == [[1.0, 3.0]] and i.numpy().tolist() == [[1, 2]]
+    with pytest.raises(TypeError, match="is_max_k"):
+        ds.approx_top_k([[1.0]], 1, is_max_k="yes")
+    with pytest.raises(ValueError, match="last axis"):
+        ds.approx_top_k([[1.0, 2.0]], 1, reduction_dimension=0)
+    with pytest.raises(TypeError, match="float16 or float32; received float64"):
+        ds.approx_top_k(np.array([[1.0, 2.0]]), 1)
+
+
+def test_as_string_is_the_strings_function():
+    import descend as ds
+
+    assert ds.as_string is ds.strings.as_string
+    assert ds.as_string([1, 2]).numpy().tolist() == [b"1", b"2"]
