@@ -628,3 +628,5 @@ GENERATORS["cholesky_factor"] = lambda rng: [np.tril(rng.uniform(-0.5, 0.5, (2, 
                                              + np.diag(rng.uniform(1.0, 2.0, 3))]
 op(K, "cholesky_inverse", "cholesky_factor")
 op(K, "cholesky_inverse", "cholesky_factor", call=lambda m, x: m.cholesky_inverse(m.swapaxes(x, -1, -2), upper=True))
+op(K, "view", grad=False, call=lambda m, x: m.view(x, "int32"))
+op(K, "view", grad=False, call=lambda m, x: m.view(m.view(x, "uint8"), "int16"))

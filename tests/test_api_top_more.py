@@ -285,3 +285,15 @@ def test_as_string_is_the_strings_function():
 
     assert ds.as_string is ds.strings.as_string
     assert ds.as_string([1, 2]).numpy().tolist() == [b"1", b"2"]
+
+
+def test_keras_view_shapes_and_errors():
+    x = np.array([[1, 2], [3, -4]], np.int32)
+    assert ops.view(x, "uint8").shape == (2, 8)
+    np.testing.assert_array_equal(ops.view(x, "uint8").numpy(), x.view(np.uint8))
+    np.testing.assert_array_equal(ops.view(x, "int64").numpy(), x.view(np.int64))
+    np.testing.assert_array_equal(ops.view(x, "float32").numpy(), x.view(np.float32))
+    with pytest.raises(ValueError, match="not divisible"):
+        ops.view(np.zeros(3, np.int32), "int64")
+    with pytest.raises(ValueError, match="not divisible"):
+        ops.view(np.int32(3), "int64")

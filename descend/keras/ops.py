@@ -1997,3 +1997,26 @@ def cholesky_inverse(x, upper=False):
 
 
 __all__ += ["cholesky_inverse"]
+
+
+def view(x, dtype=None):
+    """``x``'s bytes read as ``dtype``, NumPy's ``ndarray.view``: a narrower dtype multiplies the last axis by the
+    item-size ratio, a wider one divides it (it must divide evenly); not differentiable."""
+    from ..ops.bitcast_ops import bitcast
+
+    x = convert_to_tensor(x)
+    old = x._value.dtype
+    new = np.dtype(_backend.np_dtype(dtype)) if dtype is not None else old
+    shape = list(x.shape)
+    if (not shape and old.itemsize != new.itemsize) or (shape and shape[-1] * old.itemsize % new.itemsize):
+        raise ValueError(f"view: cannot view an array of shape {tuple(shape)} and dtype {old} as {new}: the last "
+                         f"axis' bytes are not divisible by the new item size {new.itemsize}")
+    if old.itemsize == new.itemsize:
+        return bitcast(x, new.name)
+    if old.itemsize > new.itemsize:
+        return _o.reshape(bitcast(x, new.name), shape[:-1] + [shape[-1] * (old.itemsize // new.itemsize)])
+    ratio = new.itemsize // old.itemsize
+    return bitcast(_o.reshape(x, shape[:-1] + [shape[-1] // ratio, ratio]), new.name)
+
+
+__all__ += ["view"]
