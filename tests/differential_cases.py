@@ -630,3 +630,8 @@ op(K, "cholesky_inverse", "cholesky_factor")
 op(K, "cholesky_inverse", "cholesky_factor", call=lambda m, x: m.cholesky_inverse(m.swapaxes(x, -1, -2), upper=True))
 op(K, "view", grad=False, call=lambda m, x: m.view(x, "int32"))
 op(K, "view", grad=False, call=lambda m, x: m.view(m.view(x, "uint8"), "int16"))
+GENERATORS["with_nan"] = lambda rng: [np.where(np.eye(3, 4, 1) > 0, np.nan, _signed(rng, 3, 4))]
+op(K, "nanquantile", "with_nan", call=lambda m, x: m.nanquantile(x, [0.2, 0.7], axis=1))
+op(K, "nanpercentile", "with_nan", call=lambda m, x: m.nanpercentile(x, 35.0, axis=0, keepdims=True))
+op(K, "nanmedian", "with_nan", call=lambda m, x: m.nanmedian(x))
+op(K, "nanmedian", "with_nan", call=lambda m, x: m.nanmedian(x, axis=-1))

@@ -297,3 +297,13 @@ def test_keras_view_shapes_and_errors():
         ops.view(np.zeros(3, np.int32), "int64")
     with pytest.raises(ValueError, match="not divisible"):
         ops.view(np.int32(3), "int64")
+
+
+def test_nan_quantiles_skip_nan_and_give_nan_for_empty_slices():
+    x = np.array([[1.0, np.nan, 3.0, 5.0], [np.nan] * 4])
+    np.testing.assert_allclose(ops.nanmedian(x, axis=1).numpy(), [3.0, np.nan])
+    np.testing.assert_allclose(ops.nanquantile(x, [0.0, 1.0], axis=1).numpy(), [[1.0, np.nan], [5.0, np.nan]])
+    np.testing.assert_allclose(ops.nanpercentile(x, 50.0).numpy(), 3.0)
+    assert ops.nanmedian(x, axis=1, keepdims=True).shape == (2, 1)
+    with pytest.raises(ValueError, match="linear"):
+        ops.nanquantile(x, 0.5, method="nearest")

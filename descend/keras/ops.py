@@ -2020,3 +2020,46 @@ def view(x, dtype=None):
 
 
 __all__ += ["view"]
+
+
+def nanquantile(x, q, axis=None, method="linear", keepdims=False):
+    """:func:`quantile` ignoring NaN: each slice over ``axis`` (None: all; an int or a tuple) keeps its non-NaN
+    values (NaN where it has none), as Keras; the ``q`` axis, if any, comes first; ``q`` is taken in
+    ``floatx()`` as Keras does. Differentiable in the kept values."""
+    x = _floating(x)
+    nd = x.ndim
+    axes = list(range(nd)) if axis is None else [a % nd for a in ((axis,) if isinstance(axis, int) else axis)]
+    others = [i for i in range(nd) if i not in axes]
+    xt = _o.transpose(x, others + axes) if nd else x
+    other_shape = [x.shape[i] for i in others]
+    rows = _o.reshape(xt, (int(np.prod(other_shape, dtype=np.int64)), -1))
+    nan = np.isnan(rows._value)
+    qs = np.asarray(q, _backend.floatx()).astype(np.float64)  # Keras takes q as floatx()
+    outs = []
+    for r in builtins.range(rows.shape[0]):
+        keep = np.flatnonzero(~nan[r])
+        if keep.size:
+            outs.append(quantile(_o.gather(rows[r], keep), qs))
+        else:
+            outs.append(Tensor(np.full(qs.shape, np.nan, dtype=x._value.dtype)))
+    res = _o.stack(outs, axis=-1) if outs else Tensor(np.zeros(qs.shape + (0,), x._value.dtype))
+    res = _o.reshape(res, list(qs.shape) + other_shape)
+    if keepdims:
+        res = _o.reshape(res, list(qs.shape) + [1 if i in axes else x.shape[i] for i in range(nd)])
+    return res
+
+
+def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
+    """``nanquantile(x, q / 100)``."""
+    q100 = np.asarray(q, _backend.floatx()) / np.asarray(100.0, _backend.floatx())  # in floatx(), as Keras
+    return nanquantile(x, q100, axis=axis, method=method, keepdims=keepdims)
+
+
+def nanmedian(x, axis=None, keepdims=False):
+    """The median over ``axis`` ignoring NaN (NaN where a slice has no other value)."""
+    if axis == () or axis == []:
+        return convert_to_tensor(x)
+    return nanquantile(x, 0.5, axis=axis, keepdims=keepdims)
+
+
+__all__ += ["nanquantile", "nanpercentile", "nanmedian"]
