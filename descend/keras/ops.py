@@ -2026,6 +2026,8 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     """:func:`quantile` ignoring NaN: each slice over ``axis`` (None: all; an int or a tuple) keeps its non-NaN
     values (NaN where it has none), as Keras; the ``q`` axis, if any, comes first; ``q`` is taken in
     ``floatx()`` as Keras does. Differentiable in the kept values."""
+    if method != "linear":
+        raise ValueError(f"nanquantile: only method='linear' is supported. Received: method={method!r}")
     x = _floating(x)
     nd = x.ndim
     axes = list(range(nd)) if axis is None else [a % nd for a in ((axis,) if isinstance(axis, int) else axis)]
