@@ -635,3 +635,4 @@ op(K, "nanquantile", "with_nan", call=lambda m, x: m.nanquantile(x, [0.2, 0.7], 
 op(K, "nanpercentile", "with_nan", call=lambda m, x: m.nanpercentile(x, 35.0, axis=0, keepdims=True))
 op(K, "nanmedian", "with_nan", call=lambda m, x: m.nanmedian(x))
 op(K, "nanmedian", "with_nan", call=lambda m, x: m.nanmedian(x, axis=-1))
+op(K, "psnr", "two", call=lambda m, a, b: m.psnr(a, b, 2.0))

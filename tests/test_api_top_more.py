@@ -307,3 +307,10 @@ def test_nan_quantiles_skip_nan_and_give_nan_for_empty_slices():
     assert ops.nanmedian(x, axis=1, keepdims=True).shape == (2, 1)
     with pytest.raises(ValueError, match="linear"):
         ops.nanquantile(x, 0.5, method="nearest")
+
+
+def test_keras_psnr_value_and_shape_error():
+    a, b = np.zeros((2, 3)), np.full((2, 3), 0.1)
+    np.testing.assert_allclose(float(ops.psnr(a, b, 1.0)), 20.0, rtol=1e-12)  # mse 0.01
+    with pytest.raises(ValueError, match="same shape"):
+        ops.psnr(np.zeros(2), np.zeros(3), 1.0)

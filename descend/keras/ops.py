@@ -2065,3 +2065,17 @@ def nanmedian(x, axis=None, keepdims=False):
 
 
 __all__ += ["nanquantile", "nanpercentile", "nanmedian"]
+
+
+def psnr(x1, x2, max_val):
+    """The peak signal-to-noise ratio ``20 log10(max_val) - 10 log10(mean((x1 - x2)**2))`` over all entries (one
+    scalar, as Keras' ``ops.psnr``; ``tf.image.psnr`` gives one per image)."""
+    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
+    if builtins.tuple(x1.shape) != builtins.tuple(x2.shape):
+        raise ValueError(f"psnr: `x1` and `x2` must have the same shape; received {x1.shape} and {x2.shape}")
+    peak = _o.cast(convert_to_tensor(max_val), x2._value.dtype.name)
+    mse = mean(square(subtract(x1, x2)))
+    return subtract(multiply(log10(peak), 20.0), multiply(log10(mse), 10.0))
+
+
+__all__ += ["psnr"]
