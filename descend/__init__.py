@@ -150,3 +150,13 @@ from .backend import string  # noqa: E402
 _SUBMODULES = _SUBMODULES | {"strings"}
 _LAZY_NAMES["RaggedTensor"] = ("strings", "RaggedTensor")
 __all__ += ["string", "strings", "RaggedTensor"]
+
+# space-to-batch and batch-to-space (issue 37)
+for _n in ("space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"):
+    _LAZY_NAMES[_n] = ("ops.space_batch_ops", _n)
+__all__ += ["space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"]
+_LAZY_NAMES["bitcast"] = ("ops.bitcast_ops", "bitcast")
+__all__ += ["bitcast"]
+_LAZY_NAMES["approx_top_k"] = ("top_level_more", "approx_top_k")
+_LAZY_NAMES["as_string"] = ("strings", "as_string")  # tf.as_string is tf.strings.as_string
+__all__ += ["approx_top_k", "as_string"]

@@ -630,3 +630,25 @@ layer("AutoContrast", lambda L: L.AutoContrast(value_range=(-1, 1)), _I)
 layer("Pipeline", lambda L: L.Pipeline([L.Dense(4, activation="tanh"), L.LayerNormalization(), L.Dense(3)]), (3, 5))
 LAYERS_NOT_COMPARED["RandomGrayscale"] = "random: compared with Keras at factor 0 and 1 in tests/test_random_grayscale.py"
 LAYERS_NOT_COMPARED["RandomInvert"] = "random: compared with Keras where certain in tests/test_random_invert.py"
+
+# keras.ops windows and histogram (issue 37)
+for _n in ("bartlett", "blackman", "hamming", "hanning"):
+    op(K, _n, grad=False, call=lambda m, x, _n=_n: getattr(m, _n)(7))
+op(K, "kaiser", grad=False, call=lambda m, x: m.kaiser(9, 2.5))
+op(K, "histogram", grad=False, call=lambda m, x: m.concatenate(m.histogram(m.reshape(x, (-1,)), bins=5)))
+op(K, "histogram", grad=False,  # counts then edges, in one tensor
+   call=lambda m, x: m.concatenate(m.histogram(m.reshape(x, (-1,)), bins=3, range=(-1.0, 1.0))))
+# the windows are floatx() whatever the input: compared in float32 only
+FLOAT32_ONLY |= {(K, _n) for _n in ("bartlett", "blackman", "hamming", "hanning", "kaiser")}
+GENERATORS["cholesky_factor"] = lambda rng: [np.tril(rng.uniform(-0.5, 0.5, (2, 3, 3)), -1)
+                                             + np.diag(rng.uniform(1.0, 2.0, 3))]
+op(K, "cholesky_inverse", "cholesky_factor")
+op(K, "cholesky_inverse", "cholesky_factor", call=lambda m, x: m.cholesky_inverse(m.swapaxes(x, -1, -2), upper=True))
+op(K, "view", grad=False, call=lambda m, x: m.view(x, "int32"))
+op(K, "view", grad=False, call=lambda m, x: m.view(m.view(x, "uint8"), "int16"))
+GENERATORS["with_nan"] = lambda rng: [np.where(np.eye(3, 4, 1) > 0, np.nan, _signed(rng, 3, 4))]
+op(K, "nanquantile", "with_nan", call=lambda m, x: m.nanquantile(x, [0.2, 0.7], axis=1))
+op(K, "nanpercentile", "with_nan", call=lambda m, x: m.nanpercentile(x, 35.0, axis=0, keepdims=True))
+op(K, "nanmedian", "with_nan", call=lambda m, x: m.nanmedian(x))
+op(K, "nanmedian", "with_nan", call=lambda m, x: m.nanmedian(x, axis=-1))
+op(K, "psnr", "two", call=lambda m, a, b: m.psnr(a, b, 2.0))

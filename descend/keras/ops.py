@@ -1904,3 +1904,178 @@ __all__ += ["conv", "depthwise_conv", "separable_conv", "conv_transpose", "max_p
             "depth_to_space", "space_to_depth", "rot90", "kron", "diff", "quantile", "percentile", "median", "sinc",
             "ldexp", "nextafter", "real", "imag", "conj", "conjugate", "angle", "erfc", "erfinv", "unravel_index",
             "trapezoid", "vander", "corrcoef", "cdist", "nanargmax", "nanargmin", "bincount"]
+
+
+# ------------------------------------------------------------------------------- windows and histogram
+def _window_length(fn, x) -> int:
+    n = convert_to_numpy(x) if isinstance(x, (Tensor, Variable)) else x
+    if isinstance(n, np.ndarray) and n.ndim == 0:
+        n = n.item()
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"{fn}: `x` (the window length) must be an int; received {x!r} of type {type(x).__name__}")
+    if n < 0:
+        raise ValueError(f"{fn}: `x` (the window length) must be non-negative; received {n}")
+    return int(n)
+
+
+def _window(fn, x, make):
+    return Tensor(make(_window_length(fn, x)).astype(_backend.floatx()))
+
+
+def bartlett(x):
+    """The symmetric Bartlett (triangular) window of ``x`` points, ``floatx()``."""
+    return _window("bartlett", x, np.bartlett)
+
+
+def blackman(x):
+    """The symmetric Blackman window of ``x`` points, ``floatx()``."""
+    return _window("blackman", x, np.blackman)
+
+
+def hamming(x):
+    """The symmetric Hamming window of ``x`` points, ``floatx()``."""
+    return _window("hamming", x, np.hamming)
+
+
+def hanning(x):
+    """The symmetric Hann window of ``x`` points, ``floatx()``."""
+    return _window("hanning", x, np.hanning)
+
+
+def kaiser(x, beta):
+    """The symmetric Kaiser window of ``x`` points with shape parameter ``beta``, ``floatx()``."""
+    return _window("kaiser", x, lambda n: np.kaiser(n, float(beta)))
+
+
+def histogram(x, bins=10, range=None):  # noqa: A002 - Keras' name
+    """``(counts, bin_edges)`` of the 1-D ``x`` over ``bins`` equal bins spanning ``range`` (default: ``x``'s
+    min to max), as Keras: values outside ``range`` are dropped, the last bin includes its right edge, the edges
+    take ``x``'s dtype (so int inputs get truncated int edges) and the counts too (not differentiable)."""
+    a = convert_to_numpy(x)
+    if a.ndim != 1:
+        raise ValueError(f"histogram: `x` must be 1-dimensional; received x.shape={a.shape}")
+    if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, (int, np.integer)) or bins < 1:
+        raise ValueError(f"histogram: `bins` must be a positive int; received {bins!r}")
+    if range is None:
+        if a.size == 0:
+            raise ValueError("histogram: `x` is empty and no `range` was given")
+        lo, hi = a.min(), a.max()
+    else:
+        lo, hi = range
+        if not lo <= hi:
+            raise ValueError(f"histogram: `range` must be (min, max) with min <= max; received {range!r}")
+    kept = a[(a >= lo) & (a <= hi)]
+    if range is None:  # the edges are computed in x's dtype (float64 for ints), as Keras' TF backend
+        step = np.dtype(a.dtype if a.dtype.kind == "f" else np.float64).type
+    else:  # ... or in the range's: a Python float is float32 to TF, an int float64
+        given = np.float32 if builtins.type(lo) is float else np.asarray(lo).dtype
+        step = np.dtype(given if np.dtype(given).kind == "f" else np.float64).type
+    lo_f, hi_f = step(lo), step(hi)
+    edges = lo_f + np.arange(bins + 1).astype(step) * ((hi_f - lo_f) / step(bins))
+    edges[-1] = hi_f
+    edges = edges.astype(a.dtype)
+    index = np.searchsorted(edges[1:-1], kept, side="right")
+    counts = np.bincount(index, minlength=bins).astype(a.dtype)
+    return Tensor(counts), Tensor(edges)
+
+
+__all__ += ["bartlett", "blackman", "hamming", "hanning", "kaiser", "histogram"]
+
+
+def cholesky_inverse(x, upper=False):
+    """The inverse of the matrix ``A`` whose Cholesky factor is ``x`` (lower: ``A = x @ x.T``; ``upper=True``:
+    ``A = x.T @ x``), as Keras: ``inv(x)`` by a triangular solve, then its product with its transpose."""
+    x = _floating(x)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"cholesky_inverse: `x` must be square matrices in its last two axes; received shape "
+                         f"{x.shape}")
+    eye_ = _o.cast(_linalg.eye(x.shape[-1]), x._value.dtype.name)
+    inv_factor = _linalg.triangular_solve(x, _o.broadcast_to(eye_, x.shape), lower=not upper)
+    if upper:
+        return _o.matmul(inv_factor, inv_factor, transpose_b=True)
+    return _o.matmul(inv_factor, inv_factor, transpose_a=True)
+
+
+__all__ += ["cholesky_inverse"]
+
+
+def view(x, dtype=None):
+    """``x``'s bytes read as ``dtype``, NumPy's ``ndarray.view``: a narrower dtype multiplies the last axis by the
+    item-size ratio, a wider one divides it (it must divide evenly); not differentiable."""
+    from ..ops.bitcast_ops import bitcast
+
+    x = convert_to_tensor(x)
+    old = x._value.dtype
+    new = np.dtype(_backend.np_dtype(dtype)) if dtype is not None else old
+    shape = list(x.shape)
+    if (not shape and old.itemsize != new.itemsize) or (shape and shape[-1] * old.itemsize % new.itemsize):
+        raise ValueError(f"view: cannot view an array of shape {tuple(shape)} and dtype {old} as {new}: the last "
+                         f"axis' bytes are not divisible by the new item size {new.itemsize}")
+    if old.itemsize == new.itemsize:
+        return bitcast(x, new.name)
+    if old.itemsize > new.itemsize:
+        return _o.reshape(bitcast(x, new.name), shape[:-1] + [shape[-1] * (old.itemsize // new.itemsize)])
+    ratio = new.itemsize // old.itemsize
+    return bitcast(_o.reshape(x, shape[:-1] + [shape[-1] // ratio, ratio]), new.name)
+
+
+__all__ += ["view"]
+
+
+def nanquantile(x, q, axis=None, method="linear", keepdims=False):
+    """:func:`quantile` ignoring NaN: each slice over ``axis`` (None: all; an int or a tuple) keeps its non-NaN
+    values (NaN where it has none), as Keras; the ``q`` axis, if any, comes first; ``q`` is taken in
+    ``floatx()`` as Keras does. Differentiable in the kept values."""
+    if method != "linear":
+        raise ValueError(f"nanquantile: only method='linear' is supported. Received: method={method!r}")
+    x = _floating(x)
+    nd = x.ndim
+    axes = list(range(nd)) if axis is None else [a % nd for a in ((axis,) if isinstance(axis, int) else axis)]
+    others = [i for i in range(nd) if i not in axes]
+    xt = _o.transpose(x, others + axes) if nd else x
+    other_shape = [x.shape[i] for i in others]
+    rows = _o.reshape(xt, (int(np.prod(other_shape, dtype=np.int64)), -1))
+    nan = np.isnan(rows._value)
+    qs = np.asarray(q, _backend.floatx()).astype(np.float64)  # Keras takes q as floatx()
+    outs = []
+    for r in builtins.range(rows.shape[0]):
+        keep = np.flatnonzero(~nan[r])
+        if keep.size:
+            outs.append(quantile(_o.gather(rows[r], keep), qs))
+        else:
+            outs.append(Tensor(np.full(qs.shape, np.nan, dtype=x._value.dtype)))
+    res = _o.stack(outs, axis=-1) if outs else Tensor(np.zeros(qs.shape + (0,), x._value.dtype))
+    res = _o.reshape(res, list(qs.shape) + other_shape)
+    if keepdims:
+        res = _o.reshape(res, list(qs.shape) + [1 if i in axes else x.shape[i] for i in range(nd)])
+    return res
+
+
+def nanpercentile(x, q, axis=None, method="linear", keepdims=False):
+    """``nanquantile(x, q / 100)``."""
+    q100 = np.asarray(q, _backend.floatx()) / np.asarray(100.0, _backend.floatx())  # in floatx(), as Keras
+    return nanquantile(x, q100, axis=axis, method=method, keepdims=keepdims)
+
+
+def nanmedian(x, axis=None, keepdims=False):
+    """The median over ``axis`` ignoring NaN (NaN where a slice has no other value)."""
+    if axis == () or axis == []:
+        return convert_to_tensor(x)
+    return nanquantile(x, 0.5, axis=axis, keepdims=keepdims)
+
+
+__all__ += ["nanquantile", "nanpercentile", "nanmedian"]
+
+
+def psnr(x1, x2, max_val):
+    """The peak signal-to-noise ratio ``20 log10(max_val) - 10 log10(mean((x1 - x2)**2))`` over all entries (one
+    scalar, as Keras' ``ops.psnr``; ``tf.image.psnr`` gives one per image)."""
+    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
+    if builtins.tuple(x1.shape) != builtins.tuple(x2.shape):
+        raise ValueError(f"psnr: `x1` and `x2` must have the same shape; received {x1.shape} and {x2.shape}")
+    peak = _o.cast(convert_to_tensor(max_val), x2._value.dtype.name)
+    mse = mean(square(subtract(x1, x2)))
+    return subtract(multiply(log10(peak), 20.0), multiply(log10(mse), 10.0))
+
+
+__all__ += ["psnr"]

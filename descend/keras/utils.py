@@ -317,6 +317,9 @@ class Progbar:
             self._write(self._line(current, now), finalize)
             self._last_update = now
         elif self.verbose == 2 and finalize:
+            if not is_interactive_logging_enabled():
+                _logger().info(self._line(current, now, bar=False))
+                return
             self._out.write(self._line(current, now, bar=False) + "\n")
             self._out.flush()
 
@@ -349,6 +352,10 @@ class Progbar:
         return " - ".join(parts)
 
     def _write(self, line, finalize):
+        if not is_interactive_logging_enabled():  # one INFO record per redraw, as Keras' print_msg
+            _logger().info(line)
+            self._total_width = len(line)
+            return
         if self._dynamic:
             pad = max(self._total_width - len(line), 0)
             self._out.write("\r" + line + " " * pad + ("\n" if finalize else ""))
@@ -822,3 +829,168 @@ def save_img(path, x, data_format=None, file_format=None, scale=True, **kwargs):
 
 __all__ += ["clear_session", "is_keras_tensor", "standardize_dtype", "img_to_array", "array_to_img", "load_img",
             "save_img"]
+
+
+def get_source_inputs(tensor):
+    """The ``keras.Input`` tensors that ``tensor`` (a functional model's symbolic tensor) is computed from, in
+    the order first reached walking its graph back, each once. A tensor that is not symbolic is returned as
+    is, as Keras does."""
+    from ..layers.keras_tensor import KerasTensor
+
+    if not isinstance(tensor, KerasTensor) or tensor._history is None:
+        return tensor
+    node = tensor.node
+    if not node.input_tensors:  # an Input: the source itself
+        return list(node.output_tensors)
+    sources: list = []
+    for parent in node.input_tensors:
+        for s in get_source_inputs(parent):
+            if all(s is not t for t in sources):
+                sources.append(s)
+    return sources
+
+
+__all__ += ["get_source_inputs"]
+
+
+# ------------------------------------------------------------------------------------ interactive logging
+_INTERACTIVE = {"enabled": True}
+
+
+def _logger():
+    import logging
+
+    return logging.getLogger("descend")
+
+
+def enable_interactive_logging() -> None:
+    """:class:`Progbar` writes to stdout (the default), as Keras' ``enable_interactive_logging``."""
+    _INTERACTIVE["enabled"] = True
+
+
+def disable_interactive_logging() -> None:
+    """:class:`Progbar` sends each line it would write to the ``descend`` logger at INFO instead of stdout (for
+    logs that are not a terminal), as Keras' ``disable_interactive_logging`` sends them to absl logging."""
+    _INTERACTIVE["enabled"] = False
+
+
+def is_interactive_logging_enabled() -> bool:
+    """Whether :class:`Progbar` writes to stdout (True) or to the ``descend`` logger (False)."""
+    return _INTERACTIVE["enabled"]
+
+
+__all__ += ["enable_interactive_logging", "disable_interactive_logging", "is_interactive_logging_enabled"]
+
+
+# ----------------------------------------------------------------------------------------------- Config
+class Config:
+    """Named values read and set as attributes or items (``keras.utils.Config``), which can be frozen against
+    change and written as JSON.
+
+    Example:
+        >>> from descend.keras.utils import Config
+        >>> c = Config(learning_rate=0.1)
+        >>> c.seed = 7
+        >>> c["momentum"] = 0.9
+        >>> c.learning_rate, c["seed"], list(c), c.to_json()
+        (0.1, 7, ['learning_rate', 'momentum', 'seed'], '{"learning_rate": 0.1, "seed": 7, "momentum": 0.9}')
+        >>> c.freeze(); c.seed = 8
+        Traceback (most recent call last):
+        ...
+        ValueError: Config: cannot set 'seed': the config is frozen (call unfreeze() first)
+    """
+
+    _OWN = frozenset({"_values", "_is_frozen"})
+
+    def __init__(self, **kwargs):
+        object.__setattr__(self, "_values", dict(kwargs))
+        object.__setattr__(self, "_is_frozen", False)
+
+    frozen = property(lambda self: self._is_frozen, doc="Whether changes are refused.")
+
+    def freeze(self) -> None:
+        """Refuse every change from now on (until :meth:`unfreeze`)."""
+        object.__setattr__(self, "_is_frozen", True)
+
+    def unfreeze(self) -> None:
+        """Accept changes again."""
+        object.__setattr__(self, "_is_frozen", False)
+
+    def _check(self, what: str) -> None:
+        if self._is_frozen:
+            raise ValueError(f"Config: cannot {what}: the config is frozen (call unfreeze() first)")
+
+    def as_dict(self) -> dict:
+        """A (shallow) copy of the values as a dict."""
+        return dict(self._values)
+
+    def to_json(self) -> str:
+        """The values as a JSON string (in the order they were set)."""
+        import json
+
+        return json.dumps(self._values)
+
+    def keys(self):
+        return self._values.keys()
+
+    def values(self):
+        return self._values.values()
+
+    def items(self):
+        return self._values.items()
+
+    def get(self, keyname, value=None):
+        return self._values.get(keyname, value)
+
+    def pop(self, *args):
+        self._check(f"pop {args[0]!r}" if args else "pop")
+        return self._values.pop(*args)
+
+    def update(self, *args, **kwargs):
+        self._check("update")
+        self._values.update(*args, **kwargs)
+
+    def __getattr__(self, name):  # only called for names that are not the class's or the instance's own
+        if name in Config._OWN or name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self._values[name]
+        except KeyError:
+            import difflib
+
+            close = difflib.get_close_matches(name, [str(k) for k in self._values], n=1, cutoff=0.7)
+            hint = f" Did you mean '{close[0]}'?" if close else ""
+            raise AttributeError(f"Config has no value '{name}'.{hint}") from None
+
+    def __setattr__(self, name, value):
+        if name in Config._OWN or hasattr(type(self), name):
+            raise AttributeError(f"Config: '{name}' is a method or property of Config, not a value; "
+                                 f"set it as config[{name!r}]")
+        self._check(f"set {name!r}")
+        self._values[name] = value
+
+    def __getitem__(self, key):
+        return self._values[key]
+
+    def __setitem__(self, key, value):
+        self._check(f"set {key!r}")
+        self._values[key] = value
+
+    def __delitem__(self, key):
+        self._check(f"delete {key!r}")
+        del self._values[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self._values
+
+    def __iter__(self):  # the keys in sorted order, as Keras
+        return iter(sorted(self._values))
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self):
+        return f"<Config {self._values}>"
+
+
+__all__ += ["Config"]
