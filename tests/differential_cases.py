@@ -614,3 +614,8 @@ layer("Normalization", lambda L: L.Normalization(axis=-1, mean=[0.5, -1.0, 2.0],
 layer("Resizing", lambda L: L.Resizing(8, 4), _I)
 layer("CenterCrop", lambda L: L.CenterCrop(3, 4), _I)
 layer("CategoryEncoding", lambda L: L.CategoryEncoding(5, output_mode="count"), ("ints", (3, 4), 5))
+
+# tf.nn's aliases of tf.math's approx_max_k / approx_min_k (issue 37)
+op(N, "approx_max_k", "distinct", call=lambda m, x: m.approx_max_k(x, 2)[0])
+FLOAT32_ONLY.add(("tf.nn", "approx_max_k"))
+NOT_COMPARED["tf.nn"]["approx_min_k"] = NOT_COMPARED["tf.math"]["approx_min_k"]
