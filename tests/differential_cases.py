@@ -619,3 +619,12 @@ layer("CategoryEncoding", lambda L: L.CategoryEncoding(5, output_mode="count"), 
 op(N, "approx_max_k", "distinct", call=lambda m, x: m.approx_max_k(x, 2)[0])
 FLOAT32_ONLY.add(("tf.nn", "approx_max_k"))
 NOT_COMPARED["tf.nn"]["approx_min_k"] = NOT_COMPARED["tf.math"]["approx_min_k"]
+
+# descend/ops/nn_extra_ops.py: 3-D pooling, pool, space_to_batch, collapse_repeated (issue 37)
+op(N, "max_pool3d", "volume", call=lambda m, x: m.max_pool3d(x, 2, (1, 2, 2), "SAME"))
+op(N, "avg_pool3d", "volume", call=lambda m, x: m.avg_pool3d(x, (2, 3, 2), (2, 1, 2), "SAME"))
+FLOAT32_ONLY.update({("tf.nn", "max_pool3d"), ("tf.nn", "avg_pool3d")})
+op(N, "pool", "image", call=lambda m, x: m.pool(x, [2, 3], "AVG", [2, 2], "SAME"))
+op(N, "space_to_batch", "image", call=lambda m, x: m.space_to_batch(x, [2, 3], [[1, 0], [0, 0]]))
+NOT_COMPARED["tf.nn"]["collapse_repeated"] = ("integer labels, no gradient; tests/test_nn_train_extra.py checks it "
+                                              "against TF")

@@ -112,3 +112,88 @@ def test_load_variable_reads_a_saved_value(tmp_path):
         ds.train.load_variable(path, "missing")
     with pytest.raises(TypeError, match="name"):
         ds.train.load_variable(path, 3)
+
+
+# ---------------------------------------------------------------- descend/ops/nn_extra_ops.py against TF
+_X5 = np.random.default_rng(3).normal(size=(2, 5, 6, 7, 3)).astype(np.float32)
+
+POOL3D_CASES = [  # (ksize, strides, padding)
+    (2, 2, "VALID"), (2, 2, "SAME"), ((2, 3, 2), (1, 2, 2), "SAME"), ((3, 1, 2), (2, 1, 3), "VALID"),
+    ([1, 3, 3, 3, 1], [1, 2, 2, 2, 1], "SAME"),
+]
+
+
+@pytest.mark.parametrize("name", ["max_pool3d", "avg_pool3d"])
+@pytest.mark.parametrize("ksize,strides,padding", POOL3D_CASES)
+def test_pool3d_matches_tensorflow(name, ksize, strides, padding):
+    tf = pytest.importorskip("tensorflow")
+    ours = getattr(ds.nn, name)(_X5, ksize, strides, padding).numpy()
+    theirs = getattr(tf.nn, name)(_X5, ksize, strides, padding).numpy()
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+
+
+def test_pool3d_channels_first_is_the_transpose():
+    x = np.transpose(_X5, (0, 4, 1, 2, 3))
+    ours = ds.nn.max_pool3d(x, [1, 1, 2, 2, 3], [1, 1, 2, 1, 2], "SAME", data_format="NCDHW").numpy()
+    last = ds.nn.max_pool3d(_X5, [1, 2, 2, 3, 1], [1, 2, 1, 2, 1], "SAME").numpy()
+    np.testing.assert_array_equal(ours, np.transpose(last, (0, 4, 1, 2, 3)))
+
+
+@pytest.mark.parametrize("rank", [1, 2, 3])
+@pytest.mark.parametrize("pooling_type", ["MAX", "AVG"])
+@pytest.mark.parametrize("padding", ["VALID", "SAME"])
+def test_pool_matches_tensorflow(rank, pooling_type, padding):
+    tf = pytest.importorskip("tensorflow")
+    x = _X5[(slice(None),) + (0,) * (3 - rank)]
+    window, strides = [2, 3, 2][:rank], [2, 2, 1][:rank]
+    ours = ds.nn.pool(x, window, pooling_type, strides, padding).numpy()
+    theirs = tf.nn.pool(x, window, pooling_type, strides, padding).numpy()
+    assert ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-6)
+    if rank == 2:  # channels first: the same, transposed
+        first = ds.nn.pool(np.transpose(x, (0, 3, 1, 2)), window, pooling_type, strides, padding, data_format="NCHW")
+        np.testing.assert_allclose(first.numpy(), np.transpose(theirs, (0, 3, 1, 2)), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("block,paddings", [
+    ([2, 3], [[1, 0], [0, 0]]), ([2], [[1, 0]]), ([1, 2, 2], [[0, 0], [0, 0], [1, 0]]), ([5, 1], [[0, 0], [1, 2]]),
+])
+def test_space_to_batch_matches_tensorflow(block, paddings):
+    tf = pytest.importorskip("tensorflow")
+    ours = ds.nn.space_to_batch(_X5, block, paddings).numpy()
+    theirs = tf.nn.space_to_batch(_X5, block, paddings).numpy()
+    assert ours.shape == theirs.shape
+    np.testing.assert_array_equal(ours, theirs)
+
+
+def test_collapse_repeated_matches_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(11)
+    for dtype, len_dtype in (("int64", "int32"), ("int32", "int64")):
+        labels = rng.integers(0, 3, size=(5, 8)).astype(dtype)
+        lengths = np.array([8, 0, 3, 5, 12], dtype=len_dtype)  # 12 > max_length: the whole row
+        ours = ds.nn.collapse_repeated(labels, lengths)
+        theirs = tf.nn.collapse_repeated(labels, lengths)
+        for a, b in zip(ours, theirs):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+            assert a.numpy().dtype == b.numpy().dtype
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: ds.nn.max_pool3d(_X5[0], 2, 2, "VALID"), ValueError, "rank 5"),
+    (lambda: ds.nn.avg_pool3d(_X5, (2, 2), 2, "VALID"), ValueError, "ksize"),
+    (lambda: ds.nn.max_pool3d(_X5, 2, 2, "VALID", data_format="NHWC"), ValueError, "data_format"),
+    (lambda: ds.nn.pool(_X5, [2, 2], "MAX"), ValueError, "window_shape"),
+    (lambda: ds.nn.pool(_X5, [2, 2, 2], "MIN"), ValueError, "pooling_type"),
+    (lambda: ds.nn.pool(_X5, [2, 2, 2], "MAX", [3, 1, 1]), ValueError, "strides"),
+    (lambda: ds.nn.pool(_X5, [2, 2, 2], "MAX", dilations=[2, 1, 1]), ValueError, "dilat"),
+    (lambda: ds.nn.space_to_batch(_X5, [2], [[0, 0]]), ValueError, "divisible"),
+    (lambda: ds.nn.space_to_batch(_X5, [2, 2], [[1, 0]]), ValueError, "paddings"),
+    (lambda: ds.nn.space_to_batch(_X5, [0], [[1, 0]]), ValueError, "block_shape"),
+    (lambda: ds.nn.collapse_repeated([1, 2], [2]), ValueError, "rank 2"),
+    (lambda: ds.nn.collapse_repeated([[1, 2]], [2, 1]), ValueError, "seq_length"),
+])
+def test_nn_extra_ops_refuse_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
