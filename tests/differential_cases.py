@@ -628,3 +628,6 @@ op(N, "pool", "image", call=lambda m, x: m.pool(x, [2, 3], "AVG", [2, 2], "SAME"
 op(N, "space_to_batch", "image", call=lambda m, x: m.space_to_batch(x, [2, 3], [[1, 0], [0, 0]]))
 NOT_COMPARED["tf.nn"]["collapse_repeated"] = ("integer labels, no gradient; tests/test_nn_train_extra.py checks it "
                                               "against TF")
+_MORPH = lambda x: np.linspace(-1, 1, 18).reshape(3, 2, 3).astype(x.dtype.name)  # noqa: E731
+op(N, "dilation2d", "image", call=lambda m, x: m.dilation2d(x, _MORPH(x), [1, 2, 1, 1], "SAME", "NHWC", [1, 1, 2, 1]))
+op(N, "erosion2d", "image", call=lambda m, x: m.erosion2d(x, _MORPH(x), [1, 1, 2, 1], "VALID", "NHWC", [1, 2, 1, 1]))

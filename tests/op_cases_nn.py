@@ -174,3 +174,9 @@ CASES += [
     Case("pool_avg_2d", lambda x: ds.nn.pool(x, [2, 3], "AVG", [2, 2], "SAME"), [_signed(2, 4, 5, 2)]),
     Case("space_to_batch_2d", lambda x: ds.nn.space_to_batch(x, [2, 3], [[1, 0], [0, 1]]), [_signed(2, 3, 5, 2)]),
 ]
+CASES += [
+    Case("dilation2d_same", lambda x, k: ds.nn.dilation2d(x, k, [1, 2, 1, 1], "SAME", "NHWC", [1, 1, 2, 1]),
+         [_rng.permutation(40).reshape(1, 4, 5, 2) * 0.1, _rng.permutation(12).reshape(3, 2, 2) * 0.013]),
+    Case("erosion2d_valid", lambda x, k: ds.nn.erosion2d(x, k, [1, 1, 1, 1], "VALID", "NHWC", [1, 1, 1, 1]),
+         [_rng.permutation(40).reshape(1, 4, 5, 2) * 0.1, _rng.permutation(12).reshape(3, 2, 2) * 0.013]),
+]

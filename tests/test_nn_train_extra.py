@@ -197,3 +197,43 @@ def test_collapse_repeated_matches_tensorflow():
 def test_nn_extra_ops_refuse_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize("name", ["dilation2d", "erosion2d"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("strides,rates,padding", [
+    ([1, 1, 1, 1], [1, 1, 1, 1], "SAME"), ([1, 2, 3, 1], [1, 1, 1, 1], "SAME"), ([1, 1, 1, 1], [1, 2, 2, 1], "VALID"),
+    ([1, 2, 1, 1], [1, 1, 3, 1], "SAME"),
+])
+def test_morphology_matches_tensorflow_with_gradients(name, dtype, strides, rates, padding):
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(5)
+    x, k = rng.normal(size=(2, 7, 8, 3)).astype(dtype), rng.normal(size=(3, 2, 3)).astype(dtype)
+    xt, kt = tf.constant(x), tf.constant(k)
+    with tf.GradientTape() as tape:
+        tape.watch([xt, kt])
+        y = getattr(tf.nn, name)(xt, kt, strides, padding, "NHWC", rates)
+        loss = tf.reduce_sum(y * y)
+    theirs = [y.numpy()] + [g.numpy() for g in tape.gradient(loss, [xt, kt])]
+    xd, kd = ds.constant(x), ds.constant(k)
+    with ds.GradientTape() as tape:
+        tape.watch(xd)
+        tape.watch(kd)
+        y = getattr(ds.nn, name)(xd, kd, strides, padding, "NHWC", rates)
+        loss = ds.reduce_sum(y * y)
+    ours = [y.numpy()] + [g.numpy() for g in tape.gradient(loss, [xd, kd])]
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: ds.nn.dilation2d(_X5[0], np.ones((2, 2, 3)), 1, "SAME", "NCHW", 1), ValueError, "data_format"),
+    (lambda: ds.nn.dilation2d(_X5[0], np.ones((2, 2, 4)), 1, "SAME", "NHWC", 1), ValueError, "depth"),
+    (lambda: ds.nn.dilation2d(_X5, np.ones((2, 2, 3)), 1, "SAME", "NHWC", 1), ValueError, "rank 4"),
+    (lambda: ds.nn.erosion2d(_X5[0], np.ones((2, 2, 3)), 1, "FULL", "NHWC", 1), ValueError, "padding"),
+    (lambda: ds.nn.erosion2d(_X5[0], np.ones((2, 3)), 1, "SAME", "NHWC", 1), ValueError, "rank 3"),
+])
+def test_morphology_refuses_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

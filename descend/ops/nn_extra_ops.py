@@ -1,5 +1,6 @@
 """Still more of ``tf.nn``, as compositions of descend's ops (the gradients are theirs): 3-D pooling,
-the rank-generic ``pool``, ``space_to_batch``, and ``collapse_repeated`` (integer labels, no gradient).
+the rank-generic ``pool``, ``space_to_batch``, grayscale morphology (``dilation2d``/``erosion2d``) and
+``collapse_repeated`` (integer labels, no gradient).
 
 3-D pooling is separable: a window's maximum is the maximum over depth of the maxima over height x width,
 and (with ``"SAME"`` padding too) a window's mean is the mean over depth of the means over height x width,
@@ -18,12 +19,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
-from . import array_ops
+from . import array_ops, math_ops
 from .conv_more_ops import _triple
-from .conv_ops import avg_pool2d, max_pool2d
+from .conv_ops import _nhwc_args, _padding, _spatial, avg_pool2d, im2col, max_pool2d
+from .selection_ops import reverse
 from .nn_more_ops import avg_pool, max_pool
 
-__all__ = ["max_pool3d", "avg_pool3d", "pool", "space_to_batch", "collapse_repeated"]
+__all__ = ["max_pool3d", "avg_pool3d", "pool", "space_to_batch", "collapse_repeated", "dilation2d", "erosion2d"]
 
 
 def _pool3d(pool2d, input, ksize, strides, padding, data_format, owner):  # noqa: A002 - TF's name
@@ -188,3 +190,48 @@ def collapse_repeated(labels, seq_length, name=None):
     for row in range(lab.shape[0]):
         out[row, :new_lengths[row]] = lab[row][keep[row]]
     return Tensor(out), Tensor(new_lengths.astype(lengths.dtype))
+
+
+def dilation2d(input, filters, strides, padding, data_format, dilations, name=None):  # noqa: A002 - TF's name
+    """Grayscale dilation (``tf.nn.dilation2d``): the maximum over each window of ``input + filters``.
+
+    ``out[b, y, x, c] = max over (dy, dx) of input[b, y*sy + dy*ry, x*sx + dx*rx, c] + filters[dy, dx, c]``
+    (on the input padded with -inf by TF's ``"SAME"``/``"VALID"`` rule).
+
+    Args:
+        input: ``(N, H, W, C)``, floating-point.
+        filters: ``(kh, kw, C)``.
+        strides, dilations: 4 ints ``[1, s_h, s_w, 1]`` (or 2, or an int).
+        padding: ``"VALID"`` or ``"SAME"``.
+        data_format: ``"NHWC"`` (the only one TF supports).
+    """
+    owner = "dilation2d"
+    if data_format != "NHWC":
+        raise ValueError(f"{owner}: data_format must be 'NHWC'. Received: data_format={data_format!r}")
+    x, k = convert_to_tensor(input), convert_to_tensor(filters)
+    if x.ndim != 4:
+        raise ValueError(f"{owner}: input must have rank 4 (NHWC). Received shape {tuple(x.shape)}")
+    if x.dtype.kind != "f":
+        raise TypeError(f"{owner}: input must be floating-point. Received dtype {x.dtype.name}")
+    if k.ndim != 3 or k.shape[2] != x.shape[3]:
+        raise ValueError(f"{owner}: filters must have shape (height, width, {x.shape[3]}) (the input's depth). "
+                         f"Received shape {tuple(k.shape)}")
+    st = _nhwc_args(strides, "strides", owner, "NHWC")
+    rates = _nhwc_args(dilations, "dilations", owner, "NHWC")
+
+    ks = (k.shape[0], k.shape[1])
+    _, pads = _spatial(x.shape, ks, st, rates, _padding(padding, owner), owner)
+    patches = im2col(x, ksize=ks, strides=st, dilations=rates, pads=pads, pad_value=-np.inf)
+    shifted = math_ops.add(patches, array_ops.reshape(math_ops.cast(k, x.dtype), shape=(1, 1, 1) + tuple(k.shape)))
+    return math_ops.reduce_max(shifted, axis=(3, 4))
+
+
+def erosion2d(value, filters, strides, padding, data_format, dilations, name=None):
+    """Grayscale erosion (``tf.nn.erosion2d``): the minimum over each window of ``value - filters``, with the
+    filter mirrored: ``-dilation2d(-value, reverse(filters, [0, 1]))``. The arguments are
+    :func:`dilation2d`'s."""
+    k = convert_to_tensor(filters)
+    if k.ndim != 3:
+        raise ValueError(f"erosion2d: filters must have rank 3 (height, width, depth). Received shape {tuple(k.shape)}")
+    return math_ops.negative(dilation2d(math_ops.negative(convert_to_tensor(value)), reverse(k, axis=(0, 1)),
+                                        strides, padding, data_format, dilations))
