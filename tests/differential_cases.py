@@ -631,3 +631,8 @@ NOT_COMPARED["tf.nn"]["collapse_repeated"] = ("integer labels, no gradient; test
 _MORPH = lambda x: np.linspace(-1, 1, 18).reshape(3, 2, 3).astype(x.dtype.name)  # noqa: E731
 op(N, "dilation2d", "image", call=lambda m, x: m.dilation2d(x, _MORPH(x), [1, 2, 1, 1], "SAME", "NHWC", [1, 1, 2, 1]))
 op(N, "erosion2d", "image", call=lambda m, x: m.erosion2d(x, _MORPH(x), [1, 1, 2, 1], "VALID", "NHWC", [1, 2, 1, 1]))
+_K3T = lambda x: np.linspace(-1, 1, 36).reshape(2, 2, 3, 3, 1).astype(x.dtype.name)  # noqa: E731
+op(N, "conv3d_transpose", "volume", call=lambda m, x: m.conv3d_transpose(x, _K3T(x), (2, 10, 12, 3, 3), (2, 2, 1),
+                                                                          "SAME"))
+op(N, "conv_transpose", "image", call=lambda m, x: m.conv_transpose(
+    x, np.linspace(-1, 1, 18).reshape(3, 2, 1, 3).astype(x.dtype.name), (2, 10, 6, 1), [2, 1], "SAME"))

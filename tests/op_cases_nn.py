@@ -180,3 +180,7 @@ CASES += [
     Case("erosion2d_valid", lambda x, k: ds.nn.erosion2d(x, k, [1, 1, 1, 1], "VALID", "NHWC", [1, 1, 1, 1]),
          [_rng.permutation(40).reshape(1, 4, 5, 2) * 0.1, _rng.permutation(12).reshape(3, 2, 2) * 0.013]),
 ]
+CASES += [
+    Case("conv3d_transpose_same", lambda x, k: ds.nn.conv3d_transpose(x, k, (1, 4, 3, 5, 2), (2, 1, 2), "SAME"),
+         [_signed(1, 2, 3, 3, 2), _signed(2, 2, 3, 2, 2)]),
+]

@@ -237,3 +237,51 @@ def test_morphology_matches_tensorflow_with_gradients(name, dtype, strides, rate
 def test_morphology_refuses_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+CONV3D_T_CASES = [  # (input spatial, output spatial, strides, padding, kernel depth)
+    ((3, 4, 5), (6, 8, 10), 2, "SAME", 3),
+    ((3, 4, 5), (7, 9, 11), 2, "VALID", 3),
+    ((4, 4, 4), (4, 4, 4), 1, "SAME", 2),
+    ((2, 3, 3), (6, 3, 6), (3, 1, 2), "SAME", 1),  # a depth stride above the filter depth: zero slices
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("ins,outs,strides,padding,kd", CONV3D_T_CASES)
+def test_conv3d_transpose_matches_tensorflow(dtype, ins, outs, strides, padding, kd):
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(9)
+    x, k = rng.normal(size=(2,) + ins + (3,)).astype(dtype), rng.normal(size=(kd, 2, 3, 4, 3)).astype(dtype)
+    shape = (2,) + outs + (4,)
+    theirs = tf.nn.conv3d_transpose(x, k, shape, strides, padding).numpy()
+    ours = ds.nn.conv3d_transpose(x, k, shape, strides, padding).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-4 if dtype == "float32" else 1e-10)
+    np.testing.assert_array_equal(ds.nn.conv_transpose(x, k, shape, strides, padding).numpy(), ours)
+
+
+@pytest.mark.parametrize("dilations,padding", [(1, "SAME"), ((2, 1, 2), "SAME"), ((1, 2, 1), "VALID")])
+def test_conv3d_transpose_is_conv3d_adjoint(dilations, padding):
+    """<conv3d(u), v> == <u, conv3d_transpose(v)>: also with dilations (TF's CPU kernel has none)."""
+    rng = np.random.default_rng(2)
+    u, k = rng.normal(size=(1, 6, 7, 5, 2)), rng.normal(size=(2, 3, 2, 2, 3))
+    y = ds.nn.conv3d(u, k, (2, 1, 2), padding, dilations=dilations).numpy()
+    v = rng.normal(size=y.shape)
+    back = ds.nn.conv3d_transpose(v, k, u.shape, (2, 1, 2), padding, dilations=dilations).numpy()
+    np.testing.assert_allclose(np.sum(y * v), np.sum(u * back), rtol=1e-10)
+    first = ds.nn.conv3d_transpose(np.transpose(v, (0, 4, 1, 2, 3)), k, (1, 2, 6, 7, 5), (2, 1, 2), padding,
+                                   data_format="NCDHW", dilations=dilations).numpy()
+    np.testing.assert_allclose(first, np.transpose(back, (0, 4, 1, 2, 3)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: ds.nn.conv3d_transpose(np.ones((1, 3, 4, 5, 3)), np.ones((3, 2, 3, 4, 3)), (1, 7, 8, 10, 4), 2),
+     "gives depth"),
+    (lambda: ds.nn.conv3d_transpose(np.ones((1, 3, 4, 5, 3)), np.ones((3, 2, 3, 4, 3)), (1, 6, 8, 10), 2),
+     "5 entries"),
+    (lambda: ds.nn.conv3d_transpose(np.ones((1, 3, 4, 5)), np.ones((3, 2, 3, 4, 3)), (1, 6, 8, 10, 4), 2), "rank 5"),
+    (lambda: ds.nn.conv_transpose(np.ones((1, 3)), np.ones((3, 2)), (1, 6), 2), "3, 4 or 5"),
+])
+def test_conv3d_transpose_refuses_bad_shapes(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

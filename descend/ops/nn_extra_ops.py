@@ -1,5 +1,6 @@
 """Still more of ``tf.nn``, as compositions of descend's ops (the gradients are theirs): 3-D pooling,
-the rank-generic ``pool``, ``space_to_batch``, grayscale morphology (``dilation2d``/``erosion2d``) and
+the rank-generic ``pool``, ``space_to_batch``, grayscale morphology (``dilation2d``/``erosion2d``), ``conv3d_transpose`` (``conv2d_transpose`` of each
+depth slice, summed into the depths it reaches), the rank-generic ``conv_transpose``, and
 ``collapse_repeated`` (integer labels, no gradient).
 
 3-D pooling is separable: a window's maximum is the maximum over depth of the maxima over height x width,
@@ -20,12 +21,13 @@ import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
 from . import array_ops, math_ops
-from .conv_more_ops import _triple
-from .conv_ops import _nhwc_args, _padding, _spatial, avg_pool2d, im2col, max_pool2d
+from .conv_more_ops import _fit, _triple, conv1d_transpose, conv2d_transpose
+from .conv_ops import _nhwc_args, _padding, _spatial, avg_pool2d, conv_output_size, im2col, max_pool2d
 from .selection_ops import reverse
 from .nn_more_ops import avg_pool, max_pool
 
-__all__ = ["max_pool3d", "avg_pool3d", "pool", "space_to_batch", "collapse_repeated", "dilation2d", "erosion2d"]
+__all__ = ["max_pool3d", "avg_pool3d", "pool", "space_to_batch", "collapse_repeated", "dilation2d", "erosion2d",
+           "conv3d_transpose", "conv_transpose"]
 
 
 def _pool3d(pool2d, input, ksize, strides, padding, data_format, owner):  # noqa: A002 - TF's name
@@ -235,3 +237,79 @@ def erosion2d(value, filters, strides, padding, data_format, dilations, name=Non
         raise ValueError(f"erosion2d: filters must have rank 3 (height, width, depth). Received shape {tuple(k.shape)}")
     return math_ops.negative(dilation2d(math_ops.negative(convert_to_tensor(value)), reverse(k, axis=(0, 1)),
                                         strides, padding, data_format, dilations))
+
+
+def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NDHWC",  # noqa: A002
+                     dilations=None, name=None):
+    """The transpose of ``conv3d`` (``tf.nn.conv3d_transpose``).
+
+    Input depth slice ``z`` and filter depth ``a`` give ``conv2d_transpose(input[:, z], filters[a])`` at output
+    depth ``z * s_d + a * d_d`` (before cropping by the padding), the adjoint of ``conv3d``'s sum.
+
+    Args:
+        input: ``(N, D, H, W, C_in)`` (or NCDHW).
+        filters: ``(kd, kh, kw, C_out, C_in)``.
+        output_shape: ``(N, OD, OH, OW, C_out)`` (or NCDHW): the shape whose ``conv3d`` has ``input``'s shape.
+        strides, dilations: an int, 3 ints or 5 (1 on batch and channels).
+        padding: ``"VALID"`` or ``"SAME"``.
+    """
+    owner = "conv3d_transpose"
+    if data_format not in ("NDHWC", "NCDHW"):
+        raise ValueError(f"{owner}: data_format must be 'NDHWC' or 'NCDHW'. Received: data_format={data_format!r}")
+    x, k = convert_to_tensor(input), convert_to_tensor(filters)
+    if x.ndim != 5 or k.ndim != 5:
+        raise ValueError(f"{owner}: input and filters must have rank 5. Received shapes {tuple(x.shape)} and "
+                         f"{tuple(k.shape)}")
+    out = [int(v) for v in np.asarray(getattr(output_shape, "_value", output_shape)).reshape(-1)]
+    if len(out) != 5:
+        raise ValueError(f"{owner}: output_shape must have 5 entries. Received: {out}")
+    st = _triple(strides, "strides", owner)
+    dl = _triple(1 if dilations is None else dilations, "dilations", owner)
+    pad = _padding(padding, owner)
+    if data_format == "NCDHW":
+        x = array_ops.transpose(x, perm=(0, 2, 3, 4, 1))
+        out = [out[0], out[2], out[3], out[4], out[1]]
+    n, depth = x.shape[0], x.shape[1]
+    kd = k.shape[0]
+    od = out[1]
+    expected, before, _ = conv_output_size(od, kd, st[0], pad, dl[0])
+    if expected != depth:
+        raise ValueError(f"{owner}: a conv3d of output_shape {out} with these strides and padding gives depth "
+                         f"{expected}, not the input's {depth}")
+    full = (depth - 1) * st[0] + (kd - 1) * dl[0] + 1
+    terms: list[list] = [[] for _ in range(full)]
+    for z in range(depth):
+        for a in range(kd):
+            terms[z * st[0] + a * dl[0]].append(conv2d_transpose(
+                x[:, z], k[a], (n, out[2], out[3], out[4]), strides=st[1:], padding=pad.upper(), dilations=dl[1:]))
+    zeros = None
+    slices = []
+    for group in terms:
+        if group:
+            slices.append(math_ops.add_n(group) if len(group) > 1 else group[0])
+        else:  # a depth no window reaches (stride above the dilated filter depth)
+            if zeros is None:
+                zeros = Tensor(np.zeros((n, out[2], out[3], out[4]), dtype=x.dtype.dtype))
+            slices.append(zeros)
+    y = _fit(array_ops.stack(slices, axis=1), 1, od, before)
+    if data_format == "NCDHW":
+        y = array_ops.transpose(y, perm=(0, 4, 1, 2, 3))
+    return y
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002
+                   dilations=None, name=None):
+    """``conv1d_transpose``, ``conv2d_transpose`` or ``conv3d_transpose`` by ``output_shape``'s length (3, 4 or
+    5), as ``tf.nn.conv_transpose``; ``data_format`` defaults to channels last."""
+    n = int(np.asarray(getattr(output_shape, "_value", output_shape)).size)
+    if n not in (3, 4, 5):
+        raise ValueError(f"conv_transpose: output_shape must have 3, 4 or 5 entries (1 to 3 spatial dimensions). "
+                         f"Received: {output_shape!r}")
+    if n == 3:
+        return conv1d_transpose(input, filters, output_shape, strides=strides, padding=padding,
+                                data_format=data_format or "NWC", dilations=1 if dilations is None else dilations)
+    if n == 4:
+        return conv2d_transpose(input, filters, output_shape, strides=strides, padding=padding,
+                                data_format=data_format or "NHWC", dilations=1 if dilations is None else dilations)
+    return conv3d_transpose(input, filters, output_shape, strides, padding=padding,
+                            data_format=data_format or "NDHWC", dilations=dilations)
