@@ -25,13 +25,14 @@ from .checkpoint import (
     load_checkpoint,
 )
 from .training.backup import BackupAndRestore
+from .training.checkpoint_watch import checkpoints_iterator
 from .training.ema import ExponentialMovingAverage
 
 __all__ = [
     "BackupAndRestore", "Checkpoint", "CheckpointCorruptedError", "CheckpointError", "CheckpointLockedError",
     "CheckpointManager", "CheckpointMismatchError",
     "CheckpointReader", "RestoreReport", "latest_checkpoint", "list_variables", "load_checkpoint",
-    "ExponentialMovingAverage", "load_variable",
+    "ExponentialMovingAverage", "load_variable", "checkpoints_iterator",
 ]
 
 

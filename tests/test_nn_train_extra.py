@@ -285,3 +285,28 @@ def test_conv3d_transpose_is_conv3d_adjoint(dilations, padding):
 def test_conv3d_transpose_refuses_bad_shapes(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_checkpoints_iterator_yields_each_new_checkpoint_once(tmp_path):
+    manager = ds.train.CheckpointManager(ds.train.Checkpoint(v=ds.Variable(1.0)), str(tmp_path), max_to_keep=3)
+    assert list(ds.train.checkpoints_iterator(str(tmp_path), timeout=0)) == []  # none yet: ends at the timeout
+    first = manager.save()
+    saved, calls = [], []
+
+    def save_once_more():  # called at each timeout: a second checkpoint appears once, then the iterator ends
+        calls.append(1)
+        if len(calls) == 1:
+            saved.append(manager.save())
+            return False
+        return True
+
+    seen = list(ds.train.checkpoints_iterator(str(tmp_path), timeout=0, timeout_fn=save_once_more))
+    assert seen == [first, saved[0]] and len(calls) == 2
+
+
+@pytest.mark.parametrize("kwargs,error", [
+    ({"timeout": -1}, ValueError), ({"min_interval_secs": "1"}, ValueError), ({"timeout_fn": 3}, TypeError),
+])
+def test_checkpoints_iterator_refuses_bad_arguments(tmp_path, kwargs, error):
+    with pytest.raises(error):
+        next(ds.train.checkpoints_iterator(str(tmp_path), **{"timeout": 0, **kwargs}))
