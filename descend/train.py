@@ -26,13 +26,14 @@ from .checkpoint import (
 )
 from .training.backup import BackupAndRestore
 from .training.checkpoint_watch import checkpoints_iterator
+from .training.coordinator import Coordinator
 from .training.ema import ExponentialMovingAverage
 
 __all__ = [
     "BackupAndRestore", "Checkpoint", "CheckpointCorruptedError", "CheckpointError", "CheckpointLockedError",
     "CheckpointManager", "CheckpointMismatchError",
     "CheckpointReader", "RestoreReport", "latest_checkpoint", "list_variables", "load_checkpoint",
-    "ExponentialMovingAverage", "load_variable", "checkpoints_iterator",
+    "ExponentialMovingAverage", "load_variable", "checkpoints_iterator", "Coordinator",
 ]
 
 

@@ -310,3 +310,85 @@ def test_checkpoints_iterator_yields_each_new_checkpoint_once(tmp_path):
 def test_checkpoints_iterator_refuses_bad_arguments(tmp_path, kwargs, error):
     with pytest.raises(error):
         next(ds.train.checkpoints_iterator(str(tmp_path), **{"timeout": 0, **kwargs}))
+
+
+def _coordinator_scenario(lib, errors, scenario):
+    """What a Coordinator scenario ends in: ("ok"|"raised", exception type name, message, flags)."""
+    import threading
+
+    coord = lib.train.Coordinator()
+    release = threading.Event()
+
+    def worker(raise_what):
+        with coord.stop_on_exception():
+            if raise_what is not None:
+                raise raise_what
+            coord.wait_for_stop()
+
+    if scenario == "first_error_wins":
+        plan = [ValueError("first"), None, None]
+    elif scenario == "clean_stop":
+        plan = [errors.OutOfRangeError(None, None, "end") if lib.__name__ == "tensorflow"
+                else errors.OutOfRangeError("end"), None]
+    else:
+        plan = [None, None]
+    threads = [threading.Thread(target=worker, args=(p,), name=f"w{i}") for i, p in enumerate(plan)]
+    for t in threads:
+        t.start()
+    if scenario == "first_error_wins":
+        coord.wait_for_stop()
+        coord.request_stop(KeyError("second"))  # not kept: the first stays
+    elif scenario == "straggler":
+        stuck = threading.Thread(target=release.wait, name="stuck")
+        stuck.start()
+        coord.register_thread(stuck)
+        coord.request_stop()
+    elif scenario == "stop_without_error":
+        coord.request_stop()
+    try:
+        coord.join(threads, stop_grace_period_secs=0.05)
+        outcome = ("ok", None, None)
+    except Exception as e:  # noqa: BLE001 - the outcome under test
+        outcome = ("raised", type(e).__name__, str(e))
+    finally:
+        release.set()
+    flags = (coord.should_stop(), coord.joined)
+    try:  # after join, a request with an exception (from its handler, as TF expects) raises at once
+        try:
+            raise ValueError("late")
+        except ValueError as handled:
+            coord.request_stop(handled)
+        late = None
+    except ValueError as e:
+        late = str(e)
+    coord.clear_stop()
+    return outcome, flags, late, coord.should_stop(), coord.joined
+
+
+@pytest.mark.parametrize("scenario", ["first_error_wins", "clean_stop", "straggler", "stop_without_error"])
+def test_coordinator_matches_tensorflow(scenario):
+    tf = pytest.importorskip("tensorflow")
+    ours = _coordinator_scenario(ds, ds.errors, scenario)
+    theirs = _coordinator_scenario(tf, tf.errors, scenario)
+    assert ours == theirs
+    expected = {"first_error_wins": ("raised", "ValueError", "first"), "clean_stop": ("ok", None, None),
+                "straggler": ("raised", "RuntimeError", "Coordinator stopped with threads still running: stuck"),
+                "stop_without_error": ("ok", None, None)}[scenario]
+    assert ours[0] == expected
+
+
+def test_coordinator_ignores_live_threads_when_asked():
+    import threading
+
+    coord = ds.train.Coordinator()
+    release = threading.Event()
+    stuck = threading.Thread(target=release.wait)
+    stuck.start()
+    coord.request_stop()
+    try:
+        coord.join([stuck], stop_grace_period_secs=0.01, ignore_live_threads=True)
+        assert coord.joined
+    finally:
+        release.set()
+    with pytest.raises(TypeError, match="exception types"):
+        ds.train.Coordinator(clean_stop_exception_types=[int])
