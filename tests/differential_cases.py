@@ -636,3 +636,6 @@ op(N, "conv3d_transpose", "volume", call=lambda m, x: m.conv3d_transpose(x, _K3T
                                                                           "SAME"))
 op(N, "conv_transpose", "image", call=lambda m, x: m.conv_transpose(
     x, np.linspace(-1, 1, 18).reshape(3, 2, 1, 3).astype(x.dtype.name), (2, 10, 6, 1), [2, 1], "SAME"))
+for _scale in (True, False):
+    op(N, "batch_norm_with_global_normalization", call=(lambda sc: lambda m, x: m.batch_norm_with_global_normalization(
+        x, x[0], x[1] * x[1], x[2], x[0] + 2.0, 1e-3, sc))(_scale))

@@ -392,3 +392,16 @@ def test_coordinator_ignores_live_threads_when_asked():
         release.set()
     with pytest.raises(TypeError, match="exception types"):
         ds.train.Coordinator(clean_stop_exception_types=[int])
+
+
+@pytest.mark.parametrize("scale", [True, False])
+def test_batch_norm_with_global_normalization_matches_tensorflow(scale):
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(4)
+    x, m, v, b, g = rng.normal(size=(3, 4)), rng.normal(size=4), rng.uniform(0.5, 2, 4), rng.normal(size=4), \
+        rng.normal(size=4)
+    ours = ds.nn.batch_norm_with_global_normalization(x, m, v, b, g, 1e-3, scale).numpy()
+    theirs = tf.nn.batch_norm_with_global_normalization(x, m, v, b, g, 1e-3, scale).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
+    with pytest.raises(TypeError, match="bool"):
+        ds.nn.batch_norm_with_global_normalization(x, m, v, b, g, 1e-3, "yes")

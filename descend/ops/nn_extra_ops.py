@@ -24,10 +24,11 @@ from . import array_ops, math_ops
 from .conv_more_ops import _fit, _triple, conv1d_transpose, conv2d_transpose
 from .conv_ops import _nhwc_args, _padding, _spatial, avg_pool2d, conv_output_size, im2col, max_pool2d
 from .selection_ops import reverse
-from .nn_more_ops import avg_pool, max_pool
+from .nn_more_ops import avg_pool, batch_normalization, max_pool
 
 __all__ = ["max_pool3d", "avg_pool3d", "pool", "space_to_batch", "collapse_repeated", "dilation2d", "erosion2d",
-           "conv3d_transpose", "conv_transpose"]
+           "conv3d_transpose", "conv_transpose",
+           "batch_norm_with_global_normalization"]
 
 
 def _pool3d(pool2d, input, ksize, strides, padding, data_format, owner):  # noqa: A002 - TF's name
@@ -313,3 +314,14 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
                                 data_format=data_format or "NHWC", dilations=1 if dilations is None else dilations)
     return conv3d_transpose(input, filters, output_shape, strides, padding=padding,
                             data_format=data_format or "NDHWC", dilations=dilations)
+
+
+def batch_norm_with_global_normalization(input, mean, variance, beta, gamma, variance_epsilon,  # noqa: A002
+                                         scale_after_normalization, name=None):
+    """TF 1's batch normalization (``tf.nn.batch_norm_with_global_normalization``): :func:`batch_normalization`
+    with offset ``beta`` and, when ``scale_after_normalization``, scale ``gamma`` (else no scale)."""
+    if not isinstance(scale_after_normalization, (bool, np.bool_)):
+        raise TypeError("batch_norm_with_global_normalization: `scale_after_normalization` must be a bool. "
+                        f"Received: {scale_after_normalization!r}")
+    return batch_normalization(input, mean, variance, beta, gamma if scale_after_normalization else None,
+                               variance_epsilon)
