@@ -639,3 +639,5 @@ op(N, "conv_transpose", "image", call=lambda m, x: m.conv_transpose(
 for _scale in (True, False):
     op(N, "batch_norm_with_global_normalization", call=(lambda sc: lambda m, x: m.batch_norm_with_global_normalization(
         x, x[0], x[1] * x[1], x[2], x[0] + 2.0, 1e-3, sc))(_scale))
+op(N, "atrous_conv2d_transpose", "image", call=lambda m, x: m.atrous_conv2d_transpose(
+    x, np.linspace(-1, 1, 36).reshape(3, 2, 2, 3).astype(x.dtype.name), (2, 5, 6, 2), 2, "SAME"))

@@ -405,3 +405,17 @@ def test_batch_norm_with_global_normalization_matches_tensorflow(scale):
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-12)
     with pytest.raises(TypeError, match="bool"):
         ds.nn.batch_norm_with_global_normalization(x, m, v, b, g, 1e-3, "yes")
+
+
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("rate,window", [(2, (3, 3)), (3, (2, 3)), (1, (3, 2))])
+def test_atrous_conv2d_transpose_matches_tensorflow(padding, rate, window):
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(8)
+    x, k = rng.normal(size=(2, 6, 7, 3)), rng.normal(size=window + (4, 3))
+    shape = (2, 6, 7, 4) if padding == "SAME" else (2, 6 + (window[0] - 1) * rate, 7 + (window[1] - 1) * rate, 4)
+    ours = ds.nn.atrous_conv2d_transpose(x, k, shape, rate, padding).numpy()
+    np.testing.assert_allclose(ours, tf.nn.atrous_conv2d_transpose(x, k, shape, rate, padding).numpy(), rtol=1e-10,
+                               atol=1e-10)
+    with pytest.raises(ValueError, match="rate"):
+        ds.nn.atrous_conv2d_transpose(x, k, shape, 0, padding)

@@ -28,7 +28,7 @@ from .nn_more_ops import avg_pool, batch_normalization, max_pool
 
 __all__ = ["max_pool3d", "avg_pool3d", "pool", "space_to_batch", "collapse_repeated", "dilation2d", "erosion2d",
            "conv3d_transpose", "conv_transpose",
-           "batch_norm_with_global_normalization"]
+           "batch_norm_with_global_normalization", "atrous_conv2d_transpose"]
 
 
 def _pool3d(pool2d, input, ksize, strides, padding, data_format, owner):  # noqa: A002 - TF's name
@@ -325,3 +325,11 @@ def batch_norm_with_global_normalization(input, mean, variance, beta, gamma, var
                         f"Received: {scale_after_normalization!r}")
     return batch_normalization(input, mean, variance, beta, gamma if scale_after_normalization else None,
                                variance_epsilon)
+
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """The transpose of ``atrous_conv2d`` (``tf.nn.atrous_conv2d_transpose``): :func:`conv2d_transpose` with
+    stride 1 and dilation ``rate``; ``filters`` is ``(kh, kw, C_out, C_in)``."""
+    if isinstance(rate, bool) or not isinstance(rate, (int, np.integer)) or rate < 1:
+        raise ValueError(f"atrous_conv2d_transpose: `rate` must be a positive int. Received: rate={rate!r}")
+    return conv2d_transpose(value, filters, output_shape, strides=1, padding=padding, dilations=int(rate))
