@@ -641,3 +641,4 @@ for _scale in (True, False):
         x, x[0], x[1] * x[1], x[2], x[0] + 2.0, 1e-3, sc))(_scale))
 op(N, "atrous_conv2d_transpose", "image", call=lambda m, x: m.atrous_conv2d_transpose(
     x, np.linspace(-1, 1, 36).reshape(3, 2, 2, 3).astype(x.dtype.name), (2, 5, 6, 2), 2, "SAME"))
+op(N, "max_pool_with_argmax", "image", call=lambda m, x: m.max_pool_with_argmax(x, 3, 2, "SAME")[0])

@@ -419,3 +419,26 @@ def test_atrous_conv2d_transpose_matches_tensorflow(padding, rate, window):
                                atol=1e-10)
     with pytest.raises(ValueError, match="rate"):
         ds.nn.atrous_conv2d_transpose(x, k, shape, 0, padding)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("padding", ["SAME", "VALID"])
+@pytest.mark.parametrize("ksize,strides", [(2, 2), ((3, 2), (2, 1)), (3, 2)])
+@pytest.mark.parametrize("include_batch", [False, True])
+def test_max_pool_with_argmax_matches_tensorflow(dtype, padding, ksize, strides, include_batch):
+    tf = pytest.importorskip("tensorflow")
+    x = np.random.default_rng(6).normal(size=(2, 5, 7, 3)).astype(dtype)
+    x[0, 0, :2, 0] = 1.5  # a tie: the first in the window wins
+    ours = ds.nn.max_pool_with_argmax(x, ksize, strides, padding, include_batch_in_index=include_batch)
+    theirs = tf.nn.max_pool_with_argmax(x, ksize, strides, padding, include_batch_in_index=include_batch)
+    np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
+    np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+    assert ours[1].numpy().dtype == theirs[1].numpy().dtype == np.int64
+    small = ds.nn.max_pool_with_argmax(x, ksize, strides, padding, output_dtype="int32")[1].numpy()
+    assert small.dtype == np.int32
+
+
+@pytest.mark.parametrize("kwargs,error", [({"data_format": "NCHW"}, ValueError), ({"output_dtype": "float32"}, TypeError)])
+def test_max_pool_with_argmax_refuses_bad_arguments(kwargs, error):
+    with pytest.raises(error):
+        ds.nn.max_pool_with_argmax(np.ones((1, 4, 4, 1)), 2, 2, "VALID", **kwargs)

@@ -22,13 +22,14 @@ import numpy as np
 from ..framework.tensor import Tensor, convert_to_tensor
 from . import array_ops, math_ops
 from .conv_more_ops import _fit, _triple, conv1d_transpose, conv2d_transpose
-from .conv_ops import _nhwc_args, _padding, _spatial, avg_pool2d, conv_output_size, im2col, max_pool2d
+from .conv_ops import _nhwc_args, _padding, _pool_args, _spatial, avg_pool2d, conv_output_size, im2col, max_pool2d
 from .selection_ops import reverse
 from .nn_more_ops import avg_pool, batch_normalization, max_pool
 
 __all__ = ["max_pool3d", "avg_pool3d", "pool", "space_to_batch", "collapse_repeated", "dilation2d", "erosion2d",
            "conv3d_transpose", "conv_transpose",
-           "batch_norm_with_global_normalization", "atrous_conv2d_transpose"]
+           "batch_norm_with_global_normalization", "atrous_conv2d_transpose",
+           "max_pool_with_argmax"]
 
 
 def _pool3d(pool2d, input, ksize, strides, padding, data_format, owner):  # noqa: A002 - TF's name
@@ -333,3 +334,32 @@ def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=No
     if isinstance(rate, bool) or not isinstance(rate, (int, np.integer)) or rate < 1:
         raise ValueError(f"atrous_conv2d_transpose: `rate` must be a positive int. Received: rate={rate!r}")
     return conv2d_transpose(value, filters, output_shape, strides=1, padding=padding, dilations=int(rate))
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", output_dtype="int64",  # noqa: A002
+                         include_batch_in_index=False, name=None):
+    """2-D max pooling and where each maximum is (``tf.nn.max_pool_with_argmax``).
+
+    Returns ``(output, argmax)``: ``output`` is :func:`max_pool2d`'s (its gradient too); ``argmax`` holds the
+    flattened index ``(y * width + x) * channels + c`` of each window's first largest value (in row-major window
+    order), plus ``b * height * width * channels`` when ``include_batch_in_index``; no gradient.
+    """
+    owner = "max_pool_with_argmax"
+    if data_format != "NHWC":
+        raise ValueError(f"{owner}: data_format must be 'NHWC'. Received: data_format={data_format!r}")
+    out_dtype = np.dtype(getattr(output_dtype, "name", output_dtype))
+    if out_dtype not in (np.dtype("int32"), np.dtype("int64")):
+        raise TypeError(f"{owner}: output_dtype must be int32 or int64. Received: output_dtype={output_dtype!r}")
+    x, ks, st, pads = _pool_args(input, ksize, strides, padding, data_format, owner)
+    values = max_pool2d(x, ks, st, padding=padding)
+    n, h, w, c = x.shape
+    patches = im2col.forward(np.asarray(x.numpy()), ksize=ks, strides=st, dilations=(1, 1), pads=pads,
+                             pad_value=-np.inf)
+    oh, ow = patches.shape[1], patches.shape[2]
+    first = np.argmax(patches.reshape(n, oh, ow, ks[0] * ks[1], c), axis=3)  # the first maximum
+    rows = np.arange(oh)[None, :, None, None] * st[0] + first // ks[1] - pads[0][0]
+    cols = np.arange(ow)[None, None, :, None] * st[1] + first % ks[1] - pads[1][0]
+    index = (rows * w + cols) * c + np.arange(c)[None, None, None, :]
+    if include_batch_in_index:
+        index = index + np.arange(n)[:, None, None, None] * (h * w * c)
+    return values, Tensor(index.astype(out_dtype))
