@@ -9,18 +9,20 @@ from .framework.tensor import convert_to_tensor
 from .ops import math_ops as _math
 from .ops.conv_more_ops import conv1d_transpose, conv2d_transpose, conv3d, depthwise_conv2d, separable_conv2d
 from .ops.conv_ops import avg_pool1d, avg_pool2d, conv1d, conv2d, max_pool1d, max_pool2d
-from .math import l2_normalize, zero_fraction  # tf.nn's names for tf.math's functions
+from .math import approx_max_k, approx_min_k, l2_normalize, zero_fraction  # tf.nn's names for tf.math's functions
 from .ops.math_ops import tanh
 from .ops.selection_ops import in_top_k, top_k
 from .ops.nn_more_ops import *  # noqa: F403
 from .ops.nn_more_ops import __all__ as _nn_more_all
 from .ops.nn_ops import *  # noqa: F403
+from .ops.nn_extra_ops import *  # noqa: F403
+from .ops.nn_extra_ops import __all__ as _nn_extra_all
 from .ops.nn_ops import __all__ as _nn_all
 
 __all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_pool1d", "avg_pool2d", "compute_average_loss",
                            "scale_regularization_loss", "conv1d_transpose", "conv2d_transpose", "conv3d",
                            "depthwise_conv2d", "separable_conv2d", "tanh", "top_k", "in_top_k", "l2_normalize",
-                           "zero_fraction"] + list(_nn_more_all)
+                           "zero_fraction", "approx_max_k", "approx_min_k"] + list(_nn_more_all) + list(_nn_extra_all)
 
 
 def __getattr__(name: str):

@@ -25,12 +25,26 @@ from .checkpoint import (
     load_checkpoint,
 )
 from .training.backup import BackupAndRestore
+from .training.checkpoint_watch import checkpoints_iterator
+from .training.coordinator import Coordinator
+from .training.ema import ExponentialMovingAverage
 
 __all__ = [
     "BackupAndRestore", "Checkpoint", "CheckpointCorruptedError", "CheckpointError", "CheckpointLockedError",
     "CheckpointManager", "CheckpointMismatchError",
     "CheckpointReader", "RestoreReport", "latest_checkpoint", "list_variables", "load_checkpoint",
+    "ExponentialMovingAverage", "load_variable", "checkpoints_iterator", "Coordinator",
 ]
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """The value (a NumPy array) of the tensor ``name`` in the checkpoint at ``ckpt_dir_or_file`` (a folder's
+    newest), as ``tf.train.load_variable``; a trailing ``":0"`` of ``name`` is ignored."""
+    if not isinstance(name, str):
+        raise TypeError(f"load_variable: `name` must be a string. Received: name={name!r}")
+    if name.endswith(":0"):
+        name = name[:-2]
+    return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
 
 
 def __getattr__(name: str):

@@ -652,3 +652,31 @@ op(K, "nanpercentile", "with_nan", call=lambda m, x: m.nanpercentile(x, 35.0, ax
 op(K, "nanmedian", "with_nan", call=lambda m, x: m.nanmedian(x))
 op(K, "nanmedian", "with_nan", call=lambda m, x: m.nanmedian(x, axis=-1))
 op(K, "psnr", "two", call=lambda m, a, b: m.psnr(a, b, 2.0))
+
+# tf.nn's aliases of tf.math's approx_max_k / approx_min_k (issue 37)
+op(N, "approx_max_k", "distinct", call=lambda m, x: m.approx_max_k(x, 2)[0])
+FLOAT32_ONLY.add(("tf.nn", "approx_max_k"))
+NOT_COMPARED["tf.nn"]["approx_min_k"] = NOT_COMPARED["tf.math"]["approx_min_k"]
+
+# descend/ops/nn_extra_ops.py: 3-D pooling, pool, space_to_batch, collapse_repeated (issue 37)
+op(N, "max_pool3d", "volume", call=lambda m, x: m.max_pool3d(x, 2, (1, 2, 2), "SAME"))
+op(N, "avg_pool3d", "volume", call=lambda m, x: m.avg_pool3d(x, (2, 3, 2), (2, 1, 2), "SAME"))
+FLOAT32_ONLY.update({("tf.nn", "max_pool3d"), ("tf.nn", "avg_pool3d")})
+op(N, "pool", "image", call=lambda m, x: m.pool(x, [2, 3], "AVG", [2, 2], "SAME"))
+op(N, "space_to_batch", "image", call=lambda m, x: m.space_to_batch(x, [2, 3], [[1, 0], [0, 0]]))
+NOT_COMPARED["tf.nn"]["collapse_repeated"] = ("integer labels, no gradient; tests/test_nn_train_extra.py checks it "
+                                              "against TF")
+_MORPH = lambda x: np.linspace(-1, 1, 18).reshape(3, 2, 3).astype(x.dtype.name)  # noqa: E731
+op(N, "dilation2d", "image", call=lambda m, x: m.dilation2d(x, _MORPH(x), [1, 2, 1, 1], "SAME", "NHWC", [1, 1, 2, 1]))
+op(N, "erosion2d", "image", call=lambda m, x: m.erosion2d(x, _MORPH(x), [1, 1, 2, 1], "VALID", "NHWC", [1, 2, 1, 1]))
+_K3T = lambda x: np.linspace(-1, 1, 36).reshape(2, 2, 3, 3, 1).astype(x.dtype.name)  # noqa: E731
+op(N, "conv3d_transpose", "volume", call=lambda m, x: m.conv3d_transpose(x, _K3T(x), (2, 10, 12, 3, 3), (2, 2, 1),
+                                                                          "SAME"))
+op(N, "conv_transpose", "image", call=lambda m, x: m.conv_transpose(
+    x, np.linspace(-1, 1, 18).reshape(3, 2, 1, 3).astype(x.dtype.name), (2, 10, 6, 1), [2, 1], "SAME"))
+for _scale in (True, False):
+    op(N, "batch_norm_with_global_normalization", call=(lambda sc: lambda m, x: m.batch_norm_with_global_normalization(
+        x, x[0], x[1] * x[1], x[2], x[0] + 2.0, 1e-3, sc))(_scale))
+op(N, "atrous_conv2d_transpose", "image", call=lambda m, x: m.atrous_conv2d_transpose(
+    x, np.linspace(-1, 1, 36).reshape(3, 2, 2, 3).astype(x.dtype.name), (2, 5, 6, 2), 2, "SAME"))
+op(N, "max_pool_with_argmax", "image", call=lambda m, x: m.max_pool_with_argmax(x, 3, 2, "SAME")[0])

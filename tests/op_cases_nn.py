@@ -165,3 +165,22 @@ _XENT = [
 ]
 
 CASES = _ACTIVATIONS + _SOFTMAX + _DROPOUT_L2 + _EMBEDDING + _XENT
+
+# descend/ops/nn_extra_ops.py (issue 37): compositions; their gradients are the composed ops', checked here
+_VOLUME = _rng.permutation(60).reshape(1, 3, 4, 5, 1) * 0.1 - 2.95  # distinct: no ties in the max windows
+CASES += [
+    Case("max_pool3d_same", lambda x: ds.nn.max_pool3d(x, 2, (1, 2, 2), "SAME"), [_VOLUME.copy()]),
+    Case("avg_pool3d_same", lambda x: ds.nn.avg_pool3d(x, (2, 3, 2), (2, 1, 2), "SAME"), [_signed(1, 3, 4, 5, 2)]),
+    Case("pool_avg_2d", lambda x: ds.nn.pool(x, [2, 3], "AVG", [2, 2], "SAME"), [_signed(2, 4, 5, 2)]),
+    Case("space_to_batch_2d", lambda x: ds.nn.space_to_batch(x, [2, 3], [[1, 0], [0, 1]]), [_signed(2, 3, 5, 2)]),
+]
+CASES += [
+    Case("dilation2d_same", lambda x, k: ds.nn.dilation2d(x, k, [1, 2, 1, 1], "SAME", "NHWC", [1, 1, 2, 1]),
+         [_rng.permutation(40).reshape(1, 4, 5, 2) * 0.1, _rng.permutation(12).reshape(3, 2, 2) * 0.013]),
+    Case("erosion2d_valid", lambda x, k: ds.nn.erosion2d(x, k, [1, 1, 1, 1], "VALID", "NHWC", [1, 1, 1, 1]),
+         [_rng.permutation(40).reshape(1, 4, 5, 2) * 0.1, _rng.permutation(12).reshape(3, 2, 2) * 0.013]),
+]
+CASES += [
+    Case("conv3d_transpose_same", lambda x, k: ds.nn.conv3d_transpose(x, k, (1, 4, 3, 5, 2), (2, 1, 2), "SAME"),
+         [_signed(1, 2, 3, 3, 2), _signed(2, 2, 3, 2, 2)]),
+]
