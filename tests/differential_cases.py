@@ -614,3 +614,42 @@ layer("Normalization", lambda L: L.Normalization(axis=-1, mean=[0.5, -1.0, 2.0],
 layer("Resizing", lambda L: L.Resizing(8, 4), _I)
 layer("CenterCrop", lambda L: L.CenterCrop(3, 4), _I)
 layer("CategoryEncoding", lambda L: L.CategoryEncoding(5, output_mode="count"), ("ints", (3, 4), 5))
+
+# tf.linalg's decompositions and their uses (issue 37); vectors are compared squared (their signs are free)
+GENERATORS["tall"] = lambda rng: [rng.standard_normal((2, 4, 3))]
+GENERATORS["wide"] = lambda rng: [rng.standard_normal((2, 3, 5))]
+GENERATORS["symmetric"] = lambda rng: [(lambda a: a + np.swapaxes(a, -1, -2))(rng.standard_normal((2, 3, 3)))]
+GENERATORS["tall_and_rhs"] = lambda rng: [rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 4, 2))]
+GENERATORS["lu_and_rhs"] = lambda rng: [rng.standard_normal((3, 3)) + 3 * np.eye(3), rng.standard_normal((3, 2))]
+GENERATORS["tridiagonal"] = lambda rng: [rng.standard_normal((2, 3, 4)) + np.array([0.0, 4.0, 0.0])[:, None],
+                                         rng.standard_normal((2, 4, 2))]
+GENERATORS["bands"] = lambda rng: [rng.standard_normal((3, 4)) + np.array([4.0, 0.0, 0.0])[:, None],
+                                   rng.standard_normal((4, 2))]
+_PERM = np.array([2, 0, 1], np.int32)
+op(LA, "qr", "tall", call=lambda m, a: m.qr(a)[1] ** 2)
+op(LA, "qr", "batch_square", call=lambda m, a: m.qr(a)[0] * m.qr(a)[1][..., :1, :1])
+op(LA, "svd", "tall", call=lambda m, a: m.svd(a, compute_uv=False))
+op(LA, "svd", "wide", call=lambda m, a: m.svd(a)[1] ** 2 + m.svd(a)[0][..., None, :])
+op(LA, "svd", "tall", call=lambda m, a: m.svd(a)[2] ** 2)
+op(LA, "svd", "wide", call=lambda m, a: m.svd(a)[2] ** 2)
+op(LA, "svd", "tall", call=lambda m, a: m.svd(a)[1] ** 2)
+op(LA, "eigh", "symmetric", call=lambda m, a: m.eigh(a)[1] ** 2 + m.eigh(a)[0][..., None, :])
+op(LA, "eigvalsh", "symmetric", call=lambda m, a: m.eigvalsh(a))
+op(LA, "pinv", "tall", call=lambda m, a: m.pinv(a))
+op(LA, "lstsq", "tall_and_rhs", call=lambda m, a, b: m.lstsq(a, b))
+op(LA, "lstsq", "tall_and_rhs", call=lambda m, a, b: m.lstsq(a[..., :3, :], b[..., :3, :], l2_regularizer=0.5))
+op(LA, "matrix_rank", "tall", grad=False, call=lambda m, a: m.matrix_rank(a))
+op(LA, "expm", "batch_square", call=lambda m, a: m.expm(a))
+op(LA, "lu", "batch_square", grad=False, call=lambda m, a: m.lu(a)[0])  # TF registers no gradient for Lu
+op(LA, "lu_solve", "lu_and_rhs", call=lambda m, a, b: m.lu_solve(a, _PERM, b))
+op(LA, "lu_matrix_inverse", "lu_and_rhs", call=lambda m, a, b: m.lu_matrix_inverse(a, _PERM))
+op(LA, "lu_reconstruct", "lu_and_rhs", call=lambda m, a, b: m.lu_reconstruct(a, _PERM))
+op(LA, "tensor_diag", "vectors", call=lambda m, a, b: m.tensor_diag(a[:3] + b[:, None][:2]))
+op(LA, "tensor_diag_part", call=lambda m, x: m.tensor_diag_part(x[:2, :3][:, :, None, None] * x[None, None, :2, :3]))
+op(LA, "normalize", call=lambda m, x: m.normalize(x, axis=1)[0])
+op(LA, "normalize", call=lambda m, x: m.normalize(x, ord=1)[1])
+op(LA, "tridiagonal_solve", "tridiagonal", call=lambda m, d, b: m.tridiagonal_solve(d, b))
+op(LA, "tridiagonal_matmul", "tridiagonal", call=lambda m, d, b: m.tridiagonal_matmul(d, b))
+op(LA, "banded_triangular_solve", "bands", call=lambda m, a, b: m.banded_triangular_solve(a, b, lower=True))
+op(LA, "banded_triangular_solve", "bands", call=lambda m, a, b: m.banded_triangular_solve(a, b, lower=False,
+                                                                                          adjoint=True))
