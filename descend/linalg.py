@@ -275,12 +275,15 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
     a = convert_to_tensor(a)
     if a.ndim < 2:
         raise ValueError(f"matrix_rank: `a` must have rank >= 2. Received shape {tuple(a.shape)}")
-    s = svd(a, compute_uv=False).numpy()
+    from .ops.array_ops import expand_dims
+    from .ops.math_ops import cast, greater, reduce_max
+
+    s = svd(a, compute_uv=False)
     if tol is None:
-        tol = s.max(axis=-1, keepdims=True) * max(a.shape[-2:]) * _eps(a.dtype)
+        tol = multiply(reduce_max(s, axis=-1, keepdims=True), max(a.shape[-2:]) * _eps(a.dtype))
     else:
-        tol = np.asarray(convert_to_tensor(tol).numpy())[..., None]
-    return Tensor((s > tol).sum(axis=-1).astype(np.int64))
+        tol = expand_dims(convert_to_tensor(tol, dtype=a.dtype), axis=-1)
+    return reduce_sum(cast(greater(s, tol), "int64"), axis=-1)
 
 
 def expm(input, name=None):  # noqa: A002 - TF's name
@@ -307,12 +310,11 @@ def _lu_factors(lower_upper):
     return packed, lower, upper, n
 
 
-def _perm_matrix(perm: np.ndarray, dtype) -> Tensor:
-    """The permutation matrices ``P`` with ``(P @ x)[i] = x[perm[i]]``."""
-    n = perm.shape[-1]
-    if perm.size and (np.sort(perm, axis=-1) != np.arange(n)).any():
-        raise ValueError(f"lu: `perm` must hold permutations of 0..{n - 1}. Received: {perm.tolist()}")
-    return Tensor((perm[..., :, None] == np.arange(n)).astype(dtype.dtype))
+def _perm_matrix(perm, dtype) -> Tensor:
+    """The permutation matrices ``P`` with ``(P @ x)[i] = x[perm[i]]`` (a one-hot op: recorded in functions)."""
+    from .ops.array_ops import one_hot
+
+    return one_hot(perm, perm.shape[-1], dtype=dtype)
 
 
 def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
@@ -323,11 +325,7 @@ def lu_solve(lower_upper, perm, rhs, validate_args=False, name=None):
     if b.ndim < 2 or b.shape[-2] != n or tuple(p.shape) != tuple(packed.shape[:-1]):
         raise ValueError(f"lu_solve: expected `lower_upper` [..., N, N], `perm` [..., N] and `rhs` [..., N, K]. "
                          f"Received shapes {tuple(packed.shape)}, {tuple(p.shape)} and {tuple(b.shape)}")
-    if b.ndim > p.ndim:
-        batch = tuple(np.broadcast_shapes(tuple(b.shape[:-2]), tuple(p.shape[:-1])))
-        p = Tensor(np.broadcast_to(p.numpy(), (*batch, n)).copy())
-        b = Tensor(np.broadcast_to(b.numpy(), (*batch, *b.shape[-2:])).copy()) if tuple(b.shape[:-2]) != batch else b
-    permuted = matmul(_perm_matrix(p.numpy(), packed.dtype), b)
+    permuted = matmul(_perm_matrix(p, packed.dtype), b)
     y = _lo.matrix_triangular_solve(lower, permuted, lower=True)
     return _lo.matrix_triangular_solve(upper, y, lower=False)
 
@@ -346,7 +344,7 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
     if tuple(p.shape) != tuple(packed.shape[:-1]):
         raise ValueError(f"lu_reconstruct: `perm` must have shape {tuple(packed.shape[:-1])}. Received shape "
                          f"{tuple(p.shape)}")
-    return matmul(_perm_matrix(p.numpy(), packed.dtype), matmul(lower, upper), transpose_a=True)
+    return matmul(_perm_matrix(p, packed.dtype), matmul(lower, upper), transpose_a=True)
 
 
 def tensor_diag(diagonal, name=None):

@@ -20,9 +20,9 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor
-from .array_ops import concat, expand_dims, transpose
+from .array_ops import concat, expand_dims, one_hot, transpose
 from .linalg_ops import matrix_triangular_solve
-from .math_ops import add, matmul, multiply, subtract
+from .math_ops import add, divide, matmul, multiply, subtract, where
 
 __all__ = ["qr", "svd", "self_adjoint_eig", "lu", "matrix_exponential"]
 
@@ -55,13 +55,12 @@ def _zeros_like(t):
 
 
 def _inv_gap(e):
-    """``F[..., i, j] = 1 / (e_j - e_i)`` off the diagonal, 0 on it (a forward-only constant of the VJP)."""
-    v = e.numpy()
-    diff = v[..., None, :] - v[..., :, None]
-    n = v.shape[-1]
-    with np.errstate(divide="ignore"):
-        f = np.where(np.eye(n, dtype=bool), 0.0, 1.0 / np.where(np.eye(n, dtype=bool), 1.0, diff))
-    return Tensor(f.astype(v.dtype))
+    """``F[..., i, j] = 1 / (e_j - e_i)`` off the diagonal, 0 on it (descend ops: differentiable again)."""
+    n = e.shape[-1]
+    diff = subtract(expand_dims(e, axis=-2), expand_dims(e, axis=-1))
+    on_diag = Tensor(np.eye(n, dtype=bool))
+    ones = Tensor(np.ones((n, n), dtype=e.dtype.dtype))
+    return where(on_diag, _zeros_like(diff), divide(1.0, where(on_diag, ones, diff)))
 
 
 # ---------------------------------------------------------------------------------------------------------- qr
@@ -224,7 +223,7 @@ def _(g, ans, a, output_idx_type="int32"):
               multiply(matmul(multiply(g[0], up), upper, transpose_b=True), up))
     y = matrix_triangular_solve(lower, phi, lower=True, adjoint=True)  # L^-T phi
     z = _t(matrix_triangular_solve(upper, _t(y), lower=False))  # ... U^-T
-    p_mat = Tensor((perm.numpy()[..., :, None] == np.arange(n)).astype(dtype))  # (P x)[i] = x[perm[i]]
+    p_mat = one_hot(perm, n, dtype=a.dtype)  # (P x)[i] = x[perm[i]]
     return matmul(p_mat, z, transpose_a=True)
 
 
