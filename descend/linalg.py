@@ -30,6 +30,12 @@ __all__ = ["matmul", "einsum", "norm", "global_norm", "l2_normalize", "matrix_tr
            "tridiagonal_solve", "tridiagonal_matmul", "banded_triangular_solve"]
 
 
+def __getattr__(name: str):
+    from ._api_exclusions import refuse  # a name tf.linalg has and descend leaves out says why
+
+    raise refuse("tf.linalg", name, __name__)
+
+
 def matrix_transpose(a, name=None):
     """Swap the last two axes (``tf.linalg.matrix_transpose``)."""
     a = convert_to_tensor(a)
