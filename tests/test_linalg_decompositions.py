@@ -1,0 +1,141 @@
+"""tf.linalg's decompositions in descend (issue 37): what the differential harness cannot see. Forward values
+and gradients against TF are in tests/differential_cases.py, float64 gradients in tests/op_cases_core.py; here
+the identities each result must satisfy, the refusals of bad inputs, and the names left out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend.errors import InvalidArgumentError
+
+rng = np.random.default_rng(3)
+A = rng.standard_normal((2, 4, 3))
+SQ = rng.standard_normal((2, 3, 3))
+
+
+@pytest.mark.parametrize("shape,full", [((4, 3), False), ((3, 5), False), ((4, 3), True), ((2, 3, 3), False)])
+def test_qr_reconstructs_with_orthonormal_q_and_upper_r(shape, full):
+    a = rng.standard_normal(shape)
+    q, r = ds.linalg.qr(a, full_matrices=full)
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), a, atol=1e-12)
+    qtq = np.swapaxes(q.numpy(), -1, -2) @ q.numpy()
+    np.testing.assert_allclose(qtq, np.broadcast_to(np.eye(qtq.shape[-1]), qtq.shape), atol=1e-12)
+    np.testing.assert_array_equal(np.tril(r.numpy(), -1), 0)
+
+
+@pytest.mark.parametrize("shape,full", [((4, 3), False), ((3, 5), False), ((3, 5), True), ((2, 4, 3), False)])
+def test_svd_reconstructs_with_descending_values(shape, full):
+    a = rng.standard_normal(shape)
+    s, u, v = ds.linalg.svd(a, full_matrices=full)
+    k = s.shape[-1]
+    rebuilt = (u.numpy()[..., :, :k] * s.numpy()[..., None, :]) @ np.swapaxes(v.numpy()[..., :, :k], -1, -2)
+    np.testing.assert_allclose(rebuilt, a, atol=1e-12)
+    assert np.all(np.diff(s.numpy(), axis=-1) <= 0)
+    np.testing.assert_allclose(ds.linalg.svd(a, compute_uv=False).numpy(), s.numpy(), atol=1e-12)
+
+
+def test_eigh_reads_only_the_lower_triangle():
+    lower = np.tril(SQ)
+    e1, v1 = ds.linalg.eigh(lower + np.triu(rng.standard_normal((3, 3)), 1))
+    sym = lower + np.swapaxes(np.tril(lower, -1), -1, -2)
+    np.testing.assert_allclose(e1.numpy(), np.linalg.eigvalsh(sym), atol=1e-12)
+    np.testing.assert_allclose(v1.numpy() @ (e1.numpy()[..., None] * np.swapaxes(v1.numpy(), -1, -2)), sym,
+                               atol=1e-12)
+
+
+def test_lu_pivots_and_round_trips():
+    a = np.array([[0.0, 2.0, 1.0], [1.0, 1.0, 0.0], [4.0, -1.0, 3.0]])  # a zero first pivot: rows must swap
+    packed, perm = ds.linalg.lu(a)
+    assert perm.dtype == np.int32 and perm.numpy().tolist() == [2, 0, 1]
+    lower = np.tril(packed.numpy(), -1) + np.eye(3)
+    np.testing.assert_allclose(lower @ np.triu(packed.numpy()), a[perm.numpy()], atol=1e-12)
+    np.testing.assert_allclose(ds.linalg.lu_reconstruct(packed, perm).numpy(), a, atol=1e-12)
+    np.testing.assert_allclose(ds.linalg.lu_matrix_inverse(packed, perm).numpy(), np.linalg.inv(a), atol=1e-12)
+    b = rng.standard_normal((3, 2))
+    np.testing.assert_allclose(ds.linalg.lu_solve(packed, perm, b).numpy(), np.linalg.solve(a, b), atol=1e-12)
+    assert ds.linalg.lu(a, output_idx_type="int64")[1].dtype == np.int64
+
+
+def test_pinv_lstsq_and_rank_of_a_rank_deficient_matrix():
+    a = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])  # rank 1
+    assert int(ds.linalg.matrix_rank(a)) == 1
+    np.testing.assert_allclose(ds.linalg.pinv(a).numpy(), np.linalg.pinv(a), atol=1e-12)
+    b = rng.standard_normal((3, 1))
+    np.testing.assert_allclose(ds.linalg.lstsq(a, b, fast=False).numpy(), np.linalg.lstsq(a, b, rcond=None)[0],
+                               atol=1e-12)
+
+
+def test_expm_of_a_rotation_generator_and_of_a_large_norm():
+    t = 0.7
+    gen = np.array([[0.0, -t], [t, 0.0]])
+    np.testing.assert_allclose(ds.linalg.expm(gen).numpy(), [[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]],
+                               atol=1e-14)
+    d = np.diag([5.0, -3.0, 12.0])  # a diagonal matrix needs squarings
+    np.testing.assert_allclose(ds.linalg.expm(d).numpy(), np.diag(np.exp([5.0, -3.0, 12.0])), rtol=1e-13)
+
+
+def test_tridiagonal_formats_agree():
+    sup, main, sub = rng.standard_normal(4), rng.standard_normal(4) + 4, rng.standard_normal(4)
+    dense = np.diag(main) + np.diag(sup[:-1], 1) + np.diag(sub[1:], -1)
+    b = rng.standard_normal((4, 2))
+    want = np.linalg.solve(dense, b)
+    for diags, fmt in (([sup, main, sub], "sequence"), (np.stack([sup, main, sub]), "compact"), (dense, "matrix")):
+        np.testing.assert_allclose(ds.linalg.tridiagonal_solve(diags, b, diagonals_format=fmt).numpy(), want,
+                                   atol=1e-12)
+        np.testing.assert_allclose(ds.linalg.tridiagonal_matmul(diags, b, diagonals_format=fmt).numpy(),
+                                   dense @ b, atol=1e-12)
+
+
+def test_decompositions_run_inside_a_function_on_new_values():
+    @ds.function
+    def step(a):
+        with ds.GradientTape() as tape:
+            tape.watch(a)
+            e, v = ds.linalg.eigh(a)
+            loss = ds.reduce_sum(e * e) + ds.reduce_sum(ds.linalg.lu_reconstruct(*ds.linalg.lu(a)))
+        return tape.gradient(loss, a)
+
+    for m in (SQ[0] + SQ[0].T, SQ[1] + SQ[1].T):
+        got = step(ds.constant(m)).numpy()
+        e, v = np.linalg.eigh(m)
+        want = np.tril(v @ np.diag(2 * e) @ v.T * 2) - np.diag(np.diag(v @ np.diag(2 * e) @ v.T)) + 1.0
+        np.testing.assert_allclose(got, want, atol=1e-10)
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: ds.linalg.qr(np.ones(3)), InvalidArgumentError, "rank >= 2"),
+    (lambda: ds.linalg.svd(np.ones((2, 2), np.int32)), TypeError, "int32"),
+    (lambda: ds.linalg.eigh(np.ones((2, 3))), InvalidArgumentError, "square"),
+    (lambda: ds.linalg.lu(np.ones((2, 3))), InvalidArgumentError, "square"),
+    (lambda: ds.linalg.expm(np.ones((3, 2))), InvalidArgumentError, "square"),
+    (lambda: ds.linalg.lstsq(np.ones((3, 2)), np.ones((4, 1))), ValueError, r"\(3, 2\) and \(4, 1\)"),
+    (lambda: ds.linalg.lstsq(np.ones((3, 2)), np.ones((3, 1)), l2_regularizer=0.1, fast=False), ValueError,
+     "l2_regularizer"),
+    (lambda: ds.linalg.tensor_diag_part(np.ones((2, 3))), ValueError, r"s \+ s"),
+    (lambda: ds.linalg.tridiagonal_solve(np.ones((2, 4)), np.ones((4, 1))), ValueError, r"\[..., 3, M\]"),
+    (lambda: ds.linalg.tridiagonal_solve(np.ones((3, 4)), np.ones((4, 1)), diagonals_format="dense"), ValueError,
+     "'dense'"),
+    (lambda: ds.linalg.lu_solve(np.eye(3), np.array([0, 1]), np.ones((3, 1))), ValueError, r"\(2,\)"),
+    (lambda: ds.linalg.pinv(np.ones(3)), ValueError, "rank >= 2"),
+])
+def test_bad_inputs_are_refused(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_tall_qr_gradient_only_for_reduced_q():
+    a = ds.constant(rng.standard_normal((3, 5)))
+    with ds.GradientTape() as tape:
+        tape.watch(a)
+        q, r = ds.linalg.qr(a)
+        loss = ds.reduce_sum(r)
+    with pytest.raises(NotImplementedError, match=r"m >= n"):
+        tape.gradient(loss, a)
+
+
+@pytest.mark.parametrize("name", ["eig", "eigvals", "logm"])
+def test_complex_results_are_refused_with_the_alternative(name):
+    with pytest.raises(AttributeError, match="complex.*Use instead: descend.linalg.eig"):
+        getattr(ds.linalg, name)
