@@ -27,7 +27,7 @@ __all__ = ["matmul", "einsum", "norm", "global_norm", "l2_normalize", "matrix_tr
            "cholesky_solve", "triangular_solve", "band_part", "diag", "set_diag", "matvec", "cross",
            "qr", "svd", "eigh", "eigvalsh", "pinv", "lstsq", "matrix_rank", "expm", "lu", "lu_solve",
            "lu_matrix_inverse", "lu_reconstruct", "tensor_diag", "tensor_diag_part", "normalize",
-           "tridiagonal_solve", "tridiagonal_matmul", "banded_triangular_solve"]
+           "tridiagonal_solve", "tridiagonal_matmul", "banded_triangular_solve", "eigh_tridiagonal"]
 
 
 def __getattr__(name: str):
@@ -393,10 +393,11 @@ def _place(d, place: np.ndarray):
     from .ops.array_ops import reshape
 
     k, m = d.shape[-2:]
+    size = place.shape[-1]
     batch = tuple(d.shape[:-2])
     flat = reshape(d, shape=(int(np.prod(batch)), k * m))
-    dense = matmul(flat, Tensor(place.reshape(k * m, m * m).astype(d.dtype.dtype)))
-    return reshape(dense, shape=(*batch, m, m))
+    dense = matmul(flat, Tensor(place.reshape(k * m, size * size).astype(d.dtype.dtype)))
+    return reshape(dense, shape=(*batch, size, size))
 
 
 def _tridiagonal_dense(diagonals, diagonals_format, owner):
@@ -471,3 +472,44 @@ def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
     t = _place(b_, place)
     return _lo.matrix_triangular_solve(t, convert_to_tensor(rhs, dtype=t.dtype), lower=bool(lower),
                                        adjoint=bool(adjoint))
+
+
+def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=None, tol=None, name=None):
+    """The ascending eigenvalues (and, without ``eigvals_only``, the eigenvectors as columns) of the symmetric
+    tridiagonal matrix with diagonal ``alpha`` [n] and off-diagonal ``beta`` [n - 1]
+    (``tf.linalg.eigh_tridiagonal``); ``select`` 'a' all, 'i' the indices ``select_range[0]..[1]``
+    (inclusive), 'v' the eigenvalues in ``(select_range[0], select_range[1]]``. ``tol`` is accepted and not
+    needed: the values come from a dense symmetric eigensolver."""
+    from .ops.array_ops import gather
+
+    a, b = convert_to_tensor(alpha), convert_to_tensor(beta)
+    if a.ndim != 1 or b.ndim != 1 or b.shape[0] != max(a.shape[0] - 1, 0):
+        raise ValueError(f"eigh_tridiagonal: `alpha` must have shape [n] and `beta` [n - 1]. Received shapes "
+                         f"{tuple(a.shape)} and {tuple(b.shape)}")
+    if select not in ("a", "i", "v"):
+        raise ValueError(f"eigh_tridiagonal: select must be 'a', 'i' or 'v'. Received: {select!r}")
+    n = a.shape[0]
+    sub = np.zeros((n, n - 1, n, n))  # place[j] puts beta[j] at (j + 1, j) (the lower triangle is read)
+    for j in range(n - 1):
+        sub[0, j, j + 1, j] = 1.0
+    dense = add(diag(a), _place(_row(b), sub[:1]) if n > 1 else multiply(diag(a), 0.0))
+    e, v = eigh(dense)
+    if select == "a":
+        return e if eigvals_only else (e, v)
+    if select_range is None or len(select_range) != 2:
+        raise ValueError(f"eigh_tridiagonal: select {select!r} needs select_range of two values. Received: "
+                         f"{select_range!r}")
+    lo, hi = (float(x) for x in np.asarray(convert_to_tensor(select_range).numpy()).reshape(2))
+    if select == "i":
+        idx = np.arange(int(lo), int(hi) + 1)
+    else:
+        idx = np.flatnonzero((e.numpy() > lo) & (e.numpy() <= hi))
+    e_sel = gather(e, Tensor(idx))
+    return e_sel if eigvals_only else (e_sel, gather(v, Tensor(idx), axis=1))
+
+
+def _row(x):
+    """``x`` with a leading axis (``[m] -> [1, m]``), for :func:`_place`."""
+    from .ops.array_ops import expand_dims
+
+    return expand_dims(x, axis=0)

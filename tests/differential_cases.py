@@ -653,3 +653,10 @@ op(LA, "tridiagonal_matmul", "tridiagonal", call=lambda m, d, b: m.tridiagonal_m
 op(LA, "banded_triangular_solve", "bands", call=lambda m, a, b: m.banded_triangular_solve(a, b, lower=True))
 op(LA, "banded_triangular_solve", "bands", call=lambda m, a, b: m.banded_triangular_solve(a, b, lower=False,
                                                                                           adjoint=True))
+# eigh_tridiagonal: forward only (TF's values come from bisection, whose tape gradient is not the eigenvalues')
+GENERATORS["tridiagonal_bands"] = lambda rng: [rng.standard_normal(5), rng.standard_normal(4)]
+op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False, call=lambda m, a, b: m.eigh_tridiagonal(a, b))
+op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False,
+   call=lambda m, a, b: m.eigh_tridiagonal(a, b, eigvals_only=False, select="i", select_range=[1, 3])[1] ** 2)
+op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False,
+   call=lambda m, a, b: m.eigh_tridiagonal(a, b, select="v", select_range=[-0.5, 1.0]))

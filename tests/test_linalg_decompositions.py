@@ -139,3 +139,18 @@ def test_tall_qr_gradient_only_for_reduced_q():
 def test_complex_results_are_refused_with_the_alternative(name):
     with pytest.raises(AttributeError, match="complex.*Use instead: descend.linalg.eig"):
         getattr(ds.linalg, name)
+
+
+def test_eigh_tridiagonal_gradient_is_the_eigenvalues_derivative():
+    # d e_k / d alpha_i = v_ik^2 and d e_k / d beta_j = 2 v_jk v_(j+1)k (first-order perturbation theory)
+    a, b = ds.constant(rng.standard_normal(4)), ds.constant(rng.standard_normal(3))
+    with ds.GradientTape() as tape:
+        tape.watch([a, b])
+        e = ds.linalg.eigh_tridiagonal(a, b, select="i", select_range=[2, 2])
+    ga, gb = tape.gradient(e, [a, b])
+    dense = np.diag(a.numpy()) + np.diag(b.numpy(), 1) + np.diag(b.numpy(), -1)
+    v = np.linalg.eigh(dense)[1][:, 2]
+    np.testing.assert_allclose(ga.numpy(), v ** 2, atol=1e-12)
+    np.testing.assert_allclose(gb.numpy(), 2 * v[:-1] * v[1:], atol=1e-12)
+    with pytest.raises(ValueError, match=r"\[n - 1\]"):
+        ds.linalg.eigh_tridiagonal(np.ones(3), np.ones(3))
