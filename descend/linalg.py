@@ -27,7 +27,7 @@ __all__ = ["matmul", "einsum", "norm", "global_norm", "l2_normalize", "matrix_tr
            "cholesky_solve", "triangular_solve", "band_part", "diag", "set_diag", "matvec", "cross",
            "qr", "svd", "eigh", "eigvalsh", "pinv", "lstsq", "matrix_rank", "expm", "lu", "lu_solve",
            "lu_matrix_inverse", "lu_reconstruct", "tensor_diag", "tensor_diag_part", "normalize",
-           "tridiagonal_solve", "tridiagonal_matmul", "banded_triangular_solve", "eigh_tridiagonal"]
+           "tridiagonal_solve", "tridiagonal_matmul", "banded_triangular_solve", "eigh_tridiagonal", "sqrtm"]
 
 
 def __getattr__(name: str):
@@ -513,3 +513,8 @@ def _row(x):
     from .ops.array_ops import expand_dims
 
     return expand_dims(x, axis=0)
+
+
+def sqrtm(input, name=None):  # noqa: A002 - TF's name
+    """The principal square root of each square matrix (``tf.linalg.sqrtm``): ``X @ X = input``."""
+    return _lm.matrix_square_root(convert_to_tensor(input))

@@ -660,3 +660,5 @@ op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False,
    call=lambda m, a, b: m.eigh_tridiagonal(a, b, eigvals_only=False, select="i", select_range=[1, 3])[1] ** 2)
 op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False,
    call=lambda m, a, b: m.eigh_tridiagonal(a, b, select="v", select_range=[-0.5, 1.0]))
+op(LA, "sqrtm", "batch_square", call=lambda m, a: m.sqrtm(a))
+op(LA, "sqrtm", "spd", call=lambda m, a: m.sqrtm(a))

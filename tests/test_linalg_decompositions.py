@@ -154,3 +154,10 @@ def test_eigh_tridiagonal_gradient_is_the_eigenvalues_derivative():
     np.testing.assert_allclose(gb.numpy(), 2 * v[:-1] * v[1:], atol=1e-12)
     with pytest.raises(ValueError, match=r"\[n - 1\]"):
         ds.linalg.eigh_tridiagonal(np.ones(3), np.ones(3))
+
+
+def test_sqrtm_squares_back_and_is_nan_without_a_real_root():
+    a = SQ + 3 * np.eye(3)
+    x = ds.linalg.sqrtm(a).numpy()
+    np.testing.assert_allclose(x @ x, a, atol=1e-12)
+    assert np.isnan(ds.linalg.sqrtm(np.diag([-1.0, 2.0])).numpy()).all()  # as TF: no real principal root

@@ -22,9 +22,9 @@ from ..framework.op import defop
 from ..framework.tensor import Tensor
 from .array_ops import concat, expand_dims, one_hot, transpose
 from .linalg_ops import matrix_triangular_solve
-from .math_ops import add, divide, matmul, multiply, subtract, where
+from .math_ops import add, divide, matmul, multiply, negative, subtract, where
 
-__all__ = ["qr", "svd", "self_adjoint_eig", "lu", "matrix_exponential"]
+__all__ = ["qr", "svd", "self_adjoint_eig", "lu", "matrix_exponential", "matrix_square_root", "sylvester_plus"]
 
 
 def _float_matrix(a: np.ndarray, owner: str, square: bool = False) -> None:
@@ -269,3 +269,59 @@ def _(g, ans, a):
     zeros = _zeros_like(a)
     block = concat([concat([at, g], axis=-1), concat([zeros, at], axis=-1)], axis=-2)
     return matrix_exponential(block)[..., :n, n:]
+
+
+# ------------------------------------------------------------------------------------------------------ sqrtm
+def _sqrtm_np(a: np.ndarray) -> np.ndarray:
+    """The principal square root by the Denman-Beavers iteration (``Y -> (Y + Z^-1) / 2``,
+    ``Z -> (Z + Y^-1) / 2`` from ``Y = A``, ``Z = I``: ``Y -> A^1/2``), in float64; NaN where it does not
+    converge (an eigenvalue on the closed negative real axis: no real principal root)."""
+    x = a.astype(np.float64)
+    n = x.shape[-1]
+    y, z = x.copy(), np.broadcast_to(np.eye(n), x.shape).copy()
+    scale = np.maximum(np.abs(x).sum(axis=(-2, -1), keepdims=True), 1e-300)
+    for _ in range(100):
+        try:
+            y_next, z = 0.5 * (y + np.linalg.inv(z)), 0.5 * (z + np.linalg.inv(y))
+        except np.linalg.LinAlgError:
+            return np.full(x.shape, np.nan)
+        done = np.abs(y_next - y).max(axis=(-2, -1), keepdims=True) <= 1e-15 * np.sqrt(scale) * n
+        y = y_next
+        if np.all(done):
+            break
+    ok = np.abs(y @ y - x).max(axis=(-2, -1), keepdims=True) <= 1e-8 * scale
+    return np.where(ok, y, np.nan)
+
+
+@defop
+def matrix_square_root(input):  # noqa: A002 - TF's name
+    """The principal square root ``X`` (``X @ X = A``) of each square matrix (``tf.linalg.sqrtm``); NaN where
+    there is no real one."""
+    _float_matrix(input, "sqrtm", square=True)
+    return _sqrtm_np(input).astype(input.dtype)
+
+
+@matrix_square_root.defvjp
+def _(g, ans, a):
+    # X dX + dX X = dA, so dA solves X^T S + S X^T = G
+    return sylvester_plus(_t(ans), g)
+
+
+@defop(same_dtype=(0, 1))
+def sylvester_plus(b, c):
+    """``S`` with ``B S + S B = C`` for each square ``B`` (the gradient of ``sqrtm``), by the Kronecker form
+    ``(B (x) I + I (x) B^T) vec(S) = vec(C)``."""
+    n = b.shape[-1]
+    bb, cc = np.broadcast_arrays(_c(b), _c(c))
+    flat_b, flat_c = bb.reshape(-1, n, n), cc.reshape(-1, n * n)
+    eye = np.eye(n)
+    out = np.stack([np.linalg.solve(np.kron(m, eye) + np.kron(eye, m.T), v) for m, v in zip(flat_b, flat_c)])
+    return out.reshape(bb.shape).astype(c.dtype)
+
+
+def _sylvester_grads(h, s, b, c):
+    w = sylvester_plus(_t(b), h)
+    return negative(add(matmul(w, s, transpose_b=True), matmul(s, w, transpose_a=True))), w
+
+
+sylvester_plus.defvjp(_sylvester_grads)
