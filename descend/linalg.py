@@ -15,6 +15,8 @@ import numpy as np
 
 from . import backend
 from .framework.tensor import Tensor, convert_to_tensor
+from .linear_operator import (LinearOperator, LinearOperatorDiag, LinearOperatorFullMatrix, LinearOperatorIdentity,
+                              LinearOperatorLowerTriangular)
 from .math import l2_normalize
 from .ops.array_ops import transpose
 from .ops.clip_ops import global_norm
@@ -27,7 +29,8 @@ __all__ = ["matmul", "einsum", "norm", "global_norm", "l2_normalize", "matrix_tr
            "cholesky_solve", "triangular_solve", "band_part", "diag", "set_diag", "matvec", "cross",
            "qr", "svd", "eigh", "eigvalsh", "pinv", "lstsq", "matrix_rank", "expm", "lu", "lu_solve",
            "lu_matrix_inverse", "lu_reconstruct", "tensor_diag", "tensor_diag_part", "normalize",
-           "tridiagonal_solve", "tridiagonal_matmul", "banded_triangular_solve", "eigh_tridiagonal", "sqrtm"]
+           "tridiagonal_solve", "tridiagonal_matmul", "banded_triangular_solve", "eigh_tridiagonal", "sqrtm", "LinearOperator",
+           "LinearOperatorFullMatrix", "LinearOperatorDiag", "LinearOperatorIdentity", "LinearOperatorLowerTriangular"]
 
 
 def __getattr__(name: str):

@@ -662,3 +662,7 @@ op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False,
    call=lambda m, a, b: m.eigh_tridiagonal(a, b, select="v", select_range=[-0.5, 1.0]))
 op(LA, "sqrtm", "batch_square", call=lambda m, a: m.sqrtm(a))
 op(LA, "sqrtm", "spd", call=lambda m, a: m.sqrtm(a))
+# tf.linalg's linear operators: classes, compared with TF's method by method in tests/test_linalg_decompositions.py
+for _n in ("LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "LinearOperatorIdentity",
+           "LinearOperatorLowerTriangular"):
+    NOT_COMPARED["tf.linalg"][_n] = "a class, not an op: compared with TF's in tests/test_linalg_decompositions.py"

@@ -161,3 +161,75 @@ def test_sqrtm_squares_back_and_is_nan_without_a_real_root():
     x = ds.linalg.sqrtm(a).numpy()
     np.testing.assert_allclose(x @ x, a, atol=1e-12)
     assert np.isnan(ds.linalg.sqrtm(np.diag([-1.0, 2.0])).numpy()).all()  # as TF: no real principal root
+
+
+# ---------------------------------------------------------------- linear operators, method by method against TF
+def _operators(lib, mats):
+    full, diag, tril = mats
+    la = lib.linalg
+    return {
+        "full": la.LinearOperatorFullMatrix(full),
+        "diag": la.LinearOperatorDiag(diag),
+        "identity": la.LinearOperatorIdentity(3, batch_shape=[2], dtype=np.float64),
+        "lower": la.LinearOperatorLowerTriangular(tril),
+    }
+
+
+_METHODS = {
+    "to_dense": lambda op, x, v: op.to_dense(),
+    "matmul": lambda op, x, v: op.matmul(x),
+    "matmul_adjoint": lambda op, x, v: op.matmul(x, adjoint=True),
+    "matvec": lambda op, x, v: op.matvec(v),
+    "solve": lambda op, x, v: op.solve(x),
+    "solve_adjoint": lambda op, x, v: op.solve(x, adjoint=True),
+    "solvevec": lambda op, x, v: op.solvevec(v),
+    "determinant": lambda op, x, v: op.determinant(),
+    "log_abs_determinant": lambda op, x, v: op.log_abs_determinant(),
+    "diag_part": lambda op, x, v: op.diag_part(),
+    "trace": lambda op, x, v: op.trace(),
+    "adjoint_to_dense": lambda op, x, v: op.adjoint().to_dense(),
+}
+
+
+@pytest.mark.parametrize("method", sorted(_METHODS))
+@pytest.mark.parametrize("kind", ["full", "diag", "identity", "lower"])
+def test_linear_operator_matches_tensorflow(kind, method):
+    tf = pytest.importorskip("tensorflow")
+    r = np.random.default_rng(11)
+    mats = [r.standard_normal((2, 3, 3)) + 3 * np.eye(3), r.uniform(0.5, 2.0, (2, 3)) * r.choice([-1, 1], (2, 3)),
+            r.standard_normal((2, 3, 3)) + 3 * np.eye(3)]
+    x, v = r.standard_normal((2, 3, 4)), r.standard_normal((2, 3))
+    theirs = _operators(tf, [tf.constant(m) for m in mats])[kind]
+    ours = _operators(ds, [ds.constant(m) for m in mats])[kind]
+    xt, vt = tf.Variable(x), tf.Variable(v)
+    xd, vd = ds.Variable(x), ds.Variable(v)
+    with tf.GradientTape() as tape:
+        want = _METHODS[method](theirs, xt, vt)
+        wl = tf.reduce_sum(want * np.linspace(0.5, 1.5, int(np.prod(want.shape))).reshape(want.shape))
+    with ds.GradientTape() as dtape:
+        got = _METHODS[method](ours, xd, vd)
+        gl = ds.reduce_sum(got * np.linspace(0.5, 1.5, int(np.prod(got.shape))).reshape(got.shape))
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-10, atol=1e-12)
+    for w, g in zip(tape.gradient(wl, [xt, vt]), dtape.gradient(gl, [xd, vd])):
+        if w is None:
+            assert g is None or not np.any(ds.convert_to_tensor(g).numpy())
+        else:
+            np.testing.assert_allclose(ds.convert_to_tensor(g).numpy(), w.numpy(), rtol=1e-10, atol=1e-12)
+    assert ours.shape == tuple(theirs.shape) and ours.batch_shape == tuple(theirs.batch_shape)
+    assert ours.domain_dimension == int(theirs.domain_dimension)
+
+
+def test_lower_triangular_ignores_the_upper_triangle_and_refuses_bad_inputs():
+    t = np.tril(SQ[0]) + 3 * np.eye(3)
+    op = ds.linalg.LinearOperatorLowerTriangular(t + np.triu(np.ones((3, 3)), 1))
+    np.testing.assert_allclose(op.to_dense().numpy(), t)
+    np.testing.assert_allclose(float(op.determinant()), np.prod(np.diag(t)))
+    with pytest.raises(ValueError, match=r"square matrix. Received shape \(2, 3\)"):
+        ds.linalg.LinearOperatorLowerTriangular(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="must be square"):
+        ds.linalg.LinearOperatorFullMatrix(np.ones((2, 3))).solve(np.ones((3, 1)))
+    with pytest.raises(ValueError, match="must have 3 rows"):
+        op.matmul(np.ones((2, 1)))
+    with pytest.raises(ValueError, match="num_rows"):
+        ds.linalg.LinearOperatorIdentity(-1)
