@@ -15,8 +15,12 @@ import numpy as np
 
 from . import backend
 from .framework.tensor import Tensor, convert_to_tensor
-from .linear_operator import (LinearOperator, LinearOperatorDiag, LinearOperatorFullMatrix, LinearOperatorIdentity,
-                              LinearOperatorLowerTriangular)
+from .linear_operator import (LinearOperator, LinearOperatorAdjoint, LinearOperatorBlockDiag,
+                              LinearOperatorBlockLowerTriangular, LinearOperatorComposition, LinearOperatorDiag,
+                              LinearOperatorFullMatrix, LinearOperatorHouseholder, LinearOperatorIdentity,
+                              LinearOperatorInversion, LinearOperatorKronecker, LinearOperatorLowerTriangular,
+                              LinearOperatorLowRankUpdate, LinearOperatorPermutation, LinearOperatorScaledIdentity,
+                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorZeros)
 from .math import l2_normalize
 from .ops.array_ops import transpose
 from .ops.clip_ops import global_norm
@@ -30,7 +34,11 @@ __all__ = ["matmul", "einsum", "norm", "global_norm", "l2_normalize", "matrix_tr
            "qr", "svd", "eigh", "eigvalsh", "pinv", "lstsq", "matrix_rank", "expm", "lu", "lu_solve",
            "lu_matrix_inverse", "lu_reconstruct", "tensor_diag", "tensor_diag_part", "normalize",
            "tridiagonal_solve", "tridiagonal_matmul", "banded_triangular_solve", "eigh_tridiagonal", "sqrtm", "LinearOperator",
-           "LinearOperatorFullMatrix", "LinearOperatorDiag", "LinearOperatorIdentity", "LinearOperatorLowerTriangular"]
+           "LinearOperatorFullMatrix", "LinearOperatorDiag", "LinearOperatorIdentity", "LinearOperatorLowerTriangular",
+           "LinearOperatorScaledIdentity", "LinearOperatorZeros", "LinearOperatorComposition", "LinearOperatorAdjoint",
+           "LinearOperatorInversion", "LinearOperatorKronecker", "LinearOperatorBlockDiag", "LinearOperatorPermutation",
+           "LinearOperatorHouseholder", "LinearOperatorToeplitz", "LinearOperatorTridiag",
+           "LinearOperatorLowRankUpdate", "LinearOperatorBlockLowerTriangular"]
 
 
 def __getattr__(name: str):

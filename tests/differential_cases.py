@@ -664,5 +664,9 @@ op(LA, "sqrtm", "batch_square", call=lambda m, a: m.sqrtm(a))
 op(LA, "sqrtm", "spd", call=lambda m, a: m.sqrtm(a))
 # tf.linalg's linear operators: classes, compared with TF's method by method in tests/test_linalg_decompositions.py
 for _n in ("LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "LinearOperatorIdentity",
-           "LinearOperatorLowerTriangular"):
+           "LinearOperatorLowerTriangular", "LinearOperatorScaledIdentity", "LinearOperatorZeros",
+           "LinearOperatorComposition", "LinearOperatorAdjoint", "LinearOperatorInversion", "LinearOperatorKronecker",
+           "LinearOperatorBlockDiag", "LinearOperatorPermutation", "LinearOperatorHouseholder",
+           "LinearOperatorToeplitz", "LinearOperatorTridiag", "LinearOperatorLowRankUpdate",
+           "LinearOperatorBlockLowerTriangular"):
     NOT_COMPARED["tf.linalg"][_n] = "a class, not an op: compared with TF's in tests/test_linalg_decompositions.py"

@@ -172,6 +172,24 @@ def _operators(lib, mats):
         "diag": la.LinearOperatorDiag(diag),
         "identity": la.LinearOperatorIdentity(3, batch_shape=[2], dtype=np.float64),
         "lower": la.LinearOperatorLowerTriangular(tril),
+        "scaled_identity": la.LinearOperatorScaledIdentity(3, diag[:, 0]),
+        "composition": la.LinearOperatorComposition([la.LinearOperatorFullMatrix(full),
+                                                     la.LinearOperatorLowerTriangular(tril)]),
+        "adjoint": la.LinearOperatorAdjoint(la.LinearOperatorFullMatrix(full)),
+        "inversion": la.LinearOperatorInversion(la.LinearOperatorFullMatrix(full)),
+        "kronecker": la.LinearOperatorKronecker([la.LinearOperatorDiag(diag[0, :1] * 0 + 2.0 + diag[0, 1:2]),
+                                                 la.LinearOperatorFullMatrix(full)]),
+        "block_diag": la.LinearOperatorBlockDiag([la.LinearOperatorDiag(diag[:, :1]),
+                                                  la.LinearOperatorFullMatrix(full[:, :2, :2])]),
+        "permutation": la.LinearOperatorPermutation(np.array([[2, 0, 1], [1, 0, 2]], np.int32), dtype=np.float64),
+        "householder": la.LinearOperatorHouseholder(diag),
+        "toeplitz": la.LinearOperatorToeplitz(full[:, 0] + np.array([3.0, 0, 0]), full[:, 1]),
+        "tridiag": la.LinearOperatorTridiag(full + np.array([[0.0], [3.0], [0.0]])),
+        "low_rank_update": la.LinearOperatorLowRankUpdate(la.LinearOperatorDiag(diag * 0 + 3.0), full[..., :2] * 0.3,
+                                                          diag_update=diag[:, :2], v=tril[..., :2] * 0.3),
+        "block_lower": la.LinearOperatorBlockLowerTriangular(
+            [[la.LinearOperatorDiag(diag[:, :1] + 3.0)],
+             [la.LinearOperatorFullMatrix(full[:, 1:, :1]), la.LinearOperatorFullMatrix(full[:, :2, :2] + 3 * np.eye(2))]]),
     }
 
 
@@ -192,7 +210,9 @@ _METHODS = {
 
 
 @pytest.mark.parametrize("method", sorted(_METHODS))
-@pytest.mark.parametrize("kind", ["full", "diag", "identity", "lower"])
+@pytest.mark.parametrize("kind", ["full", "diag", "identity", "lower", "scaled_identity", "composition", "adjoint",
+                                  "inversion", "kronecker", "block_diag", "permutation", "householder", "toeplitz",
+                                  "tridiag", "low_rank_update", "block_lower"])
 def test_linear_operator_matches_tensorflow(kind, method):
     tf = pytest.importorskip("tensorflow")
     r = np.random.default_rng(11)
@@ -233,3 +253,16 @@ def test_lower_triangular_ignores_the_upper_triangle_and_refuses_bad_inputs():
         op.matmul(np.ones((2, 1)))
     with pytest.raises(ValueError, match="num_rows"):
         ds.linalg.LinearOperatorIdentity(-1)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda la: la.LinearOperatorPermutation(np.array([0, 0, 1])), "permutations of 0..N-1"),
+    (lambda la: la.LinearOperatorComposition([]), "non-empty list of LinearOperators"),
+    (lambda la: la.LinearOperatorInversion(la.LinearOperatorFullMatrix(np.ones((2, 3)))), r"square. Received shape \(2, 3\)"),
+    (lambda la: la.LinearOperatorToeplitz(np.ones(3), np.ones(2)), r"same length. Received shapes \(3,\) and \(2,\)"),
+    (lambda la: la.LinearOperatorBlockLowerTriangular([[la.LinearOperatorIdentity(2)], []]), r"row lengths \[1, 0\]"),
+    (lambda la: la.LinearOperatorHouseholder(np.ones(3, np.int32)), "float tensor"),
+])
+def test_composed_operators_refuse_bad_arguments(call, match):
+    with pytest.raises(ValueError, match=match):
+        call(ds.linalg)
