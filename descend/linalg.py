@@ -15,6 +15,7 @@ import numpy as np
 
 from . import backend
 from .framework.tensor import Tensor, convert_to_tensor
+from . import linalg_experimental as experimental  # noqa: F401 - tf.linalg.experimental
 from .linear_operator import (LinearOperator, LinearOperatorAdjoint, LinearOperatorBlockDiag,
                               LinearOperatorBlockLowerTriangular, LinearOperatorComposition, LinearOperatorDiag,
                               LinearOperatorFullMatrix, LinearOperatorHouseholder, LinearOperatorIdentity,

@@ -266,3 +266,31 @@ def test_lower_triangular_ignores_the_upper_triangle_and_refuses_bad_inputs():
 def test_composed_operators_refuse_bad_arguments(call, match):
     with pytest.raises(ValueError, match=match):
         call(ds.linalg)
+
+
+@pytest.mark.parametrize("max_iter,tol", [(20, 1e-5), (3, 1e-5), (50, 1e-10)])
+@pytest.mark.parametrize("preconditioned", [False, True])
+@pytest.mark.parametrize("start", [False, True])
+def test_conjugate_gradient_matches_tensorflow(max_iter, tol, preconditioned, start):
+    tf = pytest.importorskip("tensorflow")
+    r = np.random.default_rng(5)
+    a = r.standard_normal((2, 5, 5))
+    a = a @ np.swapaxes(a, -1, -2) + np.eye(5)
+    b, d, x0 = r.standard_normal((2, 5)), r.uniform(0.5, 2.0, (2, 5)), r.standard_normal((2, 5))
+    results = []
+    for lib, conv in ((tf, tf.constant), (ds, ds.constant)):
+        op = lib.linalg.LinearOperatorFullMatrix(conv(a), is_self_adjoint=True, is_positive_definite=True)
+        pre = lib.linalg.LinearOperatorDiag(conv(d)) if preconditioned else None
+        results.append(lib.linalg.experimental.conjugate_gradient(op, conv(b), preconditioner=pre,
+                                                                   x=conv(x0) if start else None, tol=tol,
+                                                                   max_iter=max_iter))
+    want, got = results
+    assert got._fields == want._fields and int(got.i) == int(want.i)
+    for w, g in zip(want[1:], got[1:]):
+        assert tuple(g.shape) == tuple(w.shape)
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_conjugate_gradient_refuses_a_non_operator():
+    with pytest.raises(TypeError, match="LinearOperator. Received: ndarray"):
+        ds.linalg.experimental.conjugate_gradient(np.eye(2), [1.0, 2.0])
