@@ -233,22 +233,55 @@ _PADE13 = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353
            1.0)
 
 
+_PADE = {3: (120.0, 60.0, 12.0), 5: (30240.0, 15120.0, 3360.0, 420.0, 30.0),
+         7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0),
+         9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0,
+             90.0)}
+
+
+def _pade(x: np.ndarray, degree: int):
+    """``(U, V)`` of the [degree/degree] Padé approximant: ``exp(x) ~ (V - U)^-1 (V + U)``."""
+    ident = np.broadcast_to(np.eye(x.shape[-1], dtype=x.dtype), x.shape)
+    if degree == 13:
+        b = _PADE13
+        x2 = x @ x
+        x4 = x2 @ x2
+        x6 = x4 @ x2
+        u = x @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 + b[3] * x2 + b[1] * ident)
+        v = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2 + b[0] * ident
+        return u, v
+    b = _PADE[degree]
+    powers = [ident, x @ x]
+    while len(powers) < (degree + 1) // 2:
+        powers.append(powers[-1] @ powers[1])
+    odd = sum(b[2 * k + 1] * powers[k] for k in range(len(powers) - 1)) + powers[-1]
+    even = sum(b[2 * k] * powers[k] for k in range(len(powers)))
+    return x @ odd, even
+
+
 def _expm_np(a: np.ndarray) -> np.ndarray:
-    """Scaling and squaring with the [13/13] Padé approximant (Higham 2005), in float64."""
-    x = a.astype(np.float64)
+    """Scaling and squaring with Padé approximants chosen by the 1-norm, TF's scheme (Higham 2005): float64
+    degrees 3, 5, 7, 9 or 13 (the last after scaling by ``2^-s``), float32 and float16 (computed in float32)
+    degrees 3, 5 or 7, then ``s`` squarings."""
+    x = a.astype(np.float64 if a.dtype == np.float64 else np.float32)
     n = x.shape[-1]
-    norm1 = np.abs(x).sum(axis=-2).max(axis=-1) if x.size else np.zeros(x.shape[:-2])
-    sq = np.maximum(0, np.ceil(np.log2(np.maximum(norm1, 1e-300) / 5.371920351148152))).astype(int)
-    x = x / (2.0 ** sq)[..., None, None]
-    b = _PADE13
-    ident = np.broadcast_to(np.eye(n), x.shape)
-    x2 = x @ x
-    x4 = x2 @ x2
-    x6 = x4 @ x2
-    u = x @ (x6 @ (b[13] * x6 + b[11] * x4 + b[9] * x2) + b[7] * x6 + b[5] * x4 + b[3] * x2 + b[1] * ident)
-    v = x6 @ (b[12] * x6 + b[10] * x4 + b[8] * x2) + b[6] * x6 + b[4] * x4 + b[2] * x2 + b[0] * ident
+    norm1 = np.abs(x).sum(axis=-2).max(axis=-1) if x.size else np.zeros(x.shape[:-2], x.dtype)
+    if x.dtype == np.float64:
+        maxnorm, degrees, conds = 5.371920351148152, (3, 5, 7, 9), (1.495585217958292e-002, 2.539398330063230e-001,
+                                                                     9.504178996162932e-001, 2.097847961257068e+000)
+        top = 13
+    else:
+        maxnorm, degrees, conds = 3.925724783138660, (3, 5), (4.258730016922831e-001, 1.880152677804762e+000)
+        top = 7
+    with np.errstate(divide="ignore"):
+        sq = np.maximum(0, np.floor(np.log2(norm1 / maxnorm))).astype(int)
+    u, v = _pade(x / (2.0 ** sq).astype(x.dtype)[..., None, None], top)
+    for degree, cond in reversed(list(zip(degrees, conds))):
+        u_d, v_d = _pade(x, degree)
+        small = (norm1 < cond)[..., None, None]
+        u, v = np.where(small, u_d, u), np.where(small, v_d, v)
     r = np.linalg.solve(v - u, v + u)
-    flat, steps = r.reshape(-1, n, n), sq.reshape(-1)
+    flat, steps = r.reshape(-1, n, n), np.where(norm1 < conds[-1], 0, sq).reshape(-1)
     for i in range(flat.shape[0]):
         for _ in range(int(steps[i])):
             flat[i] = flat[i] @ flat[i]
