@@ -31,6 +31,7 @@ _CLUSTER = "describes a TensorFlow server cluster (gRPC runtime)"
 _DISTRIBUTE = "descend.distribute (MPI data parallelism with tf.distribute's semantics)"
 _FUNCTION = "descend.function (traced, compiled steps) and descend.compat.v1"
 _NUMPY_DTYPES = "float16/float32/float64 and the integer dtypes"
+_COMPLEX = "its results are complex tensors (complex64/complex128), and descend's tensors are real"
 
 #: namespace -> {name: (reason, alternative)}
 EXCLUDED: dict[str, dict[str, tuple[str, str]]] = {
@@ -84,6 +85,12 @@ EXCLUDED: dict[str, dict[str, tuple[str, str]]] = {
     "keras.callbacks": {
         "OrbaxCheckpoint": (_FOREIGN + " (Orbax, JAX's checkpoint library)",
                             "descend.callbacks.ModelCheckpoint or BackupAndRestore"),
+    },
+    "tf.linalg": {
+        "eig": (_COMPLEX, "descend.linalg.eigh for symmetric matrices (real eigenvalues and vectors)"),
+        "eigvals": (_COMPLEX, "descend.linalg.eigvalsh for symmetric matrices"),
+        "logm": (_COMPLEX + " (TF's logm takes complex64/complex128 input only)",
+                 "descend.linalg.eigh: V diag(log e) V^T for a symmetric positive-definite matrix"),
     },
 }
 

@@ -680,3 +680,63 @@ for _scale in (True, False):
 op(N, "atrous_conv2d_transpose", "image", call=lambda m, x: m.atrous_conv2d_transpose(
     x, np.linspace(-1, 1, 36).reshape(3, 2, 2, 3).astype(x.dtype.name), (2, 5, 6, 2), 2, "SAME"))
 op(N, "max_pool_with_argmax", "image", call=lambda m, x: m.max_pool_with_argmax(x, 3, 2, "SAME")[0])
+
+# tf.linalg's decompositions and their uses (issue 37); vectors are compared squared (their signs are free)
+GENERATORS["tall"] = lambda rng: [rng.standard_normal((2, 4, 3))]
+GENERATORS["wide"] = lambda rng: [rng.standard_normal((2, 3, 5))]
+GENERATORS["symmetric"] = lambda rng: [(lambda a: a + np.swapaxes(a, -1, -2))(rng.standard_normal((2, 3, 3)))]
+GENERATORS["tall_and_rhs"] = lambda rng: [rng.standard_normal((2, 4, 3)), rng.standard_normal((2, 4, 2))]
+GENERATORS["lu_and_rhs"] = lambda rng: [rng.standard_normal((3, 3)) + 3 * np.eye(3), rng.standard_normal((3, 2))]
+GENERATORS["tridiagonal"] = lambda rng: [rng.standard_normal((2, 3, 4)) + np.array([0.0, 4.0, 0.0])[:, None],
+                                         rng.standard_normal((2, 4, 2))]
+GENERATORS["bands"] = lambda rng: [rng.standard_normal((3, 4)) + np.array([4.0, 0.0, 0.0])[:, None],
+                                   rng.standard_normal((4, 2))]
+_PERM = np.array([2, 0, 1], np.int32)
+op(LA, "qr", "tall", call=lambda m, a: m.qr(a)[1] ** 2)
+op(LA, "qr", "batch_square", call=lambda m, a: m.qr(a)[0] * m.qr(a)[1][..., :1, :1])
+op(LA, "svd", "tall", call=lambda m, a: m.svd(a, compute_uv=False))
+op(LA, "svd", "wide", call=lambda m, a: m.svd(a)[1] ** 2 + m.svd(a)[0][..., None, :])
+op(LA, "svd", "tall", call=lambda m, a: m.svd(a)[2] ** 2)
+op(LA, "svd", "wide", call=lambda m, a: m.svd(a)[2] ** 2)
+op(LA, "svd", "tall", call=lambda m, a: m.svd(a)[1] ** 2)
+op(LA, "eigh", "symmetric", call=lambda m, a: m.eigh(a)[1] ** 2 + m.eigh(a)[0][..., None, :])
+op(LA, "eigvalsh", "symmetric", call=lambda m, a: m.eigvalsh(a))
+op(LA, "pinv", "tall", call=lambda m, a: m.pinv(a))
+op(LA, "lstsq", "tall_and_rhs", call=lambda m, a, b: m.lstsq(a, b))
+op(LA, "lstsq", "tall_and_rhs", call=lambda m, a, b: m.lstsq(a[..., :3, :], b[..., :3, :], l2_regularizer=0.5))
+op(LA, "matrix_rank", "tall", grad=False, call=lambda m, a: m.matrix_rank(a))
+# expm on norms near 1: on norm-6 matrices ("batch_square") TF's float32 values and gradients carry float32
+# rounding of up to 2e-5 relative in the entries that cancel (descend's are the closer to float64); larger norms
+# (squarings) are checked in float64 in tests/op_cases_core.py and tests/test_linalg_decompositions.py
+GENERATORS["small_square"] = lambda rng: [0.4 * rng.standard_normal((2, 3, 3))]
+op(LA, "expm", "small_square", call=lambda m, a: m.expm(a))
+op(LA, "lu", "batch_square", grad=False, call=lambda m, a: m.lu(a)[0])  # TF registers no gradient for Lu
+op(LA, "lu_solve", "lu_and_rhs", call=lambda m, a, b: m.lu_solve(a, _PERM, b))
+op(LA, "lu_matrix_inverse", "lu_and_rhs", call=lambda m, a, b: m.lu_matrix_inverse(a, _PERM))
+op(LA, "lu_reconstruct", "lu_and_rhs", call=lambda m, a, b: m.lu_reconstruct(a, _PERM))
+op(LA, "tensor_diag", "vectors", call=lambda m, a, b: m.tensor_diag(a[:3] + b[:, None][:2]))
+op(LA, "tensor_diag_part", call=lambda m, x: m.tensor_diag_part(x[:2, :3][:, :, None, None] * x[None, None, :2, :3]))
+op(LA, "normalize", call=lambda m, x: m.normalize(x, axis=1)[0])
+op(LA, "normalize", call=lambda m, x: m.normalize(x, ord=1)[1])
+op(LA, "tridiagonal_solve", "tridiagonal", call=lambda m, d, b: m.tridiagonal_solve(d, b))
+op(LA, "tridiagonal_matmul", "tridiagonal", call=lambda m, d, b: m.tridiagonal_matmul(d, b))
+op(LA, "banded_triangular_solve", "bands", call=lambda m, a, b: m.banded_triangular_solve(a, b, lower=True))
+op(LA, "banded_triangular_solve", "bands", call=lambda m, a, b: m.banded_triangular_solve(a, b, lower=False,
+                                                                                          adjoint=True))
+# eigh_tridiagonal: forward only (TF's values come from bisection, whose tape gradient is not the eigenvalues')
+GENERATORS["tridiagonal_bands"] = lambda rng: [rng.standard_normal(5), rng.standard_normal(4)]
+op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False, call=lambda m, a, b: m.eigh_tridiagonal(a, b))
+op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False,
+   call=lambda m, a, b: m.eigh_tridiagonal(a, b, eigvals_only=False, select="i", select_range=[1, 3])[1] ** 2)
+op(LA, "eigh_tridiagonal", "tridiagonal_bands", grad=False,
+   call=lambda m, a, b: m.eigh_tridiagonal(a, b, select="v", select_range=[-0.5, 1.0]))
+op(LA, "sqrtm", "batch_square", call=lambda m, a: m.sqrtm(a))
+op(LA, "sqrtm", "spd", call=lambda m, a: m.sqrtm(a))
+# tf.linalg's linear operators: classes, compared with TF's method by method in tests/test_linalg_decompositions.py
+for _n in ("LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "LinearOperatorIdentity",
+           "LinearOperatorLowerTriangular", "LinearOperatorScaledIdentity", "LinearOperatorZeros",
+           "LinearOperatorComposition", "LinearOperatorAdjoint", "LinearOperatorInversion", "LinearOperatorKronecker",
+           "LinearOperatorBlockDiag", "LinearOperatorPermutation", "LinearOperatorHouseholder",
+           "LinearOperatorToeplitz", "LinearOperatorTridiag", "LinearOperatorLowRankUpdate",
+           "LinearOperatorBlockLowerTriangular"):
+    NOT_COMPARED["tf.linalg"][_n] = "a class, not an op: compared with TF's in tests/test_linalg_decompositions.py"

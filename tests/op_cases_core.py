@@ -493,3 +493,61 @@ def _np_erfinv_ref(y, lo=-6.0, hi=6.0):
 
 
 _case("erfinv", ds.math.erfinv, [_unit], lambda y: np.array([[_np_erfinv_ref(v) for v in row] for row in y]), True)
+
+
+# ---------------------------------------------------------------- linalg_more_ops (issue 37): decompositions
+_tall = 0.3 * _rng.standard_normal((2, 4, 3)) + np.eye(4, 3) * np.array([3.0, 2.0, 1.0])  # s apart
+_wide = _rng.standard_normal((3, 5))
+_sym = (lambda a: a + np.swapaxes(a, -1, -2))(_rng.standard_normal((2, 3, 3)))
+_weights3 = _rng.uniform(0.5, 1.5, (3, 3))
+
+
+def _np_eigh_lower(a):
+    lower = np.tril(a)
+    return np.linalg.eigh(lower + np.swapaxes(np.tril(lower, -1), -1, -2))
+
+
+def _np_lu_reference(a):
+    """A[p] = L U by Doolittle with partial pivoting (an independent loop, one matrix at a time)."""
+    out = []
+    for m in a.reshape(-1, a.shape[-1], a.shape[-1]):
+        m = m.copy()
+        n = m.shape[0]
+        for j in range(n):
+            k = j + int(np.argmax(np.abs(m[j:, j])))
+            m[[j, k]] = m[[k, j]]
+            m[j + 1:, j] /= m[j, j]
+            m[j + 1:, j + 1:] -= np.outer(m[j + 1:, j], m[j, j + 1:])
+        out.append(m)
+    return np.stack(out).reshape(a.shape)
+
+
+_case("qr_tall", lambda a: [ds.square(t) for t in ds.linalg.qr(a)], [_tall],
+      lambda a: [np.square(t) for t in np.linalg.qr(a)], True)
+_case("svd_values", lambda a: ds.linalg.svd(a, compute_uv=False), [_tall],
+      lambda a: np.linalg.svd(a, compute_uv=False), True)
+_case("svd_vectors_wide", lambda a: [ds.square(t) for t in ds.linalg.svd(a)], [_wide],
+      lambda a: [np.square(np.linalg.svd(a)[1]), np.square(np.linalg.svd(a, full_matrices=False)[0]),
+                 np.square(np.linalg.svd(a, full_matrices=False)[2].T)], True)
+_case("svd_vectors_tall", lambda a: [ds.square(t) for t in ds.linalg.svd(a)[1:]], [_tall],
+      lambda a: [np.square(np.linalg.svd(a, full_matrices=False)[0]),
+                 np.square(np.swapaxes(np.linalg.svd(a, full_matrices=False)[2], -1, -2))], True)
+_case("self_adjoint_eig", lambda a: [ds.linalg.eigh(a)[0], ds.square(ds.linalg.eigh(a)[1])], [_sym],
+      lambda a: [_np_eigh_lower(a)[0], np.square(_np_eigh_lower(a)[1])], True)
+_case("self_adjoint_eig_reads_lower", lambda a: ds.linalg.eigvalsh(a), [_rng.standard_normal((3, 3))],
+      lambda a: _np_eigh_lower(a)[0], True)
+_case("lu_packed", lambda a: ds.multiply(ds.linalg.lu(a)[0], _weights3), [_sq],
+      lambda a: _np_lu_reference(a) * _weights3, True)
+_case("matrix_exponential", ds.linalg.expm, [0.7 * _sq],
+      lambda a: np.stack([sum(np.linalg.matrix_power(m, k) / math.factorial(k) for k in range(60)) for m in a]),
+      True)
+_case("matrix_exponential_squared", ds.linalg.expm, [4.0 * _rng.standard_normal((3, 3))],
+      lambda a: np.linalg.matrix_power(sum(np.linalg.matrix_power(a / 64, k) / math.factorial(k)
+                                           for k in range(30)), 64))
+_case("matrix_square_root", ds.linalg.sqrtm, [_sq], lambda a: _np_sqrtm_by_eigen(a), True)
+
+
+def _np_sqrtm_by_eigen(a):
+    """The principal root from an eigendecomposition (complex, then real): independent of Denman-Beavers."""
+    e, v = np.linalg.eig(a)
+    return np.real(v @ (np.sqrt(e.astype(complex))[..., None] * np.linalg.inv(v)))

@@ -11,6 +11,7 @@ them; they run as strict xfails, so a difference that goes away must be removed 
 from __future__ import annotations
 
 import importlib
+import zlib
 
 import numpy as np
 import pytest
@@ -126,7 +127,7 @@ def _run(case, dtype):
     ref_module, our_module = _modules(case.namespace)
     if getattr(ref_module, case.name, None) is None:
         pytest.fail(f"TensorFlow's {case.namespace} has no {case.name}: name a reference for it")
-    rng = np.random.default_rng(abs(hash((case.namespace, case.name))) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{case.namespace}:{case.name}".encode()))  # the same inputs every run
     arrays = [a.astype(dtype) for a in GENERATORS[case.inputs](rng)]
     theirs = [tf.constant(a) for a in arrays]
     ours = [ds.constant(a) for a in arrays]
@@ -217,7 +218,7 @@ def _layer_inputs(spec, rng):
 def test_layer_forward_and_gradients_match_keras(case):
     tf = pytest.importorskip("tensorflow")
     keras = pytest.importorskip("keras")
-    rng = np.random.default_rng(abs(hash(case.name)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(case.name.encode()))  # the same inputs every run
     arrays = _layer_inputs(case.inputs, rng)
     listed = isinstance(arrays, list)
     theirs = [tf.constant(a) for a in arrays] if listed else tf.constant(arrays)
