@@ -48,11 +48,11 @@ NAMESPACES = {
 
 #: the names present today in each namespace (excluded names not counted): the test fails below these
 FLOORS = {
-    "keras.layers": 123, "keras.ops": 291, "keras.losses": 44, "keras.metrics": 72, "keras.optimizers": 20,
-    "keras.callbacks": 14, "keras.utils": 29, "keras.activations": 35, "keras.initializers": 36, "keras": 33,
-    "tf": 215, "tf.math": 116, "tf.nn": 54, "tf.linalg": 24, "tf.train": 5, "tf.data.Dataset": 40,
+    "keras.layers": 140, "keras.ops": 303, "keras.losses": 44, "keras.metrics": 72, "keras.optimizers": 20,
+    "keras.callbacks": 14, "keras.utils": 34, "keras.activations": 35, "keras.initializers": 36, "keras": 33,
+    "tf": 222, "tf.math": 116, "tf.nn": 68, "tf.linalg": 63, "tf.train": 9, "tf.data.Dataset": 40,
     "tf.image": 56, "tf.strings": 20,
-}  # 1,227 of 1,580 counted names (78%) when last raised; 578 (37%) before issue 37
+}  # 1,325 of 1,577 counted names (84%) when last raised; 578 (37%) before issue 37
 TARGET_OVERALL, TARGET_PER_NAMESPACE = 0.90, 0.80  # issue 37's goal (recorded, not yet asserted)
 
 
