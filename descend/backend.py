@@ -160,6 +160,9 @@ def np_dtype(dtype) -> np.dtype:
     """Normalise ``"float32"``, ``np.float32``, a DType or a NumPy dtype to ``np.dtype``."""
     if isinstance(dtype, np.dtype):
         return dtype
+    if isinstance(dtype, str) and dtype == "bfloat16":  # NumPy has none (ml_dtypes adds one once TF imports it):
+        # refused alike whatever else the process imported
+        raise TypeError("Not a dtype. Received: 'bfloat16' (descend has no bfloat16: NumPy has none)")
     try:
         return np.dtype(dtype)
     except TypeError as e:
