@@ -21,7 +21,8 @@ from .linear_operator import (LinearOperator, LinearOperatorAdjoint, LinearOpera
                               LinearOperatorFullMatrix, LinearOperatorHouseholder, LinearOperatorIdentity,
                               LinearOperatorInversion, LinearOperatorKronecker, LinearOperatorLowerTriangular,
                               LinearOperatorLowRankUpdate, LinearOperatorPermutation, LinearOperatorScaledIdentity,
-                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorZeros)
+                              LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorZeros, tridiagonal_dense)
+from .linear_operator import place_bands as _place
 from .math import l2_normalize
 from .ops.array_ops import transpose
 from .ops.clip_ops import global_norm
@@ -399,53 +400,11 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF
     return divide(t, n), n
 
 
-def _place(d, place: np.ndarray):
-    """``out[..., r, c] = sum_{k, j} d[..., k, j] place[k, j, r, c]``: the bands of ``d`` put into dense
-    matrices (a matmul with a 0/1 matrix, so the gradient flows back to the bands)."""
-    from .ops.array_ops import reshape
-
-    k, m = d.shape[-2:]
-    size = place.shape[-1]
-    batch = tuple(d.shape[:-2])
-    flat = reshape(d, shape=(int(np.prod(batch)), k * m))
-    dense = matmul(flat, Tensor(place.reshape(k * m, size * size).astype(d.dtype.dtype)))
-    return reshape(dense, shape=(*batch, size, size))
-
-
-def _tridiagonal_dense(diagonals, diagonals_format, owner):
-    """The dense ``[..., M, M]`` matrix of ``diagonals`` in TF's three formats ('compact': ``[..., 3, M]``
-    rows superdiagonal (last entry ignored), diagonal, subdiagonal (first entry ignored); 'sequence': those
-    three tensors; 'matrix': the matrix itself)."""
-    from .ops.array_ops import stack
-
-    if diagonals_format == "matrix":
-        return convert_to_tensor(diagonals)
-    if diagonals_format == "sequence":
-        if len(diagonals) != 3:
-            raise ValueError(f"{owner}: 'sequence' diagonals must be three tensors. Received {len(diagonals)}")
-        diagonals = stack([convert_to_tensor(d) for d in diagonals], axis=-2)
-    elif diagonals_format != "compact":
-        raise ValueError(f"{owner}: diagonals_format must be 'compact', 'sequence' or 'matrix'. Received: "
-                         f"{diagonals_format!r}")
-    d = convert_to_tensor(diagonals)
-    if d.ndim < 2 or d.shape[-2] != 3:
-        raise ValueError(f"{owner}: 'compact' diagonals must have shape [..., 3, M]. Received shape "
-                         f"{tuple(d.shape)}")
-    m = d.shape[-1]
-    place = np.zeros((3, m, m, m))  # place[row, j, r, c]: entry j of diagonal row goes to (r, c)
-    for j in range(m):
-        if j + 1 < m:
-            place[0, j, j, j + 1] = 1.0
-            place[2, j + 1, j + 1, j] = 1.0
-        place[1, j, j, j] = 1.0
-    return _place(d, place)
-
-
 def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=False, conjugate_rhs=False,
                       name=None, partial_pivoting=True, perturb_singular=False):
     """``X`` with ``T X = rhs`` for the tridiagonal ``T`` (``tf.linalg.tridiagonal_solve``); ``rhs`` is
     ``[..., M, K]`` (``[..., K, M]`` with ``transpose_rhs``), or ``[..., M]``."""
-    t = _tridiagonal_dense(diagonals, diagonals_format, "tridiagonal_solve")
+    t = tridiagonal_dense(diagonals, diagonals_format, "tridiagonal_solve")
     b = convert_to_tensor(rhs, dtype=t.dtype)
     from .ops.array_ops import expand_dims, squeeze
 
@@ -460,7 +419,7 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
 
 def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
     """``T @ rhs`` for the tridiagonal ``T`` (``tf.linalg.tridiagonal_matmul``)."""
-    t = _tridiagonal_dense(diagonals, diagonals_format, "tridiagonal_matmul")
+    t = tridiagonal_dense(diagonals, diagonals_format, "tridiagonal_matmul")
     return matmul(t, convert_to_tensor(rhs, dtype=t.dtype))
 
 

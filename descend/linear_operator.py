@@ -518,9 +518,7 @@ class LinearOperatorTridiag(LinearOperator):
 
     def __init__(self, diagonals, diagonals_format="compact", is_non_singular=None, is_self_adjoint=None,
                  is_positive_definite=None, is_square=None, name="LinearOperatorTridiag"):
-        from . import linalg
-
-        self._dense_matrix = linalg._tridiagonal_dense(diagonals, diagonals_format, "LinearOperatorTridiag")
+        self._dense_matrix = tridiagonal_dense(diagonals, diagonals_format, "LinearOperatorTridiag")
         super().__init__(self._dense_matrix.dtype.dtype, is_non_singular, is_self_adjoint, is_positive_definite,
                          True, name)
         self.diagonals, self.diagonals_format = diagonals, diagonals_format
@@ -584,3 +582,45 @@ __all__ += ["LinearOperatorScaledIdentity", "LinearOperatorZeros", "LinearOperat
             "LinearOperatorAdjoint", "LinearOperatorInversion", "LinearOperatorKronecker", "LinearOperatorBlockDiag",
             "LinearOperatorPermutation", "LinearOperatorHouseholder", "LinearOperatorToeplitz",
             "LinearOperatorTridiag", "LinearOperatorLowRankUpdate", "LinearOperatorBlockLowerTriangular"]
+
+
+def tridiagonal_dense(diagonals, diagonals_format, owner):
+    """The dense ``[..., M, M]`` matrix of ``diagonals`` in TF's three formats ('compact': ``[..., 3, M]``
+    rows superdiagonal (last entry ignored), diagonal, subdiagonal (first entry ignored); 'sequence': those
+    three tensors; 'matrix': the matrix itself)."""
+    from .ops.array_ops import stack
+
+    if diagonals_format == "matrix":
+        return convert_to_tensor(diagonals)
+    if diagonals_format == "sequence":
+        if len(diagonals) != 3:
+            raise ValueError(f"{owner}: 'sequence' diagonals must be three tensors. Received {len(diagonals)}")
+        diagonals = stack([convert_to_tensor(d) for d in diagonals], axis=-2)
+    elif diagonals_format != "compact":
+        raise ValueError(f"{owner}: diagonals_format must be 'compact', 'sequence' or 'matrix'. Received: "
+                         f"{diagonals_format!r}")
+    d = convert_to_tensor(diagonals)
+    if d.ndim < 2 or d.shape[-2] != 3:
+        raise ValueError(f"{owner}: 'compact' diagonals must have shape [..., 3, M]. Received shape "
+                         f"{tuple(d.shape)}")
+    m = d.shape[-1]
+    place = np.zeros((3, m, m, m))  # place[row, j, r, c]: entry j of diagonal row goes to (r, c)
+    for j in range(m):
+        if j + 1 < m:
+            place[0, j, j, j + 1] = 1.0
+            place[2, j + 1, j + 1, j] = 1.0
+        place[1, j, j, j] = 1.0
+    return place_bands(d, place)
+
+
+def place_bands(d, place: np.ndarray):
+    """``out[..., r, c] = sum_{k, j} d[..., k, j] place[k, j, r, c]``: the bands of ``d`` put into dense
+    matrices (a matmul with a 0/1 matrix, so the gradient flows back to the bands)."""
+    from .ops.array_ops import reshape
+
+    k, m = d.shape[-2:]
+    size = place.shape[-1]
+    batch = tuple(d.shape[:-2])
+    flat = reshape(d, shape=(int(np.prod(batch)), k * m))
+    dense = matmul(flat, Tensor(place.reshape(k * m, size * size).astype(d.dtype.dtype)))
+    return reshape(dense, shape=(*batch, size, size))

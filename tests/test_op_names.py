@@ -60,7 +60,7 @@ BAD = [
     ("constant_shape", lambda: ds.constant([1.0, 2.0, 3.0], shape=[2, 2], name="c"), ValueError, "shape"),
     ("constant_dtype", lambda: ds.constant(1.5, dtype=ds.int32, name="c"), TypeError, "fractional"),
     ("convert_dtype", lambda: ds.convert_to_tensor(ds.constant(1.0), dtype=ds.int32, name="x"), TypeError, "int32"),
-    ("convert_string", lambda: ds.convert_to_tensor("abc", dtype_hint=ds.float32), (TypeError, ValueError), "convert"),
+    ("convert_string", lambda: ds.convert_to_tensor("abc", dtype=ds.float32, name="s"), (TypeError, ValueError), "float32"),
     ("op_extra_positional", lambda: ds.identity(ds.constant(1.0), "n", 3), TypeError, "positional"),
     ("op_unknown_keyword", lambda: ds.identity(ds.constant(1.0), nme="x"), TypeError, "nme"),
 ]

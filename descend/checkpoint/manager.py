@@ -37,6 +37,7 @@ from ..durable import TMP_PREFIX, atomic_replace_file, remove_tree
 from . import collective
 from ..formats import tf_bundle  # (a module: tf_bundle imports the checkpoint package, which imports this)
 from .checkpoint import Checkpoint
+from .tf_writer import TF_STATE_FILE  # the file in which TensorFlow names its newest checkpoint
 from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from .format import (
     INDEX_FILE,
@@ -120,8 +121,6 @@ def checkpoint_path_of(path) -> str:
     return path
 
 
-#: the file in which TensorFlow's CheckpointManager and Saver name their newest checkpoint
-TF_STATE_FILE = "checkpoint"
 _TF_PATH_RE = re.compile(r'^\s*model_checkpoint_path\s*:\s*"((?:[^"\\]|\\.)*)"\s*$')
 
 

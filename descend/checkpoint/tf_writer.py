@@ -55,6 +55,9 @@ __all__ = ["write_object_checkpoint", "record_latest", "escape"]
 
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
+#: the name of TensorFlow's checkpoint state file in a checkpoint folder (its newest and kept prefixes)
+TF_STATE_FILE = "checkpoint"
+
 
 #: (Keras 3 layer class, weight) kept under a leading ``_`` (``Dense._kernel``); the graph has both names, this
 #: one first, so that a value is keyed as TensorFlow keys it
@@ -290,7 +293,6 @@ def _text_format_string(text: str) -> str:
 def record_latest(path: str) -> None:
     """Name ``path`` the newest checkpoint in its folder's ``checkpoint`` file (TensorFlow's
     ``CheckpointState`` as text), as ``tf.train.Checkpoint.save`` does."""
-    from .manager import TF_STATE_FILE  # the manager imports the checkpoint, which imports this module
 
     folder = os.path.dirname(os.path.abspath(path))
     name = _text_format_string(os.path.basename(path))

@@ -47,13 +47,13 @@ class Pipeline(Layer):
         return input_shape
 
     def get_config(self) -> dict:
-        from . import serialize
+        from .serialization import serialize
 
         return {"name": self.name, "layers": [serialize(x) for x in self._pipeline_layers]}
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
-        from . import deserialize
+        from .serialization import deserialize
 
         layers = config.get("layers")
         if not isinstance(layers, (list, tuple)):
