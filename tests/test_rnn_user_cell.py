@@ -112,11 +112,12 @@ def test_a_user_cell_in_a_functional_model_trains():
     outputs = layers.Dense(1)(layers.RNN(MySimpleCell(8))(inputs))
     model = keras.Model(inputs, outputs)
     assert tuple(outputs.shape) == (None, 1)
-    x = RNG.standard_normal((32, 5, 4)).astype(np.float32)
+    rng = np.random.default_rng(3)  # its own data, whatever ran before
+    x = rng.standard_normal((32, 5, 4)).astype(np.float32)
     y = x.sum(axis=(1, 2))[:, None].astype(np.float32)
     model.compile(optimizer=ds.optimizers.Adam(0.02), loss="mse")
-    history = model.fit(x, y, epochs=15, batch_size=32, verbose=0)
-    assert history.history["loss"][-1] < 0.5 * history.history["loss"][0]
+    history = model.fit(x, y, epochs=60, batch_size=32, verbose=0)
+    assert history.history["loss"][-1] < 0.25 * history.history["loss"][0]
 
 
 class _NoStateSize(layers.Layer):

@@ -35,3 +35,7 @@ class Accumulate(Stage):
         if plan.accumulation is not None:  # a skip after accumulation drops the cycle whose sum was not finite
             state = plan.optimizer.state
             state.accumulator, state.accumulator_restored = plan.accumulation, None
+        if plan.kind == "accumulate":
+            # the slots exist from the first micro-step on, as Keras' build makes them: a compiled step then
+            # creates every variable on its first call, whichever call of the cycle applies the update
+            plan.optimizer.build([v for _, v in plan.pairs])
