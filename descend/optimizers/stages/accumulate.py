@@ -35,7 +35,9 @@ class Accumulate(Stage):
         if plan.accumulation is not None:  # a skip after accumulation drops the cycle whose sum was not finite
             state = plan.optimizer.state
             state.accumulator, state.accumulator_restored = plan.accumulation, None
-        if plan.kind == "accumulate":
+        agg = plan.aggregation
+        if plan.kind == "accumulate" and (agg is None or agg.replicated(plan.optimizer, plan.pairs)):
             # the slots exist from the first micro-step on, as Keras' build makes them: a compiled step then
-            # creates every variable on its first call, whichever call of the cycle applies the update
+            # creates every variable on its first call, whichever call of the cycle applies the update (under
+            # sharded optimizer state each replica makes the slots of its share when it first applies)
             plan.optimizer.build([v for _, v in plan.pairs])
