@@ -95,19 +95,20 @@ def bind(optimizer, variables, make) -> object:
     there is none. A list holding something other than Variables gets a plan of its own, not cached (its update
     goes to the general pipeline, which reports the error)."""
     variables = tuple(variables)
+    plans = optimizer.__dict__.get(_ATTRIBUTE)
+    ids = tuple(map(id, variables))  # (the plans hold their variables, all Variables: equal ids are the same
+    if plans is not None:            # objects, and a list that is not all Variables matches none of them)
+        for k, plan in enumerate(plans):
+            if plan.ids == ids:
+                if k:
+                    plans.insert(0, plans.pop(k))
+                return plan
     if not all(isinstance(v, Variable) for v in variables):
         return make(optimizer, variables)
-    plans = optimizer.__dict__.get(_ATTRIBUTE)
     if plans is None:
         plans = _Plans()
         object.__setattr__(optimizer, _ATTRIBUTE, plans)
         _owners.add(optimizer)
-    ids = tuple(map(id, variables))  # (the plans hold their variables: equal ids are the same objects)
-    for k, plan in enumerate(plans):
-        if plan.ids == ids:
-            if k:
-                plans.insert(0, plans.pop(k))
-            return plan
     plan = make(optimizer, variables)
     plans.insert(0, plan)
     del plans[MAX_BOUND:]

@@ -21,14 +21,20 @@ A class does not override it. It says two things instead:
 
 from __future__ import annotations
 
+import operator
+
 from ..framework import trace as _trace
 
 __all__ = ["UpdateTemplate", "variables_of"]
+
+_SECOND, _PAIR, _SEQUENCES = operator.itemgetter(1), {2}, {tuple, list}
 
 
 def variables_of(pairs) -> tuple:
     """The variable of each ``(gradient, variable)`` pair (a tuple or list of two), None for an item that is
     not one (the ``validate`` stage says what is wrong with it)."""
+    if set(map(type, pairs)) <= _SEQUENCES and set(map(len, pairs)) == _PAIR:  # (the usual call: no per-item
+        return tuple(map(_SECOND, pairs))                                   # Python, which a step pays for)
     return tuple(item[1] if type(item) in (tuple, list) and len(item) == 2 else None for item in pairs)
 
 
@@ -52,6 +58,8 @@ class UpdateTemplate:
     def call_arguments_of(self, args: tuple, kwargs: dict) -> dict:
         """``{name: value}`` of the arguments an ``apply_gradients`` call gave after the pairs, checked against
         ``call_arguments`` (a ``TypeError`` as Python's for an argument the class does not take)."""
+        if not args and not kwargs:
+            return {}
         names = tuple(self.call_arguments)
         star = names.index("*") if "*" in names else len(names)
         positional = names[:star]
