@@ -67,12 +67,12 @@ import weakref
 
 import numpy as np
 
-from .backend import np_dtype
-from .errors import EndOfIterator
-from .framework import nest
-from .framework import trace as _trace
-from .framework.tensor import Tensor, to_array
-from .framework.variable import Variable
+from ..backend import np_dtype
+from ..errors import EndOfIterator
+from ..framework import nest
+from ..framework import trace as _trace
+from ..framework.tensor import Tensor, to_array
+from ..framework.variable import Variable
 
 __all__ = [
     "AUTOTUNE",
@@ -853,12 +853,12 @@ def default_seed(what: str | None = None) -> int:
     """The seed of a shuffle given none: derived from the global seed and the op counter when a global seed
     is set (the same program draws the same seeds: reproducible runs, the same order on every MPI rank),
     else fresh entropy; with ``what`` (the op asking) under op determinism, TF's ``RuntimeError`` instead."""
-    from .random import get_seed
+    from ..random import get_seed
 
     g, o = get_seed(None)
     if g is None:
         if what is not None:
-            from ._native.blas import deterministic
+            from .._native.blas import deterministic
 
             if deterministic():  # (TF's: an order that cannot be repeated)
                 raise RuntimeError(f"Random ops require a seed to be set when determinism is enabled "
@@ -912,7 +912,7 @@ class DatasetIterator:
         if _trace.active and not self._made_in_trace and _trace.current() is not None:
             # inside descend.function: a node of the plan, taking the next element on every call (TF's
             # IteratorGetNext), not this one element frozen into the trace
-            from .errors import OutOfRangeError
+            from ..errors import OutOfRangeError
 
             try:
                 return self.get_next()
@@ -925,7 +925,7 @@ class DatasetIterator:
         """The next element, as TF's ``get_next``: ``descend.errors.OutOfRangeError`` at the end (``next``
         raises ``StopIteration`` outside ``descend.function``). Inside ``descend.function`` each call of
         the compiled function takes the next element."""
-        from .errors import OutOfRangeError
+        from ..errors import OutOfRangeError
 
         try:
             return self._take()
@@ -1494,7 +1494,7 @@ class Dataset:
 
     def get_single_element(self, name=None):
         """The only element, as Tensors; ``InvalidArgumentError`` if the dataset has none or more than one."""
-        from .errors import InvalidArgumentError
+        from ..errors import InvalidArgumentError
 
         with self.as_numpy_iterator() as it:
             try:
@@ -1694,7 +1694,7 @@ class _Conform:
                                 f"{leaf!r}: {e}") from None
             if shape is not None and (a.ndim != len(shape)
                                       or any(d is not None and d != n for d, n in zip(shape, a.shape))):
-                from .errors import InvalidArgumentError
+                from ..errors import InvalidArgumentError
 
                 raise InvalidArgumentError(f"`generator` yielded an element of shape {a.shape} where an element of "
                                            f"shape {tuple('?' if d is None else d for d in shape)} was expected.")
@@ -2336,7 +2336,7 @@ class _ChooseIter(_ReplayIter):
         while not all(self._empty):
             c = _scalar_key(next(self._child).get(), "choose_from_datasets: `choice_dataset`")
             if not 0 <= c < len(self._inputs):
-                from .errors import InvalidArgumentError
+                from ..errors import InvalidArgumentError
 
                 raise InvalidArgumentError(f"choose_from_datasets: a choice selected dataset {c}, but there are only "
                                            f"{len(self._inputs)} datasets (valid: 0 to {len(self._inputs) - 1})")
