@@ -1,30 +1,4 @@
-"""Losses, as ``keras.losses`` (Keras 3): classes, functions and ``get``.
-
-A loss *function* ``fn(y_true, y_pred)`` returns one value per sample: the
-elementwise loss averaged (or, for the cross-entropies, summed) over the last
-axis. A :class:`Loss` *object* calls its ``call(y_true, y_pred)`` to get those
-per-sample losses, weights them by ``sample_weight`` and reduces them:
-
-* ``"sum_over_batch_size"`` (default; ``"auto"`` and ``"mean"`` are aliases):
-  ``sum(w * loss) / number_of_loss_elements``, as Keras 3 (not divided by the
-  sum of the weights);
-* ``"sum"``: ``sum(w * loss)``;
-* ``"mean_with_sample_weight"``: ``sum(w * loss) / sum(w)``;
-* ``"none"`` or ``None``: the weighted per-sample losses.
-
-Everything is built from descend ops, so gradients flow to ``y_pred`` (and to
-``y_true`` where the math allows). The cross-entropies on logits use the
-stable ``descend.nn`` ops (finite for logits of any size); on probabilities
-they clip to ``[1e-7, 1 - 1e-7]`` as Keras does (``keras.backend.epsilon()``).
-
-Example:
-    >>> import descend as ds, numpy as np
-    >>> import descend.losses as losses
-    >>> loss_fn = losses.SparseCategoricalCrossentropy(from_logits=True)
-    >>> logits = ds.constant([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]])
-    >>> round(float(loss_fn([0, 2], logits)), 4)
-    0.1755
-"""
+"""Keras 3's losses: loss functions, the Loss classes, reduction and look-up (public as ``descend.losses``)."""
 
 from __future__ import annotations
 
@@ -35,11 +9,11 @@ import warnings
 
 import numpy as np
 
-from . import activations, backend
-from ._lookup import get_object
-from .framework.tensor import Tensor, convert_to_tensor
-from .framework.variable import Variable
-from .ops import array_ops, math_ops, nn_ops
+from .. import activations, backend
+from .._lookup import get_object
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.variable import Variable
+from ..ops import array_ops, math_ops, nn_ops
 
 __all__ = [
     "Loss", "LossFunctionWrapper", "Reduction",
@@ -742,7 +716,7 @@ class Loss:
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         """The reduced (weighted) loss of a batch."""
-        from .layers.base import get_mask
+        from ..layers.base import get_mask
 
         in_mask = get_mask(y_pred)
         y_pred = _float_tensor(y_pred, self._dtype)
@@ -1142,13 +1116,13 @@ ALL_OBJECTS_DICT.update({
 
 
 def _function_name(fn) -> str:
-    from ._serialization import function_name
+    from .._serialization import function_name
 
     return function_name(fn, ALL_OBJECTS_DICT)
 
 
 def _find_function(name):
-    from ._serialization import find_function
+    from .._serialization import find_function
 
     return find_function(name, ALL_OBJECTS_DICT)
 
@@ -1171,7 +1145,7 @@ def deserialize(config, custom_objects: dict | None = None):
     """The loss that :func:`serialize` described: a name, a ``{"class_name", "config"}`` dict or Keras'
     function config. ``custom_objects``, an active ``custom_object_scope`` and registered objects are
     searched before the built-in losses."""
-    from ._serialization import extend_scope, find_object
+    from .._serialization import extend_scope, find_object
 
     with extend_scope(custom_objects):
         if isinstance(config, str):

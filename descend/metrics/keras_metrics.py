@@ -1,25 +1,4 @@
-"""Metrics, as ``keras.metrics`` (Keras 3): stateful accumulators over batches.
-
-A metric keeps its state in non-trainable :class:`descend.Variable` objects
-named ``<metric name>/<state>`` (``"accuracy/total"``), so a checkpoint can
-save them. ``update_state(y_true, y_pred, sample_weight=None)`` adds a batch,
-``result()`` returns the value so far as a Tensor, ``reset_state()`` (alias
-``reset_states()``) zeroes the state, and calling the metric does
-``update_state`` then ``result``.
-
-Updates compute with NumPy on the values of their inputs: nothing is
-recorded on a :class:`descend.GradientTape`, so a metric may be updated
-inside a ``with GradientTape()`` block without touching the gradients.
-
-Example:
-    >>> import descend.metrics as metrics
-    >>> m = metrics.SparseCategoricalAccuracy()
-    >>> m.update_state([2, 1], [[0.1, 0.6, 0.3], [0.05, 0.95, 0.0]])
-    >>> float(m.result())
-    0.5
-    >>> m.variables[0].name
-    'sparse_categorical_accuracy/total'
-"""
+"""Keras 3's metrics: the Metric classes, metric functions and look-up (public as ``descend.metrics``)."""
 
 from __future__ import annotations
 
@@ -29,15 +8,15 @@ import warnings
 
 import numpy as np
 
-from . import backend
-from . import losses as _losses
-from ._lookup import get_object
-from ._serialization import find_function, function_name
-from .framework import nest as _nest
-from .framework import trace as _trace
-from .framework.tensor import Tensor, convert_to_tensor
-from .framework.variable import Variable, name_scope
-from .ops import math_ops
+from .. import backend
+from ..losses import keras_losses as _losses
+from .._lookup import get_object
+from .._serialization import find_function, function_name
+from ..framework import nest as _nest
+from ..framework import trace as _trace
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.variable import Variable, name_scope
+from ..ops import math_ops
 
 __all__ = [
     "Metric", "Mean", "Sum", "MeanMetricWrapper",
@@ -1371,7 +1350,7 @@ def serialize(metric) -> dict:
 
 def deserialize(config, custom_objects: dict | None = None):
     """The metric :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    from ._serialization import extend_scope, find_object
+    from .._serialization import extend_scope, find_object
 
     with extend_scope(custom_objects):
         if isinstance(config, str):
