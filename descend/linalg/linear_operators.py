@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import backend
-from .framework.tensor import Tensor, convert_to_tensor
-from .ops import linalg_ops as _lo
-from .ops.array_ops import expand_dims, squeeze, transpose
-from .ops.math_ops import abs as _abs
-from .ops.math_ops import divide, log, matmul, multiply, reduce_prod, reduce_sum
+from .. import backend
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..ops import linalg_ops as _lo
+from ..ops.array_ops import expand_dims, squeeze, transpose
+from ..ops.math_ops import abs as _abs
+from ..ops.math_ops import divide, log, matmul, multiply, reduce_prod, reduce_sum
 
 __all__ = ["LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "LinearOperatorIdentity",
            "LinearOperatorLowerTriangular"]
@@ -404,7 +404,7 @@ class LinearOperatorKronecker(LinearOperator):
                          is_square, name or "_x_".join(o.name for o in self.operators))
 
     def _dense(self):
-        from .ops.core_ops import reshape
+        from ..ops.core_ops import reshape
 
         out = self.operators[0].to_dense()
         for o in self.operators[1:]:
@@ -427,7 +427,7 @@ class LinearOperatorBlockDiag(LinearOperator):
                          name or "_ds_".join(o.name for o in self.operators))
 
     def _dense(self):
-        from .ops.array_ops import concat
+        from ..ops.array_ops import concat
 
         denses = [o.to_dense() for o in self.operators]
         batch = np.broadcast_shapes(*(tuple(d.shape[:-2]) for d in denses))
@@ -459,7 +459,7 @@ class LinearOperatorPermutation(LinearOperator):
         self.perm = p
 
     def _dense(self):
-        from .ops.array_ops import one_hot
+        from ..ops.array_ops import one_hot
 
         return one_hot(self.perm, self.perm.shape[-1], dtype=self._dtype)
 
@@ -496,7 +496,7 @@ class LinearOperatorToeplitz(LinearOperator):
         self.col, self.row = c, r
 
     def _dense(self):
-        from .ops.array_ops import concat
+        from ..ops.array_ops import concat
 
         n = self.col.shape[-1]
         # entry (i, j) is col[i - j] below the diagonal, row[j - i] above: one matmul with a 0/1 placement
@@ -505,7 +505,7 @@ class LinearOperatorToeplitz(LinearOperator):
         for i in range(n):
             for j in range(n):
                 place[i - j if i >= j else n - 1 + j - i, i * n + j] = 1.0
-        from .ops.core_ops import reshape
+        from ..ops.core_ops import reshape
 
         batch = tuple(both.shape[:-1])
         flat = matmul(reshape(both, shape=(int(np.prod(batch)), 2 * n - 1)), Tensor(place))
@@ -544,7 +544,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
 
     def _dense(self):
         u = self.u if self.diag_update is None else multiply(self.u, expand_dims(self.diag_update, axis=-2))
-        from .ops.math_ops import add
+        from ..ops.math_ops import add
 
         return add(self.base_operator.to_dense(), matmul(u, self.v, transpose_b=True))
 
@@ -563,7 +563,7 @@ class LinearOperatorBlockLowerTriangular(LinearOperator):
         super().__init__(rows[0][0]._dtype, is_non_singular, is_self_adjoint, is_positive_definite, True, name)
 
     def _dense(self):
-        from .ops.array_ops import concat
+        from ..ops.array_ops import concat
 
         sizes = [r[-1].shape[-1] for r in self.operators]
         dense_rows = []
@@ -588,7 +588,7 @@ def tridiagonal_dense(diagonals, diagonals_format, owner):
     """The dense ``[..., M, M]`` matrix of ``diagonals`` in TF's three formats ('compact': ``[..., 3, M]``
     rows superdiagonal (last entry ignored), diagonal, subdiagonal (first entry ignored); 'sequence': those
     three tensors; 'matrix': the matrix itself)."""
-    from .ops.array_ops import stack
+    from ..ops.array_ops import stack
 
     if diagonals_format == "matrix":
         return convert_to_tensor(diagonals)
@@ -616,7 +616,7 @@ def tridiagonal_dense(diagonals, diagonals_format, owner):
 def place_bands(d, place: np.ndarray):
     """``out[..., r, c] = sum_{k, j} d[..., k, j] place[k, j, r, c]``: the bands of ``d`` put into dense
     matrices (a matmul with a 0/1 matrix, so the gradient flows back to the bands)."""
-    from .ops.array_ops import reshape
+    from ..ops.array_ops import reshape
 
     k, m = d.shape[-2:]
     size = place.shape[-1]

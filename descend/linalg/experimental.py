@@ -14,10 +14,10 @@ import collections
 
 import numpy as np
 
-from .framework.tensor import Tensor, convert_to_tensor
-from .linear_operator import LinearOperator
-from .ops.array_ops import expand_dims
-from .ops.math_ops import add, divide, multiply, norm, reduce_sum, subtract
+from ..framework.tensor import Tensor, convert_to_tensor
+from .linear_operators import LinearOperator
+from ..ops.array_ops import expand_dims
+from ..ops.math_ops import add, divide, multiply, norm, reduce_sum, subtract
 
 __all__ = ["conjugate_gradient"]
 

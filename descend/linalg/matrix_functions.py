@@ -1,34 +1,24 @@
-"""``descend.linalg``: the common ``tf.linalg`` subset, as descend ops and compositions of them.
-
-Example:
-    >>> import descend as ds
-    >>> a = ds.constant([[1.0, 2.0], [3.0, 4.0]])
-    >>> ds.linalg.matmul(a, ds.linalg.eye(2)).numpy().tolist()
-    [[1.0, 2.0], [3.0, 4.0]]
-    >>> float(ds.linalg.trace(a)), ds.linalg.matrix_transpose(a).numpy().tolist()
-    (5.0, [[1.0, 3.0], [2.0, 4.0]])
-"""
+"""The functions of ``tf.linalg``, as descend ops and compositions of them (public as ``descend.linalg``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import backend
-from .framework.tensor import Tensor, convert_to_tensor
-from . import linalg_experimental as experimental  # noqa: F401 - tf.linalg.experimental
-from .linear_operator import (LinearOperator, LinearOperatorAdjoint, LinearOperatorBlockDiag,
+from .. import backend
+from ..framework.tensor import Tensor, convert_to_tensor
+from .linear_operators import (LinearOperator, LinearOperatorAdjoint, LinearOperatorBlockDiag,
                               LinearOperatorBlockLowerTriangular, LinearOperatorComposition, LinearOperatorDiag,
                               LinearOperatorFullMatrix, LinearOperatorHouseholder, LinearOperatorIdentity,
                               LinearOperatorInversion, LinearOperatorKronecker, LinearOperatorLowerTriangular,
                               LinearOperatorLowRankUpdate, LinearOperatorPermutation, LinearOperatorScaledIdentity,
                               LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorZeros, tridiagonal_dense)
-from .linear_operator import place_bands as _place
-from .math import l2_normalize
-from .ops.array_ops import transpose
-from .ops.clip_ops import global_norm
-from .ops import linalg_ops as _lo
-from .ops import linalg_more_ops as _lm
-from .ops.math_ops import add, einsum, log, matmul, multiply, norm, reduce_sum, subtract
+from .linear_operators import place_bands as _place
+from ..math import l2_normalize
+from ..ops.array_ops import transpose
+from ..ops.clip_ops import global_norm
+from ..ops import linalg_ops as _lo
+from ..ops import linalg_more_ops as _lm
+from ..ops.math_ops import add, einsum, log, matmul, multiply, norm, reduce_sum, subtract
 
 __all__ = ["matmul", "einsum", "norm", "global_norm", "l2_normalize", "matrix_transpose", "adjoint", "eye",
            "diag_part", "trace", "tensordot", "inv", "det", "slogdet", "logdet", "solve", "cholesky",
@@ -41,12 +31,6 @@ __all__ = ["matmul", "einsum", "norm", "global_norm", "l2_normalize", "matrix_tr
            "LinearOperatorInversion", "LinearOperatorKronecker", "LinearOperatorBlockDiag", "LinearOperatorPermutation",
            "LinearOperatorHouseholder", "LinearOperatorToeplitz", "LinearOperatorTridiag",
            "LinearOperatorLowRankUpdate", "LinearOperatorBlockLowerTriangular"]
-
-
-def __getattr__(name: str):
-    from ._api_exclusions import refuse  # a name tf.linalg has and descend leaves out says why
-
-    raise refuse("tf.linalg", name, __name__)
 
 
 def matrix_transpose(a, name=None):
@@ -75,7 +59,7 @@ def diag_part(input, name=None):  # noqa: A002 - TF's name
         raise ValueError(f"diag_part: `input` must have rank >= 2. Received shape {tuple(a.shape)}")
     n, m = a.shape[-2:]
     # entries (j, j) of the flattened last two axes: a gather, so an inf or NaN elsewhere stays there
-    from .ops.array_ops import gather, reshape
+    from ..ops.array_ops import gather, reshape
 
     flat = reshape(a, shape=(*a.shape[:-2], n * m))
     k = min(n, m)
@@ -176,7 +160,7 @@ def diag(diagonal, name=None, k=0, num_rows=-1, num_cols=-1, padding_value=0):
         raise ValueError("diag: only the main diagonal of a square matrix (k=0, no num_rows/num_cols/padding) "
                          "is supported")
     n = d.shape[-1]
-    from .ops.array_ops import expand_dims
+    from ..ops.array_ops import expand_dims
 
     return multiply(expand_dims(d, axis=-2), Tensor(np.eye(n, dtype=d.dtype.dtype)))
 
@@ -188,13 +172,13 @@ def set_diag(input, diagonal, name=None, k=0, align="RIGHT_LEFT"):  # noqa: A002
         raise ValueError("set_diag: only the main diagonal (k=0) is supported")
     n, m = a.shape[-2:]
     eye = Tensor(np.eye(n, m, dtype=a.dtype.dtype))
-    from .ops.array_ops import expand_dims
+    from ..ops.array_ops import expand_dims
 
     kept = multiply(a, subtract(1.0, eye))
     k_ = min(n, m)
     full = d  # the diagonal has min(n, m) entries; padded to m columns when n < m
     if k_ < m:
-        from .ops.array_ops import pad
+        from ..ops.array_ops import pad
 
         full = pad(d, [[0, 0]] * (d.ndim - 1) + [[0, m - k_]])
     return add(kept, multiply(expand_dims(full, axis=-2), eye))
@@ -202,14 +186,14 @@ def set_diag(input, diagonal, name=None, k=0, align="RIGHT_LEFT"):  # noqa: A002
 
 def matvec(a, b, transpose_a=False, name=None):
     """``a @ b`` for a (batch of) matrix ``a`` and vector ``b`` (``tf.linalg.matvec``)."""
-    from .ops.array_ops import expand_dims, squeeze
+    from ..ops.array_ops import expand_dims, squeeze
 
     return squeeze(matmul(a, expand_dims(convert_to_tensor(b), axis=-1), transpose_a=transpose_a), axis=-1)
 
 
 def cross(a, b, name=None):
     """The cross product of 3-vectors on the last axis (``tf.linalg.cross``)."""
-    from .ops.array_ops import stack, unstack
+    from ..ops.array_ops import stack, unstack
 
     a0, a1, a2 = unstack(convert_to_tensor(a), axis=-1)
     b0, b1, b2 = unstack(convert_to_tensor(b), axis=-1)
@@ -250,7 +234,7 @@ def _eps(dtype) -> float:
 def pinv(a, rcond=None, validate_args=False, name=None):
     """The Moore-Penrose pseudo-inverse from the SVD, singular values at most ``rcond * max(s)`` dropped
     (``rcond`` defaults to ``10 * max(m, n) * eps``, as ``tf.linalg.pinv``)."""
-    from .ops.math_ops import divide, greater, reduce_max, where
+    from ..ops.math_ops import divide, greater, reduce_max, where
 
     a = convert_to_tensor(a)
     if a.ndim < 2:
@@ -262,7 +246,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     keep = greater(s, cutoff)
     safe = where(keep, s, Tensor(np.ones(s.shape, a.dtype.dtype)))
     s_inv = where(keep, divide(1.0, safe), Tensor(np.zeros(s.shape, a.dtype.dtype)))
-    from .ops.array_ops import expand_dims
+    from ..ops.array_ops import expand_dims
 
     return matmul(multiply(v, expand_dims(s_inv, axis=-2)), u, transpose_b=True)
 
@@ -294,8 +278,8 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
     a = convert_to_tensor(a)
     if a.ndim < 2:
         raise ValueError(f"matrix_rank: `a` must have rank >= 2. Received shape {tuple(a.shape)}")
-    from .ops.array_ops import expand_dims
-    from .ops.math_ops import cast, greater, reduce_max
+    from ..ops.array_ops import expand_dims
+    from ..ops.math_ops import cast, greater, reduce_max
 
     s = svd(a, compute_uv=False)
     if tol is None:
@@ -313,13 +297,13 @@ def expm(input, name=None):  # noqa: A002 - TF's name
 def lu(input, output_idx_type="int32", name=None):  # noqa: A002 - TF's name
     """``(lower_upper, p)`` with ``input[..., p, :] = L @ U`` (``tf.linalg.lu``); ``L`` has a unit diagonal
     that is not stored."""
-    from .dtypes import as_dtype
+    from ..dtypes import as_dtype
 
     return _lm.lu(convert_to_tensor(input), output_idx_type=as_dtype(output_idx_type).name)
 
 
 def _lu_factors(lower_upper):
-    from .ops.math_ops import ones_like
+    from ..ops.math_ops import ones_like
 
     packed = convert_to_tensor(lower_upper)
     n = packed.shape[-1]
@@ -331,7 +315,7 @@ def _lu_factors(lower_upper):
 
 def _perm_matrix(perm, dtype) -> Tensor:
     """The permutation matrices ``P`` with ``(P @ x)[i] = x[perm[i]]`` (a one-hot op: recorded in functions)."""
-    from .ops.array_ops import one_hot
+    from ..ops.array_ops import one_hot
 
     return one_hot(perm, perm.shape[-1], dtype=dtype)
 
@@ -369,7 +353,7 @@ def lu_reconstruct(lower_upper, perm, validate_args=False, name=None):
 def tensor_diag(diagonal, name=None):
     """The rank-2k tensor with ``diagonal`` (rank k) on its diagonal: ``out[i..., i...] = diagonal[i...]``
     (``tf.linalg.tensor_diag``)."""
-    from .ops.array_ops import reshape
+    from ..ops.array_ops import reshape
 
     d = convert_to_tensor(diagonal)
     shape = tuple(d.shape)
@@ -380,7 +364,7 @@ def tensor_diag(diagonal, name=None):
 def tensor_diag_part(input, name=None):  # noqa: A002 - TF's name
     """The diagonal of a rank-2k tensor of shape ``s + s``: ``out[i...] = input[i..., i...]``
     (``tf.linalg.tensor_diag_part``)."""
-    from .ops.array_ops import reshape
+    from ..ops.array_ops import reshape
 
     a = convert_to_tensor(input)
     k = a.ndim // 2
@@ -393,7 +377,7 @@ def tensor_diag_part(input, name=None):  # noqa: A002 - TF's name
 
 def normalize(tensor, ord="euclidean", axis=None, name=None):  # noqa: A002 - TF's name
     """``(tensor / norm, norm)`` with the norm kept over ``axis`` (``tf.linalg.normalize``)."""
-    from .ops.math_ops import divide
+    from ..ops.math_ops import divide
 
     t = convert_to_tensor(tensor)
     n = norm(t, ord=ord, axis=axis, keepdims=True)
@@ -406,7 +390,7 @@ def tridiagonal_solve(diagonals, rhs, diagonals_format="compact", transpose_rhs=
     ``[..., M, K]`` (``[..., K, M]`` with ``transpose_rhs``), or ``[..., M]``."""
     t = tridiagonal_dense(diagonals, diagonals_format, "tridiagonal_solve")
     b = convert_to_tensor(rhs, dtype=t.dtype)
-    from .ops.array_ops import expand_dims, squeeze
+    from ..ops.array_ops import expand_dims, squeeze
 
     vector = b.ndim == t.ndim - 1
     if vector:
@@ -451,7 +435,7 @@ def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=No
     (``tf.linalg.eigh_tridiagonal``); ``select`` 'a' all, 'i' the indices ``select_range[0]..[1]``
     (inclusive), 'v' the eigenvalues in ``(select_range[0], select_range[1]]``. ``tol`` is accepted and not
     needed: the values come from a dense symmetric eigensolver."""
-    from .ops.array_ops import gather
+    from ..ops.array_ops import gather
 
     a, b = convert_to_tensor(alpha), convert_to_tensor(beta)
     if a.ndim != 1 or b.ndim != 1 or b.shape[0] != max(a.shape[0] - 1, 0):
@@ -481,7 +465,7 @@ def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=No
 
 def _row(x):
     """``x`` with a leading axis (``[m] -> [1, m]``), for :func:`_place`."""
-    from .ops.array_ops import expand_dims
+    from ..ops.array_ops import expand_dims
 
     return expand_dims(x, axis=0)
 
