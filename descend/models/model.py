@@ -1,18 +1,18 @@
-"""``Model`` and ``Sequential``: layers that train (``compile`` / ``fit`` / ``evaluate`` / ``predict``)."""
+"""Model and Sequential: layers that train, and saving/loading/cloning whole models."""
 
 from __future__ import annotations
 
 import weakref
 
-from . import _serialization
+from .. import _serialization
 from . import functional as _functional
-from . import saving as _saving
-from .framework import context
-from .layers import _rebuild
-from .layers.base import Layer
-from .layers.input_layer import Input, InputLayer
-from .layers.keras_tensor import KerasTensor
-from .training.loop import Trainer
+from .. import saving as _saving
+from ..framework import context
+from ..layers import _rebuild
+from ..layers.base import Layer
+from ..layers.input_layer import Input, InputLayer
+from ..layers.keras_tensor import KerasTensor
+from ..training.loop import Trainer
 
 __all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json", "save_model"]
 
@@ -311,7 +311,7 @@ class Sequential(Model):
             input_shape = (None,) + tuple(first)
         import numpy as np
 
-        from .framework.tensor import Tensor
+        from ..framework.tensor import Tensor
 
         input_shape = tuple(input_shape)
         if self._input_layer is not None and tuple(self._input_layer.batch_shape[1:]) != input_shape[1:]:

@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _serialization
-from .framework import nest
-from .framework.tensor import Tensor
-from .layers import _rebuild
-from .layers.base import Layer
-from .layers.input_layer import Input, InputLayer
-from .layers.keras_tensor import KerasTensor, Node, map_symbolic
-from .ops.math_ops import cast
+from .. import _serialization
+from ..framework import nest
+from ..framework.tensor import Tensor
+from ..layers import _rebuild
+from ..layers.base import Layer
+from ..layers.input_layer import Input, InputLayer
+from ..layers.keras_tensor import KerasTensor, Node, map_symbolic
+from ..ops.math_ops import cast
 
 __all__ = ["init_graph", "run_graph", "graph_config", "graph_from_config", "graph_summary_rows", "clone_graph"]
 
@@ -260,7 +260,7 @@ def _input_from_config(entry: dict):
                    f"{_MAX_SHAPE_RANK} sizes (non-negative ints or null). Received: {str(shape)[:200]}")
     dtype = cfg.get("dtype")
     if isinstance(dtype, dict):
-        from .layers.base import dtype_from_config
+        from ..layers.base import dtype_from_config
 
         dtype = dtype_from_config(dtype)
     for flag in ("sparse", "ragged", "optional"):
