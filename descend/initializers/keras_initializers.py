@@ -1,32 +1,4 @@
-"""Weight initializers, as ``keras.initializers`` (Keras 3 names, arguments and defaults).
-
-An initializer is a callable ``init(shape, dtype=None) -> Tensor``; ``dtype``
-defaults to :func:`descend.floatx` (float32). Random initializers take a
-``seed``:
-
-* an ``int``: every call draws from ``numpy.random.default_rng(seed)`` afresh,
-  so the same seed gives the same values, call after call (Keras 3);
-* a ``numpy.random.Generator``: calls draw from it in turn (different values
-  each call, one reproducible sequence);
-* ``None``: after :func:`descend.random.set_seed` (``tf.random.set_seed``), each
-  call takes the next seed of that global seed's sequence, so a program rerun
-  after ``set_seed(s)`` creates the same weights (TF 2's rule for an op without
-  a seed); without a global seed, a fresh seed from NumPy's global random state,
-  so ``numpy.random.seed(s)`` makes it reproducible (:func:`draw_seed`).
-
-Values are drawn in float64 and then cast, so one seed gives the same
-numbers (up to rounding) in float32 and float64.
-
-Example:
-    >>> import descend as ds
-    >>> init = ds.initializers.get("glorot_uniform")
-    >>> init((3, 4)).shape
-    (3, 4)
-    >>> a = ds.initializers.HeNormal(seed=1)((2, 2)).numpy()
-    >>> b = ds.initializers.HeNormal(seed=1)((2, 2)).numpy()
-    >>> bool((a == b).all())
-    True
-"""
+"""Keras 3's initializers: the Initializer classes, their functional aliases and look-up (public as ``descend.initializers``)."""
 
 from __future__ import annotations
 
@@ -34,10 +6,10 @@ import math
 
 import numpy as np
 
-from . import backend
-from . import random as tf_random
-from ._lookup import deserialize_object, serialize_object
-from .framework.tensor import Tensor
+from .. import backend
+from .. import random as tf_random
+from .._lookup import deserialize_object, serialize_object
+from ..framework.tensor import Tensor
 
 __all__ = [
     "Initializer", "Zeros", "Ones", "Constant", "Identity", "RandomNormal", "RandomUniform", "TruncatedNormal",
