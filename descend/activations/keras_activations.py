@@ -1,26 +1,12 @@
-"""Activation functions by name, as ``keras.activations``, built on :mod:`descend.nn` and descend ops.
-
-Every function takes a Tensor (or Variable, array, number) and returns a
-Tensor of the same shape and dtype; all are differentiable through the tape.
-``get(name)`` looks one up (``None`` -> ``linear``), ``serialize(fn)`` gives
-the name back.
-
-Example:
-    >>> import descend as ds
-    >>> relu = ds.activations.get("relu")
-    >>> relu(ds.constant([-1.0, 2.0])).numpy()
-    array([0., 2.], dtype=float32)
-    >>> ds.activations.serialize(relu)
-    'relu'
-"""
+"""Keras 3's activation functions by name, built on descend.nn and descend ops (public as ``descend.activations``)."""
 
 from __future__ import annotations
 
 import weakref
 
-from .framework.tensor import Tensor, convert_to_tensor
-from .framework.variable import Variable
-from .ops import array_ops, math_ops, nn_ops
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.variable import Variable
+from ..ops import array_ops, math_ops, nn_ops
 
 __all__ = [
     "linear", "relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "hard_sigmoid", "hard_silu",
@@ -319,7 +305,7 @@ def serialize(activation):
     name = _NAME_OF.get(id(activation))
     if name is not None:
         return name
-    from ._serialization import function_config, serialize_keras_object
+    from .._serialization import function_config, serialize_keras_object
 
     if hasattr(activation, "get_config") and not isinstance(activation, type):
         return serialize_keras_object(activation)
@@ -329,14 +315,14 @@ def serialize(activation):
 def deserialize(name, custom_objects: dict | None = None):
     """The activation function a name or a config stands for: ``custom_objects``, an active
     ``custom_object_scope`` and registered functions first, then the built-in activations."""
-    from ._serialization import build_object, find_object
+    from .._serialization import build_object, find_object
 
     if isinstance(name, dict):
         if name.get("class_name") == "function" or set(name) <= {"class_name", "config"} and \
                 isinstance(name.get("config"), str):  # {"class_name": "function", "config": "relu"}
             name = name.get("config", name.get("class_name"))
         else:  # an activation object's config (a registered class with get_config)
-            from ._serialization import extend_scope
+            from .._serialization import extend_scope
 
             with extend_scope(custom_objects or {}):
                 return build_object(name, "activations", "activation")
