@@ -1,26 +1,13 @@
-"""Weight constraints, as ``keras.constraints`` (Keras 3 names, arguments and defaults).
-
-A constraint is a callable ``value -> value`` (Tensor or Variable in, Tensor of
-the same shape and dtype out). Give one to a Variable (``Variable(...,
-constraint=...)``) or to a layer (``kernel_constraint=...``): descend's
-optimizers assign ``var.constraint(var)`` to the variable after each update.
-
-Example:
-    >>> import descend as ds
-    >>> w = ds.Variable([[-1.0, 2.0]], name="w", constraint=ds.constraints.NonNeg())
-    >>> _ = ds.optimizers.SGD(0.1).apply_gradients([(ds.constant([[1.0, 1.0]]), w)])
-    >>> w.numpy()
-    array([[0. , 1.9]], dtype=float32)
-"""
+"""Keras 3's weight constraints (public as ``descend.constraints``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._lookup import deserialize_object, serialize_object
-from .framework.tensor import Tensor, convert_to_tensor
-from .framework.variable import Variable
-from .ops import math_ops
+from .._lookup import deserialize_object, serialize_object
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.variable import Variable
+from ..ops import math_ops
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "get", "serialize", "deserialize"]
 
