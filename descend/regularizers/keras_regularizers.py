@@ -1,18 +1,4 @@
-"""Weight regularizers, as ``keras.regularizers`` (Keras 3 names, arguments and defaults).
-
-A regularizer is a callable ``reg(weight) -> scalar Tensor`` built from
-descend ops, so the penalty is differentiable: a layer computes it from the
-current weights each time ``layer.losses`` is read (inside a GradientTape it
-is recorded like any other op).
-
-Example:
-    >>> import descend as ds
-    >>> w = ds.Variable([[1.0, -2.0]], name="w")
-    >>> float(ds.regularizers.L2(0.1)(w))
-    0.5
-    >>> round(float(ds.regularizers.get("l1")(w)), 6)
-    0.03
-"""
+"""Keras 3's weight regularizers (public as ``descend.regularizers``)."""
 
 from __future__ import annotations
 
@@ -20,10 +6,10 @@ import math
 
 import numpy as np
 
-from ._lookup import deserialize_object, serialize_object
-from .framework.tensor import Tensor, convert_to_tensor
-from .framework.variable import Variable
-from .ops import math_ops
+from .._lookup import deserialize_object, serialize_object
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.variable import Variable
+from ..ops import math_ops
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2", "orthogonal_regularizer",
            "get", "serialize", "deserialize"]
