@@ -1,34 +1,4 @@
-"""``descend.random``: random tensors with TensorFlow's seeding rules (``tf.random``).
-
-Seeds
-    As in TF 2 eager mode, a draw depends on a *global* seed
-    (:func:`set_seed`) and an *operation* seed (the ``seed=`` argument):
-
-    * neither set: a fresh, unreproducible draw each call;
-    * global seed set, no op seed: each call takes the next op seed from a
-      counter that :func:`set_seed` resets, so a program rerun after
-      ``set_seed(s)`` draws the same sequence;
-    * an op seed: calls with the same op seed continue one stream (two calls
-      give different values, the sequence is reproducible); :func:`set_seed`
-      restarts every stream. Without a global seed TF's default graph seed
-      (87654321) stands in for it;
-    * neither: fresh entropy, except under op determinism
-      (``descend.config.experimental.enable_op_determinism``), where the draw
-      raises ``RuntimeError`` as TF's does (such a draw cannot be repeated).
-
-    The streams are NumPy PCG64 generators seeded with ``(global, op)``: a
-    seeded program is reproducible with descend, but draws different numbers
-    from TensorFlow's Philox. Values are drawn in float64 and then cast.
-
-Example:
-    >>> import descend as ds
-    >>> ds.random.set_seed(3)
-    >>> a = ds.random.uniform((2,))
-    >>> ds.random.set_seed(3)
-    >>> b = ds.random.uniform((2,))
-    >>> bool((a.numpy() == b.numpy()).all()), a.dtype.name
-    (True, 'float32')
-"""
+"""TensorFlow's seeding rules (global and operation seeds) and the draws that follow them (public as ``descend.random``)."""
 
 from __future__ import annotations
 
@@ -37,10 +7,10 @@ import threading
 
 import numpy as np
 
-from . import backend
-from .framework import trace as _trace
-from .framework.tensor import ArrayLike, Tensor, to_array
-from .ops.random_draw import draw
+from .. import backend
+from ..framework import trace as _trace
+from ..framework.tensor import ArrayLike, Tensor, to_array
+from ..ops.random_draw import draw
 
 __all__ = ["set_seed", "get_seed", "uniform", "normal", "truncated_normal", "shuffle", "categorical"]
 
@@ -100,7 +70,7 @@ def _generator(seed) -> np.random.Generator:
     explicit = seed is not None
     g, o = get_seed(seed)
     if g is None:
-        from ._native.blas import deterministic
+        from .._native.blas import deterministic
 
         if deterministic():  # (TF's get_seed: an unseeded draw cannot be repeated)
             raise RuntimeError("Random ops require a seed to be set when determinism is enabled "
