@@ -1,44 +1,12 @@
-"""``descend.debugging``: why is my gradient ``None``?
-
-:func:`explain_gradient` reads what a :class:`~descend.GradientTape` noted
-while it recorded and says, naming the variables and ops involved, why
-``tape.gradient(target, source)`` gives ``None`` (or zeros with
-``unconnected_gradients="zero"``):
-
-- the source is not watched (a constant never passed to ``tape.watch``, a
-  non-trainable variable, ``watch_accessed_variables=False``, a variable read
-  only outside the block);
-- the source is not on any path to the target (and what the target does
-  depend on);
-- the path is cut by ``stop_gradient``;
-- the path goes through an integer value (a ``cast`` to ``int32``...);
-- the path goes through an op that has no gradient (``argmax``, ``round``...);
-- the target was computed outside the tape's block;
-- the gradient was asked of a non-persistent tape a second time.
-
-:func:`explain_missing_gradients` gives the same explanations for the
-variables an optimizer received ``None`` gradients for, from the latest
-``gradient()`` call of the thread that left a source without a gradient
-(while its tape is alive).
-
-Example:
-    >>> import descend as ds
-    >>> w = ds.Variable([1.0, 2.0], name="w")
-    >>> with ds.GradientTape() as tape:
-    ...     loss = ds.reduce_sum(ds.stop_gradient(w * 2.0))
-    >>> print(tape.gradient(loss, w))
-    None
-    >>> print(ds.debugging.explain_gradient(tape, loss, w))  # doctest: +ELLIPSIS
-    The gradient of the target with respect to variable 'w' is None: the path from variable 'w' to the target is cut by stop_gradient ...
-"""
+"""Why a gradient is None, numeric checks and the other tf.debugging helpers (public as ``descend.debugging``)."""
 
 from __future__ import annotations
 
-from .framework import nest
-from .framework import tape as _tape_module
-from .framework.tape import GradientTape
-from .framework.tensor import ArrayLike
-from .framework.variable import Variable
+from ..framework import nest
+from ..framework import tape as _tape_module
+from ..framework.tape import GradientTape
+from ..framework.tensor import ArrayLike
+from ..framework.variable import Variable
 
 __all__ = ["explain_gradient", "explain_missing_gradients", "missing_gradients_report"]
 
