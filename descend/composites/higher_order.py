@@ -23,11 +23,11 @@ import logging
 
 import numpy as np
 
-from .errors import InvalidArgumentError
-from .framework import nest
-from .framework.tensor import Tensor, convert_to_tensor
-from .framework.variable import Variable
-from .ops.array_ops import stack, unstack
+from ..errors import InvalidArgumentError
+from ..framework import nest
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.variable import Variable
+from ..ops.array_ops import stack, unstack
 
 __all__ = [
     "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
@@ -197,7 +197,7 @@ def assert_rank(x, rank, message=None, name=None):
 # ---------------------------------------------------------------- the eager runtime
 def executing_eagerly() -> bool:
     """True outside :func:`descend.function`'s tracing, as ``tf.executing_eagerly``."""
-    from .framework import trace
+    from ..framework import trace
 
     return not trace.active
 
@@ -253,7 +253,7 @@ def get_logger() -> logging.Logger:
 # ---------------------------------------------------------------- more of tf's runtime helpers (issue 37)
 def get_current_name_scope() -> str:
     """The active name scope, e.g. ``"outer/inner"`` ('' at the top), as ``tf.get_current_name_scope``."""
-    from .framework import current_name_scope
+    from ..framework import current_name_scope
 
     return current_name_scope()
 
@@ -261,7 +261,7 @@ def get_current_name_scope() -> str:
 def grad_pass_through(f):
     """``f`` in the forward pass, the identity in the backward pass (``tf.grad_pass_through``): the
     gradient reaches ``f``'s input as if ``f`` were not there."""
-    from .framework import custom_gradient
+    from ..framework import custom_gradient
 
     @custom_gradient
     def wrapped(x):
