@@ -37,8 +37,8 @@ from __future__ import annotations
 import functools
 import re
 
-from .framework import nest
-from .framework.variable import Variable, current_name_scope, name_scope, no_name_scope
+from . import nest
+from .variable import Variable, current_name_scope, name_scope, no_name_scope
 
 __all__ = ["Module"]
 
