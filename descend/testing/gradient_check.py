@@ -1,18 +1,18 @@
-"""Numerical gradient checking for ops, layers and user code."""
+"""Numerical gradients against the tape's, for ops, layers and user code (public as ``descend.testing``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .framework.indexed_slices import IndexedSlices
-from .framework.tape import GradientTape
-from .framework.tensor import Tensor
+from ..framework.indexed_slices import IndexedSlices
+from ..framework.tape import GradientTape
+from ..framework.tensor import Tensor
 
 __all__ = ["check_gradients", "numerical_gradients", "tape_gradients"]
 
 
 def _scalarize(out, weights):
-    from .ops.math_ops import multiply, reduce_sum
+    from ..ops.math_ops import multiply, reduce_sum
 
     outs = out if isinstance(out, (list, tuple)) else [out]
     total = None
