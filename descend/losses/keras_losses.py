@@ -799,9 +799,11 @@ class LossFunctionWrapper(Loss):
         return f"<LossFunctionWrapper({getattr(self.fn, '__name__', self.fn)}, kwargs={self._fn_kwargs})>"
 
 
-class _BuiltinLoss(LossFunctionWrapper):
-    """A built-in loss class: its config is its constructor arguments. Those named in ``_params`` are passed
-    on to the loss function and are also the instance's attributes (``loss.from_logits``, ``loss.axis``)."""
+class ConfigFromArguments:
+    """A built-in loss or metric class around a function: mixed in before ``LossFunctionWrapper`` or
+    ``MeanMetricWrapper``, it makes the config the constructor's arguments. Those named in ``_params`` are
+    passed on to the function and are also the instance's attributes (``loss.from_logits``, ``metric.k``);
+    the function is not in the config (the class names it) and the repr is the ``Loss``'s or ``Metric``'s."""
 
     _params: tuple = ()
 
@@ -810,8 +812,13 @@ class _BuiltinLoss(LossFunctionWrapper):
         for k in self._params:
             setattr(self, k, self._fn_kwargs[k])
 
+    def _function_wrapper(self) -> type:
+        """The wrapper class this one is mixed into (the next one in the method order)."""
+        mro = type(self).__mro__
+        return mro[mro.index(ConfigFromArguments) + 1]
+
     def get_config(self) -> dict:
-        config = Loss.get_config(self)
+        config = super(self._function_wrapper(), self).get_config()  # the Loss's or Metric's own, without fn
         config.update({k: getattr(self, k) for k in self._params})
         return config
 
@@ -819,7 +826,12 @@ class _BuiltinLoss(LossFunctionWrapper):
     def from_config(cls, config: dict):
         return cls(**config)
 
-    __repr__ = Loss.__repr__
+    def __repr__(self):
+        return super(self._function_wrapper(), self).__repr__()
+
+
+class _BuiltinLoss(ConfigFromArguments, LossFunctionWrapper):
+    """A built-in loss class (see :class:`ConfigFromArguments`)."""
 
 
 class MeanSquaredError(_BuiltinLoss):

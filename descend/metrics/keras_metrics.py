@@ -409,25 +409,8 @@ class MeanMetricWrapper(Mean):
         return cls(**config)
 
 
-class _BuiltinWrapper(MeanMetricWrapper):
-    """A built-in metric class: its config is its constructor arguments. Those named in ``_params`` are passed
-    on to the metric function and are also the instance's attributes (``metric.k``, ``metric.axis``)."""
-
-    _params: tuple = ()
-
-    def __init__(self, fn, **kwargs):
-        super().__init__(fn, **kwargs)
-        for k in self._params:
-            setattr(self, k, self._fn_kwargs[k])
-
-    def get_config(self) -> dict:
-        config = Metric.get_config(self)
-        config.update({k: getattr(self, k) for k in self._params})
-        return config
-
-    @classmethod
-    def from_config(cls, config: dict):
-        return cls(**config)
+class _BuiltinWrapper(_losses.ConfigFromArguments, MeanMetricWrapper):
+    """A built-in metric class around a metric function (see :class:`~descend.losses.keras_losses.ConfigFromArguments`)."""
 
 
 # ---------------------------------------------------------------- accuracy functions
