@@ -34,23 +34,23 @@ from .split import slice_batch
 __all__ = ["StrategyReplica"]
 
 
-def _global_results(metrics, strategy, extra=None):
-    """The metrics' global results; with ``extra`` (a float64 array), also its sum over the replicas
-    (exchanged in the same bucket): ``(results, summed extra)``."""
+@contextlib.contextmanager
+def _summed_states(metrics, strategy, extra=None):
+    """While open, the metrics' variables hold their sums over the replicas (this replica's own values come back
+    on exit, whatever happens). With ``extra`` (a float64 array, exchanged in the same bucket) it yields that
+    array's sum over the replicas, else ``None``."""
     variables = [v for m in metrics for v in m.variables]
     local = [v._value.copy() for v in variables]
     arrays, names = list(local), [f"metric/{v.name}" for v in variables]
     if extra is not None:
         arrays.append(np.asarray(extra, np.float64))
         names.append("extra")
-    summed = strategy.exchange.exchange(arrays, names) if arrays else []
+    summed = list(strategy.exchange.exchange(arrays, names)) if arrays else []
     extra_sum = summed.pop() if extra is not None else None
-    if not variables:
-        return [m.result() for m in metrics], extra_sum
     try:
         for v, s in zip(variables, summed):
             v._value[...] = s
-        return [m.result() for m in metrics], extra_sum
+        yield extra_sum
     finally:
         for v, a in zip(variables, local):
             v._value[...] = a
@@ -126,25 +126,14 @@ class StrategyReplica(Replica):
         extra = None if batch_loss is None else np.array([batch_loss[0] * batch_loss[1], batch_loss[1]], np.float64)
         if batch_loss is None:
             extra = np.zeros(2, np.float64)  # every replica takes part in the same exchange
-        results, summed = _global_results(metrics, self.strategy, extra)
-        logs = {m.name: float(to_array(v)) for m, v in zip(metrics, results)}
+        with _summed_states(metrics, self.strategy, extra) as summed:
+            logs = {m.name: float(to_array(m.result())) for m in metrics}
         return logs, (float(summed[0] / summed[1]) if summed[1] > 0 else float("nan"))
 
     @contextlib.contextmanager
     def summed_metrics(self, metrics):
-        variables = [v for m in metrics for v in m.variables]
-        if not variables:
+        with _summed_states(metrics, self.strategy):
             yield
-            return
-        local = [v._value.copy() for v in variables]
-        summed = self.strategy.exchange.exchange(local, [f"metric/{v.name}" for v in variables])
-        try:
-            for v, s in zip(variables, summed):
-                v._value[...] = s
-            yield
-        finally:
-            for v, a in zip(variables, local):
-                v._value[...] = a
 
     def after_restore(self, metrics) -> None:
         # the restored metric states are the sums over the replicas: rank 0 keeps them, the others start from
