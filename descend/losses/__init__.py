@@ -25,7 +25,8 @@ Example:
     >>> round(float(loss_fn([0, 2], logits)), 4)
     0.1755
 
-The implementation lives in :mod:`descend.losses.keras_losses`; this module is the public namespace.
+The loss functions live in :mod:`descend.losses.loss_functions`, the Loss classes and the look-up in
+:mod:`descend.losses.keras_losses`; this module is the public namespace.
 """
 
 from .keras_losses import *  # noqa: F403
