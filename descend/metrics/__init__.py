@@ -20,7 +20,9 @@ Example:
     >>> m.variables[0].name
     'sparse_categorical_accuracy/total'
 
-The implementation lives in :mod:`descend.metrics.keras_metrics`; this module is the public namespace.
+The base class and the reductions live in :mod:`descend.metrics.metric`, the metrics on confusion counts in
+:mod:`descend.metrics.confusion_metrics`, the others and the look-up in :mod:`descend.metrics.keras_metrics`;
+this module is the public namespace.
 """
 
 from .keras_metrics import *  # noqa: F403
