@@ -74,7 +74,7 @@ _LAZY_NAMES = {
     "eye": ("linalg", "eye"),
     "print": ("printing", "print"),
     "TensorSpec": ("tensor_spec", "TensorSpec"),
-    "Module": ("module", "Module"),
+    "Module": ("framework.module", "Module"),
     "function": ("compiler", "function"),
     "cond": ("compiler", "cond"),
     "while_loop": ("compiler", "while_loop"),
@@ -93,7 +93,7 @@ _LAZY_NAMES = {
     "zeros_initializer": ("initializers", "Zeros"),
     "random_normal_initializer": ("initializers", "RandomNormal"),
     "random_uniform_initializer": ("initializers", "RandomUniform"),
-    **{name: ("control_ops", name) for name in (
+    **{name: ("composites.higher_order", name) for name in (
         "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
         "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
         "tuple", "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger",

@@ -1,8 +1,11 @@
-"""The array namespace and dtype policy.
+"""The dtypes (``DType``, ``float32``, ...) and the dtype policy: default float type as TensorFlow's
+(Python floats become float32, Python ints become int32; ``floatx``/``set_floatx``).
 
-Everything above this module reaches arrays through ``xp`` so that a CuPy
-namespace can later be dropped in. Default float type follows TensorFlow:
-Python floats become float32, Python ints become int32.
+``xp`` is NumPy, and it is not a seam: only the Tensor conversions (framework/tensor.py) go
+through it, while the ops, layers, losses, metrics and optimizers call NumPy directly (``np.``,
+some 2,600 uses). Dropping another array library in as ``xp`` would not move their computation.
+The one backend seam descend has today is the kernel backend (:mod:`descend._native.backend`): the
+optimizers' elementwise update rules are compiled to kernels through it (numba on the CPU).
 """
 
 from __future__ import annotations

@@ -652,7 +652,7 @@ def test_batches_of_slices_gathered_at_once_are_the_element_by_element_batches(b
     fast, slow = build(True), build(False)
     it = iter(build(True))
     node = it._node
-    assert isinstance(node, data._BatchIter) and node._child.source is not None  # the gathered path
+    assert isinstance(node, data.stages._BatchIter) and node._child.source is not None  # the gathered path
     it.close()
     for _ in range(2):
         expect = run(slow)

@@ -181,8 +181,8 @@ class Strategy:
         return self._aggregation
 
     def fit_replica(self):
-        """This process's replica in ``fit`` (:class:`descend.distribute.training.StrategyReplica`)."""
-        from .training import StrategyReplica  # fit's side of the strategy, in its own module
+        """This process's replica in ``fit`` (:class:`descend.distribute.strategy_replica.StrategyReplica`)."""
+        from .strategy_replica import StrategyReplica  # fit's side of the strategy, in its own module
 
         return StrategyReplica(self)
 

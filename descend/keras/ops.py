@@ -595,7 +595,7 @@ def log_softmax(x, axis=-1):
 
 # ====================================================================================== issue 37: the rest of
 # keras.ops, each a thin call of descend's op of the same meaning after Keras' dtype rules
-from .. import control_ops as _control  # noqa: E402
+from ..composites import higher_order as _control  # noqa: E402
 from .. import math as _math  # noqa: E402
 
 arccos = _float_unary(_o.acos, "Arc cosine (ints as ``floatx()``).")

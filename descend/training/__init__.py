@@ -3,6 +3,6 @@
 callbacks (:mod:`.callbacks`) and backup and resume (:mod:`.backup`)."""
 
 from .replica import LOCAL, Replica, replica_for
-from .state import FitState
+from .fit_state import FitState
 
 __all__ = ["FitState", "LOCAL", "Replica", "replica_for"]

@@ -4,7 +4,7 @@
 ``losses`` from the model. Every loop runs the one step of :mod:`descend.training.step` (a model's own
 ``train_step``/``test_step`` when it overrides them) in the data-parallel context of
 :mod:`descend.training.replica`, and keeps its position in ``model.fit_state``
-(:class:`~descend.training.state.FitState`).
+(:class:`~descend.training.fit_state.FitState`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..optimizers.loss_scale import LossScaleOptimizer
 from . import adapters, compile_utils, step
 from . import callbacks as callbacks_module
 from .replica import LOCAL, replica_for
-from .state import FitState
+from .fit_state import FitState
 from .step import batch_size as _batch_size
 from .step import plain_logs as _plain_logs
 from .step import unpack as _unpack
@@ -270,7 +270,7 @@ class Trainer:
 
     @property
     def fit_state(self) -> FitState:
-        """Where ``fit`` is (and was, after it returns): :class:`~descend.training.state.FitState`."""
+        """Where ``fit`` is (and was, after it returns): :class:`~descend.training.fit_state.FitState`."""
         state = self.__dict__.get("_fit_state")
         if state is None:
             state = self.__dict__["_fit_state"] = FitState(replica=LOCAL)

@@ -36,7 +36,7 @@ REASONS = {
     'input_tensor': 'InputLayer(input_tensor=) is not in descend',
     'rms_scaling': 'LayerNormalization(rms_scaling=True) is not in descend',
     'lambda_ops_name': "a Lambda of a keras.ops function (ops.square) is serialized by the function's name alone, and from_config without custom_objects does not find it (Keras imports it from the module path its config names; descend never imports)",
-    'sequential_probe': "Sequential builds by running a zero-filled probe through its layers (descend/models.py), so a layer that asserts on its mask sees the probe's",
+    'sequential_probe': "Sequential builds by running a zero-filled probe through its layers (descend/models/model.py), so a layer that asserts on its mask sees the probe's",
     'symbolic_masks': "KerasTensors carry no mask (a mask cannot be a functional model's output)",
     'assign_dtype': "a descend Variable's assign wants the variable's dtype (TF's rule); Keras 3 casts the value",
     'accuracy_broadcast': 'SparseCategoricalAccuracy needs y_true shaped as y_pred without its last axis; Keras broadcasts a (2, 1) y_true against a (1, 2, 3) y_pred',

@@ -1,0 +1,84 @@
+"""Issue 36's second ways, gone: the built-in losses and metrics share one config-from-arguments class, and a
+strategy's replica sums metric states in one place (for results and for checkpoints alike)."""
+from __future__ import annotations
+
+import inspect
+import types
+
+import numpy as np
+import pytest
+
+import descend as ds
+from descend.distribute.strategy_replica import StrategyReplica
+from descend.losses import keras_losses
+from descend.metrics import keras_metrics
+
+
+@pytest.mark.parametrize("method", ["__init__", "get_config", "from_config", "__repr__"])
+def test_builtin_losses_and_metrics_share_one_class(method):
+    one = inspect.getattr_static(keras_losses.ConfigFromArguments, method)
+    assert inspect.getattr_static(keras_losses._BuiltinLoss, method) is one
+    assert inspect.getattr_static(keras_metrics._BuiltinWrapper, method) is one
+
+
+@pytest.mark.parametrize("obj, config, shown", [
+    (ds.losses.Huber(delta=2.0, name="h"), {"name": "h", "reduction": "sum_over_batch_size", "delta": 2.0},
+     "<Huber name='h' reduction='sum_over_batch_size'>"),
+    (ds.losses.BinaryCrossentropy(from_logits=True), {"from_logits": True, "label_smoothing": 0.0, "axis": -1},
+     "<BinaryCrossentropy name='binary_crossentropy' reduction='sum_over_batch_size'>"),
+    (ds.metrics.TopKCategoricalAccuracy(k=3, name="top3"), {"name": "top3", "k": 3}, "<TopKCategoricalAccuracy name=top3>"),
+    (ds.metrics.BinaryAccuracy(threshold=0.7), {"threshold": 0.7}, "<BinaryAccuracy name=binary_accuracy>"),
+])
+def test_builtin_config_is_the_arguments_and_the_repr_the_bases(obj, config, shown):
+    got = obj.get_config()
+    assert "fn" not in got
+    assert {k: got[k] for k in config} == config
+    assert repr(obj) == shown
+    again = type(obj).from_config(got)
+    assert again.get_config() == got
+
+
+class _Exchange:
+    """Two replicas: the other one holds the same values, so every sum is twice this one's."""
+
+    def __init__(self):
+        self.calls = []
+
+    def exchange(self, arrays, names):
+        self.calls.append(list(names))
+        return [np.asarray(a) * 2 for a in arrays]
+
+
+def _replica():
+    strategy = types.SimpleNamespace(exchange=_Exchange(), num_replicas_in_sync=2, group=types.SimpleNamespace(rank=0))
+    return StrategyReplica(strategy), strategy.exchange
+
+
+def _metric():
+    m = ds.metrics.Mean(name="m")
+    m.update_state([1.0, 3.0])  # total 4, count 2
+    return m
+
+
+def test_results_sum_the_states_and_the_loss_in_one_exchange_and_restore_them():
+    replica, exchange = _replica()
+    m = _metric()
+    logs, loss = replica.results([m], batch_loss=(0.5, 4))
+    assert logs == {"m": 2.0}  # (2 * 4) / (2 * 2): sums, not a mean of means
+    assert loss == 0.5
+    assert exchange.calls == [["metric/m/total", "metric/m/count", "extra"]]
+    assert [float(v.numpy()) for v in m.variables] == [4.0, 2.0]  # this replica's own states again
+
+
+def test_summed_metrics_holds_the_sums_while_open_and_restores_after_an_error():
+    replica, exchange = _replica()
+    m = _metric()
+    with pytest.raises(RuntimeError, match="write failed"):
+        with replica.summed_metrics([m]):
+            assert [float(v.numpy()) for v in m.variables] == [8.0, 4.0]
+            raise RuntimeError("write failed")
+    assert [float(v.numpy()) for v in m.variables] == [4.0, 2.0]
+    assert exchange.calls == [["metric/m/total", "metric/m/count"]]
+    with replica.summed_metrics([]):  # no state: no exchange
+        pass
+    assert len(exchange.calls) == 1
