@@ -120,7 +120,7 @@ def test_seed_003_style_program_trains_several_optimizers_on_collection_lists():
     assert {"embedding/weights/accumulator", "head/weights/accum", "head/weights/linear", "global_step"} <= slots
 
 
-@pytest.mark.parametrize("module", ["descend.compat.v1.variables", "descend.compat.v1.ftrl", "descend.compat.v1.adadelta",
+@pytest.mark.parametrize("module", ["descend.compat.v1.variables", "descend.compat.v1.train",
                                     "descend.compat.v1.proximal_adagrad", "descend.compat.v1.proximal_gradient_descent",
                                     "descend.compat.v1.adagrad_da"])
 def test_docstring_examples_run(module):

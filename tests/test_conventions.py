@@ -474,7 +474,7 @@ def test_unknown_convention(kwargs, message):
                                          "Received: convention='tf1'"),
     (lambda: O.Lion(convention="torch"), "Lion supports: 'keras', 'optax'. Received: convention='torch'"),
     (lambda: O.AdamW(convention="tf1"), "AdamW supports: 'keras', 'torch', 'optax'"),
-    (lambda: O.Ftrl(convention="torch"), "Ftrl supports: 'keras'. Received: convention='torch'"),
+    (lambda: O.Ftrl(convention="torch"), "Ftrl supports: 'keras', 'tf1'. Received: convention='torch'"),
     (lambda: O.AdamWeightDecay(convention="torch"), "AdamWeightDecay supports: 'keras'"),
     (lambda: O.Lamb(convention="optax"), "Lamb supports: 'keras'"),
 ])

@@ -460,14 +460,14 @@ def test_indexed_slices_without_dense_shape_is_accepted():
 # ------------------------------------------------------------------------------------- no private reach
 _OPTIMIZER_DIR = pathlib.Path(ds.optimizers.__file__).parent
 # the framework: the base class, its state, hyperparameters, pipeline, stages and kernels
-_FRAMEWORK_FILES = {"optimizer.py", "state.py", "hyper.py", "pipeline.py", "rule.py", "spellings.py", "fused.py",
+_FRAMEWORK_FILES = {"optimizer.py", "optimizer_state.py", "hyper.py", "pipeline.py", "rule.py", "spellings.py", "fused.py",
                     "batched.py", "rewrite.py", "exact_lazy.py", "accumulation.py", "bound.py", "template.py",
                     "options.py"}
 
 
 def _framework_private_names() -> set[str]:
     names = set()
-    for path in [_OPTIMIZER_DIR / f for f in ("optimizer.py", "state.py", "hyper.py", "pipeline.py", "rule.py")]:
+    for path in [_OPTIMIZER_DIR / f for f in ("optimizer.py", "optimizer_state.py", "hyper.py", "pipeline.py", "rule.py")]:
         tree = ast.parse(path.read_text())
         for cls in [n for n in tree.body if isinstance(n, ast.ClassDef)]:
             for node in ast.walk(cls):
@@ -492,7 +492,7 @@ def test_no_optimizer_module_touches_a_private_attribute_of_the_framework():
             if isinstance(node, ast.Attribute) and node.attr in private - {"_name"}:
                 offenders.append(f"{path.name}:{node.lineno}: .{node.attr}")
             if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[-1] in (
-                    "optimizer", "state", "hyper", "pipeline", "rule"):
+                    "optimizer", "optimizer_state", "hyper", "pipeline", "rule"):
                 offenders += [f"{path.name}:{node.lineno}: imports {a.name}" for a in node.names
                               if a.name.startswith("_") and a.name != "_Optimizer"]
     assert not offenders, offenders

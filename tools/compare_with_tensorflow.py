@@ -182,7 +182,7 @@ DIAGNOSES = {
     ),
     "tf1-nesterov-sparse-order": (
         "TF's SparseApplyMomentum with use_nesterov computes var -= g*lr + accum*(momentum*lr); descend "
-        "computes var - (g*lr + accum*momentum*lr) (descend/compat/v1/train.py tf1_nesterov_update), as the "
+        "computes var - (g*lr + accum*momentum*lr) (descend/optimizers/sgd.py tf1_nesterov_update), as the "
         "dense ApplyMomentum kernel does. Verified: accum*(momentum*lr) matches exactly on the sparse rows."
     ),
     "tf1-ftrl-sparse-1d": (
@@ -232,10 +232,9 @@ class _PowShim:
 
 @contextlib.contextmanager
 def _pow(scalar: bool):
-    from descend.compat.v1 import ftrl as ftrl_v1
-    from descend.optimizers import ftrl
+    from descend.optimizers import ftrl  # Keras 3's and TF 1's (its "tf1" convention) FTRL
 
-    saved = [(m, m.np) for m in (ftrl, ftrl_v1)]
+    saved = [(ftrl, ftrl.np)]
     for m, _ in saved:
         m.np = _PowShim(scalar=scalar)
     try:

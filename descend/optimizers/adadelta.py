@@ -65,8 +65,8 @@ def tf1_adadelta_coefficients(self, step, hyper, dtype):
 
 
 class TF1Adadelta(Convention):
-    """``tf.compat.v1.train.AdadeltaOptimizer`` (``descend.compat.v1.train.AdadeltaOptimizer`` declares the
-    same)."""
+    """``tf.compat.v1.train.AdadeltaOptimizer`` (``descend.compat.v1.train.AdadeltaOptimizer`` is
+    :class:`Adadelta` under it)."""
 
     framework = "tf1"
     reference = "tf.compat.v1.train.AdadeltaOptimizer"

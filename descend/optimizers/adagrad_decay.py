@@ -13,18 +13,24 @@ and ``SparseApplyAdagradDecay``). With ``gs = iterations + 1`` (DeepRec's
 
 The accumulator never falls below its starting value, so it stays bounded away
 from zero and the step size does not vanish over months of incremental training.
+
+DeepRec's arithmetic is TF 1's: ``convention="tf1"`` (``descend.compat.v1.train.AdagradDecayOptimizer``)
+computes the same, and takes DeepRec's ``global_step`` argument: the Variable whose value (not
+``iterations``) counts the decay periods.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..framework.variable import Variable
 from .adagrad import _check_constant
+from .convention import Convention
 from .exact_lazy import REPLAY
 from .optimizer import Optimizer
 from .rule import Rule, Slot
 
-__all__ = ["AdagradDecay", "adagrad_decay_update"]
+__all__ = ["AdagradDecay", "TF1AdagradDecay", "adagrad_decay_update"]
 
 
 def adagrad_decay_update(param, grad, accumulator, accumulator_decay_power, *, learning_rate,
@@ -37,6 +43,20 @@ def adagrad_decay_update(param, grad, accumulator, accumulator_decay_power, *, l
     # acc <- acc + g^2 ; param <- param - lr g / sqrt(acc)
     accumulator = accumulator + grad * grad
     return param - (grad * learning_rate) / np.sqrt(accumulator), accumulator, accumulator_decay_power
+
+
+class TF1AdagradDecay(Convention):
+    """DeepRec's ``tf.compat.v1.train.AdagradDecayOptimizer``: the same arithmetic, with the decay periods counted
+    on ``global_step`` when it is given."""
+
+    framework = "tf1"
+    reference = "DeepRec's tf.compat.v1.train.AdagradDecayOptimizer"
+    accepts = ("global_step",)
+
+    def coefficients(self, step, hyper, dtype):
+        if self.global_step is not None:  # gs = global_step + 1, read when the update is prepared
+            step = int(self.global_step.numpy())
+        return AdagradDecay.coefficients(self, step, hyper, dtype)
 
 
 class AdagradDecay(Optimizer):
@@ -66,6 +86,8 @@ class AdagradDecay(Optimizer):
         accumulator_decay_step: a positive integer, the decay period in steps;
             default 100000.
         accumulator_decay_rate: in (0, 1), default 0.9.
+        global_step: ``convention="tf1"`` only: an integer Variable the training loop advances; the decay
+            periods count ``global_step + 1`` instead of ``iterations + 1`` (None: ``iterations``).
 
     Example:
         >>> import descend as ds
@@ -76,9 +98,15 @@ class AdagradDecay(Optimizer):
         array([0.9051317], dtype=float32)
     """
 
+    #: DeepRec's own (TF 1) optimizer, which counts the periods on its global step
+    conventions = {"tf1": TF1AdagradDecay}
+
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, accumulator_decay_step=100000,
-                 accumulator_decay_rate=0.9, **kwargs):
+                 accumulator_decay_rate=0.9, global_step=None, **kwargs):
+        if global_step is not None and not isinstance(global_step, Variable):
+            raise TypeError(f"global_step must be a Variable or None. Received: {type(global_step).__name__}")
         super().__init__(learning_rate=learning_rate, **kwargs)
+        self.global_step = self.conventional("global_step", global_step)
         self.initial_accumulator_value = _check_constant("initial_accumulator_value", initial_accumulator_value,
                                                          low=0, low_open=True)
         step = accumulator_decay_step

@@ -95,7 +95,8 @@ def tf1_adam_coefficients(hyper, dtype, beta_1: str, beta_2: str) -> dict:
 
 
 class TF1Adam(Convention):
-    """``tf.compat.v1.train.AdamOptimizer`` (``descend.compat.v1.train.AdamOptimizer`` computes the same)."""
+    """``tf.compat.v1.train.AdamOptimizer`` (``descend.compat.v1.train.AdamOptimizer`` is :class:`Adam` under
+    it)."""
 
     framework = "tf1"
     reference = "tf.compat.v1.train.AdamOptimizer"

@@ -8,7 +8,7 @@ An :class:`Entry` keeps, for one bound list of variables (:mod:`descend.optimize
 of the pipeline's plan that does not change: the variables, their slot arrays, their weight-decay
 flags, and the backend's :class:`~descend._native.backend.DenseBatch` (the offsets table of the
 parameters and slots, and the chunk list of the one kernel call). The stages' batched forms
-(:meth:`~descend.optimizers.plan.Stage.prepare_batched`, ``commit_batched``) run the rest: the
+(:meth:`~descend.optimizers.update_plan.Stage.prepare_batched`, ``commit_batched``) run the rest: the
 gradients bound to it (type, dtype, shape and layout, each one C-level pass over the list), the
 non-finite check, the hyperparameters, step state and coefficients, the kernel over all of them,
 the counters.

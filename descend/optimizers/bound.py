@@ -10,7 +10,7 @@ An update takes one of two forms, with the same result bit for bit and the same 
 
 * the **general pipeline** (:mod:`descend.optimizers.pipeline`): every stage's ``prepare`` then ``commit``;
 * the **batched step**, when every stage the update runs has a batched form
-  (:meth:`~descend.optimizers.plan.Stage.batches`: each stage decides from the optimizer's
+  (:meth:`~descend.optimizers.update_plan.Stage.batches`: each stage decides from the optimizer's
   :class:`~descend.optimizers.options.Options` and its own state; nothing lists the options that keep a
   step off it) and the gradients are dense Tensors or arrays that fit the remembered list
   (:mod:`descend.optimizers.batched`: the variables' slot arrays, weight-decay flags and the backend's

@@ -13,6 +13,11 @@ kernel. With ``p = -learning_rate_power`` (0.5 by default)::
 
 ``clip(z, -l1, l1) - z`` is ``-sign(z) * max(|z| - l1, 0)``: ``param`` is 0
 wherever ``|z| <= l1`` (L1 sparsity).
+
+``convention="tf1"`` (``tf.compat.v1.train.FtrlOptimizer``, kernels ``ApplyFtrl``/``ApplyFtrlV2``):
+the same formula, every scalar in the variable's dtype (``2 * l2_shrinkage`` too), the new
+``param`` written as ``(l1 * sign(z) - z) / ...`` where ``|z| > l1`` (else 0), ``sqrt`` (not a
+power) when ``p == 0.5``, and the accumulator slot named ``accum``.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ import math
 
 import numpy as np
 
+from .convention import Convention
 from .exact_lazy import REPLAY
 from .optimizer import Optimizer
 from .rule import NUMBERS, Rule, Slot
 
-__all__ = ["Ftrl", "ftrl_update"]
+__all__ = ["Ftrl", "TF1Ftrl", "ftrl_update", "tf1_ftrl_sqrt_update", "tf1_ftrl_update"]
 
 
 def ftrl_update(param, grad, accumulator, linear, *, learning_rate, power, l1, two_l2, two_l2_shrinkage):
@@ -41,6 +47,60 @@ def ftrl_update(param, grad, accumulator, linear, *, learning_rate, power, l1, t
     return (linear_clipped - linear) / quadratic, new_accumulator, linear
 
 
+# ================================================================ TF 1 (tf.compat.v1.train.FtrlOptimizer)
+def tf1_ftrl_update(param, grad, accum, linear, *, learning_rate, power, l1, two_l2, two_l2_shrinkage):
+    # n_new = n + g^2 ; z <- z + (g + 2 l2s w) - (n_new^p - n^p) / lr * w
+    new_accum = accum + grad * grad
+    sigma = (np.power(new_accum, power) - np.power(accum, power)) / learning_rate
+    linear = linear + ((grad + two_l2_shrinkage * param) - sigma * param)
+    # w <- (l1 sign(z) - z) / (n_new^p / lr + 2 l2) where |z| > l1, else 0
+    quadratic = np.power(new_accum, power) / learning_rate + two_l2
+    new = np.where(np.abs(linear) > l1, (l1 * np.sign(linear) - linear) / quadratic, 0.0)
+    return new, new_accum, linear
+
+
+def tf1_ftrl_sqrt_update(param, grad, accum, linear, *, learning_rate, power, l1, two_l2, two_l2_shrinkage):
+    # the p == 0.5 case of tf1_ftrl_update, with sqrt as TF's kernel computes it
+    new_accum = accum + grad * grad
+    sigma = (np.sqrt(new_accum) - np.sqrt(accum)) / learning_rate
+    linear = linear + ((grad + two_l2_shrinkage * param) - sigma * param)
+    quadratic = np.sqrt(new_accum) / learning_rate + two_l2
+    new = np.where(np.abs(linear) > l1, (l1 * np.sign(linear) - linear) / quadratic, 0.0)
+    return new, new_accum, linear
+
+
+#: TF's sparse FTRL kernels update only the gradient's rows
+TF1_FTRL = Rule(tf1_ftrl_update, sparse="lazy")
+TF1_FTRL_SQRT = Rule(tf1_ftrl_sqrt_update, sparse="lazy")
+
+
+class TF1Ftrl(Convention):
+    """``tf.compat.v1.train.FtrlOptimizer`` (``descend.compat.v1.train.FtrlOptimizer`` is :class:`Ftrl` under
+    it)."""
+
+    framework = "tf1"
+    reference = "tf.compat.v1.train.FtrlOptimizer"
+
+    @property
+    def slots(self):
+        return (Slot("accum", self.initial_accumulator_value, nonnegative=True), Slot("linear"))
+
+    @property
+    def update(self):
+        # sqrt where the power is the constant 0.5 (a schedule of it takes the general form)
+        return TF1_FTRL_SQRT if self.hyperparameters()["learning_rate_power"] == -0.5 else TF1_FTRL
+
+    def coefficients(self, step, hyper, dtype):
+        # every scalar in the variable's dtype; l2_adj = l2 + beta / (2 lr)
+        t = dtype.type
+        lr = t(hyper["learning_rate"])
+        l2_adj = t(hyper["l2_regularization_strength"]) + t(hyper["beta"]) / (t(2.0) * lr)
+        return {"learning_rate": lr, "power": t(-hyper["learning_rate_power"]),
+                "l1": t(hyper["l1_regularization_strength"]), "two_l2": t(2.0) * l2_adj,
+                "two_l2_shrinkage": t(2.0) * t(hyper["l2_shrinkage_regularization_strength"])}
+
+
+# ================================================================ the optimizer (Keras 3)
 class Ftrl(Optimizer):
     """FTRL-Proximal with L1, L2 and L2-shrinkage regularization (Keras 3's ``Ftrl``).
 
@@ -59,7 +119,7 @@ class Ftrl(Optimizer):
     a gradient (``z = 0``) is set to 0, and L2 shrinkage moves ``z`` everywhere.
     ``sparse_updates="exact"`` gives the dense semantics (what Keras 3 does
     with an ``IndexedSlices`` gradient) at the cost of a pass over the whole
-    variable.
+    variable. ``convention="tf1"`` computes TF 1's FTRL (module docstring).
 
     Args:
         learning_rate: > 0, default 0.001.
@@ -85,6 +145,9 @@ class Ftrl(Optimizer):
         >>> w.numpy().round(4)
         array([0.3641, 0.    ], dtype=float32)
     """
+
+    #: TF 1's FTRL (the class itself is Keras 3's)
+    conventions = {"tf1": TF1Ftrl}
 
     def __init__(self, learning_rate=0.001, learning_rate_power=-0.5, initial_accumulator_value=0.1,
                  l1_regularization_strength=0.0, l2_regularization_strength=0.0,

@@ -35,11 +35,11 @@ class OptimizerV2(_Optimizer):
             :class:`~descend.optimizers.Optimizer` arguments.
     """
 
+    takes_tf2_arguments = True
+
     def __init__(self, name="Optimizer", gradient_aggregator=None, gradient_transformers=None, **kwargs):
-        decay = kwargs.pop("decay", 0.0)
-        learning_rate = kwargs.pop("learning_rate", kwargs.pop("lr", None))
-        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
-        self._set_initial_decay(decay)
+        # the base reads TF 2's arguments (``lr``, ``decay``); no learning rate unless one is given
+        super().__init__(kwargs.pop("learning_rate", None), name=name, **kwargs)
 
 
 Optimizer = OptimizerV2

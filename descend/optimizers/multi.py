@@ -8,7 +8,7 @@ import re
 from ..framework.variable import Variable
 from . import bound
 from .optimizer import Optimizer
-from .plan import ByVariable
+from .update_plan import ByVariable
 from .template import UpdateTemplate, variables_of
 
 __all__ = ["MultiOptimizer"]

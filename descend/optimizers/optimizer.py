@@ -8,7 +8,7 @@ and, optionally, ``catch_up`` -- and this class gives it everything else:
   (:mod:`descend.optimizers.template`), is ``bind(variables).apply(pairs)`` (:mod:`descend.optimizers.bound`),
   ``commit(prepare(...))``; ``prepare`` runs every stage that can fail and changes nothing;
 * the options it was built with, one frozen object (:class:`~descend.optimizers.options.Options`);
-* the state, one object (:class:`~descend.optimizers.state.OptimizerState`): ``iterations``, slots,
+* the state, one object (:class:`~descend.optimizers.optimizer_state.OptimizerState`): ``iterations``, slots,
   step state, the accumulator, restored state waiting for its variables, ``state_dict`` /
   ``restore_plan``;
 * the hyperparameters (:class:`~descend.optimizers.hyper.Hyperparameters`): ranges, schedules,
@@ -35,11 +35,11 @@ from .exact_lazy import LazyRows
 from .hyper import Hyperparameters, LearningRateValue
 from .options import Options
 from .pipeline import Pipeline, aggregation_for
-from .plan import UpdatePlan
+from .update_plan import UpdatePlan
 from .rule import WeightDecay, as_rule
 from .spellings import TF2_HOOKS, KerasRule, KerasSpelling, TF2Rule, TF2Spelling
 from .stages.update import DeclaredRule
-from .state import OptimizerState, StateRestore, name_of
+from .optimizer_state import OptimizerState, StateRestore, name_of
 from .template import UpdateTemplate
 
 __all__ = ["Optimizer", "VariableList"]
@@ -156,6 +156,9 @@ class Optimizer(UpdateTemplate, KerasSpelling, TF2Spelling):
     #: whose arithmetic the class's own declarations are (TF 1's classes in ``descend.compat.v1.train``: "tf1")
     native_convention: str = "keras"
 
+    #: the constructor takes TF 2's ``decay`` (TF 2's ``OptimizerV2``; any class written with TF 2's hooks does)
+    takes_tf2_arguments: bool = False
+
     #: how a subclass extends the optimizer ("rule", "keras3", "tf2"; set for each subclass as it is defined)
     _spelling: str = "none"
 
@@ -168,11 +171,13 @@ class Optimizer(UpdateTemplate, KerasSpelling, TF2Spelling):
                  gradient_accumulation_steps: int | None = None, on_nonfinite: str = "raise",
                  use_ema: bool = False, ema_momentum=0.99, ema_overwrite_frequency=None,
                  loss_scale_factor=None, convention: str = "keras", name: str | None = None, **kwargs):
+        # TF 2's constructor arguments, read here only (descend.optimizers.legacy.OptimizerV2 passes them on)
         if isinstance(learning_rate, str):  # Keras 2 / TF spelling: Optimizer(name, **kwargs)
             name, learning_rate = learning_rate, kwargs.pop("learning_rate", None)
         if "lr" in kwargs:  # Keras 2 alias
             learning_rate = kwargs.pop("lr")
-        decay = kwargs.pop("decay", 0.0) if type(self)._spelling == "tf2" else 0.0  # TF 2's inverse-time decay
+        tf2 = type(self).takes_tf2_arguments or type(self)._spelling == "tf2"
+        decay = kwargs.pop("decay", 0.0) if tf2 else 0.0  # TF 2's inverse-time decay
         if kwargs:
             raise TypeError(f"{type(self).__name__}: argument(s) not recognized: {sorted(kwargs)}")
         # the convention first: it gives the defaults of the arguments below (and of the subclass's)
@@ -269,29 +274,16 @@ class Optimizer(UpdateTemplate, KerasSpelling, TF2Spelling):
             rule = self.rule
             return "exact" if rule.is_hook else rule.rule.sparse
         if mode == "exact_lazy" and not self.__dict__.get("_exact_lazy_checked"):
-            refusal = self._exact_lazy_refusal()
-            if refusal is not None:
-                raise ValueError(f"{type(self).__name__} cannot use sparse_updates='exact_lazy': {refusal}. Use "
-                                 "'exact' or 'lazy'. Received: sparse_updates='exact_lazy'")
+            _check_exact_lazy(type(self), self._convention, self)
             self.__dict__["_exact_lazy_checked"] = True
         return mode
-
-    def _exact_lazy_refusal(self) -> str | None:
-        if self.weight_decay_form.coupled and "weight_decay" in self.hyper.values:
-            return (f"its {self.convention} weight decay is an L2 penalty added to the gradient, which moves every "
-                    "row at every step")
-        return self.rule.exact_lazy_refusal()
 
     @sparse_updates.setter
     def sparse_updates(self, mode) -> None:
         if mode not in ("exact", "lazy", "exact_lazy"):
             raise ValueError(f"`sparse_updates` must be 'exact', 'lazy' or 'exact_lazy'. Received: sparse_updates={mode!r}")
         if mode == "exact_lazy":
-            _check_exact_lazy(type(self), self._convention)
-            refusal = self._exact_lazy_refusal()
-            if refusal is not None:
-                raise ValueError(f"{type(self).__name__} cannot use sparse_updates='exact_lazy': {refusal}. Use "
-                                 "'exact' or 'lazy'. Received: sparse_updates='exact_lazy'")
+            _check_exact_lazy(type(self), self._convention, self)
         if mode != "exact_lazy" and self.lazy_rows.tables:
             self.flush()
         self.options = self.options.replace(sparse_updates=mode)
@@ -672,7 +664,7 @@ class Optimizer(UpdateTemplate, KerasSpelling, TF2Spelling):
     def restore_plan(self, state: dict, var_key: Callable | None = None, *, strict: bool = True) -> StateRestore:
         """Check ``state`` (as :meth:`state_dict` gives it) against this optimizer; change nothing.
 
-        Returns a :class:`~descend.optimizers.state.StateRestore` whose ``commit()`` (or call) writes it and
+        Returns a :class:`~descend.optimizers.optimizer_state.StateRestore` whose ``commit()`` (or call) writes it and
         cannot fail. Raises ``ValueError`` listing every problem: invalid values (negative counters, negative
         values of non-negative slots, non-finite values) always; missing, unexpected or mis-shaped
         entries when ``strict`` (else those entries are left as they are and listed on the plan).
@@ -708,22 +700,36 @@ def _static_attr(cls, name):
     return value.__func__ if isinstance(value, staticmethod) else value
 
 
-def _check_exact_lazy(cls, convention=None) -> None:
-    """Refuse ``sparse_updates="exact_lazy"`` for what the class (or its convention) declares (the rest is
-    checked on first use)."""
-    def static(name):  # the class-level declaration (None when a property decides per instance)
-        owner = convention if convention is not None and _static_attr(convention, name) is not None else cls
-        value = _static_attr(owner, name)
-        return None if isinstance(value, property) else value, owner
+def _check_exact_lazy(cls, convention=None, optimizer=None) -> None:
+    """Refuse ``sparse_updates="exact_lazy"`` where it cannot be exact (the one place that decides it, and its
+    one message). Without ``optimizer`` (while it is constructed) only what the class (or its convention)
+    declares is read, the rest being checked on first use; with it, its rule as built and its weight decay."""
+    if optimizer is not None:
+        rule = optimizer.rule
+        hooks, per_tensor = rule.is_hook, rule.per_tensor
+        no_catch_up = not hooks and rule.catch_up is None
+        l2_penalty = optimizer.weight_decay_form.coupled and "weight_decay" in optimizer.hyper.values
+    else:
+        def static(name):  # the class-level declaration (None when a property decides per instance)
+            owner = convention if convention is not None and _static_attr(convention, name) is not None else cls
+            value = _static_attr(owner, name)
+            return None if isinstance(value, property) else value, owner
 
-    update, _ = static("update")
-    catch_up, owner = static("catch_up")
+        update, _ = static("update")
+        catch_up, owner = static("catch_up")
+        hooks = cls._spelling in ("keras3", "tf2")
+        per_tensor = update is not None and as_rule(update).per_tensor
+        no_catch_up = catch_up is None and not isinstance(_static_attr(owner, "catch_up"), property)
+        l2_penalty = False
     why = None
-    if cls._spelling in ("keras3", "tf2"):
+    if hooks:
         why = "it updates variables in its own code (TF 2 / Keras 3 hooks)"
-    elif update is not None and as_rule(update).per_tensor:
+    elif l2_penalty:
+        why = (f"its {optimizer.convention} weight decay is an L2 penalty added to the gradient, which moves every "
+               "row at every step")
+    elif per_tensor:
         why = "its rule reduces over the whole tensor (per_tensor=True), so a row's update depends on rows it cannot see"
-    elif catch_up is None and not isinstance(_static_attr(owner, "catch_up"), property):
+    elif no_catch_up:
         why = "it declares no catch-up (set `catch_up` to a pure closed form or to 'replay')"
     if why is not None:
         raise ValueError(f"{cls.__name__} cannot use sparse_updates='exact_lazy': {why}. Use 'exact' or "

@@ -9,8 +9,8 @@ It is the single source of three things:
   what was expected and what was received);
 * **``get_config``**: :meth:`Options.config` gives these arguments as the optimizer's config holds them;
 * **which stages an update runs** and **whether it can take the batched step**: every stage of the
-  pipeline reads the options to say whether it is active (:meth:`~descend.optimizers.plan.Stage.active`)
-  and whether it has a batched form for them (:meth:`~descend.optimizers.plan.Stage.batches`).
+  pipeline reads the options to say whether it is active (:meth:`~descend.optimizers.update_plan.Stage.active`)
+  and whether it has a batched form for them (:meth:`~descend.optimizers.update_plan.Stage.batches`).
 
 Changing an option (``opt.clipnorm = 1.0``) makes a new ``Options`` (checked as the constructor checks)
 and puts it in place of the old one; nothing else holds a copy of a value.

@@ -11,7 +11,7 @@ into copies.
 
 Each optimizer owns its pipeline. The stages (``STAGES`` names them, in order; a stage says itself
 whether an update runs it, from the optimizer's :class:`~descend.optimizers.options.Options`, and
-whether it has a batched form: :class:`~descend.optimizers.plan.Stage`):
+whether it has a batched form: :class:`~descend.optimizers.update_plan.Stage`):
 
 * ``validate`` (:mod:`.stages.gradients`): pairs, Variables, dtypes, shapes, sparse indices; ``None``
   gradients dropped with a warning; the variables with ``overwrite_with_gradient`` set aside (they take
@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from ..framework import context
 from . import stages
-from .plan import STAGES, Aggregation, ByVariable, Item, Stage, UpdatePlan
+from .update_plan import STAGES, Aggregation, ByVariable, Item, Stage, UpdatePlan
 
 __all__ = ["STAGES", "Aggregation", "ByVariable", "Item", "Pipeline", "Stage", "UpdatePlan", "aggregation_for"]
 

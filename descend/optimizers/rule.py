@@ -235,6 +235,3 @@ class HookRule:
 
         ``context`` holds ``step``, ``hyper`` and ``coefficients``; it is shared by the variables of one update."""
         raise NotImplementedError
-
-    def exact_lazy_refusal(self) -> str | None:
-        return "it updates variables in its own code (TF 2 / Keras 3 hooks)"

@@ -243,14 +243,21 @@ class SGD(Optimizer):
     #: the other frameworks' SGD (the class itself is Keras 3's)
     conventions = {"tf1": TF1SGD, "torch": TorchSGD, "optax": OptaxSGD}
 
+    #: keep the momentum slot also with momentum=0 (TF 1's MomentumOptimizer)
+    always_momentum: bool = False
+
     def __init__(self, learning_rate=Default(0.01), momentum=0.0, nesterov: bool = False, dampening=None,
                  **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
-        self.add_hyperparameter("momentum", momentum, low=0, high=1,
-                                message="`momentum` must be a float between [0, 1]. Received: momentum={value}")
+        if self.convention == "tf1":  # TF 1's MomentumOptimizer takes any momentum >= 0
+            self.add_hyperparameter("momentum", momentum, low=0)
+        else:
+            self.add_hyperparameter("momentum", momentum, low=0, high=1,
+                                    message="`momentum` must be a float between [0, 1]. Received: momentum={value}")
         self.nesterov = bool(nesterov)
-        # the momentum slot exists unless momentum is the constant 0 (0 or 0.0; a schedule always has it)
-        self._has_momentum = self.hyperparameters()["momentum"] != 0.0
+        # the momentum slot exists unless momentum is the constant 0 (0 or 0.0; a schedule always has it), or
+        # always_momentum
+        self._has_momentum = self.always_momentum or self.hyperparameters()["momentum"] != 0.0
         dampening = self.conventional("dampening", dampening)
         self._damped = False
         if dampening is not None:

@@ -1,10 +1,15 @@
 """TensorFlow 1 optimizers: TF1's API and conventions on descend's one framework.
 
-The math is not copied: TF 1's arithmetic is declared once, as the ``"tf1"``
-convention in each optimizer's own module (``descend.optimizers.adam.TF1Adam``,
-``sgd.TF1SGD``, ``rmsprop.TF1RMSprop``, ``adagrad.TF1Adagrad``,
-``adadelta.TF1Adadelta``), and each class here reuses it with TF 1's API. ``apply_gradients(grads_and_vars, global_step)`` increments
-``global_step``; ``minimize`` takes TF1's arguments.
+One pattern: each class here with a Keras 3 counterpart is that class under TF 1's API and TF 1's
+arithmetic -- ``class XOptimizer(Optimizer, descend.optimizers.X)`` built with ``convention="tf1"``.
+TF 1's arithmetic is declared once, as the ``"tf1"`` convention in the optimizer's own module
+(``descend.optimizers.adam.TF1Adam``, ``sgd.TF1SGD``, ``rmsprop.TF1RMSprop``, ``adagrad.TF1Adagrad``,
+``adadelta.TF1Adadelta``, ``ftrl.TF1Ftrl``, ``adagrad_decay.TF1AdagradDecay``); a class here only
+translates TF 1's arguments (``beta1``, ``use_nesterov``, ``decay``, ...) onto it. TF 1's optimizers
+without a Keras counterpart (``AdagradDAOptimizer``, ``ProximalAdagradOptimizer``,
+``ProximalGradientDescentOptimizer``) declare their rule in their own module, in TF 1's arithmetic.
+``apply_gradients(grads_and_vars, global_step)`` increments ``global_step``; ``minimize`` takes TF1's
+arguments.
 
 Differences from the Keras-convention classes, as in TensorFlow 1:
 
@@ -23,15 +28,14 @@ from __future__ import annotations
 import numpy as np
 
 from ...framework.variable import Variable
+from ...optimizers.adadelta import Adadelta
 from ...optimizers.adagrad import Adagrad
 from ...optimizers.adagrad_decay import AdagradDecay
-from ...optimizers.adam import TF1_ADAM_RULE, tf1_adam_coefficients, tf1_beta_powers
+from ...optimizers.adam import Adam
+from ...optimizers.ftrl import Ftrl
 from ...optimizers.rmsprop import RMSprop
-from ...optimizers.rule import Slot
-from ...optimizers.sgd import SGD_RULE, TF1_MOMENTUM, TF1_NESTEROV, tf1_momentum_catch_up, tf1_nesterov_catch_up
-from .adadelta import AdadeltaOptimizer
+from ...optimizers.sgd import SGD
 from .adagrad_da import AdagradDAOptimizer
-from .ftrl import FtrlOptimizer
 from .optimizer import AggregationMethod, Optimizer
 from .proximal_adagrad import ProximalAdagradOptimizer
 from .proximal_gradient_descent import ProximalGradientDescentOptimizer
@@ -45,8 +49,19 @@ __all__ = [
 ]
 
 
-class GradientDescentOptimizer(Optimizer):
+def _renamed(config: dict, names: dict, drop: tuple = ()) -> dict:
+    """A Keras class's config in TF 1's argument names (``names``: Keras name -> TF 1 name), without ``drop``."""
+    for k in drop:
+        config.pop(k, None)
+    for keras_name, tf1_name in names.items():
+        config[tf1_name] = config.pop(keras_name)
+    return config
+
+
+class GradientDescentOptimizer(Optimizer, SGD):
     """``var -= learning_rate * g`` (TF1). Sparse updates touch only the gradient's rows.
+
+    :class:`~descend.optimizers.SGD` without momentum, with ``convention="tf1"``.
 
     Example:
         >>> import descend as ds
@@ -58,66 +73,70 @@ class GradientDescentOptimizer(Optimizer):
         (array([0.], dtype=float32), 1)
     """
 
-    update = SGD_RULE
-
     def __init__(self, learning_rate, use_locking: bool = False, name: str = "GradientDescent", **kwargs):
-        super().__init__(use_locking, name, learning_rate=learning_rate, **kwargs)
+        extra = sorted(k for k in ("momentum", "nesterov", "dampening") if k in kwargs)
+        if extra:
+            raise TypeError(f"GradientDescentOptimizer takes no {', '.join(extra)} (TF 1's MomentumOptimizer does). "
+                            f"Received: {', '.join(f'{k}={kwargs[k]!r}' for k in extra)}")
+        super().__init__(use_locking, name, learning_rate=learning_rate, convention="tf1", **kwargs)
+
+    def get_config(self):
+        # TF 1's class takes no momentum
+        return _renamed(super().get_config(), {}, drop=("momentum", "nesterov"))
 
 
-class MomentumOptimizer(Optimizer):
+class MomentumOptimizer(Optimizer, SGD):
     """TF1 momentum: ``accum = momentum * accum + g; var -= lr * accum``.
 
-    Nesterov: ``var -= lr * g + lr * momentum * accum``. Slot ``momentum``.
-    Sparse updates default to ``"lazy"`` (TF's ``SparseApplyMomentum`` only
-    touches the gradient's rows); ``sparse_updates="exact_lazy"`` gives the
-    exact (dense) result at the lazy cost, through the closed form Keras'
-    momentum uses.
+    Nesterov: ``var -= lr * g + lr * momentum * accum``. Slot ``momentum`` (also with ``momentum=0``,
+    as TF 1). :class:`~descend.optimizers.SGD` with ``convention="tf1"``. Sparse updates default to
+    ``"lazy"`` (TF's ``SparseApplyMomentum`` only touches the gradient's rows);
+    ``sparse_updates="exact_lazy"`` gives the exact (dense) result at the lazy cost, through the closed form
+    Keras' momentum uses.
     """
 
-    slots = (Slot("momentum"),)
+    always_momentum = True  # TF 1 keeps the accumulator also with momentum=0
 
     def __init__(self, learning_rate, momentum, use_locking: bool = False, name: str = "Momentum",
                  use_nesterov: bool = False, **kwargs):
-        super().__init__(use_locking, name, learning_rate=learning_rate, **kwargs)
-        self.add_hyperparameter("momentum", momentum, low=0)
-        self.use_nesterov = bool(use_nesterov)
+        super().__init__(use_locking, name, learning_rate=learning_rate, momentum=momentum,
+                         nesterov=use_nesterov, convention="tf1", **kwargs)
 
     @property
-    def update(self):
-        return TF1_NESTEROV if self.use_nesterov else TF1_MOMENTUM
-
-    @property
-    def catch_up(self):
-        return tf1_nesterov_catch_up if self.use_nesterov else tf1_momentum_catch_up
+    def use_nesterov(self) -> bool:
+        """TF1's name for ``nesterov``."""
+        return self.nesterov
 
     def get_config(self):
-        return {**super().get_config(), "use_nesterov": self.use_nesterov}
-
-
-class AdamOptimizer(Optimizer):
+        return _renamed(super().get_config(), {"nesterov": "use_nesterov"})
+class AdamOptimizer(Optimizer, Adam):
     """TF1 Adam: ``beta1_power``/``beta2_power`` non-slot variables and ``epsilon=1e-8``.
 
     ``lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)``;
     ``m <- b1 m + (1-b1) g``; ``v <- b2 v + (1-b2) g^2``;
     ``var -= lr_t * m / (sqrt(v) + epsilon)``; then both powers are multiplied
     by their beta. Sparse updates are exact (the moments of every row decay),
-    as TF1's ``_apply_sparse``.
+    as TF1's ``_apply_sparse``. :class:`~descend.optimizers.Adam` with ``convention="tf1"``
+    (``beta1``/``beta2`` are its ``beta_1``/``beta_2``).
     """
-
-    update = TF1_ADAM_RULE  # TF1's _apply_sparse order for exact sparse updates
-    # beta1_power/beta2_power, as optimizers.adam.TF1Adam (named after this class's beta1/beta2)
-    slots = (Slot("m"), Slot("v", nonnegative=True), *tf1_beta_powers("beta1", "beta2"))
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8, use_locking: bool = False,
                  name: str = "Adam", **kwargs):
-        super().__init__(use_locking, name, learning_rate=learning_rate, **kwargs)
-        self.add_hyperparameter("beta1", beta1, low=0, high=1, high_open=True)
-        self.add_hyperparameter("beta2", beta2, low=0, high=1, high_open=True)
-        self.add_hyperparameter("epsilon", epsilon, low=0)
+        super().__init__(use_locking, name, learning_rate=learning_rate, beta_1=beta1, beta_2=beta2, epsilon=epsilon,
+                         convention="tf1", **kwargs)
 
-    def coefficients(self, step, hyper, dtype):
-        # TF1 computes everything in the variable's dtype, with float32 beta-power variables
-        return tf1_adam_coefficients(hyper, dtype, "beta1", "beta2")
+    @property
+    def beta1(self):
+        """TF1's name for ``beta_1``."""
+        return self.hyperparameters()["beta_1"]
+
+    @property
+    def beta2(self):
+        """TF1's name for ``beta_2``."""
+        return self.hyperparameters()["beta_2"]
+
+    def get_config(self):
+        return _renamed(super().get_config(), {"beta_1": "beta1", "beta_2": "beta2"}, drop=("amsgrad",))
 
     def _get_beta_accumulators(self):
         """TF 1's accessor: the ``(beta1_power, beta2_power)`` Variables, created with the first update's slots
@@ -142,7 +161,6 @@ class AdagradOptimizer(Optimizer, Adagrad):
                          initial_accumulator_value=initial_accumulator_value, convention="tf1", **kwargs)
 
 
-
 class RMSPropOptimizer(Optimizer, RMSprop):
     """TF1 RMSProp: slot ``rms`` starts at ONES, ``epsilon=1e-10`` inside the square root.
 
@@ -164,15 +182,13 @@ class RMSPropOptimizer(Optimizer, RMSprop):
         return self.hyperparameters()["rho"]
 
     def get_config(self):
-        config = super().get_config()
-        config["decay"] = config.pop("rho")
-        return config
+        return _renamed(super().get_config(), {"rho": "decay"})
 
 
 class AdagradDecayOptimizer(Optimizer, AdagradDecay):
     """DeepRec's TF1 ``AdagradDecayOptimizer``: the decay period is counted on ``global_step``.
 
-    The math is :class:`~descend.optimizers.AdagradDecay`'s; with
+    :class:`~descend.optimizers.AdagradDecay` with ``convention="tf1"``; with
     ``gs = global_step + 1`` (or ``iterations + 1`` when ``global_step`` is
     None), an accumulator decays when ``gs // accumulator_decay_step`` passes
     its decay power. Sparse updates are lazy: each row keeps its own power.
@@ -181,18 +197,88 @@ class AdagradDecayOptimizer(Optimizer, AdagradDecay):
     def __init__(self, learning_rate, global_step=None, initial_accumulator_value=0.1,
                  accumulator_decay_step=100000, accumulator_decay_rate=0.9, use_locking: bool = False,
                  name: str = "AdagradDecay", **kwargs):
-        if global_step is not None and not isinstance(global_step, Variable):
-            raise TypeError(f"global_step must be a Variable or None. Received: {type(global_step).__name__}")
         super().__init__(use_locking, name, learning_rate=learning_rate,
                          initial_accumulator_value=initial_accumulator_value,
                          accumulator_decay_step=accumulator_decay_step,
-                         accumulator_decay_rate=accumulator_decay_rate, **kwargs)
-        self._global_step = global_step
+                         accumulator_decay_rate=accumulator_decay_rate, global_step=global_step,
+                         convention="tf1", **kwargs)
 
-    def coefficients(self, step, hyper, dtype):
-        if self._global_step is not None:
-            step = int(self._global_step.numpy())
-        return super().coefficients(step, hyper, dtype)
+
+class AdadeltaOptimizer(Optimizer, Adadelta):
+    """TF 1's Adadelta (Zeiler, 2012): ``lr`` scales the step (1.0 gives the paper's form).
+
+    :class:`~descend.optimizers.Adadelta` with ``convention="tf1"`` (kernel ``ApplyAdadelta``): slots
+    ``accum`` and ``accum_update`` start at zeros; every scalar is in the variable's dtype::
+
+        accum <- accum * rho + g^2 * (1 - rho)
+        update = sqrt(accum_update + eps) * rsqrt(accum + eps) * g
+        w <- w - update * lr
+        accum_update <- accum_update * rho + update^2 * (1 - rho)
+
+    Sparse updates are lazy, as ``SparseApplyAdadelta``.
+
+    Args:
+        learning_rate: default 0.001.
+        rho: in [0, 1], the decay of both averages (default 0.95).
+        epsilon: >= 0 (default 1e-8).
+        use_locking, name: as TF 1 (``name`` default ``"Adadelta"``).
+
+    Example:
+        >>> import descend as ds
+        >>> w = ds.Variable([1.0], name="w")
+        >>> opt = ds.compat.v1.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.0, epsilon=1.0)
+        >>> _ = opt.apply_gradients([(ds.constant([3.0]), w)])
+        >>> w.numpy()
+        array([0.05131674], dtype=float32)
+    """
+
+    def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking: bool = False,
+                 name: str = "Adadelta", **kwargs):
+        super().__init__(use_locking, name, learning_rate=learning_rate, rho=rho, epsilon=epsilon, convention="tf1",
+                         **kwargs)
+
+
+class FtrlOptimizer(Optimizer, Ftrl):
+    """TF 1's FTRL-Proximal (McMahan et al., 2013), with L1, L2, L2-shrinkage and ``beta``.
+
+    :class:`~descend.optimizers.Ftrl` with ``convention="tf1"`` (kernels ``ApplyFtrl``/``ApplyFtrlV2``; slots
+    ``accum`` and ``linear``; every scalar in the variable's dtype). Sparse updates are lazy, as
+    ``SparseApplyFtrl``.
+
+    Args:
+        learning_rate: > 0.
+        learning_rate_power: <= 0 (default -0.5; 0: a fixed learning rate).
+        initial_accumulator_value: >= 0, the starting value of slot ``accum`` (default 0.1).
+        l1_regularization_strength, l2_regularization_strength,
+        l2_shrinkage_regularization_strength: >= 0 (default 0).
+        use_locking, name: as TF 1 (``name`` default ``"Ftrl"``).
+        accum_name, linear_name: accepted (TF 1 names the slots' variables with them); the slots are
+            ``accum`` and ``linear``.
+        beta: >= 0, added to L2 as ``beta / (2 lr)`` (default None: 0).
+
+    Example:
+        >>> import descend as ds
+        >>> w = ds.Variable([1.0, -1.0], name="w")
+        >>> opt = ds.compat.v1.train.FtrlOptimizer(0.1, l1_regularization_strength=0.1)
+        >>> _ = opt.apply_gradients([(ds.constant([0.5, -0.05]), w)])
+        >>> w.numpy().round(4)
+        array([0.3641, 0.    ], dtype=float32)
+    """
+
+    def __init__(self, learning_rate, learning_rate_power=-0.5, initial_accumulator_value=0.1,
+                 l1_regularization_strength=0.0, l2_regularization_strength=0.0, use_locking: bool = False,
+                 name: str = "Ftrl", accum_name=None, linear_name=None, l2_shrinkage_regularization_strength=0.0,
+                 beta=None, **kwargs):
+        super().__init__(use_locking, name, learning_rate=learning_rate, learning_rate_power=learning_rate_power,
+                         initial_accumulator_value=initial_accumulator_value,
+                         l1_regularization_strength=l1_regularization_strength,
+                         l2_regularization_strength=l2_regularization_strength,
+                         l2_shrinkage_regularization_strength=l2_shrinkage_regularization_strength,
+                         beta=0.0 if beta is None else beta, convention="tf1", **kwargs)
+        self.accum_name, self.linear_name = accum_name, linear_name
+
+    def get_config(self):
+        return {**super().get_config(), "accum_name": self.accum_name, "linear_name": self.linear_name}
 
 
 def get_global_step(graph=None):

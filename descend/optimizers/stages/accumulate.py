@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ...framework.indexed_slices import IndexedSlices
 from .. import accumulation
-from ..plan import Stage, UpdatePlan
+from ..update_plan import Stage, UpdatePlan
 
 __all__ = ["Accumulate"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..plan import Stage, UpdatePlan
+from ..update_plan import Stage, UpdatePlan
 
 __all__ = ["MovingAverage", "moving_average", "overwrite_with_averages"]
 

@@ -15,7 +15,7 @@ from ...framework.tensor import Tensor
 from ...framework.variable import Variable, overwrites_in_use
 from ...ops import clip_ops
 from ...ops.gradient_ops import deduplicate_checked
-from ..plan import Stage, UpdatePlan
+from ..update_plan import Stage, UpdatePlan
 
 __all__ = ["Validate", "CheckInput", "Clip", "CheckApplied", "validate", "check_nonfinite", "clip"]
 

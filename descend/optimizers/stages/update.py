@@ -11,7 +11,7 @@ import numpy as np
 from ...framework.indexed_slices import IndexedSlices
 from ...framework.tensor import Tensor, to_array
 from .. import fused
-from ..plan import ByVariable, Item, Stage, UpdatePlan
+from ..update_plan import ByVariable, Item, Stage, UpdatePlan
 from ..rule import Rule, Slot, StepState, WeightDecay
 
 __all__ = ["Count", "DeclaredRule", "Resolve", "Update", "resolve_hyper", "coefficients_for", "preview"]
@@ -81,15 +81,6 @@ class DeclaredRule:
         param[idx] = out[0]
         for s, new in zip(slots, out[1:]):
             s[idx] = new
-
-    def exact_lazy_refusal(self) -> str | None:
-        """Why ``sparse_updates="exact_lazy"`` cannot be used, or None."""
-        if self.per_tensor:
-            return "its rule reduces over the whole tensor (per_tensor=True), so a row's update depends on rows it " \
-                   "cannot see"
-        if self.catch_up is None:
-            return "it declares no catch-up (set `catch_up` to a pure closed form or to 'replay')"
-        return None
 
 
 # ------------------------------------------------------------------------------------------------- resolve
