@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-__all__ = ["flatten", "flatten_with_paths", "map_structure", "pack_like"]
+__all__ = ["flatten", "flatten_with_paths", "leaf_paths", "map_structure", "pack_like", "structure_of"]
 
 
 def flatten(structure) -> list:
     if isinstance(structure, dict):
-        return [leaf for k in sorted(structure) for leaf in flatten(structure[k])]
+        return [leaf for k in _sorted_keys(structure) for leaf in flatten(structure[k])]
     if isinstance(structure, (list, tuple)):
         return [leaf for item in structure for leaf in flatten(item)]
     return [structure]
@@ -32,7 +32,7 @@ def flatten_with_paths(structure, prefix: str = "") -> list:
     """``(path, leaf)`` pairs in :func:`flatten` order; a path reads like an index into the structure
     (``[0]['x']``), for error messages."""
     if isinstance(structure, dict):
-        return [p for k in sorted(structure) for p in flatten_with_paths(structure[k], f"{prefix}[{k!r}]")]
+        return [p for k in _sorted_keys(structure) for p in flatten_with_paths(structure[k], f"{prefix}[{k!r}]")]
     if isinstance(structure, (list, tuple)):
         return [p for i, v in enumerate(structure) for p in flatten_with_paths(v, f"{prefix}[{i}]")]
     return [(prefix, structure)]
@@ -48,7 +48,7 @@ def pack_like(structure, flat: list):
 
 def _build(s, it):
     if isinstance(s, dict):
-        out = {k: _build(s[k], it) for k in sorted(s)}
+        out = {k: _build(s[k], it) for k in _sorted_keys(s)}
         return type(s)((k, out[k]) for k in s) if type(s) is not dict else {k: out[k] for k in s}
     if isinstance(s, (list, tuple)):
         items = [_build(x, it) for x in s]
@@ -56,3 +56,34 @@ def _build(s, it):
             return type(s)(*items)
         return type(s)(items)
     return next(it)
+
+
+def structure_of(structure):
+    """A hashable description of ``structure``'s nesting without its leaves: the types of its lists, tuples
+    (namedtuples) and dicts, their lengths and keys (in :func:`flatten` order); ``None`` for a leaf. Two
+    structures with equal descriptions flatten to as many leaves in the same places."""
+    if isinstance(structure, dict):
+        keys = _sorted_keys(structure)
+        return (type(structure), tuple(keys), tuple(structure_of(structure[k]) for k in keys))
+    if isinstance(structure, (list, tuple)):
+        return (type(structure), len(structure), tuple(structure_of(x) for x in structure))
+    return None
+
+
+def leaf_paths(structure) -> list:
+    """The path of each leaf in :func:`flatten` order: a tuple of the dict keys and sequence indices leading
+    to it (``[("a",), ("b", 0)]`` for ``{"b": [x], "a": y}``)."""
+    if isinstance(structure, dict):
+        return [(k,) + p for k in _sorted_keys(structure) for p in leaf_paths(structure[k])]
+    if isinstance(structure, (list, tuple)):
+        return [(i,) + p for i, x in enumerate(structure) for p in leaf_paths(x)]
+    return [()]
+
+
+def _sorted_keys(d) -> list:
+    """``d``'s keys in TF's order (sorted); TF's ``TypeError`` where they do not sort (``1`` and ``"a"``, say)."""
+    try:
+        return sorted(d)
+    except TypeError:
+        raise TypeError(f"nest only supports dicts with sortable keys (their order is the sorted one, as in "
+                        f"TensorFlow). Received keys: {list(d)!r}") from None
