@@ -10,7 +10,6 @@ import os
 import sys
 import warnings
 
-import numpy as np
 import pytest
 
 import descend as ds

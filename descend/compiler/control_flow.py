@@ -26,15 +26,16 @@ Example:
 from __future__ import annotations
 
 import functools
+
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..framework import nest
 from ..framework import tape as _tape
 from ..framework import trace as _trace
 from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
 from .graph import Graph, Lit, Node, Value
 from .interpret import replay
-from ..framework import nest
 from .tracer import Recorder
 
 __all__ = ["cond", "while_loop"]

@@ -54,6 +54,7 @@ import numpy as np
 
 from .. import backend
 from ..errors import EndOfIterator, OutOfRangeError
+from ..framework import nest
 from ..framework import tape as _tape
 from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
@@ -61,7 +62,6 @@ from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from .graph import STATEFUL_OPS, Graph, Lit, Value, VarRef
 from .interpret import replay
-from ..framework import nest
 from .trace_type import TraceType, TracingContext
 from .tracer import SINGLETON_VARIABLES, ElementChanged, Recorder, trace_local
 

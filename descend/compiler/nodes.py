@@ -24,11 +24,11 @@ import operator
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import ArrayLike, Tensor
 from ..framework.variable import Variable
 from .graph import OpaqueNode, Value
-from ..framework import nest
 
 __all__ = ["CallbackNode", "OptimizerNode"]
 
