@@ -636,3 +636,32 @@ def test_timing_the_ways_writes_nothing_it_was_given():
         assert blas._faster_on_blas_threads(a, b, out, blocks, libs) in (True, False)
         assert np.isnan(out).all() and a.tobytes() == a0.tobytes() and b.tobytes() == b0.tobytes()
         assert all(get() == 1 for get, _ in libs)
+
+
+def test_another_threads_products_wait_while_the_blas_runs_on_more_threads(blas_threads):
+    # the main thread's call on OpenBLAS's threads holds the lock that every product of another thread takes: no
+    # BLAS call of descend's runs while the count is not one
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    seen = []
+    with blas._count_lock:
+        threads = [threading.Thread(target=lambda x=x: seen.append(blas.matmul(x, b[:, :x.shape[0]]).shape))
+                   for x in (a[:4, :], a[:8, :])]  # (small products)
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(0.2)
+        assert seen == [] and all(t.is_alive() for t in threads)
+    for t in threads:
+        t.join()
+    assert sorted(seen) == [(4, 4), (8, 8)]
+
+
+def test_a_call_on_openblas_threads_sets_the_count_holding_the_lock():
+    pool = _FakePool(1)
+    held = []
+    a = np.ones((64, 32), np.float32)
+    out = np.empty((64, 64), np.float32)
+    blas._threaded(a, a.T.copy(), out, ((pool.get, lambda n: (held.append(blas._count_lock.locked()), pool.put(n))),))
+    assert held == [True, True] and pool.history[-1] == 1 and not blas._count_lock.locked()
+    assert (out == 32).all()

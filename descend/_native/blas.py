@@ -53,9 +53,10 @@ threads was measured faster in the default mode (below). :func:`matmul`:
   both modes**; the last bits may depend on the thread count (and, where the
   two ways were close, on which one the timing chose), as in TensorFlow and
   PyTorch. A call on OpenBLAS's threads sets the BLAS's thread count for that
-  call only and back to one after it, from the main thread only; another
-  thread that meets a product of that kind computes it in one one-thread call
-  (other last bits);
+  call only and back to one after it, from the main thread only, holding a
+  lock that descend's products in other threads also take (they never run
+  inside that window); another thread that meets a product of that kind
+  computes it in one one-thread call (other last bits);
 * **the bits depend on the CPU**: OpenBLAS picks its kernels for the CPU
   (``OPENBLAS_CORETYPE`` overrides it), and kernels differ in the last bits.
   On some (SkylakeX) a block of a one-thread product is that product's rows,
@@ -457,12 +458,21 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
                 if main:
                     _threaded(a, b, out, libs)
                 else:  # (a thread other than the main one never changes the BLAS's thread count)
-                    np.matmul(a, b, out=out)
+                    with _count_lock:
+                        np.matmul(a, b, out=out)
                 return
             if blocks is not None:
-                if not _split(a, b, out, blocks):
-                    _in_turn(a, b, out, blocks)
+                if main:
+                    if not _split(a, b, out, blocks):
+                        _in_turn(a, b, out, blocks)
+                else:
+                    with _count_lock:
+                        _in_turn(a, b, out, blocks)
                 return
+        if not main:  # (not while the main thread has the BLAS on more threads than one)
+            with _count_lock:
+                np.matmul(a, b, out=out)
+            return
     np.matmul(a, b, out=out)
 
 
@@ -470,6 +480,8 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 #: how many times each way is timed, in turns, when a product of a new kind is first made in the default mode
 WAY_TRIALS = 3
 _ways: dict = {}  # (m, k, n, dtype, layout of a, of b, threads) -> "threaded" | "blocks" | "whole"
+#: held while the main thread has the BLAS on more threads than one, and by descend's products in other threads
+_count_lock = threading.Lock()
 
 
 def _threads_for(m: int, k: int, n: int) -> int:
@@ -488,13 +500,14 @@ def _threaded(a, b, out, libs) -> None:
     BLAS pool set back to one thread after it (only the main thread does this: see the module docstring)."""
     m, k = a.shape
     threads = _threads_for(m, k, b.shape[1])
-    for _, put in libs:
-        put(threads)
-    try:
-        np.matmul(a, b, out=out)
-    finally:
+    with _count_lock:
         for _, put in libs:
-            put(1)
+            put(threads)
+        try:
+            np.matmul(a, b, out=out)
+        finally:
+            for _, put in libs:
+                put(1)
     stats["threaded"] += 1
 
 
@@ -628,6 +641,10 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         matmul_into(a, b, out)
         return out
     libs = _pools if _pools is not None else pools()
-    if libs and threading.current_thread() is _main:
-        _take_over(libs)
+    if libs:
+        if threading.current_thread() is _main:
+            _take_over(libs)
+        else:
+            with _count_lock:
+                return np.matmul(a, b)
     return np.matmul(a, b)
