@@ -212,8 +212,20 @@ RESULT_MARK = "@@descend-bench-result@@ "
 
 
 def entry(case, impl, timing=None, *, role="peer", note="", per=None):
-    """One measured (or skipped: ``timing=None``) implementation, as a group returns it."""
+    """One measured (or skipped: ``timing=None``) implementation, as a group returns it. A group run in a
+    process of its own that measures one case adds ``rss_mb``, the process's peak resident memory
+    (:func:`group_main`)."""
     return {"case": case, "impl": impl, "timing": timing, "role": role, "note": note, "per": per}
+
+
+def peak_rss_mb() -> float | None:
+    """This process's peak resident memory so far in MiB (``getrusage``'s ``ru_maxrss``; None where there is none)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not POSIX
+        return None
+    kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return kib / (1 << 20) if sys.platform == "darwin" else kib / 1024  # (bytes on macOS, KiB on Linux)
 
 
 #: rounds a full run measures its groups in (``run_rounds``); a quick run measures them once
@@ -243,6 +255,8 @@ def run_rounds(module_file, groups, measure_group, quick, isolate, rounds=None, 
                     order.append(key)
                 if e["timing"] is not None:
                     collected[key]["timings"].append(e["timing"])
+                if e.get("rss_mb") is not None:  # the largest peak of the rounds
+                    collected[key]["rss_mb"] = max(e["rss_mb"], collected[key].get("rss_mb") or 0.0)
     merged: dict = {}
     for key in order:
         e = collected.pop(key)
@@ -298,6 +312,11 @@ def group_main(measure_group):
     if "--group" in sys.argv:
         g = sys.argv[sys.argv.index("--group") + 1]
         entries = measure_group(g, "--quick" in sys.argv)
+        if len({e["case"] for e in entries}) == 1:  # one case in this process: its peak memory is the case's
+            rss = peak_rss_mb()
+            for e in entries:
+                if e["timing"] is not None:
+                    e.setdefault("rss_mb", rss)
         sys.stdout.flush()
         print(RESULT_MARK + json.dumps(entries), flush=True)
         return True
@@ -309,10 +328,11 @@ def add_entries(result, groups_out: dict, case_order: list):
     descend, peers (in group order) and other figures."""
     rows = [e for g in groups_out for e in groups_out[g]]
     order = {c: i for i, c in enumerate(case_order)}
-    rank = {"floor": 0, "descend": 1, "descend_apply": 1, "peer": 2, "info": 3}
+    rank = {"floor": 0, "descend": 1, "descend_apply": 1, "descend_fit": 1, "peer": 2, "info": 3}
     rows.sort(key=lambda e: (order.get(e["case"], len(order)), rank.get(e["role"], 2)))  # stable within a rank
     for e in rows:
-        add_row(result, e["case"], e["impl"], e["timing"], role=e["role"], note=e["note"] or "", per=e["per"])
+        add_row(result, e["case"], e["impl"], e["timing"], role=e["role"], note=e["note"] or "", per=e["per"],
+                peak_rss_mb=e.get("rss_mb"))
 
 
 # ---------------------------------------------------------------------------------------------------- results
@@ -335,7 +355,8 @@ def add_row(result, case, impl, timing=None, *, role="peer", note="", per=None, 
     result["rows"].append(row)
     if timing is not None:
         cpu = f"(cpu {row['cpu_ms']:.3f} ms) " if "cpu_ms" in row else ""
-        log(f"  {case:28s} {impl:44s} {row['ms']:10.3f} ms  {cpu}{per or ''}")
+        rss = f"(peak RSS {row['peak_rss_mb']:.0f} MiB) " if row.get("peak_rss_mb") is not None else ""
+        log(f"  {case:28s} {impl:44s} {row['ms']:10.3f} ms  median {row['median_ms']:.3f} ms  {cpu}{rss}{per or ''}")
     else:
         log(f"  {case:28s} {impl:44s}    skipped  {note}")
     return row
@@ -456,21 +477,25 @@ def _fmt_x(x):
     return f"{x:.2f}x"
 
 
+def _fmt_mb(x):
+    return "—" if x is None else f"{x:.0f}"
+
+
 def _met(m):
     return "yes" if m is True else "no" if m is False else "n/a"
 
 
 def text_table(results: list[dict]) -> str:
     """The one table printed at the end of a run."""
-    head = ("benchmark", "case", "implementation", "ms", "x descend", "x floor", "note")
+    head = ("benchmark", "case", "implementation", "ms", "median ms", "RSS MiB", "x descend", "x floor", "note")
     body = []
     for res in results:
         for r in res["rows"]:
             note = "; ".join(x for x in (r.get("per") or "", r.get("note") or "") if x)
-            body.append((res["name"], r["case"], r["impl"], _fmt_ms(r["ms"]), _fmt_x(r.get("x_descend")),
-                         _fmt_x(r.get("x_floor")), note))
+            body.append((res["name"], r["case"], r["impl"], _fmt_ms(r["ms"]), _fmt_ms(r.get("median_ms")),
+                         _fmt_mb(r.get("peak_rss_mb")), _fmt_x(r.get("x_descend")), _fmt_x(r.get("x_floor")), note))
         if not res["rows"] and res.get("error"):
-            body.append((res["name"], "—", "—", "—", "—", "—", "FAILED: " + res["error"][:100]))
+            body.append((res["name"], "—", "—", "—", "—", "—", "—", "—", "FAILED: " + res["error"][:100]))
     widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head) - 1)]
     lines = []
 
@@ -509,12 +534,14 @@ def markdown(results: list[dict], meta: dict) -> str:
     m = meta["machine"]
     out = ["# Benchmarks", "",
            "Generated by `python benchmarks/run.py` from `benchmarks/results.json`; do not edit by hand.",
-           "Every figure is measured in the same run as the figures it is compared with. Times are the best of",
-           "N timed calls after a warm-up; `x descend` is time / descend's time in the same case (above 1: slower",
-           "than descend) and `x floor` is time / the floor's time (the memory-traffic kernel, or the NumPy",
-           "floor). Peers get the same thread budget (2 threads: `torch.set_num_threads(2)`, TF intra-op 2,",
-           "numba's default), and each implementation runs in a process of its own that imports only its",
-           "framework (no other framework's thread pools compete for the cores).", "",
+           "Every figure is measured in the same run as the figures it is compared with. `ms` is the best of",
+           "N timed calls after a warm-up, `median ms` their median; `peak RSS MiB` is the peak resident memory of",
+           "the process that measured the row, where that process measured one case only; `x descend` is",
+           "time / descend's time in the same case (above 1: slower than descend) and `x floor` is time / the",
+           "floor's time (the memory-traffic kernel, or the NumPy floor). Peers get the same thread budget",
+           "(2 threads: `torch.set_num_threads(2)`, TF intra-op 2, numba's default), and each implementation",
+           "runs in a process of its own that imports only its framework (no other framework's thread pools",
+           "compete for the cores).", "",
            "## Machine", "",
            f"- CPU: {m['cpu']} ({m['cores_usable'] or m['cores']} usable cores of {m['cores']}; {m['cpu_flags']})",
            f"- memory: {m['memory_gib']} GiB",
@@ -541,12 +568,13 @@ def markdown(results: list[dict], meta: dict) -> str:
         if res.get("run_at"):
             out += [f"Measured {res['run_at']}" + (" (quick sizes)" if res.get("quick") else "") + ".", ""]
         if res["rows"]:
-            out += ["| case | implementation | ms | x descend | x floor | note |",
-                    "| --- | --- | ---: | ---: | ---: | --- |"]
+            out += ["| case | implementation | ms | median ms | peak RSS MiB | x descend | x floor | note |",
+                    "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
             for r in res["rows"]:
                 impl = f"**{r['impl']}**" if r["role"] == "descend" else r["impl"]
                 note = "; ".join(x for x in (r.get("per") or "", r.get("note") or "") if x)
                 out.append(f"| {_md_escape(r['case'])} | {_md_escape(impl)} | {_fmt_ms(r['ms'])} | "
+                           f"{_fmt_ms(r.get('median_ms'))} | {_fmt_mb(r.get('peak_rss_mb'))} | "
                            f"{_fmt_x(r.get('x_descend'))} | {_fmt_x(r.get('x_floor'))} | {_md_escape(note)} |")
             out.append("")
         if res["goals"]:

@@ -117,11 +117,12 @@ def _enable_op_determinism() -> None:
     """``tf.config.experimental.enable_op_determinism``: from now on, ops give results that do not depend on
     the thread count or the machine's load, at some cost in speed.
 
-    descend's ops other than matrix products are deterministic in both modes. A large float32 matrix product
-    is cut into blocks, each a one-thread BLAS call: by default as many blocks as its thread budget (the last
-    bits may then depend on the thread count, as in TensorFlow and PyTorch); with determinism on, blocks fixed
-    by the product's shape alone (``descend._native.blas.parts_for``). Either way a ``descend.function`` step
-    gives the eager step's bits in one process. The bits still depend on the CPU's BLAS kernel (OpenBLAS
+    descend's ops other than matrix products are deterministic in both modes. By default a large matrix
+    product runs on OpenBLAS's own threads where one such call was measured faster, else as blocks, as many as
+    its thread budget, each a one-thread BLAS call (the last bits may then depend on the thread count, as in
+    TensorFlow and PyTorch); with determinism on, it is always cut into one-thread blocks fixed by its shape
+    alone (``descend._native.blas.parts_for``). Either way a ``descend.function`` step gives the eager step's
+    bits in one process. The bits still depend on the CPU's BLAS kernel (OpenBLAS
     picks one per CPU: AVX2 and AVX-512 machines differ in the last bits): see docs/semantics.md. Where descend
     cannot hold NumPy's BLAS on one thread (``threadpoolctl`` not importable) it warns once: products then
     run on the BLAS's own threads.
@@ -146,7 +147,7 @@ def _enable_op_determinism() -> None:
 
 def _disable_op_determinism() -> None:
     """TensorFlow's ``disable_op_determinism`` (in ``tensorflow.python.framework.config``): the default again,
-    products cut for the thread budget."""
+    large products on OpenBLAS's threads or cut for the thread budget, whichever was faster."""
     from ._native import blas
 
     blas.set_deterministic(False)

@@ -30,14 +30,25 @@ class _FakePool:
 
 
 @pytest.fixture
-def fake_pool(monkeypatch):
-    blas._take_over(blas.pools())  # the real pool on one thread (a split block is a one-thread BLAS call)
+def fake_pool(monkeypatch, blocks_way):
+    """A BLAS pool of 4 threads that records the counts set on it (the real one held on one thread, as a split
+    block is a one-thread BLAS call), a core free, and large products computed as their blocks (the default
+    mode's way where OpenBLAS's own threads were not faster)."""
+    blas._take_over(blas.pools())
     pool = _FakePool(4)
     monkeypatch.setattr(blas, "_pools", ((pool.get, pool.put),))
     monkeypatch.setattr(blas, "_found", None)
     monkeypatch.setattr(blas, "_budget", None)
     monkeypatch.setattr(_native, "idle_core", lambda: True)
     return pool
+
+
+@pytest.fixture
+def blocks_way(monkeypatch):
+    """In the default mode, OpenBLAS's own threads measured slower than a product's blocks for every product (the
+    ways found before the test kept aside)."""
+    monkeypatch.setattr(blas, "_ways", {})
+    monkeypatch.setattr(blas, "_faster_on_blas_threads", lambda *args: False)
 
 
 def test_descend_takes_the_pool_over_at_its_first_product(fake_pool, monkeypatch):
@@ -356,12 +367,28 @@ def test_other_threads_never_change_the_count_nor_split(fake_pool, monkeypatch):
     assert fake_pool.history == [] and (out[0] == 64.0).all() and blas.stats["split"] == before
 
 
+@pytest.fixture(params=["deterministic", "default"])
+def one_thread_calls(request, monkeypatch):
+    """Products as one-thread BLAS calls: under op determinism (always), or by default where OpenBLAS's own threads
+    were measured slower."""
+    monkeypatch.setattr(blas, "_ways", {})
+    if request.param == "deterministic":
+        monkeypatch.setattr(blas, "_faster_on_blas_threads", lambda *args: True)  # (never asked under determinism)
+        ds.config.experimental.enable_op_determinism()
+        yield request.param
+        ds.config.experimental.disable_op_determinism()
+    else:
+        monkeypatch.setattr(blas, "_faster_on_blas_threads", lambda *args: False)
+        yield request.param
+
+
 @pytest.mark.parametrize("shapes", [((64, 784), (784, 256)), ((128, 512), (512, 10)), ((3, 33, 65), (65, 17)),
                                     ((784, 128), (128, 512)), ((128, 784), (784, 512)), ((512, 512), (512, 512))])
-def test_every_matmul_is_its_blocks_each_one_blas_thread_call(shapes, monkeypatch):
+def test_every_matmul_is_its_blocks_each_one_blas_thread_call(shapes, monkeypatch, one_thread_calls):
     # every product, cut or not, is one-thread BLAS calls: the same bits under any load, with its blocks on the
     # kernels' threads or on the calling thread
     pytest.importorskip("threadpoolctl")
+    threaded = blas.stats["threaded"]
     rng = np.random.default_rng(0)
     a, b = (rng.standard_normal(s, dtype=np.float32) for s in shapes)
     ds.matmul(ds.constant(a[..., :1, :]), ds.constant(b))  # (descend takes the BLAS pool over at its first product)
@@ -371,6 +398,7 @@ def test_every_matmul_is_its_blocks_each_one_blas_thread_call(shapes, monkeypatc
         monkeypatch.setattr(_native, "idle_core", lambda idle=idle: idle)
         got = ds.matmul(ds.constant(a), ds.constant(b)).numpy()
         assert got.tobytes() == want.tobytes(), idle
+    assert blas.stats["threaded"] == threaded
 
 
 def test_the_real_pool_runs_one_thread_after_ops():
@@ -464,7 +492,7 @@ def test_the_lazy_names_are_the_submodules_objects():
         ds.not_a_name  # noqa: B018
 
 
-def test_split_products_under_load_give_exact_blocks(monkeypatch):
+def test_split_products_under_load_give_exact_blocks(monkeypatch, blocks_way):
     # split products back to back, their outputs handed out by the reuse pool while the threads of the
     # last split may still be finishing theirs: every product is exactly right
     monkeypatch.setattr(_native, "idle_core", lambda: True)
@@ -497,3 +525,143 @@ def test_a_product_is_cut_into_the_most_blocks_that_keep_block_min(fake_pool, mo
     got = None if blocks is None else (blocks.cols.tolist() == [0, 0],
                                        (blocks.rows if blocks.cols.tolist() == [0, 0] else blocks.cols).tolist())
     assert got == (want if m * k * n >= blas.PARALLEL_FROM else None)
+
+
+# ------------------------------------------------------------------ OpenBLAS's own threads (the default mode)
+@pytest.fixture
+def blas_threads(monkeypatch):
+    """The default mode, a thread budget of 2 on at least 2 cores, OpenBLAS's own threads measured faster for every
+    product (the ways found before the test kept aside); yields the shapes of the products the choice was asked for."""
+    pytest.importorskip("threadpoolctl")
+    if _native.cores() < 2:
+        pytest.skip("one core: a product's budget is one thread")
+    assert not ds.config.experimental.is_op_determinism_enabled()
+    monkeypatch.setattr(blas, "_ways", {})
+    asked = []
+    monkeypatch.setattr(blas, "_faster_on_blas_threads", lambda a, b, *rest: asked.append((a.shape, b.shape)) or True)
+    previous = blas.set_threads(2)
+    ds.matmul(ds.constant(np.ones((2, 2), np.float32)), ds.constant(np.ones((2, 2), np.float32)))  # (the take-over)
+    yield asked
+    blas.set_threads(previous)
+
+
+def _on_blas_threads(a, b, threads):
+    import threadpoolctl
+
+    with threadpoolctl.threadpool_limits(threads, user_api="blas"):
+        return np.matmul(a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["", "a.T", "b.T", "a[::]"])
+@pytest.mark.parametrize("mkn", [(128, 784, 512), (64, 784, 256), (784, 64, 256), (8, 3000, 400)])
+def test_by_default_a_large_product_may_run_on_openblas_threads(blas_threads, dtype, layout, mkn):
+    # where one call on OpenBLAS's threads was measured faster: that call, on the budget's threads, and the BLAS
+    # pool back on one thread after it
+    a, b = _operands(np.random.default_rng(sum(mkn)), *mkn, dtype, layout)
+    want = _on_blas_threads(a, b, 2)
+    before = blas.stats["threaded"], blas.stats["split"] + blas.stats["in_turn"]
+    got = ds.matmul(ds.constant(a), ds.constant(b)).numpy()
+    assert got.tobytes() == want.tobytes()
+    assert (blas.stats["threaded"], blas.stats["split"] + blas.stats["in_turn"]) == (before[0] + 1, before[1])
+    assert all(get() == 1 for get, _ in blas.pools())
+    assert blas_threads == [(a.shape, b.shape)]
+    if not layout:
+        assert blas.way(*mkn, dtype) == "threaded"
+
+
+def test_the_way_is_found_once_per_kind_of_product(blas_threads, monkeypatch):
+    # timed the first time a product of a shape, dtype, layout and thread count is made, then kept: every later
+    # product of the kind, eager or in a plan, is computed the same way
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    first = blas.matmul(a, b).copy()
+    for _ in range(3):
+        assert blas.matmul(a, b).tobytes() == first.tobytes()
+    assert len(blas_threads) == 1
+    blas.matmul(np.asfortranarray(a), b)  # another layout
+    blas.matmul(a.astype(np.float64), b.astype(np.float64))  # another dtype
+    monkeypatch.setattr(_native, "cores", lambda: 4)
+    blas.set_threads(3)  # another thread count
+    blas.matmul(a, b)
+    blas.matmul(a, b)
+    assert len(blas_threads) == 4
+    assert blas.way(128, 784, 512) == "threaded" and blas.way(128, 784, 511) is None
+    blas.clear_ways()
+    blas.matmul(a, b)
+    assert len(blas_threads) == 5
+
+
+def test_a_small_product_or_determinism_never_asks_for_openblas_threads(blas_threads):
+    rng = np.random.default_rng(2)
+    small = rng.standard_normal((64, 64), dtype=np.float32)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    threaded = blas.stats["threaded"]
+    blas.matmul(small, small)
+    ds.config.experimental.enable_op_determinism()
+    try:
+        got = blas.matmul(a, b).copy()
+        blocks = blas._blocks(a, b, np.empty((128, 512), np.float32))  # (cut by the shape alone)
+    finally:
+        ds.config.experimental.disable_op_determinism()
+    assert blas_threads == [] and blas.stats["threaded"] == threaded
+    assert got.tobytes() == _blockwise(a, b, blocks).tobytes()
+
+
+def test_another_thread_never_sets_openblas_threads(blas_threads):
+    # it neither times a new kind of product nor changes the BLAS's thread count: it computes on one thread
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    blas.matmul(a, b)  # (the main thread finds the way: OpenBLAS's threads)
+    threaded = blas.stats["threaded"]
+    out = []
+    t = threading.Thread(target=lambda: out.append((blas.matmul(a, b).copy(), blas.matmul(a[:, :700], b[:700]).copy())))
+    t.start()
+    t.join()
+    assert blas.stats["threaded"] == threaded and len(blas_threads) == 1
+    whole, new = out[0]
+    assert whole.tobytes() == _on_blas_threads(a, b, 1).tobytes()
+    assert new.tobytes() == _blockwise(a[:, :700], b[:700], blas._blocks(a[:, :700], b[:700], new)).tobytes()
+
+
+def test_timing_the_ways_writes_nothing_it_was_given():
+    pytest.importorskip("threadpoolctl")
+    libs = blas.pools()
+    rng = np.random.default_rng(4)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    a0, b0 = a.copy(), b.copy()
+    out = np.full((128, 512), np.nan, np.float32)
+    blas.matmul(a[:2], b)  # (the take-over)
+    for blocks in (None, blas._blocks(a, b, out)):
+        assert blas._faster_on_blas_threads(a, b, out, blocks, libs) in (True, False)
+        assert np.isnan(out).all() and a.tobytes() == a0.tobytes() and b.tobytes() == b0.tobytes()
+        assert all(get() == 1 for get, _ in libs)
+
+
+def test_another_threads_products_wait_while_the_blas_runs_on_more_threads(blas_threads):
+    # the main thread's call on OpenBLAS's threads holds the lock that every product of another thread takes: no
+    # BLAS call of descend's runs while the count is not one
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    seen = []
+    with blas._count_lock:
+        threads = [threading.Thread(target=lambda x=x: seen.append(blas.matmul(x, b[:, :x.shape[0]]).shape))
+                   for x in (a[:4, :], a[:8, :])]  # (small products)
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(0.2)
+        assert seen == [] and all(t.is_alive() for t in threads)
+    for t in threads:
+        t.join()
+    assert sorted(seen) == [(4, 4), (8, 8)]
+
+
+def test_a_call_on_openblas_threads_sets_the_count_holding_the_lock():
+    pool = _FakePool(1)
+    held = []
+    a = np.ones((64, 32), np.float32)
+    out = np.empty((64, 64), np.float32)
+    blas._threaded(a, a.T.copy(), out, ((pool.get, lambda n: (held.append(blas._count_lock.locked()), pool.put(n))),))
+    assert held == [True, True] and pool.history[-1] == 1 and not blas._count_lock.locked()
+    assert (out == 32).all()

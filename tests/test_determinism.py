@@ -136,11 +136,18 @@ def test_under_determinism_changing_the_thread_count_between_runs_gives_the_same
         assert run == first, setting
 
 
-@pytest.mark.parametrize("deterministic", [False, True])
-def test_the_compiled_step_is_the_eager_step_bit_for_bit(determinism, monkeypatch, deterministic):
-    # in both modes, whichever way (threads or not) the plan chose for each call, and whatever the load
+@pytest.mark.parametrize("deterministic, way", [(False, "measured"), (False, "threaded"), (False, "blocks"),
+                                                (True, "blocks")])
+def test_the_compiled_step_is_the_eager_step_bit_for_bit(determinism, monkeypatch, deterministic, way):
+    # in both modes, whichever way (threads or not) the plan chose for each call, and whatever the load; by default
+    # with the large products on OpenBLAS's own threads or as their one-thread blocks, whichever was faster here
+    # (measured) or forced either way
     if deterministic:
         determinism.enable_op_determinism()
+    monkeypatch.setattr(blas, "_ways", {})
+    if way != "measured":
+        monkeypatch.setattr(blas, "_faster_on_blas_threads", lambda *args: way == "threaded")
+    threaded = blas.stats["threaded"]
     blas.set_threads(2)
     ws, bs, xs, ys = _mlp(SIZES, BATCH)
     eager, ve = _step_fn(ws, bs)
@@ -155,6 +162,8 @@ def test_the_compiled_step_is_the_eager_step_bit_for_bit(determinism, monkeypatc
         assert le.tobytes() == lc.tobytes(), k
     for a, b in zip(vc, ve):
         assert a.numpy().tobytes() == b.numpy().tobytes()
+    if way != "measured" and _native.cores() >= 2 and blas.pools():
+        assert (blas.stats["threaded"] > threaded) == (way == "threaded")
 
 
 def _bias_step(units, batch, seed):

@@ -1088,6 +1088,8 @@ def test_a_plan_runs_the_way_it_chose_and_gives_the_same_bits(monkeypatch, way):
     monkeypatch.setattr(_native, "SERIAL_BELOW", 0)
     monkeypatch.setattr(_native, "idle_core", lambda: True)
     monkeypatch.setattr(blas, "_budget", 2)  # (two blocks a product, wherever two cores are)
+    monkeypatch.setattr(blas, "_ways", {})
+    monkeypatch.setattr(blas, "_faster_on_blas_threads", lambda *args: False)  # (the blocks, not OpenBLAS's threads)
     sizes, batch = (784, 96, 64, 10), 64
     ws, bs, xs, ys = _mlp(sizes, batch)
     seen = []

@@ -1,4 +1,4 @@
-"""Matrix products whose threads never fight: one-thread BLAS calls, large products cut into blocks run at once.
+"""Matrix products: one-thread BLAS calls, large products cut into blocks run at once or on OpenBLAS's threads.
 
 NumPy's BLAS (OpenBLAS in NumPy's wheels) splits every product over its
 thread pool and waits for the slowest thread. On a quiet machine that buys
@@ -10,7 +10,8 @@ on one thread, 11 ms on two. And OpenBLAS's result depends on its thread
 count (other kernels and blockings: ``(64, 784) @ (784, 256)`` differs in the
 last bit in 3,250 of 16,384 elements between one thread and two).
 
-So descend never runs BLAS on more than one thread. :func:`matmul`:
+So descend runs BLAS on one thread, except where one call on OpenBLAS's own
+threads was measured faster in the default mode (below). :func:`matmul`:
 
 * runs a product of fewer than :data:`PARALLEL_FROM` multiply-adds (per
   matrix) as one single-threaded BLAS call;
@@ -32,38 +33,57 @@ So descend never runs BLAS on more than one thread. :func:`matmul`:
 * so **which threads run the blocks never changes a bit**: how a product is
   cut depends on its shape, dtype and strides and on :func:`parts_for`
   alone, never on the machine's load, on the thread that asks, or on
-  whether a plan or an eager op makes it. A compiled step gives the eager
-  step's bits. By default a product is cut into as many blocks as the thread
-  budget allows (the fastest cut here; the last bits may depend on the
-  thread count, as in TensorFlow and PyTorch); with op determinism on
+  whether a plan or an eager op makes it. With op determinism on
   (:func:`set_deterministic`,
-  ``descend.config.experimental.enable_op_determinism``) by its shape alone,
-  into up to :data:`DETERMINISTIC_BLOCKS` blocks of at least
-  :data:`BLOCK_MIN` multiply-adds, so the result does not depend on the
-  thread count either. Blocks are cut at multiples of :data:`BLOCK_ROWS`. Not
-  cut: float64 products, and products NumPy would not hand to ``gemm`` as
-  they are (other strides, an output that overlaps an operand, ``a @ a.T``);
+  ``descend.config.experimental.enable_op_determinism``) a product is cut by
+  its shape alone, into up to :data:`DETERMINISTIC_BLOCKS` blocks of at
+  least :data:`BLOCK_MIN` multiply-adds, so the result does not depend on
+  the thread count either. Blocks are cut at multiples of
+  :data:`BLOCK_ROWS`. Not cut: float64 products, and products NumPy would not
+  hand to ``gemm`` as they are (other strides, an output that overlaps an
+  operand, ``a @ a.T``);
+* **by default** (op determinism off, as in TensorFlow) a product is cut into
+  as many blocks as the thread budget allows, or runs as one call on
+  OpenBLAS's own threads (as many as the budget, on at most the cores) where
+  that is faster: the first time the main thread makes a product of a kind
+  (shape, dtype, strides, thread count) it times both ways,
+  :data:`WAY_TRIALS` times each in turns, and keeps the faster for the rest of
+  the process (:func:`way`). Every product of that kind, eager or in a plan,
+  then runs the same way, so **a compiled step gives the eager step's bits in
+  both modes**; the last bits may depend on the thread count (and, where the
+  two ways were close, on which one the timing chose), as in TensorFlow and
+  PyTorch. A call on OpenBLAS's threads sets the BLAS's thread count for that
+  call only and back to one after it, from the main thread only, holding a
+  lock that descend's products in other threads also take (they never run
+  inside that window); another thread that meets a product of that kind
+  computes it in one one-thread call (other last bits);
 * **the bits depend on the CPU**: OpenBLAS picks its kernels for the CPU
   (``OPENBLAS_CORETYPE`` overrides it), and kernels differ in the last bits.
   On some (SkylakeX) a block of a one-thread product is that product's rows,
   on others (Haswell, any AVX2 CPU) it is not: descend promises only that a
-  product is its blocks, each a one-thread BLAS call, on every kernel;
-* uses threads only when a core is free for them
+  cut product is its blocks, each a one-thread BLAS call, on every kernel;
+* splits a product only when a core is free for its threads
   (:func:`descend._native.idle_core`: every 0.25 s it reads the machine's CPU
   time, ``/proc/stat``, and its own, ``os.times``, and answers yes while the
   other processes leave at least half a core idle beside the calling
   thread). A split product waits for its slowest block, and on a machine
   whose cores are all taken a thread that waits for a core stalls it for a
   scheduler time slice (measured: 0.3 ms a product). Never in a process
-  forked after the kernels' threads started.
+  forked after the kernels' threads started. (A product found faster on
+  OpenBLAS's threads runs on them whatever the load: its bits depend on
+  their count.)
 
 **descend owns NumPy's BLAS threads.** The first product descend makes
 reads the BLAS thread count (as ``OPENBLAS_NUM_THREADS``, ``threadpoolctl`` or
 a ``threadpool_limits`` then in force set it) as its *budget*, and sets the
-BLAS pool to one thread for good: changing the count while another thread is
-inside a BLAS call corrupts OpenBLAS's pool (measured: an MLP step's loss off
-by half), and OpenBLAS 0.3.31's ``openblas_set_num_threads_local`` sets the
-process-wide count too. So NumPy code outside descend then runs BLAS on one
+BLAS pool to one thread (between the calls it runs on OpenBLAS's threads,
+above): changing the count while another thread is inside a BLAS call
+corrupts OpenBLAS's pool (measured: an MLP step's loss off by half), so only
+the main thread changes it, and OpenBLAS 0.3.31's
+``openblas_set_num_threads_local`` sets the process-wide count too. A program
+that makes BLAS calls of its own from other threads while descend's main
+thread runs large products should turn op determinism on (one-thread calls
+only). So NumPy code outside descend then runs BLAS on one
 thread as well. By default a product is cut into at most ``min(cores,
 budget)`` blocks (cores from the process's CPU affinity); :func:`set_threads`
 changes the budget, and a count someone else sets later
@@ -110,8 +130,8 @@ from descend import _native
 from . import blas_pools
 
 __all__ = ["BLOCK_MIN", "BLOCK_ROWS", "DETERMINISTIC_BLOCKS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES",
-           "REUSE_PER_SHAPE", "clear_reuse", "cuts", "deterministic", "matmul", "matmul_into",
-           "matmul_into_for", "parts_for", "pools", "set_deterministic", "set_threads", "stats", "thread_parts"]
+           "REUSE_PER_SHAPE", "WAY_TRIALS", "clear_reuse", "clear_ways", "cuts", "deterministic", "matmul", "matmul_into",
+           "matmul_into_for", "parts_for", "pools", "set_deterministic", "set_threads", "stats", "thread_parts", "way"]
 
 #: float32 products of at least this many multiply-adds (per matrix) are split into blocks shared by the cores
 PARALLEL_FROM = 2**23
@@ -131,7 +151,7 @@ REUSE_PER_SHAPE = 3
 REUSE_MAX_BYTES = 64 << 20
 
 #: counts for tests and profiling: ``stats["split"]`` products split
-stats: dict = {"split": 0, "in_turn": 0}
+stats: dict = {"split": 0, "in_turn": 0, "threaded": 0}
 
 _pools: tuple | None = None  # threadpoolctl controllers of the loaded BLAS libraries, found on first use
 _main = threading.main_thread()
@@ -424,19 +444,133 @@ def set_threads(n: int | None) -> int | None:
 
 
 def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
-    """``np.matmul(a, b, out=out)`` for 2-D ``a`` and ``b`` on one BLAS thread, a large product as the one-thread
-    calls of its blocks, shared by the cores when one is free (see the module docstring)."""
+    """``np.matmul(a, b, out=out)`` for 2-D ``a`` and ``b``: a small product on one BLAS thread; a large one as the
+    one-thread calls of its blocks, shared by the cores when one is free, or (by default, where that was measured
+    faster: :func:`way`) as one call on OpenBLAS's own threads (see the module docstring)."""
     libs = _pools if _pools is not None else pools()
     if libs:
-        if threading.current_thread() is _main:
+        main = threading.current_thread() is _main
+        if main:
             _take_over(libs)
         if _found is not None and a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM:
             blocks = _blocks(a, b, out)
-            if blocks is not None:
-                if not _split(a, b, out, blocks):
-                    _in_turn(a, b, out, blocks)
+            if not _deterministic and _way_of(a, b, out, blocks, main, libs) == "threaded":
+                if main:
+                    _threaded(a, b, out, libs)
+                else:  # (a thread other than the main one never changes the BLAS's thread count)
+                    with _count_lock:
+                        np.matmul(a, b, out=out)
                 return
+            if blocks is not None:
+                if main:
+                    if not _split(a, b, out, blocks):
+                        _in_turn(a, b, out, blocks)
+                else:
+                    with _count_lock:
+                        _in_turn(a, b, out, blocks)
+                return
+        if not main:  # (not while the main thread has the BLAS on more threads than one)
+            with _count_lock:
+                np.matmul(a, b, out=out)
+            return
     np.matmul(a, b, out=out)
+
+
+# ---------------------------------------------------------------------------------------------- OpenBLAS's threads
+#: how many times each way is timed, in turns, when a product of a new kind is first made in the default mode
+WAY_TRIALS = 3
+_ways: dict = {}  # (m, k, n, dtype, layout of a, of b, threads) -> "threaded" | "blocks" | "whole"
+#: held while the main thread has the BLAS on more threads than one, and by descend's products in other threads
+_count_lock = threading.Lock()
+
+
+def _threads_for(m: int, k: int, n: int) -> int:
+    """The threads OpenBLAS gets for a product taken to its own threads (the default mode's :func:`parts_for`)."""
+    return parts_for(m, k, n)
+
+
+def _key(a, b, out) -> tuple:
+    m, k = a.shape
+    n = b.shape[1]
+    return (m, k, n, out.dtype.char, a.strides, b.strides, out.strides, _threads_for(m, k, n))
+
+
+def _threaded(a, b, out, libs) -> None:
+    """``np.matmul(a, b, out=out)`` on OpenBLAS's own threads (as many as the default mode's :func:`parts_for`), the
+    BLAS pool set back to one thread after it (only the main thread does this: see the module docstring)."""
+    m, k = a.shape
+    threads = _threads_for(m, k, b.shape[1])
+    with _count_lock:
+        for _, put in libs:
+            put(threads)
+        try:
+            np.matmul(a, b, out=out)
+        finally:
+            for _, put in libs:
+                put(1)
+    stats["threaded"] += 1
+
+
+def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
+    """Whether one call on OpenBLAS's threads computes ``a @ b`` faster than descend's way without them (its blocks
+    as :func:`matmul_into` runs them now, or one one-thread call), timed :data:`WAY_TRIALS` times each, in turns,
+    into a scratch array (``out`` and the operands are not written)."""
+    import time
+
+    scratch = np.empty_like(out)
+    best = {True: float("inf"), False: float("inf")}
+    for _ in range(WAY_TRIALS):
+        for threaded in (False, True):
+            start = time.perf_counter()
+            if threaded:
+                _threaded(a, b, scratch, libs)
+            elif blocks is not None:
+                if not _split(a, b, scratch, blocks):
+                    _in_turn(a, b, scratch, blocks)
+            else:
+                np.matmul(a, b, out=scratch)
+            best[threaded] = min(best[threaded], time.perf_counter() - start)
+    return best[True] < best[False]
+
+
+def _way_of(a, b, out, blocks, main: bool, libs) -> str:
+    """How the default mode computes this large product: the way found for its kind (shape, dtype, strides, threads)
+    the first time the main thread made one, measured then (:func:`_faster_on_blas_threads`) and kept for the rest
+    of the process, so every later product of the kind, eager or in a plan, is computed the same way."""
+    key = _key(a, b, out)
+    found = _ways.get(key)
+    if found is None:
+        if not main or _threads_for(key[0], key[1], key[2]) < 2 or not isinstance(out, np.ndarray) \
+                or out.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            return "blocks" if blocks is not None else "whole"
+        found = "threaded" if _faster_on_blas_threads(a, b, out, blocks, libs) else (
+            "blocks" if blocks is not None else "whole")
+        if len(_ways) > 4096:
+            _ways.clear()
+        _ways[key] = found
+    return found
+
+
+def way(m: int, k: int, n: int, dtype=np.float32) -> str | None:
+    """How the default mode computes C-contiguous ``(m, k) @ (k, n)`` products of ``dtype`` in this process:
+    ``"threaded"`` (one call on OpenBLAS's own threads), ``"blocks"`` (one-thread calls of its blocks),
+    ``"whole"`` (one one-thread call), or None while no such product was made (or it is too small to ask).
+
+    Example:
+        >>> import numpy as np
+        >>> from descend._native import blas
+        >>> blas.way(3, 3, 3) is None
+        True
+    """
+    size = np.dtype(dtype).itemsize
+    return _ways.get((m, k, n, np.dtype(dtype).char, (k * size, size), (n * size, size), (n * size, size),
+                      _threads_for(m, k, n)))
+
+
+def clear_ways() -> None:
+    """Forget the ways found (:func:`way`): each kind of product is timed again when next made. Products made
+    after this may differ in the last bits from the same products made before it (default mode only)."""
+    _ways.clear()
 
 
 def matmul_into_for(m: int, k: int, n: int):
@@ -507,6 +641,10 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         matmul_into(a, b, out)
         return out
     libs = _pools if _pools is not None else pools()
-    if libs and threading.current_thread() is _main:
-        _take_over(libs)
+    if libs:
+        if threading.current_thread() is _main:
+            _take_over(libs)
+        else:
+            with _count_lock:
+                return np.matmul(a, b)
     return np.matmul(a, b)

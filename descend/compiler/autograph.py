@@ -301,9 +301,9 @@ class _DatasetLoop:
             self.current = self.iterator.get_next()
         except (StopIteration, OutOfRangeError):
             return Tensor(np.array(False))
-        from .nest import flatten_leaves
+        from ..framework import nest
 
-        leaves, _ = flatten_leaves(self.current)
+        leaves = nest.flatten(self.current)
         spec = tuple((tuple(getattr(x, "shape", ())), str(getattr(x, "dtype", type(x)))) for x in leaves)
         if self.spec is None:
             self.spec = spec

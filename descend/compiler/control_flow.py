@@ -25,15 +25,17 @@ Example:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..framework import nest
 from ..framework import tape as _tape
 from ..framework import trace as _trace
 from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
 from .graph import Graph, Lit, Node, Value
 from .interpret import replay
-from .nest import flatten_leaves, structure_of
 from .tracer import Recorder
 
 __all__ = ["cond", "while_loop"]
@@ -175,14 +177,14 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
             # error of the data, not of the program, makes the function run eagerly
             r.invalidate(f"the branch of ds.cond not taken while tracing raised {type(e).__name__}: {e}")
             return _finish_eagerly(traced, taken, true_fn, false_fn)
-        leaves, rebuild = flatten_leaves(out)
+        leaves, rebuild = nest.flatten(out), functools.partial(nest.pack_like, out)
         traced[branch] = (g, sub, out, [_as_leaf(x) for x in leaves], rebuild)
         if sub.invalid is not None:
             r.invalidate(sub.invalid)
         if r.invalid is not None:
             return _finish_eagerly(traced, taken, true_fn, false_fn)
     (tg, tsub, tout, tl, _), (fg, fsub, fout, fl, _) = traced[True], traced[False]
-    if structure_of(tout) != structure_of(fout) or len(tl) != len(fl):
+    if nest.structure_of(tout) != nest.structure_of(fout) or len(tl) != len(fl):
         raise ValueError("cond: true_fn and false_fn must return the same nested structure. Received: "
                          f"{_describe(tout)} and {_describe(fout)}")
     tensor_pos = []
@@ -228,7 +230,7 @@ def _same_python(a, b) -> bool:
 
 
 def _describe(x) -> str:
-    text = repr(structure_of(x)) if isinstance(x, (list, tuple, dict)) else type(x).__name__
+    text = repr(nest.structure_of(x)) if isinstance(x, (list, tuple, dict)) else type(x).__name__
     return text if len(text) < 200 else text[:200] + "..."
 
 
@@ -287,7 +289,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         maximum_iterations = int(maximum_iterations)
     single = not isinstance(loop_vars, (list, tuple))
     packed = (loop_vars,) if single else loop_vars
-    leaves, rebuild = flatten_leaves(packed)
+    leaves, rebuild = nest.flatten(packed), functools.partial(nest.pack_like, packed)
     if not leaves:
         raise ValueError("while_loop: `loop_vars` must not be empty")
     leaves = [_as_leaf(x) for x in leaves]
@@ -313,10 +315,10 @@ def _unpacker(packed, rebuild):
 def _loop_leaves(result, packed, before, what) -> list:
     if len(packed) == 1 and not isinstance(result, (list, tuple)):
         result = (result,)
-    if structure_of(tuple(result)) != structure_of(tuple(packed)):
+    if nest.structure_of(tuple(result)) != nest.structure_of(tuple(packed)):
         raise ValueError(f"{what}: `body` must return the structure of loop_vars ({_describe(tuple(packed))}); "
                          f"received {_describe(result)}")
-    leaves, _ = flatten_leaves(tuple(result))
+    leaves = nest.flatten(tuple(result))
     out = []
     for k, (a, b) in enumerate(zip(leaves, before)):
         a = _as_leaf(a)

@@ -54,6 +54,7 @@ import numpy as np
 
 from .. import backend
 from ..errors import EndOfIterator, OutOfRangeError
+from ..framework import nest
 from ..framework import tape as _tape
 from ..framework import trace as _trace
 from ..framework.indexed_slices import IndexedSlices
@@ -61,7 +62,6 @@ from ..framework.tensor import ArrayLike, Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from .graph import STATEFUL_OPS, Graph, Lit, Value, VarRef
 from .interpret import replay
-from .nest import flatten_leaves, leaf_paths, structure_of
 from .trace_type import TraceType, TracingContext
 from .tracer import SINGLETON_VARIABLES, ElementChanged, Recorder, trace_local
 
@@ -138,7 +138,7 @@ def _check_signature(signature) -> tuple:
     if not isinstance(signature, (list, tuple)):
         raise TypeError(f"function: `input_signature` must be a possibly nested sequence of TensorSpec objects. "
                         f"Received: {signature!r}")
-    leaves, _ = flatten_leaves(list(signature))
+    leaves = nest.flatten(list(signature))
     for s in leaves:
         if type(s).__name__ == "VariableSpec":
             raise TypeError("function: input_signature doesn't support VariableSpec")
@@ -467,7 +467,8 @@ class Function:
         rec.frozen = self._traced_once  # Variables may be created on the first trace only (TF's ValueError)
         if family is not None and family.cf is None:
             rec.watch_shapes = True
-        leaves, rebuild = flatten_leaves(list(canonical))
+        structure = list(canonical)
+        leaves, rebuild = nest.flatten(structure), functools.partial(nest.pack_like, structure)
         new_leaves = []
         for x, name in zip(leaves, _leaf_names(binder, canonical)):
             if isinstance(x, Variable):
@@ -569,7 +570,7 @@ class Function:
         binder = self._get_binder()
         graph = Graph(source.graph.name)
         rec = Recorder(graph)
-        leaves, _ = flatten_leaves(list(canonical))
+        leaves = nest.flatten(list(canonical))
         flat = []
         for x, name in zip(leaves, _leaf_names(binder, canonical)):
             if isinstance(x, Variable):
@@ -604,7 +605,7 @@ class Function:
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
         canonical = binder.apply_signature(binder.canonical(args, kwargs), specs_ok=True)
-        leaves, _ = flatten_leaves(list(canonical))
+        leaves = nest.flatten(list(canonical))
         key = _key(canonical)
         if any(_is_spec(x) and (x.shape is None or None in x.shape) for x in leaves):
             with self._lock:
@@ -709,7 +710,7 @@ def _eager_outputs(out, nested: bool):
     """The trace call's result as later calls give it: new Tensors (the trace's own stay inside it; not
     inside an enclosing trace, which records the inner function inline), a returned Variable as a Tensor
     of its value, Python numbers as Tensors (as TF returns them)."""
-    leaves, rebuild = flatten_leaves(out)
+    leaves, rebuild = nest.flatten(out), functools.partial(nest.pack_like, out)
     recording = _tape.recording()
     if recording:
         from ..ops.math_ops import identity
@@ -801,7 +802,7 @@ def _placeholder_array(spec) -> np.ndarray:
 
 def _flat_inputs(canonical) -> tuple[list, list]:
     """The call's Tensor leaves (arrays become Tensors) and its Variable arguments (each once)."""
-    leaves, _ = flatten_leaves(list(canonical))
+    leaves = nest.flatten(list(canonical))
     flat, var_args, seen = [], [], set()
     for x in leaves:
         if isinstance(x, Variable):
@@ -860,7 +861,7 @@ class ConcreteFunction:
             self._out_rebuild = None
             return
         self.variables_created = list(rec.created)
-        leaves, rebuild = flatten_leaves(out)
+        leaves, rebuild = nest.flatten(out), functools.partial(nest.pack_like, out)
         self._out_rebuild = rebuild
         self._out_kinds = []
         refs = []
@@ -881,7 +882,7 @@ class ConcreteFunction:
                 refs.append(Lit(x))
                 self._out_kinds.append("python")
         graph.outputs = refs
-        self._out_structure = structure_of(out)
+        self._out_structure = nest.structure_of(out)
         self._outer_capture = getattr(graph, "outer_capture", False)
 
     @property
@@ -914,7 +915,8 @@ class ConcreteFunction:
                 return TensorSpec(x.shape, x.dtype, name)
             return x
 
-        leaves, rebuild = flatten_leaves(list(self._specs))
+        structure = list(self._specs)
+        leaves, rebuild = nest.flatten(structure), functools.partial(nest.pack_like, structure)
         binder = self.function._get_binder()
         names = _leaf_names(binder, self._specs)
         given = self._signature_names()
@@ -927,8 +929,8 @@ class ConcreteFunction:
         signature = self.function.input_signature
         out = []
         for k, value in enumerate(self._specs):
-            leaves, _ = flatten_leaves([value])
-            specs = flatten_leaves([signature[k]])[0] if signature is not None and k < len(signature) else []
+            leaves = nest.flatten([value])
+            specs = nest.flatten([signature[k]]) if signature is not None and k < len(signature) else []
             if len(specs) == len(leaves):
                 out += [getattr(x, "name", None) if _is_spec(x) else None for x in specs]
             else:
@@ -939,7 +941,8 @@ class ConcreteFunction:
         """The trace's arguments, each Tensor as the TensorSpec its input_signature names (as it is elsewhere)."""
         from ..tensor_spec import TensorSpec
 
-        leaves, rebuild = flatten_leaves(list(self._specs))
+        structure = list(self._specs)
+        leaves, rebuild = nest.flatten(structure), functools.partial(nest.pack_like, structure)
         out = []
         for x, given in zip(leaves, self._signature_names()):
             if given is not None and isinstance(x, (ArrayLike, np.ndarray)) and not isinstance(x, Variable):
@@ -1051,8 +1054,8 @@ class ConcreteFunction:
             if canonical is None:
                 raise TypeError(f"Binding inputs to function failed due to `{e}`") from None
         if self.graph is None:  # from TensorSpecs with None dimensions
-            leaves_s, _ = flatten_leaves(list(self._specs))
-            leaves, _ = flatten_leaves(list(canonical))
+            leaves_s = nest.flatten(list(self._specs))
+            leaves = nest.flatten(list(canonical))
             if len(leaves) != len(leaves_s):
                 raise TypeError("Binding inputs to function failed: the arguments do not have the structure of "
                                 "the signature")
@@ -1097,7 +1100,8 @@ class ConcreteFunction:
         if self.graph is None or kwargs or not all(isinstance(a, ArrayLike) and not isinstance(a, Variable)
                                                    for a in args):
             return None
-        leaves, rebuild = flatten_leaves(list(self._canonical))
+        structure = list(self._canonical)
+        leaves, rebuild = nest.flatten(structure), functools.partial(nest.pack_like, structure)
         slots = [k for k, x in enumerate(leaves) if isinstance(x, (ArrayLike, np.ndarray)) and not isinstance(x, Variable)]
         if len(slots) != len(args) or any(tuple(a.shape) != tuple(leaves[k].shape) or a.dtype != leaves[k].dtype
                                           for a, k in zip(args, slots)):
@@ -1337,7 +1341,7 @@ def _same_value(a, b) -> bool:
 
 
 def _leaf_names(binder: _Binder, canonical) -> list:
-    """A name per leaf of the parameter values (in :func:`flatten_leaves` order), as TF names its
+    """A name per leaf of the parameter values (in :func:`descend.framework.nest.flatten` order), as TF names its
     placeholders: the parameter's name, with the keys and indices of a nested place joined by ``_``
     (``d_p``, ``l_0``); a ``**kwargs`` entry by its key."""
     params = binder.params if binder.signature is not None else []
@@ -1346,7 +1350,7 @@ def _leaf_names(binder: _Binder, canonical) -> list:
         p = params[k] if k < len(params) else None
         base = p.name if p is not None else f"arg_{k}"
         by_key = p is not None and p.kind is p.VAR_KEYWORD
-        for path in leaf_paths(value):
+        for path in nest.leaf_paths(value):
             parts = [str(x) for x in path]
             out.append("_".join(parts) if by_key and parts else "_".join([base] + parts))
     return out
@@ -1417,7 +1421,7 @@ def _key_leaves(key) -> list:
 
 
 def _holds_tensors(x) -> bool:
-    leaves, _ = flatten_leaves(x)
+    leaves = nest.flatten(x)
     return any(isinstance(v, (ArrayLike, np.ndarray, IndexedSlices)) or _is_spec(v) for v in leaves)
 
 

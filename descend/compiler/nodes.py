@@ -18,16 +18,17 @@ with replaces this class, not the plan.
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..framework import nest
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tensor import ArrayLike, Tensor
 from ..framework.variable import Variable
 from .graph import OpaqueNode, Value
-from .nest import flatten_leaves
 
 __all__ = ["CallbackNode", "OptimizerNode"]
 
@@ -147,7 +148,8 @@ class CallbackNode(OpaqueNode):
     def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
         if public is None:
             return None
-        leaves, rebuild = flatten_leaves([list(args), dict(kwargs)])
+        structure = [list(args), dict(kwargs)]
+        leaves, rebuild = nest.flatten(structure), functools.partial(nest.pack_like, structure)
         refs, slots = [], []
         for k, x in enumerate(leaves):
             if isinstance(x, IndexedSlices):
@@ -159,7 +161,7 @@ class CallbackNode(OpaqueNode):
         return node, refs, None
 
     def outputs_of(self, result):
-        leaves, rebuild = flatten_leaves(result)
+        leaves, rebuild = nest.flatten(result), functools.partial(nest.pack_like, result)
         if any(isinstance(x, (Variable, IndexedSlices)) for x in leaves):
             return None
         self.out_rebuild = rebuild
@@ -179,7 +181,7 @@ class CallbackNode(OpaqueNode):
 
     def arrays_of(self, result) -> list:
         """The arrays of the node's outputs in ``result`` (what a call returned), checked against the trace's."""
-        leaves, _ = flatten_leaves(result)
+        leaves = nest.flatten(result)
         out = []
         for k, shape, dtype in self.out_specs:
             x = leaves[k] if k < len(leaves) else None
@@ -191,5 +193,5 @@ class CallbackNode(OpaqueNode):
 
     def replay(self, values: list) -> list:
         result = self._call(values)
-        leaves, _ = flatten_leaves(result)
+        leaves = nest.flatten(result)
         return [leaves[k] for k, _, _ in self.out_specs]

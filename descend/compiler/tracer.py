@@ -23,6 +23,7 @@ A recorder is one of:
 
 from __future__ import annotations
 
+import functools
 import linecache
 import os
 import sys
@@ -424,9 +425,9 @@ class Recorder:
         return self.dry
 
     def print_call(self, inputs, options, emit) -> bool:
-        from .nest import flatten_leaves
+        from ..framework import nest
 
-        leaves, rebuild = flatten_leaves(inputs)
+        leaves, rebuild = nest.flatten(inputs), functools.partial(nest.pack_like, inputs)
         for r in self.chain():
             if r.paused:
                 return False

@@ -19,8 +19,8 @@ def _sorted_keys(d) -> list:
     try:
         return sorted(d)
     except TypeError:
-        raise TypeError(f"nest: a dict's keys must sort (TF orders a dict's leaves by sorted key); received "
-                        f"the keys {list(d)[:10]!r}") from None
+        raise TypeError(f"nest only supports dicts with sortable keys: a dict's keys must sort (TF orders a "
+                        f"dict's leaves by sorted key). Received keys: {list(d)[:10]!r}") from None
 
 
 def flatten(structure) -> list:

@@ -690,7 +690,11 @@ def _parse_einsum(equation: str, n: int):
 @defop("einsum", same_dtype="all")
 def _einsum(*operands, equation=""):
     _parse_einsum(equation, len(operands))
-    return np.einsum(equation, *operands, optimize=len(operands) > 2)
+    out = np.einsum(equation, *operands, optimize=len(operands) > 2)
+    # a Tensor's array is row-major, as TF's: NumPy's einsum may hand back a transposed view, and a reduction
+    # over a strided array adds in another order than over a contiguous one (a compiled plan's einsum writes
+    # a contiguous buffer: the two would differ in the last bits downstream)
+    return out if out.flags.c_contiguous else np.ascontiguousarray(out)
 
 
 @_einsum.defvjp
