@@ -2079,3 +2079,31 @@ def psnr(x1, x2, max_val):
 
 
 __all__ += ["psnr"]
+
+
+# the decompositions, Fourier transforms, framing, unique... (issue 37): descend/keras/ops_more.py
+from . import ops_more as _more  # noqa: E402
+from .ops_more import *  # noqa: E402, F403
+
+__all__ += _more.__all__
+
+
+def _sub_namespace(name: str, names: tuple):
+    """``keras.ops.<name>``: a module holding the functions of this module that Keras puts there."""
+    import sys
+    import types
+
+    module = types.ModuleType(f"{__name__}.{name}", f"Keras 3's ``keras.ops.{name}``: the functions of "
+                                                    f"``descend.keras.ops`` that Keras puts there.")
+    module.__all__ = [n for n in names if n in globals() and not n.startswith("_")]
+    for n in module.__all__:
+        setattr(module, n, globals()[n])
+    sys.modules[module.__name__] = module  # `import descend.keras.ops.numpy` works too
+    return module
+
+
+from . import _ops_namespaces  # noqa: E402
+
+linalg = _sub_namespace("linalg", _ops_namespaces.LINALG)
+nn = _sub_namespace("nn", _ops_namespaces.NN)
+numpy = _sub_namespace("numpy", _ops_namespaces.NUMPY)
