@@ -789,3 +789,17 @@ op(K, "correlate", "vectors", call=lambda m, a, b: m.correlate(a, b[:2]))
 op(K, "adaptive_average_pool", "image", call=lambda m, x: m.adaptive_average_pool(x, (2, 4)))
 op(K, "adaptive_max_pool", "image", call=lambda m, x: m.adaptive_max_pool(x, 3))
 CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+# keras.ops' CTC (issue 37; descend/ops/ctc_ops.py): padded labels, a repeat, an empty label, shorter sequences
+_CTC_TARGET = np.array([[1, 2, 2], [3, 1, 0], [0, 0, 0]], np.int32)
+_CTC_TARGET_LEN, _CTC_OUTPUT_LEN = np.array([3, 2, 0], np.int32), np.array([6, 4, 3], np.int32)
+GENERATORS["ctc_logits"] = lambda rng: [rng.standard_normal((3, 6, 4))]
+op(K, "ctc_loss", "ctc_logits", call=lambda m, x: m.ctc_loss(_CTC_TARGET, x, _CTC_TARGET_LEN, _CTC_OUTPUT_LEN))
+op(K, "ctc_loss", "ctc_logits", call=lambda m, x: m.ctc_loss(
+    np.where(_CTC_TARGET == 3, 0, _CTC_TARGET), x, _CTC_TARGET_LEN, _CTC_OUTPUT_LEN, mask_index=3))
+# Keras' TF backend computes a float64 CTC loss in float32: compared in float32 (float64 against the sum over
+# every path in tests/op_cases_core.py)
+FLOAT32_ONLY.add(("keras.ops", "ctc_loss"))
+op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN)[0])
+op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN, merge_repeated=False,
+                                                                          mask_index=2)[1])
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}

@@ -579,3 +579,33 @@ _case("bessel_i1", bessel_i1, [3.0 * _signed(2, 3)],
 _SEG_PROD = np.array([0, 2, 0, 0])
 _case("unsorted_segment_prod", lambda x: unsorted_segment_prod(x, _SEG_PROD, 4), [_signed(4, 3)],
       lambda x: np.stack([np.prod(x[_SEG_PROD == s], axis=0) for s in range(4)]), True)
+
+
+# descend/ops/ctc_ops.py: the CTC loss against the sum over every path of classes ** steps (issue 37)
+from descend.ops.ctc_ops import ctc_loss_dense  # noqa: E402
+
+
+def _np_ctc_by_paths(logits, labels, label_length, logit_length, blank):
+    import itertools
+
+    out = []
+    for u, lab, n_lab, steps in zip(logits, labels, label_length, logit_length):
+        y = np.exp(u[:steps] - u[:steps].max(-1, keepdims=True))
+        y /= y.sum(-1, keepdims=True)
+        want = [int(v) for v in lab[:n_lab]]
+        total = 0.0
+        for path in itertools.product(range(u.shape[1]), repeat=int(steps)):
+            merged = [k for i, k in enumerate(path) if i == 0 or k != path[i - 1]]
+            if [k for k in merged if k != blank] == want:
+                total += np.prod(y[np.arange(steps), path])
+        out.append(-np.log(total))
+    return np.array(out)
+
+
+_CTC_LAB, _CTC_LAB_LEN, _CTC_STEPS = np.array([[1, 1], [2, 0], [0, 0]]), np.array([2, 1, 0]), np.array([4, 3, 2])
+_case("ctc_loss_dense", lambda x: ctc_loss_dense(_CTC_LAB, x, _CTC_LAB_LEN, _CTC_STEPS), [_signed(3, 4, 3)],
+      lambda x: _np_ctc_by_paths(x, _CTC_LAB, _CTC_LAB_LEN, _CTC_STEPS, 0))
+_case("ctc_loss_dense_last_blank_time_major",
+      lambda x: ctc_loss_dense(_CTC_LAB, x, _CTC_LAB_LEN, _CTC_STEPS, blank_index=-1, logits_time_major=True),
+      [_signed(4, 3, 4)],
+      lambda x: _np_ctc_by_paths(x.transpose(1, 0, 2), _CTC_LAB, _CTC_LAB_LEN, _CTC_STEPS, 3))

@@ -163,3 +163,90 @@ def test_sub_namespace_names_are_kerass():
     for sub in ("linalg", "nn", "image", "numpy"):
         want = sorted(n for n in dir(getattr(keras.ops, sub)) if not n.startswith("_"))
         assert sorted(getattr(_ops_namespaces, sub.upper())) == want, sub
+
+
+# ---------------------------------------------------------------------------------------------- CTC, Circle
+def test_ctc_and_circle_losses_match_keras():
+    keras = _keras()
+    from descend.keras import losses
+
+    rng = np.random.default_rng(5)
+    y, logits = np.array([[1, 2, 0], [3, 3, 1], [2, 0, 0]]), rng.standard_normal((3, 6, 4)).astype(np.float32)
+    np.testing.assert_allclose(losses.ctc(y, logits).numpy(), np.asarray(keras.losses.ctc(y, logits)), rtol=1e-6)
+    for reduction in ("sum_over_batch_size", "sum", None):
+        np.testing.assert_allclose(losses.CTC(reduction=reduction)(y, logits).numpy(),
+                                   np.asarray(keras.losses.CTC(reduction=reduction)(y, logits)), rtol=1e-6)
+    emb = rng.standard_normal((6, 5)).astype(np.float32)
+    emb /= np.linalg.norm(emb, axis=1, keepdims=True)
+    labels = np.array([0, 1, 0, 2, 1, 2])
+    for kwargs in ({}, dict(gamma=10.0, margin=0.25), dict(remove_diagonal=False)):
+        np.testing.assert_allclose(losses.circle(labels, emb, **kwargs).numpy(),
+                                   np.asarray(keras.losses.circle(labels, emb, **kwargs)), rtol=1e-5)
+        np.testing.assert_allclose(float(losses.Circle(**kwargs)(labels, emb)),
+                                   float(keras.losses.Circle(**kwargs)(labels, emb)), rtol=1e-5)
+    # a row without positives has loss 0 and is left out of the mean (the loss' mask), as in Keras
+    lonely = np.array([0, 1, 0, 2, 1, 3])
+    np.testing.assert_allclose(float(losses.Circle(gamma=10.0)(lonely, emb)),
+                               float(keras.losses.Circle(gamma=10.0)(lonely, emb)), rtol=1e-5)
+    assert losses.Circle(gamma=3.0).get_config() == keras.losses.Circle(gamma=3.0).get_config()
+    assert losses.get("CTC").get_config() == keras.losses.CTC().get_config()
+
+
+def test_ctc_loss_gradient_matches_tensorflow_with_shorter_sequences():
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(1)
+    logits = rng.standard_normal((4, 7, 5)).astype(np.float32)
+    labels = np.array([[1, 2, 2], [4, 1, 0], [0, 0, 0], [3, 0, 0]], np.int32)
+    lab_len, log_len = np.array([3, 2, 0, 1], np.int32), np.array([7, 5, 3, 1], np.int32)
+    w = rng.uniform(0.5, 1.5, 4).astype(np.float32)
+    x = ds.constant(logits)
+    with ds.GradientTape() as tape:
+        tape.watch(x)
+        loss = ops.ctc_loss(labels, x, lab_len, log_len)
+        total = ds.reduce_sum(ds.multiply(loss, w))
+    t = tf.constant(logits)
+    with tf.GradientTape() as ttape:
+        ttape.watch(t)
+        tloss = tf.nn.ctc_loss(labels, t, lab_len, log_len, logits_time_major=False, blank_index=0)
+        ttotal = tf.reduce_sum(tloss * w)
+    np.testing.assert_allclose(loss.numpy(), tloss.numpy(), rtol=1e-5)
+    grad = tape.gradient(total, x).numpy()
+    np.testing.assert_allclose(grad, ttape.gradient(ttotal, t).numpy(), atol=1e-5)
+    assert np.all(grad[3, 1:] == 0) and np.all(grad[1, 5:] == 0)  # steps past logit_length get no gradient
+
+
+def test_ctc_second_derivative_raises_as_tensorflows():
+    x = ds.constant(np.zeros((1, 3, 3)))
+    with ds.GradientTape() as outer:
+        outer.watch(x)
+        with ds.GradientTape() as inner:
+            inner.watch(x)
+            loss = ds.reduce_sum(ops.ctc_loss(np.array([[1]]), x, np.array([1]), np.array([3])))
+        grad = inner.gradient(loss, x)
+        y = ds.reduce_sum(ds.square(grad))
+    with pytest.raises(ds.NoGradientError, match="ctc_loss_gradient"):
+        outer.gradient(y, x)
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: ops.ctc_loss(np.array([[1]]), np.zeros((1, 3)), [1], [3]), ValueError, "rank 3"),
+    (lambda: ops.ctc_loss(np.array([1]), np.zeros((1, 3, 3)), [1], [3]), ValueError, "labels"),
+    (lambda: ops.ctc_loss(np.array([[1]]), np.zeros((1, 3, 3)), [2], [3]), ValueError, "label_length"),
+    (lambda: ops.ctc_loss(np.array([[1]]), np.zeros((1, 3, 3)), [1], [4]), ValueError, "logit_length"),
+    (lambda: ops.ctc_loss(np.array([[0]]), np.zeros((1, 3, 3)), [1], [3]), ValueError, "other than the blank"),
+    (lambda: ops.ctc_loss(np.array([[3]]), np.zeros((1, 3, 3)), [1], [3]), ValueError, r"in \[0, 3\)"),
+    (lambda: ops.ctc_loss(np.array([[1.0]]), np.zeros((1, 3, 3)), [1], [3]), TypeError, "integers"),
+    (lambda: ops.ctc_loss(np.array([[1]]), np.zeros((1, 3, 3)), [1], [3], mask_index=3), ValueError, "blank_index"),
+    (lambda: ops.ctc_decode(np.zeros((1, 3, 3)), [3], strategy="beam_search"), NotImplementedError, "greedy"),
+    (lambda: ops.ctc_decode(np.zeros((1, 3, 3)), [3], strategy="best"), ValueError, "strategy"),
+    (lambda: ops.ctc_decode(np.zeros((1, 3, 3)), [4]), ValueError, "sequence_lengths"),
+])
+def test_ctc_bad_inputs(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_ctc_infeasible_alignment_is_infinite():
+    # two equal labels need a blank between them: three steps at least
+    loss = ops.ctc_loss(np.array([[1, 1]]), np.zeros((1, 2, 3), np.float32), [2], [2]).numpy()
+    assert np.isposinf(loss).all()

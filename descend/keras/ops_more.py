@@ -26,6 +26,7 @@ from .. import linalg as _linalg
 from .. import ops as _o
 from ..framework import Tensor, Variable
 from ..framework import convert_to_tensor as _to_tensor
+from ..ops import ctc_ops as _ctc
 from ..ops import fft_ops as _fft
 from ..ops import special_more_ops as _special
 
@@ -445,3 +446,56 @@ def adaptive_average_pool(inputs, output_size, data_format=None):
 def adaptive_max_pool(inputs, output_size, data_format=None):
     """The maximum over adaptive bins of each spatial axis, pooled to ``output_size``; 1-D to 3-D."""
     return _adaptive("max", inputs, output_size, data_format)
+
+
+# ---------------------------------------------------------------------------------------- CTC
+def ctc_loss(target, output, target_length, output_length, mask_index=0):
+    """The CTC loss of each sequence (batch-major logits ``output`` (batch, time, classes), unnormalized; padded
+    int labels ``target`` (batch, max_length)), with ``mask_index`` the blank class; float32 at least (Keras'
+    result dtype). See ``descend.ops.ctc_ops.ctc_loss_dense``."""
+    output = _t(output)
+    if output.dtype.kind != "f":
+        output = _o.cast(output, _backend.floatx())
+    elif output.dtype.name == "float16":
+        output = _o.cast(output, "float32")
+    return _ctc.ctc_loss_dense(target, output, target_length, output_length, blank_index=mask_index)
+
+
+def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1, merge_repeated=True,
+               mask_index=0):
+    """The greedy CTC decoding of batch-major ``inputs`` (batch, time, classes): the best class at each of the
+    first ``sequence_lengths[b]`` steps, repeats merged (``merge_repeated``), blanks (``mask_index``) removed.
+    Returns ``(decoded, scores)``: int32 ``(1, batch, time)`` padded with -1, and ``(batch, 1)`` the negated sum
+    of the chosen inputs (``tf.nn.ctc_greedy_decoder``'s). Only ``strategy="greedy"``: ``"beam_search"`` raises
+    ``NotImplementedError``."""
+    if strategy == "beam_search":
+        raise NotImplementedError("ctc_decode: descend implements strategy='greedy' only; strategy='beam_search' is "
+                                  "not implemented. Received: strategy='beam_search'")
+    if strategy != "greedy":
+        raise ValueError(f"ctc_decode: `strategy` must be 'greedy' or 'beam_search'. Received: strategy={strategy!r}")
+    x = np.asarray(_t(inputs).numpy())
+    if x.ndim != 3:
+        raise ValueError(f"ctc_decode: `inputs` must have rank 3 (batch, time, classes). Received shape {x.shape}")
+    b_size, t_size, classes = x.shape
+    lengths = np.asarray(sequence_lengths.numpy() if hasattr(sequence_lengths, "numpy") else sequence_lengths)
+    if lengths.shape != (b_size,) or lengths.dtype.kind not in "iu" or np.any((lengths < 0) | (lengths > t_size)):
+        raise ValueError(f"ctc_decode: `sequence_lengths` must be {b_size} ints in [0, {t_size}]. Received "
+                         f"{lengths.tolist()}")
+    blank = classes - 1 if mask_index is None else int(mask_index) % classes
+    x = x.astype(np.result_type(x.dtype, np.float32))
+    best = np.argmax(x, axis=-1)
+    decoded = np.full((1, b_size, t_size), -1, np.int32)
+    scores = np.zeros((b_size, 1), x.dtype)
+    for b in range(b_size):
+        n = int(lengths[b])
+        path = best[b, :n]
+        scores[b, 0] = -np.sum(np.max(x[b, :n], axis=-1))
+        keep = path != blank
+        if merge_repeated and n:
+            keep &= np.concatenate([[True], path[1:] != path[:-1]])
+        labels = path[keep]
+        decoded[0, b, :labels.size] = labels
+    return Tensor(decoded), Tensor(scores)
+
+
+__all__ += ["ctc_loss", "ctc_decode"]
