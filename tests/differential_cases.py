@@ -803,3 +803,17 @@ op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, 
 op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN, merge_repeated=False,
                                                                           mask_index=2)[1])
 CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+# keras.ops.unfold / fold (issue 37): PyTorch's im2col / col2im on channels-first images
+GENERATORS["nchw"] = lambda rng: [rng.standard_normal((2, 3, 7, 6))]
+GENERATORS["columns"] = lambda rng: [rng.standard_normal((2, 18, 24))]
+op(K, "unfold", "nchw", call=lambda m, x: m.unfold(x, 3))
+op(K, "unfold", "nchw", call=lambda m, x: m.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(2, 1)))
+op(K, "fold", "columns", call=lambda m, x: m.fold(x, (7, 6), (2, 3), dilation=(2, 1), padding=1, stride=(2, 1)))
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+# keras.ops.rearrange, vectorize, associative_scan, jvp (issue 37)
+op(K, "rearrange", "sequence", call=lambda m, x: m.rearrange(x, "b (h w) c -> (b w) c h", w=7))
+op(K, "rearrange", "image", call=lambda m, x: m.rearrange(x, "b h w c -> b (c h) w"))
+for _n in ("vectorize", "associative_scan", "jvp"):
+    NOT_COMPARED["keras.ops"][_n] = ("takes a Python callable: compared with Keras (NumPy's vectorize where Keras' TF "
+                                     "backend cannot vmap) in tests/test_keras_ops_more.py")
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}

@@ -250,3 +250,94 @@ def test_ctc_infeasible_alignment_is_infinite():
     # two equal labels need a blank between them: three steps at least
     loss = ops.ctc_loss(np.array([[1, 1]]), np.zeros((1, 2, 3), np.float32), [2], [2]).numpy()
     assert np.isposinf(loss).all()
+
+
+# ---------------------------------------------------------------------------------------------- functions of functions
+def test_vectorize_is_numpys():
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((3, 1)), rng.standard_normal(4)
+    np.testing.assert_allclose(ops.vectorize(lambda p, q: p * 2.0 + q)(a, b).numpy(), np.vectorize(
+        lambda p, q: p * 2.0 + q)(a, b))
+    x, y = rng.standard_normal((2, 3, 5)), rng.standard_normal(5)
+    ours = ops.vectorize(lambda p, q: ops.sum(p * q), signature="(n),(n)->()")(x, y)
+    np.testing.assert_allclose(ours.numpy(), np.vectorize(lambda p, q: np.sum(p * q), signature="(n),(n)->()")(x, y))
+    two = ops.vectorize(lambda p: (ops.sum(p), ops.max(p)), signature="(n)->(),()")(x)
+    np.testing.assert_allclose(two[1].numpy(), x.max(-1))
+    scaled = ops.vectorize(lambda p, s: p * s, excluded={1})(np.ones((2, 2)), 3.0)
+    np.testing.assert_array_equal(scaled.numpy(), np.full((2, 2), 3.0))
+    t = ds.constant(x)
+    with ds.GradientTape() as tape:
+        tape.watch(t)
+        total = ds.reduce_sum(ops.vectorize(lambda p: ops.sum(p * p), signature="(n)->()")(t))
+    np.testing.assert_allclose(tape.gradient(total, t).numpy(), 2 * x)
+    with pytest.raises(ValueError, match="core dimension"):
+        ops.vectorize(lambda p, q: p, signature="(n),(n)->()")(np.ones(3), np.ones(4))
+    with pytest.raises(ValueError, match="signature"):
+        ops.vectorize(lambda p: p, signature="n->")
+
+
+def test_associative_scan_matches_keras():
+    keras = _keras()
+    rng = np.random.default_rng(0)
+    m = rng.standard_normal((5, 2, 2)).astype(np.float32)
+    for reverse in (False, True):  # matrix products: associative, not commutative
+        np.testing.assert_allclose(ops.associative_scan(ops.matmul, m, reverse=reverse).numpy(),
+                                   np.asarray(keras.ops.associative_scan(keras.ops.matmul, m, reverse=reverse)),
+                                   rtol=1e-5, atol=1e-5)
+    v = rng.standard_normal((3, 6)).astype(np.float32)
+    np.testing.assert_allclose(ops.associative_scan(lambda p, q: p + q, v, axis=1).numpy(),
+                               np.cumsum(v, axis=1), rtol=1e-5, atol=1e-6)
+    ours = ops.associative_scan(lambda p, q: (p[0] + q[0], ops.maximum(p[1], q[1])), (v, 2 * v), reverse=True)
+    theirs = keras.ops.associative_scan(lambda p, q: (p[0] + q[0], keras.ops.maximum(p[1], q[1])), (v, 2 * v),
+                                        reverse=True)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.numpy(), np.asarray(b), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="same length"):
+        ops.associative_scan(lambda p, q: p, (np.ones(3), np.ones(4)))
+
+
+def test_jvp_matches_keras():
+    keras = _keras()
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(0)
+    x, y, tx, ty = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(4)]
+    ours = ops.jvp(lambda a, b: (ops.sin(a) * b, ops.sum(a * a)), (x, y), (tx, ty))
+    theirs = keras.ops.jvp(lambda a, b: (keras.ops.sin(a) * b, keras.ops.sum(a * a)),
+                           (tf.constant(x), tf.constant(y)), (tf.constant(tx), tf.constant(ty)))
+    for a, b in zip(ours[0] + ours[1], theirs[0] + theirs[1]):
+        np.testing.assert_allclose(a.numpy(), np.asarray(b), rtol=1e-5, atol=1e-5)
+    out, tangent, aux = ops.jvp(lambda a: (ops.tanh(a), ops.exp(a)), (x,), (tx,), has_aux=True)
+    np.testing.assert_allclose(tangent.numpy(), (1 - np.tanh(x) ** 2) * tx, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(aux.numpy(), np.exp(x), rtol=1e-6)
+    _, constant_tangent = ops.jvp(lambda a: ops.ones((2,)), (x,), (tx,))  # an output that ignores the input
+    np.testing.assert_array_equal(constant_tangent.numpy(), np.zeros(2))
+    with pytest.raises(ValueError, match="structure of `primals`"):
+        ops.jvp(ops.sin, (x,), (tx, ty))
+
+
+def test_rearrange_bad_patterns():
+    x = np.zeros((2, 12, 3))
+    for pattern, lengths, match in (("b n -> n b", {}, "rank 3"), ("b (h w) c -> b h w c", {}, "inferred"),
+                                    ("b n c -> b n", {}, "same axes"), ("b n c -> b n c", {"q": 2}, "not in the"),
+                                    ("b (h w) c -> b h w c", {"h": 5}, "cannot be split"),
+                                    ("b n ... -> b n", {}, "axis names"), ("b n c", {}, "->")):
+        with pytest.raises(ValueError, match=match):
+            ops.rearrange(x, pattern, **lengths)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: ops.unfold(np.zeros((2, 3, 4)), 2), "rank 4"),
+    (lambda: ops.unfold(np.zeros((1, 1, 3, 3)), 4), "does not fit"),
+    (lambda: ops.unfold(np.zeros((1, 1, 3, 3)), 2, stride=0), "stride"),
+    (lambda: ops.fold(np.zeros((1, 4, 5)), (3, 3), 2), r"shape \(N, C \* 4, 4\)"),
+])
+def test_fold_unfold_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_fold_of_unfold_counts_the_blocks_covering_each_pixel():
+    x = np.ones((1, 2, 5, 4))
+    counts = ops.fold(ops.unfold(x, 3, padding=1), (5, 4), 3, padding=1).numpy()
+    rows, cols = np.array([2, 3, 3, 3, 2]), np.array([2, 3, 3, 2])
+    np.testing.assert_array_equal(counts, np.broadcast_to(rows[:, None] * cols[None, :], (1, 2, 5, 4)))

@@ -499,3 +499,277 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
 
 
 __all__ += ["ctc_loss", "ctc_decode"]
+
+
+# ---------------------------------------------------------------------------------------- fold / unfold
+def _pair_arg(value, name, owner, minimum):
+    pair = (value, value) if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else tuple(value)
+    if len(pair) != 2 or builtins.any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum
+                                      for v in pair):
+        raise ValueError(f"{owner}: `{name}` must be an int >= {minimum} or a pair of them. Received: "
+                         f"{name}={value!r}")
+    return int(pair[0]), int(pair[1])
+
+
+def _block_indices(height, width, kernel_size, dilation, padding, stride, owner):
+    """The flat positions in the padded (H + 2 pH, W + 2 pW) image of every block element: (kH * kW, L)."""
+    (kh, kw), (dh, dw) = _pair_arg(kernel_size, "kernel_size", owner, 1), _pair_arg(dilation, "dilation", owner, 1)
+    (ph, pw), (sh, sw) = _pair_arg(padding, "padding", owner, 0), _pair_arg(stride, "stride", owner, 1)
+    hp, wp = height + 2 * ph, width + 2 * pw
+    nh, nw = (hp - (kh - 1) * dh - 1) // sh + 1, (wp - (kw - 1) * dw - 1) // sw + 1
+    if nh < 1 or nw < 1:
+        raise ValueError(f"{owner}: the kernel ({kh}, {kw}) with dilation ({dh}, {dw}) does not fit the padded "
+                         f"image ({hp}, {wp})")
+    rows = (np.arange(nh) * sh)[None, :, None] + (np.arange(kh) * dh)[:, None, None]  # (kH, nH, 1)
+    cols = (np.arange(nw) * sw)[None, None, :] + (np.arange(kw) * dw)[:, None, None]  # (kW, 1, nW)
+    flat = rows[:, None, :, :] * wp + cols[None, :, :, :]  # (kH, kW, nH, nW)
+    return flat.reshape(kh * kw, nh * nw).astype(np.int32), (ph, pw), (hp, wp)
+
+
+def unfold(x, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding blocks of the channels-first images ``x`` (N, C, H, W) as columns (im2col, as PyTorch's
+    ``unfold``): ``(N, C * kH * kW, L)``, each column a block (channel-major, then kernel row and column), ``L``
+    the blocks in row-major order; ``padding`` zeros on each side first."""
+    x = _t(x)
+    if x.ndim != 4:
+        raise ValueError(f"unfold: `x` must have rank 4 (N, C, H, W). Received shape {tuple(x.shape)}")
+    n, c, h, w = x.shape
+    idx, (ph, pw), (hp, wp) = _block_indices(h, w, kernel_size, dilation, padding, stride, "unfold")
+    if ph or pw:
+        x = _o.pad(x, [[0, 0], [0, 0], [ph, ph], [pw, pw]])
+    blocks = _o.gather(_o.reshape(x, (n, c, hp * wp)), idx, axis=2)  # (N, C, kH * kW, L)
+    return _o.reshape(blocks, (n, c * idx.shape[0], idx.shape[1]))
+
+
+def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The inverse arrangement of ``unfold`` (col2im, PyTorch's ``fold``): the columns of ``x`` (N, C * kH * kW,
+    L) summed into the images (N, C, H, W) of ``output_size`` at their blocks' positions (overlaps add up), the
+    ``padding`` cropped."""
+    x = _t(x)
+    if x.ndim != 3:
+        raise ValueError(f"fold: `x` must have rank 3 (N, C * kH * kW, L). Received shape {tuple(x.shape)}")
+    h, w = _pair_arg(output_size, "output_size", "fold", 1)
+    idx, (ph, pw), (hp, wp) = _block_indices(h, w, kernel_size, dilation, padding, stride, "fold")
+    n, ck, length = x.shape
+    if ck % idx.shape[0] or length != idx.shape[1]:
+        raise ValueError(f"fold: `x` must have shape (N, C * {idx.shape[0]}, {idx.shape[1]}) for this kernel and "
+                         f"output_size. Received shape {tuple(x.shape)}")
+    c = ck // idx.shape[0]
+    # rows (kH * kW * L, N, C) summed into the padded image's positions
+    rows = _o.transpose(_o.reshape(x, (n, c, idx.size)), (2, 0, 1))
+    image = _o.unsorted_segment_sum(rows, idx.reshape(-1), hp * wp)  # (Hp * Wp, N, C)
+    image = _o.reshape(_o.transpose(image, (1, 2, 0)), (n, c, hp, wp))
+    return image[:, :, ph:ph + h, pw:pw + w]
+
+
+__all__ += ["unfold", "fold"]
+
+
+# ---------------------------------------------------------------------------------------- rearrange / vectorize
+def _einops_side(text, owner):
+    import re
+
+    groups = []
+    for match in re.finditer(r"\(([^()]*)\)|([A-Za-z_]\w*)|(\S)", text):
+        inner, name, other = match.groups()
+        if other is not None:
+            raise ValueError(f"{owner}: the pattern may hold axis names and parenthesized groups of them only. "
+                             f"Received {other!r} in {text!r}")
+        groups.append(inner.split() if inner is not None else [name])
+    names = [n for g in groups for n in g]
+    for n in names:
+        if not n.isidentifier():
+            raise ValueError(f"{owner}: {n!r} in {text!r} is not an axis name")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{owner}: an axis name appears twice in {text!r}")
+    return groups, names
+
+
+def rearrange(tensor, pattern, **axes_lengths):
+    """Reorder, split and merge axes by an einops pattern (``"b (h w) c -> b h w c"``, with ``h=4``): named axes
+    and parenthesized groups (split on the left, merged on the right); one unknown length per group is
+    inferred. A reshape, a transpose and a reshape, so the tape differentiates it."""
+    owner = "rearrange"
+    x = _t(tensor)
+    if not isinstance(pattern, str) or pattern.count("->") != 1:
+        raise ValueError(f"{owner}: `pattern` must be 'input axes -> output axes'. Received: pattern={pattern!r}")
+    left, right = pattern.split("->")
+    in_groups, in_names = _einops_side(left, owner)
+    out_groups, out_names = _einops_side(right, owner)
+    if sorted(in_names) != sorted(out_names):
+        raise ValueError(f"{owner}: both sides must name the same axes. Received {sorted(in_names)} and "
+                         f"{sorted(out_names)}")
+    if len(in_groups) != x.ndim:
+        raise ValueError(f"{owner}: the input side names {len(in_groups)} axes; the tensor has rank {x.ndim} "
+                         f"(shape {tuple(x.shape)})")
+    unknown = set(axes_lengths) - set(in_names)
+    if unknown:
+        raise ValueError(f"{owner}: `axes_lengths` names axes not in the pattern: {sorted(unknown)}")
+    lengths = {}
+    for group, dim in zip(in_groups, x.shape):
+        free = [n for n in group if n not in axes_lengths]
+        if len(free) > 1:
+            raise ValueError(f"{owner}: the lengths of {free} in group {group} cannot be inferred; give all but "
+                             f"one in `axes_lengths`")
+        known = int(np.prod([int(axes_lengths[n]) for n in group if n in axes_lengths], dtype=np.int64))
+        if free:
+            if known == 0 or dim % known:
+                raise ValueError(f"{owner}: axis of length {dim} cannot be split into {group} with "
+                                 f"{ {n: axes_lengths[n] for n in group if n in axes_lengths} }")
+            lengths[free[0]] = dim // known
+        elif known != dim:
+            raise ValueError(f"{owner}: group {group} has length {known}, the axis {dim}")
+        lengths.update({n: int(axes_lengths[n]) for n in group if n in axes_lengths})
+    y = _o.reshape(x, [lengths[n] for n in in_names])
+    order = [in_names.index(n) for n in out_names]
+    if order != list(range(len(order))):
+        y = _o.transpose(y, order)
+    return _o.reshape(y, [int(np.prod([lengths[n] for n in g], dtype=np.int64)) for g in out_groups])
+
+
+__all__ += ["rearrange"]
+
+
+def _parse_signature(signature, owner):
+    import re
+
+    text = signature.replace(" ", "")
+    match = re.fullmatch(r"((?:\([\w,]*\),?)*)->((?:\([\w,]*\),?)*)", text)
+    if not match:
+        raise ValueError(f"{owner}: `signature` must look like '(n),(n)->()'. Received: signature={signature!r}")
+
+    def side(s):
+        return [tuple(d for d in g.split(",") if d) for g in re.findall(r"\(([\w,]*)\)", s)]
+
+    return side(match.group(1)), side(match.group(2))
+
+
+def vectorize(pyfunc, *, excluded=None, signature=None):
+    """``pyfunc`` applied over the broadcast leading axes of its tensor arguments, one call per element (or, with
+    a gufunc ``signature`` such as ``"(n),(n)->()"``, per core sub-array), the results stacked: NumPy's
+    ``vectorize``. Positions (ints) or names in ``excluded`` are passed through unchanged, as are keyword
+    arguments. The calls are descend ops, so the tape differentiates through them."""
+    import functools
+
+    if not callable(pyfunc):
+        raise TypeError(f"vectorize: `pyfunc` must be callable. Received: {pyfunc!r}")
+    excluded = set(excluded or ())
+    in_core, out_core = _parse_signature(signature, "vectorize") if signature is not None else (None, None)
+
+    @functools.wraps(pyfunc)
+    def wrapped(*args, **kwargs):
+        positions = [i for i in range(len(args)) if i not in excluded and args[i] is not None]
+        tensors = [_t(args[i]) for i in positions]
+        cores = in_core if in_core is not None else [()] * len(tensors)
+        if len(cores) != len(tensors):
+            raise ValueError(f"vectorize: the signature {signature!r} takes {len(cores)} arguments; "
+                             f"{len(tensors)} were given")
+        sizes: dict = {}
+        for t, core in zip(tensors, cores):
+            if t.ndim < len(core):
+                raise ValueError(f"vectorize: an argument of shape {tuple(t.shape)} has fewer axes than its core "
+                                 f"dimensions {core}")
+            for name, dim in zip(core, t.shape[t.ndim - len(core):]):
+                if sizes.setdefault(name, dim) != dim:
+                    raise ValueError(f"vectorize: core dimension {name!r} is {sizes[name]} and {dim}")
+        batch_shapes = [tuple(t.shape[:t.ndim - len(core)]) for t, core in zip(tensors, cores)]
+        shape = np.broadcast_shapes(*batch_shapes) if batch_shapes else ()
+        results = []
+        for index in np.ndindex(*shape):
+            call = list(args)
+            for i, t, bs in zip(positions, tensors, batch_shapes):
+                sub = tuple(k if d != 1 else 0 for k, d in zip(index[len(index) - len(bs):], bs))
+                call[i] = t[sub] if sub else t
+            results.append(pyfunc(*call, **kwargs))
+        multi = isinstance(results[0], tuple) if results else (out_core is not None and len(out_core) > 1)
+        outs = list(zip(*results)) if multi else [results]
+        stacked = []
+        for k, column in enumerate(outs):
+            column = [_t(v) for v in column]
+            core_shape = tuple(column[0].shape) if column else tuple(sizes.get(d, 0) for d in out_core[k])
+            value = _o.stack(column) if column else Tensor(np.zeros((0,) + core_shape, _backend.floatx()))
+            stacked.append(_o.reshape(value, tuple(shape) + core_shape))
+        return tuple(stacked) if multi else stacked[0]
+
+    return wrapped
+
+
+def associative_scan(f, elems, reverse=False, axis=0):
+    """The inclusive scan of the associative ``f`` along ``axis`` of ``elems`` (a tensor or a nested structure
+    of tensors of one length there): ``out[0] = elems[0]``, ``out[i] = f(out[i - 1], elems[i])`` (from the end
+    with ``reverse``: ``out[i] = f(out[i + 1], elems[i])``). ``f`` takes and returns the structure of slices.
+    Computed one step after the other (the same values as Keras' parallel scan, to the rounding of ``f``)."""
+    from ..framework import nest
+
+    if not callable(f):
+        raise TypeError(f"associative_scan: `f` must be callable. Received: {f!r}")
+    leaves = [_t(v) for v in nest.flatten(elems)]
+    if not leaves:
+        raise ValueError("associative_scan: `elems` holds no tensors")
+    lengths = set()
+    for v in leaves:
+        if not -v.ndim <= axis < v.ndim:
+            raise ValueError(f"associative_scan: `axis`={axis} is out of range for an element of shape "
+                             f"{tuple(v.shape)}")
+        lengths.add(v.shape[axis])
+    if len(lengths) != 1:
+        raise ValueError(f"associative_scan: every element must have the same length along axis {axis}. Received "
+                         f"lengths {sorted(lengths)}")
+    n = lengths.pop()
+
+    def at(i):
+        return nest.pack_like(elems, [_o.gather(v, i, axis=axis % v.ndim) for v in leaves])
+
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    carry, outs = None, {}
+    for i in order:
+        carry = at(i) if carry is None else f(carry, at(i))
+        outs[i] = [_t(v) for v in nest.flatten(carry)]
+    stacked = [_o.stack([outs[i][k] for i in range(n)], axis=axis % leaves[k].ndim) for k in range(len(leaves))]
+    return nest.pack_like(elems, stacked)
+
+
+def jvp(fun, primals, tangents, has_aux=False):
+    """The Jacobian-vector product of ``fun`` at ``primals`` along ``tangents`` (structures alike): returns
+    ``(fun(*primals), J @ tangents)`` (and ``fun``'s auxiliary output with ``has_aux``). Computed in reverse
+    mode twice: with a watched cotangent ``u``, ``<J^T u, t>`` is linear in ``u`` and its gradient by ``u`` is
+    ``J t``; so every op ``fun`` uses needs a differentiable VJP (``NoGradientError`` names one that has none)."""
+    from ..framework import GradientTape, nest
+
+    if not callable(fun):
+        raise TypeError(f"jvp: `fun` must be callable. Received: {fun!r}")
+    if not isinstance(primals, (list, tuple)):
+        raise TypeError(f"jvp: `primals` must be a tuple or list of the arguments of `fun`. Received: {primals!r}")
+    flat_p = [_t(p) for p in nest.flatten(primals)]
+    flat_t = nest.flatten(tangents)
+    if len(flat_t) != len(flat_p):
+        raise ValueError(f"jvp: `tangents` must have the structure of `primals`: {len(flat_p)} tensors expected, "
+                         f"{len(flat_t)} received")
+    flat_t = [_o.cast(_t(t), p.dtype.name) for t, p in zip(flat_t, flat_p)]
+    for p, t in zip(flat_p, flat_t):
+        if tuple(p.shape) != tuple(t.shape):
+            raise ValueError(f"jvp: a tangent of shape {tuple(t.shape)} for a primal of shape {tuple(p.shape)}")
+    args = nest.pack_like(primals, flat_p)
+    with GradientTape(persistent=True) as outer:
+        with GradientTape() as inner:
+            inner.watch(flat_p)
+            result = fun(*args)
+        out, aux = (result[0], result[1]) if has_aux else (result, None)
+        flat_out = [_t(o) for o in nest.flatten(out)]
+        cotangents = [_o.zeros_like(o) for o in flat_out]
+        outer.watch(cotangents)
+        grads = inner.gradient(flat_out, flat_p, output_gradients=cotangents)
+        pairing = [_o.reduce_sum(_o.multiply(g, t)) for g, t in zip(grads, flat_t) if g is not None]
+        total = _o.add_n(pairing) if pairing else None
+    if total is None:
+        flat_jt = [_o.zeros_like(o) for o in flat_out]
+    else:
+        flat_jt = [g if g is not None else _o.zeros_like(o)
+                   for g, o in zip(outer.gradient(total, cotangents), flat_out)]
+    del outer
+    out_value = nest.pack_like(out, flat_out)
+    tangents_out = nest.pack_like(out, flat_jt)
+    return (out_value, tangents_out, aux) if has_aux else (out_value, tangents_out)
+
+
+__all__ += ["vectorize", "associative_scan", "jvp"]
