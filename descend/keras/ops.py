@@ -2111,3 +2111,9 @@ linalg = _sub_namespace("linalg", _ops_namespaces.LINALG)
 nn = _sub_namespace("nn", _ops_namespaces.NN)
 numpy = _sub_namespace("numpy", _ops_namespaces.NUMPY)
 image = _sub_namespace("image", _ops_namespaces.IMAGE, vars(_ops_image))  # not names of keras.ops itself
+
+
+def __getattr__(name):
+    from .._api_exclusions import refuse
+
+    raise refuse("keras.ops", name, __name__)
