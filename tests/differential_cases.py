@@ -817,3 +817,10 @@ for _n in ("vectorize", "associative_scan", "jvp"):
     NOT_COMPARED["keras.ops"][_n] = ("takes a Python callable: compared with Keras (NumPy's vectorize where Keras' TF "
                                      "backend cannot vmap) in tests/test_keras_ops_more.py")
 CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN, strategy="beam_search",
+                                                                          beam_width=100, top_paths=2)[0])
+op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN, strategy="beam_search",
+                                                                          beam_width=5, top_paths=3, mask_index=2)[1])
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+# TF's beam search scores carry float32 rounding even for float64 logits; descend's are float64: float32 rows only
+FLOAT32_ONLY.add(("keras.ops", "ctc_decode"))

@@ -239,7 +239,8 @@ def test_ctc_second_derivative_raises_as_tensorflows():
     (lambda: ops.ctc_loss(np.array([[3]]), np.zeros((1, 3, 3)), [1], [3]), ValueError, r"in \[0, 3\)"),
     (lambda: ops.ctc_loss(np.array([[1.0]]), np.zeros((1, 3, 3)), [1], [3]), TypeError, "integers"),
     (lambda: ops.ctc_loss(np.array([[1]]), np.zeros((1, 3, 3)), [1], [3], mask_index=3), ValueError, "blank_index"),
-    (lambda: ops.ctc_decode(np.zeros((1, 3, 3)), [3], strategy="beam_search"), NotImplementedError, "greedy"),
+    (lambda: ops.ctc_decode(np.zeros((1, 3, 3)), [3], strategy="beam_search", beam_width=0), ValueError,
+     "beam_width"),
     (lambda: ops.ctc_decode(np.zeros((1, 3, 3)), [3], strategy="best"), ValueError, "strategy"),
     (lambda: ops.ctc_decode(np.zeros((1, 3, 3)), [4]), ValueError, "sequence_lengths"),
 ])
@@ -375,3 +376,28 @@ def test_image_color_conversions_match_keras_with_gradients(name, dtype):
         np.testing.assert_allclose(tape.gradient(total, ours_in).numpy(), want.numpy(), **tol)
     with pytest.raises(ValueError, match="rank 3"):
         getattr(ops.image, name)(np.zeros((3, 3), dtype))
+
+
+def test_ctc_beam_search_finds_the_most_probable_label_sequences():
+    import itertools
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 4, 3)) * 2.0
+    decoded, scores = ops.ctc_decode(x, np.array([4, 3]), strategy="beam_search", beam_width=200, top_paths=3)
+    for b, steps in enumerate((4, 3)):
+        logp = x[b, :steps] - np.log(np.exp(x[b, :steps]).sum(-1, keepdims=True))
+        exact: dict = {}
+        for path in itertools.product(range(3), repeat=steps):  # every alignment, collapsed
+            seq = tuple(k for i, k in enumerate(path) if (i == 0 or k != path[i - 1]) and k != 0)
+            exact[seq] = np.logaddexp(exact.get(seq, -np.inf), sum(logp[t, path[t]] for t in range(steps)))
+        best = sorted(exact.items(), key=lambda kv: -kv[1])[:3]
+        for k, (seq, logprob) in enumerate(best):
+            got = decoded.numpy()[k, b]
+            assert tuple(got[got >= 0]) == seq
+            assert scores.numpy()[b, k] == pytest.approx(logprob, rel=1e-12)
+    # with fewer label sequences than top_paths, the rest are -1 with score -inf (TF raises)
+    few, few_scores = ops.ctc_decode(np.array([[[0.0, 1.0]]]), np.array([1]), strategy="beam_search", top_paths=3)
+    assert few.numpy()[:, 0, 0].tolist() == [1, -1, -1]  # "1", then the empty sequence, then none
+    assert np.isfinite(few_scores.numpy()[0, :2]).all() and np.isneginf(few_scores.numpy()[0, 2])
+    with pytest.raises(ValueError, match="top_paths"):
+        ops.ctc_decode(x, np.array([4, 3]), strategy="beam_search", beam_width=2, top_paths=3)

@@ -461,17 +461,51 @@ def ctc_loss(target, output, target_length, output_length, mask_index=0):
     return _ctc.ctc_loss_dense(target, output, target_length, output_length, blank_index=mask_index)
 
 
+def _log_softmax_rows(x):
+    shifted = x - np.max(x, axis=-1, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+
+
+def _ctc_beam_search(logp, blank, beam_width, top_paths):
+    """Prefix beam search over the log-probabilities ``logp`` (steps, classes): each prefix keeps the
+    probability of its alignments ending in a blank and in its last label; after each step the ``beam_width``
+    most probable prefixes stay. Returns the ``top_paths`` best ``(labels, log probability)``."""
+    beams = {(): (0.0, -np.inf)}  # prefix -> (log p ending in blank, log p ending in its last label)
+    for row in logp:
+        grown: dict = {}
+
+        def add(prefix, blank_part, label_part):
+            old_b, old_l = grown.get(prefix, (-np.inf, -np.inf))
+            grown[prefix] = (np.logaddexp(old_b, blank_part), np.logaddexp(old_l, label_part))
+
+        for prefix, (p_blank, p_label) in beams.items():
+            total = np.logaddexp(p_blank, p_label)
+            add(prefix, total + row[blank], -np.inf)  # a blank: the prefix stays
+            if prefix:  # the last label again, without a blank between: merged, the prefix stays
+                add(prefix, -np.inf, p_label + row[prefix[-1]])
+            for c in range(row.size):
+                if c == blank:
+                    continue
+                # a new label; the last one again only after a blank
+                source = p_blank if prefix and c == prefix[-1] else total
+                add(prefix + (c,), -np.inf, source + row[c])
+        ranked = sorted(grown.items(), key=lambda kv: -np.logaddexp(*kv[1]))
+        beams = dict(ranked[:beam_width])
+    ranked = sorted(beams.items(), key=lambda kv: -np.logaddexp(*kv[1]))[:top_paths]
+    return [(list(prefix), float(np.logaddexp(*probs))) for prefix, probs in ranked]
+
+
 def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_paths=1, merge_repeated=True,
                mask_index=0):
-    """The greedy CTC decoding of batch-major ``inputs`` (batch, time, classes): the best class at each of the
-    first ``sequence_lengths[b]`` steps, repeats merged (``merge_repeated``), blanks (``mask_index``) removed.
-    Returns ``(decoded, scores)``: int32 ``(1, batch, time)`` padded with -1, and ``(batch, 1)`` the negated sum
-    of the chosen inputs (``tf.nn.ctc_greedy_decoder``'s). Only ``strategy="greedy"``: ``"beam_search"`` raises
-    ``NotImplementedError``."""
-    if strategy == "beam_search":
-        raise NotImplementedError("ctc_decode: descend implements strategy='greedy' only; strategy='beam_search' is "
-                                  "not implemented. Received: strategy='beam_search'")
-    if strategy != "greedy":
+    """CTC decoding of batch-major logits ``inputs`` (batch, time, classes) over the first
+    ``sequence_lengths[b]`` steps, ``mask_index`` the blank. Returns ``(decoded, scores)``: int32
+    ``(top_paths, batch, time)`` label sequences padded with -1, and ``(batch, top_paths)`` scores.
+
+    ``"greedy"``: the best class at each step, repeats merged (``merge_repeated``), blanks removed; one path,
+    scored by the negated sum of the chosen logits (``tf.nn.ctc_greedy_decoder``'s). ``"beam_search"``: the
+    ``top_paths`` most probable label sequences by a prefix beam search of width ``beam_width`` over the
+    log-softmax of the logits, scored by their log-probabilities (``tf.nn.ctc_beam_search_decoder``'s)."""
+    if strategy not in ("greedy", "beam_search"):
         raise ValueError(f"ctc_decode: `strategy` must be 'greedy' or 'beam_search'. Received: strategy={strategy!r}")
     x = np.asarray(_t(inputs).numpy())
     if x.ndim != 3:
@@ -483,6 +517,21 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
                          f"{lengths.tolist()}")
     blank = classes - 1 if mask_index is None else int(mask_index) % classes
     x = x.astype(np.result_type(x.dtype, np.float32))
+    if strategy == "beam_search":
+        for name, value in (("beam_width", beam_width), ("top_paths", top_paths)):
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise ValueError(f"ctc_decode: `{name}` must be a positive int. Received: {name}={value!r}")
+        if top_paths > beam_width:
+            raise ValueError(f"ctc_decode: `top_paths` must be <= `beam_width`. Received: top_paths={top_paths}, "
+                             f"beam_width={beam_width}")
+        decoded = np.full((top_paths, b_size, t_size), -1, np.int32)
+        scores = np.full((b_size, top_paths), -np.inf, x.dtype)
+        for b in range(b_size):
+            logp = _log_softmax_rows(x[b, :int(lengths[b])].astype(np.float64))
+            for k, (labels, score) in enumerate(_ctc_beam_search(logp, blank, int(beam_width), int(top_paths))):
+                decoded[k, b, :len(labels)] = labels
+                scores[b, k] = score
+        return Tensor(decoded), Tensor(scores)
     best = np.argmax(x, axis=-1)
     decoded = np.full((1, b_size, t_size), -1, np.int32)
     scores = np.zeros((b_size, 1), x.dtype)
