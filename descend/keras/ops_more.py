@@ -104,10 +104,7 @@ def lu_factor(x):
     diagonal) and the row permutation as Keras' TF backend returns it (``invert_permutation`` of TF's ``p``)."""
     x = _matrix(x, "lu_factor")
     lu, p = _linalg.lu(x)
-    pn = np.asarray(p.numpy())
-    inverse = np.empty_like(pn)
-    np.put_along_axis(inverse, pn, np.broadcast_to(np.arange(pn.shape[-1], dtype=pn.dtype), pn.shape), axis=-1)
-    return lu, Tensor(inverse)
+    return lu, _o.argsort(p, axis=-1, stable=True)  # the inverse permutation of each row
 
 
 def lstsq(a, b, rcond=None):
@@ -350,13 +347,16 @@ def argpartition(x, kth, axis=-1):
     """Indices that partition ``x`` along ``axis`` around its ``kth`` smallest: that element at ``kth``, the
     smaller ones before, the others after (NumPy's contract; the order within each side is unspecified: here it
     is ascending, ties by position). int32."""
-    arr = np.asarray(_t(x).numpy())
+    t = _t(x)
     if axis is None:
-        arr, axis = arr.reshape(-1), 0
-    n = arr.shape[axis]
+        t, axis = _o.reshape(t, (-1,)), 0
+    if not isinstance(axis, (int, np.integer)) or not -t.ndim <= axis < t.ndim:
+        raise ValueError(f"argpartition: `axis` must be an int in [-{t.ndim}, {t.ndim}) or None. Received: "
+                         f"axis={axis!r}")
+    n = t.shape[axis]
     if not isinstance(kth, (int, np.integer)) or not -n <= kth < n:
         raise ValueError(f"argpartition: `kth` must be an int in [-{n}, {n}). Received: kth={kth!r}")
-    return Tensor(np.argsort(arr, axis=axis, kind="stable").astype(np.int32))
+    return _o.cast(_o.argsort(t, axis=int(axis), stable=True), "int32")
 
 
 def segment_prod(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
