@@ -86,6 +86,14 @@ EXCLUDED: dict[str, dict[str, tuple[str, str]]] = {
         "OrbaxCheckpoint": (_FOREIGN + " (Orbax, JAX's checkpoint library)",
                             "descend.callbacks.ModelCheckpoint or BackupAndRestore"),
     },
+    "keras.ops": {
+        "eig": (_COMPLEX, "descend.keras.ops.eigh for symmetric matrices (real eigenvalues and vectors)"),
+        "polar": (_COMPLEX, "the (real, imag) pair (abs * cos(angle), abs * sin(angle)) that keras.ops.fft, ifft2, "
+                            "irfft and istft take"),
+        "view_as_complex": (_COMPLEX, "the (real, imag) pair (x[..., 0], x[..., 1]) that keras.ops.fft and its "
+                                      "family take and return"),
+        "view_as_real": (_COMPLEX, "keras.ops.stack([real, imag], axis=-1) of a (real, imag) pair"),
+    },
     "tf.linalg": {
         "eig": (_COMPLEX, "descend.linalg.eigh for symmetric matrices (real eigenvalues and vectors)"),
         "eigvals": (_COMPLEX, "descend.linalg.eigvalsh for symmetric matrices"),

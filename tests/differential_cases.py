@@ -740,3 +740,87 @@ for _n in ("LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "
            "LinearOperatorToeplitz", "LinearOperatorTridiag", "LinearOperatorLowRankUpdate",
            "LinearOperatorBlockLowerTriangular"):
     NOT_COMPARED["tf.linalg"][_n] = "a class, not an op: compared with TF's in tests/test_linalg_decompositions.py"
+
+# keras.ops: decompositions, Fourier transforms, framing, unique... (issue 37; descend/keras/ops_more.py)
+GENERATORS["tall2_and_rhs"] = lambda rng: [rng.standard_normal((4, 3)), rng.standard_normal((4, 2))]
+GENERATORS["signal"] = lambda rng: [rng.standard_normal((2, 20))]
+GENERATORS["spectrum"] = lambda rng: [rng.standard_normal((2, 4, 9)), rng.standard_normal((2, 4, 9))]
+op(K, "qr", "tall", call=lambda m, a: m.qr(a)[1] ** 2)
+op(K, "qr", "batch_square", call=lambda m, a: m.qr(a, mode="complete")[0] * m.qr(a)[1][..., :1, :1])
+op(K, "svd", "tall", call=lambda m, a: m.svd(a, compute_uv=False))
+op(K, "svd", "tall", call=lambda m, a: m.svd(a, full_matrices=False)[0] ** 2 + m.svd(a, full_matrices=False)[1][
+    ..., None, :])
+op(K, "svd", "wide", call=lambda m, a: m.svd(a, full_matrices=False)[2] ** 2)
+op(K, "eigh", "symmetric", call=lambda m, a: m.eigh(a)[1] ** 2 + m.eigh(a)[0][..., None, :])
+op(K, "pinv", "tall", call=lambda m, a: m.pinv(a))
+op(K, "lstsq", "tall2_and_rhs", call=lambda m, a, b: m.lstsq(a, b))
+op(K, "lstsq", "tall2_and_rhs", call=lambda m, a, b: m.lstsq(a, b[:, 0]))
+op(K, "matrix_rank", "tall", grad=False, call=lambda m, a: m.matrix_rank(a))
+op(K, "lu_factor", "square", grad=False, call=lambda m, a: m.lu_factor(a)[0])
+op(K, "lu_factor", "square", grad=False, call=lambda m, a: m.lu_factor(a)[1])
+op(K, "fft", "two", call=lambda m, a, b: m.stack(m.fft((a, b))))
+op(K, "fft2", "two", call=lambda m, a, b: m.stack(m.fft2((a, b))))
+op(K, "ifft2", "two", call=lambda m, a, b: m.stack(m.ifft2((a, b))))
+op(K, "rfft", call=lambda m, x: m.stack(m.rfft(x)))
+op(K, "rfft", call=lambda m, x: m.stack(m.rfft(x, 7)))
+op(K, "rfft", grad=False, call=lambda m, x: m.stack(m.rfft(x, 3)))  # TF has no gradient when it crops
+op(K, "irfft", "two", call=lambda m, a, b: m.irfft((a, b)))
+op(K, "irfft", "two", call=lambda m, a, b: m.irfft((a, b), 9))
+op(K, "irfft", "two", grad=False, call=lambda m, a, b: m.irfft((a, b), 4))  # TF has no gradient when it crops
+op(K, "extract_sequences", "signal", call=lambda m, x: m.extract_sequences(x, 5, 3))
+op(K, "stft", "signal", call=lambda m, x: m.stack(m.stft(x, 8, 4, 16)))
+op(K, "stft", "signal", call=lambda m, x: m.stack(m.stft(x, 6, 3, 8, window="hamming", center=False)))
+op(K, "stft", "signal", call=lambda m, x: m.stack(m.stft(x, 5, 2, 8, window=None)))
+op(K, "istft", "spectrum", call=lambda m, a, b: m.istft((a, b), 16, 4, 16))
+op(K, "istft", "spectrum", call=lambda m, a, b: m.istft((a, b), 12, 5, 16, length=20, window="hamming", center=False))
+op(K, "istft", "spectrum", call=lambda m, a, b: m.istft((a, b), 10, 4, 16, window=None))
+op(K, "unique", grad=False, call=lambda m, x: m.unique(m.round(x)))
+op(K, "unique", grad=False, call=lambda m, x: m.unique(m.round(x), sorted=False, return_counts=True)[1])
+op(K, "unique", grad=False, call=lambda m, x: m.unique(m.round(x), return_inverse=True)[1])
+NOT_COMPARED["keras.ops"]["argpartition"] = ("the order within each side of the partition is unspecified (NumPy's "
+                                             "contract); tests/test_keras_ops_more.py checks the partition against "
+                                             "Keras'")
+op(K, "segment_prod", call=lambda m, x: m.segment_prod(x, _SEG))
+op(K, "segment_prod", call=lambda m, x: m.segment_prod(x, _SEG, num_segments=4))
+op(K, "i0", call=lambda m, x: m.i0(x))  # not an edge-value row: TF's i0(+-inf) is NaN, descend's +inf (the limit)
+op(K, "correlate", "vectors", call=lambda m, a, b: m.correlate(a, b, "full"))
+op(K, "correlate", "vectors", call=lambda m, a, b: m.correlate(a, b[:3], "same"))
+op(K, "correlate", "vectors", call=lambda m, a, b: m.correlate(a, b[:2]))
+op(K, "adaptive_average_pool", "image", call=lambda m, x: m.adaptive_average_pool(x, (2, 4)))
+op(K, "adaptive_max_pool", "image", call=lambda m, x: m.adaptive_max_pool(x, 3))
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+# keras.ops' CTC (issue 37; descend/ops/ctc_ops.py): padded labels, a repeat, an empty label, shorter sequences
+_CTC_TARGET = np.array([[1, 2, 2], [3, 1, 0], [0, 0, 0]], np.int32)
+_CTC_TARGET_LEN, _CTC_OUTPUT_LEN = np.array([3, 2, 0], np.int32), np.array([6, 4, 3], np.int32)
+GENERATORS["ctc_logits"] = lambda rng: [rng.standard_normal((3, 6, 4))]
+op(K, "ctc_loss", "ctc_logits", call=lambda m, x: m.ctc_loss(_CTC_TARGET, x, _CTC_TARGET_LEN, _CTC_OUTPUT_LEN))
+op(K, "ctc_loss", "ctc_logits", call=lambda m, x: m.ctc_loss(
+    np.where(_CTC_TARGET == 3, 0, _CTC_TARGET), x, _CTC_TARGET_LEN, _CTC_OUTPUT_LEN, mask_index=3))
+# Keras' TF backend computes a float64 CTC loss in float32: compared in float32 (float64 against the sum over
+# every path in tests/op_cases_core.py)
+FLOAT32_ONLY.add(("keras.ops", "ctc_loss"))
+op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN)[0])
+op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN, merge_repeated=False,
+                                                                          mask_index=2)[1])
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+# keras.ops.unfold / fold (issue 37): PyTorch's im2col / col2im on channels-first images
+GENERATORS["nchw"] = lambda rng: [rng.standard_normal((2, 3, 7, 6))]
+GENERATORS["columns"] = lambda rng: [rng.standard_normal((2, 18, 24))]
+op(K, "unfold", "nchw", call=lambda m, x: m.unfold(x, 3))
+op(K, "unfold", "nchw", call=lambda m, x: m.unfold(x, (2, 3), dilation=(2, 1), padding=1, stride=(2, 1)))
+op(K, "fold", "columns", call=lambda m, x: m.fold(x, (7, 6), (2, 3), dilation=(2, 1), padding=1, stride=(2, 1)))
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+# keras.ops.rearrange, vectorize, associative_scan, jvp (issue 37)
+op(K, "rearrange", "sequence", call=lambda m, x: m.rearrange(x, "b (h w) c -> (b w) c h", w=7))
+op(K, "rearrange", "image", call=lambda m, x: m.rearrange(x, "b h w c -> b (c h) w"))
+for _n in ("vectorize", "associative_scan", "jvp"):
+    NOT_COMPARED["keras.ops"][_n] = ("takes a Python callable: compared with Keras (NumPy's vectorize where Keras' TF "
+                                     "backend cannot vmap) in tests/test_keras_ops_more.py")
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN, strategy="beam_search",
+                                                                          beam_width=100, top_paths=2)[0])
+op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, _CTC_OUTPUT_LEN, strategy="beam_search",
+                                                                          beam_width=5, top_paths=3, mask_index=2)[1])
+CASE_NAMES = {(c.namespace, c.name) for c in CASES}
+# TF's beam search scores carry float32 rounding even for float64 logits; descend's are float64: float32 rows only
+FLOAT32_ONLY.add(("keras.ops", "ctc_decode"))

@@ -551,3 +551,61 @@ def _np_sqrtm_by_eigen(a):
     """The principal root from an eigendecomposition (complex, then real): independent of Denman-Beavers."""
     e, v = np.linalg.eig(a)
     return np.real(v @ (np.sqrt(e.astype(complex))[..., None] * np.linalg.inv(v)))
+
+
+# descend/ops/fft_ops.py and descend/ops/special_more_ops.py (issue 37: keras.ops' Fourier transforms, i0,
+# segment_prod); the transforms are linear, so each case squares an output for the second-order check
+from descend.ops.fft_ops import complex_fft, inverse_real_fft, real_fft  # noqa: E402
+from descend.ops.special_more_ops import bessel_i0, bessel_i1, unsorted_segment_prod  # noqa: E402
+
+_w_fft = _rng.uniform(0.5, 1.5, (2, 3, 4))
+_case("complex_fft_1d", lambda a, b: ds.square(ds.add(*complex_fft(a, b))), [_signed(2, 3, 4), _signed(2, 3, 4)],
+      lambda a, b: (lambda z: (z.real + z.imag) ** 2)(np.fft.fft(a + 1j * b)), True)
+_case("complex_fft_2d_inverse", lambda a, b: ds.multiply(*complex_fft(a, b, rank=2, inverse=True)),
+      [_signed(2, 3, 4), _signed(2, 3, 4)], lambda a, b: (lambda z: z.real * z.imag)(np.fft.ifft2(a + 1j * b)), True)
+_case("real_fft_padded", lambda x: ds.square(ds.subtract(*real_fft(x, 6))), [_signed(2, 4)],
+      lambda x: (lambda z: (z.real - z.imag) ** 2)(np.fft.rfft(x, 6)), True)
+_case("real_fft_cropped", lambda x: ds.square(ds.add(*real_fft(x, 3))), [_signed(2, 5)],
+      lambda x: (lambda z: (z.real + z.imag) ** 2)(np.fft.rfft(x, 3)), True)
+_case("inverse_real_fft_even", lambda a, b: ds.square(inverse_real_fft(a, b)), [_signed(2, 4), _signed(2, 4)],
+      lambda a, b: np.fft.irfft(a + 1j * b) ** 2, True)
+_case("inverse_real_fft_odd_padded", lambda a, b: ds.square(inverse_real_fft(a, b, 9)), [_signed(2, 3), _signed(2, 3)],
+      lambda a, b: np.fft.irfft(a + 1j * b, 9) ** 2, True)
+_case("inverse_real_fft_cropped", lambda a, b: ds.square(inverse_real_fft(a, b, 4)), [_signed(2, 5), _signed(2, 5)],
+      lambda a, b: np.fft.irfft((a + 1j * b)[:, :3], 4) ** 2, True)
+_case("bessel_i0", bessel_i0, [3.0 * _signed(2, 3)], np.i0, True)
+_case("bessel_i1", bessel_i1, [3.0 * _signed(2, 3)],
+      lambda x: sum((x / 2) ** (2 * k + 1) / (math.factorial(k) * math.factorial(k + 1)) for k in range(60)), True)
+_SEG_PROD = np.array([0, 2, 0, 0])
+_case("unsorted_segment_prod", lambda x: unsorted_segment_prod(x, _SEG_PROD, 4), [_signed(4, 3)],
+      lambda x: np.stack([np.prod(x[_SEG_PROD == s], axis=0) for s in range(4)]), True)
+
+
+# descend/ops/ctc_ops.py: the CTC loss against the sum over every path of classes ** steps (issue 37)
+from descend.ops.ctc_ops import ctc_loss_dense  # noqa: E402
+
+
+def _np_ctc_by_paths(logits, labels, label_length, logit_length, blank):
+    import itertools
+
+    out = []
+    for u, lab, n_lab, steps in zip(logits, labels, label_length, logit_length):
+        y = np.exp(u[:steps] - u[:steps].max(-1, keepdims=True))
+        y /= y.sum(-1, keepdims=True)
+        want = [int(v) for v in lab[:n_lab]]
+        total = 0.0
+        for path in itertools.product(range(u.shape[1]), repeat=int(steps)):
+            merged = [k for i, k in enumerate(path) if i == 0 or k != path[i - 1]]
+            if [k for k in merged if k != blank] == want:
+                total += np.prod(y[np.arange(steps), path])
+        out.append(-np.log(total))
+    return np.array(out)
+
+
+_CTC_LAB, _CTC_LAB_LEN, _CTC_STEPS = np.array([[1, 1], [2, 0], [0, 0]]), np.array([2, 1, 0]), np.array([4, 3, 2])
+_case("ctc_loss_dense", lambda x: ctc_loss_dense(_CTC_LAB, x, _CTC_LAB_LEN, _CTC_STEPS), [_signed(3, 4, 3)],
+      lambda x: _np_ctc_by_paths(x, _CTC_LAB, _CTC_LAB_LEN, _CTC_STEPS, 0))
+_case("ctc_loss_dense_last_blank_time_major",
+      lambda x: ctc_loss_dense(_CTC_LAB, x, _CTC_LAB_LEN, _CTC_STEPS, blank_index=-1, logits_time_major=True),
+      [_signed(4, 3, 4)],
+      lambda x: _np_ctc_by_paths(x.transpose(1, 0, 2), _CTC_LAB, _CTC_LAB_LEN, _CTC_STEPS, 3))

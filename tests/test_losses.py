@@ -232,6 +232,45 @@ CASES = [
 ]
 IDS = [c[0] for c in CASES]
 
+def ref_ctc(y_true, y_pred):
+    """-log of the summed probability of every path that collapses (repeats merged, blanks 0 removed) to the
+    labels: all classes ** steps paths enumerated."""
+    import itertools
+
+    out = []
+    for labels, logits in zip(np.asarray(y_true), np.asarray(y_pred, np.float64)):
+        probs = np.exp(logits - logits.max(-1, keepdims=True))
+        probs /= probs.sum(-1, keepdims=True)
+        want = [int(v) for v in labels if v != 0]
+        total = 0.0
+        for path in itertools.product(range(logits.shape[1]), repeat=logits.shape[0]):
+            merged = [k for i, k in enumerate(path) if i == 0 or k != path[i - 1]]
+            if [k for k in merged if k != 0] == want:
+                total += np.prod(probs[np.arange(len(path)), path])
+        out.append(-np.log(total))
+    return np.array(out)
+
+
+def ref_circle(y_true, y_pred, gamma=80.0, margin=0.4):
+    labels = np.asarray(y_true)
+    dist = np.maximum(1.0 - y_pred @ y_pred.T, 0.0)
+    pos = (labels[:, None] == labels[None, :]) & ~np.eye(len(labels), dtype=bool)
+    neg = labels[:, None] != labels[None, :]
+    pos_terms = -gamma * np.maximum(margin + dist, 0.0) * (margin - dist)
+    neg_terms = gamma * np.maximum(1.0 + margin - dist, 0.0) * (1.0 - margin - dist)
+    lse = lambda v, m: np.log(np.sum(np.where(m, np.exp(v), 0.0), axis=1))  # noqa: E731
+    return np.log1p(np.exp(lse(pos_terms, pos) + lse(neg_terms, neg)))
+
+
+_CTC_LABELS = np.array([[1, 2, 0], [2, 2, 0], [0, 0, 0]])
+CASES += [
+    ("ctc", losses.CTC, {}, losses.ctc, {}, ref_ctc, _CTC_LABELS, normal((3, 4, 3))),
+    ("circle", losses.Circle, {"gamma": 2.0, "margin": 0.25}, losses.circle, {"gamma": 2.0, "margin": 0.25},
+     lambda t, p: ref_circle(t, p, 2.0, 0.25), np.array([0, 1, 0, 1]),
+     (lambda e: e / np.linalg.norm(e, axis=1, keepdims=True))(normal(SHAPE))),
+]
+IDS = [c[0] for c in CASES]
+
 
 def test_every_builtin_loss_is_in_the_table():
     in_table = {c[1] for c in CASES} | {c[3] for c in CASES}
@@ -271,8 +310,8 @@ def test_class_reductions_with_sample_weight(case, reduction):
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_gradient_wrt_predictions(case):
-    _, cls, kwargs, fn, fn_kwargs, _, y_true, y_pred = case
-    sw = rng.uniform(0.5, 1.5, size=y_pred.shape[:-1])
+    _, cls, kwargs, fn, fn_kwargs, ref, y_true, y_pred = case
+    sw = rng.uniform(0.5, 1.5, size=ref(y_true, y_pred).shape)  # one weight per sample
     assert check_gradients(lambda p: fn(y_true, p, **fn_kwargs), y_pred) < 1e-5
     for reduction in ("sum_over_batch_size", "sum"):
         loss = cls(reduction=reduction, **kwargs)

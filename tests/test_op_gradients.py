@@ -53,6 +53,11 @@ NO_VJP_ALLOWLIST = {
         lambda x: OPS["_prod_of_others"](x, axis=1),
         np.array([[0.5, 1.5, -2.0], [1.25, -0.75, 2.0]]),
     ),
+    "ctc_loss_gradient": (
+        "the CTC loss's gradient, computed with its forward-backward pass; as TF's CTC loss, no second derivative",
+        lambda x: OPS["ctc_loss_gradient"](x, np.array([[1]]), np.array([1]), np.array([2])),
+        np.array([[[0.5, 1.5, -2.0], [1.25, -0.75, 2.0]]]),
+    ),
 }
 
 NN_MODULE = "descend.ops.nn_ops"

@@ -2079,3 +2079,41 @@ def psnr(x1, x2, max_val):
 
 
 __all__ += ["psnr"]
+
+
+# the decompositions, Fourier transforms, framing, unique... (issue 37): descend/keras/ops_more.py
+from . import ops_more as _more  # noqa: E402
+from .ops_more import *  # noqa: E402, F403
+
+__all__ += _more.__all__
+
+
+def _sub_namespace(name: str, names: tuple, source: dict | None = None):
+    """``keras.ops.<name>``: a module holding the functions Keras puts there (``names``) that ``source`` (this
+    module's globals by default) has."""
+    import sys
+    import types
+
+    source = globals() if source is None else source
+    module = types.ModuleType(f"{__name__}.{name}", f"Keras 3's ``keras.ops.{name}``: the functions of descend "
+                                                    f"that Keras puts there.")
+    module.__all__ = [n for n in names if n in source and not n.startswith("_")]
+    for n in module.__all__:
+        setattr(module, n, source[n])
+    sys.modules[module.__name__] = module  # `import descend.keras.ops.numpy` works too
+    return module
+
+
+from . import _ops_namespaces  # noqa: E402
+from . import ops_image as _ops_image  # noqa: E402  (keras.ops.image's own functions)
+
+linalg = _sub_namespace("linalg", _ops_namespaces.LINALG)
+nn = _sub_namespace("nn", _ops_namespaces.NN)
+numpy = _sub_namespace("numpy", _ops_namespaces.NUMPY)
+image = _sub_namespace("image", _ops_namespaces.IMAGE, vars(_ops_image))  # not names of keras.ops itself
+
+
+def __getattr__(name):
+    from .._api_exclusions import refuse
+
+    raise refuse("keras.ops", name, __name__)

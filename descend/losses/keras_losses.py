@@ -571,3 +571,38 @@ def get(identifier):
         True
     """
     return get_object(identifier, ALL_OBJECTS_DICT, Loss, "loss", deserialize)
+
+
+# ---------------------------------------------------------------- CTC and Circle (functions in ctc_and_circle.py)
+from .ctc_and_circle import circle, ctc  # noqa: E402
+
+
+class CTC(_BuiltinLoss):
+    """The CTC loss (:func:`ctc`): integer labels (0 the blank and the padding) against unnormalized logits
+    (batch, time, classes).
+
+    Example:
+        >>> import numpy as np, descend.losses as losses
+        >>> round(float(losses.CTC()(np.array([[1, 0]]), np.zeros((1, 2, 3), np.float32))), 5)
+        1.09861
+    """
+
+    def __init__(self, reduction="sum_over_batch_size", name="ctc", dtype=None):
+        super().__init__(ctc, name=name, reduction=reduction, dtype=dtype)
+
+
+class Circle(_BuiltinLoss):
+    """The Circle loss (:func:`circle`) of integer labels and L2-normalized embeddings, averaged over the rows
+    with a non-zero loss by the default reduction (the losses carry a mask, as in Keras 3)."""
+
+    _params = ("gamma", "margin", "remove_diagonal")
+
+    def __init__(self, gamma=80.0, margin=0.4, remove_diagonal=True, reduction="sum_over_batch_size", name="circle",
+                 dtype=None):
+        super().__init__(circle, name=name, reduction=reduction, dtype=dtype, gamma=gamma, margin=margin,
+                         remove_diagonal=remove_diagonal)
+
+
+ALL_OBJECTS += (CTC, Circle, ctc, circle)
+ALL_OBJECTS_DICT.update({obj.__name__: obj for obj in (CTC, Circle, ctc, circle)})
+__all__ += ["CTC", "Circle", "ctc", "circle"]
