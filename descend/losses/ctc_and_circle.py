@@ -59,7 +59,7 @@ def circle(y_true, y_pred, ref_labels=None, ref_embeddings=None, remove_diagonal
         loss = softplus(p + n)
 
     The losses carry a Keras mask (``loss > 0``), so a reduction averages over the rows with a non-zero loss."""
-    from .layers.base import set_mask  # the layers' mask registry (imported here: layers import losses)
+    from ..layers.base import set_mask  # the layers' mask registry (imported here: layers import losses)
 
     y_pred = _t(y_pred)
     if y_pred.dtype.kind != "f":
