@@ -290,8 +290,8 @@ def decode_png(contents, channels=0, dtype=backend.uint8, name=None) -> Tensor:
     Example:
         >>> import descend as ds, numpy as np
         >>> img = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
-        >>> png = ds.io.encode_png(img)
-        >>> bool((ds.io.decode_png(png).numpy() == img).all())
+        >>> png = ds.image.encode_png(img)
+        >>> bool((ds.image.decode_png(png).numpy() == img).all())
         True
     """
     fn = "decode_png"
