@@ -4,7 +4,7 @@ Images are ``[height, width, channels]`` or batches ``[batch, height, width, cha
 written with differentiable descend ops, so gradients flow through every op that is continuous in the
 pixels (resizes, crops, pads, flips, colour transforms, ``ssim``, ``psnr``, ``total_variation``...).
 Deliberate differences from TensorFlow are listed in docs/api.md (float64 stays float64; stateless
-random ops are deterministic per seed but not TF's values; no image file codecs).
+random ops are deterministic per seed but not TF's values; PNG, GIF and BMP files but no JPEG codec).
 
 Example:
     >>> import descend as ds, numpy as np
@@ -25,6 +25,15 @@ from .boxes import (
     non_max_suppression_with_scores,
     sample_distorted_bounding_box,
     stateless_sample_distorted_bounding_box,
+)
+from .codecs import (
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_png,
+    encode_png,
+    extract_jpeg_shape,
+    is_jpeg,
 )
 from .color import (
     adjust_brightness,
@@ -89,4 +98,5 @@ __all__ = [
     "stateless_random_hue", "stateless_random_saturation", "total_variation", "transpose", "yiq_to_rgb",
     "yuv_to_rgb", "affine_transform", "ssim_multiscale", "non_max_suppression_overlaps",
     "combined_non_max_suppression", "sample_distorted_bounding_box", "stateless_sample_distorted_bounding_box",
+    "decode_bmp", "decode_gif", "decode_image", "decode_png", "encode_png", "extract_jpeg_shape", "is_jpeg",
 ]
