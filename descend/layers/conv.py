@@ -122,13 +122,18 @@ class _Conv(Layer):
     def _convolve(self, x, kernel, channels_last: bool):
         raise NotImplementedError
 
-    def _grouped(self, x, channels_last: bool):
-        """The convolution; with ``groups`` > 1, input channel group ``g`` meets filter group ``g`` only (the
-        kernel's last axis in ``groups`` equal parts), and the groups' outputs are joined in order."""
+    def convolution_op(self, inputs, kernel):
+        """Keras' hook: the convolution of ``inputs`` with ``kernel`` under this layer's strides, padding,
+        dilation, groups and data format, without bias or activation. ``call`` computes through it, so a
+        subclass may override it (a standardized kernel, another padding...) or call it with another kernel.
+
+        With ``groups`` > 1, input channel group ``g`` meets filter group ``g`` only (the kernel's last axis in
+        ``groups`` equal parts), and the groups' outputs are joined in order."""
+        channels_last = self.data_format == "channels_last"
         if self.groups == 1:
-            return self._convolve(x, self.kernel, channels_last)
+            return self._convolve(inputs, kernel, channels_last)
         axis = self.rank + 1 if channels_last else 1
-        parts = zip(array_ops.split(x, self.groups, axis=axis), array_ops.split(self.kernel, self.groups, axis=-1))
+        parts = zip(array_ops.split(inputs, self.groups, axis=axis), array_ops.split(kernel, self.groups, axis=-1))
         return array_ops.concat([self._convolve(xg, kg, channels_last) for xg, kg in parts], axis=axis)
 
     def call(self, inputs):
@@ -139,7 +144,7 @@ class _Conv(Layer):
         if x.shape[self._channel_axis()] != c:
             raise _incompatible(self, x, f"expected axis {self._channel_axis()} of input shape to have value {c}")
         channels_last = self.data_format == "channels_last"
-        y = self._grouped(x, channels_last)
+        y = self.convolution_op(x, self.kernel)
         if self.bias is not None:
             b = self.bias if channels_last else array_ops.reshape(self.bias, shape=(self.filters,) + (1,) * self.rank)
             y = math_ops.add(y, b)
