@@ -116,18 +116,49 @@ def test_fit_of_a_model_without_trainable_weights_warns_and_runs_as_keras():
 
 
 # ================================================================ item 6: metrics_names
-def test_metrics_names_follow_the_order_evaluate_returns():
+def test_metrics_and_the_order_evaluate_returns_are_keras_3s():
+    """Keras 3.15: ``metrics`` is the loss tracker and one ``compile_metrics`` (then each output's loss);
+    ``metrics_names`` their names; ``evaluate`` returns the loss, the outputs' losses, then each metric."""
     ds.clear_session()
     model = _dense_model(dk, metrics=["mae", "mse"])
-    assert model.metrics_names == ["loss", "mae", "mse"]
+    assert model.metrics_names == ["loss", "compile_metrics"]
+    assert [type(m).__name__ for m in model.metrics] == ["Mean", "CompileMetrics"]
     values = model.evaluate(X, Y, verbose=0)
     logs = model.evaluate(X, Y, verbose=0, return_dict=True)
-    assert values == [logs[name] for name in model.metrics_names]
+    assert list(logs) == ["loss", "mae", "mse"] and values == [logs["loss"], logs["mae"], logs["mse"]]
     inputs = dk.Input((3,))
     two = dk.Model(inputs, [dk.layers.Dense(1, name="a")(inputs), dk.layers.Dense(2, name="b")(inputs)])
     two.compile(optimizer="sgd", loss=["mse", "mse"], metrics={"b": ["mae"]})
-    assert two.metrics_names == ["loss", "a_loss", "b_loss", "b_mae"]
-    assert len(two.evaluate(X, [Y[:, :1], Y], verbose=0)) == 4
+    assert two.metrics_names == ["loss", "compile_metrics", "a_loss", "b_loss"]
+    values = two.evaluate(X, [Y[:, :1], Y], verbose=0)
+    logs = two.evaluate(X, [Y[:, :1], Y], verbose=0, return_dict=True)
+    assert values == [logs[k] for k in ("loss", "a_loss", "b_loss", "b_mae")]
+    bare = _dense_model(dk)  # no compiled metrics: no compile_metrics either
+    assert bare.metrics_names == ["loss"]
+
+
+def test_a_keras_3_train_step_over_self_metrics_gives_the_weights_to_weighted_metrics_alone():
+    """The Keras 3 guide's train_step: every metric of ``self.metrics`` updated with the sample weights;
+    ``compile_metrics`` passes them to ``weighted_metrics`` only, as Keras."""
+    class Custom(dk.Model):
+        def train_step(self, data):
+            x, y, sw = data
+            with ds.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred, sample_weight=sw)
+            self.optimizer.apply(tape.gradient(loss, self.trainable_variables), self.trainable_variables)
+            for m in self.metrics:
+                m.update_state(loss) if m.name == "loss" else m.update_state(y, y_pred, sample_weight=sw)
+            return {m.name: m.result() for m in self.metrics}
+
+    sw = np.linspace(0.0, 2.0, len(X)).astype("float32")
+    inputs = dk.Input((3,))
+    model = Custom(inputs, dk.layers.Dense(2, kernel_initializer="ones")(inputs))
+    model.compile(optimizer=dk.optimizers.SGD(0.0), loss="mse", metrics=["mae"], weighted_metrics=["mae"])
+    logs = model.fit(X, Y, sample_weight=sw, batch_size=len(X), epochs=1, verbose=0).history
+    err = np.abs(X @ np.ones((3, 2), np.float32) - Y).mean(axis=1)
+    np.testing.assert_allclose(logs["mae"][0], err.mean(), rtol=1e-6)
+    np.testing.assert_allclose(logs["weighted_mae"][0], (err * sw).sum() / sw.sum(), rtol=1e-6)
 
 
 # ================================================================ item 7: validation_steps, class_weight

@@ -77,6 +77,8 @@ del _name, _module
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # as version(): a program that prints or checks keras.__version__ runs
+        return version()
     from .._api_exclusions import refuse  # a name keras has and descend leaves out says why
 
     raise refuse("keras", name, __name__)

@@ -22,6 +22,8 @@ Max pooling pads with ``-inf``, so padding is never the maximum.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
@@ -49,6 +51,7 @@ def _sizes(value, what: str, owner: str, rank: int) -> tuple:
 
 
 class _Conv(Layer):
+    _call_uses_convolution_op = True
     """``activation(conv(inputs, kernel) + bias)`` over ``rank`` spatial axes; ``Conv1D`` and ``Conv2D``
     set ``rank`` and the op."""
 
@@ -122,13 +125,18 @@ class _Conv(Layer):
     def _convolve(self, x, kernel, channels_last: bool):
         raise NotImplementedError
 
-    def _grouped(self, x, channels_last: bool):
-        """The convolution; with ``groups`` > 1, input channel group ``g`` meets filter group ``g`` only (the
-        kernel's last axis in ``groups`` equal parts), and the groups' outputs are joined in order."""
+    def convolution_op(self, inputs, kernel):
+        """Keras' hook: the convolution of ``inputs`` with ``kernel`` under this layer's strides, padding,
+        dilation, groups and data format, without bias or activation. ``call`` computes through it, so a
+        subclass may override it (a standardized kernel, another padding...) or call it with another kernel.
+
+        With ``groups`` > 1, input channel group ``g`` meets filter group ``g`` only (the kernel's last axis in
+        ``groups`` equal parts), and the groups' outputs are joined in order."""
+        channels_last = self.data_format == "channels_last"
         if self.groups == 1:
-            return self._convolve(x, self.kernel, channels_last)
+            return self._convolve(inputs, kernel, channels_last)
         axis = self.rank + 1 if channels_last else 1
-        parts = zip(array_ops.split(x, self.groups, axis=axis), array_ops.split(self.kernel, self.groups, axis=-1))
+        parts = zip(array_ops.split(inputs, self.groups, axis=axis), array_ops.split(kernel, self.groups, axis=-1))
         return array_ops.concat([self._convolve(xg, kg, channels_last) for xg, kg in parts], axis=axis)
 
     def call(self, inputs):
@@ -139,7 +147,10 @@ class _Conv(Layer):
         if x.shape[self._channel_axis()] != c:
             raise _incompatible(self, x, f"expected axis {self._channel_axis()} of input shape to have value {c}")
         channels_last = self.data_format == "channels_last"
-        y = self._grouped(x, channels_last)
+        # (Keras 3's Conv1D.call convolves without its convolution_op, for causal padding: an override there
+        # does not change a Conv1D's output, and does not here either)
+        y = (self.convolution_op if self._call_uses_convolution_op else partial(_Conv.convolution_op, self))(
+            x, self.kernel)
         if self.bias is not None:
             b = self.bias if channels_last else array_ops.reshape(self.bias, shape=(self.filters,) + (1,) * self.rank)
             y = math_ops.add(y, b)
@@ -241,6 +252,8 @@ class Conv1D(_Conv):
         >>> ds.layers.Conv1D(4, 3, padding="causal")(ds.ones((2, 7, 3))).shape
         (2, 7, 4)
     """
+
+    _call_uses_convolution_op = False
 
     rank = 1
     paddings = ("valid", "same", "causal")

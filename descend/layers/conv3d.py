@@ -49,12 +49,17 @@ class Conv3D(ConvLayer):
         self.kernel = self.kernel_spec.add(self, "kernel", (*self.kernel_size, c, self.filters))
         self.add_bias(self.filters)
 
+    def convolution_op(self, inputs, kernel):
+        """Keras' hook: the convolution of ``inputs`` with ``kernel`` under this layer's strides, padding,
+        dilation and data format, without bias or activation; ``call`` computes through it."""
+        y = conv3d(self.to_channels_last(inputs), kernel, self.strides, self.padding.upper(),
+                   dilations=self.dilation_rate)
+        return self.from_channels_last(y)
+
     def call(self, inputs):
         x = self._float_input(inputs)
         self.check_input(x, self.kernel.shape[-2])
-        y = conv3d(self.to_channels_last(x), self.kernel, self.strides, self.padding.upper(),
-                   dilations=self.dilation_rate)
-        return self.finish(self.from_channels_last(y))
+        return self.finish(self.convolution_op(x, self.kernel))
 
     def compute_output_shape(self, input_shape):
         input_shape = tuple(input_shape)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..checkpoint import Checkpoint, CheckpointManager
+from . import compile_utils
 from .callbacks import Callback
 from .replica import replica_for
 
@@ -90,7 +91,7 @@ class BackupAndRestore(Callback):
         self._steps = 0
 
     def _checkpoint(self):
-        return Checkpoint(model=self.model, optimizer=self.model.optimizer, metrics=list(self.model.metrics),
+        return Checkpoint(model=self.model, optimizer=self.model.optimizer, metrics=compile_utils.flat_metrics(self.model.metrics),
                           position=self._position, **self.extra)
 
     def on_train_begin(self, logs=None):
@@ -111,7 +112,7 @@ class BackupAndRestore(Callback):
             # values restored into a model that is not built yet wait for its variables: the model keeps the
             # checkpoint holding them (a finished run has no step left to build it)
             self.model.keep_restored(checkpoint if checkpoint.pending else None)
-            replica.after_restore(list(self.model.metrics))  # the saved metric totals count once across replicas
+            replica.after_restore(compile_utils.flat_metrics(self.model.metrics))  # the saved metric totals count once across replicas
 
     def _save(self, epoch, step, iterator_state, data_epoch=None):
         state = self.model.fit_state
@@ -124,7 +125,7 @@ class BackupAndRestore(Callback):
         self._position.state = {"epoch": epoch, "step": step, "iterator": iterator_state, "data_epoch": data_epoch,
                                 "learning_rate": None if lr is None else float(lr)}
         replica = state.replica
-        with replica.summed_metrics(list(self.model.metrics)):  # under a strategy: the replicas' metric totals
+        with replica.summed_metrics(compile_utils.flat_metrics(self.model.metrics)):  # under a strategy: the replicas' metric totals
             if self._manager.checkpoint.collective_group() is not None:
                 self._manager.save()  # state that differs by rank: every rank writes its part
             elif replica.is_chief:  # the same on every replica: written by rank 0

@@ -20,7 +20,7 @@ from __future__ import annotations
 from .. import metrics as metrics_module
 from ..ops.math_ops import add_n, cast, multiply
 
-__all__ = ["CompiledLoss", "MetricList", "OutputMetric", "output_metrics", "is_structured"]
+__all__ = ["CompileMetrics", "CompiledLoss", "OutputMetric", "flat_metrics", "output_metrics", "is_structured"]
 
 
 def is_structured(spec) -> bool:
@@ -180,12 +180,18 @@ def output_metrics(spec, model, loss, resolve_metric) -> list:
 
 
 
-class MetricList(list):
-    """The compiled metrics (``compile``'s ``metrics``, then its ``weighted_metrics``): a list, plus tf.keras'
-    ``model.compiled_metrics.update_state(y, y_pred, sample_weight)``, which gives the sample weights to the
-    weighted metrics alone (Keras 3's rule)."""
+class CompileMetrics(metrics_module.Metric):
+    """The compiled metrics as one metric named ``compile_metrics``, as Keras 3's ``model.metrics`` holds them
+    (after the loss tracker): ``compile``'s ``metrics``, then its ``weighted_metrics``.
+
+    ``update_state(y, y_pred, sample_weight)`` gives the sample weights to the weighted metrics alone (Keras
+    3's rule), so a ``train_step`` that updates every metric of ``self.metrics`` logs what Keras logs;
+    ``result()`` is ``{metric name: result}`` (``fit`` flattens it into its logs). It is also ``model.
+    compiled_metrics`` (tf.keras' container: ``update_state``, ``reset_state``, ``metrics``), and iterates over
+    its metrics."""
 
     def __init__(self, metrics=(), weighted=()):
+        super().__init__(name="compile_metrics")
         metrics, weighted = list(metrics), list(weighted)
         names = {m.name for m in metrics}
         for m in weighted:  # Keras: a weighted metric named as a plain one is logged as weighted_<name>
@@ -195,27 +201,53 @@ class MetricList(list):
                 else:
                     m.name = f"weighted_{m.name}"
             names.add(m.name)
-        super().__init__(metrics + weighted)
+        self._metrics = metrics + weighted
         self._weighted = {id(m) for m in weighted}
+
+    @property
+    def metrics(self) -> list:
+        """Every compiled metric: the plain ones, then the weighted ones."""
+        return list(self._metrics)
 
     @property
     def unweighted(self) -> list:
         """The metrics of ``compile``'s ``metrics``."""
-        return [m for m in self if id(m) not in self._weighted]
+        return [m for m in self._metrics if id(m) not in self._weighted]
 
     @property
     def weighted(self) -> list:
         """The metrics of ``compile``'s ``weighted_metrics``."""
-        return [m for m in self if id(m) in self._weighted]
-
-    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
-        for m in self:
-            m.update_state(y_true, y_pred, sample_weight=sample_weight if id(m) in self._weighted else None)
-
-    def reset_state(self) -> None:
-        for m in self:
-            m.reset_state()
+        return [m for m in self._metrics if id(m) in self._weighted]
 
     @property
-    def metrics(self) -> list:
-        return list(self)
+    def variables(self) -> list:
+        return [v for m in self._metrics for v in m.variables]
+
+    def update_state(self, y_true, y_pred, sample_weight=None) -> None:
+        for m in self._metrics:
+            m.update_state(y_true, y_pred, sample_weight=sample_weight if id(m) in self._weighted else None)
+
+    def result(self) -> dict:
+        return {m.name: m.result() for m in self._metrics}
+
+    def reset_state(self) -> None:
+        for m in self._metrics:
+            m.reset_state()
+
+    def __iter__(self):
+        return iter(self._metrics)
+
+    def __len__(self) -> int:
+        return len(self._metrics)
+
+    def __getitem__(self, index):
+        return self._metrics[index]
+
+
+def flat_metrics(metrics) -> list:
+    """``metrics`` (a model's ``metrics``) with ``compile_metrics`` replaced by the metrics it holds: what
+    ``fit`` logs, a strategy sums and a backup saves, one metric at a time."""
+    out = []
+    for m in metrics:
+        out.extend(m.metrics if isinstance(m, CompileMetrics) else [m])
+    return out

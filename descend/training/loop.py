@@ -176,7 +176,7 @@ class Trainer:
         if not (again and metrics is None and weighted_metrics is None):
             found = self._compiled_metric_list(metrics, "metrics")
             weighted = self._compiled_metric_list(weighted_metrics, "weighted_metrics")
-            self.compiled_metrics = compile_utils.MetricList(found, weighted)
+            self.compiled_metrics = compile_utils.CompileMetrics(found, weighted)
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.compiled = True
 
@@ -190,10 +190,12 @@ class Trainer:
 
     @property
     def metrics(self) -> list:
-        """The loss tracker and the compiled metrics."""
+        """As Keras 3: the loss tracker (``loss``), the compiled metrics as one metric (``compile_metrics``,
+        when ``compile`` was given any), then the loss of each output of a model with several."""
         if not self.compiled:
-            return list(getattr(self, "compiled_metrics", []))
-        return [self._loss_tracker] + list(getattr(self.loss, "trackers", [])) + list(self.compiled_metrics)
+            return []
+        compiled = [self.compiled_metrics] if len(self.compiled_metrics) else []
+        return [self._loss_tracker] + compiled + list(getattr(self.loss, "trackers", []))
 
     def _check_compiled(self, what):
         if not self.compiled:
@@ -295,7 +297,7 @@ class Trainer:
             return _plain_logs(replica.run(self.train_step, data))
         rows = _batch_size(_unpack(data)[0])
         replica.run(self.train_step, data, local_rows=rows, global_rows=replica.global_rows(rows))
-        return _plain_logs(replica.results(self.metrics)[0])
+        return _plain_logs(replica.results(compile_utils.flat_metrics(self.metrics))[0])
 
     # ---------------------------------------------------------------- loops
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
@@ -512,24 +514,31 @@ class Trainer:
             cb.on_test_batch_end(n, logs)
         data.on_epoch_end()
         if replica.num_replicas > 1:  # metrics over every rank's rows
-            logs = _plain_logs(replica.results(self.metrics)[0])
+            logs = _plain_logs(replica.results(compile_utils.flat_metrics(self.metrics))[0])
         cb.on_test_end(logs)
         if return_dict:
             return logs
-        values = [logs[m.name] for m in self.metrics if m.name in logs]
+        values = [logs[name] for name in self._result_order() if name in logs]
         return values[0] if len(values) == 1 else values
+
+    def _result_order(self) -> list:
+        """The order of ``evaluate``'s (and ``*_on_batch``'s) list of values, as Keras 3: the loss, each output's
+        loss, then the compiled metrics."""
+        flat = compile_utils.flat_metrics(self.metrics)
+        losses = [m.name for m in flat if m.name == "loss" or m.name.endswith("_loss")]
+        return losses + [m.name for m in flat if m.name not in losses]
 
     @property
     def metrics_names(self) -> list:
-        """The names of :attr:`metrics`, in the order ``evaluate`` returns their values: ``"loss"``, the
-        per-output losses, then the compiled metrics (``["loss", "mae"]``)."""
+        """The names of :attr:`metrics`, as Keras 3: ``["loss", "compile_metrics"]`` for a model compiled with
+        metrics (``evaluate`` returns the loss, each compiled metric's value, then the per-output losses)."""
         return [m.name for m in self.metrics]
     # ---------------------------------------------------------------- one batch (Keras' *_on_batch)
     def _batch_logs(self, logs, return_dict):
         logs = _plain_logs(logs)
         if return_dict:
             return logs
-        values = [logs[m.name] for m in self.metrics if m.name in logs]
+        values = [logs[name] for name in self._result_order() if name in logs]
         return values[0] if len(values) == 1 else values
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):

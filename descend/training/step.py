@@ -24,6 +24,7 @@ import numpy as np
 
 from ..framework.tape import GradientTape
 from ..framework.tensor import to_array
+from . import compile_utils
 
 __all__ = ["unpack", "batch_size", "train_step", "test_step", "predict_step", "plain_logs", "CORES", "train_update",
            "test_update", "predict_call"]
@@ -60,7 +61,7 @@ def train_step(model, data) -> dict:
     n_local = batch_size(x)
     n_global = replica.global_rows(n_local)
     loss = model.step_function("train", replica)(x, y, sample_weight, n_local, n_global)
-    logs, state.batch_loss = replica.results(model.metrics, None if loss is None else (float(to_array(loss)), n_local))
+    logs, state.batch_loss = replica.results(compile_utils.flat_metrics(model.metrics), None if loss is None else (float(to_array(loss)), n_local))
     return logs
 
 
@@ -174,7 +175,7 @@ def test_step(model, data) -> dict:
     if batch_size(x) == 0:
         return {}
     model.step_function("test")(x, y, sample_weight)
-    return {m.name: m.result() for m in model.metrics}
+    return {m.name: m.result() for m in compile_utils.flat_metrics(model.metrics)}
 
 
 def predict_step(model, data):
