@@ -438,3 +438,50 @@ def test_a_sequential_model_has_keras_3s_layers_and_functional_view():
     theirs = k.Sequential([k.Input((3,)), k.layers.Dense(2), k.layers.Dense(1)])
     assert len(theirs.layers) == len(model.layers)
     assert [c["class_name"] for c in theirs.get_config()["layers"]] == ["InputLayer", "Dense", "Dense"]
+
+
+# ---------------------------------------------------------------- model.layers in Keras 3's order
+def _layer_order_graphs(K):
+    L = K.layers
+
+    def branches():
+        t, b, g = K.Input((5,), name="title"), K.Input((7,), name="body"), K.Input((3,), name="tags")
+        te, be = L.Dense(4, name="te")(t), L.Dense(4, name="be")(b)
+        x = L.Concatenate(name="cat")([L.Dense(2, name="tf2")(te), be, g])
+        return K.Model([t, b, g], [L.Dense(1, name="prio")(x), L.Dense(2, name="dept")(x)])
+
+    def two_towers():
+        t, b, g = K.Input((None,), name="title"), K.Input((None,), name="body"), K.Input((12,), name="tags")
+        tf_, bf = L.Embedding(100, 8, name="et")(t), L.Embedding(100, 8, name="eb")(b)
+        x = L.concatenate([L.LSTM(16, name="lt")(tf_), L.LSTM(4, name="lb")(bf), g], name="cat")
+        return K.Model([t, b, g], [L.Dense(1, name="p")(x), L.Dense(4, name="d")(x)])
+
+    def shared_and_skip():
+        a, b = K.Input((4,), name="a"), K.Input((4,), name="b")
+        sh = L.Dense(4, name="shared")
+        x, y = sh(a), sh(b)
+        w = L.Dense(4, name="d2")(L.Add(name="add")([x, L.Dense(4, name="d1")(y)]))
+        return K.Model([a, b], [L.Add(name="add2")([w, x]), y])
+
+    return {"branches": branches, "two_towers": two_towers, "shared_and_skip": shared_and_skip}
+
+
+# the orders Keras 3.15 gives (checked against Keras below where it is installed)
+KERAS_LAYER_ORDER = {
+    "branches": ["title", "te", "body", "tf2", "be", "tags", "cat", "prio", "dept"],
+    "two_towers": ["title", "body", "et", "eb", "lt", "lb", "tags", "cat", "p", "d"],
+    "shared_and_skip": ["a", "b", "shared", "d1", "add", "d2", "add2"],
+}
+
+
+@pytest.mark.parametrize("graph", sorted(KERAS_LAYER_ORDER))
+def test_model_layers_and_weights_come_in_keras_order(graph):
+    """Keras 3 orders a functional model's layers by depth (farthest from the outputs first), so its weights,
+    get_weights/set_weights and checkpoints follow that order; a program that indexes them ports unchanged."""
+    ds.clear_session()
+    ours = _layer_order_graphs(ds.keras)[graph]()
+    assert [la.name for la in ours.layers] == KERAS_LAYER_ORDER[graph]
+    keras = pytest.importorskip("keras")
+    theirs = _layer_order_graphs(keras)[graph]()
+    assert [la.name for la in theirs.layers] == KERAS_LAYER_ORDER[graph]
+    assert [tuple(w.shape) for w in ours.weights] == [tuple(w.shape) for w in theirs.weights]

@@ -40,6 +40,45 @@ def _check_tensors(structure, what: str) -> list:
     return flat
 
 
+def _keras_layer_order(flat_in: list, flat_out: list) -> list:
+    """The layers of the graph (its Input layers too) in Keras 3's order, which ``model.layers``, ``weights``
+    and ``get_weights`` follow: by depth, the farthest from the outputs first (a layer's depth is the longest
+    path from any of its calls to an output), layers of one depth in the order a walk from the outputs, each
+    output in turn and each call's inputs in order, first reaches them. An Input no output uses comes last."""
+    index: dict = {}      # id(layer) -> when the walk first reached it
+    finished: set = set()
+    post: list = []       # the nodes, each after those it reads
+    inputs = {id(t) for t in flat_in}
+
+    def walk(tensor):
+        node = tensor.node
+        if id(node) in finished:
+            return
+        index.setdefault(id(node.layer), len(index))
+        if not isinstance(node.layer, InputLayer) and id(tensor) not in inputs:
+            for t in node.input_tensors:
+                walk(t)
+        finished.add(id(node))
+        post.append(node)
+
+    for t in flat_out:
+        walk(t)
+    node_depth: dict = {}
+    layer_depth: dict = {}
+    layer_of: dict = {}
+    for node in reversed(post):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+        layer_of[id(node.layer)] = node.layer
+        for parent in node.parent_nodes:
+            node_depth[id(parent)] = max(depth + 1, node_depth.get(id(parent), 0))
+    for t in flat_in:  # an Input no output reads: depth 0, before every other layer of that depth
+        layer = t.node.layer
+        if id(layer) not in layer_depth:
+            layer_depth[id(layer)], index[id(layer)], layer_of[id(layer)] = 0, -1, layer
+    return [layer_of[k] for k in sorted(layer_depth, key=lambda k: (-layer_depth[k], index[k]))]
+
+
 def init_graph(model, inputs, outputs) -> None:
     """Make ``model`` run the graph from ``inputs`` to ``outputs`` (KerasTensors, or lists/dicts of them)."""
     if isinstance(inputs, tuple):
@@ -85,10 +124,7 @@ def init_graph(model, inputs, outputs) -> None:
     for t in flat_in:
         if id(t) not in used_inputs and not any(t is o for o in flat_out):
             raise ValueError(f"Model: input {t!r} is not used by any output")
-    layers = [t.node.layer for t in flat_in]
-    for node in order:
-        if all(node.layer is not la for la in layers):
-            layers.append(node.layer)
+    layers = _keras_layer_order(flat_in, flat_out)
     object.__setattr__(model, "_graph_inputs", inputs)
     object.__setattr__(model, "_graph_outputs", outputs)
     object.__setattr__(model, "_graph_flat_inputs", flat_in)
