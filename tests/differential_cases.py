@@ -740,3 +740,27 @@ for _n in ("LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "
            "LinearOperatorToeplitz", "LinearOperatorTridiag", "LinearOperatorLowRankUpdate",
            "LinearOperatorBlockLowerTriangular"):
     NOT_COMPARED["tf.linalg"][_n] = "a class, not an op: compared with TF's in tests/test_linalg_decompositions.py"
+
+# tf.math's special functions and segment products, tf.nn's depthwise backprops (issue 37, descend/ops/special_ops.py,
+# segment_prod_ops.py, depthwise_backprop_ops.py); wide ranges and edge values in tests/test_special_functions.py
+for _n in ("lgamma", "digamma", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"):
+    op(M, _n, "signed" if _n.startswith("bessel") else "positive")
+op(M, "lgamma", call=lambda m, x: m.lgamma(x * 3.0))  # negative arguments: the reflection side
+op(M, "digamma", call=lambda m, x: m.digamma(x * 3.0))
+op(M, "lbeta", "positive")
+op(M, "zeta", "positive", call=lambda m, q: m.zeta(np.full((3, 4), 2.5, q.dtype.name), q))
+op(M, "polygamma", "positive", call=lambda m, x: m.polygamma(np.array([0.0, 1.0, 2.0, 3.0], x.dtype.name), x))
+for _n in ("igamma", "igammac"):
+    op(M, _n, "two_positive", call=(lambda n: lambda m, a, x: getattr(m, n)(a, m.abs(x) * 2.0))(_n))
+op(M, "betainc", "positive", call=lambda m, x: m.betainc(np.full((3, 4), 1.7, x.dtype.name),
+                                                           np.full((3, 4), 2.3, x.dtype.name), x / 2.5))
+op(M, "unsorted_segment_prod", call=lambda m, x: m.unsorted_segment_prod(x, np.array([1, 0, 1]), 3))
+op(M, "segment_prod", call=lambda m, x: m.segment_prod(x, np.array([0, 0, 2])))
+_DW = lambda x: np.linspace(-1, 1, 18).reshape(3, 2, 3, 1).astype(x.dtype.name)  # noqa: E731
+op(N, "depthwise_conv2d_backprop_input", "image", call=lambda m, x: m.depthwise_conv2d_backprop_input(
+    [2, 5, 6, 3], _DW(x), x[:, ::2, ::2], [1, 2, 2, 1], "SAME"))
+op(N, "depthwise_conv2d_backprop_filter", "image", call=lambda m, x: m.depthwise_conv2d_backprop_filter(
+    x, [3, 2, 3, 1], x[:, :3, :5] * x[:, 1:4, 1:6], [1, 1, 1, 1], "VALID"))
+for _n in ("embedding_lookup_sparse", "safe_embedding_lookup_sparse"):
+    NOT_COMPARED["tf.nn"][_n] = ("its ids are a SparseTensor (TF's class on TF's side): compared with TF, values and "
+                                 "IndexedSlices gradients, in tests/test_nn_sparse_embedding.py")
