@@ -417,3 +417,15 @@ def unsorted_segment_join(inputs, segment_ids, num_segments, separator: str = ""
         for k in range(n):
             out[(k,) + idx] = sep.join(items[(j,) + idx] for j, i in enumerate(flat_ids) if i == k)
     return Tensor(out)
+
+
+from ._more import (  # noqa: E402 - written beside this module; their helpers above come first
+    to_hash_bucket,
+    to_hash_bucket_strong,
+    unicode_decode_with_offsets,
+    unicode_split_with_offsets,
+    unicode_transcode,
+)
+
+__all__ += ["to_hash_bucket", "to_hash_bucket_strong", "unicode_decode_with_offsets", "unicode_split_with_offsets",
+            "unicode_transcode"]
