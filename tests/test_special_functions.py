@@ -166,6 +166,8 @@ GRADS = [  # (name, args, which inputs get a gradient)
     ("lbeta", [_RNG.uniform(0.2, 5, (10, 5))], [0]),
     ("unsorted_segment_prod", [np.array([[2.0, 3.0], [0.0, 4.0], [5.0, 0.0], [0.0, 0.0], [1.5, -2.0], [3.0, 0.5]])],
      [0]),
+    ("unsorted_segment_prod_dropping_negative_ids", [_RNG.uniform(-2, 2, (6, 2)) * (_RNG.uniform(size=(6, 2)) > 0.3)],
+     [0]),
 ] + [(n, [np.concatenate([_RNG.uniform(-40, 40, 49), [0.0]])], [0])
      for n in ("bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e")]
 
@@ -173,6 +175,8 @@ GRADS = [  # (name, args, which inputs get a gradient)
 def _call(lib, name, ts):
     if name == "unsorted_segment_prod":
         return lib.math.unsorted_segment_prod(ts[0], np.array([0, 0, 1, 1, 3, 1]), 5)
+    if name == "unsorted_segment_prod_dropping_negative_ids":
+        return lib.math.unsorted_segment_prod(ts[0], np.array([0, -1, 1, 1, -1, 1]), 3)
     return getattr(lib.math, name)(*ts)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
+from ..framework.tensor import Tensor
 from .array_ops import gather, unsorted_segment_sum
 from .math_ops import cast, divide, equal, greater, multiply, ones_like, where, zeros_like
 from .selection_ops import _segment_ids, _sorted_segments
@@ -33,16 +34,26 @@ def _unsorted_segment_prod(data, segment_ids, num_segments=None):
     if data.shape[:ids.ndim] != ids.shape:
         raise InvalidArgumentError(f"unsorted_segment_prod: segment_ids shape {ids.shape} must be a prefix of data "
                                    f"shape {data.shape}")
-    if ids.size and (ids.min() < 0 or ids.max() >= n):
-        raise InvalidArgumentError(f"unsorted_segment_prod: segment_ids must be in [0, {n}). Received: min "
-                                   f"{ids.min()}, max {ids.max()}")
+    if ids.size and ids.max() >= n:
+        raise InvalidArgumentError(f"unsorted_segment_prod: segment_ids must be < num_segments = {n}. Received: max "
+                                   f"{ids.max()}")
     out = np.ones((n,) + data.shape[ids.ndim:], data.dtype)
-    np.multiply.at(out, ids, data)
+    keep = ids >= 0  # a negative id drops its entry, as TF's unsorted segment ops
+    np.multiply.at(out, ids[keep], data[keep])
     return out
 
 
 @_unsorted_segment_prod.defvjp
 def _(g, ans, data, segment_ids, num_segments=None):
+    ids = np.asarray(segment_ids.numpy())
+    if ids.size and ids.min() < 0:  # dropped entries get no gradient
+        keep = Tensor((ids >= 0).reshape(ids.shape + (1,) * (data.ndim - ids.ndim)))
+        grad = _vjp_data(g, ans, data, np.maximum(ids, 0), num_segments)
+        return where(keep, grad, zeros_like(grad)), None
+    return _vjp_data(g, ans, data, segment_ids, num_segments), None
+
+
+def _vjp_data(g, ans, data, segment_ids, num_segments):
     is_zero = equal(data, zeros_like(data))
     zeros = gather(unsorted_segment_sum(cast(is_zero, data.dtype), segment_ids, num_segments=num_segments),
                    segment_ids)
@@ -51,7 +62,7 @@ def _(g, ans, data, segment_ids, num_segments=None):
     nonzero_prod = gather(_unsorted_segment_prod(nonzero, segment_ids, num_segments=num_segments), segment_ids)
     others = where(is_zero, nonzero_prod, divide(gather(ans, segment_ids), nonzero))  # prod / x where x != 0
     others = where(greater(zeros, ones_like(zeros)), zeros_like(others), others)  # two zeros or more: 0
-    return multiply(gather(g, segment_ids), others), None
+    return multiply(gather(g, segment_ids), others)
 
 
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
@@ -60,7 +71,7 @@ def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
 
     Args:
         data: a Tensor; ``segment_ids.shape`` must be a prefix of its shape.
-        segment_ids: integer ids in ``[0, num_segments)``, in any order.
+        segment_ids: integer ids below ``num_segments``, in any order; an entry with a negative id is dropped.
         num_segments: the number of output rows.
     """
     ids = _segment_ids(segment_ids, "unsorted_segment_prod")
