@@ -764,3 +764,14 @@ op(N, "depthwise_conv2d_backprop_filter", "image", call=lambda m, x: m.depthwise
 for _n in ("embedding_lookup_sparse", "safe_embedding_lookup_sparse"):
     NOT_COMPARED["tf.nn"][_n] = ("its ids are a SparseTensor (TF's class on TF's side): compared with TF, values and "
                                  "IndexedSlices gradients, in tests/test_nn_sparse_embedding.py")
+
+# tf.nn's candidate samplers and sampled losses (issue 37, descend/nn_sampled.py)
+for _n in ("fixed_unigram_candidate_sampler", "all_candidate_sampler"):
+    NOT_COMPARED["tf.nn"][_n] = "random draws: their distribution against TF's in tests/test_nn_sampled.py"
+NOT_COMPARED["tf.nn"]["compute_accidental_hits"] = "integer positions, no gradient: against TF in tests/test_nn_sampled.py"
+_SAMPLES = lambda x: (np.array([0, 2, 1], np.int64), np.full((3, 1), 0.3, x.dtype.name),  # noqa: E731
+                      np.array([0.2, 0.5, 0.7], x.dtype.name))
+for _n in ("nce_loss", "sampled_softmax_loss"):
+    op(N, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, x[:, 0] * 2.0, np.array([[1], [0], [2]]), x[:, :4][:3],
+                                                         3, 3, sampled_values=_SAMPLES(x),
+                                                         remove_accidental_hits=True))(_n))
