@@ -775,3 +775,7 @@ for _n in ("nce_loss", "sampled_softmax_loss"):
     op(N, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, x[:, 0] * 2.0, np.array([[1], [0], [2]]), x[:, :4][:3],
                                                          3, 3, sampled_values=_SAMPLES(x),
                                                          remove_accidental_hits=True))(_n))
+# tf.nn.isotonic_regression / ctc_unique_labels (issue 37, descend/ops/nn_misc_ops.py)
+op(N, "isotonic_regression", call=lambda m, x: m.isotonic_regression(x)[0])
+op(N, "isotonic_regression", call=lambda m, x: m.isotonic_regression(x, decreasing=False, axis=0)[0])
+NOT_COMPARED["tf.nn"]["ctc_unique_labels"] = "integer labels, no gradient: against TF in tests/test_nn_misc.py"

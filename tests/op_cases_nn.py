@@ -222,3 +222,8 @@ CASES += [
     Case("safe_embedding_lookup_sparse_max_norm", lambda t: ds.nn.safe_embedding_lookup_sparse(
         t, _SP_IDS, combiner="mean", default_id=2, max_norm=1.2), [_signed(4, 3)]),
 ]
+CASES += [  # descend/ops/nn_misc_ops.py: the block mean is its own VJP (covered by the second-order check)
+    Case("isotonic_regression", lambda x: ds.square(ds.nn.isotonic_regression(x)[0]), [_signed(3, 5)], True),
+    Case("isotonic_regression_increasing_axis0",
+         lambda x: ds.nn.isotonic_regression(x, decreasing=False, axis=0)[0], [_signed(4, 2)]),
+]

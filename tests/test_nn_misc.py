@@ -1,0 +1,73 @@
+"""tf.nn.isotonic_regression (values, segments, gradients) and tf.nn.ctc_unique_labels against TF (issue 37)."""
+
+import numpy as np
+import pytest
+
+import descend as ds
+
+_RNG = np.random.default_rng(4)
+ISOTONIC = [  # (input, decreasing, axis)
+    (np.array([3.0, 1.0, 2.0]), True, -1),
+    (np.array([1.0, 1.0, 1.0]), True, -1),  # ties stay separate blocks
+    (np.array([1.0, 2.0, 2.0, 1.0]), False, 0),
+    (_RNG.normal(size=(4, 7)), True, 1),
+    (_RNG.normal(size=(5, 3, 4)), False, -1),
+    (_RNG.normal(size=(7, 4)), False, 0),
+    (_RNG.integers(0, 4, (3, 6)).astype(np.float64), True, -1),  # many ties
+    (np.array([[3, 1, 2], [1, 3, 4]]), True, 1),  # integers: float64 out
+]
+
+
+@pytest.mark.parametrize("x,decreasing,axis", ISOTONIC)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_isotonic_regression_matches_tensorflow(x, decreasing, axis, dtype):
+    tf = pytest.importorskip("tensorflow")
+    if x.dtype.kind == "f":
+        x = x.astype(dtype)
+    w = np.linspace(-1, 2, x.size).reshape(x.shape)
+    out = []
+    for lib in (ds, tf):
+        t = lib.constant(x)
+        with lib.GradientTape() as tape:
+            tape.watch(t)
+            y, seg = lib.nn.isotonic_regression(t, decreasing=decreasing, axis=axis)
+            loss = lib.reduce_sum(y * w.astype(y.numpy().dtype))
+        g = tape.gradient(loss, t) if x.dtype.kind == "f" else None
+        out.append((y.numpy(), seg.numpy(), None if g is None else np.asarray(g)))
+    (y, seg, g), (ty, tseg, tg) = out
+    assert y.dtype == ty.dtype and seg.dtype == tseg.dtype == np.int32
+    tol = 1e-6 if y.dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(y, ty, rtol=tol, atol=tol)
+    np.testing.assert_array_equal(seg, tseg)
+    if tg is not None and x.ndim == 2:  # TF's gradient has the right shape for matrices only (a TF bug)
+        np.testing.assert_allclose(g, tg, rtol=tol, atol=tol)
+    if g is not None:  # the rule itself: the block mean of the upstream gradient
+        wm = np.moveaxis(w, axis, -1).reshape(-1, x.shape[axis])
+        sm = np.moveaxis(seg, axis, -1).reshape(wm.shape)
+        want = np.stack([(np.bincount(s_, weights=w_) / np.bincount(s_))[s_] for w_, s_ in zip(wm, sm)])
+        np.testing.assert_allclose(np.moveaxis(g, axis, -1).reshape(wm.shape), want, rtol=tol, atol=tol)
+
+
+def test_isotonic_fit_is_monotone_and_optimal_without_tf():
+    x = _RNG.normal(size=12)
+    y = ds.nn.isotonic_regression(x)[0].numpy()
+    assert np.all(np.diff(y) <= 1e-15)
+    # the fit is the projection on the monotone cone: <x - y, y> = 0 and <x - y, z - y> <= 0 for monotone z
+    assert abs(np.dot(x - y, y)) < 1e-12
+    for z in (np.sort(_RNG.normal(size=12))[::-1] for _ in range(20)):
+        assert np.dot(x - y, z - y) <= 1e-12
+
+
+def test_ctc_unique_labels_match_tensorflow():
+    tf = pytest.importorskip("tensorflow")
+    labels = np.array([[3, 4, 4, 3], [1, 1, 1, 0], [7, 2, 9, 5]], np.int32)
+    for got, want in zip(ds.nn.ctc_unique_labels(labels), tf.nn.ctc_unique_labels(labels)):
+        assert got.dtype.name == want.dtype.name
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="axis"):
+        ds.nn.isotonic_regression(np.ones((2, 3)), axis=2)
+    with pytest.raises(ValueError, match="integer"):
+        ds.nn.ctc_unique_labels(np.ones((2, 3)))
