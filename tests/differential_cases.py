@@ -779,3 +779,6 @@ for _n in ("nce_loss", "sampled_softmax_loss"):
 op(N, "isotonic_regression", call=lambda m, x: m.isotonic_regression(x)[0])
 op(N, "isotonic_regression", call=lambda m, x: m.isotonic_regression(x, decreasing=False, axis=0)[0])
 NOT_COMPARED["tf.nn"]["ctc_unique_labels"] = "integer labels, no gradient: against TF in tests/test_nn_misc.py"
+_WSB_K = lambda x: np.linspace(-1, 1, 18).reshape(3, 2, 3, 1).astype(x.dtype.name)  # noqa: E731
+op(N, "with_space_to_batch", "image", call=lambda m, x: m.with_space_to_batch(
+    x, [2, 2], "SAME", lambda v, n, p: m.convolution(v, _WSB_K(x), padding=p), filter_shape=[3, 2]))

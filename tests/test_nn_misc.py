@@ -71,3 +71,45 @@ def test_bad_arguments():
         ds.nn.isotonic_regression(np.ones((2, 3)), axis=2)
     with pytest.raises(ValueError, match="integer"):
         ds.nn.ctc_unique_labels(np.ones((2, 3)))
+
+
+# ---------------------------------------------------------------- with_space_to_batch
+def _conv(lib, k):
+    return lambda v, n, p: lib.nn.convolution(v, k, padding=p)
+
+
+@pytest.mark.parametrize("shape,rate,padding,spatial_dims", [
+    ((2, 9, 8, 3), [2, 2], "SAME", None),
+    ((2, 9, 8, 3), [3, 2], "VALID", None),
+    ((1, 7, 10, 2), [1, 1], "SAME", None),
+    ((2, 3, 9, 8), [2, 3], "SAME", [2, 3]),  # channels first: the op sees (N, C, H, W) blocks of H, W
+])
+def test_with_space_to_batch_matches_tensorflow(shape, rate, padding, spatial_dims):
+    tf = pytest.importorskip("tensorflow")
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=shape)
+    if spatial_dims is None:
+        k = rng.normal(size=(3, 2, shape[-1], 4))
+        make = _conv
+    else:  # an op of the last two axes: a max-pool of the (H, W) plane of each channel
+        k = None
+        make = (lambda lib, _k: lambda v, n, p: lib.transpose(lib.nn.max_pool2d(
+            lib.transpose(v, [0, 2, 3, 1]), [2, 3], 1, p), [0, 3, 1, 2]))
+    out = []
+    for lib in (ds, tf):
+        t = lib.constant(x)
+        with lib.GradientTape() as tape:
+            tape.watch(t)
+            y = lib.nn.with_space_to_batch(t, rate, padding, make(lib, k), filter_shape=[3, 2] if k is not None
+                                           else [2, 3], spatial_dims=spatial_dims)
+            loss = lib.reduce_sum(y * y)
+        out.append((y.numpy(), np.asarray(tape.gradient(loss, t))))
+    np.testing.assert_allclose(out[0][0], out[1][0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(out[0][1], out[1][1], rtol=1e-12, atol=1e-12)
+
+
+def test_with_space_to_batch_bad_arguments():
+    with pytest.raises(ValueError, match="filter_shape"):
+        ds.nn.with_space_to_batch(np.ones((1, 4, 4, 1)), [2, 2], "SAME", lambda v, n, p: v)
+    with pytest.raises(ValueError, match="dilation_rate"):
+        ds.nn.with_space_to_batch(np.ones((1, 4, 4, 1)), [0, 2], "VALID", lambda v, n, p: v)

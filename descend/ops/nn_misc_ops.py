@@ -1,4 +1,4 @@
-"""``tf.nn.isotonic_regression`` (with its gradient) and ``tf.nn.ctc_unique_labels``.
+"""``tf.nn.isotonic_regression`` (with its gradient), ``tf.nn.ctc_unique_labels`` and ``tf.nn.with_space_to_batch``.
 
 ``isotonic_regression`` solves, for each vector along ``axis``, ``min_y sum_i (x_i - y_i)^2`` subject to
 ``y_1 >= y_2 >= ... >= y_n`` (``decreasing=True``; ``<=`` otherwise) by pool-adjacent-violators: blocks are
@@ -21,8 +21,9 @@ import numpy as np
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
 from . import array_ops
+from .space_batch_ops import batch_to_space, space_to_batch_nd
 
-__all__ = ["isotonic_regression", "ctc_unique_labels"]
+__all__ = ["isotonic_regression", "ctc_unique_labels", "with_space_to_batch"]
 
 
 def _pava(row: np.ndarray, decreasing: bool):
@@ -122,3 +123,61 @@ def ctc_unique_labels(labels, name=None):
             index[i, j] = seen.setdefault(v, len(seen))
         unique[i, :len(seen)] = list(seen)
     return Tensor(unique), Tensor(index)
+
+
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, spatial_dims=None,  # noqa: A002
+                        data_format=None):
+    """``op`` run on the ``space_to_batch`` of ``input`` and its result brought back by ``batch_to_space``
+    (``tf.nn.with_space_to_batch``): how a ``"VALID"`` op becomes its dilated form.
+
+    With block ``dilation_rate`` over ``spatial_dims`` (default the axes after the batch, or after the channels
+    for an ``"NC..."`` ``data_format``), the input is padded by ``(filter - 1) * rate`` split as TF does
+    (``"SAME"``, which needs ``filter_shape``) or not at all (``"VALID"``), plus what makes each padded size a
+    multiple of the rate, moved into the batch, given to ``op(converted, num_spatial_dims, "VALID")``, and the
+    extra padding cropped off the result. With every rate 1 it is ``op(input, num_spatial_dims, padding)``.
+
+    Example:
+        >>> import descend as ds, numpy as np
+        >>> x = ds.constant(np.arange(16.0).reshape(1, 4, 4, 1))
+        >>> pool = lambda v, n, p: ds.nn.pool(v, [2, 2], "MAX", padding=p)
+        >>> ds.nn.with_space_to_batch(x, [2, 2], "VALID", pool).shape
+        (1, 2, 2, 1)
+    """
+    owner = "with_space_to_batch"
+    x = convert_to_tensor(input)
+    rates = np.asarray(dilation_rate.numpy() if hasattr(dilation_rate, "numpy") else dilation_rate)
+    if rates.ndim != 1 or rates.size == 0 or rates.dtype.kind not in "iu" or np.any(rates < 1):
+        raise ValueError(f"{owner}: dilation_rate must be a non-empty vector of positive integers. Received "
+                         f"{dilation_rate!r}")
+    n = rates.size
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"{owner}: padding must be 'SAME' or 'VALID'. Received: padding={padding!r}")
+    if np.all(rates == 1):
+        return op(x, n, padding)
+    if spatial_dims is None:
+        first = 2 if data_format is not None and str(data_format).startswith("NC") else 1
+        spatial_dims = list(range(first, first + n))
+    dims = [int(d) for d in spatial_dims]
+    if len(dims) != n or any(b <= a for a, b in zip(dims, dims[1:])) or dims[0] < 1 or dims[-1] >= x.ndim:
+        raise ValueError(f"{owner}: spatial_dims must be {n} increasing axes in [1, {x.ndim}). Received "
+                         f"{spatial_dims!r}")
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError(f"{owner}: filter_shape must be given for padding='SAME'")
+        filt = np.asarray(filter_shape.numpy() if hasattr(filter_shape, "numpy") else filter_shape)[:n]
+        extra = (filt.astype(np.int64) - 1) * rates
+        base = np.stack([extra // 2, extra - extra // 2], axis=1)
+    else:
+        base = np.zeros((n, 2), np.int64)
+    size = np.asarray([x.shape[d] for d in dims], np.int64)
+    end_extra = (rates - (size + base.sum(axis=1)) % rates) % rates  # each padded size a multiple of its rate
+    # TF's block covers the axes 1 .. the last spatial one: rate 1 and no padding on the others
+    block = np.ones(dims[-1], np.int64)
+    pads = np.zeros((dims[-1], 2), np.int64)
+    crops = np.zeros((dims[-1], 2), np.int64)
+    for k, d in enumerate(dims):
+        block[d - 1] = rates[k]
+        pads[d - 1] = (base[k, 0], base[k, 1] + end_extra[k])
+        crops[d - 1, 1] = end_extra[k]
+    result = op(space_to_batch_nd(x, block, pads), n, "VALID")
+    return batch_to_space(result, block, crops)
