@@ -21,6 +21,7 @@ from .ops.nn_ops import __all__ as _nn_all
 from .ops.depthwise_backprop_ops import depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input
 from .ops.embedding_sparse_ops import embedding_lookup_sparse, safe_embedding_lookup_sparse
 from .ops.nn_misc_ops import ctc_unique_labels, isotonic_regression, with_space_to_batch
+from . import nn_experimental as experimental  # tf.nn.experimental
 from .nn_fractional import fractional_avg_pool, fractional_max_pool
 from .nn_sampled import (
     all_candidate_sampler,
@@ -37,7 +38,8 @@ __all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_
 __all__ += ["depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input", "embedding_lookup_sparse",
             "safe_embedding_lookup_sparse", "all_candidate_sampler", "compute_accidental_hits",
             "fixed_unigram_candidate_sampler", "nce_loss", "sampled_softmax_loss", "ctc_unique_labels",
-            "isotonic_regression", "with_space_to_batch", "fractional_avg_pool", "fractional_max_pool"]
+            "isotonic_regression", "with_space_to_batch", "fractional_avg_pool", "fractional_max_pool",
+            "experimental"]
 
 
 def __getattr__(name: str):

@@ -113,3 +113,44 @@ def test_with_space_to_batch_bad_arguments():
         ds.nn.with_space_to_batch(np.ones((1, 4, 4, 1)), [2, 2], "SAME", lambda v, n, p: v)
     with pytest.raises(ValueError, match="dilation_rate"):
         ds.nn.with_space_to_batch(np.ones((1, 4, 4, 1)), [0, 2], "VALID", lambda v, n, p: v)
+
+
+# ---------------------------------------------------------------- tf.nn.experimental
+@pytest.mark.parametrize("rate,noise_shape,dtype", [(0.3, None, "float32"), (0.5, [1, 4], "float64"),
+                                                    (0.0, None, "float32"), (0.7, [3, 1], "float16")])
+def test_general_dropout_matches_tensorflow_given_the_sampler(rate, noise_shape, dtype):
+    tf = pytest.importorskip("tensorflow")
+    x = np.random.default_rng(1).normal(size=(3, 4)).astype(dtype)
+
+    def sampler(lib):
+        return lambda shape, dtype: lib.constant(
+            np.linspace(0.01, 0.99, int(np.prod(shape))).reshape(shape)[::-1].copy(), dtype=dtype)
+
+    out = []
+    for lib in (ds, tf):
+        t = lib.constant(x)
+        with lib.GradientTape() as tape:
+            tape.watch(t)
+            y = lib.nn.experimental.general_dropout(t, rate, sampler(lib), noise_shape=noise_shape)
+            loss = lib.reduce_sum(y * y)
+        out.append((y.numpy(), np.asarray(tape.gradient(loss, t))))
+    for g, w in zip(out[0], out[1]):
+        assert g.dtype == w.dtype
+        np.testing.assert_array_equal(g, w)
+
+
+def test_stateless_dropout_depends_on_the_seed_only():
+    x = np.ones((200, 50))
+    a = ds.nn.experimental.stateless_dropout(x, 0.25, seed=[1, 2]).numpy()
+    b = ds.nn.experimental.stateless_dropout(x, 0.25, seed=[1, 2]).numpy()
+    c = ds.nn.experimental.stateless_dropout(x, 0.25, seed=[1, 3]).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert (a != c).any()
+    assert set(np.unique(a).tolist()) == {0.0, 1 / 0.75}
+    assert abs((a == 0).mean() - 0.25) < 0.01  # 10,000 draws: 4.3 standard deviations
+    m = ds.nn.experimental.stateless_dropout(x, 0.5, seed=[4, 4], noise_shape=[1, 50]).numpy()
+    assert (m == m[:1]).all()  # one mask per column, shared by every row
+    with pytest.raises(ValueError, match="rate"):
+        ds.nn.experimental.stateless_dropout(x, 1.0, seed=[1, 2])
+    with pytest.raises(ValueError, match="seed"):
+        ds.nn.experimental.stateless_dropout(x, 0.5, seed=[1, 2, 3])
