@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import InvalidArgumentError
 from ..framework.tensor import Tensor
+from ._common import _map, _strings
 from ._hashes import hash64, siphash24
 from ._ragged import RaggedTensor
 
@@ -53,8 +54,6 @@ def to_hash_bucket(string_tensor, num_buckets, name=None) -> Tensor:
         >>> ds.strings.to_hash_bucket(["a", "b"], 10).dtype.name
         'int64'
     """
-    from . import _map, _strings
-
     n = _buckets(num_buckets, "to_hash_bucket")
     return Tensor(_map(lambda s: hash64(s) % n, _strings(string_tensor, "to_hash_bucket", "string_tensor"), np.int64))
 
@@ -62,8 +61,6 @@ def to_hash_bucket(string_tensor, num_buckets, name=None) -> Tensor:
 def to_hash_bucket_strong(input, num_buckets, key, name=None) -> Tensor:  # noqa: A002 - TF's name
     """Each string's bucket: ``SipHash-2-4(key, s) % num_buckets`` (int64), TF's numbers; ``key`` is two
     integers (the 128-bit key's halves; a negative one is its two's complement, as TF's int64 attribute)."""
-    from . import _map, _strings
-
     n = _buckets(num_buckets, "to_hash_bucket_strong")
     try:
         k0, k1 = (int(k) for k in key)
@@ -144,8 +141,6 @@ def unicode_decode_with_offsets(input, input_encoding: str = "UTF-8", errors: st
                                 replacement_char: int = 65533, replace_control_characters: bool = False, name=None):
     """Each string's code points (int32) and the byte offset where each starts (int64): two 1-D Tensors for a
     scalar, two RaggedTensors for a vector (``tf.strings.unicode_decode_with_offsets``)."""
-    from . import _strings
-
     owner = "unicode_decode_with_offsets"
     _check_decode_args(input_encoding, errors, owner)
     return _per_string(_strings(input, owner), lambda s: _decode_utf8(s, errors, replacement_char,
@@ -157,8 +152,6 @@ def unicode_split_with_offsets(input, input_encoding: str = "UTF-8", errors: str
                                replacement_char: int = 65533, name=None):
     """Each string's characters (UTF-8 strings) and the byte offset where each starts
     (``tf.strings.unicode_split_with_offsets``); a replaced sequence is ``replacement_char`` encoded."""
-    from . import _strings
-
     owner = "unicode_split_with_offsets"
     _check_decode_args(input_encoding, errors, owner)
 
@@ -174,8 +167,6 @@ def unicode_transcode(input, input_encoding: str, output_encoding: str, errors: 
     """Each string re-encoded from ``input_encoding`` to ``output_encoding`` (``tf.strings.unicode_transcode``):
     ``"UTF-8"``, ``"UTF-16-BE"`` or ``"UTF-32-BE"`` each way; ill-formed input is replaced, skipped or refused
     as ``errors`` says."""
-    from . import _map, _strings
-
     owner = "unicode_transcode"
     names = []
     for arg, enc in (("input_encoding", input_encoding), ("output_encoding", output_encoding)):
