@@ -31,10 +31,11 @@ with respect to ``x``, ``polygamma`` none with respect to ``n``, and ``betainc``
 
 Example:
     >>> import descend as ds
-    >>> "%.12f" % float(ds.math.lgamma(0.5)), "%.12f" % float(ds.math.digamma(1.0))
-    ('0.572364942925', '-0.577215664902')
-    >>> "%.12f" % float(ds.math.zeta(2.0, 1.0))
-    '1.644934066848'
+    >>> x = ds.constant([0.5, 1.0, 2.0], dtype="float64")
+    >>> ["%.12f" % v for v in ds.math.lgamma(x).numpy()]
+    ['0.572364942925', '0.000000000000', '0.000000000000']
+    >>> "%.12f" % float(ds.math.digamma(x)[1]), "%.12f" % float(ds.math.zeta(x[2], x[1]))
+    ('-0.577215664902', '1.644934066848')
 """
 
 from __future__ import annotations
