@@ -39,10 +39,18 @@ __all__ += ["depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input
             "safe_embedding_lookup_sparse", "all_candidate_sampler", "compute_accidental_hits",
             "fixed_unigram_candidate_sampler", "nce_loss", "sampled_softmax_loss", "ctc_unique_labels",
             "isotonic_regression", "with_space_to_batch", "fractional_avg_pool", "fractional_max_pool",
-            "experimental"]
+            "experimental", "RNNCellDropoutWrapper", "RNNCellResidualWrapper"]
+
+
+#: layers, imported on first use (``descend.layers`` is above the ops this module gathers)
+_LAZY = {"RNNCellDropoutWrapper", "RNNCellResidualWrapper"}
 
 
 def __getattr__(name: str):
+    if name in _LAZY:
+        from . import nn_rnn_cell_wrappers
+
+        return getattr(nn_rnn_cell_wrappers, name)
     from ._api_exclusions import refuse  # a name tf.nn has and descend leaves out says why
 
     raise refuse("tf.nn", name, __name__)

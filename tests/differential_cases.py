@@ -787,3 +787,5 @@ for _n in ("fractional_max_pool", "fractional_avg_pool"):
                                  "and the draws follow TF's distribution, in tests/test_nn_fractional.py")
 NOT_COMPARED["tf.nn"]["experimental"] = ("a namespace: general_dropout equals TF's given the same sampler, "
                                          "stateless_dropout's mask is keyed by the seed (tests/test_nn_misc.py)")
+for _n in ("RNNCellDropoutWrapper", "RNNCellResidualWrapper"):
+    NOT_COMPARED["tf.nn"][_n] = "a cell wrapper (a layer): against TF's in tests/test_nn_rnn_cell_wrappers.py"
