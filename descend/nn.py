@@ -27,6 +27,7 @@ from .nn_sampled import (
     all_candidate_sampler,
     compute_accidental_hits,
     fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
     nce_loss,
     sampled_softmax_loss,
 )
@@ -39,7 +40,8 @@ __all__ += ["depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input
             "safe_embedding_lookup_sparse", "all_candidate_sampler", "compute_accidental_hits",
             "fixed_unigram_candidate_sampler", "nce_loss", "sampled_softmax_loss", "ctc_unique_labels",
             "isotonic_regression", "with_space_to_batch", "fractional_avg_pool", "fractional_max_pool",
-            "experimental", "RNNCellDropoutWrapper", "RNNCellResidualWrapper"]
+            "experimental", "RNNCellDropoutWrapper", "RNNCellResidualWrapper",
+            "learned_unigram_candidate_sampler"]
 
 
 #: layers, imported on first use (``descend.layers`` is above the ops this module gathers)

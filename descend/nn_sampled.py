@@ -1,5 +1,5 @@
 """``tf.nn``'s candidate sampling and the sampled losses: ``fixed_unigram_candidate_sampler``,
-``all_candidate_sampler``, ``compute_accidental_hits``, ``nce_loss`` and ``sampled_softmax_loss``.
+``learned_unigram_candidate_sampler``, ``all_candidate_sampler``, ``compute_accidental_hits``, ``nce_loss`` and ``sampled_softmax_loss``.
 
 A sampler returns ``(sampled_candidates [num_sampled] int64, true_expected_count [batch, num_true] float32,
 sampled_expected_count [num_sampled] float32)``. With ``unique=False`` the candidates are ``num_sampled``
@@ -36,8 +36,8 @@ from .framework.tensor import Tensor, convert_to_tensor
 from .ops import array_ops, math_ops
 from .ops.nn_ops import embedding_lookup, sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits
 
-__all__ = ["fixed_unigram_candidate_sampler", "all_candidate_sampler", "compute_accidental_hits", "nce_loss",
-           "sampled_softmax_loss"]
+__all__ = ["fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler", "all_candidate_sampler",
+           "compute_accidental_hits", "nce_loss", "sampled_softmax_loss"]
 
 CandidateSamples = collections.namedtuple("CandidateSamples",
                                           "sampled_candidates true_expected_count sampled_expected_count")
@@ -150,6 +150,41 @@ def fixed_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique,
                          f"of non-zero weight ({np.count_nonzero(weights)})")
     candidates, tries = _sample(inverse_cdf, num_sampled, bool(unique), range_max, seed, owner)
     return _sampler_result(t, probs, candidates, tries, num_sampled)
+
+
+#: the class counts of each learned unigram sampler, keyed as TF's kernel cache keys its state: by the op's
+#: attributes (num_true, num_sampled, unique, range_max) and its (global, op) seed pair
+_LEARNED: dict = {}
+
+
+def learned_unigram_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None,
+                                      name=None) -> CandidateSamples:
+    """Candidates drawn by the unigram counts of the true classes seen so far (``tf.nn.
+    learned_unigram_candidate_sampler``): every class starts at count 1; a call draws (and computes the expected
+    counts) from the current counts, then adds its ``true_classes`` to them. As TF's (whose kernel keeps the
+    counts), the counts belong to the sampler of these arguments and seed pair: calls with the same op seed (or
+    none, without a global seed) share them; under a global seed without an op seed each call starts afresh.
+    """
+    owner = "learned_unigram_candidate_sampler"
+    num_true = _int(num_true, "num_true", owner, 1)
+    num_sampled = _int(num_sampled, "num_sampled", owner, 1)
+    range_max = _int(range_max, "range_max", owner, 1)
+    t = _true_classes(true_classes, num_true, owner)
+    if t.size and (t.min() < 0 or t.max() >= range_max):
+        raise ValueError(f"{owner}: `true_classes` must be in [0, {range_max}). Received {t.min()}..{t.max()}")
+    key = (num_true, num_sampled, bool(unique), range_max, _random.get_seed(seed))
+    counts = _LEARNED.setdefault(key, np.ones(range_max, np.float64))
+    op_seed = key[-1][1]  # the draws follow the same (global, op) pair
+    total = counts.sum()
+    cum = np.cumsum(counts)
+
+    def inverse_cdf(u):
+        return np.minimum(np.searchsorted(cum, u * total, side="right"), range_max - 1).astype(np.int64)
+
+    candidates, tries = _sample(inverse_cdf, num_sampled, bool(unique), range_max, op_seed, owner)
+    result = _sampler_result(t, counts / total, candidates, tries, num_sampled)
+    np.add.at(counts, t.reshape(-1), 1.0)  # learn from this batch's true classes
+    return result
 
 
 def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None) -> CandidateSamples:

@@ -130,3 +130,30 @@ def test_default_log_uniform_sampler_trains_without_sampled_values():
 def test_bad_arguments_raise_clear_errors(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_learned_unigram_counts_follow_tensorflows():
+    tf = pytest.importorskip("tensorflow")
+    batches = [[[0], [0], [2]], [[0], [3], [3]], [[1], [0], [2]]]
+    for unique in (False, True):
+        for batch in batches:  # a seed no other test uses: the counts belong to the sampler of these arguments
+            got = ds.nn.learned_unigram_candidate_sampler(batch, 1, 3, unique, 4, seed=7701)
+            want = tf.nn.learned_unigram_candidate_sampler(batch, 1, 3, unique, 4, seed=7701)
+            if not unique:  # p * num_sampled from the counts so far: TF's numbers
+                np.testing.assert_allclose(got.true_expected_count.numpy(), want.true_expected_count.numpy(),
+                                           rtol=1e-6)
+            else:
+                assert len(set(got.sampled_candidates.numpy().tolist())) == 3
+
+
+def test_learned_unigram_draws_follow_the_learned_counts():
+    tf = pytest.importorskip("tensorflow")
+    counts = {"ds": np.zeros(5), "tf": np.zeros(5)}
+    for key, lib in (("ds", ds), ("tf", tf)):
+        lib.nn.learned_unigram_candidate_sampler([[4], [4], [4], [1]], 1, 1000, False, 5, seed=7703)  # learn
+        for _ in range(4):
+            s = lib.nn.learned_unigram_candidate_sampler([[0]], 1, 1000, False, 5, seed=7703)
+            counts[key] += np.bincount(s.sampled_candidates.numpy(), minlength=5)
+    table = np.stack([counts["ds"], counts["tf"]])
+    expected = table.sum(1, keepdims=True) * table.sum(0, keepdims=True) / table.sum()
+    assert ((table - expected) ** 2 / expected).sum() < 18.5  # p = 0.001, 4 degrees of freedom
