@@ -24,7 +24,8 @@ edges (poles, NaN, infinities, out-of-domain arguments) give TF's values. The me
 Gradients are TF's: ``lgamma' = digamma``, ``digamma' = polygamma(1, .)``, ``d/dx polygamma(n, x) =
 polygamma(n + 1, x)``, ``d/dq zeta(x, q) = -x zeta(x + 1, q)``, ``d/dx igamma(a, x) = x^(a-1) e^-x / Gamma(a)``,
 ``d/da igamma(a, x)`` by differentiating the series or continued fraction term by term (TF's
-``IgammaGradA``, which has no gradient itself), ``d/dx betainc(a, b, x) = x^(a-1) (1-x)^(b-1) / B(a, b)``, ``i0' = i1``, ``i1' = i0 - i1/x`` (1/2 at 0),
+``IgammaGradA``, which has no gradient itself), ``d/dx betainc(a, b, x) = x^(a-1) (1-x)^(b-1) / B(a, b)``,
+``i0' = i1``, ``i1' = i0 - i1/x`` (1/2 at 0),
 ``i0e' = i1e - sign(x) i0e``, ``i1e' = i0e - i1e (sign(x) + 1/x)`` (1/2 at 0). As in TF, ``zeta`` has no gradient
 with respect to ``x``, ``polygamma`` none with respect to ``n``, and ``betainc`` none with respect to ``a`` and ``b``
 (asking for one raises ``NoGradientError``).
