@@ -139,6 +139,21 @@ from .composites.math_extras import (
     truncatemod,
     zero_fraction,
 )
+from .ops.segment_prod_ops import segment_prod, unsorted_segment_prod
+from .ops.special_ops import (
+    bessel_i0,
+    bessel_i0e,
+    bessel_i1,
+    bessel_i1e,
+    betainc,
+    digamma,
+    igamma,
+    igammac,
+    lbeta,
+    lgamma,
+    polygamma,
+    zeta,
+)
 
 floormod = mod  # tf.math.floormod
 rint = round  # tf.math.rint: halves to even, as tf.math.round
@@ -161,3 +176,5 @@ __all__ = [
     "is_strictly_increasing", "bincount", "confusion_matrix", "accumulate_n", "erfinv", "ndtri", "erfcinv", "real",
     "imag", "conj", "angle", "approx_max_k", "approx_min_k", "nextafter",
 ]
+__all__ += ["segment_prod", "unsorted_segment_prod", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "betainc",
+            "digamma", "igamma", "igammac", "lbeta", "lgamma", "polygamma", "zeta"]

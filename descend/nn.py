@@ -18,14 +18,41 @@ from .ops.nn_ops import *  # noqa: F403
 from .ops.nn_extra_ops import *  # noqa: F403
 from .ops.nn_extra_ops import __all__ as _nn_extra_all
 from .ops.nn_ops import __all__ as _nn_all
+from .ops.depthwise_backprop_ops import depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input
+from .ops.embedding_sparse_ops import embedding_lookup_sparse, safe_embedding_lookup_sparse
+from .ops.nn_misc_ops import ctc_unique_labels, isotonic_regression, with_space_to_batch
+from . import nn_experimental as experimental  # tf.nn.experimental
+from .nn_fractional import fractional_avg_pool, fractional_max_pool
+from .nn_sampled import (
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    nce_loss,
+    sampled_softmax_loss,
+)
 
 __all__ = list(_nn_all) + ["conv2d", "max_pool2d", "conv1d", "max_pool1d", "avg_pool1d", "avg_pool2d", "compute_average_loss",
                            "scale_regularization_loss", "conv1d_transpose", "conv2d_transpose", "conv3d",
                            "depthwise_conv2d", "separable_conv2d", "tanh", "top_k", "in_top_k", "l2_normalize",
                            "zero_fraction", "approx_max_k", "approx_min_k"] + list(_nn_more_all) + list(_nn_extra_all)
+__all__ += ["depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input", "embedding_lookup_sparse",
+            "safe_embedding_lookup_sparse", "all_candidate_sampler", "compute_accidental_hits",
+            "fixed_unigram_candidate_sampler", "nce_loss", "sampled_softmax_loss", "ctc_unique_labels",
+            "isotonic_regression", "with_space_to_batch", "fractional_avg_pool", "fractional_max_pool",
+            "experimental", "RNNCellDropoutWrapper", "RNNCellResidualWrapper",
+            "learned_unigram_candidate_sampler"]
+
+
+#: layers, imported on first use (``descend.layers`` is above the ops this module gathers)
+_LAZY = {"RNNCellDropoutWrapper", "RNNCellResidualWrapper"}
 
 
 def __getattr__(name: str):
+    if name in _LAZY:
+        from . import nn_rnn_cell_wrappers
+
+        return getattr(nn_rnn_cell_wrappers, name)
     from ._api_exclusions import refuse  # a name tf.nn has and descend leaves out says why
 
     raise refuse("tf.nn", name, __name__)

@@ -824,3 +824,51 @@ op(K, "ctc_decode", "ctc_logits", grad=False, call=lambda m, x: m.ctc_decode(x, 
 CASE_NAMES = {(c.namespace, c.name) for c in CASES}
 # TF's beam search scores carry float32 rounding even for float64 logits; descend's are float64: float32 rows only
 FLOAT32_ONLY.add(("keras.ops", "ctc_decode"))
+# tf.math's special functions and segment products, tf.nn's depthwise backprops (issue 37, descend/ops/special_ops.py,
+# segment_prod_ops.py, depthwise_backprop_ops.py); wide ranges and edge values in tests/test_special_functions.py
+for _n in ("lgamma", "digamma", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"):
+    op(M, _n, "signed" if _n.startswith("bessel") else "positive")
+op(M, "lgamma", call=lambda m, x: m.lgamma(x * 3.0))  # negative arguments: the reflection side
+op(M, "digamma", call=lambda m, x: m.digamma(x * 3.0))
+op(M, "lbeta", "positive")
+op(M, "zeta", "positive", call=lambda m, q: m.zeta(np.full((3, 4), 2.5, q.dtype.name), q))
+op(M, "polygamma", "positive", call=lambda m, x: m.polygamma(np.array([0.0, 1.0, 2.0, 3.0], x.dtype.name), x))
+for _n in ("igamma", "igammac"):
+    op(M, _n, "two_positive", call=(lambda n: lambda m, a, x: getattr(m, n)(a, m.abs(x) * 2.0))(_n))
+op(M, "betainc", "positive", call=lambda m, x: m.betainc(np.full((3, 4), 1.7, x.dtype.name),
+                                                           np.full((3, 4), 2.3, x.dtype.name), x / 2.5))
+op(M, "unsorted_segment_prod", call=lambda m, x: m.unsorted_segment_prod(x, np.array([1, 0, 1]), 3))
+op(M, "segment_prod", call=lambda m, x: m.segment_prod(x, np.array([0, 0, 2])))
+_DW = lambda x: np.linspace(-1, 1, 18).reshape(3, 2, 3, 1).astype(x.dtype.name)  # noqa: E731
+op(N, "depthwise_conv2d_backprop_input", "image", call=lambda m, x: m.depthwise_conv2d_backprop_input(
+    [2, 5, 6, 3], _DW(x), x[:, ::2, ::2], [1, 2, 2, 1], "SAME"))
+op(N, "depthwise_conv2d_backprop_filter", "image", call=lambda m, x: m.depthwise_conv2d_backprop_filter(
+    x, [3, 2, 3, 1], x[:, :3, :5] * x[:, 1:4, 1:6], [1, 1, 1, 1], "VALID"))
+for _n in ("embedding_lookup_sparse", "safe_embedding_lookup_sparse"):
+    NOT_COMPARED["tf.nn"][_n] = ("its ids are a SparseTensor (TF's class on TF's side): compared with TF, values and "
+                                 "IndexedSlices gradients, in tests/test_nn_sparse_embedding.py")
+
+# tf.nn's candidate samplers and sampled losses (issue 37, descend/nn_sampled.py)
+for _n in ("fixed_unigram_candidate_sampler", "all_candidate_sampler", "learned_unigram_candidate_sampler"):
+    NOT_COMPARED["tf.nn"][_n] = "random draws: their distribution against TF's in tests/test_nn_sampled.py"
+NOT_COMPARED["tf.nn"]["compute_accidental_hits"] = "integer positions, no gradient: against TF in tests/test_nn_sampled.py"
+_SAMPLES = lambda x: (np.array([0, 2, 1], np.int64), np.full((3, 1), 0.3, x.dtype.name),  # noqa: E731
+                      np.array([0.2, 0.5, 0.7], x.dtype.name))
+for _n in ("nce_loss", "sampled_softmax_loss"):
+    op(N, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, x[:, 0] * 2.0, np.array([[1], [0], [2]]), x[:, :4][:3],
+                                                         3, 3, sampled_values=_SAMPLES(x),
+                                                         remove_accidental_hits=True))(_n))
+# tf.nn.isotonic_regression / ctc_unique_labels (issue 37, descend/ops/nn_misc_ops.py)
+op(N, "isotonic_regression", call=lambda m, x: m.isotonic_regression(x)[0])
+op(N, "isotonic_regression", call=lambda m, x: m.isotonic_regression(x, decreasing=False, axis=0)[0])
+NOT_COMPARED["tf.nn"]["ctc_unique_labels"] = "integer labels, no gradient: against TF in tests/test_nn_misc.py"
+_WSB_K = lambda x: np.linspace(-1, 1, 18).reshape(3, 2, 3, 1).astype(x.dtype.name)  # noqa: E731
+op(N, "with_space_to_batch", "image", call=lambda m, x: m.with_space_to_batch(
+    x, [2, 2], "SAME", lambda v, n, p: m.convolution(v, _WSB_K(x), padding=p), filter_shape=[3, 2]))
+for _n in ("fractional_max_pool", "fractional_avg_pool"):
+    NOT_COMPARED["tf.nn"][_n] = ("random pooling sequences: on TF's own sequences the values and gradients equal TF's, "
+                                 "and the draws follow TF's distribution, in tests/test_nn_fractional.py")
+NOT_COMPARED["tf.nn"]["experimental"] = ("a namespace: general_dropout equals TF's given the same sampler, "
+                                         "stateless_dropout's mask is keyed by the seed (tests/test_nn_misc.py)")
+for _n in ("RNNCellDropoutWrapper", "RNNCellResidualWrapper"):
+    NOT_COMPARED["tf.nn"][_n] = "a cell wrapper (a layer): against TF's in tests/test_nn_rnn_cell_wrappers.py"

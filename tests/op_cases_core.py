@@ -553,10 +553,11 @@ def _np_sqrtm_by_eigen(a):
     return np.real(v @ (np.sqrt(e.astype(complex))[..., None] * np.linalg.inv(v)))
 
 
-# descend/ops/fft_ops.py and descend/ops/special_more_ops.py (issue 37: keras.ops' Fourier transforms, i0,
-# segment_prod); the transforms are linear, so each case squares an output for the second-order check
+# descend/ops/fft_ops.py (issue 37: keras.ops' Fourier transforms), and i0 / segment_prod against NumPy and a
+# series (the ops are tf.math's, descend/ops/special_ops.py and segment_prod_ops.py); the transforms are linear, so each case squares an output for the second-order check
 from descend.ops.fft_ops import complex_fft, inverse_real_fft, real_fft  # noqa: E402
-from descend.ops.special_more_ops import bessel_i0, bessel_i1, unsorted_segment_prod  # noqa: E402
+from descend.ops.segment_prod_ops import unsorted_segment_prod  # noqa: E402
+from descend.ops.special_ops import bessel_i0, bessel_i1  # noqa: E402
 
 _w_fft = _rng.uniform(0.5, 1.5, (2, 3, 4))
 _case("complex_fft_1d", lambda a, b: ds.square(ds.add(*complex_fft(a, b))), [_signed(2, 3, 4), _signed(2, 3, 4)],
@@ -573,11 +574,11 @@ _case("inverse_real_fft_odd_padded", lambda a, b: ds.square(inverse_real_fft(a, 
       lambda a, b: np.fft.irfft(a + 1j * b, 9) ** 2, True)
 _case("inverse_real_fft_cropped", lambda a, b: ds.square(inverse_real_fft(a, b, 4)), [_signed(2, 5), _signed(2, 5)],
       lambda a, b: np.fft.irfft((a + 1j * b)[:, :3], 4) ** 2, True)
-_case("bessel_i0", bessel_i0, [3.0 * _signed(2, 3)], np.i0, True)
-_case("bessel_i1", bessel_i1, [3.0 * _signed(2, 3)],
+_case("bessel_i0_against_numpy", bessel_i0, [3.0 * _signed(2, 3)], np.i0, True)
+_case("bessel_i1_against_its_series", bessel_i1, [3.0 * _signed(2, 3)],
       lambda x: sum((x / 2) ** (2 * k + 1) / (math.factorial(k) * math.factorial(k + 1)) for k in range(60)), True)
 _SEG_PROD = np.array([0, 2, 0, 0])
-_case("unsorted_segment_prod", lambda x: unsorted_segment_prod(x, _SEG_PROD, 4), [_signed(4, 3)],
+_case("unsorted_segment_prod_empty_segments", lambda x: unsorted_segment_prod(x, _SEG_PROD, 4), [_signed(4, 3)],
       lambda x: np.stack([np.prod(x[_SEG_PROD == s], axis=0) for s in range(4)]), True)
 
 

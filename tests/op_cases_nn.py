@@ -184,3 +184,55 @@ CASES += [
     Case("conv3d_transpose_same", lambda x, k: ds.nn.conv3d_transpose(x, k, (1, 4, 3, 5, 2), (2, 1, 2), "SAME"),
          [_signed(1, 2, 3, 3, 2), _signed(2, 2, 3, 2, 2)]),
 ]
+
+# tf.math's special functions (descend/ops/special_ops.py), segment products, the depthwise backprops and the
+# sparse embedding lookups (issue 37); TF's values in tests/test_special_functions.py, test_nn_sparse_embedding.py
+_SP_IDS = ds.RaggedTensor.from_row_lengths(np.array([1, 3, 1, 0, 2], np.int64), [3, 0, 2])
+_ORDERS = np.array([[0.0, 1.0, 2.0], [3.0, 1.0, 0.0]])
+_AWAY_FROM_POLES = np.array([[-0.45, 1.3, 2.6], [-1.6, 0.7, 3.9]])  # lgamma/digamma: poles at 0, -1, -2...
+CASES += [
+    Case("lgamma", ds.math.lgamma, [_AWAY_FROM_POLES.copy()], True),
+    Case("digamma", ds.math.digamma, [_AWAY_FROM_POLES.copy()], True),
+    Case("polygamma_x", lambda x: ds.math.polygamma(_ORDERS, x), [_u(2, 3, lo=0.3, hi=3.0)], True),
+    Case("zeta_q", lambda q: ds.math.zeta(np.full((2, 3), 3.5), q), [_u(2, 3, lo=0.3, hi=3.0)], True),
+    Case("igamma", ds.math.igamma, [_u(2, 3, lo=0.5, hi=4.0), _u(2, 3, lo=0.2, hi=6.0)]),
+    Case("igammac", ds.math.igammac, [_u(2, 3, lo=0.5, hi=4.0), _u(2, 3, lo=0.2, hi=6.0)]),
+    Case("igamma_x_second_order", lambda x: ds.math.igamma(np.full((2, 3), 2.5), x), [_u(2, 3, lo=0.2, hi=6.0)],
+         True),
+    Case("igammac_x_second_order", lambda x: ds.math.igammac(np.full((2, 3), 0.7), x), [_u(2, 3, lo=0.2, hi=6.0)],
+         True),
+    Case("betainc_x", lambda x: ds.math.betainc(np.full((2, 3), 1.7), np.full((2, 3), 2.3), x),
+         [_u(2, 3, lo=0.05, hi=0.95)], True),
+    Case("lbeta", ds.math.lbeta, [_u(2, 4, lo=0.3, hi=3.0)], True),
+    Case("bessel_i0", ds.math.bessel_i0, [_signed(2, 3, lo=0.2, hi=4.0)], True),
+    Case("bessel_i0e", ds.math.bessel_i0e, [_signed(2, 3, lo=0.2, hi=4.0)], True),
+    Case("bessel_i1", ds.math.bessel_i1, [_signed(2, 3, lo=0.2, hi=4.0)], True),
+    Case("bessel_i1e", ds.math.bessel_i1e, [_signed(2, 3, lo=0.2, hi=4.0)], True),
+    Case("unsorted_segment_prod", lambda x: ds.math.unsorted_segment_prod(x, np.array([1, 0, 1, 1]), 3),
+         [_signed(4, 2)], True),
+    Case("unsorted_segment_prod_one_zero", lambda x: ds.math.unsorted_segment_prod(
+        ds.multiply(x, np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 1.0]])), np.array([0, 0, 1]), 2), [_signed(3, 2)]),
+    Case("segment_prod", lambda x: ds.math.segment_prod(x, np.array([0, 0, 2, 2])), [_signed(4, 3)], True),
+    Case("depthwise_conv2d_backprop_input", lambda k, g: ds.nn.depthwise_conv2d_backprop_input(
+        [1, 4, 5, 2], k, g, [1, 2, 2, 1], "SAME"), [_signed(2, 3, 2, 2), _signed(1, 2, 3, 4)]),
+    Case("depthwise_conv2d_backprop_filter", lambda x, g: ds.nn.depthwise_conv2d_backprop_filter(
+        x, [2, 3, 2, 2], g, [1, 1, 1, 1], "VALID"), [_signed(1, 4, 5, 2), _signed(1, 3, 3, 4)]),
+    Case("embedding_lookup_sparse_sqrtn", lambda t: ds.nn.embedding_lookup_sparse(t, _SP_IDS, None, combiner="sqrtn"),
+         [_signed(4, 3)]),
+    Case("safe_embedding_lookup_sparse_max_norm", lambda t: ds.nn.safe_embedding_lookup_sparse(
+        t, _SP_IDS, combiner="mean", default_id=2, max_norm=1.2), [_signed(4, 3)]),
+]
+CASES += [  # descend/ops/nn_misc_ops.py: the block mean is its own VJP (covered by the second-order check)
+    Case("isotonic_regression", lambda x: ds.square(ds.nn.isotonic_regression(x)[0]), [_signed(3, 5)], True),
+    Case("isotonic_regression_increasing_axis0",
+         lambda x: ds.nn.isotonic_regression(x, decreasing=False, axis=0)[0], [_signed(4, 2)]),
+]
+from descend.nn_fractional import pool_with_sequences as _fractional  # noqa: E402
+
+_FRACTIONAL_IN = _rng.permutation(2 * 7 * 5 * 2).reshape(2, 7, 5, 2) * 0.05 - 3.4  # distinct: no ties in a window
+CASES += [  # descend/nn_fractional.py on fixed pooling sequences (the draws are tested in test_nn_fractional.py)
+    Case("fractional_max_pool_overlapping", lambda x: _fractional(x, [0, 2, 3, 5, 7], [0, 2, 3, 5], True, "max"),
+         [_FRACTIONAL_IN.copy()]),
+    Case("fractional_avg_pool", lambda x: _fractional(x, [0, 2, 3, 5, 7], [0, 2, 3, 5], False, "avg"),
+         [_signed(2, 7, 5, 2)]),
+]

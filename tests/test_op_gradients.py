@@ -310,3 +310,8 @@ def test_second_derivative_of_reduce_prod_raises_no_gradient_error():
     np.testing.assert_allclose(g.numpy(), expected, rtol=1e-12)
     with pytest.raises(ds.NoGradientError, match="_prod_of_others"):
         outer.gradient(g, x)
+
+# d igamma / da (descend/ops/special_ops.py) has no gradient itself, as TF's IgammaGradA
+NO_VJP_ALLOWLIST["igamma_grad_a"] = ("TF's IgammaGradA has no gradient: igamma is differentiable once in a",
+                                     lambda a: OPS["igamma_grad_a"](a, np.full(a.shape, 1.5)),
+                                     np.array([0.5, 2.0, 3.5]))

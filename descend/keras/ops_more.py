@@ -28,7 +28,8 @@ from ..framework import Tensor, Variable
 from ..framework import convert_to_tensor as _to_tensor
 from ..ops import ctc_ops as _ctc
 from ..ops import fft_ops as _fft
-from ..ops import special_more_ops as _special
+from ..ops import segment_prod_ops as _segment_prod
+from ..ops import special_ops as _special
 
 __all__ = [
     "qr", "svd", "eigh", "lstsq", "pinv", "matrix_rank", "lu_factor",
@@ -372,7 +373,7 @@ def segment_prod(data, segment_ids, num_segments=None, sorted=False):  # noqa: A
             raise ValueError(f"segment_prod: `segment_ids` must be sorted when `sorted=True`. Received {ids.tolist()}")
     if num_segments is None:
         num_segments = int(ids.max()) + 1 if ids.size else 0
-    return _special.unsorted_segment_prod(data, ids, num_segments)
+    return _segment_prod.unsorted_segment_prod(data, ids, num_segments)
 
 
 def i0(x):

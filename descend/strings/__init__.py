@@ -22,28 +22,22 @@ import numpy as np
 from .. import backend
 from ..errors import InvalidArgumentError
 from ..framework.tensor import Tensor, convert_to_tensor
+from ._common import _map, _strings
 from ._fingerprint import fingerprint64
+from ._more import (
+    to_hash_bucket,
+    to_hash_bucket_strong,
+    unicode_decode_with_offsets,
+    unicode_split_with_offsets,
+    unicode_transcode,
+)
 from ._ragged import RaggedTensor
 
 __all__ = ["RaggedTensor", "as_string", "bytes_split", "format", "join", "length", "lower", "ngrams",
            "reduce_join", "regex_full_match", "regex_replace", "split", "strip", "substr", "to_hash_bucket_fast",
-           "to_number", "unicode_decode", "unicode_encode", "unicode_split", "unsorted_segment_join", "upper"]
-
-
-def _strings(x, name: str, arg: str = "input") -> np.ndarray:
-    """``x`` as a string value (object array of bytes); any other dtype is a TypeError naming ``name``."""
-    t = convert_to_tensor(x)
-    if t.dtype != backend.string:
-        raise TypeError(f"strings.{name}: {arg} must be a string tensor; received dtype {t.dtype.name}")
-    return t._value
-
-
-def _map(fn, arr: np.ndarray, dtype=object) -> np.ndarray:
-    out = np.empty(arr.shape, dtype=dtype)
-    flat = out.reshape(-1)
-    for i, s in enumerate(arr.reshape(-1).tolist()):
-        flat[i] = fn(s)
-    return out
+           "to_number", "unicode_decode", "unicode_encode", "unicode_split", "unsorted_segment_join", "upper",
+           "to_hash_bucket", "to_hash_bucket_strong", "unicode_decode_with_offsets", "unicode_split_with_offsets",
+           "unicode_transcode"]
 
 
 def _bytes(x, name: str, arg: str) -> bytes:
@@ -417,3 +411,4 @@ def unsorted_segment_join(inputs, segment_ids, num_segments, separator: str = ""
         for k in range(n):
             out[(k,) + idx] = sep.join(items[(j,) + idx] for j, i in enumerate(flat_ids) if i == k)
     return Tensor(out)
+
