@@ -36,7 +36,7 @@ import numpy as np
 
 from . import backend
 from . import random as tf_random
-from ._lookup import deserialize_object, serialize_object
+from .persistence.registry import deserialize_object, serialize_object
 from .framework.tensor import Tensor
 
 __all__ = [

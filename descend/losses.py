@@ -36,7 +36,7 @@ import warnings
 import numpy as np
 
 from . import activations, backend
-from ._lookup import get_object
+from .persistence.registry import get_object
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import array_ops, math_ops, nn_ops
@@ -1142,13 +1142,13 @@ ALL_OBJECTS_DICT.update({
 
 
 def _function_name(fn) -> str:
-    from ._serialization import function_name
+    from .persistence.serialization import function_name
 
     return function_name(fn, ALL_OBJECTS_DICT)
 
 
 def _find_function(name):
-    from ._serialization import find_function
+    from .persistence.serialization import find_function
 
     return find_function(name, ALL_OBJECTS_DICT)
 
@@ -1171,7 +1171,7 @@ def deserialize(config, custom_objects: dict | None = None):
     """The loss that :func:`serialize` described: a name, a ``{"class_name", "config"}`` dict or Keras'
     function config. ``custom_objects``, an active ``custom_object_scope`` and registered objects are
     searched before the built-in losses."""
-    from ._serialization import extend_scope, find_object
+    from .persistence.serialization import extend_scope, find_object
 
     with extend_scope(custom_objects):
         if isinstance(config, str):

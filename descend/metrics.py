@@ -31,8 +31,8 @@ import numpy as np
 
 from . import backend
 from . import losses as _losses
-from ._lookup import get_object
-from ._serialization import find_function, function_name
+from .persistence.registry import get_object
+from .persistence.serialization import find_function, function_name
 from .framework import nest as _nest
 from .framework import trace as _trace
 from .framework.tensor import Tensor, convert_to_tensor
@@ -1371,7 +1371,7 @@ def serialize(metric) -> dict:
 
 def deserialize(config, custom_objects: dict | None = None):
     """The metric :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    from ._serialization import extend_scope, find_object
+    from .persistence.serialization import extend_scope, find_object
 
     with extend_scope(custom_objects):
         if isinstance(config, str):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import weakref
 
-from . import _serialization
+from .persistence import serialization as _serialization
 from . import functional as _functional
-from . import saving as _saving
+from .persistence import model_saving as _saving
 from .framework import context
 from .layers import _rebuild
 from .layers.base import Layer

@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from ._lookup import deserialize_object, serialize_object
+from .persistence.registry import deserialize_object, serialize_object
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import math_ops

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import descend as ds
+from descend.persistence.checkpoint import trackable
 import descend.train as train
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -89,7 +90,7 @@ def make(kind, opt_name="adam"):
 
 def state(model, opt, ckpt_roots=None) -> dict:
     """Everything, keyed by path: weights, Dropout generators, optimizer state (by path)."""
-    graph = ds.checkpoint.trackable.walk({"model": model, "optimizer": opt})
+    graph = trackable.walk({"model": model, "optimizer": opt})
     out = {}
     for leaf in graph.leaves:
         for k, v in leaf.state().items():

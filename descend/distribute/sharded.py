@@ -204,7 +204,7 @@ class ShardedEmbedding(Layer):
         return self.strategy.group
 
     def table_shard(self) -> dict:
-        """This rank's part of the table, for checkpoints (:mod:`descend.checkpoint.collective`): the variable
+        """This rank's part of the table, for checkpoints (:mod:`descend.persistence.checkpoint.collective`): the variable
         (None before the layer is built), the table's global shape, every rank's rows, this rank and the group."""
         group = self.group
         n = group.size

@@ -11,7 +11,7 @@ Example:
     'dense/kernel'
 """
 
-from .. import _serialization
+from ..persistence import serialization as _serialization
 from .activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import MultiHeadAttention
 from .base import Layer, get_mask, register_weight_hook, set_mask, to_snake_case

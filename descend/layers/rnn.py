@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _serialization, activations, constraints, initializers, regularizers
+from .. import activations, constraints, initializers, regularizers
+from ..persistence import serialization as _serialization
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops, random_draw
 from .base import Layer, _serialize_activation

@@ -11,7 +11,7 @@ import numpy as np
 from .. import backend
 from ..compiler.function import Function
 from ..compiler.graph import Lit, Value, VarRef
-from ..formats.tf_bundle import write_bundle
+from ..persistence.formats.tf_bundle import write_bundle
 from ..framework.op import OPS
 from ..framework.variable import Variable
 

@@ -34,7 +34,7 @@ def serialize_object(obj, base: type):
     name or its name)."""
     if obj is None:
         return None
-    from ._serialization import function_config, serialize_keras_object
+    from .serialization import function_config, serialize_keras_object
 
     if isinstance(obj, base) or hasattr(obj, "get_config") and not isinstance(obj, type):
         return serialize_keras_object(obj)
@@ -46,7 +46,7 @@ def serialize_object(obj, base: type):
 def deserialize_object(config, kind: str, aliases: dict, classes: dict, custom_objects: dict | None = None):
     """Rebuild an object from :func:`serialize_object`'s output or a name: ``custom_objects``, an active
     ``custom_object_scope`` and registered objects first, then ``aliases`` and ``classes``."""
-    from ._serialization import extend_scope, find_object
+    from .serialization import extend_scope, find_object
 
     custom_objects = custom_objects or {}
     article = "An" if kind[0] in "aeiou" else "A"

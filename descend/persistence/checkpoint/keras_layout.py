@@ -28,10 +28,10 @@ Example:
 
 from __future__ import annotations
 
-from ..framework.variable import Variable
-from ..layers.base import Layer, to_snake_case
-from ..layers.input_layer import InputLayer
-from ..optimizers import (
+from ...framework.variable import Variable
+from ...layers.base import Layer, to_snake_case
+from ...layers.input_layer import InputLayer
+from ...optimizers import (
     SGD,
     Adadelta,
     Adagrad,
@@ -43,7 +43,7 @@ from ..optimizers import (
     Nadam,
     RMSprop,
 )
-from ..optimizers.optimizer import Optimizer
+from ...optimizers.optimizer import Optimizer
 
 __all__ = ["model_groups", "own_variables", "optimizer_groups", "optimizer_tail", "check_optimizer",
            "KERAS2_SLOT_NAMES", "keras_name_key"]

@@ -1,7 +1,7 @@
 """TensorFlow's tensor bundle: the ``<prefix>.index`` / ``<prefix>.data-NNNNN-of-MMMMM`` files that
 ``tf.train.Checkpoint``, ``tf.compat.v1.train.Saver`` and Keras 2's ``save_weights`` write.
 
-The index is a sorted string table (:mod:`descend.formats.sstable`) whose empty key holds a
+The index is a sorted string table (:mod:`descend.persistence.formats.sstable`) whose empty key holds a
 ``BundleHeaderProto`` and whose other keys name tensors, each with a ``BundleEntryProto`` (dtype,
 shape, shard, offset, size, masked CRC-32C of the bytes). Reading trusts nothing: the index is read
 only up to :data:`MAX_INDEX_BYTES`, every entry is checked when the bundle is opened (a known dtype, a
@@ -17,7 +17,7 @@ read (see ``docs/formats.md``, "What reading a file costs").
 Example:
     >>> import os, tempfile
     >>> import numpy as np
-    >>> from descend.formats import tf_bundle
+    >>> from descend.persistence.formats import tf_bundle
     >>> prefix = os.path.join(tempfile.mkdtemp(), "ckpt")
     >>> tf_bundle.write_bundle(prefix, {"w": np.arange(3, dtype=np.float32)})
     >>> bundle = tf_bundle.TensorBundle(prefix)
@@ -35,8 +35,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..checkpoint.errors import CheckpointCorruptedError, CheckpointError, short
-from ..checkpoint.format import open_regular
+from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, short
+from ..checkpoint.descend_format import open_regular
 from ..durable import clear_leftovers, fsync_dir, write_durable
 from . import crc32c as _crc
 from . import sstable, wire

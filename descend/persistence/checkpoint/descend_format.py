@@ -44,7 +44,7 @@ import time
 import numpy as np
 
 from ..durable import TMP_PREFIX, naming_target, replace_dir, temp_dir, write_durable
-from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
+from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 
 __all__ = [
     "FORMAT", "INDEX_FORMAT", "SCHEMA_VERSION", "TENSORS_FILE", "MANIFEST_FILE", "INDEX_FILE", "LOCK_FILE",

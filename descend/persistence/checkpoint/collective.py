@@ -33,8 +33,8 @@ import numpy as np
 
 from .. import durable
 from ..durable import TMP_PREFIX
-from . import format as fmt
-from .errors import CheckpointError
+from . import descend_format as fmt
+from ..checkpoint_errors import CheckpointError
 
 __all__ = ["Layout", "agree", "fingerprint", "group_of", "layout_of", "replica_group", "write", "wanted_rows"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..checkpoint import Checkpoint, CheckpointManager
-from .callbacks import Callback
-from .replica import replica_for
+from ..training.callbacks import Callback
+from ..training.replica import replica_for
 
 __all__ = ["BackupAndRestore"]
 

@@ -13,7 +13,7 @@ Example:
     >>> import os, tempfile
     >>> import numpy as np
     >>> import descend as ds
-    >>> from descend.formats import tf_bundle
+    >>> from descend.persistence.formats import tf_bundle
     >>> prefix = os.path.join(tempfile.mkdtemp(), "model.ckpt-1")
     >>> tf_bundle.write_bundle(prefix, {"w": np.array([3.0], np.float32), "w/Adam": np.array([0.5], np.float32),
     ...                                 "w/Adam_1": np.array([0.25], np.float32),
@@ -32,10 +32,10 @@ import re
 
 import numpy as np
 
-from ..compat.v1.optimizer import live_optimizers
+from ...compat.v1.optimizer import live_optimizers
 from ..formats import tf_bundle
-from ..framework.variable import Variable, live_variables
-from .errors import CheckpointError, CheckpointMismatchError, mismatch_message, short
+from ...framework.variable import Variable, live_variables
+from ..checkpoint_errors import CheckpointError, CheckpointMismatchError, mismatch_message, short
 
 __all__ = ["SLOT_ORDER", "restore_by_name", "tf1_slot_names", "init_from_checkpoint"]
 
@@ -207,7 +207,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
         >>> import os, tempfile
         >>> import numpy as np
         >>> import descend as ds
-        >>> from descend.formats import tf_bundle
+        >>> from descend.persistence.formats import tf_bundle
         >>> prefix = os.path.join(tempfile.mkdtemp(), "model.ckpt")
         >>> tf_bundle.write_bundle(prefix, {"old/w": np.array([1.0, 2.0], np.float32)})
         >>> ds.compat.v1.reset_default_graph()

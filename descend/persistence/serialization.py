@@ -283,16 +283,16 @@ def builtin_objects(kind: str) -> dict:
     table = _tables.get(kind)
     if table is not None:
         return table
-    from . import activations, constraints, initializers, losses, metrics, mixed_precision, regularizers  # registry look-up
+    from .. import activations, constraints, initializers, losses, metrics, mixed_precision, regularizers  # registry look-up
 
     def classes(module, base):
         return {n: getattr(module, n) for n in module.__all__
                 if inspect.isclass(getattr(module, n, None)) and issubclass(getattr(module, n), base)}
 
     if kind == "layers":
-        from . import layers  # registry look-up
-        from .distribute.sharded import ShardedEmbedding  # registry look-up (a layer of the distribution package)
-        from .models import Model, Sequential  # registry look-up
+        from .. import layers  # registry look-up
+        from ..distribute.sharded import ShardedEmbedding  # registry look-up (a layer of the distribution package)
+        from ..models import Model, Sequential  # registry look-up
 
         table = classes(layers, layers.Layer)
         table.update({"Functional": Model, "Model": Model, "Sequential": Sequential,
@@ -310,12 +310,12 @@ def builtin_objects(kind: str) -> dict:
     elif kind == "metrics":
         table = dict(metrics.ALL_OBJECTS_DICT)
     elif kind == "optimizers":
-        from . import optimizers  # registry look-up
+        from .. import optimizers  # registry look-up
 
         table = {n: getattr(optimizers, n) for n in optimizers.__all__
                  if inspect.isclass(getattr(optimizers, n)) and hasattr(getattr(optimizers, n), "from_config")}
     elif kind == "random":
-        from .keras import random  # registry look-up: keras.random's SeedGenerator
+        from ..keras import random  # registry look-up: keras.random's SeedGenerator
 
         table = {"SeedGenerator": random.SeedGenerator}
     elif kind == "dtype_policies":
@@ -454,8 +454,8 @@ def _serialize(obj, depth: int):
                                                       "step": _serialize(obj.step, depth + 1)}}
     if obj is Ellipsis:
         return {"class_name": "__ellipsis__", "config": {}}
-    from .framework.tensor import Tensor
-    from .framework.variable import Variable
+    from ..framework.tensor import Tensor
+    from ..framework.variable import Variable
 
     if isinstance(obj, (Tensor, Variable)):
         value = obj.numpy()
@@ -529,7 +529,7 @@ def build_object(config: dict, kind: str | None = None, what: str | None = None)
             raise TypeError(f"A {class_name} config needs a numeric 'dtype'. Received: {_short(inner)}")
         arr = np.array(value, dtype=np.dtype(dtype))
         if class_name == "__tensor__":
-            from .framework.tensor import Tensor
+            from ..framework.tensor import Tensor
 
             return Tensor(arr)
         return arr

@@ -38,8 +38,8 @@ from . import collective
 from ..formats import tf_bundle  # (a module: tf_bundle imports the checkpoint package, which imports this)
 from .checkpoint import Checkpoint
 from .tf_writer import TF_STATE_FILE  # the file in which TensorFlow names its newest checkpoint
-from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
-from .format import (
+from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
+from .descend_format import (
     INDEX_FILE,
     INDEX_FORMAT,
     MANAGER_FILE,

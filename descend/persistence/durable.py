@@ -16,7 +16,7 @@ replaces, as Keras' in-place writes do. An error names the target, never only th
 
 Example:
     >>> import os, tempfile
-    >>> from descend import durable
+    >>> from descend.persistence import durable
     >>> folder = tempfile.mkdtemp()
     >>> durable.atomic_replace_file(os.path.join(folder, "a.txt"), b"one")
     >>> open(os.path.join(folder, "a.txt"), "rb").read()

@@ -1,0 +1,1 @@
+"""Persistence (placeholder docstring, written below)."""
