@@ -21,6 +21,7 @@ import weakref
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import array_ops, math_ops, nn_ops
+from .persistence.registry import register_builtins
 
 __all__ = [
     "linear", "relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "hard_sigmoid", "hard_silu",
@@ -299,6 +300,7 @@ _BY_NAME = {
     "tanh_shrink": tanh_shrink, "log_sigmoid": log_sigmoid, "sparse_plus": sparse_plus,
     "sparse_sigmoid": sparse_sigmoid, "squareplus": squareplus, "threshold": threshold, "sparsemax": sparsemax,
 }
+register_builtins("activations", _BY_NAME)
 # descend.nn / descend functions given directly serialize to the matching name
 _NAME_OF = {id(fn): name for name, fn in _BY_NAME.items() if name not in ("hard_swish", "swish")}
 for _name, _fn in (("relu", nn_ops.relu), ("relu6", nn_ops.relu6), ("leaky_relu", nn_ops.leaky_relu),

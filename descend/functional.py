@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .persistence import serialization as _serialization
 from .framework import nest
 from .framework.tensor import Tensor
 from .layers import _rebuild
@@ -25,6 +24,7 @@ from .layers.base import Layer
 from .layers.input_layer import Input, InputLayer
 from .layers.keras_tensor import KerasTensor, Node, map_symbolic
 from .ops.math_ops import cast
+from .persistence import serialization as _serialization
 
 __all__ = ["init_graph", "run_graph", "graph_config", "graph_from_config", "graph_summary_rows", "clone_graph"]
 

@@ -36,10 +36,11 @@ import warnings
 import numpy as np
 
 from . import activations, backend
-from .persistence.registry import get_object
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import array_ops, math_ops, nn_ops
+from .persistence.registry import register_builtins
+from .persistence.serialization import get_object
 
 __all__ = [
     "Loss", "LossFunctionWrapper", "Reduction",
@@ -1139,6 +1140,7 @@ ALL_OBJECTS_DICT.update({
     "msle": mean_squared_logarithmic_error, "MSLE": mean_squared_logarithmic_error,
     "logcosh": log_cosh, "huber_loss": huber,
 })
+register_builtins("losses", ALL_OBJECTS_DICT)
 
 
 def _function_name(fn) -> str:
@@ -1217,4 +1219,4 @@ def get(identifier):
         >>> losses.get("mse") is losses.mean_squared_error
         True
     """
-    return get_object(identifier, ALL_OBJECTS_DICT, Loss, "loss", deserialize)
+    return get_object(identifier, "losses", Loss, "loss", deserialize)

@@ -31,13 +31,13 @@ import numpy as np
 
 from . import backend
 from . import losses as _losses
-from .persistence.registry import get_object
-from .persistence.serialization import find_function, function_name
 from .framework import nest as _nest
 from .framework import trace as _trace
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable, name_scope
 from .ops import math_ops
+from .persistence.registry import register_builtins
+from .persistence.serialization import find_function, function_name, get_object
 
 __all__ = [
     "Metric", "Mean", "Sum", "MeanMetricWrapper",
@@ -1417,7 +1417,7 @@ def get(identifier):
         >>> type(metrics.get("accuracy")).__name__
         'Accuracy'
     """
-    return get_object(identifier, ALL_OBJECTS_DICT, Metric, "metric", deserialize)
+    return get_object(identifier, "metrics", Metric, "metric", deserialize)
 
 
 # ---------------------------------------------------------------- correlations (Keras 3's per-sample functions)
@@ -1865,6 +1865,7 @@ _MORE = (PearsonCorrelation, ConcordanceCorrelation, IoU, MeanIoU, BinaryIoU, On
 # (not in ALL_OBJECTS, the metrics constructible without arguments: most of these need some)
 ALL_OBJECTS_DICT.update({cls.__name__: cls for cls in _MORE})
 ALL_OBJECTS_DICT.update({_losses._to_snake_case(cls.__name__): cls for cls in _MORE})
+register_builtins("metrics", ALL_OBJECTS_DICT)
 _FUNCTIONS.update({f.__name__: f for f in (pearson_correlation, concordance_correlation)})
 __all__ += [cls.__name__ for cls in _MORE] + [
     "pearson_correlation", "concordance_correlation", "binary_crossentropy", "binary_focal_crossentropy",

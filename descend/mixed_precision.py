@@ -26,6 +26,7 @@ import numpy as np
 
 from . import backend
 from .optimizers.loss_scale import LossScaleOptimizer
+from .persistence.registry import register_builtins
 
 __all__ = ["DTypePolicy", "LossScaleOptimizer", "Policy", "dtype_policy", "global_policy", "set_dtype_policy",
            "set_global_policy"]
@@ -99,6 +100,7 @@ class Policy:
 
 
 DTypePolicy = Policy  # Keras 3's name
+register_builtins("dtype_policies", {"DTypePolicy": Policy, "FloatDTypePolicy": Policy, "Policy": Policy})
 _GLOBAL: Policy | None = None
 
 

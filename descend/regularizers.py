@@ -20,10 +20,11 @@ import math
 
 import numpy as np
 
-from .persistence.registry import deserialize_object, serialize_object
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import math_ops
+from .persistence.registry import public_names, register_builtins
+from .persistence.serialization import deserialize_object, serialize_object
 
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2", "orthogonal_regularizer",
            "get", "serialize", "deserialize"]
@@ -218,7 +219,8 @@ l1_l2 = L1L2
 orthogonal_regularizer = OrthogonalRegularizer
 
 # ---------------------------------------------------------------- lookup
-_CLASSES = {c.__name__: c for c in (Regularizer, L1, L2, L1L2, OrthogonalRegularizer)}
+register_builtins("regularizers", public_names(
+    __name__, lambda obj: isinstance(obj, type) and issubclass(obj, Regularizer)))
 _ALIASES = {
     "l1": L1,
     "l2": L2,
@@ -234,7 +236,7 @@ def serialize(regularizer) -> dict | str | None:
 
 def deserialize(config, custom_objects: dict | None = None):
     """Rebuild a regularizer from :func:`serialize`'s output (or a name)."""
-    return deserialize_object(config, "regularizer", _ALIASES, _CLASSES, custom_objects)
+    return deserialize_object(config, "regularizer", _ALIASES, "regularizers", custom_objects)
 
 
 def get(identifier, custom_objects: dict | None = None):

@@ -123,8 +123,9 @@ def test_a_cycle_of_checkpoints_saves_and_restores(tmp_path, fmt):
 
 
 # ================================================================ importing a reader first
-@pytest.mark.parametrize("module", ["descend.persistence.formats.tf_bundle", "descend.persistence.formats.keras_zip", "descend.persistence.formats.keras_h5",
-                                    "descend.persistence.checkpoint.tf_writer", "descend.persistence.durable"])
+@pytest.mark.parametrize("module", ["descend.persistence.formats.tf_bundle", "descend.persistence.formats.keras_zip",
+                                    "descend.persistence.formats.keras_h5", "descend.persistence.checkpoint.tf_writer",
+                                    "descend.persistence.durable"])
 def test_each_reader_module_imports_first_in_a_fresh_process(module):
     """`from descend.persistence.formats import tf_bundle` (its own docstring's example) as a program's first import."""
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=300,

@@ -16,10 +16,10 @@ import pytest
 
 import descend as ds
 import descend.train as train
-from descend.persistence import durable
 from descend.persistence import checkpoint_errors as errors
-from descend.persistence.checkpoint import trackable
+from descend.persistence import durable
 from descend.persistence.checkpoint import descend_format as fmt
+from descend.persistence.checkpoint import trackable
 
 GIB = 2**30
 

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import descend as ds
-from descend.persistence.checkpoint import trackable
 import descend.train as train
+from descend.persistence.checkpoint import trackable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -15,13 +15,6 @@ Example:
 """
 
 from ..persistence.checkpoint.checkpoint import Checkpoint
-from ..persistence.checkpoint_errors import (
-    CheckpointCorruptedError,
-    CheckpointError,
-    CheckpointLockedError,
-    CheckpointMismatchError,
-    RestoreReport,
-)
 from ..persistence.checkpoint.descend_format import (  # the file names and format tags, for tools that inspect checkpoint folders
     FORMAT,
     INDEX_FILE,
@@ -34,6 +27,13 @@ from ..persistence.checkpoint.descend_format import (  # the file names and form
 from ..persistence.checkpoint.manager import CheckpointManager, latest_checkpoint
 from ..persistence.checkpoint.reader import CheckpointReader, list_variables, load_checkpoint
 from ..persistence.checkpoint.saver import Saver
+from ..persistence.checkpoint_errors import (
+    CheckpointCorruptedError,
+    CheckpointError,
+    CheckpointLockedError,
+    CheckpointMismatchError,
+    RestoreReport,
+)
 
 __all__ = [
     "Checkpoint", "CheckpointManager", "CheckpointReader", "RestoreReport", "CheckpointError",

@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
-from ..persistence import serialization as _serialization
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops, random_draw
+from ..persistence import serialization as _serialization
 from .base import Layer, _serialize_activation
 from .core import _positive_int
 

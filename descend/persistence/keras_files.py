@@ -40,18 +40,18 @@ import tempfile
 
 import numpy as np
 
-from .model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
-from .serialization import build_object, extend_scope, resolve, safe_mode_scope, serialize_keras_object
-from .checkpoint import keras_layout
-from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, mismatch_message, short
-from .checkpoint.descend_format import parse_json
-from .checkpoint.trackable import walk
-from .durable import atomic_replace_file
-from .formats import keras_h5, keras_zip
 from ..layers import _rebuild
 from ..layers.base import Layer
 from ..optimizers.loss_scale import LossScaleOptimizer
 from ..optimizers.rule import initial_value
+from .bounded_read import parse_json
+from .checkpoint import keras_layout
+from .checkpoint.trackable import walk
+from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, mismatch_message, short
+from .durable import atomic_replace_file
+from .formats import keras_h5, keras_zip
+from .model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
+from .serialization import build_object, extend_scope, resolve, safe_mode_scope, serialize_keras_object
 
 __all__ = ["KERAS_SUFFIX", "WEIGHTS_SUFFIX", "KERAS_FORMAT_VERSION", "save_weights", "load_weights", "save_model",
            "load_model", "normalize_config", "MAX_CONFIG_BYTES", "MAX_WEIGHTS_BYTES", "MAX_WEIGHTS_RATIO"]

@@ -4,11 +4,11 @@ descend's model format (:mod:`descend.saving`) and Keras' ``.keras`` archives
 
 from __future__ import annotations
 
-from .serialization import build_object, get_registered_name, get_registered_object, serialize_keras_object
 from ..checkpoint import CheckpointError
-from .checkpoint_errors import short
 from ..layers import _rebuild
 from ..layers.base import Layer
+from .checkpoint_errors import short
+from .serialization import build_object, get_registered_name, get_registered_object, serialize_keras_object
 
 __all__ = ["compile_config", "compile_from", "REBUILD_ERRORS", "rebuild_error", "is_model"]
 

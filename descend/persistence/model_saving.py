@@ -1,5 +1,6 @@
-"""Saving and loading models (the implementation of :mod:`descend.saving`): weights files, whole models (architecture + weights + optimizer), and
-registration of custom classes by name. Nothing is pickled: architectures are JSON configs.
+"""Saving and loading models, the implementation of :mod:`descend.saving`: weights files, whole models
+(architecture + weights + optimizer), and registration of custom classes by name. Nothing is pickled:
+architectures are JSON configs.
 
 The path's suffix says which file: ``.keras`` and ``.weights.h5`` are Keras 3's own formats
 (:mod:`descend.persistence.keras_files`: Keras reads what descend writes and the other way round); any other path
@@ -40,7 +41,15 @@ import json
 import os
 import shutil
 
+from ..layers import _rebuild
+from ..training.replica import replica_for
 from . import keras_files
+from .bounded_read import parse_json
+from .checkpoint import collective
+from .checkpoint.checkpoint import Checkpoint
+from .checkpoint.descend_format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_RE, check_manifest, read_json_file
+from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, short
+from .durable import atomic_replace_file, clear_leftovers, naming_target, replace_dir, temp_dir
 from .model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
 from .serialization import (
     CustomObjectScope,
@@ -55,14 +64,6 @@ from .serialization import (
     safe_mode_scope,
     serialize_keras_object,
 )
-from .checkpoint import collective
-from .checkpoint.checkpoint import Checkpoint
-from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError
-from .checkpoint_errors import short
-from .checkpoint.descend_format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_RE, check_manifest, parse_json, read_json_file
-from .durable import atomic_replace_file, clear_leftovers, naming_target, replace_dir, temp_dir
-from ..layers import _rebuild
-from ..training.replica import replica_for
 
 __all__ = [
     "register_serializable", "register_keras_serializable", "get_custom_objects", "custom_object_scope",

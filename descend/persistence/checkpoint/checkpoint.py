@@ -32,12 +32,9 @@ from collections.abc import MutableSequence
 
 import numpy as np
 
-from ..formats import tf_bundle
 from ...framework import context
 from ...framework.variable import Variable
 from ...layers.base import register_build_hook, register_weight_hook
-from . import collective, tf_checkpoint, tf_writer
-from . import optimizer_state as optim
 from ..checkpoint_errors import (
     CheckpointAssertionError,
     CheckpointCorruptedError,
@@ -47,6 +44,9 @@ from ..checkpoint_errors import (
     mismatch_message,
     short,
 )
+from ..formats import tf_bundle
+from . import collective, tf_checkpoint, tf_writer
+from . import optimizer_state as optim
 from .descend_format import (
     MANIFEST_FILE,
     check_tables,

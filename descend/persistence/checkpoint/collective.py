@@ -32,9 +32,9 @@ import shutil
 import numpy as np
 
 from .. import durable
+from ..checkpoint_errors import CheckpointError
 from ..durable import TMP_PREFIX
 from . import descend_format as fmt
-from ..checkpoint_errors import CheckpointError
 
 __all__ = ["Layout", "agree", "fingerprint", "group_of", "layout_of", "replica_group", "write", "wanted_rows"]
 

@@ -28,9 +28,9 @@ import os
 
 import numpy as np
 
-from ..formats import tf_bundle
 from ...framework.variable import Variable, live_variables
 from ..checkpoint_errors import CheckpointMismatchError, mismatch_message
+from ..formats import tf_bundle
 from .descend_format import is_checkpoint_dir, new_manifest, read_checkpoint, write_checkpoint_dir
 
 __all__ = ["Saver"]

@@ -44,13 +44,13 @@ import re
 
 import numpy as np
 
-from ..formats import tf_bundle
 from ...framework.variable import Variable
 from ...layers.base import Layer
 from ...optimizers.loss_scale import LossScaleOptimizer
 from ...optimizers.optimizer import Optimizer
-from . import keras_layout
 from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, short
+from ..formats import tf_bundle
+from . import keras_layout
 from .trackable import layer_children, walk
 
 __all__ = ["read_object_checkpoint", "waiting_values", "unescape", "VALUE"]

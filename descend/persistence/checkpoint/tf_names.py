@@ -32,12 +32,27 @@ import re
 
 import numpy as np
 
-from ...compat.v1.optimizer import live_optimizers
-from ..formats import tf_bundle
 from ...framework.variable import Variable, live_variables
 from ..checkpoint_errors import CheckpointError, CheckpointMismatchError, mismatch_message, short
+from ..formats import tf_bundle
 
-__all__ = ["SLOT_ORDER", "restore_by_name", "tf1_slot_names", "init_from_checkpoint"]
+__all__ = ["SLOT_ORDER", "restore_by_name", "tf1_slot_names", "init_from_checkpoint", "register_optimizer_source"]
+
+_optimizer_sources: list = []  # functions listing the TF 1 optimizers alive (filled by descend.compat.v1)
+
+
+def register_optimizer_source(source) -> None:
+    """Make ``source()`` (the TF 1 optimizers alive, in creation order) known to TF 1's name-keyed checkpoints:
+    their slots are a TF 1 graph's global variables, which a ``Saver()`` without a list saves and restores.
+    :mod:`descend.compat.v1.optimizer` registers its list when it is imported (this module never imports it)."""
+    if source not in _optimizer_sources:
+        _optimizer_sources.append(source)
+
+
+def live_optimizers() -> list:
+    """The TF 1 optimizers alive, from every registered source (none before ``descend.compat.v1`` is imported:
+    then none exists)."""
+    return [opt for source in _optimizer_sources for opt in source()]
 
 #: the order in which TF 1's optimizers create their slots (descend's TF 1 class name -> slot names): the
 #: k-th is saved as ``<variable>/<optimizer name>_<k>`` (the first without a suffix)

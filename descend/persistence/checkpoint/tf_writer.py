@@ -42,12 +42,12 @@ import os
 
 import numpy as np
 
-from ..durable import atomic_replace_file
-from ..formats import tf_bundle
 from ...framework.variable import Variable
 from ...layers.base import Layer
 from ...layers.input_layer import InputLayer
 from ...optimizers.optimizer import Optimizer
+from ..durable import atomic_replace_file
+from ..formats import tf_bundle
 from . import keras_layout
 from .trackable import layer_children, walk
 

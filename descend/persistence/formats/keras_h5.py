@@ -28,8 +28,8 @@ import os
 
 import numpy as np
 
+from ..bounded_read import open_regular
 from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, short
-from ..checkpoint.descend_format import open_regular
 
 __all__ = ["read_groups", "write_groups", "MAX_OBJECTS", "OBJECT_BYTES", "open_weights_file", "check_head",
            "HEAD_BYTES"]

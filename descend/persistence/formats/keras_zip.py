@@ -27,8 +27,8 @@ import stat
 import struct
 import zipfile
 
+from ..bounded_read import open_regular
 from ..checkpoint_errors import CheckpointCorruptedError, short
-from ..checkpoint.descend_format import open_regular
 
 __all__ = ["KerasArchive", "write_archive", "CONFIG", "METADATA", "WEIGHTS", "MAX_RATIO", "MAX_MEMBERS"]
 
