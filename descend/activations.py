@@ -321,7 +321,7 @@ def serialize(activation):
     name = _NAME_OF.get(id(activation))
     if name is not None:
         return name
-    from .persistence.serialization import function_config, serialize_keras_object
+    from .persistence.object_config import function_config, serialize_keras_object
 
     if hasattr(activation, "get_config") and not isinstance(activation, type):
         return serialize_keras_object(activation)
@@ -331,14 +331,14 @@ def serialize(activation):
 def deserialize(name, custom_objects: dict | None = None):
     """The activation function a name or a config stands for: ``custom_objects``, an active
     ``custom_object_scope`` and registered functions first, then the built-in activations."""
-    from .persistence.serialization import build_object, find_object
+    from .persistence.object_config import build_object, find_object
 
     if isinstance(name, dict):
         if name.get("class_name") == "function" or set(name) <= {"class_name", "config"} and \
                 isinstance(name.get("config"), str):  # {"class_name": "function", "config": "relu"}
             name = name.get("config", name.get("class_name"))
         else:  # an activation object's config (a registered class with get_config)
-            from .persistence.serialization import extend_scope
+            from .persistence.object_config import extend_scope
 
             with extend_scope(custom_objects or {}):
                 return build_object(name, "activations", "activation")

@@ -20,8 +20,8 @@ import numpy as np
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import math_ops
+from .persistence.object_config import deserialize_object, serialize_object
 from .persistence.registry import public_names, register_builtins
-from .persistence.serialization import deserialize_object, serialize_object
 
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "get", "serialize", "deserialize"]
 

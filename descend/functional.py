@@ -24,7 +24,7 @@ from .layers.base import Layer
 from .layers.input_layer import Input, InputLayer
 from .layers.keras_tensor import KerasTensor, Node, map_symbolic
 from .ops.math_ops import cast
-from .persistence import serialization as _serialization
+from .persistence import object_config as _serialization
 
 __all__ = ["init_graph", "run_graph", "graph_config", "graph_from_config", "graph_summary_rows", "clone_graph"]
 

@@ -37,8 +37,8 @@ import numpy as np
 from . import backend
 from . import random as tf_random
 from .framework.tensor import Tensor
+from .persistence.object_config import deserialize_object, serialize_object
 from .persistence.registry import public_names, register_builtins
-from .persistence.serialization import deserialize_object, serialize_object
 
 __all__ = [
     "Initializer", "Zeros", "Ones", "Constant", "Identity", "RandomNormal", "RandomUniform", "TruncatedNormal",

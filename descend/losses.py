@@ -39,8 +39,8 @@ from . import activations, backend
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable
 from .ops import array_ops, math_ops, nn_ops
+from .persistence.object_config import get_object
 from .persistence.registry import register_builtins
-from .persistence.serialization import get_object
 
 __all__ = [
     "Loss", "LossFunctionWrapper", "Reduction",
@@ -1144,13 +1144,13 @@ register_builtins("losses", ALL_OBJECTS_DICT)
 
 
 def _function_name(fn) -> str:
-    from .persistence.serialization import function_name
+    from .persistence.object_config import function_name
 
     return function_name(fn, ALL_OBJECTS_DICT)
 
 
 def _find_function(name):
-    from .persistence.serialization import find_function
+    from .persistence.object_config import find_function
 
     return find_function(name, ALL_OBJECTS_DICT)
 
@@ -1173,7 +1173,7 @@ def deserialize(config, custom_objects: dict | None = None):
     """The loss that :func:`serialize` described: a name, a ``{"class_name", "config"}`` dict or Keras'
     function config. ``custom_objects``, an active ``custom_object_scope`` and registered objects are
     searched before the built-in losses."""
-    from .persistence.serialization import extend_scope, find_object
+    from .persistence.object_config import extend_scope, find_object
 
     with extend_scope(custom_objects):
         if isinstance(config, str):

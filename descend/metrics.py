@@ -36,8 +36,8 @@ from .framework import trace as _trace
 from .framework.tensor import Tensor, convert_to_tensor
 from .framework.variable import Variable, name_scope
 from .ops import math_ops
+from .persistence.object_config import find_function, function_name, get_object
 from .persistence.registry import register_builtins
-from .persistence.serialization import find_function, function_name, get_object
 
 __all__ = [
     "Metric", "Mean", "Sum", "MeanMetricWrapper",
@@ -1371,7 +1371,7 @@ def serialize(metric) -> dict:
 
 def deserialize(config, custom_objects: dict | None = None):
     """The metric :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    from .persistence.serialization import extend_scope, find_object
+    from .persistence.object_config import extend_scope, find_object
 
     with extend_scope(custom_objects):
         if isinstance(config, str):

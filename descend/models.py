@@ -11,7 +11,7 @@ from .layers.base import Layer
 from .layers.input_layer import Input, InputLayer
 from .layers.keras_tensor import KerasTensor
 from .persistence import model_saving as _saving
-from .persistence import serialization as _serialization
+from .persistence import object_config as _serialization
 from .persistence.registry import register_builtins
 from .training.loop import Trainer
 

@@ -22,7 +22,7 @@ FLOORS = {
         "formats.sstable", "formats.tf_bundle", "formats.keras_h5", "formats.keras_zip",
         "checkpoint.descend_format"},
     # configs <-> objects (Keras' format): the framework's Tensor and Variable besides floor 0
-    1: {"serialization"},
+    1: {"object_config"},
     # checkpoints: object graphs of layers, optimizers and Variables
     2: {"checkpoint", "checkpoint.trackable", "checkpoint.optimizer_state", "checkpoint.checkpoint",
         "checkpoint.collective", "checkpoint.manager", "checkpoint.reader", "checkpoint.saver",

@@ -28,7 +28,7 @@ import numpy as np
 from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops, random_draw
-from ..persistence import serialization as _serialization
+from ..persistence import object_config as _serialization
 from .base import Layer, _serialize_activation
 from .core import _positive_int
 

@@ -12,7 +12,7 @@ Floor 0, the bytes of files (they import nothing of descend outside this floor):
 * :mod:`~descend.persistence.registry`: descend's built-in objects by kind and name, filled by the modules
   that define them.
 
-Floor 1: :mod:`~descend.persistence.serialization`, objects as Keras 3 configs and back (and the ``get``
+Floor 1: :mod:`~descend.persistence.object_config`, objects as Keras 3 configs and back (and the ``get``
 functions of descend's modules).
 
 Floor 2: :mod:`~descend.persistence.checkpoint`, checkpoints keyed by object structure (``Checkpoint``,

@@ -51,7 +51,7 @@ from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, Checkp
 from .durable import atomic_replace_file
 from .formats import keras_h5, keras_zip
 from .model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
-from .serialization import build_object, extend_scope, resolve, safe_mode_scope, serialize_keras_object
+from .object_config import build_object, extend_scope, resolve, safe_mode_scope, serialize_keras_object
 
 __all__ = ["KERAS_SUFFIX", "WEIGHTS_SUFFIX", "KERAS_FORMAT_VERSION", "save_weights", "load_weights", "save_model",
            "load_model", "normalize_config", "MAX_CONFIG_BYTES", "MAX_WEIGHTS_BYTES", "MAX_WEIGHTS_RATIO"]

@@ -8,7 +8,7 @@ from ..checkpoint import CheckpointError
 from ..layers import _rebuild
 from ..layers.base import Layer
 from .checkpoint_errors import short
-from .serialization import build_object, get_registered_name, get_registered_object, serialize_keras_object
+from .object_config import build_object, get_registered_name, get_registered_object, serialize_keras_object
 
 __all__ = ["compile_config", "compile_from", "REBUILD_ERRORS", "rebuild_error", "is_model"]
 
@@ -78,7 +78,7 @@ def _optimizer_config(comp, mfile):
 def compile_from(comp: dict, mfile: str):
     """(optimizer, loss, {"metrics": [...], "weighted_metrics": [...]}) of a saved model's ``compile`` entry."""
     from .. import losses
-    from .serialization import find_function
+    from .object_config import find_function
 
     what = "optimizer"
     try:

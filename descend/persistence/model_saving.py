@@ -51,7 +51,7 @@ from .checkpoint.descend_format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_
 from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, short
 from .durable import atomic_replace_file, clear_leftovers, naming_target, replace_dir, temp_dir
 from .model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
-from .serialization import (
+from .object_config import (
     CustomObjectScope,
     build_object,
     custom_object_scope,

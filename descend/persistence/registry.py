@@ -2,7 +2,7 @@
 
 A config's ``class_name`` (``"Dense"``), a ``get`` identifier (``losses.get("mse")``) and a Lambda layer's
 function name all resolve through :func:`builtin_objects` (after the program's own objects: see
-:mod:`descend.persistence.serialization`). The table is filled by the modules that define the objects,
+:mod:`descend.persistence.object_config`). The table is filled by the modules that define the objects,
 never by this module importing them:
 
 * a module registers its built-ins when it is imported, with :func:`register_builtins`::
@@ -15,7 +15,7 @@ never by this module importing them:
   Several modules may register into one kind (``layers``: the layers package, the models, the
   distribution package's sharded embedding); a name registered twice keeps the later object.
 * a module reads a kind with :func:`builtin_objects` (``get`` functions through
-  :func:`~descend.persistence.serialization.get_object`).
+  :func:`~descend.persistence.object_config.get_object`).
 
 descend loads its namespaces on first use, so a kind's modules may not be imported yet when a name of it
 is looked up: the package that loads them lazily registers, with :func:`register_loader`, a function

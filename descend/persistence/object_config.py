@@ -569,7 +569,7 @@ def deserialize_object(config, kind: str, aliases: dict, table: str, custom_obje
     ``custom_object_scope`` and registered objects first, then ``aliases`` (the module's lower-case names)
     and the built-ins of ``table`` (one of :data:`~descend.persistence.registry.KINDS`)."""
     classes = builtin_objects(table)
-    from .serialization import extend_scope, find_object
+    from .object_config import extend_scope, find_object
 
     custom_objects = custom_objects or {}
     article = "An" if kind[0] in "aeiou" else "A"
