@@ -300,7 +300,7 @@ def replacing(path: str):
         >>> path = os.path.join(tempfile.mkdtemp(), "spec.json")
         >>> with durable.replacing(path) as f:
         ...     f.write(json.dumps({"count": 3}).encode())
-        13
+        12
         >>> open(path).read()
         '{"count": 3}'
     """

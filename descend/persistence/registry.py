@@ -25,7 +25,7 @@ This module imports nothing of descend.
 Example:
     >>> import descend as ds
     >>> from descend.persistence.registry import builtin_objects
-    >>> builtin_objects("layers")["Dense"] is ds.layers.Dense, builtin_objects("losses")["mse"] is ds.losses.mse
+    >>> builtin_objects("layers")["Dense"] is ds.layers.Dense, builtin_objects("losses")["mse"] is ds.losses.mean_squared_error
     (True, True)
 """
 

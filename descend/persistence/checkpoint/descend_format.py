@@ -19,7 +19,7 @@ file and the field and is bounded in length.
 Example:
     >>> import os, tempfile
     >>> import numpy as np
-    >>> from descend.checkpoint import format as fmt
+    >>> from descend.persistence.checkpoint import descend_format as fmt
     >>> path = os.path.join(tempfile.mkdtemp(), "ckpt-1")
     >>> fmt.write_checkpoint_dir(path, {"w": np.arange(3, dtype=np.float32)}, fmt.new_manifest({}, {}, 1))
     >>> manifest, tensors = fmt.read_checkpoint(path)

@@ -13,7 +13,7 @@ Keras'), so that a file either of them wrote is read by the other.
 
 Example:
     >>> import descend as ds
-    >>> from descend.checkpoint import keras_layout
+    >>> from descend.persistence.checkpoint import keras_layout
     >>> ds.clear_session()
     >>> model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2), ds.layers.Dense(1)])
     >>> for path, ws in keras_layout.model_groups(model):

@@ -41,7 +41,7 @@ objects with a ``weights`` list (keyed by position) and dicts/lists of these.
 
 Example:
     >>> import descend as ds
-    >>> from descend.checkpoint import trackable
+    >>> from descend.persistence.checkpoint import trackable
     >>> ds.clear_session()
     >>> model = ds.Sequential([ds.layers.Dense(2), ds.layers.Dropout(0.5, seed=1)])
     >>> _ = model(ds.ones((1, 3)))
