@@ -4,9 +4,10 @@ place, flushed to disk, and renamed into place (a rename is atomic), its folder 
 Every file descend writes whole goes through here: checkpoints (descend's folders, TensorFlow's bundles, the
 manager's index), saved models (``model.save``, ``saved_model.save``), ``.keras`` and ``.weights.h5`` files,
 datasets saved and cached (``Dataset.save``, ``Dataset.cache(filename)``), the generated-kernel cache, files
-fetched by ``keras.utils.get_file`` and the command line's outputs (a test, ``tests/test_persistence_layout.py``,
-finds no temporary file or ``os.replace`` elsewhere in descend). Not through here: logs appended to while a
-program runs (``CSVLogger``'s rows, TensorBoard's event files, written by tensorboardX), as in Keras.
+fetched by ``keras.utils.get_file`` and the command line's outputs. ``tests/test_persistence_layout.py`` finds
+no temporary file, ``os.replace`` or temporary name elsewhere in descend, but for the few listed there with
+their reasons (renames that move finished files aside, an anonymous spool). Not through here: logs appended
+to while a program runs (``CSVLogger``'s rows, TensorBoard's event files, written by tensorboardX), as in Keras.
 
 Temporary names are ``.tmp-<target>-<12 hex digits>`` (:data:`TMP_PREFIX`; ``.tmp-old-<target>-...`` for a
 folder moved aside while its replacement is renamed in, ``.tmp-del-<target>-...`` for a folder being
