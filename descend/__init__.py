@@ -48,6 +48,7 @@ from .framework import (
     name_scope,
 )
 from .framework import UnconnectedGradients, init_scope
+from .persistence.registry import register_loader as _register_builtin_loader
 from .ops import *  # noqa: F403
 
 # TF's other names for these dtypes (``tf.bool``, ``tf.half``, ``tf.double``); ``bool`` stays out of ``__all__``
@@ -117,6 +118,20 @@ def __getattr__(name: str):
 
 def __dir__():
     return sorted(set(globals()) | set(__all__))
+
+
+# the built-in objects a config or a `get` may name register themselves where they are defined
+# (descend.persistence.registry); their modules load lazily, so the first look-up of a kind imports them
+def _builtin_loader(*modules):
+    return lambda: [_importlib.import_module(f"{__name__}.{m}") for m in modules]
+
+
+for _kind, _modules in {"layers": ("layers", "models", "distribute.sharded"), "activations": ("activations",),
+                        "initializers": ("initializers",), "regularizers": ("regularizers",),
+                        "constraints": ("constraints",), "losses": ("losses",), "metrics": ("metrics",),
+                        "optimizers": ("optimizers",), "dtype_policies": ("mixed_precision",),
+                        "random": ("keras.random",)}.items():
+    _register_builtin_loader(_kind, _builtin_loader(*_modules))
 
 
 __version__ = "0.1.0"

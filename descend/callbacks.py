@@ -4,7 +4,7 @@
 They live in :mod:`descend.training`; this is the namespace Keras code imports them from.
 """
 
-from .training.backup import BackupAndRestore
+from .persistence.backup import BackupAndRestore
 from .training.callbacks import (
     Callback,
     CallbackList,

@@ -24,7 +24,7 @@ from .checkpoint import (
     list_variables,
     load_checkpoint,
 )
-from .training.backup import BackupAndRestore
+from .persistence.backup import BackupAndRestore
 from .training.checkpoint_watch import checkpoints_iterator
 from .training.coordinator import Coordinator
 from .training.ema import ExponentialMovingAverage

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import descend as ds
-from descend.checkpoint import errors
-from descend.formats import tf_bundle
+from descend.persistence import checkpoint_errors as errors
+from descend.persistence.formats import tf_bundle
 from descend.train import Checkpoint
 
 
@@ -123,10 +123,11 @@ def test_a_cycle_of_checkpoints_saves_and_restores(tmp_path, fmt):
 
 
 # ================================================================ importing a reader first
-@pytest.mark.parametrize("module", ["descend.formats.tf_bundle", "descend.formats.keras_zip", "descend.formats.keras_h5",
-                                    "descend.checkpoint.tf_writer", "descend.durable"])
+@pytest.mark.parametrize("module", ["descend.persistence.formats.tf_bundle", "descend.persistence.formats.keras_zip",
+                                    "descend.persistence.formats.keras_h5", "descend.persistence.checkpoint.tf_writer",
+                                    "descend.persistence.durable"])
 def test_each_reader_module_imports_first_in_a_fresh_process(module):
-    """`from descend.formats import tf_bundle` (its own docstring's example) as a program's first import."""
+    """`from descend.persistence.formats import tf_bundle` (its own docstring's example) as a program's first import."""
     done = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, timeout=300,
                           env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert done.returncode == 0, done.stderr[-500:]
@@ -174,7 +175,7 @@ def test_a_tensorflow_state_file_with_either_form_of_a_non_ascii_name_reads(tmp_
 def test_a_negative_save_counter_in_a_tensorflow_file_is_refused_not_carried_into_descends(tmp_path):
     """A TF file whose save_counter is -5 was restored, and the next save wrote '<prefix>--4', a descend
     checkpoint that descend refuses to read (its counter must be >= 0)."""
-    from descend.checkpoint import tf_writer
+    from descend.persistence.checkpoint import tf_writer
 
     path = str(tmp_path / "tf")
     tf_writer.write_object_checkpoint(path, {"v": _var(1.0)}, -5)

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 import descend as ds
-import descend.checkpoint as checkpoint_module
+import descend.persistence.checkpoint.checkpoint as checkpoint_impl
+import descend.persistence.checkpoint.descend_format as checkpoint_format
 import descend.train as train
 from descend.optimizers import schedules as S
 
@@ -546,7 +547,7 @@ def test_manifest_naming_a_missing_tensor(tmp_path):
     body = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
     manifest["tensors_file"]["size"] += 8
     body["tensors_file"] = manifest["tensors_file"]
-    manifest["manifest_sha256"] = checkpoint_module.format.sha256(checkpoint_module.format.canonical(body))
+    manifest["manifest_sha256"] = checkpoint_format.sha256(checkpoint_format.canonical(body))
     open(mfile, "w").write(json.dumps(manifest))  # a consistent edit: the header does not list the ghost
     with pytest.raises(train.CheckpointCorruptedError, match=r"padded or modified"):
         ckpt.restore(path)
@@ -743,7 +744,7 @@ def test_variable_creation_claims_deferred_values_and_checks_shape(tmp_path):
     # a weight created at a restored path with another shape is refused right there
     with pytest.raises(train.CheckpointMismatchError, match=r"model/bias.*shape \(2,\)"):
         unbuilt.b = unbuilt.add_weight(shape=(5,), name="bias")
-    assert not checkpoint_module.checkpoint._claim_pending(ds.Variable(1.0, name="unrelated"))
+    assert not checkpoint_impl._claim_pending(ds.Variable(1.0, name="unrelated"))
     ds.clear_session()
     unbuilt2 = TinyModel(seed=3, build=False)
     ckpt2 = train.Checkpoint(model=unbuilt2)

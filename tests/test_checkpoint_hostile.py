@@ -16,9 +16,10 @@ import pytest
 
 import descend as ds
 import descend.train as train
-from descend import durable
-from descend.checkpoint import errors
-from descend.checkpoint import format as fmt
+from descend.persistence import checkpoint_errors as errors
+from descend.persistence import durable
+from descend.persistence.checkpoint import descend_format as fmt
+from descend.persistence.checkpoint import trackable
 
 GIB = 2**30
 
@@ -36,7 +37,7 @@ def _objects():
 
 
 def _snapshot(model, opt):
-    graph = ds.checkpoint.trackable.walk({"m": model, "o": opt})
+    graph = trackable.walk({"m": model, "o": opt})
     out = {}
     for leaf in graph.leaves:
         for k, v in leaf.state().items():
@@ -419,7 +420,7 @@ import resource, sys
 sys.path.insert(0, {root!r})
 resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))  # 1 GiB of address space
 import numpy as np, descend as ds, descend.train as train
-from descend.checkpoint import errors
+from descend.persistence import checkpoint_errors as errors
 v = ds.Variable(np.zeros(3, np.float32), name="v")
 for path in {paths!r}:
     try:

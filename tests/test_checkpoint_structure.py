@@ -14,6 +14,7 @@ import pytest
 
 import descend as ds
 import descend.train as train
+from descend.persistence.checkpoint import trackable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -89,7 +90,7 @@ def make(kind, opt_name="adam"):
 
 def state(model, opt, ckpt_roots=None) -> dict:
     """Everything, keyed by path: weights, Dropout generators, optimizer state (by path)."""
-    graph = ds.checkpoint.trackable.walk({"model": model, "optimizer": opt})
+    graph = trackable.walk({"model": model, "optimizer": opt})
     out = {}
     for leaf in graph.leaves:
         for k, v in leaf.state().items():

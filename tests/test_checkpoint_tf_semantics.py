@@ -403,7 +403,7 @@ def test_round_trip_tensorflow_descend_tensorflow_model_and_optimizer(tmp_path):
 # ================================================================ issue 38, item 18
 def test_init_from_checkpoint_scope_after_a_tf1_optimizer_made_its_slots(tmp_path):
     """TF 1's slots live under TF 1's names (`dense/kernel/Adam`, `_1`): a scope mapping takes them too."""
-    from descend.formats import tf_bundle
+    from descend.persistence.formats import tf_bundle
 
     prefix = os.path.join(tmp_path, "model.ckpt")
     tf_bundle.write_bundle(prefix, {"dense/kernel": np.array([1.0, 2.0], np.float32),
@@ -533,7 +533,7 @@ def test_hostile_aliases_are_refused_naming_the_field(tmp_path, aliases, problem
     import json
 
     from descend.checkpoint import MANIFEST_FILE
-    from descend.checkpoint import format as fmt
+    from descend.persistence.checkpoint import descend_format as fmt
 
     path = Checkpoint(v=[_var(float(i)) for i in range(200)]).save(os.path.join(tmp_path, "ckpt"))
     manifest_path = os.path.join(path, MANIFEST_FILE)

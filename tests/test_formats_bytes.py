@@ -1,4 +1,4 @@
-"""The byte-level readers under TensorFlow's checkpoint files (descend.formats): protocol buffers' wire format,
+"""The byte-level readers under TensorFlow's checkpoint files (descend.persistence.formats): protocol buffers' wire format,
 CRC-32C, LevelDB tables, tensor bundles. Round trips, values checked against independent references (a
 bit-by-bit CRC, TensorFlow's own protobuf classes where installed), every malformed input a WireError /
 TableError / CheckpointCorruptedError, and random bytes never anything else."""
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from descend.checkpoint import CheckpointCorruptedError
-from descend.formats import crc32c, sstable, tf_bundle, wire
+from descend.persistence.formats import crc32c, sstable, tf_bundle, wire
 
 SCHEMA = {1: ("i32", "int32", False), 2: ("i64", "int64", False), 3: ("u64", "uint64", False),
           4: ("flag", "bool", False), 5: ("name", "string", False), 6: ("blob", "bytes", False),

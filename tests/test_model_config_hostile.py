@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import descend as ds
-from descend.checkpoint import errors
+from descend.persistence import checkpoint_errors as errors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

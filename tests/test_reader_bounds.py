@@ -22,7 +22,7 @@ import zlib
 import numpy as np
 import pytest
 
-from descend.formats import crc32c, keras_zip, sstable, tf_bundle, wire
+from descend.persistence.formats import crc32c, keras_zip, sstable, tf_bundle, wire
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: the address space a hostile row may use beyond what its process uses when it starts reading
@@ -35,8 +35,8 @@ _CHILD = textwrap.dedent("""
     import numpy as np
     import descend as ds
     import h5py
-    from descend.formats import keras_h5, keras_zip, tf_bundle
-    from descend.checkpoint.errors import CheckpointError
+    from descend.persistence.formats import keras_h5, keras_zip, tf_bundle
+    from descend.persistence.checkpoint_errors import CheckpointError
 
     def status(field):
         for line in open("/proc/self/status"):

@@ -8,6 +8,7 @@ import pytest
 from optimizer_cases import CASES
 
 import descend as ds
+from descend.persistence.checkpoint import trackable
 
 
 class Killed(Exception):
@@ -105,7 +106,7 @@ def _fit2(backup_dir, callbacks=(), save_freq=1, accumulate=None, dropout=True, 
 
 
 def _state2(model):
-    graph = ds.checkpoint.trackable.walk({"model": model, "optimizer": model.optimizer,
+    graph = trackable.walk({"model": model, "optimizer": model.optimizer,
                                           "metrics": list(model.metrics)})
     out = {}
     for leaf in graph.leaves:

@@ -237,7 +237,7 @@ def test_the_file_size_limit_names_the_target(tmp_path, name):
 
 
 def test_the_error_keeps_its_class_and_errno():
-    from descend import durable
+    from descend.persistence import durable
 
     with pytest.raises(PermissionError) as info:
         with durable.naming_target("/x/target"):

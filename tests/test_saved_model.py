@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import descend as ds
-from descend.checkpoint.errors import CheckpointCorruptedError
+from descend.persistence.checkpoint_errors import CheckpointCorruptedError
 
 load_module = importlib.import_module("descend.saved_model.load")  # the module (the package's `load` is the function)
 

@@ -378,7 +378,7 @@ def test_keras_loads_a_descend_sequential_with_batch_norm(tmp_path):
 
 def test_tensorflow_reads_the_bundles_descend_writes_and_lists_the_same(tmp_path):
     tf = pytest.importorskip("tensorflow")
-    from descend.formats import tf_bundle
+    from descend.persistence.formats import tf_bundle
 
     values = {"a/kernel": np.arange(6, dtype=np.float32).reshape(2, 3), "step": np.int64(7),
               "flags": np.array([True, False]), "half": np.ones(3, np.float16)}
@@ -408,7 +408,7 @@ def test_data_files_are_what_make_py_writes(tmp_path):
 def test_keras2_tf_format_weights_load_with_the_model_at_the_root(tmp_path):
     """Keras 2's ``model.save_weights(prefix)`` (TF format): the object graph's root is the model, its layers
     ``layer_with_weights-<n>`` (and ``layer-<n>``), their variables ``kernel`` and ``bias``."""
-    from descend.formats import tf_bundle
+    from descend.persistence.formats import tf_bundle
 
     rng = np.random.RandomState(0)
     k1, b1, k2, b2 = (rng.randn(4, 3).astype(np.float32), rng.randn(3).astype(np.float32),

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import descend as ds
-from descend.formats import keras_h5, sstable, tf_bundle, wire
+from descend.persistence.formats import keras_h5, sstable, tf_bundle, wire
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_formats")
 X = np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4)

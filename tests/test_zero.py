@@ -396,7 +396,7 @@ def test_shards_are_read_verified_and_merged(tmp_path):
     """The format side, in one process: shards adopted into a checkpoint are merged on read; a shard that is
     not the recorded one, or a tensor in two parts, is refused."""
     from descend.checkpoint import CheckpointCorruptedError
-    from descend.checkpoint import format as fmt
+    from descend.persistence.checkpoint import descend_format as fmt
 
     shard = fmt.new_manifest({}, {}, 1)
     fmt.write_checkpoint_dir(str(tmp_path / "staged"), {"opt/w/m": np.arange(3.0)}, shard)

@@ -11,9 +11,10 @@ import importlib.util
 import logging
 import os
 import sys
-import tempfile
 import threading
 from pathlib import Path
+
+from ..persistence.durable import atomic_replace_file
 
 __all__ = ["cache_dir", "compiled_modules", "load", "lock"]
 
@@ -66,10 +67,7 @@ def load(source: str, name: str, version: int):
             d.mkdir(parents=True, exist_ok=True)
             path = d / f"{modname}.py"
             if not path.exists() or path.read_text() != source:  # never rewrite a good file: numba keys on its stamp
-                fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-                with os.fdopen(fd, "w") as f:
-                    f.write(source)
-                os.replace(tmp, path)
+                atomic_replace_file(path, source.encode())
             spec = importlib.util.spec_from_file_location(modname, path)
             mod = importlib.util.module_from_spec(spec)
             sys.modules[modname] = mod

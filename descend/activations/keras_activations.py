@@ -7,6 +7,7 @@ import weakref
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from ..ops import array_ops, math_ops, nn_ops
+from ..persistence.registry import register_builtins
 
 __all__ = [
     "linear", "relu", "relu6", "leaky_relu", "elu", "selu", "gelu", "sigmoid", "hard_sigmoid", "hard_silu",
@@ -285,6 +286,7 @@ _BY_NAME = {
     "tanh_shrink": tanh_shrink, "log_sigmoid": log_sigmoid, "sparse_plus": sparse_plus,
     "sparse_sigmoid": sparse_sigmoid, "squareplus": squareplus, "threshold": threshold, "sparsemax": sparsemax,
 }
+register_builtins("activations", _BY_NAME)
 # descend.nn / descend functions given directly serialize to the matching name
 _NAME_OF = {id(fn): name for name, fn in _BY_NAME.items() if name not in ("hard_swish", "swish")}
 for _name, _fn in (("relu", nn_ops.relu), ("relu6", nn_ops.relu6), ("leaky_relu", nn_ops.leaky_relu),
@@ -305,7 +307,7 @@ def serialize(activation):
     name = _NAME_OF.get(id(activation))
     if name is not None:
         return name
-    from .._serialization import function_config, serialize_keras_object
+    from ..persistence.object_config import function_config, serialize_keras_object
 
     if hasattr(activation, "get_config") and not isinstance(activation, type):
         return serialize_keras_object(activation)
@@ -315,14 +317,14 @@ def serialize(activation):
 def deserialize(name, custom_objects: dict | None = None):
     """The activation function a name or a config stands for: ``custom_objects``, an active
     ``custom_object_scope`` and registered functions first, then the built-in activations."""
-    from .._serialization import build_object, find_object
+    from ..persistence.object_config import build_object, find_object
 
     if isinstance(name, dict):
         if name.get("class_name") == "function" or set(name) <= {"class_name", "config"} and \
                 isinstance(name.get("config"), str):  # {"class_name": "function", "config": "relu"}
             name = name.get("config", name.get("class_name"))
         else:  # an activation object's config (a registered class with get_config)
-            from .._serialization import extend_scope
+            from ..persistence.object_config import extend_scope
 
             with extend_scope(custom_objects or {}):
                 return build_object(name, "activations", "activation")

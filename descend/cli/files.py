@@ -138,6 +138,6 @@ def output_target(path, flag: str) -> str | None:
 
 def write_bytes(path, data: bytes) -> None:
     """Replace the regular file ``path`` (or create it) with ``data``, atomically and durably."""
-    from ..durable import atomic_replace_file
+    from ..persistence.durable import atomic_replace_file
 
     atomic_replace_file(os.fspath(path), data)

@@ -185,7 +185,7 @@ def features_for_predict(path, info: dict, max_bytes: int = MAX_TABLE_BYTES) -> 
 
 
 def _short(value, limit: int = 60) -> str:
-    from ..checkpoint.errors import short
+    from ..persistence.checkpoint_errors import short
 
     return short(value, limit)
 

@@ -222,7 +222,7 @@ def _max_data(group):
 def check_settings(saved, where: str) -> dict:
     """The settings a run saved in its config.json (``where``), each checked as its flag would be
     (type and range, or one of the choices); raises UsageError naming the first bad one."""
-    from ..checkpoint.errors import short
+    from ..persistence.checkpoint_errors import short
 
     if not isinstance(saved, dict) or not set(SETTINGS) <= set(saved):
         raise UsageError(f"{where} does not hold a run's settings")

@@ -35,8 +35,8 @@ import os
 import re
 import stat
 
-from ..checkpoint.format import INDEX_FILE, LOCK_FILE, MANAGER_FILE, MANIFEST_FILE, SHARD_RE, TENSORS_FILE
-from ..durable import TMP_PREFIX
+from ..persistence.checkpoint.descend_format import INDEX_FILE, LOCK_FILE, MANAGER_FILE, MANIFEST_FILE, SHARD_RE, TENSORS_FILE
+from ..persistence.durable import TMP_PREFIX, can_create_in
 from .files import describe, open_input, write_bytes
 from .options import UsageError
 from .tabular import MAX_COLUMNS
@@ -86,8 +86,8 @@ class OutFolder:
     def lock(self, *, create: bool = True) -> None:
         """Take the folder's lock (creating its ``.lock``; with ``create=False`` only an existing one, left as
         it is); UsageError naming the holder if another process has it."""
-        from ..checkpoint.errors import CheckpointLockedError
-        from ..checkpoint.format import DirectoryLock
+        from ..persistence.checkpoint.descend_format import DirectoryLock
+        from ..persistence.checkpoint_errors import CheckpointLockedError
 
         lock = DirectoryLock(self.path)
         lock_path = os.path.join(self.path, LOCK_FILE)
@@ -199,15 +199,7 @@ def write_json(path, value) -> None:
 
 def _probe_writable(folder) -> str | None:
     """None if a file can be created in ``folder``; else the reason."""
-    import tempfile
-
-    try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-probe-")
-        os.close(fd)
-        os.unlink(tmp)
-        return None
-    except OSError as e:
-        return e.strerror or str(e)
+    return can_create_in(folder)
 
 
 def _lock_holder(path) -> str:

@@ -142,7 +142,7 @@ def plotting_ready() -> bool:
 
 
 def _backup(backup_dir, save_freq, extra, interrupt, recorder):
-    from ..training.backup import BackupAndRestore
+    from ..persistence.backup import BackupAndRestore
 
     class RunBackup(BackupAndRestore):
         """``BackupAndRestore`` that also saves at every epoch's end, and saves and stops training

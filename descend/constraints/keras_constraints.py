@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._lookup import deserialize_object, serialize_object
+from ..persistence.object_config import deserialize_object, serialize_object
+from ..persistence.registry import public_names, register_builtins
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from ..ops import math_ops
@@ -178,7 +179,8 @@ class MinMaxNorm(Constraint):
 
 
 # ---------------------------------------------------------------- lookup
-_CLASSES = {c.__name__: c for c in (Constraint, MaxNorm, MinMaxNorm, NonNeg, UnitNorm)}
+register_builtins("constraints", public_names(
+    __name__, lambda obj: isinstance(obj, type) and issubclass(obj, Constraint)))
 _ALIASES = {"max_norm": MaxNorm, "min_max_norm": MinMaxNorm, "non_neg": NonNeg, "unit_norm": UnitNorm}
 
 
@@ -189,7 +191,7 @@ def serialize(constraint) -> dict | str | None:
 
 def deserialize(config, custom_objects: dict | None = None):
     """Rebuild a constraint from :func:`serialize`'s output (or a name)."""
-    return deserialize_object(config, "constraint", _ALIASES, _CLASSES, custom_objects)
+    return deserialize_object(config, "constraint", _ALIASES, "constraints", custom_objects)
 
 
 def get(identifier, custom_objects: dict | None = None):

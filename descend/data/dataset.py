@@ -14,6 +14,7 @@ from ..errors import EndOfIterator
 from ..framework import nest
 from ..framework import trace as _trace
 from ..framework.tensor import Tensor, to_array
+from ..persistence.durable import replacing
 from .stages import (
     DatasetBase, _UNIFORM_BLOCK,
     _to_arrays, _paths, _to_tensors, _call, _stack, _Ref, _ready, _Indexed, _SliceFn, _RangeFn, _int_arg,
@@ -740,11 +741,10 @@ class Dataset(DatasetBase):
                 count += 1
         os.makedirs(path, exist_ok=True)
         writer = np.savez_compressed if compression in ("GZIP", "ZLIB") else np.savez
-        tmp = os.path.join(path, ".elements.tmp.npz")
-        writer(tmp, **arrays)
-        os.replace(tmp, os.path.join(path, "elements.npz"))
-        with open(os.path.join(path, "spec.json"), "w") as f:
-            json.dump({"format": "descend.data.save", "version": 1, "count": count, "structure": structure}, f)
+        with replacing(os.path.join(path, "elements.npz")) as f:
+            writer(f, **arrays)
+        with replacing(os.path.join(path, "spec.json")) as f:
+            f.write(json.dumps({"format": "descend.data.save", "version": 1, "count": count, "structure": structure}).encode())
 
     @staticmethod
     def load(path, element_spec=None, compression=None, reader_func=None) -> Dataset:
@@ -1083,21 +1083,11 @@ class _CacheDataset(_UnaryDataset):
                 return
             self._cached, self._fill_key = values, tuple(key)
         if self._filename:
-            import os
             import pickle
-            import tempfile
 
-            directory = os.path.dirname(os.path.abspath(self._filename))
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-cache-", dir=directory)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    pickle.dump({"format": "descend.data.cache", "fill_key": list(key), "elements": values}, f,
-                                protocol=pickle.HIGHEST_PROTOCOL)
-                os.replace(tmp, self._filename)
-            except BaseException:
-                if os.path.exists(tmp):
-                    os.remove(tmp)
-                raise
+            with replacing(self._filename) as f:
+                pickle.dump({"format": "descend.data.cache", "fill_key": list(key), "elements": values}, f,
+                            protocol=pickle.HIGHEST_PROTOCOL)
 
     def _load_file(self) -> None:
         import os

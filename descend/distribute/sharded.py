@@ -68,6 +68,7 @@ from ..framework.op import Op
 from ..framework.tensor import Tensor
 from ..layers.base import Layer
 from ..ops import math_ops, nn_ops
+from ..persistence.registry import register_builtins
 from . import strategy as _strategy
 from .split import split_bounds
 
@@ -204,7 +205,7 @@ class ShardedEmbedding(Layer):
         return self.strategy.group
 
     def table_shard(self) -> dict:
-        """This rank's part of the table, for checkpoints (:mod:`descend.checkpoint.collective`): the variable
+        """This rank's part of the table, for checkpoints (:mod:`descend.persistence.checkpoint.collective`): the variable
         (None before the layer is built), the table's global shape, every rank's rows, this rank and the group."""
         group = self.group
         n = group.size
@@ -319,6 +320,9 @@ class ShardedEmbedding(Layer):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
                 "embeddings_initializer": initializers.serialize(self.embeddings_initializer),
                 "combiner": self.combiner, "chunk_rows": self.chunk_rows}
+
+
+register_builtins("layers", {"ShardedEmbedding": ShardedEmbedding})  # a layer a config may name
 
 
 def _seeded(init, group):

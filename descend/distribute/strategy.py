@@ -199,7 +199,7 @@ class Strategy:
     def checkpoint_owners(self, graph) -> dict | None:
         """Which rank holds the optimizer slots of each variable of a checkpoint's ``graph`` when this strategy
         shards the optimizer state (None: every rank holds them all; see
-        :mod:`descend.checkpoint.collective`)."""
+        :mod:`descend.persistence.checkpoint.collective`)."""
         if self._zero is None or self.num_replicas_in_sync == 1:
             return None
         return self._zero.checkpoint_owners(graph)

@@ -35,7 +35,7 @@ strategy is collective (*every rank calls it*, as any checkpoint under a strateg
 of several replicas): rank ``r > 0`` writes the slots it owns to ``shard-<r>/``
 inside the checkpoint directory; rank 0 writes everything else and the manifest,
 whose ``zero`` field says which rank owned which variable's slots (see
-:mod:`descend.checkpoint.collective`). ``Checkpoint.read``/``restore`` reads all
+:mod:`descend.persistence.checkpoint.collective`). ``Checkpoint.read``/``restore`` reads all
 the shards, on any number of processes, with or without ZeRO: each replica
 restores the slots it owns and drops the rest at its next update; an unsharded
 checkpoint restores into a ZeRO job the same way.
@@ -344,7 +344,7 @@ def slot_bytes(optimizer) -> int:
 def checkpoint_owners(zr: ZeroRedundancy, graph) -> dict:
     """``{"<optimizer path>/<variable path>": rank}``: which rank holds the slots of each variable the
     optimizers of a checkpoint's ``graph`` have updated under ``zr`` (see
-    :mod:`descend.checkpoint.collective`)."""
+    :mod:`descend.persistence.checkpoint.collective`)."""
     owners = {}
     for leaf in graph.leaves:
         if leaf.kind == "optimizer":

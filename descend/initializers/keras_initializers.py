@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import backend
 from .. import random as tf_random
-from .._lookup import deserialize_object, serialize_object
+from ..persistence.object_config import deserialize_object, serialize_object
+from ..persistence.registry import public_names, register_builtins
 from ..framework.tensor import Tensor
 
 __all__ = [
@@ -524,10 +525,8 @@ class Orthogonal(RandomInitializer):
 
 
 # ---------------------------------------------------------------- lookup
-_CLASSES = {c.__name__: c for c in (
-    Zeros, Ones, Constant, Identity, RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling,
-    GlorotUniform, GlorotNormal, HeUniform, HeNormal, LecunUniform, LecunNormal, Orthogonal,
-)}
+register_builtins("initializers", public_names(
+    __name__, lambda obj: isinstance(obj, type) and issubclass(obj, Initializer)))
 _ALIASES = {
     "zeros": Zeros, "ones": Ones, "constant": Constant, "identity": Identity,
     "random_normal": RandomNormal, "normal": RandomNormal, "random_uniform": RandomUniform, "uniform": RandomUniform,
@@ -552,7 +551,7 @@ def serialize(initializer) -> dict | str | None:
 
 def deserialize(config, custom_objects: dict | None = None) -> Initializer:
     """Rebuild an initializer from :func:`serialize`'s output (or a name)."""
-    return deserialize_object(config, "initializer", _ALIASES, _CLASSES, custom_objects)
+    return deserialize_object(config, "initializer", _ALIASES, "initializers", custom_objects)
 
 
 def get(identifier, custom_objects: dict | None = None):

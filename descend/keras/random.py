@@ -41,6 +41,7 @@ from ..framework.variable import Variable
 from ..nn import dropout as _nn_dropout
 from ..ops import array_ops as _array_ops
 from ..ops.random_draw import draw as _draw
+from ..persistence.registry import register_builtins
 
 __all__ = ["SeedGenerator", "normal", "uniform", "truncated_normal", "randint", "dropout", "shuffle", "categorical",
            "gamma", "beta", "binomial"]
@@ -103,6 +104,9 @@ class SeedGenerator:
 
     def __repr__(self):
         return f"<SeedGenerator name={self.name!r} state={self.state.numpy().tolist()}>"
+
+
+register_builtins("random", {"SeedGenerator": SeedGenerator})
 
 
 def make_default_seed() -> int:

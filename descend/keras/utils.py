@@ -14,6 +14,7 @@ import random as _py_random
 import numpy as np
 
 from .. import random as _ds_random
+from ..persistence.durable import replacing
 from ..saving import (
     CustomObjectScope,
     custom_object_scope,
@@ -570,13 +571,11 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
         if not os.path.isfile(source):
             raise FileNotFoundError(f"get_file: the origin {origin!r} names no file ({source!r})")
         os.makedirs(datadir, exist_ok=True)
-        tmp = target + ".part"
-        shutil.copyfile(source, tmp)
-        if file_hash is not None and _file_hash(tmp, hash_algorithm, file_hash) != file_hash:
-            os.remove(tmp)
+        if file_hash is not None and _file_hash(source, hash_algorithm, file_hash) != file_hash:
             raise ValueError(f"get_file: incomplete or corrupted file: the {hash_algorithm} hash of {origin!r} does "
                              f"not match the provided value {file_hash}")
-        os.replace(tmp, target)
+        with replacing(target) as f, open(source, "rb") as src:  # the target appears whole, or not at all
+            shutil.copyfileobj(src, f)
     if extraction_dir is None:
         return target
     _extract(target, extraction_dir, "tar" if untar else archive_format)

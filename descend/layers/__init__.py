@@ -11,7 +11,7 @@ Example:
     'dense/kernel'
 """
 
-from .. import _serialization
+from ..persistence.registry import public_names, register_builtins
 from .activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from .attention import MultiHeadAttention
 from .base import Layer, get_mask, register_weight_hook, set_mask, to_snake_case
@@ -117,6 +117,9 @@ SeparableConvolution1D = SeparableConv1D
 SeparableConvolution2D = SeparableConv2D
 GlobalAvgPool3D = GlobalAveragePooling3D
 GlobalMaxPool3D = GlobalMaxPooling3D
+
+# the layer classes a config names: this package's public layers (read at the first look-up, names appended below included)
+register_builtins("layers", public_names(__name__, lambda obj: isinstance(obj, type) and issubclass(obj, Layer)))
 
 __all__ = [
     "Layer", "register_weight_hook", "to_snake_case", "Dense", "Activation", "Flatten", "Dropout", "Embedding",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import types
 
-from .. import _serialization
+from ..persistence import object_config as _serialization
 from .base import Layer
 
 __all__ = ["Lambda"]

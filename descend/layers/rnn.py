@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _serialization, activations, constraints, initializers, regularizers
+from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops, random_draw
+from ..persistence import object_config as _serialization
 from .base import Layer, _serialize_activation
 from .core import _positive_int
 

@@ -3,7 +3,7 @@ that layers holding other layers, such as ``Pipeline``, use it without importing
 
 from __future__ import annotations
 
-from .. import _serialization
+from ..persistence import object_config as _serialization
 from .base import Layer
 
 __all__ = ["serialize", "deserialize"]

@@ -8,7 +8,8 @@ import inspect
 import numpy as np
 
 from .. import backend
-from .._lookup import get_object
+from ..persistence.object_config import get_object
+from ..persistence.registry import register_builtins
 from ..ops import math_ops
 from .loss_functions import (
     EPSILON, Reduction, standardize_reduction, _to_snake_case, _tensor, _float_tensor, _like,
@@ -495,13 +496,13 @@ ALL_OBJECTS_DICT.update({
 
 
 def _function_name(fn) -> str:
-    from .._serialization import function_name
+    from ..persistence.object_config import function_name
 
     return function_name(fn, ALL_OBJECTS_DICT)
 
 
 def _find_function(name):
-    from .._serialization import find_function
+    from ..persistence.object_config import find_function
 
     return find_function(name, ALL_OBJECTS_DICT)
 
@@ -524,7 +525,7 @@ def deserialize(config, custom_objects: dict | None = None):
     """The loss that :func:`serialize` described: a name, a ``{"class_name", "config"}`` dict or Keras'
     function config. ``custom_objects``, an active ``custom_object_scope`` and registered objects are
     searched before the built-in losses."""
-    from .._serialization import extend_scope, find_object
+    from ..persistence.object_config import extend_scope, find_object
 
     with extend_scope(custom_objects):
         if isinstance(config, str):
@@ -570,7 +571,7 @@ def get(identifier):
         >>> losses.get("mse") is losses.mean_squared_error
         True
     """
-    return get_object(identifier, ALL_OBJECTS_DICT, Loss, "loss", deserialize)
+    return get_object(identifier, "losses", Loss, "loss", deserialize)
 
 
 # ---------------------------------------------------------------- CTC and Circle (functions in ctc_and_circle.py)
@@ -606,3 +607,4 @@ class Circle(_BuiltinLoss):
 ALL_OBJECTS += (CTC, Circle, ctc, circle)
 ALL_OBJECTS_DICT.update({obj.__name__: obj for obj in (CTC, Circle, ctc, circle)})
 __all__ += ["CTC", "Circle", "ctc", "circle"]
+register_builtins("losses", ALL_OBJECTS_DICT)

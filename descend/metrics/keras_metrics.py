@@ -9,8 +9,9 @@ import numpy as np
 
 from .. import backend
 from ..losses import keras_losses as _losses
-from .._lookup import get_object
-from .._serialization import find_function
+from ..persistence.object_config import get_object
+from ..persistence.registry import register_builtins
+from ..persistence.object_config import find_function
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..ops import math_ops
 from .metric import (
@@ -526,7 +527,7 @@ def serialize(metric) -> dict:
 
 def deserialize(config, custom_objects: dict | None = None):
     """The metric :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    from .._serialization import extend_scope, find_object
+    from ..persistence.object_config import extend_scope, find_object
 
     with extend_scope(custom_objects):
         if isinstance(config, str):
@@ -572,7 +573,7 @@ def get(identifier):
         >>> type(metrics.get("accuracy")).__name__
         'Accuracy'
     """
-    return get_object(identifier, ALL_OBJECTS_DICT, Metric, "metric", deserialize)
+    return get_object(identifier, "metrics", Metric, "metric", deserialize)
 
 
 # ---------------------------------------------------------------- correlations (Keras 3's per-sample functions)
@@ -801,6 +802,7 @@ _MORE = (PearsonCorrelation, ConcordanceCorrelation, IoU, MeanIoU, BinaryIoU, On
          F1Score, SensitivityAtSpecificity, SpecificityAtSensitivity, PrecisionAtRecall, RecallAtPrecision)
 # (not in ALL_OBJECTS, the metrics constructible without arguments: most of these need some)
 ALL_OBJECTS_DICT.update({cls.__name__: cls for cls in _MORE})
+register_builtins("metrics", ALL_OBJECTS_DICT)
 ALL_OBJECTS_DICT.update({_losses._to_snake_case(cls.__name__): cls for cls in _MORE})
 _FUNCTIONS.update({f.__name__: f for f in (pearson_correlation, concordance_correlation)})
 __all__ += [cls.__name__ for cls in _MORE] + [

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import backend
 from ..losses import keras_losses as _losses
-from .._serialization import find_function, function_name
+from ..persistence.object_config import find_function, function_name
 from ..framework import nest as _nest
 from ..framework import trace as _trace
 from ..framework.tensor import Tensor, convert_to_tensor

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
+from ..persistence.registry import register_builtins
 
 __all__ = ["DTypePolicy", "Policy", "dtype_policy", "global_policy", "set_dtype_policy",
            "set_global_policy"]
@@ -78,6 +79,7 @@ class Policy:
 
 
 DTypePolicy = Policy  # Keras 3's name
+register_builtins("dtype_policies", {"DTypePolicy": Policy, "FloatDTypePolicy": Policy, "Policy": Policy})
 _GLOBAL: Policy | None = None
 
 

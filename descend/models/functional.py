@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _serialization
+from ..persistence import object_config as _serialization
 from ..framework import nest
 from ..framework.tensor import Tensor
 from ..layers import _rebuild

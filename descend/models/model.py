@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import weakref
 
-from .. import _serialization
+from ..persistence import object_config as _serialization
 from . import functional as _functional
-from .. import saving as _saving
+from ..persistence import model_saving as _saving
 from ..framework import context
 from ..layers import _rebuild
 from ..layers.base import Layer
 from ..layers.input_layer import Input, InputLayer
 from ..layers.keras_tensor import KerasTensor
+from ..persistence.registry import register_builtins
 from ..training.loop import Trainer
 
 __all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json", "save_model"]
@@ -421,6 +422,9 @@ class Sequential(Model):
         if config.get("trainable") is False:
             model.trainable = False
         return model
+
+
+register_builtins("layers", {"Functional": Model, "Model": Model, "Sequential": Sequential})  # models are layers in configs
 
 
 def _model_input_shape(model) -> tuple | None:

@@ -1,5 +1,6 @@
 """Optimizers (Keras 3's arithmetic; `convention=` gives TF 1's, PyTorch's or optax's), schedules and the Optimizer base class."""
 
+from ..persistence.registry import public_names, register_builtins
 from . import legacy, schedules, spellings
 from .accumulation import GradientAccumulator
 from .adadelta import Adadelta
@@ -33,6 +34,8 @@ __all__ = [
 _BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adafactor, Adagrad, AdagradDecay, Adam, AdamW,
                                             AdamWeightDecay, Adamax, Ftrl, Lamb, Lion,
                                             Nadam, RMSprop)}
+register_builtins("optimizers", public_names(
+    __name__, lambda obj: isinstance(obj, type) and hasattr(obj, "from_config")))  # what a config names
 
 
 def get(identifier, **kwargs) -> Optimizer | None:

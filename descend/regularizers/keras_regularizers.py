@@ -6,7 +6,8 @@ import math
 
 import numpy as np
 
-from .._lookup import deserialize_object, serialize_object
+from ..persistence.object_config import deserialize_object, serialize_object
+from ..persistence.registry import public_names, register_builtins
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from ..ops import math_ops
@@ -204,7 +205,8 @@ l1_l2 = L1L2
 orthogonal_regularizer = OrthogonalRegularizer
 
 # ---------------------------------------------------------------- lookup
-_CLASSES = {c.__name__: c for c in (Regularizer, L1, L2, L1L2, OrthogonalRegularizer)}
+register_builtins("regularizers", public_names(
+    __name__, lambda obj: isinstance(obj, type) and issubclass(obj, Regularizer)))
 _ALIASES = {
     "l1": L1,
     "l2": L2,
@@ -220,7 +222,7 @@ def serialize(regularizer) -> dict | str | None:
 
 def deserialize(config, custom_objects: dict | None = None):
     """Rebuild a regularizer from :func:`serialize`'s output (or a name)."""
-    return deserialize_object(config, "regularizer", _ALIASES, _CLASSES, custom_objects)
+    return deserialize_object(config, "regularizer", _ALIASES, "regularizers", custom_objects)
 
 
 def get(identifier, custom_objects: dict | None = None):

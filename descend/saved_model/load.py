@@ -15,12 +15,12 @@ import stat
 import numpy as np
 
 from .. import backend
-from ..checkpoint.errors import CheckpointCorruptedError
-from ..checkpoint.format import open_regular
-from ..formats.tf_bundle import TensorBundle
 from ..framework.op import OPS, execute
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable
+from ..persistence.bounded_read import open_regular
+from ..persistence.checkpoint_errors import CheckpointCorruptedError
+from ..persistence.formats.tf_bundle import TensorBundle
 from .save import FORMAT, MANIFEST, VERSION, WRITES
 
 __all__ = ["Loaded", "LoadedFunction", "load"]

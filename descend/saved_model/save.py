@@ -11,9 +11,10 @@ import numpy as np
 from .. import backend
 from ..compiler.function import Function
 from ..compiler.graph import Lit, Value, VarRef
-from ..formats.tf_bundle import write_bundle
 from ..framework.op import OPS
 from ..framework.variable import Variable
+from ..persistence.durable import atomic_replace_file
+from ..persistence.formats.tf_bundle import write_bundle
 
 __all__ = ["save"]
 
@@ -73,10 +74,7 @@ def save(module, export_dir, signatures=None, options=None) -> None:
     export_dir = os.fspath(export_dir)
     os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)
     write_bundle(os.path.join(export_dir, "variables", "variables"), tensors)
-    tmp = os.path.join(export_dir, MANIFEST + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, os.path.join(export_dir, MANIFEST))
+    atomic_replace_file(os.path.join(export_dir, MANIFEST), text.encode("utf-8"))
 
 
 def _functions(module, signatures) -> dict:

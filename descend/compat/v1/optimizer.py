@@ -15,6 +15,7 @@ from ...framework.tape import GradientTape
 from ...framework.tensor import Tensor, to_array
 from ...framework.variable import Variable
 from ...optimizers.optimizer import Optimizer as _Optimizer
+from ...persistence.checkpoint.tf_names import register_optimizer_source
 
 __all__ = ["AggregationMethod", "Optimizer", "live_optimizers", "reset_live_optimizers"]
 
@@ -35,6 +36,9 @@ def reset_live_optimizers() -> None:
     """Forget the TF 1 optimizers created so far (``reset_default_graph``); they are not changed."""
     with _live_lock:
         _live.clear()
+
+
+register_optimizer_source(live_optimizers)  # the Saver saves and restores their slots
 
 
 def _loss_scale():

@@ -301,11 +301,11 @@ def get_or_create_global_step(graph=None):
 def __getattr__(name):
     # TF 1's name-keyed Saver and init_from_checkpoint live with the checkpoints (a layer above the optimizers)
     if name == "Saver":
-        from ...checkpoint.saver import Saver
+        from ...persistence.checkpoint.saver import Saver
 
         return Saver
     if name == "init_from_checkpoint":
-        from ...checkpoint.tf_names import init_from_checkpoint
+        from ...persistence.checkpoint.tf_names import init_from_checkpoint
 
         return init_from_checkpoint
     raise AttributeError(f"module 'descend.compat.v1.train' has no attribute '{name}'")

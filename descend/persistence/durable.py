@@ -1,7 +1,13 @@
 """Files that a crash never leaves half-written: each is written whole under a temporary name beside its
-place, flushed to disk, and renamed into place (a rename is atomic), its folder flushed after. A
-checkpoint, a saved model, a ``.keras`` archive, the command line's outputs: every file descend writes
-goes through here.
+place, flushed to disk, and renamed into place (a rename is atomic), its folder flushed after.
+
+Every file descend writes whole goes through here: checkpoints (descend's folders, TensorFlow's bundles, the
+manager's index), saved models (``model.save``, ``saved_model.save``), ``.keras`` and ``.weights.h5`` files,
+datasets saved and cached (``Dataset.save``, ``Dataset.cache(filename)``), the generated-kernel cache, files
+fetched by ``keras.utils.get_file`` and the command line's outputs. ``tests/test_persistence_layout.py`` finds
+no temporary file, ``os.replace`` or temporary name elsewhere in descend, but for the few listed there with
+their reasons (renames that move finished files aside, an anonymous spool). Not through here: logs appended
+to while a program runs (``CSVLogger``'s rows, TensorBoard's event files, written by tensorboardX), as in Keras.
 
 Temporary names are ``.tmp-<target>-<12 hex digits>`` (:data:`TMP_PREFIX`; ``.tmp-old-<target>-...`` for a
 folder moved aside while its replacement is renamed in, ``.tmp-del-<target>-...`` for a folder being
@@ -16,7 +22,7 @@ replaces, as Keras' in-place writes do. An error names the target, never only th
 
 Example:
     >>> import os, tempfile
-    >>> from descend import durable
+    >>> from descend.persistence import durable
     >>> folder = tempfile.mkdtemp()
     >>> durable.atomic_replace_file(os.path.join(folder, "a.txt"), b"one")
     >>> open(os.path.join(folder, "a.txt"), "rb").read()
@@ -33,8 +39,8 @@ import secrets
 import shutil
 import stat
 
-__all__ = ["TMP_PREFIX", "TempDir", "atomic_replace_file", "clear_leftovers", "fsync_dir", "hold_dir", "naming_target",
-           "remove_tree", "replace_dir", "temp_dir", "temp_name", "write_durable"]
+__all__ = ["TMP_PREFIX", "TempDir", "atomic_replace_file", "can_create_in", "clear_leftovers", "fsync_dir", "hold_dir", "naming_target",
+           "remove_tree", "replace_dir", "replace_file_set", "replacing", "temp_dir", "temp_name", "write_durable"]
 
 #: the prefix of every temporary file or folder descend writes beside its target
 TMP_PREFIX = ".tmp-"
@@ -237,6 +243,18 @@ def naming_target(path: str):
 # ---------------------------------------------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------------------------------------------
+def can_create_in(folder: str) -> str | None:
+    """None when a file can be created in ``folder`` (one is, under a temporary name, and removed at once);
+    else the operating system's reason."""
+    tmp = temp_name(os.path.join(folder, "probe"))
+    try:
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600))
+        os.remove(tmp)
+        return None
+    except OSError as e:
+        return e.strerror or str(e)
+
+
 def write_durable(path: str, data: bytes) -> None:
     with open(path, "xb") as f:
         f.write(data)
@@ -260,13 +278,33 @@ def _keep_identity(fd: int, old: os.stat_result) -> None:
 
 
 def atomic_replace_file(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: temporary file, fsync, rename, fsync the directory.
+    """Write ``data`` to ``path`` atomically (:func:`replacing` with the bytes known up front)."""
+    with replacing(path) as f:
+        f.write(data)
+
+
+@contextlib.contextmanager
+def replacing(path: str):
+    """Write ``path`` atomically through the binary file this yields: temporary file, fsync, rename, fsync the
+    directory when the block ends; an exception in the block removes the temporary file and leaves ``path``
+    as it was.
 
     The temporary file is new (created exclusively, so never through a link), lies beside ``path`` and is
     locked while it is written; what earlier killed writes of ``path`` left is removed first. A replaced
     file's mode (and owner where allowed) is kept. Only a regular file is replaced; a symbolic link at
     ``path`` is replaced by the file (its target is never written); a folder, device, pipe or socket raises
-    ``FileExistsError`` and nothing changes. An ``OSError`` names ``path``."""
+    ``FileExistsError`` and nothing changes. An ``OSError`` names ``path``.
+
+    Example:
+        >>> import json, os, tempfile
+        >>> from descend.persistence import durable
+        >>> path = os.path.join(tempfile.mkdtemp(), "spec.json")
+        >>> with durable.replacing(path) as f:
+        ...     f.write(json.dumps({"count": 3}).encode())
+        12
+        >>> open(path).read()
+        '{"count": 3}'
+    """
     path = os.fspath(path)
     parent = os.path.dirname(os.path.abspath(path))
     try:
@@ -291,7 +329,7 @@ def atomic_replace_file(path: str, data: bytes) -> None:
             raise OSError(errno.EAGAIN, "could not create a temporary file beside it", path)
         try:
             with open(fd, "wb", closefd=False) as f:
-                f.write(data)
+                yield f
                 f.flush()
             if old is not None and stat.S_ISREG(old.st_mode):
                 _keep_identity(fd, old)
@@ -362,3 +400,57 @@ def remove_tree(path: str) -> None:
     finally:
         if held is not None:
             os.close(held)
+
+
+def replace_file_set(files: list[tuple[str, bytes]]) -> None:
+    """Write files that are read together, all in one folder, the last of ``files`` naming the others (a
+    TensorFlow bundle's ``.index`` after its ``.data-*``): each is written whole under a temporary name and
+    flushed, then the old last file is removed (a reader never finds an old index over new data), then each
+    is renamed into place in order and the folder flushed. A crash between the renames leaves no last file:
+    no set rather than a mixed one. Writes of sets in one folder wait for each other (an exclusive ``flock``
+    on the folder), so two never mix their files; what killed writes of these files left is cleared first."""
+    parent = os.path.dirname(os.path.abspath(files[-1][0]))
+    temps = []
+    held = _lock_folder(parent)  # every set written in this folder waits here: temporaries found now are dead
+    try:
+        for path, _ in files:
+            clear_leftovers(path)
+        for path, blob in files:
+            tmp = temp_name(path)
+            temps.append(tmp)
+            write_durable(tmp, blob)
+        try:
+            os.remove(files[-1][0])
+            fsync_dir(parent)
+        except FileNotFoundError:
+            pass
+        for tmp, (path, _) in zip(temps, files):
+            os.replace(tmp, path)
+    finally:
+        for tmp in temps:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+        if held is not None:
+            os.close(held)  # drops the flock
+    fsync_dir(parent)
+
+
+def _lock_folder(folder: str) -> int | None:
+    """An exclusive ``flock`` on ``folder`` (waiting for another holder), as a descriptor to close; None where
+    folders cannot be opened or locked (Windows)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
+    try:
+        fd = os.open(folder, os.O_RDONLY | _DIRECTORY)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd

@@ -1,12 +1,12 @@
 """``Saver``: TF 1's name-keyed checkpoints (``tf.compat.v1.train.Saver``), for TF 1 style code.
 
 Variables are saved under their names (or the keys of a ``var_list`` dict) in the
-checkpoint format of :mod:`descend.checkpoint.format` (atomic, verified, no
+checkpoint format of :mod:`descend.persistence.checkpoint.descend_format` (atomic, verified, no
 pickle). ``var_list=None`` saves every live Variable, as TF 1's global
 variables. Restoring assigns by name; one error lists every missing or
 mis-shaped name and nothing changes. ``restore`` also reads a checkpoint TensorFlow 1's ``Saver``
 wrote (``<path>.index`` exists): variables by name, and the slots of the live TF 1 optimizers by TF 1's
-slot names (:mod:`descend.checkpoint.tf_names`).
+slot names (:mod:`descend.persistence.checkpoint.tf_names`).
 
 Example:
     >>> import os, tempfile
@@ -28,10 +28,10 @@ import os
 
 import numpy as np
 
+from ...framework.variable import Variable, live_variables
+from ..checkpoint_errors import CheckpointMismatchError, mismatch_message
 from ..formats import tf_bundle
-from ..framework.variable import Variable, live_variables
-from .errors import CheckpointMismatchError, mismatch_message
-from .format import is_checkpoint_dir, new_manifest, read_checkpoint, write_checkpoint_dir
+from .descend_format import is_checkpoint_dir, new_manifest, read_checkpoint, write_checkpoint_dir
 
 __all__ = ["Saver"]
 

@@ -33,13 +33,13 @@ import re
 import secrets
 import time
 
+from ..bounded_read import open_regular
+from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from ..durable import TMP_PREFIX, atomic_replace_file, remove_tree
+from ..formats import tf_bundle
 from . import collective
-from ..formats import tf_bundle  # (a module: tf_bundle imports the checkpoint package, which imports this)
 from .checkpoint import Checkpoint
-from .tf_writer import TF_STATE_FILE  # the file in which TensorFlow names its newest checkpoint
-from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
-from .format import (
+from .descend_format import (
     INDEX_FILE,
     INDEX_FORMAT,
     MANAGER_FILE,
@@ -48,9 +48,9 @@ from .format import (
     DirectoryLock,
     cleanup_tmp,
     is_checkpoint_dir,
-    open_regular,
     read_json_file,
 )
+from .tf_writer import TF_STATE_FILE  # the file in which TensorFlow names its newest checkpoint
 from .trackable import KEY_RE
 
 __all__ = ["CheckpointManager", "latest_checkpoint", "checkpoint_path_of"]

@@ -36,10 +36,13 @@ import types
 
 import numpy as np
 
+from .registry import KINDS, builtin_objects
+
 __all__ = [
     "register_serializable", "get_custom_objects", "CustomObjectScope", "custom_object_scope",
     "get_registered_name", "get_registered_object", "serialize_keras_object", "deserialize_keras_object",
-    "find_object", "safe_mode_scope", "in_safe_mode", "function_config", "builtin_objects",
+    "find_object", "safe_mode_scope", "in_safe_mode", "function_config", "builtin_objects", "get_object",
+    "serialize_object", "deserialize_object",
 ]
 
 #: "package>Name" -> the registered class or function (what :func:`get_custom_objects` returns, live)
@@ -48,9 +51,6 @@ _REGISTRY: dict = {}
 _NAMES: dict = {}
 _local = threading.local()  # the active custom_object_scope's dict and safe-mode flag, per thread
 
-#: the kinds of objects a config holds, in the order an unhinted name is looked up
-KINDS = ("layers", "activations", "initializers", "regularizers", "constraints", "losses", "metrics", "optimizers",
-         "dtype_policies", "random")
 _MAX_NAME = 300  # the longest class, function or module name looked up
 _NUMERIC = frozenset({"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
                       "float32", "float64"})
@@ -275,58 +275,6 @@ def load_lambda(config, safe_mode=None):
 # ---------------------------------------------------------------------------------------------------------------
 # descend's built-in objects, by kind
 # ---------------------------------------------------------------------------------------------------------------
-_tables: dict = {}
-
-
-def builtin_objects(kind: str) -> dict:
-    """Name -> descend's built-in class or function of ``kind`` (one of :data:`KINDS`)."""
-    table = _tables.get(kind)
-    if table is not None:
-        return table
-    from . import activations, constraints, initializers, losses, metrics, mixed_precision, regularizers  # registry look-up
-
-    def classes(module, base):
-        return {n: getattr(module, n) for n in module.__all__
-                if inspect.isclass(getattr(module, n, None)) and issubclass(getattr(module, n), base)}
-
-    if kind == "layers":
-        from . import layers  # registry look-up
-        from .distribute.sharded import ShardedEmbedding  # registry look-up (a layer of the distribution package)
-        from .models import Model, Sequential  # registry look-up
-
-        table = classes(layers, layers.Layer)
-        table.update({"Functional": Model, "Model": Model, "Sequential": Sequential,
-                      "ShardedEmbedding": ShardedEmbedding})
-    elif kind == "activations":
-        table = {n: getattr(activations, n) for n in activations.__all__ if n not in ("get", "serialize", "deserialize")}
-    elif kind == "initializers":
-        table = classes(initializers, initializers.Initializer)
-    elif kind == "regularizers":
-        table = classes(regularizers, regularizers.Regularizer)
-    elif kind == "constraints":
-        table = classes(constraints, constraints.Constraint)
-    elif kind == "losses":
-        table = dict(losses.ALL_OBJECTS_DICT)
-    elif kind == "metrics":
-        table = dict(metrics.ALL_OBJECTS_DICT)
-    elif kind == "optimizers":
-        from . import optimizers  # registry look-up
-
-        table = {n: getattr(optimizers, n) for n in optimizers.__all__
-                 if inspect.isclass(getattr(optimizers, n)) and hasattr(getattr(optimizers, n), "from_config")}
-    elif kind == "random":
-        from .keras import random  # registry look-up: keras.random's SeedGenerator
-
-        table = {"SeedGenerator": random.SeedGenerator}
-    elif kind == "dtype_policies":
-        table = {"DTypePolicy": mixed_precision.Policy, "FloatDTypePolicy": mixed_precision.Policy,
-                 "Policy": mixed_precision.Policy}
-    else:
-        raise ValueError(f"Unknown kind of object {kind!r}; expected one of {KINDS}")
-    _tables[kind] = table
-    return table
-
-
 def _kind_of_module(module) -> str | None:
     """Which built-in namespace a config's ``module`` field points at (it is never imported)."""
     if not isinstance(module, str) or len(module) > _MAX_NAME:
@@ -454,8 +402,8 @@ def _serialize(obj, depth: int):
                                                       "step": _serialize(obj.step, depth + 1)}}
     if obj is Ellipsis:
         return {"class_name": "__ellipsis__", "config": {}}
-    from .framework.tensor import Tensor
-    from .framework.variable import Variable
+    from ..framework.tensor import Tensor
+    from ..framework.variable import Variable
 
     if isinstance(obj, (Tensor, Variable)):
         value = obj.numpy()
@@ -529,7 +477,7 @@ def build_object(config: dict, kind: str | None = None, what: str | None = None)
             raise TypeError(f"A {class_name} config needs a numeric 'dtype'. Received: {_short(inner)}")
         arr = np.array(value, dtype=np.dtype(dtype))
         if class_name == "__tensor__":
-            from .framework.tensor import Tensor
+            from ..framework.tensor import Tensor
 
             return Tensor(arr)
         return arr
@@ -574,3 +522,89 @@ def build_object(config: dict, kind: str | None = None, what: str | None = None)
     if not isinstance(inner, dict):
         raise TypeError(f"The config of {_short(class_name)} must be a dict. Received: {_short(inner)}")
     return cls.from_config(dict(inner))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the `get`, `serialize` and `deserialize` functions of descend's modules (Keras' per-module look-ups)
+# ---------------------------------------------------------------------------------------------------------------
+def get_object(identifier, kind: str, base: type, what: str, deserialize):
+    """Keras' ``get`` of a module (``losses.get``, ``metrics.get``): ``identifier`` resolved -- None, a config
+    dict (through ``deserialize``), a name of the built-ins of ``kind`` (:func:`builtin_objects`), a class of
+    ``base`` (instantiated) or a callable. ``what`` names the object in errors (``"loss"``)."""
+    registry = builtin_objects(kind)
+    if identifier is None:
+        return None
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        obj = registry.get(identifier)
+        if obj is None:
+            raise ValueError(f"Unknown {what} {identifier!r}. Known names: {', '.join(sorted(registry))}")
+    else:
+        obj = identifier
+    if inspect.isclass(obj):
+        if not issubclass(obj, base):
+            raise ValueError(f"Could not interpret {what} identifier: {identifier!r} (not a {base.__name__} subclass)")
+        obj = obj()
+    if callable(obj):
+        return obj
+    raise ValueError(f"Could not interpret {what} identifier: {identifier!r}")
+
+
+def serialize_object(obj, base: type):
+    """Keras 3's config of an instance of ``base`` (``{"module", "class_name", "config",
+    "registered_name"}``); a function gives Keras' function config (found again by its registered
+    name or its name)."""
+    if obj is None:
+        return None
+    if isinstance(obj, base) or hasattr(obj, "get_config") and not isinstance(obj, type):
+        return serialize_keras_object(obj)
+    if hasattr(obj, "__name__"):
+        return function_config(obj)
+    return repr(obj)
+
+
+def deserialize_object(config, kind: str, aliases: dict, table: str, custom_objects: dict | None = None):
+    """Rebuild an object from :func:`serialize_object`'s output or a name: ``custom_objects``, an active
+    ``custom_object_scope`` and registered objects first, then ``aliases`` (the module's lower-case names)
+    and the built-ins of ``table`` (one of :data:`~descend.persistence.registry.KINDS`)."""
+    classes = builtin_objects(table)
+    from .object_config import extend_scope, find_object
+
+    custom_objects = custom_objects or {}
+    article = "An" if kind[0] in "aeiou" else "A"
+    if isinstance(config, str):
+        # a user's class is instantiated, a user's function used as it is; built-ins are zero-argument factories
+        make = find_object(config, custom_objects, loose=False) or aliases.get(config) or classes.get(config) or \
+            find_object(config, custom_objects)
+        if make is None:
+            raise ValueError(f"Unknown {kind}: {config!r}. Expected one of {sorted(aliases)} (or a class name, "
+                             f"a config dict, a registered name or a callable). Received: {config!r}")
+        return make() if isinstance(make, type) or any(make is v for v in aliases.values()) else make
+    if isinstance(config, dict):
+        name = config.get("class_name")
+        if not isinstance(name, str):
+            raise ValueError(f"{article} {kind} config needs a string 'class_name'. Received: {_short(config, 200)}")
+        inner = config.get("config")
+        if name == "function":  # Keras' config of a function: its registered name or its name
+            fn = find_object(inner, custom_objects) if isinstance(inner, str) else None
+            if fn is None:
+                raise ValueError(f"Unknown {kind} function {_short(inner, 200)}: register it with "
+                                 "descend.saving.register_serializable or pass it in custom_objects")
+            return fn
+        registered = config.get("registered_name")
+        cls = None
+        if isinstance(registered, str) and registered not in (name, "function"):
+            cls = find_object(registered, custom_objects)
+        cls = cls or find_object(name, custom_objects, loose=False) or classes.get(name) or aliases.get(name) or \
+            find_object(name, custom_objects)
+        if cls is None:
+            raise ValueError(f"Unknown {kind} class: {name!r}. Expected one of {sorted(classes)} or an entry "
+                             f"of custom_objects. Received: {_short(config, 200)}")
+        if not isinstance(cls, type):
+            return cls
+        if inner is not None and not isinstance(inner, dict):
+            raise ValueError(f"The config of {kind} {name!r} must be a dict. Received: {_short(inner, 200)}")
+        with extend_scope(custom_objects):
+            return cls.from_config(dict(inner or {}))
+    raise TypeError(f"Cannot deserialize {article.lower()} {kind} from {type(config).__name__}: {_short(config, 200)}")

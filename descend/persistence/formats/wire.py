@@ -9,7 +9,7 @@ repeated)``. Kinds: ``int32``, ``int64``, ``uint32``, ``uint64``, ``bool``, ``en
 protobuf does; a named field written with another wire type is an error.
 
 Example:
-    >>> from descend.formats import wire
+    >>> from descend.persistence.formats import wire
     >>> schema = {1: ("id", "int32", False), 2: ("name", "string", False), 3: ("sizes", "int64", True)}
     >>> data = wire.encode({"id": 7, "name": "w", "sizes": [3, 4]}, schema)
     >>> wire.decode(data, schema, "example")

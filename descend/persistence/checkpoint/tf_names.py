@@ -13,7 +13,7 @@ Example:
     >>> import os, tempfile
     >>> import numpy as np
     >>> import descend as ds
-    >>> from descend.formats import tf_bundle
+    >>> from descend.persistence.formats import tf_bundle
     >>> prefix = os.path.join(tempfile.mkdtemp(), "model.ckpt-1")
     >>> tf_bundle.write_bundle(prefix, {"w": np.array([3.0], np.float32), "w/Adam": np.array([0.5], np.float32),
     ...                                 "w/Adam_1": np.array([0.25], np.float32),
@@ -32,12 +32,27 @@ import re
 
 import numpy as np
 
-from ..compat.v1.optimizer import live_optimizers
+from ...framework.variable import Variable, live_variables
+from ..checkpoint_errors import CheckpointError, CheckpointMismatchError, mismatch_message, short
 from ..formats import tf_bundle
-from ..framework.variable import Variable, live_variables
-from .errors import CheckpointError, CheckpointMismatchError, mismatch_message, short
 
-__all__ = ["SLOT_ORDER", "restore_by_name", "tf1_slot_names", "init_from_checkpoint"]
+__all__ = ["SLOT_ORDER", "restore_by_name", "tf1_slot_names", "init_from_checkpoint", "register_optimizer_source"]
+
+_optimizer_sources: list = []  # functions listing the TF 1 optimizers alive (filled by descend.compat.v1)
+
+
+def register_optimizer_source(source) -> None:
+    """Make ``source()`` (the TF 1 optimizers alive, in creation order) known to TF 1's name-keyed checkpoints:
+    their slots are a TF 1 graph's global variables, which a ``Saver()`` without a list saves and restores.
+    :mod:`descend.compat.v1.optimizer` registers its list when it is imported (this module never imports it)."""
+    if source not in _optimizer_sources:
+        _optimizer_sources.append(source)
+
+
+def live_optimizers() -> list:
+    """The TF 1 optimizers alive, from every registered source (none before ``descend.compat.v1`` is imported:
+    then none exists)."""
+    return [opt for source in _optimizer_sources for opt in source()]
 
 #: the order in which TF 1's optimizers create their slots (descend's TF 1 class name -> slot names): the
 #: k-th is saved as ``<variable>/<optimizer name>_<k>`` (the first without a suffix)
@@ -207,7 +222,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
         >>> import os, tempfile
         >>> import numpy as np
         >>> import descend as ds
-        >>> from descend.formats import tf_bundle
+        >>> from descend.persistence.formats import tf_bundle
         >>> prefix = os.path.join(tempfile.mkdtemp(), "model.ckpt")
         >>> tf_bundle.write_bundle(prefix, {"old/w": np.array([1.0, 2.0], np.float32)})
         >>> ds.compat.v1.reset_default_graph()

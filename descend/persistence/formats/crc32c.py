@@ -6,7 +6,7 @@ rows' checksums are joined with the operator "append n zero bytes" (a 32x32 matr
 stored checksum.
 
 Example:
-    >>> from descend.formats.crc32c import crc32c, mask
+    >>> from descend.persistence.formats.crc32c import crc32c, mask
     >>> hex(crc32c(b"123456789"))
     '0xe3069283'
     >>> crc32c(b"6789", crc32c(b"12345")) == crc32c(b"123456789")

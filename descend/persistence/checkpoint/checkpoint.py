@@ -1,7 +1,7 @@
 """``Checkpoint``: save and restore objects by their structure (``tf.train.Checkpoint``).
 
 Saving walks the objects from the roots given to ``Checkpoint(**roots)`` and
-writes each one's state under its path (see :mod:`descend.checkpoint.trackable`).
+writes each one's state under its path (see :mod:`descend.persistence.checkpoint.trackable`).
 Restoring verifies every file first, then asks every object for a restore
 plan; a refused value (a wrong shape or dtype) is one :class:`CheckpointMismatchError`
 listing every such path and nothing changes (in strict mode also every missing
@@ -32,12 +32,10 @@ from collections.abc import MutableSequence
 
 import numpy as np
 
-from ..formats import tf_bundle
-from ..framework import context
-from ..framework.variable import Variable
-from ..layers.base import register_build_hook, register_weight_hook
-from . import collective, optim, tf_checkpoint, tf_writer
-from .errors import (
+from ...framework import context
+from ...framework.variable import Variable
+from ...layers.base import register_build_hook, register_weight_hook
+from ..checkpoint_errors import (
     CheckpointAssertionError,
     CheckpointCorruptedError,
     CheckpointError,
@@ -46,7 +44,10 @@ from .errors import (
     mismatch_message,
     short,
 )
-from .format import (
+from ..formats import tf_bundle
+from . import collective, tf_checkpoint, tf_writer
+from . import optimizer_state as optim
+from .descend_format import (
     MANIFEST_FILE,
     check_tables,
     is_checkpoint_dir,
@@ -349,11 +350,11 @@ class Checkpoint:
         replaced atomically). Does not change :attr:`save_counter`. Returns ``path``.
 
         ``format="tensorflow"`` writes TensorFlow's files instead (``<path>.index`` and
-        ``<path>.data-00000-of-00001`` with the object graph, see :mod:`descend.checkpoint.tf_writer`):
+        ``<path>.data-00000-of-00001`` with the object graph, see :mod:`descend.persistence.checkpoint.tf_writer`):
         ``tf.train.Checkpoint`` restores them; they hold variables, layers and Keras 3 optimizers only.
 
         Collective for state that differs by rank (tables sharded over the ranks, sharded optimizer state):
-        every rank calls it and writes its part (see :mod:`descend.checkpoint.collective`)."""
+        every rank calls it and writes its part (see :mod:`descend.persistence.checkpoint.collective`)."""
         if _format(format) == "tensorflow":
             return self._write_tensorflow(os.fspath(path), self._save_counter)
         return self._write(path, self._save_counter)

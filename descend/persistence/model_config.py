@@ -1,20 +1,20 @@
 """A model's compile arguments in a config, and the errors of rebuilding a model from a file: what
 descend's model format (:mod:`descend.saving`) and Keras' ``.keras`` archives
-(:mod:`descend.keras_files`) share."""
+(:mod:`descend.persistence.keras_files`) share."""
 
 from __future__ import annotations
 
-from ._serialization import build_object, get_registered_name, get_registered_object, serialize_keras_object
-from .checkpoint import CheckpointError
-from .checkpoint.errors import short
-from .layers import _rebuild
-from .layers.base import Layer
+from ..checkpoint import CheckpointError
+from ..layers import _rebuild
+from ..layers.base import Layer
+from .checkpoint_errors import short
+from .object_config import build_object, get_registered_name, get_registered_object, serialize_keras_object
 
 __all__ = ["compile_config", "compile_from", "REBUILD_ERRORS", "rebuild_error", "is_model"]
 
 
 def loss_function_config(fn) -> dict:
-    from . import losses
+    from .. import losses
 
     name = getattr(fn, "__name__", None)
     if name is not None and losses.ALL_OBJECTS_DICT.get(name) is fn:
@@ -29,7 +29,7 @@ def loss_function_config(fn) -> dict:
 def compile_config(model) -> dict | None:
     if not getattr(model, "compiled", False):
         return None
-    from . import losses, metrics
+    from .. import losses, metrics
 
     out = {"optimizer": serialize_keras_object(model.optimizer)}
     loss = model.loss
@@ -77,8 +77,8 @@ def _optimizer_config(comp, mfile):
 
 def compile_from(comp: dict, mfile: str):
     """(optimizer, loss, {"metrics": [...], "weighted_metrics": [...]}) of a saved model's ``compile`` entry."""
-    from . import losses
-    from ._serialization import find_function
+    from .. import losses
+    from .object_config import find_function
 
     what = "optimizer"
     try:

@@ -32,9 +32,9 @@ import shutil
 import numpy as np
 
 from .. import durable
+from ..checkpoint_errors import CheckpointError
 from ..durable import TMP_PREFIX
-from . import format as fmt
-from .errors import CheckpointError
+from . import descend_format as fmt
 
 __all__ = ["Layout", "agree", "fingerprint", "group_of", "layout_of", "replica_group", "write", "wanted_rows"]
 

@@ -13,7 +13,7 @@ Keras'), so that a file either of them wrote is read by the other.
 
 Example:
     >>> import descend as ds
-    >>> from descend.checkpoint import keras_layout
+    >>> from descend.persistence.checkpoint import keras_layout
     >>> ds.clear_session()
     >>> model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2), ds.layers.Dense(1)])
     >>> for path, ws in keras_layout.model_groups(model):
@@ -28,10 +28,10 @@ Example:
 
 from __future__ import annotations
 
-from ..framework.variable import Variable
-from ..layers.base import Layer, to_snake_case
-from ..layers.input_layer import InputLayer
-from ..optimizers import (
+from ...framework.variable import Variable
+from ...layers.base import Layer, to_snake_case
+from ...layers.input_layer import InputLayer
+from ...optimizers import (
     SGD,
     Adadelta,
     Adagrad,
@@ -43,7 +43,7 @@ from ..optimizers import (
     Nadam,
     RMSprop,
 )
-from ..optimizers.optimizer import Optimizer
+from ...optimizers.optimizer import Optimizer
 
 __all__ = ["model_groups", "own_variables", "optimizer_groups", "optimizer_tail", "check_optimizer",
            "KERAS2_SLOT_NAMES", "keras_name_key"]

@@ -1,7 +1,7 @@
 """TensorFlow's tensor bundle: the ``<prefix>.index`` / ``<prefix>.data-NNNNN-of-MMMMM`` files that
 ``tf.train.Checkpoint``, ``tf.compat.v1.train.Saver`` and Keras 2's ``save_weights`` write.
 
-The index is a sorted string table (:mod:`descend.formats.sstable`) whose empty key holds a
+The index is a sorted string table (:mod:`descend.persistence.formats.sstable`) whose empty key holds a
 ``BundleHeaderProto`` and whose other keys name tensors, each with a ``BundleEntryProto`` (dtype,
 shape, shard, offset, size, masked CRC-32C of the bytes). Reading trusts nothing: the index is read
 only up to :data:`MAX_INDEX_BYTES`, every entry is checked when the bundle is opened (a known dtype, a
@@ -17,7 +17,7 @@ read (see ``docs/formats.md``, "What reading a file costs").
 Example:
     >>> import os, tempfile
     >>> import numpy as np
-    >>> from descend.formats import tf_bundle
+    >>> from descend.persistence.formats import tf_bundle
     >>> prefix = os.path.join(tempfile.mkdtemp(), "ckpt")
     >>> tf_bundle.write_bundle(prefix, {"w": np.arange(3, dtype=np.float32)})
     >>> bundle = tf_bundle.TensorBundle(prefix)
@@ -29,15 +29,14 @@ from __future__ import annotations
 
 import array
 import os
-import secrets
 import struct
 from collections.abc import Sequence
 
 import numpy as np
 
-from ..checkpoint.errors import CheckpointCorruptedError, CheckpointError, short
-from ..checkpoint.format import open_regular
-from ..durable import clear_leftovers, fsync_dir, write_durable
+from ..bounded_read import open_regular
+from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, short
+from ..durable import replace_file_set
 from . import crc32c as _crc
 from . import sstable, wire
 
@@ -523,49 +522,4 @@ def write_bundle(prefix, tensors: dict) -> None:
         data += raw
         rows.append((name.encode("utf-8"), wire.encode(entry, ENTRY)))
     index = sstable.encode_table(rows)
-    token = secrets.token_hex(6)
-    final = [(data_file(prefix, 0, 1), bytes(data)), (prefix + ".index", index)]
-    temps = []
-    held = _lock_folder(parent)  # every bundle write in this folder waits here: temporaries found now are dead
-    try:
-        for path, _ in final:
-            clear_leftovers(path)
-        for path, blob in final:
-            tmp = os.path.join(parent, f".tmp-{os.path.basename(path)}-{token}")
-            temps.append(tmp)
-            write_durable(tmp, blob)
-        try:
-            os.remove(final[1][0])  # the old index would describe the new data file: no bundle until the new one
-            fsync_dir(parent)
-        except FileNotFoundError:
-            pass
-        for tmp, (path, _) in zip(temps, final):
-            os.replace(tmp, path)
-    finally:
-        for tmp in temps:
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
-        if held is not None:
-            os.close(held)  # drops the flock
-    fsync_dir(parent)
-
-
-def _lock_folder(folder: str) -> int | None:
-    """An exclusive ``flock`` on ``folder`` (waiting for another holder), as a descriptor to close; None where
-    folders cannot be opened or locked (Windows)."""
-    try:
-        import fcntl
-    except ImportError:
-        return None
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    except OSError:
-        os.close(fd)
-        return None
-    return fd
+    replace_file_set([(data_file(prefix, 0, 1), bytes(data)), (prefix + ".index", index)])

@@ -3,7 +3,7 @@
 The objects are written as TensorFlow's ``tf.train.Checkpoint`` writes the same Keras 3 objects, so that
 TensorFlow restores them (``tf.train.Checkpoint(model=..., optimizer=...).restore(path)``) and
 ``tf.train.list_variables`` lists the keys TensorFlow would: a tensor bundle
-(:func:`descend.formats.tf_bundle.write_bundle`, ``<prefix>.index`` + ``<prefix>.data-00000-of-00001``)
+(:func:`descend.persistence.formats.tf_bundle.write_bundle`, ``<prefix>.index`` + ``<prefix>.data-00000-of-00001``)
 whose ``_CHECKPOINTABLE_OBJECT_GRAPH`` is the graph of the objects, each value keyed by the first path
 that reaches it breadth first (``model/_functional/_operations/1/_kernel/.ATTRIBUTES/VARIABLE_VALUE``,
 ``optimizer/_trainable_variables/0/...`` when the optimizer reaches a kernel first, ``optimizer/_variables/2/...``
@@ -42,12 +42,12 @@ import os
 
 import numpy as np
 
+from ...framework.variable import Variable
+from ...layers.base import Layer
+from ...layers.input_layer import InputLayer
+from ...optimizers.optimizer import Optimizer
 from ..durable import atomic_replace_file
 from ..formats import tf_bundle
-from ..framework.variable import Variable
-from ..layers.base import Layer
-from ..layers.input_layer import InputLayer
-from ..optimizers.optimizer import Optimizer
 from . import keras_layout
 from .trackable import layer_children, walk
 

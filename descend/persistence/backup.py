@@ -15,9 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..checkpoint import Checkpoint, CheckpointManager
-from . import compile_utils
-from .callbacks import Callback
-from .replica import replica_for
+from ..training import compile_utils
+from ..training.callbacks import Callback
+from ..training.replica import replica_for
 
 __all__ = ["BackupAndRestore"]
 

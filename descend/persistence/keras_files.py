@@ -2,7 +2,7 @@
 ``keras.models.load_model("m.keras")`` and ``save_weights("w.weights.h5")`` / ``load_weights(...)``
 (:mod:`descend.saving` routes a path to here by its suffix).
 
-* ``.weights.h5``: the model's variables by Keras' paths (:mod:`descend.checkpoint.keras_layout`) and,
+* ``.weights.h5``: the model's variables by Keras' paths (:mod:`descend.persistence.checkpoint.keras_layout`) and,
   for a compiled model, its optimizer's (``optimizer/vars``: iterations, learning rate, slots);
 * ``.keras``: a zip of ``config.json`` (the model's config, Keras 3's format, with its
   ``compile_config`` and ``build_config``), ``metadata.json`` and ``model.weights.h5``.
@@ -10,7 +10,7 @@
 A model Keras saved in the middle of training continues in descend with the same numbers, and the
 other way round: the optimizer's slots are restored (those of variables not updated yet wait in the
 optimizer until its first step). Loading checks everything before anything changes: the archive's
-members (:mod:`descend.formats.keras_zip`), the weights file (:mod:`descend.formats.keras_h5`), the
+members (:mod:`descend.persistence.formats.keras_zip`), the weights file (:mod:`descend.persistence.formats.keras_h5`), the
 config (names resolve only to registered, custom and built-in objects; a ``lambda``'s code only with
 ``safe_mode=False``; declared sizes bounded by the weights the file holds), every shape; then all the
 values are assigned at once.
@@ -40,18 +40,18 @@ import tempfile
 
 import numpy as np
 
-from ._model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
-from ._serialization import build_object, extend_scope, resolve, safe_mode_scope, serialize_keras_object
+from ..layers import _rebuild
+from ..layers.base import Layer
+from ..optimizers.loss_scale import LossScaleOptimizer
+from ..optimizers.rule import initial_value
+from .bounded_read import parse_json
 from .checkpoint import keras_layout
-from .checkpoint.errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, mismatch_message, short
-from .checkpoint.format import parse_json
 from .checkpoint.trackable import walk
+from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, mismatch_message, short
 from .durable import atomic_replace_file
 from .formats import keras_h5, keras_zip
-from .layers import _rebuild
-from .layers.base import Layer
-from .optimizers.loss_scale import LossScaleOptimizer
-from .optimizers.rule import initial_value
+from .model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
+from .object_config import build_object, extend_scope, resolve, safe_mode_scope, serialize_keras_object
 
 __all__ = ["KERAS_SUFFIX", "WEIGHTS_SUFFIX", "KERAS_FORMAT_VERSION", "save_weights", "load_weights", "save_model",
            "load_model", "normalize_config", "MAX_CONFIG_BYTES", "MAX_WEIGHTS_BYTES", "MAX_WEIGHTS_RATIO"]
@@ -97,7 +97,7 @@ def _learning_rate(opt):
 
 
 def _optimizer_arrays(opt, model, where: str) -> list[np.ndarray]:
-    """``optimizer/vars`` as Keras 3 writes it (see :mod:`descend.checkpoint.keras_layout`)."""
+    """``optimizer/vars`` as Keras 3 writes it (see :mod:`descend.persistence.checkpoint.keras_layout`)."""
     keras_layout.check_optimizer(opt, where)
     key = _var_key(model)
     state = opt.state_dict(var_key=key)
@@ -337,7 +337,7 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
     groups, names = _weight_groups(model, path, with_optimizer=include_optimizer)
     weights = io.BytesIO()
     keras_h5.write_groups(weights, groups, names)
-    from . import __version__
+    from .. import __version__
 
     metadata = {"keras_version": KERAS_FORMAT_VERSION, "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
                 "descend_version": __version__}

@@ -1,7 +1,7 @@
 """TensorFlow 2's object-based checkpoints (``tf.train.Checkpoint``, Keras 2's TF-format ``save_weights``),
 read into descend's objects by their structure, as TensorFlow matches them.
 
-A TF 2 checkpoint is a tensor bundle (:mod:`descend.formats.tf_bundle`) whose value
+A TF 2 checkpoint is a tensor bundle (:mod:`descend.persistence.formats.tf_bundle`) whose value
 ``_CHECKPOINTABLE_OBJECT_GRAPH`` lists the saved objects: each node's children by name, the key of its
 value for a variable, and an optimizer's slot variables (``(original variable, slot name, slot
 variable)``). Restoring walks descend's objects from the checkpoint's roots along the same names:
@@ -26,7 +26,7 @@ Example:
     >>> import os, tempfile
     >>> import numpy as np
     >>> import descend as ds
-    >>> from descend.formats import tf_bundle
+    >>> from descend.persistence.formats import tf_bundle
     >>> prefix = os.path.join(tempfile.mkdtemp(), "ckpt-1")
     >>> graph = tf_bundle.encode_object_graph([
     ...     {"children": [("w", 1)]}, {"value": "w/.ATTRIBUTES/VARIABLE_VALUE"}])
@@ -44,13 +44,13 @@ import re
 
 import numpy as np
 
+from ...framework.variable import Variable
+from ...layers.base import Layer
+from ...optimizers.loss_scale import LossScaleOptimizer
+from ...optimizers.optimizer import Optimizer
+from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, short
 from ..formats import tf_bundle
-from ..framework.variable import Variable
-from ..layers.base import Layer
-from ..optimizers.loss_scale import LossScaleOptimizer
-from ..optimizers.optimizer import Optimizer
 from . import keras_layout
-from .errors import CheckpointCorruptedError, CheckpointError, short
 from .trackable import layer_children, walk
 
 __all__ = ["read_object_checkpoint", "waiting_values", "unescape", "VALUE"]
@@ -303,7 +303,7 @@ def read_object_checkpoint(prefix: str, roots: dict) -> tuple[dict, dict, list, 
     """Match ``roots`` (name -> object, as ``Checkpoint(**roots)``) to the TF 2 checkpoint at ``prefix``.
 
     Returns ``(manifest, values, missing, unexpected)``: ``values`` maps descend's checkpoint keys (the
-    paths of :mod:`descend.checkpoint.trackable`, optimizer state under the optimizer's path) to arrays,
+    paths of :mod:`descend.persistence.checkpoint.trackable`, optimizer state under the optimizer's path) to arrays,
     all read and verified; ``missing`` lists descend objects the checkpoint has nothing for and
     ``unexpected`` the checkpoint's values no object took."""
     bundle = tf_bundle.TensorBundle(prefix)

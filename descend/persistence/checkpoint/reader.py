@@ -19,7 +19,7 @@ import os
 import numpy as np
 
 from ..formats import tf_bundle
-from .format import from_json, is_checkpoint_dir, read_checkpoint
+from .descend_format import from_json, is_checkpoint_dir, read_checkpoint
 
 __all__ = ["CheckpointReader", "load_checkpoint", "list_variables"]
 

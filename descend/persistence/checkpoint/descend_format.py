@@ -19,7 +19,7 @@ file and the field and is bounded in length.
 Example:
     >>> import os, tempfile
     >>> import numpy as np
-    >>> from descend.checkpoint import format as fmt
+    >>> from descend.persistence.checkpoint import descend_format as fmt
     >>> path = os.path.join(tempfile.mkdtemp(), "ckpt-1")
     >>> fmt.write_checkpoint_dir(path, {"w": np.arange(3, dtype=np.float32)}, fmt.new_manifest({}, {}, 1))
     >>> manifest, tensors = fmt.read_checkpoint(path)
@@ -43,8 +43,9 @@ import time
 
 import numpy as np
 
+from ..bounded_read import MAX_JSON_DEPTH, open_regular, parse_json
+from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 from ..durable import TMP_PREFIX, naming_target, replace_dir, temp_dir, write_durable
-from .errors import CheckpointCorruptedError, CheckpointError, CheckpointLockedError, short
 
 __all__ = [
     "FORMAT", "INDEX_FORMAT", "SCHEMA_VERSION", "TENSORS_FILE", "MANIFEST_FILE", "INDEX_FILE", "LOCK_FILE",
@@ -62,8 +63,6 @@ LOCK_FILE = ".lock"
 MANAGER_FILE = ".manager"  # the token a CheckpointManager marks its checkpoints with (rotation deletes only those)
 #: the largest manifest or index read (bytes); they hold shapes, checksums and small JSON states
 MAX_MANIFEST_BYTES = 64 * 2**20
-#: the deepest JSON nesting accepted in a manifest, an index or a tensors header
-MAX_JSON_DEPTH = 64
 
 _DTYPES = {  # numpy dtype name -> safetensors code
     "bool": "BOOL", "int8": "I8", "int16": "I16", "int32": "I32", "int64": "I64", "uint8": "U8", "uint16": "U16",
@@ -72,6 +71,7 @@ _DTYPES = {  # numpy dtype name -> safetensors code
 _CODES = {v: k for k, v in _DTYPES.items()}
 SUPPORTED_DTYPES = frozenset(np.dtype(k) for k in _DTYPES)
 _CHUNK = 1 << 22
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -131,91 +131,6 @@ def canonical(obj) -> bytes:
 
 def sha256(data) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-_DEPTH_PIECE = 1 << 18  # bytes of JSON text :func:`json_depth` looks at at a time
-
-
-def json_depth(raw: bytes) -> int:
-    """The deepest nesting of ``[``/``{`` in JSON text (strings skipped), without parsing it. Reads the
-    text in pieces, so it needs about 12 MiB whatever the text's size."""
-    codes = np.frombuffer(raw, dtype=np.uint8)
-    depth = deepest = 0
-    inside = 0  # whether the piece starts inside a string
-    run = 0  # how many backslashes end the previous piece
-    for start in range(0, len(codes), _DEPTH_PIECE):
-        c = codes[start:start + _DEPTH_PIECE]
-        idx = np.arange(len(c), dtype=np.int64)
-        last = np.where(c != 92, idx, -1 - run)  # the last character that is not a backslash, up to here
-        np.maximum.accumulate(last, out=last)
-        before = np.empty_like(last)  # backslashes just before each character
-        before[0] = run
-        np.subtract(idx[1:] - 1, last[:-1], out=before[1:])
-        quote = (c == 34) & (before % 2 == 0)  # a quote that is not escaped opens or closes a string
-        outside = (np.cumsum(quote, dtype=np.int64) + inside) % 2 == 0
-        steps = (((c == 91) | (c == 123)) & outside).astype(np.int64)
-        steps -= ((c == 93) | (c == 125)) & outside
-        levels = np.cumsum(steps, out=steps)
-        levels += depth
-        deepest = max(deepest, int(levels.max()))
-        depth = int(levels[-1])
-        inside = 0 if outside[-1] else 1
-        run = int(len(c) - 1 - last[-1])
-    return deepest
-
-
-def parse_json(raw: bytes, file: str, what: str):
-    """Parse bounded JSON bytes; every failure is a CheckpointCorruptedError naming ``file``."""
-    depth = json_depth(raw)
-    if depth > MAX_JSON_DEPTH:
-        raise CheckpointCorruptedError(f"{file}: the {what} nests {depth} levels deep; at most {MAX_JSON_DEPTH} "
-                                       "are accepted (refused before parsing)", [os.path.basename(file)])
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as e:
-        raise CheckpointCorruptedError(f"{file}: the {what} is corrupted or truncated (not valid JSON: "
-                                       f"{short(str(e), 200)})", [os.path.basename(file)]) from None
-    except MemoryError:
-        raise CheckpointError(f"{file}: parsing the {what} ({len(raw)} bytes) needs more memory than this process "
-                              "can have; nothing was read from it") from None
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# opening files without following links
-# ---------------------------------------------------------------------------------------------------------------
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-
-
-def open_regular(directory: str, name: str, what: str):
-    """Open ``directory/name`` for reading: never through a symbolic link, only a regular file.
-    Returns ``(file object, size)``."""
-    full = os.path.join(directory, name)
-    try:
-        st = os.lstat(full)
-    except FileNotFoundError:
-        raise
-    except OSError as e:
-        raise CheckpointCorruptedError(f"{full}: cannot be read ({e.strerror})", [name]) from None
-    if stat.S_ISLNK(st.st_mode):
-        raise CheckpointCorruptedError(f"{full}: the {what} is a symbolic link; a checkpoint never follows links "
-                                       "out of its folder", [name])
-    if not stat.S_ISREG(st.st_mode):
-        raise CheckpointCorruptedError(f"{full}: the {what} is not a regular file", [name])
-    try:
-        fd = os.open(full, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
-    except OSError as e:
-        if e.errno == errno.ENOENT:  # deleted since lstat (a checkpoint rotated away while it is read)
-            raise FileNotFoundError(errno.ENOENT, f"the {what} was deleted while it was opened", full) from None
-        if e.errno == errno.ELOOP:
-            raise CheckpointCorruptedError(f"{full}: the {what} is a symbolic link; a checkpoint never follows "
-                                           "links out of its folder", [name]) from None
-        raise CheckpointCorruptedError(f"{full}: cannot be read ({e.strerror})", [name]) from None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise CheckpointCorruptedError(f"{full}: the {what} is not a regular file", [name])
-    return os.fdopen(fd, "rb"), st.st_size
 
 
 def read_json_file(directory: str, name: str, what: str, limit: int | None = None):

@@ -12,7 +12,7 @@ checked before :mod:`zipfile` parses the directory. Errors name the archive and 
 
 Example:
     >>> import io
-    >>> from descend.formats import keras_zip
+    >>> from descend.persistence.formats import keras_zip
     >>> buffer = io.BytesIO()
     >>> keras_zip.write_archive(buffer, {"config.json": b"{}", "metadata.json": b"{}", "model.weights.h5": b""})
     >>> archive = keras_zip.KerasArchive(io.BytesIO(buffer.getvalue()), "m.keras")
@@ -27,8 +27,8 @@ import stat
 import struct
 import zipfile
 
-from ..checkpoint.errors import CheckpointCorruptedError, short
-from ..checkpoint.format import open_regular
+from ..bounded_read import open_regular
+from ..checkpoint_errors import CheckpointCorruptedError, short
 
 __all__ = ["KerasArchive", "write_archive", "CONFIG", "METADATA", "WEIGHTS", "MAX_RATIO", "MAX_MEMBERS"]
 

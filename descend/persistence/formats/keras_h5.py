@@ -13,7 +13,7 @@ the file and the group.
 Example:
     >>> import io
     >>> import numpy as np
-    >>> from descend.formats import keras_h5
+    >>> from descend.persistence.formats import keras_h5
     >>> buffer = io.BytesIO()
     >>> keras_h5.write_groups(buffer, [("layers/dense/vars", [np.ones((2, 2), np.float32)])])
     >>> groups = keras_h5.read_groups(io.BytesIO(buffer.getvalue()), "example.weights.h5")
@@ -28,8 +28,8 @@ import os
 
 import numpy as np
 
-from ..checkpoint.errors import CheckpointCorruptedError, CheckpointError, short
-from ..checkpoint.format import open_regular
+from ..bounded_read import open_regular
+from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, short
 
 __all__ = ["read_groups", "write_groups", "MAX_OBJECTS", "OBJECT_BYTES", "open_weights_file", "check_head",
            "HEAD_BYTES"]

@@ -7,7 +7,7 @@ time and charges every key rebuilt from the one before it against a budget of
 :data:`KEY_BYTES_PER_BYTE` times the table's size, so reading costs time and memory linear in it.
 
 Example:
-    >>> from descend.formats import sstable
+    >>> from descend.persistence.formats import sstable
     >>> data = sstable.encode_table([(b"", b"header"), (b"w", b"entry")])
     >>> sstable.decode_table(data, "example.index")
     [(b'', b'header'), (b'w', b'entry')]

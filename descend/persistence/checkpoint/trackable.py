@@ -41,7 +41,7 @@ objects with a ``weights`` list (keyed by position) and dicts/lists of these.
 
 Example:
     >>> import descend as ds
-    >>> from descend.checkpoint import trackable
+    >>> from descend.persistence.checkpoint import trackable
     >>> ds.clear_session()
     >>> model = ds.Sequential([ds.layers.Dense(2), ds.layers.Dropout(0.5, seed=1)])
     >>> _ = model(ds.ones((1, 3)))
@@ -57,13 +57,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..framework.variable import Variable
-from ..layers.base import Layer
-from ..optimizers.loss_scale import LossScaleOptimizer
-from ..optimizers.multi import MultiOptimizer
-from ..optimizers.optimizer import Optimizer
-from .errors import short
-from .format import SUPPORTED_DTYPES, from_json, to_json
+from ...framework.variable import Variable
+from ...layers.base import Layer
+from ...optimizers.loss_scale import LossScaleOptimizer
+from ...optimizers.multi import MultiOptimizer
+from ...optimizers.optimizer import Optimizer
+from ..checkpoint_errors import short
+from .descend_format import SUPPORTED_DTYPES, from_json, to_json
 
 __all__ = ["walk", "Graph", "Leaf", "KEY_RE", "check_key", "is_trackable"]
 
@@ -158,12 +158,12 @@ class OptimizerLeaf(Leaf):
     kind = "optimizer"
 
     def state(self):
-        from .optim import state_of
+        from .optimizer_state import state_of
 
         return state_of(self.obj, self.graph.var_key)
 
     def plan(self, state, strict=True):
-        from .optim import plan_for
+        from .optimizer_state import plan_for
 
         return plan_for(self.obj, state, self.graph.var_key, strict)
 
