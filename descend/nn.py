@@ -21,9 +21,9 @@ from .ops.nn_ops import __all__ as _nn_all
 from .ops.depthwise_backprop_ops import depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input
 from .ops.embedding_sparse_ops import embedding_lookup_sparse, safe_embedding_lookup_sparse
 from .ops.nn_misc_ops import ctc_unique_labels, isotonic_regression, with_space_to_batch
-from . import nn_experimental as experimental  # tf.nn.experimental
-from .nn_fractional import fractional_avg_pool, fractional_max_pool
-from .nn_sampled import (
+from .composites import nn_experimental as experimental  # tf.nn.experimental
+from .composites.fractional_pooling import fractional_avg_pool, fractional_max_pool
+from .composites.sampled_losses import (
     all_candidate_sampler,
     compute_accidental_hits,
     fixed_unigram_candidate_sampler,
@@ -50,7 +50,7 @@ _LAZY = {"RNNCellDropoutWrapper", "RNNCellResidualWrapper"}
 
 def __getattr__(name: str):
     if name in _LAZY:
-        from . import nn_rnn_cell_wrappers
+        from .layers import rnn_cell_wrappers as nn_rnn_cell_wrappers
 
         return getattr(nn_rnn_cell_wrappers, name)
     from ._api_exclusions import refuse  # a name tf.nn has and descend leaves out says why

@@ -848,7 +848,7 @@ for _n in ("embedding_lookup_sparse", "safe_embedding_lookup_sparse"):
     NOT_COMPARED["tf.nn"][_n] = ("its ids are a SparseTensor (TF's class on TF's side): compared with TF, values and "
                                  "IndexedSlices gradients, in tests/test_nn_sparse_embedding.py")
 
-# tf.nn's candidate samplers and sampled losses (issue 37, descend/nn_sampled.py)
+# tf.nn's candidate samplers and sampled losses (issue 37, descend/composites/sampled_losses.py)
 for _n in ("fixed_unigram_candidate_sampler", "all_candidate_sampler", "learned_unigram_candidate_sampler"):
     NOT_COMPARED["tf.nn"][_n] = "random draws: their distribution against TF's in tests/test_nn_sampled.py"
 NOT_COMPARED["tf.nn"]["compute_accidental_hits"] = "integer positions, no gradient: against TF in tests/test_nn_sampled.py"

@@ -227,10 +227,10 @@ CASES += [  # descend/ops/nn_misc_ops.py: the block mean is its own VJP (covered
     Case("isotonic_regression_increasing_axis0",
          lambda x: ds.nn.isotonic_regression(x, decreasing=False, axis=0)[0], [_signed(4, 2)]),
 ]
-from descend.nn_fractional import pool_with_sequences as _fractional  # noqa: E402
+from descend.composites.fractional_pooling import pool_with_sequences as _fractional  # noqa: E402
 
 _FRACTIONAL_IN = _rng.permutation(2 * 7 * 5 * 2).reshape(2, 7, 5, 2) * 0.05 - 3.4  # distinct: no ties in a window
-CASES += [  # descend/nn_fractional.py on fixed pooling sequences (the draws are tested in test_nn_fractional.py)
+CASES += [  # descend/composites/fractional_pooling.py on fixed pooling sequences (the draws are tested in test_nn_fractional.py)
     Case("fractional_max_pool_overlapping", lambda x: _fractional(x, [0, 2, 3, 5, 7], [0, 2, 3, 5], True, "max"),
          [_FRACTIONAL_IN.copy()]),
     Case("fractional_avg_pool", lambda x: _fractional(x, [0, 2, 3, 5, 7], [0, 2, 3, 5], False, "avg"),

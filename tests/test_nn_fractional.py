@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import descend as ds
-from descend.nn_fractional import pool_with_sequences
+from descend.composites.fractional_pooling import pool_with_sequences
 
 
 @pytest.mark.parametrize("kind", ["max", "avg"])

@@ -26,9 +26,9 @@ import math
 
 import numpy as np
 
-from . import random as _random
-from .framework.tensor import Tensor, convert_to_tensor
-from .ops import array_ops, math_ops
+from .. import random as _random
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..ops import array_ops, math_ops
 
 __all__ = ["fractional_max_pool", "fractional_avg_pool"]
 

@@ -29,10 +29,10 @@ import numbers
 
 import numpy as np
 
-from . import random as _random
-from .framework.tensor import Tensor, convert_to_tensor
-from .layers.base import Layer
-from .ops import math_ops
+from .. import random as _random
+from ..framework.tensor import Tensor, convert_to_tensor
+from .base import Layer
+from ..ops import math_ops
 
 __all__ = ["RNNCellResidualWrapper", "RNNCellDropoutWrapper"]
 

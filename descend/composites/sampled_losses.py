@@ -31,10 +31,10 @@ import math
 
 import numpy as np
 
-from . import random as _random
-from .framework.tensor import Tensor, convert_to_tensor
-from .ops import array_ops, math_ops
-from .ops.nn_ops import embedding_lookup, sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits
+from .. import random as _random
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..ops import array_ops, math_ops
+from ..ops.nn_ops import embedding_lookup, sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits
 
 __all__ = ["fixed_unigram_candidate_sampler", "learned_unigram_candidate_sampler", "all_candidate_sampler",
            "compute_accidental_hits", "nce_loss", "sampled_softmax_loss"]

@@ -19,8 +19,8 @@ import numbers
 
 import numpy as np
 
-from .framework.tensor import Tensor, convert_to_tensor
-from .ops import math_ops
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..ops import math_ops
 
 __all__ = ["general_dropout", "stateless_dropout"]
 
