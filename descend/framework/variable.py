@@ -182,9 +182,13 @@ def _from_initializer(initializer, shape, dtype):
     initializer or a callable ``(shape, dtype)``), or a value that must already have ``shape``."""
     shape = tuple(int(d) for d in shape)
     if isinstance(initializer, str):
-        import importlib  # the names live with the initializers, above this module: looked up, not imported at load
+        from ..persistence.registry import builtin_objects  # (the initializers register their names there)
 
-        initializer = importlib.import_module("descend.initializers").get(initializer)  # registry look-up
+        found = builtin_objects("initializers").get(initializer)
+        if found is None:
+            raise ValueError(f"Variable: unknown initializer {initializer!r}; expected one of "
+                             f"{sorted(builtin_objects('initializers'))}, an initializer or a callable")
+        initializer = found() if isinstance(found, type) else found
     if callable(initializer):
         return initializer(shape, dtype=backend.floatx() if dtype is None else dtype)
     value = to_array(initializer, None if dtype is None else backend.np_dtype(dtype))

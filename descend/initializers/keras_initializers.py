@@ -535,6 +535,8 @@ _ALIASES = {
     "lecun_uniform": LecunUniform, "lecun_normal": LecunNormal, "orthogonal": Orthogonal,
 }
 
+register_builtins("initializers", dict(_ALIASES))  # ("normal", "uniform": get's other spellings)
+
 IdentityInitializer = Identity
 OrthogonalInitializer = Orthogonal
 zeros, ones, constant, identity = Zeros, Ones, Constant, Identity
