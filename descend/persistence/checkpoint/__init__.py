@@ -9,7 +9,7 @@ The package is split along its concerns:
   writes, verified and bounded reads, the directory lock;
 * :mod:`~descend.persistence.checkpoint.trackable`: the path scheme and the object protocol
   (``state_dict()`` / ``restore_plan(state) -> commit``);
-* :mod:`~descend.persistence.checkpoint.optimizer_state`: the optimizer's side of the protocol;
+* :mod:`~descend.persistence.checkpoint.optimizer_protocol`: the optimizer's side of the protocol;
 * :mod:`~descend.persistence.checkpoint.checkpoint`: ``Checkpoint`` and deferred restoration;
 * :mod:`~descend.persistence.checkpoint.manager`: ``CheckpointManager``, ``latest_checkpoint``;
 * :mod:`~descend.persistence.checkpoint.reader`: ``CheckpointReader``, ``load_checkpoint``, ``list_variables``;

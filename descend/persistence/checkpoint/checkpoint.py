@@ -46,7 +46,7 @@ from ..checkpoint_errors import (
 )
 from ..formats import tf_bundle
 from . import collective, tf_checkpoint, tf_writer
-from . import optimizer_state as optim
+from . import optimizer_protocol as optim
 from .descend_format import (
     MANIFEST_FILE,
     check_tables,

@@ -158,12 +158,12 @@ class OptimizerLeaf(Leaf):
     kind = "optimizer"
 
     def state(self):
-        from .optimizer_state import state_of
+        from .optimizer_protocol import state_of
 
         return state_of(self.obj, self.graph.var_key)
 
     def plan(self, state, strict=True):
-        from .optimizer_state import plan_for
+        from .optimizer_protocol import plan_for
 
         return plan_for(self.obj, state, self.graph.var_key, strict)
 

@@ -13,7 +13,7 @@ slots of variables it creates later. This module reads no private attribute.
 
 Example:
     >>> import descend as ds
-    >>> from descend.persistence.checkpoint import optimizer_state as optim
+    >>> from descend.persistence.checkpoint import optimizer_protocol as optim
     >>> w = ds.Variable([1.0], name="w")
     >>> opt = ds.optimizers.Adam(0.1)
     >>> _ = opt.apply_gradients([(ds.constant([1.0]), w)])
