@@ -46,6 +46,8 @@ TF_IMPORTS = {
     "from descend.keras.layers import Dense, Flatten, Conv2D\n":
         "from tensorflow.keras.layers import Dense, Flatten, Conv2D\n",
     "from descend.keras import Model\n": "from tensorflow.keras import Model\n",
+    "import descend.keras as keras\n": "import tensorflow.keras as keras\n",
+    "import descend.keras.layers as layers\n": "import keras.layers as layers\n",
 }
 
 

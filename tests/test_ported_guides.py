@@ -60,6 +60,12 @@ GUIDES = {
                                  "confusion-matrix/precision/recall metrics, ModelCheckpoint per epoch",
     "timeseries_classification_transformer": "transformer encoder blocks (MultiHeadAttention with dropout, "
                                              "LayerNormalization, Conv1D) trained by fit with EarlyStopping",
+    "antirectifier": "a custom layer (add_weight with an initializer from keras.initializers.get, get_config) "
+                     "between Dense layers, trained by compile/fit with RMSprop and a validation split",
+    "custom_training_loop": "a GradientTape loop over a Dataset with optimizer.apply, metrics updated and reset by "
+                            "hand, the same steps compiled with tf.function, add_loss in a compiled step",
+    "custom_train_step": "train_step overrides (compute_loss and self.metrics, a loss tracker of its own, sample "
+                         "weights) and a test_step override, Keras 3's compile_metrics",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there

@@ -8,8 +8,7 @@ site/en/guide/advanced_autodiff.ipynb), Copyright The TensorFlow Authors, Apache
 
 Changed from the guide: the imports; the inputs the guide draws with tf.random.normal are drawn with NumPy
 (each library has its own generator); the plots (and the plotting helpers) are left out. Left out, for what descend lacks: saving a custom
-gradient in a SavedModel (``tf.saved_model``), the Newton step (``tf.linalg.solve``) and the diagonal of the
-Jacobian by ``tf.einsum('bxby->bxy', j)`` (a repeated index within one operand).
+gradient in a SavedModel (``tf.saved_model.SaveOptions(experimental_custom_gradients=True)``).
 
     python examples/ported/advanced_autodiff.py
 """
@@ -68,7 +67,8 @@ v = tf.Variable(2.0)
 with tf.GradientTape() as t:
   output = clip_gradients(v * v)
 print(t.gradient(output, v))  # calls "backward", which clips 4 to 2
-# Left out: saving the custom gradient in a SavedModel (tf.saved_model is not in descend).
+# Left out: saving the custom gradient in a SavedModel (descend's saved_model keeps traced plans without their
+# custom gradients, and has no SaveOptions).
 x0 = tf.constant(0.0)
 x1 = tf.constant(0.0)
 
@@ -160,7 +160,15 @@ n_params = tf.reduce_prod(layer1.kernel.shape)
 
 g_vec = tf.reshape(g, [n_params, 1])
 h_mat = tf.reshape(h, [n_params, n_params])
-# Left out: the Newton step (tf.linalg.solve is not in descend).
+eps = 1e-3
+eye_eps = tf.eye(h_mat.shape[0])*eps
+# X(k+1) = X(k) - (∇²f(X(k)))^-1 @ ∇f(X(k))
+# h_mat = ∇²f(X(k))
+# g_vec = ∇f(X(k))
+update = tf.linalg.solve(h_mat + eye_eps, g_vec)
+
+# Reshape the update and apply it to the variable.
+_ = layer1.kernel.assign_sub(tf.reshape(update, layer1.kernel.shape))
 x = tf.constant(np.random.normal(size=[7, 5]).astype('float32'))
 
 layer1 = tf.keras.layers.Dense(8, activation=tf.nn.elu)
@@ -176,7 +184,8 @@ j = tape.jacobian(y, x)
 j.shape
 j_sum = tf.reduce_sum(j, axis=2)
 print(j_sum.shape)
-# Left out: tf.einsum('bxby->bxy', j) (descend's einsum refuses a repeated index within one operand).
+j_select = tf.einsum('bxby->bxy', j)
+print(j_select.shape)
 jb = tape.batch_jacobian(y, x)
 jb.shape
 error = tf.reduce_max(abs(jb - j_sum))

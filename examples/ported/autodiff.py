@@ -7,10 +7,8 @@ Copyright The TensorFlow Authors, Apache License 2.0.
 
 Changed from the guide: the imports; ``w``'s initial value, drawn in the guide with tf.random.normal, is
 drawn with NumPy (each library has its own generator); the plot is left out; the values the notebook shows
-(a cell's last expression) are printed. Left out, for what descend lacks: the section on what a tape watches
-(``tf.constant(..., name=...)``), the gradient with respect to an integer (descend raises ``TypeError`` where
-TensorFlow warns and returns None), a gradient through ``tf.image.adjust_contrast`` (no ``tf.image``) and
-``unconnected_gradients=tf.UnconnectedGradients.ZERO`` (no ``tf.UnconnectedGradients``).
+(a cell's last expression) are printed. Left out: a gradient through ``tf.image.adjust_contrast`` (the guide
+shows that TensorFlow has none and asserts that; descend differentiates ``adjust_contrast``).
 
     python examples/ported/autodiff.py
 """
@@ -55,7 +53,23 @@ with tf.GradientTape() as tape:
 grad = tape.gradient(loss, layer.trainable_variables)
 for var, g in zip(layer.trainable_variables, grad):
   print(f'{var.name}, shape: {g.shape}')
-# Left out: the section on what a tape watches (tf.constant(..., name=...) is not in descend).
+# A trainable variable
+x0 = tf.Variable(3.0, name='x0')
+# Not trainable
+x1 = tf.Variable(3.0, name='x1', trainable=False)
+# Not a Variable: A variable + tensor returns a tensor.
+x2 = tf.Variable(2.0, name='x2') + 1.0
+# Not a variable
+x3 = tf.constant(3.0, name='x3')
+
+with tf.GradientTape() as tape:
+  y = (x0**2) + (x1**2) + (x2**2)
+
+grad = tape.gradient(y, [x0, x1, x2, x3])
+
+for g in grad:
+  print(g)
+print([var.name for var in tape.watched_variables()])
 x = tf.constant(3.0)
 with tf.GradientTape() as tape:
   tape.watch(x)
@@ -171,7 +185,13 @@ with tf.GradientTape() as tape:
   y = tf.reduce_mean(y, axis=0)
 
 print(tape.gradient(y, x))
-# Left out: the gradient with respect to an integer (descend raises TypeError where TF warns and returns None).
+x = tf.constant(10)
+
+with tf.GradientTape() as g:
+  g.watch(x)
+  y = x * x
+
+print(g.gradient(y, x))
 x0 = tf.Variable(3.0)
 x1 = tf.Variable(0.0)
 
@@ -183,5 +203,11 @@ with tf.GradientTape() as tape:
 
 # This doesn't work.
 print(tape.gradient(y, x0))   #dy/dx0 = 2*(x1 + x0)
-# Left out: a gradient through tf.image.adjust_contrast (tf.image is not in descend).
-# Left out: unconnected_gradients=tf.UnconnectedGradients.ZERO (tf.UnconnectedGradients is not in descend).
+# Left out: a gradient through tf.image.adjust_contrast (the guide shows that TF has none, LookupError; descend
+# differentiates adjust_contrast, so the guide's `assert False` would fire).
+x = tf.Variable([2., 2.])
+y = tf.Variable(3.)
+
+with tf.GradientTape() as tape:
+  z = y**2
+print(tape.gradient(z, x, unconnected_gradients=tf.UnconnectedGradients.ZERO))

@@ -8,8 +8,8 @@ Apache License 2.0 (the notebook also carries the MIT License of its Keras part)
 
 Changed from the tutorial: the imports; Fashion-MNIST (a download) is replaced by synthetic images of the
 same shape made with NumPy (6000 training and 1000 test images instead of 60000 and 10000, to run in
-seconds); the plots are left out. Left out: the last section (a probability model wrapping the
-trained model with ``tf.keras.layers.Softmax``, which descend lacks, and its predictions).
+seconds); the plots (and the plotting helpers) are left out; the values the notebook shows (a cell's last
+expression) are printed.
 
     python examples/ported/keras_classification.py
 """
@@ -64,5 +64,29 @@ test_loss, test_acc = model.evaluate(test_images,  test_labels, verbose=2)
 
 print('\nTest accuracy:', test_acc)
 
-# Left out: the probability model (tf.keras.layers.Softmax is not in descend), its predictions and the
-# prediction of a single image.
+probability_model = tf.keras.Sequential([model, 
+                                         tf.keras.layers.Softmax()])
+
+predictions = probability_model.predict(test_images)
+
+print(predictions[0])
+
+print(np.argmax(predictions[0]))
+
+print(test_labels[0])
+
+# Grab an image from the test dataset.
+img = test_images[1]
+
+print(img.shape)
+
+# Add the image to a batch where it's the only member.
+img = (np.expand_dims(img,0))
+
+print(img.shape)
+
+predictions_single = probability_model.predict(img)
+
+print(predictions_single)
+
+print(np.argmax(predictions_single[0]))

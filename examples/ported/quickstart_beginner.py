@@ -6,7 +6,7 @@ site/en/tutorials/quickstart/beginner.ipynb), Copyright The TensorFlow Authors, 
 
 Changed from the tutorial: the imports; MNIST (a download) is replaced by synthetic digits of the same
 shape made with NumPy (6000 training and 1000 test images instead of 60000 and 10000, to run in seconds).
-Left out: the last cell (a probability model with ``tf.keras.layers.Softmax``, which descend lacks).
+The values the notebook shows (a cell's last expression) are printed.
 The comparison with TensorFlow gives Dropout the same fixed mask in both libraries (tests/guide_harness.py).
 
     python examples/ported/quickstart_beginner.py
@@ -54,4 +54,9 @@ model.fit(x_train, y_train, epochs=5)
 
 model.evaluate(x_test,  y_test, verbose=2)
 
-# Left out: the probability model (tf.keras.layers.Softmax is not in descend).
+probability_model = tf.keras.Sequential([
+  model,
+  tf.keras.layers.Softmax()
+])
+
+print(probability_model(x_test[:5]))
