@@ -24,6 +24,7 @@ from .checkpoint import (
     list_variables,
     load_checkpoint,
 )
+from .checkpoint_state import get_checkpoint_state
 from .tf_example import (
     BytesList,
     Example,
@@ -46,7 +47,7 @@ __all__ = [
     "CheckpointReader", "RestoreReport", "latest_checkpoint", "list_variables", "load_checkpoint",
     "ExponentialMovingAverage", "load_variable", "checkpoints_iterator", "Coordinator",
     "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList", "Int64List",
-    "SequenceExample",
+    "SequenceExample", "get_checkpoint_state",
 ]
 
 
