@@ -160,3 +160,7 @@ __all__ += ["bitcast"]
 _LAZY_NAMES["approx_top_k"] = ("top_level_more", "approx_top_k")
 _LAZY_NAMES["as_string"] = ("strings", "as_string")  # tf.as_string is tf.strings.as_string
 __all__ += ["approx_top_k", "as_string"]
+
+# issue 37: tf.TensorShape
+_LAZY_NAMES["TensorShape"] = ("framework.tensor_shape", "TensorShape")
+__all__ += ["TensorShape"]
