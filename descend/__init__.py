@@ -164,3 +164,5 @@ __all__ += ["approx_top_k", "as_string"]
 # issue 37: tf.TensorShape
 _LAZY_NAMES["TensorShape"] = ("framework.tensor_shape", "TensorShape")
 __all__ += ["TensorShape"]
+_SUBMODULES = _SUBMODULES | {"nest"}  # tf.nest (issue 37)
+__all__ += ["nest"]
