@@ -166,3 +166,8 @@ _LAZY_NAMES["TensorShape"] = ("framework.tensor_shape", "TensorShape")
 __all__ += ["TensorShape"]
 _SUBMODULES = _SUBMODULES | {"nest"}  # tf.nest (issue 37)
 __all__ += ["nest"]
+# issue 37: tf.bitwise, tf.version, tf.audio, tf.fingerprint, tf.AggregationMethod
+_SUBMODULES = _SUBMODULES | {"bitwise", "version", "audio"}
+_LAZY_NAMES["fingerprint"] = ("fingerprint_ops", "fingerprint")
+_LAZY_NAMES["AggregationMethod"] = ("compat.v1.optimizer", "AggregationMethod")  # tf.AggregationMethod is TF 1's
+__all__ += ["bitwise", "version", "audio", "fingerprint", "AggregationMethod"]
