@@ -171,3 +171,8 @@ _SUBMODULES = _SUBMODULES | {"bitwise", "version", "audio"}
 _LAZY_NAMES["fingerprint"] = ("fingerprint_ops", "fingerprint")
 _LAZY_NAMES["AggregationMethod"] = ("compat.v1.optimizer", "AggregationMethod")  # tf.AggregationMethod is TF 1's
 __all__ += ["bitwise", "version", "audio", "fingerprint", "AggregationMethod"]
+# issue 37: tf.SparseTensor, tf.sparse, tf.sets, tf.edit_distance
+_SUBMODULES = _SUBMODULES | {"sparse", "sets"}
+_LAZY_NAMES["SparseTensor"] = ("sparse.sparse_tensor", "SparseTensor")
+_LAZY_NAMES["edit_distance"] = ("sparse.edit_distance", "edit_distance")
+__all__ += ["sparse", "sets", "SparseTensor", "edit_distance"]
