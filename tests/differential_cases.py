@@ -740,3 +740,7 @@ for _n in ("LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "
            "LinearOperatorToeplitz", "LinearOperatorTridiag", "LinearOperatorLowRankUpdate",
            "LinearOperatorBlockLowerTriangular"):
     NOT_COMPARED["tf.linalg"][_n] = "a class, not an op: compared with TF's in tests/test_linalg_decompositions.py"
+
+# tf.image's file codecs (issue 37): bytes in, pixels out, no gradient
+for _n in ("decode_png", "encode_png", "decode_bmp", "decode_gif", "decode_image", "is_jpeg", "extract_jpeg_shape"):
+    NOT_COMPARED["tf.image"][_n] = "a file codec (bytes, no gradient): compared with TF in tests/test_image_codecs.py"

@@ -4,7 +4,7 @@ Images are ``[height, width, channels]`` or batches ``[batch, height, width, cha
 written with differentiable descend ops, so gradients flow through every op that is continuous in the
 pixels (resizes, crops, pads, flips, colour transforms, ``ssim``, ``psnr``, ``total_variation``...).
 Deliberate differences from TensorFlow are listed in docs/api.md (float64 stays float64; stateless
-random ops are deterministic per seed but not TF's values; no image file codecs).
+random ops are deterministic per seed but not TF's values; file codecs for PNG, BMP and GIF, no JPEG codec).
 
 Example:
     >>> import descend as ds, numpy as np
@@ -90,3 +90,14 @@ __all__ = [
     "yuv_to_rgb", "affine_transform", "ssim_multiscale", "non_max_suppression_overlaps",
     "combined_non_max_suppression", "sample_distorted_bounding_box", "stateless_sample_distorted_bounding_box",
 ]
+
+# image file codecs (issue 37): PNG/BMP/GIF on zlib, JPEG headers
+from .codecs import decode_bmp, decode_gif, decode_image, decode_png, encode_png, extract_jpeg_shape, is_jpeg  # noqa: E402
+
+__all__ += ["decode_bmp", "decode_gif", "decode_image", "decode_png", "encode_png", "extract_jpeg_shape", "is_jpeg"]
+
+
+def __getattr__(name: str):
+    from .._api_exclusions import refuse  # a name tf.image has and descend leaves out says why
+
+    raise refuse("tf.image", name, __name__)

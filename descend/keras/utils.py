@@ -994,3 +994,9 @@ class Config:
 
 
 __all__ += ["Config"]
+
+
+def __getattr__(name: str):
+    from .._api_exclusions import refuse  # a name keras.utils has and descend leaves out says why
+
+    raise refuse("keras.utils", name, __name__)
