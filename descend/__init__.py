@@ -176,3 +176,7 @@ _SUBMODULES = _SUBMODULES | {"sparse", "sets"}
 _LAZY_NAMES["SparseTensor"] = ("sparse.sparse_tensor", "SparseTensor")
 _LAZY_NAMES["edit_distance"] = ("sparse.edit_distance", "edit_distance")
 __all__ += ["sparse", "sets", "SparseTensor", "edit_distance"]
+# issue 37: tf.io, tf.matrix_square_root (TF's alias of tf.linalg.sqrtm)
+_SUBMODULES = _SUBMODULES | {"io"}
+_LAZY_NAMES["matrix_square_root"] = ("linalg", "sqrtm")
+__all__ += ["io", "matrix_square_root"]

@@ -131,3 +131,9 @@ def test_version_and_aggregation_method():
     tf = pytest.importorskip("tensorflow")
     for name in ("ADD_N", "DEFAULT", "EXPERIMENTAL_TREE", "EXPERIMENTAL_ACCUMULATE_N"):
         assert getattr(ds.AggregationMethod, name) == getattr(tf.AggregationMethod, name)
+
+
+def test_matrix_square_root_is_tfs_alias_of_sqrtm():
+    assert ds.matrix_square_root is ds.linalg.sqrtm
+    tf = pytest.importorskip("tensorflow")
+    assert tf.matrix_square_root is tf.linalg.sqrtm
