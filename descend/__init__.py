@@ -180,3 +180,5 @@ __all__ += ["sparse", "sets", "SparseTensor", "edit_distance"]
 _SUBMODULES = _SUBMODULES | {"io"}
 _LAZY_NAMES["matrix_square_root"] = ("linalg", "sqrtm")
 __all__ += ["io", "matrix_square_root"]
+_SUBMODULES = _SUBMODULES | {"lookup"}  # tf.lookup (issue 37)
+__all__ += ["lookup"]
