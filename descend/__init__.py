@@ -182,3 +182,5 @@ _LAZY_NAMES["matrix_square_root"] = ("linalg", "sqrtm")
 __all__ += ["io", "matrix_square_root"]
 _SUBMODULES = _SUBMODULES | {"lookup"}  # tf.lookup (issue 37)
 __all__ += ["lookup"]
+_SUBMODULES = _SUBMODULES | {"signal"}  # tf.signal over real tensors (issue 37)
+__all__ += ["signal"]
