@@ -128,3 +128,18 @@ def test_codecs_are_the_image_ones():
         ds.io.decode_raw([b"ab", b"c"], ds.uint8)
     with pytest.raises(ValueError, match="compression_type"):
         ds.io.TFRecordOptions("LZ4")
+
+
+def test_dataset_list_files_as_tensorflow(tmp_path):
+    for n in ("b.txt", "a.txt", "c.csv"):
+        (tmp_path / n).write_text(n)
+    pattern = str(tmp_path / "*.txt")
+    names = [x.numpy() for x in ds.data.Dataset.list_files(pattern, shuffle=False)]
+    assert names == [str(tmp_path / n).encode() for n in ("a.txt", "b.txt")]
+    shuffled = sorted(x.numpy() for x in ds.data.Dataset.list_files([pattern, str(tmp_path / "*.csv")], seed=3))
+    assert shuffled == sorted(names + [str(tmp_path / "c.csv").encode()])
+    with pytest.raises(ds.errors.InvalidArgumentError, match="No files matched pattern"):
+        ds.data.Dataset.list_files(str(tmp_path / "*.none"))
+    tf = pytest.importorskip("tensorflow")
+    theirs = [x.numpy() for x in tf.data.Dataset.list_files(pattern, shuffle=False)]
+    assert names == theirs
