@@ -184,3 +184,9 @@ _SUBMODULES = _SUBMODULES | {"lookup"}  # tf.lookup (issue 37)
 __all__ += ["lookup"]
 _SUBMODULES = _SUBMODULES | {"signal"}  # tf.signal over real tensors (issue 37)
 __all__ += ["signal"]
+# issue 37: tf.TypeSpec and the composite values' specs
+for _n in ("TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec", "NoneTensorSpec",
+           "type_spec_from_value"):
+    _LAZY_NAMES[_n] = ("type_spec", _n)
+__all__ += ["TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec", "NoneTensorSpec",
+            "type_spec_from_value"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from . import backend
 from .framework.tensor import ArrayLike
+from .type_spec import TypeSpec
 
 __all__ = ["TensorSpec"]
 
 
-class TensorSpec:
+class TensorSpec(TypeSpec):
     """A description of a Tensor: ``shape`` (``None`` for an unknown dimension, or an unknown
     rank) and ``dtype``, as ``tf.TensorSpec``.
 
@@ -69,6 +70,11 @@ class TensorSpec:
             return True
         return len(shape) == len(self._shape) and all(a is None or b is None or a == b
                                                       for a, b in zip(self._shape, shape))
+
+    def _parts(self) -> tuple:  # TypeSpec's view: (shape, dtype, name), the constructor's arguments
+        from .framework.tensor_shape import TensorShape
+
+        return (TensorShape(self._shape), self._dtype, self._name)
 
     def __eq__(self, other):
         return (isinstance(other, TensorSpec) and self._shape == other._shape and self._dtype == other._dtype
