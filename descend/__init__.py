@@ -190,3 +190,5 @@ for _n in ("TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpe
     _LAZY_NAMES[_n] = ("type_spec", _n)
 __all__ += ["TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec", "NoneTensorSpec",
             "type_spec_from_value"]
+_SUBMODULES = _SUBMODULES | {"autodiff"}  # tf.autodiff (issue 37)
+__all__ += ["autodiff"]
