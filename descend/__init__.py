@@ -192,3 +192,5 @@ __all__ += ["TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSp
             "type_spec_from_value"]
 _SUBMODULES = _SUBMODULES | {"autodiff"}  # tf.autodiff (issue 37)
 __all__ += ["autodiff"]
+_SUBMODULES = _SUBMODULES | {"test"}  # tf.test (issue 37)
+__all__ += ["test"]
