@@ -194,3 +194,5 @@ _SUBMODULES = _SUBMODULES | {"autodiff"}  # tf.autodiff (issue 37)
 __all__ += ["autodiff"]
 _SUBMODULES = _SUBMODULES | {"test"}  # tf.test (issue 37)
 __all__ += ["test"]
+_SUBMODULES = _SUBMODULES | {"summary"}  # tf.summary (issue 37)
+__all__ += ["summary"]
