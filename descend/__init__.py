@@ -196,3 +196,5 @@ _SUBMODULES = _SUBMODULES | {"test"}  # tf.test (issue 37)
 __all__ += ["test"]
 _SUBMODULES = _SUBMODULES | {"summary"}  # tf.summary (issue 37)
 __all__ += ["summary"]
+_SUBMODULES = _SUBMODULES | {"ragged"}  # tf.ragged over the one-ragged-dimension RaggedTensor (issue 37)
+__all__ += ["ragged"]
