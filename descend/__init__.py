@@ -185,9 +185,9 @@ __all__ += ["lookup"]
 _SUBMODULES = _SUBMODULES | {"signal"}  # tf.signal over real tensors (issue 37)
 __all__ += ["signal"]
 # issue 37: tf.TypeSpec and the composite values' specs
-for _n in ("TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec", "NoneTensorSpec",
-           "type_spec_from_value"):
+for _n in ("TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec", "NoneTensorSpec"):
     _LAZY_NAMES[_n] = ("type_spec", _n)
+_LAZY_NAMES["type_spec_from_value"] = ("tensor_spec", "type_spec_from_value")
 __all__ += ["TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec", "NoneTensorSpec",
             "type_spec_from_value"]
 _SUBMODULES = _SUBMODULES | {"autodiff"}  # tf.autodiff (issue 37)

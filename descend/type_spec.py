@@ -1,6 +1,6 @@
 """``tf.TypeSpec`` and the specs of descend's composite values: ``SparseTensorSpec``, ``IndexedSlicesSpec``,
-``RaggedTensorSpec``, ``NoneTensorSpec``, and ``type_spec_from_value`` (which also gives a ``TensorSpec``
-for a tensor, array or Python value). A spec describes the shape and dtypes a value may have; the checks
+``RaggedTensorSpec``, ``NoneTensorSpec`` (``type_spec_from_value``, which also gives a ``TensorSpec`` for a
+tensor, array or Python value, lives with ``TensorSpec`` in ``descend/tensor_spec.py``). A spec describes the shape and dtypes a value may have; the checks
 are TF's (unknown dimensions match any, the dtypes must be equal).
 
 Example:
@@ -19,8 +19,7 @@ import numpy as np
 from . import backend
 from .framework.tensor_shape import TensorShape, as_shape
 
-__all__ = ["IndexedSlicesSpec", "NoneTensorSpec", "RaggedTensorSpec", "SparseTensorSpec", "TypeSpec",
-           "type_spec_from_value"]
+__all__ = ["IndexedSlicesSpec", "NoneTensorSpec", "RaggedTensorSpec", "SparseTensorSpec", "TypeSpec"]
 
 
 class TypeSpec:
@@ -32,9 +31,14 @@ class TypeSpec:
     def _parts(self) -> tuple:
         raise NotImplementedError
 
+    @staticmethod
+    def _spec_of(value):
+        """The spec of ``value`` if it is a value of this spec's kind, else None."""
+        return None
+
     def is_compatible_with(self, spec_or_value) -> bool:
         """Whether ``spec_or_value`` (a spec or a value) may be described by this spec."""
-        other = spec_or_value if isinstance(spec_or_value, TypeSpec) else _spec_or_none(spec_or_value)
+        other = spec_or_value if isinstance(spec_or_value, TypeSpec) else self._spec_of(spec_or_value)
         if other is None or type(other) is not type(self):
             return False
         return all(_compatible(a, b) for a, b in zip(self._parts(), other._parts()))
@@ -103,6 +107,12 @@ class SparseTensorSpec(TypeSpec):
     def _parts(self):
         return (self._shape, self._dtype)
 
+    @staticmethod
+    def _spec_of(value):
+        from .sparse import SparseTensor
+
+        return SparseTensorSpec.from_value(value) if isinstance(value, SparseTensor) else None
+
     @classmethod
     def from_value(cls, value) -> SparseTensorSpec:
         from .sparse import SparseTensor
@@ -135,6 +145,17 @@ class IndexedSlicesSpec(TypeSpec):
     def _parts(self):
         return (self._shape, self._dtype, self._indices_dtype, self._dense_shape_dtype, self._indices_shape)
 
+    @staticmethod
+    def _spec_of(value):
+        from .framework.indexed_slices import IndexedSlices
+
+        if not isinstance(value, IndexedSlices):
+            return None
+        dense = value.dense_shape
+        return IndexedSlicesSpec(None if dense is None else [int(d) for d in np.ravel(np.asarray(dense))],
+                                 value.values.dtype, np.asarray(value.indices.numpy()).dtype.name,
+                                 None if dense is None else "int64", [int(np.size(value.indices.numpy()))])
+
 
 class RaggedTensorSpec(TypeSpec):
     """The spec of a :class:`~descend.RaggedTensor`: its ``shape`` (ragged dimensions None), values'
@@ -164,6 +185,16 @@ class RaggedTensorSpec(TypeSpec):
     def _parts(self):
         return (self._shape, self._dtype, self._ragged_rank, self._row_splits_dtype)
 
+    @staticmethod
+    def _spec_of(value):
+        from .strings import RaggedTensor
+
+        if not isinstance(value, RaggedTensor):
+            return None
+        rows = int(np.size(value.row_splits.numpy())) - 1
+        inner = list(np.shape(value.values.numpy()))[1:]
+        return RaggedTensorSpec([rows, None] + inner, value.values.dtype, 1, "int64")
+
 
 class NoneTensorSpec(TypeSpec):
     """The spec of None (an absent optional value)."""
@@ -173,43 +204,3 @@ class NoneTensorSpec(TypeSpec):
 
     def is_compatible_with(self, spec_or_value) -> bool:
         return spec_or_value is None or isinstance(spec_or_value, NoneTensorSpec)
-
-
-def _spec_or_none(value):
-    try:
-        return type_spec_from_value(value)
-    except TypeError:
-        return None
-
-
-def type_spec_from_value(value) -> TypeSpec:
-    """The spec describing ``value``: a ``TensorSpec`` for a tensor, array or Python number/string/list, a
-    ``SparseTensorSpec``/``IndexedSlicesSpec``/``RaggedTensorSpec`` for those values, ``NoneTensorSpec`` for
-    None, the value itself for a spec."""
-    from .framework.indexed_slices import IndexedSlices
-    from .framework.tensor import convert_to_tensor
-    from .sparse import SparseTensor
-    from .strings import RaggedTensor
-    from .tensor_spec import TensorSpec
-
-    if isinstance(value, TypeSpec):
-        return value
-    if value is None:
-        return NoneTensorSpec()
-    if isinstance(value, SparseTensor):
-        return SparseTensorSpec.from_value(value)
-    if isinstance(value, IndexedSlices):
-        dense = value.dense_shape
-        return IndexedSlicesSpec(None if dense is None else [int(d) for d in np.ravel(np.asarray(dense))],
-                                 value.values.dtype, np.asarray(value.indices.numpy()).dtype.name,
-                                 None if dense is None else "int64", [int(np.size(value.indices.numpy()))])
-    if isinstance(value, RaggedTensor):
-        rows = int(np.size(value.row_splits.numpy())) - 1
-        inner = list(np.shape(value.values.numpy()))[1:]
-        return RaggedTensorSpec([rows, None] + inner, value.values.dtype, 1, "int64")
-    try:
-        t = convert_to_tensor(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"type_spec_from_value: could not build a TypeSpec for {value!r} of type "
-                        f"{type(value).__name__}") from None
-    return TensorSpec(tuple(t.shape), t.dtype)
