@@ -175,3 +175,41 @@ __all__ += ["bitcast"]
 _LAZY_NAMES["approx_top_k"] = ("top_level_more", "approx_top_k")
 _LAZY_NAMES["as_string"] = ("strings", "as_string")  # tf.as_string is tf.strings.as_string
 __all__ += ["approx_top_k", "as_string"]
+
+# issue 37: tf.TensorShape
+_LAZY_NAMES["TensorShape"] = ("framework.tensor_shape", "TensorShape")
+__all__ += ["TensorShape"]
+_SUBMODULES = _SUBMODULES | {"nest"}  # tf.nest (issue 37)
+__all__ += ["nest"]
+# issue 37: tf.bitwise, tf.version, tf.audio, tf.fingerprint, tf.AggregationMethod
+_SUBMODULES = _SUBMODULES | {"bitwise", "version", "audio"}
+_LAZY_NAMES["fingerprint"] = ("fingerprint_ops", "fingerprint")
+_LAZY_NAMES["AggregationMethod"] = ("compat.v1.optimizer", "AggregationMethod")  # tf.AggregationMethod is TF 1's
+__all__ += ["bitwise", "version", "audio", "fingerprint", "AggregationMethod"]
+# issue 37: tf.SparseTensor, tf.sparse, tf.sets, tf.edit_distance
+_SUBMODULES = _SUBMODULES | {"sparse", "sets"}
+_LAZY_NAMES["SparseTensor"] = ("sparse.sparse_tensor", "SparseTensor")
+_LAZY_NAMES["edit_distance"] = ("sparse.edit_distance", "edit_distance")
+__all__ += ["sparse", "sets", "SparseTensor", "edit_distance"]
+# issue 37: tf.io, tf.matrix_square_root (TF's alias of tf.linalg.sqrtm)
+_SUBMODULES = _SUBMODULES | {"io"}
+_LAZY_NAMES["matrix_square_root"] = ("linalg", "sqrtm")
+__all__ += ["io", "matrix_square_root"]
+_SUBMODULES = _SUBMODULES | {"lookup"}  # tf.lookup (issue 37)
+__all__ += ["lookup"]
+_SUBMODULES = _SUBMODULES | {"signal"}  # tf.signal over real tensors (issue 37)
+__all__ += ["signal"]
+# issue 37: tf.TypeSpec and the composite values' specs
+for _n in ("TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec", "NoneTensorSpec"):
+    _LAZY_NAMES[_n] = ("type_spec", _n)
+_LAZY_NAMES["type_spec_from_value"] = ("tensor_spec", "type_spec_from_value")
+__all__ += ["TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec", "NoneTensorSpec",
+            "type_spec_from_value"]
+_SUBMODULES = _SUBMODULES | {"autodiff"}  # tf.autodiff (issue 37)
+__all__ += ["autodiff"]
+_SUBMODULES = _SUBMODULES | {"test"}  # tf.test (issue 37)
+__all__ += ["test"]
+_SUBMODULES = _SUBMODULES | {"summary"}  # tf.summary (issue 37)
+__all__ += ["summary"]
+_SUBMODULES = _SUBMODULES | {"ragged"}  # tf.ragged over the one-ragged-dimension RaggedTensor (issue 37)
+__all__ += ["ragged"]

@@ -33,6 +33,12 @@ _FUNCTION = "descend.function (traced, compiled steps) and descend.compat.v1"
 _NUMPY_DTYPES = "float16/float32/float64 and the integer dtypes"
 _COMPLEX = "its results are complex tensors (complex64/complex128), and descend's tensors are real"
 
+_OP_REGISTRY = "registers by op-type name in TF's graph op registry (descend's ops are Python functions, not graph op types)"
+_CODEC = "needs an image codec descend does not have (JPEG, WebP or JPEG XL; PNG, GIF and BMP are read)"
+_PILLOW = "Pillow (or imageio) to read the file into a NumPy array, then descend.image"
+_FFT = "numpy.fft on the tensor's .numpy() (no gradient)"
+_PYDOT = "draws with pydot and Graphviz, which descend does not depend on"
+
 #: namespace -> {name: (reason, alternative)}
 EXCLUDED: dict[str, dict[str, tuple[str, str]]] = {
     "tf": {
@@ -126,3 +132,71 @@ def render_markdown() -> str:
             reason, alternative = EXCLUDED[namespace][name]
             lines.append(f"| `{namespace}.{name}` | {reason} | {alternative} |")
     return "\n".join(lines) + "\n"
+
+
+# issue 37, the second wave: names of tf, tf.image, keras and keras.utils that need TF's runtime, complex
+# tensors, a codec or a drawing library
+EXCLUDED["tf"].update({
+    "Operation": (_GRAPH + " (a node of a tf.Graph)", _FUNCTION),
+    "gradients": (_GRAPH + " (symbolic gradients, only inside a graph; TF 2 refuses it when executing eagerly)",
+                  "descend.GradientTape (tape.gradient)"),
+    "hessians": (_GRAPH + " (symbolic second derivatives, only inside a graph)",
+                 "nested descend.GradientTape blocks (the gradient of a gradient)"),
+    "RegisterGradient": (_OP_REGISTRY, "descend.custom_gradient, or a descend op with its VJP (docs/writing_an_op.md)"),
+    "no_gradient": (_OP_REGISTRY, "descend.stop_gradient on the op's output"),
+    "CriticalSection": (_GRAPH + " (serialises resource access inside TF's executor)",
+                        "a Python threading.Lock around the code: descend's ops run eagerly"),
+    "variable_creator_scope": (_GRAPH + " (intercepts variable creation for tf.distribute's internals)",
+                               _DISTRIBUTE),
+    "queue": (_GRAPH + " (TF 1's input queues, run by queue runners in a session)", "descend.data.Dataset"),
+    "profiler": (_NATIVE + " (profiles TF's kernels and devices for TensorBoard's profiler)",
+                 "Python's cProfile around the step"),
+    "tools": ("TF's source tools (tf_upgrade_v2, API documentation generation)", "nothing: descend's API is TF 2's"),
+    "security": ("fuzzing annotations for TF's C++ kernels", "nothing: descend has no C++ kernels"),
+    "experimental": ("TF's experimental runtime extensions (ExtensionType, API dispatch, DLPack, TensorRT, DTensor, "
+                     "float8/int4 dtypes)", "descend's stable namespaces (descend.keras.ops for NumPy-style ops)"),
+    "ragged_fill_empty_rows": (_NATIVE + " (a raw kernel exported at the top level)",
+                               "descend.sparse.fill_empty_rows"),
+    "ragged_fill_empty_rows_grad": (_NATIVE + " (a raw kernel's gradient exported at the top level)",
+                                    "descend.sparse.fill_empty_rows"),
+    "feature_column": ("TF 1's Estimator feature columns (deprecated; Keras 3 has none)",
+                       "descend.layers' preprocessing layers (StringLookup, Hashing, CategoryEncoding, "
+                       "Discretization, Normalization)"),
+    "bfloat16": ("NumPy, descend's array library, has no bfloat16 dtype", "float16, or the 'mixed_float16' policy"),
+    "complex": (_COMPLEX, "two real tensors (real and imaginary parts)"),
+    "complex64": (_COMPLEX, "two real float32 tensors (real and imaginary parts)"),
+    "complex128": (_COMPLEX, "two real float64 tensors (real and imaginary parts)"),
+    "eig": (_COMPLEX, "descend.linalg.eigh for symmetric matrices (real eigenvalues and vectors)"),
+    "eigvals": (_COMPLEX, "descend.linalg.eigvalsh for symmetric matrices"),
+    "fftnd": (_COMPLEX, _FFT),
+    "ifftnd": (_COMPLEX, _FFT),
+    "rfftnd": (_COMPLEX, _FFT),
+    "irfftnd": (_COMPLEX, _FFT),
+})
+EXCLUDED["tf.image"] = {
+    "decode_jpeg": (_CODEC, _PILLOW),
+    "encode_jpeg": (_CODEC, "Pillow's Image.save(..., format='JPEG') on the array"),
+    "decode_and_crop_jpeg": (_CODEC, _PILLOW + " (then descend.image.crop_to_bounding_box)"),
+    "adjust_jpeg_quality": (_CODEC + " (it re-encodes the image as JPEG)", "Pillow's JPEG encoder and decoder"),
+    "random_jpeg_quality": (_CODEC + " (it re-encodes the image as JPEG)", "Pillow's JPEG encoder and decoder"),
+    "stateless_random_jpeg_quality": (_CODEC + " (it re-encodes the image as JPEG)",
+                                      "Pillow's JPEG encoder and decoder"),
+    "decode_webp": (_CODEC, _PILLOW),
+    "decode_jxl": (_CODEC, _PILLOW + " (with a JPEG XL plugin)"),
+}
+EXCLUDED["keras"].update({
+    "src": ("Keras' private implementation package", "the public descend.keras namespaces"),
+    "Operation": ("Keras' symbolic-op machinery of its multi-backend graph", "descend.layers.Layer, or a descend op "
+                  "(docs/writing_an_op.md)"),
+    "Function": ("Keras' symbolic-op machinery of its multi-backend graph (a graph of Operations as a callable)",
+                 "descend.Model (the functional API)"),
+    "SymbolicScope": ("Keras' symbolic tracing internals of its multi-backend graph", "descend.function"),
+    "StatelessScope": ("Keras' stateless execution for JAX-style functional back ends",
+                       "ordinary eager code: descend's variables are assigned in place"),
+    "export": (_NATIVE + " (ExportArchive writes TF SavedModels, ONNX and OpenVINO graphs)",
+               "descend.saving (.keras and .weights.h5 files)"),
+})
+EXCLUDED["keras.utils"] = {
+    "plot_model": (_PYDOT, "model.summary(), or the model's get_config()"),
+    "model_to_dot": (_PYDOT, "model.summary(), or the model's get_config()"),
+}

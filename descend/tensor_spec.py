@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from . import backend
 from .framework.tensor import ArrayLike
+from .type_spec import IndexedSlicesSpec, NoneTensorSpec, RaggedTensorSpec, SparseTensorSpec, TypeSpec
 
-__all__ = ["TensorSpec"]
+__all__ = ["TensorSpec", "type_spec_from_value"]
 
 
-class TensorSpec:
+class TensorSpec(TypeSpec):
     """A description of a Tensor: ``shape`` (``None`` for an unknown dimension, or an unknown
     rank) and ``dtype``, as ``tf.TensorSpec``.
 
@@ -70,6 +71,11 @@ class TensorSpec:
         return len(shape) == len(self._shape) and all(a is None or b is None or a == b
                                                       for a, b in zip(self._shape, shape))
 
+    def _parts(self) -> tuple:  # TypeSpec's view: (shape, dtype, name), the constructor's arguments
+        from .framework.tensor_shape import TensorShape
+
+        return (TensorShape(self._shape), self._dtype, self._name)
+
     def __eq__(self, other):
         return (isinstance(other, TensorSpec) and self._shape == other._shape and self._dtype == other._dtype
                 and self._name == other._name)
@@ -79,3 +85,25 @@ class TensorSpec:
 
     def __repr__(self):
         return f"TensorSpec(shape={self._shape}, dtype={self._dtype.name}, name={self._name!r})"
+
+
+def type_spec_from_value(value) -> TypeSpec:
+    """The spec describing ``value`` (``tf.type_spec_from_value``): a :class:`TensorSpec` for a tensor, array or
+    Python number/string/list, a ``SparseTensorSpec``/``IndexedSlicesSpec``/``RaggedTensorSpec`` for those
+    values, ``NoneTensorSpec`` for None, the value itself for a spec."""
+    from .framework.tensor import convert_to_tensor
+
+    if isinstance(value, TypeSpec):
+        return value
+    if value is None:
+        return NoneTensorSpec()
+    for kind in (SparseTensorSpec, IndexedSlicesSpec, RaggedTensorSpec):
+        spec = kind._spec_of(value)
+        if spec is not None:
+            return spec
+    try:
+        t = convert_to_tensor(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"type_spec_from_value: could not build a TypeSpec for {value!r} of type "
+                        f"{type(value).__name__}") from None
+    return TensorSpec(tuple(t.shape), t.dtype)

@@ -24,6 +24,18 @@ from .checkpoint import (
     list_variables,
     load_checkpoint,
 )
+from .checkpoint_state import get_checkpoint_state
+from .tf_example import (
+    BytesList,
+    Example,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+    SequenceExample,
+)
 from .persistence.backup import BackupAndRestore
 from .training.checkpoint_watch import checkpoints_iterator
 from .training.coordinator import Coordinator
@@ -34,6 +46,8 @@ __all__ = [
     "CheckpointManager", "CheckpointMismatchError",
     "CheckpointReader", "RestoreReport", "latest_checkpoint", "list_variables", "load_checkpoint",
     "ExponentialMovingAverage", "load_variable", "checkpoints_iterator", "Coordinator",
+    "BytesList", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList", "Int64List",
+    "SequenceExample", "get_checkpoint_state",
 ]
 
 

@@ -872,3 +872,6 @@ NOT_COMPARED["tf.nn"]["experimental"] = ("a namespace: general_dropout equals TF
                                          "stateless_dropout's mask is keyed by the seed (tests/test_nn_misc.py)")
 for _n in ("RNNCellDropoutWrapper", "RNNCellResidualWrapper"):
     NOT_COMPARED["tf.nn"][_n] = "a cell wrapper (a layer): against TF's in tests/test_nn_rnn_cell_wrappers.py"
+# tf.image's file codecs (issue 37): bytes in, pixels out, no gradient
+for _n in ("decode_png", "encode_png", "decode_bmp", "decode_gif", "decode_image", "is_jpeg", "extract_jpeg_shape"):
+    NOT_COMPARED["tf.image"][_n] = "a file codec (bytes, no gradient): compared with TF in tests/test_image_codecs.py"

@@ -296,6 +296,6 @@ def test_save_load_round_trip(tmp_path):
 def test_missing_dataset_names_are_the_documented_ones():
     tf = pytest.importorskip("tensorflow")
     missing = sorted(n for n in dir(tf.data.Dataset) if not n.startswith("_") and not hasattr(Dataset, n))
-    # strings (list_files), TF's static specs and options, ragged/sparse tensors, snapshots, rejection_resample
-    assert missing == ["element_spec", "fingerprint", "list_files", "options", "ragged_batch", "rejection_resample",
+    # TF's static specs and options, ragged/sparse tensors, snapshots, rejection_resample
+    assert missing == ["element_spec", "fingerprint", "options", "ragged_batch", "rejection_resample",
                        "snapshot", "sparse_batch", "with_options"]

@@ -197,9 +197,14 @@ def test_case_names_are_unique():
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})
 
 
+#: bytes in or out, no gradient: tests/test_image_codecs.py compares them with TF
+CODECS = ("decode_bmp", "decode_gif", "decode_image", "decode_png", "encode_png", "extract_jpeg_shape", "is_jpeg")
+
+
 def test_every_public_name_has_a_tensorflow_case():
     random_ones = {n for n in ds.image.__all__ if "random" in n}  # contracts tested below: TF's draws differ
     covered = {c.fn for c in CASES} | random_ones | {"ResizeMethod"} | {"affine_transform"}  # vs Keras below
+    covered |= set(CODECS)  # the file codecs: compared with TF in tests/test_image_codecs.py
     missing = sorted(set(ds.image.__all__) - covered)
     assert not missing, f"ds.image names without a case: {missing}"
 
@@ -314,7 +319,7 @@ def test_every_differentiable_name_has_a_float64_gradient_case():
     not_differentiable = {"ResizeMethod", "non_max_suppression", "non_max_suppression_with_scores",
                           "non_max_suppression_padded", "draw_bounding_boxes", "non_max_suppression_overlaps",
                           "combined_non_max_suppression", "sample_distorted_bounding_box",
-                          "stateless_sample_distorted_bounding_box"}
+                          "stateless_sample_distorted_bounding_box"} | set(CODECS)
     names = {n for n in ds.image.__all__ if "random" not in n} - not_differentiable
     covered = {g.name.split("-")[0] for g in GRAD64}
     assert not (names - covered), f"differentiable ds.image names without a float64 gradient case: {names - covered}"

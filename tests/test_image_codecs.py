@@ -343,8 +343,18 @@ def test_hostile_files_are_refused_with_a_clear_error(case):
     (lambda: ds.image.encode_png(np.zeros((2, 2, 5), np.uint8)), "1 to 4 channels"),
     (lambda: ds.image.encode_png(np.zeros((2, 2), np.uint8)), "1 to 4 channels"),
     (lambda: ds.image.encode_png(np.zeros((2, 2, 3), np.uint8), compression=10), "compression"),
-    (lambda: ds.image.decode_bmp(make_bmp(np.zeros((2, 2, 3), np.uint8)), channels=4), "channels"),
+    (lambda: ds.image.decode_bmp(make_bmp(np.zeros((2, 2, 3), np.uint8)), channels=1), "channels"),
 ])
+
 def test_bad_arguments_say_what_was_expected(call, message):
     with pytest.raises(InvalidArgumentError, match=message):
         call()
+
+
+def test_bmp_channels_convert_between_rgb_and_rgba_as_tensorflow():
+    img = RNG.integers(0, 256, (3, 5, 3)).astype(np.uint8)
+    rgba = ds.image.decode_bmp(make_bmp(img), channels=4).numpy()
+    np.testing.assert_array_equal(rgba[..., :3], img)
+    assert (rgba[..., 3] == 255).all()
+    four = RNG.integers(0, 256, (3, 5, 4)).astype(np.uint8)
+    np.testing.assert_array_equal(ds.image.decode_bmp(make_bmp(four), channels=3).numpy(), four[..., :3])

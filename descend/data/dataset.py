@@ -747,6 +747,23 @@ class Dataset(DatasetBase):
             f.write(json.dumps({"format": "descend.data.save", "version": 1, "count": count, "structure": structure}).encode())
 
     @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None) -> Dataset:
+        """The names of the files matching ``file_pattern`` (a glob, or a list of them: each pattern's matches
+        sorted, in the patterns' order), as string elements, shuffled unless ``shuffle`` is False (with
+        ``seed``), as ``tf.data.Dataset.list_files``. No match raises ``InvalidArgumentError``."""
+        from .io import matching_files
+
+        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes, os.PathLike)) else list(file_pattern)
+        names = [n for p in patterns for n in matching_files(os.fsdecode(p)).numpy().tolist()]
+        if not names:
+            from .errors import InvalidArgumentError
+
+            raise InvalidArgumentError(f"Dataset.list_files: No files matched pattern: "
+                                       f"{', '.join(os.fsdecode(p) for p in patterns)}")
+        files = Dataset.from_tensor_slices(np.array(names, dtype=object))
+        return files if shuffle is False else files.shuffle(len(names), seed=seed)
+
+    @staticmethod
     def load(path, element_spec=None, compression=None, reader_func=None) -> Dataset:
         """The dataset :meth:`save` wrote to ``path`` (arrays only, loaded without pickle)."""
         import json

@@ -1,11 +1,12 @@
 """Image files to tensors and back, as ``tf.io`` / ``tf.image``: PNG (decode and encode), GIF and BMP (decode),
 and the JPEG header (``is_jpeg``, ``extract_jpeg_shape``), written on the standard library's ``zlib``.
 
-Decoding a PNG gives TensorFlow's arrays for every colour type, bit depth and interlacing (TF decodes with
+Encoding writes libpng's bytes, as TF: its choice of row filter (the smallest sum of absolute filtered bytes),
+its zlib settings (level, ``Z_FILTERED``, the window shrunk to the image's size, memory level 9) and its
+8192-byte IDAT chunks. Decoding a PNG gives TensorFlow's arrays for every colour type, bit depth and interlacing (TF decodes with
 libpng; ``tests/test_image_codecs.py`` compares the two over a table of files): a palette expands to RGB (RGBA
 when it has transparency), 16-bit samples become ``uint8`` by their high byte, 8-bit ones become ``uint16``
-times 257, RGB becomes gray with libpng's integer weights for 0.299 / 0.587 / 0.114 (truncated). Encoding
-writes a valid PNG of the same pixels; its bytes are not libpng's (another filter choice and compressor).
+times 257, RGB becomes gray with libpng's integer weights for 0.299 / 0.587 / 0.114 (truncated).
 
 JPEG pixels need a JPEG codec, which descend does not carry: ``decode_jpeg``, ``encode_jpeg`` and the JPEG
 quality ops are not provided (decode with Pillow, ``np.asarray(PIL.Image.open(path))``, and pass the array).
@@ -303,33 +304,86 @@ def decode_png(contents, channels=0, dtype=backend.uint8, name=None) -> Tensor:
     return Tensor(_decode_png_array(data, channels, dt.type, fn))
 
 
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+
+def _filter_rows(raw: np.ndarray, bpp: int) -> bytes:
+    """libpng's adaptive filtering: per row, the filter whose output has the smallest sum of absolute
+    (signed) bytes, trying None, Sub, Up, Average, Paeth in order and keeping the first minimum."""
+    out = bytearray()
+    prev = np.zeros(raw.shape[1], np.int32)
+    for row in raw.astype(np.int32):
+        left = np.concatenate([np.zeros(bpp, np.int32), row[:-bpp]])
+        upleft = np.concatenate([np.zeros(bpp, np.int32), prev[:-bpp]])
+        p = left + prev - upleft
+        pa, pb, pc = np.abs(p - left), np.abs(p - prev), np.abs(p - upleft)
+        paeth = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, prev, upleft))
+        candidates = [row, row - left, row - prev, row - (left + prev) // 2, row - paeth]
+        best, best_sum = 0, None
+        for kind, filtered in enumerate(candidates):
+            v = filtered & 0xFF
+            s = int(np.where(v < 128, v, 256 - v).sum())
+            if best_sum is None or s < best_sum:
+                best, best_sum = kind, s
+        out.append(best)
+        out += (candidates[best] & 0xFF).astype(np.uint8).tobytes()
+        prev = row
+    return bytes(out)
+
+
+def _deflate_like_libpng(data: bytes, level: int, row: int) -> bytes:
+    size = len(data)
+    window_bits = 15
+    if size <= 16384:  # libpng shrinks the window to the image's size
+        half = 1 << (window_bits - 1)
+        while size + 262 <= half:
+            half >>= 1
+            window_bits -= 1
+    comp = zlib.compressobj(level, zlib.DEFLATED, max(window_bits, 9), 9, zlib.Z_FILTERED)  # memLevel 9, as TF
+    # fed a row at a time, as libpng does (stored blocks at level 0 follow the feeding)
+    out = bytearray(b"".join(comp.compress(data[i:i + row]) for i in range(0, size, row)) + comp.flush())
+    if size <= 16384 and (out[0] & 0x0F) == 8 and (out[0] & 0xF0) <= 0x70:  # libpng's optimize_cmf
+        cinfo = out[0] >> 4
+        half = 1 << (cinfo + 7)
+        if size <= half:
+            while True:
+                half >>= 1
+                cinfo -= 1
+                if not (cinfo > 0 and size <= half):
+                    break
+            out[0] = (out[0] & 0x0F) | (cinfo << 4)
+            flags = out[1] & 0xE0
+            out[1] = flags + 0x1F - ((out[0] << 8) + flags) % 0x1F
+    return bytes(out)
+
+
 def encode_png(image, compression=-1, name=None) -> Tensor:
-    """Encode a ``[height, width, channels]`` ``uint8`` or ``uint16`` image (1 to 4 channels) as a PNG file,
-    as ``tf.io.encode_png``; ``compression`` is zlib's level (-1: the default, 0 to 9)."""
-    fn = "encode_png"
+    """A PNG file of ``image`` (uint8 or uint16 ``[height, width, channels]``, 1 to 4 channels), as a scalar
+    string tensor; ``compression`` is zlib's level (-1: the default, 6)."""
     a = to_array(convert_to_tensor(image))
+    if a.ndim != 3 or not 1 <= a.shape[2] <= 4:
+        raise InvalidArgumentError(f"encode_png: image must be [height, width, channels] with 1 to 4 channels. "
+                                   f"Received shape {list(a.shape)}")
     if a.dtype not in (np.uint8, np.uint16):
-        raise InvalidArgumentError(f"{fn}: `image` must be uint8 or uint16; received {a.dtype.name}")
-    if a.ndim != 3 or not 1 <= a.shape[-1] <= 4:
-        raise InvalidArgumentError(f"{fn}: `image` must be [height, width, channels] with 1 to 4 channels; "
-                                   f"received shape {a.shape}")
-    if isinstance(compression, bool) or not isinstance(compression, (int, np.integer)) or not -1 <= compression <= 9:
-        raise InvalidArgumentError(f"{fn}: `compression` must be an int from -1 to 9; received {compression!r}")
+        raise InvalidArgumentError(f"encode_png: image must be uint8 or uint16. Received dtype {a.dtype.name}")
+    if isinstance(compression, bool) or not isinstance(compression, (int, np.integer)):
+        raise InvalidArgumentError(f"encode_png: compression must be an int in [-1, 9]. Received {compression!r}")
+    level = int(compression)
+    if not -1 <= level <= 9:
+        raise InvalidArgumentError(f"encode_png: compression must be in [-1, 9]. Received {compression}")
     height, width, channels = a.shape
-    if not height or not width:
-        raise InvalidArgumentError(f"{fn}: `image` must not be empty; received shape {a.shape}")
-    depth = 16 if a.dtype == np.uint16 else 8
-    color = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
-    rows = a.astype(">u2").view(np.uint8) if depth == 16 else a
-    rows = np.ascontiguousarray(rows).reshape(height, -1)
-    scan = np.concatenate([np.zeros((height, 1), np.uint8), rows], axis=1)  # filter type 0 on every line
-
-    def chunk(kind: bytes, body: bytes) -> bytes:
-        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-    out = (_PNG_SIGNATURE + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, depth, color, 0, 0, 0))
-           + chunk(b"IDAT", zlib.compress(scan.tobytes(), int(compression))) + chunk(b"IEND", b""))
-    return Tensor(np.array(out, dtype=object))
+    if height == 0 or width == 0 or height >= 1 << 31 or width >= 1 << 31:
+        raise InvalidArgumentError(f"encode_png: image must have positive dimensions below 2**31. Received "
+                                   f"{list(a.shape)}")
+    depth = 8 * a.dtype.itemsize
+    color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
+    raw = a.astype(">u2").view(np.uint8) if depth == 16 else a
+    raw = np.ascontiguousarray(raw).reshape(height, -1)
+    ihdr = struct.pack(">IIBBBBB", width, height, depth, color_type, 0, 0, 0)
+    compressed = _deflate_like_libpng(_filter_rows(raw, channels * depth // 8), level, raw.shape[1] + 1)
+    idat = b"".join(_chunk(b"IDAT", compressed[i:i + 8192]) for i in range(0, len(compressed), 8192))
+    return Tensor(np.array(_PNG_SIGNATURE + _chunk(b"IHDR", ihdr) + idat + _chunk(b"IEND", b""), dtype=object))
 
 
 # ----------------------------------------------------------------------------------------------------- GIF
@@ -478,7 +532,7 @@ def _decode_bmp_array(data: bytes, channels: int, fn: str) -> np.ndarray:
         raise InvalidArgumentError(f"{fn}: unsupported BMP: {bpp} bits per pixel, compression {compression} "
                                    "(uncompressed 8, 24 or 32 bits expected)")
     depth = bpp // 8
-    if channels and channels != depth:
+    if channels and (channels == 1) != (depth == 1):
         raise InvalidArgumentError(f"{fn}: `channels` is {channels} but the file has {depth} byte(s) per pixel")
     top_down = height < 0
     height = abs(height)
@@ -494,6 +548,10 @@ def _decode_bmp_array(data: bytes, channels: int, fn: str) -> np.ndarray:
         pixels = pixels[::-1]
     if depth >= 3:  # BGR(A) -> RGB(A)
         pixels = pixels[..., [2, 1, 0, 3][:depth]]
+    if channels == 3 and depth == 4:  # (TF drops the alpha, or adds an opaque one)
+        pixels = pixels[..., :3]
+    elif channels == 4 and depth == 3:
+        pixels = np.concatenate([pixels, np.full(pixels.shape[:2] + (1,), 255, np.uint8)], axis=-1)
     return np.ascontiguousarray(pixels)
 
 

@@ -48,6 +48,8 @@ from ..optimizers import Optimizer
 from ..regularizers import Regularizer
 from ..optimizers import schedules as _schedules
 from . import backend, ops, random, utils
+from . import config, dtype_policies, preprocessing, tree  # noqa: E402,I001 - issue 37
+from ..control_ops import recompute_grad as remat  # keras.remat: Keras' TF back end returns tf.recompute_grad(f)
 
 __all__ = [
     "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics",
@@ -55,6 +57,7 @@ __all__ = [
     "optimizers", "random", "regularizers", "saving", "utils", "Input", "Model", "Sequential", "Variable",
     "Layer", "Loss", "Metric", "InputSpec", "Initializer", "Regularizer", "Optimizer", "KerasTensor", "name_scope",
     "device", "version", "DTypePolicy", "FloatDTypePolicy",
+    "config", "dtype_policies", "preprocessing", "tree", "remat",
 ]
 
 FloatDTypePolicy = DTypePolicy  # Keras 3's name for a policy of float dtypes

@@ -76,6 +76,102 @@ def set_random_seed(seed: int) -> None:
     _keras_random.reset_global_seed_generator()
 
 
+def _index_directory(fn, directory, labels, label_mode, class_names, extension, shuffle, seed, validation_split,
+                     subset, follow_links, verbose):
+    """The files of a ``*_dataset_from_directory`` call: ``(paths, label ids, class names, label_mode, seed)``,
+    arguments checked, in Keras' order (one subdirectory per class, sorted names or ``class_names``, files sorted
+    within each), permuted with NumPy's ``RandomState(seed)`` when ``shuffle``, as Keras, so that
+    ``validation_split`` parts hold the same files as Keras'."""
+    import os
+
+    if labels not in ("inferred", None) and not isinstance(labels, (list, tuple)):
+        raise ValueError(f"{fn}: `labels` must be 'inferred', None or a list of ints. Received: labels={labels!r}")
+    if label_mode not in ("int", "categorical", "binary", None):
+        raise ValueError(f"{fn}: `label_mode` must be 'int', 'categorical', 'binary' or None. "
+                         f"Received: label_mode={label_mode!r}")
+    if labels is None:
+        label_mode = None
+    if subset not in (None, "training", "validation", "both"):
+        raise ValueError(f"{fn}: `subset` must be 'training', 'validation', 'both' or None. Received: subset={subset!r}")
+    if (validation_split is None) != (subset is None):
+        raise ValueError(f"{fn}: `validation_split` and `subset` must be given together. "
+                         f"Received: validation_split={validation_split!r}, subset={subset!r}")
+    if validation_split is not None and not 0 < validation_split < 1:
+        raise ValueError(f"{fn}: `validation_split` must be in (0, 1). Received: {validation_split!r}")
+    if not os.path.isdir(directory):
+        raise ValueError(f"{fn}: directory {directory!r} does not exist or is not a folder")
+
+    def files(folder):
+        found = []
+        for root, _, names in os.walk(folder, followlinks=follow_links):
+            found += [os.path.join(root, f) for f in names if f.lower().endswith(extension)]
+        return sorted(found)
+
+    if labels == "inferred":
+        subdirs = sorted(d for d in os.listdir(directory) if os.path.isdir(os.path.join(directory, d)))
+        if class_names is not None:
+            if sorted(class_names) != subdirs and set(class_names) != set(subdirs):
+                raise ValueError(f"{fn}: `class_names` {list(class_names)} must match the subdirectories of "
+                                 f"{directory!r}: {subdirs}")
+            subdirs = list(class_names)
+        paths, ids = [], []
+        for k, name in enumerate(subdirs):
+            found = files(os.path.join(directory, name))
+            paths += found
+            ids += [k] * len(found)
+        names = subdirs
+    else:
+        paths = files(directory)
+        if labels is not None and len(labels) != len(paths):
+            raise ValueError(f"{fn}: {len(labels)} labels for {len(paths)} {extension} files in {directory!r}")
+        ids = list(labels) if labels is not None else [0] * len(paths)
+        names = class_names
+    if label_mode == "binary" and len(set(ids) | set(range(len(names or [])))) > 2:
+        raise ValueError(f"{fn}: label_mode='binary' needs 2 classes; found {len(names) if names else len(set(ids))}")
+    if verbose:
+        print(f"Found {len(paths)} files belonging to {len(names) if names else len(set(ids))} classes.")
+    if shuffle:
+        if seed is None:
+            seed = np.random.randint(1_000_000)
+        np.random.RandomState(seed).shuffle(paths)
+        np.random.RandomState(seed).shuffle(ids)
+    return paths, ids, names, label_mode, seed
+
+
+def _label_array(ids, label_mode, names):
+    """The labels of ``label_mode`` (Keras' dtypes and shapes), or None for ``label_mode=None``."""
+    y = np.asarray(ids, dtype=np.int32)
+    if label_mode is None:
+        return None
+    if label_mode == "int":
+        return y
+    if label_mode == "binary":
+        return y.astype(np.float32).reshape(-1, 1)
+    return to_categorical(y, num_classes=len(names)) if len(y) else np.zeros((0, len(names)), np.float32)
+
+
+def _with_labels(x, ids, label_mode, names):
+    """A dataset of ``x``'s rows, with the labels of ``label_mode``."""
+    from ..data import Dataset
+
+    y = _label_array(ids, label_mode, names)
+    return Dataset.from_tensor_slices(x if y is None else (x, y))
+
+
+def _split_parts(make, paths, ids, validation_split, subset, verbose):
+    """The dataset of all files, or of Keras' training/validation part (the last ``validation_split``)."""
+    if validation_split is None:
+        return make(paths, ids)
+    n_val = int(validation_split * len(paths))
+    train = make(paths[:len(paths) - n_val], ids[:len(ids) - n_val])
+    val = make(paths[len(paths) - n_val:], ids[len(ids) - n_val:])
+    if verbose and subset in ("training", "both"):
+        print(f"Using {len(paths) - n_val} files for training.")
+    if verbose and subset in ("validation", "both"):
+        print(f"Using {n_val} files for validation.")
+    return {"training": train, "validation": val, "both": (train, val)}[subset]
+
+
 def text_dataset_from_directory(directory, labels="inferred", label_mode="int", class_names=None, batch_size=32,
                                 max_length=None, shuffle=True, seed=None, validation_split=None, subset=None,
                                 follow_links=False, verbose=True):
@@ -90,67 +186,11 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int", 
     generator, so batch order differs from TF's (with ``shuffle=False`` it is the same). The dataset's
     ``class_names`` attribute lists the classes; ``subset="both"`` returns (training, validation).
     """
-    import os
-
-    from ..data import Dataset
     from ..framework.tensor import constant
 
-    if labels not in ("inferred", None) and not isinstance(labels, (list, tuple)):
-        raise ValueError(f"text_dataset_from_directory: `labels` must be 'inferred', None or a list of ints. "
-                         f"Received: labels={labels!r}")
-    if label_mode not in ("int", "categorical", "binary", None):
-        raise ValueError(f"text_dataset_from_directory: `label_mode` must be 'int', 'categorical', 'binary' or None. "
-                         f"Received: label_mode={label_mode!r}")
-    if labels is None:
-        label_mode = None
-    if subset not in (None, "training", "validation", "both"):
-        raise ValueError(f"text_dataset_from_directory: `subset` must be 'training', 'validation', 'both' or None. "
-                         f"Received: subset={subset!r}")
-    if (validation_split is None) != (subset is None):
-        raise ValueError("text_dataset_from_directory: `validation_split` and `subset` must be given together. "
-                         f"Received: validation_split={validation_split!r}, subset={subset!r}")
-    if validation_split is not None and not 0 < validation_split < 1:
-        raise ValueError(f"text_dataset_from_directory: `validation_split` must be in (0, 1). "
-                         f"Received: {validation_split!r}")
-    if not os.path.isdir(directory):
-        raise ValueError(f"text_dataset_from_directory: directory {directory!r} does not exist or is not a folder")
-
-    def txt_files(folder):
-        found = []
-        for root, _, files in os.walk(folder, followlinks=follow_links):
-            found += [os.path.join(root, f) for f in files if f.lower().endswith(".txt")]
-        return sorted(found)
-
-    if labels == "inferred":
-        subdirs = sorted(d for d in os.listdir(directory) if os.path.isdir(os.path.join(directory, d)))
-        if class_names is not None:
-            if sorted(class_names) != subdirs and set(class_names) != set(subdirs):
-                raise ValueError(f"text_dataset_from_directory: `class_names` {list(class_names)} must match the "
-                                 f"subdirectories of {directory!r}: {subdirs}")
-            subdirs = list(class_names)
-        paths, ids = [], []
-        for k, name in enumerate(subdirs):
-            found = txt_files(os.path.join(directory, name))
-            paths += found
-            ids += [k] * len(found)
-        names = subdirs
-    else:
-        paths = txt_files(directory)
-        if labels is not None and len(labels) != len(paths):
-            raise ValueError(f"text_dataset_from_directory: {len(labels)} labels for {len(paths)} .txt files in "
-                             f"{directory!r}")
-        ids = list(labels) if labels is not None else [0] * len(paths)
-        names = class_names
-    if label_mode == "binary" and len(set(ids) | set(range(len(names or [])))) > 2:
-        raise ValueError(f"text_dataset_from_directory: label_mode='binary' needs 2 classes; found "
-                         f"{len(names) if names else len(set(ids))}")
-    if verbose:
-        print(f"Found {len(paths)} files belonging to {len(names) if names else len(set(ids))} classes.")
-    if shuffle:
-        if seed is None:
-            seed = np.random.randint(1_000_000)
-        np.random.RandomState(seed).shuffle(paths)
-        np.random.RandomState(seed).shuffle(ids)
+    paths, ids, names, label_mode, seed = _index_directory(
+        "text_dataset_from_directory", directory, labels, label_mode, class_names, ".txt", shuffle, seed,
+        validation_split, subset, follow_links, verbose)
 
     def make(part_paths, part_ids):
         texts = []
@@ -158,36 +198,62 @@ def text_dataset_from_directory(directory, labels="inferred", label_mode="int", 
             with open(p, "rb") as f:
                 data = f.read()
             texts.append(data if max_length is None else data[:int(max_length)])
-        x = constant(np.array(texts + [b""], dtype=object)[:-1])
-        y = np.asarray(part_ids, dtype=np.int32)
-        if label_mode is None:
-            d = Dataset.from_tensor_slices(x)
-        elif label_mode == "int":
-            d = Dataset.from_tensor_slices((x, y))
-        elif label_mode == "binary":
-            d = Dataset.from_tensor_slices((x, y.astype(np.float32).reshape(-1, 1)))
-        else:
-            d = Dataset.from_tensor_slices((x, to_categorical(y, num_classes=len(names)) if len(y) else
-                                            np.zeros((0, len(names)), np.float32)))
+        d = _with_labels(constant(np.array(texts + [b""], dtype=object)[:-1]), part_ids, label_mode, names)
         if shuffle:
             d = d.shuffle(buffer_size=batch_size * 8, seed=seed)
         d = d.batch(batch_size) if batch_size is not None else d
         d.class_names = names if label_mode is not None else None  # as Keras: no labels, no class names
         return d
 
-    if validation_split is None:
-        return make(paths, ids)
-    n_val = int(validation_split * len(paths))
-    train = make(paths[:len(paths) - n_val], ids[:len(ids) - n_val])
-    val = make(paths[len(paths) - n_val:], ids[len(ids) - n_val:])
-    if verbose and subset in ("training", "both"):
-        print(f"Using {len(paths) - n_val} files for training.")
-    if verbose and subset in ("validation", "both"):
-        print(f"Using {n_val} files for validation.")
-    return {"training": train, "validation": val, "both": (train, val)}[subset]
+    return _split_parts(make, paths, ids, validation_split, subset, verbose)
 
 
-__all__ += ["text_dataset_from_directory"]
+def audio_dataset_from_directory(directory, labels="inferred", label_mode="int", class_names=None, batch_size=32,
+                                 sampling_rate=None, output_sequence_length=None, ragged=False, shuffle=True, seed=None,
+                                 validation_split=None, subset=None, follow_links=False, verbose=True):
+    """A :class:`descend.data.Dataset` of ``(audio, labels)`` batches from the ``.wav`` files of ``directory``, as
+    ``keras.utils.audio_dataset_from_directory``: files and labels as :func:`text_dataset_from_directory`'s; each
+    file decoded by ``descend.audio.decode_wav`` to float32 ``[samples, channels]``, cut or zero-padded to
+    ``output_sequence_length`` samples when given, else each batch zero-padded to its longest file (Keras'
+    ``padded_batch``). ``sampling_rate`` must be None (Keras resamples with tensorflow-io; descend does not
+    resample) and ``ragged=True`` is refused (descend's ragged tensors have one ragged dimension of scalars).
+    """
+    from ..audio import decode_wav
+
+    fn = "audio_dataset_from_directory"
+    if sampling_rate is not None:
+        raise NotImplementedError(f"{fn}: `sampling_rate` needs resampling (Keras uses tensorflow-io); descend reads "
+                                  "each file at its own rate: pass sampling_rate=None")
+    if ragged:
+        raise NotImplementedError(f"{fn}: ragged=True is not supported (descend's RaggedTensor has one ragged "
+                                  "dimension of scalars); pad with output_sequence_length or the default padding")
+    if output_sequence_length is not None and int(output_sequence_length) <= 0:
+        raise ValueError(f"{fn}: `output_sequence_length` must be positive. Received {output_sequence_length!r}")
+    paths, ids, names, label_mode, seed = _index_directory(
+        fn, directory, labels, label_mode, class_names, ".wav", shuffle, seed, validation_split, subset,
+        follow_links, verbose)
+    desired = -1 if output_sequence_length is None else int(output_sequence_length)
+
+    def make(part_paths, part_ids):
+        from ..data import Dataset
+
+        clips = []
+        for p in part_paths:
+            with open(p, "rb") as f:
+                clips.append(np.asarray(decode_wav(f.read(), desired_samples=desired).audio.numpy()))
+        y = _label_array(part_ids, label_mode, names)
+        d = Dataset.from_iterable(clips if y is None else list(zip(clips, y)))
+        if shuffle:  # Keras shuffles the decoded files (a buffer of 8 batches), then batches
+            d = d.shuffle(buffer_size=batch_size * 8 if batch_size is not None else 1024, seed=seed)
+        if batch_size is not None:  # without a fixed length, each batch is zero-padded to its longest clip
+            d = d.padded_batch(batch_size) if output_sequence_length is None else d.batch(batch_size)
+        d.class_names = names if label_mode is not None else None
+        return d
+
+    return _split_parts(make, paths, ids, validation_split, subset, verbose)
+
+
+__all__ += ["text_dataset_from_directory", "audio_dataset_from_directory"]
 
 
 
@@ -993,3 +1059,9 @@ class Config:
 
 
 __all__ += ["Config"]
+
+
+def __getattr__(name: str):
+    from .._api_exclusions import refuse  # a name keras.utils has and descend leaves out says why
+
+    raise refuse("keras.utils", name, __name__)
