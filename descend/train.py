@@ -24,8 +24,8 @@ from .checkpoint import (
     list_variables,
     load_checkpoint,
 )
-from .checkpoint_state import get_checkpoint_state
-from .tf_example import (
+from .persistence.checkpoint.checkpoint_state import get_checkpoint_state
+from .persistence.formats.tf_example import (
     BytesList,
     Example,
     Feature,

@@ -1,4 +1,4 @@
-"""tf.train.get_checkpoint_state (descend/checkpoint_state.py): the state file TF writes, read as TF reads it."""
+"""tf.train.get_checkpoint_state (descend/persistence/checkpoint/checkpoint_state.py): the state file TF writes, read as TF reads it."""
 
 from __future__ import annotations
 

@@ -20,15 +20,17 @@ FLOORS = {
     # table of built-in objects -- nothing of descend above them
     0: {"durable", "bounded_read", "checkpoint_errors", "registry", "formats", "formats.wire", "formats.crc32c",
         "formats.sstable", "formats.tf_bundle", "formats.keras_h5", "formats.keras_zip",
-        "checkpoint.descend_format"},
+        "checkpoint.descend_format", "formats.tf_example"},
     # configs <-> objects (Keras' format): the framework's Tensor and Variable besides floor 0
     1: {"object_config"},
     # checkpoints: object graphs of layers, optimizers and Variables
     2: {"checkpoint", "checkpoint.trackable", "checkpoint.optimizer_protocol", "checkpoint.checkpoint",
         "checkpoint.collective", "checkpoint.manager", "checkpoint.reader", "checkpoint.saver",
-        "checkpoint.tf_checkpoint", "checkpoint.tf_names", "checkpoint.tf_writer", "checkpoint.keras_layout"},
+        "checkpoint.tf_checkpoint", "checkpoint.tf_names", "checkpoint.tf_writer", "checkpoint.keras_layout",
+        "checkpoint.checkpoint_state"},
     # whole models and training: model configs, Keras files, descend's model folders, BackupAndRestore
-    3: {"model_config", "keras_files", "model_saving", "backup"},
+    # and TF's formats of tensors (tf.io's records and parsing, summaries, WAV files), which read and make them
+    3: {"model_config", "keras_files", "model_saving", "backup", "tf_io", "summary_events", "formats.wav"},
 }
 FLOOR_OF = {f"{PERSISTENCE}.{name}": floor for floor, names in FLOORS.items() for name in names}
 FLOOR_OF[PERSISTENCE] = 0

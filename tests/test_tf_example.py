@@ -1,4 +1,4 @@
-"""tf.train.Example and its messages (descend/tf_example.py): bytes equal to TF's SerializeToString, parsing,
+"""tf.train.Example and its messages (descend/persistence/formats/tf_example.py): bytes equal to TF's SerializeToString, parsing,
 presence, type checks and hostile bytes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""tf.TypeSpec and the composite specs (descend/type_spec.py) against TF's."""
+"""tf.TypeSpec and the composite specs (descend/framework/type_spec.py) against TF's."""
 
 from __future__ import annotations
 

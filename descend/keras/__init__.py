@@ -49,7 +49,7 @@ from ..regularizers import Regularizer
 from ..optimizers import schedules as _schedules
 from . import backend, ops, random, utils
 from . import config, dtype_policies, preprocessing, tree  # noqa: E402,I001 - issue 37
-from ..control_ops import recompute_grad as remat  # keras.remat: Keras' TF back end returns tf.recompute_grad(f)
+from ..composites.higher_order import recompute_grad as remat  # keras.remat: Keras' TF back end returns tf.recompute_grad(f)
 
 __all__ = [
     "activations", "backend", "callbacks", "constraints", "initializers", "layers", "losses", "metrics",

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import backend
-from .framework.tensor_shape import TensorShape, as_shape
+from .. import backend
+from ..framework.tensor_shape import TensorShape, as_shape
 
 __all__ = ["IndexedSlicesSpec", "NoneTensorSpec", "RaggedTensorSpec", "SparseTensorSpec", "TypeSpec"]
 
@@ -100,7 +100,7 @@ class SparseTensorSpec(TypeSpec):
 
     @property
     def value_type(self):
-        from .sparse import SparseTensor
+        from ..sparse import SparseTensor
 
         return SparseTensor
 
@@ -109,13 +109,13 @@ class SparseTensorSpec(TypeSpec):
 
     @staticmethod
     def _spec_of(value):
-        from .sparse import SparseTensor
+        from ..sparse import SparseTensor
 
         return SparseTensorSpec.from_value(value) if isinstance(value, SparseTensor) else None
 
     @classmethod
     def from_value(cls, value) -> SparseTensorSpec:
-        from .sparse import SparseTensor
+        from ..sparse import SparseTensor
 
         if not isinstance(value, SparseTensor):
             raise TypeError(f"SparseTensorSpec.from_value: expected a SparseTensor. Received {type(value).__name__}")
@@ -138,7 +138,7 @@ class IndexedSlicesSpec(TypeSpec):
 
     @property
     def value_type(self):
-        from .framework.indexed_slices import IndexedSlices
+        from ..framework.indexed_slices import IndexedSlices
 
         return IndexedSlices
 
@@ -147,7 +147,7 @@ class IndexedSlicesSpec(TypeSpec):
 
     @staticmethod
     def _spec_of(value):
-        from .framework.indexed_slices import IndexedSlices
+        from ..framework.indexed_slices import IndexedSlices
 
         if not isinstance(value, IndexedSlices):
             return None
@@ -178,7 +178,7 @@ class RaggedTensorSpec(TypeSpec):
 
     @property
     def value_type(self):
-        from .strings import RaggedTensor
+        from ..strings import RaggedTensor
 
         return RaggedTensor
 
@@ -187,7 +187,7 @@ class RaggedTensorSpec(TypeSpec):
 
     @staticmethod
     def _spec_of(value):
-        from .strings import RaggedTensor
+        from ..strings import RaggedTensor
 
         if not isinstance(value, RaggedTensor):
             return None

@@ -28,7 +28,7 @@ import struct
 
 import numpy as np
 
-from .formats import wire
+from . import wire
 
 __all__ = ["BytesList", "DecodeError", "Example", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList",
            "Int64List", "SequenceExample"]

@@ -19,7 +19,7 @@ import codecs
 import os
 import re
 
-from .checkpoint import latest_checkpoint
+from .manager import latest_checkpoint
 
 __all__ = ["CheckpointState", "get_checkpoint_state"]
 

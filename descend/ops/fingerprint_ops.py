@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import backend
-from .errors import InvalidArgumentError
-from .framework.tensor import Tensor, convert_to_tensor
-from .strings._fingerprint import fingerprint64
+from .. import backend
+from ..errors import InvalidArgumentError
+from ..framework.tensor import Tensor, convert_to_tensor
+from ..strings._fingerprint import fingerprint64
 
 __all__ = ["fingerprint"]
 
