@@ -276,7 +276,7 @@ def recompute_grad(f):
     return f
 
 
-def timestamp():
+def timestamp(name=None):
     """Seconds since the epoch, as a float64 scalar tensor (``tf.timestamp``)."""
     import time
 

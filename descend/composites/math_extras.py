@@ -21,46 +21,46 @@ __all__ = [
 ]
 
 
-def reduce_variance(input_tensor, axis=None, keepdims: bool = False):
+def reduce_variance(input_tensor, axis=None, keepdims: bool = False, name=None):
     """The population variance over ``axis``: ``mean(square(x - mean(x)))`` (as ``tf.math.reduce_variance``)."""
     mean = reduce_mean(input_tensor, axis=axis, keepdims=True)
     return reduce_mean(squared_difference(input_tensor, mean), axis=axis, keepdims=keepdims)
 
 
-def reduce_std(input_tensor, axis=None, keepdims: bool = False):
+def reduce_std(input_tensor, axis=None, keepdims: bool = False, name=None):
     """The population standard deviation over ``axis``: ``sqrt(reduce_variance(x))``."""
     return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
 
 
-def l2_normalize(x, axis=None, epsilon: float = 1e-12):
+def l2_normalize(x, axis=None, epsilon: float = 1e-12, name=None):
     """``x / sqrt(max(sum(x**2, axis), epsilon))``, as ``tf.math.l2_normalize``."""
     squared = reduce_sum(square(x), axis=axis, keepdims=True)
     return multiply(x, rsqrt(maximum(squared, epsilon)))
 
 
-def log_sigmoid(x):
+def log_sigmoid(x, name=None):
     """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|`` (``tf.math.log_sigmoid``)."""
     return negative(softplus(negative(x)))
 
 
-def logical_xor(x, y):
+def logical_xor(x, y, name=None):
     """Elementwise ``x != y`` of two bool tensors (``tf.math.logical_xor``)."""
     return logical_and(logical_or(x, y), logical_not(logical_and(x, y)))
 
 
-def scalar_mul(scalar, x):
+def scalar_mul(scalar, x, name=None):
     """``scalar * x`` for a scalar ``scalar`` (``tf.math.scalar_mul``)."""
     if _np.ndim(getattr(scalar, "_value", scalar)) != 0:
         raise ValueError(f"scalar_mul: `scalar` must be a scalar. Received shape {_np.shape(scalar)}")
     return multiply(scalar, x)
 
 
-def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False):
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims: bool = False, name=None):
     """``sqrt(sum(x**2))`` over ``axis`` (``tf.math.reduce_euclidean_norm``)."""
     return sqrt(reduce_sum(square(input_tensor), axis=axis, keepdims=keepdims))
 
 
-def cumulative_logsumexp(x, axis=0, exclusive: bool = False, reverse: bool = False):
+def cumulative_logsumexp(x, axis=0, exclusive: bool = False, reverse: bool = False, name=None):
     """``log(cumsum(exp(x)))`` along ``axis``, computed after subtracting the maximum along ``axis``
     (``tf.math.cumulative_logsumexp``; an empty exclusive prefix is ``-inf``)."""
     from ..framework.tensor import convert_to_tensor
@@ -72,7 +72,7 @@ def cumulative_logsumexp(x, axis=0, exclusive: bool = False, reverse: bool = Fal
         return add(log(cumsum(exp(subtract(x, top)), axis=axis, exclusive=exclusive, reverse=reverse)), top)
 
 
-def polyval(coeffs, x):
+def polyval(coeffs, x, name=None):
     """``coeffs[0] * x**(n-1) + ... + coeffs[n-1]`` by Horner's rule (``tf.math.polyval``)."""
     from ..framework.tensor import convert_to_tensor
 
@@ -85,7 +85,7 @@ def polyval(coeffs, x):
     return out
 
 
-def zero_fraction(value):
+def zero_fraction(value, name=None):
     """The fraction of entries of ``value`` that are zero, as float32 (``tf.math.zero_fraction``)."""
     from ..framework.tensor import Tensor, convert_to_tensor
 
@@ -93,21 +93,21 @@ def zero_fraction(value):
     return Tensor(_np.float32(_np.mean(v == 0) if v.size else _np.nan))
 
 
-def is_non_decreasing(x):
+def is_non_decreasing(x, name=None):
     """Whether the flattened ``x`` never decreases (``tf.math.is_non_decreasing``; True when empty)."""
     from ..framework.tensor import Tensor, convert_to_tensor
 
     return Tensor(_np.bool_(_np.all(_np.diff(convert_to_tensor(x).numpy().reshape(-1)) >= 0)))
 
 
-def is_strictly_increasing(x):
+def is_strictly_increasing(x, name=None):
     """Whether the flattened ``x`` always increases (``tf.math.is_strictly_increasing``; True when empty)."""
     from ..framework.tensor import Tensor, convert_to_tensor
 
     return Tensor(_np.bool_(_np.all(_np.diff(convert_to_tensor(x).numpy().reshape(-1)) > 0)))
 
 
-def bincount(arr, weights=None, minlength=None, maxlength=None, dtype="int32", axis=None, binary_output=False):
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype="int32", axis=None, binary_output=False, name=None):
     """How many times each value ``0..max(arr)`` occurs in the non-negative ints ``arr`` (weighted sums with
     ``weights``), as ``tf.math.bincount`` over the flattened input (``axis`` None) or per row (``axis=-1``)."""
     from .. import backend
@@ -141,7 +141,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype="int32", a
                              zip(a, w if w is not None else [None] * len(a))]))
 
 
-def truncatediv(x, y):
+def truncatediv(x, y, name=None):
     """Integer division rounding toward zero (C's ``/``), as ``tf.truncatediv``; no gradient."""
     from ..framework.tensor import Tensor, convert_to_tensor
 
@@ -156,7 +156,7 @@ def truncatediv(x, y):
     return Tensor((q * _np.sign(a) * _np.sign(b)).astype(_np.result_type(a, b)))
 
 
-def truncatemod(x, y):
+def truncatemod(x, y, name=None):
     """The remainder of division rounding toward zero (C's ``fmod``: the sign of ``x``), as
     ``tf.truncatemod``; no gradient."""
     from ..framework.tensor import Tensor, convert_to_tensor
@@ -166,7 +166,7 @@ def truncatemod(x, y):
         return Tensor(_np.fmod(a, b))
 
 
-def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype="int32"):
+def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype="int32", name=None):
     """``m[i, j]``: how many examples of label ``i`` were predicted ``j`` (``tf.math.confusion_matrix``)."""
     from .. import backend
     from ..framework.tensor import Tensor, convert_to_tensor
@@ -184,39 +184,39 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     return Tensor(out)
 
 
-def accumulate_n(inputs, shape=None, tensor_dtype=None):
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     """The sum of a list of tensors of one shape (``tf.math.accumulate_n``, which is ``add_n``)."""
     return add_n(inputs)
 
 
-def ndtri(x):
+def ndtri(x, name=None):
     """The inverse of the standard normal CDF: ``sqrt(2) * erfinv(2x - 1)`` (``tf.math.ndtri``)."""
     from ..ops.elementwise_ops import erfinv
 
     return multiply(erfinv(subtract(multiply(x, 2.0), 1.0)), 1.4142135623730951)
 
 
-def erfcinv(x):
+def erfcinv(x, name=None):
     """The inverse of ``erfc``: ``-ndtri(x / 2) / sqrt(2)`` (``tf.math.erfcinv``)."""
     return multiply(ndtri(multiply(x, 0.5)), -0.7071067811865476)
 
 
-def real(input):  # noqa: A002 - TF's name
+def real(input, name=None):  # noqa: A002 - TF's name
     """The real part: ``input`` itself (descend's tensors are real), as ``tf.math.real``."""
     return identity(input)
 
 
-def imag(input):  # noqa: A002 - TF's name
+def imag(input, name=None):  # noqa: A002 - TF's name
     """The imaginary part: zeros (descend's tensors are real), as ``tf.math.imag``."""
     return zeros_like(input)
 
 
-def conj(x):
+def conj(x, name=None):
     """The complex conjugate: ``x`` itself for real tensors (``tf.math.conj``)."""
     return identity(x)
 
 
-def angle(input):  # noqa: A002 - TF's name
+def angle(input, name=None):  # noqa: A002 - TF's name
     """The argument of a real number: pi where negative, else 0 (``tf.math.angle``; no gradient)."""
     from ..framework.tensor import Tensor, convert_to_tensor
 
@@ -225,7 +225,7 @@ def angle(input):  # noqa: A002 - TF's name
 
 
 def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
-                 aggregate_to_topk=True):
+                 aggregate_to_topk=True, name=None):
     """The ``k`` largest values and their indices along the last axis, exactly (``tf.math.approx_max_k``
     may return an approximation; the exact answer meets any recall target)."""
     if reduction_dimension not in (-1, len(getattr(operand, "shape", ())) - 1):
@@ -234,13 +234,13 @@ def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95, reducti
 
 
 def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
-                 aggregate_to_topk=True):
+                 aggregate_to_topk=True, name=None):
     """The ``k`` smallest values and their indices along the last axis, exactly (``tf.math.approx_min_k``)."""
     values, indices = approx_max_k(negative(operand), k, reduction_dimension)
     return negative(values), indices
 
 
-def nextafter(x1, x2):
+def nextafter(x1, x2, name=None):
     """The next representable float after ``x1`` toward ``x2`` (``tf.math.nextafter``; no gradient)."""
     from ..framework.tensor import Tensor, convert_to_tensor
 

@@ -257,7 +257,7 @@ class Dataset(DatasetBase):
 
     # -- sources ----------------------------------------------------------------------
     @staticmethod
-    def from_tensor_slices(tensors) -> Dataset:
+    def from_tensor_slices(tensors, name=None) -> Dataset:
         """One element per row of ``tensors`` (an array, Tensor, tuple, list or dict of them, nested).
 
         All components must have the same size in their first dimension; the
@@ -290,7 +290,7 @@ class Dataset(DatasetBase):
         return _IndexedSource(_SliceFn(structure), leaves[0][1].shape[0], "from_tensor_slices")
 
     @staticmethod
-    def from_tensors(tensors) -> Dataset:
+    def from_tensors(tensors, name=None) -> Dataset:
         """A dataset with exactly one element: ``tensors`` (any structure)."""
         structure = _to_arrays(tensors, copy=True)
         if not nest.flatten(structure):
@@ -386,7 +386,7 @@ class Dataset(DatasetBase):
         return _ZipDataset(datasets, flat)
 
     # -- transformations ------------------------------------------------------------
-    def map(self, map_func, num_parallel_calls=None, deterministic=None) -> Dataset:
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None) -> Dataset:
         """Apply ``map_func`` to every element.
 
         A tuple element's components are passed as positional arguments; any
@@ -400,7 +400,7 @@ class Dataset(DatasetBase):
         _check_callable("map_func", map_func)
         return _MapDataset(self, map_func)
 
-    def filter(self, predicate) -> Dataset:
+    def filter(self, predicate, name=None) -> Dataset:
         """Keep the elements for which ``predicate`` (called like ``map``'s function) returns True.
 
         The predicate must return a scalar boolean (Python bool or a boolean
@@ -409,7 +409,7 @@ class Dataset(DatasetBase):
         _check_callable("predicate", predicate)
         return _FilterDataset(self, predicate)
 
-    def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_calls=None, deterministic=None):
+    def batch(self, batch_size: int, drop_remainder: bool = False, num_parallel_calls=None, deterministic=None, name=None):
         """Stack ``batch_size`` consecutive elements along a new first axis, keeping the structure.
 
         The last batch is smaller unless ``drop_remainder=True``, which drops it.
@@ -417,7 +417,7 @@ class Dataset(DatasetBase):
         batch_size = _int_arg("batch_size", batch_size, minimum=1, what="a positive integer")
         return _BatchDataset(self, batch_size, bool(drop_remainder))
 
-    def shuffle(self, buffer_size: int, seed: int | None = None, reshuffle_each_iteration: bool = True) -> Dataset:
+    def shuffle(self, buffer_size: int, seed: int | None = None, reshuffle_each_iteration: bool = True, name=None) -> Dataset:
         """Randomly shuffle with a buffer of ``buffer_size`` elements (tf.data semantics).
 
         The first ``buffer_size`` elements fill the buffer; each output is
@@ -443,29 +443,29 @@ class Dataset(DatasetBase):
             seed = _int_arg("seed", seed, minimum=-(2**63), what="an integer") % (2**64)
         return _ShuffleDataset(self, buffer_size, seed, bool(reshuffle_each_iteration))
 
-    def repeat(self, count: int | None = None) -> Dataset:
+    def repeat(self, count: int | None = None, name=None) -> Dataset:
         """Repeat the dataset ``count`` times (forever for ``None`` or -1)."""
         count = -1 if count is None else _int_arg("count", count, minimum=0, allowed=(-1,), what=">= 0 or -1")
         return _RepeatDataset(self, count)
 
-    def take(self, count: int) -> Dataset:
+    def take(self, count: int, name=None) -> Dataset:
         """The first ``count`` elements (all of them for -1)."""
         count = _int_arg("count", count, minimum=0, allowed=(-1,), what=">= 0 or -1 (all elements)")
         return _TakeDataset(self, count)
 
-    def skip(self, count: int) -> Dataset:
+    def skip(self, count: int, name=None) -> Dataset:
         """All but the first ``count`` elements (none of them for -1)."""
         count = _int_arg("count", count, minimum=0, allowed=(-1,), what=">= 0 or -1 (all elements)")
         return _SkipDataset(self, count)
 
-    def prefetch(self, buffer_size: int) -> Dataset:
+    def prefetch(self, buffer_size: int, name=None) -> Dataset:
         """Produce up to ``buffer_size`` elements ahead in a background thread (``AUTOTUNE``: 2; 0: no-op)."""
         buffer_size = _int_arg("buffer_size", buffer_size, minimum=0, allowed=(AUTOTUNE,), what=">= 0 or AUTOTUNE")
         if buffer_size == 0:
             return self
         return _PrefetchDataset(self, _AUTOTUNE_PREFETCH if buffer_size == AUTOTUNE else buffer_size)
 
-    def cache(self, filename: str = "") -> Dataset:
+    def cache(self, filename: str = "", name=None) -> Dataset:
         """Keep the elements of the first complete pass and replay them in every later pass.
 
         As ``tf.data``'s ``cache``: the first iteration that reads the input
@@ -494,7 +494,7 @@ class Dataset(DatasetBase):
             raise TypeError(f"cache: `filename` must be a string. Received: {type(filename).__name__}")
         return _CacheDataset(self, filename)
 
-    def concatenate(self, dataset: Dataset) -> Dataset:
+    def concatenate(self, dataset: Dataset, name=None) -> Dataset:
         """This dataset's elements followed by ``dataset``'s."""
         if not isinstance(dataset, Dataset):
             raise TypeError(f"concatenate expects a Dataset. Received: {type(dataset).__name__}")
@@ -502,7 +502,7 @@ class Dataset(DatasetBase):
 
     # -- more transformations (tf.data's catalogue) -----------------------------------
     @staticmethod
-    def counter(start: int = 0, step: int = 1, dtype=np.int64) -> Dataset:
+    def counter(start: int = 0, step: int = 1, dtype=np.int64, name=None) -> Dataset:
         """``start, start + step, ...`` forever (``INFINITE_CARDINALITY``), as ``tf.data.Dataset.counter``."""
         start = _int_arg("start", start, minimum=-(2**62), what="an integer")
         step = _int_arg("step", step, minimum=-(2**62), what="an integer")
@@ -555,18 +555,18 @@ class Dataset(DatasetBase):
         selector = _CategoricalSource(seed, bool(rerandomize_each_iteration), np.cumsum(w))
         return _ChooseDataset(datasets, selector, bool(stop_on_empty_dataset))
 
-    def enumerate(self, start: int = 0) -> Dataset:
+    def enumerate(self, start: int = 0, name=None) -> Dataset:
         """``(index, element)`` pairs, the index an int64 counting from ``start``."""
         return Dataset.zip((Dataset.counter(start), self))
 
-    def flat_map(self, map_func) -> Dataset:
+    def flat_map(self, map_func, name=None) -> Dataset:
         """``map_func`` maps each element (called like ``map``'s function) to a Dataset; their elements follow
         one another in order."""
         _check_callable("map_func", map_func)
         return _InterleaveDataset(self, map_func, 1, 1, "flat_map")
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
-                   deterministic=None) -> Dataset:
+                   deterministic=None, name=None) -> Dataset:
         """Interleave the datasets ``map_func`` makes of the input elements, in tf.data's order.
 
         ``cycle_length`` input elements are open at once; ``block_length`` consecutive elements are taken from
@@ -582,7 +582,7 @@ class Dataset(DatasetBase):
                                                                what="a positive integer")
         return _InterleaveDataset(self, map_func, cycle_length, block_length, "interleave")
 
-    def scan(self, initial_state, scan_func) -> Dataset:
+    def scan(self, initial_state, scan_func, name=None) -> Dataset:
         """A running state: ``scan_func(state, element)`` returns ``(new_state, output_element)``.
 
         The new state must keep the structure of ``initial_state``. Restoring an iterator state replays the
@@ -591,7 +591,7 @@ class Dataset(DatasetBase):
         initial = _to_arrays(initial_state)
         return _ScanDataset(self, initial, scan_func)
 
-    def window(self, size: int, shift: int | None = None, stride: int = 1, drop_remainder: bool = False):
+    def window(self, size: int, shift: int | None = None, stride: int = 1, drop_remainder: bool = False, name=None):
         """Windows of ``size`` elements, each a structure of Datasets (one per component, as TF).
 
         Window ``k`` holds the input elements ``k*shift + j*stride`` (``j < size``); ``shift`` defaults to
@@ -604,24 +604,24 @@ class Dataset(DatasetBase):
         stride = _int_arg("stride", stride, minimum=1, what="a positive integer")
         return _WindowDataset(self, size, shift, stride, bool(drop_remainder))
 
-    def unbatch(self) -> Dataset:
+    def unbatch(self, name=None) -> Dataset:
         """Split each element along its first dimension into that many elements (inverse of ``batch``)."""
         return _UnbatchDataset(self)
 
-    def rebatch(self, batch_size, drop_remainder: bool = False) -> Dataset:
+    def rebatch(self, batch_size, drop_remainder: bool = False, name=None) -> Dataset:
         """``unbatch()`` then ``batch(batch_size)``: batches of another size (a scalar ``batch_size`` only)."""
         if np.ndim(batch_size) != 0:
             raise TypeError("rebatch: only a scalar `batch_size` is supported (not a list of sizes). "
                             f"Received: {batch_size!r}")
         return self.unbatch().batch(batch_size, drop_remainder=drop_remainder)
 
-    def padded_batch(self, batch_size: int, padded_shapes=None, padding_values=None, drop_remainder: bool = False):
+    def padded_batch(self, batch_size: int, padded_shapes=None, padding_values=None, drop_remainder: bool = False, name=None):
         """Batch elements of different shapes, padding each component to ``padded_shapes`` (``None`` or -1
         dimensions: the longest in the batch; default all of them) with ``padding_values`` (default 0)."""
         batch_size = _int_arg("batch_size", batch_size, minimum=1, what="a positive integer")
         return _PaddedBatchDataset(self, batch_size, bool(drop_remainder), padded_shapes, padding_values)
 
-    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None) -> Dataset:
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None) -> Dataset:
         """Group elements by ``key_func`` (a scalar int); a group of ``window_size`` (or
         ``window_size_func(key)``) elements becomes a Dataset given to ``reduce_func(key, window)``, whose
         elements are emitted. At the end the unfinished groups follow in ascending key order (as tf.data)."""
@@ -638,7 +638,7 @@ class Dataset(DatasetBase):
 
     def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
                                   padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
-                                  no_padding=False, drop_remainder=False) -> Dataset:
+                                  no_padding=False, drop_remainder=False, name=None) -> Dataset:
         """Batch elements of similar length together: bucket ``i`` holds lengths in
         ``[boundaries[i-1], boundaries[i])`` and is batched (padded) by ``bucket_batch_sizes[i]``."""
         _check_callable("element_length_func", element_length_func)
@@ -678,7 +678,7 @@ class Dataset(DatasetBase):
 
         return self.group_by_window(key_func, reduce_func, window_size_func=lambda b: np.int64(sizes[int(b)]))
 
-    def unique(self) -> Dataset:
+    def unique(self, name=None) -> Dataset:
         """The elements (scalar integers or strings) without repeats, in first-seen order."""
         return _UniqueDataset(self)
 
@@ -686,7 +686,7 @@ class Dataset(DatasetBase):
         """Drop the elements whose computation raises an ``Exception`` (with a warning if ``log_warning``)."""
         return _IgnoreErrorsDataset(self, bool(log_warning))
 
-    def reduce(self, initial_state, reduce_func):
+    def reduce(self, initial_state, reduce_func, name=None):
         """Fold the elements: ``state = reduce_func(state, element)`` from ``initial_state``; the final state
         as Tensors (same structure)."""
         _check_callable("reduce_func", reduce_func)
@@ -795,13 +795,13 @@ class Dataset(DatasetBase):
         _check_callable("transformation_func", transformation_func)
         return _as_dataset(transformation_func(self), "apply: `transformation_func`")
 
-    def take_while(self, predicate) -> Dataset:
+    def take_while(self, predicate, name=None) -> Dataset:
         """The elements up to (not including) the first for which ``predicate`` (called like ``filter``'s) is
         False."""
         _check_callable("predicate", predicate)
         return _TakeWhileDataset(self, predicate)
 
-    def shard(self, num_shards: int, index: int) -> Dataset:
+    def shard(self, num_shards: int, index: int, name=None) -> Dataset:
         """Every ``num_shards``-th element, starting at element ``index`` (one worker's part of the input)."""
         num_shards = _int_arg("num_shards", num_shards, minimum=1, what="a positive integer")
         index = _int_arg("index", index, minimum=0, what=">= 0")

@@ -83,7 +83,7 @@ def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, soft
     return np.asarray(chosen, np.int32), np.asarray(chosen_scores)
 
 
-def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=-np.inf) -> Tensor:
+def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=-np.inf, name=None) -> Tensor:
     """Indices (int32) of at most ``max_output_size`` boxes, by decreasing score, skipping any box whose IoU
     with an already selected one exceeds ``iou_threshold`` and any score not above ``score_threshold``.
 
@@ -98,7 +98,7 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
 
 
 def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
-                                    score_threshold=-np.inf, soft_nms_sigma=0.0):
+                                    score_threshold=-np.inf, soft_nms_sigma=0.0, name=None):
     """``(indices, scores)``; with ``soft_nms_sigma > 0`` overlapping boxes' scores decay by
     ``exp(-iou^2 / (2 sigma))`` instead of being dropped (Soft-NMS)."""
     sdt = np.asarray(to_array(convert_to_tensor(scores))).dtype
@@ -109,7 +109,7 @@ def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshol
 
 def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=-np.inf,
                                pad_to_max_output_size=False, sorted_input=False, canonicalized_coordinates=False,
-                               tile_size=512):
+                               tile_size=512, name=None):
     """``(indices, valid_count)`` for one ``[n, 4]`` set of boxes; indices zero-padded to ``max_output_size``
     when ``pad_to_max_output_size``."""
     idx, _ = _select(boxes, scores, max_output_size, iou_threshold, score_threshold, 0.0,
@@ -122,7 +122,7 @@ def non_max_suppression_padded(boxes, scores, max_output_size, iou_threshold=0.5
 
 
 def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_threshold=0.5,
-                                 score_threshold=-np.inf) -> Tensor:
+                                 score_threshold=-np.inf, name=None) -> Tensor:
     """:func:`non_max_suppression` with a given ``[n, n]`` overlap matrix instead of boxes' IoU.
 
     Example:
@@ -136,7 +136,7 @@ def non_max_suppression_overlaps(overlaps, scores, max_output_size, overlap_thre
 
 
 def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_total_size, iou_threshold=0.5,
-                                 score_threshold=-np.inf, pad_per_class=False, clip_boxes=True):
+                                 score_threshold=-np.inf, pad_per_class=False, clip_boxes=True, name=None):
     """Per-class greedy NMS over a batch, then the best ``max_total_size`` detections of each image
     (``tf.image.combined_non_max_suppression``).
 
@@ -185,7 +185,7 @@ def combined_non_max_suppression(boxes, scores, max_output_size_per_class, max_t
             convert_to_tensor(valid))
 
 
-def draw_bounding_boxes(images, boxes, colors) -> Tensor:
+def draw_bounding_boxes(images, boxes, colors, name=None) -> Tensor:
     """Draw box outlines (normalized ``[y1, x1, y2, x2]``, ``boxes`` ``[b, n, 4]``) onto a float or int batch
     ``[b, h, w, c]``, cycling through ``colors`` (``[k, c]``)."""
     fn = "draw_bounding_boxes"
@@ -287,7 +287,7 @@ def _distorted_box(image_size, bounding_boxes, rng, min_object_covered, aspect_r
 
 def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object_covered=0.1,
                                   aspect_ratio_range=(0.75, 1.33), area_range=(0.05, 1.0), max_attempts=100,
-                                  use_image_if_no_bounding_boxes=None):
+                                  use_image_if_no_bounding_boxes=None, name=None):
     """A random crop window (Inception-style): ``(begin, size, bboxes)`` for ``tf.slice``-like use, with an
     aspect ratio in ``aspect_ratio_range``, an area fraction in ``area_range``, covering at least
     ``min_object_covered`` of one of ``bounding_boxes`` (normalized ``[y1, x1, y2, x2]``); the whole image if
@@ -308,7 +308,7 @@ def sample_distorted_bounding_box(image_size, bounding_boxes, seed=0, min_object
 
 def stateless_sample_distorted_bounding_box(image_size, bounding_boxes, seed, min_object_covered=0.1,
                                             aspect_ratio_range=(0.75, 1.33), area_range=(0.05, 1.0), max_attempts=100,
-                                            use_image_if_no_bounding_boxes=None):
+                                            use_image_if_no_bounding_boxes=None, name=None):
     """:func:`sample_distorted_bounding_box` decided by the ``seed`` pair alone."""
     arr = np.asarray(to_array(seed) if isinstance(seed, Tensor) else seed)
     if arr.shape != (2,) or arr.dtype.kind not in "iu":

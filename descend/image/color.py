@@ -42,7 +42,7 @@ def _mix(t: Tensor, kernel) -> Tensor:
     return array_ops.reshape(flat, shape=tuple(t.shape[:-1]) + (kernel.shape[1],))
 
 
-def rgb_to_grayscale(images) -> Tensor:
+def rgb_to_grayscale(images, name=None) -> Tensor:
     """Luma ``0.2989 R + 0.5870 G + 0.1140 B``, keeping a last axis of size 1.
 
     Example:
@@ -56,7 +56,7 @@ def rgb_to_grayscale(images) -> Tensor:
     return _common.back_to(gray, images.dtype)
 
 
-def grayscale_to_rgb(images) -> Tensor:
+def grayscale_to_rgb(images, name=None) -> Tensor:
     """Repeat a single-channel image's channel three times.
 
     Example:
@@ -70,7 +70,7 @@ def grayscale_to_rgb(images) -> Tensor:
     return array_ops.tile(t, multiples=[1] * (t.ndim - 1) + [3])
 
 
-def rgb_to_hsv(images) -> Tensor:
+def rgb_to_hsv(images, name=None) -> Tensor:
     """RGB (floats in [0, 1]) to HSV, hue in [0, 1) (``tf.image.rgb_to_hsv``).
 
     Example:
@@ -97,7 +97,7 @@ def rgb_to_hsv(images) -> Tensor:
     return array_ops.stack([h, s, v], axis=-1)
 
 
-def hsv_to_rgb(images) -> Tensor:
+def hsv_to_rgb(images, name=None) -> Tensor:
     """HSV (hue in [0, 1)) to RGB (``tf.image.hsv_to_rgb``).
 
     Example:
@@ -210,7 +210,7 @@ def adjust_gamma(image, gamma=1, gain=1) -> Tensor:
     return _common.back_to(out, image.dtype)
 
 
-def adjust_saturation(image, saturation_factor) -> Tensor:
+def adjust_saturation(image, saturation_factor, name=None) -> Tensor:
     """Scale the HSV saturation by ``saturation_factor`` (clipped to [0, 1]).
 
     Example:
@@ -226,7 +226,7 @@ def adjust_saturation(image, saturation_factor) -> Tensor:
     return _common.back_to(hsv_to_rgb(array_ops.stack([h, s, v], axis=-1)), image.dtype)
 
 
-def adjust_hue(image, delta) -> Tensor:
+def adjust_hue(image, delta, name=None) -> Tensor:
     """Rotate the HSV hue by ``delta`` (in [-1, 1], a fraction of the colour wheel).
 
     Example:

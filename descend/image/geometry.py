@@ -53,7 +53,7 @@ def flip_up_down(image) -> Tensor:
     return _flip(image, 3, "flip_up_down")
 
 
-def transpose(image) -> Tensor:
+def transpose(image, name=None) -> Tensor:
     """Swap the height and width axes.
 
     Example:
@@ -66,7 +66,7 @@ def transpose(image) -> Tensor:
     return array_ops.transpose(image, perm=perm)
 
 
-def rot90(image, k=1) -> Tensor:
+def rot90(image, k=1, name=None) -> Tensor:
     """Rotate by ``k`` quarter turns counter-clockwise.
 
     Example:
@@ -166,7 +166,7 @@ def _random_crop(value, size, seed, rng, fn) -> Tensor:
     return draw(value, u, fn=crop)
 
 
-def random_crop(value, size, seed=None) -> Tensor:
+def random_crop(value, size, seed=None, name=None) -> Tensor:
     """A window of shape ``size`` at a uniformly random offset in ``value`` (any rank).
 
     Example:
@@ -177,7 +177,7 @@ def random_crop(value, size, seed=None) -> Tensor:
     return _random_crop(value, size, seed, None, "random_crop")
 
 
-def stateless_random_crop(value, size, seed) -> Tensor:
+def stateless_random_crop(value, size, seed, name=None) -> Tensor:
     """:func:`random_crop` at an offset decided by the ``seed`` pair alone."""
     return _random_crop(value, size, None, _stateless_rng(seed, "stateless_random_crop"), "stateless_random_crop")
 
@@ -262,7 +262,7 @@ def _four(v, fn, what):
     return int(arr[1]), int(arr[2])
 
 
-def extract_patches(images, sizes, strides, rates, padding) -> Tensor:
+def extract_patches(images, sizes, strides, rates, padding, name=None) -> Tensor:
     """Patches of a ``[b, h, w, c]`` batch as ``[b, out_rows, out_cols, ksize_rows * ksize_cols * c]``
     (``tf.image.extract_patches``), each patch flattened in (row, col, channel) order.
 

@@ -62,7 +62,7 @@ def sobel_edges(image) -> Tensor:
     return array_ops.stack(out, axis=-1)
 
 
-def total_variation(images) -> Tensor:
+def total_variation(images, name=None) -> Tensor:
     """Sum of absolute differences between neighbouring pixels: a scalar for one image, ``[b]`` for a batch.
 
     Example:
@@ -95,7 +95,7 @@ def _max_val(max_val, dtype, flt_dtype):
     return convert_to_tensor(_common.convert_image_dtype(convert_to_tensor(v), flt_dtype).numpy())
 
 
-def psnr(a, b, max_val) -> Tensor:
+def psnr(a, b, max_val, name=None) -> Tensor:
     """Peak signal-to-noise ratio in dB, ``20 log10(max_val) - 10 log10(mse)``, per image.
 
     Example:

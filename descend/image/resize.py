@@ -387,7 +387,7 @@ def central_crop(image, central_fraction: float) -> Tensor:
     return crop_to_bounding_box(image, start_h, start_w, h - 2 * start_h, w - 2 * start_w)
 
 
-def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", extrapolation_value=0.0) -> Tensor:
+def crop_and_resize(image, boxes, box_indices, crop_size, method="bilinear", extrapolation_value=0.0, name=None) -> Tensor:
     """Crops of a ``[b, h, w, c]`` batch at normalized ``boxes`` (``[n, 4]``: y1, x1, y2, x2) resized to
     ``crop_size`` (``tf.image.crop_and_resize``; bilinear or nearest sampling, ``extrapolation_value``
     outside the image). Differentiable with respect to ``image``.

@@ -71,7 +71,7 @@ def trace(x, name=None):
     return reduce_sum(diag_part(x), axis=-1)
 
 
-def tensordot(a, b, axes):
+def tensordot(a, b, axes, name=None):
     """``tf.tensordot``: contract ``axes`` (an int N: the last N of ``a`` with the first N of ``b``,
     or a pair of axis lists)."""
     a, b = convert_to_tensor(a), convert_to_tensor(b)

@@ -91,7 +91,7 @@ def _(g, ans, *values, axis=0):
     return tuple(split(g, sizes, axis=ax))
 
 
-def concat(values, axis=0):
+def concat(values, axis=0, name=None):
     """Join tensors along an existing axis."""
     return _concat(*values, axis=axis)
 
@@ -111,7 +111,7 @@ def _(g, ans, *values, axis=0):
     return tuple(unstack(g, axis=axis))
 
 
-def stack(values, axis=0):
+def stack(values, axis=0, name=None):
     """Join same-shaped tensors along a new axis."""
     return _stack(*values, axis=axis)
 
@@ -128,7 +128,7 @@ def _(gs, ans, x, sizes=(), axis=0):
     return concat(parts, axis=axis)
 
 
-def split(value, num_or_size_splits, axis=0):
+def split(value, num_or_size_splits, axis=0, name=None):
     """Split into ``num`` equal parts or parts of the given sizes (one may be -1)."""
     v = value if hasattr(value, "shape") else Tensor(np.asarray(value))
     n = v.shape[axis]
@@ -149,7 +149,7 @@ def split(value, num_or_size_splits, axis=0):
     return list(_split(value, sizes=sizes, axis=axis))
 
 
-def unstack(value, axis=0):
+def unstack(value, axis=0, name=None):
     """The slices of ``value`` along ``axis``, as a list."""
     n = value.shape[axis]
     return [squeeze(p, axis=axis) for p in split(value, [1] * n, axis=axis)]
@@ -394,16 +394,16 @@ def range(start, limit=None, delta=1, dtype=None, name="range") -> Tensor:  # no
     return Tensor(arr.astype(backend.np_dtype(dtype)))
 
 
-def shape(input) -> Tensor:  # noqa: A002
+def shape(input, name=None) -> Tensor:  # noqa: A002
     """The shape as an int32 tensor."""
     return Tensor(np.asarray(input.shape if hasattr(input, "shape") else np.shape(input), np.int32))
 
 
-def size(input) -> Tensor:  # noqa: A002
+def size(input, name=None) -> Tensor:  # noqa: A002
     """The number of elements as an int32 scalar tensor."""
     return Tensor(np.asarray(int(np.prod(shape(input)._value)), np.int32))
 
 
-def rank(input) -> Tensor:  # noqa: A002
+def rank(input, name=None) -> Tensor:  # noqa: A002
     """The number of axes as an int32 scalar tensor."""
     return Tensor(np.asarray(len(input.shape), np.int32))

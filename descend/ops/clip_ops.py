@@ -24,14 +24,14 @@ def _rewrap(t, values):
     return IndexedSlices(values, t.indices, t.dense_shape) if isinstance(t, IndexedSlices) else values
 
 
-def clip_by_value(t, clip_value_min, clip_value_max):
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """Clamp to ``[clip_value_min, clip_value_max]`` (the values of an IndexedSlices)."""
     if t is None:
         return None
     return _rewrap(t, _clip_by_value_op(_values(t), clip_value_min, clip_value_max))
 
 
-def clip_by_norm(t, clip_norm, axes=None):
+def clip_by_norm(t, clip_norm, axes=None, name=None):
     """``t * clip_norm / max(||t||_2, clip_norm)`` (as ``tf.clip_by_norm``).
 
     The norm is over ``axes`` (all by default); a zero tensor stays zero.
@@ -49,7 +49,7 @@ def clip_by_norm(t, clip_norm, axes=None):
     return _rewrap(t, multiply(v, clip_norm) / maximum(l2norm, clip_norm))
 
 
-def global_norm(t_list):
+def global_norm(t_list, name=None):
     """``sqrt(sum of squares of every element of every tensor)``; ``None`` entries are skipped."""
     total = None
     for t in t_list:
@@ -62,7 +62,7 @@ def global_norm(t_list):
     return sqrt(total)
 
 
-def clip_by_global_norm(t_list, clip_norm, use_norm=None):
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scale every tensor by ``clip_norm / max(global_norm, clip_norm)``.
 
     Returns ``(clipped_list, global_norm)``. A non-finite global norm makes

@@ -36,7 +36,7 @@ def transposed_output_size(size: int, k: int, stride: int, padding: str, output_
 
 
 def conv2d_transpose(input, filters, output_shape, strides=1, padding="SAME", data_format="NHWC",  # noqa: A002
-                     dilations=1):
+                     dilations=1, name=None):
     """The transpose of ``conv2d`` (``tf.nn.conv2d_transpose``).
 
     Args:
@@ -112,7 +112,7 @@ def _fit(x, axis: int, size: int, before: int):
 
 
 def conv1d_transpose(input, filters, output_shape, strides=1, padding="SAME", data_format="NWC",  # noqa: A002
-                     dilations=1):
+                     dilations=1, name=None):
     """The transpose of ``conv1d`` (``tf.nn.conv1d_transpose``): filters ``(k, C_out, C_in)``, output_shape
     ``(N, OW, C_out)``."""
     if data_format not in ("NWC", "NCW"):
@@ -131,7 +131,7 @@ def conv1d_transpose(input, filters, output_shape, strides=1, padding="SAME", da
     return array_ops.transpose(y, perm=(0, 2, 1)) if data_format == "NCW" else y
 
 
-def depthwise_conv2d(input, filter, strides, padding, data_format="NHWC", dilations=None):  # noqa: A002
+def depthwise_conv2d(input, filter, strides, padding, data_format="NHWC", dilations=None, name=None):  # noqa: A002
     """Each input channel convolved with its own ``M`` filters (``tf.nn.depthwise_conv2d``).
 
     Args:
@@ -167,7 +167,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format="NHWC", dilati
 
 
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format="NHWC",  # noqa: A002
-                     dilations=None):
+                     dilations=None, name=None):
     """``depthwise_conv2d`` then a 1x1 ``conv2d`` with ``pointwise_filter`` ``(1, 1, C * M, F)``
     (``tf.nn.separable_conv2d``)."""
     y = depthwise_conv2d(input, depthwise_filter, strides, padding, data_format=data_format, dilations=dilations)
@@ -186,7 +186,7 @@ def _triple(value, what: str, owner: str) -> tuple:
     return tuple(int(v) for v in values)
 
 
-def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None):  # noqa: A002 - TF's name
+def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None, name=None):  # noqa: A002 - TF's name
     """3-D convolution (``tf.nn.conv3d``): input ``(N, D, H, W, C)``, filters ``(kd, kh, kw, C, F)``;
     ``out[:, z] = sum_a conv2d(xpad[:, z * sd + a * dd], filters[a])``."""
     owner = "conv3d"

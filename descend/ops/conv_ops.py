@@ -175,7 +175,7 @@ def _tensor(x):
     return x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x)
 
 
-def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilations=1):  # noqa: A002 - TF's name
+def conv2d(input, filters, strides=1, padding="VALID", data_format="NHWC", dilations=1, name=None):  # noqa: A002 - TF's name
     """2-D convolution (cross-correlation, as ``tf.nn.conv2d``).
 
     ``out[n, i, j, f] = sum_{a, b, c} xpad[n, i*sh + a*dh, j*sw + b*dw, c] * filters[a, b, c, f]``.
@@ -246,7 +246,7 @@ def _pool_args(input, ksize, strides, padding, data_format, owner):  # noqa: A00
     return x, ks, st, pads
 
 
-def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # noqa: A002 - TF's name
+def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None):  # noqa: A002 - TF's name
     """2-D max pooling (as ``tf.nn.max_pool2d``): the largest value of each window.
 
     Args:
@@ -275,7 +275,7 @@ def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # n
 # ---------------------------------------------------------------- layers
 
 
-def avg_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC"):  # noqa: A002 - TF's name
+def avg_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=None):  # noqa: A002 - TF's name
     """2-D average pooling (as ``tf.nn.avg_pool2d``): the mean of each window.
 
     With ``"SAME"`` padding a window's mean is over the input elements it
@@ -318,7 +318,7 @@ def _check_1d(x, data_format: str, owner: str):
         raise ValueError(f"{owner}: input must have rank 3 ({data_format}). Received shape {tuple(x.shape)}")
 
 
-def conv1d(input, filters, stride=1, padding="VALID", data_format="NWC", dilations=1):  # noqa: A002 - TF's name
+def conv1d(input, filters, stride=1, padding="VALID", data_format="NWC", dilations=1, name=None):  # noqa: A002 - TF's name
     """1-D convolution (as ``tf.nn.conv1d``): :func:`conv2d` on a height-1 image.
 
     Args:
@@ -365,11 +365,11 @@ def _pool1d(pool2d, input, ksize, strides, padding, data_format, owner):
     return y
 
 
-def max_pool1d(input, ksize, strides, padding="VALID", data_format="NWC"):  # noqa: A002 - TF's name
+def max_pool1d(input, ksize, strides, padding="VALID", data_format="NWC", name=None):  # noqa: A002 - TF's name
     """1-D max pooling (as ``tf.nn.max_pool1d``) on ``(N, W, C)``."""
     return _pool1d(max_pool2d, input, ksize, strides, padding, data_format, "max_pool1d")
 
 
-def avg_pool1d(input, ksize, strides, padding="VALID", data_format="NWC"):  # noqa: A002 - TF's name
+def avg_pool1d(input, ksize, strides, padding="VALID", data_format="NWC", name=None):  # noqa: A002 - TF's name
     """1-D average pooling (as ``tf.nn.avg_pool1d``) on ``(N, W, C)``; "SAME" padding is not counted."""
     return _pool1d(avg_pool2d, input, ksize, strides, padding, data_format, "avg_pool1d")

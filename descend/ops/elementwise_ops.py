@@ -268,7 +268,7 @@ def _multiply_no_nan_grads(g, ans, x, y):
 multiply_no_nan.defvjp(_multiply_no_nan_grads)
 
 
-def reciprocal_no_nan(x):
+def reciprocal_no_nan(x, name=None):
     """``1 / x``, and 0 where ``x == 0`` (``tf.math.reciprocal_no_nan``)."""
     from ..framework.tensor import convert_to_tensor
 

@@ -429,7 +429,7 @@ def _(g, ans, *inputs):
     return tuple(g for _ in inputs)
 
 
-def add_n(inputs):
+def add_n(inputs, name=None):
     """Sum a list of same-shaped tensors."""
     return _add_n(*inputs)
 
@@ -748,7 +748,7 @@ def einsum(equation: str, *inputs):
     return _einsum(*inputs, equation=",".join(subs) + "->" + out)
 
 
-def norm(tensor, ord="euclidean", axis=None, keepdims=False):  # noqa: A002 - TF's name
+def norm(tensor, ord="euclidean", axis=None, keepdims=False, name=None):  # noqa: A002 - TF's name
     """Vector norm over ``axis``: ``"euclidean"``/2, 1 or ``np.inf``; ``"fro"`` for matrices."""
     if ord in ("euclidean", 2, "fro", 2.0):
         return sqrt(reduce_sum(square(tensor), axis=axis, keepdims=keepdims))

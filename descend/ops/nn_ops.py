@@ -104,7 +104,7 @@ def _(g, ans, x):
     return multiply(g, cast(greater(x, 0), g.dtype))
 
 
-def relu(features: TensorLike) -> Tensor:
+def relu(features: TensorLike, name=None) -> Tensor:
     """Rectified linear unit: ``max(features, 0)``.
 
     The gradient at 0 is 0, as in TensorFlow.
@@ -129,7 +129,7 @@ def _(g, ans, x):
     return multiply(g, cast(logical_and(greater(x, 0), less(x, 6)), g.dtype))
 
 
-def relu6(features: TensorLike) -> Tensor:
+def relu6(features: TensorLike, name=None) -> Tensor:
     """Rectified linear 6: ``min(max(features, 0), 6)``.
 
     Args:
@@ -153,7 +153,7 @@ def _(g, ans, x, alpha=0.2):
     return where(greater(x, 0), g, multiply(g, alpha))
 
 
-def leaky_relu(features: TensorLike, alpha: float = 0.2) -> Tensor:
+def leaky_relu(features: TensorLike, alpha: float = 0.2, name=None) -> Tensor:
     """Leaky ReLU: ``features`` where ``features > 0``, else ``alpha * features``.
 
     Integer features are cast to float32 first, as TF does.
@@ -184,7 +184,7 @@ def _(g, ans, x):
     return where(less(ans, 0), multiply(g, add(ans, 1)), g)
 
 
-def elu(features: TensorLike) -> Tensor:
+def elu(features: TensorLike, name=None) -> Tensor:
     """Exponential linear unit: ``exp(features) - 1`` if ``features < 0``, else ``features``.
 
     Args:
@@ -209,7 +209,7 @@ def _(g, ans, x):
     return where(less(ans, 0), multiply(g, add(ans, _SELU_SCALE * _SELU_ALPHA)), multiply(g, _SELU_SCALE))
 
 
-def selu(features: TensorLike) -> Tensor:
+def selu(features: TensorLike, name=None) -> Tensor:
     """Scaled ELU: ``scale * alpha * (exp(features) - 1)`` if ``features < 0``, else ``scale * features``.
 
     ``alpha = 1.6732632423543772`` and ``scale = 1.0507009873554805``
@@ -266,7 +266,7 @@ def _(g, ans, x, approximate=False):
     return multiply(g, add(cdf, multiply(x, pdf)))
 
 
-def gelu(features: TensorLike, approximate: bool = False) -> Tensor:
+def gelu(features: TensorLike, approximate: bool = False, name=None) -> Tensor:
     """Gaussian error linear unit: ``x * Phi(x)`` with ``Phi`` the standard normal CDF.
 
     Exact: ``0.5 * x * (1 + erf(x / sqrt(2)))``. With ``approximate=True``:
@@ -297,7 +297,7 @@ def _(g, ans, x):
     return multiply(g, multiply(ans, subtract(1, ans)))
 
 
-def sigmoid(x: TensorLike) -> Tensor:
+def sigmoid(x: TensorLike, name=None) -> Tensor:
     """Logistic sigmoid: ``1 / (1 + exp(-x))``, finite for any input.
 
     Args:
@@ -322,7 +322,7 @@ def _(g, ans, x):
     return multiply(g, _sigmoid(x))
 
 
-def softplus(features: TensorLike) -> Tensor:
+def softplus(features: TensorLike, name=None) -> Tensor:
     """Softplus: ``log(exp(features) + 1)``, computed without overflow.
 
     Args:
@@ -346,7 +346,7 @@ def _(g, ans, x):
     return divide(g, square(add(abs_(x), 1)))
 
 
-def softsign(features: TensorLike) -> Tensor:
+def softsign(features: TensorLike, name=None) -> Tensor:
     """Softsign: ``features / (abs(features) + 1)``.
 
     Args:
@@ -397,7 +397,7 @@ def _(g, ans, x, axis=-1):
     return multiply(ans, subtract(g, reduce_sum(multiply(g, ans), axis=axis, keepdims=True)))
 
 
-def softmax(logits: TensorLike, axis: int = -1) -> Tensor:
+def softmax(logits: TensorLike, axis: int = -1, name=None) -> Tensor:
     """Softmax along ``axis``: ``exp(logits) / reduce_sum(exp(logits), axis)``.
 
     The row maximum is subtracted first, so large logits do not overflow.
@@ -431,7 +431,7 @@ def _(g, ans, x, axis=-1):
     return subtract(g, multiply(exp(ans), reduce_sum(g, axis=axis, keepdims=True)))
 
 
-def log_softmax(logits: TensorLike, axis: int = -1) -> Tensor:
+def log_softmax(logits: TensorLike, axis: int = -1, name=None) -> Tensor:
     """Log-softmax along ``axis``: ``logits - log(reduce_sum(exp(logits), axis))``.
 
     Computed with the log-sum-exp trick, so it is finite for large logits.
@@ -448,7 +448,7 @@ def log_softmax(logits: TensorLike, axis: int = -1) -> Tensor:
 
 
 # ================================================================ dropout
-def dropout(x: TensorLike, rate: float, noise_shape=None, seed=None) -> Tensor:
+def dropout(x: TensorLike, rate: float, noise_shape=None, seed=None, name=None) -> Tensor:
     """Inverted dropout: zero each element with probability ``rate``, scale the rest by ``1 / (1 - rate)``.
 
     ``out = x * keep / (1 - rate)`` with ``keep = uniform(noise_shape) >= rate``;
@@ -518,7 +518,7 @@ def _(g, ans, t):
     return multiply(g, t)
 
 
-def l2_loss(t: TensorLike) -> Tensor:
+def l2_loss(t: TensorLike, name=None) -> Tensor:
     """Half the squared L2 norm, without the square root: ``sum(t ** 2) / 2``.
 
     Args:
@@ -548,7 +548,7 @@ def _clip_rows(rows, max_norm: float, first_axis: int):
     return divide(multiply(rows, max_norm), maximum(norm, max_norm))
 
 
-def embedding_lookup(params, ids, max_norm: float | None = None) -> Tensor:
+def embedding_lookup(params, ids, max_norm: float | None = None, name=None) -> Tensor:
     """Rows ``ids`` of an embedding table: ``params[ids]``, of shape ``ids.shape + params.shape[1:]``.
 
     Built on :func:`descend.gather`, so the gradient with respect to the table
@@ -690,7 +690,7 @@ def _sparse_xent_grad_logits(gg, ans, g, labels, logits):
 _sparse_xent_grad.defvjp(_sparse_xent_grad_g, None, _sparse_xent_grad_logits)
 
 
-def sparse_softmax_cross_entropy_with_logits(labels, logits: TensorLike) -> Tensor:
+def sparse_softmax_cross_entropy_with_logits(labels, logits: TensorLike, name=None) -> Tensor:
     """Softmax cross-entropy with integer labels: ``logsumexp(logits) - logits[label]`` per row.
 
     Equivalent to ``-log(softmax(logits)[..., labels])``, computed with the
@@ -749,7 +749,7 @@ _softmax_xent.defvjp(
 )
 
 
-def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: int = -1) -> Tensor:
+def softmax_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, axis: int = -1, name=None) -> Tensor:
     """Softmax cross-entropy with probability labels: ``-sum(labels * log_softmax(logits), axis)``.
 
     Finite for logits of any size (log-sum-exp). Both arguments get gradients:
@@ -792,7 +792,7 @@ _sigmoid_xent.defvjp(
 )
 
 
-def sigmoid_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike) -> Tensor:
+def sigmoid_cross_entropy_with_logits(labels: TensorLike, logits: TensorLike, name=None) -> Tensor:
     """Elementwise logistic loss: ``-z log(sigmoid(x)) - (1 - z) log(1 - sigmoid(x))``.
 
     With ``x = logits`` and ``z = labels`` it is computed as
