@@ -740,3 +740,8 @@ for _n in ("LinearOperator", "LinearOperatorFullMatrix", "LinearOperatorDiag", "
            "LinearOperatorToeplitz", "LinearOperatorTridiag", "LinearOperatorLowRankUpdate",
            "LinearOperatorBlockLowerTriangular"):
     NOT_COMPARED["tf.linalg"][_n] = "a class, not an op: compared with TF's in tests/test_linalg_decompositions.py"
+# issue 37: Wrapper, StackedRNNCells, Conv3DTranspose
+LAYERS_NOT_COMPARED["Wrapper"] = "the abstract base class of TimeDistributed (tests/test_wrapper_stacked_cells.py)"
+layer("StackedRNNCells", lambda L: L.RNN(L.StackedRNNCells([L.LSTMCell(2), L.GRUCell(3)]), return_sequences=True), _S)
+layer("Conv3DTranspose", lambda L: L.Conv3DTranspose(2, 3, strides=2, padding="same"), _V)
+layer("Conv3DTranspose", lambda L: L.Conv3DTranspose(3, (2, 3, 1), strides=(1, 2, 2), output_padding=(0, 1, 0)), _V)

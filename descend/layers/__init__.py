@@ -192,3 +192,11 @@ __all__ += ["RandomGrayscale"]
 from .random_invert import RandomInvert  # noqa: E402
 
 __all__ += ["RandomInvert"]
+from .wrapper import Wrapper  # noqa: E402
+from .stacked_rnn_cells import StackedRNNCells  # noqa: E402
+
+__all__ += ["Wrapper", "StackedRNNCells"]
+from .convolutional_transpose import Conv3DTranspose  # noqa: E402
+
+Convolution3DTranspose = Conv3DTranspose
+__all__ += ["Conv3DTranspose", "Convolution3DTranspose"]
