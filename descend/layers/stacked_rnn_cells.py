@@ -4,7 +4,8 @@ cell's input; ``RNN([cell_a, cell_b])`` makes one.
 Its ``state_size`` is the list of its cells' (nested: ``[[h_a, c_a], h_b]`` for an ``LSTMCell`` then a
 ``GRUCell``), its ``output_size`` the last cell's. ``call(inputs, states)`` takes the states nested that way and
 returns ``(last cell's output, new states nested the same way)``; an RNN over it returns, with
-``return_state``, the output then one entry per cell (a cell with one state gives a Tensor, with several a list),
+``return_state``, the output then one entry per cell, nested as the initial states: a list for descend's cells
+(their ``get_initial_state`` gives a list), a Tensor for a cell with one int state and no ``get_initial_state``,
 as Keras.
 
 Example:
@@ -12,9 +13,9 @@ Example:
     >>> cells = ds.layers.StackedRNNCells([ds.layers.LSTMCell(4), ds.layers.GRUCell(3)])
     >>> cells.state_size, cells.output_size
     ([[4, 4], 3], 3)
-    >>> out, lstm_states, gru_state = ds.layers.RNN(cells, return_state=True)(ds.ones((2, 5, 6)))
-    >>> out.shape, [s.shape for s in lstm_states], gru_state.shape
-    ((2, 3), [(2, 4), (2, 4)], (2, 3))
+    >>> out, lstm_states, gru_states = ds.layers.RNN(cells, return_state=True)(ds.ones((2, 5, 6)))
+    >>> out.shape, [s.shape for s in lstm_states], [s.shape for s in gru_states]
+    ((2, 3), [(2, 4), (2, 4)], [(2, 3)])
 """
 
 from __future__ import annotations
