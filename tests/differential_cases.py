@@ -745,3 +745,8 @@ LAYERS_NOT_COMPARED["Wrapper"] = "the abstract base class of TimeDistributed (te
 layer("StackedRNNCells", lambda L: L.RNN(L.StackedRNNCells([L.LSTMCell(2), L.GRUCell(3)]), return_sequences=True), _S)
 layer("Conv3DTranspose", lambda L: L.Conv3DTranspose(2, 3, strides=2, padding="same"), _V)
 layer("Conv3DTranspose", lambda L: L.Conv3DTranspose(3, (2, 3, 1), strides=(1, 2, 2), output_padding=(0, 1, 0)), _V)
+layer("ConvLSTM1D", lambda L: L.ConvLSTM1D(2, 3, padding="same", return_sequences=True), (2, 3, 5, 2))
+layer("ConvLSTM2D", lambda L: L.ConvLSTM2D(2, (2, 3), strides=(1, 2)), (2, 3, 4, 5, 2))
+layer("ConvLSTM2D", lambda L: L.ConvLSTM2D(3, 2, padding="same", data_format="channels_first",
+                                           return_sequences=True, go_backwards=True), (2, 3, 2, 4, 3))
+layer("ConvLSTM3D", lambda L: L.ConvLSTM3D(2, 2, dilation_rate=(1, 2, 1)), (2, 2, 3, 4, 3, 2))

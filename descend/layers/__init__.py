@@ -200,3 +200,6 @@ from .convolutional_transpose import Conv3DTranspose  # noqa: E402
 
 Convolution3DTranspose = Conv3DTranspose
 __all__ += ["Conv3DTranspose", "Convolution3DTranspose"]
+from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: E402
+
+__all__ += ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]

@@ -91,8 +91,7 @@ class StackedRNNCells(Layer):
         shape = tuple(input_shape)
         for cell in self.cells:
             if isinstance(cell, Layer) and not cell.built:
-                with cell._own_name_scope():
-                    cell.build(shape)
+                cell.build(shape)
                 cell.built = True
             shape = (shape[0], _first_size(cell))
 
