@@ -750,3 +750,7 @@ layer("ConvLSTM2D", lambda L: L.ConvLSTM2D(2, (2, 3), strides=(1, 2)), (2, 3, 4,
 layer("ConvLSTM2D", lambda L: L.ConvLSTM2D(3, 2, padding="same", data_format="channels_first",
                                            return_sequences=True, go_backwards=True), (2, 3, 2, 4, 3))
 layer("ConvLSTM3D", lambda L: L.ConvLSTM3D(2, 2, dilation_rate=(1, 2, 1)), (2, 2, 3, 4, 3, 2))
+layer("ReversibleEmbedding", lambda L: L.ReversibleEmbedding(7, 3, tie_weights=False), ("ints", (3, 4), 7))
+layer("ReversibleEmbedding", lambda L: L.ReversibleEmbedding(7, 3, logit_soft_cap=1.5), (2, 4, 3), {"reverse": True})
+LAYERS_NOT_COMPARED["SpectralNormalization"] = ("assigns its kernel in training; get_weights lists vector_u first: "
+                                                "compared with Keras by weight name in tests/test_reversible_spectral.py")

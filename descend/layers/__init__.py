@@ -203,3 +203,7 @@ __all__ += ["Conv3DTranspose", "Convolution3DTranspose"]
 from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: E402
 
 __all__ += ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
+from .reversible_embedding import ReversibleEmbedding  # noqa: E402
+from .spectral_normalization import SpectralNormalization  # noqa: E402
+
+__all__ += ["ReversibleEmbedding", "SpectralNormalization"]
