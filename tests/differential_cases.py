@@ -754,3 +754,8 @@ layer("ReversibleEmbedding", lambda L: L.ReversibleEmbedding(7, 3, tie_weights=F
 layer("ReversibleEmbedding", lambda L: L.ReversibleEmbedding(7, 3, logit_soft_cap=1.5), (2, 4, 3), {"reverse": True})
 LAYERS_NOT_COMPARED["SpectralNormalization"] = ("assigns its kernel in training; get_weights lists vector_u first: "
                                                 "compared with Keras by weight name in tests/test_reversible_spectral.py")
+_GQA_VALUE = np.random.default_rng(37).standard_normal((2, 4, 3)).astype(np.float32)
+layer("GroupedQueryAttention", lambda L: L.GroupQueryAttention(3, 4, 2, use_gate=True), _S,
+      {"value": _GQA_VALUE, "attention_mask": np.tril(np.ones((5, 4), bool))[None].repeat(2, 0)})
+layer("GroupedQueryAttention", lambda L: L.GroupQueryAttention(2, 2, 1, sliding_window=2), _S,
+      {"value": _GQA_VALUE, "use_causal_mask": True})

@@ -207,3 +207,7 @@ from .reversible_embedding import ReversibleEmbedding  # noqa: E402
 from .spectral_normalization import SpectralNormalization  # noqa: E402
 
 __all__ += ["ReversibleEmbedding", "SpectralNormalization"]
+from .grouped_query_attention import GroupedQueryAttention  # noqa: E402
+
+GroupQueryAttention = GroupedQueryAttention  # Keras exports the class under this name
+__all__ += ["GroupQueryAttention"]
