@@ -211,3 +211,14 @@ from .grouped_query_attention import GroupedQueryAttention  # noqa: E402
 
 GroupQueryAttention = GroupedQueryAttention  # Keras exports the class under this name
 __all__ += ["GroupQueryAttention"]
+from .color_augmentation import (  # noqa: E402
+    RandomColorDegeneration,
+    RandomHue,
+    RandomPosterization,
+    RandomSaturation,
+    RandomSharpness,
+    Solarization,
+)
+
+__all__ += ["Solarization", "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
+            "RandomSharpness"]
