@@ -600,3 +600,11 @@ def get(identifier, custom_objects: dict | None = None):
         return identifier
     raise ValueError(f"Could not interpret initializer identifier. Expected a name such as 'glorot_uniform', a config "
                      f"dict, an Initializer or a callable. Received: {identifier!r}")
+
+# the STFT initializer (issue 37): its own module, registered here by name
+from .stft_initializer import STFT  # noqa: E402
+
+STFTInitializer = stft = STFT
+_CLASSES["STFT"] = _CLASSES["STFTInitializer"] = STFT
+_ALIASES["stft"] = STFT
+__all__ += ["STFT", "STFTInitializer", "stft"]
