@@ -13,8 +13,8 @@ with ``periodic=True``; a window may also be given as an array of ``T`` values.
 Example:
     >>> import descend as ds, numpy as np
     >>> k = ds.initializers.STFT(side="real", window=None, scaling=None)((4, 1, 3))
-    >>> np.round(k.numpy()[:, 0, :], 6).tolist()
-    [[1.0, 1.0, 1.0], [1.0, 0.0, -1.0], [1.0, -1.0, 1.0], [1.0, -0.0, -1.0]]
+    >>> np.round(k.numpy()[:, 0, :], 6).tolist() == [[1, 1, 1], [1, 0, -1], [1, -1, 1], [1, 0, -1]]
+    True
 """
 
 from __future__ import annotations
