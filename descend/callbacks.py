@@ -108,3 +108,6 @@ class SwapEMAWeights(Callback):
 
 
 __all__ += ["SwapEMAWeights"]
+from .training.remote_monitor import RemoteMonitor  # noqa: E402
+
+__all__ += ["RemoteMonitor"]
