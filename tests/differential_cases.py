@@ -762,3 +762,5 @@ layer("GroupedQueryAttention", lambda L: L.GroupQueryAttention(2, 2, 1, sliding_
 for _n in ("Solarization", "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
            "RandomSharpness"):
     LAYERS_NOT_COMPARED[_n] = "random: compared with Keras on Keras' own draws in tests/test_color_augmentation.py"
+for _n in ("MixUp", "CutMix"):
+    LAYERS_NOT_COMPARED[_n] = "random: compared with Keras on Keras' own draws in tests/test_mixing.py"

@@ -222,3 +222,6 @@ from .color_augmentation import (  # noqa: E402
 
 __all__ += ["Solarization", "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
             "RandomSharpness"]
+from .mixing import CutMix, MixUp  # noqa: E402
+
+__all__ += ["MixUp", "CutMix"]
