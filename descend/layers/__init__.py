@@ -225,3 +225,6 @@ __all__ += ["Solarization", "RandomPosterization", "RandomColorDegeneration", "R
 from .mixing import CutMix, MixUp  # noqa: E402
 
 __all__ += ["MixUp", "CutMix"]
+from .image_filters import Equalization, RandomGaussianBlur  # noqa: E402
+
+__all__ += ["Equalization", "RandomGaussianBlur"]
