@@ -15,7 +15,7 @@ Draw and transform are split as in the colour layers (:mod:`descend.layers.color
 Example:
     >>> import descend as ds, numpy as np
     >>> ds.layers.Equalization()(np.array([[[[0.0], [64.0]], [[128.0], [128.0]]]], np.float32)).numpy().ravel()
-    array([  0., 128., 255., 255.], dtype=float32)
+    array([  0.,  85., 255., 255.], dtype=float32)
 """
 
 from __future__ import annotations
