@@ -1,4 +1,4 @@
-"""``keras.initializers.STFT`` (and its names ``STFTInitializer``, ``stft``): equal to Keras' values for each
+"""``keras.initializers.STFT`` (in descend.initializers; also named ``STFTInitializer``, ``stft``): equal to Keras' values for each
 side, window, scaling and periodicity (skips without Keras), configs and refusals."""
 
 import numpy as np
