@@ -228,3 +228,6 @@ __all__ += ["MixUp", "CutMix"]
 from .image_filters import Equalization, RandomGaussianBlur  # noqa: E402
 
 __all__ += ["Equalization", "RandomGaussianBlur"]
+from .random_erasing import RandomErasing  # noqa: E402
+
+__all__ += ["RandomErasing"]
