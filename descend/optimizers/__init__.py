@@ -76,3 +76,6 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
 from .schedule_free_adamw import ScheduleFreeAdamW  # noqa: E402
 
 __all__ += ["ScheduleFreeAdamW"]
+from .optimizer_map import OptimizerMap  # noqa: E402
+
+__all__ += ["OptimizerMap"]
