@@ -767,3 +767,4 @@ for _n in ("MixUp", "CutMix"):
 LAYERS_NOT_COMPARED["Equalization"] = "not differentiable (a histogram): compared with Keras in tests/test_image_filters.py"
 LAYERS_NOT_COMPARED["RandomGaussianBlur"] = "random: compared with Keras on Keras' own draws in tests/test_image_filters.py"
 LAYERS_NOT_COMPARED["RandomErasing"] = "random: compared with Keras on Keras' own draws in tests/test_random_erasing.py"
+LAYERS_NOT_COMPARED["RandomColorJitter"] = "random: compared with Keras where certain in tests/test_random_color_jitter.py"

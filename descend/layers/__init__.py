@@ -231,3 +231,6 @@ __all__ += ["Equalization", "RandomGaussianBlur"]
 from .random_erasing import RandomErasing  # noqa: E402
 
 __all__ += ["RandomErasing"]
+from .random_color_jitter import RandomColorJitter  # noqa: E402
+
+__all__ += ["RandomColorJitter"]
