@@ -768,3 +768,4 @@ LAYERS_NOT_COMPARED["Equalization"] = "not differentiable (a histogram): compare
 LAYERS_NOT_COMPARED["RandomGaussianBlur"] = "random: compared with Keras on Keras' own draws in tests/test_image_filters.py"
 LAYERS_NOT_COMPARED["RandomErasing"] = "random: compared with Keras on Keras' own draws in tests/test_random_erasing.py"
 LAYERS_NOT_COMPARED["RandomColorJitter"] = "random: compared with Keras where certain in tests/test_random_color_jitter.py"
+LAYERS_NOT_COMPARED["RandomShear"] = "random: compared with Keras on Keras' own draws in tests/test_random_shear.py"

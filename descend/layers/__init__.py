@@ -234,3 +234,6 @@ __all__ += ["RandomErasing"]
 from .random_color_jitter import RandomColorJitter  # noqa: E402
 
 __all__ += ["RandomColorJitter"]
+from .random_shear import RandomShear  # noqa: E402
+
+__all__ += ["RandomShear"]
