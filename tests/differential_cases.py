@@ -769,3 +769,9 @@ LAYERS_NOT_COMPARED["RandomGaussianBlur"] = "random: compared with Keras on Kera
 LAYERS_NOT_COMPARED["RandomErasing"] = "random: compared with Keras on Keras' own draws in tests/test_random_erasing.py"
 LAYERS_NOT_COMPARED["RandomColorJitter"] = "random: compared with Keras where certain in tests/test_random_color_jitter.py"
 LAYERS_NOT_COMPARED["RandomShear"] = "random: compared with Keras on Keras' own draws in tests/test_random_shear.py"
+layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="log", frame_length=8, frame_step=3, fft_length=16),
+      (2, 30, 2))
+layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="stft", frame_length=6, padding="same", expand_dims=True,
+                                                     window="hamming", periodic=True), (2, 20, 3))
+layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="psd", frame_length=8, scaling="spectrum",
+                                                     data_format="channels_first"), (2, 2, 24))

@@ -237,3 +237,6 @@ __all__ += ["RandomColorJitter"]
 from .random_shear import RandomShear  # noqa: E402
 
 __all__ += ["RandomShear"]
+from .stft_spectrogram import STFTSpectrogram  # noqa: E402
+
+__all__ += ["STFTSpectrogram"]
