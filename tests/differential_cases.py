@@ -775,3 +775,5 @@ layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="stft", frame_length=6
                                                      window="hamming", periodic=True), (2, 20, 3))
 layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="psd", frame_length=8, scaling="spectrum",
                                                      data_format="channels_first"), (2, 2, 24))
+LAYERS_NOT_COMPARED["MelSpectrogram"] = "a NumPy preprocessing layer (not differentiable): compared with Keras in " \
+                                        "tests/test_mel_spectrogram.py"

@@ -240,3 +240,6 @@ __all__ += ["RandomShear"]
 from .stft_spectrogram import STFTSpectrogram  # noqa: E402
 
 __all__ += ["STFTSpectrogram"]
+from .mel_spectrogram import MelSpectrogram  # noqa: E402
+
+__all__ += ["MelSpectrogram"]
