@@ -777,3 +777,5 @@ layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="psd", frame_length=8,
                                                      data_format="channels_first"), (2, 2, 24))
 LAYERS_NOT_COMPARED["MelSpectrogram"] = "a NumPy preprocessing layer (not differentiable): compared with Keras in " \
                                         "tests/test_mel_spectrogram.py"
+LAYERS_NOT_COMPARED["RandomPerspective"] = "random: compared with Keras on Keras' own draws in " \
+                                           "tests/test_random_perspective.py"

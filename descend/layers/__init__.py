@@ -243,3 +243,6 @@ __all__ += ["STFTSpectrogram"]
 from .mel_spectrogram import MelSpectrogram  # noqa: E402
 
 __all__ += ["MelSpectrogram"]
+from .random_perspective import RandomPerspective  # noqa: E402
+
+__all__ += ["RandomPerspective"]
