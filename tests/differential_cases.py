@@ -779,3 +779,5 @@ LAYERS_NOT_COMPARED["MelSpectrogram"] = "a NumPy preprocessing layer (not differ
                                         "tests/test_mel_spectrogram.py"
 LAYERS_NOT_COMPARED["RandomPerspective"] = "random: compared with Keras on Keras' own draws in " \
                                            "tests/test_random_perspective.py"
+LAYERS_NOT_COMPARED["MaxNumBoundingBoxes"] = "pads data (not differentiable): compared with Keras in " \
+                                             "tests/test_max_num_bounding_boxes.py"

@@ -246,3 +246,6 @@ __all__ += ["MelSpectrogram"]
 from .random_perspective import RandomPerspective  # noqa: E402
 
 __all__ += ["RandomPerspective"]
+from .max_num_bounding_boxes import MaxNumBoundingBoxes  # noqa: E402
+
+__all__ += ["MaxNumBoundingBoxes"]
