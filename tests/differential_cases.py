@@ -781,3 +781,4 @@ LAYERS_NOT_COMPARED["RandomPerspective"] = "random: compared with Keras on Keras
                                            "tests/test_random_perspective.py"
 LAYERS_NOT_COMPARED["MaxNumBoundingBoxes"] = "pads data (not differentiable): compared with Keras in " \
                                              "tests/test_max_num_bounding_boxes.py"
+LAYERS_NOT_COMPARED["RandAugment"] = "random: compared with Keras on deterministic picks in tests/test_rand_augment.py"

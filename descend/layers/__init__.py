@@ -249,3 +249,6 @@ __all__ += ["RandomPerspective"]
 from .max_num_bounding_boxes import MaxNumBoundingBoxes  # noqa: E402
 
 __all__ += ["MaxNumBoundingBoxes"]
+from .rand_augment import RandAugment  # noqa: E402
+
+__all__ += ["RandAugment"]
