@@ -782,3 +782,4 @@ LAYERS_NOT_COMPARED["RandomPerspective"] = "random: compared with Keras on Keras
 LAYERS_NOT_COMPARED["MaxNumBoundingBoxes"] = "pads data (not differentiable): compared with Keras in " \
                                              "tests/test_max_num_bounding_boxes.py"
 LAYERS_NOT_COMPARED["RandAugment"] = "random: compared with Keras on deterministic picks in tests/test_rand_augment.py"
+LAYERS_NOT_COMPARED["AugMix"] = "random: compared with Keras on deterministic chains in tests/test_aug_mix.py"

@@ -252,3 +252,6 @@ __all__ += ["MaxNumBoundingBoxes"]
 from .rand_augment import RandAugment  # noqa: E402
 
 __all__ += ["RandAugment"]
+from .aug_mix import AugMix  # noqa: E402
+
+__all__ += ["AugMix"]
