@@ -783,3 +783,5 @@ LAYERS_NOT_COMPARED["MaxNumBoundingBoxes"] = "pads data (not differentiable): co
                                              "tests/test_max_num_bounding_boxes.py"
 LAYERS_NOT_COMPARED["RandAugment"] = "random: compared with Keras on deterministic picks in tests/test_rand_augment.py"
 LAYERS_NOT_COMPARED["AugMix"] = "random: compared with Keras on deterministic chains in tests/test_aug_mix.py"
+LAYERS_NOT_COMPARED["RandomElasticTransform"] = "random (its noise drawn inside Keras' op): its warp compared with " \
+                                                "Keras' map_coordinates in tests/test_random_elastic_transform.py"

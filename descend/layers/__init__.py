@@ -255,3 +255,6 @@ __all__ += ["RandAugment"]
 from .aug_mix import AugMix  # noqa: E402
 
 __all__ += ["AugMix"]
+from .random_elastic_transform import RandomElasticTransform  # noqa: E402
+
+__all__ += ["RandomElasticTransform"]
