@@ -785,3 +785,5 @@ LAYERS_NOT_COMPARED["RandAugment"] = "random: compared with Keras on determinist
 LAYERS_NOT_COMPARED["AugMix"] = "random: compared with Keras on deterministic chains in tests/test_aug_mix.py"
 LAYERS_NOT_COMPARED["RandomElasticTransform"] = "random (its noise drawn inside Keras' op): its warp compared with " \
                                                 "Keras' map_coordinates in tests/test_random_elastic_transform.py"
+LAYERS_NOT_COMPARED["ContrastLimitedAdaptiveHistogramEqualization"] = (
+    "not differentiable (histograms): compared with Keras in tests/test_clahe.py")

@@ -258,3 +258,6 @@ __all__ += ["AugMix"]
 from .random_elastic_transform import RandomElasticTransform  # noqa: E402
 
 __all__ += ["RandomElasticTransform"]
+from .clahe import ContrastLimitedAdaptiveHistogramEqualization  # noqa: E402
+
+__all__ += ["ContrastLimitedAdaptiveHistogramEqualization"]
