@@ -35,8 +35,8 @@ from ..ops import array_ops, math_ops, random_draw
 from ..ops.conv_more_ops import conv3d
 from ..ops.conv_ops import conv1d, conv2d, conv_output_size
 from ._conv_common import padding_mode, sizes
-from .core import _data_format
 from .base import Layer, _serialize_activation
+from .core import _data_format
 
 __all__ = ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
 

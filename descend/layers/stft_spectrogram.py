@@ -27,8 +27,8 @@ import numpy as np
 
 from .. import initializers
 from ..ops import array_ops, math_ops
-from ..ops.elementwise_ops import atan2
 from ..ops.conv_ops import conv1d, conv_output_size
+from ..ops.elementwise_ops import atan2
 from .base import Layer
 
 __all__ = ["STFTSpectrogram"]
