@@ -141,3 +141,18 @@ def test_conv3d_transpose_shapes_config_and_refusals():
             L.Conv3DTranspose(**kwargs)
     with pytest.raises(ValueError):
         layer(ds.ones((1, 2, 3, 4)))
+
+
+@pytest.mark.parametrize("make", [lambda M: M.Bidirectional(M.LSTM(2, return_sequences=True)),
+                                  lambda M: M.Bidirectional(M.RNN([M.LSTMCell(2), M.GRUCell(3)],
+                                                                  return_sequences=True)),
+                                  lambda M: M.Bidirectional(M.GRU(2), merge_mode="sum")])
+def test_bidirectional_with_a_mask_matches_keras(make):
+    # Keras makes the two directions' masked steps 0 (zero_output_for_mask follows return_sequences)
+    keras = pytest.importorskip("keras")
+    mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], bool)
+    theirs, ours = make(keras.layers), make(L)
+    want = theirs(_X, mask=mask)
+    ours(_X, mask=mask)
+    ours.set_weights(theirs.get_weights())
+    np.testing.assert_allclose(ours(_X, mask=mask).numpy(), np.asarray(want), rtol=2e-5, atol=2e-6)

@@ -647,6 +647,8 @@ class Bidirectional(Layer):
         elif backward_layer.go_backwards == layer.go_backwards:
             raise ValueError("Bidirectional: `backward_layer` must have go_backwards set opposite to `layer`")
         self.backward_layer = backward_layer
+        for inner in (self.forward_layer, self.backward_layer):  # as Keras: masked steps of a sequence are 0
+            inner.zero_output_for_mask = inner.return_sequences
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
@@ -704,7 +706,7 @@ class Bidirectional(Layer):
         out = mask if self.return_sequences else None
         n_out = 2 if self.merge_mode is None else 1
         if self.return_state:
-            n_states = 2 * len(_state_sizes(self.forward_layer.cell))
+            n_states = 2 * _top_level(self.forward_layer.cell)
             return [out] * n_out + [None] * n_states
         return [out] * n_out if n_out == 2 else out
 
