@@ -34,3 +34,7 @@ def __getattr__(name: str):
 
     raise refuse("keras.callbacks", name, __name__)
 
+
+from .training.remote_monitor import RemoteMonitor  # noqa: E402
+
+__all__ += ["RemoteMonitor"]

@@ -875,3 +875,50 @@ for _n in ("RNNCellDropoutWrapper", "RNNCellResidualWrapper"):
 # tf.image's file codecs (issue 37): bytes in, pixels out, no gradient
 for _n in ("decode_png", "encode_png", "decode_bmp", "decode_gif", "decode_image", "is_jpeg", "extract_jpeg_shape"):
     NOT_COMPARED["tf.image"][_n] = "a file codec (bytes, no gradient): compared with TF in tests/test_image_codecs.py"
+# issue 37: Wrapper, StackedRNNCells, Conv3DTranspose
+LAYERS_NOT_COMPARED["Wrapper"] = "the abstract base class of TimeDistributed (tests/test_wrapper_stacked_cells.py)"
+layer("StackedRNNCells", lambda L: L.RNN(L.StackedRNNCells([L.LSTMCell(2), L.GRUCell(3)]), return_sequences=True), _S)
+layer("Conv3DTranspose", lambda L: L.Conv3DTranspose(2, 3, strides=2, padding="same"), _V)
+layer("Conv3DTranspose", lambda L: L.Conv3DTranspose(3, (2, 3, 1), strides=(1, 2, 2), output_padding=(0, 1, 0)), _V)
+layer("ConvLSTM1D", lambda L: L.ConvLSTM1D(2, 3, padding="same", return_sequences=True), (2, 3, 5, 2))
+layer("ConvLSTM2D", lambda L: L.ConvLSTM2D(2, (2, 3), strides=(1, 2)), (2, 3, 4, 5, 2))
+layer("ConvLSTM2D", lambda L: L.ConvLSTM2D(3, 2, padding="same", data_format="channels_first",
+                                           return_sequences=True, go_backwards=True), (2, 3, 2, 4, 3))
+layer("ConvLSTM3D", lambda L: L.ConvLSTM3D(2, 2, dilation_rate=(1, 2, 1)), (2, 2, 3, 4, 3, 2))
+layer("ReversibleEmbedding", lambda L: L.ReversibleEmbedding(7, 3, tie_weights=False), ("ints", (3, 4), 7))
+layer("ReversibleEmbedding", lambda L: L.ReversibleEmbedding(7, 3, logit_soft_cap=1.5), (2, 4, 3), {"reverse": True})
+LAYERS_NOT_COMPARED["SpectralNormalization"] = ("assigns its kernel in training; get_weights lists vector_u first: "
+                                                "compared with Keras by weight name in tests/test_reversible_spectral.py")
+_GQA_VALUE = np.random.default_rng(37).standard_normal((2, 4, 3)).astype(np.float32)
+layer("GroupedQueryAttention", lambda L: L.GroupQueryAttention(3, 4, 2, use_gate=True), _S,
+      {"value": _GQA_VALUE, "attention_mask": np.tril(np.ones((5, 4), bool))[None].repeat(2, 0)})
+layer("GroupedQueryAttention", lambda L: L.GroupQueryAttention(2, 2, 1, sliding_window=2), _S,
+      {"value": _GQA_VALUE, "use_causal_mask": True})
+for _n in ("Solarization", "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
+           "RandomSharpness"):
+    LAYERS_NOT_COMPARED[_n] = "random: compared with Keras on Keras' own draws in tests/test_color_augmentation.py"
+for _n in ("MixUp", "CutMix"):
+    LAYERS_NOT_COMPARED[_n] = "random: compared with Keras on Keras' own draws in tests/test_mixing.py"
+LAYERS_NOT_COMPARED["Equalization"] = "not differentiable (a histogram): compared with Keras in tests/test_image_filters.py"
+LAYERS_NOT_COMPARED["RandomGaussianBlur"] = "random: compared with Keras on Keras' own draws in tests/test_image_filters.py"
+LAYERS_NOT_COMPARED["RandomErasing"] = "random: compared with Keras on Keras' own draws in tests/test_random_erasing.py"
+LAYERS_NOT_COMPARED["RandomColorJitter"] = "random: compared with Keras where certain in tests/test_random_color_jitter.py"
+LAYERS_NOT_COMPARED["RandomShear"] = "random: compared with Keras on Keras' own draws in tests/test_random_shear.py"
+layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="log", frame_length=8, frame_step=3, fft_length=16),
+      (2, 30, 2))
+layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="stft", frame_length=6, padding="same", expand_dims=True,
+                                                     window="hamming", periodic=True), (2, 20, 3))
+layer("STFTSpectrogram", lambda L: L.STFTSpectrogram(mode="psd", frame_length=8, scaling="spectrum",
+                                                     data_format="channels_first"), (2, 2, 24))
+LAYERS_NOT_COMPARED["MelSpectrogram"] = "a NumPy preprocessing layer (not differentiable): compared with Keras in " \
+                                        "tests/test_mel_spectrogram.py"
+LAYERS_NOT_COMPARED["RandomPerspective"] = "random: compared with Keras on Keras' own draws in " \
+                                           "tests/test_random_perspective.py"
+LAYERS_NOT_COMPARED["MaxNumBoundingBoxes"] = "pads data (not differentiable): compared with Keras in " \
+                                             "tests/test_max_num_bounding_boxes.py"
+LAYERS_NOT_COMPARED["RandAugment"] = "random: compared with Keras on deterministic picks in tests/test_rand_augment.py"
+LAYERS_NOT_COMPARED["AugMix"] = "random: compared with Keras on deterministic chains in tests/test_aug_mix.py"
+LAYERS_NOT_COMPARED["RandomElasticTransform"] = "random (its noise drawn inside Keras' op): its warp compared with " \
+                                                "Keras' map_coordinates in tests/test_random_elastic_transform.py"
+LAYERS_NOT_COMPARED["ContrastLimitedAdaptiveHistogramEqualization"] = (
+    "not differentiable (histograms): compared with Keras in tests/test_clahe.py")

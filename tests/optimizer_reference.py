@@ -1399,3 +1399,35 @@ def _self_check() -> None:  # pragma: no cover - exercised by running the module
 
 if __name__ == "__main__":
     _self_check()
+
+
+def schedule_free_adamw(
+    var,
+    grads,
+    *,
+    learning_rate=0.0025,
+    beta_1=0.9,
+    beta_2=0.999,
+    epsilon=1e-8,
+    warmup_steps=0,
+    lr_schedule=None,
+    weight_decay=None,
+    clipnorm=None,
+    clipvalue=None,
+    global_clipnorm=None,
+) -> dict:
+    # z starts at the variable; v <- v + (g^2 - v)(1-b2); z <- z - lr_t g / (sqrt(v / (1-b2^t)) + eps)
+    # x_old = (y - (1-b1) z_new) / b1 (Keras on TF reads z after its update); x = (1-1/t) x_old + z/t
+    # y <- (1-b1) z + b1 x
+    y = _f64(var)
+    z = y.copy()
+    v = np.zeros_like(y)
+    for _, t, lr, g in _keras_steps(y, grads, learning_rate, lr_schedule, weight_decay, clipnorm, clipvalue,
+                                    global_clipnorm):
+        if warmup_steps > 0:
+            lr = lr * min(t / warmup_steps, 1.0)
+        v = v + (g * g - v) * (1.0 - beta_2)
+        z = z - lr * g / (np.sqrt(v / (1.0 - beta_2**t)) + epsilon)
+        x = (y - (1.0 - beta_1) * z) / beta_1 * (1.0 - 1.0 / t) + z / t
+        y[...] = (1.0 - beta_1) * z + beta_1 * x
+    return {"var": y, "momentum": z, "velocity": v}

@@ -107,6 +107,7 @@ FACTORIES = {
     O.Ftrl: lambda vs, gs: (O.Ftrl(0.1, l1_regularization_strength=0.01), {}),
     O.Lamb: lambda vs, gs: (O.Lamb(0.01), {}),
     O.Lion: lambda vs, gs: (O.Lion(0.01, weight_decay=0.1), {}),
+    O.ScheduleFreeAdamW: lambda vs, gs: (O.ScheduleFreeAdamW(0.01, warmup_steps=2, weight_decay=0.1), {}),
     O.Nadam: lambda vs, gs: (O.Nadam(0.01), {}),
     O.RMSprop: lambda vs, gs: (O.RMSprop(0.01, momentum=0.5, centered=True), {}),
     O.SGD: lambda vs, gs: (O.SGD(0.1, momentum=0.9, nesterov=True), {}),

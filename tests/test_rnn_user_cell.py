@@ -136,7 +136,7 @@ class _WrongStates(layers.Layer):
 
 @pytest.mark.parametrize("make, error, match", [
     (lambda: layers.RNN(_NoStateSize()), ValueError, "must have a `state_size` attribute"),
-    (lambda: layers.RNN([MySimpleCell(2), MySimpleCell(2)]), TypeError, "list of cells"),
+    (lambda: layers.RNN([]), ValueError, "non-empty list of cells"),  # a list of cells is a StackedRNNCells
     (lambda: layers.RNN("lstm"), ValueError, "must be a Layer with a `call"),
 ])
 def test_bad_cells_are_refused_when_the_layer_is_made(make, error, match):

@@ -195,3 +195,72 @@ __all__ += ["RandomGrayscale"]
 from .random_invert import RandomInvert  # noqa: E402
 
 __all__ += ["RandomInvert"]
+from .wrapper import Wrapper  # noqa: E402
+from .stacked_rnn_cells import StackedRNNCells  # noqa: E402
+
+__all__ += ["Wrapper", "StackedRNNCells"]
+from .convolutional_transpose import Conv3DTranspose  # noqa: E402
+
+Convolution3DTranspose = Conv3DTranspose
+__all__ += ["Conv3DTranspose", "Convolution3DTranspose"]
+from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: E402
+
+__all__ += ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
+from .reversible_embedding import ReversibleEmbedding  # noqa: E402
+from .spectral_normalization import SpectralNormalization  # noqa: E402
+
+__all__ += ["ReversibleEmbedding", "SpectralNormalization"]
+from .grouped_query_attention import GroupedQueryAttention  # noqa: E402
+
+GroupQueryAttention = GroupedQueryAttention  # Keras exports the class under this name
+__all__ += ["GroupQueryAttention"]
+from .color_augmentation import (  # noqa: E402
+    RandomColorDegeneration,
+    RandomHue,
+    RandomPosterization,
+    RandomSaturation,
+    RandomSharpness,
+    Solarization,
+)
+
+__all__ += ["Solarization", "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
+            "RandomSharpness"]
+from .mixing import CutMix, MixUp  # noqa: E402
+
+__all__ += ["MixUp", "CutMix"]
+from .image_filters import Equalization, RandomGaussianBlur  # noqa: E402
+
+__all__ += ["Equalization", "RandomGaussianBlur"]
+from .random_erasing import RandomErasing  # noqa: E402
+
+__all__ += ["RandomErasing"]
+from .random_color_jitter import RandomColorJitter  # noqa: E402
+
+__all__ += ["RandomColorJitter"]
+from .random_shear import RandomShear  # noqa: E402
+
+__all__ += ["RandomShear"]
+from .stft_spectrogram import STFTSpectrogram  # noqa: E402
+
+__all__ += ["STFTSpectrogram"]
+from .mel_spectrogram import MelSpectrogram  # noqa: E402
+
+__all__ += ["MelSpectrogram"]
+from .random_perspective import RandomPerspective  # noqa: E402
+
+__all__ += ["RandomPerspective"]
+from .max_num_bounding_boxes import MaxNumBoundingBoxes  # noqa: E402
+
+__all__ += ["MaxNumBoundingBoxes"]
+from .rand_augment import RandAugment  # noqa: E402
+
+__all__ += ["RandAugment"]
+from .aug_mix import AugMix  # noqa: E402
+
+__all__ += ["AugMix"]
+from .random_elastic_transform import RandomElasticTransform  # noqa: E402
+
+__all__ += ["RandomElasticTransform"]
+from .clahe import ContrastLimitedAdaptiveHistogramEqualization  # noqa: E402
+
+__all__ += ["ContrastLimitedAdaptiveHistogramEqualization"]

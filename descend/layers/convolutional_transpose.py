@@ -1,4 +1,5 @@
-"""Transposed convolutions ("deconvolutions"), as Keras' ``Conv1DTranspose`` and ``Conv2DTranspose``.
+"""Transposed convolutions ("deconvolutions"), as Keras' ``Conv1DTranspose``, ``Conv2DTranspose`` and
+``Conv3DTranspose``.
 
 ``activation(conv2d_transpose(inputs, kernel) + bias)``: the kernel has shape ``(*kernel_size, filters,
 in_channels)`` and the output's spatial size is Keras' (``"valid"``: ``in * stride + max(k - stride, 0)``,
@@ -12,11 +13,14 @@ Example:
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..ops import array_ops
 from ..ops.conv_more_ops import conv2d_transpose, transposed_output_size
+from ..ops.nn_extra_ops import conv3d_transpose
 from ._conv_common import ConvLayer, WeightSpec, sizes
 
-__all__ = ["Conv1DTranspose", "Conv2DTranspose"]
+__all__ = ["Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"]
 
 
 class _ConvTranspose(ConvLayer):
@@ -34,8 +38,15 @@ class _ConvTranspose(ConvLayer):
         if output_padding is None:
             self.output_padding = None
         else:
-            self.output_padding = sizes(output_padding, "output_padding", owner, self.rank) if not (
-                isinstance(output_padding, int) and output_padding == 0) else (0,) * self.rank
+            # non-negative ints (0 allowed, unlike the other sizes)
+            shifted = output_padding + 1 if isinstance(output_padding, (int, np.integer)) else (
+                [p + 1 if isinstance(p, (int, np.integer)) else p for p in output_padding]
+                if isinstance(output_padding, (list, tuple)) else output_padding)
+            try:
+                self.output_padding = tuple(p - 1 for p in sizes(shifted, "output_padding", owner, self.rank))
+            except ValueError:
+                raise ValueError(f"{owner}: `output_padding` must be a non-negative int or a tuple of {self.rank} of "
+                                 f"them. Received: output_padding={output_padding!r}") from None
             for p, s in zip(self.output_padding, self.strides):
                 if p >= s:
                     raise ValueError(f"{owner}: each `output_padding` must be smaller than its stride. Received: "
@@ -63,6 +74,9 @@ class _ConvTranspose(ConvLayer):
                                  (x.shape[0], 1, out[0], self.filters), strides=(1, self.strides[0]),
                                  padding=self.padding.upper(), dilations=(1, self.dilation_rate[0]))
             y = array_ops.squeeze(y, axis=1)
+        elif self.rank == 3:
+            y = conv3d_transpose(x, self.kernel, (x.shape[0], *out, self.filters), strides=self.strides,
+                                 padding=self.padding.upper(), dilations=self.dilation_rate)
         else:
             y = conv2d_transpose(x, self.kernel, (x.shape[0], *out, self.filters), strides=self.strides,
                                  padding=self.padding.upper(), dilations=self.dilation_rate)
@@ -95,3 +109,21 @@ class Conv1DTranspose(_ConvTranspose):
     """1-D transposed convolution: ``(batch, steps, C)`` -> ``(batch, out_steps, filters)``."""
 
     rank = 1
+
+
+class Conv3DTranspose(_ConvTranspose):
+    """3-D transposed convolution: ``(batch, D, H, W, C)`` -> ``(batch, OD, OH, OW, filters)``, kernel
+    ``(kd, kh, kw, filters, C)``.
+
+    Args:
+        filters, kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias, and the
+        initializers, regularizers and constraints: as for ``Conv3D``.
+        output_padding: an int or 3 ints, each smaller than its stride: extra planes at the end.
+
+    Example:
+        >>> import descend as ds
+        >>> ds.layers.Conv3DTranspose(2, 3, strides=2, padding="same")(ds.ones((1, 2, 3, 4, 1))).shape
+        (1, 4, 6, 8, 2)
+    """
+
+    rank = 3

@@ -31,6 +31,9 @@ from ..ops import array_ops, math_ops, random_draw
 from ..persistence import object_config as _serialization
 from .base import Layer, _serialize_activation
 from .core import _positive_int
+from .stacked_rnn_cells import StackedRNNCells
+from .wrapper import Wrapper
+from .wrapper import inner_layer as _inner_layer
 
 __all__ = ["RNN", "SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU", "Bidirectional",
            "TimeDistributed"]
@@ -128,6 +131,10 @@ class _Cell(Layer):
 
     def initial_states(self, batch: int, dtype) -> list:
         return [Tensor(np.zeros((batch, self.units), dtype=dtype))]
+
+    def get_initial_state(self, batch_size=None) -> list:
+        """The zero states of ``batch_size`` rows, a list (Keras' cell API)."""
+        return self.initial_states(int(batch_size), self.compute_dtype.dtype)
 
     def get_config(self) -> dict:
         return {
@@ -278,16 +285,48 @@ class GRUCell(_Cell):
         return {**super().get_config(), "reset_after": self.reset_after}
 
 
-def _state_sizes(cell) -> list:
-    """A cell's state sizes as a list of ints (Keras' ``state_size``: an int, or a list/tuple, one per state)."""
-    size = cell.state_size
+def _flat_sizes(size) -> list:
     sizes = list(size) if isinstance(size, (list, tuple)) else [size]
+    flat = []
+    for s in sizes:
+        flat.extend(_flat_sizes(s) if isinstance(s, (list, tuple)) else [s])
+    return flat
+
+
+def _state_sizes(cell) -> list:
+    """A cell's state sizes as a flat list of ints (Keras' ``state_size``: an int, or a list/tuple, one per state,
+    nested for :class:`StackedRNNCells`)."""
+    size = cell.state_size
+    sizes = _flat_sizes(size)
     for s in sizes:
         if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s <= 0:
             raise ValueError(f"RNN: the cell's `state_size` must be a positive int or a list/tuple of them, one per "
                              f"state (descend has no states of rank > 1). Received: state_size={size!r} from "
                              f"{type(cell).__name__}")
     return [int(s) for s in sizes]
+
+
+def _flatten(states) -> list:
+    flat = []
+    for s in states if isinstance(states, (list, tuple)) else [states]:
+        flat.extend(_flatten(s) if isinstance(s, (list, tuple)) else [s])
+    return flat
+
+
+def _nest(flat: list, template) -> list:
+    """The flat states nested as ``template`` (the initial states as given or as the cell made them, or a
+    ``state_size``): a list with one entry per top-level entry, a list where the template has one."""
+    it = iter(flat)
+
+    def take(s):
+        return [take(t) for t in s] if isinstance(s, (list, tuple)) else next(it)
+
+    return [take(s) for s in (template if isinstance(template, (list, tuple)) else [template])]
+
+
+def _top_level(cell) -> int:
+    size = cell.state_size
+    return len(size) if isinstance(size, (list, tuple)) else 1
 
 
 def _output_size(cell) -> int:
@@ -326,9 +365,8 @@ class RNN(Layer):
                  zero_output_for_mask: bool = False, **kwargs):
         kwargs.pop("time_major", None)
         super().__init__(**kwargs)
-        if isinstance(cell, (list, tuple)):
-            raise TypeError("RNN: a list of cells (Keras' StackedRNNCells) is not supported by descend: stack RNN "
-                            f"layers instead. Received: cell={cell!r}")
+        if isinstance(cell, (list, tuple)):  # as Keras: a list of cells runs as one StackedRNNCells
+            cell = StackedRNNCells(cell)
         if not isinstance(cell, Layer) or not callable(getattr(cell, "call", None)):
             raise ValueError(f"RNN: `cell` must be a Layer with a `call(inputs, states)` method. Received: {cell!r}")
         if not hasattr(cell, "state_size"):
@@ -371,9 +409,11 @@ class RNN(Layer):
         if imask is not None:
             x = math_ops.multiply(x, array_ops.expand_dims(imask, axis=1))
         if initial_state is None:
-            states = self._initial_states(batch, dtype)
+            template = self._initial_states(batch, dtype)
         else:
-            states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            template = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        states = _flatten(template)
+        if initial_state is not None:
             if len(states) != len(sizes):
                 raise ValueError(f"Layer '{self.name}' expects {len(sizes)} initial state(s); received {len(states)}")
             states = [self._float_input(self._convert_inputs(s)) for s in states]
@@ -392,7 +432,7 @@ class RNN(Layer):
             if own:
                 out, new_states = cell.step(per_step[t], states, rmask)
             else:
-                out, new_states = self._user_step(per_step[t], states, training)
+                out, new_states = self._user_step(per_step[t], states, template, training)
             if keep is not None and not keep[:, t].all():
                 k = keep[:, t:t + 1]
                 new_states = [math_ops.where(Tensor(np.broadcast_to(k, tuple(s.shape))), n, s)
@@ -410,7 +450,7 @@ class RNN(Layer):
         else:
             result = output
         if self.return_state:
-            return [result, *states]
+            return [result, *_nest(states, template)]
         return result
 
     def _initial_states(self, batch: int, dtype) -> list:
@@ -420,14 +460,16 @@ class RNN(Layer):
         if callable(getattr(cell, "get_initial_state", None)):
             states = cell.get_initial_state(batch_size=batch)
             states = list(states) if isinstance(states, (list, tuple)) else [states]
-            return [self._float_input(self._convert_inputs(s)) for s in states]
-        return [Tensor(np.zeros((batch, n), dtype=dtype)) for n in _state_sizes(cell)]
+            flat = [self._float_input(self._convert_inputs(s)) for s in _flatten(states)]
+            return _nest(flat, states)
+        return _nest([Tensor(np.zeros((batch, n), dtype=dtype)) for n in _state_sizes(cell)], cell.state_size)
 
-    def _user_step(self, x, states, training):
-        """One step of a user's cell: ``cell(x, states)``, its new states checked against ``state_size``."""
+    def _user_step(self, x, states, template, training):
+        """One step of a user's cell: ``cell(x, states)`` (nested as ``template``), its new states checked against
+        ``state_size``."""
         cell = self.cell
-        out, new_states = cell(x, list(states), training=training)
-        new_states = list(new_states) if isinstance(new_states, (list, tuple)) else [new_states]
+        out, new_states = cell(x, _nest(states, template), training=training)
+        new_states = _flatten(new_states)
         sizes = _state_sizes(cell)
         if len(new_states) != len(sizes):
             raise ValueError(f"Layer '{self.name}': the cell {type(cell).__name__} returned {len(new_states)} "
@@ -441,7 +483,7 @@ class RNN(Layer):
     def compute_mask(self, inputs, mask=None):
         out = mask if self.return_sequences else None
         if self.return_state:
-            return [out] + [None] * len(_state_sizes(self.cell))
+            return [out] + [None] * _top_level(self.cell)
         return out
 
     def compute_output_shape(self, input_shape):
@@ -449,7 +491,8 @@ class RNN(Layer):
         units = _output_size(self.cell)
         out = (input_shape[0], input_shape[1], units) if self.return_sequences else (input_shape[0], units)
         if self.return_state:
-            return [out] + [(input_shape[0], n) for n in _state_sizes(self.cell)]
+            shapes = [(input_shape[0], n) for n in _state_sizes(self.cell)]
+            return [out] + _nest(shapes, self.cell.state_size)
         return out
 
     def get_config(self) -> dict:
@@ -564,18 +607,6 @@ class GRU(_CellRNN):
 _MERGE_MODES = ("concat", "sum", "mul", "ave", None)
 
 
-def _inner_layer(spec, custom_objects) -> Layer:
-    """The layer a wrapper's config holds (its class found among descend's layers, registered ones and
-    ``custom_objects``)."""
-    if not isinstance(spec, dict):
-        raise ValueError(f"A wrapper's 'layer' must be a layer config. Received: {str(spec)[:200]}")
-    with _serialization.extend_scope(custom_objects):
-        layer = _serialization.build_object(spec, "layers", "layer")
-    if not isinstance(layer, Layer):
-        raise ValueError(f"A wrapper's 'layer' must be a layer config. Received: {str(spec)[:200]}")
-    return layer
-
-
 class Bidirectional(Layer):
     """Runs a recurrent layer forwards and a copy backwards, and merges their outputs.
 
@@ -617,6 +648,8 @@ class Bidirectional(Layer):
         elif backward_layer.go_backwards == layer.go_backwards:
             raise ValueError("Bidirectional: `backward_layer` must have go_backwards set opposite to `layer`")
         self.backward_layer = backward_layer
+        for inner in (self.forward_layer, self.backward_layer):  # as Keras: masked steps of a sequence are 0
+            inner.zero_output_for_mask = inner.return_sequences
         self.merge_mode = merge_mode
         self.return_sequences = layer.return_sequences
         self.return_state = layer.return_state
@@ -674,7 +707,7 @@ class Bidirectional(Layer):
         out = mask if self.return_sequences else None
         n_out = 2 if self.merge_mode is None else 1
         if self.return_state:
-            n_states = 2 * len(_state_sizes(self.forward_layer.cell))
+            n_states = 2 * _top_level(self.forward_layer.cell)
             return [out] * n_out + [None] * n_states
         return [out] * n_out if n_out == 2 else out
 
@@ -689,7 +722,7 @@ class Bidirectional(Layer):
         return cls(_inner_layer(config.pop("layer", None), custom_objects), **config)
 
 
-class TimeDistributed(Layer):
+class TimeDistributed(Wrapper):
     """Applies a layer to every step of ``(batch, timesteps, ...)`` inputs (one set of weights).
 
     The steps are folded into the batch axis, the layer runs once on
@@ -702,12 +735,6 @@ class TimeDistributed(Layer):
     """
 
     supports_masking = True
-
-    def __init__(self, layer, **kwargs):
-        super().__init__(**kwargs)
-        if not isinstance(layer, Layer):
-            raise ValueError(f"TimeDistributed: `layer` must be a Layer. Received: {layer!r}")
-        self.layer = layer
 
     def build(self, input_shape):
         input_shape = tuple(input_shape)
@@ -737,10 +764,3 @@ class TimeDistributed(Layer):
         inner = self.layer.compute_output_shape((input_shape[0],) + input_shape[2:])
         return (input_shape[0], input_shape[1], *tuple(inner)[1:])
 
-    def get_config(self) -> dict:
-        return {**super().get_config(), "layer": _serialization.serialize_keras_object(self.layer)}
-
-    @classmethod
-    def from_config(cls, config: dict, custom_objects: dict | None = None):
-        config = dict(config)
-        return cls(_inner_layer(config.pop("layer", None), custom_objects), **config)

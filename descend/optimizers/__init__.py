@@ -76,3 +76,9 @@ def deserialize(config: dict, custom_objects: dict | None = None) -> Optimizer:
     if cls is not None:
         return cls.from_config(config.get("config", {}))
     return get(config)
+from .schedule_free_adamw import ScheduleFreeAdamW  # noqa: E402
+
+__all__ += ["ScheduleFreeAdamW"]
+from .optimizer_map import OptimizerMap  # noqa: E402
+
+__all__ += ["OptimizerMap"]

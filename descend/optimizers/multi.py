@@ -8,6 +8,7 @@ import re
 from ..framework.variable import Variable
 from . import bound
 from .optimizer import Optimizer
+from .optimizer_map import OptimizerMap
 from .update_plan import ByVariable
 from .template import UpdateTemplate, variables_of
 
@@ -21,6 +22,8 @@ class MultiOptimizer(UpdateTemplate):
         routes: ``[(optimizer, spec), ...]`` where ``spec`` is a list of
             Variables, or a regular expression (``re.search`` on the variable
             name), or a list mixing both. The first route that matches wins.
+            Or, as Keras 3, an :class:`OptimizerMap` (its rule routes each
+            variable by its path; its default takes the rest).
 
     Each optimizer keeps its own slots and ``iterations``. An update is
     all-or-nothing across the optimizers: every gradient is validated (and
@@ -45,6 +48,10 @@ class MultiOptimizer(UpdateTemplate):
 
     def __init__(self, routes):
         self._routes = []
+        self._map = None
+        if isinstance(routes, OptimizerMap):  # Keras 3: the map decides; its optimizers are the routes
+            self._map = routes
+            routes = [(opt, []) for opt in routes.optimizers]
         for item in routes:
             try:
                 opt, spec = item
@@ -75,6 +82,8 @@ class MultiOptimizer(UpdateTemplate):
 
     def route(self, var: Variable) -> Optimizer | None:
         """The optimizer that updates ``var`` (None if no route matches)."""
+        if self._map is not None:
+            return self._map(var)
         for opt, ids, patterns in self._routes:
             if id(var) in ids or any(p.search(var.name) for p in patterns):
                 return opt

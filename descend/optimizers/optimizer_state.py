@@ -156,6 +156,8 @@ class OptimizerState:
             for spec in specs:
                 dtype = v._value.dtype
                 value = self.pending_value(v, spec.name, v.shape, dtype)
+                if value is None and isinstance(spec.initializer, str) and spec.initializer == "variable":
+                    value = np.array(v._value, dtype=dtype)  # a copy of the variable's value (ScheduleFreeAdamW's z)
                 values[spec.name] = initial_value(spec.initializer, v.shape, dtype) if value is None else value
             out[id(v)] = (v, values)
         return out

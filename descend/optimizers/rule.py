@@ -37,7 +37,8 @@ NUMBERS = (int, float, np.integer, np.floating)
 
 class Slot:
     """A slot declaration: ``Slot("m")`` starts at zeros, ``Slot("rms", "ones")`` at ones,
-    ``Slot("acc", 0.1)`` at a constant, or ``Slot("x", callable(shape, dtype))``.
+    ``Slot("acc", 0.1)`` at a constant, ``Slot("x", callable(shape, dtype))``, or ``Slot("z", "variable")`` at a
+    copy of the variable's value when the slot is made.
 
     ``nonnegative=True`` declares an invariant (second moments, accumulators): restoring a
     negative value is refused."""

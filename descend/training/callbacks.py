@@ -560,8 +560,8 @@ class SwapEMAWeights(Callback):
     ``ModelCheckpoint``, saves them) and the training weights back at the next epoch's start. Variables the
     optimizer has not updated yet have no average and are left alone.
 
-    Not included from ``keras.callbacks``: ``RemoteMonitor`` (posts to a server: descend makes no network
-    calls) and ``OrbaxCheckpoint`` (JAX's Orbax format; use ``ModelCheckpoint`` or ``BackupAndRestore``).
+    Not included from ``keras.callbacks``: ``OrbaxCheckpoint`` (JAX's Orbax format; use ``ModelCheckpoint`` or
+    ``BackupAndRestore``).
     """
 
     def __init__(self, swap_on_epoch: bool = False):

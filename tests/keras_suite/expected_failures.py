@@ -26,7 +26,7 @@ REASONS = {
     'stateless_metrics': 'the stateless metric API (stateless_update_state/result/reset_state, for JAX) is not in descend',
     'seed_generators': 'descend layers draw dropout masks from their own NumPy generator, not from a keras.random.SeedGenerator, so they hold no seed generator state among their variables',
     'legacy_h5': "Keras' legacy .h5 weight loading (load_own_variables) is not in descend",
-    'backend_internal': 'the test calls a Keras backend internal that descend does not have (compute_output_spec, random_seed_dtype, draw_seed, metrics_utils.AUCCurve, DataLayer, layers.Wrapper)',
+    'backend_internal': 'the test calls a Keras backend internal that descend does not have (compute_output_spec, random_seed_dtype, draw_seed, metrics_utils.AUCCurve, DataLayer)',
     'config_keeps_args': "descend's get_config keeps CosineSimilarity's axis and Huber's delta (Keras 3 leaves them out, so its configs lose them)",
     'variable_names': "a descend Variable's name is its full path ('my_precision/true_positives', TF's rule); a Keras 3 Variable's name is the last part",
     'fractional_dims': 'a fractional input_dim/output_dim raises ValueError in descend (Keras: TypeError from from_config)',
@@ -296,5 +296,4 @@ EXPECTED = {
     'seed_generator_test.py::SeedGeneratorTest::test_seed_generator_dtype': ('backend_internal', AttributeError, "module 'kshim\\.backend' has no attribute 'random_seed_dtype'"),
     'simple_rnn_test.py::SimpleRNNTest::test_basics': ('seed_generators', AssertionError, '0 != 1 : Unexpected number of non_trainable_variables'),
     'simple_rnn_test.py::SimpleRNNTest::test_statefulness': ('stateful_rnn', ValueError, "descend's recurrent layers do not support stateful=True: pass the final states \\("),
-    'time_distributed_test.py::TimeDistributedTest::test_masking': ('backend_internal', NotImplementedError, 'descend has no keras\\.layers\\.Wrapper'),
 }
