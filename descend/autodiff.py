@@ -1,8 +1,8 @@
 """``tf.autodiff``: ``GradientTape`` (descend's, the same class) and ``ForwardAccumulator``, forward-mode
 
-The public namespace; the implementation is :mod:`descend.framework.forward_accumulator`."""
+The public namespace; the implementation is :mod:`descend.composites.forward_accumulator`."""
 
-from .framework.forward_accumulator import (  # noqa: F401
+from .composites.forward_accumulator import (  # noqa: F401
     ForwardAccumulator,
     GradientTape,
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import backend
 from .framework.tensor import ArrayLike
-from .framework.type_spec import IndexedSlicesSpec, NoneTensorSpec, RaggedTensorSpec, SparseTensorSpec, TypeSpec
+from .composites.type_spec import IndexedSlicesSpec, NoneTensorSpec, RaggedTensorSpec, SparseTensorSpec, TypeSpec
 
 __all__ = ["TensorSpec", "type_spec_from_value"]
 

@@ -81,11 +81,11 @@ LAZY_NAMES = {
     'SparseTensor': ('sparse.sparse_tensor', 'SparseTensor'),
     'edit_distance': ('sparse.edit_distance', 'edit_distance'),
     'matrix_square_root': ('linalg', 'sqrtm'),
-    'TypeSpec': ('framework.type_spec', 'TypeSpec'),
-    'SparseTensorSpec': ('framework.type_spec', 'SparseTensorSpec'),
-    'IndexedSlicesSpec': ('framework.type_spec', 'IndexedSlicesSpec'),
-    'RaggedTensorSpec': ('framework.type_spec', 'RaggedTensorSpec'),
-    'NoneTensorSpec': ('framework.type_spec', 'NoneTensorSpec'),
+    'TypeSpec': ('composites.type_spec', 'TypeSpec'),
+    'SparseTensorSpec': ('composites.type_spec', 'SparseTensorSpec'),
+    'IndexedSlicesSpec': ('composites.type_spec', 'IndexedSlicesSpec'),
+    'RaggedTensorSpec': ('composites.type_spec', 'RaggedTensorSpec'),
+    'NoneTensorSpec': ('composites.type_spec', 'NoneTensorSpec'),
     'type_spec_from_value': ('tensor_spec', 'type_spec_from_value'),
 }
 
