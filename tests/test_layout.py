@@ -99,3 +99,11 @@ def test_no_root_implementation_is_over_200_lines(path):
     assert not found or lines <= MAX_LINES, (
         f"descend/{path.name} has {lines} lines (at most {MAX_LINES} for an implementation at the root) and is "
         f"more than a facade ({found[0]}, ...): move its implementation into a folder")
+
+
+def test_docs_architecture_names_every_folder():
+    """docs/architecture.md describes every folder of the package (a new folder gets its floor and its job there)."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text()
+    folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists())
+    missing = [f for f in folders if f"`{f}/`" not in text]
+    assert not missing, f"docs/architecture.md does not describe: {missing}"
