@@ -64,8 +64,6 @@ GUIDES = {
                      "between Dense layers, trained by compile/fit with RMSprop and a validation split",
     "custom_training_loop": "a GradientTape loop over a Dataset with optimizer.apply, metrics updated and reset by "
                             "hand, the same steps compiled with tf.function, add_loss in a compiled step",
-    "subclassing_conv_layers": "Conv2D subclasses that standardize their kernel through convolution_op (overridden, "
-                               "and called from call), trained by compile/fit with a validation split",
     "custom_train_step": "train_step overrides (compute_loss and self.metrics, a loss tracker of its own, sample "
                          "weights) and a test_step override, Keras 3's compile_metrics",
 }
