@@ -59,6 +59,20 @@ FILES = [
     "keras/src/layers/rnn/time_distributed_test.py",
     "keras/src/random/random_test.py",
     "keras/src/random/seed_generator_test.py",
+    "keras/src/layers/rnn/conv_lstm1d_test.py",
+    "keras/src/layers/rnn/conv_lstm2d_test.py",
+    "keras/src/layers/rnn/conv_lstm3d_test.py",
+    "keras/src/layers/rnn/stacked_rnn_cells_test.py",
+    "keras/src/layers/core/wrapper_test.py",
+    "keras/src/layers/core/reversible_embedding_test.py",
+    "keras/src/layers/normalization/spectral_normalization_test.py",
+    "keras/src/layers/attention/grouped_query_attention_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/solarization_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/equalization_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_posterization_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_sharpness_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/mix_up_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/cut_mix_test.py",
 ]
 
 _RULES = [

@@ -3,7 +3,7 @@
 import pytest
 
 from . import test_case, test_utils  # noqa: F401
-from .test_case import TestCase, jax_uses_gpu, tensorflow_uses_gpu, torch_uses_gpu, uses_gpu, uses_tpu  # noqa: F401
+from .test_case import TestCase, jax_uses_gpu, jax_uses_tpu, tensorflow_uses_gpu, torch_uses_gpu, uses_gpu, uses_tpu  # noqa: F401
 
 
 def skip_if_backend(given_backend, reason):

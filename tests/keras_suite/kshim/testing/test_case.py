@@ -392,4 +392,5 @@ def uses_tpu():
 
 
 jax_uses_gpu = tensorflow_uses_gpu = torch_uses_gpu = uses_gpu
+jax_uses_tpu = uses_tpu
 del unittest
