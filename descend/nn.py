@@ -19,7 +19,7 @@ from .ops.nn_extra_ops import *  # noqa: F403
 from .ops.nn_extra_ops import __all__ as _nn_extra_all
 from .ops.nn_ops import __all__ as _nn_all
 from .ops.depthwise_backprop_ops import depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input
-from .ops.embedding_sparse_ops import embedding_lookup_sparse, safe_embedding_lookup_sparse
+from .composites.embedding_sparse import embedding_lookup_sparse, safe_embedding_lookup_sparse
 from .ops.nn_misc_ops import ctc_unique_labels, isotonic_regression, with_space_to_batch
 from .composites import nn_experimental as experimental  # tf.nn.experimental
 from .composites.fractional_pooling import fractional_avg_pool, fractional_max_pool

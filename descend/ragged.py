@@ -1,8 +1,8 @@
 """``tf.ragged`` over descend's :class:`~descend.RaggedTensor` (one ragged dimension, ``ragged_rank`` 1):
 
-The public namespace; the implementation is :mod:`descend.framework.ragged_tensor`."""
+The public namespace; the implementation is :mod:`descend.composites.ragged_tensor`."""
 
-from .framework.ragged_tensor import (  # noqa: F401
+from .composites.ragged_tensor import (  # noqa: F401
     boolean_mask,
     constant,
     map_flat_values,

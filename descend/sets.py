@@ -1,8 +1,8 @@
 """``tf.sets``: set operations over the last dimension of integer or string tensors (dense or
 
-The public namespace; the implementation is :mod:`descend.ops.set_ops`."""
+The public namespace; the implementation is :mod:`descend.composites.set_ops`."""
 
-from .ops.set_ops import (  # noqa: F401
+from .composites.set_ops import (  # noqa: F401
     difference,
     intersection,
     size,

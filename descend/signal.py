@@ -1,8 +1,8 @@
 """``tf.signal`` over real tensors: framing and overlap-add, windows, the mel filterbank, DCTs (types 1-4),
 
-The public namespace; the implementation is :mod:`descend.ops.signal_ops`."""
+The public namespace; the implementation is :mod:`descend.composites.signal_ops`."""
 
-from .ops.signal_ops import (  # noqa: F401
+from .composites.signal_ops import (  # noqa: F401
     dct,
     fftshift,
     frame,

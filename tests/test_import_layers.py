@@ -18,7 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("descend.framework", "descend.ops")
 # what each layer may import from descend, besides itself
 ALLOWED_BELOW = {
-    "descend.framework": {"descend.backend", "descend.errors"},
+    # (the registry of built-in objects imports nothing of descend: a Variable's initializer name is looked up there)
+    "descend.framework": {"descend.backend", "descend.errors", "descend.persistence.registry"},
     "descend.ops": {"descend.backend", "descend.errors", "descend._native", "descend.framework"},
 }
 

@@ -50,7 +50,9 @@ def _fit(case, backup_dir, callbacks=(), accumulate=None):
 def _state(model):
     out = {w.name: w.numpy() for w in model.weights}
     out.update({f"opt:{k}": v for k, v in model.optimizer.state_dict().items()})
-    out.update({f"metric:{m.name}": float(m.result()) for m in model.metrics})
+    for m in model.metrics:  # (Keras 3: the loss tracker, then compile_metrics, whose result is a dict)
+        r = m.result()
+        out.update({f"metric:{k}": float(v) for k, v in r.items()} if isinstance(r, dict) else {f"metric:{m.name}": float(r)})
     return out
 
 

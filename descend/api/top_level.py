@@ -76,7 +76,7 @@ LAZY_NAMES = {
     'approx_top_k': ('top_level_more', 'approx_top_k'),
     'as_string': ('strings', 'as_string'),
     'TensorShape': ('framework.tensor_shape', 'TensorShape'),
-    'fingerprint': ('ops.fingerprint_ops', 'fingerprint'),
+    'fingerprint': ('composites.fingerprint_ops', 'fingerprint'),
     'AggregationMethod': ('compat.v1.optimizer', 'AggregationMethod'),
     'SparseTensor': ('sparse.sparse_tensor', 'SparseTensor'),
     'edit_distance': ('sparse.edit_distance', 'edit_distance'),

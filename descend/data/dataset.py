@@ -751,12 +751,12 @@ class Dataset(DatasetBase):
         """The names of the files matching ``file_pattern`` (a glob, or a list of them: each pattern's matches
         sorted, in the patterns' order), as string elements, shuffled unless ``shuffle`` is False (with
         ``seed``), as ``tf.data.Dataset.list_files``. No match raises ``InvalidArgumentError``."""
-        from .io import matching_files
+        from ..io import matching_files
 
         patterns = [file_pattern] if isinstance(file_pattern, (str, bytes, os.PathLike)) else list(file_pattern)
         names = [n for p in patterns for n in matching_files(os.fsdecode(p)).numpy().tolist()]
         if not names:
-            from .errors import InvalidArgumentError
+            from ..errors import InvalidArgumentError
 
             raise InvalidArgumentError(f"Dataset.list_files: No files matched pattern: "
                                        f"{', '.join(os.fsdecode(p) for p in patterns)}")

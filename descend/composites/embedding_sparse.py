@@ -37,10 +37,10 @@ import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable
-from . import array_ops, math_ops
-from .elementwise_ops import divide_no_nan
-from .nn_ops import embedding_lookup
-from .selection_ops import segment_sum
+from ..ops import array_ops, math_ops
+from ..ops.elementwise_ops import divide_no_nan
+from ..ops.nn_ops import embedding_lookup
+from ..ops.selection_ops import segment_sum
 
 __all__ = ["embedding_lookup_sparse", "safe_embedding_lookup_sparse"]
 
