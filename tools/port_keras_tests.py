@@ -73,6 +73,22 @@ FILES = [
     "keras/src/layers/preprocessing/image_preprocessing/random_sharpness_test.py",
     "keras/src/layers/preprocessing/image_preprocessing/mix_up_test.py",
     "keras/src/layers/preprocessing/image_preprocessing/cut_mix_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_hue_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_saturation_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_color_degeneration_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_shear_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_erasing_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_gaussian_blur_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_perspective_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_color_jitter_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/rand_augment_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/aug_mix_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/random_elastic_transform_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/max_num_bounding_box_test.py",
+    "keras/src/layers/preprocessing/image_preprocessing/clahe_test.py",
+    "keras/src/layers/preprocessing/mel_spectrogram_test.py",
+    "keras/src/layers/preprocessing/stft_spectrogram_test.py",
+    "keras/src/layers/convolutional/conv_transpose_test.py",
 ]
 
 _RULES = [
@@ -81,6 +97,7 @@ _RULES = [
     (re.compile(r"^(\s*)from conftest import "), r"\1from kshim.testing import "),
     (re.compile(r"^(\s*)import keras\s*$"), r"\1import kshim as keras"),
     (re.compile(r"^(\s*)from keras\.src import "), r"\1from kshim import "),
+    (re.compile(r"^(\s*)from keras import "), r"\1from kshim import "),
     (re.compile(r"^(\s*)from keras\.src\.([\w.]+) import "), r"\1from kshim.\2 import "),
     (re.compile(r"^(\s*)import keras\.src\.([\w.]+) as "), r"\1import kshim.\2 as "),
 ]
