@@ -8,7 +8,9 @@ Keras 3.15.1's exactly, line for line, except the imports:
 
 * ``keras.src.<module>`` -> ``kshim.<module>`` (``import keras`` -> ``import kshim as keras``);
 * ``absl.testing.parameterized`` -> ``kshim.parameterized`` (the same decorators, without absl);
-* ``from absl import logging`` -> ``import logging``; ``from conftest import ...`` -> ``from kshim.testing import ...``.
+* ``from absl import logging`` -> ``import logging``; ``from conftest import ...`` -> ``from kshim.testing import ...``;
+* a module-level ``from tensorflow import data as tf_data`` / ``import tensorflow as tf`` -> ``kshim.tensorflow_data``'s
+  (TensorFlow where installed, else a stand-in that raises, so the file collects without it).
 
 Each copy starts with a comment naming its source. Keras is Apache-2.0 licensed (tests/keras_suite/LICENSE).
 """
@@ -98,6 +100,9 @@ _RULES = [
     (re.compile(r"^(\s*)import keras\s*$"), r"\1import kshim as keras"),
     (re.compile(r"^(\s*)from keras\.src import "), r"\1from kshim import "),
     (re.compile(r"^(\s*)from keras import "), r"\1from kshim import "),
+    # TensorFlow imported at module level for a tf.data test: TF where installed, else a stand-in (kshim/tensorflow_data.py)
+    (re.compile(r"^from tensorflow import data as tf_data\s*$"), r"from kshim.tensorflow_data import data as tf_data"),
+    (re.compile(r"^import tensorflow as tf\s*$"), r"from kshim.tensorflow_data import tf"),
     (re.compile(r"^(\s*)from keras\.src\.([\w.]+) import "), r"\1from kshim.\2 import "),
     (re.compile(r"^(\s*)import keras\.src\.([\w.]+) as "), r"\1import kshim.\2 as "),
 ]

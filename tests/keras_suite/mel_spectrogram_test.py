@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 from kshim import parameterized
-from tensorflow import data as tf_data
+from kshim.tensorflow_data import data as tf_data
 
 from kshim import layers
 from kshim import testing

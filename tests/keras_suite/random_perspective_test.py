@@ -3,7 +3,7 @@
 # ruff: noqa
 import numpy as np
 from kshim import parameterized
-from tensorflow import data as tf_data
+from kshim.tensorflow_data import data as tf_data
 
 from kshim import backend
 from kshim import layers

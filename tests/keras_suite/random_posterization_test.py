@@ -2,7 +2,7 @@
 # Only the import lines differ from Keras' file: tools/port_keras_tests.py made this copy.
 # ruff: noqa
 import numpy as np
-from tensorflow import data as tf_data
+from kshim.tensorflow_data import data as tf_data
 
 import kshim as keras
 from kshim import backend

@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 import scipy.signal
-import tensorflow as tf
+from kshim.tensorflow_data import tf
 
 from kshim import Input
 from kshim import Sequential
