@@ -89,7 +89,6 @@ FILES = [
     "keras/src/layers/preprocessing/image_preprocessing/max_num_bounding_box_test.py",
     "keras/src/layers/preprocessing/image_preprocessing/clahe_test.py",
     "keras/src/layers/preprocessing/mel_spectrogram_test.py",
-    "keras/src/layers/preprocessing/stft_spectrogram_test.py",
     "keras/src/layers/convolutional/conv_transpose_test.py",
 ]
 
