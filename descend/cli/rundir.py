@@ -203,13 +203,21 @@ def _probe_writable(folder) -> str | None:
 
 
 def _lock_holder(path) -> str:
-    try:
-        f, _ = open_input(os.path.join(path, LOCK_FILE), "lock file")
-        with f:
-            pid = f.read(64).decode("ascii", "replace").strip()
-    except (OSError, UsageError):
-        return "unknown"
-    return pid if pid.isdigit() else "unknown"
+    """The pid the lock's holder wrote in it. The holder writes it just after it takes the lock, so an empty
+    file is read again for up to half a second before the pid is called unknown."""
+    import time
+
+    for attempt in range(26):
+        try:
+            f, _ = open_input(os.path.join(path, LOCK_FILE), "lock file")
+            with f:
+                pid = f.read(64).decode("ascii", "replace").strip()
+        except (OSError, UsageError):
+            return "unknown"
+        if pid.isdigit():
+            return pid
+        time.sleep(0.02)
+    return "unknown"
 
 
 def inspect_out(path: str, *, resume: bool, overwrite: bool, flag: str = "--out", lock: bool = True) -> OutFolder:
