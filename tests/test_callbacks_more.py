@@ -112,4 +112,4 @@ def test_val_loss_matches_keras():
 def test_every_keras_callbacks_name_exists_but_the_excluded():
     k = pytest.importorskip("keras", minversion="3")
     missing = sorted(n for n in dir(k.callbacks) if not n.startswith("_") and not hasattr(ds.keras.callbacks, n))
-    assert missing == ["OrbaxCheckpoint", "RemoteMonitor"]
+    assert missing == ["OrbaxCheckpoint"]

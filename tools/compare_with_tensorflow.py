@@ -401,6 +401,10 @@ def _keras_cases() -> list[Case]:
         learning_rate_power=-0.25, initial_accumulator_value=0.5, l1_regularization_strength=0.05)
     add("keras/lion", "Lion", LION, learning_rate=0.01, beta_1=0.8, beta_2=0.95)
     add("keras/lamb", "Lamb", LAMB, learning_rate=0.01)
+    SF = (("momentum", "_momentums"), ("velocity", "_velocities"))
+    add("keras/schedule_free_adamw", "ScheduleFreeAdamW", SF, learning_rate=0.01, warmup_steps=3)
+    add("keras/schedule_free_adamw_decay", "ScheduleFreeAdamW", SF, learning_rate=0.01, beta_1=0.8, beta_2=0.95,
+        weight_decay=0.1)
     add("keras/adafactor", "Adafactor", ADAFACTOR, "exact", learning_rate=0.05, clip_threshold=2.0)
     add("keras/adafactor_no_relative_step", "Adafactor", ADAFACTOR, learning_rate=0.1, relative_step=False,
         beta_2_decay=-0.5, epsilon_2=0.01)
