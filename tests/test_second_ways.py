@@ -82,3 +82,52 @@ def test_summed_metrics_holds_the_sums_while_open_and_restores_after_an_error():
     with replica.summed_metrics([]):  # no state: no exchange
         pass
     assert len(exchange.calls) == 1
+
+
+# ------------------------------------------------------------------------------ one convolution base class
+from descend.layers import _conv_common  # noqa: E402
+from descend.layers import conv as _conv_module  # noqa: E402
+
+#: every convolution layer -> (arguments, input): all on the one base class, one argument check, one bias step
+CONV_LAYERS = {
+    ds.layers.Conv1D: ((2, 3), (1, 6, 2)),
+    ds.layers.Conv2D: ((2, 3), (1, 5, 5, 2)),
+    ds.layers.Conv3D: ((2, 3), (1, 4, 4, 4, 2)),
+    ds.layers.Conv1DTranspose: ((2, 3), (1, 4, 2)),
+    ds.layers.Conv2DTranspose: ((2, 3), (1, 4, 4, 2)),
+    ds.layers.Conv3DTranspose: ((2, 3), (1, 3, 3, 3, 2)),
+    ds.layers.DepthwiseConv1D: ((3,), (1, 6, 2)),
+    ds.layers.DepthwiseConv2D: ((3,), (1, 5, 5, 2)),
+    ds.layers.SeparableConv1D: ((2, 3), (1, 6, 2)),
+    ds.layers.SeparableConv2D: ((2, 3), (1, 5, 5, 2)),
+}
+
+
+def test_every_convolution_layer_is_in_the_table():
+    convs = {c for c in vars(ds.layers).values() if isinstance(c, type) and issubclass(c, ds.layers.Layer)
+             and "Conv" in c.__name__ and "LSTM" not in c.__name__ and not c.__name__.startswith("_")}
+    assert convs == set(CONV_LAYERS)
+
+
+@pytest.mark.parametrize("cls", list(CONV_LAYERS), ids=lambda c: c.__name__)
+def test_convolution_layers_share_one_base_class(cls):
+    args, shape = CONV_LAYERS[cls]
+    assert issubclass(cls, _conv_common.ConvLayer)
+    for method in ("check_input", "finish", "add_weight_of"):  # none writes its own
+        assert inspect.getattr_static(cls, method) is vars(_conv_common.ConvLayer)[method]
+    assert all(base is _conv_common.ConvLayer or not ({"check_input", "finish", "weight_args", "add_bias"}
+                                                       & set(vars(base)))
+               for base in cls.__mro__ if base.__module__.startswith("descend.layers"))
+    layer = cls(*args, bias_initializer="ones")
+    y = layer(np.zeros(shape, np.float32))
+    assert np.all(np.asarray(y) == 1.0)  # the bias comes through the base's finish
+    assert layer.bias_initializer is not None and cls.from_config(layer.get_config()).get_config() == layer.get_config()
+    with pytest.raises(ValueError, match="The `strides` argument must be a tuple of"):
+        cls(*args, strides=0)
+
+
+def test_one_convolution_base_module():
+    # the second base class and its own argument checks are gone from conv.py
+    classes = [c for c in vars(_conv_module).values() if isinstance(c, type) and c.__module__ == _conv_module.__name__]
+    assert all(issubclass(c, _conv_common.ConvLayer) for c in classes)
+    assert not {"_sizes", "_incompatible", "WeightSpec"} & (set(vars(_conv_module)) | set(vars(_conv_common)))
