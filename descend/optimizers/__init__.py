@@ -1,6 +1,6 @@
 """Optimizers (Keras 3's arithmetic; `convention=` gives TF 1's, PyTorch's or optax's), schedules and the Optimizer base class."""
 
-from ..persistence.registry import public_names, register_builtins
+from ..persistence.registry import builtin_objects, public_names, register_builtins
 from . import legacy, schedules, spellings
 from .accumulation import GradientAccumulator
 from .adadelta import Adadelta
@@ -31,11 +31,21 @@ __all__ = [
     "spellings",
 ]
 
-_BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adafactor, Adagrad, AdagradDecay, Adam, AdamW,
-                                            AdamWeightDecay, Adamax, Ftrl, Lamb, Lion,
-                                            Nadam, RMSprop)}
 register_builtins("optimizers", public_names(
     __name__, lambda obj: isinstance(obj, type) and hasattr(obj, "from_config")))  # what a config names
+
+
+def _builtin_class(name: str, wrappers: bool):
+    """The built-in optimizer class ``name`` gives, its case ignored (``"adam"``, ``"Adam"``), read from the
+    registry; ``wrappers``: the classes over another optimizer (LossScaleOptimizer, MultiOptimizer) count too.
+    A ValueError naming the known names when there is none."""
+    kinds = (Optimizer, LossScaleOptimizer, MultiOptimizer) if wrappers else (Optimizer,)
+    known = {n.lower(): c for n, c in builtin_objects("optimizers").items()
+             if isinstance(c, type) and issubclass(c, kinds) and c is not Optimizer}
+    cls = known.get(name.lower())
+    if cls is None:
+        raise ValueError(f"Unknown optimizer {name!r}. Known: {sorted(known)}")
+    return cls
 
 
 def get(identifier, **kwargs) -> Optimizer | None:
@@ -46,17 +56,10 @@ def get(identifier, **kwargs) -> Optimizer | None:
     if isinstance(identifier, (Optimizer, LossScaleOptimizer, MultiOptimizer)):
         return identifier
     if isinstance(identifier, dict):
-        if identifier.get("class_name") == "LossScaleOptimizer":  # Keras' config of the wrapper
-            return LossScaleOptimizer.from_config(identifier.get("config", {}))
-        cls = _BY_NAME.get(identifier.get("class_name", "").lower())
-        if cls is None:
-            raise ValueError(f"Unknown optimizer {identifier.get('class_name')!r}. Known: {sorted(_BY_NAME)}")
-        return cls.from_config(identifier.get("config", {}))
+        name = identifier.get("class_name")
+        return _builtin_class(name if isinstance(name, str) else "", True).from_config(identifier.get("config", {}))
     if isinstance(identifier, str):
-        cls = _BY_NAME.get(identifier.lower())
-        if cls is None:
-            raise ValueError(f"Unknown optimizer {identifier!r}. Known: {sorted(_BY_NAME)}")
-        return cls(**kwargs)
+        return _builtin_class(identifier, False)(**kwargs)
     raise TypeError(f"Expected an optimizer name, config or instance. Received: {identifier!r}")
 
 
