@@ -131,3 +131,40 @@ def test_one_convolution_base_module():
     classes = [c for c in vars(_conv_module).values() if isinstance(c, type) and c.__module__ == _conv_module.__name__]
     assert all(issubclass(c, _conv_common.ConvLayer) for c in classes)
     assert not {"_sizes", "_incompatible", "WeightSpec"} & (set(vars(_conv_module)) | set(vars(_conv_common)))
+
+
+# ------------------------------------------------------------------------------ registries filled by their modules
+def test_the_default_kernel_backend_is_the_one_its_module_registers():
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json\nfrom descend._native import backend\ntry:\n    backend.default()\n    before = None\n"
+            "except RuntimeError as e:\n    before = str(e)\nfrom descend._native import cpu\n"
+            "print(json.dumps([before, type(backend.default()).__name__]))")
+    root = str(__import__("pathlib").Path(ds.__file__).parents[1])
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={"PYTHONPATH": root, "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    before, after = json.loads(run.stdout.strip().splitlines()[-1])
+    assert "No kernel backend is registered" in before and after == "NumbaCPU"
+
+
+@pytest.mark.parametrize("inner", [ds.optimizers.ScheduleFreeAdamW(0.01), ds.optimizers.Adam(0.02)],
+                         ids=lambda o: type(o).__name__)
+def test_loss_scale_config_names_its_inner_optimizer_through_the_registry(inner):
+    opt = ds.optimizers.LossScaleOptimizer(inner)
+    again = ds.optimizers.LossScaleOptimizer.from_config(opt.get_config())
+    assert type(again.inner_optimizer) is type(inner) and again.get_config() == opt.get_config()
+    with pytest.raises(ValueError, match="Unknown optimizer 'Nope'"):
+        ds.optimizers.LossScaleOptimizer.from_config({**opt.get_config(), "inner_optimizer": {"class_name": "Nope"}})
+
+
+def test_metric_functions_are_registered_and_a_wrapper_config_names_them():
+    from descend.persistence.registry import builtin_objects
+
+    fns = builtin_objects("metric_functions")
+    assert fns["accuracy"] is ds.metrics.accuracy and fns["binary_accuracy"] is ds.metrics.binary_accuracy
+    for fn in (ds.metrics.binary_accuracy, ds.losses.mean_squared_error):
+        m = ds.metrics.MeanMetricWrapper(fn, name="w")
+        assert ds.metrics.MeanMetricWrapper.from_config(m.get_config())._fn is fn

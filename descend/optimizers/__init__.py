@@ -1,6 +1,6 @@
 """Optimizers (Keras 3's arithmetic; `convention=` gives TF 1's, PyTorch's or optax's), schedules and the Optimizer base class."""
 
-from ..persistence.registry import builtin_objects, public_names, register_builtins
+from ..persistence.registry import public_names, register_builtins
 from . import legacy, schedules, spellings
 from .accumulation import GradientAccumulator
 from .adadelta import Adadelta
@@ -11,6 +11,7 @@ from .adam import Adam
 from .adam_weight_decay import AdamWeightDecay
 from .adamax import Adamax
 from .adamw import AdamW
+from .by_name import optimizer_class
 from .create import create_optimizer
 from .ftrl import Ftrl
 from .lamb import Lamb
@@ -35,19 +36,6 @@ register_builtins("optimizers", public_names(
     __name__, lambda obj: isinstance(obj, type) and hasattr(obj, "from_config")))  # what a config names
 
 
-def _builtin_class(name: str, wrappers: bool):
-    """The built-in optimizer class ``name`` gives, its case ignored (``"adam"``, ``"Adam"``), read from the
-    registry; ``wrappers``: the classes over another optimizer (LossScaleOptimizer, MultiOptimizer) count too.
-    A ValueError naming the known names when there is none."""
-    kinds = (Optimizer, LossScaleOptimizer, MultiOptimizer) if wrappers else (Optimizer,)
-    known = {n.lower(): c for n, c in builtin_objects("optimizers").items()
-             if isinstance(c, type) and issubclass(c, kinds) and c is not Optimizer}
-    cls = known.get(name.lower())
-    if cls is None:
-        raise ValueError(f"Unknown optimizer {name!r}. Known: {sorted(known)}")
-    return cls
-
-
 def get(identifier, **kwargs) -> Optimizer | None:
     """An optimizer from a name (``"adam"``), a config dict, or an optimizer object (an Optimizer, a
     LossScaleOptimizer or a MultiOptimizer, returned as is); None gives None (as Keras)."""
@@ -56,10 +44,10 @@ def get(identifier, **kwargs) -> Optimizer | None:
     if isinstance(identifier, (Optimizer, LossScaleOptimizer, MultiOptimizer)):
         return identifier
     if isinstance(identifier, dict):
-        name = identifier.get("class_name")
-        return _builtin_class(name if isinstance(name, str) else "", True).from_config(identifier.get("config", {}))
+        cls = optimizer_class(identifier.get("class_name"), (Optimizer, LossScaleOptimizer, MultiOptimizer))
+        return cls.from_config(identifier.get("config", {}))
     if isinstance(identifier, str):
-        return _builtin_class(identifier, False)(**kwargs)
+        return optimizer_class(identifier)(**kwargs)
     raise TypeError(f"Expected an optimizer name, config or instance. Received: {identifier!r}")
 
 
