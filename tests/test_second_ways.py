@@ -168,3 +168,68 @@ def test_metric_functions_are_registered_and_a_wrapper_config_names_them():
     for fn in (ds.metrics.binary_accuracy, ds.losses.mean_squared_error):
         m = ds.metrics.MeanMetricWrapper(fn, name="w")
         assert ds.metrics.MeanMetricWrapper.from_config(m.get_config())._fn is fn
+
+
+# ------------------------------------------------------------------------------ duplicated blocks, written once
+from descend.initializers import keras_initializers as _inits  # noqa: E402
+from descend.layers import preprocessing as _prep  # noqa: E402
+from descend.ops import conv_more_ops as _conv_more  # noqa: E402
+from descend.ops import elementwise_ops as _elementwise  # noqa: E402
+from descend.ops import nn_extra_ops as _nn_extra  # noqa: E402
+
+#: class -> the methods its base writes once for it (none of them its own)
+SHARED_METHODS = {
+    **{getattr(_inits, name): ("__init__", "get_config", "__call__") for name in _inits._PRESETS},
+    _inits.RandomNormal: ("__init__", "get_config", "__call__"),
+    _inits.TruncatedNormal: ("__init__", "get_config", "__call__"),
+    ds.layers.RandomZoom: ("get_config", "call"),
+    ds.layers.RandomTranslation: ("get_config", "call"),
+    ds.layers.RandomRotation: ("call",),
+    ds.layers.RandomContrast: ("__init__", "get_config", "call"),
+    ds.layers.RandomBrightness: ("__init__", "get_config", "call"),
+}
+
+
+@pytest.mark.parametrize("cls", list(SHARED_METHODS), ids=lambda c: c.__name__)
+def test_repeated_blocks_live_in_one_base(cls):
+    assert not set(SHARED_METHODS[cls]) & set(vars(cls)), cls
+
+
+def test_variance_scaling_presets_are_one_table():
+    for name, (scale, mode, distribution, _) in _inits._PRESETS.items():
+        init = getattr(ds.initializers, name)(seed=3)
+        assert (init.scale, init.mode, init.distribution) == (scale, mode, distribution)
+        assert init.get_config() == {"seed": 3} and type(init).__module__ == _inits.__name__
+        same = ds.initializers.VarianceScaling(scale, mode, distribution, seed=3)((4, 5)).numpy()
+        assert np.array_equal(init((4, 5)).numpy(), same)
+
+
+def _defined_functions(module) -> set:
+    import ast
+
+    return {n.name for n in ast.walk(ast.parse(inspect.getsource(module))) if isinstance(n, ast.FunctionDef)}
+
+
+def test_unary_elementwise_ops_are_table_rows():
+    unary = ("tan", "acos", "asin", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "erfc", "cbrt")
+    assert not set(unary) & _defined_functions(_elementwise)  # no op written out as its own def
+    for name in unary:
+        op = getattr(_elementwise, name)
+        assert op.__name__ == name and op.__doc__
+        with pytest.raises(TypeError, match=f"{name}: `x` must be a floating tensor"):
+            op(np.array([1, 2]))
+
+
+def test_convolution_argument_checks_are_written_once():
+    checks = "and filters must have rank"  # a convolution's input and filters, checked in _channels_last only
+    assert inspect.getsource(_nn_extra).count(checks) == 0 and inspect.getsource(_conv_more).count(checks) == 0
+    assert inspect.getsource(_conv_more).count("and {filters_name} must have rank") == 1
+    for fn, args in ((ds.nn.conv3d, (np.zeros((1, 2, 2, 2, 1)), np.zeros((1, 1, 1, 1, 1)), 1, "SAME")),
+                     (ds.nn.conv3d_transpose, (np.zeros((1, 2, 2, 2, 1)), np.zeros((1, 1, 1, 1, 1)), (1, 2, 2, 2, 1),
+                                               1)),
+                     (ds.nn.conv2d_transpose, (np.zeros((1, 2, 2, 1)), np.zeros((1, 1, 1, 1)), (1, 2, 2, 1))),
+                     (ds.nn.depthwise_conv2d, (np.zeros((1, 2, 2, 1)), np.zeros((1, 1, 1, 1)), 1, "SAME"))):
+        with pytest.raises(ValueError, match="data_format must be"):
+            fn(*args, data_format="NWC")
+        with pytest.raises(ValueError, match="must have rank"):
+            fn(np.zeros((1, 2)), *args[1:])
