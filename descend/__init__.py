@@ -91,7 +91,7 @@ for _kind, _modules in {"layers": ("layers", "models", "distribute.sharded"), "a
                         "initializers": ("initializers",), "regularizers": ("regularizers",),
                         "constraints": ("constraints",), "losses": ("losses",), "metrics": ("metrics",),
                         "optimizers": ("optimizers",), "dtype_policies": ("mixed_precision",),
-                        "random": ("keras.random",)}.items():
+                        "random": ("keras.random",), "metric_functions": ("metrics",)}.items():
     _register_builtin_loader(_kind, _builtin_loader(*_modules))
 
 

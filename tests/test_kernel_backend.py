@@ -294,7 +294,7 @@ def test_the_rewriter_runs_without_numba():
             c_alpha=1.0, c_beta_1=0.5, c_beta_2=0.25, c_epsilon=0.0), "numba": sys.modules["numba"] is not None}))
     """)
     assert result["numba"] is False and all(n > 0 for n in result["bodies"]) and result["prologue"] == [0.5, 0.75, 1.0, 0.0]
-    # (backend.default() imports the numba backend when it is first asked for)
+    # (the numba backend registers itself with backend.register_default when imported)
     for path, top_level in (("descend/optimizers/rewrite.py", False), ("descend/_native/backend.py", True)):
         imported = _imports(path, top_level)
         assert not {m for m in imported if "numba" in m or "jit" in m or "cpu" in m}, (path, imported)

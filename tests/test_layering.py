@@ -1,5 +1,5 @@
 """The architecture, checked: no module rebinds another module's names at import, imports point down the
-layers (the only circles are lazy look-ups in registries), and an update follows a short path."""
+layers (no circle, not even a lazy look-up in a registry), and an update follows a short path."""
 
 from __future__ import annotations
 
@@ -79,13 +79,9 @@ def test_importing_every_module_rebinds_no_name_of_another_module():
     assert result["rebinds"] == []
 
 
-REGISTRY = "# registry look-up"
-
-
-def _import_graph(registry: bool):
-    """module -> the descend modules it imports, at module level or inside functions. Imports made when a
-    function runs to look a name up in a registry of built-in objects (marked ``# registry look-up`` on
-    the line) are left out unless ``registry``."""
+def _import_graph():
+    """module -> the descend modules it imports, at module level or inside functions (a registry is filled by
+    the modules that register into it, so no look-up needs to import upwards)."""
     mods = {}
     for path in PACKAGE.rglob("*.py"):
         name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
@@ -93,13 +89,10 @@ def _import_graph(registry: bool):
     graph = {}
     for name, path in mods.items():
         text = path.read_text()
-        lines = text.splitlines()
         tree = ast.parse(text)
         is_pkg = path.name == "__init__.py"
         deps = set()
         for node in ast.walk(tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)) and not registry and REGISTRY in lines[node.lineno - 1]:
-                continue
             if isinstance(node, ast.Import):
                 deps |= {a.name for a in node.names if a.name.startswith("descend")}
             elif isinstance(node, ast.ImportFrom):
@@ -114,8 +107,7 @@ def _import_graph(registry: bool):
                 for a in node.names:
                     deps.add(f"{target}.{a.name}" if f"{target}.{a.name}" in mods else target)
             elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" and node.args \
-                    and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("descend") \
-                    and (registry or REGISTRY not in lines[node.lineno - 1]):
+                    and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("descend"):
                 deps.add(node.args[0].value)
         graph[name] = {d for d in deps if d in mods and d != name}
     return graph
@@ -154,8 +146,6 @@ def _cycles(graph):
 
 
 def test_imports_point_down_the_layers():
-    """No import circle, at module level or inside functions, but for at most 3 that close through a
-    look-up in a registry of built-in objects (a lookup made when called, marked on its line)."""
-    assert _cycles(_import_graph(registry=False)) == []
-    with_registries = _cycles(_import_graph(registry=True))
-    assert len(with_registries) <= 3, with_registries
+    """No import circle, at module level or inside functions: the registries (the built-in objects, the default
+    kernel backend) are filled by the modules that register, never by a look-up importing them."""
+    assert _cycles(_import_graph()) == []

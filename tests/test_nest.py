@@ -3,6 +3,7 @@ keeps types and key order, and the compiler's flatten/rebuild/paths/structure ag
 from __future__ import annotations
 
 import collections
+import collections.abc
 import gc
 import weakref
 
@@ -80,3 +81,62 @@ def test_the_order_is_tensorflows():
     tf = pytest.importorskip("tensorflow")
     for structure, _ in _CASES:
         assert nest.flatten(structure) == tf.nest.flatten(structure)
+
+
+# tf.nest's wider inputs are options of this one nest (wide=True), not a second implementation
+class _Frozen(collections.abc.Mapping):
+    """A mapping that is not a dict."""
+
+    def __init__(self, pairs):
+        self._d = dict(pairs)
+
+    def __getitem__(self, k):
+        return self._d[k]
+
+    def __iter__(self):
+        return iter(self._d)
+
+    def __len__(self):
+        return len(self._d)
+
+    def __eq__(self, other):
+        return type(other) is _Frozen and list(self._d.items()) == list(other._d.items())
+
+
+_WIDE = [
+    (collections.defaultdict(int, {"y": 3, "x": 4}), [4, 3]),
+    (_Frozen({"b": 1, "a": 2}), [2, 1]),
+    ({"k": {"b": 1, "a": 2}.keys()}, ["b", "a"]),
+    ([{"b": 1, "a": 2}.items()], ["b", 1, "a", 2]),
+]
+
+
+@pytest.mark.parametrize("structure, leaves", _WIDE)
+def test_wide_takes_any_mapping_and_view_and_tf_nest_is_it(structure, leaves):
+    from descend.framework import tf_nest
+
+    assert nest.flatten(structure, wide=True) == leaves == tf_nest.flatten(structure)
+    new = list(range(len(leaves)))
+    packed = nest.pack_like(structure, new, wide=True)
+    assert nest.flatten(packed, wide=True) == new and tf_nest.pack_sequence_as(structure, new) == packed
+    assert nest.is_nested(structure, wide=True) and tf_nest.is_nested(structure)
+
+
+def test_tf_nest_walks_no_structure_of_its_own():
+    import ast
+    import inspect
+
+    from descend.framework import tf_nest
+
+    tree = ast.parse(inspect.getsource(tf_nest))
+    names = {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    calls = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    assert not names & {"_sorted_keys", "_children", "_flatten", "_pack", "_sequence_like"}
+    assert "sorted" not in calls  # the dict-key order is decided in framework/nest.py only
+
+
+def test_a_defaultdict_is_rebuilt_with_its_factory():
+    d = collections.defaultdict(list, {"b": 1, "a": 2})
+    rebuilt = nest.pack_like(d, ["A", "B"])
+    assert type(rebuilt) is collections.defaultdict and rebuilt.default_factory is list
+    assert list(rebuilt.items()) == [("b", "B"), ("a", "A")]

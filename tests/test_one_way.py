@@ -179,3 +179,21 @@ def test_file_names_of_the_optimizers_are_not_repeated():
     everywhere = Counter(p.name for p in ROOT.rglob("*.py") if p.name != "__init__.py")
     mine = {p.name for d in ("optimizers", "compat") for p in (ROOT / d).rglob("*.py")}
     assert {n for n in mine if everywhere[n] > 1} == set(REPEATED)
+
+
+# ------------------------------------------------------------------------------ names: one look-up, the registry's
+def test_optimizer_names_are_looked_up_in_the_registry_only():
+    from descend.persistence.registry import builtin_objects
+
+    # no table of optimizer classes beside the registry in descend.optimizers
+    tables = [name for name, value in vars(O).items() if isinstance(value, dict) and value
+              and all(isinstance(v, type) and issubclass(v, O.Optimizer) for v in value.values())]
+    assert tables == []
+    registered = {n: c for n, c in builtin_objects("optimizers").items()
+                  if isinstance(c, type) and issubclass(c, O.Optimizer) and c is not O.Optimizer}
+    assert {"SGD", "Adam", "ScheduleFreeAdamW"} <= set(registered)
+    for name, cls in registered.items():  # every registered optimizer, by name in any case and by config
+        assert type(O.get(name.lower())) is cls and type(O.get(name.upper())) is cls
+        assert type(O.get({"class_name": name, "config": cls().get_config()})) is cls
+    with pytest.raises(ValueError, match=r"Unknown optimizer 'nope'. Known: \[.*'schedulefreeadamw'"):
+        O.get("nope")

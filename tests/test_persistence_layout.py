@@ -218,11 +218,11 @@ def test_the_registry_is_filled_by_the_defining_modules_at_a_kinds_first_look_up
     assert out["errors"] == [
         "ValueError: Unknown kind of object 'nope'; expected one of " + str(
             ("layers", "activations", "initializers", "regularizers", "constraints", "losses", "metrics",
-             "optimizers", "dtype_policies", "random")),
+             "optimizers", "dtype_policies", "random", "metric_functions")),
         "TypeError: register_builtins('random', ...) expects a dict or a function returning one. Received: int",
         "ValueError: Unknown kind of object 'nope'; expected one of " + str(
             ("layers", "activations", "initializers", "regularizers", "constraints", "losses", "metrics",
-             "optimizers", "dtype_policies", "random")),
+             "optimizers", "dtype_policies", "random", "metric_functions")),
     ]
 
 

@@ -15,41 +15,55 @@ import pytest
 
 from descend import keras
 
-pytest.importorskip("tensorboardX")
 
 
 # ---------------------------------------------------------------------------------------------- reading
+class _Histogram:
+    """A v2 histogram (TF 2's ``[k, 3]`` buckets: left edge, right edge, count) read as TensorBoard's
+    dashboard reads it: ``num``, ``min``, ``max`` and the bucket counts."""
+
+    def __init__(self, buckets: np.ndarray):
+        self.buckets = buckets
+        self.bucket = list(buckets[:, 2])
+        self.num = float(buckets[:, 2].sum())
+        self.min, self.max = float(buckets[0, 0]), float(buckets[-1, 1])
+
+
+def _sort(out: dict, tag: str, step: int, tensor, plugin: str, to_array) -> None:
+    if plugin == "scalars":
+        out["scalars"].setdefault(tag, []).append((step, float(to_array(tensor))))
+    elif plugin == "histograms":
+        out["histograms"].setdefault(tag, []).append((step, _Histogram(to_array(tensor))))
+    else:
+        out["tensors"].setdefault(tag, []).append((step, tensor))
+
+
 def _read(run_dir) -> dict:
-    """``{"scalars": {tag: [(step, value)]}, "histograms": {tag: [(step, HistogramValue-like)]},
-    "tensors": {tag: [(step, TensorProto)]}}`` of every event file in ``run_dir``."""
+    """``{"scalars": {tag: [(step, value)]}, "histograms": {tag: [(step, _Histogram)]}, "tensors": {tag:
+    [(step, TensorProto)]}}`` of every event file in ``run_dir``, read with TensorBoard's reader (the
+    ``tensorboard`` package's plugin EventAccumulator, what ``tensorboard --logdir`` uses, which reads TF 1's
+    simple values and histograms as TF 2's tensors), else TensorFlow's ``summary_iterator``."""
     out = {"scalars": {}, "histograms": {}, "tensors": {}}
     try:
-        from tensorboard.backend.event_processing import event_accumulator
+        from tensorboard.backend.event_processing import plugin_event_accumulator
     except ImportError:
-        event_accumulator = None
-    if event_accumulator is not None:
-        acc = event_accumulator.EventAccumulator(str(run_dir), size_guidance={"scalars": 0, "histograms": 0,
-                                                                              "tensors": 0})
+        plugin_event_accumulator = None
+    if plugin_event_accumulator is not None:
+        from tensorboard.util import tensor_util
+
+        acc = plugin_event_accumulator.EventAccumulator(str(run_dir), size_guidance={"tensors": 0})
         acc.Reload()
-        tags = acc.Tags()
-        for tag in tags["scalars"]:
-            out["scalars"][tag] = [(e.step, e.value) for e in acc.Scalars(tag)]
-        for tag in tags["histograms"]:
-            out["histograms"][tag] = [(e.step, e.histogram_value) for e in acc.Histograms(tag)]
-        for tag in tags["tensors"]:
-            out["tensors"][tag] = [(e.step, e.tensor_proto) for e in acc.Tensors(tag)]
+        for tag in acc.Tags()["tensors"]:
+            plugin = acc.SummaryMetadata(tag).plugin_data.plugin_name
+            for e in acc.Tensors(tag):
+                _sort(out, tag, e.step, e.tensor_proto, plugin, tensor_util.make_ndarray)
         return out
     tf = pytest.importorskip("tensorflow")
     for path in sorted(glob.glob(os.path.join(str(run_dir), "events.out.tfevents*"))):
         for event in tf.compat.v1.train.summary_iterator(path):
             for v in event.summary.value:
-                kind = v.WhichOneof("value")
-                if kind == "simple_value":
-                    out["scalars"].setdefault(v.tag, []).append((event.step, v.simple_value))
-                elif kind == "histo":
-                    out["histograms"].setdefault(v.tag, []).append((event.step, v.histo))
-                elif kind == "tensor":
-                    out["tensors"].setdefault(v.tag, []).append((event.step, v.tensor))
+                if v.WhichOneof("value") == "tensor":
+                    _sort(out, v.tag, event.step, v.tensor, v.metadata.plugin_data.plugin_name, tf.make_ndarray)
     return out
 
 
@@ -106,9 +120,10 @@ def test_epoch_and_batch_scalars_histograms_and_graph(tmp_path):
         name = tag[: -len("/histogram")]
         for (_step, histo), seen in zip(events, weights.seen):
             w = seen[name].astype(np.float64)
-            assert histo.num == w.size and sum(histo.bucket) == w.size
+            assert histo.num == w.size and len(histo.bucket) == 30  # TF 2's default count
             assert histo.min == pytest.approx(w.min()) and histo.max == pytest.approx(w.max())
-            assert histo.sum == pytest.approx(w.sum(), abs=1e-6)
+            inside = [np.sum((w >= lo) & (w < hi)) for lo, hi, _ in histo.buckets[:-1]]
+            assert histo.bucket[:-1] == pytest.approx(inside)  # each weight in its bucket, the last closed
     # the graph: Keras' graph_keras_model summary, which TensorBoard's graph plugin turns into a GraphDef
     [(step, blob)] = train["tensors"]["keras"]
     assert step == 0
@@ -210,10 +225,25 @@ def test_bad_arguments(kwargs, match):
         keras.callbacks.TensorBoard(**kwargs)
 
 
-def test_without_tensorboardx_the_error_names_the_extra(monkeypatch):
-    monkeypatch.setitem(sys.modules, "tensorboardX", None)
-    with pytest.raises(ImportError, match=r"pip install 'descend\[tensorboard\]'"):
-        keras.callbacks.TensorBoard("logs")
+def test_one_event_writer_descend_summary_without_tensorboardx(tmp_path, monkeypatch):
+    """The callback writes through descend.summary, the one event-file writer: it needs no tensorboardX, and
+    leaves the user's default writer and step as they were."""
+    from descend import summary
+
+    monkeypatch.setitem(sys.modules, "tensorboardX", None)  # importing tensorboardX fails
+    x, y = _data(16)
+    model = _functional()
+    mine = summary.create_file_writer(str(tmp_path / "mine"))
+    with mine.as_default(step=7):
+        model.fit(x, y, epochs=2, verbose=0, callbacks=[keras.callbacks.TensorBoard(tmp_path / "board")])
+        assert summary.experimental.get_step() == 7
+        summary.scalar("user", 1.5)
+    mine.close()
+    assert [s for s, _ in _read(tmp_path / "board" / "train")["scalars"]["epoch_loss"]] == [0, 1]
+    assert _read(tmp_path / "mine")["scalars"] == {"user": [(7, 1.5)]}
+    for path in glob.glob(str(tmp_path / "board" / "train" / "events.out.tfevents*")):
+        with open(path, "rb") as f:
+            assert b"descend.summary" in f.read()  # the writer descend.summary names in each file
 
 
 def test_the_same_tags_and_steps_as_keras(tmp_path):
@@ -247,7 +277,7 @@ def test_the_same_tags_and_steps_as_keras(tmp_path):
         return out
 
     theirs, ours = layout(tmp_path / "keras"), layout(tmp_path / "descend")
-    # Keras' TF writer stores scalars and histograms as tensors (the v2 format); TensorBoard reads both
+    # both write scalars and histograms as tensors (the v2 format)
     for run in ("train", "validation"):
         theirs_tags = {**theirs[run]["scalars"], **theirs[run]["histograms"]}
         theirs_tensors = {t: s for t, s in _read(tmp_path / "keras" / run)["tensors"].items() if t != "keras"}

@@ -107,7 +107,7 @@ import threading
 import numpy as np
 
 __all__ = ["DTYPES", "Backend", "DenseBatch", "FusedKernelWarning", "KernelSpec", "LoopSpec", "RuleKernel", "default",
-           "set_default", "stats"]
+           "register_default", "set_default", "stats"]
 
 #: the dtypes the kernels are generated for
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -350,8 +350,21 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+_registered: list = []  # what default() calls to make the backend (the latest): registered by its module
+
+
+def register_default(make) -> None:
+    """Have ``make()`` (a function or a :class:`Backend` class) give the backend :func:`default` returns while
+    :func:`set_default` chose none: the module of the backend registers it when imported (numba on the CPU:
+    :mod:`descend._native.cpu`, imported by ``descend.optimizers.fused`` and the compiled plan). This module
+    imports no backend."""
+    if not callable(make):
+        raise TypeError(f"register_default expects a function or a Backend class; received {make!r}")
+    _registered.append(make)
+
+
 def set_default(backend: Backend | None) -> Backend | None:
-    """Make ``backend`` the one :func:`default` returns (None: numba on the CPU again);
+    """Make ``backend`` the one :func:`default` returns (None: the registered one, numba on the CPU, again);
     returns the previous one. ``descend.optimizers.fused.set_backend`` also forgets the
     rules compiled by the previous backend: use that one."""
     global _default
@@ -363,13 +376,14 @@ def set_default(backend: Backend | None) -> Backend | None:
 
 
 def default() -> Backend:
-    """The backend optimizers use: numba on the CPU (:mod:`descend._native.cpu`) unless
-    :func:`set_default` chose another."""
+    """The backend optimizers use: the registered one (:func:`register_default`: numba on the CPU,
+    :mod:`descend._native.cpu`) unless :func:`set_default` chose another."""
     global _default
     if _default is None:
         with _default_lock:
             if _default is None:
-                from .cpu import NumbaCPU  # registry look-up: the default backend
-
-                _default = NumbaCPU()
+                if not _registered:
+                    raise RuntimeError("No kernel backend is registered: import descend._native.cpu (it registers "
+                                       "numba on the CPU) or choose one with set_default(backend)")
+                _default = _registered[-1]()
     return _default

@@ -80,7 +80,7 @@ import numpy as np
 
 from .. import _native
 from . import modules
-from .backend import DTYPES, Backend, DenseBatch, FusedKernelWarning, KernelSpec, RuleKernel, stats
+from .backend import DTYPES, Backend, DenseBatch, FusedKernelWarning, KernelSpec, RuleKernel, register_default, stats
 
 __all__ = ["NumbaCPU", "NumbaDenseBatch", "NumbaRule", "cache_dir", "compiled_modules", "kernel_source"]
 
@@ -635,3 +635,6 @@ class NumbaCPU(Backend):
                 return None
             total += a.size
         return _native.kernels().any_nonfinite(arrays, _native.CHUNK, _native.serial(total))
+
+
+register_default(NumbaCPU)  # the backend descend._native.backend.default() makes

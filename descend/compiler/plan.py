@@ -328,7 +328,7 @@ class _Builder:
     def loop(self, group) -> bool:
         """Emit ``group`` (a fused run of elementwise ops) as one call of its generated loop; False when the
         backend cannot compile it (the nodes are emitted one by one)."""
-        from .._native import backend as kb
+        from .._native import backend as kb, cpu  # noqa: F401 (importing cpu registers the default backend)
 
         R, C = group.rows, group.cols
         try:
@@ -459,7 +459,7 @@ class _Builder:
         max, exp, sum and log, and the backend's exact kernels for the rest (picking the label's logit;
         ``g * (softmax - one_hot)``). The gradient reuses the forward's exponentials and sums when the plan
         computed them from the same logits: the eager op's bits, without its temporaries."""
-        from .._native import backend as kb
+        from .._native import backend as kb, cpu  # noqa: F401 (importing cpu registers the default backend)
 
         if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
             return False

@@ -3,15 +3,22 @@
 A dict's leaves come in the order of its sorted keys, as TF's ``tf.nest`` (keys that do not sort, such as
 ``1`` and ``"a"`` together, raise ``TypeError`` as TF's do); a rebuilt dict keeps the original's key order.
 Everything that is not a list, tuple or dict is one leaf (an ``IndexedSlices``, an array, ``None``).
+
+``wide=True`` (:func:`flatten`, :func:`pack_like`, :func:`is_nested`, :func:`children`) takes TF's wider inputs
+as ``tf.nest`` does: any ``collections.abc.Mapping`` nests as a dict (its values by sorted key), and a mapping
+view (``d.keys()``, ``d.items()``) as a list in its own order, rebuilt as a list. ``descend.nest`` (tf.nest's
+public functions, :mod:`descend.framework.tf_nest`) is this module with ``wide=True``.
 """
 
 from __future__ import annotations
 
+import collections
+import collections.abc as _abc
 import functools
 import itertools
 
-__all__ = ["flatten", "flatten_leaves", "flatten_with_paths", "leaf_paths", "map_structure", "pack_like",
-           "structure_of"]
+__all__ = ["children", "flatten", "flatten_leaves", "flatten_with_paths", "is_nested", "leaf_paths", "map_structure",
+           "pack_like", "structure_of"]
 
 
 def _sorted_keys(d) -> list:
@@ -23,11 +30,29 @@ def _sorted_keys(d) -> list:
                         f"dict's leaves by sorted key). Received keys: {list(d)[:10]!r}") from None
 
 
-def flatten(structure) -> list:
-    if isinstance(structure, dict):
-        return [leaf for k in _sorted_keys(structure) for leaf in flatten(structure[k])]
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in flatten(item)]
+def is_nested(structure, wide: bool = False) -> bool:
+    """Whether :func:`flatten` descends into ``structure`` (a list, tuple or dict; with ``wide``, any mapping or
+    mapping view too)."""
+    return isinstance(structure, (list, tuple, dict)) or wide and isinstance(structure, (_abc.Mapping,
+                                                                                        _abc.MappingView))
+
+
+def children(structure, wide: bool = False) -> list:
+    """The items :func:`flatten` descends into, in its order (a mapping's values by sorted key); ``[]`` for a
+    leaf."""
+    if isinstance(structure, dict) or wide and isinstance(structure, _abc.Mapping):
+        return [structure[k] for k in _sorted_keys(structure)]
+    if isinstance(structure, (list, tuple)) or wide and isinstance(structure, _abc.MappingView):
+        return list(structure)
+    return []
+
+
+def flatten(structure, wide: bool = False) -> list:
+    """The leaves of ``structure`` in order (a dict's values by sorted key); a leaf gives ``[leaf]``."""
+    if isinstance(structure, dict) or wide and isinstance(structure, _abc.Mapping):
+        return [leaf for k in _sorted_keys(structure) for leaf in flatten(structure[k], wide)]
+    if isinstance(structure, (list, tuple)) or wide and isinstance(structure, _abc.MappingView):
+        return [leaf for item in structure for leaf in flatten(item, wide)]
     return [structure]
 
 
@@ -74,12 +99,12 @@ def _paths(s, prefix, out):
         out.append(prefix)
 
 
-def pack_like(structure, flat: list):
+def pack_like(structure, flat: list, wide: bool = False):
     """Rebuild ``structure``'s shape with the leaves of ``flat`` in order."""
     # a module-level helper, not a recursive closure: a closure that calls itself is a reference cycle
     # (function -> cell -> function) holding the iterator and so every leaf (a step's gradients) until
     # the garbage collector runs
-    return _build(structure, iter(flat))
+    return _build(structure, iter(flat), wide)
 
 
 def flatten_leaves(structure):
@@ -99,13 +124,32 @@ def structure_of(s):
     return None
 
 
-def _build(s, it):
-    if isinstance(s, dict):
-        out = {k: _build(s[k], it) for k in _sorted_keys(s)}
-        return type(s)((k, out[k]) for k in s) if type(s) is not dict else {k: out[k] for k in s}
-    if isinstance(s, (list, tuple)):
-        items = [_build(x, it) for x in s]
-        if isinstance(s, tuple) and hasattr(s, "_fields"):
-            return type(s)(*items)
-        return type(s)(items)
-    return next(it)
+def _build(s, it, wide: bool = False):
+    if not is_nested(s, wide):
+        return next(it)
+    return _like(s, [_build(c, it, wide) for c in children(s, wide)])
+
+
+def _like(instance, items: list):
+    """A container of ``instance``'s type holding ``items`` (:func:`children`'s order): a mapping keeps its
+    key order (and a defaultdict its factory), a namedtuple its fields, a mapping view becomes a list."""
+    kind = type(instance)
+    if kind is list:
+        return items
+    if kind is tuple:
+        return tuple(items)
+    if isinstance(instance, _abc.Mapping):
+        by_key = dict(zip(_sorted_keys(instance), items))
+        ordered = [(k, by_key[k]) for k in instance]
+        if type(instance) is dict:
+            return dict(ordered)
+        if isinstance(instance, collections.defaultdict):
+            out = type(instance)(instance.default_factory)
+            out.update(ordered)
+            return out
+        return type(instance)(ordered)
+    if isinstance(instance, _abc.MappingView):
+        return items
+    if isinstance(instance, tuple) and hasattr(type(instance), "_fields"):
+        return type(instance)(*items)
+    return type(instance)(items) if type(instance) is not list else items

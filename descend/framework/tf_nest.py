@@ -1,8 +1,9 @@
 """``tf.nest``: flatten, map and rebuild nested structures with TensorFlow's rules.
 
-Lists, tuples, namedtuples, dicts (and other ``collections.abc.Mapping`` types) nest; everything else
-(None, strings, tensors, arrays, sets) is a leaf. Dict values come in sorted-key order; a rebuilt dict
-keeps its original key order. ``IndexedSlices`` is a leaf.
+TF's public signatures, argument checks and messages over descend's one ``nest`` (:mod:`descend.framework.nest`)
+with ``wide=True``: lists, tuples, namedtuples, dicts (and other ``collections.abc.Mapping`` types) nest;
+everything else (None, strings, tensors, arrays, sets) is a leaf. Dict values come in sorted-key order; a
+rebuilt dict keeps its original key order. ``IndexedSlices`` is a leaf.
 
 Example:
     >>> import descend as ds
@@ -17,8 +18,9 @@ Example:
 
 from __future__ import annotations
 
-import collections as _collections
 import collections.abc as _abc
+
+from . import nest as _nest
 
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
 
@@ -29,61 +31,13 @@ def _is_namedtuple(x) -> bool:
 
 def is_nested(seq) -> bool:
     """Whether ``seq`` is a list, tuple, namedtuple or mapping (something :func:`flatten` descends into)."""
-    return isinstance(seq, (list, tuple, _abc.Mapping, _abc.MappingView)) and not isinstance(seq, (str, bytes))
-
-
-def _sorted_keys(mapping):
-    try:
-        return sorted(mapping)
-    except TypeError:
-        raise TypeError("nest only supports dicts with sortable keys. Received keys "
-                        f"{list(mapping)!r}") from None
-
-
-def _children(s):
-    if isinstance(s, _abc.Mapping):
-        return [s[k] for k in _sorted_keys(s)]
-    if isinstance(s, _abc.MappingView):
-        return list(s)
-    return list(s)
+    return _nest.is_nested(seq, wide=True)
 
 
 def flatten(structure, expand_composites=False):
     """The leaves of ``structure`` in order (dict values by sorted key); a leaf gives ``[leaf]``."""
     del expand_composites  # descend's composite tensors (IndexedSlices) are leaves either way
-    out: list = []
-    _flatten(structure, out)
-    return out
-
-
-def _flatten(s, out):
-    if is_nested(s):
-        for child in _children(s):
-            _flatten(child, out)
-    else:
-        out.append(s)
-
-
-def _sequence_like(instance, items):
-    """A container of ``instance``'s type holding ``items`` (in :func:`flatten`'s order for a mapping)."""
-    if isinstance(instance, _abc.Mapping):
-        by_key = dict(zip(_sorted_keys(instance), items))
-        ordered = [(k, by_key[k]) for k in instance]
-        if type(instance) is dict:
-            return dict(ordered)
-        if isinstance(instance, _collections.defaultdict):
-            out = type(instance)(instance.default_factory)
-            out.update(ordered)
-            return out
-        return type(instance)(ordered)
-    if isinstance(instance, _abc.MappingView):
-        return list(items)
-    if _is_namedtuple(instance):
-        return type(instance)(*items)
-    if isinstance(instance, tuple):
-        return tuple(items) if type(instance) is tuple else type(instance)(items)
-    return type(instance)(items) if type(instance) is not list else list(items)
-
+    return _nest.flatten(structure, wide=True)
 
 
 def pack_sequence_as(structure, flat_sequence, expand_composites=False):
@@ -103,13 +57,7 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
     if n != len(flat):
         raise ValueError(f"Could not pack sequence. Structure had {n} atoms, but flat_sequence had {len(flat)} "
                          f"items. Structure: {structure!r}, flat_sequence: {flat!r}.")
-    return _pack(structure, iter(flat))
-
-
-def _pack(s, it):
-    if not is_nested(s):
-        return next(it)
-    return _sequence_like(s, [_pack(c, it) for c in _children(s)])
+    return _nest.pack_like(structure, flat, wide=True)
 
 
 def _same_type(a, b) -> bool:
@@ -147,7 +95,7 @@ def _assert_same(a, b, check_types, whole1, whole2):
     if check_types and isinstance(a, _abc.Mapping) and isinstance(b, _abc.Mapping) and set(a) != set(b):
         raise ValueError(f"The two dictionaries don't have the same set of keys. First structure has keys "
                          f"{list(a)}, while second structure has keys {list(b)}.")
-    ca, cb = _children(a), _children(b)
+    ca, cb = _nest.children(a, wide=True), _nest.children(b, wide=True)
     if len(ca) != len(cb):
         raise ValueError(f"The two structures don't have the same number of elements.\n\nFirst structure "
                          f"({len(ca)} elements): {a!r}\n\nSecond structure ({len(cb)} elements): {b!r}")

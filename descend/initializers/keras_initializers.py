@@ -236,7 +236,26 @@ class RandomInitializer(Initializer):
         return {"seed": self.seed if not isinstance(self.seed, np.random.Generator) else None}
 
 
-class RandomNormal(RandomInitializer):
+class _MeanStddev(RandomInitializer):
+    """``mean + stddev * z`` for standard draws ``z`` (``_standard(rng, shape)``): RandomNormal, TruncatedNormal."""
+
+    def __init__(self, mean=0.0, stddev=0.05, seed=None):
+        if not stddev >= 0:
+            raise ValueError(f"stddev must be >= 0. Received: stddev={stddev!r}")
+        self.mean = mean
+        self.stddev = stddev
+        super().__init__(seed=seed)
+
+    def __call__(self, shape, dtype=None) -> Tensor:
+        shape = _check_shape(shape)
+        d = _float_dtype(dtype, type(self).__name__)
+        return Tensor((self.mean + self.stddev * self._standard(self._rng(), shape)).astype(d))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "mean": self.mean, "stddev": self.stddev}
+
+
+class RandomNormal(_MeanStddev):
     """Normal draws: ``mean + stddev * N(0, 1)``.
 
     Args:
@@ -250,23 +269,12 @@ class RandomNormal(RandomInitializer):
         (3,)
     """
 
-    def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        if not stddev >= 0:
-            raise ValueError(f"stddev must be >= 0. Received: stddev={stddev!r}")
-        self.mean = mean
-        self.stddev = stddev
-        super().__init__(seed=seed)
-
-    def __call__(self, shape, dtype=None) -> Tensor:
-        shape = _check_shape(shape)
-        d = _float_dtype(dtype, "RandomNormal")
-        return Tensor((self.mean + self.stddev * self._rng().standard_normal(shape)).astype(d))
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "mean": self.mean, "stddev": self.stddev}
+    @staticmethod
+    def _standard(rng, shape):
+        return rng.standard_normal(shape)
 
 
-class TruncatedNormal(RandomInitializer):
+class TruncatedNormal(_MeanStddev):
     """Normal draws with values beyond two standard deviations redrawn.
 
     ``mean + stddev * z``, ``z ~ N(0, 1)`` restricted to ``[-2, 2]``; the
@@ -284,21 +292,9 @@ class TruncatedNormal(RandomInitializer):
         True
     """
 
-    def __init__(self, mean=0.0, stddev=0.05, seed=None):
-        if not stddev >= 0:
-            raise ValueError(f"stddev must be >= 0. Received: stddev={stddev!r}")
-        self.mean = mean
-        self.stddev = stddev
-        super().__init__(seed=seed)
-
-    def __call__(self, shape, dtype=None) -> Tensor:
-        shape = _check_shape(shape)
-        d = _float_dtype(dtype, "TruncatedNormal")
-        z = _truncated_standard_normal(self._rng(), shape)
-        return Tensor((self.mean + self.stddev * z).astype(d))
-
-    def get_config(self) -> dict:
-        return {**super().get_config(), "mean": self.mean, "stddev": self.stddev}
+    @staticmethod
+    def _standard(rng, shape):
+        return _truncated_standard_normal(rng, shape)
 
 
 class RandomUniform(RandomInitializer):
@@ -412,76 +408,35 @@ class _FixedVarianceScaling(VarianceScaling):
         return RandomInitializer.get_config(self)
 
 
-class GlorotUniform(_FixedVarianceScaling):
-    """Glorot (Xavier) uniform: ``U[-limit, limit]``, ``limit = sqrt(6 / (fan_in + fan_out))``.
-
-    Example:
-        >>> import descend as ds
-        >>> ds.initializers.GlorotUniform(seed=0)((3, 3)).dtype
-        descend.float32
-    """
-
-    _preset = (1.0, "fan_avg", "uniform")
-
-
-class GlorotNormal(_FixedVarianceScaling):
-    """Glorot (Xavier) normal: truncated normal with stddev ``sqrt(2 / (fan_in + fan_out))``.
-
-    Example:
-        >>> import descend as ds
-        >>> ds.initializers.GlorotNormal(seed=0)((3, 3)).shape
-        (3, 3)
-    """
-
-    _preset = (1.0, "fan_avg", "truncated_normal")
+#: VarianceScaling's presets: name -> (scale, mode, distribution, what it draws)
+_PRESETS = {
+    "GlorotUniform": (1.0, "fan_avg", "uniform",
+                      "Glorot (Xavier) uniform: ``U[-limit, limit]``, ``limit = sqrt(6 / (fan_in + fan_out))``."),
+    "GlorotNormal": (1.0, "fan_avg", "truncated_normal",
+                     "Glorot (Xavier) normal: truncated normal with stddev ``sqrt(2 / (fan_in + fan_out))``."),
+    "HeUniform": (2.0, "fan_in", "uniform", "He uniform: ``U[-limit, limit]``, ``limit = sqrt(6 / fan_in)``."),
+    "HeNormal": (2.0, "fan_in", "truncated_normal", "He normal: truncated normal with stddev ``sqrt(2 / fan_in)``."),
+    "LecunUniform": (1.0, "fan_in", "uniform", "LeCun uniform: ``U[-limit, limit]``, ``limit = sqrt(3 / fan_in)``."),
+    "LecunNormal": (1.0, "fan_in", "truncated_normal",
+                    "LeCun normal: truncated normal with stddev ``sqrt(1 / fan_in)``."),
+}
 
 
-class HeUniform(_FixedVarianceScaling):
-    """He uniform: ``U[-limit, limit]``, ``limit = sqrt(6 / fan_in)``.
-
-    Example:
-        >>> import descend as ds
-        >>> ds.initializers.HeUniform(seed=0)((3, 3)).shape
-        (3, 3)
-    """
-
-    _preset = (2.0, "fan_in", "uniform")
+def _preset_class(name: str) -> type:
+    """The VarianceScaling preset ``name`` of :data:`_PRESETS`, a class of this module."""
+    scale, mode, distribution, what = _PRESETS[name]
+    doc = (f"{what}\n\n    Example:\n        >>> import descend as ds\n        >>> ds.initializers.{name}(seed=0)"
+           f"((3, 3)).shape\n        (3, 3)\n    ")
+    return type(name, (_FixedVarianceScaling,), {"__module__": __name__, "__qualname__": name, "__doc__": doc,
+                                                  "_preset": (scale, mode, distribution)})
 
 
-class HeNormal(_FixedVarianceScaling):
-    """He normal: truncated normal with stddev ``sqrt(2 / fan_in)``.
-
-    Example:
-        >>> import descend as ds
-        >>> ds.initializers.HeNormal(seed=0)((3, 3)).shape
-        (3, 3)
-    """
-
-    _preset = (2.0, "fan_in", "truncated_normal")
-
-
-class LecunUniform(_FixedVarianceScaling):
-    """LeCun uniform: ``U[-limit, limit]``, ``limit = sqrt(3 / fan_in)``.
-
-    Example:
-        >>> import descend as ds
-        >>> ds.initializers.LecunUniform(seed=0)((3, 3)).shape
-        (3, 3)
-    """
-
-    _preset = (1.0, "fan_in", "uniform")
-
-
-class LecunNormal(_FixedVarianceScaling):
-    """LeCun normal: truncated normal with stddev ``sqrt(1 / fan_in)``.
-
-    Example:
-        >>> import descend as ds
-        >>> ds.initializers.LecunNormal(seed=0)((3, 3)).shape
-        (3, 3)
-    """
-
-    _preset = (1.0, "fan_in", "truncated_normal")
+GlorotUniform = _preset_class("GlorotUniform")
+GlorotNormal = _preset_class("GlorotNormal")
+HeUniform = _preset_class("HeUniform")
+HeNormal = _preset_class("HeNormal")
+LecunUniform = _preset_class("LecunUniform")
+LecunNormal = _preset_class("LecunNormal")
 
 
 class Orthogonal(RandomInitializer):

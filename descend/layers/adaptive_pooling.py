@@ -18,7 +18,7 @@ import numpy as np
 
 from ..ops import array_ops, math_ops
 from .base import Layer
-from .conv import _incompatible
+from ._conv_common import incompatible
 from .core import _data_format
 
 __all__ = ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
@@ -59,7 +59,7 @@ class _AdaptivePooling(Layer):
     def call(self, inputs):
         x = self._float_input(inputs)
         if x.ndim != self.rank + 2:
-            raise _incompatible(self, x, f"expected ndim={self.rank + 2}, found ndim={x.ndim}")
+            raise incompatible(self, x, f"expected ndim={self.rank + 2}, found ndim={x.ndim}")
         reduce = math_ops.reduce_max if self._max else math_ops.reduce_mean
         for axis, m in zip(self._spatial_axes(), self.output_size):
             pieces = []

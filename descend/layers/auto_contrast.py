@@ -19,7 +19,7 @@ import numpy as np
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops
 from .base import Layer
-from .conv import _incompatible
+from ._conv_common import incompatible
 
 __all__ = ["AutoContrast"]
 
@@ -55,7 +55,7 @@ class AutoContrast(Layer):
     def call(self, inputs, training=True):
         x = self._float_input(inputs)
         if x.ndim not in (3, 4):
-            raise _incompatible(self, x, f"expected ndim=3 or 4 (images), found ndim={x.ndim}")
+            raise incompatible(self, x, f"expected ndim=3 or 4 (images), found ndim={x.ndim}")
         single = x.ndim == 3
         dtype = x.dtype.dtype
         images = x

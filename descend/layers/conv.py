@@ -1,4 +1,5 @@
-"""The convolution layers ``Conv1D`` and ``Conv2D`` (one implementation, ``_Conv``, for both ranks).
+"""The convolution layers ``Conv1D`` and ``Conv2D`` (one implementation, ``_Conv``, for every rank: ``Conv3D``
+in conv3d.py is one too), on the base class of all convolution layers, ``_conv_common.ConvLayer``.
 
 The ops they call (``descend.ops.conv_ops``: ``conv1d``, ``conv2d``, and the pooling ops of
 ``descend.layers.pooling``) go through one pair of registered ops on NHWC arrays:
@@ -26,101 +27,46 @@ from functools import partial
 
 import numpy as np
 
-from .. import activations, constraints, initializers, regularizers
-from ..ops import array_ops, math_ops
-from ..ops.conv_ops import _one_d, _padding, _pair, conv1d, conv2d, conv_output_size
-from .base import Layer, _serialize_activation
-from .core import _data_format
+from ..ops import array_ops
+from ..ops.conv_ops import conv1d, conv2d, conv_output_size
+from ._conv_common import ConvLayer, positive_count
 
 __all__ = ["Conv1D", "Conv2D"]
 
 
-def _incompatible(layer, x, detail: str) -> ValueError:
-    return ValueError(f"Input 0 of layer '{layer.name}' is incompatible with the layer: {detail}. "
-                      f"Full shape received: {tuple(x.shape)}")
+class _Conv(ConvLayer):
+    """``activation(conv(inputs, kernel) + bias)`` over ``rank`` spatial axes, ``filters`` output channels in
+    ``groups``; ``Conv1D``, ``Conv2D`` and ``Conv3D`` set ``rank`` and the op (``_convolve``)."""
 
-
-def _sizes(value, what: str, owner: str, rank: int) -> tuple:
-    """A positive int or a tuple of ``rank`` of them, as a tuple."""
-    values = tuple(value) if isinstance(value, (list, tuple)) else (value,) * rank
-    bad = {v for v in values if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v <= 0}
-    if len(values) == rank and bad:  # Keras' words for the common mistake
-        raise ValueError(f"The `{what}` argument must be a tuple of {rank} integers. Received {what}={value}, "
-                         f"including values {bad} that do not satisfy `value > 0`")
-    return _pair(value, what, owner) if rank == 2 else (_one_d(value, what, owner),)
-
-
-class _Conv(Layer):
     _call_uses_convolution_op = True
-    """``activation(conv(inputs, kernel) + bias)`` over ``rank`` spatial axes; ``Conv1D`` and ``Conv2D``
-    set ``rank`` and the op."""
-
     rank = 2
-    paddings = ("valid", "same")
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  activation=None, use_bias: bool = True, kernel_initializer="glorot_uniform", bias_initializer="zeros",
                  kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, **kwargs):
-        owner = type(self).__name__
         groups = kwargs.pop("groups", 1)
         if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
             raise ValueError(f"The number of groups must be a positive integer. Received: groups={groups}.")
-        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
-        if isinstance(filters, bool) or not isinstance(filters, (int, np.integer)) or filters <= 0:
-            raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. Received "
-                             f"filters={filters}.")  # Keras' words
+        super().__init__(kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
+                         bias_initializer, bias_regularizer, bias_constraint, activity_regularizer, **kwargs)
+        filters = positive_count(filters, "filters")
         if filters % groups:
             raise ValueError("The number of filters must be evenly divisible by the number of groups. Received: "
                              f"groups={groups}, filters={filters}.")  # Keras' words
-        self.filters = int(filters)
+        self.filters = filters
         self.groups = int(groups)
-        self.kernel_size = _sizes(kernel_size, "kernel_size", owner, self.rank)
-        self.strides = _sizes(strides, "strides", owner, self.rank)
-        if len(self.paddings) == 2:
-            self.padding = _padding(padding, owner)
-        elif isinstance(padding, str) and padding.lower() in self.paddings:
-            self.padding = padding.lower()
-        else:
-            raise ValueError(f"{owner}: `padding` must be 'valid', 'same' or 'causal'. Received: padding={padding!r}")
-        self.data_format = _data_format(data_format)
-        self.dilation_rate = _sizes(dilation_rate, "dilation_rate", owner, self.rank)
-        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
-            raise ValueError("`strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
-                             f"strides={self.strides} and dilation_rate={self.dilation_rate}")  # Keras' words
-        self.activation = activations.get(activation)
-        self.use_bias = bool(use_bias)
-        self.kernel_initializer = initializers.get(kernel_initializer)
-        self.bias_initializer = initializers.get(bias_initializer)
-        self.kernel_regularizer = regularizers.get(kernel_regularizer)
-        self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.kernel_constraint = constraints.get(kernel_constraint)
-        self.bias_constraint = constraints.get(bias_constraint)
+        self.weight_args("kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
         self.kernel = None
-        self.bias = None
-
-    def _channel_axis(self) -> int:
-        return -1 if self.data_format == "channels_last" else 1
 
     def build(self, input_shape):
-        input_shape = tuple(input_shape)
-        if len(input_shape) != self.rank + 2:
-            raise ValueError(f"Input 0 of layer '{self.name}' is incompatible with the layer: expected "
-                             f"ndim={self.rank + 2}, found ndim={len(input_shape)}. Full shape received: {input_shape}")
-        c = input_shape[self._channel_axis()]
-        if c is None:
-            raise ValueError(f"Layer '{self.name}' needs a known channel dimension. Received: {input_shape}")
+        c = self.input_channels(input_shape)
         if c % self.groups:
             raise ValueError(f"Layer '{self.name}': the number of input channels must be evenly divisible by the "
                              f"number of groups. Received groups={self.groups}, but the input has {c} channels "
-                             f"(full input shape {input_shape})")
-        self.kernel = self.add_weight(shape=(*self.kernel_size, int(c) // self.groups, self.filters),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer,
-                                      constraint=self.kernel_constraint, name="kernel")
-        if self.use_bias:
-            self.bias = self.add_weight(shape=(self.filters,), initializer=self.bias_initializer,
-                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint,
-                                        name="bias")
+                             f"(full input shape {tuple(input_shape)})")
+        self.kernel = self.add_weight_of("kernel", "kernel", (*self.kernel_size, c // self.groups, self.filters))
+        self.add_bias(self.filters)
 
     def _convolve(self, x, kernel, channels_last: bool):
         raise NotImplementedError
@@ -132,7 +78,7 @@ class _Conv(Layer):
 
         With ``groups`` > 1, input channel group ``g`` meets filter group ``g`` only (the kernel's last axis in
         ``groups`` equal parts), and the groups' outputs are joined in order."""
-        channels_last = self.data_format == "channels_last"
+        channels_last = self.channels_last
         if self.groups == 1:
             return self._convolve(inputs, kernel, channels_last)
         axis = self.rank + 1 if channels_last else 1
@@ -141,54 +87,30 @@ class _Conv(Layer):
 
     def call(self, inputs):
         x = self._float_input(inputs)
-        if x.ndim != self.rank + 2:
-            raise _incompatible(self, x, f"expected ndim={self.rank + 2}, found ndim={x.ndim}")
-        c = self.kernel.shape[self.rank] * self.groups
-        if x.shape[self._channel_axis()] != c:
-            raise _incompatible(self, x, f"expected axis {self._channel_axis()} of input shape to have value {c}")
-        channels_last = self.data_format == "channels_last"
+        self.check_input(x, self.kernel.shape[self.rank] * self.groups)
         # (Keras 3's Conv1D.call convolves without its convolution_op, for causal padding: an override there
         # does not change a Conv1D's output, and does not here either)
         y = (self.convolution_op if self._call_uses_convolution_op else partial(_Conv.convolution_op, self))(
             x, self.kernel)
-        if self.bias is not None:
-            b = self.bias if channels_last else array_ops.reshape(self.bias, shape=(self.filters,) + (1,) * self.rank)
-            y = math_ops.add(y, b)
-        return y if self.activation is None else self.activation(y)  # None: linear, as Keras
+        return self.finish(y)
+
+    def _out_sizes(self, spatial):
+        return [None if size is None else (size - 1) // s + 1 if self.padding == "causal"
+                else conv_output_size(size, k, s, self.padding, d)[0]
+                for size, k, s, d in zip(spatial, self.kernel_size, self.strides, self.dilation_rate)]
 
     def compute_output_shape(self, input_shape):
-        input_shape = tuple(input_shape)
-        channels_last = self.data_format == "channels_last"
-        spatial = input_shape[1:1 + self.rank] if channels_last else input_shape[2:2 + self.rank]
-        out = []
-        for size, k, s, d in zip(spatial, self.kernel_size, self.strides, self.dilation_rate):
-            if size is None:
-                out.append(None)
-            elif self.padding == "causal":
-                out.append((size - 1) // s + 1)
-            else:
-                out.append(conv_output_size(size, k, s, self.padding, d)[0])
-        return (input_shape[0], *out, self.filters) if channels_last else (input_shape[0], self.filters, *out)
+        return self.output_shape_of(input_shape, self.filters, self._out_sizes)
+
+    _CONFIG_ORDER = ("filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate", "groups",
+                     "activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+                     "bias_regularizer", "kernel_constraint", "bias_constraint")
 
     def get_config(self) -> dict:
-        return {
-            **super().get_config(),
-            "filters": self.filters,
-            "kernel_size": self.kernel_size,
-            "strides": self.strides,
-            "padding": self.padding,
-            "data_format": self.data_format,
-            "dilation_rate": self.dilation_rate,
-            "groups": self.groups,
-            "activation": _serialize_activation(self.activation),
-            "use_bias": self.use_bias,
-            "kernel_initializer": initializers.serialize(self.kernel_initializer),
-            "bias_initializer": initializers.serialize(self.bias_initializer),
-            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
-            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "kernel_constraint": constraints.serialize(self.kernel_constraint),
-            "bias_constraint": constraints.serialize(self.bias_constraint),
-        }
+        config = {**super().get_config(), "filters": self.filters, "groups": self.groups,
+                  **self.weight_config("kernel")}
+        own = set(self._CONFIG_ORDER)  # the layer's keys first, then these in Keras' order
+        return {**{k: v for k, v in config.items() if k not in own}, **{k: config[k] for k in self._CONFIG_ORDER}}
 
 
 class Conv2D(_Conv):
@@ -254,7 +176,6 @@ class Conv1D(_Conv):
     """
 
     _call_uses_convolution_op = False
-
     rank = 1
     paddings = ("valid", "same", "causal")
 

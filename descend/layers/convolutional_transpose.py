@@ -18,7 +18,7 @@ import numpy as np
 from ..ops import array_ops
 from ..ops.conv_more_ops import conv2d_transpose, transposed_output_size
 from ..ops.nn_extra_ops import conv3d_transpose
-from ._conv_common import ConvLayer, WeightSpec, sizes
+from ._conv_common import ConvLayer, positive_count, sizes
 
 __all__ = ["Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"]
 
@@ -31,10 +31,7 @@ class _ConvTranspose(ConvLayer):
         super().__init__(kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                          bias_initializer, bias_regularizer, bias_constraint, activity_regularizer, **kwargs)
         owner = type(self).__name__
-        if isinstance(filters, bool) or not isinstance(filters, int) or filters <= 0:
-            raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. Received "
-                             f"filters={filters}.")
-        self.filters = int(filters)
+        self.filters = positive_count(filters, "filters")
         if output_padding is None:
             self.output_padding = None
         else:
@@ -51,12 +48,12 @@ class _ConvTranspose(ConvLayer):
                 if p >= s:
                     raise ValueError(f"{owner}: each `output_padding` must be smaller than its stride. Received: "
                                      f"output_padding={self.output_padding}, strides={self.strides}")
-        self.kernel_spec = WeightSpec(kernel_initializer, kernel_regularizer, kernel_constraint)
+        self.weight_args("kernel", kernel_initializer, kernel_regularizer, kernel_constraint)
         self.kernel = None
 
     def build(self, input_shape):
         c = self.input_channels(input_shape)
-        self.kernel = self.kernel_spec.add(self, "kernel", (*self.kernel_size, self.filters, c))
+        self.kernel = self.add_weight_of("kernel", "kernel", (*self.kernel_size, self.filters, c))
         self.add_bias(self.filters)
 
     def _out_sizes(self, spatial):
@@ -83,14 +80,11 @@ class _ConvTranspose(ConvLayer):
         return self.finish(self.from_channels_last(y))
 
     def compute_output_shape(self, input_shape):
-        input_shape = tuple(input_shape)
-        spatial = input_shape[1:-1] if self.channels_last else input_shape[2:]
-        out = self._out_sizes(spatial)
-        return (input_shape[0], *out, self.filters) if self.channels_last else (input_shape[0], self.filters, *out)
+        return self.output_shape_of(input_shape, self.filters, self._out_sizes)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "filters": self.filters, "output_padding": self.output_padding,
-                **self.kernel_spec.config("kernel")}
+                **self.weight_config("kernel")}
 
 
 class Conv2DTranspose(_ConvTranspose):

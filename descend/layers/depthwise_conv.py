@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..ops import array_ops
 from ..ops.conv_more_ops import depthwise_conv2d
 from ..ops.conv_ops import conv2d, conv_output_size
-from ._conv_common import ConvLayer, WeightSpec
+from ._conv_common import ConvLayer, positive_count
 
 __all__ = ["DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D"]
 
@@ -37,12 +37,12 @@ class _Depthwise(ConvLayer):
         super().__init__(kernel_size, strides, padding, data_format, dilation_rate, activation, use_bias,
                          bias_initializer, bias_regularizer, bias_constraint, activity_regularizer, **kwargs)
         self.depth_multiplier = _multiplier(depth_multiplier, type(self).__name__)
-        self.depthwise_spec = WeightSpec(depthwise_initializer, depthwise_regularizer, depthwise_constraint)
+        self.weight_args("depthwise", depthwise_initializer, depthwise_regularizer, depthwise_constraint)
         self.kernel = None
 
     def build(self, input_shape):
         c = self.input_channels(input_shape)
-        self.kernel = self.depthwise_spec.add(self, "kernel", (*self.kernel_size, c, self.depth_multiplier))
+        self.kernel = self.add_weight_of("depthwise", "kernel", (*self.kernel_size, c, self.depth_multiplier))
         self.add_bias(c * self.depth_multiplier)
 
     def _depthwise(self, x, kernel):
@@ -67,15 +67,12 @@ class _Depthwise(ConvLayer):
         return None if c is None else c * self.depth_multiplier
 
     def compute_output_shape(self, input_shape):
-        input_shape = tuple(input_shape)
-        spatial = input_shape[1:-1] if self.channels_last else input_shape[2:]
-        c = self._out_channels(input_shape[self.channel_axis()])
-        out = self._out_spatial(spatial)
-        return (input_shape[0], *out, c) if self.channels_last else (input_shape[0], c, *out)
+        return self.output_shape_of(input_shape, self._out_channels(tuple(input_shape)[self.channel_axis()]),
+                                    self._out_spatial)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "depth_multiplier": self.depth_multiplier,
-                **self.depthwise_spec.config("depthwise")}
+                **self.weight_config("depthwise")}
 
 
 class DepthwiseConv2D(_Depthwise):
@@ -100,19 +97,16 @@ class _Separable(_Depthwise):
         super().__init__(kernel_size, strides, padding, depth_multiplier, data_format, dilation_rate, activation,
                          use_bias, depthwise_initializer, bias_initializer, depthwise_regularizer, bias_regularizer,
                          activity_regularizer, depthwise_constraint, bias_constraint, **kwargs)
-        if isinstance(filters, bool) or not isinstance(filters, int) or filters <= 0:
-            raise ValueError(f"Invalid value for argument `filters`. Expected a strictly positive value. Received "
-                             f"filters={filters}.")
-        self.filters = int(filters)
-        self.pointwise_spec = WeightSpec(pointwise_initializer, pointwise_regularizer, pointwise_constraint)
+        self.filters = positive_count(filters, "filters")
+        self.weight_args("pointwise", pointwise_initializer, pointwise_regularizer, pointwise_constraint)
         self.depthwise_kernel = None
         self.pointwise_kernel = None
 
     def build(self, input_shape):
         c = self.input_channels(input_shape)
-        self.depthwise_kernel = self.depthwise_spec.add(self, "depthwise_kernel",
+        self.depthwise_kernel = self.add_weight_of("depthwise", "depthwise_kernel",
                                                         (*self.kernel_size, c, self.depth_multiplier))
-        self.pointwise_kernel = self.pointwise_spec.add(self, "pointwise_kernel",
+        self.pointwise_kernel = self.add_weight_of("pointwise", "pointwise_kernel",
                                                         (1,) * self.rank + (c * self.depth_multiplier, self.filters))
         self.add_bias(self.filters)
 
@@ -131,7 +125,7 @@ class _Separable(_Depthwise):
         return self.filters
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "filters": self.filters, **self.pointwise_spec.config("pointwise")}
+        return {**super().get_config(), "filters": self.filters, **self.weight_config("pointwise")}
 
 
 class SeparableConv2D(_Separable):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ops import array_ops, math_ops
 from ..ops.conv_ops import _padding, _pair, avg_pool1d, avg_pool2d, conv_output_size, max_pool1d, max_pool2d
 from .base import Layer
-from .conv import _incompatible
+from ._conv_common import incompatible
 from .core import _data_format, _positive_int
 
 __all__ = ["MaxPooling1D", "AveragePooling1D", "MaxPooling2D", "AveragePooling2D", "GlobalAveragePooling1D", "GlobalMaxPooling1D",
@@ -43,7 +43,7 @@ class _Pooling(Layer):
     def call(self, inputs):
         x = self._float_input(inputs)
         if x.ndim != self.rank + 2:
-            raise _incompatible(self, x, f"expected ndim={self.rank + 2}, found ndim={x.ndim}")
+            raise incompatible(self, x, f"expected ndim={self.rank + 2}, found ndim={x.ndim}")
         spatial = "W" if self.rank == 1 else "HW"
         fmt = f"N{spatial}C" if self.data_format == "channels_last" else f"NC{spatial}"
         return type(self)._pool(x, self.pool_size, self.strides, padding=self.padding, data_format=fmt)
@@ -148,7 +148,7 @@ class _GlobalPooling(Layer):
     def _axes(self, x):
         n = self._rank + 2
         if x.ndim != n:
-            raise _incompatible(self, x, f"expected ndim={n}, found ndim={x.ndim}")
+            raise incompatible(self, x, f"expected ndim={n}, found ndim={x.ndim}")
         return tuple(range(1, n - 1)) if self.data_format == "channels_last" else tuple(range(2, n))
 
     def compute_output_shape(self, input_shape):

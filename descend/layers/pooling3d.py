@@ -22,7 +22,7 @@ import numpy as np
 from ..ops import array_ops, math_ops
 from ..ops.conv_ops import _padding, conv_output_size
 from .base import Layer
-from .conv import _incompatible
+from ._conv_common import incompatible
 from .core import _data_format
 
 __all__ = ["MaxPooling3D", "AveragePooling3D"]
@@ -59,14 +59,14 @@ class _Pooling3D(Layer):
     def call(self, inputs):
         x = self._float_input(inputs)
         if x.ndim != 5:
-            raise _incompatible(self, x, f"expected ndim=5, found ndim={x.ndim}")
+            raise incompatible(self, x, f"expected ndim=5, found ndim={x.ndim}")
         axes = self._spatial_axes()
         sizes = [int(x.shape[a]) for a in axes]
         plan = []  # (output size, pad before, pad after) per spatial axis
         for axis, k, s in zip(axes, self.pool_size, self.strides):
             out, before, after = conv_output_size(int(x.shape[axis]), k, s, self.padding)
             if out <= 0:
-                raise _incompatible(self, x, f"the window {self.pool_size} does not fit the spatial size "
+                raise incompatible(self, x, f"the window {self.pool_size} does not fit the spatial size "
                                              f"{tuple(int(x.shape[a]) for a in axes)} with padding='valid'")
             plan.append((out, before, after))
         paddings = [[0, 0] for _ in range(5)]

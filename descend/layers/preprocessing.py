@@ -14,6 +14,7 @@ are applied to data). Images are ``channels_last``: ``[h, w, c]`` or ``[b, h, w,
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -476,6 +477,16 @@ class _Affine(_Random):
         self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, fill_value
         self.data_format = _check_data_format(data_format, cls)
 
+    def call(self, inputs, training=True):
+        x = self._images(inputs)
+        if not training:
+            return x
+        return self._apply(x, functools.partial(self._transforms, self._batch(x)))
+
+    def _transforms(self, n: int, height: int, width: int) -> np.ndarray:
+        """The ``[n, 8]`` transforms of ``n`` images of ``height x width``, drawn: each layer's own."""
+        raise NotImplementedError
+
     def _apply(self, x, make_transforms):
         """``x`` transformed by ``make_transforms(height, width)`` (``[n, 8]``), drawn on every call."""
         h, w = x.shape[-3], x.shape[-2]
@@ -525,13 +536,8 @@ class RandomRotation(_Affine):
         self._check_modes(fill_mode, interpolation, fill_value, data_format)
         super().__init__(seed=seed, **kwargs)
 
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        n = self._batch(x)
-        return self._apply(x, lambda h, w: rotation_transforms(
-            self._rng.uniform(self.factor[0] * 360.0, self.factor[1] * 360.0, size=n), h, w))
+    def _transforms(self, n, h, w):
+        return rotation_transforms(self._rng.uniform(self.factor[0] * 360.0, self.factor[1] * 360.0, size=n), h, w)
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor, **self._modes_config()}
@@ -554,7 +560,29 @@ def _zoom_translate_pair(factor, what, cls):
     return lo, hi
 
 
-class RandomZoom(_Affine):
+class _HeightWidthFactors(_Affine):
+    """RandomZoom and RandomTranslation: a height and a width factor, each a number or a pair in (-1, 1], with
+    the affine layers' fill and interpolation modes."""
+
+    _width_optional = False
+
+    def __init__(self, height_factor, width_factor, fill_mode, interpolation, seed, fill_value, data_format,
+                 **kwargs):
+        owner = type(self).__name__
+        self.height_factor = height_factor
+        self.height_lower, self.height_upper = _zoom_translate_pair(height_factor, "height_factor", owner)
+        self.width_factor = width_factor
+        if width_factor is not None or not self._width_optional:
+            self.width_lower, self.width_upper = _zoom_translate_pair(width_factor, "width_factor", owner)
+        self._check_modes(fill_mode, interpolation, fill_value, data_format)
+        super().__init__(seed=seed, **kwargs)
+
+    def get_config(self):
+        return {**super().get_config(), "height_factor": self.height_factor, "width_factor": self.width_factor,
+                **self._modes_config()}
+
+
+class RandomZoom(_HeightWidthFactors):
     """Zoom each image by a factor drawn from ``height_factor`` (and ``width_factor``, else the same draw):
     a factor ``f`` scales the sampling grid by ``1 + f``, so negative values zoom in.
 
@@ -564,39 +592,25 @@ class RandomZoom(_Affine):
         (2, 8, 8, 3)
     """
 
+    _width_optional = True  # without it, the height's draw serves both axes
+
     def __init__(self, height_factor, width_factor=None, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, data_format=None, **kwargs):
-        self.height_factor = height_factor
-        self.height_lower, self.height_upper = _zoom_translate_pair(height_factor, "height_factor", "RandomZoom")
-        self.width_factor = width_factor
-        if width_factor is not None:
-            self.width_lower, self.width_upper = _zoom_translate_pair(width_factor, "width_factor", "RandomZoom")
-        self._check_modes(fill_mode, interpolation, fill_value, data_format)
-        super().__init__(seed=seed, **kwargs)
+        super().__init__(height_factor, width_factor, fill_mode, interpolation, seed, fill_value, data_format,
+                         **kwargs)
 
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        n = self._batch(x)
-
-        def transforms(h, w):
-            zh = self._rng.uniform(1.0 + self.height_lower, 1.0 + self.height_upper, size=n).astype(np.float32)
-            zw = (self._rng.uniform(1.0 + self.width_lower, 1.0 + self.width_upper, size=n).astype(np.float32)
-                  if self.width_factor is not None else zh)
-            f = np.float32
-            x_off = ((f(w) - f(1)) / f(2)) * (f(1) - zw)
-            y_off = ((f(h) - f(1)) / f(2)) * (f(1) - zh)
-            zeros = np.zeros(n, f)
-            return np.stack([zw, zeros, x_off, zeros, zh, y_off, zeros, zeros], axis=1)
-        return self._apply(x, transforms)
-
-    def get_config(self):
-        return {**super().get_config(), "height_factor": self.height_factor, "width_factor": self.width_factor,
-                **self._modes_config()}
+    def _transforms(self, n, h, w):
+        zh = self._rng.uniform(1.0 + self.height_lower, 1.0 + self.height_upper, size=n).astype(np.float32)
+        zw = (self._rng.uniform(1.0 + self.width_lower, 1.0 + self.width_upper, size=n).astype(np.float32)
+              if self.width_factor is not None else zh)
+        f = np.float32
+        x_off = ((f(w) - f(1)) / f(2)) * (f(1) - zw)
+        y_off = ((f(h) - f(1)) / f(2)) * (f(1) - zh)
+        zeros = np.zeros(n, f)
+        return np.stack([zw, zeros, x_off, zeros, zh, y_off, zeros, zeros], axis=1)
 
 
-class RandomTranslation(_Affine):
+class RandomTranslation(_HeightWidthFactors):
     """Shift each image by fractions of its height and width drawn from ``height_factor`` and ``width_factor``
     (positive: down and right), filling by ``fill_mode``.
 
@@ -610,30 +624,14 @@ class RandomTranslation(_Affine):
 
     def __init__(self, height_factor, width_factor, fill_mode="reflect", interpolation="bilinear", seed=None,
                  fill_value=0.0, data_format=None, **kwargs):
-        self.height_factor = height_factor
-        self.height_lower, self.height_upper = _zoom_translate_pair(height_factor, "height_factor",
-                                                                    "RandomTranslation")
-        self.width_factor = width_factor
-        self.width_lower, self.width_upper = _zoom_translate_pair(width_factor, "width_factor", "RandomTranslation")
-        self._check_modes(fill_mode, interpolation, fill_value, data_format)
-        super().__init__(seed=seed, **kwargs)
+        super().__init__(height_factor, width_factor, fill_mode, interpolation, seed, fill_value, data_format,
+                         **kwargs)
 
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        n = self._batch(x)
-
-        def transforms(h, w):
-            dy = (self._rng.uniform(self.height_lower, self.height_upper, size=n) * h).astype(np.float32)
-            dx = (self._rng.uniform(self.width_lower, self.width_upper, size=n) * w).astype(np.float32)
-            ones, zeros = np.ones(n, np.float32), np.zeros(n, np.float32)
-            return np.stack([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
-        return self._apply(x, transforms)
-
-    def get_config(self):
-        return {**super().get_config(), "height_factor": self.height_factor, "width_factor": self.width_factor,
-                **self._modes_config()}
+    def _transforms(self, n, h, w):
+        dy = (self._rng.uniform(self.height_lower, self.height_upper, size=n) * h).astype(np.float32)
+        dx = (self._rng.uniform(self.width_lower, self.width_upper, size=n) * w).astype(np.float32)
+        ones, zeros = np.ones(n, np.float32), np.zeros(n, np.float32)
+        return np.stack([ones, zeros, -dx, zeros, ones, -dy, zeros, zeros], axis=1)
 
 
 class RandomCrop(_Random):
@@ -689,7 +687,35 @@ def _value_range(value_range, cls):
     return sorted(float(v) for v in value_range)
 
 
-class RandomContrast(_Random):
+class _FactorInRange(_Random):
+    """RandomContrast and RandomBrightness: a ``factor`` within ``_factor_bounds`` (low, high, symmetric) and
+    the ``value_range`` the result is clipped to; ``_adjust(x, shape)`` draws a value per image (``shape``)."""
+
+    _factor_bounds = (0.0, 1.0, False)
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
+        owner = type(self).__name__
+        low, high, symmetric = self._factor_bounds
+        self.factor = _factor_pair(factor, low, high, "factor", owner, symmetric=symmetric)
+        self.data_format = _check_data_format(data_format, owner)
+        self.value_range = _value_range(value_range, owner)
+        super().__init__(seed=seed, **kwargs)
+
+    def call(self, inputs, training=True):
+        x = self._images(inputs)
+        if not training:
+            return x
+        return self._adjust(x, (self._batch(x), 1, 1, 1) if x.ndim == 4 else (1, 1, 1))
+
+    def _adjust(self, x, shape):
+        raise NotImplementedError
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed,
+                "data_format": self.data_format}
+
+
+class RandomContrast(_FactorInRange):
     """Scale each image's deviation from its per-channel mean by a factor drawn from
     ``[1 - lower, 1 + upper]`` (``factor`` ``f`` means ``lower = upper = f``), clipped to ``value_range``.
 
@@ -699,17 +725,9 @@ class RandomContrast(_Random):
         array([[  0., 255.]], dtype=float32)
     """
 
-    def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
-        self.factor = _factor_pair(factor, 0.0, 1.0, "factor", "RandomContrast", symmetric=False)
-        self.data_format = _check_data_format(data_format, "RandomContrast")
-        self.value_range = _value_range(value_range, "RandomContrast")
-        super().__init__(seed=seed, **kwargs)
+    _factor_bounds = (0.0, 1.0, False)
 
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        shape = (self._batch(x), 1, 1, 1) if x.ndim == 4 else (1, 1, 1)
+    def _adjust(self, x, shape):
         lo_f, hi_f, d = 1.0 - self.factor[0], 1.0 + self.factor[1], x.dtype
         factor = draw(fn=lambda: self._rng.uniform(lo_f, hi_f, size=shape).astype(d))
         mean = math_ops.reduce_mean(math_ops.reduce_mean(x, axis=-3, keepdims=True), axis=-2, keepdims=True)
@@ -717,12 +735,8 @@ class RandomContrast(_Random):
         lo, hi = self.value_range
         return math_ops.clip_by_value(out, np.asarray(lo, x.dtype), np.asarray(hi, x.dtype))
 
-    def get_config(self):
-        return {**super().get_config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed,
-                "data_format": self.data_format}
 
-
-class RandomBrightness(_Random):
+class RandomBrightness(_FactorInRange):
     """Add to each image a delta drawn from ``factor`` (a fraction of ``value_range``'s width, in [-1, 1]),
     clipped to ``value_range``.
 
@@ -732,26 +746,14 @@ class RandomBrightness(_Random):
         array([[[125.5]]], dtype=float32)
     """
 
-    def __init__(self, factor, value_range=(0, 255), seed=None, data_format=None, **kwargs):
-        self.factor = _factor_pair(factor, -1.0, 1.0, "factor", "RandomBrightness")
-        self.data_format = _check_data_format(data_format, "RandomBrightness")
-        self.value_range = _value_range(value_range, "RandomBrightness")
-        super().__init__(seed=seed, **kwargs)
+    _factor_bounds = (-1.0, 1.0, True)
 
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        shape = (self._batch(x), 1, 1, 1) if x.ndim == 4 else (1, 1, 1)
+    def _adjust(self, x, shape):
         lo, hi = self.value_range
         f0, f1, d = self.factor[0], self.factor[1], x.dtype
         delta = draw(fn=lambda: (self._rng.uniform(f0, f1, size=shape).astype(np.float32)
                                  * np.float32(hi - lo)).astype(d))
         return math_ops.clip_by_value(math_ops.add(x, delta), np.asarray(lo, x.dtype), np.asarray(hi, x.dtype))
-
-    def get_config(self):
-        return {**super().get_config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed,
-                "data_format": self.data_format}
 
 
 # ---------------------------------------------------------------- categorical

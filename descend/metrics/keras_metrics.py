@@ -16,7 +16,7 @@ from ..framework.tensor import Tensor, convert_to_tensor
 from ..ops import math_ops
 from .metric import (
     _np, _detach, _tensor_result, _divide_no_nan, _check_same_shape, Metric, Sum, Mean,
-    MeanMetricWrapper, _BuiltinWrapper,
+    MeanMetricWrapper, _BuiltinWrapper, config_functions,
 )
 from .confusion_metrics import (
     TruePositives, FalsePositives, TrueNegatives, FalseNegatives, Precision, Recall, AUC, FBetaScore, F1Score,
@@ -513,11 +513,6 @@ ALL_OBJECTS_DICT.update({
 })
 
 
-def builtin_functions() -> dict:
-    """The functions a metric config may name by their names: the losses' and the metrics' own."""
-    return {**_losses.ALL_OBJECTS_DICT, **_FUNCTIONS}
-
-
 def serialize(metric) -> dict:
     """``{"class_name": ..., "config": ...}`` of a Metric."""
     if not isinstance(metric, Metric):
@@ -538,7 +533,7 @@ def deserialize(config, custom_objects: dict | None = None):
                              f"{str(config)[:200]}")
         name = config["class_name"]
         if name == "function":
-            fn = find_function(config, builtin_functions())
+            fn = find_function(config, config_functions())
             if fn is None:
                 raise ValueError(f"Unknown metric function {str(config.get('config'))[:200]!r}")
             return fn
@@ -805,6 +800,7 @@ ALL_OBJECTS_DICT.update({cls.__name__: cls for cls in _MORE})
 register_builtins("metrics", ALL_OBJECTS_DICT)
 ALL_OBJECTS_DICT.update({_losses._to_snake_case(cls.__name__): cls for cls in _MORE})
 _FUNCTIONS.update({f.__name__: f for f in (pearson_correlation, concordance_correlation)})
+register_builtins("metric_functions", _FUNCTIONS)
 __all__ += [cls.__name__ for cls in _MORE] + [
     "pearson_correlation", "concordance_correlation", "binary_crossentropy", "binary_focal_crossentropy",
     "categorical_crossentropy", "categorical_focal_crossentropy", "sparse_categorical_crossentropy",

@@ -11,6 +11,7 @@ import numpy as np
 from .. import backend
 from ..losses import keras_losses as _losses
 from ..persistence.object_config import find_function, function_name
+from ..persistence.registry import builtin_objects
 from ..framework import nest as _nest
 from ..framework import trace as _trace
 from ..framework.tensor import Tensor, convert_to_tensor
@@ -343,6 +344,12 @@ class Mean(Metric):
         return _tensor_result(_divide_no_nan(self.total.numpy(), self.count.numpy()), self.dtype)
 
 
+def config_functions() -> dict:
+    """The functions a ``MeanMetricWrapper`` config names: the losses' and the metrics' own (registered by
+    ``descend.losses`` and ``descend.metrics``, which define them)."""
+    return {**builtin_objects("losses"), **builtin_objects("metric_functions")}
+
+
 class MeanMetricWrapper(Mean):
     """The mean of a per-sample metric function ``fn(y_true, y_pred, **kwargs)`` over all samples seen.
 
@@ -377,20 +384,16 @@ class MeanMetricWrapper(Mean):
         super().update_state(_np(values), sample_weight=sample_weight)
 
     def get_config(self) -> dict:
-        from .keras_metrics import builtin_functions  # registry look-up: the loss and metric functions
-
         config = super().get_config()
-        config["fn"] = function_name(self._fn, builtin_functions())
+        config["fn"] = function_name(self._fn, config_functions())
         config.update(self._fn_kwargs)
         return config
 
     @classmethod
     def from_config(cls, config: dict):
-        from .keras_metrics import builtin_functions  # registry look-up: the loss and metric functions
-
         config = dict(config)
         if isinstance(config.get("fn"), str):
-            fn = find_function(config["fn"], builtin_functions())
+            fn = find_function(config["fn"], config_functions())
             if fn is None or inspect.isclass(fn):
                 raise ValueError(f"Unknown metric function {config['fn']!r}")
             config["fn"] = fn

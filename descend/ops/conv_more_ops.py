@@ -35,6 +35,41 @@ def transposed_output_size(size: int, k: int, stride: int, padding: str, output_
     return (size - 1) * stride + eff - 2 * pad + int(output_padding)
 
 
+_FORMATS_2D = ("NHWC", "NCHW")
+_FORMATS_3D = ("NDHWC", "NCDHW")
+
+
+def _channels_last(owner: str, input, filters, data_format, formats: tuple, filters_name: str = "filters"):  # noqa: A002
+    """``(x, k)``: the input, channels last, and the filters of a convolution, checked: ``data_format`` one of
+    ``formats`` (channels last, channels first: ``("NHWC", "NCHW")``), both of its rank."""
+    rank = len(formats[0])
+    if data_format not in formats:
+        raise ValueError(f"{owner}: data_format must be {formats[0]!r} or {formats[1]!r}. Received: "
+                         f"data_format={data_format!r}")
+    x, k = _tensor(input), _tensor(filters)
+    if x.ndim != rank or k.ndim != rank:
+        raise ValueError(f"{owner}: input and {filters_name} must have rank {rank}. Received shapes "
+                         f"{tuple(x.shape)} and {tuple(k.shape)}")
+    if data_format == formats[1]:
+        x = array_ops.transpose(x, perm=(0, *range(2, rank), 1))
+    return x, k
+
+
+def _output_shape(owner: str, output_shape, data_format, formats: tuple) -> list:
+    """A transposed convolution's ``output_shape`` as a list, channels last."""
+    rank = len(formats[0])
+    out = [int(s) for s in np.asarray(getattr(output_shape, "_value", output_shape)).reshape(-1)]
+    if len(out) != rank:
+        raise ValueError(f"{owner}: output_shape must have {rank} entries. Received: {out}")
+    return [out[0], *out[2:], out[1]] if data_format == formats[1] else out
+
+
+def _in_format(y, data_format, formats: tuple):
+    """``y`` (channels last) in ``data_format``."""
+    rank = len(formats[0])
+    return array_ops.transpose(y, perm=(0, rank - 1, *range(1, rank - 1))) if data_format == formats[1] else y
+
+
 def conv2d_transpose(input, filters, output_shape, strides=1, padding="SAME", data_format="NHWC",  # noqa: A002
                      dilations=1, name=None):
     """The transpose of ``conv2d`` (``tf.nn.conv2d_transpose``).
@@ -53,21 +88,11 @@ def conv2d_transpose(input, filters, output_shape, strides=1, padding="SAME", da
         [1.0, 1.0, 1.0, 1.0]
     """
     owner = "conv2d_transpose"
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"{owner}: data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}")
-    x, k = _tensor(input), _tensor(filters)
-    if x.ndim != 4 or k.ndim != 4:
-        raise ValueError(f"{owner}: input and filters must have rank 4. Received shapes {tuple(x.shape)} and "
-                         f"{tuple(k.shape)}")
-    out_shape = [int(s) for s in np.asarray(getattr(output_shape, "_value", output_shape)).reshape(-1)]
-    if len(out_shape) != 4:
-        raise ValueError(f"{owner}: output_shape must have 4 entries. Received: {out_shape}")
+    x, k = _channels_last(owner, input, filters, data_format, _FORMATS_2D)
+    out_shape = _output_shape(owner, output_shape, data_format, _FORMATS_2D)
     sh = _nhwc_args(strides, "strides", owner, data_format)
     dl = _nhwc_args(dilations, "dilations", owner, data_format)
     pad = _padding(padding, owner)
-    if data_format == "NCHW":
-        x = array_ops.transpose(x, perm=(0, 2, 3, 1))
-        out_shape = [out_shape[0], out_shape[2], out_shape[3], out_shape[1]]
     n, h, w, c_in = x.shape
     kh, kw, c_out, kc = k.shape
     if kc != c_in:
@@ -92,9 +117,7 @@ def conv2d_transpose(input, filters, output_shape, strides=1, padding="SAME", da
                   pads=((0, 0), (0, 0)))
     y = _fit(full, 1, oh, conv_output_size(oh, kh, sh[0], pad, dl[0])[1])
     y = _fit(y, 2, ow, conv_output_size(ow, kw, sh[1], pad, dl[1])[1])
-    if data_format == "NCHW":
-        y = array_ops.transpose(y, perm=(0, 3, 1, 2))
-    return y
+    return _in_format(y, data_format, _FORMATS_2D)
 
 
 def _fit(x, axis: int, size: int, before: int):
@@ -142,17 +165,10 @@ def depthwise_conv2d(input, filter, strides, padding, data_format="NHWC", dilati
         dilations: 2 ints or one (default 1).
     """
     owner = "depthwise_conv2d"
-    x, k = _tensor(input), _tensor(filter)
-    if data_format not in ("NHWC", "NCHW"):
-        raise ValueError(f"{owner}: data_format must be 'NHWC' or 'NCHW'. Received: data_format={data_format!r}")
-    if x.ndim != 4 or k.ndim != 4:
-        raise ValueError(f"{owner}: input and filter must have rank 4. Received shapes {tuple(x.shape)} and "
-                         f"{tuple(k.shape)}")
+    x, k = _channels_last(owner, input, filter, data_format, _FORMATS_2D, "filter")
     sh = _nhwc_args(strides, "strides", owner, data_format)
     dl = _nhwc_args(1 if dilations is None else dilations, "dilations", owner, data_format)
     pad = _padding(padding, owner)
-    if data_format == "NCHW":
-        x = array_ops.transpose(x, perm=(0, 2, 3, 1))
     n, _, _, c = x.shape
     kh, kw, kc, m = k.shape
     if kc != c:
@@ -160,10 +176,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format="NHWC", dilati
     (oh, ow), pads = _spatial(x.shape, (kh, kw), sh, dl, pad, owner)
     patches = im2col(x, ksize=(kh, kw), strides=sh, dilations=dl, pads=pads)  # (N, OH, OW, kh, kw, C)
     y = math_ops.einsum("nhwabc,abcm->nhwcm", patches, k)
-    y = array_ops.reshape(y, shape=(n, oh, ow, c * m))
-    if data_format == "NCHW":
-        y = array_ops.transpose(y, perm=(0, 3, 1, 2))
-    return y
+    return _in_format(array_ops.reshape(y, shape=(n, oh, ow, c * m)), data_format, _FORMATS_2D)
 
 
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format="NHWC",  # noqa: A002
@@ -190,17 +203,10 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
     """3-D convolution (``tf.nn.conv3d``): input ``(N, D, H, W, C)``, filters ``(kd, kh, kw, C, F)``;
     ``out[:, z] = sum_a conv2d(xpad[:, z * sd + a * dd], filters[a])``."""
     owner = "conv3d"
-    if data_format not in ("NDHWC", "NCDHW"):
-        raise ValueError(f"{owner}: data_format must be 'NDHWC' or 'NCDHW'. Received: data_format={data_format!r}")
-    x, k = _tensor(input), _tensor(filters)
-    if x.ndim != 5 or k.ndim != 5:
-        raise ValueError(f"{owner}: input and filters must have rank 5. Received shapes {tuple(x.shape)} and "
-                         f"{tuple(k.shape)}")
+    x, k = _channels_last(owner, input, filters, data_format, _FORMATS_3D)
     st = _triple(strides, "strides", owner)
     dl = _triple(1 if dilations is None else dilations, "dilations", owner)
     pad = _padding(padding, owner)
-    if data_format == "NCDHW":
-        x = array_ops.transpose(x, perm=(0, 2, 3, 4, 1))
     kd = k.shape[0]
     if k.shape[3] != x.shape[4]:
         raise ValueError(f"{owner}: filters expect {k.shape[3]} input channels; the input has {x.shape[4]}")
@@ -215,7 +221,4 @@ def conv3d(input, filters, strides, padding, data_format="NDHWC", dilations=None
         terms = [conv2d(x[:, z * st[0] + a * dl[0]], k[a], strides=st[1:], padding=pad.upper(), dilations=dl[1:])
                  for a in range(kd)]
         depth.append(math_ops.add_n(terms) if len(terms) > 1 else terms[0])
-    y = array_ops.stack(depth, axis=1)
-    if data_format == "NCDHW":
-        y = array_ops.transpose(y, perm=(0, 4, 1, 2, 3))
-    return y
+    return _in_format(array_ops.stack(depth, axis=1), data_format, _FORMATS_3D)

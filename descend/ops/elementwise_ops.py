@@ -55,59 +55,39 @@ def _one_minus_square(x):
     return subtract(1.0, square(x))
 
 
+def _unary(name: str, forward, doc: str, vjp, **ignore):
+    """The op ``name`` on floating tensors, in one row: its NumPy ``forward(x)`` (the floating-point warnings
+    named in ``ignore`` silenced, as ``np.errstate``) and its VJP ``vjp(g, ans, x)``."""
+    if ignore:
+        def compute(x):
+            _float(name, x)
+            with np.errstate(**ignore):
+                return forward(x)
+    else:
+        def compute(x):
+            _float(name, x)
+            return forward(x)
+    compute.__name__ = compute.__qualname__ = name
+    compute.__doc__ = doc
+    op = defop(compute)
+    op.defvjp(vjp)
+    return op
+
+
+def _erfc_np(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erfc, otypes=[x.dtype])(x) if x.size else x.copy()
+
+
 # ---------------------------------------------------------------- trigonometric
-@defop
-def tan(x):
-    """Tangent, elementwise."""
-    _float("tan", x)
-    return np.tan(x)
-
-
-@tan.defvjp
-def _(g, ans, x):
-    # d tan(x) = 1 + tan(x)^2
-    return multiply(g, add(square(ans), 1.0))
-
-
-@defop
-def acos(x):
-    """Arc cosine, elementwise (NaN outside [-1, 1])."""
-    _float("acos", x)
-    with np.errstate(invalid="ignore"):
-        return np.arccos(x)
-
-
-@acos.defvjp
-def _(g, ans, x):
-    # d acos(x) = -1 / sqrt(1 - x^2)
-    return negative(multiply(g, rsqrt(_one_minus_square(x))))
-
-
-@defop
-def asin(x):
-    """Arc sine, elementwise (NaN outside [-1, 1])."""
-    _float("asin", x)
-    with np.errstate(invalid="ignore"):
-        return np.arcsin(x)
-
-
-@asin.defvjp
-def _(g, ans, x):
-    # d asin(x) = 1 / sqrt(1 - x^2)
-    return multiply(g, rsqrt(_one_minus_square(x)))
-
-
-@defop
-def atan(x):
-    """Arc tangent, elementwise."""
-    _float("atan", x)
-    return np.arctan(x)
-
-
-@atan.defvjp
-def _(g, ans, x):
-    # d atan(x) = 1 / (1 + x^2)
-    return divide(g, add(square(x), 1.0))
+tan = _unary("tan", np.tan, "Tangent, elementwise.",
+             lambda g, ans, x: multiply(g, add(square(ans), 1.0)))  # d tan(x) = 1 + tan(x)^2
+acos = _unary("acos", np.arccos, "Arc cosine, elementwise (NaN outside [-1, 1]).",
+              lambda g, ans, x: negative(multiply(g, rsqrt(_one_minus_square(x)))),  # -1 / sqrt(1 - x^2)
+              invalid="ignore")
+asin = _unary("asin", np.arcsin, "Arc sine, elementwise (NaN outside [-1, 1]).",
+              lambda g, ans, x: multiply(g, rsqrt(_one_minus_square(x))), invalid="ignore")  # 1 / sqrt(1 - x^2)
+atan = _unary("atan", np.arctan, "Arc tangent, elementwise.",
+              lambda g, ans, x: divide(g, add(square(x), 1.0)))  # d atan(x) = 1 / (1 + x^2)
 
 
 @defop(same_dtype=(0, 1), elementwise=True)
@@ -127,102 +107,24 @@ atan2.defvjp(_atan2_grads)
 
 
 # ---------------------------------------------------------------- hyperbolic
-@defop
-def sinh(x):
-    """Hyperbolic sine, elementwise."""
-    _float("sinh", x)
-    with np.errstate(over="ignore"):
-        return np.sinh(x)
-
-
-@sinh.defvjp
-def _(g, ans, x):
-    return multiply(g, cosh(x))  # d sinh = cosh
-
-
-@defop
-def cosh(x):
-    """Hyperbolic cosine, elementwise."""
-    _float("cosh", x)
-    with np.errstate(over="ignore"):
-        return np.cosh(x)
-
-
-@cosh.defvjp
-def _(g, ans, x):
-    return multiply(g, sinh(x))  # d cosh = sinh
-
-
-@defop
-def asinh(x):
-    """Inverse hyperbolic sine, elementwise."""
-    _float("asinh", x)
-    return np.arcsinh(x)
-
-
-@asinh.defvjp
-def _(g, ans, x):
-    # d asinh(x) = 1 / sqrt(x^2 + 1)
-    return multiply(g, rsqrt(add(square(x), 1.0)))
-
-
-@defop
-def acosh(x):
-    """Inverse hyperbolic cosine, elementwise (NaN below 1)."""
-    _float("acosh", x)
-    with np.errstate(invalid="ignore"):
-        return np.arccosh(x)
-
-
-@acosh.defvjp
-def _(g, ans, x):
-    # d acosh(x) = 1 / sqrt(x^2 - 1)
-    return multiply(g, rsqrt(subtract(square(x), 1.0)))
-
-
-@defop
-def atanh(x):
-    """Inverse hyperbolic tangent, elementwise (NaN outside [-1, 1], +-inf at +-1)."""
-    _float("atanh", x)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.arctanh(x)
-
-
-@atanh.defvjp
-def _(g, ans, x):
-    # d atanh(x) = 1 / (1 - x^2)
-    return divide(g, _one_minus_square(x))
-
+sinh = _unary("sinh", np.sinh, "Hyperbolic sine, elementwise.",
+              lambda g, ans, x: multiply(g, cosh(x)), over="ignore")  # d sinh = cosh
+cosh = _unary("cosh", np.cosh, "Hyperbolic cosine, elementwise.",
+              lambda g, ans, x: multiply(g, sinh(x)), over="ignore")  # d cosh = sinh
+asinh = _unary("asinh", np.arcsinh, "Inverse hyperbolic sine, elementwise.",
+               lambda g, ans, x: multiply(g, rsqrt(add(square(x), 1.0))))  # d asinh(x) = 1 / sqrt(x^2 + 1)
+acosh = _unary("acosh", np.arccosh, "Inverse hyperbolic cosine, elementwise (NaN below 1).",
+               lambda g, ans, x: multiply(g, rsqrt(subtract(square(x), 1.0))),  # 1 / sqrt(x^2 - 1)
+               invalid="ignore")
+atanh = _unary("atanh", np.arctanh, "Inverse hyperbolic tangent, elementwise (NaN outside [-1, 1], +-inf at +-1).",
+               lambda g, ans, x: divide(g, _one_minus_square(x)), invalid="ignore", divide="ignore")  # 1 / (1 - x^2)
 
 # ---------------------------------------------------------------- special
-def _erfc_np(x: np.ndarray) -> np.ndarray:
-    return np.vectorize(math.erfc, otypes=[x.dtype])(x) if x.size else x.copy()
-
-
-@defop
-def erfc(x):
-    """The complementary error function ``1 - erf(x)``, accurate where ``erf(x)`` is near 1."""
-    _float("erfc", x)
-    return _erfc_np(x)
-
-
-@erfc.defvjp
-def _(g, ans, x):
-    # d erfc(x) = -2/sqrt(pi) exp(-x^2)
-    return multiply(g, multiply(exp(negative(square(x))), -_TWO_OVER_SQRT_PI))
-
-
-@defop
-def cbrt(x):
-    """The real cube root, elementwise (negative for negative ``x``)."""
-    _float("cbrt", x)
-    return np.cbrt(x)
-
-
-@cbrt.defvjp
-def _(g, ans, x):
-    # d x^(1/3) = 1 / (3 cbrt(x)^2)
-    return divide(g, multiply(square(ans), 3.0))
+erfc = _unary("erfc", _erfc_np, "The complementary error function ``1 - erf(x)``, accurate where ``erf(x)`` is "
+              "near 1.", lambda g, ans, x: multiply(g, multiply(exp(negative(square(x))), -_TWO_OVER_SQRT_PI)))
+# (d erfc(x) = -2/sqrt(pi) exp(-x^2))
+cbrt = _unary("cbrt", np.cbrt, "The real cube root, elementwise (negative for negative ``x``).",
+              lambda g, ans, x: divide(g, multiply(square(ans), 3.0)))  # d x^(1/3) = 1 / (3 cbrt(x)^2)
 
 
 # ---------------------------------------------------------------- guarded division and logarithms

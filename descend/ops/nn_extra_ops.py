@@ -21,7 +21,16 @@ import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
 from . import array_ops, math_ops
-from .conv_more_ops import _fit, _triple, conv1d_transpose, conv2d_transpose
+from .conv_more_ops import (
+    _FORMATS_3D,
+    _channels_last,
+    _fit,
+    _in_format,
+    _output_shape,
+    _triple,
+    conv1d_transpose,
+    conv2d_transpose,
+)
 from .conv_ops import _nhwc_args, _padding, _pool_args, _spatial, avg_pool2d, conv_output_size, im2col, max_pool2d
 from .selection_ops import reverse
 from .nn_more_ops import avg_pool, batch_normalization, max_pool
@@ -256,21 +265,11 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data
         padding: ``"VALID"`` or ``"SAME"``.
     """
     owner = "conv3d_transpose"
-    if data_format not in ("NDHWC", "NCDHW"):
-        raise ValueError(f"{owner}: data_format must be 'NDHWC' or 'NCDHW'. Received: data_format={data_format!r}")
-    x, k = convert_to_tensor(input), convert_to_tensor(filters)
-    if x.ndim != 5 or k.ndim != 5:
-        raise ValueError(f"{owner}: input and filters must have rank 5. Received shapes {tuple(x.shape)} and "
-                         f"{tuple(k.shape)}")
-    out = [int(v) for v in np.asarray(getattr(output_shape, "_value", output_shape)).reshape(-1)]
-    if len(out) != 5:
-        raise ValueError(f"{owner}: output_shape must have 5 entries. Received: {out}")
+    x, k = _channels_last(owner, input, filters, data_format, _FORMATS_3D)
+    out = _output_shape(owner, output_shape, data_format, _FORMATS_3D)
     st = _triple(strides, "strides", owner)
     dl = _triple(1 if dilations is None else dilations, "dilations", owner)
     pad = _padding(padding, owner)
-    if data_format == "NCDHW":
-        x = array_ops.transpose(x, perm=(0, 2, 3, 4, 1))
-        out = [out[0], out[2], out[3], out[4], out[1]]
     n, depth = x.shape[0], x.shape[1]
     kd = k.shape[0]
     od = out[1]
@@ -293,10 +292,7 @@ def conv3d_transpose(input, filters, output_shape, strides, padding="SAME", data
             if zeros is None:
                 zeros = Tensor(np.zeros((n, out[2], out[3], out[4]), dtype=x.dtype.dtype))
             slices.append(zeros)
-    y = _fit(array_ops.stack(slices, axis=1), 1, od, before)
-    if data_format == "NCDHW":
-        y = array_ops.transpose(y, perm=(0, 4, 1, 2, 3))
-    return y
+    return _in_format(_fit(array_ops.stack(slices, axis=1), 1, od, before), data_format, _FORMATS_3D)
 
 
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None,  # noqa: A002

@@ -11,6 +11,7 @@ from .adam import Adam
 from .adam_weight_decay import AdamWeightDecay
 from .adamax import Adamax
 from .adamw import AdamW
+from .by_name import optimizer_class
 from .create import create_optimizer
 from .ftrl import Ftrl
 from .lamb import Lamb
@@ -31,9 +32,6 @@ __all__ = [
     "spellings",
 ]
 
-_BY_NAME = {c.__name__.lower(): c for c in (SGD, Adadelta, Adafactor, Adagrad, AdagradDecay, Adam, AdamW,
-                                            AdamWeightDecay, Adamax, Ftrl, Lamb, Lion,
-                                            Nadam, RMSprop)}
 register_builtins("optimizers", public_names(
     __name__, lambda obj: isinstance(obj, type) and hasattr(obj, "from_config")))  # what a config names
 
@@ -46,17 +44,10 @@ def get(identifier, **kwargs) -> Optimizer | None:
     if isinstance(identifier, (Optimizer, LossScaleOptimizer, MultiOptimizer)):
         return identifier
     if isinstance(identifier, dict):
-        if identifier.get("class_name") == "LossScaleOptimizer":  # Keras' config of the wrapper
-            return LossScaleOptimizer.from_config(identifier.get("config", {}))
-        cls = _BY_NAME.get(identifier.get("class_name", "").lower())
-        if cls is None:
-            raise ValueError(f"Unknown optimizer {identifier.get('class_name')!r}. Known: {sorted(_BY_NAME)}")
+        cls = optimizer_class(identifier.get("class_name"), (Optimizer, LossScaleOptimizer, MultiOptimizer))
         return cls.from_config(identifier.get("config", {}))
     if isinstance(identifier, str):
-        cls = _BY_NAME.get(identifier.lower())
-        if cls is None:
-            raise ValueError(f"Unknown optimizer {identifier!r}. Known: {sorted(_BY_NAME)}")
-        return cls(**kwargs)
+        return optimizer_class(identifier)(**kwargs)
     raise TypeError(f"Expected an optimizer name, config or instance. Received: {identifier!r}")
 
 

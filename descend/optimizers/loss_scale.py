@@ -33,6 +33,7 @@ from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable, no_name_scope
 from ..ops import math_ops
 from . import bound
+from .by_name import optimizer_class
 from .optimizer import Optimizer
 from .template import UpdateTemplate
 
@@ -246,13 +247,15 @@ class LossScaleOptimizer(UpdateTemplate):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: dict | None = None):
-        from . import get  # registry look-up: the built-in optimizers (a package that imports this module)
-
         config = dict(config)
         inner = config.pop("inner_optimizer")
-        if isinstance(inner, dict) and custom_objects and inner.get("class_name") in custom_objects:
-            inner = custom_objects[inner["class_name"]].from_config(inner.get("config", {}))
-        return cls(get(inner), **config)
+        if isinstance(inner, dict):  # a user's class, else a built-in one by name (the registry's)
+            name = inner.get("class_name")
+            inner_cls = (custom_objects or {}).get(name) or optimizer_class(name, (Optimizer, cls))
+            inner = inner_cls.from_config(inner.get("config", {}))
+        elif isinstance(inner, str):
+            inner = optimizer_class(inner)()
+        return cls(inner, **config)
 
     def state_dict(self, var_key=None) -> dict:
         """The inner optimizer's state plus ``loss_scale:dynamic_scale`` and ``loss_scale:step_counter``."""

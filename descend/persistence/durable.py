@@ -7,7 +7,7 @@ datasets saved and cached (``Dataset.save``, ``Dataset.cache(filename)``), the g
 fetched by ``keras.utils.get_file`` and the command line's outputs. ``tests/test_persistence_layout.py`` finds
 no temporary file, ``os.replace`` or temporary name elsewhere in descend, but for the few listed there with
 their reasons (renames that move finished files aside, an anonymous spool). Not through here: logs appended
-to while a program runs (``CSVLogger``'s rows, TensorBoard's event files, written by tensorboardX), as in Keras.
+to while a program runs (``CSVLogger``'s rows, TensorBoard's event files, written by ``descend.summary``), as in Keras.
 
 Temporary names are ``.tmp-<target>-<12 hex digits>`` (:data:`TMP_PREFIX`; ``.tmp-old-<target>-...`` for a
 folder moved aside while its replacement is renamed in, ``.tmp-del-<target>-...`` for a folder being

@@ -36,9 +36,10 @@ import threading
 
 __all__ = ["KINDS", "builtin_objects", "public_names", "register_builtins", "register_loader"]
 
-#: the kinds of objects a config holds, in the order an unhinted name is looked up
+#: the kinds of objects a config holds, in the order an unhinted name is looked up (``metric_functions``: the
+#: functions a metric's ``fn`` may name beside the losses', as ``accuracy``, whose name is also a metric class's)
 KINDS = ("layers", "activations", "initializers", "regularizers", "constraints", "losses", "metrics", "optimizers",
-         "dtype_policies", "random")
+         "dtype_policies", "random", "metric_functions")
 
 _sources: dict[str, list] = {kind: [] for kind in KINDS}  # kind -> the dicts and providers registered, in order
 _tables: dict[str, dict] = {}  # kind -> the merged table (dropped when a kind gets a new registration)

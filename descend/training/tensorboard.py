@@ -1,8 +1,9 @@
 """``keras.callbacks.TensorBoard``: event files that ``tensorboard --logdir`` shows, written during ``fit``.
 
-The files are written with `tensorboardX <https://pypi.org/project/tensorboardX/>`_ (``pip install
-'descend[tensorboard]'``), the event-file writer that needs neither TensorFlow nor PyTorch. The layout and the
-names are Keras 3's, so dashboards and scripts made for Keras' logs read these:
+The files are written through ``descend.summary`` (:mod:`descend.persistence.summary_events`, descend's one
+event-file writer), in TF 2's format as Keras 3's callback writes them through ``tf.summary``: scalars and
+histograms as tensors with their plugin's metadata. The layout and the names are Keras 3's, so dashboards and
+scripts made for Keras' logs read these:
 
 * ``<log_dir>/train``: ``epoch_<name>`` for every training log at the end of each epoch (step = epoch, from 0),
   with ``epoch_learning_rate``; ``batch_<name>`` every ``update_freq`` batches (step = the batch count since
@@ -32,57 +33,21 @@ Example:
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import time
 
 import numpy as np
 
+from ..persistence import summary_events as _summary
 from .callbacks import Callback
 
 __all__ = ["TensorBoard"]
 
-#: numbers the event files of this process, so that two writers opened in the same second (the file name has
-#: the time in seconds) never write to one file
-_FILE_NUMBERS = itertools.count()
 #: the buckets of a weight histogram (TF 2's tf.summary.histogram default)
 _BUCKETS = 30
-_EXTRA_HINT = ("keras.callbacks.TensorBoard writes its event files with the tensorboardX package, which is not "
-               "installed. Install it with: pip install 'descend[tensorboard]'")
-
-
-def _writer_library():
-    """tensorboardX's event-file writer and summary modules, or an ImportError that says how to install them."""
-    try:
-        from tensorboardX import event_file_writer, summary
-    except ImportError as e:
-        raise ImportError(_EXTRA_HINT) from e
-    return event_file_writer, summary
-
-
-class _EventFile:
-    """One event file, written in the calling thread by tensorboardX's ``EventsWriter`` (its records and
-    checksums): a flush leaves every event in the file, which a reader (TensorBoard, a test, the user's own
-    script after ``evaluate``) then sees. tensorboardX's ``FileWriter`` hands events to a thread through a
-    queue, and its flush does not wait for them."""
-
-    def __init__(self, logdir: str, suffix: str):
-        event_file_writer, _ = _writer_library()
-        from tensorboardX.proto.event_pb2 import Event
-
-        os.makedirs(logdir, exist_ok=True)
-        self._event = Event
-        self._file = event_file_writer.EventsWriter(os.path.join(logdir, "events"), suffix)
-
-    def add_summary(self, summary, step: int) -> None:
-        self._file.write_event(self._event(wall_time=time.time(), step=int(step), summary=summary))
-
-    def flush(self) -> None:
-        self._file.flush()
-
-    def close(self) -> None:
-        self._file.close()
+#: Keras' ``graph_keras_model`` summary: the model's JSON under the tag ``keras``
+_GRAPH_METADATA = {"plugin_data": {"plugin_name": "graph_keras_model", "content": b"1"}}
 
 
 class TensorBoard(Callback):
@@ -101,7 +66,6 @@ class TensorBoard(Callback):
         embeddings_metadata: must be None.
 
     Raises:
-        ImportError: tensorboardX is not installed (the message says how to install it).
         ValueError: an argument out of range, or a TF-only feature asked for.
     """
 
@@ -109,7 +73,6 @@ class TensorBoard(Callback):
                  write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
                  embeddings_metadata=None):
         super().__init__()
-        _writer_library()
         if not isinstance(log_dir, (str, os.PathLike)) or not os.fspath(log_dir):
             raise ValueError(f"TensorBoard: `log_dir` must be a non-empty path. Received: log_dir={log_dir!r}")
         if isinstance(histogram_freq, bool) or not isinstance(histogram_freq, (int, np.integer)) or histogram_freq < 0:
@@ -147,15 +110,19 @@ class TensorBoard(Callback):
     def _writer(self, which: str):
         w = self._writers.get(which)
         if w is None:
-            suffix = f".{os.getpid()}.{next(_FILE_NUMBERS)}.descend"
-            w = self._writers[which] = _EventFile(os.path.join(self.log_dir, which), suffix)
+            w = self._writers[which] = _summary.create_file_writer(os.path.join(self.log_dir, which))
         return w
+
+    def _summarize(self, which: str, summary, *args, **kwargs) -> None:
+        """``summary`` (a ``descend.summary`` function) written to the file of run ``which`` (the user's
+        default writer left as it was); the file is flushed after."""
+        with self._writer(which).as_default():
+            summary(*args, **kwargs)
 
     def _scalar(self, which: str, tag: str, value, step: int) -> None:
         number = _as_number(value)
         if number is not None:
-            _, summary = _writer_library()
-            self._writer(which).add_summary(summary.scalar(tag, number), int(step))
+            self._summarize(which, _summary.scalar, tag, number, step=int(step))
 
     def _flush(self) -> None:
         for w in self._writers.values():
@@ -172,8 +139,8 @@ class TensorBoard(Callback):
         if self.write_graph:
             graph = model_graph(model)
             if graph is not None:
-                self._writer("train").add_summary(_graph_summary(graph), 0)
-                self._writer("train").flush()
+                self._summarize("train", _summary.write, "keras", json.dumps(graph), step=0,
+                                metadata=_GRAPH_METADATA)
 
     def on_train_begin(self, logs=None):
         self._global_train_batch = 0
@@ -255,15 +222,13 @@ class TensorBoard(Callback):
         return out
 
     def _write_histograms(self, epoch: int) -> None:
-        _, summary = _writer_library()
-        train = self._writer("train")
         for layer in getattr(self.model, "layers", []):
             for weight in layer.weights:
                 values = np.asarray(weight.numpy(), dtype=np.float64)
                 if values.size == 0 or not np.all(np.isfinite(values)):
                     continue  # TensorBoard cannot bin an empty or non-finite weight
                 tag = (getattr(weight, "path", None) or weight.name).replace(":", "_") + "/histogram"
-                train.add_summary(summary.histogram(tag, values, _BUCKETS), epoch)
+                self._summarize("train", _summary.histogram, tag, values, step=epoch, buckets=_BUCKETS)
 
 
 def _as_number(value):
@@ -362,14 +327,3 @@ def _index(tensors, t) -> int:
         if x is t:
             return i
     return 0
-
-
-def _graph_summary(graph: dict):
-    """Keras' ``graph_keras_model`` summary (tag ``keras``): the graph's JSON as a string tensor."""
-    from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
-    from tensorboardX.proto.tensor_pb2 import TensorProto
-    from tensorboardX.proto.types_pb2 import DT_STRING
-
-    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="graph_keras_model", content=b"1"))
-    tensor = TensorProto(dtype=DT_STRING, string_val=[json.dumps(graph).encode("utf-8")])
-    return Summary(value=[Summary.Value(tag="keras", metadata=metadata, tensor=tensor)])
