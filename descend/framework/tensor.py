@@ -60,9 +60,12 @@ class ArrayLike:
     def ndim(self) -> int:
         return self._value.ndim
 
-    def get_shape(self) -> tuple:
-        """The shape (TF's older spelling of :attr:`shape`)."""
-        return self._value.shape
+    def get_shape(self):
+        """The shape as a ``TensorShape``, as TF's (``.shape`` is the tuple); it equals the tuple and the list of
+        the dimensions."""
+        from .tensor_shape import TensorShape
+
+        return TensorShape(self.shape)
 
     @property
     def size(self) -> int:
