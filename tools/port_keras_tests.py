@@ -139,6 +139,8 @@ TF_FILES = [
     ("tensorflow/python/kernel_tests/nn_ops/xent_op_test.py", "2d3f527c2b726039f8974a03916cbcfa248cae22"),
     ("tensorflow/python/kernel_tests/nn_ops/xent_op_test_base.py", "v2.21.0"),
     ("tensorflow/python/kernel_tests/nn_ops/relu_op_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
+    ("tensorflow/python/kernel_tests/nn_ops/softplus_op_test.py", "08df8c40b4376ed012fa3ba03ff3e3068d8d2a94"),
+    ("tensorflow/python/kernel_tests/nn_ops/softsign_op_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
     ("tensorflow/python/kernel_tests/nn_ops/bias_op_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
     ("tensorflow/python/kernel_tests/nn_ops/bias_op_base.py", "v2.21.0"),
     ("tensorflow/python/kernel_tests/math_ops/segment_reduction_ops_test.py", "02e4f9a29ddd1cf3c67b23c8889035c3218f988d"),

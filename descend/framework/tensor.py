@@ -217,7 +217,9 @@ def _python_to_array(value, dtype):
     arr = xp.asarray(value)
     k = arr.dtype.kind
     if k == "f":
-        return arr.astype(backend.floatx(), copy=False)
+        # Python floats (float64 to NumPy) become floatx; a list of NumPy float16/float32 scalars keeps their
+        # dtype, as TF's conversion does
+        return arr.astype(backend.floatx(), copy=False) if arr.dtype == np.float64 else arr
     if k in "iu":
         # TF's rule: int32, or int64 for values int32 cannot hold (a silent wrap would change them)
         if arr.size == 0 or (arr.min() >= -(2 ** 31) and arr.max() < 2 ** 31):
