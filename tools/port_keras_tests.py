@@ -144,6 +144,7 @@ TF_FILES = [
     ("tensorflow/python/kernel_tests/nn_ops/pool_test.py", "3a2c6ae8b910b9b325414c62dd6ea5a4604d3676"),
     ("tensorflow/python/kernel_tests/nn_ops/bias_op_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
     ("tensorflow/python/kernel_tests/nn_ops/bias_op_base.py", "v2.21.0"),
+    ("tensorflow/python/kernel_tests/math_ops/cwise_ops_unary_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
     ("tensorflow/python/kernel_tests/math_ops/segment_reduction_ops_test.py", "02e4f9a29ddd1cf3c67b23c8889035c3218f988d"),
 ]
 

@@ -17,8 +17,9 @@ REASONS = {
     'opt_einsum_cache': "the test mocks TF's private special_math_ops._get_opt_einsum_contract_path (its cache of opt_einsum's contraction orders); descend's einsum is NumPy's",
     'newer_tf': "the copy (TF's main branch, newer than 2.21) checks what TF changed after 2.21: float64 gradients of softmax and of the cross-entropy kernel that keep the tail probabilities, and zero classes refused; TF 2.21, which descend follows, fails these tests the same way (checked by running TF's file on TF 2.21)",
     'compat_v1_nn': "the test calls TF's internal nn_ops.softmax_cross_entropy_with_logits or nn_ops.pool, which are tf.compat.v1.nn's (their dim= and dilation_rate= arguments); descend has tf.nn's (axis=, dilations=) and no tf.compat.v1.nn (and tf.nn.pool's dilated windows are not in descend)",
-    'complex': "descend's tensors are real: it has no complex64 or complex128 (TF's dtypes.complex64/complex128; the test reaches them after its real dtypes)",
+    'complex': "descend's tensors are real: it has no complex64 or complex128 (TF's dtypes.complex64/complex128, tf.complex; the segment tests reach them after their real dtypes)",
     'sparse_segment': "tf.sparse.segment_sum/mean/sqrt_n (TF's math_ops.sparse_segment_*, their _with_num_segments forms and their gradient ops) are not in descend",
+    'sparse_unary': "TF's zero-preserving unary ops (abs, negative, square, sign...) take a SparseTensor and return one with its values mapped; descend's take dense tensors only",
     'xent_label_sum': "descend's cross-entropy gradient for the logits is softmax * sum(labels) - labels, the true one (docs/semantics.md, Known deviations); TF's is softmax - labels, right only where each label row sums to 1",
 }
 
@@ -30,6 +31,10 @@ EXPECTED = {
     'bias_op_test.py::BiasAddTest::testGradientTensor3D': ('bfloat16', ValueError, "Could not convert <missing framework\\.dtypes\\.bfloat16 \\(TensorFlow's tensorflow\\.py"),
     'bias_op_test.py::BiasAddTest::testGradientTensor4D': ('bfloat16', ValueError, "Could not convert <missing framework\\.dtypes\\.bfloat16 \\(TensorFlow's tensorflow\\.py"),
     'bias_op_test.py::BiasAddTest::testGradientTensor5D': ('bfloat16', ValueError, "Could not convert <missing framework\\.dtypes\\.bfloat16 \\(TensorFlow's tensorflow\\.py"),
+    'cwise_ops_unary_test.py::UnaryOpTest::testComplexAbsGradGrad': ('complex', NotImplementedError, "descend has no ops\\.math_ops\\.complex \\(TensorFlow's tensorflow\\.python\\.ops\\.math_ops"),
+    'cwise_ops_unary_test.py::UnaryOpTest::testInt32Basic': ('sparse_unary', TypeError, 'abs: input 0: Cannot convert SparseTensor\\(indices=<descend\\.Tensor: shape=\\(2, 3\\),'),
+    'cwise_ops_unary_test.py::UnaryOpTest::testInt64Basic': ('sparse_unary', TypeError, 'abs: input 0: Cannot convert SparseTensor\\(indices=<descend\\.Tensor: shape=\\(2, 3\\),'),
+    'cwise_ops_unary_test.py::UnaryOpTest::testInt64Square': ('sparse_unary', TypeError, 'square: input 0: Cannot convert SparseTensor\\(indices=<descend\\.Tensor: shape=\\(2, '),
     'pool_test.py::PoolingTest::testPool1D': ('compat_v1_nn', TypeError, "pool\\(\\) got an unexpected keyword argument 'dilation_rate'"),
     'pool_test.py::PoolingTest::testPool2D': ('compat_v1_nn', TypeError, "pool\\(\\) got an unexpected keyword argument 'dilation_rate'"),
     'pool_test.py::PoolingTest::testPool3D': ('compat_v1_nn', TypeError, "pool\\(\\) got an unexpected keyword argument 'dilation_rate'"),
