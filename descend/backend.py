@@ -79,7 +79,7 @@ class DType:
             return self.dtype == other.dtype
         try:
             return self.dtype == np.dtype(other)
-        except TypeError:
+        except (TypeError, ValueError):  # not a dtype (TF: unequal, not an error)
             return NotImplemented
 
     def __hash__(self):

@@ -27,6 +27,11 @@ def _f64(*values):
     (np.array([1.0], np.float32), np.float32),
     (np.array([1, 2], np.int64), np.int64),
     (np.float64(2.5), np.float64),
+    (2 ** 40, np.int64),  # TF: int64 where int32 cannot hold the value (never a silent wrap)
+    ([1, -(2 ** 31) - 1], np.int64),
+    ([2 ** 31 - 1, -(2 ** 31)], np.int32),
+    ([np.float16(1.5), np.float16(2)], np.float16),  # TF: a list of NumPy scalars keeps their dtype
+    ([np.float32(1.5)], np.float32),
 ])
 @pytest.mark.parametrize("convert", [ds.constant, ds.convert_to_tensor], ids=["constant", "convert_to_tensor"])
 def test_conversion_dtype_rules(convert, value, dtype):

@@ -13,6 +13,13 @@ Keras 3.15.1's exactly, line for line, except the imports:
   (TensorFlow where installed, else a stand-in that raises, so the file collects without it).
 
 Each copy starts with a comment naming its source. Keras is Apache-2.0 licensed (tests/keras_suite/LICENSE).
+
+With ``--tf``, the same for TensorFlow's own tests of tf.math's special functions and tf.nn (TF_FILES below) into
+tests/tf_suite/: ``python tools/port_keras_tests.py --tf /path/to/tensorflow-checkout`` reads each file at the
+revision listed with it and rewrites only its imports (_TF_RULES): ``tensorflow.python.<module>`` -> ``tfshim.<module>``
+(tests/tf_suite/tfshim), a TF test base module (``tensorflow.python.kernel_tests...``) -> its copy beside the file,
+absl's ``parameterized`` -> ``tfshim.parameterized``, and the optional ``opt_einsum``/``six`` -> ``tfshim.optional``'s.
+TensorFlow is Apache-2.0 licensed; each copy keeps TF's license header.
 """
 
 from __future__ import annotations
@@ -125,6 +132,61 @@ def rewrite(source: str, path: str) -> str:
     return text
 
 
+#: TensorFlow's test files, each with the revision its copy was read at (v2.21.0: the files TF's wheel installs)
+TF_FILES = [
+    ("tensorflow/python/ops/special_math_ops_test.py", "00f0938ae85c7dd68b44b4d80a873f42b1dca16a"),
+    ("tensorflow/python/kernel_tests/nn_ops/softmax_op_test.py", "0560bfc66c7a8a655253df4d2408ae4c9a15a3ff"),
+    ("tensorflow/python/kernel_tests/nn_ops/xent_op_test.py", "2d3f527c2b726039f8974a03916cbcfa248cae22"),
+    ("tensorflow/python/kernel_tests/nn_ops/xent_op_test_base.py", "v2.21.0"),
+    ("tensorflow/python/kernel_tests/nn_ops/relu_op_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
+    ("tensorflow/python/kernel_tests/nn_ops/softplus_op_test.py", "08df8c40b4376ed012fa3ba03ff3e3068d8d2a94"),
+    ("tensorflow/python/kernel_tests/nn_ops/softsign_op_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
+    ("tensorflow/python/kernel_tests/nn_ops/pool_test.py", "3a2c6ae8b910b9b325414c62dd6ea5a4604d3676"),
+    ("tensorflow/python/kernel_tests/nn_ops/bias_op_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
+    ("tensorflow/python/kernel_tests/nn_ops/bias_op_base.py", "v2.21.0"),
+    ("tensorflow/python/kernel_tests/math_ops/cwise_ops_unary_test.py", "0304934138cbfabd338ec432a630a9c3c1191564"),
+    ("tensorflow/python/kernel_tests/math_ops/segment_reduction_ops_test.py", "02e4f9a29ddd1cf3c67b23c8889035c3218f988d"),
+]
+
+_TF_RULES = [
+    (re.compile(r"^(\s*)from tensorflow\.python\.kernel_tests\.[\w.]+ import (\w+)(\s*#.*)?$"), r"\1import \2\3"),
+    (re.compile(r"^(\s*)from tensorflow\.python\.([\w.]+) import "), r"\1from tfshim.\2 import "),
+    (re.compile(r"^(\s*)import tensorflow\.python\.([\w.]+)"), r"\1import tfshim.\2"),
+    (re.compile(r"^(\s*)from absl\.testing import parameterized\b"), r"\1from tfshim import parameterized"),
+    (re.compile(r"^import (opt_einsum|six)\s*$"), r"from tfshim.optional import \1"),
+]
+
+
+def rewrite_tf(source: str, path: str, revision: str) -> str:
+    """TensorFlow's ``source`` (``path`` at ``revision``) with its imports rewritten to tests/tf_suite/tfshim."""
+    out = [f"# TensorFlow's {path} at {revision} (tensorflow/tensorflow, Apache-2.0), run on descend through "
+           "tests/tf_suite/tfshim.",
+           "# Only the import lines differ from TensorFlow's file: tools/port_keras_tests.py --tf made this copy.",
+           "# ruff: noqa"]
+    for line in source.splitlines():
+        for pattern, replacement in _TF_RULES:
+            new = pattern.sub(replacement, line)
+            if new != line:
+                line = new
+                break
+        out.append(line)
+    text = "\n".join(out) + "\n"
+    leftover = [ln for ln in text.splitlines() if re.search(r"^\s*(from|import) (tensorflow|absl|opt_einsum|six)\b", ln)]
+    if leftover:
+        raise SystemExit(f"{path}: imports left unrewritten: {leftover}")
+    return text
+
+
+def main_tf(checkout: str) -> None:
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "tf_suite")
+    for path, revision in TF_FILES:
+        source = subprocess.run(["git", "-C", checkout, "show", f"{revision}:{path}"], check=True, capture_output=True,
+                                text=True).stdout
+        with open(os.path.join(here, os.path.basename(path)), "w", encoding="utf-8") as f:
+            f.write(rewrite_tf(source, path, revision))
+    print(f"wrote {len(TF_FILES)} files to {os.path.normpath(here)}")
+
+
 def main(checkout: str) -> None:
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "keras_suite")
     for path in FILES:
@@ -136,6 +198,9 @@ def main(checkout: str) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) == 3 and sys.argv[1] == "--tf":
+        main_tf(sys.argv[2])
+    elif len(sys.argv) == 2:
+        main(sys.argv[1])
+    else:
         raise SystemExit(__doc__)
-    main(sys.argv[1])

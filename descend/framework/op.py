@@ -73,10 +73,12 @@ class Op:
         params = list(inspect.signature(forward).parameters.values())
         if any(p.kind is p.VAR_POSITIONAL for p in params):
             self.num_inputs = None
+            self.input_names = ()
         else:
-            self.num_inputs = sum(
-                1 for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty
+            self.input_names = tuple(
+                p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty
             )
+            self.num_inputs = len(self.input_names)
         self.attr_names = tuple(
             p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is not p.empty
         )
@@ -110,6 +112,12 @@ class Op:
     def __call__(self, *args, **attrs):
         attrs.pop("name", None)  # TF's ``name=`` of every op: an eager op has no name, so it is accepted and unused
         n = self.num_inputs
+        if n is not None and len(args) < n and any(k in attrs for k in self.input_names[len(args):]):
+            # tensor inputs passed by keyword, as TF's ops take them (``segment_sum(data=x, segment_ids=ids)``)
+            missing = [k for k in self.input_names[len(args):] if k not in attrs]
+            if missing:
+                raise TypeError(f"{self.name}() missing tensor argument(s): {', '.join(missing)}")
+            args = tuple(args) + tuple(attrs.pop(k) for k in self.input_names[len(args):])
         if n is not None and len(args) != n:
             if len(args) < n:
                 raise TypeError(f"{self.name}() takes {n} tensor argument(s); received {len(args)}")

@@ -60,9 +60,12 @@ class ArrayLike:
     def ndim(self) -> int:
         return self._value.ndim
 
-    def get_shape(self) -> tuple:
-        """The shape (TF's older spelling of :attr:`shape`)."""
-        return self._value.shape
+    def get_shape(self):
+        """The shape as a ``TensorShape``, as TF's (``.shape`` is the tuple); it equals the tuple and the list of
+        the dimensions."""
+        from .tensor_shape import TensorShape
+
+        return TensorShape(self.shape)
 
     @property
     def size(self) -> int:
@@ -214,9 +217,16 @@ def _python_to_array(value, dtype):
     arr = xp.asarray(value)
     k = arr.dtype.kind
     if k == "f":
-        return arr.astype(backend.floatx(), copy=False)
+        # Python floats (float64 to NumPy) become floatx; a list of NumPy float16/float32 scalars keeps their
+        # dtype, as TF's conversion does
+        return arr.astype(backend.floatx(), copy=False) if arr.dtype == np.float64 else arr
     if k in "iu":
-        return arr.astype(backend.int32, copy=False)
+        # TF's rule: int32, or int64 for values int32 cannot hold (a silent wrap would change them)
+        if arr.size == 0 or (arr.min() >= -(2 ** 31) and arr.max() < 2 ** 31):
+            return arr.astype(backend.int32, copy=False)
+        if k == "u":  # NumPy's uint64: above int64's range
+            raise ValueError(f"Cannot convert {value!r} to a Tensor: an integer exceeds int64's range")
+        return arr.astype(np.int64, copy=False)
     if k == "U" or k == "S":
         return string_array(value)  # the Python value: NumPy would have made a mixed list's numbers text
     if k == "O":
@@ -233,7 +243,7 @@ def to_array(value, dtype=None) -> np.ndarray:
 
     Tensors and Variables must already have ``dtype``; NumPy values are cast
     to it; Python values are converted TensorFlow style (floats to floatx,
-    ints to int32).
+    ints to int32, or int64 where a value does not fit int32).
     """
     v = getattr(value, "_value", None)
     if v is not None and isinstance(value, ArrayLike):  # a Tensor or a Variable
@@ -260,7 +270,7 @@ def constant(value, dtype=None, shape=None, name=None) -> Tensor:
     Args:
         value: a Python scalar, nested list, NumPy array or Tensor.
         dtype: the result's dtype; Python floats default to float32 and ints
-            to int32, NumPy arrays keep theirs.
+            to int32 (int64 where a value does not fit int32, as TF), NumPy arrays keep theirs.
         shape: optional shape to broadcast a scalar to (or reshape to).
         name: TF's op name; accepted and unused, as by TF's eager tensors.
     """

@@ -258,21 +258,38 @@ def _(g, ans, params, indices, axis=0, batch_dims=0):
 def unsorted_segment_sum(data, segment_ids, num_segments=None):
     """``out[k] = sum of data[i] with segment_ids[i] == k`` for k < num_segments."""
     ids = _index_array(segment_ids)
+    if data.ndim == 0:
+        raise InvalidArgumentError("unsorted_segment_sum: `data` must be at least rank 1; received a scalar")
     if data.shape[: ids.ndim] != ids.shape:
         raise InvalidArgumentError(
             f"unsorted_segment_sum: segment_ids shape {ids.shape} must be a prefix of data shape {data.shape}"
         )
     n = check_number(num_segments, "num_segments", low=0, integer=True)
+    rest = data.shape[ids.ndim:]
+    keep = ids >= 0
+    if not keep.all():  # a negative id drops its entry, as TF's unsorted segment ops
+        ids, data = ids[keep], data[keep]
     check_index_range(ids, n, "unsorted_segment_sum", name="segment_ids")
-    out = np.zeros((n,) + data.shape[ids.ndim:], data.dtype)
+    out = np.zeros((n,) + rest, data.dtype)
     if not _native.segment_sum(out, ids.reshape(-1), data):  # a parallel kernel, same order of additions
         np.add.at(out, ids, data)
     return out
 
 
+def segment_rows(params, segment_ids, fill=0):
+    """``gather(params, segment_ids)`` where a negative id (an entry an unsorted segment op dropped) gives a row of
+    ``fill``: the VJPs of the unsorted segment ops use it."""
+    ids = _index_array(segment_ids.numpy() if isinstance(segment_ids, Tensor) else segment_ids)
+    if not ids.size or ids.min() >= 0:
+        return gather(params, segment_ids)
+    params = params if isinstance(params, Tensor) else Tensor(np.asarray(params))
+    pad = Tensor(np.full((1,) + tuple(params.shape[1:]), fill, backend.np_dtype(params.dtype)))
+    return gather(concat([params, pad], axis=0), Tensor(np.where(ids < 0, params.shape[0], ids)))
+
+
 @unsorted_segment_sum.defvjp
 def _(g, ans, data, segment_ids, num_segments=None):
-    return gather(g, segment_ids), None
+    return segment_rows(g, segment_ids), None
 
 
 @defop

@@ -14,7 +14,7 @@ from .. import backend
 from .._native import blas
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, convert_to_tensor
 from ._util import normalize_axis
 from .array_ops import broadcast_to, reshape
 from .core_ops import _grad_to_input, _keep_shape, reduce_sum, unbroadcast
@@ -714,18 +714,70 @@ def _(g, ans, *operands, equation=""):
     return tuple(grads)
 
 
-def einsum(equation: str, *inputs):
-    """Einstein summation, e.g. ``einsum("ij,jk->ik", a, b)`` (explicit output, no ellipsis).
+def _expand_einsum(equation: str, inputs: list):
+    """``equation`` in the form the op takes: explicit output, no spaces, each ``...`` replaced by letters of its
+    own (upper case ones the equation does not use), and ``inputs`` with their ``...`` axes broadcast against each
+    other (so that a letter has one size everywhere, and the gradient of a broadcast axis sums back through
+    ``broadcast_to``). The implicit output is NumPy's and TF's: the broadcast axes, then the letters that appear
+    once, in alphabetical order."""
+    eq = equation.replace(" ", "")
+    lhs, arrow, out = eq.partition("->")
+    subs = lhs.split(",")
+    if len(subs) != len(inputs):
+        raise ValueError(f"einsum: equation {equation!r} names {len(subs)} operands; received {len(inputs)}")
+    if any(s.count("...") > 1 or "." in s.replace("...", "") for s in subs + [out]):
+        raise ValueError(f"einsum: each operand and the output may hold one ellipsis ('...'), and '.' only in one. "
+                         f"Received: {equation!r}")
+    if not arrow:
+        letters = "".join(subs).replace(".", "")
+        out = ("..." if "..." in lhs else "") + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    if "..." not in lhs + "," + out:
+        return ",".join(subs) + "->" + out, inputs
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in eq]
+    ranks = [x.ndim - (len(s) - 3) if "..." in s else 0 for s, x in zip(subs, inputs)]
+    if any(r < 0 for r in ranks):
+        raise ValueError(f"einsum: an operand has fewer axes than its subscripts in {equation!r}; received shapes "
+                         f"{[tuple(x.shape) for x in inputs]}")
+    batch = max(ranks)
+    if batch > len(free):
+        raise ValueError(f"einsum: {batch} broadcast axes under '...' are more than this equation has letters for")
+    try:
+        shape = np.broadcast_shapes(*[tuple(x.shape[s.index("..."):s.index("...") + r])
+                                      for s, x, r in zip(subs, inputs, ranks) if "..." in s])
+    except ValueError:
+        raise ValueError(f"einsum: the axes under '...' do not broadcast in {equation!r}; received shapes "
+                         f"{[tuple(x.shape) for x in inputs]}") from None
+    if batch and "..." not in out:
+        raise ValueError(f"einsum: the output of {equation!r} needs '...' for the broadcast axes of shape {shape}")
+    names = "".join(free[:batch])
+    for i, (s, x, r) in enumerate(zip(subs, inputs, ranks)):
+        if "..." in s:
+            p = s.index("...")
+            target = tuple(x.shape[:p]) + shape[batch - r:] + tuple(x.shape[p + r:])
+            if tuple(x.shape) != target:
+                inputs[i] = broadcast_to(x, shape=target)
+            subs[i] = s.replace("...", names[batch - r:])
+    return ",".join(subs) + "->" + out.replace("...", names), inputs
+
+
+def einsum(equation: str, *inputs, name=None, optimize=None):
+    """Einstein summation, e.g. ``einsum("ij,jk->ik", a, b)``, ``einsum("...ij,...jk->...ik", a, b)`` (batch axes
+    under ``...`` broadcast against each other) or ``einsum("ab,b", a, b)`` (the implicit output: the letters that
+    appear once, in alphabetical order, after the ``...`` axes).
 
     An index repeated within one operand takes that operand's diagonal first (``einsum("ii->i", a)`` is
-    the diagonal, ``einsum("ii->", a)`` the trace), as NumPy and TensorFlow.
+    the diagonal, ``einsum("ii->", a)`` the trace), as NumPy and TensorFlow. ``optimize`` (TF's contraction
+    order) changes nothing: NumPy's einsum picks its own.
     """
-    eq = equation.replace(" ", "")
-    if "->" not in eq or "..." in eq:
-        return _einsum(*inputs, equation=equation)  # the op reports what it does not support
+    inputs = [convert_to_tensor(x) for x in inputs]
+    try:
+        equation, inputs = _expand_einsum(equation, inputs)
+    except ValueError as e:
+        raise InvalidArgumentError(str(e)) from None
+    eq = equation
     lhs, out = eq.split("->")
     subs = lhs.split(",")
-    if len(subs) != len(inputs) or all(len(set(sub)) == len(sub) for sub in subs):
+    if all(len(set(sub)) == len(sub) for sub in subs):
         return _einsum(*inputs, equation=equation)
     inputs = list(inputs)
     for i, sub in enumerate(subs):

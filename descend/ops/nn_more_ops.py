@@ -11,6 +11,7 @@ Example:
 
 from __future__ import annotations
 
+from ..errors import InvalidArgumentError
 from ..framework.tensor import convert_to_tensor
 from . import array_ops, math_ops, nn_ops
 from .conv_more_ops import conv3d
@@ -28,11 +29,23 @@ def _t(x):
 
 def bias_add(value, bias, data_format=None, name=None):
     """``value + bias`` with ``bias`` (1-D) on the channel axis: the last, or axis 1 with a ``"NC..."``
-    data format (``tf.nn.bias_add``)."""
+    data format (``tf.nn.bias_add``).
+
+    Raises:
+        InvalidArgumentError: (a ValueError) as TF: ``value`` of rank below 2, ``bias`` not 1-D, or ``bias`` not
+            as long as the channel axis (no broadcasting).
+    """
     x, b = _t(value), _t(bias)
+    if x.ndim < 2:
+        raise InvalidArgumentError(f"bias_add: `value` must be at least 2-D. Received shape {tuple(x.shape)}")
     if b.ndim != 1:
-        raise ValueError(f"bias_add: `bias` must be 1-D. Received shape {tuple(b.shape)}")
-    if data_format is not None and data_format.startswith("NC") and x.ndim > 2:
+        raise InvalidArgumentError(f"bias_add: `bias` must be 1-D. Received shape {tuple(b.shape)}")
+    channels_first = data_format is not None and data_format.startswith("NC") and x.ndim > 2
+    channels = x.shape[1] if channels_first else x.shape[-1]
+    if b.shape[0] != channels:
+        raise InvalidArgumentError(f"bias_add: `bias` must have one entry per channel of `value`: expected "
+                                   f"{channels} (from `value` of shape {tuple(x.shape)}), received {b.shape[0]}")
+    if channels_first:
         b = array_ops.reshape(b, shape=(-1,) + (1,) * (x.ndim - 2))
     return math_ops.add(x, b)
 

@@ -386,6 +386,8 @@ swish = silu
 @defop("softmax")
 def _softmax(logits, axis=-1):
     _require_float("softmax", logits)
+    if logits.size == 0:  # no row to normalise (TF: an empty result of the input's shape)
+        return np.empty_like(logits)
     # exp(x - max) / sum(exp(x - max)): the largest term is exp(0) = 1
     e = np.exp(logits - np.max(logits, axis=axis, keepdims=True))
     return e / np.sum(e, axis=axis, keepdims=True)
@@ -403,7 +405,7 @@ def softmax(logits: TensorLike, axis: int = -1, name=None) -> Tensor:
     The row maximum is subtracted first, so large logits do not overflow.
 
     Args:
-        logits: a non-empty float Tensor.
+        logits: a float Tensor (an empty one gives an empty result, as TF).
         axis: the class axis (``None`` means -1, as TF).
 
     Returns:
@@ -414,6 +416,8 @@ def softmax(logits: TensorLike, axis: int = -1, name=None) -> Tensor:
 
 
 def _log_softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
+    if x.size == 0:  # no row (or no class): nothing to normalise, as TF
+        return np.empty_like(x)
     shifted = x - np.max(x, axis=axis, keepdims=True)
     return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
 
@@ -437,7 +441,7 @@ def log_softmax(logits: TensorLike, axis: int = -1, name=None) -> Tensor:
     Computed with the log-sum-exp trick, so it is finite for large logits.
 
     Args:
-        logits: a non-empty float Tensor.
+        logits: a float Tensor (an empty one gives an empty result, as TF).
         axis: the class axis (``None`` means -1, as TF).
 
     Returns:

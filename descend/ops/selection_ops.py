@@ -15,7 +15,7 @@ from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
 from ._util import normalize_axis
-from .array_ops import gather, unsorted_segment_sum
+from .array_ops import gather, segment_rows, unsorted_segment_sum
 from .math_ops import cast, cumsum, divide, equal, maximum, multiply, where, zeros_like
 
 __all__ = [
@@ -211,14 +211,17 @@ def _extremum_forward(name, ufunc, fill):
     def forward(data, segment_ids, num_segments=None):
         ids = np.asarray(segment_ids)
         n = int(num_segments)
+        if data.ndim == 0:
+            raise InvalidArgumentError(f"{name}: `data` must be at least rank 1; received a scalar")
         if data.shape[:ids.ndim] != ids.shape:
             raise InvalidArgumentError(f"{name}: segment_ids shape {ids.shape} must be a prefix of data shape "
                                        f"{data.shape}")
-        if ids.size and (ids.min() < 0 or ids.max() >= n):
-            raise InvalidArgumentError(f"{name}: segment_ids must be in [0, {n}). Received: min {ids.min()}, "
-                                       f"max {ids.max()}")
+        if ids.size and ids.max() >= n:
+            raise InvalidArgumentError(f"{name}: segment_ids must be < num_segments = {n}. Received: max "
+                                       f"{ids.max()}")
         out = np.full((n,) + data.shape[ids.ndim:], fill(data.dtype), data.dtype)
-        ufunc.at(out, ids, data)
+        keep = ids >= 0  # a negative id drops its entry, as TF's unsorted segment ops
+        ufunc.at(out, ids[keep], data[keep])
         return out
 
     return forward
@@ -234,11 +237,12 @@ def _highest(dtype):
 
 def _extremum_vjp(g, ans, data, segment_ids, num_segments=None):
     # the gradient of each segment goes to the entries equal to its extremum, shared among ties
-    picked = gather(ans, segment_ids)
+    # (an entry a negative id dropped meets NaN, equal to nothing, and gets no share)
+    picked = segment_rows(ans, segment_ids, fill=np.nan) if data.dtype.is_floating else gather(ans, segment_ids)
     chosen = cast(equal(data, picked), data.dtype)
     count = unsorted_segment_sum(chosen, segment_ids, num_segments=num_segments)
     share = divide(g, maximum(count, 1.0))
-    return multiply(chosen, gather(share, segment_ids)), None
+    return multiply(chosen, segment_rows(share, segment_ids)), None
 
 
 unsorted_segment_max = defop("unsorted_segment_max")(_extremum_forward("unsorted_segment_max", np.maximum, _lowest))
@@ -253,8 +257,9 @@ unsorted_segment_min.defvjp(_extremum_vjp)
 
 def _counts(data, segment_ids, num_segments):
     ids = _segment_ids(segment_ids, "unsorted_segment_mean")
-    counts = np.bincount(ids.reshape(-1), minlength=int(num_segments))[:int(num_segments)]
     shape = (int(num_segments),) + (1,) * (data.ndim - ids.ndim)
+    ids = ids[ids >= 0]  # a negative id drops its entry
+    counts = np.bincount(ids.reshape(-1), minlength=int(num_segments))[:int(num_segments)]
     return np.maximum(counts, 1).reshape(shape).astype(data.dtype.dtype)
 
 

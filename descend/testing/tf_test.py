@@ -12,6 +12,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unittest
 
@@ -39,28 +40,52 @@ class TestCase(unittest.TestCase):
         """The NumPy values of ``tensors`` (a structure of tensors)."""
         return nest.map_structure(lambda t: _numpy(t) if isinstance(t, Tensor) else t, tensors)
 
-    def _pairs(self, a, b, msg):
-        if nest.is_nested(a) or nest.is_nested(b):
-            nest.assert_same_structure(a, b, check_types=False)
-            return list(zip(nest.flatten(a), nest.flatten(b)))
-        return [(a, b)]
-
     def assertAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):  # noqa: N802 - TF's names
-        """Every element of ``a`` within ``atol + rtol * |b|`` of ``b`` (NaNs in the same places)."""
-        for x, y in self._pairs(a, b, msg):
-            x, y = _numpy(x), _numpy(y)
-            self.assertEqual(x.shape, y.shape, msg or f"shapes differ: {x.shape} and {y.shape}")
-            np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, err_msg=msg or "", equal_nan=True)
+        """Every element of ``a`` within ``atol + rtol * |b|`` of ``b`` (NaNs in the same places). As TF's: dicts
+        compare key by key; lists and tuples compare as one array where both convert to one (``[[[-1.]]]`` against
+        a tuple of one 1x1 Jacobian), else item by item."""
+        if isinstance(a, dict) or isinstance(b, dict):
+            self.assertIsInstance(a, dict, msg)
+            self.assertIsInstance(b, dict, msg)
+            self.assertEqual(set(a), set(b), msg or "the dicts have different keys")
+            for key in a:
+                self.assertAllClose(a[key], b[key], rtol=rtol, atol=atol, msg=msg)
+            return
+        if isinstance(a, (list, tuple)) or isinstance(b, (list, tuple)):
+            try:
+                x, y = self._array(a), self._array(b)
+            except (ValueError, TypeError):
+                self.assertEqual(len(a), len(b), msg or f"lengths differ: {len(a)} and {len(b)}")
+                for u, v in zip(a, b):
+                    self.assertAllClose(u, v, rtol=rtol, atol=atol, msg=msg)
+                return
+            return self._close(x, y, rtol, atol, msg)
+        self._close(_numpy(a), _numpy(b), rtol, atol, msg)
+
+    @staticmethod
+    def _array(x):
+        """``x`` as one numeric array (ValueError for ragged or non-numeric structures)."""
+        if isinstance(x, (list, tuple)):
+            x = [_numpy(v) if isinstance(v, Tensor) else v for v in x]
+        out = np.asarray(x)
+        if out.dtype == object:
+            raise ValueError("not one numeric array")
+        return out
+
+    def _close(self, x, y, rtol, atol, msg):
+        self.assertEqual(x.shape, y.shape, msg or f"shapes differ: {x.shape} and {y.shape}")
+        np.testing.assert_allclose(x, y, rtol=rtol, atol=atol, err_msg=msg or "", equal_nan=True)
 
     def assertAllCloseAccordingToType(self, a, b, rtol=1e-6, atol=1e-6, float_rtol=1e-6, float_atol=1e-6,  # noqa: N802
                                       half_rtol=1e-3, half_atol=1e-3, bfloat16_rtol=1e-2, bfloat16_atol=1e-2,
                                       msg=None):
-        """:meth:`assertAllClose` with the tolerance of the values' dtype (float16 looser, float32 TF's)."""
-        dtype = _numpy(a).dtype
-        if dtype == np.float16:
-            rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
-        elif dtype == np.float32:
+        """:meth:`assertAllClose` with the tolerance of the values' dtypes, as TF's: float32 (in either) at least
+        ``float_*``, else float16 (in either) at least ``half_*``."""
+        dtypes = {_numpy(a).dtype, _numpy(b).dtype}
+        if dtypes & {np.dtype(np.float32), np.dtype(np.complex64)}:
             rtol, atol = max(rtol, float_rtol), max(atol, float_atol)
+        elif np.dtype(np.float16) in dtypes:
+            rtol, atol = max(rtol, half_rtol), max(atol, half_atol)
         self.assertAllClose(a, b, rtol=rtol, atol=atol, msg=msg)
 
     def assertNotAllClose(self, a, b, rtol=1e-6, atol=1e-6, msg=None):  # noqa: N802
@@ -69,6 +94,14 @@ class TestCase(unittest.TestCase):
         except AssertionError:
             return
         raise AssertionError(msg or "the two values are all close")
+
+    @contextlib.contextmanager
+    def cached_session(self, graph=None, config=None, use_gpu=True, force_gpu=False):
+        """TF's session context, as TF 2 gives it where it executes eagerly: no graph, and a session whose ``run``
+        evaluates what it is given (descend has no graph mode, so the arguments change nothing)."""
+        yield _EagerSession(self)
+
+    session = cached_session
 
     def assertAllEqual(self, a, b, msg=None):  # noqa: N802
         x, y = _numpy(a), _numpy(b)
@@ -148,6 +181,20 @@ class TestCase(unittest.TestCase):
         return self.assertRaisesWithPredicateMatch(InvalidArgumentError, expected_err_re_or_predicate)
 
 
+class _EagerSession:
+    """What :meth:`TestCase.cached_session` yields: ``run(fetches)`` is ``evaluate(fetches)``; there are no
+    placeholders to feed."""
+
+    def __init__(self, case):
+        self._case = case
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if feed_dict:
+            raise RuntimeError("session.run: feed_dict needs graph mode (placeholders), and descend executes "
+                               "eagerly; here run(t) is t.numpy()")
+        return self._case.evaluate(fetches)
+
+
 class _RaisesMatching:
     def __init__(self, case, exception_type, predicate):
         self._case, self._type, self._predicate = case, exception_type, predicate
@@ -178,7 +225,8 @@ def compute_gradient(f, x, delta=None):
         raise ValueError(f"compute_gradient: `x` must be a list or tuple of values (the arguments of `f`), not a "
                          f"{type(x).__name__}")
     delta = 1.0 / 1024 if delta is None else float(delta)
-    xs = [np.array(_numpy(convert_to_tensor(v)), copy=True) for v in x]
+    # C order: the perturbation below writes through a flat view, which a Fortran-ordered copy would not give
+    xs = [np.array(_numpy(convert_to_tensor(v)), copy=True, order="C") for v in x]
     y0 = _numpy(f(*[convert_to_tensor(v) for v in xs]))
     theoretical, numerical = [], []
     for i, xi in enumerate(xs):

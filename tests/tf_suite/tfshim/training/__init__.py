@@ -1,0 +1,1 @@
+"""TensorFlow's ``tensorflow.python.training`` modules over descend (see tfshim/__init__.py)."""
