@@ -535,7 +535,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False):
 @reduce_mean.defvjp
 def _(g, ans, x, axis=None, keepdims=False):
     axes = normalize_axis(axis, x.ndim)
-    n = int(np.prod([x.shape[a] for a in axes]))
+    n = math.prod([x.shape[a] for a in axes])
     return divide(_grad_to_input(g, x, axis, keepdims), float(max(n, 1)))
 
 
