@@ -690,8 +690,10 @@ class _Builder:
             pair = EinsumAsMatmul.of(node.attrs.get("equation", ""), metas[0][0], metas[1][0], metas[0][1],
                                      metas[1][1])
             if pair is not None:
-                f = self.glob(pair, "E")
-                self.lines.append(f"{self.local(out)} = {f}({', '.join(self.expr(r) for r in node.inputs)})")
+                f = self.glob(pair.into, "E")
+                scratch = ", ".join(self.glob(arr, "B") for arr in pair.buffers(out.dtype))
+                args = ", ".join(self.expr(r) for r in node.inputs)
+                self.lines.append(f"{f}({args}, {scratch}, {self.buffer(out)})")
                 return True
         eq = self.glob(node.attrs.get("equation", ""), "L")
         args = ", ".join(self.expr(r) for r in node.inputs)

@@ -739,6 +739,30 @@ class EinsumAsMatmul:
         out = np.transpose(blas.matmul(x, y).reshape(self.shape_c), self.perm_out)
         return out if out.flags.c_contiguous else out.copy()  # (np.ascontiguousarray would make a scalar 1-D)
 
+    def buffers(self, dtype) -> tuple:
+        """The arrays :meth:`into` copies the operands and writes the product into (a compiled plan's, made once)."""
+        return (np.empty(self.shape_a, dtype), np.empty(self.shape_b, dtype),
+                np.empty(self.shape_a[:-1] + self.shape_b[-1:], dtype))
+
+    def into(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray, c: np.ndarray,
+             out: np.ndarray) -> None:
+        """:meth:`__call__`'s result written into the C-contiguous ``out``, through the arrays of :meth:`buffers`:
+        the same copies and the same product (the same bits), with no array allocated."""
+        # (an operand already in order and contiguous is used as it is, as np.ascontiguousarray leaves it)
+        if self.perm_a == tuple(range(a.ndim)) and a.flags.c_contiguous:
+            x = a.reshape(self.shape_a)
+        else:
+            np.copyto(x.reshape(tuple(a.shape[p] for p in self.perm_a)), np.transpose(a, self.perm_a))
+        if self.perm_b == tuple(range(b.ndim)) and b.flags.c_contiguous:
+            y = b.reshape(self.shape_b)
+        else:
+            np.copyto(y.reshape(tuple(b.shape[p] for p in self.perm_b)), np.transpose(b, self.perm_b))
+        if self.perm_out == tuple(range(len(self.perm_out))):
+            blas.matmul(x, y, out=out.reshape(c.shape))
+            return
+        blas.matmul(x, y, out=c)
+        np.copyto(out, np.transpose(c.reshape(self.shape_c), self.perm_out))
+
 
 _einsum_pairs: dict = {}  # (equation, shapes, dtypes) -> EinsumAsMatmul or None
 
