@@ -86,6 +86,11 @@ def _both(fn, *args):
 _rng = np.random.default_rng(3)
 _X4 = _rng.standard_normal((2, 7, 6, 3)).astype(np.float32)
 _COLS = _rng.standard_normal((2, 3, 3, 2, 3, 3)).astype(np.float32)
+#: pooling windows (N, OH, OW, kh, kw, C) with ties, NaNs and -inf: the first maximum of each is argmax's
+_TIES = _rng.integers(-2, 2, (2, 3, 4, 2, 3, 5)).astype(np.float32)
+_TIES[0, 0, 0, 1, 2, 0] = _TIES[0, 0, 0, 0, 1, 0] = np.nan
+_TIES[1, 2, 3, :, :, 4] = -np.inf
+_TIES[1, 0, 0, 0, 0, 1] = np.nan
 
 
 @pytest.mark.parametrize("fn,args", [
@@ -99,13 +104,46 @@ _COLS = _rng.standard_normal((2, 3, 3, 2, 3, 3)).astype(np.float32)
                                       pads=((1, 0), (2, 1)), pad_value=-1.5), (_X4,)),
     (lambda c: ds.ops.conv_ops.col2im(c * 1.0, shape=(2, 6, 7, 3), ksize=(2, 3), strides=(2, 2), dilations=(1, 1),
                                       pads=((0, 1), (1, 1))), (_COLS,)),
+    (lambda c: ds.ops.conv_ops.col2im(c * 1.0, shape=(2, 9, 8, 3), ksize=(2, 3), strides=(1, 2), dilations=(2, 1),
+                                      pads=((1, 1), (0, 0))), (_COLS,)),
+    (lambda p: ds.ops.conv_ops.window_first_max(p * 1.0), (_TIES,)),
+    (lambda p: ds.ops.conv_ops.window_first_max(p * 1.0), (_TIES.astype(np.float64),)),
+    (lambda x: ds.einsum("abc,cde->abde", x[0] * 1.0, x[1, :3, :3, :2]), (_X4,)),
+    (lambda x: ds.einsum("aecd,abcd->acbe", x * 1.0, x), (_X4,)),
+    (lambda x: ds.einsum("ij,kj->ki", x * 1.0, x), (_X4[0, :, :, 0].astype(np.float64),)),
+    (lambda x: ds.einsum("i,i->", x * 1.0, x), (_X4[0, 0, :, 0],)),
+    (lambda x: ds.einsum("ij,kj->ik", x * 1.0, x[:1]), (_X4[0, :, :, 0],)),
+    (lambda x: ds.einsum("ij,kl->ik", x * 1.0, x), (_X4[0, :, :, 0],)),
 ], ids=["concat", "split", "getitem_view", "getitem_array", "gather_axis1", "einsum", "im2col_padded",
-        "col2im_padded"])
+        "col2im_padded", "col2im_dilated_overlapping", "window_first_max_ties_nan", "window_first_max_float64",
+        "einsum_dense_projection", "einsum_attention_scores", "einsum_2d_transposed_out", "einsum_dot",
+        "einsum_broadcast_row", "einsum_summed_in_one_operand"])
 def test_a_lowered_array_op_gives_the_ops_bits(fn, args):
     eager, out = _both(fn, *args)
     for a, b in zip(eager if isinstance(eager, list) else [eager], out if isinstance(out, list) else [out]):
-        assert a.shape == b.shape
-        np.testing.assert_array_equal(np.asarray(b), np.asarray(a))
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert b.tobytes() == a.tobytes()  # bit for bit (NaNs and signed zeros included)
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("abc,cde->abde", [(2, 5, 8), (8, 3, 4)]),
+    ("aecd,abcd->acbe", [(2, 6, 3, 4), (2, 5, 3, 4)]),
+    ("acbe,aecd->abcd", [(2, 3, 5, 6), (2, 6, 3, 4)]),
+    ("ij,jk->ki", [(4, 5), (5, 3)]),
+    ("i,i->", [(7,), (7,)]),
+    ("bij,bkj->bik", [(3, 4, 5), (3, 6, 5)]),
+    ("ij,kl->ik", [(3, 4), (5, 6)]),
+    ("ij,kj->ikj", [(3, 4), (1, 4)]),
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_einsum_of_two_operands_is_numpys_sum_within_rounding(equation, shapes, dtype):
+    rng = np.random.default_rng(5)
+    ops = [rng.standard_normal(s).astype(dtype) for s in shapes]
+    got = ds.einsum(equation, *[ds.constant(o) for o in ops]).numpy()
+    want = np.einsum(equation, *[o.astype(np.float64) for o in ops])
+    assert got.dtype == dtype and got.shape == want.shape and got.flags.c_contiguous
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-5)
 
 
 def test_the_parts_of_a_split_variable_are_copies_of_each_call(monkeypatch):

@@ -336,6 +336,11 @@ class Backend:
         """``(pick, gradient)`` row kernels of sparse softmax cross-entropy (see the module docstring)."""
         raise NotImplementedError
 
+    def windows(self):
+        """``(patches, first_max, add_patches)`` kernels of convolution and pooling windows (exact copies and the
+        eager ops' sums: :func:`descend._native.loops.windows`)."""
+        raise NotImplementedError
+
 
 _default: Backend | None = None
 _default_lock = threading.Lock()

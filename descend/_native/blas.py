@@ -449,7 +449,7 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     faster: :func:`way`) as one call on OpenBLAS's own threads (see the module docstring)."""
     libs = _pools if _pools is not None else pools()
     if libs:
-        main = threading.current_thread() is _main
+        main = threading.get_ident() == _main.ident  # (current_thread() is _main, without its Python call)
         if main:
             _take_over(libs)
         if _found is not None and a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM:
@@ -631,13 +631,17 @@ def clear_reuse() -> None:
         _reuse_bytes = 0
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.matmul(a, b)`` on one BLAS thread (a large product as its blocks), into a reused output when one is free
-    (see the module docs); 2-D products run through :func:`matmul_into`."""
+def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.matmul(a, b)`` on one BLAS thread (a large product as its blocks), into ``out`` when given (the same
+    bits), else into a reused output when one is free (see the module docs); 2-D products run through
+    :func:`matmul_into`."""
     if a.ndim == 2 and b.ndim == 2:
-        out = _output((a.shape[0], b.shape[1]), np.result_type(a.dtype, b.dtype))
         if out is None:
-            out = np.empty((a.shape[0], b.shape[1]), np.result_type(a.dtype, b.dtype))
+            dtype = a.dtype if a.dtype is b.dtype else np.result_type(a.dtype, b.dtype)
+            shape = (a.shape[0], b.shape[1])
+            out = _output(shape, dtype)
+            if out is None:
+                out = np.empty(shape, dtype)
         matmul_into(a, b, out)
         return out
     libs = _pools if _pools is not None else pools()
@@ -646,5 +650,6 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
             _take_over(libs)
         else:
             with _count_lock:
-                return np.matmul(a, b)
+                return np.matmul(a, b, out=out)
+    return np.matmul(a, b, out=out)
     return np.matmul(a, b)

@@ -621,6 +621,11 @@ class NumbaCPU(Backend):
 
         return softmax_cross_entropy()
 
+    def windows(self):
+        from .loops import windows
+
+        return windows()
+
     def find_nonfinite(self, arrays: list) -> int | None:
         """Index of the first array holding a NaN or Inf, -1 when none does; None when
         this check cannot take these arrays (the caller checks with NumPy)."""

@@ -22,6 +22,12 @@ cross-entropy and its gradient (picking the label's logit, and
 computes the exponentials, logarithms and sums with NumPy's ufuncs, as the
 eager op does, so the whole gives the eager bits.
 
+:func:`windows` gives the window kernels of convolution and pooling: the
+patches of an image (``im2col``'s copy), the one-hot of each window's first
+maximum (``window_first_max``), and the sum of patches back into an image
+(``col2im``'s adds, in the eager op's order): each one pass in place of one
+NumPy call per window offset.
+
 Example:
     >>> import numpy as np
     >>> from descend._native.backend import LoopSpec
@@ -44,7 +50,7 @@ from .. import _native
 from . import modules
 from .backend import LoopSpec
 
-__all__ = ["CODEGEN_VERSION", "compile_loop", "loop_source", "softmax_cross_entropy"]
+__all__ = ["CODEGEN_VERSION", "compile_loop", "loop_source", "softmax_cross_entropy", "windows"]
 
 #: bump when the generated module changes meaning (it is part of the cache key)
 CODEGEN_VERSION = 1
@@ -154,3 +160,101 @@ def _build_xent():
 def available() -> bool:
     """Whether fused loops can run here (numba present and descend's kernels enabled)."""
     return _native.enabled()
+
+
+_WINDOWS: list = []
+
+
+def windows():
+    """``(patches, first_max, add_patches)``, exact window kernels of convolution and pooling over NHWC arrays, the
+    windows' offsets ``(a, b)`` at rows ``i * sh + a * dh`` and columns ``j * sw + b * dw`` of the image:
+
+    ``patches(x, out, sh, sw, dh, dw)``: ``out[n, i, j, a, b, c] = x[n, i*sh + a*dh, j*sw + b*dw, c]`` (``im2col`` of an
+    already padded ``x``); ``first_max(patches, out)``: ``out`` (the shape of ``patches``) is 1 at the first maximum
+    of each window and channel in row-major order (``np.argmax``'s: the first NaN, else the first largest), 0
+    elsewhere (``window_first_max``); ``add_patches(cols, acc, sh, sw, dh, dw)``: ``acc`` (a padded image) zeroed,
+    then ``cols[:, :, :, a, b, :]`` added into its windows, each element's terms offset by offset, ``a`` then ``b`` in
+    order, as ``col2im``'s adds reach it (the eager op's order: the same bits)."""
+    if not _WINDOWS:
+        with _lock:
+            if not _WINDOWS:
+                _WINDOWS.extend(_build_windows())
+    return tuple(_WINDOWS)
+
+
+def _build_windows():
+    import numba
+    import numpy as np
+
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def patches(x, out, sh, sw, dh, dw):
+        n, oh, ow, kh, kw, c = out.shape
+        for q in range(n):
+            for i in range(oh):
+                for j in range(ow):
+                    for a in range(kh):
+                        r = i * sh + a * dh
+                        for b in range(kw):
+                            s = j * sw + b * dw
+                            for ch in range(c):
+                                out[q, i, j, a, b, ch] = x[q, r, s, ch]
+
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def first_max(windows, out):
+        n, oh, ow, kh, kw, c = windows.shape
+        best = np.empty(c, windows.dtype)
+        at = np.empty(c, np.int64)
+        for q in range(n):
+            for i in range(oh):
+                for j in range(ow):
+                    for ch in range(c):
+                        best[ch] = windows[q, i, j, 0, 0, ch]
+                        at[ch] = 0
+                    w = 0
+                    for a in range(kh):
+                        for b in range(kw):
+                            if w > 0:
+                                for ch in range(c):
+                                    v = windows[q, i, j, a, b, ch]
+                                    m = best[ch]
+                                    # (after a NaN nothing is larger: argmax keeps the first NaN)
+                                    if m == m and (v > m or v != v):
+                                        best[ch] = v
+                                        at[ch] = w
+                            w += 1
+                    w = 0
+                    for a in range(kh):
+                        for b in range(kw):
+                            for ch in range(c):
+                                out[q, i, j, a, b, ch] = 1 if at[ch] == w else 0
+                            w += 1
+
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def add_patches(cols, acc, sh, sw, dh, dw):
+        # each element of acc once: its terms gathered offset by offset (a, then b, in order) onto a zero, the order
+        # in which col2im's adds reach it
+        n, oh, ow, kh, kw, c = cols.shape
+        _, h, w, _ = acc.shape
+        for q in range(n):
+            for r in range(h):
+                for s in range(w):
+                    for ch in range(c):
+                        acc[q, r, s, ch] = 0
+                    for a in range(kh):
+                        i = r - a * dh
+                        if i < 0 or i % sh:
+                            continue
+                        i //= sh
+                        if i >= oh:
+                            continue
+                        for b in range(kw):
+                            j = s - b * dw
+                            if j < 0 or j % sw:
+                                continue
+                            j //= sw
+                            if j >= ow:
+                                continue
+                            for ch in range(c):
+                                acc[q, r, s, ch] += cols[q, i, j, a, b, ch]
+
+    return patches, first_max, add_patches

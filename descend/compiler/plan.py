@@ -677,11 +677,24 @@ class _Builder:
         return True
 
     def einsum(self, node) -> bool:
-        """``np.einsum`` of two operands (the op's unoptimized sum) into a buffer; more operands run the op."""
+        """Two operands: the op's matrix product (:class:`descend.ops.math_ops.EinsumAsMatmul`, made once for the
+        plan's shapes), or where it does not apply ``np.einsum`` (the op's unoptimized sum) into a buffer; more
+        operands run the op."""
+        from ..ops.math_ops import EinsumAsMatmul
+
         out = node.outputs[0]
         metas = self._metas(node.inputs)
         if not metas or len(node.inputs) > 2 or any(m[1] != out.dtype for m in metas):
             return False
+        if len(metas) == 2:
+            pair = EinsumAsMatmul.of(node.attrs.get("equation", ""), metas[0][0], metas[1][0], metas[0][1],
+                                     metas[1][1])
+            if pair is not None:
+                f = self.glob(pair.into, "E")
+                scratch = ", ".join(self.glob(arr, "B") for arr in pair.buffers(out.dtype))
+                args = ", ".join(self.expr(r) for r in node.inputs)
+                self.lines.append(f"{f}({args}, {scratch}, {self.buffer(out)})")
+                return True
         eq = self.glob(node.attrs.get("equation", ""), "L")
         args = ", ".join(self.expr(r) for r in node.inputs)
         self.lines.append(f"np.einsum({eq}, {args}, out={self.buffer(out)})")
@@ -707,7 +720,11 @@ class _Builder:
             self.lines.append(f"np.copyto({inner}, {src})")
             src = self.glob(padded, "B")
         oh, ow = out.shape[1], out.shape[2]
-        self.buffer(out)
+        b = self.buffer(out)
+        kernels = self.window_kernels(out.dtype)
+        if kernels is not None:  # one pass writing the patches in order
+            self.lines.append(f"{self.glob(kernels[0], 'X')}({src}, {b}, {sh}, {sw}, {dh}, {dw})")
+            return True
         fixed = self.fixed[out]
         for i in range(kh):
             for j in range(kw):
@@ -716,6 +733,29 @@ class _Builder:
                 self.lines.append(f"np.copyto({dst}, {src}[:, {rows.start}:{rows.stop}:{rows.step}, "
                                   f"{cols.start}:{cols.stop}:{cols.step}, :])")
         return True
+
+    def window_kernels(self, dtype):
+        """The backend's exact window kernels (:func:`descend._native.loops.windows`) for arrays of ``dtype``, compiled
+        now, or None (the NumPy calls of the ops then run, one per window offset)."""
+        from .._native import backend as kb
+
+        if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
+            return None
+        if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
+            return None
+        try:
+            kernels = kb.default().windows()
+            x, one = np.zeros((1, 1, 1, 1), dtype), np.zeros((1, 1, 1, 1, 1, 1), dtype)
+            kernels[0](x, one, 1, 1, 1, 1)
+            kernels[1](one, np.zeros_like(one))
+            kernels[2](one, x, 1, 1, 1, 1)
+        except NotImplementedError:
+            return None
+        except Exception as e:  # noqa: BLE001 - the ops' NumPy calls run instead
+            warnings.warn(f"descend.function: cannot compile the window kernels ({type(e).__name__}); the "
+                          "convolution and pooling ops run their NumPy calls", kb.FusedKernelWarning, stacklevel=6)
+            return None
+        return kernels
 
     def window_max(self, node) -> bool:
         """Max pooling's largest value of each window: ``np.max`` over the window axes into a buffer."""
@@ -735,6 +775,10 @@ class _Builder:
             return False
         n, oh, ow, kh, kw, c = metas[0][0]
         b = self.buffer(out)
+        kernels = self.window_kernels(out.dtype)
+        if kernels is not None:
+            self.lines.append(f"{self.glob(kernels[1], 'X')}({self.expr(node.inputs[0])}, {b})")
+            return True
         flat = self.glob(self.fixed[out].reshape(n, oh, ow, kh * kw, c), "W")
         src = self.expr(node.inputs[0])
         self.lines += [f"{b}.fill(0)",
@@ -762,8 +806,12 @@ class _Builder:
         acc = acc if padded else self.fixed[out]
         accn = self.glob(acc, "B") if padded else b
         src = self.expr(cols)
-        self.lines.append(f"{accn}.fill(0)")
-        for i in range(kh):
+        kernels = self.window_kernels(out.dtype)
+        if kernels is not None:
+            self.lines.append(f"{self.glob(kernels[2], 'X')}({src}, {accn}, {sh}, {sw}, {dh}, {dw})")
+        else:
+            self.lines.append(f"{accn}.fill(0)")
+        for i in range(kh if kernels is None else 0):
             for j in range(kw):
                 dst = self.glob(acc[:, _window(i, dh, sh, oh), _window(j, dw, sw, ow), :], "W")
                 self.lines.append(f"np.add({dst}, {src}[:, :, :, {i}, {j}, :], out={dst})")

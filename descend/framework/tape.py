@@ -447,6 +447,9 @@ class GradientTape:
         (``gradient``, as TF) warns with TF's words (its gradient is then None)."""
         flat = nest.flatten(sources)
         for i, s in enumerate(flat):
+            t = type(s)
+            if (t is Variable or t is Tensor) and s._value.dtype.kind in _FLOAT_KINDS:
+                continue  # (the common case, without the checks below)
             if not isinstance(s, ArrayLike):
                 raise TypeError(f"gradient sources must be Tensors or Variables; source {i} is {type(s).__name__}")
             if s.dtype.kind not in _FLOAT_KINDS and integers == "warn" and s.dtype.kind in "iub":

@@ -11,6 +11,8 @@ def normalize_axis(axis, ndim: int):
     """``None`` -> all axes; an int or sequence -> a sorted tuple of non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
+    if type(axis) is int and -ndim <= axis < max(ndim, 1):  # the common case, as check_axis answers it
+        return (axis % ndim if ndim else 0,)
     if hasattr(axis, "_value"):
         axis = axis._value.tolist()
     axes = (axis,) if isinstance(axis, int) or getattr(axis, "ndim", 1) == 0 else tuple(axis)

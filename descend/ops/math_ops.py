@@ -535,7 +535,7 @@ def reduce_mean(input_tensor, axis=None, keepdims=False):
 @reduce_mean.defvjp
 def _(g, ans, x, axis=None, keepdims=False):
     axes = normalize_axis(axis, x.ndim)
-    n = int(np.prod([x.shape[a] for a in axes]))
+    n = math.prod([x.shape[a] for a in axes])
     return divide(_grad_to_input(g, x, axis, keepdims), float(max(n, 1)))
 
 
@@ -687,9 +687,105 @@ def _parse_einsum(equation: str, n: int):
     return ins, out
 
 
+class EinsumAsMatmul:
+    """A two-operand einsum of fixed shapes as one matrix product, as TF's ``Einsum`` computes it: each operand
+    copied, its axes in the order (indices of the output both share, its own indices of the output, the indices
+    summed over), into a contiguous ``(batch, rows, inner)`` / ``(batch, inner, cols)`` array, their product
+    (:func:`descend._native.blas.matmul`: one BLAS call per batch entry, a 2-D product as the ``matmul`` op makes
+    it), and the result's axes put in the output's order, contiguous. The eager op and a compiled plan both call
+    it, so both give the same bits; NumPy's unoptimized ``einsum`` sums in a C loop, many times slower.
+
+    :meth:`of` gives None for what it does not take (an index summed in one operand only, a size-1 axis that
+    broadcasts, an index repeated in the output, a dtype other than float32/float64 or two dtypes): the op then
+    runs ``np.einsum``."""
+
+    __slots__ = ("perm_a", "perm_b", "shape_a", "shape_b", "shape_c", "perm_out", "batched")
+
+    @classmethod
+    def of(cls, equation: str, shape_a: tuple, shape_b: tuple, dtype_a, dtype_b):
+        if dtype_a != dtype_b or dtype_a not in (np.dtype(np.float32), np.dtype(np.float64)):
+            return None
+        lhs, so = equation.replace(" ", "").split("->")
+        sa, sb = lhs.split(",")
+        if len(sa) != len(shape_a) or len(sb) != len(shape_b) or len(set(so)) != len(so):
+            return None
+        size: dict = {}
+        for sub, shape in ((sa, shape_a), (sb, shape_b)):
+            for c, d in zip(sub, shape):
+                if size.setdefault(c, d) != d:
+                    return None
+        if any(c not in size for c in so) or any(c not in sb and c not in so for c in sa) \
+                or any(c not in sa and c not in so for c in sb):
+            return None
+        batch = [c for c in so if c in sa and c in sb]
+        rows = [c for c in so if c in sa and c not in sb]
+        cols = [c for c in so if c in sb and c not in sa]
+        inner = [c for c in sa if c in sb and c not in so]
+        self = cls()
+        self.perm_a = tuple(sa.index(c) for c in batch + rows + inner)
+        self.perm_b = tuple(sb.index(c) for c in batch + inner + cols)
+        nb, m, k, n = (math.prod(size[c] for c in part) for part in (batch, rows, inner, cols))
+        self.batched = bool(batch)
+        self.shape_a = (nb, m, k) if batch else (m, k)
+        self.shape_b = (nb, k, n) if batch else (k, n)
+        order = batch + rows + cols
+        self.shape_c = tuple(size[c] for c in order)
+        self.perm_out = tuple(order.index(c) for c in so)
+        return self
+
+    def __call__(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        x = np.ascontiguousarray(np.transpose(a, self.perm_a).reshape(self.shape_a))
+        y = np.ascontiguousarray(np.transpose(b, self.perm_b).reshape(self.shape_b))
+        out = np.transpose(blas.matmul(x, y).reshape(self.shape_c), self.perm_out)
+        return out if out.flags.c_contiguous else out.copy()  # (np.ascontiguousarray would make a scalar 1-D)
+
+    def buffers(self, dtype) -> tuple:
+        """The arrays :meth:`into` copies the operands and writes the product into (a compiled plan's, made once)."""
+        return (np.empty(self.shape_a, dtype), np.empty(self.shape_b, dtype),
+                np.empty(self.shape_a[:-1] + self.shape_b[-1:], dtype))
+
+    def into(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray, c: np.ndarray,
+             out: np.ndarray) -> None:
+        """:meth:`__call__`'s result written into the C-contiguous ``out``, through the arrays of :meth:`buffers`:
+        the same copies and the same product (the same bits), with no array allocated."""
+        # (an operand already in order and contiguous is used as it is, as np.ascontiguousarray leaves it)
+        if self.perm_a == tuple(range(a.ndim)) and a.flags.c_contiguous:
+            x = a.reshape(self.shape_a)
+        else:
+            np.copyto(x.reshape(tuple(a.shape[p] for p in self.perm_a)), np.transpose(a, self.perm_a))
+        if self.perm_b == tuple(range(b.ndim)) and b.flags.c_contiguous:
+            y = b.reshape(self.shape_b)
+        else:
+            np.copyto(y.reshape(tuple(b.shape[p] for p in self.perm_b)), np.transpose(b, self.perm_b))
+        if self.perm_out == tuple(range(len(self.perm_out))):
+            blas.matmul(x, y, out=out.reshape(c.shape))
+            return
+        blas.matmul(x, y, out=c)
+        np.copyto(out, np.transpose(c.reshape(self.shape_c), self.perm_out))
+
+
+_einsum_pairs: dict = {}  # (equation, shapes, dtypes) -> EinsumAsMatmul or None
+
+
+def einsum_as_matmul(equation: str, a: np.ndarray, b: np.ndarray):
+    """The :class:`EinsumAsMatmul` of ``equation`` over ``a`` and ``b`` (kept per equation, shapes and dtypes), or
+    None."""
+    key = (equation, a.shape, b.shape, a.dtype, b.dtype)
+    found = _einsum_pairs.get(key, False)
+    if found is False:
+        if len(_einsum_pairs) > 1024:
+            _einsum_pairs.clear()
+        found = _einsum_pairs[key] = EinsumAsMatmul.of(equation, a.shape, b.shape, a.dtype, b.dtype)
+    return found
+
+
 @defop("einsum", same_dtype="all")
 def _einsum(*operands, equation=""):
     _parse_einsum(equation, len(operands))
+    if len(operands) == 2:
+        pair = einsum_as_matmul(equation, *operands)
+        if pair is not None:
+            return pair(*operands)
     out = np.einsum(equation, *operands, optimize=len(operands) > 2)
     # a Tensor's array is row-major, as TF's: NumPy's einsum may hand back a transposed view, and a reduction
     # over a strided array adds in another order than over a contiguous one (a compiled plan's einsum writes

@@ -653,9 +653,13 @@ def _sparse_xent(labels, logits):
     n = logits.shape[-1]
     check_index_range(labels, n, name, name="labels", hint="a label value outside the valid range of class indices")
     # loss = logsumexp(x) - x[label], with the row max subtracted from both
-    shifted = logits - np.max(logits, axis=-1, keepdims=True)
-    lse = np.log(np.sum(np.exp(shifted), axis=-1))
-    picked = np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)[..., 0]
+    # (np.maximum.reduce and np.add.reduce are what np.max and np.sum call, without their Python wrappers)
+    shifted = logits - np.maximum.reduce(logits, axis=-1, keepdims=True)
+    lse = np.log(np.add.reduce(np.exp(shifted), axis=-1))
+    if shifted.ndim == 2:  # the label's entry of each row (take_along_axis's values, without its index arrays)
+        picked = shifted[np.arange(shifted.shape[0]), labels]
+    else:
+        picked = np.take_along_axis(shifted, labels[..., None].astype(np.intp), axis=-1)[..., 0]
     return lse - picked
 
 
@@ -671,11 +675,15 @@ def _sparse_xent_grad(g, labels, logits):
     # g[..., None] * (softmax(logits) - one_hot(labels)) in one op: the bits of softmax, one_hot,
     # subtract and multiply run one by one (s - 0 is s; s - 1 at the label), without their five
     # dispatches on the backward pass of every classifier
-    e = np.exp(logits - np.max(logits, axis=-1, keepdims=True))
-    d = e / np.sum(e, axis=-1, keepdims=True)
-    at = labels[..., None].astype(np.intp)
-    np.put_along_axis(d, at, np.take_along_axis(d, at, axis=-1) - np.ones((), d.dtype), axis=-1)
-    return np.multiply(np.expand_dims(g, -1), d)
+    e = np.exp(logits - np.maximum.reduce(logits, axis=-1, keepdims=True))
+    d = e / np.add.reduce(e, axis=-1, keepdims=True)
+    if d.ndim == 2:
+        rows = np.arange(d.shape[0])
+        d[rows, labels] = d[rows, labels] - np.ones((), d.dtype)
+    else:
+        at = labels[..., None].astype(np.intp)
+        np.put_along_axis(d, at, np.take_along_axis(d, at, axis=-1) - np.ones((), d.dtype), axis=-1)
+    return np.multiply(g[..., None], d)
 
 
 def _sparse_xent_grad_g(gg, ans, g, labels, logits):
