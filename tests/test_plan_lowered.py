@@ -221,3 +221,40 @@ def test_a_convolutions_bias_gradient_is_summed_inside_the_relu_gradients_loop()
         np.testing.assert_array_equal(c.numpy(), a.numpy())
     source = ds.function(grads).get_concrete_function(x).plan().source
     assert "_colsum" in source and "axis=(0, 1, 2)" not in source
+
+
+_WINDOW_OPS = {
+    "im2col_padded_dilated": (lambda x: ds.ops.conv_ops.im2col(x, ksize=(2, 3), strides=(2, 1), dilations=(1, 2),
+                                                               pads=((1, 0), (2, 1)), pad_value=-1.5), _X4),
+    "im2col_float64": (lambda x: ds.ops.conv_ops.im2col(x, ksize=(3, 3), strides=(1, 1)), _X4.astype(np.float64)),
+    "im2col_fortran_order": (lambda x: ds.ops.conv_ops.im2col(x, ksize=(2, 2), strides=(1, 1)), np.asfortranarray(_X4)),
+    "col2im_padded": (lambda c: ds.ops.conv_ops.col2im(c, shape=(2, 6, 7, 3), ksize=(2, 3), strides=(2, 2),
+                                                       pads=((0, 1), (1, 1))), _COLS),
+    "col2im_dilated_overlapping": (lambda c: ds.ops.conv_ops.col2im(c, shape=(2, 9, 8, 3), ksize=(2, 3), strides=(1, 2),
+                                                                    dilations=(2, 1), pads=((1, 1), (0, 0))), _COLS),
+    "window_first_max_ties_nan": (ds.ops.conv_ops.window_first_max, _TIES),
+    "window_first_max_float64": (ds.ops.conv_ops.window_first_max, _TIES.astype(np.float64)),
+    "window_first_max_strided_view": (ds.ops.conv_ops.window_first_max, _TIES[:, :, ::2]),
+}
+
+
+@pytest.mark.parametrize("name", list(_WINDOW_OPS))
+def test_the_window_ops_kernels_give_numpys_bits(name):
+    """Eager convolution and pooling run the exact window kernels the plan runs (where numba is): their results are
+    the NumPy calls' bit for bit, so a machine without numba computes the same numbers."""
+    from descend import _native
+    from descend._native import backend as kb
+
+    _native.wait_loaded()
+    fn, x = _WINDOW_OPS[name]
+    if kb.window_kernels(x.dtype) is None:
+        pytest.skip("descend's kernels do not run here (no numba)")
+    with_kernels = np.asarray(fn(x))
+    previous = _native.set_enabled(False)
+    try:
+        assert kb.window_kernels(x.dtype) is None
+        numpy_calls = np.asarray(fn(x))
+    finally:
+        _native.set_enabled(previous)
+    assert with_kernels.shape == numpy_calls.shape and with_kernels.dtype == numpy_calls.dtype
+    assert with_kernels.tobytes() == numpy_calls.tobytes()

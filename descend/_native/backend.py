@@ -107,7 +107,7 @@ import threading
 import numpy as np
 
 __all__ = ["DTYPES", "Backend", "DenseBatch", "FusedKernelWarning", "KernelSpec", "LoopSpec", "RuleKernel", "default",
-           "register_default", "set_default", "stats"]
+           "register_default", "set_default", "stats", "window_kernels"]
 
 #: the dtypes the kernels are generated for
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -378,6 +378,40 @@ def set_default(backend: Backend | None) -> Backend | None:
     with _default_lock:
         previous, _default = _default, backend
     return previous
+
+
+_window_kernels: dict = {}  # dtype -> the default backend's window kernels, compiled and tried once
+
+
+def window_kernels(dtype):
+    """The default backend's exact window kernels (``Backend.windows``: :func:`descend._native.loops.windows`) for
+    arrays of ``dtype``, compiled now, or None where they cannot run here (not float32/float64, descend's kernels
+    turned off or still loading, no such kernels in the backend, or their compile failed: warned once). The
+    convolution and pooling ops and the compiled plan both call them, so eager and compiled steps give the same bits;
+    None: the ops' NumPy calls run, with the same bits too."""
+    from .. import _native
+
+    dtype = np.dtype(dtype)
+    if dtype not in DTYPES or not _native.enabled() or not _native.ready(exact=False):
+        return None
+    if dtype in _window_kernels:
+        return _window_kernels[dtype]
+    import warnings
+
+    try:
+        kernels = default().windows()
+        x, one = np.zeros((1, 1, 1, 1), dtype), np.zeros((1, 1, 1, 1, 1, 1), dtype)
+        kernels[0](x, one, 1, 1, 1, 1)
+        kernels[1](one, np.zeros_like(one))
+        kernels[2](one, x, 1, 1, 1, 1)
+    except NotImplementedError:
+        kernels = None
+    except Exception as e:  # noqa: BLE001 - the ops' NumPy calls run instead
+        warnings.warn(f"cannot compile the window kernels ({type(e).__name__}: {e}); the convolution and pooling "
+                      "ops run their NumPy calls", FusedKernelWarning, stacklevel=3)
+        kernels = None
+    _window_kernels[dtype] = kernels
+    return kernels
 
 
 def default() -> Backend:

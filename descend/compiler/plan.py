@@ -735,27 +735,11 @@ class _Builder:
         return True
 
     def window_kernels(self, dtype):
-        """The backend's exact window kernels (:func:`descend._native.loops.windows`) for arrays of ``dtype``, compiled
-        now, or None (the NumPy calls of the ops then run, one per window offset)."""
-        from .._native import backend as kb
+        """The backend's exact window kernels for arrays of ``dtype`` (:func:`descend._native.backend.window_kernels`,
+        which the eager ops call too), or None (the NumPy calls of the ops then run, one per window offset)."""
+        from .._native import backend as kb, cpu  # noqa: F401 (importing cpu registers the default backend)
 
-        if dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-            return None
-        if not _OPTIONS["fuse"] or not _native.enabled() or not _native.ready(exact=False):
-            return None
-        try:
-            kernels = kb.default().windows()
-            x, one = np.zeros((1, 1, 1, 1), dtype), np.zeros((1, 1, 1, 1, 1, 1), dtype)
-            kernels[0](x, one, 1, 1, 1, 1)
-            kernels[1](one, np.zeros_like(one))
-            kernels[2](one, x, 1, 1, 1, 1)
-        except NotImplementedError:
-            return None
-        except Exception as e:  # noqa: BLE001 - the ops' NumPy calls run instead
-            warnings.warn(f"descend.function: cannot compile the window kernels ({type(e).__name__}); the "
-                          "convolution and pooling ops run their NumPy calls", kb.FusedKernelWarning, stacklevel=6)
-            return None
-        return kernels
+        return kb.window_kernels(dtype) if _OPTIONS["fuse"] else None
 
     def window_max(self, node) -> bool:
         """Max pooling's largest value of each window: ``np.max`` over the window axes into a buffer."""

@@ -48,6 +48,10 @@ def im2col(x, ksize=(1, 1), strides=(1, 1), dilations=(1, 1), pads=((0, 0), (0, 
         raise ValueError(f"the window ({kh}x{kw}, dilation {dh}x{dw}) is larger than the padded input "
                          f"({h}x{w})")
     out = np.empty((n, oh, ow, kh, kw, c), x.dtype)
+    kernels = _window_kernels(x.dtype)
+    if kernels is not None:  # one pass writing the patches in order (the same copies)
+        kernels[0](np.ascontiguousarray(x), out, sh, sw, dh, dw)
+        return out
     for a in range(kh):
         for b in range(kw):
             out[:, :, :, a, b, :] = x[:, _window(a, dh, sh, oh), _window(b, dw, sw, ow), :]
@@ -72,10 +76,15 @@ def col2im(cols, shape=(), ksize=(1, 1), strides=(1, 1), dilations=(1, 1), pads=
     if cols.ndim != 6 or cols.shape[0] != n or cols.shape[3:] != (kh, kw, c):
         raise ValueError(f"col2im expects patches of shape ({n}, OH, OW, {kh}, {kw}, {c}); received {cols.shape}")
     oh, ow = cols.shape[1], cols.shape[2]
-    out = np.zeros((n, h + pt + pb, w + pl + pr, c), cols.dtype)
-    for a in range(kh):
-        for b in range(kw):
-            out[:, _window(a, dh, sh, oh), _window(b, dw, sw, ow), :] += cols[:, :, :, a, b, :]
+    kernels = _window_kernels(cols.dtype)
+    if kernels is not None:  # each element's terms added offset by offset, in the order of the loop below
+        out = np.empty((n, h + pt + pb, w + pl + pr, c), cols.dtype)
+        kernels[2](np.ascontiguousarray(cols), out, sh, sw, dh, dw)
+    else:
+        out = np.zeros((n, h + pt + pb, w + pl + pr, c), cols.dtype)
+        for a in range(kh):
+            for b in range(kw):
+                out[:, _window(a, dh, sh, oh), _window(b, dw, sw, ow), :] += cols[:, :, :, a, b, :]
     if pt or pb or pl or pr:
         out = np.ascontiguousarray(out[:, pt:pt + h, pl:pl + w, :])
     return out
@@ -103,6 +112,11 @@ def window_max(patches):
 def window_first_max(patches):
     """One-hot of each window's first maximum in row-major order (``window_max``'s gradient goes there):
     ``(N, OH, OW, kh, kw, C)``, 1 at the first maximum of each window and channel, 0 elsewhere."""
+    kernels = _window_kernels(patches.dtype)
+    if kernels is not None:
+        mask = np.empty(patches.shape, patches.dtype)
+        kernels[1](np.ascontiguousarray(patches), mask)
+        return mask
     n, oh, ow, kh, kw, c = patches.shape
     flat = patches.reshape(n, oh, ow, kh * kw, c)
     first = flat.argmax(axis=3)[:, :, :, None, :]  # argmax returns the first of tied maxima
@@ -116,6 +130,14 @@ def _(g, ans, patches):
     n, oh, ow, _, _, c = patches.shape
     spread = array_ops.reshape(g, shape=(n, oh, ow, 1, 1, c))
     return math_ops.multiply(spread, window_first_max(patches))
+
+
+def _window_kernels(dtype):
+    """The exact window kernels the compiled plan runs too (:func:`descend._native.backend.window_kernels`), or None:
+    the NumPy calls, with the same bits."""
+    from .._native import backend as kb, cpu  # noqa: F401 (importing cpu registers the default backend)
+
+    return kb.window_kernels(dtype)
 
 
 # ---------------------------------------------------------------- shapes and padding
