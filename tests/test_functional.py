@@ -114,6 +114,30 @@ def test_summary_lists_output_shapes_params_and_connections():
     assert f"Total params: {sum(w.size for w in model.weights):,}" in text
 
 
+@pytest.mark.parametrize("first", ["input", "input_shape", "called"])
+def test_a_built_sequential_summary_lists_each_layers_output_shape(first):
+    """Keras' Sequential summary shows output shapes (the Sequential guide reads (40, 40, 32) from it)."""
+    model = keras.Sequential([keras.Input(shape=(250, 250, 3))] if first == "input" else [])
+    model.add(layers.Conv2D(32, 5, strides=2, activation="relu",
+                            **({"input_shape": (250, 250, 3)} if first == "input_shape" else {})))
+    model.add(layers.Conv2D(32, 3, activation="relu"))
+    model.add(layers.MaxPooling2D(3))
+    if first == "called":
+        model(np.ones((1, 250, 250, 3), np.float32))
+    model.add(layers.Flatten())  # added after the model was built: it is built again, its shapes follow
+    text = model.summary(print_fn=None)
+    header = text.splitlines()[2]
+    assert header.split() == ["Layer", "(type)", "Output", "Shape", "Param", "#"], text
+    for row in ["(None, 123, 123, 32)    2,432", "(None, 121, 121, 32)    9,248", "(None, 40, 40, 32)          0",
+                "(None, 51200)"]:
+        assert row in text, (row, text)
+
+
+def test_an_unbuilt_sequential_summary_lists_its_layers_weights():
+    model = keras.Sequential([layers.Dense(2)])
+    assert "Output Shape" not in model.summary(print_fn=None)
+
+
 def test_get_config_is_json_and_from_config_rebuilds_the_same_function():
     model = _two_in_two_out()
     config = model.get_config()

@@ -66,6 +66,8 @@ GUIDES = {
                             "hand, the same steps compiled with tf.function, add_loss in a compiled step",
     "custom_train_step": "train_step overrides (compute_loss and self.metrics, a loss tracker of its own, sample "
                          "weights) and a test_step override, Keras 3's compile_metrics",
+    "sequential_model": "Sequential models: add/pop, weights at the first call, Input and input_shape, summary, a "
+                        "Conv2D/MaxPooling2D stack, feature extractors from the layers' outputs",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -86,13 +88,18 @@ def _env() -> dict:
     return env
 
 
+#: the guides that call models but train none: the harness records what each call and predict returns
+OUTPUTS = {"sequential_model"}
+
+
 def _run(framework: str, name: str, folder: str) -> list:
     """The events of one run of guide ``name`` (in ``folder/<framework>``, where it writes its files)."""
     cwd = os.path.join(folder, framework)
     os.makedirs(cwd, exist_ok=True)
     out = os.path.join(folder, f"{framework}.json")
+    env = dict(_env(), DESCEND_GUIDE_OUTPUTS="1" if name in OUTPUTS else "0")
     proc = subprocess.run([sys.executable, HARNESS, framework, os.path.join(PORTED, f"{name}.py"), out,
-                           os.path.join(folder, "weights.npz")], cwd=cwd, env=_env(), capture_output=True,
+                           os.path.join(folder, "weights.npz")], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=1800)
     assert proc.returncode == 0, f"{name} under {framework} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
     with open(out) as f:
