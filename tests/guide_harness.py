@@ -182,13 +182,16 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         predict, layer_call = Model.predict, Layer.__call__
 
         def summed(value):
-            """``[sum, sum of absolute values]`` of each tensor in a (nested) output, then of its mask."""
+            """``[sum, sum of absolute values]`` of each tensor in a (nested) output (and how many NaNs where it has
+            some, which the sums leave out), then how many steps its mask keeps."""
             if isinstance(value, dict):
                 return [s for k in sorted(value) for s in summed(value[k])]
             if isinstance(value, (list, tuple)):
                 return [s for v in value for s in summed(v)]
             x = np.asarray(value, np.float64)
-            sums = [float(x.sum()), float(np.abs(x).sum())]
+            sums = [float(np.nansum(x)), float(np.nansum(np.abs(x)))]
+            if np.isnan(x).any():  # (a softmax over masked steps divides 0 by 0) the sums leave them out
+                sums.append(float(np.isnan(x).sum()))
             mask = getattr(value, "_keras_mask", None)
             return sums + ([] if mask is None else [float(np.asarray(mask, np.float64).sum())])
 

@@ -68,6 +68,9 @@ GUIDES = {
                          "weights) and a test_step override, Keras 3's compile_metrics",
     "sequential_model": "Sequential models: add/pop, weights at the first call, Input and input_shape, summary, a "
                         "Conv2D/MaxPooling2D stack, feature extractors from the layers' outputs",
+    "understanding_masking_and_padding": "pad_sequences, masks from Embedding(mask_zero=True) and Masking, masks "
+                                         "through models into an LSTM, custom layers that split, generate, pass "
+                                         "on or use a mask",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -89,7 +92,7 @@ def _env() -> dict:
 
 
 #: the guides that call models but train none: the harness records what each call and predict returns
-OUTPUTS = {"sequential_model"}
+OUTPUTS = {"sequential_model", "understanding_masking_and_padding"}
 
 
 def _run(framework: str, name: str, folder: str) -> list:
