@@ -71,6 +71,9 @@ GUIDES = {
     "understanding_masking_and_padding": "pad_sequences, masks from Embedding(mask_zero=True) and Masking, masks "
                                          "through models into an LSTM, custom layers that split, generate, pass "
                                          "on or use a mask",
+    "endpoint_layer_pattern": "a layer taking targets and sample weights (add_loss, a metric of its own) in a "
+                              "functional model fit on a dict without a compiled loss, an inference model, a "
+                              "subclassed model",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -92,7 +95,7 @@ def _env() -> dict:
 
 
 #: the guides that call models but train none: the harness records what each call and predict returns
-OUTPUTS = {"sequential_model", "understanding_masking_and_padding"}
+OUTPUTS = {"sequential_model", "understanding_masking_and_padding", "endpoint_layer_pattern"}
 
 
 def _run(framework: str, name: str, folder: str) -> list:
