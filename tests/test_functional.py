@@ -509,3 +509,19 @@ def test_model_layers_and_weights_come_in_keras_order(graph):
     theirs = _layer_order_graphs(keras)[graph]()
     assert [la.name for la in theirs.layers] == KERAS_LAYER_ORDER[graph]
     assert [tuple(w.shape) for w in ours.weights] == [tuple(w.shape) for w in theirs.weights]
+
+
+@pytest.mark.parametrize("given", [(4, 5, 5), (4, 5, 5, 1)])
+def test_an_input_one_axis_of_size_1_short_of_its_input_gets_it_as_keras(given):
+    """Keras 3 adjusts the rank of a functional model's input by a last axis of size 1 (the trainer-pattern example
+    feeds (64, 28, 28) images to Input((28, 28, 1)))."""
+    x = keras.Input(shape=(5, 5, 1))
+    model = keras.Model(x, layers.Flatten()(x))
+    values = RNG.normal(size=given).astype(np.float32)
+    np.testing.assert_array_equal(model(values).numpy(), values.reshape(4, 25))
+    np.testing.assert_array_equal(model(ds.constant(values)).numpy(), values.reshape(4, 25))
+    squeezed = keras.Input(shape=(5,))
+    plain = keras.Model(squeezed, layers.Dense(2)(squeezed))
+    assert tuple(plain(np.ones((3, 5, 1), np.float32)).shape) == (3, 2)  # an extra last axis of size 1 goes
+    with pytest.raises(ValueError, match="incompatible"):
+        model(np.ones((4, 5, 6), np.float32))

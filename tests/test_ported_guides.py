@@ -74,6 +74,8 @@ GUIDES = {
     "endpoint_layer_pattern": "a layer taking targets and sample weights (add_loss, a metric of its own) in a "
                               "functional model fit on a dict without a compiled loss, an inference model, a "
                               "subclassed model",
+    "trainer_pattern": "one Model subclass (train_step, test_step, an overridden metrics) training a Sequential "
+                       "and a functional model it wraps, with Dropout and validation data",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
