@@ -3,8 +3,8 @@ adds its loss with add_loss and updates a metric of its own, in a functional mod
 fit on a dict of inputs; an inference-only model given the trained weights; the same layer in a subclassed model.
 
 Source: https://keras.io/examples/keras_recipes/endpoint_layer_pattern/ (keras-team/keras-io,
-examples/keras_recipes/endpoint_layer_pattern.py, the Keras 3 version of 2023/11/22), author fchollet, Apache
-License 2.0.
+examples/keras_recipes/endpoint_layer_pattern.py, the Keras 3 version of 2023/11/22), author fchollet,
+Apache License 2.0.
 
 Changed from the example: the imports only (its data are already random NumPy arrays). The comparison with
 TensorFlow records each fit and what predict returns (tests/guide_harness.py, "outputs").

@@ -4,8 +4,8 @@ BatchNormalization + ReLU blocks, global average pooling, a softmax Dense) train
 and ModelCheckpoint(save_best_only), ReduceLROnPlateau and EarlyStopping; the best model loaded and evaluated.
 
 Source: https://keras.io/examples/timeseries/timeseries_classification_from_scratch/ (keras-team/keras-io,
-examples/timeseries/timeseries_classification_from_scratch.py, the version of 2021/07/16), author hfawaz, Apache
-License 2.0.
+examples/timeseries/timeseries_classification_from_scratch.py, the version of 2021/07/16), author hfawaz,
+Apache License 2.0.
 
 Changed from the example: the imports; the FordA files (a download) are replaced by synthetic files of their
 format (a label of -1 or 1, then 500 z-normalized values, tab-separated), 360 training and 132 test series instead
