@@ -202,8 +202,13 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
                 output = layer_call(self, *args, **kwargs)
             finally:
                 depth[0] -= 1
-            # a call the program makes (not one the library makes, as a Sequential model's build does)
-            if depth[0] == 0 and eager() and sys._getframe(1).f_code.co_filename == program[0]:
+            # a call the program makes (not one the library makes, as a Sequential model's build does), through a
+            # layer's own __call__ if it has one (Keras' preprocessing layers) or Keras' traceback filter
+            caller = sys._getframe(1)
+            while caller.f_code.co_filename != program[0] and caller.f_code.co_name in ("__call__", "error_handler") \
+                    and caller.f_back is not None:
+                caller = caller.f_back
+            if depth[0] == 0 and eager() and caller.f_code.co_filename == program[0]:
                 try:
                     sums = summed(output)
                 except (TypeError, ValueError):  # a symbolic output (a functional model being defined)

@@ -78,6 +78,9 @@ GUIDES = {
                        "and a functional model it wraps, with Dropout and validation data",
     "reproducibility_recipes": "set_random_seed, seeded initializers, a Conv2D/MaxPooling2D/Dropout network fit on "
                                "a tf.data pipeline (shuffle, batch, a map resizing images, prefetch), evaluated",
+    "preprocessing_layers": "adapt() of Normalization and TextVectorization, StringLookup/IntegerLookup (one-hot), "
+                            "Hashing with a salt and CategoryEncoding, text as indices, multi-hot and TF-IDF bigrams "
+                            "fed to models by mapped tf.data pipelines, end-to-end models on strings",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -89,6 +92,10 @@ KNOWN = {
     ("basic_training_loops", "fit", 0): "Keras 3 does not train a tf.Variable assigned to a model (its loss stays "
                                         "10.646 for 10 epochs); descend trains it, as tf.keras 2 did and the guide "
                                         "shows",
+    ("preprocessing_layers", "output", 8): "the end-to-end text model after one RMSprop step whose Embedding gradient "
+                                           "repeats ids (the padding): Keras 3 on TensorFlow squares each occurrence "
+                                           "(g1^2 + g2^2), descend the summed gradient (docs/semantics.md, 'Sparse "
+                                           "gradients and repeated ids')",
 }
 
 
@@ -99,7 +106,7 @@ def _env() -> dict:
 
 
 #: the guides that call models but train none: the harness records what each call and predict returns
-OUTPUTS = {"sequential_model", "understanding_masking_and_padding", "endpoint_layer_pattern"}
+OUTPUTS = {"sequential_model", "understanding_masking_and_padding", "endpoint_layer_pattern", "preprocessing_layers"}
 #: the guides TensorFlow runs without its oneDNN kernels (``TF_ENABLE_ONEDNN_OPTS=0``, its reference CPU kernels):
 #: with them its own numbers move by more than the tolerance (docs/ported.md gives the figures)
 ONEDNN_OFF = {"reproducibility_recipes"}
