@@ -53,6 +53,7 @@ TF_IMPORTS = {
     "import descend.keras as keras\n": "import tensorflow.keras as keras\n",
     "import descend.keras.layers as layers\n": "import keras.layers as layers\n",
     "from descend.keras import initializers\n": "from keras import initializers\n",
+    "import descend.experimental.numpy as tnp\n": "import tensorflow.experimental.numpy as tnp\n",
 }
 
 
