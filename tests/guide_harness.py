@@ -24,6 +24,10 @@ What is recorded, in order: the sum of the absolute values of each weight a ``fi
 (``"evaluate"``; ``fit``'s validation is in its history), and, outside ``fit``, the value of every scalar a
 ``GradientTape`` differentiates in eager code (``"loss"``: the losses of a custom training loop) and every
 result a Keras metric gives eager code (``"metric"``: a custom loop's metrics, updated in or out of a function).
+With ``DESCEND_GUIDE_OUTPUTS=1`` (the guides of ``OUTPUTS`` in tests/test_ported_guides.py, which call models
+but train none) it records too what each layer or model called by the program's eager code returns
+(``"output"``: the sum and the sum of absolute values of each tensor, and the number of steps its mask keeps)
+and what ``predict`` returns (``"predict"``).
 ``tests/test_ported_guides.py`` compares the two.
 """
 
@@ -48,6 +52,8 @@ TF_IMPORTS = {
     "from descend.keras import Model\n": "from tensorflow.keras import Model\n",
     "import descend.keras as keras\n": "import tensorflow.keras as keras\n",
     "import descend.keras.layers as layers\n": "import keras.layers as layers\n",
+    "from descend.keras import initializers\n": "from keras import initializers\n",
+    "import descend.experimental.numpy as tnp\n": "import tensorflow.experimental.numpy as tnp\n",
 }
 
 
@@ -90,6 +96,7 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         descend.layers.register_weight_hook(record_weight)
         Model, Dataset, Tape = descend.Model, descend.data.Dataset, descend.GradientTape
         Metric, Dropout, constant = descend.metrics.Metric, descend.keras.layers.Dropout, descend.constant
+        Layer = descend.keras.layers.Layer
 
         def eager():
             return trace.current() is None
@@ -119,6 +126,7 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         keras.layers.Layer.add_weight = add_weight_as_descend
         Model, Dataset, Tape = keras.Model, tf.data.Dataset, tf.GradientTape
         Metric, Dropout, constant = keras.metrics.Metric, keras.layers.Dropout, tf.constant
+        Layer = keras.layers.Layer
         eager = tf.executing_eagerly
 
     Dataset.shuffle = lambda self, *args, **kwargs: self
@@ -171,6 +179,54 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
 
     Model.fit, Model.evaluate, Tape.gradient = fit_in_order, evaluate_recorded, gradient_recorded
 
+    program = [os.path.abspath(script)]  # the file runpy runs (the TensorFlow version of it for TensorFlow)
+    if os.environ.get("DESCEND_GUIDE_OUTPUTS") == "1":  # a guide that calls models but trains none
+        predict, layer_call = Model.predict, Layer.__call__
+
+        def summed(value):
+            """``[sum, sum of absolute values]`` of each tensor in a (nested) output (and how many NaNs where it has
+            some, which the sums leave out), then how many steps its mask keeps."""
+            if isinstance(value, dict):
+                return [s for k in sorted(value) for s in summed(value[k])]
+            if isinstance(value, (list, tuple)):
+                return [s for v in value for s in summed(v)]
+            x = np.asarray(value, np.float64)
+            sums = [float(np.nansum(x)), float(np.nansum(np.abs(x)))]
+            if np.isnan(x).any():  # (a softmax over masked steps divides 0 by 0) the sums leave them out
+                sums.append(float(np.isnan(x).sum()))
+            mask = getattr(value, "_keras_mask", None)
+            return sums + ([] if mask is None else [float(np.asarray(mask, np.float64).sum())])
+
+        def call_recorded(self, *args, **kwargs):
+            depth[0] += 1
+            try:
+                output = layer_call(self, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+            # a call the program makes (not one the library makes, as a Sequential model's build does), through a
+            # layer's own __call__ if it has one (Keras' preprocessing layers) or Keras' traceback filter
+            caller = sys._getframe(1)
+            while caller.f_code.co_filename != program[0] and caller.f_code.co_name in ("__call__", "error_handler") \
+                    and caller.f_back is not None:
+                caller = caller.f_back
+            if depth[0] == 0 and eager() and caller.f_code.co_filename == program[0]:
+                try:
+                    sums = summed(output)
+                except (TypeError, ValueError):  # a symbolic output (a functional model being defined)
+                    return output
+                events.append(["output", sums])
+            return output
+
+        def predict_recorded(self, *args, **kwargs):
+            depth[0] += 1
+            try:
+                output = predict(self, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+            events.append(["predict", summed(output)])
+            return output
+        Layer.__call__, Model.predict = call_recorded, predict_recorded
+
     def result_recorded(result):
         def recorded(self, *args, **kwargs):
             value = result(self, *args, **kwargs)
@@ -191,14 +247,15 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
     np.random.seed(0)  # after the imports: importing TensorFlow draws from NumPy's generator
     random.seed(0)
     if framework == "descend":
-        runpy.run_path(script, run_name="__main__")
+        runpy.run_path(program[0], run_name="__main__")
         np.savez(weights_file, **{f"w{i}": w for i, w in enumerate(created)})
     else:
         source = tensorflow_source(open(script).read())
         path = os.path.join(os.path.dirname(os.path.abspath(out)), "tf_" + os.path.basename(script))
         with open(path, "w") as f:
             f.write(source)
-        runpy.run_path(path, run_name="__main__")
+        program[0] = os.path.abspath(path)
+        runpy.run_path(program[0], run_name="__main__")
         left = {shape: len(v) for shape, v in given.items() if v}
         if left:
             raise AssertionError(f"descend created weights Keras did not (shape: how many): {left}")

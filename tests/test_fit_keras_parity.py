@@ -582,3 +582,56 @@ def test_training_false_given_in_the_graph_holds_during_fit():
     model.fit(np.random.default_rng(0).random((16, 4)) * 10, np.ones((16, 1)), verbose=0)
     for w, b in zip(moving, before):
         np.testing.assert_array_equal(w.numpy(), b)
+
+
+def _endpoint_model(k):
+    """The endpoint-layer pattern (keras-io): a layer given the targets adds its loss and updates an accuracy
+    metric it holds; the model is compiled without a loss."""
+
+    class Endpoint(k.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.loss_fn = k.losses.BinaryCrossentropy(from_logits=True)
+            self.accuracy_metric = k.metrics.BinaryAccuracy(name="accuracy")
+
+        def call(self, logits, targets=None):
+            if targets is not None:
+                self.add_loss(self.loss_fn(targets, logits))
+                self.accuracy_metric.update_state(targets, k.ops.sigmoid(logits))
+            return logits
+
+    inputs, targets = k.Input((3,), name="inputs"), k.Input((1,), name="targets")
+    model = k.Model([inputs, targets], Endpoint()(k.layers.Dense(1)(inputs), targets))
+    model.compile(k.optimizers.SGD(0.5))
+    return model
+
+
+def test_metrics_a_layer_holds_are_the_models_logged_and_reset_each_epoch_as_keras():
+    """Keras 3 lists the metrics the model's layers hold after the compiled ones: fit and evaluate log them,
+    and reset them at each epoch (the endpoint-layer example logs the layer's accuracy)."""
+    ds.clear_session()
+    x = RNG.normal(size=(12, 3)).astype(np.float32)
+    t = (x[:, :1] > 0).astype(np.float32)
+    data = {"inputs": x, "targets": t}
+    ours = _endpoint_model(dk)
+    assert [m.name for m in ours.metrics] == ["loss", "accuracy"]
+    before = ours.get_weights()
+    history = ours.fit(data, epochs=3, batch_size=12, verbose=0).history
+    assert sorted(history) == ["accuracy", "loss"]
+    for epoch in range(3):  # one batch an epoch: the accuracy logged is that epoch's (reset), of its weights
+        probe = _endpoint_model(dk)
+        probe.set_weights(before)
+        if epoch:
+            probe.fit(data, epochs=epoch, batch_size=12, verbose=0)
+        logits = x @ probe.get_weights()[0] + probe.get_weights()[1]
+        assert history["accuracy"][epoch] == pytest.approx(float(((logits > 0) == (t > 0.5)).mean()))
+    result = ours.evaluate(data, batch_size=12, verbose=0, return_dict=True)
+    assert sorted(result) == ["accuracy", "loss"]
+    keras = _keras()
+    theirs = _endpoint_model(keras)
+    theirs.set_weights(before)
+    _close_history(history, theirs.fit(data, epochs=3, batch_size=12, verbose=0).history)
+    theirs_result = theirs.evaluate(data, batch_size=12, verbose=0, return_dict=True)
+    assert sorted(theirs_result) == sorted(result)
+    for key in result:
+        assert result[key] == pytest.approx(theirs_result[key], rel=1e-5)

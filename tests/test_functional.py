@@ -114,6 +114,30 @@ def test_summary_lists_output_shapes_params_and_connections():
     assert f"Total params: {sum(w.size for w in model.weights):,}" in text
 
 
+@pytest.mark.parametrize("first", ["input", "input_shape", "called"])
+def test_a_built_sequential_summary_lists_each_layers_output_shape(first):
+    """Keras' Sequential summary shows output shapes (the Sequential guide reads (40, 40, 32) from it)."""
+    model = keras.Sequential([keras.Input(shape=(250, 250, 3))] if first == "input" else [])
+    model.add(layers.Conv2D(32, 5, strides=2, activation="relu",
+                            **({"input_shape": (250, 250, 3)} if first == "input_shape" else {})))
+    model.add(layers.Conv2D(32, 3, activation="relu"))
+    model.add(layers.MaxPooling2D(3))
+    if first == "called":
+        model(np.ones((1, 250, 250, 3), np.float32))
+    model.add(layers.Flatten())  # added after the model was built: it is built again, its shapes follow
+    text = model.summary(print_fn=None)
+    header = text.splitlines()[2]
+    assert header.split() == ["Layer", "(type)", "Output", "Shape", "Param", "#"], text
+    for row in ["(None, 123, 123, 32)    2,432", "(None, 121, 121, 32)    9,248", "(None, 40, 40, 32)          0",
+                "(None, 51200)"]:
+        assert row in text, (row, text)
+
+
+def test_an_unbuilt_sequential_summary_lists_its_layers_weights():
+    model = keras.Sequential([layers.Dense(2)])
+    assert "Output Shape" not in model.summary(print_fn=None)
+
+
 def test_get_config_is_json_and_from_config_rebuilds_the_same_function():
     model = _two_in_two_out()
     config = model.get_config()
@@ -485,3 +509,19 @@ def test_model_layers_and_weights_come_in_keras_order(graph):
     theirs = _layer_order_graphs(keras)[graph]()
     assert [la.name for la in theirs.layers] == KERAS_LAYER_ORDER[graph]
     assert [tuple(w.shape) for w in ours.weights] == [tuple(w.shape) for w in theirs.weights]
+
+
+@pytest.mark.parametrize("given", [(4, 5, 5), (4, 5, 5, 1)])
+def test_an_input_one_axis_of_size_1_short_of_its_input_gets_it_as_keras(given):
+    """Keras 3 adjusts the rank of a functional model's input by a last axis of size 1 (the trainer-pattern example
+    feeds (64, 28, 28) images to Input((28, 28, 1)))."""
+    x = keras.Input(shape=(5, 5, 1))
+    model = keras.Model(x, layers.Flatten()(x))
+    values = RNG.normal(size=given).astype(np.float32)
+    np.testing.assert_array_equal(model(values).numpy(), values.reshape(4, 25))
+    np.testing.assert_array_equal(model(ds.constant(values)).numpy(), values.reshape(4, 25))
+    squeezed = keras.Input(shape=(5,))
+    plain = keras.Model(squeezed, layers.Dense(2)(squeezed))
+    assert tuple(plain(np.ones((3, 5, 1), np.float32)).shape) == (3, 2)  # an extra last axis of size 1 goes
+    with pytest.raises(ValueError, match="incompatible"):
+        model(np.ones((4, 5, 6), np.float32))

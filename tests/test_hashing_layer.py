@@ -1,4 +1,5 @@
-"""``Hashing``: the bins against Keras (with TensorFlow's FarmHash; skips without Keras), Keras' documented
+"""``Hashing``: the bins against Keras (with TensorFlow's FarmHash, or its keyed SipHash with a salt; skips without
+Keras), Keras' documented
 examples (no Keras needed), and the refusals. Not differentiable: ``LAYERS_NOT_COMPARED`` names this file."""
 
 import numpy as np
@@ -17,6 +18,9 @@ CASES = [
     (dict(num_bins=4, output_mode="count"), [["a", "a"], ["c", "héllo"]]),
     (dict(num_bins=4, output_mode="one_hot"), ["a", "b", "zz"]),
     (dict(num_bins=6, dtype="int32"), [["q", "r"]]),
+    (dict(num_bins=64, salt=1337), np.array([[5], [99999], [0], [-12], [4242]])),  # the preprocessing guide's
+    (dict(num_bins=3, salt=[133, 137], mask_value=""), [["A"], [""], ["B"], ["C"]]),
+    (dict(num_bins=5, salt=(7, 2**62 + 5), output_mode="count"), [["a", "a"], ["b", "héllo"]]),
 ]
 
 
@@ -32,6 +36,8 @@ def test_bins_match_keras(kwargs, x):
 @pytest.mark.parametrize("kwargs, x, want", [
     (dict(num_bins=3), [["A"], ["B"], ["C"], ["D"], ["E"]], [[1], [0], [1], [1], [2]]),
     (dict(num_bins=3, mask_value=""), [["A"], ["B"], [""], ["C"], ["D"]], [[1], [1], [0], [2], [2]]),
+    (dict(num_bins=3, salt=[133, 137]), [["A"], ["B"], ["C"], ["D"], ["E"]], [[1], [2], [1], [0], [2]]),
+    (dict(num_bins=3, salt=133), [["A"], ["B"], ["C"], ["D"], ["E"]], [[0], [0], [2], [1], [0]]),
 ])
 def test_keras_documented_examples(kwargs, x, want):
     np.testing.assert_array_equal(ds.layers.Hashing(**kwargs)(x).numpy(), want)
@@ -40,7 +46,8 @@ def test_keras_documented_examples(kwargs, x, want):
 @pytest.mark.parametrize("kwargs, match", [
     (dict(num_bins=0), "num_bins"),
     (dict(num_bins=3, output_mode="tf_idf"), "output_mode"),
-    (dict(num_bins=3, salt=133), "salt"),
+    (dict(num_bins=3, salt=1.5), "salt"),
+    (dict(num_bins=3, salt=[1, 2, 3]), "salt"),
     (dict(num_bins=3, sparse=True, output_mode="count"), "sparse"),
     (dict(num_bins=3, dtype="float32"), "int32"),
 ])
@@ -55,3 +62,5 @@ def test_shapes_and_config():
     assert ds.layers.Hashing(5).compute_output_shape((2, 3)) == (2, 3)
     again = ds.layers.Hashing.from_config(layer.get_config())
     assert (again.num_bins, again.mask_value, again.output_mode) == (5, "", "multi_hot")
+    salted = ds.layers.Hashing.from_config(ds.layers.Hashing(5, salt=9).get_config())
+    assert salted.salt == [9, 9]  # Keras' config holds the key

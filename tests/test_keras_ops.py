@@ -485,3 +485,22 @@ def test_joining_and_creation_dtypes_as_keras():
                  lambda o: o.one_hot(o.array([0, 2]), 3, dtype="int32"),
                  lambda o: o.einsum("ij,jk->ik", o.ones((2, 2), "int32"), o.ones((2, 2)))]:
         _compare_with_keras(keras, call)
+
+
+def test_tf_experimental_numpy_gives_the_numpy_named_keras_ops():
+    """``tf.experimental.numpy`` (the TNP example's ``tnp.matmul``/``maximum``/``mean``/``square``): the NumPy-named
+    functions of keras.ops, the same objects, differentiable; other names raise AttributeError naming the module."""
+    import descend.experimental.numpy as tnp
+    from descend.keras import ops as kops
+
+    for name in ["matmul", "maximum", "mean", "square", "exp", "concatenate", "where", "argmax"]:
+        assert getattr(tnp, name) is getattr(kops, name), name
+    assert "matmul" in dir(tnp) and all(hasattr(np, n) for n in tnp.__all__)
+    w = ds.Variable(np.array([[1.0], [-2.0]], np.float32))
+    x = np.array([[3.0, 1.0]], np.float32)
+    with ds.GradientTape() as tape:
+        y = tnp.mean(tnp.square(tnp.maximum(tnp.matmul(x, w), 0.0)))
+    assert float(y) == 1.0
+    np.testing.assert_allclose(tape.gradient(y, w).numpy(), [[6.0], [2.0]])
+    with pytest.raises(AttributeError, match="descend.experimental.numpy"):
+        tnp.not_a_numpy_function  # noqa: B018

@@ -500,6 +500,71 @@ def test_embedding_inputs_masks_and_errors():
         layers.Embedding(3, -2)
 
 
+class _SplitInTime(layers.Layer):
+    """The masking guide's TemporalSplit: overrides compute_mask, says nothing of supports_masking."""
+
+    def call(self, inputs):
+        return ds.split(inputs, 2, axis=1)
+
+    def compute_mask(self, inputs, mask=None):
+        return None if mask is None else ds.split(mask, 2, axis=1)
+
+
+class _Relu(layers.Layer):
+    def __init__(self, passes_mask, **kwargs):
+        super().__init__(**kwargs)
+        if passes_mask:
+            self.supports_masking = True
+
+    def call(self, inputs):
+        return ds.nn.relu(inputs)
+
+
+def test_keras_masks_are_the_outputs_keras_mask_attribute_as_in_keras():
+    """Keras programs read and set ``x._keras_mask`` (the masking guide prints it); a layer whose class overrides
+    compute_mask supports masking unless it says otherwise (Keras 3), one that neither overrides nor opts in drops
+    the mask; symbolic outputs carry a symbolic mask."""
+    ids = np.array([[5, 3, 0, 0], [2, 0, 0, 0]])
+    out = layers.Embedding(10, 3, mask_zero=True)(ids)
+    np.testing.assert_array_equal(out._keras_mask.numpy(), ids != 0)
+    first, second = _SplitInTime()(out)
+    np.testing.assert_array_equal(first._keras_mask.numpy(), [[True, True], [True, False]])
+    np.testing.assert_array_equal(second._keras_mask.numpy(), [[False, False], [False, False]])
+    assert _SplitInTime().supports_masking and not _Relu(False).supports_masking
+    np.testing.assert_array_equal(_Relu(True)(out)._keras_mask.numpy(), ids != 0)
+    with pytest.raises(AttributeError, match="_keras_mask"):
+        _Relu(False)(out)._keras_mask  # noqa: B018 - the mask is dropped, as Keras drops it
+    plain = ds.constant([1.0, 2.0])
+    plain._keras_mask = ds.constant([True, False])  # Keras code sets it too
+    np.testing.assert_array_equal(layers.get_mask(plain).numpy(), [True, False])
+
+    x = ds.keras.Input(shape=(None,), dtype="int32")
+    h = layers.Embedding(10, 3, mask_zero=True)(x)
+    for layer, has_mask in [(_Relu(True), True), (_Relu(False), False)]:
+        y = layer(h)
+        assert hasattr(y, "_keras_mask") == has_mask, layer
+    assert tuple(_Relu(True)(h)._keras_mask.shape) == (None, None)
+
+
+@pytest.mark.parametrize("make", [lambda: layers.LSTM(4), lambda: layers.GRU(4), lambda: layers.SimpleRNN(4),
+                                  lambda: layers.LSTM(4, recurrent_dropout=0.0)])
+def test_a_recurrent_layer_without_dropout_leaves_numpys_global_generator_alone(make):
+    """Keras draws nothing from NumPy's generator; a program that makes an LSTM between seeding NumPy and drawing
+    its data (the masking guide) must get the same data (the cell drew a dropout seed from it at construction).
+    With a global seed set, the initializers draw from descend's own streams (without one they draw their seeds
+    from NumPy's generator, so that numpy.random.seed reproduces them)."""
+    ds.random.set_seed(5)
+    try:
+        np.random.seed(3)
+        want = np.random.random(3)
+        np.random.seed(3)
+        layer = make()
+        layer(np.ones((2, 3, 5), np.float32), training=True)
+        np.testing.assert_array_equal(np.random.random(3), want)
+    finally:
+        ds.random.set_seed(None)
+
+
 def test_embedding_sparse_sgd_step_touches_only_the_rows_read_and_applies_the_constraint():
     emb = layers.Embedding(6, 2, embeddings_initializer="ones", embeddings_constraint=constraints.MaxNorm(1.0, axis=1))
     emb.build()

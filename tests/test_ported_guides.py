@@ -66,6 +66,21 @@ GUIDES = {
                             "hand, the same steps compiled with tf.function, add_loss in a compiled step",
     "custom_train_step": "train_step overrides (compute_loss and self.metrics, a loss tracker of its own, sample "
                          "weights) and a test_step override, Keras 3's compile_metrics",
+    "sequential_model": "Sequential models: add/pop, weights at the first call, Input and input_shape, summary, a "
+                        "Conv2D/MaxPooling2D stack, feature extractors from the layers' outputs",
+    "understanding_masking_and_padding": "pad_sequences, masks from Embedding(mask_zero=True) and Masking, masks "
+                                         "through models into an LSTM, custom layers that split, generate, pass "
+                                         "on or use a mask",
+    "endpoint_layer_pattern": "a layer taking targets and sample weights (add_loss, a metric of its own) in a "
+                              "functional model fit on a dict without a compiled loss, an inference model, a "
+                              "subclassed model",
+    "trainer_pattern": "one Model subclass (train_step, test_step, an overridden metrics) training a Sequential "
+                       "and a functional model it wraps, with Dropout and validation data",
+    "reproducibility_recipes": "set_random_seed, seeded initializers, a Conv2D/MaxPooling2D/Dropout network fit on "
+                               "a tf.data pipeline (shuffle, batch, a map resizing images, prefetch), evaluated",
+    "preprocessing_layers": "adapt() of Normalization and TextVectorization, StringLookup/IntegerLookup (one-hot), "
+                            "Hashing with a salt and CategoryEncoding, text as indices, multi-hot and TF-IDF bigrams "
+                            "fed to models by mapped tf.data pipelines, end-to-end models on strings",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -77,6 +92,10 @@ KNOWN = {
     ("basic_training_loops", "fit", 0): "Keras 3 does not train a tf.Variable assigned to a model (its loss stays "
                                         "10.646 for 10 epochs); descend trains it, as tf.keras 2 did and the guide "
                                         "shows",
+    ("preprocessing_layers", "output", 8): "the end-to-end text model after one RMSprop step whose Embedding gradient "
+                                           "repeats ids (the padding): Keras 3 on TensorFlow squares each occurrence "
+                                           "(g1^2 + g2^2), descend the summed gradient (docs/semantics.md, 'Sparse "
+                                           "gradients and repeated ids')",
 }
 
 
@@ -86,13 +105,23 @@ def _env() -> dict:
     return env
 
 
+#: the guides that call models but train none: the harness records what each call and predict returns
+OUTPUTS = {"sequential_model", "understanding_masking_and_padding", "endpoint_layer_pattern", "preprocessing_layers"}
+#: the guides TensorFlow runs without its oneDNN kernels (``TF_ENABLE_ONEDNN_OPTS=0``, its reference CPU kernels):
+#: with them its own numbers move by more than the tolerance (docs/ported.md gives the figures)
+ONEDNN_OFF = {"reproducibility_recipes"}
+
+
 def _run(framework: str, name: str, folder: str) -> list:
     """The events of one run of guide ``name`` (in ``folder/<framework>``, where it writes its files)."""
     cwd = os.path.join(folder, framework)
     os.makedirs(cwd, exist_ok=True)
     out = os.path.join(folder, f"{framework}.json")
+    env = dict(_env(), DESCEND_GUIDE_OUTPUTS="1" if name in OUTPUTS else "0")
+    if name in ONEDNN_OFF:
+        env["TF_ENABLE_ONEDNN_OPTS"] = "0"
     proc = subprocess.run([sys.executable, HARNESS, framework, os.path.join(PORTED, f"{name}.py"), out,
-                           os.path.join(folder, "weights.npz")], cwd=cwd, env=_env(), capture_output=True,
+                           os.path.join(folder, "weights.npz")], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=1800)
     assert proc.returncode == 0, f"{name} under {framework} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
     with open(out) as f:

@@ -438,3 +438,36 @@ BAD = [
 def test_bad_input_raises_a_clear_error(name, call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_normalization_adapt_leaves_count_at_zero_as_keras():
+    """Keras 3 keeps `count` for its files and never sets it in adapt (the preprocessing guide's get_weights)."""
+    layer = ds.layers.Normalization()
+    layer.adapt(np.arange(12, dtype=np.float32).reshape(4, 3))
+    assert [w.numpy().tolist() for w in layer.weights] == [[4.5, 5.5, 6.5], [11.25, 11.25, 11.25], 0]
+
+
+@pytest.mark.parametrize("make", [lambda: ds.layers.RandomFlip("horizontal"), lambda: ds.layers.RandomRotation(0.1),
+                                  lambda: ds.layers.RandomZoom(0.1), lambda: ds.layers.RandomContrast(0.2)])
+def test_an_unseeded_augmentation_layer_leaves_numpys_generator_alone_until_it_draws(make):
+    """Keras leaves NumPy's generator alone: the guide's data drawn with np.random after building an augmentation
+    stage must be TensorFlow's (the layers drew their seed from it when constructed)."""
+    images = np.ones((2, 8, 8, 3), np.float32)
+    np.random.seed(4)
+    want = np.random.random(3)
+    np.random.seed(4)
+    layer = make()
+    layer(images, training=False)
+    np.testing.assert_array_equal(np.random.random(3), want)
+    np.random.seed(4)
+    first = make()(images, training=True).numpy()  # unseeded: numpy.random.seed reproduces its draws
+    np.random.seed(4)
+    np.testing.assert_array_equal(make()(images, training=True).numpy(), first)
+
+
+@pytest.mark.parametrize("cls, old, new", [("TextVectorization", "tf-idf", "tf_idf"),
+                                           ("TextVectorization", "binary", "multi_hot"),
+                                           ("StringLookup", "tf-idf", "tf_idf"), ("IntegerLookup", "binary", "multi_hot")])
+def test_keras_deprecated_output_mode_names_are_accepted(cls, old, new):
+    """Keras 3 still takes "tf-idf" and "binary" (the preprocessing guide writes output_mode="tf-idf")."""
+    assert getattr(ds.layers, cls)(output_mode=old).output_mode == new

@@ -8,6 +8,8 @@ not import the ops layer.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import backend
@@ -175,6 +177,19 @@ class Tensor(ArrayLike):
     def __str__(self):
         return f"descend.Tensor({numpy_text(self._value, False)}, shape={self.shape}, dtype={self.dtype.name})"
 
+    @property
+    def _keras_mask(self):
+        """Keras' mask attribute: the mask the layer that made this Tensor attached to it
+        (``Embedding(mask_zero=True)``: ``ids != 0``); AttributeError where it has none, as TensorFlow's."""
+        mask = get_keras_mask(self)
+        if mask is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_keras_mask'")
+        return mask
+
+    @_keras_mask.setter
+    def _keras_mask(self, mask):
+        set_keras_mask(self, mask)
+
 
 def numpy_text(value: np.ndarray, is_repr: bool) -> str:
     """The value part of a Tensor's or Variable's ``repr``/``str``, as TF writes it: a scalar's ``repr`` is its
@@ -336,3 +351,37 @@ def _numpy_strings(arr: np.ndarray, dtype) -> np.ndarray:
 
 def _dtype_error(value, dtype):
     raise TypeError(f"Tensor conversion requested dtype {dtype.name} for a Variable of dtype {value.dtype.name}")
+
+
+# Keras masks: the mask a layer computes for an output Tensor (Embedding(mask_zero=True)), found again when that
+# Tensor is passed to the next layer (Keras' ``_keras_mask`` attribute; a Tensor has no attribute dict).
+# id(tensor) -> (weakref to the tensor, mask)
+_keras_masks: dict = {}
+
+
+def _forget_mask(key):
+    return lambda _ref: _keras_masks.pop(key, None)
+
+
+def set_keras_mask(tensor, mask) -> None:
+    """Attach the Keras mask ``mask`` to ``tensor`` (Keras 3's ``backend.set_keras_mask``): layers and losses
+    that read masks find it; None removes it."""
+    if mask is None:
+        _keras_masks.pop(id(tensor), None)
+        return
+    if isinstance(tensor, Tensor):
+        key = id(tensor)
+        _keras_masks[key] = (weakref.ref(tensor, _forget_mask(key)), mask)
+
+
+def get_keras_mask(tensor):
+    """The Keras mask attached to ``tensor`` by the layer that produced it (None when it has none)."""
+    entry = _keras_masks.get(id(tensor))
+    if entry is not None and entry[0]() is tensor:
+        return entry[1]
+    return None
+
+
+def has_keras_masks() -> bool:
+    """Whether any live Tensor has a Keras mask (a layer call looks for its input's mask only then)."""
+    return bool(_keras_masks)

@@ -50,7 +50,9 @@ import weakref
 import numpy as np
 
 from .. import activations, backend, constraints, initializers, mixed_precision, regularizers
-from ..framework.tensor import Tensor, convert_to_tensor
+from ..framework.tensor import Tensor, convert_to_tensor, has_keras_masks
+from ..framework.tensor import get_keras_mask as get_mask
+from ..framework.tensor import set_keras_mask as set_mask
 from ..framework.variable import Variable, name_scope, to_snake_case, unique_name
 from ..ops import math_ops
 from . import _rebuild
@@ -73,34 +75,6 @@ _TRACKABLE = (list, tuple, dict)  # attribute values scanned for sublayers and V
 # layers holding add_loss terms of a call: an outermost call only walks its sublayers to clear
 # them when some layer has any
 _layers_with_call_losses: weakref.WeakSet = weakref.WeakSet()
-
-
-# Keras masks: the mask a layer computes for an output Tensor (Embedding(mask_zero=True)), found again when
-# that Tensor is passed to the next layer (as Keras' ``_keras_mask`` attribute). id(tensor) -> (weakref, mask)
-_masks: dict = {}
-
-
-def _forget_mask(key):
-    return lambda _ref: _masks.pop(key, None)
-
-
-def set_mask(tensor, mask) -> None:
-    """Attach the Keras mask ``mask`` to ``tensor`` (Keras 3's ``backend.set_keras_mask``): layers and losses
-    that read masks find it; None removes it."""
-    if mask is None:
-        _masks.pop(id(tensor), None)
-        return
-    if isinstance(tensor, Tensor):
-        key = id(tensor)
-        _masks[key] = (weakref.ref(tensor, _forget_mask(key)), mask)
-
-
-def get_mask(tensor):
-    """The Keras mask attached to ``tensor`` by the layer that produced it (None when it has none)."""
-    entry = _masks.get(id(tensor))
-    if entry is not None and entry[0]() is tensor:
-        return entry[1]
-    return None
 
 
 def _find_mask(inputs):
@@ -209,8 +183,16 @@ class Layer:
     """
 
     _autocast = True
-    #: whether the layer passes a Keras mask on (``compute_mask``) from its input to its output
-    supports_masking = False
+    @property
+    def supports_masking(self) -> bool:
+        """Whether the layer attaches ``compute_mask``'s mask to its outputs (passing its input's on by default):
+        as set, else (Keras 3) True for a layer whose class overrides ``compute_mask``."""
+        value = self.__dict__.get("_supports_masking")
+        return type(self).compute_mask is not Layer.compute_mask if value is None else value
+
+    @supports_masking.setter
+    def supports_masking(self, value) -> None:
+        object.__setattr__(self, "_supports_masking", bool(value))
 
     def __new__(cls, *args, **kwargs):
         self = super().__new__(cls)
@@ -636,7 +618,7 @@ class Layer:
             if mask is not None:
                 kwargs["mask"] = mask
             return symbolic_call(self, (inputs, *args), kwargs)
-        if mask is None and _masks:
+        if mask is None and has_keras_masks():
             mask = _find_mask(inputs)
         stack = _training_stack()
         if not stack:  # an outermost call: forget the previous call's add_loss terms

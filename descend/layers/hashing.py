@@ -1,5 +1,5 @@
-"""``Hashing`` (as Keras'): each value's bin by TF's FarmHash ``Fingerprint64`` of its string form, the same
-bins as Keras with TensorFlow.
+"""``Hashing`` (as Keras'): each value's bin by TF's FarmHash ``Fingerprint64`` of its string form (with a
+``salt``, by the keyed SipHash-2-4 of ``tf.strings.to_hash_bucket_strong``), the same bins as Keras with TensorFlow.
 
 Strings are hashed as they are; integers by their decimal string (``tf.as_string``); floats are first cast to
 int64 (truncated toward zero), as Keras. ``bin = Fingerprint64(s) % num_bins``; with ``mask_value`` the mask's
@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
-from ..strings import as_string, to_hash_bucket_fast
+from ..strings import as_string, to_hash_bucket_fast, to_hash_bucket_strong
 from .base import Layer
 from .preprocessing import CategoryEncoding
 
@@ -32,8 +32,8 @@ class Hashing(Layer):
     Args:
         num_bins: the number of bins, counting the mask's bin 0 when ``mask_value`` is set.
         mask_value: a value (string or int) sent to bin 0; None (default): no mask bin.
-        salt: Keras' keyed SipHash (``tf.strings.to_hash_bucket_strong``) is not implemented by descend: a salt
-            is refused (use no salt: the same bins as Keras without one).
+        salt: None (default: FarmHash), or the key of a keyed SipHash-2-4 (``tf.strings.to_hash_bucket_strong``):
+            an int ``k`` (the key ``[k, k]``) or two ints.
         output_mode: ``"int"`` (default; int64 bins), ``"one_hot"``, ``"multi_hot"`` or ``"count"`` (float32).
         sparse: must be False (descend has no sparse outputs here).
     """
@@ -54,11 +54,17 @@ class Hashing(Layer):
         if sparse:
             raise ValueError("Hashing: sparse outputs are not supported by descend (sparse=True)")
         if salt is not None:
-            raise ValueError("Hashing: a `salt` (Keras' keyed SipHash) is not supported by descend. Received: "
-                             f"salt={salt!r}; without a salt the bins are Keras' (FarmHash Fingerprint64)")
+            if isinstance(salt, (tuple, list)) and len(salt) == 2 and all(
+                    isinstance(k, (int, np.integer)) and not isinstance(k, bool) for k in salt):
+                salt = [int(k) for k in salt]
+            elif isinstance(salt, (int, np.integer)) and not isinstance(salt, bool):
+                salt = [int(salt), int(salt)]
+            else:
+                raise ValueError("Hashing: `salt` must be an int or a tuple of 2 ints (the SipHash key). Received: "
+                                 f"salt={salt!r}")
         self.num_bins = int(num_bins)
         self.mask_value = mask_value
-        self.salt = None
+        self.salt = salt
         self.output_mode = output_mode
         self.sparse = False
         self._build_at_init()
@@ -80,7 +86,9 @@ class Hashing(Layer):
             strings = Tensor(values.astype(object)) if values.dtype.kind != "U" else convert_to_tensor(values.tolist())
         else:
             raise ValueError(f"Hashing: inputs must be strings or numbers. Received dtype {values.dtype}")
-        out = np.asarray(to_hash_bucket_fast(strings, bins).numpy(), dtype=np.int64)
+        hashed = to_hash_bucket_fast(strings, bins) if self.salt is None else \
+            to_hash_bucket_strong(strings, bins, key=self.salt)
+        out = np.asarray(hashed.numpy(), dtype=np.int64)
         if mask is not None:
             out = np.where(mask, 0, out + 1)
         return out
@@ -103,5 +111,5 @@ class Hashing(Layer):
         return shape[:-1] + (self.num_bins,)
 
     def get_config(self) -> dict:
-        return {**super().get_config(), "num_bins": self.num_bins, "mask_value": self.mask_value, "salt": None,
+        return {**super().get_config(), "num_bins": self.num_bins, "mask_value": self.mask_value, "salt": self.salt,
                 "output_mode": self.output_mode, "sparse": False}

@@ -25,6 +25,8 @@ from .base import Layer
 __all__ = ["IndexLookup", "adapt_elements"]
 
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
+#: the deprecated names Keras still accepts for output modes
+DEPRECATED_MODES = {"binary": "multi_hot", "tf-idf": "tf_idf"}
 
 
 def _flat(values) -> list:
@@ -71,6 +73,7 @@ class IndexLookup(Layer):
                 num_oov_indices < 0:
             raise ValueError(f"{what}: `num_oov_indices` must be an int >= 0; received num_oov_indices="
                              f"{num_oov_indices!r}")
+        output_mode = DEPRECATED_MODES.get(output_mode, output_mode)
         if output_mode not in OUTPUT_MODES:
             raise ValueError(f"{what}: `output_mode` must be one of {list(OUTPUT_MODES)}; received "
                              f"output_mode={output_mode!r}")

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import backend
 from ..framework import nest
-from ..framework.tensor import Tensor
+from ..framework.tensor import Tensor, get_keras_mask, set_keras_mask
 from . import _rebuild
 
 __all__ = ["KerasTensor", "Node", "is_keras_tensor", "any_symbolic", "symbolic_call"]
@@ -246,13 +246,23 @@ def _add_node(layer, node: Node) -> int:
     return len(nodes) - 1
 
 
+def _masked_probe(k: KerasTensor, which: int) -> Tensor:
+    """``k``'s probe, carrying a mask that keeps every step where ``k`` has a Keras mask (so that the layer
+    passes one on, or not, as it would a real one)."""
+    probe = k._probe(which)
+    mask = getattr(k, "_keras_mask", None)
+    if isinstance(mask, KerasTensor):
+        set_keras_mask(probe, Tensor(np.ones(mask._probe(which).shape, bool)))
+    return probe
+
+
 def symbolic_call(layer, args: tuple, kwargs: dict):
     """Record ``layer(*args, **kwargs)`` on KerasTensors as a Node; return the output KerasTensors."""
     probes = []
     try:
         for which in (0, 1):
-            cargs = map_symbolic(args, lambda k, n=which: k._probe(n))
-            ckwargs = map_symbolic(kwargs, lambda k, n=which: k._probe(n))
+            cargs = map_symbolic(args, lambda k, n=which: _masked_probe(k, n))
+            ckwargs = map_symbolic(kwargs, lambda k, n=which: _masked_probe(k, n))
             ckwargs["training"] = False  # a probe must not draw dropout masks or move statistics
             probes.append(layer(*cargs, **ckwargs))
     except (ValueError, TypeError, IndexError) as probe_error:
@@ -276,7 +286,12 @@ def symbolic_call(layer, args: tuple, kwargs: dict):
         if declared is not None:
             shape = _merge(declared[i], shape, a.shape, b.shape)
         name = layer.name if len(flat_a) == 1 else f"{layer.name}_{i}"
-        outputs.append(KerasTensor(shape, a.dtype, name=name, history=(layer, node_index, i)))
+        out = KerasTensor(shape, a.dtype, name=name, history=(layer, node_index, i))
+        mask_a, mask_b = get_keras_mask(a), get_keras_mask(b)
+        if mask_a is not None and mask_b is not None:  # the layer attached a mask (Keras' ``x._keras_mask``)
+            out._keras_mask = KerasTensor(tuple(d if d == e else None for d, e in zip(mask_a.shape, mask_b.shape)),
+                                          mask_a.dtype, name=f"{name}_mask")
+        outputs.append(out)
     structure = nest.pack_like(probes[0], outputs)
     _add_node(layer, Node(layer, args, kwargs, structure))
     return structure

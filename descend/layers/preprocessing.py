@@ -59,9 +59,17 @@ class _Random(Layer):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"{type(self).__name__}: seed must be None or a non-negative int; received seed={seed!r}")
         self.seed = None if seed is None else int(seed)
-        start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
-        self._rng = np.random.default_rng(start)
+        self._generator = None  # made at the first draw: a layer only built or called in inference draws nothing
         self._build_at_init()
+
+    @property
+    def _rng(self) -> np.random.Generator:
+        """The layer's generator; unseeded, its seed comes from NumPy's global generator (numpy.random.seed
+        reproduces it) when the layer first draws, not when it is made (Keras leaves NumPy's generator alone)."""
+        if self._generator is None:
+            start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
+            object.__setattr__(self, "_generator", np.random.default_rng(start))
+        return self._generator
 
     def _images(self, inputs) -> Tensor:
         x = convert_to_tensor(inputs)
@@ -272,7 +280,7 @@ class Normalization(Layer):
                 mean = new_mean
         self.adapt_mean.assign(np.asarray(mean, self.adapt_mean.dtype).reshape(self._stat_shape))
         self.adapt_variance.assign(np.asarray(var, self.adapt_variance.dtype).reshape(self._stat_shape))
-        self.count.assign(np.int64(count))
+        # `count` stays as it is: Keras 3 keeps it (0) for its saved files and never sets it in adapt
         self.finalize_state()
 
     def call(self, inputs):

@@ -75,7 +75,7 @@ class _Cell(Layer):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"{owner}: seed must be None or a non-negative int. Received: seed={seed!r}")
         self.seed = None if seed is None else int(seed)
-        self._rng = np.random.default_rng(self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1)))
+        self._rng = None  # the dropout masks' generator, made at the first mask: a cell without dropout draws nothing
         self.kernel = self.recurrent_kernel = self.bias = None
 
     @property
@@ -124,6 +124,9 @@ class _Cell(Layer):
         def draw(rate, n):
             if rate == 0:
                 return None
+            if self._rng is None:  # unseeded: a seed from NumPy's global generator (numpy.random.seed reproduces it)
+                self._rng = np.random.default_rng(self.seed if self.seed is not None else
+                                                  int(np.random.randint(0, 2**31 - 1)))
             # an op: descend.function draws a new mask on every call
             return random_draw.draw(fn=lambda: ((self._rng.random((batch, n)) >= rate) / (1.0 - rate)).astype(dtype))
 

@@ -23,7 +23,7 @@ from ..strings import split as _split
 from ..strings import to_hash_bucket_fast as _hash_bucket
 from ..strings import unicode_split as _unicode_split
 from .base import Layer
-from .index_lookup import IndexLookup, adapt_elements
+from .index_lookup import DEPRECATED_MODES, IndexLookup, adapt_elements
 
 __all__ = ["StringLookup", "TextVectorization"]
 
@@ -139,6 +139,7 @@ class TextVectorization(Layer):
                  idf_weights=None, sparse=False, ragged=False, encoding="utf-8", name=None, **kwargs):
         kwargs.pop("vocabulary_size", None)
         super().__init__(name=name, **kwargs)
+        output_mode = DEPRECATED_MODES.get(output_mode, output_mode)  # Keras' old names ("tf-idf", "binary")
         if output_mode == "one_hot":
             raise ValueError("TextVectorization: `output_mode` must be one of 'int', 'multi_hot', 'count', 'tf_idf'. "
                              "Received: output_mode='one_hot'")

@@ -24,6 +24,7 @@ from ..layers import _rebuild
 from ..layers.base import Layer
 from ..layers.input_layer import Input, InputLayer
 from ..layers.keras_tensor import KerasTensor, Node, map_symbolic
+from ..ops.array_ops import expand_dims, squeeze
 from ..ops.math_ops import cast
 
 __all__ = ["init_graph", "run_graph", "graph_config", "graph_from_config", "graph_summary_rows", "clone_graph"]
@@ -134,6 +135,19 @@ def init_graph(model, inputs, outputs) -> None:
     model.built = True
 
 
+def _adjust_rank(t: KerasTensor, value):
+    """As Keras 3, an input one axis short of its ``Input`` whose last size is 1 gets that axis (``(64, 28, 28)``
+    for ``Input((28, 28, 1))``), and one with an extra last axis of size 1 loses it; other inputs are as given."""
+    shape = getattr(value, "shape", None)
+    if shape is None or not t.shape:
+        return value
+    if len(shape) == len(t.shape) + 1 and shape[-1] == 1:
+        return squeeze(value, axis=-1) if isinstance(value, Tensor) else np.squeeze(value, axis=-1)
+    if len(shape) == len(t.shape) - 1 and t.shape[-1] == 1:
+        return expand_dims(value, axis=-1) if isinstance(value, Tensor) else np.expand_dims(value, axis=-1)
+    return value
+
+
 def _check_input(model, i: int, t: KerasTensor, value):
     shape = getattr(value, "shape", None)
     if shape is None:
@@ -187,6 +201,7 @@ def run_graph(model, inputs, training=None):
     """Replay the model's nodes on real inputs; returns the outputs in the structure they were given."""
     values = {}
     for i, (t, v) in enumerate(zip(model._graph_flat_inputs, _match_inputs(model, inputs))):
+        v = _adjust_rank(t, v)
         _check_input(model, i, t, v)
         values[id(t)] = _as_tensor(v, t)
     for node in model._graph_nodes:

@@ -180,12 +180,14 @@ class Model(Trainer, Layer):
         (a functional model's: output shapes and the layers each one reads)."""
         if _functional.is_graph_model(self):
             return self._graph_summary(print_fn)
-        rows = [("Layer (type)", "Weights", "Param #")]
+        # a built Sequential model: each layer's output shape, as Keras (else each weight's shape)
+        outputs = self._layer_output_shapes() if isinstance(self, Sequential) else None
+        rows = [("Layer (type)", "Output Shape" if outputs else "Weights", "Param #")]
         total = trainable = 0
         for layer in self._flatten_layers(include_self=False, recursive=False) or [self]:
             weights = layer.weights
             n = sum(w.size for w in weights)
-            shapes = ", ".join(str(tuple(w.shape)) for w in weights) or "-"
+            shapes = outputs[id(layer)] if outputs else ", ".join(str(tuple(w.shape)) for w in weights) or "-"
             rows.append((f"{layer.name} ({type(layer).__name__})", shapes, f"{n:,}"))
         for w in self.weights:
             total += w.size
@@ -344,6 +346,18 @@ class Sequential(Model):
         except Exception:  # noqa: BLE001 - the model is built (its probe ran); only this view is missing
             return
         object.__setattr__(self, "_graph", (self._input_layer.output, x))
+
+    def _layer_output_shapes(self) -> dict | None:
+        """``{id(layer): its output shape as text}`` along the built stack's symbolic graph (None unbuilt)."""
+        graph = self.__dict__.get("_graph")
+        if graph is None:
+            return None
+        shapes, t = {}, graph[1]
+        while t is not graph[0]:
+            node = t.node
+            shapes[id(node.layer)] = "(" + ", ".join(str(d) for d in t.shape) + ")"
+            t = node.input_tensors[0]
+        return shapes if all(id(layer) in shapes for layer in self.layers) else None
 
     def _graph_part(self, index: int, what: str):
         graph = self.__dict__.get("_graph")

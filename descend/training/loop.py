@@ -110,6 +110,29 @@ def _check_loop_args(what, x, y, batch_size, epochs=None, steps_per_epoch=None, 
             raise ValueError(f"{what}: x has {nx} rows but y has {ny}; they must have one row per example")
 
 
+def _held_metrics(model, skip: set) -> list:
+    """The Metrics held as attributes (or in lists/tuples/dicts there) by ``model`` and by each of its sublayers
+    but those that are models (Keras 3 leaves a nested trainer's metrics to it), each once, but those in ``skip``."""
+    found = []
+
+    def scan(value, depth):
+        if isinstance(value, metrics_module.Metric):
+            if id(value) not in skip:
+                skip.add(id(value))
+                found.append(value)
+        elif depth < 3 and isinstance(value, (list, tuple)):
+            for item in value:
+                scan(item, depth + 1)
+        elif depth < 3 and isinstance(value, dict):
+            for item in value.values():
+                scan(item, depth + 1)
+
+    for layer in [model] + [la for la in model._flatten_layers(include_self=False) if not isinstance(la, Trainer)]:
+        for value in vars(layer).values():
+            scan(value, 0)
+    return found
+
+
 class Trainer:
     """``compile``, ``fit``, ``evaluate``, ``predict`` and the step methods behind them."""
 
@@ -191,11 +214,14 @@ class Trainer:
     @property
     def metrics(self) -> list:
         """As Keras 3: the loss tracker (``loss``), the compiled metrics as one metric (``compile_metrics``,
-        when ``compile`` was given any), then the loss of each output of a model with several."""
-        if not self.compiled:
-            return []
-        compiled = [self.compiled_metrics] if len(self.compiled_metrics) else []
-        return [self._loss_tracker] + compiled + list(getattr(self.loss, "trackers", []))
+        when ``compile`` was given any), the loss of each output of a model with several, then the metrics the
+        model and its layers hold as attributes (an endpoint layer's accuracy: fit logs and resets it too)."""
+        compiled = []
+        if self.compiled:
+            compiled = [self._loss_tracker] + ([self.compiled_metrics] if len(self.compiled_metrics) else []) + \
+                list(getattr(self.loss, "trackers", []))
+        machinery = {id(m) for m in compiled} | {id(vars(self).get(k)) for k in ("compiled_metrics", "_loss_tracker")}
+        return compiled + _held_metrics(self, machinery)
 
     def _check_compiled(self, what):
         if not self.compiled:

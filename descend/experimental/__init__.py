@@ -1,0 +1,1 @@
+"""``tf.experimental``: :mod:`descend.experimental.numpy` (TensorFlow's NumPy API)."""
