@@ -23,7 +23,10 @@ What is recorded, in order: the sum of the absolute values of each weight a ``fi
 (``"weights"``), every ``fit``'s ``History.history`` (``"fit"``), every ``evaluate``'s result
 (``"evaluate"``; ``fit``'s validation is in its history), and, outside ``fit``, the value of every scalar a
 ``GradientTape`` differentiates in eager code (``"loss"``: the losses of a custom training loop) and every
-result a Keras metric gives eager code (``"metric"``: a custom loop's metrics, updated in or out of a function).
+result a Keras metric gives eager code (``"metric"``: a custom loop's metrics, updated in or out of a function),
+and, with ``DESCEND_GUIDE_PRINTS=1`` (the guides that compute without training), what the program prints in
+eager code of what it computed (``"print"``: a tensor's dtype and values, a ragged
+or sparse tensor's parts, a shape, a dtype, a number; text and other objects are not recorded).
 ``tests/test_ported_guides.py`` compares the two.
 """
 
@@ -66,6 +69,48 @@ def _float(value):
         return float(np.asarray(value))
     except (TypeError, ValueError):
         return [float(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _text(value):
+    """Strings as text (a string tensor holds bytes)."""
+    if isinstance(value, list):
+        return [_text(v) for v in value]
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+
+
+def _shown(value):
+    """What ``print`` shows of ``value`` that a program computed, as JSON (None for what it did not compute:
+    text, objects): a tensor's dtype and values (a string tensor's as text), a ragged tensor's rows, a sparse
+    tensor's indices, values and shape, a shape, a dtype, a number; a list, tuple or dict of them item by item."""
+    if value is None or isinstance(value, (str, bytes)):
+        return None
+    if isinstance(value, (list, tuple)) and value and all(v is None or (isinstance(v, int) and not isinstance(v, bool))
+                                                          for v in value):
+        return {"ints": list(value)}
+    if isinstance(value, (list, tuple, dict)):
+        items = [_shown(v) for v in (value.values() if isinstance(value, dict) else value)]
+        items = [v for v in items if v is not None]
+        return items or None
+    if hasattr(value, "as_list") and hasattr(value, "rank"):  # a TensorShape
+        return {"ints": value.as_list()} if value.rank is not None else {"ints": None}
+    if hasattr(value, "as_numpy_dtype"):  # a DType
+        return {"dtype": value.name}
+    if hasattr(value, "to_list") and hasattr(value, "row_splits"):  # a RaggedTensor
+        return {"ragged": _text(value.to_list())}
+    if all(hasattr(value, a) for a in ("indices", "values", "dense_shape")):  # a SparseTensor
+        parts = {k: _shown(getattr(value, k)) for k in ("indices", "values", "dense_shape")}
+        return {"dtype": parts["values"]["dtype"], **{k: v["value"] for k, v in parts.items()}}
+    if not isinstance(value, (int, float, np.generic, np.ndarray)) and not hasattr(value, "numpy"):
+        return None
+    try:
+        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    except Exception:  # a symbolic tensor, being traced
+        return None
+    if array.dtype.kind in "biuf":
+        return {"dtype": array.dtype.name, "value": array.tolist()}
+    if array.dtype.kind in "OSU":
+        return {"dtype": "string", "value": _text(array.tolist())}
+    return None
 
 
 def main(framework: str, script: str, out: str, weights_file: str) -> None:
@@ -188,17 +233,30 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
     for cls in {Metric, *metric_classes(Metric)}:
         if "result" in vars(cls):
             cls.result = result_recorded(vars(cls)["result"])
+    def print_recorded(*args, **kwargs):
+        # what the program prints of what it computed (eager values only: a function prints while it is traced)
+        if record_prints and eager():
+            for value in args:
+                shown = _shown(value)
+                while isinstance(shown, list) and any(isinstance(v, list) for v in shown):
+                    shown = [w for v in shown for w in (v if isinstance(v, list) else [v])]
+                for item in shown if isinstance(shown, list) else [] if shown is None else [shown]:
+                    events.append(["print", item])
+        print(*args, **kwargs)
+    program = {"print": print_recorded}
+    record_prints = os.environ.get("DESCEND_GUIDE_PRINTS") == "1"  # the guides that train record their fits
+
     np.random.seed(0)  # after the imports: importing TensorFlow draws from NumPy's generator
     random.seed(0)
     if framework == "descend":
-        runpy.run_path(script, run_name="__main__")
+        runpy.run_path(script, init_globals=program, run_name="__main__")
         np.savez(weights_file, **{f"w{i}": w for i, w in enumerate(created)})
     else:
         source = tensorflow_source(open(script).read())
         path = os.path.join(os.path.dirname(os.path.abspath(out)), "tf_" + os.path.basename(script))
         with open(path, "w") as f:
             f.write(source)
-        runpy.run_path(path, run_name="__main__")
+        runpy.run_path(path, init_globals=program, run_name="__main__")
         left = {shape: len(v) for shape, v in given.items() if v}
         if left:
             raise AssertionError(f"descend created weights Keras did not (shape: how many): {left}")

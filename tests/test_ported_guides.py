@@ -66,6 +66,8 @@ GUIDES = {
                             "hand, the same steps compiled with tf.function, add_loss in a compiled step",
     "custom_train_step": "train_step overrides (compute_loss and self.metrics, a loss tracker of its own, sample "
                          "weights) and a test_step override, Keras 3's compile_metrics",
+    "tensor": "tensors: ranks, arithmetic, reductions, indexing, shapes, reshapes, dtypes and casts, broadcasting, "
+              "ragged, string (split, to_number, bytes, Unicode) and sparse tensors",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -86,13 +88,19 @@ def _env() -> dict:
     return env
 
 
+#: the guides whose printed values are recorded too (``"print"`` events: tensors, shapes, dtypes, numbers), those
+#: that show what they compute rather than train
+PRINTS = {"tensor"}
+
+
 def _run(framework: str, name: str, folder: str) -> list:
     """The events of one run of guide ``name`` (in ``folder/<framework>``, where it writes its files)."""
     cwd = os.path.join(folder, framework)
     os.makedirs(cwd, exist_ok=True)
     out = os.path.join(folder, f"{framework}.json")
+    env = dict(_env(), DESCEND_GUIDE_PRINTS="1" if name in PRINTS else "0")
     proc = subprocess.run([sys.executable, HARNESS, framework, os.path.join(PORTED, f"{name}.py"), out,
-                           os.path.join(folder, "weights.npz")], cwd=cwd, env=_env(), capture_output=True,
+                           os.path.join(folder, "weights.npz")], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=1800)
     assert proc.returncode == 0, f"{name} under {framework} failed:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
     with open(out) as f:
@@ -118,7 +126,18 @@ def run_tensorflow(name: str, folder: str) -> list:
     return _run("tensorflow", name, folder)
 
 
+def _numeric(value) -> bool:
+    try:
+        np.asarray(value, np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _values(a, b, where):
+    if not (_numeric(a) and _numeric(b)):  # text, a dtype, ragged rows: equal, counted as one value
+        assert a == b, f"{where}: descend shows {a!r}, TensorFlow {b!r}"
+        return np.zeros(1), np.zeros(1)
     x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
     assert x.shape == y.shape, f"{where}: descend has {x.shape} values, TensorFlow {y.shape}"
     return x, y
@@ -145,7 +164,8 @@ def compare(name: str, ours: list, theirs: list) -> dict:
         for where, x, y in pairs:
             if not x.size:
                 continue
-            diff = np.abs(x - y) / np.maximum(1.0, np.abs(y))
+            diff = np.atleast_1d(np.abs(x - y) / np.maximum(1.0, np.abs(y)))
+            diff[np.isnan(x) & np.isnan(y)] = 0.0  # NaN (or an unknown dimension) on both sides
             report["values"] += int(x.size)
             if float(diff.max()) > report["worst"]:
                 report["worst"], report["worst_at"] = float(diff.max()), where
