@@ -68,6 +68,8 @@ GUIDES = {
                          "weights) and a test_step override, Keras 3's compile_metrics",
     "tensor": "tensors: ranks, arithmetic, reductions, indexing, shapes, reshapes, dtypes and casts, broadcasting, "
               "ragged, string (split, to_number, bytes, Unicode) and sparse tensors",
+    "variable": "variables: dtypes, reading as tensors, assign/assign_add/assign_sub, copies, names, trainable, "
+                "device placement",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -90,7 +92,7 @@ def _env() -> dict:
 
 #: the guides whose printed values are recorded too (``"print"`` events: tensors, shapes, dtypes, numbers), those
 #: that show what they compute rather than train
-PRINTS = {"tensor"}
+PRINTS = {"tensor", "variable"}
 
 
 def _run(framework: str, name: str, folder: str) -> list:
