@@ -70,6 +70,9 @@ GUIDES = {
               "ragged, string (split, to_number, bytes, Unicode) and sparse tensors",
     "variable": "variables: dtypes, reading as tensors, assign/assign_add/assign_sub, copies, names, trainable, "
                 "device placement",
+    "intro_to_modules": "tf.Module: trainable and non-trainable variables, submodules, variables made on the first "
+                        "call, checkpoints (deferred restoration of a module's variables), a tf.function __call__, "
+                        "a SavedModel; Keras layers with build, a subclassed and a functional model",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -81,6 +84,11 @@ KNOWN = {
     ("basic_training_loops", "fit", 0): "Keras 3 does not train a tf.Variable assigned to a model (its loss stays "
                                         "10.646 for 10 epochs); descend trains it, as tf.keras 2 did and the guide "
                                         "shows",
+    ("intro_to_modules", "print", 23): "Keras 3.15 builds the subclassed model's first FlexibleDense twice (a symbolic "
+                                       "build of the model, which fails on tf.matmul of a KerasTensor, then the "
+                                       "call), drawing its NumPy weights twice: its weights are not descend's",
+    ("intro_to_modules", "print", 24): "the functional model after it: its FlexibleDense weights come next in NumPy's "
+                                       "stream (shifted by Keras' extra draw)",
 }
 
 
@@ -92,7 +100,7 @@ def _env() -> dict:
 
 #: the guides whose printed values are recorded too (``"print"`` events: tensors, shapes, dtypes, numbers), those
 #: that show what they compute rather than train
-PRINTS = {"tensor", "variable"}
+PRINTS = {"tensor", "variable", "intro_to_modules"}
 
 
 def _run(framework: str, name: str, folder: str) -> list:
