@@ -136,8 +136,7 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         Model, Dataset, Tape = descend.Model, descend.data.Dataset, descend.GradientTape
         Metric, Dropout, constant = descend.metrics.Metric, descend.keras.layers.Dropout, descend.constant
 
-        def eager():
-            return trace.current() is None
+        eager = descend.executing_eagerly
     else:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import keras
@@ -234,8 +233,11 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         if "result" in vars(cls):
             cls.result = result_recorded(vars(cls)["result"])
     def print_recorded(*args, **kwargs):
-        # what the program prints of what it computed (eager values only: a function prints while it is traced)
-        if record_prints and eager():
+        # what the program prints of what it computed (eager values; a function prints while it is traced: then
+        # the text it prints, for when it traces)
+        if record_prints and not eager():  # a function being traced: when it traces is what is compared
+            events.append(["print", {"tracing": " ".join(a for a in args if isinstance(a, str))}])
+        elif record_prints:
             for value in args:
                 shown = _shown(value)
                 while isinstance(shown, list) and any(isinstance(v, list) for v in shown):

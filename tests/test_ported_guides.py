@@ -73,6 +73,9 @@ GUIDES = {
     "intro_to_modules": "tf.Module: trainable and non-trainable variables, submodules, variables made on the first "
                         "call, checkpoints (deferred restoration of a module's variables), a tf.function __call__, "
                         "a SavedModel; Keras layers with build, a subclassed and a functional model",
+    "function": "tf.function: gradients through it, tracing and retracing (Python values, dtypes, input "
+                "signatures, reduce_retracing, TraceTypes), concrete functions and graphs, AutoGraph loops, "
+                "TensorArray, py_function, side effects, init_scope, iterators, captures, variables, optimizers",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -100,7 +103,7 @@ def _env() -> dict:
 
 #: the guides whose printed values are recorded too (``"print"`` events: tensors, shapes, dtypes, numbers), those
 #: that show what they compute rather than train
-PRINTS = {"tensor", "variable", "intro_to_modules"}
+PRINTS = {"tensor", "variable", "intro_to_modules", "function"}
 
 
 def _run(framework: str, name: str, folder: str) -> list:

@@ -167,10 +167,27 @@ class Tensor(ArrayLike):
         return int(self._value)
 
     def __repr__(self):
+        symbolic = self._symbolic_text()
+        if symbolic is not None:
+            return symbolic
         return f"<descend.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={numpy_text(self._value, True)}>"
 
     def __str__(self):
+        symbolic = self._symbolic_text()
+        if symbolic is not None:
+            return symbolic
         return f"descend.Tensor({numpy_text(self._value, False)}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def _symbolic_text(self):
+        """A Tensor of a function being traced prints as TF's graph tensor: its shape as the function's code sees
+        it and its dtype, no value (printing neither reads its value nor ties the trace to its shape)."""
+        if not _tracing:
+            return None
+        shape = _trace.traced_shape(self)
+        if shape is None:
+            return None
+        dims = ", ".join("None" if d is None else str(d) for d in shape)
+        return f"descend.Tensor(traced, shape=({dims}{',' if len(shape) == 1 else ''}), dtype={self.dtype.name})"
 
 
 def numpy_text(value: np.ndarray, is_repr: bool) -> str:
