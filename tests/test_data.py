@@ -785,3 +785,41 @@ def test_corrupt_states_fail_clearly():
 def test_range_dtype():
     assert next(iter(Dataset.range(3, dtype=ds_mod.int32))).numpy().dtype == np.int32
     assert next(iter(Dataset.range(0, 6, 2, dtype="int32").batch(3))).numpy().dtype == np.int32
+
+
+# ------------------------------------------------------------- TextLineDataset (the customization basics tutorial)
+@pytest.mark.parametrize("content,compression,expected", [
+    (b"Line 1\nLine 2\nLine 3\n  ", None, [b"Line 1", b"Line 2", b"Line 3", b"  "]),  # the tutorial's file
+    (b"a\r\nb\n", "", [b"a", b"b"]),            # \r\n ends a line too; a final line end adds no empty line
+    (b"\n\nx", None, [b"", b"", b"x"]),          # empty lines are lines
+    (b"", None, []),
+    ("gzip", "GZIP", [b"one", b"two"]),
+    ("zlib", "ZLIB", [b"one", b"two"]),
+])
+def test_text_line_dataset_reads_each_line_as_a_string(tmp_path, content, compression, expected):
+    import gzip
+    import zlib
+
+    path = tmp_path / "f.txt"
+    if content == "gzip":
+        content = gzip.compress(b"one\ntwo\n")
+    elif content == "zlib":
+        content = zlib.compress(b"one\ntwo\n")
+    path.write_bytes(content)
+    ds = data.TextLineDataset(str(path), compression_type=compression)
+    got = [t.numpy() for t in ds]
+    assert got == expected
+    # several files: one after the other
+    assert [t.numpy() for t in data.TextLineDataset([str(path)] * 2, compression_type=compression)] == expected * 2
+    if expected:
+        batch = next(iter(data.TextLineDataset(str(path), compression_type=compression).batch(2)))
+        assert batch.dtype == ds_mod.string and list(batch.numpy()) == expected[:2]
+
+
+def test_text_line_dataset_refuses_what_it_cannot_read(tmp_path):
+    with pytest.raises(ValueError, match="compression_type must be"):
+        data.TextLineDataset(str(tmp_path / "x"), compression_type="BZIP2")
+    with pytest.raises(TypeError, match="filenames"):
+        data.TextLineDataset([3])
+    with pytest.raises(FileNotFoundError, match="missing.txt"):
+        list(data.TextLineDataset(str(tmp_path / "missing.txt")))

@@ -582,3 +582,26 @@ def test_training_false_given_in_the_graph_holds_during_fit():
     model.fit(np.random.default_rng(0).random((16, 4)) * 10, np.ones((16, 1)), verbose=0)
     for w, b in zip(moving, before):
         np.testing.assert_array_equal(w.numpy(), b)
+
+
+def test_a_subclassed_model_lists_its_direct_sublayers_and_may_be_named_empty():
+    """The custom layers tutorial: ``ResnetIdentityBlock(...)`` calls ``super().__init__(name='')`` (Keras 3 takes
+    an empty name) and shows ``block.layers``, a subclassed model's direct sublayers in attribute order."""
+
+    class Block(dk.Model):
+        def __init__(self):
+            super().__init__(name="")
+            self.conv = dk.layers.Conv2D(2, 1)
+            self.bn = dk.layers.BatchNormalization()
+            self.inner = dk.Sequential([dk.layers.Dense(3)])
+
+        def call(self, x, training=False):
+            return self.inner(self.bn(self.conv(x), training=training))
+
+    block = Block()
+    block(np.zeros((1, 2, 2, 3), np.float32))
+    assert block.name == ""
+    assert [type(la).__name__ for la in block.layers] == ["Conv2D", "BatchNormalization", "Sequential"]
+    assert len(block.variables) == 2 + 4 + 2 and block.get_layer(index=1) is block.bn
+    seq = dk.Sequential([dk.layers.Dense(2), dk.layers.Dense(1)])  # Sequential and functional keep their own
+    assert [type(la).__name__ for la in seq.layers] == ["Dense", "Dense"]

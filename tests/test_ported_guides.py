@@ -76,6 +76,10 @@ GUIDES = {
     "function": "tf.function: gradients through it, tracing and retracing (Python values, dtypes, input "
                 "signatures, reduce_retracing, TraceTypes), concrete functions and graphs, AutoGraph loops, "
                 "TensorArray, py_function, side effects, init_scope, iterators, captures, variables, optimizers",
+    "basics": "customization basics: operations, NumPy conversion, devices, Datasets from tensors and from a text "
+              "file (map, shuffle, batch)",
+    "custom_layers": "custom layers: Dense variables, a layer with build/add_weight, a ResNet identity block with "
+                     "BatchNormalization, a Sequential of the same layers",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -103,7 +107,7 @@ def _env() -> dict:
 
 #: the guides whose printed values are recorded too (``"print"`` events: tensors, shapes, dtypes, numbers), those
 #: that show what they compute rather than train
-PRINTS = {"tensor", "variable", "intro_to_modules", "function"}
+PRINTS = {"tensor", "variable", "intro_to_modules", "function", "basics", "custom_layers"}
 
 
 def _run(framework: str, name: str, folder: str) -> list:

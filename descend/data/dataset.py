@@ -29,6 +29,7 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "Dataset",
     "DatasetIterator",
+    "TextLineDataset",
 ]
 
 AUTOTUNE = -1
@@ -949,6 +950,63 @@ class _GeneratorSource(Dataset):
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
+
+
+def _file_names(filenames, what) -> list:
+    """``filenames`` (a name, a list of names, or a string Tensor of them) as a list of ``str``."""
+    if isinstance(filenames, Tensor):
+        filenames = np.asarray(filenames._value, dtype=object).reshape(-1).tolist()
+    elif isinstance(filenames, (str, bytes, os.PathLike)):
+        filenames = [filenames]
+    names = []
+    for f in filenames:
+        f = f.decode() if isinstance(f, bytes) else os.fspath(f) if isinstance(f, (str, os.PathLike)) else None
+        if f is None:
+            raise TypeError(f"{what}: `filenames` must be a file name, a list of them or a string Tensor; received "
+                            f"{filenames!r}")
+        names.append(f)
+    return names
+
+
+class TextLineDataset(_GeneratorSource):
+    """The lines of text files, file after file, as scalar string Tensors without their line ends (``\n`` or
+    ``\r\n``; a last line without one is a line), read when the dataset is iterated (``tf.data.TextLineDataset``).
+
+    Args:
+        filenames: a file name, a list of them, or a string Tensor of them.
+        compression_type: ``None`` or ``""`` (plain text), ``"GZIP"`` or ``"ZLIB"``.
+        buffer_size, num_parallel_reads, name: TF's; accepted (files are read in order, one at a time).
+
+    Raises:
+        ValueError: an unknown ``compression_type``. A missing file is ``FileNotFoundError`` when iterated (TF's
+            ``NotFoundError``).
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        names = _file_names(filenames, "TextLineDataset")
+        kind = (compression_type or "").upper()
+        if kind not in ("", "GZIP", "ZLIB"):
+            raise ValueError(f"TextLineDataset: compression_type must be None, '', 'GZIP' or 'ZLIB'; received "
+                             f"{compression_type!r}")
+
+        def lines():
+            import gzip
+            import zlib
+
+            for f in names:
+                try:
+                    with open(f, "rb") as handle:
+                        data = handle.read()
+                except FileNotFoundError:
+                    raise FileNotFoundError(f"TextLineDataset: {f}; No such file or directory") from None
+                data = gzip.decompress(data) if kind == "GZIP" else zlib.decompress(data) if kind == "ZLIB" else data
+                parts = data.split(b"\n")
+                if parts and parts[-1] == b"":
+                    parts.pop()  # the file ends with a line end: no empty line after it
+                for line in parts:
+                    yield np.array(line[:-1] if line.endswith(b"\r") else line, dtype=object)
+
+        super().__init__(lines)
 
 
 class _UnaryDataset(Dataset):

@@ -60,6 +60,11 @@ class ArrayLike:
     def ndim(self) -> int:
         return self._value.ndim
 
+    @property
+    def device(self) -> str:
+        """Where the value lives, as TF names it: always the host's CPU (``tf.device`` places nothing)."""
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
     def get_shape(self) -> tuple:
         """The shape (TF's older spelling of :attr:`shape`)."""
         return self._value.shape
