@@ -605,3 +605,23 @@ def test_a_subclassed_model_lists_its_direct_sublayers_and_may_be_named_empty():
     assert len(block.variables) == 2 + 4 + 2 and block.get_layer(index=1) is block.bn
     seq = dk.Sequential([dk.layers.Dense(2), dk.layers.Dense(1)])  # Sequential and functional keep their own
     assert [type(la).__name__ for la in seq.layers] == ["Dense", "Dense"]
+
+
+@pytest.mark.parametrize("make,given,expected_rows", [
+    # the regression tutorial: a model whose Input is (None, 1) predicts on a column given as a vector
+    (lambda: dk.Sequential([dk.layers.Normalization(input_shape=[1], axis=None), dk.layers.Dense(1)]), (10,), 10),
+    (lambda: dk.Model(*(lambda i: (i, dk.layers.Dense(1)(i)))(dk.Input((1,)))), (10,), 10),
+    # one axis more, of size 1, is squeezed (Keras 3's _adjust_input_rank)
+    (lambda: dk.Model(*(lambda i: (i, dk.layers.Dense(1)(i)))(dk.Input((3,)))), (4, 3, 1), 4),
+])
+def test_a_model_adjusts_an_input_rank_off_by_a_unit_axis_as_keras(make, given, expected_rows):
+    model = make()
+    x = np.arange(int(np.prod(given)), dtype=np.float32).reshape(given)
+    assert model.predict(x, verbose=0).shape == (expected_rows, 1)
+    assert tuple(model(x).shape) == (expected_rows, 1)
+
+
+def test_a_model_refuses_an_input_rank_it_cannot_adjust():
+    model = dk.Model(*(lambda i: (i, dk.layers.Dense(1)(i)))(dk.Input((3,))))
+    with pytest.raises(ValueError, match="incompatible"):
+        model(np.zeros((4,), np.float32))  # a last size of 3 is not 1: no axis to add

@@ -80,6 +80,8 @@ GUIDES = {
               "file (map, shuffle, batch)",
     "custom_layers": "custom layers: Dense variables, a layer with build/add_weight, a ResNet identity block with "
                      "BatchNormalization, a Sequential of the same layers",
+    "regression": "Auto MPG regression: Normalization adapted to the data, linear and deep models of one feature "
+                  "and of all, Adam on the mean absolute error, validation_split, evaluate, save and reload",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there

@@ -271,7 +271,7 @@ class Normalization(Layer):
                 mean = new_mean
         self.adapt_mean.assign(np.asarray(mean, self.adapt_mean.dtype).reshape(self._stat_shape))
         self.adapt_variance.assign(np.asarray(var, self.adapt_variance.dtype).reshape(self._stat_shape))
-        self.count.assign(np.int64(count))
+        # (`count` stays as it is: Keras 3's adapt counts in a local, so its weights after adapt are these)
         self.finalize_state()
 
     def call(self, inputs):

@@ -24,6 +24,7 @@ from ..layers import _rebuild
 from ..layers.base import Layer
 from ..layers.input_layer import Input, InputLayer
 from ..layers.keras_tensor import KerasTensor, Node, map_symbolic
+from ..ops.array_ops import expand_dims, squeeze
 from ..ops.math_ops import cast
 
 __all__ = ["init_graph", "run_graph", "graph_config", "graph_from_config", "graph_summary_rows", "clone_graph"]
@@ -134,6 +135,21 @@ def init_graph(model, inputs, outputs) -> None:
     model.built = True
 
 
+def adjust_rank(value, shape):
+    """``value`` with the rank of an input of ``shape`` where Keras 3 adjusts it: one axis more whose size is
+    1 is squeezed, one axis less where the input's last size is 1 is added (``model.predict(x[:, 0])`` of a
+    model whose Input is ``(None, 1)``); anything else is returned as it is (the shape check then speaks)."""
+    have = getattr(value, "shape", None)
+    if have is None or shape is None:
+        return value
+    have, shape = tuple(have), tuple(shape)
+    if len(have) == len(shape) + 1 and have and have[-1] == 1:
+        return squeeze(value, axis=-1)
+    if len(have) == len(shape) - 1 and shape[-1] == 1:
+        return expand_dims(value, axis=-1)
+    return value
+
+
 def _check_input(model, i: int, t: KerasTensor, value):
     shape = getattr(value, "shape", None)
     if shape is None:
@@ -187,6 +203,7 @@ def run_graph(model, inputs, training=None):
     """Replay the model's nodes on real inputs; returns the outputs in the structure they were given."""
     values = {}
     for i, (t, v) in enumerate(zip(model._graph_flat_inputs, _match_inputs(model, inputs))):
+        v = adjust_rank(v, t.shape)
         _check_input(model, i, t, v)
         values[id(t)] = _as_tensor(v, t)
     for node in model._graph_nodes:

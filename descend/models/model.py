@@ -391,6 +391,8 @@ class Sequential(Model):
 
     def call(self, inputs, training=None):
         x = inputs
+        if self._input_layer is not None:  # as Keras 3's (a Sequential with an input is a functional model)
+            x = _functional.adjust_rank(x, self._input_layer.batch_shape)
         for layer in self.layers:
             x = layer(x, training=training)
         return x
