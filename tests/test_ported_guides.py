@@ -82,6 +82,8 @@ GUIDES = {
                      "BatchNormalization, a Sequential of the same layers",
     "regression": "Auto MPG regression: Normalization adapted to the data, linear and deep models of one feature "
                   "and of all, Adam on the mean absolute error, validation_split, evaluate, save and reload",
+    "intro_to_graphs": "graphs and tf.function: nested functions, AutoGraph's code and graph, a graph per input type, "
+                       "run_functions_eagerly, side effects once per trace, pruned unused ops, retracing",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -109,7 +111,8 @@ def _env() -> dict:
 
 #: the guides whose printed values are recorded too (``"print"`` events: tensors, shapes, dtypes, numbers), those
 #: that show what they compute rather than train
-PRINTS = {"tensor", "variable", "intro_to_modules", "function", "basics", "custom_layers"}
+PRINTS = {"tensor", "variable", "intro_to_modules", "function", "basics", "custom_layers",
+          "intro_to_graphs"}
 
 
 def _run(framework: str, name: str, folder: str) -> list:
