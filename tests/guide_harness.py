@@ -51,6 +51,7 @@ TF_IMPORTS = {
     "from descend.keras import Model\n": "from tensorflow.keras import Model\n",
     "import descend.keras as keras\n": "import tensorflow.keras as keras\n",
     "import descend.keras.layers as layers\n": "import keras.layers as layers\n",
+    "from descend.keras import regularizers\n": "from tensorflow.keras import regularizers\n",
 }
 
 

@@ -823,3 +823,57 @@ def test_text_line_dataset_refuses_what_it_cannot_read(tmp_path):
         data.TextLineDataset([3])
     with pytest.raises(FileNotFoundError, match="missing.txt"):
         list(data.TextLineDataset(str(tmp_path / "missing.txt")))
+
+
+# ------------------------------------------------------------- CsvDataset (the overfit and underfit tutorial)
+def _csv(tmp_path, text, name="f.csv"):
+    path = tmp_path / name
+    path.write_bytes(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("text,kwargs,defaults,expected", [
+    # the tutorial: float() columns of a gzipped file
+    ("gzip", dict(compression_type="GZIP"), [float()] * 3, [(1.0, 2.5, 0.3), (0.0, 0.0, 7.0)]),
+    (b"1,a,2\n3,,4\n", {}, [0, "x", 0.0], [(1, b"a", 2.0), (3, b"x", 4.0)]),        # int32, string, float32
+    (b"h1,h2\n5,6\n", dict(header=True), [0, 0], [(5, 6)]),
+    (b"1;2;3\n", dict(field_delim=";", select_cols=[0, 2]), [0, 0], [(1, 3)]),
+    (b"1,2,3\n", dict(exclude_cols=[1]), [0, 0], [(1, 3)]),
+    (b'"a,b",1\n', {}, ["", 0], [(b"a,b", 1)]),                                    # a quoted field
+    (b"NA,1\n", dict(na_value="NA"), [9.0, 0], [(9.0, 1)]),
+])
+def test_csv_dataset_reads_records_as_tensors_per_column(tmp_path, text, kwargs, defaults, expected):
+    import gzip
+
+    if text == "gzip":
+        text = gzip.compress(b"1.0,2.5,3e-1\n0,,7\n")
+    ds = data.experimental.CsvDataset(_csv(tmp_path, text), defaults, **kwargs)
+    got = [tuple(t.numpy() for t in row) for row in ds]
+    assert len(got) == len(expected)
+    for row, want in zip(got, expected):
+        for value, w in zip(row, want):
+            assert value == (np.float32(w) if isinstance(w, float) else w)
+    dtypes = [t.dtype for t in next(iter(ds))]
+    assert dtypes == [ds_mod.float32 if isinstance(d, float) else ds_mod.int32 if isinstance(d, int) else ds_mod.string
+                      for d in defaults]
+
+
+@pytest.mark.parametrize("text,defaults,kwargs,error,match", [
+    (b"1,2\n", [0, 0, 0], {}, ds_mod.errors.InvalidArgumentError, "expected 3 fields, found 2"),
+    (b"1,\n", [0, ds_mod.int32], {}, ds_mod.errors.InvalidArgumentError, "no default"),
+    (b"1,x\n", [0, 0.0], {}, ds_mod.errors.InvalidArgumentError, "not a float32 number"),
+])
+def test_csv_dataset_refuses_a_record_it_cannot_read_naming_the_line(tmp_path, text, defaults, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        list(data.experimental.CsvDataset(_csv(tmp_path, text), defaults, **kwargs))
+
+
+def test_csv_dataset_refuses_bad_arguments(tmp_path):
+    path = _csv(tmp_path, b"1\n")
+    for kwargs, match in [(dict(record_defaults=[]), "non-empty"), (dict(record_defaults=[0], field_delim=";;"),
+                                                                     "one character"),
+                          (dict(record_defaults=[0], compression_type="LZ4"), "compression_type"),
+                          (dict(record_defaults=[0], select_cols=[1, 0]), "sorted"),
+                          (dict(record_defaults=[[1]]), "must be a number")]:
+        with pytest.raises(ValueError, match=match):
+            data.experimental.CsvDataset(path, **kwargs)

@@ -625,3 +625,20 @@ def test_a_model_refuses_an_input_rank_it_cannot_adjust():
     model = dk.Model(*(lambda i: (i, dk.layers.Dense(1)(i)))(dk.Input((3,))))
     with pytest.raises(ValueError, match="incompatible"):
         model(np.zeros((4,), np.float32))  # a last size of 3 is not 1: no axis to add
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dk.optimizers.schedules.InverseTimeDecay(0.001, decay_steps=20000, decay_rate=1),
+    lambda: dk.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5, staircase=True),
+    lambda: dk.optimizers.schedules.PiecewiseConstantDecay([10, 20], [0.1, 0.01, 0.001]),
+    lambda: dk.optimizers.schedules.CosineDecay(0.1, decay_steps=100),
+])
+def test_a_schedule_of_an_array_of_steps_gives_the_rate_at_each(make):
+    """The overfit and underfit tutorial plots ``lr_schedule(np.linspace(0, 100000))``: as TF, the rate at each
+    step, a float32 tensor of the steps' shape."""
+    schedule = make()
+    steps = np.linspace(0, 100, 7)
+    got = schedule(steps)
+    assert got.dtype == ds.float32 and tuple(got.shape) == (7,)
+    np.testing.assert_allclose(got.numpy(), [float(schedule(float(s))) for s in steps], rtol=1e-6)
+    assert tuple(schedule(ds.constant([[0, 10], [20, 30]])).shape) == (2, 2)

@@ -84,6 +84,8 @@ GUIDES = {
                   "and of all, Adam on the mean absolute error, validation_split, evaluate, save and reload",
     "intro_to_graphs": "graphs and tf.function: nested functions, AutoGraph's code and graph, a graph per input type, "
                        "run_functions_eagerly, side effects once per trace, pruned unused ops, retracing",
+    "overfit_and_underfit": "Higgs data read with CsvDataset (GZIP), tiny to large models with InverseTimeDecay, "
+                            "EarlyStopping and TensorBoard, L2, dropout and both (3 epochs each)",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
