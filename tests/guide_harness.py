@@ -23,7 +23,10 @@ What is recorded, in order: the sum of the absolute values of each weight a ``fi
 (``"weights"``), every ``fit``'s ``History.history`` (``"fit"``), every ``evaluate``'s result
 (``"evaluate"``; ``fit``'s validation is in its history), and, outside ``fit``, the value of every scalar a
 ``GradientTape`` differentiates in eager code (``"loss"``: the losses of a custom training loop) and every
-result a Keras metric gives eager code (``"metric"``: a custom loop's metrics, updated in or out of a function).
+result a Keras metric gives eager code (``"metric"``: a custom loop's metrics, updated in or out of a function),
+and, with ``DESCEND_GUIDE_PRINTS=1`` (the guides that compute without training), what the program prints in
+eager code of what it computed (``"print"``: a tensor's dtype and values, a ragged
+or sparse tensor's parts, a shape, a dtype, a number; text and other objects are not recorded).
 With ``DESCEND_GUIDE_OUTPUTS=1`` (the guides of ``OUTPUTS`` in tests/test_ported_guides.py, which call models
 but train none) it records too what each layer or model called by the program's eager code returns
 (``"output"``: the sum and the sum of absolute values of each tensor, and the number of steps its mask keeps)
@@ -52,6 +55,7 @@ TF_IMPORTS = {
     "from descend.keras import Model\n": "from tensorflow.keras import Model\n",
     "import descend.keras as keras\n": "import tensorflow.keras as keras\n",
     "import descend.keras.layers as layers\n": "import keras.layers as layers\n",
+    "from descend.keras import regularizers\n": "from tensorflow.keras import regularizers\n",
     "from descend.keras import initializers\n": "from keras import initializers\n",
     "import descend.experimental.numpy as tnp\n": "import tensorflow.experimental.numpy as tnp\n",
 }
@@ -72,6 +76,48 @@ def _float(value):
         return float(np.asarray(value))
     except (TypeError, ValueError):
         return [float(v) for v in np.asarray(value).reshape(-1)]
+
+
+def _text(value):
+    """Strings as text (a string tensor holds bytes)."""
+    if isinstance(value, list):
+        return [_text(v) for v in value]
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+
+
+def _shown(value):
+    """What ``print`` shows of ``value`` that a program computed, as JSON (None for what it did not compute:
+    text, objects): a tensor's dtype and values (a string tensor's as text), a ragged tensor's rows, a sparse
+    tensor's indices, values and shape, a shape, a dtype, a number; a list, tuple or dict of them item by item."""
+    if value is None or isinstance(value, (str, bytes)):
+        return None
+    if isinstance(value, (list, tuple)) and value and all(v is None or (isinstance(v, int) and not isinstance(v, bool))
+                                                          for v in value):
+        return {"ints": list(value)}
+    if isinstance(value, (list, tuple, dict)):
+        items = [_shown(v) for v in (value.values() if isinstance(value, dict) else value)]
+        items = [v for v in items if v is not None]
+        return items or None
+    if hasattr(value, "as_list") and hasattr(value, "rank"):  # a TensorShape
+        return {"ints": value.as_list()} if value.rank is not None else {"ints": None}
+    if hasattr(value, "as_numpy_dtype"):  # a DType
+        return {"dtype": value.name}
+    if hasattr(value, "to_list") and hasattr(value, "row_splits"):  # a RaggedTensor
+        return {"ragged": _text(value.to_list())}
+    if all(hasattr(value, a) for a in ("indices", "values", "dense_shape")):  # a SparseTensor
+        parts = {k: _shown(getattr(value, k)) for k in ("indices", "values", "dense_shape")}
+        return {"dtype": parts["values"]["dtype"], **{k: v["value"] for k, v in parts.items()}}
+    if not isinstance(value, (int, float, np.generic, np.ndarray)) and not hasattr(value, "numpy"):
+        return None
+    try:
+        array = np.asarray(value.numpy() if hasattr(value, "numpy") else value)
+    except Exception:  # a symbolic tensor, being traced
+        return None
+    if array.dtype.kind in "biuf":
+        return {"dtype": array.dtype.name, "value": array.tolist()}
+    if array.dtype.kind in "OSU":
+        return {"dtype": "string", "value": _text(array.tolist())}
+    return None
 
 
 def main(framework: str, script: str, out: str, weights_file: str) -> None:
@@ -98,8 +144,7 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
         Metric, Dropout, constant = descend.metrics.Metric, descend.keras.layers.Dropout, descend.constant
         Layer = descend.keras.layers.Layer
 
-        def eager():
-            return trace.current() is None
+        eager = descend.executing_eagerly
     else:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
         import keras
@@ -179,7 +224,24 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
 
     Model.fit, Model.evaluate, Tape.gradient = fit_in_order, evaluate_recorded, gradient_recorded
 
-    program = [os.path.abspath(script)]  # the file runpy runs (the TensorFlow version of it for TensorFlow)
+    def result_recorded(result):
+        def recorded(self, *args, **kwargs):
+            value = result(self, *args, **kwargs)
+            if depth[0] == 0 and eager() and not isinstance(value, dict):
+                events.append(["metric", _float(value)])
+            return value
+        return recorded
+
+    def metric_classes(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from metric_classes(sub)
+
+    # each metric class that defines its own result (the library's; the program's are defined later)
+    for cls in {Metric, *metric_classes(Metric)}:
+        if "result" in vars(cls):
+            cls.result = result_recorded(vars(cls)["result"])
+    program_file = [os.path.abspath(script)]  # the file runpy runs (the TensorFlow version of it for TensorFlow)
     if os.environ.get("DESCEND_GUIDE_OUTPUTS") == "1":  # a guide that calls models but trains none
         predict, layer_call = Model.predict, Layer.__call__
 
@@ -206,10 +268,10 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
             # a call the program makes (not one the library makes, as a Sequential model's build does), through a
             # layer's own __call__ if it has one (Keras' preprocessing layers) or Keras' traceback filter
             caller = sys._getframe(1)
-            while caller.f_code.co_filename != program[0] and caller.f_code.co_name in ("__call__", "error_handler") \
+            while caller.f_code.co_filename != program_file[0] and caller.f_code.co_name in ("__call__", "error_handler") \
                     and caller.f_back is not None:
                 caller = caller.f_back
-            if depth[0] == 0 and eager() and caller.f_code.co_filename == program[0]:
+            if depth[0] == 0 and eager() and caller.f_code.co_filename == program_file[0]:
                 try:
                     sums = summed(output)
                 except (TypeError, ValueError):  # a symbolic output (a functional model being defined)
@@ -227,35 +289,34 @@ def main(framework: str, script: str, out: str, weights_file: str) -> None:
             return output
         Layer.__call__, Model.predict = call_recorded, predict_recorded
 
-    def result_recorded(result):
-        def recorded(self, *args, **kwargs):
-            value = result(self, *args, **kwargs)
-            if depth[0] == 0 and eager() and not isinstance(value, dict):
-                events.append(["metric", _float(value)])
-            return value
-        return recorded
+    def print_recorded(*args, **kwargs):
+        # what the program prints of what it computed (eager values; a function prints while it is traced: then
+        # the text it prints, for when it traces)
+        if record_prints and not eager():  # a function being traced: when it traces is what is compared
+            events.append(["print", {"tracing": " ".join(a for a in args if isinstance(a, str))}])
+        elif record_prints:
+            for value in args:
+                shown = _shown(value)
+                while isinstance(shown, list) and any(isinstance(v, list) for v in shown):
+                    shown = [w for v in shown for w in (v if isinstance(v, list) else [v])]
+                for item in shown if isinstance(shown, list) else [] if shown is None else [shown]:
+                    events.append(["print", item])
+        print(*args, **kwargs)
+    program = {"print": print_recorded}
+    record_prints = os.environ.get("DESCEND_GUIDE_PRINTS") == "1"  # the guides that train record their fits
 
-    def metric_classes(cls):
-        for sub in cls.__subclasses__():
-            yield sub
-            yield from metric_classes(sub)
-
-    # each metric class that defines its own result (the library's; the program's are defined later)
-    for cls in {Metric, *metric_classes(Metric)}:
-        if "result" in vars(cls):
-            cls.result = result_recorded(vars(cls)["result"])
     np.random.seed(0)  # after the imports: importing TensorFlow draws from NumPy's generator
     random.seed(0)
     if framework == "descend":
-        runpy.run_path(program[0], run_name="__main__")
+        runpy.run_path(program_file[0], init_globals=program, run_name="__main__")
         np.savez(weights_file, **{f"w{i}": w for i, w in enumerate(created)})
     else:
         source = tensorflow_source(open(script).read())
         path = os.path.join(os.path.dirname(os.path.abspath(out)), "tf_" + os.path.basename(script))
         with open(path, "w") as f:
             f.write(source)
-        program[0] = os.path.abspath(path)
-        runpy.run_path(program[0], run_name="__main__")
+        program_file[0] = os.path.abspath(path)
+        runpy.run_path(program_file[0], init_globals=program, run_name="__main__")
         left = {shape: len(v) for shape, v in given.items() if v}
         if left:
             raise AssertionError(f"descend created weights Keras did not (shape: how many): {left}")

@@ -575,3 +575,81 @@ def test_max_pool_gradient_is_traced_by_a_function():
     np.testing.assert_array_equal(got.numpy(), grad(x).numpy())
     np.testing.assert_array_equal(again.numpy(), got.numpy())
     np.testing.assert_array_equal(got.numpy()[0, :, :, 0], [[0, 1, 1, 0], [0, 0, 0, 0]])
+
+
+# ================================================================ tf.Module (the TF guide "Introduction to modules")
+class _Flexible(ds.Module):
+    """A module whose variables are made at its first call (the guide's FlexibleDenseModule)."""
+
+    def __init__(self, out, name=None):
+        super().__init__(name=name)
+        self.out, self.is_built = out, False
+
+    def __call__(self, x):
+        if not self.is_built:
+            self.w = ds.Variable(np.arange(x.shape[-1] * self.out, dtype=np.float32).reshape(-1, self.out) * 0.0,
+                                 name="w")
+            self.b = ds.Variable(np.zeros(self.out, np.float32), name="b")
+            self.is_built = True
+        return ds.matmul(x, self.w) + self.b
+
+
+class _Two(ds.Module):
+    def __init__(self, name=None):
+        super().__init__(name=name)
+        self.dense_1, self.dense_2 = _Flexible(3), _Flexible(2)
+
+    def __call__(self, x):
+        return self.dense_2(self.dense_1(x))
+
+
+def _trained(model):
+    model(ds.constant([[2.0, 2.0, 2.0]]))
+    for i, v in enumerate(model.variables):
+        v.assign(np.full(v.shape, i + 1.0, np.float32))
+    return model
+
+
+@pytest.mark.parametrize("fmt", ["descend", "tensorflow"])
+def test_a_module_is_saved_by_its_attributes_and_restored_deferred(fmt, tmp_path):
+    """A tf.Module is trackable (its attributes holding variables or modules, by name; flags are not saved), and
+    the variables it makes after a restore (at its first call) take the restored values, as TF's."""
+    source = _trained(_Two())
+    expected = source(ds.constant([[2.0, 2.0, 2.0]])).numpy()
+    path = os.path.join(tmp_path, "m")
+    Checkpoint(model=source).write(path, format=fmt)
+    names = [k for k, _ in ds.train.list_variables(path) if k.startswith("model/")]
+    assert [k.split("/.ATTRIBUTES")[0] for k in names] == \
+        ["model/dense_1/b", "model/dense_1/w", "model/dense_2/b", "model/dense_2/w"]
+    fresh = _Two()
+    status = Checkpoint(model=fresh).restore(path)
+    np.testing.assert_array_equal(fresh(ds.constant([[2.0, 2.0, 2.0]])).numpy(), expected)
+    status.assert_consumed()
+
+
+def test_a_module_variable_of_another_shape_is_refused_and_not_assigned(tmp_path):
+    path = os.path.join(tmp_path, "m")
+    Checkpoint(model=_trained(_Two())).write(path)
+    fresh = _Two()
+    root = Checkpoint(model=fresh)
+    root.restore(path)
+    with pytest.raises(ds.train.CheckpointMismatchError, match="shape"):
+        fresh.dense_1.w = ds.Variable(np.zeros((4, 3), np.float32))
+    assert "w" not in vars(fresh.dense_1)
+
+
+def test_tensorflow_restores_a_module_descend_wrote(tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    source = _trained(_Two())
+    path = Checkpoint(model=source).write(os.path.join(tmp_path, "m"), format="tensorflow")
+
+    class Holder(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.dense_1, self.dense_2 = tf.Module(), tf.Module()
+            for m, shape in ((self.dense_1, (3, 3)), (self.dense_2, (3, 2))):
+                m.w, m.b = tf.Variable(tf.zeros(shape)), tf.Variable(tf.zeros(shape[-1:]))
+
+    held = Holder()
+    tf.train.Checkpoint(model=held).read(path).assert_existing_objects_matched()
+    np.testing.assert_array_equal(held.dense_2.w.numpy(), source.dense_2.w.numpy())

@@ -785,3 +785,95 @@ def test_corrupt_states_fail_clearly():
 def test_range_dtype():
     assert next(iter(Dataset.range(3, dtype=ds_mod.int32))).numpy().dtype == np.int32
     assert next(iter(Dataset.range(0, 6, 2, dtype="int32").batch(3))).numpy().dtype == np.int32
+
+
+# ------------------------------------------------------------- TextLineDataset (the customization basics tutorial)
+@pytest.mark.parametrize("content,compression,expected", [
+    (b"Line 1\nLine 2\nLine 3\n  ", None, [b"Line 1", b"Line 2", b"Line 3", b"  "]),  # the tutorial's file
+    (b"a\r\nb\n", "", [b"a", b"b"]),            # \r\n ends a line too; a final line end adds no empty line
+    (b"\n\nx", None, [b"", b"", b"x"]),          # empty lines are lines
+    (b"", None, []),
+    ("gzip", "GZIP", [b"one", b"two"]),
+    ("zlib", "ZLIB", [b"one", b"two"]),
+])
+def test_text_line_dataset_reads_each_line_as_a_string(tmp_path, content, compression, expected):
+    import gzip
+    import zlib
+
+    path = tmp_path / "f.txt"
+    if content == "gzip":
+        content = gzip.compress(b"one\ntwo\n")
+    elif content == "zlib":
+        content = zlib.compress(b"one\ntwo\n")
+    path.write_bytes(content)
+    ds = data.TextLineDataset(str(path), compression_type=compression)
+    got = [t.numpy() for t in ds]
+    assert got == expected
+    # several files: one after the other
+    assert [t.numpy() for t in data.TextLineDataset([str(path)] * 2, compression_type=compression)] == expected * 2
+    if expected:
+        batch = next(iter(data.TextLineDataset(str(path), compression_type=compression).batch(2)))
+        assert batch.dtype == ds_mod.string and list(batch.numpy()) == expected[:2]
+
+
+def test_text_line_dataset_refuses_what_it_cannot_read(tmp_path):
+    with pytest.raises(ValueError, match="compression_type must be"):
+        data.TextLineDataset(str(tmp_path / "x"), compression_type="BZIP2")
+    with pytest.raises(TypeError, match="filenames"):
+        data.TextLineDataset([3])
+    with pytest.raises(FileNotFoundError, match="missing.txt"):
+        list(data.TextLineDataset(str(tmp_path / "missing.txt")))
+
+
+# ------------------------------------------------------------- CsvDataset (the overfit and underfit tutorial)
+def _csv(tmp_path, text, name="f.csv"):
+    path = tmp_path / name
+    path.write_bytes(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("text,kwargs,defaults,expected", [
+    # the tutorial: float() columns of a gzipped file
+    ("gzip", dict(compression_type="GZIP"), [float()] * 3, [(1.0, 2.5, 0.3), (0.0, 0.0, 7.0)]),
+    (b"1,a,2\n3,,4\n", {}, [0, "x", 0.0], [(1, b"a", 2.0), (3, b"x", 4.0)]),        # int32, string, float32
+    (b"h1,h2\n5,6\n", dict(header=True), [0, 0], [(5, 6)]),
+    (b"1;2;3\n", dict(field_delim=";", select_cols=[0, 2]), [0, 0], [(1, 3)]),
+    (b"1,2,3\n", dict(exclude_cols=[1]), [0, 0], [(1, 3)]),
+    (b'"a,b",1\n', {}, ["", 0], [(b"a,b", 1)]),                                    # a quoted field
+    (b"NA,1\n", dict(na_value="NA"), [9.0, 0], [(9.0, 1)]),
+])
+def test_csv_dataset_reads_records_as_tensors_per_column(tmp_path, text, kwargs, defaults, expected):
+    import gzip
+
+    if text == "gzip":
+        text = gzip.compress(b"1.0,2.5,3e-1\n0,,7\n")
+    ds = data.experimental.CsvDataset(_csv(tmp_path, text), defaults, **kwargs)
+    got = [tuple(t.numpy() for t in row) for row in ds]
+    assert len(got) == len(expected)
+    for row, want in zip(got, expected):
+        for value, w in zip(row, want):
+            assert value == (np.float32(w) if isinstance(w, float) else w)
+    dtypes = [t.dtype for t in next(iter(ds))]
+    assert dtypes == [ds_mod.float32 if isinstance(d, float) else ds_mod.int32 if isinstance(d, int) else ds_mod.string
+                      for d in defaults]
+
+
+@pytest.mark.parametrize("text,defaults,kwargs,error,match", [
+    (b"1,2\n", [0, 0, 0], {}, ds_mod.errors.InvalidArgumentError, "expected 3 fields, found 2"),
+    (b"1,\n", [0, ds_mod.int32], {}, ds_mod.errors.InvalidArgumentError, "no default"),
+    (b"1,x\n", [0, 0.0], {}, ds_mod.errors.InvalidArgumentError, "not a float32 number"),
+])
+def test_csv_dataset_refuses_a_record_it_cannot_read_naming_the_line(tmp_path, text, defaults, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        list(data.experimental.CsvDataset(_csv(tmp_path, text), defaults, **kwargs))
+
+
+def test_csv_dataset_refuses_bad_arguments(tmp_path):
+    path = _csv(tmp_path, b"1\n")
+    for kwargs, match in [(dict(record_defaults=[]), "non-empty"), (dict(record_defaults=[0], field_delim=";;"),
+                                                                     "one character"),
+                          (dict(record_defaults=[0], compression_type="LZ4"), "compression_type"),
+                          (dict(record_defaults=[0], select_cols=[1, 0]), "sorted"),
+                          (dict(record_defaults=[[1]]), "must be a number")]:
+        with pytest.raises(ValueError, match=match):
+            data.experimental.CsvDataset(path, **kwargs)

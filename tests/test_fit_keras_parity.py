@@ -635,3 +635,63 @@ def test_metrics_a_layer_holds_are_the_models_logged_and_reset_each_epoch_as_ker
     assert sorted(theirs_result) == sorted(result)
     for key in result:
         assert result[key] == pytest.approx(theirs_result[key], rel=1e-5)
+
+
+def test_a_subclassed_model_lists_its_direct_sublayers_and_may_be_named_empty():
+    """The custom layers tutorial: ``ResnetIdentityBlock(...)`` calls ``super().__init__(name='')`` (Keras 3 takes
+    an empty name) and shows ``block.layers``, a subclassed model's direct sublayers in attribute order."""
+
+    class Block(dk.Model):
+        def __init__(self):
+            super().__init__(name="")
+            self.conv = dk.layers.Conv2D(2, 1)
+            self.bn = dk.layers.BatchNormalization()
+            self.inner = dk.Sequential([dk.layers.Dense(3)])
+
+        def call(self, x, training=False):
+            return self.inner(self.bn(self.conv(x), training=training))
+
+    block = Block()
+    block(np.zeros((1, 2, 2, 3), np.float32))
+    assert block.name == ""
+    assert [type(la).__name__ for la in block.layers] == ["Conv2D", "BatchNormalization", "Sequential"]
+    assert len(block.variables) == 2 + 4 + 2 and block.get_layer(index=1) is block.bn
+    seq = dk.Sequential([dk.layers.Dense(2), dk.layers.Dense(1)])  # Sequential and functional keep their own
+    assert [type(la).__name__ for la in seq.layers] == ["Dense", "Dense"]
+
+
+@pytest.mark.parametrize("make,given,expected_rows", [
+    # the regression tutorial: a model whose Input is (None, 1) predicts on a column given as a vector
+    (lambda: dk.Sequential([dk.layers.Normalization(input_shape=[1], axis=None), dk.layers.Dense(1)]), (10,), 10),
+    (lambda: dk.Model(*(lambda i: (i, dk.layers.Dense(1)(i)))(dk.Input((1,)))), (10,), 10),
+    # one axis more, of size 1, is squeezed (Keras 3's _adjust_input_rank)
+    (lambda: dk.Model(*(lambda i: (i, dk.layers.Dense(1)(i)))(dk.Input((3,)))), (4, 3, 1), 4),
+])
+def test_a_model_adjusts_an_input_rank_off_by_a_unit_axis_as_keras(make, given, expected_rows):
+    model = make()
+    x = np.arange(int(np.prod(given)), dtype=np.float32).reshape(given)
+    assert model.predict(x, verbose=0).shape == (expected_rows, 1)
+    assert tuple(model(x).shape) == (expected_rows, 1)
+
+
+def test_a_model_refuses_an_input_rank_it_cannot_adjust():
+    model = dk.Model(*(lambda i: (i, dk.layers.Dense(1)(i)))(dk.Input((3,))))
+    with pytest.raises(ValueError, match="incompatible"):
+        model(np.zeros((4,), np.float32))  # a last size of 3 is not 1: no axis to add
+
+
+@pytest.mark.parametrize("make", [
+    lambda: dk.optimizers.schedules.InverseTimeDecay(0.001, decay_steps=20000, decay_rate=1),
+    lambda: dk.optimizers.schedules.ExponentialDecay(0.1, decay_steps=10, decay_rate=0.5, staircase=True),
+    lambda: dk.optimizers.schedules.PiecewiseConstantDecay([10, 20], [0.1, 0.01, 0.001]),
+    lambda: dk.optimizers.schedules.CosineDecay(0.1, decay_steps=100),
+])
+def test_a_schedule_of_an_array_of_steps_gives_the_rate_at_each(make):
+    """The overfit and underfit tutorial plots ``lr_schedule(np.linspace(0, 100000))``: as TF, the rate at each
+    step, a float32 tensor of the steps' shape."""
+    schedule = make()
+    steps = np.linspace(0, 100, 7)
+    got = schedule(steps)
+    assert got.dtype == ds.float32 and tuple(got.shape) == (7,)
+    np.testing.assert_allclose(got.numpy(), [float(schedule(float(s))) for s in steps], rtol=1e-6)
+    assert tuple(schedule(ds.constant([[0, 10], [20, 30]])).shape) == (2, 2)

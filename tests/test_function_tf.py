@@ -2225,3 +2225,79 @@ def test_guide_loops_and_conditionals():
     for n in (5, 16, 30):
         assert int(fizzbuzz(ds.constant(n))) == reference(n)
     assert fizzbuzz.experimental_get_tracing_count() == 1
+
+
+# ============================================================ found by porting the tf.function guide (issue 35)
+def _printed_argument_of_a_relaxed_trace():
+    """Printing an argument while tracing shows TF's graph tensor (no value, the relaxed shape) and does not tie
+    the trace to the call's shape: one trace serves both sizes, as TF's."""
+    shown = []
+
+    @function(input_signature=(ds.TensorSpec(shape=[None], dtype=ds.int32),))
+    def g(x):
+        shown.append(str(x))
+        return x
+
+    g(ds.constant([1, 2, 3]))
+    g(ds.constant([1, 2, 3, 4, 5]))
+    return (g.experimental_get_tracing_count(), shown), (1, ["descend.Tensor(traced, shape=(None,), dtype=int32)"])
+
+
+def _py_function_runs_eagerly_inside_a_trace():
+    seen = []
+
+    @ds.py_function(Tout=ds.float32)
+    def py_plus(x, y):
+        seen.append((ds.executing_eagerly(), float(x), "traced" in str(x)))
+        return x + y
+
+    @function
+    def f(x, y):
+        seen.append(("tracing", ds.executing_eagerly()))
+        return py_plus(x, y)
+
+    out = [float(f(ds.constant(1.0), ds.constant(2.0))) for _ in range(2)]
+    return (out, seen), ([3.0, 3.0], [("tracing", False), (True, 1.0, False), (True, 1.0, False)])
+
+
+def _a_loop_over_a_traced_range_runs_its_python_once_per_trace():
+    lines = []
+
+    @function
+    def fizzbuzz(n):
+        for i in ds.range(1, n + 1):
+            lines.append("loop")
+            if i % 3 == 0:
+                lines.append("fizz")
+            else:
+                lines.append("default")
+
+    fizzbuzz(ds.constant(5))
+    fizzbuzz(ds.constant(20))
+    return lines, ["loop", "fizz", "default"]
+
+
+def _inference_fn_calls_the_graph_with_flat_tensors():
+    @function
+    def double(a):
+        return a + a
+
+    cf = double.get_concrete_function(ds.constant("a"))
+    atomic = cf.inference_fn
+    with pytest.raises(TypeError, match="expected the trace's Tensor inputs"):
+        atomic(ds.constant(1))
+    return atomic(ds.constant("b")).numpy(), b"bb"
+
+
+GUIDE_CASES = {
+    "printed_argument_of_a_relaxed_trace": _printed_argument_of_a_relaxed_trace,
+    "py_function_runs_eagerly_inside_a_trace": _py_function_runs_eagerly_inside_a_trace,
+    "loop_over_a_traced_range_runs_its_python_once_per_trace": _a_loop_over_a_traced_range_runs_its_python_once_per_trace,
+    "inference_fn_calls_the_graph_with_flat_tensors": _inference_fn_calls_the_graph_with_flat_tensors,
+}
+
+
+@pytest.mark.parametrize("name", sorted(GUIDE_CASES))
+def test_what_the_function_guide_shows(name):
+    got, expected = GUIDE_CASES[name]()
+    assert got == expected

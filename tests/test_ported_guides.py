@@ -81,6 +81,26 @@ GUIDES = {
     "preprocessing_layers": "adapt() of Normalization and TextVectorization, StringLookup/IntegerLookup (one-hot), "
                             "Hashing with a salt and CategoryEncoding, text as indices, multi-hot and TF-IDF bigrams "
                             "fed to models by mapped tf.data pipelines, end-to-end models on strings",
+    "tensor": "tensors: ranks, arithmetic, reductions, indexing, shapes, reshapes, dtypes and casts, broadcasting, "
+              "ragged, string (split, to_number, bytes, Unicode) and sparse tensors",
+    "variable": "variables: dtypes, reading as tensors, assign/assign_add/assign_sub, copies, names, trainable, "
+                "device placement",
+    "intro_to_modules": "tf.Module: trainable and non-trainable variables, submodules, variables made on the first "
+                        "call, checkpoints (deferred restoration of a module's variables), a tf.function __call__, "
+                        "a SavedModel; Keras layers with build, a subclassed and a functional model",
+    "function": "tf.function: gradients through it, tracing and retracing (Python values, dtypes, input "
+                "signatures, reduce_retracing, TraceTypes), concrete functions and graphs, AutoGraph loops, "
+                "TensorArray, py_function, side effects, init_scope, iterators, captures, variables, optimizers",
+    "basics": "customization basics: operations, NumPy conversion, devices, Datasets from tensors and from a text "
+              "file (map, shuffle, batch)",
+    "custom_layers": "custom layers: Dense variables, a layer with build/add_weight, a ResNet identity block with "
+                     "BatchNormalization, a Sequential of the same layers",
+    "regression": "Auto MPG regression: Normalization adapted to the data, linear and deep models of one feature "
+                  "and of all, Adam on the mean absolute error, validation_split, evaluate, save and reload",
+    "intro_to_graphs": "graphs and tf.function: nested functions, AutoGraph's code and graph, a graph per input type, "
+                       "run_functions_eagerly, side effects once per trace, pruned unused ops, retracing",
+    "overfit_and_underfit": "Higgs data read with CsvDataset (GZIP), tiny to large models with InverseTimeDecay, "
+                            "EarlyStopping and TensorBoard, L2, dropout and both (3 epochs each)",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -96,6 +116,11 @@ KNOWN = {
                                            "repeats ids (the padding): Keras 3 on TensorFlow squares each occurrence "
                                            "(g1^2 + g2^2), descend the summed gradient (docs/semantics.md, 'Sparse "
                                            "gradients and repeated ids')",
+    ("intro_to_modules", "print", 23): "Keras 3.15 builds the subclassed model's first FlexibleDense twice (a symbolic "
+                                       "build of the model, which fails on tf.matmul of a KerasTensor, then the "
+                                       "call), drawing its NumPy weights twice: its weights are not descend's",
+    ("intro_to_modules", "print", 24): "the functional model after it: its FlexibleDense weights come next in NumPy's "
+                                       "stream (shifted by Keras' extra draw)",
 }
 
 
@@ -110,6 +135,10 @@ OUTPUTS = {"sequential_model", "understanding_masking_and_padding", "endpoint_la
 #: the guides TensorFlow runs without its oneDNN kernels (``TF_ENABLE_ONEDNN_OPTS=0``, its reference CPU kernels):
 #: with them its own numbers move by more than the tolerance (docs/ported.md gives the figures)
 ONEDNN_OFF = {"reproducibility_recipes"}
+#: the guides whose printed values are recorded too (``"print"`` events: tensors, shapes, dtypes, numbers), those
+#: that show what they compute rather than train
+PRINTS = {"tensor", "variable", "intro_to_modules", "function", "basics", "custom_layers",
+          "intro_to_graphs"}
 
 
 def _run(framework: str, name: str, folder: str) -> list:
@@ -117,7 +146,8 @@ def _run(framework: str, name: str, folder: str) -> list:
     cwd = os.path.join(folder, framework)
     os.makedirs(cwd, exist_ok=True)
     out = os.path.join(folder, f"{framework}.json")
-    env = dict(_env(), DESCEND_GUIDE_OUTPUTS="1" if name in OUTPUTS else "0")
+    env = dict(_env(), DESCEND_GUIDE_OUTPUTS="1" if name in OUTPUTS else "0",
+               DESCEND_GUIDE_PRINTS="1" if name in PRINTS else "0")
     if name in ONEDNN_OFF:
         env["TF_ENABLE_ONEDNN_OPTS"] = "0"
     proc = subprocess.run([sys.executable, HARNESS, framework, os.path.join(PORTED, f"{name}.py"), out,
@@ -147,7 +177,18 @@ def run_tensorflow(name: str, folder: str) -> list:
     return _run("tensorflow", name, folder)
 
 
+def _numeric(value) -> bool:
+    try:
+        np.asarray(value, np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _values(a, b, where):
+    if not (_numeric(a) and _numeric(b)):  # text, a dtype, ragged rows: equal, counted as one value
+        assert a == b, f"{where}: descend shows {a!r}, TensorFlow {b!r}"
+        return np.zeros(1), np.zeros(1)
     x, y = np.asarray(a, np.float64), np.asarray(b, np.float64)
     assert x.shape == y.shape, f"{where}: descend has {x.shape} values, TensorFlow {y.shape}"
     return x, y
@@ -174,7 +215,8 @@ def compare(name: str, ours: list, theirs: list) -> dict:
         for where, x, y in pairs:
             if not x.size:
                 continue
-            diff = np.abs(x - y) / np.maximum(1.0, np.abs(y))
+            diff = np.atleast_1d(np.abs(x - y) / np.maximum(1.0, np.abs(y)))
+            diff[np.isnan(x) & np.isnan(y)] = 0.0  # NaN (or an unknown dimension) on both sides
             report["values"] += int(x.size)
             if float(diff.max()) > report["worst"]:
                 report["worst"], report["worst_at"] = float(diff.max()), where

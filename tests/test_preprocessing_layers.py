@@ -198,6 +198,10 @@ def test_normalization_adapt_matches_keras(source, axis, keras):
                                rtol=1e-5, atol=1e-6)
     x = FEAT[:5] if axis != (0, 1) else FEAT
     np.testing.assert_allclose(ours(x).numpy(), keras.ops.convert_to_numpy(theirs(x)), rtol=1e-5, atol=1e-5)
+    # the weights a model saves (and fit starts from): Keras 3's adapt leaves `count` at 0
+    assert [w.shape for w in ours.get_weights()] == [np.shape(w) for w in theirs.get_weights()]
+    assert [float(np.abs(w).sum()) for w in ours.get_weights()][2:] == \
+        [float(np.abs(w).sum()) for w in theirs.get_weights()][2:]
 
 
 def test_normalization_adapt_on_a_dataset_matches_keras(keras):

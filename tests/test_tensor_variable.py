@@ -621,3 +621,12 @@ def test_repr_and_str_by_hand():
     assert repr(ds.Variable([1.0, 2.0], name="v")) == (
         "<descend.Variable 'v' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>")
     assert f"{ds.constant(0.5)} {ds.constant(0.123456):.3f}" == "0.5 0.123"
+
+
+def test_tensors_and_variables_name_their_device_as_tf():
+    """``x.device`` (the customization basics tutorial: ``x.device.endswith('GPU:0')``): always the host's CPU."""
+    with ds.device("CPU:0"):
+        made = [ds.constant([1.0]), ds.Variable([1.0]), ds.zeros([2]) + 1.0]
+    for x in made:
+        assert x.device == "/job:localhost/replica:0/task:0/device:CPU:0"
+        assert not x.device.endswith("GPU:0")

@@ -380,6 +380,10 @@ def for_stmt(iterable, set_target, body, get_state, set_state, names, site):
     def prepare():
         set_target(holder["i"])
 
+    # the target enters the loop with the counter's first value (as TF's AutoGraph): no dry run of the body to
+    # learn its shape and dtype, which would run the body's Python one time more than TF does
+    set_target(start)
+
     def step_body():
         body()
         holder["i"] = holder["i"] + step

@@ -1237,8 +1237,36 @@ class ConcreteFunction:
                                             idx if isinstance(idx, Tensor) else Tensor(idx), kind[1]))
         return self._out_rebuild(leaves)
 
+    @property
+    def inference_fn(self) -> AtomicFunction:
+        """The traced graph as TF's ``AtomicFunction``: called with the trace's Tensor inputs only, flat and in
+        order (the Python values it was traced with are part of it), it returns the trace's outputs."""
+        return AtomicFunction(self)
+
     def __repr__(self):
         return f"<ConcreteFunction {self.graph.name if self.graph is not None else 'relaxed'} at {id(self):#x}>"
+
+
+class AtomicFunction:
+    """A ConcreteFunction's graph called with its flat Tensor inputs (TF's ``ConcreteFunction.inference_fn``)."""
+
+    def __init__(self, concrete: ConcreteFunction):
+        self._concrete = concrete
+
+    @property
+    def name(self) -> str:
+        return self._concrete.graph.name if self._concrete.graph is not None else "relaxed"
+
+    def __call__(self, *args):
+        concrete = self._concrete
+        if concrete.graph is None or concrete._flat(args, {}) is None:
+            raise TypeError(f"AtomicFunction '{self.name}': expected the trace's Tensor inputs, flat and in order "
+                            f"({_describe_key(concrete._key)}). Received {len(args)} argument(s): "
+                            f"{', '.join(_spec_text(a) if isinstance(a, ArrayLike) else repr(a) for a in args)}")
+        return concrete(*args)
+
+    def __repr__(self):
+        return f"<AtomicFunction {self.name} at {id(self):#x}>"
 
 
 def _python_call(target, args, kwargs):

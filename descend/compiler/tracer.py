@@ -248,6 +248,20 @@ class Recorder:
             return True
         return any(i in r.values for r in self.ancestors())
 
+    def traced_shape(self, x):
+        """The shape the user's code sees of ``x``, a Tensor this trace (or an enclosing one) computed or
+        received (its relaxed view, None dimensions, where the trace serves several shapes), without that
+        read tying the trace to its shapes; None for anything else."""
+        if isinstance(x, Variable) or self.paused or not self.is_traced(x):
+            return None  # (paused: a py_function's Python, an init_scope block, which see values, as TF's)
+        r = self
+        while r is not None:
+            shape = r.relaxed.get(id(x))
+            if shape is not None:
+                return shape
+            r = r.parent
+        return x._value.shape
+
     def ref(self, x):
         """The reference a node of this graph uses for ``x`` (a Tensor, Variable or Python value)."""
         if isinstance(x, Variable):

@@ -196,10 +196,12 @@ def assert_rank(x, rank, message=None, name=None):
 
 # ---------------------------------------------------------------- the eager runtime
 def executing_eagerly() -> bool:
-    """True outside :func:`descend.function`'s tracing, as ``tf.executing_eagerly``."""
+    """True outside :func:`descend.function`'s tracing, as ``tf.executing_eagerly``: also inside a trace where
+    what runs is not recorded but run (a ``py_function``'s Python, an ``init_scope`` block), as in TF."""
     from ..framework import trace
 
-    return not trace.active
+    r = trace.current()
+    return r is None or bool(getattr(r, "paused", 0))
 
 
 def inside_function() -> bool:

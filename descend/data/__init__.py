@@ -62,3 +62,4 @@ The implementation lives in :mod:`descend.data.dataset`; this module is the publ
 from .dataset import *  # noqa: F403
 from .dataset import __all__  # noqa: F401
 from .dataset import default_seed  # noqa: F401 - used by descend's own modules
+from . import experimental  # noqa: F401 - tf.data.experimental (CsvDataset)

@@ -29,6 +29,7 @@ __all__ = [
     "UNKNOWN_CARDINALITY",
     "Dataset",
     "DatasetIterator",
+    "TextLineDataset",
 ]
 
 AUTOTUNE = -1
@@ -949,6 +950,182 @@ class _GeneratorSource(Dataset):
 
     def _cardinality(self):
         return UNKNOWN_CARDINALITY
+
+
+def _file_names(filenames, what) -> list:
+    """``filenames`` (a name, a list of names, or a string Tensor of them) as a list of ``str``."""
+    if isinstance(filenames, Tensor):
+        filenames = np.asarray(filenames._value, dtype=object).reshape(-1).tolist()
+    elif isinstance(filenames, (str, bytes, os.PathLike)):
+        filenames = [filenames]
+    names = []
+    for f in filenames:
+        f = f.decode() if isinstance(f, bytes) else os.fspath(f) if isinstance(f, (str, os.PathLike)) else None
+        if f is None:
+            raise TypeError(f"{what}: `filenames` must be a file name, a list of them or a string Tensor; received "
+                            f"{filenames!r}")
+        names.append(f)
+    return names
+
+
+class TextLineDataset(_GeneratorSource):
+    """The lines of text files, file after file, as scalar string Tensors without their line ends (``\n`` or
+    ``\r\n``; a last line without one is a line), read when the dataset is iterated (``tf.data.TextLineDataset``).
+
+    Args:
+        filenames: a file name, a list of them, or a string Tensor of them.
+        compression_type: ``None`` or ``""`` (plain text), ``"GZIP"`` or ``"ZLIB"``.
+        buffer_size, num_parallel_reads, name: TF's; accepted (files are read in order, one at a time).
+
+    Raises:
+        ValueError: an unknown ``compression_type``. A missing file is ``FileNotFoundError`` when iterated (TF's
+            ``NotFoundError``).
+    """
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        names = _file_names(filenames, "TextLineDataset")
+        kind = _compression(compression_type, "TextLineDataset")
+
+        def lines():
+            for _, data in _file_bytes(names, kind, "TextLineDataset"):
+                for line in _lines(data):
+                    yield np.array(line, dtype=object)
+
+        super().__init__(lines)
+
+
+def _file_bytes(names, kind, what):
+    """Each file's content, decompressed (``kind``: ``""``, ``"GZIP"`` or ``"ZLIB"``), one file at a time."""
+    import gzip
+    import zlib
+
+    for f in names:
+        try:
+            with open(f, "rb") as handle:
+                data = handle.read()
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{what}: {f}; No such file or directory") from None
+        yield f, gzip.decompress(data) if kind == "GZIP" else zlib.decompress(data) if kind == "ZLIB" else data
+
+
+def _compression(compression_type, what) -> str:
+    kind = (compression_type or "").upper()
+    if kind not in ("", "GZIP", "ZLIB"):
+        raise ValueError(f"{what}: compression_type must be None, '', 'GZIP' or 'ZLIB'; received {compression_type!r}")
+    return kind
+
+
+def _lines(data: bytes) -> list:
+    parts = data.split(b"\n")
+    if parts and parts[-1] == b"":
+        parts.pop()  # the file ends with a line end: no empty line after it
+    return [line[:-1] if line.endswith(b"\r") else line for line in parts]
+
+
+class CsvDataset(_GeneratorSource):
+    """The records of CSV files, each a tuple of scalar Tensors, one per column (``tf.data.experimental.CsvDataset``).
+
+    Args:
+        filenames: a file name, a list of them, or a string Tensor of them.
+        record_defaults: one entry per column read: a Python value (``float()`` is a float32 column defaulting to
+            0.0, an ``int`` an int32 one, a ``str`` a string one, a NumPy scalar its dtype) used where a field is
+            empty, or a dtype (``ds.float32``...) for a column that must have a value.
+        compression_type: ``None``/``""``, ``"GZIP"`` or ``"ZLIB"``.
+        header: skip each file's first line.
+        field_delim: the one-character field separator.
+        use_quote_delim: fields may be quoted with ``"`` (and hold the separator).
+        na_value: a field equal to it counts as empty.
+        select_cols / exclude_cols: the columns read (sorted indices), or those skipped; ``record_defaults`` has
+            one entry per column read.
+        buffer_size, name: TF's; accepted.
+
+    Raises:
+        ValueError: bad arguments. When iterated, ``InvalidArgumentError`` for a record with another number of
+        fields, an empty field of a column without a default, or a field that is not a number of its column's
+        dtype (naming the file and line).
+    """
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None, header=False,
+                 field_delim=",", use_quote_delim=True, na_value="", select_cols=None, exclude_cols=None, name=None):
+        import csv
+
+        from ..backend import dtype_of
+        from ..errors import InvalidArgumentError
+
+        names = _file_names(filenames, "CsvDataset")
+        kind = _compression(compression_type, "CsvDataset")
+        if not isinstance(record_defaults, (list, tuple)) or not record_defaults:
+            raise ValueError("CsvDataset: record_defaults must be a non-empty list, one entry per column read")
+        if not isinstance(field_delim, str) or len(field_delim) != 1:
+            raise ValueError(f"CsvDataset: field_delim must be one character; received {field_delim!r}")
+        if select_cols is not None and exclude_cols is not None:
+            raise ValueError("CsvDataset: select_cols and exclude_cols cannot both be given")
+        if select_cols is not None:
+            select_cols = [int(c) for c in select_cols]
+            if select_cols != sorted(set(select_cols)) or select_cols[0] < 0:
+                raise ValueError(f"CsvDataset: select_cols must be sorted, distinct and >= 0; received {select_cols}")
+            if len(select_cols) != len(record_defaults):
+                raise ValueError(f"CsvDataset: {len(select_cols)} select_cols but {len(record_defaults)} "
+                                 "record_defaults")
+        exclude = set(int(c) for c in exclude_cols) if exclude_cols is not None else set()
+        columns = []  # (numpy dtype, default or None)
+        for k, d in enumerate(record_defaults):
+            if isinstance(d, Tensor):
+                d = d.numpy()
+            if hasattr(d, "as_numpy_dtype") or isinstance(d, np.dtype) or isinstance(d, type):
+                dt = dtype_of(np.dtype(getattr(d, "as_numpy_dtype", d)))
+                columns.append((dt, None))
+            elif isinstance(d, (bytes, str)):
+                columns.append((np.dtype(object), d.encode() if isinstance(d, str) else d))
+            elif isinstance(d, bool) or not isinstance(d, (int, float, np.generic, np.ndarray)):
+                raise ValueError(f"CsvDataset: record_defaults[{k}] must be a number, a string or a dtype; received "
+                                 f"{d!r}")
+            else:
+                a = np.asarray(d)
+                dt = a.dtype if isinstance(d, (np.generic, np.ndarray)) else \
+                    np.dtype(np.float32) if isinstance(d, float) else np.dtype(np.int32)
+                columns.append((dt, a.astype(dt)[()]))
+        columns = [(np.dtype(object) if c[0] == np.dtype(object) else np.dtype(getattr(c[0], "as_numpy_dtype", c[0])),
+                    c[1]) for c in columns]
+        na = na_value.encode() if isinstance(na_value, str) else na_value
+
+        def records():
+            for f, data in _file_bytes(names, kind, "CsvDataset"):
+                lines = _lines(data)
+                for number, line in enumerate(lines[1:] if header else lines, start=2 if header else 1):
+                    text = line.decode("utf-8", "surrogateescape")
+                    fields = next(csv.reader([text], delimiter=field_delim,
+                                             quoting=csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE))
+                    if not fields and text == "":
+                        fields = [""]
+                    keep = select_cols if select_cols is not None else [i for i in range(len(fields))
+                                                                        if i not in exclude]
+                    if (select_cols is not None and keep[-1] >= len(fields)) or \
+                            (select_cols is None and len(keep) != len(columns)):
+                        raise InvalidArgumentError(f"CsvDataset: {f}:{number}: expected {len(columns)} fields, found "
+                                                   f"{len(keep) if select_cols is None else len(fields)}")
+                    out = []
+                    for col, i in enumerate(keep):
+                        dt, default = columns[col]
+                        field = fields[i].encode("utf-8", "surrogateescape")
+                        if field == b"" or field == na:
+                            if default is None:
+                                raise InvalidArgumentError(f"CsvDataset: {f}:{number}: field {i} is empty and its "
+                                                           "column has no default")
+                            out.append(np.array(default, dtype=dt))
+                            continue
+                        if dt == np.dtype(object):
+                            out.append(np.array(field, dtype=object))
+                            continue
+                        try:
+                            value = float(field) if dt.kind == "f" else int(field)
+                        except ValueError:
+                            raise InvalidArgumentError(f"CsvDataset: {f}:{number}: field {i} ({field[:40]!r}) is "
+                                                       f"not a {dt.name} number") from None
+                        out.append(np.array(value, dtype=dt))
+                    yield tuple(out)
+
+        super().__init__(records)
 
 
 class _UnaryDataset(Dataset):

@@ -40,7 +40,20 @@ import re
 from . import nest
 from .variable import Variable, current_name_scope, name_scope, no_name_scope
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_attribute_hook"]
+
+_attribute_hooks: list = []
+
+
+def register_attribute_hook(fn) -> None:
+    """Call ``fn(module)`` after an attribute holding state (a Variable, a Module, a layer...) is assigned to a
+    Module. Modules above this one (checkpoint's deferred restoration: a variable a module creates after a
+    restore takes the restored value, as TF's) hook in here instead of the Module importing them. If ``fn``
+    raises, the assignment is undone. Registering the same function twice has no effect."""
+    if not callable(fn):
+        raise TypeError(f"register_attribute_hook expects a callable. Received: {fn!r}")
+    if fn not in _attribute_hooks:
+        _attribute_hooks.append(fn)
 
 # TF's rule for a module's default name: "MyModule" -> "my_module", "HTTPServer2" -> "http_server2"
 _CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
@@ -105,6 +118,23 @@ class Module:
         outer = current_name_scope()
         self._scope_path = f"{outer}/{name}" if outer else name
 
+    def __setattr__(self, key, value):
+        if not _attribute_hooks or not _holds_state(value):
+            object.__setattr__(self, key, value)
+            return
+        missing = object()
+        before = self.__dict__.get(key, missing)
+        object.__setattr__(self, key, value)
+        try:
+            for hook in list(_attribute_hooks):
+                hook(self)
+        except BaseException:  # a hook refused it (a restored value of another shape): the module is as it was
+            if before is missing:
+                object.__delattr__(self, key)
+            else:
+                object.__setattr__(self, key, before)
+            raise
+
     @property
     def name(self) -> str:
         """The module's name (without its outer scopes)."""
@@ -135,6 +165,13 @@ class Module:
     def submodules(self) -> tuple:
         """Every Module reachable from this one (not itself), each once."""
         return tuple(self._flatten(predicate=_is_module))
+
+    def _trackable_children(self) -> dict:
+        """What a checkpoint saves of this module (TF's tracked attributes): each attribute, by name, that holds
+        state (a Variable, a Module, a Keras layer or model, an optimizer, a nested Checkpoint, or a list, tuple or
+        dict holding one); plain data (numbers, flags, text, arrays, functions) is not part of it."""
+        return {key: value for key, value in sorted(vars(self).items())
+                if key not in ("_name", "_scope_path") and _holds_state(value)}
 
     def _flatten(self, recursive: bool = True, predicate=None):
         """The values reachable from this module's attributes that ``predicate`` accepts, in TF's order."""
@@ -167,6 +204,19 @@ def _is_variable(x) -> bool:
 
 def _is_module(x) -> bool:
     return isinstance(x, Module)
+
+
+def _holds_state(value, depth: int = 0) -> bool:
+    # layers, models and optimizers live above this module: they are known by what they have
+    if isinstance(value, (Variable, Module)) or callable(getattr(type(value), "_trackable_children", None)):
+        return True
+    if hasattr(type(value), "trainable_weights") or hasattr(type(value), "apply_gradients"):
+        return True
+    if depth < 4 and isinstance(value, (list, tuple)):
+        return any(_holds_state(v, depth + 1) for v in value)
+    if depth < 4 and isinstance(value, dict):
+        return any(_holds_state(v, depth + 1) for v in value.values())
+    return False
 
 
 def _walk(module, recursive, predicate, seen, stack):

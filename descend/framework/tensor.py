@@ -62,6 +62,11 @@ class ArrayLike:
     def ndim(self) -> int:
         return self._value.ndim
 
+    @property
+    def device(self) -> str:
+        """Where the value lives, as TF names it: always the host's CPU (``tf.device`` places nothing)."""
+        return "/job:localhost/replica:0/task:0/device:CPU:0"
+
     def get_shape(self):
         """The shape as a ``TensorShape``, as TF's (``.shape`` is the tuple); it equals the tuple and the list of
         the dimensions."""
@@ -172,9 +177,15 @@ class Tensor(ArrayLike):
         return int(self._value)
 
     def __repr__(self):
+        symbolic = self._symbolic_text()
+        if symbolic is not None:
+            return symbolic
         return f"<descend.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={numpy_text(self._value, True)}>"
 
     def __str__(self):
+        symbolic = self._symbolic_text()
+        if symbolic is not None:
+            return symbolic
         return f"descend.Tensor({numpy_text(self._value, False)}, shape={self.shape}, dtype={self.dtype.name})"
 
     @property
@@ -189,6 +200,17 @@ class Tensor(ArrayLike):
     @_keras_mask.setter
     def _keras_mask(self, mask):
         set_keras_mask(self, mask)
+
+    def _symbolic_text(self):
+        """A Tensor of a function being traced prints as TF's graph tensor: its shape as the function's code sees
+        it and its dtype, no value (printing neither reads its value nor ties the trace to its shape)."""
+        if not _tracing:
+            return None
+        shape = _trace.traced_shape(self)
+        if shape is None:
+            return None
+        dims = ", ".join("None" if d is None else str(d) for d in shape)
+        return f"descend.Tensor(traced, shape=({dims}{',' if len(shape) == 1 else ''}), dtype={self.dtype.name})"
 
 
 def numpy_text(value: np.ndarray, is_repr: bool) -> str:

@@ -64,6 +64,13 @@ def host_read(value, what: str) -> None:
         r.host_read(value, what)
 
 
+def traced_shape(value):
+    """The shape a trace's own Tensor ``value`` shows the user's code (None dimensions where the trace serves
+    several sizes), or None when no trace of this thread computed or received it (a value of its own)."""
+    r = current()
+    return None if r is None else r.traced_shape(value)
+
+
 def variable_created(variable) -> None:
     r = current()
     if r is not None:

@@ -234,8 +234,9 @@ class Layer:
                             f"{ {k: kwargs[k] for k in sorted(unknown)} }")
         if name is None:
             name = unique_name(to_snake_case(type(self).__name__))
-        elif not isinstance(name, str) or not _LAYER_NAME_RE.match(name):
-            raise ValueError(f"A layer name must be a non-empty string of letters, digits and _.- (no '/'). "
+        elif not isinstance(name, str) or not (name == "" or _LAYER_NAME_RE.match(name)):
+            # (an empty name is Keras 3's too: a model named '' is the custom layers tutorial's)
+            raise ValueError(f"A layer name must be a string of letters, digits and _.- (no '/'). "
                              f"Received: name={name!r}")
         self._name = name
         if isinstance(dtype, dict):  # the dtype-policy config Keras 3 (and get_config) writes
@@ -433,7 +434,7 @@ class Layer:
             finally:
                 self._scope_depth -= 1
             return
-        with name_scope(self.name):
+        with name_scope(self.name) if self.name else contextlib.nullcontext():  # (a layer named '' adds none)
             self._scope_depth = 1
             try:
                 yield

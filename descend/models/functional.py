@@ -135,16 +135,18 @@ def init_graph(model, inputs, outputs) -> None:
     model.built = True
 
 
-def _adjust_rank(t: KerasTensor, value):
-    """As Keras 3, an input one axis short of its ``Input`` whose last size is 1 gets that axis (``(64, 28, 28)``
-    for ``Input((28, 28, 1))``), and one with an extra last axis of size 1 loses it; other inputs are as given."""
-    shape = getattr(value, "shape", None)
-    if shape is None or not t.shape:
+def adjust_rank(value, shape):
+    """``value`` with the rank of an input of ``shape`` where Keras 3 adjusts it: one axis more whose size is
+    1 is squeezed, one axis less where the input's last size is 1 is added (``model.predict(x[:, 0])`` of a
+    model whose Input is ``(None, 1)``); anything else is returned as it is (the shape check then speaks)."""
+    have = getattr(value, "shape", None)
+    if have is None or shape is None:
         return value
-    if len(shape) == len(t.shape) + 1 and shape[-1] == 1:
-        return squeeze(value, axis=-1) if isinstance(value, Tensor) else np.squeeze(value, axis=-1)
-    if len(shape) == len(t.shape) - 1 and t.shape[-1] == 1:
-        return expand_dims(value, axis=-1) if isinstance(value, Tensor) else np.expand_dims(value, axis=-1)
+    have, shape = tuple(have), tuple(shape)
+    if len(have) == len(shape) + 1 and have and have[-1] == 1:
+        return squeeze(value, axis=-1)
+    if len(have) == len(shape) - 1 and shape[-1] == 1:
+        return expand_dims(value, axis=-1)
     return value
 
 
@@ -201,7 +203,7 @@ def run_graph(model, inputs, training=None):
     """Replay the model's nodes on real inputs; returns the outputs in the structure they were given."""
     values = {}
     for i, (t, v) in enumerate(zip(model._graph_flat_inputs, _match_inputs(model, inputs))):
-        v = _adjust_rank(t, v)
+        v = adjust_rank(v, t.shape)
         _check_input(model, i, t, v)
         values[id(t)] = _as_tensor(v, t)
     for node in model._graph_nodes:

@@ -18,6 +18,17 @@ from ..training.loop import Trainer
 __all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json", "save_model"]
 
 
+class _DirectSublayers:
+    """``Model.layers`` of a model that does not list its own (a subclassed model): its direct sublayers, in the
+    order its attributes hold them, as Keras 3. Sequential and functional models set ``layers`` themselves (an
+    instance attribute, which this non-data descriptor gives way to)."""
+
+    def __get__(self, model, owner=None):
+        if model is None:
+            return self
+        return model._flatten_layers(include_self=False, recursive=False)
+
+
 class Model(Trainer, Layer):
     """A layer with a training loop. Subclass it: create layers in ``__init__``,
     compute in ``call``; layers and Variables assigned as attributes are tracked.
@@ -37,6 +48,8 @@ class Model(Trainer, Layer):
         >>> len(history.history["loss"])
         2
     """
+
+    layers = _DirectSublayers()
 
     # -- persistence (descend.saving) ------------------------------------------------------------
     def save_weights(self, filepath, overwrite: bool = True) -> None:
@@ -136,7 +149,7 @@ class Model(Trainer, Layer):
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Layer:
         """A sublayer by name (or by position in ``layers``)."""
-        found = self.layers if hasattr(self, "layers") else self._flatten_layers(include_self=False, recursive=False)
+        found = self.layers
         if index is not None:
             if not 0 <= index < len(found):
                 raise ValueError(f"get_layer: index {index} is out of range: the model has {len(found)} layers")
@@ -392,6 +405,8 @@ class Sequential(Model):
 
     def call(self, inputs, training=None):
         x = inputs
+        if self._input_layer is not None:  # as Keras 3's (a Sequential with an input is a functional model)
+            x = _functional.adjust_rank(x, self._input_layer.batch_shape)
         for layer in self.layers:
             x = layer(x, training=training)
         return x

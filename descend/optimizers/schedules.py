@@ -58,6 +58,28 @@ class LearningRateSchedule:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _REGISTRY.setdefault(cls.__name__, cls)
+        call = cls.__dict__.get("__call__")
+        if call is not None and cls.__module__ == __name__:  # descend's schedules compute on one step
+            cls.__call__ = _elementwise(call)
+
+
+def _elementwise(call):
+    """A schedule's ``__call__`` that also takes an array (or Tensor) of steps, as TF's: the rate at each step,
+    a float32 Tensor of the steps' shape (the tutorials plot ``schedule(np.linspace(...))``)."""
+    import functools
+
+    @functools.wraps(call)
+    def schedule(self, step):
+        if not isinstance(step, (int, float)) and getattr(step, "ndim", 0) > 0:
+            import numpy as np
+
+            from ..framework.tensor import Tensor
+
+            steps = np.asarray(step.numpy() if hasattr(step, "numpy") else step, np.float64)
+            return Tensor(np.array([float(call(self, float(x))) for x in steps.reshape(-1)],
+                                   np.float32).reshape(steps.shape))
+        return call(self, step)
+    return schedule
 
 
 def serialize(obj) -> dict:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ...framework import context
 from ...framework.variable import Variable
+from ...framework.module import register_attribute_hook
 from ...layers.base import register_build_hook, register_weight_hook
 from ..checkpoint_errors import (
     CheckpointAssertionError,
@@ -737,7 +738,13 @@ def _reset_after_fork() -> None:
     _pending_lock = threading.RLock()
 
 
+def _claim_after_assignment(module) -> None:
+    """After a Variable (or a Module holding some) is assigned to a tf.Module: the values waiting for it."""
+    _apply_everywhere()
+
+
 register_weight_hook(_claim_pending)
 register_build_hook(_claim_after_build)
+register_attribute_hook(_claim_after_assignment)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)
