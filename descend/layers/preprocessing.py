@@ -24,6 +24,7 @@ from ..framework.tensor import Tensor, convert_to_tensor, to_array
 from ..image.transform import affine_transform_array
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
+from ._seeded import layer_rng
 from .base import Layer
 from .index_lookup import IndexLookup
 
@@ -56,11 +57,7 @@ class _Random(Layer):
 
     def __init__(self, seed=None, **kwargs):
         super().__init__(**kwargs)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"{type(self).__name__}: seed must be None or a non-negative int; received seed={seed!r}")
-        self.seed = None if seed is None else int(seed)
-        start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
-        self._rng = np.random.default_rng(start)
+        self.seed, self._rng = layer_rng(seed, type(self).__name__)
         self._build_at_init()
 
     def _images(self, inputs) -> Tensor:
@@ -71,6 +68,15 @@ class _Random(Layer):
     @staticmethod
     def _batch(x: Tensor) -> int:
         return x.shape[0] if x.ndim == 4 else 1
+
+    def call(self, inputs, training=True):
+        """Keras' image preprocessing step: draw a transformation for the batch and apply it (the images
+        unchanged when not ``training``). Layers that define ``get_random_transformation`` and
+        ``transform_images`` use it as is."""
+        x = self._images(inputs)
+        if not training:
+            return x
+        return self.transform_images(x, self.get_random_transformation(x))
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

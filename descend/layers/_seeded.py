@@ -1,0 +1,54 @@
+"""The generator of a layer that draws (dropout, noise, augmentation): its ``seed`` argument and its state.
+
+Every drawing layer checks ``seed`` the same way, starts its own ``numpy`` generator from it (from a fresh
+draw when ``seed`` is None) and gives that generator's position to checkpoints through the state protocol,
+so a resumed run draws the same values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["layer_rng", "rng_restore_plan", "rng_state"]
+
+
+def layer_rng(seed, owner: str):
+    """``(seed, generator)``: ``seed`` checked (None or a non-negative int) and the generator started from it.
+
+    Raises:
+        ValueError: naming ``owner`` and the value received.
+    """
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"{owner}: seed must be None or a non-negative int. Received: seed={seed!r}")
+    seed = None if seed is None else int(seed)
+    start = seed if seed is not None else int(np.random.randint(0, 2**31 - 1))
+    return seed, np.random.default_rng(start)
+
+
+def rng_state(rng) -> dict:
+    """``{"rng": <the bit generator's state>}`` (JSON-able): a layer's ``state_dict``."""
+    return {"rng": rng.bit_generator.state}
+
+
+def rng_restore_plan(rng, state, owner: str):
+    """Check a :func:`rng_state` dict; return the commit that moves ``rng`` there (nothing changes before it).
+
+    Raises:
+        ValueError: naming ``owner``, for another set of keys or a state that is not ``rng``'s kind.
+    """
+    if not isinstance(state, dict) or set(state) != {"rng"}:
+        raise ValueError(f"{owner}: expected the state {{'rng': ...}}; received keys "
+                         f"{sorted(state) if isinstance(state, dict) else type(state).__name__}")
+    probe = type(rng.bit_generator)()
+    if not isinstance(state["rng"], dict) or state["rng"].get("bit_generator") != type(probe).__name__:
+        raise ValueError(f"{owner}: 'rng' must be a {type(probe).__name__} state")
+    try:
+        probe.state = state["rng"]
+    except (TypeError, ValueError, KeyError) as e:
+        raise ValueError(f"{owner}: 'rng' is not a valid generator state ({e})") from None
+    value = probe.state
+    bitgen = rng.bit_generator
+
+    def commit():
+        bitgen.state = value
+    return commit
