@@ -49,3 +49,22 @@ IMG = np.arange(12.0).reshape(3, 4, 1)
 def test_bounding_box_offsets_checked_once_for_crop_and_pad(fn, args, message):
     with pytest.raises(ValueError, match=f"{fn.__name__}: {message}"):
         fn(IMG, *args)
+
+
+@pytest.mark.parametrize("module, what", [(ds.losses, "loss"), (ds.metrics, "metric")])
+@pytest.mark.parametrize("config, message", [
+    ({"class_name": "Nope", "config": {}}, "Unknown {what} class 'Nope'. Known classes: "),
+    ({"class_name": "function", "config": "nope"}, "Unknown {what} function 'nope'. Known functions: "),
+    ({"class_name": "MeanSquaredError", "config": [1]}, "The config of {what} 'MeanSquaredError' must be a dict"),
+    ([1, 2], "A {what} config must be a dict with 'class_name' and 'config'"),
+])
+def test_losses_and_metrics_deserialize_through_one_function(module, what, config, message):
+    with pytest.raises(ValueError, match=message.format(what=what).replace(".", r"\.")):
+        module.deserialize(config)
+
+
+@pytest.mark.parametrize("module", [ds.losses, ds.metrics])
+def test_losses_and_metrics_deserialize_round_trip(module):
+    obj = module.MeanSquaredError(name="m")
+    back = module.deserialize(module.serialize(obj))
+    assert type(back) is type(obj) and back.get_config() == obj.get_config()
