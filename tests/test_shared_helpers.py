@@ -68,3 +68,24 @@ def test_losses_and_metrics_deserialize_round_trip(module):
     obj = module.MeanSquaredError(name="m")
     back = module.deserialize(module.serialize(obj))
     assert type(back) is type(obj) and back.get_config() == obj.get_config()
+
+
+@pytest.mark.parametrize("data, expected", [(5, (5, None, None)), ((5,), (5, None, None)), ((5, 6), (5, 6, None)),
+                                            ((5, 6, 7), (5, 6, 7)), ([5, 6], (5, 6, None))])
+def test_keras_unpack_is_fits_unpack(data, expected):
+    from descend.keras.utils import unpack_x_y_sample_weight
+    from descend.training.step import unpack
+
+    assert tuple(unpack_x_y_sample_weight(data)) == expected
+    if not isinstance(data, list):  # fit's own elements: a list is one x
+        assert tuple(unpack(data)) == expected
+
+
+@pytest.mark.parametrize("fn", ["unpack_x_y_sample_weight", "unpack"])
+def test_four_parts_refused_with_one_message(fn):
+    import descend.keras.utils as ku
+    import descend.training.step as st
+
+    f = getattr(ku, fn, None) or getattr(st, fn)
+    with pytest.raises(ValueError, match=r"`\(x, y, sample_weight\)`, found: a tuple of 4 items"):
+        f((1, 2, 3, 4))
