@@ -89,3 +89,12 @@ def test_four_parts_refused_with_one_message(fn):
     f = getattr(ku, fn, None) or getattr(st, fn)
     with pytest.raises(ValueError, match=r"`\(x, y, sample_weight\)`, found: a tuple of 4 items"):
         f((1, 2, 3, 4))
+
+
+@pytest.mark.parametrize("op", ["unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max",
+                                "unsorted_segment_min"])
+def test_segment_ids_shape_rule_is_one_check(op):
+    data = np.ones((3, 2), np.float32)
+    with pytest.raises(InvalidArgumentError, match=rf"{op}: segment_ids shape \(2,\) must be a prefix of data shape "
+                                                   r"\(3, 2\)"):
+        getattr(ds.math, op)(data, [0, 1], num_segments=2)

@@ -14,7 +14,7 @@ from .. import backend
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
-from ._util import normalize_axis
+from ._util import check_segment_prefix, normalize_axis
 from .array_ops import gather, unsorted_segment_sum
 from .math_ops import cast, cumsum, divide, equal, maximum, multiply, where, zeros_like
 
@@ -211,9 +211,7 @@ def _extremum_forward(name, ufunc, fill):
     def forward(data, segment_ids, num_segments=None):
         ids = np.asarray(segment_ids)
         n = int(num_segments)
-        if data.shape[:ids.ndim] != ids.shape:
-            raise InvalidArgumentError(f"{name}: segment_ids shape {ids.shape} must be a prefix of data shape "
-                                       f"{data.shape}")
+        check_segment_prefix(name, data, ids)
         if ids.size and (ids.min() < 0 or ids.max() >= n):
             raise InvalidArgumentError(f"{name}: segment_ids must be in [0, {n}). Received: min {ids.min()}, "
                                        f"max {ids.max()}")
