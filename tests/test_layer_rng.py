@@ -39,7 +39,8 @@ def test_same_seed_same_generator():
     assert a.random() == b.random()
 
 
-@pytest.mark.parametrize("make", [lambda: L.Dropout(0.5, seed=1), lambda: L.GaussianNoise(0.5, seed=1)])
+@pytest.mark.parametrize("make", [lambda: L.Dropout(0.5, seed=1), lambda: L.GaussianNoise(0.5, seed=1),
+                                  lambda: L.GaussianDropout(0.5, seed=1), lambda: L.SpatialDropout1D(0.5, seed=1)])
 def test_state_round_trip_and_bad_state_changes_nothing(make):
     layer = make()
     saved = layer.state_dict()
@@ -52,3 +53,5 @@ def test_state_round_trip_and_bad_state_changes_nothing(make):
     layer.restore_plan(saved)()
     assert layer._rng.random() == first
     assert np.isfinite(first)
+    assert type(layer).state_dict is _seeded.GeneratorState.state_dict
+    assert type(layer).restore_plan is _seeded.GeneratorState.restore_plan

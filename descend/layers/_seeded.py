@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["layer_rng", "rng_restore_plan", "rng_state"]
+__all__ = ["GeneratorState", "layer_rng"]
 
 
 def layer_rng(seed, owner: str):
@@ -25,30 +25,34 @@ def layer_rng(seed, owner: str):
     return seed, np.random.default_rng(start)
 
 
-def rng_state(rng) -> dict:
-    """``{"rng": <the bit generator's state>}`` (JSON-able): a layer's ``state_dict``."""
-    return {"rng": rng.bit_generator.state}
+class GeneratorState:
+    """The state protocol of a layer drawing from ``self._rng`` (a mixin, before ``Layer`` in the bases): the
+    generator's position, so a resumed run draws the same values."""
 
+    def state_dict(self) -> dict:
+        """``{"rng": <the bit generator's state>}`` (JSON-able)."""
+        return {"rng": self._rng.bit_generator.state}
 
-def rng_restore_plan(rng, state, owner: str):
-    """Check a :func:`rng_state` dict; return the commit that moves ``rng`` there (nothing changes before it).
+    def restore_plan(self, state: dict):
+        """Check a :meth:`state_dict`; return the commit that moves the generator there (nothing changes before).
 
-    Raises:
-        ValueError: naming ``owner``, for another set of keys or a state that is not ``rng``'s kind.
-    """
-    if not isinstance(state, dict) or set(state) != {"rng"}:
-        raise ValueError(f"{owner}: expected the state {{'rng': ...}}; received keys "
-                         f"{sorted(state) if isinstance(state, dict) else type(state).__name__}")
-    probe = type(rng.bit_generator)()
-    if not isinstance(state["rng"], dict) or state["rng"].get("bit_generator") != type(probe).__name__:
-        raise ValueError(f"{owner}: 'rng' must be a {type(probe).__name__} state")
-    try:
-        probe.state = state["rng"]
-    except (TypeError, ValueError, KeyError) as e:
-        raise ValueError(f"{owner}: 'rng' is not a valid generator state ({e})") from None
-    value = probe.state
-    bitgen = rng.bit_generator
+        Raises:
+            ValueError: naming the layer, for another set of keys or a state that is not the generator's kind.
+        """
+        owner = f"{type(self).__name__} '{self.name}'"
+        if not isinstance(state, dict) or set(state) != {"rng"}:
+            raise ValueError(f"{owner}: expected the state {{'rng': ...}}; received keys "
+                             f"{sorted(state) if isinstance(state, dict) else type(state).__name__}")
+        bitgen = self._rng.bit_generator
+        probe = type(bitgen)()
+        if not isinstance(state["rng"], dict) or state["rng"].get("bit_generator") != type(probe).__name__:
+            raise ValueError(f"{owner}: 'rng' must be a {type(probe).__name__} state")
+        try:
+            probe.state = state["rng"]
+        except (TypeError, ValueError, KeyError) as e:
+            raise ValueError(f"{owner}: 'rng' is not a valid generator state ({e})") from None
+        value = probe.state
 
-    def commit():
-        bitgen.state = value
-    return commit
+        def commit():
+            bitgen.state = value
+        return commit

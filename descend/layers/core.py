@@ -7,7 +7,7 @@ import numpy as np
 from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops, nn_ops
-from ._seeded import layer_rng, rng_restore_plan, rng_state
+from ._seeded import GeneratorState, layer_rng
 from .base import Layer, _serialize_activation
 
 __all__ = ["Dense", "Activation", "Flatten", "Dropout", "Embedding"]
@@ -195,7 +195,7 @@ class Flatten(Layer):
         return {**super().get_config(), "data_format": self.data_format}
 
 
-class Dropout(Layer):
+class Dropout(GeneratorState, Layer):
     """Inverted dropout during training, the identity otherwise.
 
     With ``training=True`` each element is zeroed with probability ``rate``
@@ -243,15 +243,6 @@ class Dropout(Layer):
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
-
-    # -- state protocol (checkpoints): the generator's position, so a resumed run draws the same masks
-    def state_dict(self) -> dict:
-        """``{"rng": <the bit generator's state>}`` (JSON-able)."""
-        return rng_state(self._rng)
-
-    def restore_plan(self, state: dict):
-        """Validate a :meth:`state_dict`; return the commit that moves the generator there."""
-        return rng_restore_plan(self._rng, state, f"{type(self).__name__} '{self.name}'")
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,

@@ -21,7 +21,7 @@ import numpy as np
 from .. import regularizers
 from ..ops import math_ops, nn_ops
 from ..ops.random_draw import draw
-from ._seeded import layer_rng, rng_restore_plan, rng_state
+from ._seeded import GeneratorState, layer_rng
 from .base import Layer
 
 __all__ = ["GaussianNoise", "GaussianDropout", "AlphaDropout", "SpatialDropout1D", "SpatialDropout2D",
@@ -36,7 +36,7 @@ def _rate(value, what: str, owner: str, high_open: bool = True) -> float:
     return float(value)
 
 
-class _Noise(Layer):
+class _Noise(GeneratorState, Layer):
     supports_masking = True
 
     def __init__(self, seed=None, **kwargs):
@@ -46,14 +46,6 @@ class _Noise(Layer):
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
-
-    def state_dict(self) -> dict:
-        """``{"rng": <the bit generator's state>}``: a resumed run draws the same noise."""
-        return rng_state(self._rng)
-
-    def restore_plan(self, state: dict):
-        """Validate a :meth:`state_dict`; return the commit that moves the generator there."""
-        return rng_restore_plan(self._rng, state, f"{type(self).__name__} '{self.name}'")
 
 
 class GaussianNoise(_Noise):
