@@ -10,7 +10,7 @@ from .. import constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import math_ops, nn_ops, random_draw
 from ._seeded import layer_rng
-from .base import Layer, get_mask
+from .base import Layer, attention_masks
 from .core import _positive_int
 
 __all__ = ["MultiHeadAttention"]
@@ -154,12 +154,7 @@ class MultiHeadAttention(Layer):
             if t.ndim != 3:
                 raise ValueError(f"MultiHeadAttention expects {name} of shape (batch, T, features). Received "
                                  f"{tuple(t.shape)}")
-        if query_mask is None:
-            query_mask = get_mask(query)
-        if value_mask is None:
-            value_mask = get_mask(value)
-        if key_mask is None and key is not None:
-            key_mask = get_mask(key)
+        query_mask, value_mask, key_mask = attention_masks(query, value, key, query_mask, value_mask, key_mask)
         if self._output_dense is None:
             self.build(tuple(q_in.shape))
         q = self._query_dense(q_in)  # (B, Tq, H, dk)

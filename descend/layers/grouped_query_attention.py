@@ -31,7 +31,7 @@ from ..framework.tensor import Tensor
 from ..ops import math_ops, nn_ops, random_draw
 from ..ops.manipulation_ops import repeat
 from ._seeded import layer_rng
-from .base import Layer, get_mask
+from .base import Layer, attention_masks
 from .core import _positive_int
 from .einsum_dense import EinsumDense
 
@@ -163,12 +163,7 @@ class GroupedQueryAttention(Layer):
         if v_in.shape[1:-1] != k_in.shape[1:-1]:
             raise ValueError("All dimensions of `value` and `key`, except the last one, must be equal. Received: "
                              f"value_shape={tuple(v_in.shape)} and key_shape={tuple(k_in.shape)}")
-        if query_mask is None:
-            query_mask = get_mask(query)
-        if value_mask is None:
-            value_mask = get_mask(value)
-        if key_mask is None and key is not None:
-            key_mask = get_mask(key)
+        query_mask, value_mask, key_mask = attention_masks(query, value, key, query_mask, value_mask, key_mask)
         if self._query_dense is None:
             self.build(tuple(q_in.shape), tuple(v_in.shape), tuple(k_in.shape))
         gate = self._gate_dense(q_in) if self.use_gate else None
