@@ -427,18 +427,23 @@ def _lzw(data: bytes, min_size: int, count: int, fn: str) -> np.ndarray:
     return np.frombuffer(bytes(out[:count]), np.uint8)
 
 
+def _gif_colour_table(data: bytes, pos: int, flags: int, default, what: str, fn: str):
+    """``(table, pos after it)``: the ``[n, 3]`` colour table at ``pos`` when ``flags`` (a screen's or a frame's)
+    say one follows, else ``(default, pos)``."""
+    if not flags & 0x80:
+        return default, pos
+    n = 3 << ((flags & 7) + 1)
+    if pos + n > len(data):
+        raise InvalidArgumentError(f"{fn}: truncated GIF file: {what} is cut off")
+    return np.frombuffer(data, np.uint8, n, pos).reshape(-1, 3), pos + n
+
+
 def _decode_gif_array(data: bytes, fn: str) -> np.ndarray:
     if len(data) < 13 or data[:6] not in (b"GIF87a", b"GIF89a"):
         raise InvalidArgumentError(f"{fn}: not a GIF file (no GIF87a / GIF89a signature)")
     width, height, flags = struct.unpack_from("<HHB", data, 6)
     pos = 13
-    global_table = None
-    if flags & 0x80:
-        n = 3 << ((flags & 7) + 1)
-        if pos + n > len(data):
-            raise InvalidArgumentError(f"{fn}: truncated GIF file: the global colour table is cut off")
-        global_table = np.frombuffer(data, np.uint8, n, pos).reshape(-1, 3)
-        pos += n
+    global_table, pos = _gif_colour_table(data, pos, flags, None, "the global colour table", fn)
     _check_size(width, height, 1, fn)
     frames = []
     canvas = np.zeros((height, width, 3), np.uint8)
@@ -477,13 +482,7 @@ def _decode_gif_array(data: bytes, fn: str) -> np.ndarray:
             raise InvalidArgumentError(f"{fn}: truncated GIF file: an image descriptor is cut off")
         left, top, w, h, fflags = struct.unpack_from("<HHHHB", data, pos + 1)
         pos += 10
-        table = global_table
-        if fflags & 0x80:
-            n = 3 << ((fflags & 7) + 1)
-            if pos + n > len(data):
-                raise InvalidArgumentError(f"{fn}: truncated GIF file: a local colour table is cut off")
-            table = np.frombuffer(data, np.uint8, n, pos).reshape(-1, 3)
-            pos += n
+        table, pos = _gif_colour_table(data, pos, fflags, global_table, "a local colour table", fn)
         if table is None:
             raise InvalidArgumentError(f"{fn}: corrupt GIF file: a frame without a colour table")
         if left + w > width or top + h > height:

@@ -263,6 +263,27 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio: bo
     return _common.unbatched(out, was_batched)
 
 
+def _require(fn: str, checks) -> None:
+    """Raise ``ValueError("<fn>: <message>")`` for the first ``(ok, message)`` of ``checks`` that is not ok."""
+    for ok, msg in checks:
+        if not ok:
+            raise ValueError(f"{fn}: {msg}")
+
+
+def _bounding_box(fn: str, image, offset_height, offset_width, target_height, target_width):
+    """``(batch, was_batched, (oh, ow, th, tw))`` of crop/pad_to_bounding_box: the image as a batch and the box's
+    four static ints, the offsets checked to be >= 0."""
+    image = _common.as_image(image, fn)
+    box = tuple(_common.static_int(v, fn, n) for v, n in ((offset_height, "offset_height"),
+                                                          (offset_width, "offset_width"),
+                                                          (target_height, "target_height"),
+                                                          (target_width, "target_width")))
+    batch, was_batched = _common.batched(image)
+    _require(fn, ((box[0] >= 0, f"offset_height must be >= 0; received {box[0]}"),
+                  (box[1] >= 0, f"offset_width must be >= 0; received {box[1]}")))
+    return batch, was_batched, box
+
+
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width) -> Tensor:
     """The ``target_height x target_width`` window of ``image`` whose top-left corner is at the offsets.
 
@@ -273,21 +294,15 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
                [ 9., 10.]])
     """
     fn = "crop_to_bounding_box"
-    image = _common.as_image(image, fn)
-    oh, ow = (_common.static_int(v, fn, n) for v, n in ((offset_height, "offset_height"), (offset_width, "offset_width")))
-    th, tw = (_common.static_int(v, fn, n) for v, n in ((target_height, "target_height"), (target_width, "target_width")))
-    batch, was_batched = _common.batched(image)
+    batch, was_batched, (oh, ow, th, tw) = _bounding_box(fn, image, offset_height, offset_width, target_height,
+                                                         target_width)
     h, w = batch.shape[1], batch.shape[2]
-    for ok, msg in ((oh >= 0, f"offset_height must be >= 0; received {oh}"),
-                    (ow >= 0, f"offset_width must be >= 0; received {ow}"),
-                    (th > 0, f"target_height must be > 0; received {th}"),
-                    (tw > 0, f"target_width must be > 0; received {tw}"),
-                    (h >= oh + th, f"height must be >= target + offset; received height {h}, target_height {th}, "
-                                   f"offset_height {oh}"),
-                    (w >= ow + tw, f"width must be >= target + offset; received width {w}, target_width {tw}, "
-                                   f"offset_width {ow}")):
-        if not ok:
-            raise ValueError(f"{fn}: {msg}")
+    _require(fn, ((th > 0, f"target_height must be > 0; received {th}"),
+                  (tw > 0, f"target_width must be > 0; received {tw}"),
+                  (h >= oh + th, f"height must be >= target + offset; received height {h}, target_height {th}, "
+                                 f"offset_height {oh}"),
+                  (w >= ow + tw, f"width must be >= target + offset; received width {w}, target_width {tw}, "
+                                 f"offset_width {ow}")))
     return _common.unbatched(batch[:, oh:oh + th, ow:ow + tw, :], was_batched)
 
 
@@ -301,20 +316,14 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
                [1., 0.]])
     """
     fn = "pad_to_bounding_box"
-    image = _common.as_image(image, fn)
-    oh, ow = (_common.static_int(v, fn, n) for v, n in ((offset_height, "offset_height"), (offset_width, "offset_width")))
-    th, tw = (_common.static_int(v, fn, n) for v, n in ((target_height, "target_height"), (target_width, "target_width")))
-    batch, was_batched = _common.batched(image)
+    batch, was_batched, (oh, ow, th, tw) = _bounding_box(fn, image, offset_height, offset_width, target_height,
+                                                         target_width)
     h, w = batch.shape[1], batch.shape[2]
     after_h, after_w = th - oh - h, tw - ow - w
-    for ok, msg in ((oh >= 0, f"offset_height must be >= 0; received {oh}"),
-                    (ow >= 0, f"offset_width must be >= 0; received {ow}"),
-                    (after_h >= 0, f"height must be <= target - offset; received height {h}, target_height {th}, "
-                                   f"offset_height {oh}"),
-                    (after_w >= 0, f"width must be <= target - offset; received width {w}, target_width {tw}, "
-                                   f"offset_width {ow}")):
-        if not ok:
-            raise ValueError(f"{fn}: {msg}")
+    _require(fn, ((after_h >= 0, f"height must be <= target - offset; received height {h}, target_height {th}, "
+                                 f"offset_height {oh}"),
+                  (after_w >= 0, f"width must be <= target - offset; received width {w}, target_width {tw}, "
+                                 f"offset_width {ow}")))
     padded = array_ops.pad(batch, paddings=[[0, 0], [oh, after_h], [ow, after_w], [0, 0]])
     return _common.unbatched(padded, was_batched)
 

@@ -26,6 +26,7 @@ from ..saving import (
     serialize_keras_object,
 )
 from ..training.adapters import PyDataset, Sequence
+from ..training.step import unpack
 from . import random as _keras_random
 
 __all__ = ["to_categorical", "set_random_seed", "PyDataset", "Sequence", "CustomObjectScope", "custom_object_scope",
@@ -481,13 +482,17 @@ def timeseries_dataset_from_array(data, targets, sequence_length, sequence_strid
     part = data[start_index:end_index]
     x = part[window] if len(starts) else np.zeros((0, sequence_length) + data.shape[1:], data.dtype)
     ds = Dataset.from_tensor_slices(x if targets is None else (x, targets[start_index:end_index][starts]))
+    return _shuffled_batches(ds, batch_size, shuffle, seed)
+
+
+def _shuffled_batches(ds, batch_size, shuffle: bool, seed):
+    """The ``*_dataset_from_*`` utilities' last step: ``ds`` shuffled (a buffer of 8 batches, else 1024
+    elements) when ``shuffle``, then batched when ``batch_size`` is not None."""
     if batch_size is not None:
         if shuffle:
             ds = ds.shuffle(batch_size * 8, seed=seed)
-        ds = ds.batch(batch_size)
-    elif shuffle:
-        ds = ds.shuffle(1024, seed=seed)
-    return ds
+        return ds.batch(batch_size)
+    return ds.shuffle(1024, seed=seed) if shuffle else ds
 
 
 def _split_size(name, v, total):
@@ -561,18 +566,7 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
 
 def unpack_x_y_sample_weight(data):
     """``(x, y, sample_weight)`` of a batch given as ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``."""
-    if isinstance(data, list):
-        data = tuple(data)
-    if not isinstance(data, tuple):
-        return data, None, None
-    if len(data) == 1:
-        return data[0], None, None
-    if len(data) == 2:
-        return data[0], data[1], None
-    if len(data) == 3:
-        return data
-    raise ValueError(f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, found: "
-                     f"a tuple of {len(data)} items")
+    return unpack(tuple(data) if isinstance(data, list) else data)  # (fit's own elements: a list is one x)
 
 
 def _file_hash(path, algorithm, expected):
@@ -799,12 +793,7 @@ def image_dataset_from_directory(directory, labels="inferred", label_mode="int",
             elif label_mode == "binary":
                 lab_arr = lab_arr.astype(np.float32)[:, None]
             d = Dataset.zip((images, Dataset.from_tensor_slices(lab_arr)))
-        if batch_size is not None:
-            if shuffle:
-                d = d.shuffle(batch_size * 8, seed=seed)
-            d = d.batch(batch_size)
-        elif shuffle:
-            d = d.shuffle(1024, seed=seed)
+        d = _shuffled_batches(d, batch_size, shuffle, seed)
         d.class_names, d.file_paths = class_names, list(p)
         return d
 

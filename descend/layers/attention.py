@@ -9,7 +9,8 @@ import numpy as np
 from .. import constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import math_ops, nn_ops, random_draw
-from .base import Layer, get_mask
+from ._seeded import layer_rng
+from .base import Layer, attention_masks
 from .core import _positive_int
 
 __all__ = ["MultiHeadAttention"]
@@ -119,10 +120,7 @@ class MultiHeadAttention(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"MultiHeadAttention: seed must be None or a non-negative int. Received: seed={seed!r}")
-        self.seed = None if seed is None else int(seed)
-        self._rng = np.random.default_rng(self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1)))
+        self.seed, self._rng = layer_rng(seed, "MultiHeadAttention")
         h, k, v = self.num_heads, self.key_dim, self.value_dim
         self._query_dense = _Projection("abc,cde->abde", (h, k), 1, self.use_bias, self, name="query", dtype=self._dtype)
         self._key_dense = _Projection("abc,cde->abde", (h, k), 1, self.use_bias, self, name="key", dtype=self._dtype)
@@ -156,12 +154,7 @@ class MultiHeadAttention(Layer):
             if t.ndim != 3:
                 raise ValueError(f"MultiHeadAttention expects {name} of shape (batch, T, features). Received "
                                  f"{tuple(t.shape)}")
-        if query_mask is None:
-            query_mask = get_mask(query)
-        if value_mask is None:
-            value_mask = get_mask(value)
-        if key_mask is None and key is not None:
-            key_mask = get_mask(key)
+        query_mask, value_mask, key_mask = attention_masks(query, value, key, query_mask, value_mask, key_mask)
         if self._output_dense is None:
             self.build(tuple(q_in.shape))
         q = self._query_dense(q_in)  # (B, Tq, H, dk)

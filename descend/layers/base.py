@@ -77,6 +77,18 @@ _TRACKABLE = (list, tuple, dict)  # attribute values scanned for sublayers and V
 _layers_with_call_losses: weakref.WeakSet = weakref.WeakSet()
 
 
+def attention_masks(query, value, key, query_mask, value_mask, key_mask) -> tuple:
+    """``(query_mask, value_mask, key_mask)`` of an attention layer's call: each one given, else the Keras mask
+    its tensor carries (none for an absent ``key``)."""
+    if query_mask is None:
+        query_mask = get_mask(query)
+    if value_mask is None:
+        value_mask = get_mask(value)
+    if key_mask is None and key is not None:
+        key_mask = get_mask(key)
+    return query_mask, value_mask, key_mask
+
+
 def _find_mask(inputs):
     if isinstance(inputs, (list, tuple)):
         found = [get_mask(x) for x in inputs]

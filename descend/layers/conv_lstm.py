@@ -35,8 +35,10 @@ from ..ops import array_ops, math_ops, random_draw
 from ..ops.conv_more_ops import conv3d
 from ..ops.conv_ops import conv1d, conv2d, conv_output_size
 from ._conv_common import padding_mode, sizes
+from ._seeded import layer_rng
 from .base import Layer, _serialize_activation
 from .core import _data_format
+from .rnn import _ForgetBias
 
 __all__ = ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
 
@@ -54,19 +56,6 @@ def _rate(value, what: str, owner: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not 0 <= value < 1:
         raise ValueError(f"{owner}: `{what}` must be a float in [0, 1). Received: {what}={value!r}")
     return float(value)
-
-
-class _ForgetGateOnes(initializers.Initializer):
-    """``unit_forget_bias``: the bias initializer's values with the forget gate's quarter set to 1 (Keras)."""
-
-    def __init__(self, base, filters: int):
-        self.base, self.filters = base, filters
-
-    def __call__(self, shape, dtype=None):
-        f = self.filters
-        values = np.asarray(self.base((4 * f,), dtype=dtype)).copy()
-        values[f:2 * f] = 1.0
-        return Tensor(values)
 
 
 class _ConvLSTMCell(Layer):
@@ -103,7 +92,7 @@ class _ConvLSTMCell(Layer):
                                                 regularizer=self.recurrent_regularizer,
                                                 constraint=self.recurrent_constraint, name="recurrent_kernel")
         if self.use_bias:
-            init = _ForgetGateOnes(self.bias_initializer, self.filters) if self.unit_forget_bias \
+            init = _ForgetBias(self.bias_initializer, self.filters) if self.unit_forget_bias \
                 else self.bias_initializer
             self.bias = self.add_weight(shape=(n,), initializer=init, regularizer=self.bias_regularizer,
                                         constraint=self.bias_constraint, name="bias")
@@ -167,10 +156,7 @@ class _ConvLSTM(Layer):
         self.data_format = _data_format(data_format)
         self.dropout = _rate(dropout, "dropout", owner)
         self.recurrent_dropout = _rate(recurrent_dropout, "recurrent_dropout", owner)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"{owner}: seed must be None or a non-negative int. Received: seed={seed!r}")
-        self.seed = None if seed is None else int(seed)
-        self._rng = np.random.default_rng(self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1)))
+        self.seed, self._rng = layer_rng(seed, owner)
         if stateful:
             raise ValueError(f"{owner}: descend's recurrent layers do not support stateful=True: pass the final "
                              "states (return_state=True) as initial_state of the next call instead")

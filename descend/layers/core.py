@@ -7,6 +7,7 @@ import numpy as np
 from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops, nn_ops
+from ._seeded import GeneratorState, layer_rng
 from .base import Layer, _serialize_activation
 
 __all__ = ["Dense", "Activation", "Flatten", "Dropout", "Embedding"]
@@ -194,7 +195,7 @@ class Flatten(Layer):
         return {**super().get_config(), "data_format": self.data_format}
 
 
-class Dropout(Layer):
+class Dropout(GeneratorState, Layer):
     """Inverted dropout during training, the identity otherwise.
 
     With ``training=True`` each element is zeroed with probability ``rate``
@@ -228,13 +229,9 @@ class Dropout(Layer):
         if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)) or not 0 <= rate <= 1:
             raise ValueError("Invalid value received for argument `rate`. Expected a float value between 0 and 1. "
                              f"Received: rate={rate!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"seed must be None or a non-negative int. Received: seed={seed!r}")
+        self.seed, self._rng = layer_rng(seed, type(self).__name__)
         self.rate = float(rate)
         self.noise_shape = _noise_shape(noise_shape)
-        self.seed = None if seed is None else int(seed)
-        start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
-        self._rng = np.random.default_rng(start)
         self._build_at_init()
 
     def call(self, inputs, training=False):
@@ -246,30 +243,6 @@ class Dropout(Layer):
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
-
-    # -- state protocol (checkpoints): the generator's position, so a resumed run draws the same masks
-    def state_dict(self) -> dict:
-        """``{"rng": <the bit generator's state>}`` (JSON-able)."""
-        return {"rng": self._rng.bit_generator.state}
-
-    def restore_plan(self, state: dict):
-        """Validate a :meth:`state_dict`; return the commit that moves the generator there."""
-        if not isinstance(state, dict) or set(state) != {"rng"}:
-            raise ValueError(f"Dropout '{self.name}': expected the state {{'rng': ...}}; received keys "
-                             f"{sorted(state) if isinstance(state, dict) else type(state).__name__}")
-        probe = np.random.default_rng(0).bit_generator
-        if not isinstance(state["rng"], dict) or state["rng"].get("bit_generator") != type(probe).__name__:
-            raise ValueError(f"Dropout '{self.name}': 'rng' must be a {type(probe).__name__} state")
-        try:
-            probe.state = state["rng"]
-        except (TypeError, ValueError, KeyError) as e:
-            raise ValueError(f"Dropout '{self.name}': 'rng' is not a valid generator state ({e})") from None
-        value = probe.state
-        bitgen = self._rng.bit_generator
-
-        def commit():
-            bitgen.state = value
-        return commit
 
     def get_config(self) -> dict:
         return {**super().get_config(), "rate": self.rate, "seed": self.seed,

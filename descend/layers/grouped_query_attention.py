@@ -30,7 +30,8 @@ from .. import constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import math_ops, nn_ops, random_draw
 from ..ops.manipulation_ops import repeat
-from .base import Layer, get_mask
+from ._seeded import layer_rng
+from .base import Layer, attention_masks
 from .core import _positive_int
 from .einsum_dense import EinsumDense
 
@@ -90,10 +91,7 @@ class GroupedQueryAttention(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"{owner}: seed must be None or a non-negative int. Received: seed={seed!r}")
-        self.seed = None if seed is None else int(seed)
-        self._rng = np.random.default_rng(self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1)))
+        self.seed, self._rng = layer_rng(seed, owner)
         self._query_dense = self._key_dense = self._gate_dense = self._value_dense = self._output_dense = None
 
     def _projection(self, equation, out_shape, bias_axes, name, activation=None):
@@ -165,12 +163,7 @@ class GroupedQueryAttention(Layer):
         if v_in.shape[1:-1] != k_in.shape[1:-1]:
             raise ValueError("All dimensions of `value` and `key`, except the last one, must be equal. Received: "
                              f"value_shape={tuple(v_in.shape)} and key_shape={tuple(k_in.shape)}")
-        if query_mask is None:
-            query_mask = get_mask(query)
-        if value_mask is None:
-            value_mask = get_mask(value)
-        if key_mask is None and key is not None:
-            key_mask = get_mask(key)
+        query_mask, value_mask, key_mask = attention_masks(query, value, key, query_mask, value_mask, key_mask)
         if self._query_dense is None:
             self.build(tuple(q_in.shape), tuple(v_in.shape), tuple(k_in.shape))
         gate = self._gate_dense(q_in) if self.use_gate else None

@@ -22,23 +22,10 @@ import numpy as np
 from ..ops import array_ops, math_ops
 from ..ops.conv_ops import _padding, conv_output_size
 from .base import Layer
-from ._conv_common import incompatible
+from ._conv_common import incompatible, sizes
 from .core import _data_format
 
 __all__ = ["MaxPooling3D", "AveragePooling3D"]
-
-
-def _triple(value, what: str, owner: str) -> tuple[int, int, int]:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        value = (value,) * 3
-    try:
-        triple = tuple(value)
-    except TypeError:
-        triple = ()
-    if len(triple) != 3 or any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v <= 0 for v in triple):
-        raise ValueError(f"{owner}: `{what}` must be a positive int or a tuple of 3 positive ints. "
-                         f"Received: {what}={value!r}")
-    return tuple(int(v) for v in triple)
 
 
 class _Pooling3D(Layer):
@@ -47,8 +34,8 @@ class _Pooling3D(Layer):
     def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
         owner = type(self).__name__
-        self.pool_size = _triple(pool_size, "pool_size", owner)
-        self.strides = self.pool_size if strides is None else _triple(strides, "strides", owner)
+        self.pool_size = sizes(pool_size, "pool_size", owner, 3)
+        self.strides = self.pool_size if strides is None else sizes(strides, "strides", owner, 3)
         self.padding = _padding(padding, owner)
         self.data_format = _data_format(data_format)
         self._build_at_init()

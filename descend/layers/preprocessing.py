@@ -24,6 +24,7 @@ from ..framework.tensor import Tensor, convert_to_tensor, to_array
 from ..image.transform import affine_transform_array
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
+from ._seeded import check_seed
 from .base import Layer
 from .index_lookup import IndexLookup
 
@@ -56,9 +57,7 @@ class _Random(Layer):
 
     def __init__(self, seed=None, **kwargs):
         super().__init__(**kwargs)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"{type(self).__name__}: seed must be None or a non-negative int; received seed={seed!r}")
-        self.seed = None if seed is None else int(seed)
+        self.seed = check_seed(seed, type(self).__name__)
         self._generator = None  # made at the first draw: a layer only built or called in inference draws nothing
         self._build_at_init()
 
@@ -79,6 +78,15 @@ class _Random(Layer):
     @staticmethod
     def _batch(x: Tensor) -> int:
         return x.shape[0] if x.ndim == 4 else 1
+
+    def call(self, inputs, training=True):
+        """Keras' image preprocessing step: draw a transformation for the batch and apply it (the images
+        unchanged when not ``training``). Layers that define ``get_random_transformation`` and
+        ``transform_images`` use it as is."""
+        x = self._images(inputs)
+        if not training:
+            return x
+        return self.transform_images(x, self.get_random_transformation(x))
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)

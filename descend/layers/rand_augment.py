@@ -102,12 +102,6 @@ class RandAugment(_Random):
             x = self.layers[int(i)](x, training=True)
         return x
 
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        return self.transform_images(x, self.get_random_transformation(x))
-
     def get_config(self):
         return {**super().get_config(), "value_range": self.value_range, "num_ops": self.num_ops,
                 "factor": list(self.factor), "interpolation": self.interpolation, "seed": self.seed,

@@ -193,12 +193,6 @@ class RandomElasticTransform(_Random):
             out = np.moveaxis(out, -1, 1)
         return Tensor(np.ascontiguousarray(out[0] if single else out))
 
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        return self.transform_images(x, self.get_random_transformation(x))
-
     def get_config(self):
         return {**super().get_config(), "factor": list(self.factor), "scale": list(self.scale),
                 "interpolation": self.interpolation, "fill_mode": self.fill_mode, "fill_value": self.fill_value,

@@ -109,12 +109,6 @@ class RandomPerspective(_Random):
         out = draw(batch, t["apply_perspective"], t["start_points"], t["end_points"], fn=warp)
         return out[0] if single else out
 
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        return self.transform_images(x, self.get_random_transformation(x))
-
     def get_config(self):
         return {**super().get_config(), "factor": list(self.factor), "scale": self.scale,
                 "interpolation": self.interpolation, "fill_value": self.fill_value, "seed": self.seed,

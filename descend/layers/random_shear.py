@@ -22,7 +22,7 @@ from ..framework.tensor import Tensor
 from ..image.transform import affine_transform_array
 from ..ops import array_ops
 from ..ops.random_draw import draw
-from .preprocessing import _Affine
+from .preprocessing import _Affine, _Random
 
 __all__ = ["RandomShear"]
 
@@ -74,6 +74,9 @@ class RandomShear(_Affine):
 
         return {"shear_factor": draw(fn=sample)}
 
+    # drawn and applied as Keras' image layers (not through the rotation/zoom/translation ``_Affine.call``)
+    call = _Random.call
+
     def transform_images(self, images, transformation, training=True):
         x = self._images(images)
         if not training or transformation is None:
@@ -91,12 +94,6 @@ class RandomShear(_Affine):
 
         out = draw(batch, factor, fn=shear)
         return out[0] if single else out
-
-    def call(self, inputs, training=True):
-        x = self._images(inputs)
-        if not training:
-            return x
-        return self.transform_images(x, self.get_random_transformation(x))
 
     def get_config(self):
         return {**super().get_config(), "x_factor": list(self.x_factor), "y_factor": list(self.y_factor),

@@ -21,6 +21,7 @@ import numpy as np
 from .. import regularizers
 from ..ops import math_ops, nn_ops
 from ..ops.random_draw import draw
+from ._seeded import GeneratorState, layer_rng
 from .base import Layer
 
 __all__ = ["GaussianNoise", "GaussianDropout", "AlphaDropout", "SpatialDropout1D", "SpatialDropout2D",
@@ -35,31 +36,16 @@ def _rate(value, what: str, owner: str, high_open: bool = True) -> float:
     return float(value)
 
 
-class _Noise(Layer):
+class _Noise(GeneratorState, Layer):
     supports_masking = True
 
     def __init__(self, seed=None, **kwargs):
         super().__init__(**kwargs)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"seed must be None or a non-negative int. Received: seed={seed!r}")
-        self.seed = None if seed is None else int(seed)
-        self._rng = np.random.default_rng(self.seed if self.seed is not None else
-                                          int(np.random.randint(0, 2**31 - 1)))
+        self.seed, self._rng = layer_rng(seed, type(self).__name__)
         self._build_at_init()
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape)
-
-    def state_dict(self) -> dict:
-        """``{"rng": <the bit generator's state>}``: a resumed run draws the same noise."""
-        return {"rng": self._rng.bit_generator.state}
-
-    def restore_plan(self, state: dict):
-        if not isinstance(state, dict) or set(state) != {"rng"}:
-            raise ValueError(f"{type(self).__name__}.restore_plan expects {{'rng': ...}}. Received: {state!r}")
-        fresh = np.random.default_rng()
-        fresh.bit_generator.state = state["rng"]  # validates the state before anything changes
-        return lambda: setattr(self._rng.bit_generator, "state", state["rng"])
 
 
 class GaussianNoise(_Noise):

@@ -29,6 +29,7 @@ from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops, random_draw
 from ..persistence import object_config as _serialization
+from ._seeded import check_seed
 from .base import Layer, _serialize_activation
 from .core import _positive_int
 from .stacked_rnn_cells import StackedRNNCells
@@ -72,9 +73,7 @@ class _Cell(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
         self.dropout = _rate(dropout, "dropout", owner)
         self.recurrent_dropout = _rate(recurrent_dropout, "recurrent_dropout", owner)
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise ValueError(f"{owner}: seed must be None or a non-negative int. Received: seed={seed!r}")
-        self.seed = None if seed is None else int(seed)
+        self.seed = check_seed(seed, owner)
         self._rng = None  # the dropout masks' generator, made at the first mask: a cell without dropout draws nothing
         self.kernel = self.recurrent_kernel = self.bias = None
 
@@ -187,7 +186,8 @@ class SimpleRNNCell(_Cell):
 
 
 class _ForgetBias(initializers.Initializer):
-    """LSTM's ``unit_forget_bias``: the bias initializer's values, with ones for the forget gate."""
+    """LSTM's ``unit_forget_bias`` (``LSTMCell`` and ``ConvLSTM``): the bias initializer's values for the four
+    gates, with ones for the forget gate (the second quarter), as Keras."""
 
     def __init__(self, base, units: int):
         self.base, self.units = base, units

@@ -525,34 +525,9 @@ def deserialize(config, custom_objects: dict | None = None):
     """The loss that :func:`serialize` described: a name, a ``{"class_name", "config"}`` dict or Keras'
     function config. ``custom_objects``, an active ``custom_object_scope`` and registered objects are
     searched before the built-in losses."""
-    from ..persistence.object_config import extend_scope, find_object
+    from ..persistence.object_config import deserialize_builtin
 
-    with extend_scope(custom_objects):
-        if isinstance(config, str):
-            found = find_object(config, loose=False)
-            return found if found is not None else get(config)
-        if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
-            raise ValueError(f"A loss config must be a dict with 'class_name' and 'config'. Received: "
-                             f"{str(config)[:200]}")
-        name = config["class_name"]
-        if name == "function":
-            fn = _find_function(config)
-            if fn is None:
-                raise ValueError(f"Unknown loss function {str(config.get('config'))[:200]!r}. Known functions: "
-                                 f"{', '.join(_function_names())}, or one registered or passed in custom_objects")
-            return fn
-        registered = config.get("registered_name")
-        cls = find_object(registered) if isinstance(registered, str) and registered != name else None
-        cls = cls or find_object(name, loose=False) or ALL_OBJECTS_DICT.get(name) or find_object(name)
-        if cls is None or not inspect.isclass(cls):
-            known = sorted(k for k, v in ALL_OBJECTS_DICT.items() if inspect.isclass(v))
-            raise ValueError(f"Unknown loss class {name[:200]!r}. Known classes: {', '.join(known)}, or one "
-                             "registered with descend.saving.register_serializable or passed in custom_objects")
-        inner = config.get("config") or {}
-        if not isinstance(inner, dict):
-            raise ValueError(f"The config of loss {name!r} must be a dict. Received: {str(inner)[:200]}")
-        return cls.from_config(dict(inner))
-
+    return deserialize_builtin(config, custom_objects, "loss", ALL_OBJECTS_DICT, ALL_OBJECTS_DICT, get)
 
 def get(identifier):
     """The loss an identifier names, as Keras's ``losses.get``.

@@ -11,7 +11,6 @@ from .. import backend
 from ..losses import keras_losses as _losses
 from ..persistence.object_config import get_object
 from ..persistence.registry import register_builtins
-from ..persistence.object_config import find_function
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..ops import math_ops
 from .metric import (
@@ -522,32 +521,9 @@ def serialize(metric) -> dict:
 
 def deserialize(config, custom_objects: dict | None = None):
     """The metric :func:`serialize` described (``custom_objects`` maps extra class names to classes)."""
-    from ..persistence.object_config import extend_scope, find_object
+    from ..persistence.object_config import deserialize_builtin
 
-    with extend_scope(custom_objects):
-        if isinstance(config, str):
-            found = find_object(config, loose=False)
-            return found if found is not None else get(config)
-        if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
-            raise ValueError(f"A metric config must be a dict with 'class_name' and 'config'. Received: "
-                             f"{str(config)[:200]}")
-        name = config["class_name"]
-        if name == "function":
-            fn = find_function(config, config_functions())
-            if fn is None:
-                raise ValueError(f"Unknown metric function {str(config.get('config'))[:200]!r}")
-            return fn
-        registered = config.get("registered_name")
-        cls = find_object(registered) if isinstance(registered, str) and registered != name else None
-        cls = cls or find_object(name, loose=False) or ALL_OBJECTS_DICT.get(name) or find_object(name)
-        if cls is None:
-            raise ValueError(f"Unknown metric class {name[:200]!r}. Known names: {', '.join(sorted(ALL_OBJECTS_DICT))}, "
-                             "or one registered with descend.saving.register_serializable or passed in custom_objects")
-        inner = config.get("config") or {}
-        if not isinstance(inner, dict):
-            raise ValueError(f"The config of metric {name!r} must be a dict. Received: {str(inner)[:200]}")
-        return cls.from_config(dict(inner))
-
+    return deserialize_builtin(config, custom_objects, "metric", ALL_OBJECTS_DICT, config_functions(), get)
 
 def get(identifier):
     """The metric an identifier names, as Keras's ``metrics.get``.

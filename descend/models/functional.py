@@ -206,15 +206,25 @@ def run_graph(model, inputs, training=None):
         v = adjust_rank(v, t.shape)
         _check_input(model, i, t, v)
         values[id(t)] = _as_tensor(v, t)
+
+    def call(node, args, kwargs):
+        if training is not None and "training" not in kwargs:
+            kwargs["training"] = training
+        return node.layer, node.layer(*args, **kwargs)
+    return _replay(model, values, call, "Layer", "graph")
+
+
+def _replay(model, values: dict, call, who: str, whole: str):
+    """The model's nodes run in order on ``values`` (``id`` of a graph tensor -> its value, the inputs' given):
+    ``call(node, args, kwargs)`` gives ``(layer, outputs)``, whose outputs are stored for the nodes after it; the
+    model's outputs in their structure. ``who`` and ``whole`` word the error for a wrong count of outputs."""
     for node in model._graph_nodes:
         args = map_symbolic(node.call_args, lambda k: values[id(k)])
         kwargs = map_symbolic(node.call_kwargs, lambda k: values[id(k)])
-        if training is not None and "training" not in kwargs:
-            kwargs["training"] = training
-        out = node.layer(*args, **kwargs)
+        layer, out = call(node, args, kwargs)
         flat = nest.flatten(out)
         if len(flat) != len(node.output_tensors):
-            raise ValueError(f"Layer '{node.layer.name}' returned {len(flat)} output(s) where the graph has "
+            raise ValueError(f"{who} '{layer.name}' returned {len(flat)} output(s) where the {whole} has "
                              f"{len(node.output_tensors)}")
         for t, v in zip(node.output_tensors, flat):
             values[id(t)] = v
@@ -469,18 +479,11 @@ def clone_graph(model, clone, input_tensors=None, call_function=None):
         given = [Input(batch_shape=t.shape, dtype=t.dtype.name, name=t.name) for t in model._graph_flat_inputs]
         new_inputs = nest.pack_like(model._graph_inputs, given)
     values = {id(t): n for t, n in zip(model._graph_flat_inputs, given)}
-    for node in model._graph_nodes:
+
+    def call(node, args, kwargs):
         layer = clone(node.layer)
-        args = map_symbolic(node.call_args, lambda k: values[id(k)])
-        kwargs = map_symbolic(node.call_kwargs, lambda k: values[id(k)])
-        out = call_function(layer, *args, **kwargs) if call_function is not None else layer(*args, **kwargs)
-        flat = nest.flatten(out)
-        if len(flat) != len(node.output_tensors):
-            raise ValueError(f"clone_model: layer '{layer.name}' returned {len(flat)} output(s) where the model has "
-                             f"{len(node.output_tensors)}")
-        for t, v in zip(node.output_tensors, flat):
-            values[id(t)] = v
-    return new_inputs, nest.pack_like(model._graph_outputs, [values[id(t)] for t in model._graph_flat_outputs])
+        return layer, call_function(layer, *args, **kwargs) if call_function is not None else layer(*args, **kwargs)
+    return new_inputs, _replay(model, values, call, "clone_model: layer", "model")
 
 
 # ---------------------------------------------------------------------------------------- summary

@@ -14,7 +14,7 @@ from ..framework.indexed_slices import IndexedSlices
 from ..framework.op import defop
 from ..framework.tensor import Tensor, to_array
 from ..framework.validation import check_axis, check_index_range, check_number
-from ._util import normalize_axis
+from ._util import check_segment_prefix, normalize_axis
 from .core_ops import broadcast_to, reduce_sum, reshape
 
 __all__ = [
@@ -258,12 +258,7 @@ def _(g, ans, params, indices, axis=0, batch_dims=0):
 def unsorted_segment_sum(data, segment_ids, num_segments=None):
     """``out[k] = sum of data[i] with segment_ids[i] == k`` for k < num_segments."""
     ids = _index_array(segment_ids)
-    if data.ndim == 0:
-        raise InvalidArgumentError("unsorted_segment_sum: `data` must be at least rank 1; received a scalar")
-    if data.shape[: ids.ndim] != ids.shape:
-        raise InvalidArgumentError(
-            f"unsorted_segment_sum: segment_ids shape {ids.shape} must be a prefix of data shape {data.shape}"
-        )
+    check_segment_prefix("unsorted_segment_sum", data, ids)
     n = check_number(num_segments, "num_segments", low=0, integer=True)
     rest = data.shape[ids.ndim:]
     keep = ids >= 0

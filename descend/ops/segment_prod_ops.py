@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor
+from ._util import check_segment_prefix
 from .array_ops import gather, unsorted_segment_sum
 from .math_ops import cast, divide, equal, greater, multiply, ones_like, where, zeros_like
 from .selection_ops import _segment_ids, _sorted_segments
@@ -31,9 +32,7 @@ __all__ = ["unsorted_segment_prod", "segment_prod"]
 def _unsorted_segment_prod(data, segment_ids, num_segments=None):
     ids = np.asarray(segment_ids)
     n = int(num_segments)
-    if data.shape[:ids.ndim] != ids.shape:
-        raise InvalidArgumentError(f"unsorted_segment_prod: segment_ids shape {ids.shape} must be a prefix of data "
-                                   f"shape {data.shape}")
+    check_segment_prefix("unsorted_segment_prod", data, ids)
     if ids.size and ids.max() >= n:
         raise InvalidArgumentError(f"unsorted_segment_prod: segment_ids must be < num_segments = {n}. Received: max "
                                    f"{ids.max()}")

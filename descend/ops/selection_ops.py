@@ -14,7 +14,7 @@ from .. import backend
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
-from ._util import normalize_axis
+from ._util import check_segment_prefix, normalize_axis
 from .array_ops import gather, segment_rows, unsorted_segment_sum
 from .math_ops import cast, cumsum, divide, equal, maximum, multiply, where, zeros_like
 
@@ -211,11 +211,7 @@ def _extremum_forward(name, ufunc, fill):
     def forward(data, segment_ids, num_segments=None):
         ids = np.asarray(segment_ids)
         n = int(num_segments)
-        if data.ndim == 0:
-            raise InvalidArgumentError(f"{name}: `data` must be at least rank 1; received a scalar")
-        if data.shape[:ids.ndim] != ids.shape:
-            raise InvalidArgumentError(f"{name}: segment_ids shape {ids.shape} must be a prefix of data shape "
-                                       f"{data.shape}")
+        check_segment_prefix(name, data, ids)
         if ids.size and ids.max() >= n:
             raise InvalidArgumentError(f"{name}: segment_ids must be < num_segments = {n}. Received: max "
                                        f"{ids.max()}")

@@ -127,24 +127,32 @@ def _step(step) -> float:
     return s
 
 
-class ExponentialDecay(LearningRateSchedule):
-    """``lr * decay_rate ** (step / decay_steps)`` (the exponent floored when ``staircase``)."""
+class _StaircaseDecay(LearningRateSchedule):
+    """The schedules of ``initial_learning_rate``, ``decay_steps``, ``decay_rate`` and ``staircase``
+    (exponential and inverse-time decay): their arguments, checks, config and ``step / decay_steps``."""
 
     def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool = False, name=None):
-        _check_finite("ExponentialDecay", initial_learning_rate=initial_learning_rate, decay_rate=decay_rate)
-        _check_positive("ExponentialDecay", decay_steps=decay_steps)
+        cls = type(self).__name__
+        _check_finite(cls, initial_learning_rate=initial_learning_rate, decay_rate=decay_rate)
+        _check_positive(cls, decay_steps=decay_steps)
         self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
         self.decay_rate, self.staircase, self.name = decay_rate, bool(staircase), name
 
-    def __call__(self, step):
+    def _progress(self, step) -> float:
+        """``step / decay_steps``, floored when ``staircase``."""
         p = _step(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
-        return self.initial_learning_rate * self.decay_rate**p
+        return math.floor(p) if self.staircase else p
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
                 "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+
+
+class ExponentialDecay(_StaircaseDecay):
+    """``lr * decay_rate ** (step / decay_steps)`` (the exponent floored when ``staircase``)."""
+
+    def __call__(self, step):
+        return self.initial_learning_rate * self.decay_rate**self._progress(step)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -200,24 +208,11 @@ class PolynomialDecay(LearningRateSchedule):
                 "name": self.name}
 
 
-class InverseTimeDecay(LearningRateSchedule):
+class InverseTimeDecay(_StaircaseDecay):
     """``lr / (1 + decay_rate * step / decay_steps)`` (the ratio floored when ``staircase``)."""
 
-    def __init__(self, initial_learning_rate, decay_steps, decay_rate, staircase: bool = False, name=None):
-        _check_finite("InverseTimeDecay", initial_learning_rate=initial_learning_rate, decay_rate=decay_rate)
-        _check_positive("InverseTimeDecay", decay_steps=decay_steps)
-        self.initial_learning_rate, self.decay_steps = initial_learning_rate, decay_steps
-        self.decay_rate, self.staircase, self.name = decay_rate, bool(staircase), name
-
     def __call__(self, step):
-        p = _step(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
-        return self.initial_learning_rate / (1 + self.decay_rate * p)
-
-    def get_config(self):
-        return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-                "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name}
+        return self.initial_learning_rate / (1 + self.decay_rate * self._progress(step))
 
 
 def _cosine(completed: float, alpha: float) -> float:

@@ -608,3 +608,36 @@ def deserialize_object(config, kind: str, aliases: dict, table: str, custom_obje
         with extend_scope(custom_objects):
             return cls.from_config(dict(inner or {}))
     raise TypeError(f"Cannot deserialize {article.lower()} {kind} from {type(config).__name__}: {_short(config, 200)}")
+
+
+def deserialize_builtin(config, custom_objects, what: str, builtins: dict, functions: dict, get):
+    """Keras' ``deserialize`` of losses and metrics: a name (through ``get`` unless a custom or registered object
+    has it), a ``{"class_name", "config"}`` dict (the registered name first, then custom and registered objects,
+    then ``builtins``) or Keras' function config (looked up in ``functions``). ``what`` names the object in errors
+    (``"loss"``)."""
+    with extend_scope(custom_objects):
+        if isinstance(config, str):
+            found = find_object(config, loose=False)
+            return found if found is not None else get(config)
+        if not isinstance(config, dict) or not isinstance(config.get("class_name"), str):
+            raise ValueError(f"A {what} config must be a dict with 'class_name' and 'config'. Received: "
+                             f"{str(config)[:200]}")
+        name = config["class_name"]
+        if name == "function":
+            fn = find_function(config, functions)
+            if fn is None:
+                known = sorted(k for k, v in functions.items() if not inspect.isclass(v))
+                raise ValueError(f"Unknown {what} function {str(config.get('config'))[:200]!r}. Known functions: "
+                                 f"{', '.join(known)}, or one registered or passed in custom_objects")
+            return fn
+        registered = config.get("registered_name")
+        cls = find_object(registered) if isinstance(registered, str) and registered != name else None
+        cls = cls or find_object(name, loose=False) or builtins.get(name) or find_object(name)
+        if cls is None or not inspect.isclass(cls):
+            known = sorted(k for k, v in builtins.items() if inspect.isclass(v))
+            raise ValueError(f"Unknown {what} class {name[:200]!r}. Known classes: {', '.join(known)}, or one "
+                             "registered with descend.saving.register_serializable or passed in custom_objects")
+        inner = config.get("config") or {}
+        if not isinstance(inner, dict):
+            raise ValueError(f"The config of {what} {name!r} must be a dict. Received: {str(inner)[:200]}")
+        return cls.from_config(dict(inner))

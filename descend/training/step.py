@@ -39,7 +39,8 @@ def unpack(batch):
             return batch[0], batch[1], None
         if len(batch) == 3:
             return batch
-        raise ValueError(f"a dataset element must be x, (x, y) or (x, y, sample_weight). Received {len(batch)} parts")
+        raise ValueError(f"Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
+                         f"found: a tuple of {len(batch)} items")
     return batch, None, None
 
 

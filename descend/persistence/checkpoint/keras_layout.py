@@ -148,31 +148,9 @@ def _children(layer: Layer) -> list[tuple[str, object]]:
         sequential = not any(isinstance(la, InputLayer) for la in layers[1:]) and not _is_graph(layer)
         out.append(("layers", [la for la in layers if not (sequential and isinstance(la, InputLayer))]))
     elif callable(getattr(layer, "fit", None)) and "layers" not in attrs:  # a subclassed model: Keras' `layers`
-        attrs["layers"] = _direct_layers(layer)
+        attrs["layers"] = layer._flatten_layers(include_self=False, recursive=False)
     out += sorted(attrs.items(), key=lambda kv: keras_name_key(kv[0]))
     return out
-
-
-def _direct_layers(layer: Layer) -> list:
-    """The layers a layer's attributes hold (inside lists and dicts too), in the order they were assigned."""
-    found: list = []
-    seen: set[int] = set()
-
-    def scan(value, depth: int) -> None:
-        if isinstance(value, Layer):
-            if value is not layer and id(value) not in seen:
-                seen.add(id(value))
-                found.append(value)
-        elif depth < 3 and isinstance(value, (list, tuple)):
-            for v in value:
-                scan(v, depth + 1)
-        elif depth < 3 and isinstance(value, dict):
-            for v in value.values():
-                scan(v, depth + 1)
-
-    for key in layer.__dict__.get("_tracked", {}):
-        scan(layer.__dict__.get(key), 0)
-    return found
 
 
 def _is_graph(layer) -> bool:

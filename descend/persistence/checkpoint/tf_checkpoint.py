@@ -148,23 +148,14 @@ def _match(g: _Graph, m: _Match, obj, node: int, path: str, depth: int = 0) -> N
     children = getattr(type(obj), "_trackable_children", None)
     if callable(children):  # a nested Checkpoint or a list wrapper: its children by name
         obj = children(obj)
-    if isinstance(obj, dict):
+    if isinstance(obj, (dict, list, tuple)):  # children named by key, or by position
         kids = g.children(node)
-        for k, v in obj.items():
+        for k, v in (obj.items() if isinstance(obj, dict) else enumerate(obj)):
             child = kids.get(str(k))
             if child is None:
                 m.problems.append(f"{path}/{k}")
             else:
                 _match(g, m, v, child, f"{path}/{k}", depth + 1)
-        return
-    if isinstance(obj, (list, tuple)):
-        kids = g.children(node)
-        for i, v in enumerate(obj):
-            child = kids.get(str(i))
-            if child is None:
-                m.problems.append(f"{path}/{i}")
-            else:
-                _match(g, m, v, child, f"{path}/{i}", depth + 1)
         return
     # descend-only state (random generators, dataset iterators): TensorFlow's files do not hold it
 
