@@ -58,7 +58,7 @@ def _namespaces(module: str) -> list:
         "ops.gen_math_ops": [ds.math, ds],
         "ops.nn_ops": [ds.nn, ds],
         "ops.nn_impl": [ds.nn],
-        "ops.special_math_ops": [ds.math, ds],
+        "ops.special_math_ops": [ds.math, ds.math.special, ds],
         "ops.variables": [ds, ds.compat.v1],
         "ops.random_ops": [ds.random],
         "training.gradient_descent": [ds.compat.v1.train],
