@@ -30,8 +30,6 @@ __all__ = ["sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n",
            "sparse_segment_mean_grad", "sparse_segment_sqrt_n_grad", "sparse_segment_sum_grad_v2",
            "sparse_segment_mean_grad_v2", "sparse_segment_sqrt_n_grad_v2"]
 
-_MODES = ("sum", "mean", "sqrtn")
-
 
 def _ids(values, what: str, op: str) -> np.ndarray:
     arr = np.asarray(values.numpy() if isinstance(values, Tensor) else values)
