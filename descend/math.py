@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+import types
+
 from .ops.math_ops import (
     abs,
     add,
@@ -140,6 +142,7 @@ from .composites.math_extras import (
     zero_fraction,
 )
 from .ops.segment_prod_ops import segment_prod, unsorted_segment_prod
+from .ops import special_ops as _special_ops
 from .ops.special_ops import (
     bessel_i0,
     bessel_i0e,
@@ -155,6 +158,10 @@ from .ops.special_ops import (
     zeta,
 )
 
+#: tf.math.special: the special functions (the Bessel I ones are also at tf.math's top level, as in TF)
+special = types.SimpleNamespace(**{_n: getattr(_special_ops, _n) for _n in (
+    "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0", "bessel_k0e",
+    "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence")})
 floormod = mod  # tf.math.floormod
 rint = round  # tf.math.rint: halves to even, as tf.math.round
 
@@ -177,4 +184,4 @@ __all__ = [
     "imag", "conj", "angle", "approx_max_k", "approx_min_k", "nextafter",
 ]
 __all__ += ["segment_prod", "unsorted_segment_prod", "bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "betainc",
-            "digamma", "igamma", "igammac", "lbeta", "lgamma", "polygamma", "zeta"]
+            "digamma", "igamma", "igammac", "lbeta", "lgamma", "polygamma", "zeta", "special"]

@@ -922,3 +922,15 @@ LAYERS_NOT_COMPARED["RandomElasticTransform"] = "random (its noise drawn inside 
                                                 "Keras' map_coordinates in tests/test_random_elastic_transform.py"
 LAYERS_NOT_COMPARED["ContrastLimitedAdaptiveHistogramEqualization"] = (
     "not differentiable (histograms): compared with Keras in tests/test_clahe.py")
+# tf.math.special (issue 37, descend/ops/special_ops.py): each function over its common range and, scaled, over the
+# ranges where its method changes (power series, continued fraction, quadrature, asymptotic expansions)
+for _n, _inputs, _scales in (("dawsn", "signed", (1.0, 5.0)), ("fresnel_cos", "signed", (1.0, 3.0)),
+                             ("fresnel_sin", "signed", (1.0, 3.0)), ("bessel_j0", "signed", (1.0, 12.0)),
+                             ("bessel_j1", "signed", (1.0, 12.0)), ("expint", "positive", (1.0, 25.0)),
+                             ("spence", "positive", (1.0, 3.0)), ("bessel_y0", "positive", (1.0, 10.0)),
+                             ("bessel_y1", "positive", (1.0, 10.0)), ("bessel_k0", "positive", (1.0, 14.0)),
+                             ("bessel_k0e", "positive", (1.0, 14.0)), ("bessel_k1", "positive", (0.5, 14.0)),
+                             ("bessel_k1e", "positive", (1.0, 14.0)), ("bessel_i0", "signed", (1.0,)),
+                             ("bessel_i1e", "signed", (1.0,))):
+    for _s in _scales:
+        op(M, "special", _inputs, call=(lambda n, s: lambda m, x: getattr(m.special, n)(x * s))(_n, _s))

@@ -21,11 +21,15 @@ import numpy as np
 from .. import ops as _ops
 from ..errors import InvalidArgumentError
 from ..framework.tensor import Tensor, convert_to_tensor
+from ..ops.sparse_segment_ops import sparse_segment_mean as segment_mean
+from ..ops.sparse_segment_ops import sparse_segment_sqrt_n as segment_sqrt_n
+from ..ops.sparse_segment_ops import sparse_segment_sum as segment_sum
 from .sparse_tensor import SparseTensor
 
 __all__ = ["SparseTensor", "add", "concat", "expand_dims", "eye", "fill_empty_rows", "from_dense", "map_values",
            "mask", "maximum", "minimum", "reduce_max", "reduce_sum", "reorder", "reset_shape", "reshape", "retain",
-           "slice", "softmax", "sparse_dense_matmul", "split", "to_dense", "to_indicator", "transpose"]
+           "slice", "softmax", "sparse_dense_matmul", "split", "to_dense", "to_indicator", "transpose",
+           "segment_mean", "segment_sqrt_n", "segment_sum"]
 
 
 def _check(sp, op: str, arg: str = "sp_input") -> SparseTensor:

@@ -18,6 +18,7 @@ import sys
 import types
 
 import descend as ds
+from descend.ops import sparse_segment_ops
 
 
 class Missing:
@@ -54,11 +55,11 @@ def _namespaces(module: str) -> list:
         "eager.backprop": [ds],
         "eager.context": [ds],
         "ops.array_ops": [ds, ds.compat.v1],
-        "ops.math_ops": [ds.math, ds],
+        "ops.math_ops": [ds.math, ds, sparse_segment_ops],  # math_ops.sparse_segment_* (tf.sparse.segment_*)
         "ops.gen_math_ops": [ds.math, ds],
         "ops.nn_ops": [ds.nn, ds],
         "ops.nn_impl": [ds.nn],
-        "ops.special_math_ops": [ds.math, ds],
+        "ops.special_math_ops": [ds.math, ds.math.special, ds],
         "ops.variables": [ds, ds.compat.v1],
         "ops.random_ops": [ds.random],
         "training.gradient_descent": [ds.compat.v1.train],
