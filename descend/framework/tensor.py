@@ -13,6 +13,7 @@ import numpy as np
 from .. import backend
 from ..backend import xp
 from . import trace as _trace
+from .tensor_shape import TensorShape, known_shape
 
 _tracing = _trace.active  # the recorders of descend.function traces; shared list object
 
@@ -49,8 +50,10 @@ class ArrayLike:
     __slots__ = ()
 
     @property
-    def shape(self) -> tuple:
-        return self._value.shape
+    def shape(self) -> TensorShape:
+        """The static shape as a :class:`TensorShape` (prints as TF's: ``TensorShape([2, 3])``); it compares
+        equal to the tuple or list of its dimensions, indexes and unpacks as one."""
+        return known_shape(self._value.shape)
 
     @property
     def dtype(self) -> backend.DType:
@@ -60,9 +63,9 @@ class ArrayLike:
     def ndim(self) -> int:
         return self._value.ndim
 
-    def get_shape(self) -> tuple:
+    def get_shape(self) -> TensorShape:
         """The shape (TF's older spelling of :attr:`shape`)."""
-        return self._value.shape
+        return known_shape(self._value.shape)
 
     @property
     def size(self) -> int:

@@ -247,7 +247,7 @@ class RandomNormal(RandomInitializer):
     Example:
         >>> import descend as ds
         >>> ds.initializers.RandomNormal(stddev=1.0, seed=0)((3,)).shape
-        (3,)
+        TensorShape([3])
     """
 
     def __init__(self, mean=0.0, stddev=0.05, seed=None):
@@ -360,7 +360,7 @@ class VarianceScaling(RandomInitializer):
         >>> import descend as ds
         >>> init = ds.initializers.VarianceScaling(2.0, "fan_in", "uniform", seed=3)
         >>> init((4, 5)).shape
-        (4, 5)
+        TensorShape([4, 5])
     """
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
@@ -430,7 +430,7 @@ class GlorotNormal(_FixedVarianceScaling):
     Example:
         >>> import descend as ds
         >>> ds.initializers.GlorotNormal(seed=0)((3, 3)).shape
-        (3, 3)
+        TensorShape([3, 3])
     """
 
     _preset = (1.0, "fan_avg", "truncated_normal")
@@ -442,7 +442,7 @@ class HeUniform(_FixedVarianceScaling):
     Example:
         >>> import descend as ds
         >>> ds.initializers.HeUniform(seed=0)((3, 3)).shape
-        (3, 3)
+        TensorShape([3, 3])
     """
 
     _preset = (2.0, "fan_in", "uniform")
@@ -454,7 +454,7 @@ class HeNormal(_FixedVarianceScaling):
     Example:
         >>> import descend as ds
         >>> ds.initializers.HeNormal(seed=0)((3, 3)).shape
-        (3, 3)
+        TensorShape([3, 3])
     """
 
     _preset = (2.0, "fan_in", "truncated_normal")
@@ -466,7 +466,7 @@ class LecunUniform(_FixedVarianceScaling):
     Example:
         >>> import descend as ds
         >>> ds.initializers.LecunUniform(seed=0)((3, 3)).shape
-        (3, 3)
+        TensorShape([3, 3])
     """
 
     _preset = (1.0, "fan_in", "uniform")
@@ -478,7 +478,7 @@ class LecunNormal(_FixedVarianceScaling):
     Example:
         >>> import descend as ds
         >>> ds.initializers.LecunNormal(seed=0)((3, 3)).shape
-        (3, 3)
+        TensorShape([3, 3])
     """
 
     _preset = (1.0, "fan_in", "truncated_normal")

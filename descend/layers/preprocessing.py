@@ -317,7 +317,7 @@ class Resizing(Layer):
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.layers.Resizing(2, 3)(np.zeros((4, 4, 6, 3), np.float32)).shape
-        (4, 2, 3, 3)
+        TensorShape([4, 2, 3, 3])
     """
 
     _INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
@@ -561,7 +561,7 @@ class RandomZoom(_Affine):
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.layers.RandomZoom(0.2, seed=1)(np.zeros((2, 8, 8, 3))).shape
-        (2, 8, 8, 3)
+        TensorShape([2, 8, 8, 3])
     """
 
     def __init__(self, height_factor, width_factor=None, fill_mode="reflect", interpolation="bilinear", seed=None,
@@ -644,7 +644,7 @@ class RandomCrop(_Random):
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.layers.RandomCrop(3, 4, seed=0)(np.zeros((2, 6, 8, 3))).shape
-        (2, 3, 4, 3)
+        TensorShape([2, 3, 4, 3])
     """
 
     def __init__(self, height, width, seed=None, data_format=None, **kwargs):
