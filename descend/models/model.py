@@ -209,11 +209,12 @@ class Model(Trainer, Layer):
             rows = [row[:3] for row in rows]
         optimizer = getattr(self, "optimizer", None)
         opt_vars = None
-        if getattr(self, "compiled", False) and optimizer is not None and hasattr(optimizer, "variables"):
+        iterations = getattr(optimizer, "iterations", None)
+        if getattr(self, "compiled", False) and iterations is not None and hasattr(optimizer, "variables"):
             opt_vars = list(optimizer.variables)
-            if int(optimizer.iterations.numpy()) == 0 and len(opt_vars) <= 1:
+            if int(iterations.numpy()) == 0 and len(opt_vars) <= 1:
                 opt_vars = None  # not built yet (Keras builds it at the first step)
-            elif isinstance(optimizer.hyperparameters().get("learning_rate"), float):
+            elif isinstance(getattr(optimizer, "hyperparameters", dict)().get("learning_rate"), float):
                 opt_vars.append(model_summary.KERAS_LEARNING_RATE)  # Keras 3 holds it in a float32 variable
         text = model_summary.summary_text(self.name, rows, sequential_like=sequential_like,
                                           trainable=self.trainable_weights, non_trainable=self.non_trainable_weights,
