@@ -58,7 +58,7 @@ def _state(ds, model, strategy):
     out = {}
     for v in model.trainable_weights:
         sharded = v is table.embeddings and strategy is not None and strategy.num_replicas_in_sync > 1
-        out[v.name] = (strategy.gather(v.numpy(), axis=0).numpy() if sharded else v.numpy()).tolist()
+        out[v.scoped_name] = (strategy.gather(v.numpy(), axis=0).numpy() if sharded else v.numpy()).tolist()
         for slot in ("m", "v"):
             try:
                 value = opt.get_slot(v, slot).numpy()
@@ -68,8 +68,8 @@ def _state(ds, model, strategy):
                 value = strategy.gather(value, axis=0).numpy()
             elif strategy is not None and strategy.num_replicas_in_sync > 1:
                 values = strategy.group.allgather_object(value)
-                value = values[owners[v.name]] if v.name in owners else values[0]
-            out[f"{v.name}/{slot}"] = np.asarray(value).tolist()
+                value = values[owners[v.scoped_name]] if v.scoped_name in owners else values[0]
+            out[f"{v.scoped_name}/{slot}"] = np.asarray(value).tolist()
     out["iterations"] = int(opt.iterations.numpy())
     return out
 

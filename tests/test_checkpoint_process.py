@@ -28,7 +28,7 @@ def test_fifty_thousand_variables_with_one_name_cost_o1_each(monkeypatch):
     ds.clear_session()
     counting = _CountingSet()
     monkeypatch.setattr(variable_module, "_taken_names", counting)
-    names = [ds.Variable(0.0, name="w").name for _ in range(50_000)]
+    names = [ds.Variable(0.0, name="w").scoped_name for _ in range(50_000)]
     assert names[:3] == ["w", "w_1", "w_2"] and names[-1] == "w_49999" and len(set(names)) == 50_000
     assert _CountingSet.probes <= 2 * 50_000, _CountingSet.probes
     _CountingSet.probes = 0

@@ -132,7 +132,7 @@ def test_restore_into_a_second_model_in_the_same_process(tmp_path, kind, opt_nam
     report = ckpt.restore(path)
     assert report.complete and bool(report.deferred) == (not build_first)
     train_steps(b, opt_b, kind, 4, 5)
-    assert b.weights[0].name != a.weights[0].name  # other names, same paths
+    assert b.weights[0].scoped_name != a.weights[0].scoped_name  # other names, same paths
     ckpt.assert_consumed()
     assert_same(state(a, opt_a), state(b, opt_b))
 
@@ -181,7 +181,7 @@ def test_names_are_metadata_and_mismatches_list_paths(tmp_path):
     path = train.Checkpoint(model=a, optimizer=opt).write(tmp_path / "ckpt")
     reader = train.load_checkpoint(path)
     names = reader.variable_names()
-    assert names["model/layers/0/kernel"] == a.layers[0].kernel.name
+    assert names["model/layers/0/kernel"] == a.layers[0].kernel.scoped_name
     assert "model/layers/8/blocks/0/kernel" in names and "model/layers/8/offset" in names
     assert "optimizer/model/layers/0/kernel/m" in reader.keys()
     assert reader.json_state("model/layers/5")["rng"]["bit_generator"] == "PCG64"  # Dropout's generator

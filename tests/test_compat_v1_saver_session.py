@@ -17,7 +17,7 @@ _FRESH = textwrap.dedent("""
     ds.clear_session()
     w = ds.Variable([1.0], name="w")
     print(sorted(ds.compat.v1.train.Saver()._vars()))
-    print(sorted(v.name for v in ds.compat.v1.global_variables()))
+    print(sorted(v.op.name for v in ds.compat.v1.global_variables()))
 """)
 
 

@@ -28,13 +28,13 @@ def test_collections_list_the_live_variables_with_a_scope_filter():
     with v1.variable_scope("disc"):
         d_w = ds.Variable([1.0], name="w")
     names = [v.name for v in v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES)]
-    assert names == ["gen/w", "disc/w"]
+    assert names == ["gen/w:0", "disc/w:0"]
     assert v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES, scope="gen")[0] is g_w
-    assert [v.name for v in v1.get_collection(v1.GraphKeys.GLOBAL_VARIABLES, scope="gen")] == ["gen/w", "gen/frozen"]
+    assert [v.name for v in v1.get_collection(v1.GraphKeys.GLOBAL_VARIABLES, scope="gen")] == ["gen/w:0", "gen/frozen:0"]
     assert v1.trainable_variables("disc") == [d_w] and g_frozen in v1.global_variables()
     del d_w
     gc.collect()
-    assert [v.name for v in v1.trainable_variables()] == ["gen/w"]  # a dead Variable drops out
+    assert [v.name for v in v1.trainable_variables()] == ["gen/w:0"]  # a dead Variable drops out
 
 
 def test_user_collections_hold_what_was_added():
@@ -51,7 +51,7 @@ def test_get_variable_creates_then_reuses_by_scope():
         w = v1.get_variable("w", shape=(2, 3))
         with pytest.raises(ValueError, match="Variable layer/w already exists, disallowed"):
             v1.get_variable("w", shape=(2, 3))
-    assert w.name == "layer/w" and w.shape == (2, 3) and not w.numpy().any()
+    assert w.name == "layer/w:0" and w.shape == (2, 3) and not w.numpy().any()
     with v1.variable_scope("layer", reuse=True):
         assert v1.get_variable("w") is w
         with pytest.raises(ValueError, match="Trying to share variable layer/w, but specified shape"):
@@ -75,7 +75,7 @@ def test_default_names_and_regularization_losses():
         a = v1.get_variable("w", shape=(2,), regularizer=lambda v: ds.reduce_sum(v * v))
     with v1.variable_scope(None, default_name="block"):
         b = v1.get_variable("w", shape=(2,))
-    assert (a.name, b.name) == ("block/w", "block_1/w")
+    assert (a.name, b.name) == ("block/w:0", "block_1/w:0")
     a.assign([1.0, 2.0])
     losses = v1.get_collection(v1.GraphKeys.REGULARIZATION_LOSSES)
     assert len(losses) == 1 and float(losses[0]) == 5.0  # read now: the current value
@@ -100,7 +100,7 @@ def test_seed_003_style_program_trains_several_optimizers_on_collection_lists():
     step = T.get_or_create_global_step()
     emb_vars = v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES, scope="embedding")
     head_vars = v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES, scope="head")
-    assert emb_vars == [w1] and [v.name for v in head_vars] == ["head/weights", "head/bias"]
+    assert emb_vars == [w1] and [v.name for v in head_vars] == ["head/weights:0", "head/bias:0"]
     emb_opt = T.ProximalAdagradOptimizer(0.05)
     head_opt = T.FtrlOptimizer(0.5)
 
@@ -116,7 +116,7 @@ def test_seed_003_style_program_trains_several_optimizers_on_collection_lists():
         head_opt.apply_gradients(zip(grads[1:], head_vars), global_step=step)
     assert float(loss_fn()) < 0.01 * first and int(step) == 200
     # the optimizers' slots are live, non-trainable Variables: global, not trainable
-    slots = {v.name for v in v1.global_variables()} - {v.name for v in v1.trainable_variables()}
+    slots = {v.op.name for v in v1.global_variables()} - {v.op.name for v in v1.trainable_variables()}
     assert {"embedding/weights/accumulator", "head/weights/accum", "head/weights/linear", "global_step"} <= slots
 
 

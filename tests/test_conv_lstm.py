@@ -158,7 +158,7 @@ def test_forget_bias_starts_at_one():
     layer = L.ConvLSTM1D(3, 2)
     layer(np.zeros((1, 2, 4, 1), np.float32))
     np.testing.assert_array_equal(layer.cell.bias.numpy(), [0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0])
-    assert [w.name for w in layer.weights] == [f"{layer.name}/conv_lstm_cell/{n}"
+    assert [w.path for w in layer.weights] == [f"{layer.name}/conv_lstm_cell/{n}"
                                                for n in ("kernel", "recurrent_kernel", "bias")]
 
 
@@ -192,4 +192,4 @@ def test_return_state_matches_keras():
     ours.set_weights(theirs.get_weights())
     for g, w in zip(ours(x), want):
         np.testing.assert_allclose(g.numpy(), np.asarray(w), rtol=2e-5, atol=2e-6)
-    assert [w.path for w in theirs.weights] == [w.name for w in ours.weights]
+    assert [w.path for w in theirs.weights] == [w.path for w in ours.weights]

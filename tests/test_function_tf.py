@@ -564,7 +564,7 @@ def test_variable_names_respect_name_scopes_with_defun():
     def create_variable():
         with ds.name_scope("foo"):
             v = ds.Variable(0.0, name="bar")
-        assert v.name == "foo/bar"  # TF: 'foo/bar:0' (descend names carry no output index)
+        assert v.name == "foo/bar:0"
         holder.append(v)
 
     holder = []
@@ -1182,8 +1182,8 @@ def test_variable_naming():
     root.make_x()
     root.make_y()
     root.make_z()
-    assert root.x.name == "v"
-    assert root.z.name == "z_scope/z"
+    assert root.x.name == "v:0"
+    assert root.z.name == "z_scope/z:0"
 
 
 def test_same_variable_twice():

@@ -47,7 +47,7 @@ def test_matches_keras_with_a_key_masks_and_scores(kwargs, call):
     ours = L.GroupQueryAttention(3, 4, 2, **kwargs)
     theirs(_Q, _V, key=_K)
     ours(_Q, _V, key=_K)
-    assert [w.path.split("/", 1)[1] for w in theirs.weights] == [w.name.split("/", 1)[1] for w in ours.weights]
+    assert [w.path.split("/", 1)[1] for w in theirs.weights] == [w.path.split("/", 1)[1] for w in ours.weights]
     ours.set_weights(theirs.get_weights())
     q, v, k = (tf.constant(a) for a in (_Q, _V, _K))
     with tf.GradientTape() as tape:

@@ -108,8 +108,8 @@ def test_snake_case_rule():
 def test_weights_are_named_after_the_layer_scope():
     d1, d2 = layers.Dense(3), layers.Dense(2)
     d2(d1(np.ones((1, 4), np.float32)))
-    assert [v.name for v in d1.weights] == ["dense/kernel", "dense/bias"]
-    assert [v.name for v in d2.weights] == ["dense_1/kernel", "dense_1/bias"]
+    assert [v.path for v in d1.weights] == ["dense/kernel", "dense/bias"]
+    assert [v.path for v in d2.weights] == ["dense_1/kernel", "dense_1/bias"]
 
 
 def test_an_outer_scope_composes_with_the_layer_scope():
@@ -118,8 +118,8 @@ def test_an_outer_scope_composes_with_the_layer_scope():
         d(np.ones((1, 3), np.float32))
         inner = layers.Dense(1)
         inner(np.ones((1, 2), np.float32))
-    assert d.kernel.name == "sequential/dense/kernel"
-    assert inner.bias.name == "sequential/dense_1/bias"
+    assert d.kernel.path == "sequential/dense/kernel"
+    assert inner.bias.path == "sequential/dense_1/bias"
     assert ds.framework.current_name_scope() == ""
 
 
@@ -145,7 +145,7 @@ def test_sublayers_are_tracked_recursively_in_attribute_order_and_nest_their_sco
     with ds.name_scope("model"):
         y = block(np.ones((5, 6), np.float32), training=True)
     assert y.shape == (5, 2)
-    names = [v.name for v in block.weights]
+    names = [v.path for v in block.weights]
     assert names == [
         "model/block/dense/kernel", "model/block/dense/bias",
         "model/block/batch_normalization/gamma", "model/block/batch_normalization/beta",
@@ -164,7 +164,7 @@ def test_build_called_directly_is_scoped_and_marks_the_layer_built():
     d = layers.Dense(2)
     assert not d.built
     d.build((None, 3))
-    assert d.built and d.kernel.name == "dense/kernel" and d.kernel.shape == (3, 2)
+    assert d.built and d.kernel.path == "dense/kernel" and d.kernel.shape == (3, 2)
     assert d(np.ones((2, 3), np.float32)).shape == (2, 2)
     assert len(d.weights) == 2  # not built twice
 
@@ -181,11 +181,11 @@ def test_add_weight_outside_build_is_scoped_too():
             return x * self.w
 
     s = Scale()
-    assert [v.name for v in s.weights] == ["scale/w", "scale/steps"]
+    assert [v.path for v in s.weights] == ["scale/w", "scale/steps"]
     s(np.ones((1, 2), np.float32))
     s(np.ones((1, 2), np.float32))
     assert float(s.steps.numpy()) == 2.0
-    assert [v.name for v in s.trainable_weights] == ["scale/w"]
+    assert [v.path for v in s.trainable_weights] == ["scale/w"]
 
 
 def test_keras2_positional_add_weight_and_default_initializers():
@@ -198,10 +198,10 @@ def test_keras2_positional_add_weight_and_default_initializers():
 
     layer = L()
     layer.build((1,))
-    assert layer.a.name == "l/a" and layer.a.shape == (2, 3)
+    assert layer.a.path == "l/a" and layer.a.name == "a" and layer.a.shape == (2, 3)
     assert np.abs(layer.a.numpy()).max() > 0  # glorot_uniform by default for floats
     assert layer.b.dtype == np.int32 and not layer.b.numpy().any()
-    assert layer.c.name == "l/c" and not layer.c.trainable and layer.c.numpy().tolist() == [1.0, 1.0]
+    assert layer.c.path == "l/c" and layer.c.name == "c" and not layer.c.trainable and layer.c.numpy().tolist() == [1.0, 1.0]
     assert layer.d.dtype == np.float64 and layer.d.shape == (3,) and not layer.d.trainable
     with pytest.raises(TypeError, match="multiple values for argument 'shape'"):
         layer.add_weight((2,), shape=(2,))
@@ -227,7 +227,7 @@ def test_input_shape_arguments_are_kept_for_models():
 def test_freezing_a_layer_moves_its_weights_to_non_trainable_and_back():
     bn = layers.BatchNormalization()
     bn(np.ones((2, 3), np.float32))
-    assert [v.name for v in bn.trainable_weights] == ["batch_normalization/gamma", "batch_normalization/beta"]
+    assert [v.path for v in bn.trainable_weights] == ["batch_normalization/gamma", "batch_normalization/beta"]
     assert len(bn.non_trainable_weights) == 2
     bn.trainable = False
     assert bn.trainable_weights == [] and len(bn.non_trainable_weights) == 4
@@ -472,7 +472,7 @@ def test_embedding_forward_and_sparse_gradient():
     ids = np.array([[1, 4], [4, 9]])
     y = emb(ids)
     table = emb.embeddings.numpy()
-    assert y.shape == (2, 2, 3) and emb.embeddings.name == "embedding/embeddings"
+    assert y.shape == (2, 2, 3) and emb.embeddings.path == "embedding/embeddings"
     np.testing.assert_array_equal(y.numpy(), table[ids])
     assert np.abs(table).max() <= 0.05  # RandomUniform(-0.05, 0.05)
     w = _normal(2, 2, 3)
@@ -918,7 +918,7 @@ def test_weight_hooks_see_every_weight_a_layer_creates():
         layers.Dense(2)(np.ones((1, 3), np.float32))
     finally:
         base._weight_hooks.remove(seen.append)
-    assert [v.name for v in seen] == ["dense/kernel", "dense/bias"]
+    assert [v.path for v in seen] == ["dense/kernel", "dense/bias"]
     with pytest.raises(TypeError, match="expects a callable"):
         layers.register_weight_hook(3)
 
@@ -944,7 +944,7 @@ def test_sublayers_first_called_later_are_still_built_in_the_outer_scope():
     net(x, training=True)  # b is built on this third call
     net.extra = layers.Dense(1)  # a sublayer assigned after the layer was built
     net(x)
-    assert [v.name for v in net.weights] == [
+    assert [v.path for v in net.weights] == [
         "net/dense/kernel", "net/dense/bias", "net/dense_1/kernel", "net/dense_1/bias",
         "net/dense_2/kernel", "net/dense_2/bias"]
 
@@ -958,5 +958,5 @@ def test_a_failing_build_or_call_leaves_no_scope_or_training_flag_behind():
     assert ds.framework.current_name_scope() == "" and base._training_stack() == []
     assert not d.built
     d(np.ones((1, 3), np.float32))
-    assert d.kernel.name == "dense/kernel"
+    assert d.kernel.path == "dense/kernel"
 

@@ -45,7 +45,7 @@ def test_mean_of_one_value_at_a_time_has_the_bits_of_one_element_batches(dtype):
 
 def test_mean_over_weighted_batches_and_reset():
     m = metrics.Mean()
-    assert [v.name for v in m.variables] == ["mean/total", "mean/count"]
+    assert [v.path for v in m.variables] == ["mean/total", "mean/count"]
     assert all(not v.trainable for v in m.variables)
     data = [(rng.normal(size=5), rng.uniform(size=5)) for _ in range(3)]
     for values, sw in data:
@@ -259,7 +259,7 @@ def test_auc_documented_example_and_reset():
     assert np.all(m.true_positives.numpy() == 0)
     m.update_state([0, 0, 1, 1], [0, 0.5, 0.3, 0.9], sample_weight=[1, 0, 0, 1])
     assert float(m.result()) == 1.0
-    assert [v.name for v in m.variables] == ["auc/true_positives", "auc/false_positives", "auc/true_negatives",
+    assert [v.path for v in m.variables] == ["auc/true_positives", "auc/false_positives", "auc/true_negatives",
                                              "auc/false_negatives"]
 
 
@@ -413,8 +413,8 @@ def test_seed_001_training_loop():
         val_acc_metric.reset_states()
     assert history[-1] >= 0.9 and val_acc >= 0.9
     assert float(train_accuracy.result()) == 0.0  # reset
-    assert train_accuracy.variables[0].name == "sparse_categorical_accuracy/total"
-    assert val_acc_metric.variables[0].name == "sparse_categorical_accuracy/total_1"
+    assert train_accuracy.variables[0].path == "sparse_categorical_accuracy/total"
+    assert val_acc_metric.variables[0].scoped_name == "sparse_categorical_accuracy/total_1"
 
 
 # ---------------------------------------------------------------- API
@@ -435,7 +435,7 @@ def test_custom_metric_subclass():
 
     m = BinaryTruePositives()
     m.update_state([1, 1, 0], [1, 1, 1], sample_weight=[0.5, 1.0, 1.0])
-    assert float(m.result()) == 1.5 and m.variables[0].name == "binary_true_positives/true_positives"
+    assert float(m.result()) == 1.5 and m.variables[0].path == "binary_true_positives/true_positives"
     m.reset_state()
     assert float(m.result()) == 0.0
 
@@ -452,7 +452,7 @@ def test_custom_metric_subclass():
             self.inner = metrics.Mean(name="composite_mean")
             self.extra = self.add_variable(name="extra")
 
-    assert [v.name for v in Composite().variables] == ["composite/extra", "composite_mean/total",
+    assert [v.path for v in Composite().variables] == ["composite/extra", "composite_mean/total",
                                                        "composite_mean/count"]
 
 
@@ -484,7 +484,7 @@ def test_dtype_config_round_trip_and_get():
 def test_every_builtin_metric_updates_resets_and_round_trips(cls):
     m = cls()
     assert m.variables and all(not v.trainable for v in m.variables)
-    assert all(v.name.startswith(m.name + "/") for v in m.variables)
+    assert all(v.path.startswith(m.name + "/") for v in m.variables)
     labels = np.array([0, 2, 1, 2])
     y_true, y_pred = np.eye(3)[labels], np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6], [0.2, 0.5, 0.3],
                                                    [0.5, 0.1, 0.4]])

@@ -130,7 +130,7 @@ def test_update_reset_round_trip(name):
     make, t, p, sw = CASES[name]
     m = make(metrics)
     assert isinstance(m(t, p, sample_weight=sw), ds.Tensor)
-    assert m.variables and all(not v.trainable and v.name.startswith(m.name + "/") for v in m.variables)
+    assert m.variables and all(not v.trainable and v.path.startswith(m.name + "/") for v in m.variables)
     first = np.asarray(m.result())
     m.reset_state()
     assert all(np.all(v.numpy() == 0) for v in m.variables)

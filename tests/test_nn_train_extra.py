@@ -65,15 +65,15 @@ def test_ema_names_shadows_and_restores():
     w = ds.Variable([1.0, 2.0], name="ema_names_w")
     ema = ds.train.ExponentialMovingAverage(0.5, name="avg")
     assert ema.average(w) is None
-    assert ema.average_name(w) == f"{w.name}/avg"
+    assert ema.average_name(w) == "ema_names_w/avg"  # TF's: the variable's op name and the EMA's
     ema.apply([w])
     shadow = ema.average(w)
-    assert shadow.name == f"{w.name}/avg" and not shadow.trainable
+    assert shadow.name == "ema_names_w/avg:0" and not shadow.trainable
     w.assign([3.0, 4.0])
     ema.apply([w])
     np.testing.assert_array_equal(shadow.numpy(), [2.0, 3.0])
     np.testing.assert_array_equal(w.numpy(), [3.0, 4.0])  # the variable itself is untouched
-    assert ema.variables_to_restore() == {f"{w.name}/avg": w}
+    assert ema.variables_to_restore() == {"ema_names_w/avg": w}
 
 
 @pytest.mark.parametrize("bad,error,match", [

@@ -48,7 +48,7 @@ def _fit(case, backup_dir, callbacks=(), accumulate=None):
 
 
 def _state(model):
-    out = {w.name: w.numpy() for w in model.weights}
+    out = {w.scoped_name: w.numpy() for w in model.weights}
     out.update({f"opt:{k}": v for k, v in model.optimizer.state_dict().items()})
     for m in model.metrics:  # (Keras 3: the loss tracker, then compile_metrics, whose result is a dict)
         r = m.result()

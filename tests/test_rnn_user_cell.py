@@ -93,7 +93,7 @@ def test_a_hand_written_simple_cell_equals_simple_rnn_in_outputs_and_gradients()
     ref(x)
     mine(x)
     mine.set_weights(ref.get_weights())
-    assert [w.name for w in mine.trainable_weights] == ["rnn/my_simple_cell/kernel",
+    assert [w.path for w in mine.trainable_weights] == ["rnn/my_simple_cell/kernel",
                                                           "rnn/my_simple_cell/recurrent_kernel",
                                                           "rnn/my_simple_cell/bias"]
     grads = []

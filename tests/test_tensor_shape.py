@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 import descend as ds
@@ -78,3 +79,63 @@ def test_printing_and_merging_without_tensorflow():
 def test_bad_dimensions_are_refused_as_tf_does(dims, error, match):
     with pytest.raises(error, match=match):
         ds.TensorShape(dims)
+
+
+# ---------------------------------------------------------------- a tensor's shape (issue 35)
+def _constant(lib):
+    return lib.constant(np.zeros((2, 3), np.float32))
+
+
+def _vector(lib):
+    return lib.constant([1.0, 2.0, 3.0])
+
+
+def _scalar(lib):
+    return lib.constant(1.0)
+
+
+def _variable(lib):
+    return lib.Variable(np.zeros((4, 1), np.float32))
+
+
+def _matmul(lib):
+    return lib.matmul(lib.ones((2, 5)), lib.ones((5, 7)))
+
+
+_TENSORS = {"constant": _constant, "vector": _vector, "scalar": _scalar, "variable": _variable, "matmul": _matmul}
+# recorded from TF 2.21: repr and str of each tensor's shape, and of get_shape()
+_PRINTED = {"constant": ("TensorShape([2, 3])", "(2, 3)"), "vector": ("TensorShape([3])", "(3,)"),
+            "scalar": ("TensorShape([])", "()"), "variable": ("TensorShape([4, 1])", "(4, 1)"),
+            "matmul": ("TensorShape([2, 7])", "(2, 7)")}
+
+
+def _facts(t):
+    shape = t.shape
+    dims = tuple(shape)
+    return {"type": type(shape).__name__, "repr": repr(shape), "str": str(shape), "get_shape": repr(t.get_shape()),
+            "tuple_eq": shape == dims, "list_eq": shape == list(dims), "rank": shape.rank, "len": len(shape),
+            "as_list": shape.as_list(), "items": [shape[i] for i in range(len(shape))],
+            "last": shape[-1] if dims else None, "slice": repr(shape[1:]), "unpacked": [*shape],
+            "numpy_zeros": np.zeros(shape).shape, "hashes_as_tuple": hash(shape) == hash(dims)}
+
+
+@pytest.mark.parametrize("name", sorted(_TENSORS))
+def test_a_tensors_shape_is_a_tensorshape_printed_as_recorded(name):
+    facts = _facts(_TENSORS[name](ds))
+    assert facts["type"] == "TensorShape" and (facts["repr"], facts["str"]) == _PRINTED[name]
+    assert facts["get_shape"] == facts["repr"]
+    assert facts["tuple_eq"] and facts["list_eq"] and facts["hashes_as_tuple"]  # still compares as today
+    assert facts["items"] == facts["unpacked"] == facts["as_list"] and facts["numpy_zeros"] == tuple(facts["as_list"])
+
+
+@pytest.mark.parametrize("name", sorted(_TENSORS))
+def test_a_tensors_shape_behaves_as_tensorflows(name):
+    tf = pytest.importorskip("tensorflow")
+    theirs = _facts(_TENSORS[name](tf))
+    assert _facts(_TENSORS[name](ds)) == theirs
+    assert (theirs["repr"], theirs["str"]) == _PRINTED[name]
+
+
+def test_shape_prints_unknown_as_tf():
+    assert (repr(TensorShape(None)), str(TensorShape(None))) == ("TensorShape(None)", "<unknown>")
+    assert str(TensorShape([None, 3])) == "(None, 3)"

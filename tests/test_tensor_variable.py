@@ -301,7 +301,7 @@ def test_array_protocol():
 # ---------------------------------------------------------------- Variable
 def test_variable_basics():
     v = ds.Variable(_f64(1.0, 2.0), name="w")
-    assert v.name == "w" and v.shape == (2,) and v.dtype == np.float64 and v.trainable
+    assert v.name == "w:0" and v.shape == (2,) and v.dtype == np.float64 and v.trainable
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
     assert ds.Variable([1.0, 2.0], name="f").dtype == np.float32
     assert ds.Variable(1, name="i").dtype == np.int32
@@ -416,7 +416,10 @@ def test_name_scope_gives_scoped_unique_names():
         b1 = ds.Variable([1.0], name="bias")
     with ds.name_scope("dense"):
         k2 = ds.Variable([1.0], name="kernel")
-    assert (k1.name, b1.name, k2.name) == ("dense/kernel", "dense/bias", "dense/kernel_1")
+    # TF 2's names (eager TF does not make them unique); the keys descend saves them under are unique
+    assert (k1.name, b1.name, k2.name) == ("dense/kernel:0", "dense/bias:0", "dense/kernel:0")
+    assert (k1.scoped_name, b1.scoped_name, k2.scoped_name) == ("dense/kernel", "dense/bias", "dense/kernel_1")
+    assert k2.op.name == "dense/kernel_1"  # TF 1's graph name
 
 
 def test_nested_name_scopes_and_default_names():
@@ -424,17 +427,17 @@ def test_nested_name_scopes_and_default_names():
         with ds.name_scope("dense"):
             k = ds.Variable([1.0], name="kernel")
         outside = ds.Variable([1.0], name="kernel")
-    assert k.name == "model/dense/kernel" and outside.name == "model/kernel"
-    assert ds.Variable(1.0).name == "Variable"
-    assert ds.Variable(1.0).name == "Variable_1"
-    assert ds.Variable(1.0, name="kernel").name == "kernel"
+    assert k.name == "model/dense/kernel:0" and outside.name == "model/kernel:0"
+    assert ds.Variable(1.0).scoped_name == "Variable" and ds.Variable(1.0).name == "Variable:0"
+    assert ds.Variable(1.0).scoped_name == "Variable_2"
+    assert ds.Variable(1.0, name="kernel").scoped_name == "kernel"
 
 
 def test_clear_session_frees_names():
-    assert ds.Variable(1.0, name="w").name == "w"
-    assert ds.Variable(1.0, name="w").name == "w_1"
+    assert ds.Variable(1.0, name="w").scoped_name == "w"
+    assert ds.Variable(1.0, name="w").scoped_name == "w_1"
     ds.clear_session()
-    assert ds.Variable(1.0, name="w").name == "w"
+    assert ds.Variable(1.0, name="w").scoped_name == "w"
 
 
 def test_name_scope_rejects_bad_names():
@@ -447,7 +450,7 @@ def test_name_scope_rejects_bad_names():
 def test_name_scope_is_popped_after_an_exception():
     with pytest.raises(KeyError), ds.name_scope("broken"):
         raise KeyError("x")
-    assert ds.Variable(1.0, name="v").name == "v"
+    assert ds.Variable(1.0, name="v").scoped_name == "v"
 
 
 # ---------------------------------------------------------------- IndexedSlices
@@ -603,15 +606,14 @@ _PRINTED = [
 
 @pytest.mark.parametrize("make", _PRINTED)
 def test_repr_and_str_as_tensorflow(make):
-    """TF's layout exactly; the type is named descend's (``descend.Tensor``) and a Variable by its descend name
-    (no ``:0`` output index: descend has no graph), as docs/semantics.md says."""
+    """TF's layout exactly; the type is named descend's (``descend.Tensor``), a Variable by TF's name."""
     tf = pytest.importorskip("tensorflow")
     ours, theirs = make(ds), make(tf)
-    theirs_repr = repr(theirs).replace("<tf.", "<descend.").replace(":0'", "'")
-    theirs_str = str(theirs).replace("tf.Tensor(", "descend.Tensor(").replace("<tf.", "<descend.").replace(":0'", "'")
+    theirs_repr = repr(theirs).replace("<tf.", "<descend.")
+    theirs_str = str(theirs).replace("tf.Tensor(", "descend.Tensor(").replace("<tf.", "<descend.")
     assert repr(ours) == theirs_repr
     assert str(ours) == theirs_str
-    assert f"{ours}" == f"{theirs}".replace("<tf.", "<descend.").replace(":0'", "'")
+    assert f"{ours}" == f"{theirs}".replace("<tf.", "<descend.")
 
 
 def test_repr_and_str_by_hand():
@@ -619,7 +621,7 @@ def test_repr_and_str_by_hand():
     assert str(ds.constant(1.0)) == "descend.Tensor(1.0, shape=(), dtype=float32)"
     assert str(ds.constant([[1.0, 2.0]])) == "descend.Tensor([[1. 2.]], shape=(1, 2), dtype=float32)"
     assert repr(ds.Variable([1.0, 2.0], name="v")) == (
-        "<descend.Variable 'v' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>")
+        "<descend.Variable 'v:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>")
     assert f"{ds.constant(0.5)} {ds.constant(0.123456):.3f}" == "0.5 0.123"
 
 

@@ -88,7 +88,7 @@ class _WeightsAtEpochEnd(keras.callbacks.Callback):
         self.seen = []
 
     def on_epoch_end(self, epoch, logs=None):
-        self.seen.append({w.name: w.numpy().copy() for w in self.model.weights})
+        self.seen.append({w.path: w.numpy().copy() for w in self.model.weights})
 
 
 # ---------------------------------------------------------------------------------------------- tests

@@ -290,7 +290,7 @@ def test_tf1_saver_checkpoint_restores_with_deferred_slots_and_continues(name):
     t.Saver().restore(None, path)
     reader = ds.train.load_checkpoint(path)
     for v in variables:
-        assert np.array_equal(v.numpy(), reader.get_tensor(v.name))  # bitwise, by name
+        assert np.array_equal(v.numpy(), reader.get_tensor(v.op.name))  # bitwise, by name
     assert int(step.numpy()) == 3
     assert opt.pending_state()  # TF 1 names -> descend's slots, waiting for apply_gradients
     for _ in range(3):

@@ -185,15 +185,17 @@ def test_subclassed_model_tracks_layers_and_variables_and_summary():
 
     model = Tower()
     model(np.array([1, 2, 3]), training=True)
-    names = [w.name for w in model.weights]
+    names = [w.scoped_name for w in model.weights]
     assert "tower/embedding/embeddings" in names and "scale" in names
-    assert {w.name for w in model.non_trainable_weights} == {"tower/batch_normalization/moving_mean",
+    assert {w.path for w in model.non_trainable_weights} == {"tower/batch_normalization/moving_mean",
                                                             "tower/batch_normalization/moving_variance"}
     with ds.GradientTape() as tape:
         out = ds.reduce_sum(model(np.array([1, 1, 4]), training=True))
-    grads = dict(zip([w.name for w in model.trainable_weights], tape.gradient(out, model.trainable_weights)))
+    grads = dict(zip([w.scoped_name for w in model.trainable_weights], tape.gradient(out, model.trainable_weights)))
     assert isinstance(grads["tower/embedding/embeddings"], ds.IndexedSlices)
-    text = model.summary(print_fn=None)
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = lines[0]
     assert "embedding (Embedding)" in text and "Total params:" in text
 
 

@@ -19,7 +19,7 @@ def test_wrapper_owns_its_layer_and_round_trips():
     ds.clear_session()
     w = _Twice(L.Dense(3, kernel_initializer="ones"), name="twice")
     np.testing.assert_allclose(w(ds.ones((1, 2))).numpy(), [[4.0, 4.0, 4.0]])
-    assert [v.name for v in w.weights] == ["twice/dense/kernel", "twice/dense/bias"]
+    assert [v.path for v in w.weights] == ["twice/dense/kernel", "twice/dense/bias"]
     config = w.get_config()
     assert config["layer"]["class_name"] == "Dense"
     again = _Twice.from_config(config)

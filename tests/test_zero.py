@@ -109,7 +109,7 @@ def _slots(opt, vs):
     for v in vs:
         try:
             opt.get_slot(v, opt.get_slot_names()[0])
-            held.append(v.name)
+            held.append(v.scoped_name)
         except KeyError:
             pass
     return {"bytes": zero.slot_bytes(opt), "held": held, "owners": zero.owners(opt)}
@@ -134,7 +134,7 @@ def _equivalence(ds, out):
             "iterations": int(zopt.iterations.numpy()),
             "zero": _slots(zopt, zv),
             "mirrored_slot_bytes": _slots(mopt, mv)["bytes"],
-            "sizes": {v.name: int(v.numpy().nbytes) for v in zv},
+            "sizes": {v.scoped_name: int(v.numpy().nbytes) for v in zv},
         }
         ds.clear_session()
     return results

@@ -1000,7 +1000,7 @@ class ConcreteFunction:
         lines += [f"  {p.name} ({p.kind.name}): {p.annotation!r}" for p in ft.parameters.values()]
         lines += ["Output Type:", f"  {ft.return_annotation!r}", "Captures:"]
         captured = [] if self.graph is None else self.graph.all_variables()
-        lines += [f"  {v.name}: VariableSpec(shape={tuple(v.shape)}, dtype={v.dtype.name})" for v in captured] or ["  None"]
+        lines += [f"  {v.scoped_name}: VariableSpec(shape={tuple(v.shape)}, dtype={v.dtype.name})" for v in captured] or ["  None"]
         return "\n".join(lines)
 
     def __str__(self):

@@ -17,7 +17,7 @@ Example:
     >>> import descend as ds, numpy as np
     >>> y, rows, cols = ds.nn.fractional_max_pool(np.arange(25.0).reshape(1, 5, 5, 1), [1.0, 1.6, 1.6, 1.0], seed=3)
     >>> y.shape, rows.numpy()[[0, -1]].tolist()
-    ((1, 3, 3, 1), [0, 5])
+    (TensorShape([1, 3, 3, 1]), [0, 5])
 """
 
 from __future__ import annotations

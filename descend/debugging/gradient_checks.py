@@ -119,7 +119,7 @@ def _unwatched(tape, source, name, cuts) -> str:
     if isinstance(source, Variable):
         if not source.trainable:
             return (f"{name} is not watched: it is not trainable, and a tape watches only trainable "
-                    f"variables by itself. Call tape.watch({source.name.split('/')[-1]}) inside the block.")
+                    f"variables by itself. Call tape.watch({source.scoped_name.split('/')[-1]}) inside the block.")
         if not tape._watch_accessed:
             return (f"{name} is not watched: the tape was made with watch_accessed_variables=False and "
                     "tape.watch was not called for it.")
@@ -224,6 +224,6 @@ def missing_gradients_report(variables) -> str:
         ...     loss = a * 3.0
         >>> grads = tape.gradient(loss, [a, b])
         >>> print(ds.debugging.missing_gradients_report([b]))  # doctest: +ELLIPSIS
-        - The gradient of the target with respect to variable 'b' is None: variable 'b' is not watched: ...
+        - The gradient of the target with respect to variable 'b:0' is None: variable 'b:0' is not watched: ...
     """
     return "\n".join(f"- {line}" for line in explain_missing_gradients(variables))

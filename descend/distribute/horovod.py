@@ -191,7 +191,7 @@ class DistributedGradientTape:
         if comm.world().size == 1:
             return grads[0] if single else grads
         arrays = [g if g is None or isinstance(g, IndexedSlices) else np.asarray(to_array(g)) for g in grads]
-        names = [s.name if isinstance(s, Variable) else f"source_{k}" for k, s in enumerate(src)]
+        names = [s.scoped_name if isinstance(s, Variable) else f"source_{k}" for k, s in enumerate(src)]
         shapes = [tuple(s.shape) for s in src]
         out = self._exchange.exchange(arrays, names, average=self._average, shapes=shapes)
         out = [g if g is None or isinstance(g, IndexedSlices) else Tensor(g) for g in out]
@@ -218,7 +218,7 @@ class HorovodAggregation(Aggregation):
         pairs = plan.pairs
         if self.exchange.group.size == 1:
             return
-        grads = self.exchange.exchange([g for g, _ in pairs], [v.name for _, v in pairs], average=self.average,
+        grads = self.exchange.exchange([g for g, _ in pairs], [v.scoped_name for _, v in pairs], average=self.average,
                                        shapes=[v.shape for _, v in pairs], reuse=True)
         plan.pairs = [(g, v) for g, (_, v) in zip(grads, pairs)]
         plan.changed = [True] * len(pairs)  # a sum of finite values can overflow

@@ -48,7 +48,7 @@ Example:
     >>> with ds.GradientTape() as tape:
     ...     y = ds.reduce_sum(layer(ds.constant([[1, 2], [2, 5]])))
     >>> y.shape, layer.num_shards, layer.row_range
-    ((), 1, (0, 10))
+    (TensorShape([]), 1, (0, 10))
     >>> g = tape.gradient(y, layer.embeddings)
     >>> sorted(g.indices.numpy().tolist())
     [1, 2, 2, 5]

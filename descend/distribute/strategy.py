@@ -168,7 +168,7 @@ class Strategy:
             return
         context.owned_by(var, self)
         if self.num_replicas_in_sync > 1 and not is_local(var):
-            self.exchange.check_signature(((var.name, var.shape, var._value.dtype.str, "variable"),))
+            self.exchange.check_signature(((var.scoped_name, var.shape, var._value.dtype.str, "variable"),))
             broadcast_arrays(self.group, [var._value], 0)
             var._mark_updated()
 
@@ -241,7 +241,7 @@ class Strategy:
         return self.exchange.exchange([np.asarray(a) for a in arrays], names)
 
     def _exchange_pairs(self, pairs, average=False):
-        grads = self.exchange.exchange([g for g, _ in pairs], [v.name for _, v in pairs], average=average,
+        grads = self.exchange.exchange([g for g, _ in pairs], [v.scoped_name for _, v in pairs], average=average,
                                        shapes=[v.shape for _, v in pairs], reuse=True)
         return [(g, v) for g, (_, v) in zip(grads, pairs)]
 

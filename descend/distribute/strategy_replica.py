@@ -41,7 +41,7 @@ def _summed_states(metrics, strategy, extra=None):
     array's sum over the replicas, else ``None``."""
     variables = [v for m in metrics for v in m.variables]
     local = [v._value.copy() for v in variables]
-    arrays, names = list(local), [f"metric/{v.name}" for v in variables]
+    arrays, names = list(local), [f"metric/{v.scoped_name}" for v in variables]
     if extra is not None:
         arrays.append(np.asarray(extra, np.float64))
         names.append("extra")

@@ -138,7 +138,7 @@ class ZeroRedundancy:
                              "be sharded); received an optimizer with use_ema=True")
         group, ex = self.group, self.strategy.exchange
         grads = [g for g, _ in pairs]
-        names = [v.name for _, v in pairs]
+        names = [v.scoped_name for _, v in pairs]
         shapes = [v.shape for _, v in pairs]
         ex.check_signature(ex.signature(grads, names, shapes))
         if ex.sparse_as_dense:
@@ -320,7 +320,7 @@ def owners(optimizer) -> dict:
     for vid, r in sh.owner.items():
         var = sh.refs[vid]()
         if var is not None:
-            out[var.name] = r
+            out[var.scoped_name] = r
     return out
 
 

@@ -27,9 +27,9 @@ Example:
     >>> m.name, m.name_scope.name, [s.name for s in m.submodules]
     ('mlp', 'mlp/', ['dense', 'dense'])
     >>> [v.name for v in m.trainable_variables]
-    ['mlp/dense/w', 'mlp/dense/w_1']
+    ['mlp/dense/w:0', 'mlp/dense/w:0']
     >>> m.layers[1](m.layers[0](ds.ones((2, 3)))).shape
-    (2, 1)
+    TensorShape([2, 1])
 """
 
 from __future__ import annotations
@@ -189,7 +189,7 @@ class Module:
             ...     def make(self):
             ...         return ds.Variable(2.0, name="factor")
             >>> Scale().make().name
-            'scale/factor'
+            'scale/factor:0'
         """
         @functools.wraps(method)
         def method_with_name_scope(self, *args, **kwargs):

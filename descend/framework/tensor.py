@@ -15,6 +15,7 @@ import numpy as np
 from .. import backend
 from ..backend import xp
 from . import trace as _trace
+from .tensor_shape import TensorShape, known_shape
 
 _tracing = _trace.active  # the recorders of descend.function traces; shared list object
 
@@ -51,8 +52,10 @@ class ArrayLike:
     __slots__ = ()
 
     @property
-    def shape(self) -> tuple:
-        return self._value.shape
+    def shape(self) -> TensorShape:
+        """The static shape as a :class:`TensorShape` (prints as TF's: ``TensorShape([2, 3])``); it compares
+        equal to the tuple or list of its dimensions, indexes and unpacks as one."""
+        return known_shape(self._value.shape)
 
     @property
     def dtype(self) -> backend.DType:
@@ -67,12 +70,9 @@ class ArrayLike:
         """Where the value lives, as TF names it: always the host's CPU (``tf.device`` places nothing)."""
         return "/job:localhost/replica:0/task:0/device:CPU:0"
 
-    def get_shape(self):
-        """The shape as a ``TensorShape``, as TF's (``.shape`` is the tuple); it equals the tuple and the list of
-        the dimensions."""
-        from .tensor_shape import TensorShape
-
-        return TensorShape(self.shape)
+    def get_shape(self) -> TensorShape:
+        """The shape (TF's older spelling of :attr:`shape`)."""
+        return known_shape(self._value.shape)
 
     @property
     def size(self) -> int:

@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["Dimension", "TensorShape", "as_shape"]
+__all__ = ["Dimension", "TensorShape", "as_shape", "known_shape"]
 
 
 def _dim_value(value):
@@ -80,6 +80,13 @@ class Dimension:
 def as_shape(shape) -> TensorShape:
     """``shape`` as a :class:`TensorShape` (a TensorShape is returned as is)."""
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
+
+
+def known_shape(dims: tuple) -> TensorShape:
+    """The TensorShape of an array's shape (a tuple of ints >= 0, as NumPy's ``shape``), made without checks."""
+    shape = object.__new__(TensorShape)
+    shape._dims = dims
+    return shape
 
 
 class TensorShape:

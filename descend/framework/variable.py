@@ -24,8 +24,8 @@ from .ops_bridge import FUNCTIONS as _ops
 from .tensor import ArrayLike, Tensor, numpy_text, to_array
 from .validation import check_index_range
 
-__all__ = ["Variable", "name_scope", "no_name_scope", "current_name_scope", "unique_name", "clear_session",
-           "live_variables", "overwrites_in_use", "reset_live_variables"]
+__all__ = ["Variable", "KerasVariable", "name_scope", "no_name_scope", "current_name_scope", "unique_name",
+           "clear_session", "live_variables", "overwrites_in_use", "reset_live_variables"]
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-/]+$")
 _state = threading.local()
@@ -59,7 +59,7 @@ def name_scope(name: str):
         >>> with ds.name_scope("dense"):
         ...     k = ds.Variable([1.0], name="kernel")
         >>> k.name
-        'dense/kernel'
+        'dense/kernel:0'
     """
     if not isinstance(name, str) or not name or not _NAME_RE.match(name):
         raise ValueError(f"name_scope expects a non-empty name of letters, digits and _.-/. Received: {name!r}")
@@ -238,12 +238,13 @@ class Variable(ArrayLike):
         array([1.5, 2.5], dtype=float32)
     """
 
-    __slots__ = ("_value", "_name", "_trainable", "_constraint", "_version", "_before_read", "_overwrite_with_gradient",
-                 "__weakref__")
+    __slots__ = ("_value", "_name", "_path", "_keras", "_trainable", "_constraint", "_version", "_before_read",
+                 "_overwrite_with_gradient", "__weakref__")
     __array_priority__ = 100
 
     def __init__(self, initial_value=None, name: str | None = None, trainable: bool = True, dtype=None,
-                 constraint=None, *, initializer=None, shape=None, _own: bool = False):
+                 constraint=None, *, initializer=None, shape=None, _own: bool = False, _path: str | None = None,
+                 _keras: bool = False):
         if initializer is not None:  # Keras 3's spelling: Variable(initializer=..., shape=..., dtype=...)
             if initial_value is not None:
                 raise ValueError("Pass `initial_value` or `initializer`, not both.")
@@ -271,7 +272,10 @@ class Variable(ArrayLike):
         if not isinstance(base, str) or not _NAME_RE.match(base):
             raise ValueError(f"Variable name must be letters, digits and _.-/. Received: {name!r}")
         scope = current_name_scope()
-        self._name = unique_name(f"{scope}/{base}" if scope else base)
+        scoped = f"{scope}/{base}" if scope else base
+        self._name = unique_name(scoped)  # the key: unique among live names, as TF 1's graph made it
+        self._path = scoped if _path is None else _path  # what .name / .path show: not made unique, as TF 2
+        self._keras = _keras  # made Keras 3's way (keras.Variable): named as Keras 3 names it
         self._value = arr
         self._trainable = bool(trainable)
         self._constraint = constraint
@@ -286,6 +290,25 @@ class Variable(ArrayLike):
     # -- facts ---------------------------------------------------------------
     @property
     def name(self) -> str:
+        """TF's name: the scoped name and its output index, ``"x:0"`` (``"Variable:0"`` unnamed). As eager TF 2,
+        two variables may share it: descend keys state by :attr:`scoped_name`, which is unique. A Keras 3
+        variable's (``add_weight``, ``keras.Variable``): the name given, ``"kernel"`` (its path is :attr:`path`)."""
+        return self._path.rsplit("/", 1)[-1] if self._keras else self._path + ":0"
+
+    @property
+    def path(self) -> str:
+        """A Keras 3 variable's path: the layers' names and its own (``"sequential/dense/kernel"``); a TF
+        variable has none (AttributeError, as ``tf.Variable``)."""
+        if not self._keras:
+            raise AttributeError("'Variable' object has no attribute 'path' (a TF variable's name is `.name`; "
+                                 "Keras 3 variables, made by add_weight or keras.Variable, have a path)")
+        return self._path
+
+    @property
+    def scoped_name(self) -> str:
+        """The unique scoped name descend keys the variable's state by, in every file format and checkpoint,
+        in optimizer slots and TF 1 collections: ``"dense/kernel"``, ``"x_1"`` for a second ``"x"`` (TF 1's
+        ``var.op.name``). :attr:`name` is the name TF 2 or Keras 3 shows."""
         return self._name
 
     @property
@@ -488,10 +511,13 @@ class Variable(ArrayLike):
         self._version += 1
 
     # -- Python protocol -------------------------------------------------------
+    def _display(self) -> str:
+        return self._path if self._keras else self._path + ":0"
+
     def __repr__(self):
         if self._before_read is not None:
             self._before_read(self, None)
-        return (f"<descend.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
+        return (f"<descend.Variable '{self._display()}' shape={self.shape} dtype={self.dtype.name}, "
                 f"numpy={numpy_text(self._value, True)}>")
 
 
@@ -511,3 +537,38 @@ def rows_read(variable, rows):
     finally:
         if variable._before_read is None:
             variable._before_read = current
+
+
+class _KerasVariableType(type):
+    """``isinstance(v, keras.Variable)``: a Variable made Keras 3's way (one Variable class underneath, so the
+    tape's and the ops' ``type(x) is Variable`` fast paths hold for both)."""
+
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, Variable) and obj._keras
+
+
+class KerasVariable(metaclass=_KerasVariableType):
+    """``keras.Variable``: a :class:`Variable` named as Keras 3 names it: ``name`` is the base name
+    (``"kernel"``), ``path`` the layers' path and the name (``"dense/kernel"``; an optimizer's slot
+    ``"adam/dense_kernel_momentum"``). ``add_weight``, metrics and optimizers make these.
+
+    Example:
+        >>> import descend as ds
+        >>> ds.clear_session()
+        >>> layer = ds.layers.Dense(2)
+        >>> layer.build((None, 3))
+        >>> layer.kernel.name, layer.kernel.path
+        ('kernel', 'dense/kernel')
+        >>> isinstance(layer.kernel, ds.keras.Variable), isinstance(ds.Variable(1.0), ds.keras.Variable)
+        (True, False)
+    """
+
+    def __new__(cls, initializer=None, shape=None, dtype=None, trainable: bool = True, autocast: bool = True,
+                aggregation="none", synchronization="auto", name: str | None = None, **kwargs) -> Variable:
+        # Keras 3's order of arguments; ``initial_value=`` and ``constraint=`` as tf.Variable's
+        if "initial_value" in kwargs:
+            if initializer is not None:
+                raise ValueError("Pass `initial_value` or `initializer`, not both.")
+            initializer = kwargs.pop("initial_value")
+        return Variable(initializer, name="variable" if name is None else name, trainable=trainable, dtype=dtype,
+                        shape=shape, _keras=True, **kwargs)

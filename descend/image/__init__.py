@@ -10,9 +10,9 @@ Example:
     >>> import descend as ds, numpy as np
     >>> img = np.zeros((4, 6, 3), np.float32)
     >>> ds.image.resize(img, [2, 3]).shape
-    (2, 3, 3)
+    TensorShape([2, 3, 3])
     >>> ds.image.flip_left_right(img).shape
-    (4, 6, 3)
+    TensorShape([4, 6, 3])
 """
 
 from ._common import convert_image_dtype

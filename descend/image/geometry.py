@@ -59,7 +59,7 @@ def transpose(image, name=None) -> Tensor:
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.image.transpose(np.zeros((2, 3, 1))).shape
-        (3, 2, 1)
+        TensorShape([3, 2, 1])
     """
     image = _common.as_image(image, "transpose")
     perm = [1, 0, 2] if image.ndim == 3 else [0, 2, 1, 3]
@@ -117,7 +117,7 @@ def random_flip_left_right(image, seed=None) -> Tensor:
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.image.random_flip_left_right(np.zeros((2, 4, 4, 1)), seed=1).shape
-        (2, 4, 4, 1)
+        TensorShape([2, 4, 4, 1])
     """
     return _random_flip(image, 2, seed, None, "random_flip_left_right")
 
@@ -128,7 +128,7 @@ def random_flip_up_down(image, seed=None) -> Tensor:
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.image.random_flip_up_down(np.zeros((4, 4, 1)), seed=1).shape
-        (4, 4, 1)
+        TensorShape([4, 4, 1])
     """
     return _random_flip(image, 3, seed, None, "random_flip_up_down")
 
@@ -172,7 +172,7 @@ def random_crop(value, size, seed=None, name=None) -> Tensor:
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.image.random_crop(np.zeros((8, 8, 3)), [4, 4, 3], seed=0).shape
-        (4, 4, 3)
+        TensorShape([4, 4, 3])
     """
     return _random_crop(value, size, seed, None, "random_crop")
 

@@ -41,7 +41,7 @@ def sobel_edges(image) -> Tensor:
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.image.sobel_edges(np.zeros((1, 3, 3, 2), np.float32)).shape
-        (1, 3, 3, 2, 2)
+        TensorShape([1, 3, 3, 2, 2])
     """
     image = _common.as_image(image, "sobel_edges", ranks=(4,))
     if image.dtype.kind != "f":

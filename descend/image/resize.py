@@ -358,7 +358,7 @@ def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILI
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.image.resize_with_pad(np.ones((2, 4, 1)), 4, 4).shape
-        (4, 4, 1)
+        TensorShape([4, 4, 1])
     """
     fn = "resize_with_pad"
     image = _common.as_image(image, fn)
@@ -381,7 +381,7 @@ def central_crop(image, central_fraction: float) -> Tensor:
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.image.central_crop(np.ones((10, 10, 3)), 0.5).shape  # TF's rounding: a start of int(2.5) = 2 on each side
-        (6, 6, 3)
+        TensorShape([6, 6, 3])
     """
     fn = "central_crop"
     image = _common.as_image(image, fn)

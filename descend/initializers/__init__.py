@@ -21,7 +21,7 @@ Example:
     >>> import descend as ds
     >>> init = ds.initializers.get("glorot_uniform")
     >>> init((3, 4)).shape
-    (3, 4)
+    TensorShape([3, 4])
     >>> a = ds.initializers.HeNormal(seed=1)((2, 2)).numpy()
     >>> b = ds.initializers.HeNormal(seed=1)((2, 2)).numpy()
     >>> bool((a == b).all())

@@ -266,7 +266,7 @@ class RandomNormal(_MeanStddev):
     Example:
         >>> import descend as ds
         >>> ds.initializers.RandomNormal(stddev=1.0, seed=0)((3,)).shape
-        (3,)
+        TensorShape([3])
     """
 
     @staticmethod
@@ -356,7 +356,7 @@ class VarianceScaling(RandomInitializer):
         >>> import descend as ds
         >>> init = ds.initializers.VarianceScaling(2.0, "fan_in", "uniform", seed=3)
         >>> init((4, 5)).shape
-        (4, 5)
+        TensorShape([4, 5])
     """
 
     def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
@@ -426,7 +426,7 @@ def _preset_class(name: str) -> type:
     """The VarianceScaling preset ``name`` of :data:`_PRESETS`, a class of this module."""
     scale, mode, distribution, what = _PRESETS[name]
     doc = (f"{what}\n\n    Example:\n        >>> import descend as ds\n        >>> ds.initializers.{name}(seed=0)"
-           f"((3, 3)).shape\n        (3, 3)\n    ")
+           f"((3, 3)).shape\n        TensorShape([3, 3])\n    ")
     return type(name, (_FixedVarianceScaling,), {"__module__": __name__, "__qualname__": name, "__doc__": doc,
                                                   "_preset": (scale, mode, distribution)})
 

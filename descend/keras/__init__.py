@@ -35,7 +35,8 @@ from .. import (
     saving,
 )
 from ..config import device
-from ..framework import Variable, name_scope
+from ..framework import name_scope
+from ..framework.variable import KerasVariable as Variable
 from ..initializers import Initializer
 from ..layers import Input, Layer
 from ..layers.input_spec import InputSpec

@@ -6,8 +6,8 @@ Example:
     >>> ds.clear_session()
     >>> dense = layers.Dense(2)
     >>> dense(ds.ones((3, 4))).shape
-    (3, 2)
-    >>> dense.kernel.name
+    TensorShape([3, 2])
+    >>> dense.kernel.path
     'dense/kernel'
 """
 

@@ -9,7 +9,7 @@ axis at a time, each output the reduction of a slice, joined with ``concat``: op
 Example:
     >>> import descend as ds
     >>> ds.layers.AdaptiveAveragePooling2D((2, 3))(ds.ones((1, 7, 8, 4))).shape
-    (1, 2, 3, 4)
+    TensorShape([1, 2, 3, 4])
 """
 
 from __future__ import annotations

@@ -79,8 +79,8 @@ class MultiHeadAttention(Layer):
         >>> mha = ds.layers.MultiHeadAttention(num_heads=2, key_dim=3)
         >>> out, scores = mha(ds.ones((4, 5, 8)), ds.ones((4, 6, 8)), return_attention_scores=True)
         >>> out.shape, scores.shape
-        ((4, 5, 8), (4, 2, 5, 6))
-        >>> [w.name for w in mha.weights][:2]
+        (TensorShape([4, 5, 8]), TensorShape([4, 2, 5, 6]))
+        >>> [w.path for w in mha.weights][:2]
         ['multi_head_attention/query/kernel', 'multi_head_attention/query/bias']
     """
 

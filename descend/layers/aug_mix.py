@@ -13,7 +13,7 @@ images. ``training=False`` returns the images unchanged.
 Example:
     >>> import descend as ds, numpy as np
     >>> ds.layers.AugMix(seed=1)(np.random.default_rng(0).uniform(0, 255, (2, 8, 8, 3)).astype(np.float32)).shape
-    (2, 8, 8, 3)
+    TensorShape([2, 8, 8, 3])
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ from .. import activations, backend, constraints, initializers, mixed_precision,
 from ..framework.tensor import Tensor, convert_to_tensor, has_keras_masks
 from ..framework.tensor import get_keras_mask as get_mask
 from ..framework.tensor import set_keras_mask as set_mask
-from ..framework.variable import Variable, name_scope, to_snake_case, unique_name
+from ..framework.variable import KerasVariable, Variable, name_scope, to_snake_case, unique_name
 from ..ops import math_ops
 from . import _rebuild
 from .keras_tensor import KerasTensor, any_symbolic, symbolic_call
@@ -190,8 +190,8 @@ class Layer:
         >>> layer = Scale()
         >>> layer(ds.constant([[1.0, 2.0]])).numpy()
         array([[1., 2.]], dtype=float32)
-        >>> [w.name for w in layer.weights]
-        ['scale/w']
+        >>> [(w.name, w.path) for w in layer.weights]
+        [('w', 'scale/w')]
     """
 
     _autocast = True
@@ -511,8 +511,8 @@ class Layer:
         con = constraints.get(constraint)
         _rebuild.charge_weight(self, name or "variable", shape, d)  # a model rebuilt from a file: bounded
         with self._own_name_scope():
-            var = Variable(lambda: init(shape, dtype=d), name=name or "variable", trainable=trainable, dtype=d,
-                           constraint=con)
+            var = KerasVariable(lambda: init(shape, dtype=d), name=name or "variable", trainable=trainable, dtype=d,
+                                constraint=con)
         self._own_weights.append(var)
         self._weight_names[id(var)] = name or "variable"
         if reg is not None:
@@ -685,6 +685,11 @@ class Layer:
             elif out_mask is not None:
                 for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
                     set_mask(out, out_mask)
+        # the output shapes of the last call, for summary() (Keras 3 records a node per call)
+        if isinstance(outputs, Tensor):
+            self.__dict__["_last_output_shapes"] = outputs.shape
+        elif isinstance(outputs, (list, tuple)) and all(isinstance(o, Tensor) for o in outputs):
+            self.__dict__["_last_output_shapes"] = [o.shape for o in outputs]
         if self.activity_regularizer is not None:
             for out in outputs if isinstance(outputs, (list, tuple)) else [outputs]:
                 if isinstance(out, Tensor) and out.dtype.kind == "f":

@@ -142,7 +142,7 @@ class Conv2D(_Conv):
         >>> import descend as ds
         >>> from descend.layers import Conv2D
         >>> Conv2D(4, 3, padding="same")(ds.ones((2, 5, 5, 3))).shape
-        (2, 5, 5, 4)
+        TensorShape([2, 5, 5, 4])
     """
 
     rank = 2
@@ -172,7 +172,7 @@ class Conv1D(_Conv):
     Example:
         >>> import descend as ds
         >>> ds.layers.Conv1D(4, 3, padding="causal")(ds.ones((2, 7, 3))).shape
-        (2, 7, 4)
+        TensorShape([2, 7, 4])
     """
 
     _call_uses_convolution_op = False

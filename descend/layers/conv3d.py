@@ -4,7 +4,7 @@
 Example:
     >>> import descend as ds
     >>> ds.layers.Conv3D(2, 3, padding="same")(ds.ones((1, 4, 4, 4, 1))).shape
-    (1, 4, 4, 4, 2)
+    TensorShape([1, 4, 4, 4, 2])
 """
 
 from __future__ import annotations

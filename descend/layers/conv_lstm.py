@@ -21,8 +21,8 @@ Example:
     >>> import descend as ds
     >>> ds.clear_session()
     >>> layer = ds.layers.ConvLSTM2D(4, 3, padding="same", return_sequences=True)
-    >>> layer(ds.ones((2, 5, 8, 8, 3))).shape, layer.weights[1].name, layer.weights[1].shape
-    ((2, 5, 8, 8, 4), 'conv_lstm2d/conv_lstm_cell/recurrent_kernel', (3, 3, 4, 16))
+    >>> layer(ds.ones((2, 5, 8, 8, 3))).shape, layer.weights[1].path, layer.weights[1].shape
+    (TensorShape([2, 5, 8, 8, 4]), 'conv_lstm2d/conv_lstm_cell/recurrent_kernel', TensorShape([3, 3, 4, 16]))
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ in_channels)`` and the output's spatial size is Keras' (``"valid"``: ``in * stri
 Example:
     >>> import descend as ds
     >>> ds.layers.Conv2DTranspose(4, 3, strides=2, padding="same")(ds.ones((1, 5, 5, 2))).shape
-    (1, 10, 10, 4)
+    TensorShape([1, 10, 10, 4])
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class Conv3DTranspose(_ConvTranspose):
     Example:
         >>> import descend as ds
         >>> ds.layers.Conv3DTranspose(2, 3, strides=2, padding="same")(ds.ones((1, 2, 3, 4, 1))).shape
-        (1, 4, 6, 8, 2)
+        TensorShape([1, 4, 6, 8, 2])
     """
 
     rank = 3

@@ -48,8 +48,8 @@ class Dense(Layer):
         >>> ds.clear_session()
         >>> layer = Dense(3, activation="relu")
         >>> layer(ds.ones((2, 4))).shape
-        (2, 3)
-        >>> [w.name for w in layer.weights]
+        TensorShape([2, 3])
+        >>> [w.path for w in layer.weights]
         ['dense/kernel', 'dense/bias']
     """
 
@@ -172,7 +172,7 @@ class Flatten(Layer):
         >>> import descend as ds
         >>> from descend.layers import Flatten
         >>> Flatten()(ds.ones((2, 3, 4))).shape
-        (2, 12)
+        TensorShape([2, 12])
     """
 
     def __init__(self, data_format=None, **kwargs):

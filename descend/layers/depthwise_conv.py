@@ -8,9 +8,9 @@ separable one follows it with a 1x1 convolution (``pointwise_kernel`` ``(*1, in 
 Example:
     >>> import descend as ds
     >>> ds.layers.DepthwiseConv2D(3, depth_multiplier=2)(ds.ones((1, 5, 5, 3))).shape
-    (1, 3, 3, 6)
+    TensorShape([1, 3, 3, 6])
     >>> ds.layers.SeparableConv2D(4, 3, padding="same")(ds.ones((1, 5, 5, 3))).shape
-    (1, 5, 5, 4)
+    TensorShape([1, 5, 5, 4])
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ Example:
     >>> import descend as ds
     >>> q, v = ds.ones((2, 3, 4)), ds.ones((2, 5, 4))
     >>> ds.layers.Attention()([q, v]).shape, ds.layers.AdditiveAttention()([q, v]).shape
-    ((2, 3, 4), (2, 3, 4))
+    (TensorShape([2, 3, 4]), TensorShape([2, 3, 4]))
 """
 
 from __future__ import annotations

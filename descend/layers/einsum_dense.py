@@ -10,7 +10,7 @@ Example:
     >>> import descend as ds
     >>> layer = ds.layers.EinsumDense("abc,cde->abde", output_shape=(None, 4, 2), bias_axes="de")
     >>> layer(ds.ones((3, 5, 6))).shape, tuple(layer.kernel.shape), tuple(layer.bias.shape)
-    ((3, 5, 4, 2), (6, 4, 2), (4, 2))
+    (TensorShape([3, 5, 4, 2]), (6, 4, 2), (4, 2))
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ spatial axes of ``(batch, d1, d2, d3, channels)``.
 Example:
     >>> import descend as ds
     >>> ds.layers.GlobalAveragePooling3D()(ds.ones((2, 3, 3, 3, 4))).shape
-    (2, 4)
+    TensorShape([2, 4])
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
 Example:
     >>> import descend as ds
     >>> ds.layers.GroupNormalization(groups=2)(ds.ones((2, 3, 4))).shape
-    (2, 3, 4)
+    TensorShape([2, 3, 4])
 """
 
 from __future__ import annotations

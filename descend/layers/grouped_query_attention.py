@@ -16,8 +16,8 @@ Example:
     >>> ds.clear_session()
     >>> gqa = ds.layers.GroupQueryAttention(head_dim=4, num_query_heads=4, num_key_value_heads=2)
     >>> out, scores = gqa(ds.ones((2, 5, 8)), ds.ones((2, 3, 6)), return_attention_scores=True)
-    >>> out.shape, scores.shape, gqa.weights[2].name, gqa.weights[2].shape
-    ((2, 5, 8), (2, 4, 5, 3), 'grouped_query_attention/key/kernel', (6, 2, 4))
+    >>> out.shape, scores.shape, gqa.weights[2].path, gqa.weights[2].shape
+    (TensorShape([2, 5, 8]), TensorShape([2, 4, 5, 3]), 'grouped_query_attention/key/kernel', TensorShape([6, 2, 4]))
 """
 
 from __future__ import annotations

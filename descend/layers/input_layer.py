@@ -99,7 +99,7 @@ def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, 
         >>> outputs = ds.layers.Dense(2)(inputs)
         >>> model = ds.keras.Model(inputs, outputs)
         >>> model(ds.ones((3, 4))).shape
-        (3, 2)
+        TensorShape([3, 2])
     """
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, batch_shape=batch_shape, name=name,
                        sparse=sparse)

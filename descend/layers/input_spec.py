@@ -13,7 +13,7 @@ Example:
     ...     def call(self, x):
     ...         return x
     >>> Pairs()(ds.ones((3, 2))).shape
-    (3, 2)
+    TensorShape([3, 2])
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Example:
     >>> import descend as ds, numpy as np
     >>> layer = ds.layers.MelSpectrogram(fft_length=64, sequence_stride=32, num_mel_bins=8, sampling_rate=8000)
     >>> layer(np.sin(np.arange(256) * 0.3).astype(np.float32)[None]).shape
-    (1, 8, 9)
+    TensorShape([1, 8, 9])
 """
 
 from __future__ import annotations

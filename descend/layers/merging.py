@@ -188,7 +188,7 @@ class Concatenate(_Merge):
     Example:
         >>> import descend as ds
         >>> ds.layers.Concatenate()([ds.ones((2, 3)), ds.zeros((2, 1))]).shape
-        (2, 4)
+        TensorShape([2, 4])
     """
 
     _min_inputs = 1

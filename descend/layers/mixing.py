@@ -12,7 +12,7 @@ Example:
     >>> out = ds.layers.MixUp(alpha=0.2, seed=1)({"images": np.ones((4, 2, 2, 3), np.float32),
     ...                                           "labels": np.eye(4, dtype=np.float32)})
     >>> out["images"].shape, np.allclose(out["labels"].numpy().sum(axis=1), 1.0)
-    ((4, 2, 2, 3), True)
+    (TensorShape([4, 2, 2, 3]), True)
 """
 
 from __future__ import annotations

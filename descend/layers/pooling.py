@@ -73,7 +73,7 @@ class MaxPooling1D(_Pooling):
     Example:
         >>> import descend as ds
         >>> ds.layers.MaxPooling1D(2)(ds.ones((2, 5, 3))).shape
-        (2, 2, 3)
+        TensorShape([2, 2, 3])
     """
 
     _pool = staticmethod(max_pool1d)
@@ -85,7 +85,7 @@ class AveragePooling1D(_Pooling):
     Example:
         >>> import descend as ds
         >>> ds.layers.AveragePooling1D(2, padding="same")(ds.ones((2, 5, 3))).shape
-        (2, 3, 3)
+        TensorShape([2, 3, 3])
     """
 
     _pool = staticmethod(avg_pool1d)
@@ -104,7 +104,7 @@ class MaxPooling2D(_Pooling):
     Example:
         >>> import descend as ds
         >>> ds.layers.MaxPooling2D()(ds.ones((2, 5, 5, 3))).shape
-        (2, 2, 2, 3)
+        TensorShape([2, 2, 2, 3])
     """
 
     rank = 2
@@ -126,7 +126,7 @@ class AveragePooling2D(_Pooling):
     Example:
         >>> import descend as ds
         >>> ds.layers.AveragePooling2D()(ds.ones((2, 5, 5, 3))).shape
-        (2, 2, 2, 3)
+        TensorShape([2, 2, 2, 3])
     """
 
     rank = 2
@@ -215,7 +215,7 @@ class GlobalAveragePooling2D(_GlobalPooling):
     Example:
         >>> import descend as ds
         >>> ds.layers.GlobalAveragePooling2D()(ds.ones((2, 4, 4, 3))).shape
-        (2, 3)
+        TensorShape([2, 3])
     """
 
     _rank = 2
@@ -231,7 +231,7 @@ class GlobalMaxPooling2D(_GlobalPooling):
     Example:
         >>> import descend as ds
         >>> ds.layers.GlobalMaxPooling2D(keepdims=True)(ds.ones((2, 4, 4, 3))).shape
-        (2, 1, 1, 3)
+        TensorShape([2, 1, 1, 3])
     """
 
     _rank = 2

@@ -10,7 +10,7 @@ as TF's ``AvgPool3D``).
 Example:
     >>> import descend as ds
     >>> ds.layers.MaxPooling3D()(ds.ones((2, 4, 4, 4, 3))).shape
-    (2, 2, 2, 2, 3)
+    TensorShape([2, 2, 2, 2, 3])
 """
 
 from __future__ import annotations
@@ -112,7 +112,7 @@ class MaxPooling3D(_Pooling3D):
     Example:
         >>> import descend as ds
         >>> ds.layers.MaxPooling3D(3, 2, padding="same")(ds.ones((1, 5, 5, 5, 2))).shape
-        (1, 3, 3, 3, 2)
+        TensorShape([1, 3, 3, 3, 2])
     """
 
     _max = True
@@ -130,7 +130,7 @@ class AveragePooling3D(_Pooling3D):
     Example:
         >>> import descend as ds
         >>> ds.layers.AveragePooling3D()(ds.ones((1, 4, 4, 4, 2))).shape
-        (1, 2, 2, 2, 2)
+        TensorShape([1, 2, 2, 2, 2])
     """
 
     _max = False

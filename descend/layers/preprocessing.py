@@ -334,7 +334,7 @@ class Resizing(Layer):
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.layers.Resizing(2, 3)(np.zeros((4, 4, 6, 3), np.float32)).shape
-        (4, 2, 3, 3)
+        TensorShape([4, 2, 3, 3])
     """
 
     _INTERPOLATIONS = ("bilinear", "nearest", "lanczos3", "lanczos5", "bicubic", "area")
@@ -605,7 +605,7 @@ class RandomZoom(_HeightWidthFactors):
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.layers.RandomZoom(0.2, seed=1)(np.zeros((2, 8, 8, 3))).shape
-        (2, 8, 8, 3)
+        TensorShape([2, 8, 8, 3])
     """
 
     _width_optional = True  # without it, the height's draw serves both axes
@@ -658,7 +658,7 @@ class RandomCrop(_Random):
     Example:
         >>> import descend as ds, numpy as np
         >>> ds.layers.RandomCrop(3, 4, seed=0)(np.zeros((2, 6, 8, 3))).shape
-        (2, 3, 4, 3)
+        TensorShape([2, 3, 4, 3])
     """
 
     def __init__(self, height, width, seed=None, data_format=None, **kwargs):

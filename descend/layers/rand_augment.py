@@ -14,7 +14,7 @@ Example:
     >>> import descend as ds, numpy as np
     >>> layer = ds.layers.RandAugment(num_ops=2, factor=0.3, seed=1)
     >>> layer(np.random.default_rng(0).uniform(0, 255, (2, 8, 8, 3)).astype(np.float32)).shape
-    (2, 8, 8, 3)
+    TensorShape([2, 8, 8, 3])
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ Example:
     >>> import descend as ds, numpy as np
     >>> layer = ds.layers.RandomElasticTransform(seed=1)
     >>> layer(np.random.default_rng(0).uniform(0, 255, (2, 16, 16, 3)).astype(np.float32)).shape
-    (2, 16, 16, 3)
+    TensorShape([2, 16, 16, 3])
 """
 
 from __future__ import annotations

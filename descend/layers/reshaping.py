@@ -22,7 +22,7 @@ class Reshape(Layer):
     Example:
         >>> import descend as ds
         >>> ds.layers.Reshape((3, -1))(ds.ones((2, 12))).shape
-        (2, 3, 4)
+        TensorShape([2, 3, 4])
     """
 
     def __init__(self, target_shape, **kwargs):
@@ -76,7 +76,7 @@ class Permute(Layer):
     Example:
         >>> import descend as ds
         >>> ds.layers.Permute((2, 1))(ds.ones((2, 3, 4))).shape
-        (2, 4, 3)
+        TensorShape([2, 4, 3])
     """
 
     def __init__(self, dims, **kwargs):
@@ -111,7 +111,7 @@ class RepeatVector(Layer):
     Example:
         >>> import descend as ds
         >>> ds.layers.RepeatVector(3)(ds.ones((2, 4))).shape
-        (2, 3, 4)
+        TensorShape([2, 3, 4])
     """
 
     def __init__(self, n, **kwargs):

@@ -10,7 +10,7 @@ Example:
     >>> layer = ds.layers.ReversibleEmbedding(5, 2, embeddings_initializer="ones")
     >>> vectors = layer(ds.constant([[1, 3]]))
     >>> vectors.shape, layer(vectors, reverse=True).numpy()[0, 0].tolist()
-    ((1, 2, 2), [2.0, 2.0, 2.0, 2.0, 2.0])
+    (TensorShape([1, 2, 2]), [2.0, 2.0, 2.0, 2.0, 2.0])
 """
 
 from __future__ import annotations

@@ -563,8 +563,8 @@ class SimpleRNN(_CellRNN):
         >>> import descend as ds
         >>> ds.clear_session()
         >>> layer = ds.layers.SimpleRNN(4, return_sequences=True)
-        >>> layer(ds.ones((2, 5, 3))).shape, [w.name for w in layer.weights]
-        ((2, 5, 4), ['simple_rnn/simple_rnn_cell/kernel', 'simple_rnn/simple_rnn_cell/recurrent_kernel', \
+        >>> layer(ds.ones((2, 5, 3))).shape, [w.path for w in layer.weights]
+        (TensorShape([2, 5, 4]), ['simple_rnn/simple_rnn_cell/kernel', 'simple_rnn/simple_rnn_cell/recurrent_kernel', \
 'simple_rnn/simple_rnn_cell/bias'])
     """
 
@@ -584,7 +584,7 @@ class LSTM(_CellRNN):
         >>> import descend as ds
         >>> out, h, c = ds.layers.LSTM(4, return_state=True)(ds.ones((2, 5, 3)))
         >>> out.shape, h.shape, c.shape
-        ((2, 4), (2, 4), (2, 4))
+        (TensorShape([2, 4]), TensorShape([2, 4]), TensorShape([2, 4]))
     """
 
     _cell_class, _cell_name = LSTMCell, "lstm_cell"
@@ -601,7 +601,7 @@ class GRU(_CellRNN):
     Example:
         >>> import descend as ds
         >>> ds.layers.GRU(4)(ds.ones((2, 5, 3))).shape
-        (2, 4)
+        TensorShape([2, 4])
     """
 
     _cell_class, _cell_name = GRUCell, "gru_cell"
@@ -627,8 +627,8 @@ class Bidirectional(Layer):
         >>> import descend as ds
         >>> ds.clear_session()
         >>> bi = ds.layers.Bidirectional(ds.layers.LSTM(4, return_sequences=True))
-        >>> bi(ds.ones((2, 5, 3))).shape, bi.weights[0].name
-        ((2, 5, 8), 'bidirectional/forward_lstm/lstm_cell/kernel')
+        >>> bi(ds.ones((2, 5, 3))).shape, bi.weights[0].path
+        (TensorShape([2, 5, 8]), 'bidirectional/forward_lstm/lstm_cell/kernel')
     """
 
     supports_masking = True
@@ -734,7 +734,7 @@ class TimeDistributed(Wrapper):
     Example:
         >>> import descend as ds
         >>> ds.layers.TimeDistributed(ds.layers.Dense(4))(ds.ones((2, 5, 3))).shape
-        (2, 5, 4)
+        TensorShape([2, 5, 4])
     """
 
     supports_masking = True

@@ -9,11 +9,11 @@ with constant interpolation matrices (TensorFlow's half-pixel centres, as ``tf.i
 Example:
     >>> import descend as ds
     >>> ds.layers.ZeroPadding2D(1)(ds.ones((1, 2, 2, 3))).shape
-    (1, 4, 4, 3)
+    TensorShape([1, 4, 4, 3])
     >>> ds.layers.UpSampling2D(2)(ds.ones((1, 2, 2, 3))).shape
-    (1, 4, 4, 3)
+    TensorShape([1, 4, 4, 3])
     >>> ds.layers.Cropping1D((1, 0))(ds.ones((1, 5, 2))).shape
-    (1, 4, 2)
+    TensorShape([1, 4, 2])
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Example:
     ([[4, 4], 3], 3)
     >>> out, lstm_states, gru_states = ds.layers.RNN(cells, return_state=True)(ds.ones((2, 5, 6)))
     >>> out.shape, [s.shape for s in lstm_states], [s.shape for s in gru_states]
-    ((2, 3), [(2, 4), (2, 4)], [(2, 3)])
+    (TensorShape([2, 3]), [TensorShape([2, 4]), TensorShape([2, 4])], [TensorShape([2, 3])])
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Example:
     >>> layer = ds.layers.STFTSpectrogram(mode="magnitude", frame_length=8, frame_step=4, window=None, scaling=None)
     >>> out = layer(np.cos(2 * np.pi * np.arange(32) / 8).reshape(1, 32, 1).astype(np.float32))
     >>> out.shape, int(out.numpy()[0, 0].argmax())   # 7 frames, 5 frequencies: the signal's is bin 1
-    ((1, 7, 5), 1)
+    (TensorShape([1, 7, 5]), 1)
 """
 
 from __future__ import annotations

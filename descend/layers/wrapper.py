@@ -12,7 +12,7 @@ Example:
     ...         return self.layer(inputs) * 2.0
     >>> ds.clear_session()
     >>> twice = Twice(ds.layers.Dense(3, kernel_initializer="ones"))
-    >>> twice(ds.ones((1, 2))).numpy().tolist(), [w.name for w in twice.weights]
+    >>> twice(ds.ones((1, 2))).numpy().tolist(), [w.path for w in twice.weights]
     ([[4.0, 4.0, 4.0]], ['twice/dense/kernel', 'twice/dense/bias'])
 """
 

@@ -17,7 +17,7 @@ Example:
     >>> m.update_state([2, 1], [[0.1, 0.6, 0.3], [0.05, 0.95, 0.0]])
     >>> float(m.result())
     0.5
-    >>> m.variables[0].name
+    >>> m.variables[0].path
     'sparse_categorical_accuracy/total'
 
 The base class and the reductions live in :mod:`descend.metrics.metric`, the metrics on confusion counts in

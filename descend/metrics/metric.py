@@ -15,7 +15,7 @@ from ..persistence.registry import builtin_objects
 from ..framework import nest as _nest
 from ..framework import trace as _trace
 from ..framework.tensor import Tensor, convert_to_tensor
-from ..framework.variable import Variable, name_scope
+from ..framework.variable import KerasVariable, Variable, name_scope
 
 NEG_INF = -1e10  # the threshold (and filler) for top-k precision/recall, as Keras
 
@@ -135,7 +135,7 @@ class Metric:
         dt = np.dtype(dtype if dtype is not None else self._dtype)
         value = _initial_value(initializer, shape, dt)
         with name_scope(_scope_name(self.name)):
-            var = Variable(value, name=name or "variable", trainable=False, dtype=dt)
+            var = KerasVariable(value, name=name or "variable", trainable=False, dtype=dt)
         self._variables.append(var)
         self.__dict__.setdefault("_variable_names", {})[id(var)] = name or "variable"
         return var
@@ -186,7 +186,7 @@ class Metric:
         names = self.__dict__.get("_variable_names", {})
         out, used = [], set()
         for v in self.variables:
-            base = names.get(id(v)) or v.name.rsplit("/", 1)[-1]
+            base = names.get(id(v)) or v.scoped_name.rsplit("/", 1)[-1]
             key, k = base, 1
             while key in used:
                 key, k = f"{base}_{k}", k + 1

@@ -487,27 +487,66 @@ def clone_graph(model, clone, input_tensors=None, call_function=None):
 
 
 # ---------------------------------------------------------------------------------------- summary
-def _shape_text(structure) -> str:
+def shape_text(shape) -> str:
+    """A shape as Keras' summary writes it: ``(None, 3)``, ``(5)`` for one dimension."""
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+def _structure_text(structure) -> str:
+    # Keras: one output's shape alone; several as the structure they come in, without quotes
     flat = nest.flatten(structure)
     if len(flat) == 1:
-        return str(flat[0].shape)
-    return "[" + ", ".join(str(t.shape) for t in flat) + "]"
+        return shape_text(flat[0].shape)
+    return str(nest.map_structure(lambda t: shape_text(t.shape), structure)).replace("'", "")
+
+
+def layer_output_shape(layer) -> str:
+    """The output shape of ``layer``'s last call (symbolic or eager), or ``?`` before its first."""
+    nodes = layer.__dict__.get("_inbound_nodes")
+    if nodes:
+        return _structure_text(nodes[-1].outputs)
+    shapes = layer.__dict__.get("_last_output_shapes")
+    if shapes is None:
+        return "?"
+    if isinstance(shapes, list):
+        return str([shape_text(s) for s in shapes]).replace("'", "")
+    return shape_text(shapes)
+
+
+def is_chain(model) -> bool:
+    """Whether a functional model is a chain (Keras' "sequential-like"): one input, each layer called once,
+    each call on at most one tensor, no tensor read twice."""
+    index = _model_nodes(model)
+    read, per_layer = set(), {}
+    for layer, _ in index.values():
+        per_layer[id(layer)] = per_layer.get(id(layer), 0) + 1
+    if any(n > 1 for n in per_layer.values()) or len(model._graph_flat_inputs) != 1:
+        return False
+    for layer in model.layers:
+        for node in layer.__dict__.get("_inbound_nodes", []):
+            if id(node) not in index:
+                continue
+            inputs = list(node.input_tensors)
+            if len(inputs) > 1 or any(id(t) in read for t in inputs):
+                return False
+            read.update(id(t) for t in inputs)
+    return True
 
 
 def graph_summary_rows(model) -> list:
-    """``(name (Type), output shape, param count, connected to)`` per layer of the graph."""
+    """``(name, Type, output shape, param count, connected to)`` per layer of the graph, as Keras 3's summary."""
     index = _model_nodes(model)
     rows = []
     for layer in model.layers:
         nodes = [n for n in layer.__dict__.get("_inbound_nodes", []) if id(n) in index]
-        shape = _shape_text(nodes[0].outputs) if len(nodes) == 1 else "multiple"
+        shape = _structure_text(nodes[-1].outputs) if nodes else "?"
         n = sum(w.size for w in layer.weights) if not isinstance(layer, InputLayer) else 0
         sources = []
         for node in nodes:
             for t in node.input_tensors:
                 src, k = index[id(t.node)]
                 sources.append(f"{src.name}[{k}][{t._history[2]}]")
-        rows.append((f"{layer.name} ({type(layer).__name__})", shape, n, ", ".join(sources) or "-"))
+        rows.append((layer.name, type(layer).__name__, shape, f"{n:,}", ", ".join(sources) or "-"))
     return rows
 
 

@@ -188,56 +188,54 @@ class Model(Trainer, Layer):
 
         return json.dumps(_serialization.serialize_keras_object(self), **kwargs)
 
-    def summary(self, print_fn=print) -> str:
-        """A table of the model's layers, their weights' shapes and parameter counts
-        (a functional model's: output shapes and the layers each one reads)."""
-        if _functional.is_graph_model(self):
-            return self._graph_summary(print_fn)
-        # a built Sequential model: each layer's output shape, as Keras (else each weight's shape)
-        outputs = self._layer_output_shapes() if isinstance(self, Sequential) else None
-        rows = [("Layer (type)", "Output Shape" if outputs else "Weights", "Param #")]
-        total = trainable = 0
-        for layer in self._flatten_layers(include_self=False, recursive=False) or [self]:
-            weights = layer.weights
-            n = sum(w.size for w in weights)
-            shapes = outputs[id(layer)] if outputs else ", ".join(str(tuple(w.shape)) for w in weights) or "-"
-            rows.append((f"{layer.name} ({type(layer).__name__})", shapes, f"{n:,}"))
-        for w in self.weights:
-            total += w.size
-        trainable = sum(w.size for w in self.trainable_weights)
-        widths = [max(len(r[i]) for r in rows) for i in range(3)]
-        line = "-" * (sum(widths) + 4)
-        out = [f'Model: "{self.name}"', line]
-        for k, r in enumerate(rows):
-            out.append(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}")
-            if k == 0:
-                out.append(line)
-        out += [line, f"Total params: {total:,}", f"Trainable params: {trainable:,}",
-                f"Non-trainable params: {total - trainable:,}"]
-        text = "\n".join(out)
-        if print_fn is not None:
-            print_fn(text)
-        return text
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
+                layer_range=None) -> None:
+        """Keras 3's summary: a table of the layers with their output shapes and parameter counts (and, for a
+        functional model that is not a chain, the layers each one reads), then the totals of the trainable,
+        non-trainable and, once it has state, the optimizer's parameters with their sizes. The text is
+        Keras' (its rich table, without colours); ``print_fn`` receives it in one call (default: printed to
+        stdout).
 
+        Args:
+            line_length: the width of the table (default ``min(88, columns - 4)``, 108 with a
+                "Connected to" column).
+            positions: where each column ends, as fractions of ``line_length`` or absolute positions.
+            print_fn: a callable given the text; None prints it.
+        """
+        for arg, value in (("expand_nested", expand_nested), ("show_trainable", show_trainable),
+                           ("layer_range", layer_range)):
+            if value:
+                raise ValueError(f"summary: `{arg}` is not supported by descend. Received: {arg}={value!r}")
+        from . import model_summary
 
-    def _graph_summary(self, print_fn) -> str:
-        rows = [("Layer (type)", "Output Shape", "Param #", "Connected to")]
-        rows += [(a, b, f"{n:,}", c) for a, b, n, c in _functional.graph_summary_rows(self)]
-        total = sum(w.size for w in self.weights)
-        trainable = sum(w.size for w in self.trainable_weights)
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        line = "-" * (sum(widths) + 6)
-        out = [f'Model: "{self.name}"', line]
-        for k, r in enumerate(rows):
-            out.append(f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]:<{widths[3]}}".rstrip())
-            if k == 0:
-                out.append(line)
-        out += [line, f"Total params: {total:,}", f"Trainable params: {trainable:,}",
-                f"Non-trainable params: {total - trainable:,}"]
-        text = "\n".join(out)
-        if print_fn is not None:
+        graph = _functional.is_graph_model(self)
+        sequential_like = not graph or _functional.is_chain(self)
+        if graph:
+            rows = [(f"{name} ({kind})", shape, count, sources)
+                    for name, kind, shape, count, sources in _functional.graph_summary_rows(self)]
+        else:
+            rows = []
+            for layer in self._flatten_layers(include_self=False, recursive=False):
+                count = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
+                rows.append((f"{layer.name} ({type(layer).__name__})", _functional.layer_output_shape(layer), count))
+        if sequential_like:
+            rows = [row[:3] for row in rows]
+        optimizer = getattr(self, "optimizer", None)
+        opt_vars = None
+        iterations = getattr(optimizer, "iterations", None)
+        if getattr(self, "compiled", False) and iterations is not None and hasattr(optimizer, "variables"):
+            opt_vars = list(optimizer.variables)
+            if int(iterations.numpy()) == 0 and len(opt_vars) <= 1:
+                opt_vars = None  # not built yet (Keras builds it at the first step)
+            elif isinstance(getattr(optimizer, "hyperparameters", dict)().get("learning_rate"), float):
+                opt_vars.append(model_summary.KERAS_LEARNING_RATE)  # Keras 3 holds it in a float32 variable
+        text = model_summary.summary_text(self.name, rows, sequential_like=sequential_like,
+                                          trainable=self.trainable_weights, non_trainable=self.non_trainable_weights,
+                                          optimizer=opt_vars, line_length=line_length, positions=positions)
+        if print_fn is None:
+            print(text, end="")
+        else:
             print_fn(text)
-        return text
 
 
 class Sequential(Model):
@@ -252,8 +250,8 @@ class Sequential(Model):
         >>> ds.clear_session()
         >>> model = ds.Sequential([ds.layers.Dense(4, activation="relu"), ds.layers.Dense(2)])
         >>> model(ds.ones((3, 5))).shape
-        (3, 2)
-        >>> [w.name for w in model.weights][:2]
+        TensorShape([3, 2])
+        >>> [w.path for w in model.weights][:2]
         ['sequential/dense/kernel', 'sequential/dense/bias']
     """
 
@@ -359,18 +357,6 @@ class Sequential(Model):
         except Exception:  # noqa: BLE001 - the model is built (its probe ran); only this view is missing
             return
         object.__setattr__(self, "_graph", (self._input_layer.output, x))
-
-    def _layer_output_shapes(self) -> dict | None:
-        """``{id(layer): its output shape as text}`` along the built stack's symbolic graph (None unbuilt)."""
-        graph = self.__dict__.get("_graph")
-        if graph is None:
-            return None
-        shapes, t = {}, graph[1]
-        while t is not graph[0]:
-            node = t.node
-            shapes[id(node.layer)] = "(" + ", ".join(str(d) for d in t.shape) + ")"
-            t = node.input_tensors[0]
-        return shapes if all(id(layer) in shapes for layer in self.layers) else None
 
     def _graph_part(self, index: int, what: str):
         graph = self.__dict__.get("_graph")

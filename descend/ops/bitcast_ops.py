@@ -5,7 +5,7 @@ Example:
     >>> ds.bitcast(np.float32(1.0), "int32").numpy()
     array(1065353216, dtype=int32)
     >>> ds.bitcast(np.array([1, 2], np.int32), "uint8").shape
-    (2, 4)
+    TensorShape([2, 4])
 """
 
 from __future__ import annotations

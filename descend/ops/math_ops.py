@@ -920,7 +920,7 @@ def linspace(start, stop, num, name=None, axis=0):
         >>> ds.linspace(0.0, 1.0, 5).numpy()
         array([0.  , 0.25, 0.5 , 0.75, 1.  ], dtype=float32)
         >>> ds.linspace([0.0, 1.0], [1.0, 2.0], 3).shape
-        (3, 2)
+        TensorShape([3, 2])
     """
     from ..framework.tensor import convert_to_tensor
     from .array_ops import concat, expand_dims, getitem, transpose

@@ -141,7 +141,7 @@ def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None, sp
         >>> x = ds.constant(np.arange(16.0).reshape(1, 4, 4, 1))
         >>> pool = lambda v, n, p: ds.nn.pool(v, [2, 2], "MAX", padding=p)
         >>> ds.nn.with_space_to_batch(x, [2, 2], "VALID", pool).shape
-        (1, 2, 2, 1)
+        TensorShape([1, 2, 2, 1])
     """
     owner = "with_space_to_batch"
     x = convert_to_tensor(input)

@@ -12,7 +12,7 @@ Example:
     >>> from descend.ops.random_draw import draw
     >>> rng = np.random.default_rng(0)
     >>> draw(fn=lambda: rng.random(2)).shape
-    (2,)
+    TensorShape([2])
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Example:
     >>> x = np.arange(16.0).reshape(1, 4, 4, 1)
     >>> y = ds.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]])
     >>> y.shape, y.numpy()[:, :, :, 0].tolist()[1]
-    ((4, 2, 2, 1), [[1.0, 3.0], [9.0, 11.0]])
+    (TensorShape([4, 2, 2, 1]), [[1.0, 3.0], [9.0, 11.0]])
     >>> bool(np.all(ds.batch_to_space(y, [2, 2], [[0, 0], [0, 0]]).numpy() == x))
     True
 """

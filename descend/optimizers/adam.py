@@ -255,7 +255,8 @@ class Adam(Optimizer):
 
     @property
     def slots(self):
-        return (Slot("m"), Slot("v", nonnegative=True)) + ((Slot("v_hat", nonnegative=True),) if self.amsgrad else ())
+        return ((Slot("m", keras_name="momentum"), Slot("v", nonnegative=True, keras_name="velocity"))
+                + ((Slot("v_hat", nonnegative=True, keras_name="velocity_hat"),) if self.amsgrad else ()))
 
     #: sparse_updates="exact_lazy": no O(1) closed form; the skipped steps are replayed per row (bit for bit
     #: the exact run)

@@ -174,7 +174,7 @@ class HuggingFaceWeightDecay(WeightDecay):
         return True
 
     def applies_to(self, var) -> bool:
-        return super().applies_to(var) and self.selected(var.name)
+        return super().applies_to(var) and self.selected(var.scoped_name)
 
     def coefficients(self, var, hyper):
         rate = hyper.get("weight_decay_rate")

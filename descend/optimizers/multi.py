@@ -85,7 +85,7 @@ class MultiOptimizer(UpdateTemplate):
         if self._map is not None:
             return self._map(var)
         for opt, ids, patterns in self._routes:
-            if id(var) in ids or any(p.search(var.name) for p in patterns):
+            if id(var) in ids or any(p.search(var.scoped_name) for p in patterns):
                 return opt
         return None
 

@@ -208,7 +208,7 @@ class Optimizer(UpdateTemplate, KerasSpelling, TF2Spelling):
         # PyTorch's weight_decay is an L2 penalty added to the gradient for most of its optimizers
         coupled = self._convention is not None and self._convention.weight_decay == "l2"
         self.weight_decay_form = L2Penalty() if coupled else WeightDecay()
-        self.state = OptimizerState(self._name)
+        self.state = OptimizerState(self._name, keras_names=self.convention == "keras")
         self.lazy_rows = LazyRows()
         self.pipeline = Pipeline()
         if type(self)._spelling == "keras3":

@@ -84,7 +84,7 @@ class OptimizerMap(MutableMapping):
         return iter(self._optimizer_map)
 
     def __call__(self, variable) -> Optimizer:
-        return self[getattr(variable, "path", None) or variable.name]
+        return self[getattr(variable, "path", None) or variable.scoped_name]
 
     @property
     def optimizers(self) -> list:

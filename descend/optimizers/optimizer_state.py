@@ -12,7 +12,7 @@ import numpy as np
 from .. import backend
 from ..framework import context
 from ..framework.tensor import Tensor, to_array
-from ..framework.variable import Variable, no_name_scope
+from ..framework.variable import KerasVariable, Variable, no_name_scope
 from . import accumulation
 from .rule import initial_value
 
@@ -20,7 +20,12 @@ __all__ = ["OptimizerState", "StateRestore", "name_of"]
 
 
 def name_of(var) -> str:
-    return var.name
+    return var.scoped_name
+
+
+def keras_path(var) -> str:
+    """The variable's Keras 3 path (a TF variable's name without its output index)."""
+    return var.path if isinstance(var, KerasVariable) else var.name[:-2]
 
 
 def _describe(arr) -> str:
@@ -35,12 +40,15 @@ class OptimizerState:
     the running sums of an accumulation cycle (``accumulator_restored``: restored sums not yet
     matched to variables)."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, *, keras_names: bool = True):
         self.name = name
+        self.keras_names = keras_names  # slots named as Keras 3 names them (else as TF variables: "w/m:0")
         with no_name_scope():
-            self.iterations = Variable(np.int64(0), name=f"{name}/iterations", trainable=False)
+            self.iterations = KerasVariable(np.int64(0), name=f"{name}/iterations", trainable=False,
+                                            _path=f"{name}/iteration")
         self.slots: dict[int, tuple[Variable, dict[str, Variable]]] = {}
         self.slot_order: list[str] = []
+        self.keras_slot_names: dict[str, str] = {}  # descend slot name -> Keras 3's, in the slots' paths
         self.step_vars: dict[str, Variable] = {}
         self.pending: dict[str, np.ndarray] = {}
         self.pending_warned = False
@@ -59,7 +67,7 @@ class OptimizerState:
     def find(self, var):
         """``(var, {slot name: Variable})`` of ``var`` (a Variable or a variable's name), or None."""
         if isinstance(var, str):
-            return next(((v, s) for v, s in self.slots.values() if v.name == var), None)
+            return next(((v, s) for v, s in self.slots.values() if var in (v.scoped_name, v.name)), None)
         return self.slots.get(id(var))
 
     def has(self, var) -> bool:
@@ -117,8 +125,14 @@ class OptimizerState:
         restored = self.pending.pop(f"{self.var_key(var)}/{slot_name}", None)
         self._arrays.pop(id(var), None)
         with no_name_scope(), context.state_of(var):
-            slot = Variable(value, name=f"{var.name}/{slot_name}", trainable=False,
-                            _own=fresh and value is not restored)
+            if self.keras_names:
+                keras_slot = self.keras_slot_names.get(slot_name, slot_name)
+                slot = KerasVariable(value, name=f"{var.scoped_name}/{slot_name}", trainable=False,
+                                     _own=fresh and value is not restored,
+                                     _path=f"{self.name}/{keras_path(var).replace('/', '_')}_{keras_slot}")
+            else:
+                slot = Variable(value, name=f"{var.scoped_name}/{slot_name}", trainable=False,
+                                _own=fresh and value is not restored)
         self.slots.setdefault(id(var), (var, {}))[1][slot_name] = slot
         if slot_name not in self.slot_order:
             self.slot_order.append(slot_name)
@@ -137,13 +151,17 @@ class OptimizerState:
             value = initial_value(initializer, shape, dtype)
         return self.register_slot(var, slot_name, value, fresh=fresh)
 
+    def _step_variable(self, value, name: str) -> Variable:
+        # optimizer-level state: a Keras 3 variable (``adam/u_product``), or a TF one for TF 1's optimizers
+        make = KerasVariable if self.keras_names else Variable
+        return make(value, name=f"{self.name}/{name}", trainable=False)
+
     def add_state_variable(self, name: str, initial_value) -> Variable:
         """Create (once) and return optimizer-level state, saved and restored under ``name``."""
         if name not in self.step_vars:
             restored = self.pending.pop(name, None)
             with no_name_scope():
-                self.step_vars[name] = Variable(initial_value if restored is None else restored,
-                                                name=f"{self.name}/{name}", trainable=False)
+                self.step_vars[name] = self._step_variable(initial_value if restored is None else restored, name)
         return self.step_vars[name]
 
     def plan_slots(self, var_list, specs) -> dict:
@@ -154,6 +172,7 @@ class OptimizerState:
                 continue
             values = {}
             for spec in specs:
+                self.keras_slot_names.setdefault(spec.name, spec.keras_name)
                 dtype = v._value.dtype
                 value = self.pending_value(v, spec.name, v.shape, dtype)
                 if value is None and isinstance(spec.initializer, str) and spec.initializer == "variable":
@@ -188,7 +207,7 @@ class OptimizerState:
         for name, value in new_steps.items():
             self.pending.pop(name, None)
             with no_name_scope():
-                self.step_vars[name] = Variable(value, name=f"{self.name}/{name}", trainable=False)
+                self.step_vars[name] = self._step_variable(value, name)
         if self.pending and not self.pending_warned and new_slots:
             self.pending_warned = True
             warnings.warn(f"restored optimizer state {sorted(self.pending)[:10]} matches none of the variables this "
@@ -355,7 +374,7 @@ class StateRestore:
 
     @property
     def restored(self) -> list:
-        return [v.name for v, _ in self.values]
+        return [v.scoped_name for v, _ in self.values]
 
     def commit(self) -> None:
         """Write the restored state (cannot fail)."""

@@ -41,14 +41,16 @@ class Slot:
     copy of the variable's value when the slot is made.
 
     ``nonnegative=True`` declares an invariant (second moments, accumulators): restoring a
-    negative value is refused."""
+    negative value is refused. ``keras_name``: the name Keras 3 gives the slot in its variables' paths
+    (``adam/dense_kernel_momentum`` for Adam's ``m``), when it differs from ``name``."""
 
-    __slots__ = ("name", "initializer", "nonnegative")
+    __slots__ = ("name", "initializer", "nonnegative", "keras_name")
 
-    def __init__(self, name: str, initializer="zeros", *, nonnegative: bool = False):
+    def __init__(self, name: str, initializer="zeros", *, nonnegative: bool = False, keras_name: str | None = None):
         self.name = name
         self.initializer = initializer
         self.nonnegative = bool(nonnegative)
+        self.keras_name = name if keras_name is None else keras_name
 
     def __repr__(self):
         return f"Slot({self.name!r}, {self.initializer!r}{', nonnegative=True' if self.nonnegative else ''})"
@@ -166,7 +168,7 @@ class WeightDecay:
         """Whether ``var`` decays."""
         if id(var) in self._excluded_ids:
             return False
-        return not any(n in var.name for n in self._excluded_names)
+        return not any(n in var.scoped_name for n in self._excluded_names)
 
     def coefficients(self, var: Variable, hyper: dict) -> dict | None:
         """The arguments of :meth:`apply` for ``var`` at this step, or None (no decay)."""

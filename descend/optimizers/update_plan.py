@@ -23,7 +23,7 @@ class ByVariable(dict):
 
     @staticmethod
     def _key(k):
-        return k.name if isinstance(k, Variable) else k
+        return k.scoped_name if isinstance(k, Variable) else k
 
     def __getitem__(self, k):
         return super().__getitem__(self._key(k))

@@ -150,7 +150,7 @@ def _refuse_unbuilt(model, what: str) -> None:
 
 def _weight_name(v) -> str:
     """A variable's own name within its layer (``kernel``), for messages."""
-    return re.sub(r"_\d+$", "", v.name.rsplit("/", 1)[-1])
+    return re.sub(r"_\d+$", "", v.scoped_name.rsplit("/", 1)[-1])
 
 
 def _plan_weights(model, groups: dict, where: str, strict: bool, with_optimizer: bool):

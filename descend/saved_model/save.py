@@ -66,7 +66,7 @@ def save(module, export_dir, signatures=None, options=None) -> None:
             functions[name] = plans
     manifest = {
         "format": FORMAT, "version": VERSION,
-        "variables": [{"key": f"variables/{k}", "name": v.name, "trainable": bool(v.trainable),
+        "variables": [{"key": f"variables/{k}", "name": v.scoped_name, "trainable": bool(v.trainable),
                        "shape": list(v.shape), "dtype": v.dtype.name} for k, v in enumerate(unique)],
         "functions": functions,
     }

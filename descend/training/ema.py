@@ -34,8 +34,7 @@ _FLOATS = (np.float16, np.float32, np.float64)
 
 
 def _base_name(var) -> str:
-    name = var.name
-    return name[:-2] if name.endswith(":0") else name
+    return var.scoped_name  # TF's var.op.name
 
 
 def _number(value, what: str) -> np.float32:

@@ -227,7 +227,7 @@ class TensorBoard(Callback):
                 values = np.asarray(weight.numpy(), dtype=np.float64)
                 if values.size == 0 or not np.all(np.isfinite(values)):
                     continue  # TensorBoard cannot bin an empty or non-finite weight
-                tag = (getattr(weight, "path", None) or weight.name).replace(":", "_") + "/histogram"
+                tag = (getattr(weight, "path", None) or weight.scoped_name).replace(":", "_") + "/histogram"
                 self._summarize("train", _summary.histogram, tag, values, step=epoch, buckets=_BUCKETS)
 
 

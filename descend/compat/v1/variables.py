@@ -26,9 +26,9 @@ Example:
     >>> with v1.variable_scope("gen", reuse=True):
     ...     same = v1.get_variable("w")
     >>> same is w, w.name
-    (True, 'gen/w')
+    (True, 'gen/w:0')
     >>> [v.name for v in v1.get_collection(v1.GraphKeys.TRAINABLE_VARIABLES, scope="gen")]
-    ['gen/w']
+    ['gen/w:0']
 """
 
 from __future__ import annotations
@@ -269,7 +269,7 @@ def variable_scope(name_or_scope=None, default_name=None, values=None, initializ
             if default_name is None:
                 raise ValueError("variable_scope: give `name_or_scope` or `default_name`")
             prefix = parent.original_name_scope
-            taken = {v.name for v in _alive()}
+            taken = {v.scoped_name for v in _alive()}
             name, i = default_name, 0
             while any(t == f"{prefix}{name}" or t.startswith(f"{prefix}{name}/") for t in taken):
                 i += 1

@@ -385,9 +385,9 @@ class Count(Stage):
 # ------------------------------------------------------------------------------------------------- preview
 def preview(plan: UpdatePlan, slots: bool = False):
     """What committing ``plan`` would write, as copies; changes nothing."""
-    overwritten = ByVariable((v.name, np.array(g, copy=True)) for g, v in plan.overwrites)
+    overwritten = ByVariable((v.scoped_name, np.array(g, copy=True)) for g, v in plan.overwrites)
     if plan.kind != "apply":
-        values = ByVariable((v.name, v.numpy()) for v in plan.targets)
+        values = ByVariable((v.scoped_name, v.numpy()) for v in plan.targets)
         return (values, ByVariable()) if slots else values
     if plan.rule.is_hook:
         return _preview_hooks(plan, slots)
@@ -395,18 +395,18 @@ def preview(plan: UpdatePlan, slots: bool = False):
     for it in plan.items:
         if it.constrained is not None:
             written[id(it.var)] = (it.constrained[0].copy(), {k: v.copy() for k, v in it.constrained[1].items()})
-    values = ByVariable((it.var.name, written[id(it.var)][0]) for it in plan.items)
+    values = ByVariable((it.var.scoped_name, written[id(it.var)][0]) for it in plan.items)
     values.update(overwritten)
     if not slots:
         return values
-    return values, ByVariable((it.var.name, written[id(it.var)][1]) for it in plan.items)
+    return values, ByVariable((it.var.scoped_name, written[id(it.var)][1]) for it in plan.items)
 
 
 def _preview_hooks(plan, slots):
     """A hook-style rule writes the variables itself: commit, read, then put everything back."""
     opt = plan.optimizer
     state = opt.state
-    unbuilt = [v.name for v, _ in plan.new_slots.values()]
+    unbuilt = [v.scoped_name for v, _ in plan.new_slots.values()]
     if unbuilt:
         raise ValueError(f"preview of {type(opt).__name__} (it updates variables in its own code) needs its "
                          f"state built first; call build({unbuilt}) or apply one update")
@@ -416,8 +416,8 @@ def _preview_hooks(plan, slots):
     averaged = {id(v) for v in plan.variables if "average" in state.slots[id(v)][1]}
     try:
         opt.commit(plan)
-        values = ByVariable((v.name, v.numpy()) for v in plan.variables)
-        slot_values = ByVariable((v.name, {n: s.numpy() for n, s in state.slots[id(v)][1].items()})
+        values = ByVariable((v.scoped_name, v.numpy()) for v in plan.variables)
+        slot_values = ByVariable((v.scoped_name, {n: s.numpy() for n, s in state.slots[id(v)][1].items()})
                                  for v in plan.variables)
     finally:
         for v, value, version in saved:

@@ -305,7 +305,7 @@ class Checkpoint:
         for leaf in graph.leaves:
             t, js = split_state(leaf.state(), leaf.path)
             if isinstance(leaf, VariableLeaf):
-                names[leaf.path] = leaf.obj.name
+                names[leaf.path] = leaf.obj.scoped_name
             else:
                 entry = {"kind": leaf.kind, "class": _qualname(leaf.obj)}
                 if js:

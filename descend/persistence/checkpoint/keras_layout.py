@@ -17,7 +17,7 @@ Example:
     >>> ds.clear_session()
     >>> model = ds.Sequential([ds.keras.Input((3,)), ds.layers.Dense(2), ds.layers.Dense(1)])
     >>> for path, ws in keras_layout.model_groups(model):
-    ...     print(path, [w.name for w in ws])
+    ...     print(path, [w.path for w in ws])
     vars []
     layers/dense/vars ['sequential/dense/kernel', 'sequential/dense/bias']
     layers/dense_1/vars ['sequential/dense_1/kernel', 'sequential/dense_1/bias']

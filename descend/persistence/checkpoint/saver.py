@@ -59,15 +59,15 @@ class Saver:
 
     def _vars(self) -> dict[str, Variable]:
         if self._var_list is None:
-            named = {v.name: v for v in live_variables()}  # a name reused after clear_session: the newest
+            named = {v.scoped_name: v for v in live_variables()}  # a name reused after clear_session: the newest
             return dict(sorted(named.items(), key=lambda kv: kv[0]))
         if isinstance(self._var_list, dict):
             return dict(self._var_list)
         out = {}
         for v in self._var_list:
-            if v.name in out and out[v.name] is not v:
-                raise ValueError(f"Saver: two variables are named '{v.name}'; pass a dict to name them")
-            out[v.name] = v
+            if v.scoped_name in out and out[v.scoped_name] is not v:
+                raise ValueError(f"Saver: two variables are named '{v.scoped_name}'; pass a dict to name them")
+            out[v.scoped_name] = v
         return out
 
     def save(self, sess, save_path, global_step=None, **kwargs) -> str:

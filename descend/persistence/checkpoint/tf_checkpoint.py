@@ -223,7 +223,7 @@ def _optimizer_state(g: _Graph, opt, node: int, key_of, read, used: set) -> dict
         if inner_node is not None:
             node, kids = inner_node, g.children(inner_node)
     state: dict = {}
-    current = inner.state_dict(var_key=lambda v: v.name)
+    current = inner.state_dict(var_key=lambda v: v.scoped_name)
     for k, v in current.items():  # what TensorFlow's files do not hold keeps its value here
         if k.startswith("hyper:") or k == "iterations":
             state[k] = v

@@ -113,16 +113,16 @@ def restore_by_name(prefix: str, var_list) -> None:
         wanted = {}
         for v in live_variables():
             if id(v) not in skip:
-                wanted[v.name] = v  # a name reused after reset_default_graph: the newest
+                wanted[v.scoped_name] = v  # a name reused after reset_default_graph: the newest
     elif isinstance(var_list, dict):
         wanted = dict(var_list)
     else:
         wanted = {}
         for v in var_list:
-            key = v.name
+            key = v.scoped_name
             if id(v) in owned:  # a slot listed by the program: TF 1's name for it
                 opt, var, slot = owned[id(v)]
-                key = f"{var.name}/{tf1_slot_names(opt).get(slot, slot)}"
+                key = f"{var.scoped_name}/{tf1_slot_names(opt).get(slot, slot)}"
             if key in wanted and wanted[key] is not v:
                 raise ValueError(f"Saver: two variables are named '{key}'; pass a dict to name them")
             wanted[key] = v
@@ -140,8 +140,8 @@ def restore_by_name(prefix: str, var_list) -> None:
         else:
             values[k] = arr
     plans = []
-    by_name = {v.name: v for v in live_variables()}
-    by_name.update({v.name: v for v in wanted.values()})
+    by_name = {v.scoped_name: v for v in live_variables()}
+    by_name.update({v.scoped_name: v for v in wanted.values()})
     used_prefixes: dict[str, object] = {}
     for opt in optimizers:
         suffixes = tf1_slot_names(opt)
@@ -156,7 +156,7 @@ def restore_by_name(prefix: str, var_list) -> None:
                                   "their slots")
         used_prefixes[opt.name] = opt
         try:
-            plans.append(opt.restore_plan(state, var_key=lambda v: v.name, strict=True))
+            plans.append(opt.restore_plan(state, var_key=lambda v: v.scoped_name, strict=True))
         except ValueError as e:
             bad.append(f"optimizer '{opt.name}': {short(str(e), 2000)}")
     if missing or bad:
@@ -177,7 +177,7 @@ def _slot_state(opt, bundle, names: set, suffixes: dict, by_name: dict, bad: lis
     slot_of = {suffix: slot for slot, suffix in suffixes.items()}
     state: dict = {}
     found = False
-    current = opt.state_dict(var_key=lambda v: v.name)
+    current = opt.state_dict(var_key=lambda v: v.scoped_name)
     for k, v in current.items():  # TF 1 files hold no step counter or hyperparameters: kept as they are
         if k == "iterations" or k.startswith("hyper:"):
             state[k] = v
@@ -278,10 +278,10 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
     values = []
     for name, var in pairs:
         if name not in shapes:
-            problems.append(f"{name}: not in checkpoint '{path}' (for variable '{var.name}')")
+            problems.append(f"{name}: not in checkpoint '{path}' (for variable '{var.scoped_name}')")
             continue
         if tuple(shapes[name]) != tuple(var.shape):
-            problems.append(f"{name}: the checkpoint's shape {tuple(shapes[name])} differs from variable '{var.name}' "
+            problems.append(f"{name}: the checkpoint's shape {tuple(shapes[name])} differs from variable '{var.scoped_name}' "
                             f"{tuple(var.shape)}")
             continue
         arr = reader.get_tensor(name)
@@ -309,9 +309,9 @@ def _tf1_names() -> dict[str, Variable]:
         suffixes = tf1_slot_names(opt)
         for var, held in opt.state.slots.values():
             for slot, sv in held.items():
-                slots[id(sv)] = f"{var.name}/{suffixes.get(slot, slot)}"
+                slots[id(sv)] = f"{var.scoped_name}/{suffixes.get(slot, slot)}"
     for v in live_variables():
-        live[slots.get(id(v), v.name)] = v
+        live[slots.get(id(v), v.scoped_name)] = v
     return live
 
 

@@ -98,7 +98,7 @@ class _Builder:
             self.ids[id(obj)] = n
             self._keep.append(obj)
             self.values[n] = obj.numpy()
-            self.full_names[n] = obj.name
+            self.full_names[n] = obj.scoped_name
             return n
         nested = callable(getattr(type(obj), "_trackable_children", None))
         if not (nested or isinstance(obj, (Layer, Optimizer, dict, list, tuple))):
@@ -199,7 +199,7 @@ class _Builder:
                                                  "TensorFlow checkpoint holds every slot of a built optimizer")
                             node = self.new()
                             self.values[node] = np.asarray(value)
-                            self.full_names[node] = f"{opt.name}/{v.name.replace('/', '_')}_{slot}"
+                            self.full_names[node] = f"{opt.name}/{v.scoped_name.replace('/', '_')}_{slot}"
                             slots[(attr, i)] = node
                             order.append(node)
                 for attr, step in keras_layout.optimizer_tail(opt):
@@ -235,7 +235,7 @@ def _model_for(opt, roots: dict):
 
 def _slotted(opt) -> list:
     found: list = []
-    opt.state_dict(var_key=lambda v: found.append(v) or v.name)
+    opt.state_dict(var_key=lambda v: found.append(v) or v.scoped_name)
     seen, out = set(), []
     for v in found:
         if id(v) not in seen:

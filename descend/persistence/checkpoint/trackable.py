@@ -267,7 +267,7 @@ def layer_children(layer: Layer) -> list[tuple[str, Any]]:
     names = d.get("_weight_names", {})
     out, used = [], set()
     for v in d.get("_own_weights", []):
-        base = names.get(id(v)) or attr_of.get(id(v)) or v.name.rsplit("/", 1)[-1]
+        base = names.get(id(v)) or attr_of.get(id(v)) or v.scoped_name.rsplit("/", 1)[-1]
         name, k = base, 1
         while name in used:
             name, k = f"{base}_{k}", k + 1
@@ -390,7 +390,7 @@ class Graph:
             fresh = Graph(self.roots)
             self.var_paths, self.vars_by_path, self._keep = fresh.var_paths, fresh.vars_by_path, fresh._keep
             path = self.var_paths.get(id(var))
-        return path if path is not None else f".by_name/{var.name}"
+        return path if path is not None else f".by_name/{var.scoped_name}"
 
     def resolve(self, path: str):
         """The variable at ``path`` now (walking again if needed), or None."""
