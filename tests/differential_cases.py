@@ -131,6 +131,8 @@ for _n in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
     op(K, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1))(_n))
 op(K, "average", call=lambda m, x: m.average(x, axis=1, weights=np.array([1.0, 2.0, 0.5, 1.5], x.dtype.name)))
 op(K, "norm", call=lambda m, x: m.norm(x, axis=1))
+for _ord in ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):  # matrix norms (ties-free sums and singular values)
+    op(K, "norm", "distinct", call=(lambda o: lambda m, x: m.norm(x, ord=o, axis=(1, 0)))(_ord))
 # shapes and building
 op(K, "reshape", call=lambda m, x: m.reshape(x, (2, 6)))
 op(K, "expand_dims", call=lambda m, x: m.expand_dims(x, 1))

@@ -432,22 +432,71 @@ def cumsum(x, axis=None, dtype=None):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - Keras' name
-    """The vector or matrix norm: 2-norm / Frobenius by default; for vectors ``ord`` 1, 2, inf or p."""
+    """The vector or matrix norm, as ``np.linalg.norm`` and Keras' ``ops.norm``.
+
+    ``axis`` an int (or a 1-D ``x`` with ``axis=None``): the vector norm of order ``ord`` (None or 2: Euclidean;
+    inf, -inf; 0: the count of non-zeros; any other number p: ``sum(|x|^p)^(1/p)``). ``axis`` a pair (or a 2-D
+    ``x`` with ``axis=None``): the matrix norm (None or ``'fro'``: Frobenius; ``'nuc'``: the sum of the singular
+    values; 2, -2: the largest, smallest singular value; 1, -1: the largest, smallest column sum of ``|x|``;
+    inf, -inf: the largest, smallest row sum). ``ord=None, axis=None`` on any rank: the Euclidean norm of all
+    elements. Ints and bools compute in ``floatx()``. Raises ValueError for an axis outside
+    ``x``'s rank, a string ``ord`` of a vector norm, or a matrix ``ord`` other than those above."""
     x = _floating(x)
-    if ord is None or ord in ("fro", 2) and (axis is None or isinstance(axis, int) or x.ndim == 1):
-        return _o.norm(x, ord="euclidean", axis=_axis(axis), keepdims=keepdims)
-    if isinstance(ord, str) or (isinstance(axis, (tuple, list)) and len(axis) == 2):
-        raise ValueError(f"norm: `ord` must be None, 'fro' or a number for a vector norm. Received: ord={ord!r}, "
-                         f"axis={axis!r}")
+    if isinstance(ord, str) and ord not in ("fro", "nuc"):
+        raise ValueError(f"norm: a string `ord` must be 'fro' or 'nuc'. Received: ord={ord!r}")
+    if axis is None:
+        if ord is None:
+            return _o.norm(x, ord="euclidean", axis=None, keepdims=keepdims)
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if builtins.any(not -x.ndim <= a < x.ndim for a in axes):
+        raise ValueError(f"norm: every `axis` must be in [-ndim, ndim) for an input of rank {x.ndim}. "
+                         f"Received: axis={axis!r}")
+    axes = tuple(int(a) % x.ndim for a in axes)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
+    if len(axes) == 2 and axes[0] != axes[1]:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise ValueError(f"norm: `axis` must be an int or a pair of distinct axes. Received: axis={axis!r}")
+
+
+def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
+    if isinstance(ord, str):
+        raise ValueError(f"norm: `ord` must be None or a number for a vector norm. Received: ord={ord!r}")
+    if ord is None or ord == 2:
+        return _o.norm(x, ord="euclidean", axis=axis, keepdims=keepdims)
     a = _o.abs(x)
     if ord == np.inf:
-        return _o.reduce_max(a, axis=_axis(axis), keepdims=keepdims)
+        return _o.reduce_max(a, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
-        return _o.reduce_min(a, axis=_axis(axis), keepdims=keepdims)
+        return _o.reduce_min(a, axis=axis, keepdims=keepdims)
     if ord == 0:
-        return _o.reduce_sum(_o.cast(_o.not_equal(x, 0.0), x.dtype), axis=_axis(axis), keepdims=keepdims)
+        return _o.reduce_sum(_o.cast(_o.not_equal(x, 0.0), x.dtype), axis=axis, keepdims=keepdims)
     p = x._value.dtype.type(ord)
-    return _o.pow(_o.reduce_sum(_o.pow(a, p), axis=_axis(axis), keepdims=keepdims), x._value.dtype.type(1.0) / p)
+    return _o.pow(_o.reduce_sum(_o.pow(a, p), axis=axis, keepdims=keepdims), x._value.dtype.type(1.0) / p)
+
+
+def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+    rows, cols = axes
+    if ord is None or ord == "fro":
+        return _o.norm(x, ord="euclidean", axis=axes, keepdims=keepdims)
+    if ord in (1, -1, np.inf, -np.inf):
+        # 1/-1: the sums run down each column (over the row axis), then the extreme over the column axis; inf/-inf
+        # the other way round
+        summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = _o.reduce_sum(_o.abs(x), axis=summed, keepdims=True)
+        extreme = _o.reduce_max if ord > 0 else _o.reduce_min
+        out = extreme(sums, axis=across, keepdims=True)
+    elif ord in ("nuc", 2, -2):
+        rest = [a for a in range(x.ndim) if a not in axes]
+        s = _linalg.svd(_o.transpose(x, perm=(*rest, rows, cols)), compute_uv=False)
+        out = {"nuc": _o.reduce_sum, 2: _o.reduce_max, -2: _o.reduce_min}[ord](s, axis=-1)
+        for a in sorted(axes):
+            out = _o.expand_dims(out, a)
+    else:
+        raise ValueError(f"norm: `ord` must be None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf for a matrix norm. "
+                         f"Received: ord={ord!r}")
+    return out if keepdims else _o.squeeze(out, axis=list(axes))
 
 
 # ---------------------------------------------------------------------------------------------- shapes
@@ -1607,8 +1656,11 @@ def solve(a, b):
 
 
 def solve_triangular(a, b, lower=False):
-    """``x`` with ``T @ x = b`` for the lower (``lower=True``) or upper triangle ``T`` of ``a``."""
+    """``x`` with ``T @ x = b`` for the lower (``lower=True``) or upper triangle ``T`` of ``a``; ``b`` holds
+    matrices (``(..., n, k)``) or, one rank below ``a``, vectors (``(..., n)``)."""
     a, b = _promote(_floating(a), _floating(b))
+    if b.ndim == a.ndim - 1:  # one right-hand side vector per matrix
+        return _o.squeeze(_linalg.triangular_solve(a, _o.expand_dims(b, -1), lower=lower), axis=-1)
     return _linalg.triangular_solve(a, b, lower=lower)
 
 
