@@ -279,6 +279,11 @@ for _n in ("unsorted_segment_sum", "unsorted_segment_mean", "unsorted_segment_sq
     op(M, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, _SEG, 3))(_n))
 for _n in ("unsorted_segment_max", "unsorted_segment_min"):
     op(M, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, _SEG, 3))(_n))
+# a negative id drops its entry (TF's rule for the unsorted segment ops)
+for _n in ("unsorted_segment_sum", "unsorted_segment_mean", "unsorted_segment_sqrt_n"):
+    op(M, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, np.array([2, -1, 0]), 3))(_n))
+for _n in ("unsorted_segment_max", "unsorted_segment_min"):
+    op(M, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, np.array([2, -1, 0]), 3))(_n))
 op(M, "bincount", grad=False, call=lambda m, x: m.bincount(np.array([1, 1, 3, 0, 3, 3])))
 op(M, "confusion_matrix", grad=False, call=lambda m, x: m.confusion_matrix(np.array([0, 1, 2, 1]),
                                                                            np.array([0, 2, 2, 1])))

@@ -1255,24 +1255,37 @@ def in_top_k(targets, predictions, k):
     return _o.in_top_k(targets, predictions, k)
 
 
-def segment_sum(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
-    """The sum of each segment (``num_segments`` defaults to ``max(segment_ids) + 1``)."""
+def _segments(data, segment_ids, num_segments):
+    """``data`` as a tensor, ``segment_ids`` as an array and the number of segments (``max(segment_ids) + 1`` by
+    default), after Keras' checks: ``segment_ids`` is a vector as long as ``data``'s first axis."""
     data = convert_to_tensor(data)
-    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    ids = np.asarray(convert_to_numpy(segment_ids))
+    if ids.ndim > 1:
+        raise ValueError(f"Argument `segment_ids` should be an 1-D vector, got shape: {ids.ndim}. Consider either "
+                         f"flatten input with segment_ids.reshape((-1)) and data.reshape((-1, ) + "
+                         f"data.shape[len(segment_ids.shape):]) or vectorize with vmap.")
+    if ids.ndim == 1 and (data.ndim == 0 or ids.shape[0] != data.shape[0]):
+        raise ValueError(f"Argument `segment_ids` and `data` should have same leading dimension. Got {ids.shape} "
+                         f"v.s. {tuple(data.shape)}.")
+    return data, ids, num_segments if num_segments is not None else int(ids.max(initial=-1)) + 1
+
+
+def segment_sum(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
+    """The sum of each segment (``num_segments`` defaults to ``max(segment_ids) + 1``; an entry whose id is
+    negative is dropped, as TF)."""
+    data, segment_ids, n = _segments(data, segment_ids, num_segments)
     return _o.unsorted_segment_sum(data, segment_ids, num_segments=n)
 
 
 def segment_max(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
     """The largest entry of each segment (an empty segment holds the dtype's lowest value, as TF)."""
-    data = convert_to_tensor(data)
-    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    data, segment_ids, n = _segments(data, segment_ids, num_segments)
     return _o.unsorted_segment_max(data, segment_ids, num_segments=n)
 
 
 def segment_min(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
-    """The smallest entry of each segment."""
-    data = convert_to_tensor(data)
-    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    """The smallest entry of each segment (an empty segment holds the dtype's highest value, as TF)."""
+    data, segment_ids, n = _segments(data, segment_ids, num_segments)
     return _o.unsorted_segment_min(data, segment_ids, num_segments=n)
 
 

@@ -256,13 +256,17 @@ def _(g, ans, params, indices, axis=0, batch_dims=0):
 
 @defop
 def unsorted_segment_sum(data, segment_ids, num_segments=None):
-    """``out[k] = sum of data[i] with segment_ids[i] == k`` for k < num_segments."""
+    """``out[k] = sum of data[i] with segment_ids[i] == k`` for k < num_segments; an entry whose id is negative
+    is dropped (TF's rule)."""
     ids = _index_array(segment_ids)
     if data.shape[: ids.ndim] != ids.shape:
         raise InvalidArgumentError(
             f"unsorted_segment_sum: segment_ids shape {ids.shape} must be a prefix of data shape {data.shape}"
         )
     n = check_number(num_segments, "num_segments", low=0, integer=True)
+    kept = ids >= 0
+    if not kept.all():
+        ids, data = ids[kept], data[kept]
     check_index_range(ids, n, "unsorted_segment_sum", name="segment_ids")
     out = np.zeros((n,) + data.shape[ids.ndim:], data.dtype)
     if not _native.segment_sum(out, ids.reshape(-1), data):  # a parallel kernel, same order of additions
@@ -270,9 +274,22 @@ def unsorted_segment_sum(data, segment_ids, num_segments=None):
     return out
 
 
+def _gather_kept(g, segment_ids):
+    """``g[segment_ids]``, zero where an id is negative (the entries the segment ops drop)."""
+    ids = _index_array(segment_ids)
+    kept = ids >= 0
+    if kept.all():
+        return gather(g, segment_ids)
+    from .math_ops import multiply  # (math_ops imports this module)
+
+    picked = gather(g, Tensor(np.where(kept, ids, 0)))
+    mask = kept.reshape(kept.shape + (1,) * (picked.ndim - kept.ndim)).astype(picked.numpy().dtype)
+    return multiply(picked, Tensor(mask))
+
+
 @unsorted_segment_sum.defvjp
 def _(g, ans, data, segment_ids, num_segments=None):
-    return gather(g, segment_ids), None
+    return _gather_kept(g, segment_ids), None
 
 
 @defop

@@ -214,9 +214,12 @@ def _extremum_forward(name, ufunc, fill):
         if data.shape[:ids.ndim] != ids.shape:
             raise InvalidArgumentError(f"{name}: segment_ids shape {ids.shape} must be a prefix of data shape "
                                        f"{data.shape}")
-        if ids.size and (ids.min() < 0 or ids.max() >= n):
-            raise InvalidArgumentError(f"{name}: segment_ids must be in [0, {n}). Received: min {ids.min()}, "
-                                       f"max {ids.max()}")
+        kept = ids >= 0
+        if not kept.all():  # an entry whose id is negative is dropped (TF's rule)
+            ids, data = ids[kept], data[kept]
+        if ids.size and ids.max() >= n:
+            raise InvalidArgumentError(f"{name}: segment_ids must be in [0, {n}) (a negative id drops its entry). "
+                                       f"Received: max {ids.max()}")
         out = np.full((n,) + data.shape[ids.ndim:], fill(data.dtype), data.dtype)
         ufunc.at(out, ids, data)
         return out
@@ -234,6 +237,15 @@ def _highest(dtype):
 
 def _extremum_vjp(g, ans, data, segment_ids, num_segments=None):
     # the gradient of each segment goes to the entries equal to its extremum, shared among ties
+    kept = np.asarray(segment_ids) >= 0
+    if not kept.all():  # the dropped entries (negative ids) get no gradient
+        safe = Tensor(np.where(kept, np.asarray(segment_ids), 0))
+        picked = gather(ans, safe)
+        mask = kept.reshape(kept.shape + (1,) * (data.ndim - kept.ndim))
+        chosen = multiply(cast(equal(data, picked), data.dtype), Tensor(mask.astype(data.dtype.name)))
+        count = unsorted_segment_sum(chosen, segment_ids, num_segments=num_segments)
+        share = divide(g, maximum(count, 1.0))
+        return multiply(chosen, gather(share, safe)), None
     picked = gather(ans, segment_ids)
     chosen = cast(equal(data, picked), data.dtype)
     count = unsorted_segment_sum(chosen, segment_ids, num_segments=num_segments)
@@ -253,6 +265,7 @@ unsorted_segment_min.defvjp(_extremum_vjp)
 
 def _counts(data, segment_ids, num_segments):
     ids = _segment_ids(segment_ids, "unsorted_segment_mean")
+    ids = ids[ids >= 0]  # (an entry whose id is negative is dropped)
     counts = np.bincount(ids.reshape(-1), minlength=int(num_segments))[:int(num_segments)]
     shape = (int(num_segments),) + (1,) * (data.ndim - ids.ndim)
     return np.maximum(counts, 1).reshape(shape).astype(data.dtype.dtype)

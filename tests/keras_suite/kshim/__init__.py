@@ -74,6 +74,8 @@ _SUBMODULES = frozenset({
     "hinge_metrics", "accuracy_metrics", "confusion_metrics", "probabilistic_metrics", "random", "seed_generator",
     "rng_utils", "quantizers", "quantization_config", "gptq_config", "awq_config", "preprocessing", "data_layer",
     "core", "dense", "embedding", "rnn", "dtypes", "keras_tensor", "global_state", "common", "config",
+    # keras.src.ops' modules (``from keras.src.ops import math as kmath``): their names are keras.ops'
+    "math", "numpy", "nn", "image", "linalg",
 })
 
 
