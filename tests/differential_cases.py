@@ -221,6 +221,12 @@ op(K, "sparse_categorical_crossentropy", "probabilities",
    call=lambda m, t, p: m.sparse_categorical_crossentropy(np.array([0, 2, 1]), p))
 op(K, "dot_product_attention", call=lambda m, x: m.dot_product_attention(
     m.reshape(x, (1, 3, 1, 4)), m.reshape(x * 0.5, (1, 3, 1, 4)), m.reshape(x, (1, 3, 1, 4)), is_causal=True))
+op(K, "dot_product_attention", call=lambda m, x: m.dot_product_attention(  # grouped-query: 4 query heads, 2 keys
+    m.reshape(x, (1, 3, 4, 1)), m.reshape(m.take(x, [0, 1], axis=1), (1, 3, 2, 1)),
+    m.reshape(m.take(x, [2, 3], axis=1), (1, 3, 2, 1))))
+for _axis in (None, (0, 1)):  # softmax over all or several axes
+    op(K, "softmax", call=(lambda a: lambda m, x: m.softmax(x, axis=a))(_axis))
+    op(K, "log_softmax", call=(lambda a: lambda m, x: m.log_softmax(x, axis=a))(_axis))
 
 # ======================================================================== tf.math / tf
 M = "tf.math"
@@ -562,6 +568,8 @@ op(M, "nextafter", "two", grad=False)
 # keras.ops' convolutions, pooling and more NumPy (issue 37)
 _K2 = lambda x: np.linspace(-1, 1, 36).reshape(2, 3, 3, 2).astype(x.dtype.name)  # noqa: E731
 op(K, "conv", "image", call=lambda m, x: m.conv(x, _K2(x), strides=2, padding="same"))
+_KG = lambda x: np.linspace(-1, 1, 54).reshape(3, 3, 1, 6).astype(x.dtype.name)  # noqa: E731
+op(K, "conv", "image", call=lambda m, x: m.conv(x, _KG(x), padding="same"))  # grouped: 3 groups of 1 channel
 op(K, "depthwise_conv", "image", call=lambda m, x: m.depthwise_conv(x, _K2(x), padding="same"))
 op(K, "separable_conv", "image", call=lambda m, x: m.separable_conv(
     x, _K2(x), np.linspace(-1, 1, 12).reshape(1, 1, 6, 2).astype(x.dtype.name)))

@@ -94,6 +94,8 @@ FILES = [
     "keras/src/layers/convolutional/conv_transpose_test.py",
     "keras/src/ops/linalg_test.py",
     "keras/src/ops/math_test.py",
+    "keras/src/layers/convolutional/depthwise_conv_test.py",  # (its NumPy reference, which nn_test imports)
+    "keras/src/ops/nn_test.py",
 ]
 
 _RULES = [
@@ -106,13 +108,15 @@ _RULES = [
     # TensorFlow imported at module level for a tf.data test: TF where installed, else a stand-in (kshim/tensorflow_data.py)
     (re.compile(r"^from tensorflow import data as tf_data\s*$"), r"from kshim.tensorflow_data import data as tf_data"),
     (re.compile(r"^import tensorflow as tf\s*$"), r"from kshim.tensorflow_data import tf"),
-    # JAX and SciPy, which compute some tests' expected values: the modules where installed, else stand-ins that skip
+    # JAX, SciPy and PyTorch, which compute some tests' expected values: the modules where installed, else stand-ins that skip
     # the test on first use (kshim/references.py)
     (re.compile(r"^(\s*)import jax\.numpy as jnp\s*$"), r"\1from kshim.references import jnp"),
     (re.compile(r"^(\s*)import jax\.lax as lax\s*$"), r"\1from kshim.references import lax"),
     (re.compile(r"^(\s*)import jax\.scipy\.special as special\s*$"), r"\1from kshim.references import jax_scipy_special as special"),
     (re.compile(r"^(\s*)import jax\.nn as jnn\s*$"), r"\1from kshim.references import jnn"),
     (re.compile(r"^(\s*)import jax\s*$"), r"\1from kshim.references import jax"),
+    (re.compile(r"^(\s*)import torch\s*$"), r"\1from kshim.references import torch"),
+    (re.compile(r"^(\s*)import torch\.nn\.functional as tnn\s*$"), r"\1from kshim.references import tnn"),
     (re.compile(r"^(\s*)from scipy import special\s*$"), r"\1from kshim.references import scipy_special as special"),
     (re.compile(r"^(\s*)import scipy(\.\w+)?\s*$"), r"\1from kshim.references import scipy"),
     (re.compile(r"^(\s*)from keras\.src\.([\w.]+) import "), r"\1from kshim.\2 import "),

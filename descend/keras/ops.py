@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -631,15 +632,37 @@ def sigmoid(x):
     return _activations.remember_logits(_nn.sigmoid(x), x, "sigmoid")
 
 
+def _softmax_axes(x, axis, owner):
+    """``axis`` as Keras takes it: an int (warning, as Keras, when that axis has size 1), or None (all axes) or
+    several axes as a tuple (returned as a tuple)."""
+    if axis is None:
+        return tuple(range(x.ndim))
+    if isinstance(axis, (tuple, list)):
+        return tuple(int(a) for a in axis)
+    if x.ndim and x.shape[axis] == 1:
+        warnings.warn(f"You are using a softmax over axis {axis} of a tensor of shape {tuple(x.shape)}. This axis "
+                      "has size 1. The softmax operation will always return the value 1, which is likely not what "
+                      "you intended. Did you mean to use a sigmoid instead?", UserWarning, stacklevel=3)
+    return axis
+
+
 def softmax(x, axis=-1):
-    """Softmax over ``axis`` (a cross-entropy of the result works from ``x``, as Keras')."""
+    """Softmax over ``axis``: an int, several axes (a tuple) or None (all); a cross-entropy of the result works
+    from ``x``, as Keras'."""
     x = _floating(x)
-    return _activations.remember_logits(_nn.softmax(x, axis=axis), x, "softmax", axis)
+    axes = _softmax_axes(x, axis, "softmax")
+    if isinstance(axes, tuple):
+        return _o.exp(_o.subtract(x, _o.reduce_logsumexp(x, axis=axes, keepdims=True)))
+    return _activations.remember_logits(_nn.softmax(x, axis=axes), x, "softmax", axes)
 
 
 def log_softmax(x, axis=-1):
-    """Log-softmax over ``axis``."""
-    return _nn.log_softmax(_floating(x), axis=axis)
+    """Log-softmax over ``axis``: an int, several axes (a tuple) or None (all)."""
+    x = _floating(x)
+    axes = _softmax_axes(x, axis, "log_softmax")
+    if isinstance(axes, tuple):
+        return _o.subtract(x, _o.reduce_logsumexp(x, axis=axes, keepdims=True))
+    return _nn.log_softmax(x, axis=axes)
 
 
 # ====================================================================================== issue 37: the rest of
@@ -1495,7 +1518,9 @@ sparsemax = _activation("sparsemax", "The projection onto the simplex.")
 
 
 def normalize(x, axis=-1, order=2, epsilon=None):
-    """``x`` divided by its ``order``-norm along ``axis`` (at least ``epsilon``)."""
+    """``x`` divided by its ``order``-norm along ``axis`` (at least ``epsilon``); ``order`` an int >= 1."""
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 1:
+        raise ValueError(f"normalize: Argument `order` must be an int >= 1. Received: order={order!r}")
     x = _floating(x)
     eps = 1e-12 if epsilon is None else float(epsilon)
     if order == 2:
@@ -1505,11 +1530,19 @@ def normalize(x, axis=-1, order=2, epsilon=None):
 
 
 def moments(x, axes, keepdims=False, synchronized=False):
-    """The mean and the variance of ``x`` over ``axes``."""
+    """The mean and the variance of ``x`` over ``axes``; float16 computes in float32 and comes back clipped to
+    float16's finite range (Keras' rule: a variance that overflows float16 is its largest value, not inf)."""
     x = _floating(x)
+    half = x._value.dtype == np.float16
+    if half:
+        x = _o.cast(x, "float32")
     m = _o.reduce_mean(x, axis=_axis(axes), keepdims=True)
     v = _o.reduce_mean(_o.square(_o.subtract(x, m)), axis=_axis(axes), keepdims=keepdims)
-    return (m if keepdims else _o.squeeze(m, axis=_axis(axes))), v
+    m = m if keepdims else _o.squeeze(m, axis=_axis(axes))
+    if half:
+        top = float(np.finfo(np.float16).max)
+        m, v = (_o.cast(_o.clip_by_value(t, -top, top), "float16") for t in (m, v))
+    return m, v
 
 
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
@@ -1538,9 +1571,23 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
 
 
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
-    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis`` (``epsilon`` defaults to 1e-7)."""
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis`` (``epsilon`` defaults to 1e-7).
+
+    Keras' deprecated ``rms_scaling=True`` gives ``x / sqrt(var + epsilon) * gamma`` (no centring, no ``beta``:
+    Keras' formula, scaled by the variance rather than the root mean square), with Keras' warning."""
+    rms_scaling = kwargs.pop("rms_scaling", False)
+    if kwargs:
+        raise TypeError(f"layer_normalization: unexpected keyword arguments {sorted(kwargs)}")
     x = _floating(x)
     eps = 1e-7 if epsilon is None else float(epsilon)
+    if rms_scaling:
+        warnings.warn("You passed `rms_scaling=True`, which is deprecated. This argument incorrectly scales the "
+                      "input by the variance, not the root mean square. To correctly use RMS Normalization, please "
+                      "use `keras.ops.rms_normalization` / `keras.ops.nn.rms_normalization` instead.", UserWarning,
+                      stacklevel=2)
+        _, v = moments(x, axis, keepdims=True)
+        y = _o.multiply(x, _o.rsqrt(_o.add(v, eps)))
+        return y if gamma is None else _o.multiply(y, convert_to_tensor(gamma, dtype=x.dtype))
     m, v = moments(x, axis, keepdims=True)
     y = _o.multiply(_o.subtract(x, m), _o.rsqrt(_o.add(v, eps)))
     if gamma is not None:
@@ -1597,8 +1644,16 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 
 def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, is_causal=False, **kwargs):
-    """``softmax(q k^T * scale + bias, masked) v`` over inputs ``(batch, length, heads, dim)``."""
+    """``softmax(q k^T * scale + bias, masked) v`` over inputs ``(batch, length, heads, dim)``; with fewer key and
+    value heads than query heads (grouped-query attention: a divisor of them), each key/value head serves
+    ``query heads / key heads`` consecutive query heads, as Keras."""
     q, k, v = _promote(_floating(query), _floating(key), _floating(value))
+    if k.ndim == 4 and q.shape[2] != k.shape[2]:
+        if k.shape[2] == 0 or q.shape[2] % k.shape[2] or v.shape[2] != k.shape[2]:
+            raise ValueError(f"dot_product_attention: the query heads ({q.shape[2]}) must be a multiple of the key "
+                             f"and value heads ({k.shape[2]}, {v.shape[2]})")
+        reps = q.shape[2] // k.shape[2]
+        k, v = _o.repeat(k, reps, axis=2), _o.repeat(v, reps, axis=2)
     d = q.shape[-1]
     s = float(1.0 / np.sqrt(d)) if scale is None else float(scale)
     logits = _o.multiply(_o.einsum("bqhd,bkhd->bhqk", q, k), s)
@@ -1702,8 +1757,17 @@ def _from_last(y, data_format):
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """The N-d convolution of Keras' ``ops.conv`` (1-D, 2-D or 3-D by the kernel's rank)."""
     x, k = _promote(_floating(inputs), _floating(kernel))
-    y = _nn.convolution(_to_last(x, data_format), k, strides=strides, padding=padding.upper(),
-                        dilations=dilation_rate)
+    x = _to_last(x, data_format)
+    groups = x.shape[-1] // k.shape[-2] if k.shape[-2] else 1
+    if groups > 1 and x.shape[-1] == groups * k.shape[-2] and k.shape[-1] % groups == 0:
+        # a grouped convolution (Keras infers the groups from the channels): each group of input channels with its
+        # share of the filters, the outputs side by side
+        per = k.shape[-1] // groups
+        xs = [x[..., g * k.shape[-2]:(g + 1) * k.shape[-2]] for g in range(groups)]
+        y = _o.concat([_nn.convolution(xg, k[..., g * per:(g + 1) * per], strides=strides, padding=padding.upper(),
+                                       dilations=dilation_rate) for g, xg in enumerate(xs)], axis=-1)
+    else:
+        y = _nn.convolution(x, k, strides=strides, padding=padding.upper(), dilations=dilation_rate)
     return _from_last(y, data_format)
 
 
@@ -1765,13 +1829,20 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
     return _from_last(y, data_format)
 
 
+def _block_size(block_size, owner):
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 2:
+        raise ValueError(f"{owner}: `block_size` must be at least 2. Received: block_size={block_size!r}")
+
+
 def depth_to_space(x, block_size, data_format="channels_last"):
-    """Channels moved into spatial blocks (channels last)."""
+    """Channels moved into spatial blocks (channels last); ``block_size`` at least 2."""
+    _block_size(block_size, "depth_to_space")
     return _from_last(_nn.depth_to_space(_to_last(convert_to_tensor(x), data_format), block_size), data_format)
 
 
 def space_to_depth(x, block_size, data_format="channels_last"):
-    """Spatial blocks moved into channels (channels last)."""
+    """Spatial blocks moved into channels (channels last); ``block_size`` at least 2."""
+    _block_size(block_size, "space_to_depth")
     return _from_last(_nn.space_to_depth(_to_last(convert_to_tensor(x), data_format), block_size), data_format)
 
 

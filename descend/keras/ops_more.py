@@ -509,7 +509,7 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
     ``top_paths`` most probable label sequences by a prefix beam search of width ``beam_width`` over the
     log-softmax of the logits, scored by their log-probabilities (``tf.nn.ctc_beam_search_decoder``'s)."""
     if strategy not in ("greedy", "beam_search"):
-        raise ValueError(f"ctc_decode: `strategy` must be 'greedy' or 'beam_search'. Received: strategy={strategy!r}")
+        raise ValueError(f"ctc_decode: Invalid strategy {strategy!r}. Supported values are 'greedy' and 'beam_search'.")
     x = np.asarray(_t(inputs).numpy())
     if x.ndim != 3:
         raise ValueError(f"ctc_decode: `inputs` must have rank 3 (batch, time, classes). Received shape {x.shape}")
@@ -599,7 +599,7 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     ``padding`` cropped."""
     x = _t(x)
     if x.ndim != 3:
-        raise ValueError(f"fold: `x` must have rank 3 (N, C * kH * kW, L). Received shape {tuple(x.shape)}")
+        raise ValueError(f"fold: `x` must be 3D, of shape (N, C * kH * kW, L). Received shape {tuple(x.shape)}")
     h, w = _pair_arg(output_size, "output_size", "fold", 1)
     idx, (ph, pw), (hp, wp) = _block_indices(h, w, kernel_size, dilation, padding, stride, "fold")
     n, ck, length = x.shape

@@ -1,4 +1,4 @@
-"""JAX and SciPy for the Keras test files that use them to compute expected values (``import scipy.signal``,
+"""JAX, SciPy and PyTorch for the Keras test files that use them to compute expected values (``import scipy.signal``,
 ``import jax.numpy as jnp`` at module level or in a test): the real modules where installed, else stand-ins whose
 first use skips the test, so the files still collect and their other tests run. CI's first pass has neither; its
 second installs optax, with JAX and SciPy (JAX's dependency), and reruns the tests that skipped here: the skip
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-__all__ = ["jax", "jnp", "jnn", "lax", "jax_scipy_special", "scipy", "scipy_special"]
+__all__ = ["jax", "jnp", "jnn", "lax", "jax_scipy_special", "scipy", "scipy_special", "torch", "tnn"]
 
 
 class _Missing:
@@ -41,3 +41,9 @@ try:
 except ImportError:
     scipy = _Missing("scipy", "could not import 'scipy' (CI installs it with JAX: could not import 'jax')")
     scipy_special = _Missing("scipy.special", "could not import 'scipy' (CI installs it with JAX: could not import 'jax')")
+
+try:
+    import torch
+    import torch.nn.functional as tnn
+except ImportError:
+    torch, tnn = (_Missing(n, "could not import 'torch'") for n in ("torch", "torch.nn.functional"))
