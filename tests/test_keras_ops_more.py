@@ -295,7 +295,7 @@ def test_associative_scan_matches_keras():
                                         reverse=True)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a.numpy(), np.asarray(b), rtol=1e-5, atol=1e-6)
-    with pytest.raises(ValueError, match="same length"):
+    with pytest.raises(ValueError, match="must have the same first dimension"):
         ops.associative_scan(lambda p, q: p, (np.ones(3), np.ones(4)))
 
 

@@ -1377,11 +1377,26 @@ def scatter(indices, values, shape):
     return _o.scatter_nd(Tensor(convert_to_numpy(indices).astype(np.int64)), values, shape=tuple(shape))
 
 
-def scatter_update(inputs, indices, updates):
-    """``inputs`` with the entries at ``indices`` replaced by ``updates``."""
+def scatter_update(inputs, indices, updates, reduction=None):
+    """``inputs`` with the entries at ``indices`` replaced by ``updates`` (the last of repeated indices wins), or,
+    with ``reduction`` ``"add"``, ``"max"``, ``"min"`` or ``"mul"``, combined with them (repeats all count)."""
+    if reduction is not None:
+        reduction = str(reduction).lower()
+        if reduction not in ("add", "max", "min", "mul"):
+            raise ValueError(f"scatter_update: Invalid reduction: {reduction}. Supported values are: None, 'add', "
+                             f"'max', 'min', 'mul'.")
     x = convert_to_tensor(inputs)
-    return _o.tensor_scatter_nd_update(x, convert_to_numpy(indices).astype(np.int64),
-                                       convert_to_tensor(updates, dtype=x.dtype))
+    idx = convert_to_numpy(indices).astype(np.int64)
+    upd = convert_to_tensor(updates, dtype=x.dtype)
+    if reduction is None:
+        return _o.tensor_scatter_nd_update(x, idx, upd)
+    if reduction != "mul":
+        op = {"add": _o.tensor_scatter_nd_add, "max": _o.tensor_scatter_nd_max, "min": _o.tensor_scatter_nd_min}
+        return op[reduction](x, idx, upd)
+    for i in builtins.range(idx.shape[0]):  # one update after the other: each product stays differentiable
+        at = idx[i:i + 1]
+        x = _o.tensor_scatter_nd_update(x, at, _o.multiply(_o.gather_nd(x, at), upd[i:i + 1]))
+    return x
 
 
 def get_item(x, key):
@@ -1404,8 +1419,8 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 
 def saturate_cast(x, dtype):
-    """``x`` cast to ``dtype``, clamped to its range."""
-    return _o.saturate_cast(convert_to_tensor(x), dtype)
+    """``x`` cast to ``dtype`` (``floatx()`` when None, as Keras), clamped to its range."""
+    return _o.saturate_cast(convert_to_tensor(x), _backend.floatx() if dtype is None else dtype)
 
 
 # ---------------------------------------------------------------- control flow
@@ -1434,6 +1449,12 @@ def fori_loop(lower, upper, body_fun, init_val):
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """JAX's ``scan``: ``carry, y = f(carry, x)`` over ``xs`` (or ``length`` steps); returns the final carry and
     the stacked ``y``."""
+    if not callable(f):
+        raise TypeError(f"scan: `f` should be a callable. Received: f={f!r}")
+    if not isinstance(unroll, bool) and (not isinstance(unroll, (int, np.integer)) or unroll < 1):
+        raise ValueError(f"scan: `unroll` must be an positive integer or boolean. Received: unroll={unroll!r}")
+    if xs is None and length is None:
+        raise ValueError("scan: Got no `xs` to scan over and `length` not provided.")
     if xs is None:
         items = [None] * int(length)
     else:

@@ -765,8 +765,8 @@ def associative_scan(f, elems, reverse=False, axis=0):
                              f"{tuple(v.shape)}")
         lengths.add(v.shape[axis])
     if len(lengths) != 1:
-        raise ValueError(f"associative_scan: every element must have the same length along axis {axis}. Received "
-                         f"lengths {sorted(lengths)}")
+        raise ValueError(f"associative_scan: Array inputs must have the same first dimension (the length along "
+                         f"axis {axis}). Received lengths {sorted(lengths)}")
     n = lengths.pop()
 
     def at(i):

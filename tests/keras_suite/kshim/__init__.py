@@ -18,6 +18,7 @@ import types
 
 import descend as ds
 import descend.keras
+from descend.layers.keras_tensor import KerasTensor
 
 
 class Missing:
@@ -51,7 +52,7 @@ def _namespaces(top: str) -> list:
         "layers": [ds.layers, extras.layers],
         "losses": [ds.losses, extras.losses],
         "metrics": [ds.metrics, extras.metrics],
-        "ops": [ds.keras.ops],
+        "ops": [ds.keras.ops, types.SimpleNamespace(KerasTensor=KerasTensor)],  # (keras.src.ops has KerasTensor)
         "random": [ds.keras.random],
         "models": [ds.models, extras.models],
         "initializers": [ds.initializers],
@@ -75,7 +76,7 @@ _SUBMODULES = frozenset({
     "rng_utils", "quantizers", "quantization_config", "gptq_config", "awq_config", "preprocessing", "data_layer",
     "core", "dense", "embedding", "rnn", "dtypes", "keras_tensor", "global_state", "common", "config",
     # keras.src.ops' modules (``from keras.src.ops import math as kmath``): their names are keras.ops'
-    "math", "numpy", "nn", "image", "linalg",
+    "math", "numpy", "nn", "image", "linalg", "object_registration",
 })
 
 
@@ -89,7 +90,9 @@ def _lookup(module_name: str, attr: str):
         if os.path.exists(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                        f"{parts[-1]}.py")):
             return getattr(importlib.import_module(parts[-1]), attr)
-    for ns in _namespaces(parts[1] if len(parts) > 1 else ""):
+    # keras.src.ops.random is Keras' random module (keras.ops re-exports it)
+    top = "random" if parts[1:3] == ["ops", "random"] else parts[1] if len(parts) > 1 else ""
+    for ns in _namespaces(top):
         if hasattr(ns, attr):
             return getattr(ns, attr)
     if attr in _SUBMODULES:
