@@ -18,6 +18,7 @@ import types
 
 import descend as ds
 import descend.keras
+import descend.keras.config
 from descend.layers.keras_tensor import KerasTensor
 
 
@@ -53,6 +54,7 @@ def _namespaces(top: str) -> list:
         "losses": [ds.losses, extras.losses],
         "metrics": [ds.metrics, extras.metrics],
         "ops": [ds.keras.ops, types.SimpleNamespace(KerasTensor=KerasTensor)],  # (keras.src.ops has KerasTensor)
+        "ops_image": [ds.keras.ops.image, ds.keras.ops],
         "random": [ds.keras.random],
         "models": [ds.models, extras.models],
         "initializers": [ds.initializers],
@@ -65,6 +67,8 @@ def _namespaces(top: str) -> list:
         "utils": [ds.keras.utils, extras.utils],
         "dtype_policies": [extras.dtype_policies, ds.mixed_precision],
         "tree": [extras.tree],
+        # keras.config: the backend is "descend" (as kshim.backend.backend()), the rest descend's keras.config
+        "config": [types.SimpleNamespace(backend=lambda: "descend"), ds.keras.config],
     }
     return table.get(top, [])
 
@@ -90,8 +94,13 @@ def _lookup(module_name: str, attr: str):
         if os.path.exists(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                        f"{parts[-1]}.py")):
             return getattr(importlib.import_module(parts[-1]), attr)
+    if parts == ["kshim", "ops"] and attr in ("numpy", "nn", "math", "linalg", "image", "core"):
+        # keras.src.ops' modules (``from keras.src.ops import numpy as knp``): kshim modules over keras.ops, so that a
+        # name descend lacks is a Missing placeholder there too (knp.Arccos, Keras' Operation class)
+        return importlib.import_module(f"{module_name}.{attr}")
     # keras.src.ops.random is Keras' random module (keras.ops re-exports it)
-    top = "random" if parts[1:3] == ["ops", "random"] else parts[1] if len(parts) > 1 else ""
+    top = {"random": "random", "image": "ops_image"}.get(parts[2], parts[1]) if parts[1:2] == ["ops"] and len(
+        parts) > 2 else parts[1] if len(parts) > 1 else ""
     for ns in _namespaces(top):
         if hasattr(ns, attr):
             return getattr(ns, attr)
