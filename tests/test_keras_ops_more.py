@@ -401,3 +401,21 @@ def test_ctc_beam_search_finds_the_most_probable_label_sequences():
     assert np.isfinite(few_scores.numpy()[0, :2]).all() and np.isneginf(few_scores.numpy()[0, 2])
     with pytest.raises(ValueError, match="top_paths"):
         ops.ctc_decode(x, np.array([4, 3]), strategy="beam_search", beam_width=2, top_paths=3)
+
+
+def test_image_color_ops_read_the_global_image_data_format():
+    # data_format=None is keras.backend.image_data_format(), as Keras (Keras' image_test sets channels_first)
+    from descend.keras import backend as kb
+
+    rgb = np.arange(12, dtype=np.float32).reshape(3, 2, 2) / 12.0  # channels first: 3 channels of 2x2
+    want = np.transpose(ops.image.rgb_to_grayscale(np.transpose(rgb, (1, 2, 0))).numpy(), (2, 0, 1))
+    old = kb.image_data_format()
+    kb.set_image_data_format("channels_first")
+    try:
+        got = ops.image.rgb_to_grayscale(rgb).numpy()
+        hsv = ops.image.rgb_to_hsv(rgb).numpy()
+    finally:
+        kb.set_image_data_format(old)
+    assert got.shape == (1, 2, 2)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert hsv.shape == (3, 2, 2)

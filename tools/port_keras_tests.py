@@ -97,6 +97,7 @@ FILES = [
     "keras/src/layers/convolutional/depthwise_conv_test.py",  # (its NumPy reference, which nn_test imports)
     "keras/src/ops/nn_test.py",
     "keras/src/ops/core_test.py",
+    "keras/src/ops/image_test.py",
 ]
 
 _RULES = [
