@@ -1,6 +1,6 @@
 """Keras 3's ``keras.ops.image`` color conversions on descend's ``tf.image`` ones (issue 37): batched (rank 4)
-or single (rank 3) images, channels last by default or first with ``data_format="channels_first"``.
-``data_format=None`` is ``keras.backend.image_data_format()``, as Keras. ``descend.keras.ops.image`` holds them (they are not in ``keras.ops`` itself, as in Keras).
+or single (rank 3) images, channels last or first by ``data_format`` (``None``: ``keras.backend.image_data_format()``,
+as Keras). ``descend.keras.ops.image`` holds them (they are not in ``keras.ops`` itself, as in Keras).
 
 Example:
     >>> import numpy as np
