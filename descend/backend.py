@@ -162,16 +162,21 @@ def set_floatx(dtype) -> None:
 def np_dtype(dtype) -> np.dtype:
     """Normalise ``"float32"``, ``np.float32``, a DType or a NumPy dtype to ``np.dtype``."""
     if isinstance(dtype, np.dtype):
-        return dtype
-    if isinstance(dtype, str) and dtype == "bfloat16":  # NumPy has none (ml_dtypes adds one once TF imports it):
-        # refused alike whatever else the process imported
-        raise TypeError("Not a dtype. Received: 'bfloat16' (descend has no bfloat16: NumPy has none)")
-    try:
-        return np.dtype(dtype)
-    except TypeError as e:
-        if dtype == "string":  # TF's name for string (NumPy has no such dtype name)
-            return string.dtype
-        raise TypeError(f"Not a dtype. Received: {dtype!r}") from e
+        resolved = dtype
+    else:
+        try:
+            resolved = np.dtype(dtype)
+        except TypeError as e:
+            if dtype == "string":  # TF's name for string (NumPy has no such dtype name)
+                return string.dtype
+            if isinstance(dtype, str) and dtype.startswith(("bfloat16", "float8", "float4", "int4", "uint4")):
+                raise TypeError(f"Not a dtype. Received: {dtype!r} (descend has no {dtype}: NumPy has none)") from e
+            raise TypeError(f"Not a dtype. Received: {dtype!r}") from e
+    if resolved.type.__module__.startswith("ml_dtypes"):
+        # bfloat16, float8_*, int4...: NumPy has none; ml_dtypes adds them to NumPy's names once TF or JAX imports
+        # it, and descend refuses them alike whatever else the process imported
+        raise TypeError(f"Not a dtype. Received: {str(dtype)!r} (descend has no {resolved.name}: NumPy has none)")
+    return resolved
 
 
 def as_dtype(dtype) -> DType:

@@ -131,6 +131,8 @@ for _n in ("cumsum", "cumprod", "nancumsum", "nancumprod"):
     op(K, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, axis=1))(_n))
 op(K, "average", call=lambda m, x: m.average(x, axis=1, weights=np.array([1.0, 2.0, 0.5, 1.5], x.dtype.name)))
 op(K, "norm", call=lambda m, x: m.norm(x, axis=1))
+for _ord in ("fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf):  # matrix norms (ties-free sums and singular values)
+    op(K, "norm", "distinct", call=(lambda o: lambda m, x: m.norm(x, ord=o, axis=(1, 0)))(_ord))
 # shapes and building
 op(K, "reshape", call=lambda m, x: m.reshape(x, (2, 6)))
 op(K, "expand_dims", call=lambda m, x: m.expand_dims(x, 1))
@@ -219,6 +221,12 @@ op(K, "sparse_categorical_crossentropy", "probabilities",
    call=lambda m, t, p: m.sparse_categorical_crossentropy(np.array([0, 2, 1]), p))
 op(K, "dot_product_attention", call=lambda m, x: m.dot_product_attention(
     m.reshape(x, (1, 3, 1, 4)), m.reshape(x * 0.5, (1, 3, 1, 4)), m.reshape(x, (1, 3, 1, 4)), is_causal=True))
+op(K, "dot_product_attention", call=lambda m, x: m.dot_product_attention(  # grouped-query: 4 query heads, 2 keys
+    m.reshape(x, (1, 3, 4, 1)), m.reshape(m.take(x, [0, 1], axis=1), (1, 3, 2, 1)),
+    m.reshape(m.take(x, [2, 3], axis=1), (1, 3, 2, 1))))
+for _axis in (None, (0, 1)):  # softmax over all or several axes
+    op(K, "softmax", call=(lambda a: lambda m, x: m.softmax(x, axis=a))(_axis))
+    op(K, "log_softmax", call=(lambda a: lambda m, x: m.log_softmax(x, axis=a))(_axis))
 
 # ======================================================================== tf.math / tf
 M = "tf.math"
@@ -277,6 +285,11 @@ for _n in ("unsorted_segment_sum", "unsorted_segment_mean", "unsorted_segment_sq
     op(M, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, _SEG, 3))(_n))
 for _n in ("unsorted_segment_max", "unsorted_segment_min"):
     op(M, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, _SEG, 3))(_n))
+# a negative id drops its entry (TF's rule for the unsorted segment ops)
+for _n in ("unsorted_segment_sum", "unsorted_segment_mean", "unsorted_segment_sqrt_n"):
+    op(M, _n, call=(lambda n: lambda m, x: getattr(m, n)(x, np.array([2, -1, 0]), 3))(_n))
+for _n in ("unsorted_segment_max", "unsorted_segment_min"):
+    op(M, _n, "distinct", call=(lambda n: lambda m, x: getattr(m, n)(x, np.array([2, -1, 0]), 3))(_n))
 op(M, "bincount", grad=False, call=lambda m, x: m.bincount(np.array([1, 1, 3, 0, 3, 3])))
 op(M, "confusion_matrix", grad=False, call=lambda m, x: m.confusion_matrix(np.array([0, 1, 2, 1]),
                                                                            np.array([0, 2, 2, 1])))
@@ -555,6 +568,8 @@ op(M, "nextafter", "two", grad=False)
 # keras.ops' convolutions, pooling and more NumPy (issue 37)
 _K2 = lambda x: np.linspace(-1, 1, 36).reshape(2, 3, 3, 2).astype(x.dtype.name)  # noqa: E731
 op(K, "conv", "image", call=lambda m, x: m.conv(x, _K2(x), strides=2, padding="same"))
+_KG = lambda x: np.linspace(-1, 1, 54).reshape(3, 3, 1, 6).astype(x.dtype.name)  # noqa: E731
+op(K, "conv", "image", call=lambda m, x: m.conv(x, _KG(x), padding="same"))  # grouped: 3 groups of 1 channel
 op(K, "depthwise_conv", "image", call=lambda m, x: m.depthwise_conv(x, _K2(x), padding="same"))
 op(K, "separable_conv", "image", call=lambda m, x: m.separable_conv(
     x, _K2(x), np.linspace(-1, 1, 12).reshape(1, 1, 6, 2).astype(x.dtype.name)))

@@ -92,8 +92,10 @@ def test_bad_arguments_say_what_was_expected():
         ops.where(ops.array([True]), 1.0)
     with pytest.raises(ValueError, match="sparse=True"):
         ops.convert_to_tensor([1.0], sparse=True)
-    with pytest.raises(ValueError, match="`ord` must be None, 'fro' or a number"):
-        ops.norm(ops.ones((2, 2)), ord="nuc", axis=(0, 1))
+    with pytest.raises(ValueError, match="`ord` must be None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf for a matrix"):
+        ops.norm(ops.ones((2, 2)), ord=3, axis=(0, 1))
+    with pytest.raises(ValueError, match="`ord` must be None or a number for a vector norm"):
+        ops.norm(ops.ones((2, 2)), ord="nuc", axis=1)
 
 
 def test_gradients_flow_through_the_keras_spellings_float64():

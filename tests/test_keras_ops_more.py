@@ -114,9 +114,9 @@ def test_correlate_is_numpys_in_every_mode():
     (lambda: ops.fft2((np.ones(4), np.ones(4))), ValueError, "rank >= 2"),
     (lambda: ops.rfft(np.ones(4), 0), ValueError, "fft_length"),
     (lambda: ops.stft(np.ones(20), 8, 4, 4), ValueError, "fft_length"),
-    (lambda: ops.stft(np.ones(20), 8, 4, 8, window="boxcar"), ValueError, "'hann' or 'hamming'"),
-    (lambda: ops.stft(np.ones(20, np.int32), 8, 4, 8), TypeError, "float32 or float64"),
-    (lambda: ops.stft(np.ones(20), 8, 4, 8, window=np.ones(5)), ValueError, r"shape \[sequence_length\]"),
+    (lambda: ops.stft(np.ones(20), 8, 4, 8, window="boxcar"), ValueError, "must be one of 'hann', 'hamming'"),
+    (lambda: ops.stft(np.ones(20, np.int32), 8, 4, 8), TypeError, "Expected `float32` or `float64`"),
+    (lambda: ops.stft(np.ones(20), 8, 4, 8, window=np.ones(5)), ValueError, r"`window` must be equal to \[sequence_length\]"),
     (lambda: ops.extract_sequences(np.ones(8), 0, 1), ValueError, "sequence_length"),
     (lambda: ops.qr(np.ones((3, 3)), mode="r"), ValueError, "mode"),
     (lambda: ops.svd(np.ones(3)), ValueError, "rank >= 2"),
@@ -295,7 +295,7 @@ def test_associative_scan_matches_keras():
                                         reverse=True)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a.numpy(), np.asarray(b), rtol=1e-5, atol=1e-6)
-    with pytest.raises(ValueError, match="same length"):
+    with pytest.raises(ValueError, match="must have the same first dimension"):
         ops.associative_scan(lambda p, q: p, (np.ones(3), np.ones(4)))
 
 
@@ -401,3 +401,21 @@ def test_ctc_beam_search_finds_the_most_probable_label_sequences():
     assert np.isfinite(few_scores.numpy()[0, :2]).all() and np.isneginf(few_scores.numpy()[0, 2])
     with pytest.raises(ValueError, match="top_paths"):
         ops.ctc_decode(x, np.array([4, 3]), strategy="beam_search", beam_width=2, top_paths=3)
+
+
+def test_image_color_ops_read_the_global_image_data_format():
+    # data_format=None is keras.backend.image_data_format(), as Keras (Keras' image_test sets channels_first)
+    from descend.keras import backend as kb
+
+    rgb = np.arange(12, dtype=np.float32).reshape(3, 2, 2) / 12.0  # channels first: 3 channels of 2x2
+    want = np.transpose(ops.image.rgb_to_grayscale(np.transpose(rgb, (1, 2, 0))).numpy(), (2, 0, 1))
+    old = kb.image_data_format()
+    kb.set_image_data_format("channels_first")
+    try:
+        got = ops.image.rgb_to_grayscale(rgb).numpy()
+        hsv = ops.image.rgb_to_hsv(rgb).numpy()
+    finally:
+        kb.set_image_data_format(old)
+    assert got.shape == (1, 2, 2)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert hsv.shape == (3, 2, 2)

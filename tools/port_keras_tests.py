@@ -10,7 +10,9 @@ Keras 3.15.1's exactly, line for line, except the imports:
 * ``absl.testing.parameterized`` -> ``kshim.parameterized`` (the same decorators, without absl);
 * ``from absl import logging`` -> ``import logging``; ``from conftest import ...`` -> ``from kshim.testing import ...``;
 * a module-level ``from tensorflow import data as tf_data`` / ``import tensorflow as tf`` -> ``kshim.tensorflow_data``'s
-  (TensorFlow where installed, else a stand-in that raises, so the file collects without it).
+  (TensorFlow where installed, else a stand-in that raises, so the file collects without it);
+* ``import jax.numpy as jnp``, ``import scipy.signal``... (at any indentation) -> ``kshim.references``' (the modules
+  where installed, else stand-ins that skip the test that uses them).
 
 Each copy starts with a comment naming its source. Keras is Apache-2.0 licensed (tests/keras_suite/LICENSE).
 
@@ -97,6 +99,12 @@ FILES = [
     "keras/src/layers/preprocessing/image_preprocessing/clahe_test.py",
     "keras/src/layers/preprocessing/mel_spectrogram_test.py",
     "keras/src/layers/convolutional/conv_transpose_test.py",
+    "keras/src/ops/linalg_test.py",
+    "keras/src/ops/math_test.py",
+    "keras/src/layers/convolutional/depthwise_conv_test.py",  # (its NumPy reference, which nn_test imports)
+    "keras/src/ops/nn_test.py",
+    "keras/src/ops/core_test.py",
+    "keras/src/ops/image_test.py",
 ]
 
 _RULES = [
@@ -109,6 +117,17 @@ _RULES = [
     # TensorFlow imported at module level for a tf.data test: TF where installed, else a stand-in (kshim/tensorflow_data.py)
     (re.compile(r"^from tensorflow import data as tf_data\s*$"), r"from kshim.tensorflow_data import data as tf_data"),
     (re.compile(r"^import tensorflow as tf\s*$"), r"from kshim.tensorflow_data import tf"),
+    # JAX, SciPy and PyTorch, which compute some tests' expected values: the modules where installed, else stand-ins that skip
+    # the test on first use (kshim/references.py)
+    (re.compile(r"^(\s*)import jax\.numpy as jnp\s*$"), r"\1from kshim.references import jnp"),
+    (re.compile(r"^(\s*)import jax\.lax as lax\s*$"), r"\1from kshim.references import lax"),
+    (re.compile(r"^(\s*)import jax\.scipy\.special as special\s*$"), r"\1from kshim.references import jax_scipy_special as special"),
+    (re.compile(r"^(\s*)import jax\.nn as jnn\s*$"), r"\1from kshim.references import jnn"),
+    (re.compile(r"^(\s*)import jax\s*$"), r"\1from kshim.references import jax"),
+    (re.compile(r"^(\s*)import torch\s*$"), r"\1from kshim.references import torch"),
+    (re.compile(r"^(\s*)import torch\.nn\.functional as tnn\s*$"), r"\1from kshim.references import tnn"),
+    (re.compile(r"^(\s*)from scipy import special\s*$"), r"\1from kshim.references import scipy_special as special"),
+    (re.compile(r"^(\s*)import scipy(\.\w+)?\s*$"), r"\1from kshim.references import scipy"),
     (re.compile(r"^(\s*)from keras\.src\.([\w.]+) import "), r"\1from kshim.\2 import "),
     (re.compile(r"^(\s*)import keras\.src\.([\w.]+) as "), r"\1import kshim.\2 as "),
 ]
@@ -126,7 +145,9 @@ def rewrite(source: str, path: str) -> str:
                 break
         out.append(line)
     text = "\n".join(out) + "\n"
-    leftover = [ln for ln in text.splitlines() if re.search(r"^\s*(from|import) (keras|absl)\b", ln)]
+    # (JAX, TensorFlow and PyTorch imports left inside a test are in the branches for those backends, which stay off)
+    leftover = [ln for ln in text.splitlines()
+                if re.search(r"^\s*(from|import) (keras|absl)\b|^(from|import) (jax|scipy|torch|tensorflow)\b", ln)]
     if leftover:
         raise SystemExit(f"{path}: imports left unrewritten: {leftover}")
     return text
@@ -192,8 +213,9 @@ def main(checkout: str) -> None:
     for path in FILES:
         source = subprocess.run(["git", "-C", checkout, "show", f"{TAG}:{path}"], check=True, capture_output=True,
                                 text=True).stdout
+        text = rewrite(source, path)  # (before opening the copy: a refusal leaves the old one)
         with open(os.path.join(here, os.path.basename(path)), "w", encoding="utf-8") as f:
-            f.write(rewrite(source, path))
+            f.write(text)
     print(f"wrote {len(FILES)} files to {os.path.normpath(here)}")
 
 

@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import warnings
 
 import numpy as np
 
@@ -432,22 +433,71 @@ def cumsum(x, axis=None, dtype=None):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002 - Keras' name
-    """The vector or matrix norm: 2-norm / Frobenius by default; for vectors ``ord`` 1, 2, inf or p."""
+    """The vector or matrix norm, as ``np.linalg.norm`` and Keras' ``ops.norm``.
+
+    ``axis`` an int (or a 1-D ``x`` with ``axis=None``): the vector norm of order ``ord`` (None or 2: Euclidean;
+    inf, -inf; 0: the count of non-zeros; any other number p: ``sum(|x|^p)^(1/p)``). ``axis`` a pair (or a 2-D
+    ``x`` with ``axis=None``): the matrix norm (None or ``'fro'``: Frobenius; ``'nuc'``: the sum of the singular
+    values; 2, -2: the largest, smallest singular value; 1, -1: the largest, smallest column sum of ``|x|``;
+    inf, -inf: the largest, smallest row sum). ``ord=None, axis=None`` on any rank: the Euclidean norm of all
+    elements. Ints and bools compute in ``floatx()``. Raises ValueError for an axis outside
+    ``x``'s rank, a string ``ord`` of a vector norm, or a matrix ``ord`` other than those above."""
     x = _floating(x)
-    if ord is None or ord in ("fro", 2) and (axis is None or isinstance(axis, int) or x.ndim == 1):
-        return _o.norm(x, ord="euclidean", axis=_axis(axis), keepdims=keepdims)
-    if isinstance(ord, str) or (isinstance(axis, (tuple, list)) and len(axis) == 2):
-        raise ValueError(f"norm: `ord` must be None, 'fro' or a number for a vector norm. Received: ord={ord!r}, "
-                         f"axis={axis!r}")
+    if isinstance(ord, str) and ord not in ("fro", "nuc"):
+        raise ValueError(f"norm: a string `ord` must be 'fro' or 'nuc'. Received: ord={ord!r}")
+    if axis is None:
+        if ord is None:
+            return _o.norm(x, ord="euclidean", axis=None, keepdims=keepdims)
+        axis = tuple(range(x.ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if builtins.any(not -x.ndim <= a < x.ndim for a in axes):
+        raise ValueError(f"norm: every `axis` must be in [-ndim, ndim) for an input of rank {x.ndim}. "
+                         f"Received: axis={axis!r}")
+    axes = tuple(int(a) % x.ndim for a in axes)
+    if len(axes) == 1:
+        return _vector_norm(x, ord, axes[0], keepdims)
+    if len(axes) == 2 and axes[0] != axes[1]:
+        return _matrix_norm(x, ord, axes, keepdims)
+    raise ValueError(f"norm: `axis` must be an int or a pair of distinct axes. Received: axis={axis!r}")
+
+
+def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
+    if isinstance(ord, str):
+        raise ValueError(f"norm: `ord` must be None or a number for a vector norm. Received: ord={ord!r}")
+    if ord is None or ord == 2:
+        return _o.norm(x, ord="euclidean", axis=axis, keepdims=keepdims)
     a = _o.abs(x)
     if ord == np.inf:
-        return _o.reduce_max(a, axis=_axis(axis), keepdims=keepdims)
+        return _o.reduce_max(a, axis=axis, keepdims=keepdims)
     if ord == -np.inf:
-        return _o.reduce_min(a, axis=_axis(axis), keepdims=keepdims)
+        return _o.reduce_min(a, axis=axis, keepdims=keepdims)
     if ord == 0:
-        return _o.reduce_sum(_o.cast(_o.not_equal(x, 0.0), x.dtype), axis=_axis(axis), keepdims=keepdims)
+        return _o.reduce_sum(_o.cast(_o.not_equal(x, 0.0), x.dtype), axis=axis, keepdims=keepdims)
     p = x._value.dtype.type(ord)
-    return _o.pow(_o.reduce_sum(_o.pow(a, p), axis=_axis(axis), keepdims=keepdims), x._value.dtype.type(1.0) / p)
+    return _o.pow(_o.reduce_sum(_o.pow(a, p), axis=axis, keepdims=keepdims), x._value.dtype.type(1.0) / p)
+
+
+def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+    rows, cols = axes
+    if ord is None or ord == "fro":
+        return _o.norm(x, ord="euclidean", axis=axes, keepdims=keepdims)
+    if ord in (1, -1, np.inf, -np.inf):
+        # 1/-1: the sums run down each column (over the row axis), then the extreme over the column axis; inf/-inf
+        # the other way round
+        summed, across = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = _o.reduce_sum(_o.abs(x), axis=summed, keepdims=True)
+        extreme = _o.reduce_max if ord > 0 else _o.reduce_min
+        out = extreme(sums, axis=across, keepdims=True)
+    elif ord in ("nuc", 2, -2):
+        rest = [a for a in range(x.ndim) if a not in axes]
+        s = _linalg.svd(_o.transpose(x, perm=(*rest, rows, cols)), compute_uv=False)
+        out = {"nuc": _o.reduce_sum, 2: _o.reduce_max, -2: _o.reduce_min}[ord](s, axis=-1)
+        for a in sorted(axes):
+            out = _o.expand_dims(out, a)
+    else:
+        raise ValueError(f"norm: `ord` must be None, 'fro', 'nuc', 1, -1, 2, -2, inf or -inf for a matrix norm. "
+                         f"Received: ord={ord!r}")
+    return out if keepdims else _o.squeeze(out, axis=list(axes))
 
 
 # ---------------------------------------------------------------------------------------------- shapes
@@ -582,15 +632,37 @@ def sigmoid(x):
     return _activations.remember_logits(_nn.sigmoid(x), x, "sigmoid")
 
 
+def _softmax_axes(x, axis, owner):
+    """``axis`` as Keras takes it: an int (warning, as Keras, when that axis has size 1), or None (all axes) or
+    several axes as a tuple (returned as a tuple)."""
+    if axis is None:
+        return tuple(range(x.ndim))
+    if isinstance(axis, (tuple, list)):
+        return tuple(int(a) for a in axis)
+    if x.ndim and x.shape[axis] == 1:
+        warnings.warn(f"You are using a softmax over axis {axis} of a tensor of shape {tuple(x.shape)}. This axis "
+                      "has size 1. The softmax operation will always return the value 1, which is likely not what "
+                      "you intended. Did you mean to use a sigmoid instead?", UserWarning, stacklevel=3)
+    return axis
+
+
 def softmax(x, axis=-1):
-    """Softmax over ``axis`` (a cross-entropy of the result works from ``x``, as Keras')."""
+    """Softmax over ``axis``: an int, several axes (a tuple) or None (all); a cross-entropy of the result works
+    from ``x``, as Keras'."""
     x = _floating(x)
-    return _activations.remember_logits(_nn.softmax(x, axis=axis), x, "softmax", axis)
+    axes = _softmax_axes(x, axis, "softmax")
+    if isinstance(axes, tuple):
+        return _o.exp(_o.subtract(x, _o.reduce_logsumexp(x, axis=axes, keepdims=True)))
+    return _activations.remember_logits(_nn.softmax(x, axis=axes), x, "softmax", axes)
 
 
 def log_softmax(x, axis=-1):
-    """Log-softmax over ``axis``."""
-    return _nn.log_softmax(_floating(x), axis=axis)
+    """Log-softmax over ``axis``: an int, several axes (a tuple) or None (all)."""
+    x = _floating(x)
+    axes = _softmax_axes(x, axis, "log_softmax")
+    if isinstance(axes, tuple):
+        return _o.subtract(x, _o.reduce_logsumexp(x, axis=axes, keepdims=True))
+    return _nn.log_softmax(x, axis=axes)
 
 
 # ====================================================================================== issue 37: the rest of
@@ -1206,24 +1278,37 @@ def in_top_k(targets, predictions, k):
     return _o.in_top_k(targets, predictions, k)
 
 
-def segment_sum(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
-    """The sum of each segment (``num_segments`` defaults to ``max(segment_ids) + 1``)."""
+def _segments(data, segment_ids, num_segments):
+    """``data`` as a tensor, ``segment_ids`` as an array and the number of segments (``max(segment_ids) + 1`` by
+    default), after Keras' checks: ``segment_ids`` is a vector as long as ``data``'s first axis."""
     data = convert_to_tensor(data)
-    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    ids = np.asarray(convert_to_numpy(segment_ids))
+    if ids.ndim > 1:
+        raise ValueError(f"Argument `segment_ids` should be an 1-D vector, got shape: {ids.ndim}. Consider either "
+                         f"flatten input with segment_ids.reshape((-1)) and data.reshape((-1, ) + "
+                         f"data.shape[len(segment_ids.shape):]) or vectorize with vmap.")
+    if ids.ndim == 1 and (data.ndim == 0 or ids.shape[0] != data.shape[0]):
+        raise ValueError(f"Argument `segment_ids` and `data` should have same leading dimension. Got {ids.shape} "
+                         f"v.s. {tuple(data.shape)}.")
+    return data, ids, num_segments if num_segments is not None else int(ids.max(initial=-1)) + 1
+
+
+def segment_sum(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
+    """The sum of each segment (``num_segments`` defaults to ``max(segment_ids) + 1``; an entry whose id is
+    negative is dropped, as TF)."""
+    data, segment_ids, n = _segments(data, segment_ids, num_segments)
     return _o.unsorted_segment_sum(data, segment_ids, num_segments=n)
 
 
 def segment_max(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
     """The largest entry of each segment (an empty segment holds the dtype's lowest value, as TF)."""
-    data = convert_to_tensor(data)
-    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    data, segment_ids, n = _segments(data, segment_ids, num_segments)
     return _o.unsorted_segment_max(data, segment_ids, num_segments=n)
 
 
 def segment_min(data, segment_ids, num_segments=None, sorted=False):  # noqa: A002 - Keras' name
-    """The smallest entry of each segment."""
-    data = convert_to_tensor(data)
-    n = num_segments if num_segments is not None else int(convert_to_numpy(segment_ids).max(initial=-1)) + 1
+    """The smallest entry of each segment (an empty segment holds the dtype's highest value, as TF)."""
+    data, segment_ids, n = _segments(data, segment_ids, num_segments)
     return _o.unsorted_segment_min(data, segment_ids, num_segments=n)
 
 
@@ -1292,11 +1377,26 @@ def scatter(indices, values, shape):
     return _o.scatter_nd(Tensor(convert_to_numpy(indices).astype(np.int64)), values, shape=tuple(shape))
 
 
-def scatter_update(inputs, indices, updates):
-    """``inputs`` with the entries at ``indices`` replaced by ``updates``."""
+def scatter_update(inputs, indices, updates, reduction=None):
+    """``inputs`` with the entries at ``indices`` replaced by ``updates`` (the last of repeated indices wins), or,
+    with ``reduction`` ``"add"``, ``"max"``, ``"min"`` or ``"mul"``, combined with them (repeats all count)."""
+    if reduction is not None:
+        reduction = str(reduction).lower()
+        if reduction not in ("add", "max", "min", "mul"):
+            raise ValueError(f"scatter_update: Invalid reduction: {reduction}. Supported values are: None, 'add', "
+                             f"'max', 'min', 'mul'.")
     x = convert_to_tensor(inputs)
-    return _o.tensor_scatter_nd_update(x, convert_to_numpy(indices).astype(np.int64),
-                                       convert_to_tensor(updates, dtype=x.dtype))
+    idx = convert_to_numpy(indices).astype(np.int64)
+    upd = convert_to_tensor(updates, dtype=x.dtype)
+    if reduction is None:
+        return _o.tensor_scatter_nd_update(x, idx, upd)
+    if reduction != "mul":
+        op = {"add": _o.tensor_scatter_nd_add, "max": _o.tensor_scatter_nd_max, "min": _o.tensor_scatter_nd_min}
+        return op[reduction](x, idx, upd)
+    for i in builtins.range(idx.shape[0]):  # one update after the other: each product stays differentiable
+        at = idx[i:i + 1]
+        x = _o.tensor_scatter_nd_update(x, at, _o.multiply(_o.gather_nd(x, at), upd[i:i + 1]))
+    return x
 
 
 def get_item(x, key):
@@ -1319,8 +1419,8 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
 
 
 def saturate_cast(x, dtype):
-    """``x`` cast to ``dtype``, clamped to its range."""
-    return _o.saturate_cast(convert_to_tensor(x), dtype)
+    """``x`` cast to ``dtype`` (``floatx()`` when None, as Keras), clamped to its range."""
+    return _o.saturate_cast(convert_to_tensor(x), _backend.floatx() if dtype is None else dtype)
 
 
 # ---------------------------------------------------------------- control flow
@@ -1349,6 +1449,12 @@ def fori_loop(lower, upper, body_fun, init_val):
 def scan(f, init, xs=None, length=None, reverse=False, unroll=1):
     """JAX's ``scan``: ``carry, y = f(carry, x)`` over ``xs`` (or ``length`` steps); returns the final carry and
     the stacked ``y``."""
+    if not callable(f):
+        raise TypeError(f"scan: `f` should be a callable. Received: f={f!r}")
+    if not isinstance(unroll, bool) and (not isinstance(unroll, (int, np.integer)) or unroll < 1):
+        raise ValueError(f"scan: `unroll` must be an positive integer or boolean. Received: unroll={unroll!r}")
+    if xs is None and length is None:
+        raise ValueError("scan: Got no `xs` to scan over and `length` not provided.")
     if xs is None:
         items = [None] * int(length)
     else:
@@ -1433,7 +1539,9 @@ sparsemax = _activation("sparsemax", "The projection onto the simplex.")
 
 
 def normalize(x, axis=-1, order=2, epsilon=None):
-    """``x`` divided by its ``order``-norm along ``axis`` (at least ``epsilon``)."""
+    """``x`` divided by its ``order``-norm along ``axis`` (at least ``epsilon``); ``order`` an int >= 1."""
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 1:
+        raise ValueError(f"normalize: Argument `order` must be an int >= 1. Received: order={order!r}")
     x = _floating(x)
     eps = 1e-12 if epsilon is None else float(epsilon)
     if order == 2:
@@ -1443,11 +1551,19 @@ def normalize(x, axis=-1, order=2, epsilon=None):
 
 
 def moments(x, axes, keepdims=False, synchronized=False):
-    """The mean and the variance of ``x`` over ``axes``."""
+    """The mean and the variance of ``x`` over ``axes``; float16 computes in float32 and comes back clipped to
+    float16's finite range (Keras' rule: a variance that overflows float16 is its largest value, not inf)."""
     x = _floating(x)
+    half = x._value.dtype == np.float16
+    if half:
+        x = _o.cast(x, "float32")
     m = _o.reduce_mean(x, axis=_axis(axes), keepdims=True)
     v = _o.reduce_mean(_o.square(_o.subtract(x, m)), axis=_axis(axes), keepdims=keepdims)
-    return (m if keepdims else _o.squeeze(m, axis=_axis(axes))), v
+    m = m if keepdims else _o.squeeze(m, axis=_axis(axes))
+    if half:
+        top = float(np.finfo(np.float16).max)
+        m, v = (_o.cast(_o.clip_by_value(t, -top, top), "float16") for t in (m, v))
+    return m, v
 
 
 def batch_normalization(x, mean, variance, axis, offset=None, scale=None, epsilon=1e-3):
@@ -1476,9 +1592,23 @@ def rms_normalization(x, scale=None, axis=-1, epsilon=None):
 
 
 def layer_normalization(x, gamma=None, beta=None, axis=-1, epsilon=None, **kwargs):
-    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis`` (``epsilon`` defaults to 1e-7)."""
+    """``(x - mean) / sqrt(var + epsilon) * gamma + beta`` over ``axis`` (``epsilon`` defaults to 1e-7).
+
+    Keras' deprecated ``rms_scaling=True`` gives ``x / sqrt(var + epsilon) * gamma`` (no centring, no ``beta``:
+    Keras' formula, scaled by the variance rather than the root mean square), with Keras' warning."""
+    rms_scaling = kwargs.pop("rms_scaling", False)
+    if kwargs:
+        raise TypeError(f"layer_normalization: unexpected keyword arguments {sorted(kwargs)}")
     x = _floating(x)
     eps = 1e-7 if epsilon is None else float(epsilon)
+    if rms_scaling:
+        warnings.warn("You passed `rms_scaling=True`, which is deprecated. This argument incorrectly scales the "
+                      "input by the variance, not the root mean square. To correctly use RMS Normalization, please "
+                      "use `keras.ops.rms_normalization` / `keras.ops.nn.rms_normalization` instead.", UserWarning,
+                      stacklevel=2)
+        _, v = moments(x, axis, keepdims=True)
+        y = _o.multiply(x, _o.rsqrt(_o.add(v, eps)))
+        return y if gamma is None else _o.multiply(y, convert_to_tensor(gamma, dtype=x.dtype))
     m, v = moments(x, axis, keepdims=True)
     y = _o.multiply(_o.subtract(x, m), _o.rsqrt(_o.add(v, eps)))
     if gamma is not None:
@@ -1535,8 +1665,16 @@ def sparse_categorical_crossentropy(target, output, from_logits=False, axis=-1):
 
 
 def dot_product_attention(query, key, value, bias=None, mask=None, scale=None, is_causal=False, **kwargs):
-    """``softmax(q k^T * scale + bias, masked) v`` over inputs ``(batch, length, heads, dim)``."""
+    """``softmax(q k^T * scale + bias, masked) v`` over inputs ``(batch, length, heads, dim)``; with fewer key and
+    value heads than query heads (grouped-query attention: a divisor of them), each key/value head serves
+    ``query heads / key heads`` consecutive query heads, as Keras."""
     q, k, v = _promote(_floating(query), _floating(key), _floating(value))
+    if k.ndim == 4 and q.shape[2] != k.shape[2]:
+        if k.shape[2] == 0 or q.shape[2] % k.shape[2] or v.shape[2] != k.shape[2]:
+            raise ValueError(f"dot_product_attention: the query heads ({q.shape[2]}) must be a multiple of the key "
+                             f"and value heads ({k.shape[2]}, {v.shape[2]})")
+        reps = q.shape[2] // k.shape[2]
+        k, v = _o.repeat(k, reps, axis=2), _o.repeat(v, reps, axis=2)
     d = q.shape[-1]
     s = float(1.0 / np.sqrt(d)) if scale is None else float(scale)
     logits = _o.multiply(_o.einsum("bqhd,bkhd->bhqk", q, k), s)
@@ -1607,8 +1745,11 @@ def solve(a, b):
 
 
 def solve_triangular(a, b, lower=False):
-    """``x`` with ``T @ x = b`` for the lower (``lower=True``) or upper triangle ``T`` of ``a``."""
+    """``x`` with ``T @ x = b`` for the lower (``lower=True``) or upper triangle ``T`` of ``a``; ``b`` holds
+    matrices (``(..., n, k)``) or, one rank below ``a``, vectors (``(..., n)``)."""
     a, b = _promote(_floating(a), _floating(b))
+    if b.ndim == a.ndim - 1:  # one right-hand side vector per matrix
+        return _o.squeeze(_linalg.triangular_solve(a, _o.expand_dims(b, -1), lower=lower), axis=-1)
     return _linalg.triangular_solve(a, b, lower=lower)
 
 
@@ -1637,8 +1778,17 @@ def _from_last(y, data_format):
 def conv(inputs, kernel, strides=1, padding="valid", data_format=None, dilation_rate=1):
     """The N-d convolution of Keras' ``ops.conv`` (1-D, 2-D or 3-D by the kernel's rank)."""
     x, k = _promote(_floating(inputs), _floating(kernel))
-    y = _nn.convolution(_to_last(x, data_format), k, strides=strides, padding=padding.upper(),
-                        dilations=dilation_rate)
+    x = _to_last(x, data_format)
+    groups = x.shape[-1] // k.shape[-2] if k.shape[-2] else 1
+    if groups > 1 and x.shape[-1] == groups * k.shape[-2] and k.shape[-1] % groups == 0:
+        # a grouped convolution (Keras infers the groups from the channels): each group of input channels with its
+        # share of the filters, the outputs side by side
+        per = k.shape[-1] // groups
+        xs = [x[..., g * k.shape[-2]:(g + 1) * k.shape[-2]] for g in range(groups)]
+        y = _o.concat([_nn.convolution(xg, k[..., g * per:(g + 1) * per], strides=strides, padding=padding.upper(),
+                                       dilations=dilation_rate) for g, xg in enumerate(xs)], axis=-1)
+    else:
+        y = _nn.convolution(x, k, strides=strides, padding=padding.upper(), dilations=dilation_rate)
     return _from_last(y, data_format)
 
 
@@ -1700,13 +1850,20 @@ def average_pool(inputs, pool_size, strides=None, padding="valid", data_format=N
     return _from_last(y, data_format)
 
 
+def _block_size(block_size, owner):
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 2:
+        raise ValueError(f"{owner}: `block_size` must be at least 2. Received: block_size={block_size!r}")
+
+
 def depth_to_space(x, block_size, data_format="channels_last"):
-    """Channels moved into spatial blocks (channels last)."""
+    """Channels moved into spatial blocks (channels last); ``block_size`` at least 2."""
+    _block_size(block_size, "depth_to_space")
     return _from_last(_nn.depth_to_space(_to_last(convert_to_tensor(x), data_format), block_size), data_format)
 
 
 def space_to_depth(x, block_size, data_format="channels_last"):
-    """Spatial blocks moved into channels (channels last)."""
+    """Spatial blocks moved into channels (channels last); ``block_size`` at least 2."""
+    _block_size(block_size, "space_to_depth")
     return _from_last(_nn.space_to_depth(_to_last(convert_to_tensor(x), data_format), block_size), data_format)
 
 

@@ -1,6 +1,6 @@
 """Keras 3's ``keras.ops.image`` color conversions on descend's ``tf.image`` ones (issue 37): batched (rank 4)
-or single (rank 3) images, channels last by default or first with ``data_format="channels_first"``.
-``descend.keras.ops.image`` holds them (they are not in ``keras.ops`` itself, as in Keras).
+or single (rank 3) images, channels last or first by ``data_format`` (``None``: ``keras.backend.image_data_format()``,
+as Keras). ``descend.keras.ops.image`` holds them (they are not in ``keras.ops`` itself, as in Keras).
 
 Example:
     >>> import numpy as np
@@ -12,6 +12,7 @@ Example:
 from __future__ import annotations
 
 from .. import image as _image
+from . import backend as _kbackend
 from .. import ops as _o
 from ..framework import Tensor, Variable
 from ..framework import convert_to_tensor as _to_tensor
@@ -23,9 +24,9 @@ def _images(images, data_format, owner):
     x = images.value() if isinstance(images, Variable) else images
     x = x if isinstance(x, Tensor) else _to_tensor(x)
     if x.ndim not in (3, 4):
-        raise ValueError(f"{owner}: `images` must have rank 3 (one image) or 4 (a batch). Received shape "
-                         f"{tuple(x.shape)}")
-    data_format = data_format or "channels_last"
+        raise ValueError(f"{owner}: Invalid images rank: expected rank 3 (single image) or rank 4 (batch of "
+                         f"images). Received shape {tuple(x.shape)}")
+    data_format = data_format or _kbackend.image_data_format()
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"{owner}: `data_format` must be 'channels_last' or 'channels_first'. Received: "
                          f"data_format={data_format!r}")
@@ -46,7 +47,7 @@ def rgb_to_grayscale(images, data_format=None):
     x, first = _images(images, data_format, "rgb_to_grayscale")
     channels = x.shape[-3 if first else -1]
     if channels not in (1, 3):
-        raise ValueError(f"rgb_to_grayscale: the images must have 3 (RGB) or 1 (grayscale) channels. Received "
+        raise ValueError(f"rgb_to_grayscale: Invalid channel size: expected 3 (RGB) or 1 (Grayscale). Received "
                          f"shape {tuple(x.shape)}")
     if channels == 1:
         return _o.identity(x)
@@ -56,7 +57,8 @@ def rgb_to_grayscale(images, data_format=None):
 def _float_images(images, data_format, owner):
     x, first = _images(images, data_format, owner)
     if x.dtype.kind != "f":
-        raise ValueError(f"{owner}: the images must be floats. Received: images.dtype={x.dtype.name}")
+        raise ValueError(f"{owner}: Invalid images dtype: expected float dtype. Received: images.dtype="
+                         f"{x.dtype.name}")
     return x, first
 
 

@@ -215,15 +215,16 @@ def _window(window, sequence_length, fft_length, dtype, owner):
         return None
     if isinstance(window, str):
         if window not in ("hann", "hamming"):
-            raise ValueError(f"{owner}: a string `window` must be 'hann' or 'hamming'. Received: window={window!r}")
+            raise ValueError(f"{owner}: If a string is passed to `window`, it must be one of 'hann', 'hamming'. "
+                             f"Received: window={window!r}")
         phase = 2.0 * np.pi * np.arange(sequence_length) / sequence_length  # periodic: N, not N - 1
         a = 0.5 if window == "hann" else 0.54
         values = (a - (1.0 - a) * np.cos(phase)).astype(dtype)
     else:
         values = np.asarray(window.numpy() if hasattr(window, "numpy") else window).astype(dtype)
     if values.shape != (sequence_length,):
-        raise ValueError(f"{owner}: `window` must have shape [sequence_length]=[{sequence_length}]. Received shape "
-                         f"{values.shape}")
+        raise ValueError(f"{owner}: The shape of `window` must be equal to [sequence_length]=[{sequence_length}]. "
+                         f"Received: window shape={values.shape}")
     left = (fft_length - sequence_length) // 2
     return np.pad(values, (left, fft_length - sequence_length - left))
 
@@ -232,9 +233,9 @@ def _stft_args(sequence_length, sequence_stride, fft_length, owner):
     for name, value in (("sequence_length", sequence_length), ("sequence_stride", sequence_stride),
                         ("fft_length", fft_length)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"{owner}: `{name}` must be a positive int. Received: {name}={value!r}")
+            raise ValueError(f"{owner}: `{name}` must be a positive integer. Received: {name}={value!r}")
     if fft_length < sequence_length:
-        raise ValueError(f"{owner}: `fft_length` must be >= `sequence_length`. Received: "
+        raise ValueError(f"{owner}: `fft_length` must equal or be larger than `sequence_length`. Received: "
                          f"sequence_length={sequence_length}, fft_length={fft_length}")
 
 
@@ -245,7 +246,8 @@ def stft(x, sequence_length, sequence_stride, fft_length, window="hann", center=
     ``(..., frames, fft_length // 2 + 1)``."""
     x = _t(x)
     if x.dtype.name not in ("float32", "float64"):
-        raise TypeError(f"stft: `x` must be float32 or float64. Received dtype {x.dtype.name}")
+        raise TypeError(f"stft: Invalid input type. Expected `float32` or `float64`. Received: input type="
+                        f"{x.dtype.name}")
     _stft_args(sequence_length, sequence_stride, fft_length, "stft")
     win = _window(window, sequence_length, fft_length, x.dtype.name, "stft")
     if center:
@@ -507,7 +509,7 @@ def ctc_decode(inputs, sequence_lengths, strategy="greedy", beam_width=100, top_
     ``top_paths`` most probable label sequences by a prefix beam search of width ``beam_width`` over the
     log-softmax of the logits, scored by their log-probabilities (``tf.nn.ctc_beam_search_decoder``'s)."""
     if strategy not in ("greedy", "beam_search"):
-        raise ValueError(f"ctc_decode: `strategy` must be 'greedy' or 'beam_search'. Received: strategy={strategy!r}")
+        raise ValueError(f"ctc_decode: Invalid strategy {strategy!r}. Supported values are 'greedy' and 'beam_search'.")
     x = np.asarray(_t(inputs).numpy())
     if x.ndim != 3:
         raise ValueError(f"ctc_decode: `inputs` must have rank 3 (batch, time, classes). Received shape {x.shape}")
@@ -597,7 +599,7 @@ def fold(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
     ``padding`` cropped."""
     x = _t(x)
     if x.ndim != 3:
-        raise ValueError(f"fold: `x` must have rank 3 (N, C * kH * kW, L). Received shape {tuple(x.shape)}")
+        raise ValueError(f"fold: `x` must be 3D, of shape (N, C * kH * kW, L). Received shape {tuple(x.shape)}")
     h, w = _pair_arg(output_size, "output_size", "fold", 1)
     idx, (ph, pw), (hp, wp) = _block_indices(h, w, kernel_size, dilation, padding, stride, "fold")
     n, ck, length = x.shape
@@ -763,8 +765,8 @@ def associative_scan(f, elems, reverse=False, axis=0):
                              f"{tuple(v.shape)}")
         lengths.add(v.shape[axis])
     if len(lengths) != 1:
-        raise ValueError(f"associative_scan: every element must have the same length along axis {axis}. Received "
-                         f"lengths {sorted(lengths)}")
+        raise ValueError(f"associative_scan: Array inputs must have the same first dimension (the length along "
+                         f"axis {axis}). Received lengths {sorted(lengths)}")
     n = lengths.pop()
 
     def at(i):

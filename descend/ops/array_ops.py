@@ -256,7 +256,8 @@ def _(g, ans, params, indices, axis=0, batch_dims=0):
 
 @defop
 def unsorted_segment_sum(data, segment_ids, num_segments=None):
-    """``out[k] = sum of data[i] with segment_ids[i] == k`` for k < num_segments."""
+    """``out[k] = sum of data[i] with segment_ids[i] == k`` for k < num_segments; an entry whose id is negative
+    is dropped (TF's rule)."""
     ids = _index_array(segment_ids)
     check_segment_prefix("unsorted_segment_sum", data, ids)
     n = check_number(num_segments, "num_segments", low=0, integer=True)

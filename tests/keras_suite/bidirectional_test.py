@@ -474,7 +474,7 @@ class SimpleRNNTest(testing.TestCase):
         if backend.backend() != "torch":
             self.skipTest("Guards the torch-backend cuDNN dispatch path.")
 
-        import torch
+        from kshim.references import torch
 
         if not torch.cuda.is_available():
             self.skipTest("Requires a CUDA device.")

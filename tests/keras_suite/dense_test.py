@@ -731,7 +731,7 @@ class DenseTest(testing.TestCase):
                 optimizer.apply(grads, layer.trainable_variables)
 
         elif backend.backend() == "jax":
-            import jax
+            from kshim.references import jax
 
             def stateless_loss_fn(trainable_variables, x, dy):
                 y = layer.stateless_call(

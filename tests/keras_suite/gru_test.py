@@ -449,7 +449,7 @@ class GRUTest(testing.TestCase):
         # against the slow fallback. This test asserts that `torch._VF.gru`
         # is actually invoked when the layer is called with cuDNN-eligible
         # inputs on CUDA, so the failure mode becomes loud.
-        import torch
+        from kshim.references import torch
 
         if not torch.cuda.is_available():
             self.skipTest("Requires a CUDA device.")

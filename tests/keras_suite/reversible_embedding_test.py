@@ -144,7 +144,7 @@ class ReversibleEmbeddingTest(test_case.TestCase):
         self.assertDType(output_data, "float32")
 
         if backend.backend() == "torch":
-            import torch
+            from kshim.references import torch
 
             if not torch.cuda.is_available():
                 self.skipTest("Torch CPU does not support float16")

@@ -96,7 +96,7 @@ class SeedGeneratorTest(testing.TestCase):
         backend.backend() != "jax", reason="This test requires the JAX backend"
     )
     def test_jax_tracing_with_global_seed_generator(self):
-        import jax
+        from kshim.references import jax
 
         @jax.jit
         def traced_function():

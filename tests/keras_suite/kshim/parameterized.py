@@ -43,18 +43,16 @@ def named_parameters(*cases):
 
 
 def product(*kwargs_seqs, **testgrid):
-    grids = [testgrid] if testgrid else []
-    if kwargs_seqs:  # product(list of dicts, list of dicts, ...)
-        combos = []
-        for parts in itertools.product(*kwargs_seqs):
-            merged = {}
-            for p in parts:
-                merged.update(p)
-            combos.append(merged)
-        return _mark(combos, named=False)
-    keys = list(grids[0]) if grids else []
-    cases = [dict(zip(keys, values)) for values in itertools.product(*(grids[0][k] for k in keys))]
-    return _mark(cases, named=False)
+    """absl's product: each positional argument is a sequence of dicts (merged), each keyword a sequence of values
+    for that argument; one case per combination of them all."""
+    axes = [list(seq) for seq in kwargs_seqs] + [[{k: v} for v in values] for k, values in testgrid.items()]
+    combos = []
+    for parts in itertools.product(*axes):
+        merged = {}
+        for p in parts:
+            merged.update(p)
+        combos.append(merged)
+    return _mark(combos, named=False)
 
 
 def _call_with(fn, case):

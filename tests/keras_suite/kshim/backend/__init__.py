@@ -31,6 +31,7 @@ from . import common, config  # noqa: F401
 
 SUPPORTS_SPARSE_TENSORS = False
 SUPPORTS_RAGGED_TENSORS = False
+SUPPORTS_COMPLEX_DTYPES = False  # (descend has no complex dtypes)
 
 
 def backend() -> str:
