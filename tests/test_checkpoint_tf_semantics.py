@@ -653,3 +653,21 @@ def test_tensorflow_restores_a_module_descend_wrote(tmp_path):
     held = Holder()
     tf.train.Checkpoint(model=held).read(path).assert_existing_objects_matched()
     np.testing.assert_array_equal(held.dense_2.w.numpy(), source.dense_2.w.numpy())
+
+
+@pytest.mark.parametrize("fmt", ["descend", "tensorflow"])
+def test_save_names_the_newest_checkpoint_in_its_folder_as_tf(tmp_path, fmt):
+    """``tf.train.Checkpoint.save`` keeps the folder's ``checkpoint`` file: ``latest_checkpoint(folder)`` and
+    ``list_variables(folder)`` find the newest save (the TF checkpoint guide reads them so)."""
+    v = ds.Variable([1.0, 2.0])
+    ckpt = ds.train.Checkpoint(v=v)
+    assert ds.train.latest_checkpoint(str(tmp_path)) is None
+    first = ckpt.save(str(tmp_path / "ckpt"), format=fmt)
+    assert ds.train.latest_checkpoint(str(tmp_path)) == first
+    v.assign([3.0, 4.0])
+    second = ckpt.save(str(tmp_path / "ckpt"), format=fmt)
+    assert second.endswith("ckpt-2") and ds.train.latest_checkpoint(str(tmp_path)) == second
+    assert dict(ds.train.list_variables(str(tmp_path))) == dict(ds.train.list_variables(second))
+    v.assign([0.0, 0.0])
+    ds.train.Checkpoint(v=v).restore(ds.train.latest_checkpoint(str(tmp_path)))
+    np.testing.assert_array_equal(v.numpy(), [3.0, 4.0])

@@ -368,16 +368,20 @@ class Checkpoint:
         return tf_writer.write_object_checkpoint(path, self._objects, counter)
 
     def save(self, file_prefix, *, format: str = "descend") -> str:  # noqa: A002 - the option's name
-        """Write ``<file_prefix>-<save_counter + 1>`` and return its path. ``format="tensorflow"``: TensorFlow's
-        files (see :meth:`write`), and TensorFlow's ``checkpoint`` file in the folder naming the newest, as
-        ``tf.train.Checkpoint.save`` keeps it."""
+        """Write ``<file_prefix>-<save_counter + 1>`` and return its path (``format="tensorflow"``: TensorFlow's
+        files, see :meth:`write`), and name it the newest in the folder's ``checkpoint`` file, as
+        ``tf.train.Checkpoint.save`` keeps it: ``latest_checkpoint(folder)``, ``list_variables(folder)`` and
+        ``load_checkpoint(folder)`` then find it (a folder a :class:`CheckpointManager` keeps answers by its
+        own index first)."""
         n = self._save_counter + 1
         path = f"{os.fspath(file_prefix)}-{n}"
         if _format(format) == "tensorflow":
             self._write_tensorflow(path, n)
-            tf_writer.record_latest(path)
         else:
             self._write(path, n)
+        group = self.collective_group()
+        if group is None or group.rank == 0:  # (a collective save: every rank wrote its part; one names it)
+            tf_writer.record_latest(path)
         self._save_counter = n
         return path
 

@@ -126,7 +126,8 @@ _TF_PATH_RE = re.compile(r'^\s*model_checkpoint_path\s*:\s*"((?:[^"\\]|\\.)*)"\s
 
 def _tf_latest(directory: str) -> str | None:
     """The ``model_checkpoint_path`` of TensorFlow's ``checkpoint`` file (CheckpointState as text), if its
-    files exist; a relative path is relative to ``directory``."""
+    files exist (TensorFlow's ``.index``, or descend's checkpoint folder that ``Checkpoint.save`` names there
+    too); a relative path is relative to ``directory``."""
     try:
         f, size = open_regular(directory, TF_STATE_FILE, "TensorFlow checkpoint state")
     except (FileNotFoundError, CheckpointError):
@@ -145,7 +146,7 @@ def _tf_latest(directory: str) -> str | None:
                 raise CheckpointCorruptedError(f"{os.path.join(directory, TF_STATE_FILE)}: field "
                                                "'model_checkpoint_path' is not a valid path", [TF_STATE_FILE]) from None
             path = path if os.path.isabs(path) else os.path.join(directory, path)
-            return path if os.path.isfile(path + ".index") else None
+            return path if os.path.isfile(path + ".index") or is_checkpoint_dir(path) else None
     return None
 
 
