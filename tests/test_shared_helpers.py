@@ -98,3 +98,18 @@ def test_segment_ids_shape_rule_is_one_check(op):
     with pytest.raises(InvalidArgumentError, match=rf"{op}: segment_ids shape \(2,\) must be a prefix of data shape "
                                                    r"\(3, 2\)"):
         getattr(ds.math, op)(data, [0, 1], num_segments=2)
+
+
+@pytest.mark.parametrize("make", [
+    lambda v: ds.optimizers.SGD(0.1),
+    lambda v: ds.optimizers.LossScaleOptimizer(ds.optimizers.SGD(0.1)),
+    lambda v: ds.optimizers.MultiOptimizer([(ds.optimizers.SGD(0.1), [v])]),
+    lambda v: ds.compat.v1.train.GradientDescentOptimizer(0.1),
+], ids=["keras", "loss_scale", "multi", "tf1"])
+def test_every_apply_gradients_refuses_a_non_pair_alike_and_changes_nothing(make):
+    """Every entrance reads its (gradient, variable) pairs through optimizers/update_plan.pairs_of."""
+    v = ds.Variable([1.0, 2.0])
+    opt = make(v)
+    with pytest.raises(TypeError, match=r"apply_gradients expects \(gradient, variable\) pairs. Received: 3"):
+        opt.apply_gradients([(np.ones(2, np.float32), v), 3])
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])

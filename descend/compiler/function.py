@@ -472,9 +472,7 @@ class Function:
         new_leaves = []
         for x, name in zip(leaves, _leaf_names(binder, canonical)):
             if isinstance(x, Variable):
-                if id(x) not in rec.var_args:
-                    rec.var_args[id(x)] = len(rec.var_list)
-                    rec.var_list.append(x)
+                rec.add_variable_argument(x)
                 new_leaves.append(x)
             elif isinstance(x, (ArrayLike, np.ndarray)) or _is_spec(x):
                 new_leaves.append(_placeholder(rec, graph, x))
@@ -574,9 +572,7 @@ class Function:
         flat = []
         for x, name in zip(leaves, _leaf_names(binder, canonical)):
             if isinstance(x, Variable):
-                if id(x) not in rec.var_args:
-                    rec.var_args[id(x)] = len(rec.var_list)
-                    rec.var_list.append(x)
+                rec.add_variable_argument(x)
             elif isinstance(x, (ArrayLike, np.ndarray)):
                 flat.append(_placeholder(rec, graph, x))
                 graph.input_names.append(name)

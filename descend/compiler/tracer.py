@@ -200,6 +200,12 @@ class Recorder:
         self.allow_reads = 0         # > 0 while the recorder itself reads values (descend.print)
 
     # ------------------------------------------------------------------ the chain of recorders
+    def add_variable_argument(self, var) -> None:
+        """Record ``var``, a Variable the function was called with, as its next Variable argument (once)."""
+        if id(var) not in self.var_args:
+            self.var_args[id(var)] = len(self.var_list)
+            self.var_list.append(var)
+
     def chain(self):
         """This recorder and those its records also go to (up to and including the first branch)."""
         r = self

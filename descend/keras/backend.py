@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backend import floatx, np_dtype, set_floatx
+from ..backend import floatx, image_data_format, np_dtype, set_floatx, set_image_data_format
 from ..framework import Variable, name_scope
 from ..framework.variable import clear_session
 from ..layers.base import get_mask as get_keras_mask
@@ -57,7 +57,7 @@ def result_type(*dtypes) -> str:
     weak = {int: 1, float: 1.0, bool: True}
     return np.dtype(_result_dtype(*[weak[d] if d in weak else np.zeros((), np_dtype(d)) for d in dtypes])).name
 
-_state = {"epsilon": 1e-7, "image_data_format": "channels_last"}
+_state = {"epsilon": 1e-7}
 
 
 def epsilon() -> float:
@@ -70,17 +70,6 @@ def set_epsilon(value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
         raise ValueError(f"set_epsilon expects a non-negative float. Received: {value!r}")
     _state["epsilon"] = float(value)
-
-
-def image_data_format() -> str:
-    """``"channels_last"`` (the layers' default)."""
-    return _state["image_data_format"]
-
-
-def set_image_data_format(data_format: str) -> None:
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(f"data_format must be 'channels_last' or 'channels_first'. Received: {data_format!r}")
-    _state["image_data_format"] = data_format
 
 
 def get_value(x) -> np.ndarray:

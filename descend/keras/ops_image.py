@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from .. import image as _image
-from . import backend as _kbackend
+from ..backend import image_data_format
 from .. import ops as _o
 from ..framework import Tensor, Variable
 from ..framework import convert_to_tensor as _to_tensor
@@ -26,7 +26,7 @@ def _images(images, data_format, owner):
     if x.ndim not in (3, 4):
         raise ValueError(f"{owner}: Invalid images rank: expected rank 3 (single image) or rank 4 (batch of "
                          f"images). Received shape {tuple(x.shape)}")
-    data_format = data_format or _kbackend.image_data_format()
+    data_format = data_format or image_data_format()
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"{owner}: `data_format` must be 'channels_last' or 'channels_first'. Received: "
                          f"data_format={data_format!r}")

@@ -50,6 +50,7 @@ from ..framework.tensor import Tensor
 from ..framework.variable import Variable, overwrites_in_use
 from . import batched
 from .pipeline import aggregation_for
+from .update_plan import check_uncommitted
 
 __all__ = ["MAX_BOUND", "BatchedStep", "BoundUpdate", "bind", "bound_plans", "clear", "weak", "strong"]
 
@@ -215,11 +216,7 @@ class BoundUpdate:
         if type(plan) is not BatchedStep:
             opt.commit(plan)
             return
-        if plan.committed:
-            raise ValueError("this plan was already committed")
-        if plan.step != opt.state.step:
-            raise ValueError(f"this plan was prepared at step {plan.step}; the optimizer is at step "
-                             f"{opt.state.step}: prepare it again")
+        check_uncommitted(plan, opt.state.step)
         plan.committed = True
         for stage in plan.stages:
             stage.commit_batched(plan)

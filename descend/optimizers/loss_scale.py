@@ -36,6 +36,7 @@ from . import bound
 from .by_name import optimizer_class
 from .optimizer import Optimizer
 from .template import UpdateTemplate
+from .update_plan import pairs_of
 
 __all__ = ["LossScaleOptimizer"]
 
@@ -320,11 +321,7 @@ class _ScaledBound:
     def prepare(self, grads_and_vars, *, buffers: bool = False, **call):
         """``(inner plan or None for a skipped step)``; changes nothing but the record of unscaled gradients."""
         pairs = []
-        for item in grads_and_vars:
-            try:
-                g, v = item
-            except (TypeError, ValueError):
-                raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
+        for g, v in pairs_of(grads_and_vars):
             pairs.append((g, v))
         variables = [v for _, v in pairs]
         grads = self.optimizer._unscale([g for g, _ in pairs], variables)

@@ -9,7 +9,7 @@ from ..framework.variable import Variable
 from . import bound
 from .optimizer import Optimizer
 from .optimizer_map import OptimizerMap
-from .update_plan import ByVariable
+from .update_plan import ByVariable, pairs_of
 from .template import UpdateTemplate, variables_of
 
 __all__ = ["MultiOptimizer"]
@@ -101,11 +101,7 @@ class MultiOptimizer(UpdateTemplate):
     def _split(self, grads_and_vars) -> dict:
         groups: dict[int, list] = {}
         unrouted = []
-        for item in grads_and_vars:
-            try:
-                grad, var = item
-            except (TypeError, ValueError):
-                raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
+        for grad, var in pairs_of(grads_and_vars):
             opt = self.route(var) if isinstance(var, Variable) else None
             if opt is None:
                 unrouted.append(getattr(var, "name", repr(var)))

@@ -35,7 +35,7 @@ from .exact_lazy import LazyRows
 from .hyper import Hyperparameters, LearningRateValue
 from .options import Options
 from .pipeline import Pipeline, aggregation_for
-from .update_plan import UpdatePlan
+from .update_plan import UpdatePlan, check_uncommitted
 from .rule import WeightDecay, as_rule
 from .spellings import TF2_HOOKS, KerasRule, KerasSpelling, TF2Rule, TF2Spelling
 from .stages.update import DeclaredRule
@@ -561,11 +561,7 @@ class Optimizer(UpdateTemplate, KerasSpelling, TF2Spelling):
         input (everything was checked by :meth:`prepare`); a plan commits once."""
         if plan.optimizer is not self:
             raise ValueError(f"this plan was prepared by optimizer '{plan.optimizer.name}', not '{self._name}'")
-        if plan.committed:
-            raise ValueError("this plan was already committed")
-        if plan.step != self.state.step:
-            raise ValueError(f"this plan was prepared at step {plan.step}; the optimizer is at step "
-                             f"{self.state.step}: prepare it again")
+        check_uncommitted(plan, self.state.step)
         plan.committed = True
         self.pipeline.commit(plan)
 

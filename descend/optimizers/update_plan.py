@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework.variable import Variable
 
-__all__ = ["STAGES", "Aggregation", "ByVariable", "Item", "Stage", "UpdatePlan"]
+__all__ = ["STAGES", "Aggregation", "ByVariable", "Item", "Stage", "UpdatePlan", "check_uncommitted", "pairs_of"]
 
 STAGES = ("validate", "check_input", "accumulate", "aggregate", "clip", "check_applied", "resolve", "update", "count",
           "ema")
@@ -51,6 +51,30 @@ class Item:
     decay: dict | None             # weight-decay coefficients (None: no decay)
     decay_all_rows: bool = False   # exact sparse with a zero-is-identity rule: decay every row, update the touched
     constrained: tuple | None = None  # (new param, new slots) precomputed when the variable has a constraint
+
+
+def pairs_of(grads_and_vars):
+    """Each ``(gradient, variable)`` of ``grads_and_vars`` (any iterable of pairs), in order.
+
+    Raises:
+        TypeError: at the first item that is not a pair, naming it.
+    """
+    for item in grads_and_vars:
+        try:
+            grad, var = item
+        except (TypeError, ValueError):
+            raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
+        yield grad, var
+
+
+def check_uncommitted(plan, step: int) -> None:
+    """Refuse to commit ``plan`` (an :class:`UpdatePlan` or a batched step) twice, or at another step than the
+    one it was prepared at (the optimizer moved on since: the plan's values are stale)."""
+    if plan.committed:
+        raise ValueError("this plan was already committed")
+    if plan.step != step:
+        raise ValueError(f"this plan was prepared at step {plan.step}; the optimizer is at step {step}: prepare "
+                         "it again")
 
 
 @dataclass

@@ -15,6 +15,7 @@ from ...framework.tape import GradientTape
 from ...framework.tensor import Tensor, to_array
 from ...framework.variable import Variable
 from ...optimizers.optimizer import Optimizer as _Optimizer
+from ...optimizers.update_plan import pairs_of
 from ...persistence.checkpoint.tf_names import register_optimizer_source
 
 __all__ = ["AggregationMethod", "Optimizer", "live_optimizers", "reset_live_optimizers"]
@@ -142,11 +143,7 @@ class Optimizer(_Optimizer):
         ``gradient_accumulation_steps``: not with each micro-batch). ``name`` is accepted and unused.
         """
         pairs = []
-        for item in grads_and_vars:
-            try:
-                grad, var = item
-            except (TypeError, ValueError):
-                raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
+        for grad, var in pairs_of(grads_and_vars):
             if isinstance(var, Tensor) and not isinstance(var, Variable):  # compute_gradients' var_list may hold
                 raise NotImplementedError(f"Trying to update a Tensor {var!r}: apply_gradients updates Variables "
                                           "(TF 1's rule)")

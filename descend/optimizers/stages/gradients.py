@@ -15,7 +15,7 @@ from ...framework.tensor import Tensor
 from ...framework.variable import Variable, overwrites_in_use
 from ...ops import clip_ops
 from ...ops.gradient_ops import deduplicate_checked
-from ..update_plan import Stage, UpdatePlan
+from ..update_plan import Stage, UpdatePlan, pairs_of
 
 __all__ = ["Validate", "CheckInput", "Clip", "CheckApplied", "validate", "check_nonfinite", "clip"]
 
@@ -84,11 +84,7 @@ def _set_aside_overwrites(plan: UpdatePlan, pairs: list, options) -> list:
 def validate(grads_and_vars, route_check=None) -> list:
     """``[(gradient, variable)]`` checked and normalized to arrays or IndexedSlices."""
     pairs, skipped, seen = [], [], set()
-    for item in grads_and_vars:
-        try:
-            grad, var = item
-        except (TypeError, ValueError):
-            raise TypeError(f"apply_gradients expects (gradient, variable) pairs. Received: {item!r}") from None
+    for grad, var in pairs_of(grads_and_vars):
         if not isinstance(var, Variable):
             raise TypeError(f"apply_gradients: expected a descend.Variable. Received: {type(var).__name__}")
         if id(var) in seen:
