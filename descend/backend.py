@@ -19,8 +19,6 @@ __all__ = [
     "np_dtype",
     "floatx",
     "set_floatx",
-    "image_data_format",
-    "set_image_data_format",
     "as_dtype",
     "is_floating",
     "is_integer",
@@ -159,23 +157,6 @@ def set_floatx(dtype) -> None:
     if not d.is_floating:
         raise ValueError(f"floatx must be a floating dtype. Received: {dtype!r}")
     _FLOATX = d
-
-
-_IMAGE_DATA_FORMAT = "channels_last"
-
-
-def image_data_format() -> str:
-    """Where images keep their channels by default (Keras' ``image_data_format()``): ``"channels_last"`` unless
-    :func:`set_image_data_format` chose ``"channels_first"``."""
-    return _IMAGE_DATA_FORMAT
-
-
-def set_image_data_format(data_format: str) -> None:
-    """Set :func:`image_data_format` (``"channels_last"`` or ``"channels_first"``)."""
-    global _IMAGE_DATA_FORMAT
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(f"data_format must be 'channels_last' or 'channels_first'. Received: {data_format!r}")
-    _IMAGE_DATA_FORMAT = data_format
 
 
 def np_dtype(dtype) -> np.dtype:

@@ -208,6 +208,14 @@ CASES += [
     Case("bessel_i0e", ds.math.bessel_i0e, [_signed(2, 3, lo=0.2, hi=4.0)], True),
     Case("bessel_i1", ds.math.bessel_i1, [_signed(2, 3, lo=0.2, hi=4.0)], True),
     Case("bessel_i1e", ds.math.bessel_i1e, [_signed(2, 3, lo=0.2, hi=4.0)], True),
+    # tf.math.special: away from each function's singular points (x > 0 for Y, K, expint and spence)
+    *[Case(f"special_{name}", getattr(ds.math.special, name), [_u(2, 3, lo=0.3, hi=3.0)], True)
+      for name in ("bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "bessel_k0", "bessel_k0e", "bessel_k1",
+                   "bessel_k1e", "dawsn", "expint", "fresnel_cos", "fresnel_sin", "spence")],
+    *[Case(f"sparse_segment_{mode}", lambda x, f=getattr(ds.sparse, f"segment_{mode}"): f(
+        x, np.array([0, 2, 2, 3]), np.array([0, 0, 1, 1])), [_signed(4, 3)], True) for mode in ("sum", "mean", "sqrt_n")],
+    Case("sparse_segment_mean_grad", lambda g: __import__("descend.ops.sparse_segment_ops", fromlist=["x"])
+         .sparse_segment_mean_grad(g, np.array([0, 2, 2, 3]), np.array([0, 0, 1, 1]), 5), [_signed(2, 3)], True),
     Case("unsorted_segment_prod", lambda x: ds.math.unsorted_segment_prod(x, np.array([1, 0, 1, 1]), 3),
          [_signed(4, 2)], True),
     Case("unsorted_segment_prod_one_zero", lambda x: ds.math.unsorted_segment_prod(

@@ -149,8 +149,9 @@ def test_tf1_collections_program_matches_the_independent_references(capsys):
     losses = module["main"](steps=60, seed=0, record=record)
     out = capsys.readouterr().out
     assert "global_step: 60" in out
-    assert record["emb"] == ["scope_emb/input_from_feature_columns/word_embedding/weights"]
-    assert record["dnn"] == ["dnn/logits/kernel", "dnn/logits/bias"]
+    # TF 1 names a variable's output tensor: its scoped name and ":0"
+    assert record["emb"] == ["scope_emb/input_from_feature_columns/word_embedding/weights:0"]
+    assert record["dnn"] == ["dnn/logits/kernel:0", "dnn/logits/bias:0"]
     assert np.mean(losses[-10:]) < 0.8 * np.mean(losses[:10])
     table = record["emb"][0]
     sparse = []

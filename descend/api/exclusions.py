@@ -153,8 +153,6 @@ EXCLUDED["tf"].update({
                  "Python's cProfile around the step"),
     "tools": ("TF's source tools (tf_upgrade_v2, API documentation generation)", "nothing: descend's API is TF 2's"),
     "security": ("fuzzing annotations for TF's C++ kernels", "nothing: descend has no C++ kernels"),
-    "experimental": ("TF's experimental runtime extensions (ExtensionType, API dispatch, DLPack, TensorRT, DTensor, "
-                     "float8/int4 dtypes)", "descend's stable namespaces (descend.keras.ops for NumPy-style ops)"),
     "ragged_fill_empty_rows": (_NATIVE + " (a raw kernel exported at the top level)",
                                "descend.sparse.fill_empty_rows"),
     "ragged_fill_empty_rows_grad": (_NATIVE + " (a raw kernel's gradient exported at the top level)",

@@ -432,7 +432,7 @@ class Recorder:
             if r.invalid is not None:
                 continue
             if kind == "direct":
-                r.invalidate(f"{user_site(3) or 'Python'} writes variable '{var.name}' directly, which a trace "
+                r.invalidate(f"{user_site(3) or 'Python'} writes variable '{var.scoped_name}' directly, which a trace "
                              "cannot record")
                 continue
             if isinstance(value, IndexedSlices):

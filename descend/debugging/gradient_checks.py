@@ -15,7 +15,7 @@ _FLOAT_KINDS = "fc"
 
 def _describe(x) -> str:
     if isinstance(x, Variable):
-        return f"variable '{x.name}'"
+        return f"variable '{x.scoped_name}'"
     return f"the {x.dtype.name} tensor of shape {tuple(x.shape)}"
 
 

@@ -95,7 +95,7 @@ class MultiOptimizer(UpdateTemplate):
         if owner is not opt:
             where = "no optimizer" if owner is None else f"optimizer '{owner.name}'"
             raise ValueError(
-                f"variable '{var.name}' is routed to {where} of this MultiOptimizer, not to '{opt.name}'"
+                f"variable '{var.scoped_name}' is routed to {where} of this MultiOptimizer, not to '{opt.name}'"
             )
 
     def _split(self, grads_and_vars) -> dict:

@@ -392,7 +392,7 @@ class Optimizer(UpdateTemplate, KerasSpelling, TF2Spelling):
             raise KeyError(f"{self._name} has no slots for variable '{name}' (it has not updated it yet)")
         v, slots = entry
         if slot_name not in slots:
-            raise KeyError(f"variable '{v.name}' has no slot '{slot_name}'. Its slots: {sorted(slots)}")
+            raise KeyError(f"variable '{v.scoped_name}' has no slot '{slot_name}'. Its slots: {sorted(slots)}")
         return slots[slot_name]
 
     def get_slot_names(self) -> list[str]:

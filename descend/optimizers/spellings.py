@@ -64,7 +64,7 @@ class KerasSpelling:
         try:
             return self.__dict__.get("_variable_index", {})[id(variable)]
         except KeyError:
-            raise KeyError(f"variable '{variable.name}' is not one this optimizer was built for") from None
+            raise KeyError(f"variable '{variable.scoped_name}' is not one this optimizer was built for") from None
 
     def add_variable(self, shape, initializer="zeros", dtype=None, aggregation="none", name=None) -> Variable:
         """Optimizer-level state of ``shape`` (saved under ``name``)."""

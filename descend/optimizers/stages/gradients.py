@@ -70,7 +70,7 @@ def _set_aside_overwrites(plan: UpdatePlan, pairs: list, options) -> list:
             keep.append((g, var))
             continue
         if options.gradient_accumulation_steps is not None:
-            raise ValueError(f"variable '{var.name}' has overwrite_with_gradient=True, which descend does not combine "
+            raise ValueError(f"variable '{var.scoped_name}' has overwrite_with_gradient=True, which descend does not combine "
                              f"with gradient accumulation. Received: gradient_accumulation_steps="
                              f"{options.gradient_accumulation_steps}")
         if type(g) is IndexedSlices:
@@ -88,7 +88,7 @@ def validate(grads_and_vars, route_check=None) -> list:
         if not isinstance(var, Variable):
             raise TypeError(f"apply_gradients: expected a descend.Variable. Received: {type(var).__name__}")
         if id(var) in seen:
-            raise ValueError(f"apply_gradients: variable '{var.name}' appears more than once")
+            raise ValueError(f"apply_gradients: variable '{var.scoped_name}' appears more than once")
         seen.add(id(var))
         if route_check is not None:
             route_check(var)
@@ -126,23 +126,23 @@ def _unscale(pairs, factor):
 def _check_gradient(grad, var: Variable):
     vd = var._value.dtype
     if vd.kind != "f":
-        raise TypeError(f"variable '{var.name}' has dtype {vd.name}; optimizers update floating-point variables")
+        raise TypeError(f"variable '{var.scoped_name}' has dtype {vd.name}; optimizers update floating-point variables")
     if isinstance(grad, IndexedSlices):
         gd = grad.values._value.dtype
         if gd != vd:  # as Keras 3: a gradient of another numeric dtype is cast to the variable's
             if gd.kind not in "fiu":
-                raise TypeError(f"gradient for variable '{var.name}': expected dtype {vd.name}, received {gd.name}")
+                raise TypeError(f"gradient for variable '{var.scoped_name}': expected dtype {vd.name}, received {gd.name}")
             grad = IndexedSlices(Tensor(grad.values._value.astype(vd)), grad.indices, grad.dense_shape)
         if grad.dense_shape is not None and tuple(grad.dense_shape) != var.shape:
-            raise ValueError(f"gradient for variable '{var.name}': expected shape {var.shape}, "
+            raise ValueError(f"gradient for variable '{var.scoped_name}': expected shape {var.shape}, "
                              f"received IndexedSlices of dense_shape {tuple(grad.dense_shape)}")
         if grad.values.shape[1:] != var.shape[1:]:
-            raise ValueError(f"gradient for variable '{var.name}': expected rows of shape {var.shape[1:]}, "
+            raise ValueError(f"gradient for variable '{var.scoped_name}': expected rows of shape {var.shape[1:]}, "
                              f"received values of shape {grad.values.shape}")
         idx = grad.indices._value
         if idx.size and (idx.min() < 0 or idx.max() >= var.shape[0]):
             bad = idx[(idx < 0) | (idx >= var.shape[0])][0]
-            raise InvalidArgumentError(f"gradient for variable '{var.name}': index {int(bad)} is not in "
+            raise InvalidArgumentError(f"gradient for variable '{var.scoped_name}': index {int(bad)} is not in "
                                        f"[0, {var.shape[0]})")
         if grad.dense_shape is None:
             grad = IndexedSlices(grad.values, grad.indices, var.shape)
@@ -152,15 +152,15 @@ def _check_gradient(grad, var: Variable):
     else:
         arr = np.asarray(grad)
         if arr.dtype.kind not in "fiu":
-            raise TypeError(f"gradient for variable '{var.name}': expected a numeric array. Received {grad!r}")
+            raise TypeError(f"gradient for variable '{var.scoped_name}': expected a numeric array. Received {grad!r}")
         if not isinstance(grad, np.ndarray):
             arr = arr.astype(vd)
     if arr.dtype != vd:  # as Keras 3: a gradient of another numeric dtype is cast to the variable's
         if arr.dtype.kind not in "fiu":
-            raise TypeError(f"gradient for variable '{var.name}': expected dtype {vd.name}, received {arr.dtype.name}")
+            raise TypeError(f"gradient for variable '{var.scoped_name}': expected dtype {vd.name}, received {arr.dtype.name}")
         arr = arr.astype(vd)
     if arr.shape != var.shape:
-        raise ValueError(f"gradient for variable '{var.name}': expected shape {var.shape}, received {arr.shape}")
+        raise ValueError(f"gradient for variable '{var.scoped_name}': expected shape {var.shape}, received {arr.shape}")
     return arr
 
 
@@ -205,7 +205,7 @@ def check_nonfinite(opt, pairs, what: str, only=None, *, aggregation=None, repli
     if policy == "raise":
         bad = "NaN" if np.isnan(arrays[first]).any() else "Inf"
         raise InvalidArgumentError(
-            f"{what} for variable '{pairs[first][1].name}' contains {bad} (on_nonfinite='raise'); nothing was "
+            f"{what} for variable '{pairs[first][1].scoped_name}' contains {bad} (on_nonfinite='raise'); nothing was "
             "updated. Use on_nonfinite='skip' or 'zero' to carry on")
     if policy == "skip":
         return None

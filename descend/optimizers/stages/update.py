@@ -208,7 +208,7 @@ class Resolve(Stage):
                 param, slot_values = values[id(item.var)]
                 out = np.asarray(to_array(constraint(Tensor(param))))
                 if out.shape != param.shape:
-                    raise ValueError(f"the constraint of variable '{item.var.name}' returned shape {out.shape}; "
+                    raise ValueError(f"the constraint of variable '{item.var.scoped_name}' returned shape {out.shape}; "
                                      f"expected {param.shape}")
                 item.constrained = (out.astype(param.dtype, copy=False), slot_values)
 

@@ -291,7 +291,7 @@ def init_from_checkpoint(ckpt_dir_or_file, assignment_map) -> None:
         values.append((var, arr.astype(var.dtype.dtype, copy=False) if arr.dtype.kind == var.dtype.dtype.kind
                        else arr))
         if values[-1][1].dtype != var.dtype.dtype:
-            problems.append(f"{name}: the checkpoint's dtype {arr.dtype.name} differs from variable '{var.name}' "
+            problems.append(f"{name}: the checkpoint's dtype {arr.dtype.name} differs from variable '{var.scoped_name}' "
                             f"({var.dtype.name})")
     if problems:
         raise ValueError(bounded_lines("init_from_checkpoint: nothing was assigned", problems))

@@ -1,0 +1,27 @@
+"""Keras' ``image_data_format``: where images keep their channels by default. A leaf of ``descend.keras`` (it
+imports nothing), so that ``keras.backend``, ``keras.config`` and the image ops read one setting.
+
+Example:
+    >>> from descend.keras import image_format
+    >>> image_format.image_data_format()
+    'channels_last'
+"""
+
+from __future__ import annotations
+
+__all__ = ["image_data_format", "set_image_data_format"]
+
+_DATA_FORMAT = "channels_last"
+
+
+def image_data_format() -> str:
+    """``"channels_last"`` unless :func:`set_image_data_format` chose ``"channels_first"``."""
+    return _DATA_FORMAT
+
+
+def set_image_data_format(data_format: str) -> None:
+    """Set :func:`image_data_format` (``"channels_last"`` or ``"channels_first"``)."""
+    global _DATA_FORMAT
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"data_format must be 'channels_last' or 'channels_first'. Received: {data_format!r}")
+    _DATA_FORMAT = data_format
