@@ -538,7 +538,7 @@ def test_apply_gradients_says_why_a_gradient_is_missing():
     with ds.GradientTape() as tape:
         loss = a * 3.0 + ds.stop_gradient(b)
     grads = tape.gradient(loss, [a, b])
-    with pytest.warns(UserWarning, match=r"(?s)Gradients do not exist for variables \['b:0'\].*'b:0'.*stop_gradient"):
+    with pytest.warns(UserWarning, match=r"(?s)Gradients do not exist for variables \['b:0'\].*variable 'b'.*stop_gradient"):
         ds.optimizers.SGD(0.1).apply_gradients(zip(grads, [a, b]))
     with pytest.raises(ValueError, match=r"(?s)No gradients provided.*'b:0'"):
         ds.optimizers.SGD(0.1).apply_gradients([(None, b)])
@@ -554,7 +554,7 @@ def test_a_non_finite_sparse_gradient_is_caught_once_under_every_policy(policy):
     g = ds.IndexedSlices(ds.constant(values), ds.constant([3, 3, 1]), (5, 2))
     before = snapshot([opt], [table])
     if policy == "raise":
-        with pytest.raises(InvalidArgumentError, match="gradient for variable 'table:0' contains"):
+        with pytest.raises(InvalidArgumentError, match="gradient for variable 'table' contains"):
             opt.apply_gradients([(g, table)])
         _assert_unchanged(before, snapshot([opt], [table]))
         return

@@ -29,7 +29,7 @@ Example:
     >>> print(tape.gradient(loss, w))
     None
     >>> print(ds.debugging.explain_gradient(tape, loss, w))  # doctest: +ELLIPSIS
-    The gradient of the target with respect to variable 'w:0' is None: the path from variable 'w:0' to the target is cut by stop_gradient ...
+    The gradient of the target with respect to variable 'w' is None: the path from variable 'w' to the target is cut by stop_gradient ...
 
 The implementation lives in :mod:`descend.debugging.gradient_checks`; this module is the public namespace.
 """

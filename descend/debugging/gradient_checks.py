@@ -224,6 +224,6 @@ def missing_gradients_report(variables) -> str:
         ...     loss = a * 3.0
         >>> grads = tape.gradient(loss, [a, b])
         >>> print(ds.debugging.missing_gradients_report([b]))  # doctest: +ELLIPSIS
-        - The gradient of the target with respect to variable 'b:0' is None: variable 'b:0' is not watched: ...
+        - The gradient of the target with respect to variable 'b' is None: variable 'b' is not watched: ...
     """
     return "\n".join(f"- {line}" for line in explain_missing_gradients(variables))
