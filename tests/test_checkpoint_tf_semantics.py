@@ -671,3 +671,20 @@ def test_save_names_the_newest_checkpoint_in_its_folder_as_tf(tmp_path, fmt):
     v.assign([0.0, 0.0])
     ds.train.Checkpoint(v=v).restore(ds.train.latest_checkpoint(str(tmp_path)))
     np.testing.assert_array_equal(v.numpy(), [3.0, 4.0])
+
+
+@pytest.mark.parametrize("named", ["plain_folder", "missing", "a_file", "symlink_to_folder"])
+def test_a_checkpoint_file_naming_what_is_not_a_checkpoint_gives_no_latest(tmp_path, named):
+    """The folder's ``checkpoint`` file is read from disk: a name in it counts only where a checkpoint is (TF's
+    ``.index``, or a descend checkpoint folder with its manifest), else there is no latest checkpoint."""
+    target = tmp_path / "ckpt-7"
+    if named == "plain_folder":
+        target.mkdir()
+        (target / "notes.txt").write_text("mine")
+    elif named == "a_file":
+        target.write_text("not a checkpoint")
+    elif named == "symlink_to_folder":
+        (tmp_path / "elsewhere").mkdir()
+        target.symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "ckpt-7"\nall_model_checkpoint_paths: "ckpt-7"\n')
+    assert ds.train.latest_checkpoint(str(tmp_path)) is None
