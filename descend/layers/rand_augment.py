@@ -88,6 +88,9 @@ class RandAugment(_Random):
         """``{"layer_idxes": (num_ops,)}``: the picks, indices into Keras' list (module docstring)."""
         if not training:
             return None
+        # the images are checked as a call checks them: a value descend cannot read (a symbolic tensor of a
+        # framework tracing this function) raises, rather than one draw standing for every element of a trace
+        self._images(data["images"] if isinstance(data, dict) else data)
         return {"layer_idxes": draw(fn=lambda: self._rng.integers(0, len(_NAMES), size=self.num_ops).astype(np.int32))}
 
     def transform_images(self, images, transformation, training=True):
