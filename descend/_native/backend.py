@@ -107,7 +107,7 @@ import threading
 import numpy as np
 
 __all__ = ["DTYPES", "Backend", "DenseBatch", "FusedKernelWarning", "KernelSpec", "LoopSpec", "RuleKernel", "default",
-           "register_default", "set_default", "stats", "window_kernels"]
+           "register_default", "row_kernels", "set_default", "stats", "window_kernels"]
 
 #: the dtypes the kernels are generated for
 DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
@@ -341,6 +341,11 @@ class Backend:
         eager ops' sums: :func:`descend._native.loops.windows`)."""
         raise NotImplementedError
 
+    def rows(self):
+        """``(row_sum, row_max)`` reductions over the last axis of a C-contiguous 2-D array with NumPy's bits, each
+        returning False where it leaves the reduction to NumPy (:func:`descend._native.loops.rows`)."""
+        raise NotImplementedError
+
 
 _default: Backend | None = None
 _default_lock = threading.Lock()
@@ -380,38 +385,63 @@ def set_default(backend: Backend | None) -> Backend | None:
     return previous
 
 
-_window_kernels: dict = {}  # dtype -> the default backend's window kernels, compiled and tried once
+_tried: dict = {}  # (kind, dtype) -> the default backend's kernels of that kind, compiled and tried once
 
 
-def window_kernels(dtype):
-    """The default backend's exact window kernels (``Backend.windows``: :func:`descend._native.loops.windows`) for
-    arrays of ``dtype``, compiled now, or None where they cannot run here (not float32/float64, descend's kernels
-    turned off or still loading, no such kernels in the backend, or their compile failed: warned once). The
-    convolution and pooling ops and the compiled plan both call them, so eager and compiled steps give the same bits;
-    None: the ops' NumPy calls run, with the same bits too."""
+def _kernels(kind: str, dtype, trial, what: str):
+    """The default backend's ``kind`` kernels (a :class:`Backend` method's name) for arrays of ``dtype``, compiled
+    and run once on tiny arrays (``trial(kernels, dtype)``), or None where they cannot run here: not float32/float64,
+    descend's kernels turned off or still loading, none in the backend, or their compile failed (warned once,
+    naming ``what`` runs instead)."""
     from .. import _native
 
     dtype = np.dtype(dtype)
     if dtype not in DTYPES or not _native.enabled() or not _native.ready(exact=False):
         return None
-    if dtype in _window_kernels:
-        return _window_kernels[dtype]
+    key = (kind, dtype)
+    if key in _tried:
+        return _tried[key]
     import warnings
 
     try:
-        kernels = default().windows()
-        x, one = np.zeros((1, 1, 1, 1), dtype), np.zeros((1, 1, 1, 1, 1, 1), dtype)
-        kernels[0](x, one, 1, 1, 1, 1)
-        kernels[1](one, np.zeros_like(one))
-        kernels[2](one, x, 1, 1, 1, 1)
+        kernels = getattr(default(), kind)()
+        trial(kernels, dtype)
     except NotImplementedError:
         kernels = None
-    except Exception as e:  # noqa: BLE001 - the ops' NumPy calls run instead
-        warnings.warn(f"cannot compile the window kernels ({type(e).__name__}: {e}); the convolution and pooling "
-                      "ops run their NumPy calls", FusedKernelWarning, stacklevel=3)
+    except Exception as e:  # noqa: BLE001 - NumPy's calls run instead
+        warnings.warn(f"cannot compile the {kind} kernels ({type(e).__name__}: {e}); {what}", FusedKernelWarning,
+                      stacklevel=4)
         kernels = None
-    _window_kernels[dtype] = kernels
+    _tried[key] = kernels
     return kernels
+
+
+def _try_windows(kernels, dtype):
+    x, one = np.zeros((1, 1, 1, 1), dtype), np.zeros((1, 1, 1, 1, 1, 1), dtype)
+    kernels[0](x, one, 1, 1, 1, 1)
+    kernels[1](one, np.zeros_like(one))
+    kernels[2](one, x, 1, 1, 1, 1)
+
+
+def window_kernels(dtype):
+    """The default backend's exact window kernels (``Backend.windows``: :func:`descend._native.loops.windows`) for
+    arrays of ``dtype``, compiled now, or None where they cannot run here (see :func:`_kernels`). The convolution
+    and pooling ops and the compiled plan both call them, so eager and compiled steps give the same bits; None: the
+    ops' NumPy calls run, with the same bits too."""
+    return _kernels("windows", dtype, _try_windows, "the convolution and pooling ops run their NumPy calls")
+
+
+def _try_rows(kernels, dtype):
+    x, out = np.ones((2, 3), dtype), np.empty(2, dtype)
+    if not (kernels[0](x, out) and kernels[1](x, out)):
+        raise RuntimeError("the row kernels refused a finite, non-zero input")
+
+
+def row_kernels(dtype):
+    """``(row_sum, row_max)``, the default backend's reductions over the last axis of short rows with NumPy's bits
+    (``Backend.rows``: :func:`descend._native.loops.rows`), for arrays of ``dtype``, or None where they cannot run
+    here (see :func:`_kernels`): NumPy's reductions run then, with the same bits."""
+    return _kernels("rows", dtype, _try_rows, "NumPy's reductions run")
 
 
 def default() -> Backend:

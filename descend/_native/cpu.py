@@ -626,6 +626,11 @@ class NumbaCPU(Backend):
 
         return windows()
 
+    def rows(self):
+        from .loops import rows
+
+        return rows()
+
     def find_nonfinite(self, arrays: list) -> int | None:
         """Index of the first array holding a NaN or Inf, -1 when none does; None when
         this check cannot take these arrays (the caller checks with NumPy)."""

@@ -258,3 +258,88 @@ def _build_windows():
                                 acc[q, r, s, ch] += cols[q, i, j, a, b, ch]
 
     return patches, first_max, add_patches
+
+
+_ROWS: list = []
+
+
+def rows():
+    """``(row_sum, row_max)``: reductions over the last axis of a C-contiguous 2-D array ``x`` into the 1-D ``out``
+    (one value per row), with NumPy's bits, or a refusal:
+
+    ``row_sum(x, out) -> bool``: ``out[i] = np.add.reduce(x[i])``, NumPy's pairwise sum of a contiguous run (eight
+    partial sums from eight elements on, combined as ``((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))``, the rest added in order,
+    runs longer than 128 split in two at a multiple of 8) added to a zero. ``row_max(x, out) -> bool``:
+    ``out[i] = np.maximum.reduce(x[i])`` for rows whose maximum is neither zero nor NaN. Each returns False, with
+    ``out`` partly written, when a row's result is not finite (or, for the maximum, is zero): which NaN, or which
+    zero's sign, NumPy's vector loops give depends on the CPU, so the caller runs NumPy's reduction then."""
+    if not _ROWS:
+        with _lock:
+            if not _ROWS:
+                _ROWS.extend(_build_rows())
+    return tuple(_ROWS)
+
+
+def _build_rows():
+    import numba
+    import numpy as np
+
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def pairwise(x, i, lo, n, zero):
+        # NumPy's pairwise sum of x[i, lo:lo + n] (its float loops' order, term by term)
+        if n < 8:
+            res = zero
+            for k in range(lo, lo + n):
+                res = res + x[i, k]
+            return res
+        if n <= 128:
+            r0, r1, r2, r3 = x[i, lo], x[i, lo + 1], x[i, lo + 2], x[i, lo + 3]
+            r4, r5, r6, r7 = x[i, lo + 4], x[i, lo + 5], x[i, lo + 6], x[i, lo + 7]
+            k = 8
+            while k < n - n % 8:
+                j = lo + k
+                r0 = r0 + x[i, j]
+                r1 = r1 + x[i, j + 1]
+                r2 = r2 + x[i, j + 2]
+                r3 = r3 + x[i, j + 3]
+                r4 = r4 + x[i, j + 4]
+                r5 = r5 + x[i, j + 5]
+                r6 = r6 + x[i, j + 6]
+                r7 = r7 + x[i, j + 7]
+                k += 8
+            res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+            while k < n:
+                res = res + x[i, lo + k]
+                k += 1
+            return res
+        n2 = n // 2
+        n2 -= n2 % 8
+        return pairwise(x, i, lo, n2, zero) + pairwise(x, i, lo + n2, n - n2, zero)
+
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def row_sum(x, out):
+        m, n = x.shape
+        zero = np.zeros(1, x.dtype)[0]  # (a literal 0 would make the sums float64)
+        for i in range(m):
+            v = zero + pairwise(x, i, 0, n, zero)  # (the reduction starts from add's identity)
+            if v - v != 0:  # an infinity or a NaN
+                return False
+            out[i] = v
+        return True
+
+    @numba.njit(cache=True, nogil=True, error_model="numpy")
+    def row_max(x, out):
+        m, n = x.shape
+        for i in range(m):
+            best = x[i, 0]
+            nan = best != best
+            for k in range(1, n):
+                v = x[i, k]
+                nan |= v != v
+                best = v if v > best else best
+            if best == 0 or nan:
+                return False
+            out[i] = best
+        return True
+
+    return row_sum, row_max

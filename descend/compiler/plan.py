@@ -547,8 +547,11 @@ class _Builder:
             return True
         # the ufunc's reduce, as np.sum, np.max, ... call it (without their Python wrappers); a mean is
         # np.mean's own two steps: the sum into the output, divided in place by the count (an np.intp)
-        reduce = self.glob(_REDUCE[name].reduce, "U")
-        self.lines.append(f"{reduce}({self.expr(x)}, axis={axes!r}, keepdims={keep}, out={b})")
+        if axes == (len(shape) - 1,) and name != "reduce_min":  # (short rows by the row kernels, NumPy's bits)
+            self.lines.append(f"{self.row_reduce(_REDUCE[name])}({self.expr(x)}, {keep}, out={b})")
+        else:
+            reduce = self.glob(_REDUCE[name].reduce, "U")
+            self.lines.append(f"{reduce}({self.expr(x)}, axis={axes!r}, keepdims={keep}, out={b})")
         if name == "reduce_mean":
             self.lines.append(f"np.true_divide({b}, {self.glob(np.intp(count), 'L')}, out={b}, casting='unsafe')")
         return True
@@ -903,10 +906,23 @@ class _Builder:
         a = axes[0]
         kept = tuple(1 if d == a else n for d, n in enumerate(shape))
         m, sh, e, total = (self.glob(np.empty(s, dtype), "B") for s in (kept, shape, shape, kept))
-        self.lines += [f"{self.glob(np.maximum.reduce, 'U')}({x}, axis={a}, keepdims=True, out={m})",
-                       f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})",
-                       f"{self.glob(np.add.reduce, 'U')}({e}, axis={a}, keepdims=True, out={total})"]
+        if a == len(shape) - 1:  # (the eager op's row kernels: NumPy's bits)
+            first = f"{self.row_reduce(np.maximum)}({x}, True, out={m})"
+            last = f"{self.row_reduce(np.add)}({e}, True, out={total})"
+        else:
+            first = f"{self.glob(np.maximum.reduce, 'U')}({x}, axis={a}, keepdims=True, out={m})"
+            last = f"{self.glob(np.add.reduce, 'U')}({e}, axis={a}, keepdims=True, out={total})"
+        self.lines += [first, f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})", last]
         return sh, e, total, kept
+
+    def row_reduce(self, ufunc) -> str:
+        """The name of ``reduce_last(ufunc, x, keepdims, out=)`` in the plan (:mod:`descend.ops.row_reduce`: the
+        eager ops' reduction over the last axis, short rows by the backend's row kernels)."""
+        from ..ops.row_reduce import reduce_last
+
+        if not _OPTIONS["fuse"]:
+            return self.glob(functools.partial(_numpy_reduce_last, ufunc), "F")
+        return self.glob(functools.partial(reduce_last, ufunc), "F")
 
     def temporary(self, like: Value, dtype=None, shape=None) -> str:
         """A buffer of the plan for an intermediate of one lowered op (``like``'s shape and dtype unless given)."""
@@ -1214,6 +1230,11 @@ class Plan:
             raise InvalidArgumentError(f"{label}: {e}") from None
         finally:
             _native.set_threads_on(previous)
+
+
+def _numpy_reduce_last(ufunc, x, keepdims, out):
+    """``ufunc.reduce`` over the last axis (the plans built with ``fuse=False``: NumPy's calls only)."""
+    ufunc.reduce(x, axis=-1, keepdims=keepdims, out=out)
 
 
 def _failed_node(e, sites):

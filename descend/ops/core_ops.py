@@ -21,6 +21,7 @@ import numpy as np
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ._util import normalize_axis
+from .row_reduce import reduce_last
 
 __all__ = ["reshape", "broadcast_to", "reduce_sum", "unbroadcast"]
 
@@ -74,7 +75,10 @@ def _grad_to_input(g, x, axis, keepdims):
 def reduce_sum(input_tensor, axis=None, keepdims=False):
     """Sum over ``axis`` (all axes by default), in the input's dtype (an int32 sum is int32, as TF)."""
     dtype = input_tensor.dtype if input_tensor.dtype.kind in "iu" else None  # NumPy would widen to int64
-    return np.sum(input_tensor, axis=normalize_axis(axis, input_tensor.ndim), keepdims=keepdims, dtype=dtype)
+    axes = normalize_axis(axis, input_tensor.ndim)
+    if dtype is None and len(axes) == 1 and axes[0] == input_tensor.ndim - 1:
+        return reduce_last(np.add, input_tensor, keepdims)
+    return np.sum(input_tensor, axis=axes, keepdims=keepdims, dtype=dtype)
 
 
 @reduce_sum.defvjp

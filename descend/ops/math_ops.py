@@ -16,6 +16,7 @@ from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
 from ._util import normalize_axis
+from .row_reduce import reduce_last
 from .array_ops import broadcast_to, reshape
 from .core_ops import _grad_to_input, _keep_shape, reduce_sum, unbroadcast
 
@@ -551,7 +552,10 @@ def _extremum_vjp(g, ans, x, axis, keepdims):
 @defop
 def reduce_max(input_tensor, axis=None, keepdims=False):
     """Maximum over ``axis``."""
-    return np.max(input_tensor, axis=normalize_axis(axis, input_tensor.ndim), keepdims=keepdims)
+    axes = normalize_axis(axis, input_tensor.ndim)
+    if len(axes) == 1 and axes[0] == input_tensor.ndim - 1 and input_tensor.dtype.kind == "f":
+        return reduce_last(np.maximum, input_tensor, keepdims)
+    return np.max(input_tensor, axis=axes, keepdims=keepdims)
 
 
 @reduce_max.defvjp

@@ -26,6 +26,7 @@ from ..framework.validation import check_axis, check_index_range, check_number
 from ..framework.variable import Variable, rows_read
 from .array_ops import broadcast_to, concat, expand_dims, gather, one_hot, reshape
 from .core_ops import unbroadcast
+from .row_reduce import reduce_last
 from .math_ops import abs as abs_
 from .math_ops import (
     add,
@@ -389,8 +390,8 @@ def _softmax(logits, axis=-1):
     if logits.size == 0:  # no row to normalise (TF: an empty result of the input's shape)
         return np.empty_like(logits)
     # exp(x - max) / sum(exp(x - max)): the largest term is exp(0) = 1
-    e = np.exp(logits - np.max(logits, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True)
+    e = np.exp(logits - _reduce_along(np.maximum, logits, axis))
+    return e / _reduce_along(np.add, e, axis)
 
 
 @_softmax.defvjp
@@ -418,8 +419,16 @@ def softmax(logits: TensorLike, axis: int = -1, name=None) -> Tensor:
 def _log_softmax_np(x: np.ndarray, axis: int) -> np.ndarray:
     if x.size == 0:  # no row (or no class): nothing to normalise, as TF
         return np.empty_like(x)
-    shifted = x - np.max(x, axis=axis, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+    shifted = x - _reduce_along(np.maximum, x, axis)
+    return shifted - np.log(_reduce_along(np.add, np.exp(shifted), axis))
+
+
+def _reduce_along(ufunc, x: np.ndarray, axis) -> np.ndarray:
+    """``ufunc.reduce(x, axis, keepdims=True)`` (np.max's and np.sum's arrays), short last-axis rows by the row
+    kernels (NumPy's bits: :func:`descend.ops.row_reduce.reduce_last`)."""
+    if isinstance(axis, (int, np.integer)) and x.ndim >= 2 and axis % x.ndim == x.ndim - 1:
+        return reduce_last(ufunc, x, keepdims=True)
+    return ufunc.reduce(x, axis=axis, keepdims=True)
 
 
 @defop("log_softmax")
