@@ -692,18 +692,21 @@ def _parse_einsum(equation: str, n: int):
 
 
 class EinsumAsMatmul:
-    """A two-operand einsum of fixed shapes as one matrix product, as TF's ``Einsum`` computes it: each operand
-    copied, its axes in the order (indices of the output both share, its own indices of the output, the indices
-    summed over), into a contiguous ``(batch, rows, inner)`` / ``(batch, inner, cols)`` array, their product
-    (:func:`descend._native.blas.matmul`: one BLAS call per batch entry, a 2-D product as the ``matmul`` op makes
-    it), and the result's axes put in the output's order, contiguous. The eager op and a compiled plan both call
-    it, so both give the same bits; NumPy's unoptimized ``einsum`` sums in a C loop, many times slower.
+    """A two-operand einsum of fixed shapes as one matrix product, as TF's ``Einsum`` computes it: each operand's
+    axes in the order (indices of the output both share, its own indices of the output, the indices summed over),
+    their product (one BLAS call per batch entry; a 2-D product as the ``matmul`` op makes it,
+    :func:`descend._native.blas.matmul`), and the result's axes in the output's order, contiguous. The operand whose
+    indices end the output comes second, so that the product lands in the output's own layout; an operand whose
+    reordered axes are a view BLAS reads (unit stride along one of its two matrix axes) is read in place, any other
+    is copied first, and a product whose layout is not the output's goes through a contiguous array. The eager op
+    and a compiled plan both call :meth:`into`, so both give the same bits; NumPy's unoptimized ``einsum`` sums in a
+    C loop, many times slower.
 
     :meth:`of` gives None for what it does not take (an index summed in one operand only, a size-1 axis that
     broadcasts, an index repeated in the output, a dtype other than float32/float64 or two dtypes): the op then
     runs ``np.einsum``."""
 
-    __slots__ = ("perm_a", "perm_b", "shape_a", "shape_b", "shape_c", "perm_out", "batched")
+    __slots__ = ("swap", "perm_a", "perm_b", "shape_a", "shape_b", "shape_c", "perm_c", "perm_out", "shape_out")
 
     @classmethod
     def of(cls, equation: str, shape_a: tuple, shape_b: tuple, dtype_a, dtype_b):
@@ -721,51 +724,82 @@ class EinsumAsMatmul:
         if any(c not in size for c in so) or any(c not in sb and c not in so for c in sa) \
                 or any(c not in sa and c not in so for c in sb):
             return None
+        self = cls()
+        # the operand owning the output's last index goes second: its indices are the product's columns
+        self.swap = bool(so) and so[-1] in sa and so[-1] not in sb
+        if self.swap:
+            sa, sb = sb, sa
         batch = [c for c in so if c in sa and c in sb]
         rows = [c for c in so if c in sa and c not in sb]
         cols = [c for c in so if c in sb and c not in sa]
         inner = [c for c in sa if c in sb and c not in so]
-        self = cls()
+        m, k, n = (math.prod(size[c] for c in part) for part in (rows, inner, cols))
+        lead = tuple(size[c] for c in batch)
         self.perm_a = tuple(sa.index(c) for c in batch + rows + inner)
         self.perm_b = tuple(sb.index(c) for c in batch + inner + cols)
-        nb, m, k, n = (math.prod(size[c] for c in part) for part in (batch, rows, inner, cols))
-        self.batched = bool(batch)
-        self.shape_a = (nb, m, k) if batch else (m, k)
-        self.shape_b = (nb, k, n) if batch else (k, n)
+        self.shape_a, self.shape_b, self.shape_c = lead + (m, k), lead + (k, n), lead + (m, n)
         order = batch + rows + cols
-        self.shape_c = tuple(size[c] for c in order)
+        self.perm_c = tuple(so.index(c) for c in order)  # the output's axes in the product's order
         self.perm_out = tuple(order.index(c) for c in so)
+        self.shape_out = tuple(size[c] for c in so)
         return self
 
     def __call__(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        x = np.ascontiguousarray(np.transpose(a, self.perm_a).reshape(self.shape_a))
-        y = np.ascontiguousarray(np.transpose(b, self.perm_b).reshape(self.shape_b))
-        out = np.transpose(blas.matmul(x, y).reshape(self.shape_c), self.perm_out)
-        return out if out.flags.c_contiguous else out.copy()  # (np.ascontiguousarray would make a scalar 1-D)
+        out = np.empty(self.shape_out, a.dtype)
+        self.into(a, b, None, None, None, out)
+        return out
 
     def buffers(self, dtype) -> tuple:
-        """The arrays :meth:`into` copies the operands and writes the product into (a compiled plan's, made once)."""
-        return (np.empty(self.shape_a, dtype), np.empty(self.shape_b, dtype),
-                np.empty(self.shape_a[:-1] + self.shape_b[-1:], dtype))
+        """The arrays :meth:`into` may copy the operands and write the product into (a compiled plan's, made once)."""
+        return tuple(np.empty(shape, dtype) for shape in (self.shape_a, self.shape_b, self.shape_c))
 
-    def into(self, a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray, c: np.ndarray,
-             out: np.ndarray) -> None:
-        """:meth:`__call__`'s result written into the C-contiguous ``out``, through the arrays of :meth:`buffers`:
-        the same copies and the same product (the same bits), with no array allocated."""
-        # (an operand already in order and contiguous is used as it is, as np.ascontiguousarray leaves it)
-        if self.perm_a == tuple(range(a.ndim)) and a.flags.c_contiguous:
-            x = a.reshape(self.shape_a)
-        else:
-            np.copyto(x.reshape(tuple(a.shape[p] for p in self.perm_a)), np.transpose(a, self.perm_a))
-        if self.perm_b == tuple(range(b.ndim)) and b.flags.c_contiguous:
-            y = b.reshape(self.shape_b)
-        else:
-            np.copyto(y.reshape(tuple(b.shape[p] for p in self.perm_b)), np.transpose(b, self.perm_b))
-        if self.perm_out == tuple(range(len(self.perm_out))):
-            blas.matmul(x, y, out=out.reshape(c.shape))
+    def into(self, a: np.ndarray, b: np.ndarray, x, y, c, out: np.ndarray) -> None:
+        """The product written into the C-contiguous ``out`` (the output's shape), through the arrays of
+        :meth:`buffers` where a copy is needed (None: made when needed)."""
+        if self.swap:
+            a, b = b, a
+        x = _matrices(a, self.perm_a, self.shape_a, x)
+        y = _matrices(b, self.perm_b, self.shape_b, y)
+        direct = _blas_view(np.transpose(out, self.perm_c), self.shape_c, out=True)
+        if direct is not None:
+            blas.matmul(x, y, out=direct)
             return
+        if c is None:
+            c = np.empty(self.shape_c, out.dtype)
         blas.matmul(x, y, out=c)
-        np.copyto(out, np.transpose(c.reshape(self.shape_c), self.perm_out))
+        np.copyto(out, np.transpose(c.reshape(tuple(out.shape[p] for p in self.perm_c)), self.perm_out))
+
+
+def _blas_view(t: np.ndarray, shape: tuple, out: bool = False):
+    """``t`` as an array of ``shape`` without a copy whose matrices (its last two axes) BLAS reads in place, row-major
+    or (not for an output) column-major; None where that takes a copy."""
+    try:
+        v = t.reshape(shape, copy=False)
+    except ValueError:
+        return None
+    if v.ndim < 2 or v.size == 0:
+        return v if v.flags.c_contiguous else None
+    size = v.itemsize
+    r, s = v.strides[-2:]
+    rows, cols = v.shape[-2:]
+    if s == size and r % size == 0 and r >= cols * size:
+        return v
+    if not out and r == size and s % size == 0 and s >= rows * size:
+        return v
+    return None
+
+
+def _matrices(a: np.ndarray, perm: tuple, shape: tuple, buf):
+    """``a``'s axes reordered by ``perm`` as an array of ``shape``: a view where BLAS reads it in place, else a copy
+    into ``buf`` (made when None)."""
+    t = np.transpose(a, perm)
+    v = _blas_view(t, shape)
+    if v is not None:
+        return v
+    if buf is None:
+        buf = np.empty(shape, a.dtype)
+    np.copyto(buf.reshape(t.shape), t)
+    return buf
 
 
 _einsum_pairs: dict = {}  # (equation, shapes, dtypes) -> EinsumAsMatmul or None
