@@ -24,6 +24,8 @@ class FitState:
         batch_rows: the examples in the last batch (this replica's rows).
         continues: whether the next epoch continues ``iterator`` (``steps_per_epoch`` with data left, as
             Keras), so that a backup at this epoch's end saves the iterator's position.
+        metrics: the metrics the training steps log (``model.metrics`` flattened), found by the epoch's first
+            step and kept for its others (None until then): Keras' compiled step fixes them when it traces.
     """
 
     epoch: int = 0
@@ -35,6 +37,7 @@ class FitState:
     replica: object = None
     batch_rows: int = 0
     continues: bool = False
+    metrics: list | None = None
 
     def position(self) -> dict:
         """The position as JSON-able values (the iterator's state mid-epoch)."""

@@ -182,6 +182,7 @@ class Trainer:
         self.jit_compile = False if run_eagerly else (jit_compile if jit_compile == "auto" else bool(jit_compile))
         self.steps_per_execution = int(steps_per_execution)
         self.__dict__["_step_functions"] = {}
+        self.fit_state.metrics = None  # (the steps find the metrics of this compile)
         self.optimizer = get_optimizer(optimizer)
         if (self.optimizer is not None and kwargs.get("auto_scale_loss", True) and self.dtype_policy.name == "mixed_float16"
                 and not isinstance(self.optimizer, LossScaleOptimizer)):
@@ -391,7 +392,7 @@ class Trainer:
         state = self.fit_state
         state.epoch, state.step, state.iterator, state.learning_rate = initial_epoch, 0, None, None
         state.batch_loss, state.resume, state.replica = float("nan"), None, replica
-        state.batch_rows, state.continues = 0, False
+        state.batch_rows, state.continues, state.metrics = 0, False, None
         data.reset()
         cb.on_train_begin()
         # a callback that restored a backup (descend.train.BackupAndRestore) says where to continue:
@@ -429,6 +430,7 @@ class Trainer:
                     iterator, seen = iter(train), 0
             resume, carried = None, None
             state.epoch, state.step, state.iterator, state.continues = epoch, first_step, iterator, False
+            state.metrics = None
             cb.on_epoch_begin(epoch)
             data.on_epoch_begin()
             # ``steps_per_execution = k`` (Keras): the callbacks see one batch of k steps, numbered by its
@@ -580,7 +582,7 @@ class Trainer:
             sample_weight = adapters.class_weights_for(y, class_weight)
         if replica_for(self).num_replicas > 1:
             raise ValueError("train_on_batch runs on one process; under a distribution strategy use fit()")
-        self.fit_state.replica = LOCAL
+        self.fit_state.replica, self.fit_state.metrics = LOCAL, None
         data = (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
         self.reset_metrics()
         return self._batch_logs(self.train_step(data), return_dict)

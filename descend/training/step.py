@@ -62,7 +62,9 @@ def train_step(model, data) -> dict:
     n_local = batch_size(x)
     n_global = replica.global_rows(n_local)
     loss = model.step_function("train", replica)(x, y, sample_weight, n_local, n_global)
-    logs, state.batch_loss = replica.results(compile_utils.flat_metrics(model.metrics), None if loss is None else (float(to_array(loss)), n_local))
+    if state.metrics is None:  # (walking the model's layers for the metrics they hold, once an epoch)
+        state.metrics = compile_utils.flat_metrics(model.metrics)
+    logs, state.batch_loss = replica.results(state.metrics, None if loss is None else (float(to_array(loss)), n_local))
     return logs
 
 
