@@ -7,7 +7,7 @@ Example:
     >>> x = np.ones((1, 5, 5, 1), np.float32)
     >>> round(float(ops.image.gaussian_blur(x)[0, 2, 2, 0]), 6)
     1.0
-    >>> float(ops.image.ssim(x, x, filter_size=3))
+    >>> round(float(ops.image.ssim(x[0], x[0], filter_size=3)), 6)
     1.0
 """
 
