@@ -239,3 +239,32 @@ ERROR_CASES = [
 def test_errors_say_what_was_expected_and_received(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+#: (id, call on an ops.image namespace and the images): compared with Keras on TF for integer and float16 images
+DTYPE_CASES = [
+    ("resize", lambda m, x: m.resize(x, (8, 3))),
+    ("resize-bicubic", lambda m, x: m.resize(x, (8, 3), interpolation="bicubic")),
+    ("resize-nearest", lambda m, x: m.resize(x, (8, 3), interpolation="nearest")),
+    ("affine", lambda m, x: m.affine_transform(x, AFFINE)),
+    ("affine-nearest", lambda m, x: m.affine_transform(x, AFFINE, "nearest", "wrap")),
+    ("perspective", lambda m, x: m.perspective_transform(x, QUAD, QUAD2)),
+    ("map_coordinates", lambda m, x: m.map_coordinates(x[0, ..., 0], POINTS[:2, :, :3] / 2 + 1, 1, "nearest")),
+    ("pad_images", lambda m, x: m.pad_images(x, 1, 2, 0, 1)),
+    ("crop_images", lambda m, x: m.crop_images(x, 1, 2, 0, 1)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "float16"])
+@pytest.mark.parametrize("call", [pytest.param(c, id=i) for i, c in DTYPE_CASES])
+def test_integer_and_half_images_match_keras(call, dtype):
+    keras = pytest.importorskip("keras")
+    pytest.importorskip("tensorflow")
+    x = (IMG * 250).astype(dtype)
+    want = np.asarray(keras.ops.convert_to_numpy(call(keras.ops.image, x)))
+    got = call(I, x).numpy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if dtype == "float16":  # (TF's projective transform of half images computes in float32)
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3, atol=0.25)
+    else:
+        np.testing.assert_array_equal(got, want)
