@@ -957,10 +957,9 @@ GENERATORS["pixels_cf"] = lambda rng: [rng.uniform(0.05, 0.95, (2, 3, 5, 6))]
 GENERATORS["pixel"] = lambda rng: [rng.uniform(0.05, 0.95, (7, 6, 2))]
 GENERATORS["plane_and_points"] = lambda rng: [rng.uniform(-1, 1, (5, 6)), np.stack(
     [rng.uniform(-1.5, 5.5, (3, 4)), rng.uniform(-1.5, 6.5, (3, 4))])]
-# TF's backend reflects a negative index as mirror does (-1 reads row 1, not row 0) and its mirror reads past the
-# last row: descend's reflect and mirror are SciPy's (tests/test_keras_ops_image.py), compared with TF from 0 up
-GENERATORS["plane_and_points_above"] = lambda rng: [rng.uniform(-1, 1, (5, 6)), np.stack(
-    [rng.uniform(0.0, 7.5, (3, 4)), rng.uniform(0.0, 8.5, (3, 4))])]
+# mirror where TF's backend reads inside the image (|index| < size: TF gathers out of range at size)
+GENERATORS["plane_and_points_mirror"] = lambda rng: [rng.uniform(-1, 1, (5, 6)), np.stack(
+    [rng.uniform(-3.9, 3.4, (3, 4)), rng.uniform(-4.9, 4.4, (3, 4))])]
 GENERATORS["volumes"] = lambda rng: [rng.uniform(-1, 1, (2, 5, 4, 6, 2))]
 _AFFINE = np.array([[1.1, 0.2, -0.7, 0.1, 0.9, 0.4, 0.01, 0.02], [0.8, -0.3, 1.2, 0.2, 1.1, -0.6, 0.0, 0.0]],
                    np.float32)
@@ -987,9 +986,9 @@ op(KI, "affine_transform", "pixel", grad=False, call=lambda m, x: m.affine_trans
 op(KI, "perspective_transform", "pixels", grad=False, call=lambda m, x: m.perspective_transform(x, _QUAD, _QUAD2))
 op(KI, "perspective_transform", "pixel", grad=False, call=lambda m, x: m.perspective_transform(
     x, _QUAD2, _QUAD, interpolation="nearest", fill_value=0.25))
-for _mode in ("constant", "nearest", "wrap", "reflect"):
+for _mode in ("constant", "nearest", "wrap", "reflect", "mirror"):
     for _order in (0, 1):
-        op(KI, "map_coordinates", "plane_and_points_above" if _mode == "reflect" else "plane_and_points",
+        op(KI, "map_coordinates", "plane_and_points_mirror" if _mode == "mirror" else "plane_and_points",
            grad=_order == 1, call=(lambda o, f: lambda m, x, c: (
             m.map_coordinates(x, c, o, f, fill_value=0.5)))(_order, _mode))
 op(KI, "extract_patches", "pixels", call=lambda m, x: m.extract_patches(x, 2))

@@ -70,15 +70,17 @@ def test_map_coordinates_is_differentiable_in_its_coordinates():
 FILL_MODE_TABLE = {
     "nearest": [0, 0, 0, 0, 0, 0, 1, 2, 3, 3, 3, 3, 3, 3],
     "wrap": [3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0],
-    "reflect": [3, 3, 2, 1, 0, 0, 1, 2, 3, 3, 2, 1, 0, 0],   # dcba|abcd|dcba: the edge pixel repeats
-    "mirror": [1, 2, 3, 2, 1, 0, 1, 2, 3, 2, 1, 0, 1, 2],    # dcb|abcd|cba: it does not
+    # Keras' TF backend: |index| folded into [0, 8), the upper half reflected (reflect repeating the edge pixel;
+    # mirror's read at |index| = 4, out of range on TF, is the last row here)
+    "reflect": [2, 3, 3, 2, 1, 0, 1, 2, 3, 3, 2, 1, 0, 0],
+    "mirror": [3, 3, 3, 2, 1, 0, 1, 2, 3, 3, 3, 2, 1, 0],
     "constant": [None] * 5 + [0, 1, 2, 3] + [None] * 5,      # None: fill_value
 }
 
 
 @pytest.mark.parametrize("mode", sorted(FILL_MODE_TABLE))
 @pytest.mark.parametrize("order", [0, 1])
-def test_map_coordinates_fill_modes_read_the_defined_index(mode, order):
+def test_map_coordinates_fill_modes_read_keras_tf_index(mode, order):
     x = np.arange(4.0) + 10.0
     got = I.map_coordinates(x, [np.arange(-5.0, 9.0)], order, mode, fill_value=-1.0).numpy()
     want = [-1.0 if i is None else 10.0 + i for i in FILL_MODE_TABLE[mode]]
@@ -87,8 +89,8 @@ def test_map_coordinates_fill_modes_read_the_defined_index(mode, order):
 
 def test_map_coordinates_interpolates_between_the_mapped_indices():
     x = np.arange(4.0) + 10.0
-    # -0.25 lies between -1 and 0: reflect reads rows 0 and 0, mirror rows 1 and 0, wrap rows 3 and 0
-    for mode, want in (("reflect", 10.0), ("mirror", 10.25), ("wrap", 10.0 + 0.25 * 3), ("constant", 0.75 * 10)):
+    # -0.25 lies between -1 (weight 0.25) and 0 (weight 0.75): reflect and mirror read rows 1 and 0, wrap 3 and 0
+    for mode, want in (("reflect", 10.25), ("mirror", 10.25), ("wrap", 10.0 + 0.25 * 3), ("constant", 0.75 * 10)):
         got = float(I.map_coordinates(x, [[-0.25]], 1, mode).numpy()[0])
         assert got == pytest.approx(want), mode
 

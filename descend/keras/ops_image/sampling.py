@@ -108,9 +108,11 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
 
 # ---------------------------------------------------------------- map_coordinates
 def _inside(index: np.ndarray, size: int, fill_mode: str):
-    """``(index mapped into [0, size) by fill_mode, where it was valid)``: "constant" clips and marks the points
-    outside; "nearest" clips; "wrap" is periodic; "reflect" repeats the edge pixel (``dcba|abcd|dcba``),
-    "mirror" does not (``dcb|abcd|cba``)."""
+    """``(index mapped into [0, size) by fill_mode, where it was valid)``, as Keras' TensorFlow backend maps it:
+    "constant" clips and marks the points outside; "nearest" clips; "wrap" is periodic; "reflect" and "mirror"
+    fold ``|index|`` into ``[0, 2 size)`` and reflect the upper half (reflect repeating the edge pixel there), so a
+    negative index reads as its absolute value in both. TF's mirror would read row ``size`` at ``|index| = size``
+    (an out-of-range gather): descend reads the last row there."""
     valid = None
     if fill_mode == "constant":
         valid = (index >= 0) & (index < size)
@@ -119,13 +121,11 @@ def _inside(index: np.ndarray, size: int, fill_mode: str):
         index = np.clip(index, 0, size - 1)
     elif fill_mode == "wrap":
         index = np.mod(index, size)
-    elif fill_mode == "reflect":
-        index = np.mod(index, 2 * size)
-        index = np.where(index < size, index, 2 * size - 1 - index)
-    else:  # mirror, period 2 (size - 1)
-        period = max(2 * (size - 1), 1)
-        index = np.mod(index, period)
-        index = np.where(index < size, index, period - index)
+    else:  # reflect, mirror
+        folded = np.mod(np.abs(index), 2 * size)
+        over = folded >= size
+        index = np.where(over, 2 * size - folded, folded)
+        index = np.where(over, index - 1, index) if fill_mode == "reflect" else np.minimum(index, size - 1)
     return index, valid
 
 
