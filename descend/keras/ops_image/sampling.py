@@ -1,5 +1,5 @@
 """``keras.ops.image``'s resampling: affine and perspective transforms (descend's ``ImageProjectiveTransformV3``),
-``map_coordinates`` (SciPy's order 0 and 1), ``elastic_transform`` and JAX's ``scale_and_translate`` (issue 37).
+``map_coordinates`` (order 0 and 1, fill modes as Keras' TF backend's), ``elastic_transform`` and JAX's ``scale_and_translate`` (issue 37).
 
 Values are gathered from the input and weighted, so each function is differentiable in the images;
 ``map_coordinates`` in its coordinates too (order 1), as with TF's backend.
@@ -167,9 +167,9 @@ def _interpolate(x: Tensor, per_axis, fill_mode: str, fill_value, dtype) -> Tens
 
 
 def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0):
-    """``inputs`` read at ``coordinates`` (``[inputs.ndim, ...]``: one array of positions per axis) by SciPy's
-    ``map_coordinates`` with ``order`` 0 (nearest) or 1 (linear); positions outside are mapped by ``fill_mode``
-    ("constant" reads ``fill_value``). The result has the coordinates' trailing shape and the inputs' dtype
+    """``inputs`` read at ``coordinates`` (``[inputs.ndim, ...]``: one array of positions per axis) with ``order`` 0
+    (the nearest position, halves to even) or 1 (linear); positions outside are mapped by ``fill_mode`` as
+    :func:`_inside` says ("constant" reads ``fill_value``). The result has the coordinates' trailing shape and the inputs' dtype
     (integers rounded)."""
     fn = "map_coordinates"
     x = _format.tensor(inputs)
