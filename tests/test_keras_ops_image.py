@@ -270,3 +270,13 @@ def test_integer_and_half_images_match_keras(call, dtype):
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=2e-3, atol=0.25)
     else:
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", I.__all__)
+def test_signatures_are_keras(name):
+    import inspect
+
+    keras = pytest.importorskip("keras")
+    theirs = inspect.signature(getattr(keras.ops.image, name)).parameters
+    ours = inspect.signature(getattr(I, name)).parameters
+    assert [(p.name, p.default) for p in ours.values()] == [(p.name, p.default) for p in theirs.values()]
