@@ -949,3 +949,73 @@ for _n, _inputs, _scales in (("dawsn", "signed", (1.0, 5.0)), ("fresnel_cos", "s
                              ("bessel_i1e", "signed", (1.0,))):
     for _s in _scales:
         op(M, "special", _inputs, call=(lambda n, s: lambda m, x: getattr(m.special, n)(x * s))(_n, _s))
+# ======================================================================== keras.ops.image (issue 37)
+KI = "keras.ops.image"
+NOT_COMPARED[KI] = {"elastic_transform": "random: descend's noise is not TF's (its warp, seeded determinism and "
+                                         "statistics in tests/test_keras_ops_image.py)"}
+GENERATORS["pixels_cf"] = lambda rng: [rng.uniform(0.05, 0.95, (2, 3, 5, 6))]
+GENERATORS["pixel"] = lambda rng: [rng.uniform(0.05, 0.95, (7, 6, 2))]
+GENERATORS["plane_and_points"] = lambda rng: [rng.uniform(-1, 1, (5, 6)), np.stack(
+    [rng.uniform(-1.5, 5.5, (3, 4)), rng.uniform(-1.5, 6.5, (3, 4))])]
+# mirror where TF's backend reads inside the image (|index| < size: TF gathers out of range at size)
+GENERATORS["plane_and_points_mirror"] = lambda rng: [rng.uniform(-1, 1, (5, 6)), np.stack(
+    [rng.uniform(-3.9, 3.4, (3, 4)), rng.uniform(-4.9, 4.4, (3, 4))])]
+GENERATORS["volumes"] = lambda rng: [rng.uniform(-1, 1, (2, 5, 4, 6, 2))]
+_AFFINE = np.array([[1.1, 0.2, -0.7, 0.1, 0.9, 0.4, 0.01, 0.02], [0.8, -0.3, 1.2, 0.2, 1.1, -0.6, 0.0, 0.0]],
+                   np.float32)
+_QUAD = np.array([[0, 0], [5, 0], [0, 4], [5, 4]], np.float32)
+_QUAD2 = np.array([[0.5, 0.3], [4.6, 0.1], [0.2, 3.8], [5.2, 4.4]], np.float32)
+for _n in ("rgb_to_grayscale", "rgb_to_hsv"):
+    op(KI, _n, "pixels")
+op(KI, "hsv_to_rgb", "pixels", grad=False)  # TF registers no gradient for HSVToRGB
+op(KI, "resize", "pixels", call=lambda m, x: m.resize(x, (8, 4)))
+op(KI, "resize", "pixels", call=lambda m, x: m.resize(x, (3, 4), interpolation="bicubic", antialias=True))
+op(KI, "resize", "pixels_cf", call=lambda m, x: m.resize(x, (9, 7), interpolation="nearest",
+                                                          data_format="channels_first"))
+op(KI, "resize", "pixels", grad=False,  # (TF registers no gradient for ResizeArea)
+   call=lambda m, x: m.resize(x, (4, 4), interpolation="area", crop_to_aspect_ratio=True))
+op(KI, "resize", "pixel", call=lambda m, x: m.resize(x, (4, 8), interpolation="lanczos3", pad_to_aspect_ratio=True,
+                                                      fill_value=0.5))
+# TF's gradient of ImageProjectiveTransformV3 warps the output gradient by the inverse transform (an approximation
+# of the adjoint); descend's is the exact adjoint of its sampling, checked numerically in tests/test_keras_ops_image.py
+op(KI, "affine_transform", "pixels", grad=False, call=lambda m, x: m.affine_transform(x, _AFFINE))
+op(KI, "affine_transform", "pixels_cf", grad=False, call=lambda m, x: m.affine_transform(
+    x, _AFFINE[1], interpolation="nearest", fill_mode="reflect", data_format="channels_first"))
+op(KI, "affine_transform", "pixel", grad=False, call=lambda m, x: m.affine_transform(x, _AFFINE[0],
+                                                                                     fill_mode="nearest"))
+op(KI, "perspective_transform", "pixels", grad=False, call=lambda m, x: m.perspective_transform(x, _QUAD, _QUAD2))
+op(KI, "perspective_transform", "pixel", grad=False, call=lambda m, x: m.perspective_transform(
+    x, _QUAD2, _QUAD, interpolation="nearest", fill_value=0.25))
+for _mode in ("constant", "nearest", "wrap", "reflect", "mirror"):
+    for _order in (0, 1):
+        op(KI, "map_coordinates", "plane_and_points_mirror" if _mode == "mirror" else "plane_and_points",
+           grad=_order == 1, call=(lambda o, f: lambda m, x, c: (
+            m.map_coordinates(x, c, o, f, fill_value=0.5)))(_order, _mode))
+op(KI, "extract_patches", "pixels", call=lambda m, x: m.extract_patches(x, 2))
+op(KI, "extract_patches", "pixels_cf", call=lambda m, x: m.extract_patches(
+    x, (3, 2), strides=(1, 2), padding="same", data_format="channels_first"))
+op(KI, "extract_patches", "pixel", call=lambda m, x: m.extract_patches(x, (2, 3), strides=1, dilation_rate=2))
+op(KI, "extract_patches_3d", "volumes", call=lambda m, x: m.extract_patches_3d(x, 2, padding="same"))
+op(KI, "extract_patches_3d", "volumes", call=lambda m, x: m.extract_patches_3d(x, (3, 2, 2), strides=(1, 2, 3)))
+op(KI, "pad_images", "pixels", call=lambda m, x: m.pad_images(x, 1, 2, None, 0, target_height=8))
+op(KI, "pad_images", "pixels_cf", call=lambda m, x: m.pad_images(x, None, None, 2, 1, 7, 9,
+                                                                 data_format="channels_first"))
+op(KI, "crop_images", "pixels", call=lambda m, x: m.crop_images(x, 1, 2, None, None, 3, 3))
+op(KI, "crop_images", "pixel", call=lambda m, x: m.crop_images(x, None, 1, 2, 0, 4))
+op(KI, "gaussian_blur", "pixels", call=lambda m, x: m.gaussian_blur(x))
+op(KI, "gaussian_blur", "pixels_cf", call=lambda m, x: m.gaussian_blur(x, (5, 3), (2.0, 0.7),
+                                                                        data_format="channels_first"))
+op(KI, "scale_and_translate", "pixels", call=lambda m, x: m.scale_and_translate(
+    x, (2, 9, 4, 3), np.array([1.7, 0.6], np.float32), np.array([-0.5, 1.0], np.float32), (1, 2), "linear"))
+for _method in ("cubic", "lanczos3", "lanczos5"):
+    op(KI, "scale_and_translate", "pixel", call=(lambda meth: lambda m, x: m.scale_and_translate(
+        x, (3, 10, 2), np.array([0.4, 1.6], np.float32), np.array([0.3, -0.2], np.float32), (0, 1), meth,
+        antialias=meth != "lanczos5"))(_method))
+op(KI, "sobel_edges", "pixels")
+op(KI, "sobel_edges", "pixels_cf", call=lambda m, x: m.sobel_edges(x, data_format="channels_first"))
+op(KI, "ssim", "two_pixels", call=lambda m, a, b: m.ssim(a, b, filter_size=3, filter_sigma=1.2))
+# TF computes these in float32 whatever the images' dtype (resizes, projective transforms, the scale-and-translate
+# kernels), has no float64 NCHW convolution (extract_patches), or Keras' ssim window is float64 where tf.image.ssim's
+# (descend's) is float32: compared in float32
+FLOAT32_ONLY |= {(KI, _n) for _n in ("resize", "affine_transform", "perspective_transform", "extract_patches",
+                                     "scale_and_translate", "ssim")}

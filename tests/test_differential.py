@@ -25,6 +25,7 @@ NAMESPACES = {
     "tf.nn": ("tensorflow.nn", "descend.nn"),
     "tf.linalg": ("tensorflow.linalg", "descend.linalg"),
     "tf.image": ("tensorflow.image", "descend.image"),
+    "keras.ops.image": ("keras.ops.image", "descend.keras.ops.image"),
 }
 #: (namespace, name, dtype or None for both) -> the docs/semantics.md section that explains the difference
 DOCUMENTED = {

@@ -46,6 +46,15 @@ def is_int_dtype(dtype) -> bool:
     return np.dtype(standardize_dtype(dtype)).kind in "iu"
 
 
+def standardize_data_format(data_format):
+    """Keras' backend helper (image_test's references call it): ``None`` is ``image_data_format()``."""
+    data_format = image_data_format() if data_format is None else str(data_format).lower()
+    if data_format not in ("channels_first", "channels_last"):
+        raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. "
+                         f"Received: data_format={data_format}")
+    return data_format
+
+
 def shape(x):
     return tuple(np.shape(convert_to_numpy(x)) if not hasattr(x, "shape") else x.shape)
 

@@ -1,6 +1,4 @@
-"""Keras 3's ``keras.ops.image`` color conversions on descend's ``tf.image`` ones (issue 37): batched (rank 4)
-or single (rank 3) images, channels last or first by ``data_format`` (``None``: ``keras.backend.image_data_format()``,
-as Keras). ``descend.keras.ops.image`` holds them (they are not in ``keras.ops`` itself, as in Keras).
+"""Keras 3's ``keras.ops.image`` color conversions on descend's ``tf.image`` ones (issue 37).
 
 Example:
     >>> import numpy as np
@@ -11,34 +9,13 @@ Example:
 
 from __future__ import annotations
 
-from .. import image as _image
-from .image_format import image_data_format
-from .. import ops as _o
-from ..framework import Tensor, Variable
-from ..framework import convert_to_tensor as _to_tensor
+from ... import image as _image
+from ... import ops as _o
+from . import _format
 
 __all__ = ["rgb_to_grayscale", "rgb_to_hsv", "hsv_to_rgb"]
 
-
-def _images(images, data_format, owner):
-    x = images.value() if isinstance(images, Variable) else images
-    x = x if isinstance(x, Tensor) else _to_tensor(x)
-    if x.ndim not in (3, 4):
-        raise ValueError(f"{owner}: Invalid images rank: expected rank 3 (single image) or rank 4 (batch of "
-                         f"images). Received shape {tuple(x.shape)}")
-    data_format = data_format or image_data_format()
-    if data_format not in ("channels_last", "channels_first"):
-        raise ValueError(f"{owner}: `data_format` must be 'channels_last' or 'channels_first'. Received: "
-                         f"data_format={data_format!r}")
-    return x, data_format == "channels_first"
-
-
-def _to_last(x, first):
-    return _o.transpose(x, (0, 2, 3, 1) if x.ndim == 4 else (1, 2, 0)) if first else x
-
-
-def _from_last(x, first):
-    return _o.transpose(x, (0, 3, 1, 2) if x.ndim == 4 else (2, 0, 1)) if first else x
+_images, _to_last, _from_last = _format.images, _format.to_last, _format.from_last
 
 
 def rgb_to_grayscale(images, data_format=None):
