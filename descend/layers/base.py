@@ -794,14 +794,20 @@ class Layer:
         if not isinstance(config, dict):
             raise ValueError(f"Layer '{self.name}': a build config must be a dict. Received: {str(config)[:200]}")
         if "input_shape" in config:
-            self.build(_checked_shape(config["input_shape"], f"layer '{self.name}' build_config input_shape"))
+            arguments = {"input_shape": _checked_shape(config["input_shape"],
+                                                       f"layer '{self.name}' build_config input_shape")}
+            self.build(arguments["input_shape"])
         elif "shapes_dict" in config:
             shapes = config["shapes_dict"]
             if not isinstance(shapes, dict) or not all(isinstance(k, str) for k in shapes):
                 raise ValueError(f"Layer '{self.name}': build_config shapes_dict must be a dict of shapes. "
                                  f"Received: {str(shapes)[:200]}")
-            self.build(**{k: _checked_shape(v, f"layer '{self.name}' build_config shapes_dict['{k}']")
-                          for k, v in shapes.items()})
+            arguments = {k: _checked_shape(v, f"layer '{self.name}' build_config shapes_dict['{k}']")
+                         for k, v in shapes.items()}
+            self.build(**arguments)
+        else:
+            return
+        self.__dict__.setdefault("_build_shapes_dict", arguments)  # a build of the base class records nothing
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
