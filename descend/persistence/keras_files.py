@@ -5,7 +5,14 @@
 * ``.weights.h5``: the model's variables by Keras' paths (:mod:`descend.persistence.checkpoint.keras_layout`) and,
   for a compiled model, its optimizer's (``optimizer/vars``: iterations, learning rate, slots);
 * ``.keras``: a zip of ``config.json`` (the model's config, Keras 3's format, with its
-  ``compile_config`` and ``build_config``), ``metadata.json`` and ``model.weights.h5``.
+  ``compile_config`` and each layer's ``build_config``), ``metadata.json``, ``model.weights.h5`` and the
+  layers' ``assets/``.
+
+Keras 3's saving hooks decide what goes where, as in Keras: each layer's ``save_own_variables`` /
+``load_own_variables`` fills and reads its group (:mod:`descend.persistence.keras_hooks` gives the store),
+``save_assets`` / ``load_assets`` its folder of the archive's ``assets/``, ``get_build_config`` /
+``build_from_config`` and the model's ``get_compile_config`` / ``compile_from_config`` the config; loading calls
+them in Keras' order (build, compile, variables, assets).
 
 A model Keras saved in the middle of training continues in descend with the same numbers, and the
 other way round: the optimizer's slots are restored (those of variables not updated yet wait in the
