@@ -447,3 +447,45 @@ def test_descend_reads_the_stores_and_assets_keras_writes(tmp_path):
     np.testing.assert_array_equal(ours.layers[0].extra, [4.0, 5.0, 6.0])
     assert ours.layers[1].vocab == "w2"
     np.testing.assert_allclose(ours.predict(X, verbose=0), np.asarray(theirs.predict(X, verbose=0)), rtol=1e-6)
+
+
+def test_a_store_takes_arrays_of_numbers_under_plain_names():
+    from descend.persistence.keras_hooks import LoadStore, SaveStore
+
+    store = SaveStore("layers/dense/vars", "model.save: 'm.keras'")
+    store["ids"] = ds.Variable(np.arange(3, dtype=np.int64))
+    assert store["ids"].dtype == np.int64
+    for key, value, error in [("text", np.array(["a"]), TypeError), ("a/b", np.ones(1), KeyError),
+                              ("", np.ones(1), KeyError), (3, np.ones(1), KeyError)]:
+        with pytest.raises(error, match="m.keras"):
+            store[key] = value
+    assert list(store) == ["ids"]
+    with pytest.raises(KeyError, match="group 'layers/dense/vars' holds no 'nope'"):
+        LoadStore("layers/dense/vars", store.values(), "m.keras")["nope"]
+
+
+# --- what the guide needed besides the hooks: compile's metrics as Keras 3 resolves them --------------------------
+def _sum_loss(y_true, y_pred):  # a loss that says nothing of the targets' kind
+    return ds.reduce_sum(ds.square(y_pred), axis=-1)
+
+
+def _mean_pred(y_true, y_pred):
+    return ds.reduce_mean(y_pred)
+
+
+P3 = np.array([[0.1, 0.7, 0.2], [0.5, 0.3, 0.2], [0.2, 0.2, 0.6], [0.3, 0.4, 0.3]], np.float32)
+
+
+@pytest.mark.parametrize("y_pred,y_true,accuracy", [
+    (np.array([[0.2], [0.7], [0.6], [0.4]], np.float32), np.array([[0.0], [1.0], [0.0], [0.0]], np.float32), 0.75),
+    (P3, np.array([1, 0, 0, 2], np.int64), 0.5),
+    (P3, np.eye(3, dtype=np.float32)[[1, 0, 2, 0]], 0.75),
+], ids=["binary_by_one_column", "sparse_by_lower_rank", "categorical_by_equal_shapes"])
+def test_accuracy_beside_a_loss_of_its_own_picks_by_shapes_and_functions_are_mean_metrics(y_pred, y_true, accuracy):
+    """Keras 3: "accuracy" is binary, sparse categorical or categorical by the shapes when the loss does not say
+    which; a plain function among the metrics is the mean of its values, logged under its name."""
+    model = keras_.Sequential([keras_.Input((y_pred.shape[1],)), keras_.layers.Identity()])
+    model.compile(optimizer="sgd", loss=_sum_loss, metrics=["accuracy", _mean_pred])
+    logs = model.evaluate(y_pred, y_true, verbose=0, return_dict=True)
+    assert abs(logs["accuracy"] - accuracy) < 1e-7
+    assert abs(logs["_mean_pred"] - float(y_pred.mean())) < 1e-6
