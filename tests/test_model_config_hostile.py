@@ -119,7 +119,7 @@ ROWS = [
     ("five_dense_of_1e8_units", "s", _five_big_dense, "layer 'big0' (Dense) declares a weight 'kernel'"),
     ("repeat_vector_of_2_to_the_33", "f", _repeat_huge, "layer 'lam' (RepeatVector)"),
     ("sequential_layer_added", "s", _add_layer, "layer 'extra' (Dense) declares a weight"),
-    ("sequential_layer_dropped", "s", lambda s: _layers(s).pop(1), "does not match its saved state"),
+    ("sequential_layer_dropped", "s", lambda s: _layers(s).pop(1), "is incompatible with the layer"),
     ("sequential_build_shape_huge", "s",
      lambda s: (_layers(s).pop(0), s["model"]["config"].update(build_input_shape=[None, 2**40])),
      "at most 256.0 MiB"),

@@ -30,7 +30,8 @@ FLOORS = {
         "checkpoint.checkpoint_state"},
     # whole models and training: model configs, Keras files, descend's model folders, BackupAndRestore
     # and TF's formats of tensors (tf.io's records and parsing, summaries, WAV files), which read and make them
-    3: {"model_config", "keras_files", "model_saving", "backup", "tf_io", "summary_events", "formats.wav"},
+    3: {"model_config", "keras_files", "keras_hooks", "model_saving", "backup", "tf_io", "summary_events",
+        "formats.wav"},
 }
 FLOOR_OF = {f"{PERSISTENCE}.{name}": floor for floor, names in FLOORS.items() for name in names}
 FLOOR_OF[PERSISTENCE] = 0
@@ -111,7 +112,8 @@ DURABLE = "descend/persistence/durable.py"
 #: (file, what) left outside durable on purpose, each with why it is not a file write
 ALLOWED = {
     ("descend/persistence/keras_files.py", "import tempfile"):
-        "an anonymous spool (TemporaryFile) for a weights file inflated from an archive: never named, never kept",
+        "an anonymous spool (TemporaryFile) for a weights file inflated from an archive: never named, never kept; "
+        "a temporary folder (TemporaryDirectory) the layers' save_assets fill and load_assets read, removed after",
     ("descend/persistence/checkpoint/descend_format.py", "os.rename"):
         "inside a checkpoint's durable write: adopts the ranks' finished shard folders into its temporary folder, "
         "and puts back a checkpoint a killed write left moved aside",

@@ -101,6 +101,9 @@ GUIDES = {
                        "run_functions_eagerly, side effects once per trace, pruned unused ops, retracing",
     "overfit_and_underfit": "Higgs data read with CsvDataset (GZIP), tiny to large models with InverseTimeDecay, "
                             "EarlyStopping and TensorBoard, L2, dropout and both (3 epochs each)",
+    "customizing_saving_and_serialization": "Keras 3's saving hooks overridden in .keras files: save_own_variables/"
+                                            "load_own_variables, save_assets/load_assets, get_build_config/"
+                                            "build_from_config, get_compile_config/compile_from_config",
 }
 
 #: (guide, event kind, its occurrence among the events of that kind) -> why TensorFlow differs there
@@ -109,6 +112,9 @@ KNOWN = {
                                      "training=True, so its BatchNormalization layers use and update batch "
                                      "statistics during fine-tuning, contrary to the guide; descend keeps training=False",
     ("basic_training_loops", "weights", 0): "a tf.Variable assigned to a Keras 3 model is not among its weights",
+    ("customizing_saving_and_serialization", "weights", 0): "the tf.Variable the guide's first layer assigns to "
+                                                            "itself is not among a Keras 3 layer's weights; "
+                                                            "descend tracks it, as tf.keras 2 did",
     ("basic_training_loops", "fit", 0): "Keras 3 does not train a tf.Variable assigned to a model (its loss stays "
                                         "10.646 for 10 epochs); descend trains it, as tf.keras 2 did and the guide "
                                         "shows",

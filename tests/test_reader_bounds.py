@@ -307,6 +307,17 @@ def many_members_keras(tmp_path, count: int) -> str:
     return path
 
 
+def many_assets_keras(tmp_path, count: int) -> str:
+    """A model archive with ``count`` small asset files in nested folders (load_model copies each out, checked)."""
+    _, members = _saved_model(tmp_path)
+    path = str(tmp_path / f"assets{count}.keras")
+    for i in range(count):
+        members[f"assets/layers/dense/d{i % 50:02d}/file_{i:06d}.txt"] = b"x" * 16
+    keras_zip.write_archive(path, members)
+    os.remove(os.path.join(tmp_path, "m2.keras"))
+    return path
+
+
 # --- the hostile table ------------------------------------------------------------------------------------------------
 HOSTILE = [
     # (item, file, its maker, the reads tried on it, words the error must hold: None for a file that must load)
@@ -442,6 +453,8 @@ BOUNDS = [
     # the model's own weights (built, then the file's), HDF5's cache and the layers' objects
     ("keras_model_archive", "load_model", lambda t, n: _saved_model(t, n)[0], (100_000, 400_000), 8, 40 * MB,
      1e-6, 2.0),
+    # every asset member is checked, then written to a file of its own in a temporary folder (disk, not memory)
+    ("keras_model_assets", "load_model", many_assets_keras, (2_000, 8_000), 8, 40 * MB, 4e-6, 2.0),
 ]
 
 

@@ -103,10 +103,20 @@ def _weights_shape(path):
     members = _members(path)
     buf = io.BytesIO()
     groups = keras_h5.read_groups(io.BytesIO(members["model.weights.h5"]), "w")
-    groups["layers/dense_1/vars"][0] = np.zeros((5, 3), np.float32)
+    groups["layers/dense_1/vars"]["0"] = np.zeros((5, 3), np.float32)
     keras_h5.write_groups(buf, list(groups.items()))
     members["model.weights.h5"] = buf.getvalue()
     _rezip(path, members)
+
+
+def _asset_bomb(*names):
+    """Assets deflated, each declaring 0xFFFFFFF0 bytes (a zip bomb's lie)."""
+    def mutate(path):
+        members = {**_members(path), **{n: b"\x00" * 4096 for n in names}}
+        _rezip(path, members, compress=zipfile.ZIP_DEFLATED)
+        for n in names:
+            _patch_declared_size(path, n, 0xFFFFFFF0)
+    return mutate
 
 
 def _symlinked(path):
@@ -149,6 +159,23 @@ KERAS_ROWS = [
         weighted_metrics=[{"class_name": "system", "module": "os", "config": {}}])), "unknown metric class 'system'"),
     ("weighted_metrics_not_a_list", _config_edit(lambda c: c["compile_config"].update(weighted_metrics=7)),
      "'weighted_metrics' must be a list"),
+    ("asset_climbing_out", lambda p: _rezip(p, {**_members(p), "assets/../../evil.py": b"x"}),
+     "'assets/../../evil.py' has an absolute"),
+    ("asset_absolute", lambda p: _rezip(p, {**_members(p), "assets//etc/passwd": b"x"}), "not a plain path under"),
+    ("asset_dot_part", lambda p: _rezip(p, {**_members(p), "assets/./x": b"x"}), "not a plain path under"),
+    ("asset_symlink", lambda p: _rezip(p, {**_members(p), "assets/layers/d1/vocab": b"../../../../etc/passwd"},
+                                       {"assets/layers/d1/vocab": {"external_attr": (0o120777 << 16)}}),
+     "is a symbolic link"),
+    ("asset_file_and_folder", lambda p: _rezip(p, {**_members(p), "assets/a": b"x", "assets/a/b": b"y"}),
+     "cannot be placed"),
+    ("asset_too_deep", lambda p: _rezip(p, {**_members(p), "assets/" + "d/" * 80 + "x": b"x"}),
+     "not a plain path under"),
+    ("asset_bomb", _asset_bomb("assets/huge.bin"), "refused before inflating"),
+    ("assets_over_the_bound", _asset_bomb("assets/a.bin", "assets/b.bin"), "its assets declare"),
+    ("build_config_negative", _config_edit(lambda c: _layers(c)[1].update(build_config={"input_shape": [None, -4]})),
+     "at most 32 sizes"),
+    ("build_config_huge", _config_edit(lambda c: _layers(c)[1].update(build_config={"input_shape": [None, 2**40]})),
+     "declares a weight"),
     ("garbage_weights", _garbage_weights, "model.weights.h5"),
     ("weights_of_another_shape", _weights_shape, "layers/dense_1/vars/0"),
     ("symlinked_archive", _symlinked, "symbolic link"),
@@ -193,20 +220,20 @@ def _h5_raw(edit):
 
 
 def _negative_velocity(groups):
-    groups["optimizer/vars"][3] = -np.ones_like(groups["optimizer/vars"][3])
+    groups["optimizer/vars"]["3"] = -np.ones_like(groups["optimizer/vars"]["3"])
 
 
 H5_ROWS = [
     ("truncated", lambda p: open(p, "r+b").truncate(os.path.getsize(p) // 2), "m.weights.h5"),
     ("not_hdf5", lambda p: open(p, "wb").write(b"PK\x03\x04 not hdf5"), "not an HDF5 file"),
-    ("wrong_shape", _h5_rewrite(lambda g: g["layers/dense/vars"].__setitem__(0, np.zeros((4, 6), np.float32))),
+    ("wrong_shape", _h5_rewrite(lambda g: g["layers/dense/vars"].__setitem__("0", np.zeros((4, 6), np.float32))),
      "layers/dense/vars/0"),
-    ("missing_variable", _h5_rewrite(lambda g: g["layers/dense_1/vars"].pop()), "layers/dense_1/vars"),
-    ("unexpected_group", _h5_rewrite(lambda g: g.__setitem__("layers/ghost/vars", [np.ones(3, np.float32)])),
+    ("missing_variable", _h5_rewrite(lambda g: g["layers/dense_1/vars"].popitem()), "layers/dense_1/vars"),
+    ("unexpected_group", _h5_rewrite(lambda g: g.__setitem__("layers/ghost/vars", {"0": np.ones(3, np.float32)})),
      "layers/ghost/vars"),
-    ("optimizer_count", _h5_rewrite(lambda g: g["optimizer/vars"].pop()), "optimizer/vars"),
+    ("optimizer_count", _h5_rewrite(lambda g: g["optimizer/vars"].popitem()), "optimizer/vars"),
     ("negative_velocity", _h5_rewrite(_negative_velocity), "must be >= 0"),
-    ("nan_slot", _h5_rewrite(lambda g: g["optimizer/vars"][2].__setitem__((0, 0), np.nan)), "NaN"),
+    ("nan_slot", _h5_rewrite(lambda g: g["optimizer/vars"]["2"].__setitem__((0, 0), np.nan)), "NaN"),
     ("huge_declared_shape", _h5_raw(lambda f: (f["layers/dense/vars"].__delitem__("0"),
                                               f["layers/dense/vars"].create_dataset("0", shape=(2**20, 2**20),
                                                                                     dtype="f4"))),
@@ -222,7 +249,7 @@ H5_ROWS = [
     ("string_dataset", _h5_raw(lambda f: (f["layers/dense/vars"].__delitem__("1"),
                                          f["layers/dense/vars"].create_dataset("1", data=np.array([b"abc"])))),
      "a weight is a number"),
-    ("wrong_names", _h5_raw(lambda f: f["layers/dense/vars"].move("1", "bias")), "Keras names a group's variables"),
+    ("wrong_names", _h5_raw(lambda f: f["layers/dense/vars"].move("1", "bias")), "the file holds 2 weights ['0', 'bias']"),
     ("symlinked_file", _symlinked, "symbolic link"),
 ]
 

@@ -660,8 +660,10 @@ class Layer:
             if not self.built:
                 if _rebuild.current() is not None:
                     _rebuild.note_layer(self)
-                self.build(_shape_of(inputs))
+                shape = _shape_of(inputs)
+                self.build(shape)
                 self.built = True
+                self.__dict__.setdefault("_build_shapes_dict", {"input_shape": shape})  # get_build_config
             if self._compute_dtype != self._dtype:  # mixed precision: the weights read in the compute dtype
                 with _autocast_weights(self):
                     outputs = self.call(inputs, *args, **kwargs)
@@ -733,6 +735,80 @@ class Layer:
     def from_config(cls, config: dict):
         return cls(**config)
 
+    # -- saving hooks (Keras 3's): model.save / load_model, save_weights / load_weights call them -----------
+    def _saved_variables(self) -> list:
+        own = self._own_variables()
+        return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
+
+    def save_own_variables(self, store) -> None:
+        """Write the layer's own variables (not its sublayers') into ``store``, a dict-like object
+        (``store[key] = array``): as ``"0"``, ``"1"``, ..., trainable ones first, each kind in creation
+        order, Keras 3's keys and order in the weights file. Override it (with :meth:`load_own_variables`)
+        to store other state, or under other names; the file then holds what the override stores."""
+        for i, v in enumerate(self._saved_variables()):
+            store[str(i)] = v.numpy()
+
+    def load_own_variables(self, store) -> None:
+        """Assign the layer's own variables from ``store`` (what :meth:`save_own_variables` wrote): the keys
+        and every shape are checked before any variable is assigned.
+
+        Raises:
+            ValueError: the store holds other keys than ``"0"``, ``"1"``, ... for each variable, or a value
+                of another shape.
+        """
+        variables = self._saved_variables()
+        keys = sorted(store.keys())
+        expected = [str(i) for i in range(len(variables))]
+        names = [v.name for v in variables]
+        if keys != sorted(expected):
+            raise ValueError(f"Layer '{self.name}' expected {len(variables)} variables {names} under the keys "
+                             f"{expected}; received {len(keys)}: {keys[:20]}")
+        values, bad = [], []
+        for i, v in enumerate(variables):
+            arr = np.asarray(store[str(i)])
+            if arr.shape != tuple(v.shape):
+                bad.append(f"'{i}' (variable '{v.name}') has shape {arr.shape}; expected {tuple(v.shape)}")
+            values.append(arr)
+        if bad:
+            raise ValueError(f"Layer '{self.name}': " + "; ".join(bad))
+        for v, arr in zip(variables, values):
+            v.assign(arr)
+
+    def get_build_config(self) -> dict | None:
+        """Keras 3's: what :meth:`build_from_config` needs to build the layer again, by default the
+        arguments its ``build`` was last called with (``{"input_shape": ...}``, or ``{"shapes_dict": ...}``
+        for several); None before it was built by a ``build``. ``model.save`` writes it in the layer's
+        config; loading calls :meth:`build_from_config` with it."""
+        shapes = self.__dict__.get("_build_shapes_dict")
+        if shapes is None:
+            return None
+        if len(shapes) == 1:
+            return {"input_shape": next(iter(shapes.values()))}
+        return {"shapes_dict": dict(shapes)}
+
+    def build_from_config(self, config) -> None:
+        """Build the layer from :meth:`get_build_config`'s dict: ``build(input_shape)``, or
+        ``build(**shapes_dict)``. Override both to build with other arguments."""
+        if not config:
+            return
+        if not isinstance(config, dict):
+            raise ValueError(f"Layer '{self.name}': a build config must be a dict. Received: {str(config)[:200]}")
+        if "input_shape" in config:
+            arguments = {"input_shape": _checked_shape(config["input_shape"],
+                                                       f"layer '{self.name}' build_config input_shape")}
+            self.build(arguments["input_shape"])
+        elif "shapes_dict" in config:
+            shapes = config["shapes_dict"]
+            if not isinstance(shapes, dict) or not all(isinstance(k, str) for k in shapes):
+                raise ValueError(f"Layer '{self.name}': build_config shapes_dict must be a dict of shapes. "
+                                 f"Received: {str(shapes)[:200]}")
+            arguments = {k: _checked_shape(v, f"layer '{self.name}' build_config shapes_dict['{k}']")
+                         for k, v in shapes.items()}
+            self.build(**arguments)
+        else:
+            return
+        self.__dict__.setdefault("_build_shapes_dict", arguments)  # a build of the base class records nothing
+
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
@@ -751,14 +827,38 @@ def dtype_from_config(config) -> str:
     return name
 
 
+def _checked_shape(shape, what: str):
+    """A shape from a build config (a file): a list of at most 32 sizes (non-negative ints or None), a tuple
+    of them back; nested lists for several inputs (at most 64 shapes)."""
+    def sizes(s):
+        return (isinstance(s, (list, tuple)) and len(s) <= 32
+                and all(d is None or (isinstance(d, int) and not isinstance(d, bool) and d >= 0) for d in s))
+
+    if shape is None or sizes(shape):
+        return None if shape is None else tuple(shape)
+    if isinstance(shape, (list, tuple)) and 0 < len(shape) <= 64 and all(sizes(s) for s in shape):
+        return [tuple(s) for s in shape]
+    raise ValueError(f"{what} must be a list of at most 32 sizes (non-negative ints or null), or a list of such "
+                     f"lists. Received: {str(shape)[:200]}")
+
+
 def _wrap_build(build):
-    """Run a subclass's ``build`` inside the layer's name scope and mark the layer built."""
+    """Run a subclass's ``build`` inside the layer's name scope, mark the layer built and record its
+    arguments (:meth:`Layer.get_build_config`)."""
+    signature = inspect.signature(build)
 
     @functools.wraps(build)
     def wrapped(self, *args, **kwargs):
         with self._own_name_scope():
             result = build(self, *args, **kwargs)
         self.built = True
+        try:
+            arguments = dict(signature.bind(self, *args, **kwargs).arguments)
+        except TypeError:
+            arguments = None
+        if arguments is not None:
+            arguments.pop(next(iter(signature.parameters)), None)  # self
+            object.__setattr__(self, "_build_shapes_dict", arguments)
         for hook in list(_build_hooks):  # e.g. checkpoint values waiting for Variables made in build
             hook(self)
         return result

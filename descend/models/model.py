@@ -181,6 +181,41 @@ class Model(Trainer, Layer):
                 return model
             return cls(**config)
 
+    def build_from_config(self, config) -> None:
+        """Build the model from :meth:`get_build_config`'s dict. A subclassed model without a ``build`` of its
+        own is built as Keras 3 builds it: called once on symbolic inputs of the recorded shape, which makes the
+        weights of every layer its ``call`` reaches."""
+        if type(self).build is Layer.build and isinstance(config, dict) and config.get("input_shape") is not None:
+            from ..layers.base import _checked_shape
+
+            shape = _checked_shape(config["input_shape"], f"model '{self.name}' build_config input_shape")
+            self(KerasTensor(shape) if isinstance(shape, tuple) else [KerasTensor(s) for s in shape])
+            return
+        super().build_from_config(config)
+
+    def get_compile_config(self) -> dict | None:
+        """Keras 3's: the arguments the model was compiled with, as a config (``optimizer``, ``loss``,
+        ``metrics``, ...; None before ``compile``). ``model.save`` writes it; ``load_model`` gives it to
+        :meth:`compile_from_config`. Override both to save other compile arguments (a custom ``compile``)."""
+        from ..persistence.keras_files import keras_compile_config
+
+        return keras_compile_config(self)
+
+    def compile_from_config(self, config: dict) -> None:
+        """Compile the model as :meth:`get_compile_config`'s dict says (``load_model`` calls it). A model whose
+        class overrides ``compile`` is left uncompiled with Keras' warning, unless it overrides this method too."""
+        if type(self).compile is not Model.compile:
+            import warnings
+
+            warnings.warn(f"`compile()` was not called as part of model loading because the model's `compile()` "
+                          f"method is custom ({type(self).__name__}). All subclassed Models that have `compile()` "
+                          "overridden should also override `get_compile_config()` and `compile_from_config(config)`. "
+                          "Alternatively, you can call `compile()` manually after loading.", stacklevel=2)
+            return
+        from ..persistence.keras_files import compile_from_keras_config
+
+        compile_from_keras_config(self, config)
+
     def to_json(self, **kwargs) -> str:
         """The model's config (Keras 3's ``serialize_keras_object`` format) as a JSON string;
         :func:`descend.models.model_from_json` rebuilds the model (new weights). ``kwargs`` go to ``json.dumps``."""

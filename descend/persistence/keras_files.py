@@ -5,7 +5,14 @@
 * ``.weights.h5``: the model's variables by Keras' paths (:mod:`descend.persistence.checkpoint.keras_layout`) and,
   for a compiled model, its optimizer's (``optimizer/vars``: iterations, learning rate, slots);
 * ``.keras``: a zip of ``config.json`` (the model's config, Keras 3's format, with its
-  ``compile_config`` and ``build_config``), ``metadata.json`` and ``model.weights.h5``.
+  ``compile_config`` and each layer's ``build_config``), ``metadata.json``, ``model.weights.h5`` and the
+  layers' ``assets/``.
+
+Keras 3's saving hooks decide what goes where, as in Keras: each layer's ``save_own_variables`` /
+``load_own_variables`` fills and reads its group (:mod:`descend.persistence.keras_hooks` gives the store),
+``save_assets`` / ``load_assets`` its folder of the archive's ``assets/``, ``get_build_config`` /
+``build_from_config`` and the model's ``get_compile_config`` / ``compile_from_config`` the config; loading calls
+them in Keras' order (build, compile, variables, assets).
 
 A model Keras saved in the middle of training continues in descend with the same numbers, and the
 other way round: the optimizer's slots are restored (those of variables not updated yet wait in the
@@ -49,6 +56,7 @@ from .checkpoint import keras_layout
 from .checkpoint.trackable import walk
 from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, mismatch_message, short
 from .durable import atomic_replace_file
+from . import keras_hooks
 from .formats import keras_h5, keras_zip
 from .model_config import REBUILD_ERRORS, compile_config, compile_from, is_model, rebuild_error
 from .object_config import build_object, extend_scope, resolve, safe_mode_scope, serialize_keras_object
@@ -127,13 +135,16 @@ def _optimizer_arrays(opt, model, where: str) -> list[np.ndarray]:
 
 
 def _weight_groups(model, where: str, with_optimizer: bool) -> tuple[list, dict]:
+    """The weights file's groups: each layer's ``save_own_variables`` fills its own (``<path>/vars``)."""
     groups, names = [], {}
-    for path, variables in keras_layout.model_groups(model):
-        groups.append((path, [v.numpy() for v in variables]))
+    for path, layer in keras_layout.model_layers(model):
+        store = keras_hooks.SaveStore(keras_layout.group_path(path), where)
+        layer.save_own_variables(store)
+        groups.append((store.path, store.values()))
     names["vars"] = model.name
     opt = _optimizer_of(model) if with_optimizer else None
     if opt is not None:
-        groups.append(("optimizer/vars", _optimizer_arrays(opt, model, where)))
+        groups.append(("optimizer/vars", {str(i): a for i, a in enumerate(_optimizer_arrays(opt, model, where))}))
         names["optimizer/vars"] = opt.name
     return groups, names
 
@@ -153,38 +164,51 @@ def _weight_name(v) -> str:
     return re.sub(r"_\d+$", "", v.scoped_name.rsplit("/", 1)[-1])
 
 
+def _loads_its_own_way(layer) -> bool:
+    """Whether a layer's class overrides ``load_own_variables``: its hook then says what its group must hold
+    (the default one's keys and shapes are checked here first, with every other layer's)."""
+    return getattr(type(layer), "load_own_variables", None) is not Layer.load_own_variables
+
+
 def _plan_weights(model, groups: dict, where: str, strict: bool, with_optimizer: bool):
-    """Check the file's groups against the model (and its optimizer); returns a commit that cannot fail."""
+    """Check the file's groups against the model (and its optimizer); returns the commit: it calls each layer's
+    ``load_own_variables`` in Keras' order, then assigns the optimizer's state. Only a layer's own
+    ``load_own_variables`` can fail there: every variable of the model is then put back as it was."""
     missing, unexpected, bad = [], [], []
-    assign = []
-    expected = keras_layout.model_groups(model)
+    layers = keras_layout.model_layers(model)
     known = set()
-    for path, variables in expected:
+    for path, la in layers:
+        path = keras_layout.group_path(path)
         known.add(path)
-        arrays = groups.get(path, [])
+        if _loads_its_own_way(la):
+            continue
+        variables = keras_layout.own_variables(la)
+        arrays = groups.get(path, {})
         layer = path[:-len("/vars")] if path.endswith("/vars") else path
         layer = f"layer '{layer.rsplit('/', 1)[-1]}' ({layer})" if layer else f"model '{model.name}'"
+        names = [str(i) for i in range(len(variables))]
+        if set(arrays) - set(names):
+            bad.append(f"{path}: the file holds {len(arrays)} weights {short(list(arrays), 200)}; {layer} has "
+                       f"{len(variables)} (stored as {short(names, 100)})")
+            continue
         if len(arrays) < len(variables):
-            for i, v in enumerate(variables[len(arrays):], len(arrays)):
-                missing.append(f"{path}/{i}: missing from the file; it is weight '{_weight_name(v)}' of {layer}, shape "
-                           f"{tuple(v.shape)} {v.dtype.name} (the file holds {len(arrays)} of its {len(variables)} "
-                           "weights)")
+            for i, v in enumerate(variables):
+                if str(i) not in arrays:
+                    missing.append(f"{path}/{i}: missing from the file; it is weight '{_weight_name(v)}' of {layer}, "
+                                   f"shape {tuple(v.shape)} {v.dtype.name} (the file holds {len(arrays)} of its "
+                                   f"{len(variables)} weights)")
             continue
-        if len(arrays) > len(variables):
-            bad.append(f"{path}: the file holds {len(arrays)} weights; {layer} has {len(variables)}")
-            continue
-        for i, (v, arr) in enumerate(zip(variables, arrays)):
+        for i, v in enumerate(variables):
+            arr = arrays[str(i)]
             if tuple(arr.shape) != tuple(v.shape) or arr.dtype != v.dtype.dtype:
                 bad.append(f"{path}/{i}: the file holds shape {tuple(arr.shape)} {arr.dtype.name}; it is weight "
                            f"'{_weight_name(v)}' of {layer}, shape {tuple(v.shape)} {v.dtype.name}")
-            else:
-                assign.append((v, arr))
     opt_plan = None
     opt = _optimizer_of(model) if with_optimizer else None
     if opt is not None and "optimizer/vars" in groups:
         known.add("optimizer/vars")
         try:
-            opt_plan = _plan_optimizer(opt, model, groups["optimizer/vars"], where, strict)
+            opt_plan = _plan_optimizer(opt, model, _numbered(groups["optimizer/vars"]), where, strict)
         except ValueError as e:
             bad.append(f"optimizer/vars: {short(str(e), 3000)}")
     elif opt is None:
@@ -197,12 +221,34 @@ def _plan_weights(model, groups: dict, where: str, strict: bool, with_optimizer:
             f"{where} does not match model '{model.name}'; nothing was loaded", missing, unexpected, bad),
             missing, unexpected, bad)
 
+    stores = [(keras_layout.group_path(path), la) for path, la in layers]
+    own_way = any(_loads_its_own_way(la) for _, la in layers)
+
     def commit():
-        for v, arr in assign:
-            v.assign(arr)
+        # a layer's own hook may fail half way: the values to put back (only then: they cost a copy of the model)
+        before = [(v, v.numpy().copy()) for _, la in layers for v in keras_layout.own_variables(la)] if own_way else []
+        for path, la in stores:
+            try:
+                la.load_own_variables(keras_hooks.LoadStore(path, groups.get(path, {}), where))
+            except Exception as e:
+                for v, value in before:
+                    v.assign(value)
+                text = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+                raise CheckpointMismatchError(
+                    f"{where}: load_own_variables of layer '{la.name}' ({path}) failed, so nothing was loaded: "
+                    f"{type(e).__name__}: {short(text, 1500)}", [], [], [f"{path}: {short(text, 300)}"]) from e
         if opt_plan is not None:
             opt_plan.commit()
     return commit
+
+
+def _numbered(arrays: dict) -> list:
+    """A group's datasets ``"0"``, ``"1"``, ... as a list (the optimizer's group: Keras numbers them)."""
+    names = [str(i) for i in range(len(arrays))]
+    if sorted(arrays) != sorted(names):
+        raise ValueError(f"the group holds datasets {short(list(arrays), 200)}; Keras names an optimizer's "
+                         "variables '0', '1', ...")
+    return [arrays[k] for k in names]
 
 
 def _plan_optimizer(opt, model, arrays: list, where: str, strict: bool):
@@ -304,7 +350,9 @@ def _keras_optimizer_config(opt, serialized: dict) -> dict:
     return {**serialized, "config": inner}
 
 
-def _compile_config(model) -> dict | None:
+def keras_compile_config(model) -> dict | None:
+    """Keras 3's ``compile_config`` of a model (what ``Model.get_compile_config`` gives by default): the
+    optimizer, loss and metrics it was compiled with; None when it was not compiled."""
     comp = compile_config(model)
     if comp is None:
         return None
@@ -329,14 +377,21 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
     _refuse_unbuilt(model, "model.save")
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"model.save: '{path}' exists and overwrite=False")
-    config = serialize_keras_object(model)
-    config["build_config"] = _build_config(model)
-    comp = _compile_config(model)
-    if comp is not None:
-        config["compile_config"] = comp
+    config = serialize_keras_object(model)  # with the build_config of each layer (get_build_config)
+    config["build_config"] = serialize_keras_object(model.get_build_config() or _build_config(model))
+    comp = model.get_compile_config() if callable(getattr(model, "get_compile_config", None)) else None
+    if comp:
+        config["compile_config"] = serialize_keras_object(comp)
     groups, names = _weight_groups(model, path, with_optimizer=include_optimizer)
     weights = io.BytesIO()
     keras_h5.write_groups(weights, groups, names)
+    with tempfile.TemporaryDirectory(prefix="descend-assets-") as root:
+        for inner, layer in keras_layout.model_layers(model):
+            if callable(getattr(layer, "save_assets", None)):
+                folder = keras_hooks.asset_folder(root, inner)
+                os.makedirs(folder, exist_ok=True)
+                layer.save_assets(folder)
+        assets = keras_hooks.collect_assets(root, f"model.save: '{path}'")
     from .. import __version__
 
     metadata = {"keras_version": KERAS_FORMAT_VERSION, "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S"),
@@ -344,7 +399,7 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
     archive = io.BytesIO()
     keras_zip.write_archive(archive, {keras_zip.METADATA: json.dumps(metadata).encode(),
                                       keras_zip.CONFIG: json.dumps(config).encode(),
-                                      keras_zip.WEIGHTS: weights.getvalue()})
+                                      keras_zip.WEIGHTS: weights.getvalue(), **assets})
     _replace(path, archive.getvalue())
 
 
@@ -360,9 +415,21 @@ _KERAS_ONLY = {
 }
 
 
+#: the base classes of users' layers and models (module, name): a subclass of these alone writes its own config
+_BASES = {("descend.layers.base", "Layer"), ("descend.models.model", "Model"), ("descend.training.loop", "Trainer")}
+
+
 def _unused(key: str, inner: dict) -> bool:
     rule = _KERAS_ONLY[key]
     return rule(inner) if callable(rule) else inner[key] == rule
+
+
+def _builtin_config(found) -> bool:
+    """Whether ``found`` writes the config of one of descend's built-in classes: it is one, or a user's subclass
+    of one (a custom Dense inherits Dense's config, with the keys Keras' Dense adds), not of the base Layer."""
+    bases = getattr(found, "__mro__", (found,))
+    return any(getattr(c, "__module__", "").startswith("descend.")
+               and (c.__module__, getattr(c, "__name__", "")) not in _BASES for c in bases)
 
 
 def normalize_config(config, where: str):
@@ -383,7 +450,7 @@ def normalize_config(config, where: str):
         name = out.get("class_name")
         if isinstance(name, str) and isinstance(inner, dict) and not name.startswith("__"):
             found = resolve(name, None, out.get("module"))
-            builtin = found is not None and getattr(found, "__module__", "").startswith("descend.")
+            builtin = found is not None and _builtin_config(found)
             if builtin:
                 for key in [k for k in inner if k in _KERAS_ONLY]:
                     if not _unused(key, inner):
@@ -402,7 +469,7 @@ def normalize_config(config, where: str):
 
 
 def _weights_budget(groups: dict) -> int:
-    return sum(a.nbytes for path, arrays in groups.items() if not path.startswith("optimizer/") for a in arrays)
+    return sum(a.nbytes for path, arrays in groups.items() if not path.startswith("optimizer/") for a in arrays.values())
 
 
 def _check_json_members(archive, path: str) -> None:
@@ -454,6 +521,20 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
                                            "writes in HDF5; archives with npz or sharded weights are not read)",
                                            [keras_zip.WEIGHTS])
         weights, weights_size = _inflate_weights(archive, f"{path}: {keras_zip.WEIGHTS}")
+        assets = tempfile.TemporaryDirectory(prefix="descend-assets-")
+        try:
+            has_assets = keras_hooks.extract_assets(archive, path, assets.name)
+        except BaseException:
+            assets.cleanup()
+            weights.close()
+            raise
+    with assets:
+        return _load_archive(path, meta_raw, config_raw, weights, weights_size, assets.name if has_assets else None,
+                             custom_objects, compile, safe_mode)
+
+
+def _load_archive(path, meta_raw, config_raw, weights, weights_size, assets, custom_objects, compile, safe_mode):
+    """The model of an archive whose members were read (and its assets copied into the folder ``assets``)."""
     where = f"{path}: {keras_zip.CONFIG}"
     metadata = parse_json(meta_raw, f"{path}: {keras_zip.METADATA}", "metadata")
     if not isinstance(metadata, dict):
@@ -463,7 +544,8 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
         raise CheckpointCorruptedError(f"{where}: not a model config (a JSON object with 'class_name')", ["config"])
     with weights:
         groups = keras_h5.read_groups(weights, f"{path}: {keras_zip.WEIGHTS}", weights_size)
-    config = normalize_config(config, where)
+    with extend_scope(dict(custom_objects or {})):  # a custom subclass of a built-in layer has its Keras-only keys
+        config = normalize_config(config, where)
 
     weights_where = f"{path}: {keras_zip.WEIGHTS}"
     budget = _weights_budget(groups)
@@ -489,6 +571,14 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
         raise CheckpointError(f"{where}: the model is not built after its config (no build_config input shape): "
                               "descend cannot give it the file's weights")
     _plan_weights(model, groups, weights_where, True, with_optimizer=bool(compile))()
+    if assets is not None:
+        for inner, layer in keras_layout.model_layers(model):
+            if callable(getattr(layer, "load_assets", None)):
+                folder = keras_hooks.asset_folder(assets, inner)
+                try:
+                    layer.load_assets(folder if os.path.isdir(folder) else None)
+                except Exception as e:
+                    raise keras_hooks.load_error(path, layer, inner, e) from e
     return model
 
 
@@ -507,24 +597,26 @@ def _model_from_config(config: dict, where: str, budget: int, custom_objects, sa
             if not is_model(model):
                 raise CheckpointError(f"{where}: describes a {type(model).__name__}, not a model")
             build = config.get("build_config")
-            shape = build.get("input_shape") if isinstance(build, dict) else None
-            if not model.built and shape is not None:
-                if (not isinstance(shape, list) or not 1 <= len(shape) <= 32
-                        or not all(d is None or (isinstance(d, int) and not isinstance(d, bool) and d >= 0)
-                                   for d in shape)):
-                    raise ValueError(f"'build_config.input_shape' must be a list of at most 32 sizes; found "
-                                     f"{short(shape, 200)}")
-                model.build(tuple(shape))
+            if not model.built and isinstance(build, dict) and build.get("input_shape", build) is not None:
+                model.build_from_config(build)
         except CheckpointError:
             raise
         except REBUILD_ERRORS as e:
             raise rebuild_error(where, "model", e) from e
         comp = config.get("compile_config")
         if compile and isinstance(comp, dict) and comp:  # Keras writes {} for a model it did not compile
-            opt, loss, mets = compile_from(comp, where)
             try:
-                model.compile(optimizer=opt, loss=loss, metrics=mets["metrics"],
-                              weighted_metrics=mets["weighted_metrics"] or None, loss_weights=comp.get("loss_weights"))
+                model.compile_from_config(comp)
+            except CheckpointError as e:
+                text = str(e)
+                raise CheckpointError(text if text.startswith(where) else f"{where}: {text}") from e
             except REBUILD_ERRORS as e:
                 raise rebuild_error(where, "compile arguments", e) from e
     return model
+
+
+def compile_from_keras_config(model, comp: dict, where: str = "compile_config") -> None:
+    """Compile ``model`` as Keras 3's ``compile_config`` says (``Model.compile_from_config``'s default)."""
+    opt, loss, mets = compile_from(comp, where)
+    model.compile(optimizer=opt, loss=loss, metrics=mets["metrics"], weighted_metrics=mets["weighted_metrics"] or None,
+                  loss_weights=comp.get("loss_weights"))

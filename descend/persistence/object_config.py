@@ -416,7 +416,11 @@ def _serialize(obj, depth: int):
         inner = obj.get_config()
         if not isinstance(inner, dict):
             raise TypeError(f"{type(obj).__name__}.get_config() must return a dict. Received: {_short(inner)}")
-        return _class_config(obj, _serialize(inner, depth + 1))
+        out = _class_config(obj, _serialize(inner, depth + 1))
+        build = obj.get_build_config() if callable(getattr(obj, "get_build_config", None)) else None
+        if build is not None:  # a layer's build arguments (Keras 3): loading calls its build_from_config
+            out["build_config"] = _serialize(build, depth + 1)
+        return out
     if callable(obj) and hasattr(obj, "__name__"):
         return function_config(obj)
     raise TypeError(f"Cannot serialize {_short(obj)} of type {type(obj).__name__}: give its class a get_config() "
@@ -521,7 +525,11 @@ def build_object(config: dict, kind: str | None = None, what: str | None = None)
         inner = {}
     if not isinstance(inner, dict):
         raise TypeError(f"The config of {_short(class_name)} must be a dict. Received: {_short(inner)}")
-    return cls.from_config(dict(inner))
+    obj = cls.from_config(dict(inner))
+    build = config.get("build_config")
+    if build and getattr(obj, "built", True) is False and callable(getattr(obj, "build_from_config", None)):
+        obj.build_from_config(build)
+    return obj
 
 
 # ---------------------------------------------------------------------------------------------------------------

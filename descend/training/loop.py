@@ -45,11 +45,24 @@ def _loss_kind(loss) -> str | None:
     return None
 
 
+def _accuracy_by_shapes(y_true, y_pred):
+    """Keras 3's accuracy for ``metrics=["accuracy"]`` beside a loss that does not say which: binary when the
+    predictions have one column, sparse categorical when the targets have a lower rank (or one column against
+    several), categorical otherwise."""
+    t, p = np.shape(y_true), np.shape(y_pred)
+    if p and p[-1] == 1:
+        return metrics_module.binary_accuracy(y_true, y_pred)
+    if len(t) < len(p) or (t and p and t[-1] == 1 and p[-1] > 1):
+        return metrics_module.sparse_categorical_accuracy(y_true, y_pred)
+    return metrics_module.categorical_accuracy(y_true, y_pred)
+
+
 def _resolve_metric(identifier, loss):
     if identifier in ("accuracy", "acc"):
         cls = {"sparse": metrics_module.SparseCategoricalAccuracy, "categorical": metrics_module.CategoricalAccuracy,
-               "binary": metrics_module.BinaryAccuracy}.get(_loss_kind(loss), metrics_module.Accuracy)
-        return cls(name="accuracy")
+               "binary": metrics_module.BinaryAccuracy}.get(_loss_kind(loss))
+        return cls(name="accuracy") if cls is not None else \
+            metrics_module.MeanMetricWrapper(_accuracy_by_shapes, name="accuracy")
     metric = metrics_module.get(identifier)
     if isinstance(identifier, str):
         metric.name = identifier  # logged under the name given, as Keras 3 ("mae", not "mean_absolute_error")
@@ -210,7 +223,9 @@ class Trainer:
         if isinstance(metrics, dict) or (isinstance(metrics, (list, tuple)) and any(isinstance(m, (list, tuple))
                                                                                      for m in metrics)):
             return compile_utils.output_metrics(metrics, self, self.loss, _resolve_metric)
-        return [_resolve_metric(m, self.loss) if isinstance(m, str) else m for m in (metrics or [])]
+        return [_resolve_metric(m, self.loss) if isinstance(m, str) else
+                metrics_module.MeanMetricWrapper(m) if callable(m) and not isinstance(m, metrics_module.Metric) else m
+                for m in (metrics or [])]  # a plain function: the mean of its values, as Keras 3
 
     @property
     def metrics(self) -> list:

@@ -45,7 +45,7 @@ from ...optimizers import (
 )
 from ...optimizers.optimizer import Optimizer
 
-__all__ = ["model_groups", "own_variables", "optimizer_groups", "optimizer_tail", "check_optimizer",
+__all__ = ["model_groups", "model_layers", "group_path", "own_variables", "optimizer_groups", "optimizer_tail", "check_optimizer",
            "KERAS2_SLOT_NAMES", "keras_name_key"]
 
 #: (descend class, its Keras 3 slot groups: (Keras' list attribute, descend slot name) per slot, in build order)
@@ -167,11 +167,11 @@ def _holds_layers(value, depth: int = 0) -> bool:
     return False
 
 
-def model_groups(model: Layer) -> list[tuple[str, list]]:
-    """``(group path, [variables])`` for every layer of ``model`` in Keras 3's walk: the model's own
-    ``vars`` first, then each layer's ``<path>/vars`` (layers without variables too: Keras writes their
-    groups empty)."""
-    out: list[tuple[str, list]] = []
+def model_layers(model: Layer) -> list[tuple[str, Layer]]:
+    """``(path, layer)`` for the model and every layer in Keras 3's walk, each once: ``""`` for the model,
+    ``layers/dense`` for a layer. A layer's variables go to the group ``<path>/vars`` of the weights file,
+    its assets to the folder ``assets/<path>`` of a ``.keras`` archive."""
+    out: list[tuple[str, Layer]] = []
     visited: set[int] = set()
 
     def join(path: str, name: str) -> str:
@@ -181,7 +181,7 @@ def model_groups(model: Layer) -> list[tuple[str, list]]:
         if id(layer) in visited:
             return
         visited.add(id(layer))
-        out.append((join(path, "vars"), own_variables(layer)))
+        out.append((path, layer))
         for name, child in _children(layer):
             if isinstance(child, Layer):
                 visit(child, join(path, name))
@@ -209,3 +209,15 @@ def model_groups(model: Layer) -> list[tuple[str, list]]:
 
     visit(model, "")
     return out
+
+
+def group_path(path: str) -> str:
+    """The weights-file group of the layer at ``path`` (of :func:`model_layers`)."""
+    return f"{path}/vars" if path else "vars"
+
+
+def model_groups(model: Layer) -> list[tuple[str, list]]:
+    """``(group path, [variables])`` for every layer of ``model`` in Keras 3's walk: the model's own
+    ``vars`` first, then each layer's ``<path>/vars`` (layers without variables too: Keras writes their
+    groups empty)."""
+    return [(group_path(path), own_variables(layer)) for path, layer in model_layers(model)]

@@ -1,6 +1,7 @@
 """Keras 3's weights file (``.weights.h5``, and ``model.weights.h5`` inside a ``.keras`` archive), through
 h5py: a group per object (``layers/dense/vars``, ``optimizer/vars``) holding its variables as datasets
-``"0"``, ``"1"``, ...
+``"0"``, ``"1"``, ... (a layer's default ``save_own_variables``) or under the names its own ``save_own_variables``
+gives them (``"variables"``).
 
 Reading trusts nothing: the file must be a regular file (not a symbolic link); links inside it (soft,
 external), datasets stored outside it (external or virtual), compressed or chunked datasets (Keras
@@ -15,9 +16,9 @@ Example:
     >>> import numpy as np
     >>> from descend.persistence.formats import keras_h5
     >>> buffer = io.BytesIO()
-    >>> keras_h5.write_groups(buffer, [("layers/dense/vars", [np.ones((2, 2), np.float32)])])
+    >>> keras_h5.write_groups(buffer, [("layers/dense/vars", {"0": np.ones((2, 2), np.float32)})])
     >>> groups = keras_h5.read_groups(io.BytesIO(buffer.getvalue()), "example.weights.h5")
-    >>> groups["layers/dense/vars"][0].shape
+    >>> groups["layers/dense/vars"]["0"].shape
     (2, 2)
 """
 
@@ -31,7 +32,7 @@ import numpy as np
 from ..bounded_read import open_regular
 from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, short
 
-__all__ = ["read_groups", "write_groups", "MAX_OBJECTS", "OBJECT_BYTES", "open_weights_file", "check_head",
+__all__ = ["read_groups", "write_groups", "dataset_order", "MAX_OBJECTS", "OBJECT_BYTES", "open_weights_file", "check_head",
            "HEAD_BYTES"]
 
 #: the most groups and datasets one weights file may hold
@@ -93,9 +94,10 @@ def _bad(where: str, group: str, problem: str) -> CheckpointCorruptedError:
     return CheckpointCorruptedError(f"{where}: '{group}' {problem}", [group])
 
 
-def read_groups(source, where: str, size: int | None = None) -> dict[str, list[np.ndarray]]:
-    """``{group path: [arrays of its datasets "0", "1", ...]}`` of every group holding datasets (and every
-    ``.../vars`` group, empty ones too). ``source``: a path or a binary file object; ``size``: its bytes
+def read_groups(source, where: str, size: int | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """``{group path: {dataset name: array}}`` of every group holding datasets (and every ``.../vars`` group,
+    empty ones too), the names in Keras' order (:func:`dataset_order`: ``"0"``, ``"1"``, ..., then other
+    names sorted). ``source``: a path or a binary file object; ``size``: its bytes
     (the bound every declared size is checked against)."""
     h5py = _h5py()
     if isinstance(source, (str, os.PathLike)):
@@ -124,8 +126,14 @@ def read_groups(source, where: str, size: int | None = None) -> dict[str, list[n
             f.close()
 
 
-def _walk(h5py, h5, where: str, size: int) -> dict[str, list[np.ndarray]]:
-    out: dict[str, list[np.ndarray]] = {}
+def dataset_order(name: str) -> tuple:
+    """The order of a group's datasets: the numbered ones (``"0"``, ``"1"``, ..., ``"10"``) by number first,
+    then the others by name."""
+    return (0, int(name), "") if name.isdigit() and name.isascii() else (1, 0, name)
+
+
+def _walk(h5py, h5, where: str, size: int) -> dict[str, dict[str, np.ndarray]]:
+    out: dict[str, dict[str, np.ndarray]] = {}
     count = 0
     most = min(MAX_OBJECTS, size // OBJECT_BYTES + 16)  # every object has a header of its own in the file
     budget = size
@@ -182,11 +190,8 @@ def _walk(h5py, h5, where: str, size: int) -> dict[str, list[np.ndarray]]:
             if budget < 0:
                 raise _bad(where, full, f"and the datasets before it declare more bytes than the file's {size}")
         if datasets or path.endswith("vars"):
-            keys = sorted(datasets, key=lambda k: (len(k), k))
-            if keys != [str(i) for i in range(len(keys))]:
-                raise _bad(where, path, f"holds datasets {short(keys, 200)}; Keras names a group's variables "
-                                        "'0', '1', ...")
-            arrays = []
+            keys = sorted(datasets, key=dataset_order)
+            arrays = {}
             for k in keys:
                 obj, dtype, nbytes = datasets[k]
                 arr = np.empty(obj.shape, dtype=dtype)
@@ -195,7 +200,7 @@ def _walk(h5py, h5, where: str, size: int) -> dict[str, list[np.ndarray]]:
                         obj.read_direct(arr)
                     except (OSError, RuntimeError, ValueError, TypeError) as e:
                         raise _bad(where, f"{path}/{k}", f"cannot be read ({short(str(e), 200)})") from None
-                arrays.append(arr)
+                arrays[k] = arr
             out[path] = arrays
     return out
 
@@ -228,9 +233,9 @@ def _check_dataset(h5py, obj, where: str, full: str, size: int):
     return obj, dtype.newbyteorder("="), nbytes
 
 
-def write_groups(target, groups: list[tuple[str, list]], names: dict | None = None) -> None:
-    """Write ``groups`` (``(group path, [arrays])``, in order) as Keras writes them: each group created
-    (with the attribute ``name`` from ``names``), its arrays as datasets ``"0"``, ``"1"``, ...
+def write_groups(target, groups: list[tuple[str, dict]], names: dict | None = None) -> None:
+    """Write ``groups`` (``(group path, {dataset name: array})``, in order) as Keras writes them: each group
+    created (with the attribute ``name`` from ``names``), its arrays as datasets of their names.
     ``target``: a path or a binary file object."""
     h5py = _h5py()
     with h5py.File(target, "w") as h5:
@@ -238,5 +243,5 @@ def write_groups(target, groups: list[tuple[str, list]], names: dict | None = No
             group = h5.require_group(path)
             if names and path in names and names[path] is not None:
                 group.attrs["name"] = names[path]
-            for i, arr in enumerate(arrays):
-                group.create_dataset(str(i), data=np.asarray(arr))
+            for key, arr in arrays.items():
+                group.create_dataset(key, data=np.asarray(arr))

@@ -1,5 +1,5 @@
 """Keras 3's ``.keras`` archive: a zip holding ``metadata.json``, ``config.json`` and ``model.weights.h5``
-(and ``assets/`` for layers that keep files, which descend does not read).
+(and ``assets/`` for layers that keep files: :mod:`descend.persistence.keras_hooks` copies them out).
 
 Reading trusts nothing: the archive must be a regular file (not a symbolic link); a member whose name
 is absolute, climbs out with ``..``, holds a backslash or a drive, repeats, or is a symbolic link
