@@ -258,3 +258,19 @@ def test_the_window_ops_kernels_give_numpys_bits(name):
         _native.set_enabled(previous)
     assert with_kernels.shape == numpy_calls.shape and with_kernels.dtype == numpy_calls.dtype
     assert with_kernels.tobytes() == numpy_calls.tobytes()
+
+
+def test_a_value_per_row_of_a_higher_rank_run_fuses_and_keeps_the_eager_bits():
+    # softmax's gradient over attention scores: (g - sum(g * s, -1)) * s, a (batch, heads, query, key) run with a
+    # kept sum of shape (batch, heads, query, 1): one loop, read as one value per row
+    rng = np.random.default_rng(3)
+    g, s = (ds.constant(rng.standard_normal((2, 3, 5, 7)).astype(np.float32)) for _ in range(2))
+
+    def f(g, s):
+        return (g - ds.reduce_sum(g * s, axis=-1, keepdims=True)) * s
+
+    fn = ds.function(f)
+    eager, compiled = f(g, s), fn(g, s)
+    assert eager.numpy().tobytes() == compiled.numpy().tobytes()
+    if ds._native.enabled():
+        assert fn.get_concrete_function(g, s).plan().fused >= 1

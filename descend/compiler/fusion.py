@@ -96,7 +96,7 @@ def _layout(shape, full) -> str | None:
         return "scalar"
     if len(full) >= 2 and tuple(shape) in ((full[-1],), (1,) * (len(full) - 1) + (full[-1],)):
         return "row"
-    if len(full) == 2 and tuple(shape) == (full[0], 1):
+    if len(full) >= 2 and tuple(shape) == tuple(full[:-1]) + (1,):  # (one value per row: a sum kept over the last axis)
         return "col"
     return None
 
