@@ -12,7 +12,7 @@ Example:
 from __future__ import annotations
 
 from .. import image as _image
-from .image_format import image_data_format
+from ..image_format import image_data_format
 from .. import ops as _o
 from ..framework import Tensor, Variable
 from ..framework import convert_to_tensor as _to_tensor

@@ -19,6 +19,7 @@ import numpy as np
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops
 from .base import Layer
+from .core import _channels_last_only
 from ._conv_common import incompatible
 
 __all__ = ["AutoContrast"]
@@ -46,10 +47,7 @@ class AutoContrast(Layer):
             raise ValueError("AutoContrast: `value_range` must be a tuple or list of two numbers. "
                              f"Received: value_range={value_range!r}")
         self.value_range = sorted(float(v) if not isinstance(v, (int, np.integer)) else int(v) for v in value_range)
-        if data_format not in (None, "channels_last"):
-            raise ValueError("AutoContrast: descend supports data_format='channels_last' only. "
-                             f"Received: data_format={data_format!r}")
-        self.data_format = "channels_last"
+        self.data_format = _channels_last_only(data_format, "AutoContrast")
         self._build_at_init()
 
     def call(self, inputs, training=True):

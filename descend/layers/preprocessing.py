@@ -24,8 +24,9 @@ from ..framework.tensor import Tensor, convert_to_tensor, to_array
 from ..image.transform import affine_transform_array
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
-from ._seeded import check_seed
+from ._seeded import check_seed, start_rng
 from .base import Layer
+from .core import _channels_last_only
 from .index_lookup import IndexLookup
 
 __all__ = ["Rescaling", "Normalization", "Resizing", "CenterCrop", "RandomFlip", "RandomRotation", "RandomZoom",
@@ -36,9 +37,7 @@ _EPSILON = 1e-7  # keras.backend.epsilon()
 
 
 def _check_data_format(data_format, cls):
-    if data_format not in (None, "channels_last"):
-        raise ValueError(f"{cls}: only data_format='channels_last' is supported; received data_format={data_format!r}")
-    return "channels_last"
+    return _channels_last_only(data_format, cls)
 
 
 def _image_rank(x: Tensor, cls: str):
@@ -63,11 +62,10 @@ class _Random(Layer):
 
     @property
     def _rng(self) -> np.random.Generator:
-        """The layer's generator; unseeded, its seed comes from NumPy's global generator (numpy.random.seed
-        reproduces it) when the layer first draws, not when it is made (Keras leaves NumPy's generator alone)."""
+        """The layer's generator, made when the layer first draws; unseeded, its seed comes from Python's random
+        (as Keras' SeedGenerator: keras.utils.set_random_seed reproduces it; NumPy's generator is left alone)."""
         if self._generator is None:
-            start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
-            object.__setattr__(self, "_generator", np.random.default_rng(start))
+            object.__setattr__(self, "_generator", start_rng(self.seed))
         return self._generator
 
     def _images(self, inputs) -> Tensor:

@@ -25,6 +25,7 @@ from ..framework.tensor import Tensor
 from ..ops.random_draw import draw
 from .auto_contrast import AutoContrast
 from .color_augmentation import RandomColorDegeneration, RandomPosterization, RandomSharpness, Solarization
+from .core import _channels_last_only
 from .image_filters import Equalization
 from .preprocessing import RandomBrightness, RandomContrast, RandomRotation, RandomTranslation, _Random
 from .random_shear import RandomShear
@@ -63,12 +64,10 @@ class RandAugment(_Random):
             self.factor = (0, factor)
         else:
             raise ValueError(msg)
-        if data_format not in (None, "channels_last"):
-            raise ValueError(f"RandAugment: descend supports data_format='channels_last' only. Received: "
-                             f"data_format={data_format!r}")
+        data_format = _channels_last_only(data_format, type(self).__name__)
         super().__init__(seed=seed, **kwargs)
         self.value_range, self.num_ops, self.interpolation = list(value_range), int(num_ops), interpolation
-        self.data_format = "channels_last"
+        self.data_format = data_format
         f, vr = self.factor, tuple(value_range)
         self.layers = [
             RandomShear(x_factor=f, y_factor=f, interpolation=interpolation, seed=seed),

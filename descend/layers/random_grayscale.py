@@ -18,6 +18,7 @@ import numpy as np
 from .. import image
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
+from .core import _channels_last_only
 from .preprocessing import _Random
 
 __all__ = ["RandomGrayscale"]
@@ -35,11 +36,9 @@ class RandomGrayscale(_Random):
     def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
         if isinstance(factor, bool) or not isinstance(factor, (int, float, np.number)) or not 0 <= factor <= 1:
             raise ValueError(f"RandomGrayscale: `factor` should be between 0 and 1. Received: factor={factor!r}")
-        if data_format not in (None, "channels_last"):
-            raise ValueError("RandomGrayscale: descend supports data_format='channels_last' only. "
-                             f"Received: data_format={data_format!r}")
+        data_format = _channels_last_only(data_format, "RandomGrayscale")
         self.factor = float(factor)
-        self.data_format = "channels_last"
+        self.data_format = data_format
         super().__init__(seed=seed, **kwargs)
 
     def call(self, inputs, training=True):
