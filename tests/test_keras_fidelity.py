@@ -128,10 +128,9 @@ def channels_first():
 _ARGS = {"filters": 2, "kernel_size": 3, "output_size": 2, "factor": 0.1, "height": 4, "width": 4,
          "height_factor": 0.1, "width_factor": 0.1, "rate": 0.5, "pool_size": 2}
 
-# layers descend draws channels last only: with channels_first resolved they refuse, naming the layer
-CHANNELS_LAST_ONLY = {"AugMix", "CenterCrop", "RandAugment", "RandomCrop", "RandomFlip", "RandomGrayscale",
-                      "RandomPerspective", "RandomRotation", "RandomShear", "RandomTranslation", "RandomZoom",
-                      "Resizing", "AutoContrast", "RandomBrightness", "RandomContrast"}
+# the layers descend draws channels last only (composites of augmentations): a resolved channels_first is refused,
+# naming the layer
+CHANNELS_LAST_ONLY = {"AugMix", "RandAugment"}
 
 
 def _data_format_layers(module) -> list[str]:
@@ -160,6 +159,67 @@ def test_the_table_holds_the_layers_with_a_data_format():
     assert len(FORMAT_LAYERS) > 60 and {"Conv2D", "MaxPooling2D", "Flatten", "UpSampling2D", "Cropping2D",
                                         "ZeroPadding1D", "GlobalAveragePooling2D", "Resizing"} <= set(FORMAT_LAYERS)
     assert CHANNELS_LAST_ONLY <= set(FORMAT_LAYERS)
+
+
+_IMAGES = np.random.default_rng(0).uniform(0, 255, (2, 6, 8, 3)).astype(np.float32)
+
+# the layers computed channels last (descend/layers/_layout.py): channels first, the same seed gives the same images
+# with the channel axis moved (a batch and one image), and the output shape moves with it
+CHANNELS_LAST_KERNELS = [
+    ("Resizing", lambda L, df: L.Resizing(3, 4, data_format=df)),
+    ("Resizing_crop", lambda L, df: L.Resizing(3, 4, crop_to_aspect_ratio=True, data_format=df)),
+    ("CenterCrop", lambda L, df: L.CenterCrop(4, 5, data_format=df)),
+    ("RandomFlip", lambda L, df: L.RandomFlip(seed=1, data_format=df)),
+    ("RandomRotation", lambda L, df: L.RandomRotation(0.2, seed=1, data_format=df)),
+    ("RandomZoom", lambda L, df: L.RandomZoom(0.2, seed=1, data_format=df)),
+    ("RandomTranslation", lambda L, df: L.RandomTranslation(0.2, 0.2, seed=1, data_format=df)),
+    ("RandomCrop", lambda L, df: L.RandomCrop(4, 5, seed=1, data_format=df)),
+    ("RandomBrightness", lambda L, df: L.RandomBrightness(0.2, seed=1, data_format=df)),
+    ("RandomContrast", lambda L, df: L.RandomContrast(0.2, seed=1, data_format=df)),
+    ("RandomPerspective", lambda L, df: L.RandomPerspective(seed=1, data_format=df)),
+    ("RandomShear", lambda L, df: L.RandomShear(0.2, 0.2, seed=1, data_format=df)),
+    ("RandomGrayscale", lambda L, df: L.RandomGrayscale(0.5, seed=1, data_format=df)),
+    ("RandomColorJitter", lambda L, df: L.RandomColorJitter(brightness_factor=0.2, contrast_factor=0.2, seed=1,
+                                                                 data_format=df)),
+]
+
+
+@pytest.mark.parametrize("make", [c[1] for c in CHANNELS_LAST_KERNELS], ids=[c[0] for c in CHANNELS_LAST_KERNELS])
+def test_a_channels_last_kernel_takes_channels_first_images(make):
+    last = make(ds.layers, "channels_last")(_IMAGES, training=True).numpy()
+    first = make(ds.layers, "channels_first")(_IMAGES.transpose(0, 3, 1, 2), training=True).numpy()
+    np.testing.assert_allclose(first, last.transpose(0, 3, 1, 2), rtol=1e-5, atol=1e-3)
+    one = make(ds.layers, "channels_first")(_IMAGES[0].transpose(2, 0, 1), training=True).numpy()
+    assert one.shape == first.shape[1:]
+    shape = make(ds.layers, "channels_last").compute_output_shape((None, 6, 8, 3))
+    assert make(ds.layers, "channels_first").compute_output_shape((None, 3, 6, 8)) == (None, shape[3], shape[1],
+                                                                                          shape[2])
+
+
+@pytest.mark.parametrize("make", [c[1] for c in CHANNELS_LAST_KERNELS if c[0] != "RandomColorJitter"],
+                         ids=[c[0] for c in CHANNELS_LAST_KERNELS if c[0] != "RandomColorJitter"])
+def test_keras_layers_take_channels_first_images_as_the_same_transposed(make):
+    """What the kernels above do is Keras': its layers give the same images, the channel axis moved."""
+    keras = _keras()
+    last = np.asarray(make(keras.layers, "channels_last")(_IMAGES, training=True))
+    first = np.asarray(make(keras.layers, "channels_first")(_IMAGES.transpose(0, 3, 1, 2), training=True))
+    np.testing.assert_allclose(first, last.transpose(0, 3, 1, 2), rtol=1e-5, atol=1e-2)
+
+
+@pytest.mark.parametrize("make", [lambda k: k.layers.Resizing(3, 4), lambda k: k.layers.Resizing(3, 4, pad_to_aspect_ratio=True),
+                                  lambda k: k.layers.CenterCrop(4, 5), lambda k: k.layers.CenterCrop(7, 9),
+                                  lambda k: k.layers.AutoContrast()],
+                         ids=["Resizing", "Resizing_pad", "CenterCrop", "CenterCrop_up", "AutoContrast"])
+def test_channels_first_images_by_default_as_keras(make, channels_first):
+    """(AutoContrast: Keras takes the extremes over axes 1 and 2 whatever the data_format; descend as Keras.)"""
+    keras = _keras()
+    x = _IMAGES.transpose(0, 3, 1, 2)
+    keras.config.set_image_data_format("channels_first")
+    try:
+        theirs = np.asarray(make(keras)(x))
+    finally:
+        keras.config.set_image_data_format("channels_last")
+    np.testing.assert_allclose(make(ds.keras)(x).numpy(), theirs, rtol=1e-5, atol=1e-3)
 
 
 @pytest.mark.parametrize("name", FORMAT_LAYERS)
@@ -268,14 +328,16 @@ def _model_names(k) -> list[str]:
             k.models.Model(i, o).name, k.Sequential().name, k.Sequential([k.layers.Dense(1)]).name,
             MyNet().name, MyNet().name, HTTPBlock2D().name, k.Model().name, k.Model().name,
             k.Model(i, o, name="functional").name, k.Model(i, o).name, Tower().name, Head(i, o).name,
-            k.layers.Dense(1).name]
+            k.layers.Dense(1).name] + [type(n, (k.Model,), {"call": lambda self, x: x})().name
+                                       for n in ("ResNet50V2", "CNN1DNet", "UNet3Plus", "Foo__Bar")]
 
 
 def test_model_default_names_as_recorded_from_keras():
     ds.clear_session()
     assert _model_names(ds.keras) == [
         "functional", "functional_1", "functional_2", "functional_3", "sequential", "sequential_1", "my_net",
-        "my_net_1", "http_block2d", "model", "model_1", "functional", "functional_4", "tower", "head", "dense_2"]
+        "my_net_1", "http_block2d", "model", "model_1", "functional", "functional_4", "tower", "head", "dense_2",
+        "res_net50v2", "cnn1d_net", "u_net3_plus", "foo___bar"]
 
 
 def test_model_default_names_are_keras():

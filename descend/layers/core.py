@@ -158,20 +158,6 @@ def _data_format(value) -> str:
     return resolve_data_format(value)
 
 
-def _channels_last_only(value, owner: str) -> str:
-    """``"channels_last"`` for a layer descend implements channels last only: ``value`` or, for None,
-    ``keras.config.image_data_format()`` (as Keras resolves it) must be it.
-
-    Raises:
-        ValueError: naming ``owner`` and what was received (and where a None came from).
-    """
-    fmt = resolve_data_format(value, owner)
-    if fmt != "channels_last":
-        where = " (keras.config.image_data_format() for data_format=None)" if value is None else ""
-        raise ValueError(f"{owner}: descend supports data_format='channels_last' only. "
-                         f"Received: data_format={fmt!r}{where}")
-    return fmt
-
 
 class Flatten(Layer):
     """Flattens every axis but the batch axis: ``(batch, d1, d2...)`` -> ``(batch, d1 * d2 * ...)``.
