@@ -79,6 +79,15 @@ def _nested_sequential(keras):
                              keras.layers.Dense(1)], name="seq")
 
 
+def _functional_in_functional(keras):
+    i2 = keras.Input((3,), name="xi")
+    inner = keras.Model(i2, keras.layers.Dense(2, name="di")(i2), name="innerf")
+    deepest = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, name="deep")], name="deepest")
+    mid = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2, name="dd"), deepest], name="mid")
+    i = keras.Input((3,), name="x")
+    return keras.Model(i, mid(inner(i)), name="outer")
+
+
 @dataclass
 class Case:
     id: str
@@ -302,6 +311,47 @@ Model: "seq"
  Trainable params: 42 (168.00 B)
  Non-trainable params: 6 (24.00 B)
 """, {"layer_range": ["batch", "inner"], "expand_nested": True}),
+    # a functional model's type is Keras' class, Functional; two levels of nesting
+    Case("expand_nested_two_levels", _functional_in_functional, """\
+Model: "outer"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ x (InputLayer)                  │ (None, 3)              │             0 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ innerf (Functional)             │ (None, 2)              │             8 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ xi (InputLayer)            │ (None, 3)              │             0 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ di (Dense)                 │ (None, 2)              │             8 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ mid (Sequential)                │ (None, 1)              │             9 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ dd (Dense)                 │ (None, 2)              │             6 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ deepest (Sequential)       │ (None, 1)              │             3 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│       └ deep (Dense)            │ (None, 1)              │             3 │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 17 (68.00 B)
+ Trainable params: 17 (68.00 B)
+ Non-trainable params: 0 (0.00 B)
+""", {"expand_nested": True}),
+    Case("nested_functional_unexpanded", _functional_in_functional, """\
+Model: "outer"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ x (InputLayer)                  │ (None, 3)              │             0 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ innerf (Functional)             │ (None, 2)              │             8 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ mid (Sequential)                │ (None, 1)              │             9 │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 17 (68.00 B)
+ Trainable params: 17 (68.00 B)
+ Non-trainable params: 0 (0.00 B)
+"""),
 ]
 
 

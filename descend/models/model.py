@@ -219,17 +219,16 @@ class Model(Trainer, Layer):
         graph = _functional.is_graph_model(self)
         sequential_like = not graph or _functional.is_chain(self)
         if graph:
-            top = [(layer, [f"{name} ({kind})", shape, count, sources])
-                   for layer, (name, kind, shape, count, sources)
-                   in zip(self.layers, _functional.graph_summary_rows(self))]
+            top = [(layer, [f"{name} ({model_summary.class_name(layer)})", shape, count, sources])
+                   for layer, (name, _, shape, count, sources) in zip(self.layers, _functional.graph_summary_rows(self))]
         else:
-            top = [(layer, [f"{layer.name} ({type(layer).__name__})", _functional.layer_output_shape(layer),
+            top = [(layer, [f"{layer.name} ({model_summary.class_name(layer)})", _functional.layer_output_shape(layer),
                             f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"])
                    for layer in self._flatten_layers(include_self=False, recursive=False)]
         first, end = model_summary.layer_range_bounds([layer.name for layer, _ in top], layer_range)
 
         def nested(layer, level):  # Keras' rows under a nested model: no connections of the outer graph
-            fields = [f"{model_summary.nested_prefix(level)}{layer.name} ({type(layer).__name__})",
+            fields = [f"{model_summary.nested_prefix(level)}{layer.name} ({model_summary.class_name(layer)})",
                       _functional.layer_output_shape(layer),
                       f"{layer.count_params():,}" if layer.built else "0 (unbuilt)", "-"]
             return [(layer, fields), *expand(layer, level)]

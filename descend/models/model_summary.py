@@ -32,7 +32,7 @@ import numpy as np
 
 from .. import backend
 
-__all__ = ["KERAS_LEARNING_RATE", "column_widths", "layer_range_bounds", "nested_prefix", "readable_size",
+__all__ = ["KERAS_LEARNING_RATE", "class_name", "column_widths", "layer_range_bounds", "nested_prefix", "readable_size",
            "render_table", "summary_text", "trainable_mark"]
 
 
@@ -86,6 +86,15 @@ def layer_range_bounds(names: list[str], layer_range) -> tuple[int, int]:
 def nested_prefix(level: int) -> str:
     """What goes before the name of a layer ``level`` models deep in an ``expand_nested`` summary."""
     return "   " * level + "└ " if level else ""
+
+
+def class_name(layer) -> str:
+    """The type a summary shows: the class name, ``Functional`` for a ``Model(inputs, outputs)`` (Keras 3's class
+    of a functional model)."""
+    name = type(layer).__name__
+    if name == "Model" and getattr(layer, "_graph_nodes", None) is not None:
+        return "Functional"
+    return name
 
 
 def trainable_mark(layer) -> str:
