@@ -31,7 +31,7 @@ def test_a_constant_channel_keeps_its_values_and_others_span_the_range():
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(value_range=1.0), "value_range"), (dict(value_range=(0, 1, 2)), "value_range"),
-    (dict(data_format="channels_first"), "channels_last"),
+    (dict(data_format="nhwc"), "data_format must be .channels_last. or .channels_first."),
 ])
 def test_bad_arguments_are_refused(kwargs, match):
     with pytest.raises(ValueError, match=match):

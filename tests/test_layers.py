@@ -551,7 +551,7 @@ def test_a_recurrent_layer_without_dropout_leaves_numpys_global_generator_alone(
     """Keras draws nothing from NumPy's generator; a program that makes an LSTM between seeding NumPy and drawing
     its data (the masking guide) must get the same data (the cell drew a dropout seed from it at construction).
     With a global seed set, the initializers draw from descend's own streams (without one they draw their seeds
-    from NumPy's generator, so that numpy.random.seed reproduces them)."""
+    from Python's random, as Keras 3)."""
     ds.random.set_seed(5)
     try:
         np.random.seed(3)

@@ -64,6 +64,30 @@ def _trained(keras):
     return model
 
 
+def _nested_functional(keras):
+    inner = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2), keras.layers.Dropout(0.1)], name="inner")
+    i = keras.Input((4,), name="inp")
+    frozen = keras.layers.Dense(2, name="d2")
+    frozen.trainable = False
+    c = keras.layers.Concatenate()([inner(i), frozen(i)])
+    return keras.Model(i, keras.layers.Dense(1)(c), name="outer")
+
+
+def _nested_sequential(keras):
+    inner = keras.Sequential([keras.layers.Dense(2), keras.layers.Dense(3)], name="inner")
+    return keras.Sequential([keras.Input((4,)), keras.layers.Dense(3), inner, keras.layers.BatchNormalization(),
+                             keras.layers.Dense(1)], name="seq")
+
+
+def _functional_in_functional(keras):
+    i2 = keras.Input((3,), name="xi")
+    inner = keras.Model(i2, keras.layers.Dense(2, name="di")(i2), name="innerf")
+    deepest = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1, name="deep")], name="deepest")
+    mid = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2, name="dd"), deepest], name="mid")
+    i = keras.Input((3,), name="x")
+    return keras.Model(i, mid(inner(i)), name="outer")
+
+
 @dataclass
 class Case:
     id: str
@@ -183,6 +207,151 @@ Model: "seq"
  Trainable params: 25 (100.00 B)
  Non-trainable params: 6 (24.00 B)
 """, {"line_length": 60}),
+    # expand_nested (nested rows indented, no connections of the outer graph), show_trainable (Y/N/-, a centred
+    # column whose header rich cuts to "Trai…"; long words cut with "…" too), layer_range (regexes, re.match; a
+    # range given backwards is taken the other way round)
+    Case("expand_nested_functional", _nested_functional, """\
+Model: "outer"
+┏━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┓
+┃ Layer (type)        ┃ Output Shape      ┃    Param # ┃ Connected to      ┃
+┡━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━┩
+│ inp (InputLayer)    │ (None, 4)         │          0 │ -                 │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ inner (Sequential)  │ (None, 2)         │         10 │ inp[0][0]         │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│    └ dense (Dense)  │ (None, 2)         │         10 │ -                 │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│    └ dropout        │ (None, 2)         │          0 │ -                 │
+│ (Dropout)           │                   │            │                   │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ d2 (Dense)          │ (None, 2)         │         10 │ inp[0][0]         │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ concatenate         │ (None, 4)         │          0 │ inner[0][0],      │
+│ (Concatenate)       │                   │            │ d2[0][0]          │
+├─────────────────────┼───────────────────┼────────────┼───────────────────┤
+│ dense_1 (Dense)     │ (None, 1)         │          5 │ concatenate[0][0] │
+└─────────────────────┴───────────────────┴────────────┴───────────────────┘
+ Total params: 25 (100.00 B)
+ Trainable params: 15 (60.00 B)
+ Non-trainable params: 10 (40.00 B)
+""", {"expand_nested": True}),
+    Case("show_trainable_functional", _nested_functional, """\
+Model: "outer"
+┏━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┳━━━━━━━━━━━━━━━━┳━━━━━━━┓
+┃ Layer (type)      ┃ Output Shape    ┃   Param # ┃ Connected to   ┃ Trai… ┃
+┡━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━╇━━━━━━━━━━━━━━━━╇━━━━━━━┩
+│ inp (InputLayer)  │ (None, 4)       │         0 │ -              │   -   │
+├───────────────────┼─────────────────┼───────────┼────────────────┼───────┤
+│ inner             │ (None, 2)       │        10 │ inp[0][0]      │   Y   │
+│ (Sequential)      │                 │           │                │       │
+├───────────────────┼─────────────────┼───────────┼────────────────┼───────┤
+│    └ dense        │ (None, 2)       │        10 │ -              │   Y   │
+│ (Dense)           │                 │           │                │       │
+├───────────────────┼─────────────────┼───────────┼────────────────┼───────┤
+│    └ dropout      │ (None, 2)       │         0 │ -              │   -   │
+│ (Dropout)         │                 │           │                │       │
+├───────────────────┼─────────────────┼───────────┼────────────────┼───────┤
+│ d2 (Dense)        │ (None, 2)       │        10 │ inp[0][0]      │   N   │
+├───────────────────┼─────────────────┼───────────┼────────────────┼───────┤
+│ concatenate       │ (None, 4)       │         0 │ inner[0][0],   │   -   │
+│ (Concatenate)     │                 │           │ d2[0][0]       │       │
+├───────────────────┼─────────────────┼───────────┼────────────────┼───────┤
+│ dense_1 (Dense)   │ (None, 1)       │         5 │ concatenate[0… │   Y   │
+└───────────────────┴─────────────────┴───────────┴────────────────┴───────┘
+ Total params: 25 (100.00 B)
+ Trainable params: 15 (60.00 B)
+ Non-trainable params: 10 (40.00 B)
+""", {"show_trainable": True, "expand_nested": True}),
+    Case("show_trainable_sequential", _nested_sequential, """\
+Model: "seq"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━┳━━━━━━━┓
+┃ Layer (type)                ┃ Output Shape          ┃    Param # ┃ Trai… ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━╇━━━━━━━┩
+│ dense_2 (Dense)             │ (None, 3)             │         15 │   Y   │
+├─────────────────────────────┼───────────────────────┼────────────┼───────┤
+│ inner (Sequential)          │ (None, 3)             │         17 │   Y   │
+├─────────────────────────────┼───────────────────────┼────────────┼───────┤
+│ batch_normalization         │ (None, 3)             │         12 │   Y   │
+│ (BatchNormalization)        │                       │            │       │
+├─────────────────────────────┼───────────────────────┼────────────┼───────┤
+│ dense_3 (Dense)             │ (None, 1)             │          4 │   Y   │
+└─────────────────────────────┴───────────────────────┴────────────┴───────┘
+ Total params: 48 (192.00 B)
+ Trainable params: 42 (168.00 B)
+ Non-trainable params: 6 (24.00 B)
+""", {"show_trainable": True}),
+    Case("layer_range_regex", _nested_sequential, """\
+Model: "seq"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ dense_2 (Dense)                 │ (None, 3)              │            15 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ inner (Sequential)              │ (None, 3)              │            17 │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 48 (192.00 B)
+ Trainable params: 42 (168.00 B)
+ Non-trainable params: 6 (24.00 B)
+""", {"layer_range": ["d", "inner"]}),
+    Case("layer_range_backwards_expanded", _nested_sequential, """\
+Model: "seq"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ inner (Sequential)              │ (None, 3)              │            17 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ dense (Dense)              │ (None, 2)              │             8 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ dense_1 (Dense)            │ (None, 3)              │             9 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ batch_normalization             │ (None, 3)              │            12 │
+│ (BatchNormalization)            │                        │               │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 48 (192.00 B)
+ Trainable params: 42 (168.00 B)
+ Non-trainable params: 6 (24.00 B)
+""", {"layer_range": ["batch", "inner"], "expand_nested": True}),
+    # a functional model's type is Keras' class, Functional; two levels of nesting
+    Case("expand_nested_two_levels", _functional_in_functional, """\
+Model: "outer"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ x (InputLayer)                  │ (None, 3)              │             0 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ innerf (Functional)             │ (None, 2)              │             8 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ xi (InputLayer)            │ (None, 3)              │             0 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ di (Dense)                 │ (None, 2)              │             8 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ mid (Sequential)                │ (None, 1)              │             9 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ dd (Dense)                 │ (None, 2)              │             6 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│    └ deepest (Sequential)       │ (None, 1)              │             3 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│       └ deep (Dense)            │ (None, 1)              │             3 │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 17 (68.00 B)
+ Trainable params: 17 (68.00 B)
+ Non-trainable params: 0 (0.00 B)
+""", {"expand_nested": True}),
+    Case("nested_functional_unexpanded", _functional_in_functional, """\
+Model: "outer"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ x (InputLayer)                  │ (None, 3)              │             0 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ innerf (Functional)             │ (None, 2)              │             8 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ mid (Sequential)                │ (None, 1)              │             9 │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 17 (68.00 B)
+ Trainable params: 17 (68.00 B)
+ Non-trainable params: 0 (0.00 B)
+"""),
 ]
 
 
@@ -228,5 +397,15 @@ def test_print_fn_none_prints_and_narrow_columns_are_refused(capsys):
     assert capsys.readouterr().out.startswith('Model: "seq"\n┏')
     with pytest.raises(ValueError, match="insufficient width"):
         model.summary(line_length=8)
-    with pytest.raises(ValueError, match="expand_nested"):
-        model.summary(expand_nested=True)
+
+
+@pytest.mark.parametrize("layer_range,match", [
+    (["dense"], "layer_range must be a list or tuple of length 2"),
+    ("dense", "layer_range must be a list or tuple of length 2"),
+    (["dense", 1], "layer_range should contain strings only"),
+    (["conv", "dense"], r"does not match the layer names of the model \['dense', 'batch_normalization', 'dense_1'\]"),
+])
+def test_a_bad_layer_range_is_refused_naming_the_layers(layer_range, match):
+    ds.clear_session()
+    with pytest.raises(ValueError, match=match):
+        _sequential(ds.keras).summary(layer_range=layer_range, print_fn=lambda text: None)

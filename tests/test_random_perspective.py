@@ -51,7 +51,7 @@ def test_draws_seeds_identity_and_config():
 
 @pytest.mark.parametrize("kwargs, error", [(dict(scale=1.5), ValueError), (dict(factor=2), ValueError),
                                            (dict(interpolation="cubic"), NotImplementedError),
-                                           (dict(data_format="channels_first"), ValueError)])
+                                           (dict(data_format="nhwc"), ValueError)])
 def test_bad_arguments_are_refused(kwargs, error):
     with pytest.raises(error):
         L.RandomPerspective(**kwargs)

@@ -51,7 +51,7 @@ def test_seeds_identity_single_images_and_config():
                                            (dict(x_factor="a"), ValueError), (dict(fill_mode="mirror"),
                                                                               NotImplementedError),
                                            (dict(interpolation="cubic"), NotImplementedError),
-                                           (dict(data_format="channels_first"), ValueError)])
+                                           (dict(data_format="nhwc"), ValueError)])
 def test_bad_arguments_are_refused(kwargs, error):
     with pytest.raises(error):
         L.RandomShear(**kwargs)

@@ -11,8 +11,9 @@ defaults to :func:`descend.floatx` (float32). Random initializers take a
 * ``None``: after :func:`descend.random.set_seed` (``tf.random.set_seed``), each
   call takes the next seed of that global seed's sequence, so a program rerun
   after ``set_seed(s)`` creates the same weights (TF 2's rule for an op without
-  a seed); without a global seed, a fresh seed from NumPy's global random state,
-  so ``numpy.random.seed(s)`` makes it reproducible (:func:`draw_seed`).
+  a seed); without a global seed, a fresh seed from Python's ``random``, as
+  Keras 3 (``keras.utils.set_random_seed(s)`` makes it reproducible; NumPy's
+  global state is left alone) (:func:`draw_seed`).
 
 Values are drawn in float64 and then cast, so one seed gives the same
 numbers (up to rounding) in float32 and float64.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import random as _py_random
+
 import numpy as np
 
 from .. import backend
@@ -54,10 +56,11 @@ def _check_seed(seed):
 
 def draw_seed() -> int:
     """The seed an unseeded random initializer draws with: the next one of the global seed's sequence
-    (:func:`descend.random.set_seed` restarts it), else one from NumPy's global random state."""
+    (:func:`descend.random.set_seed` restarts it), else a draw of Python's ``random`` in [1, 1e9], as Keras 3's
+    ``make_default_seed`` (``keras.utils.set_random_seed`` reproduces it; NumPy's global state is left alone)."""
     global_seed, op_seed = tf_random.get_seed(None)
     if global_seed is None:
-        return int(np.random.randint(0, 2**31 - 1))  # numpy.random.seed() reproduces it
+        return _py_random.randint(1, int(1e9))
     return int(np.random.SeedSequence([global_seed % 2**63, op_seed]).generate_state(1)[0])
 
 

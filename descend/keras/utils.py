@@ -66,9 +66,10 @@ def to_categorical(x, num_classes: int | None = None) -> np.ndarray:
 
 
 def set_random_seed(seed: int) -> None:
-    """Seed Python's ``random``, NumPy's global state (dropout draws from it) and
-    :func:`descend.random.set_seed` (unseeded initializers draw from its sequence), and recreate
-    ``keras.random``'s global SeedGenerator from the seeded ``random``, as ``keras.utils.set_random_seed``."""
+    """Seed Python's ``random`` (unseeded drawing layers take their seeds from it, as Keras'
+    ``SeedGenerator``), NumPy's global state and :func:`descend.random.set_seed` (unseeded initializers draw
+    from its sequence), and recreate ``keras.random``'s global SeedGenerator from the seeded ``random``, as
+    ``keras.utils.set_random_seed``."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"set_random_seed expects a non-negative int. Received: seed={seed!r}")
     _py_random.seed(int(seed))

@@ -1,15 +1,30 @@
 """The generator of a layer that draws (dropout, noise, augmentation): its ``seed`` argument and its state.
 
 Every drawing layer checks ``seed`` the same way, starts its own ``numpy`` generator from it (from a fresh
-draw when ``seed`` is None) and gives that generator's position to checkpoints through the state protocol,
-so a resumed run draws the same values.
+draw of Python's ``random`` when ``seed`` is None, as Keras' ``SeedGenerator``: NumPy's global state is left
+alone, and ``keras.utils.set_random_seed`` reproduces the draw) and gives that generator's position to
+checkpoints through the state protocol, so a resumed run draws the same values.
 """
 
 from __future__ import annotations
 
+import random as _py_random
+
 import numpy as np
 
-__all__ = ["GeneratorState", "check_seed", "layer_rng"]
+__all__ = ["GeneratorState", "check_seed", "default_seed", "layer_rng", "start_rng"]
+
+
+def default_seed() -> int:
+    """The seed of an unseeded drawing layer: a draw of Python's ``random`` in [1, 1e9], as Keras'
+    ``SeedGenerator(seed=None)`` (``random.seed``/``keras.utils.set_random_seed`` reproduce it; NumPy's global
+    generator is not touched)."""
+    return _py_random.randint(1, int(1e9))
+
+
+def start_rng(seed: int | None) -> np.random.Generator:
+    """A generator started from ``seed`` (already checked), or from :func:`default_seed` when it is None."""
+    return np.random.default_rng(default_seed() if seed is None else seed)
 
 
 def check_seed(seed, owner: str) -> int | None:
@@ -24,11 +39,10 @@ def check_seed(seed, owner: str) -> int | None:
 
 
 def layer_rng(seed, owner: str):
-    """``(seed, generator)``: ``seed`` checked (:func:`check_seed`) and the generator started from it (from a draw
-    of NumPy's global generator when it is None)."""
+    """``(seed, generator)``: ``seed`` checked (:func:`check_seed`) and the generator started from it
+    (:func:`start_rng`)."""
     seed = check_seed(seed, owner)
-    start = seed if seed is not None else int(np.random.randint(0, 2**31 - 1))
-    return seed, np.random.default_rng(start)
+    return seed, start_rng(seed)
 
 
 class GeneratorState:

@@ -17,9 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
-from .base import Layer
 from ._conv_common import incompatible
+from .base import Layer
 
 __all__ = ["AutoContrast"]
 
@@ -36,8 +37,9 @@ class AutoContrast(Layer):
 
     Args:
         value_range: ``(low, high)`` of the images' values (default ``(0, 255)``).
-        data_format: ``"channels_last"`` only (images ``(batch, height, width, channels)`` or one image
-            ``(height, width, channels)``).
+        data_format: ``"channels_last"`` or ``"channels_first"`` (None: ``keras.config.image_data_format()``),
+            kept in the config; as Keras 3.15, the extremes are taken over axes 1 and 2 whatever it is
+            (the height and width of channels-last images ``(batch, height, width, channels)``).
     """
 
     def __init__(self, value_range=(0, 255), data_format=None, **kwargs):
@@ -46,10 +48,7 @@ class AutoContrast(Layer):
             raise ValueError("AutoContrast: `value_range` must be a tuple or list of two numbers. "
                              f"Received: value_range={value_range!r}")
         self.value_range = sorted(float(v) if not isinstance(v, (int, np.integer)) else int(v) for v in value_range)
-        if data_format not in (None, "channels_last"):
-            raise ValueError("AutoContrast: descend supports data_format='channels_last' only. "
-                             f"Received: data_format={data_format!r}")
-        self.data_format = "channels_last"
+        self.data_format = resolve_data_format(data_format, "AutoContrast")
         self._build_at_init()
 
     def call(self, inputs, training=True):

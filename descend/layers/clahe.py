@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
+from ..image_format import resolve_data_format
 from .base import Layer
 from .color_augmentation import _value_range
 
@@ -103,7 +104,7 @@ class ContrastLimitedAdaptiveHistogramEqualization(Layer):
             raise ValueError(f"ContrastLimitedAdaptiveHistogramEqualization: `data_format` must be 'channels_last' "
                              f"or 'channels_first'. Received: data_format={data_format!r}")
         self.clip_limit, self.tile_grid_size = float(clip_limit), tuple(int(g) for g in tile_grid_size)
-        self.data_format = data_format or "channels_last"
+        self.data_format = resolve_data_format(data_format)  # None: image_data_format(), as Keras
         self._build_at_init()
 
     def transform_images(self, images, transformation=None, training=True):

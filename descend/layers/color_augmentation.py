@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import image
 from ..framework.tensor import Tensor
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.conv_more_ops import depthwise_conv2d
 from ..ops.random_draw import draw
@@ -82,7 +83,7 @@ class _ColorAugmentation(_Random):
         if data_format not in (None, "channels_last", "channels_first"):
             raise ValueError(f"{owner}: `data_format` must be 'channels_last' or 'channels_first'. Received: "
                              f"data_format={data_format!r}")
-        self.data_format = data_format or "channels_last"
+        self.data_format = resolve_data_format(data_format)  # None: image_data_format(), as Keras
         super().__init__(seed=seed, **kwargs)
 
     def _uniform(self, shape, low, high):

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops, nn_ops
 from ._seeded import GeneratorState, layer_rng
 from .base import Layer, _serialize_activation
@@ -152,10 +153,10 @@ class Activation(Layer):
 
 
 def _data_format(value) -> str:
-    fmt = "channels_last" if value is None else str(value).lower()
-    if fmt not in ("channels_last", "channels_first"):
-        raise ValueError(f"data_format must be 'channels_last' or 'channels_first'. Received: data_format={value!r}")
-    return fmt
+    """``value`` checked, or ``keras.config.image_data_format()`` for None (resolved when a layer is made, as
+    Keras: its config then shows the resolved value)."""
+    return resolve_data_format(value)
+
 
 
 class Flatten(Layer):

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..ops import array_ops, math_ops, nn_ops
+from ._seeded import layer_rng
 from .base import Layer
 
 __all__ = ["Attention", "AdditiveAttention"]
@@ -41,8 +42,7 @@ class _BaseAttention(Layer):
         self.use_scale = bool(use_scale)
         self.score_mode = score_mode
         self.dropout = float(dropout)
-        self.seed = seed
-        self._rng = np.random.default_rng(seed if seed is not None else int(np.random.randint(0, 2**31 - 1)))
+        self.seed, self._rng = layer_rng(seed, type(self).__name__)  # unseeded: Python's random draws the seed
         self.scale = None
         self.concat_score_weight = None
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.conv_more_ops import depthwise_conv2d
 from .base import Layer
@@ -55,7 +56,7 @@ class Equalization(Layer):
         if data_format not in (None, "channels_last", "channels_first"):
             raise ValueError(f"Equalization: `data_format` must be 'channels_last' or 'channels_first'. Received: "
                              f"data_format={data_format!r}")
-        self.data_format = data_format or "channels_last"
+        self.data_format = resolve_data_format(data_format)  # None: image_data_format(), as Keras
         self._build_at_init()
 
     def _equalize(self, channel: np.ndarray) -> np.ndarray:

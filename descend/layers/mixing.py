@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
 from .preprocessing import _Random
@@ -36,7 +37,7 @@ class _Mixing(_Random):
         if data_format not in (None, "channels_last", "channels_first"):
             raise ValueError(f"{type(self).__name__}: `data_format` must be 'channels_last' or 'channels_first'. "
                              f"Received: data_format={data_format!r}")
-        self.data_format = data_format or "channels_last"
+        self.data_format = resolve_data_format(data_format)  # None: image_data_format(), as Keras
         super().__init__(seed=seed, **kwargs)
 
     def _as_tensor(self, value):

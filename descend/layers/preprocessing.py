@@ -22,9 +22,11 @@ import numpy as np
 from .. import backend, image
 from ..framework.tensor import Tensor, convert_to_tensor, to_array
 from ..image.transform import affine_transform_array
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
-from ._seeded import check_seed
+from ._layout import channels_last_kernel, channels_last_shape
+from ._seeded import check_seed, start_rng
 from .base import Layer
 from .index_lookup import IndexLookup
 
@@ -36,9 +38,9 @@ _EPSILON = 1e-7  # keras.backend.epsilon()
 
 
 def _check_data_format(data_format, cls):
-    if data_format not in (None, "channels_last"):
-        raise ValueError(f"{cls}: only data_format='channels_last' is supported; received data_format={data_format!r}")
-    return "channels_last"
+    """``data_format`` checked, or ``keras.config.image_data_format()`` for None (these layers compute channels
+    last: ``channels_last_kernel`` moves channels-first images there and back)."""
+    return resolve_data_format(data_format, cls)
 
 
 def _image_rank(x: Tensor, cls: str):
@@ -63,11 +65,10 @@ class _Random(Layer):
 
     @property
     def _rng(self) -> np.random.Generator:
-        """The layer's generator; unseeded, its seed comes from NumPy's global generator (numpy.random.seed
-        reproduces it) when the layer first draws, not when it is made (Keras leaves NumPy's generator alone)."""
+        """The layer's generator, made when the layer first draws; unseeded, its seed comes from Python's random
+        (as Keras' SeedGenerator: keras.utils.set_random_seed reproduces it; NumPy's generator is left alone)."""
         if self._generator is None:
-            start = self.seed if self.seed is not None else int(np.random.randint(0, 2**31 - 1))
-            object.__setattr__(self, "_generator", np.random.default_rng(start))
+            object.__setattr__(self, "_generator", start_rng(self.seed))
         return self._generator
 
     def _images(self, inputs) -> Tensor:
@@ -360,6 +361,7 @@ class Resizing(Layer):
         self.data_format = _check_data_format(data_format, "Resizing")
         self._build_at_init()
 
+    @channels_last_kernel
     def call(self, inputs):
         x = convert_to_tensor(inputs)
         _image_rank(x, "Resizing")
@@ -387,6 +389,7 @@ class Resizing(Layer):
         paddings = [[0, 0]] * (x.ndim - 3) + [[top, top], [left, left], [0, 0]]
         return array_ops.pad(x, paddings=paddings, constant_values=np.asarray(self.fill_value, x.dtype))
 
+    @channels_last_shape
     def compute_output_shape(self, input_shape):
         s = list(input_shape)
         s[-3], s[-2] = self.height, self.width
@@ -417,6 +420,7 @@ class CenterCrop(Layer):
         self.data_format = _check_data_format(data_format, "CenterCrop")
         self._build_at_init()
 
+    @channels_last_kernel
     def call(self, inputs):
         x = convert_to_tensor(inputs)
         _image_rank(x, "CenterCrop")
@@ -428,6 +432,7 @@ class CenterCrop(Layer):
         top, left, ch, cw = _aspect_crop(h, w, self.height, self.width)
         return image.resize(x[..., top:top + ch, left:left + cw, :], (self.height, self.width))
 
+    @channels_last_shape
     def compute_output_shape(self, input_shape):
         s = list(input_shape)
         s[-3], s[-2] = self.height, self.width
@@ -459,6 +464,7 @@ class RandomFlip(_Random):
         self.data_format = _check_data_format(data_format, "RandomFlip")
         super().__init__(seed=seed, **kwargs)
 
+    @channels_last_kernel
     def call(self, inputs, training=True):
         x = self._images(inputs)
         if not training:
@@ -493,6 +499,7 @@ class _Affine(_Random):
         self.fill_mode, self.interpolation, self.fill_value = fill_mode, interpolation, fill_value
         self.data_format = _check_data_format(data_format, cls)
 
+    @channels_last_kernel
     def call(self, inputs, training=True):
         x = self._images(inputs)
         if not training:
@@ -667,6 +674,7 @@ class RandomCrop(_Random):
         self.data_format = _check_data_format(data_format, "RandomCrop")
         super().__init__(seed=seed, **kwargs)
 
+    @channels_last_kernel
     def call(self, inputs, training=True):
         x = self._images(inputs)
         if not training:
@@ -686,6 +694,7 @@ class RandomCrop(_Random):
             return crop
         return math_ops.cast(image.resize(crop, (self.height, self.width)), dtype=self.compute_dtype)
 
+    @channels_last_shape
     def compute_output_shape(self, input_shape):
         s = list(input_shape)
         s[-3], s[-2] = self.height, self.width
@@ -717,6 +726,7 @@ class _FactorInRange(_Random):
         self.value_range = _value_range(value_range, owner)
         super().__init__(seed=seed, **kwargs)
 
+    @channels_last_kernel
     def call(self, inputs, training=True):
         x = self._images(inputs)
         if not training:

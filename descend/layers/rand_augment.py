@@ -23,6 +23,7 @@ import numpy as np
 
 from ..framework.tensor import Tensor
 from ..ops.random_draw import draw
+from ._layout import channels_last_only
 from .auto_contrast import AutoContrast
 from .color_augmentation import RandomColorDegeneration, RandomPosterization, RandomSharpness, Solarization
 from .image_filters import Equalization
@@ -46,7 +47,7 @@ class RandAugment(_Random):
             augmentation (default 0.5).
         interpolation: ``"bilinear"`` (default) or ``"nearest"`` for the geometric ones.
         seed: seeds the picks and the sub-layers' draws.
-        data_format: ``"channels_last"`` only (descend's geometric layers).
+        data_format: ``"channels_last"`` only (None: ``keras.config.image_data_format()`` must be it).
     """
 
     def __init__(self, value_range=(0, 255), num_ops=2, factor=0.5, interpolation="bilinear", seed=None,
@@ -63,25 +64,24 @@ class RandAugment(_Random):
             self.factor = (0, factor)
         else:
             raise ValueError(msg)
-        if data_format not in (None, "channels_last"):
-            raise ValueError(f"RandAugment: descend supports data_format='channels_last' only. Received: "
-                             f"data_format={data_format!r}")
+        data_format = channels_last_only(data_format, type(self).__name__)
         super().__init__(seed=seed, **kwargs)
         self.value_range, self.num_ops, self.interpolation = list(value_range), int(num_ops), interpolation
-        self.data_format = "channels_last"
+        self.data_format = data_format
         f, vr = self.factor, tuple(value_range)
         self.layers = [
-            RandomShear(x_factor=f, y_factor=f, interpolation=interpolation, seed=seed),
-            RandomTranslation(height_factor=f, width_factor=f, interpolation=interpolation, seed=seed),
-            RandomRotation(factor=f, interpolation=interpolation, seed=seed),
-            RandomBrightness(factor=f, value_range=vr, seed=seed),
-            RandomColorDegeneration(factor=f, value_range=vr, seed=seed),
-            RandomContrast(factor=f, value_range=vr, seed=seed),
-            RandomSharpness(factor=f, value_range=vr, seed=seed),
-            RandomPosterization(factor=max(1, int(8 * f[1])), value_range=vr, seed=seed),
+            RandomShear(x_factor=f, y_factor=f, interpolation=interpolation, seed=seed, data_format=data_format),
+            RandomTranslation(height_factor=f, width_factor=f, interpolation=interpolation, seed=seed,
+                              data_format=data_format),
+            RandomRotation(factor=f, interpolation=interpolation, seed=seed, data_format=data_format),
+            RandomBrightness(factor=f, value_range=vr, seed=seed, data_format=data_format),
+            RandomColorDegeneration(factor=f, value_range=vr, seed=seed, data_format=data_format),
+            RandomContrast(factor=f, value_range=vr, seed=seed, data_format=data_format),
+            RandomSharpness(factor=f, value_range=vr, seed=seed, data_format=data_format),
+            RandomPosterization(factor=max(1, int(8 * f[1])), value_range=vr, seed=seed, data_format=data_format),
             Solarization(addition_factor=f, threshold_factor=f, value_range=vr, seed=seed),
-            AutoContrast(value_range=vr),
-            Equalization(value_range=vr),
+            AutoContrast(value_range=vr, data_format=data_format),
+            Equalization(value_range=vr, data_format=data_format),
         ]
 
     def get_random_transformation(self, data, training=True, seed=None):

@@ -14,6 +14,7 @@ Example:
 
 from __future__ import annotations
 
+from ..image_format import resolve_data_format
 from .color_augmentation import RandomHue, RandomSaturation
 from .preprocessing import RandomBrightness, RandomContrast, _Random
 
@@ -43,7 +44,7 @@ class RandomColorJitter(_Random):
         self.value_range = list(value_range)
         self.brightness_factor, self.contrast_factor = brightness_factor, contrast_factor
         self.saturation_factor, self.hue_factor = saturation_factor, hue_factor
-        self.data_format = data_format or "channels_last"
+        self.data_format = resolve_data_format(data_format)  # None: image_data_format(), as Keras
 
     def call(self, inputs, training=True):
         x = self._images(inputs)

@@ -23,6 +23,7 @@ import itertools
 import numpy as np
 
 from ..framework.tensor import Tensor
+from ..image_format import resolve_data_format
 from ..ops.random_draw import draw
 from .color_augmentation import _keras_factor, _value_range
 from .preprocessing import _Random
@@ -135,7 +136,7 @@ class RandomElasticTransform(_Random):
                              f"Received: data_format={data_format!r}")
         self.interpolation, self.fill_mode, self.fill_value = interpolation, fill_mode, fill_value
         self.value_range = _value_range(value_range, "RandomElasticTransform")
-        self.data_format = data_format or "channels_last"
+        self.data_format = resolve_data_format(data_format)  # None: image_data_format(), as Keras
         super().__init__(seed=seed, **kwargs)
 
     def _hw(self, x):

@@ -16,8 +16,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import image
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
+from ._layout import channels_last_kernel
 from .preprocessing import _Random
 
 __all__ = ["RandomGrayscale"]
@@ -28,20 +30,19 @@ class RandomGrayscale(_Random):
 
     Args:
         factor: the probability, in ``[0, 1]`` (default 0.5).
-        data_format: ``"channels_last"`` only.
+        data_format: ``"channels_last"`` or ``"channels_first"`` (None: ``keras.config.image_data_format()``).
         seed: seeds descend's draws.
     """
 
     def __init__(self, factor=0.5, data_format=None, seed=None, **kwargs):
         if isinstance(factor, bool) or not isinstance(factor, (int, float, np.number)) or not 0 <= factor <= 1:
             raise ValueError(f"RandomGrayscale: `factor` should be between 0 and 1. Received: factor={factor!r}")
-        if data_format not in (None, "channels_last"):
-            raise ValueError("RandomGrayscale: descend supports data_format='channels_last' only. "
-                             f"Received: data_format={data_format!r}")
+        data_format = resolve_data_format(data_format, "RandomGrayscale")
         self.factor = float(factor)
-        self.data_format = "channels_last"
+        self.data_format = data_format
         super().__init__(seed=seed, **kwargs)
 
+    @channels_last_kernel
     def call(self, inputs, training=True):
         x = self._images(inputs)
         if not training:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
 from .preprocessing import _factor_pair, _Random
@@ -42,7 +43,7 @@ class RandomInvert(_Random):
         self.value_range = tuple(value_range)
         if data_format not in (None, "channels_last", "channels_first"):
             raise ValueError(f"RandomInvert: unknown data_format {data_format!r}")
-        self.data_format = data_format or "channels_last"
+        self.data_format = resolve_data_format(data_format)  # None: image_data_format(), as Keras
         super().__init__(seed=seed, **kwargs)
 
     def call(self, inputs, training=True):

@@ -23,8 +23,9 @@ from ..framework.tensor import Tensor
 from ..image.transform import affine_transform_array
 from ..ops import array_ops
 from ..ops.random_draw import draw
+from ._layout import channels_last_kernel
 from .color_augmentation import _keras_factor
-from .preprocessing import _Random, _check_data_format
+from .preprocessing import _check_data_format, _Random
 
 __all__ = ["RandomPerspective", "homography"]
 
@@ -55,8 +56,11 @@ class RandomPerspective(_Random):
         interpolation: ``"bilinear"`` (default) or ``"nearest"``.
         fill_value: the value outside the warped image (default 0).
         seed: seeds descend's draws.
-        data_format: ``"channels_last"`` only (as descend's ``RandomRotation``).
+        data_format: ``"channels_last"`` or ``"channels_first"`` (None: ``keras.config.image_data_format()``);
+            computed channels last (``_layout.channels_last_kernel``).
     """
+
+    call = channels_last_kernel(_Random.call)
 
     def __init__(self, factor=1.0, scale=1.0, interpolation="bilinear", fill_value=0.0, seed=None, data_format=None,
                  **kwargs):

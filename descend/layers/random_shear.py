@@ -22,6 +22,7 @@ from ..framework.tensor import Tensor
 from ..image.transform import affine_transform_array
 from ..ops import array_ops
 from ..ops.random_draw import draw
+from ._layout import channels_last_kernel
 from .preprocessing import _Affine, _Random
 
 __all__ = ["RandomShear"]
@@ -47,7 +48,7 @@ class RandomShear(_Affine):
         interpolation: ``"bilinear"`` (default) or ``"nearest"``.
         fill_mode: ``"reflect"`` (default), ``"wrap"``, ``"constant"`` or ``"nearest"``.
         fill_value: the value outside the image with ``fill_mode="constant"``.
-        data_format: ``"channels_last"`` only (as descend's ``RandomRotation``).
+        data_format: ``"channels_last"`` or ``"channels_first"`` (None: ``keras.config.image_data_format()``).
         seed: seeds descend's draws.
     """
 
@@ -75,7 +76,7 @@ class RandomShear(_Affine):
         return {"shear_factor": draw(fn=sample)}
 
     # drawn and applied as Keras' image layers (not through the rotation/zoom/translation ``_Affine.call``)
-    call = _Random.call
+    call = channels_last_kernel(_Random.call)
 
     def transform_images(self, images, transformation, training=True):
         x = self._images(images)

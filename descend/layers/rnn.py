@@ -29,7 +29,7 @@ from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
 from ..ops import array_ops, math_ops, random_draw
 from ..persistence import object_config as _serialization
-from ._seeded import check_seed
+from ._seeded import check_seed, start_rng
 from .base import Layer, _serialize_activation
 from .core import _positive_int
 from .stacked_rnn_cells import StackedRNNCells
@@ -123,9 +123,8 @@ class _Cell(Layer):
         def draw(rate, n):
             if rate == 0:
                 return None
-            if self._rng is None:  # unseeded: a seed from NumPy's global generator (numpy.random.seed reproduces it)
-                self._rng = np.random.default_rng(self.seed if self.seed is not None else
-                                                  int(np.random.randint(0, 2**31 - 1)))
+            if self._rng is None:  # unseeded: a seed from Python's random, as Keras (set_random_seed reproduces it)
+                self._rng = start_rng(self.seed)
             # an op: descend.function draws a new mask on every call
             return random_draw.draw(fn=lambda: ((self._rng.random((batch, n)) >= rate) / (1.0 - rate)).astype(dtype))
 

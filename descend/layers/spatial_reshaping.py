@@ -95,10 +95,7 @@ class _ZeroPadding(_Spatial):
         return tuple(shape)
 
     def get_config(self) -> dict:
-        config = {**super().get_config(), "padding": self.padding}
-        if self.rank > 1:
-            config["data_format"] = self.data_format
-        return config
+        return {**super().get_config(), "padding": self.padding, "data_format": self.data_format}
 
 
 class ZeroPadding1D(_ZeroPadding):

@@ -26,6 +26,7 @@ import warnings
 import numpy as np
 
 from .. import initializers
+from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.conv_ops import conv1d, conv_output_size
 from ..ops.elementwise_ops import atan2
@@ -84,7 +85,7 @@ class STFTSpectrogram(Layer):
         self.window = list(window) if isinstance(window, (tuple, list, np.ndarray)) else window
         self.periodic, self.scaling, self.padding = bool(periodic), scaling, padding
         self.expand_dims = bool(expand_dims)
-        self.data_format = data_format or "channels_last"
+        self.data_format = resolve_data_format(data_format)  # None: image_data_format(), as Keras
         self.real_kernel = self.imag_kernel = None
 
     def build(self, input_shape):

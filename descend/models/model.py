@@ -8,6 +8,7 @@ from ..persistence import object_config as _serialization
 from . import functional as _functional
 from ..persistence import model_saving as _saving
 from ..framework import context
+from ..framework.variable import unique_name
 from ..layers import _rebuild
 from ..layers.base import Layer
 from ..layers.input_layer import Input, InputLayer
@@ -69,8 +70,9 @@ class Model(Trainer, Layer):
         _saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     def __init__(self, *args, **kwargs):
-        """``Model(inputs, outputs, name=None)`` builds a functional model; ``Model(name=...)``
-        (what a subclass's ``super().__init__()`` passes) a subclassed one."""
+        """``Model(inputs, outputs, name=None)`` builds a functional model (named ``functional``, made unique, as
+        Keras 3); ``Model(name=...)`` (what a subclass's ``super().__init__()`` passes) a subclassed one (named
+        after its class in snake case: ``MyNet`` is ``my_net``)."""
         if args or "inputs" in kwargs or "outputs" in kwargs:
             if len(args) > 2:
                 raise TypeError(f"Model() takes inputs and outputs as positional arguments; received {len(args)}")
@@ -79,6 +81,8 @@ class Model(Trainer, Layer):
             if inputs is None or outputs is None:
                 raise ValueError("A functional Model needs both `inputs` and `outputs` (KerasTensors from "
                                  "keras.Input and the layers called on them)")
+            if kwargs.get("name") is None and type(self) is Model:  # Keras 3 names a functional Model by its class
+                kwargs["name"] = unique_name("functional")           # Functional; a subclass by its own name
             super().__init__(**kwargs)
             self._remember_strategy()
             _functional.init_graph(self, inputs, outputs)
@@ -236,25 +240,43 @@ class Model(Trainer, Layer):
                 "Connected to" column).
             positions: where each column ends, as fractions of ``line_length`` or absolute positions.
             print_fn: a callable given the text; None prints it.
+            expand_nested: also list the layers of each nested model (``layers``), indented under it.
+            show_trainable: add a "Trainable" column: ``Y``/``N`` for a layer with weights, ``-`` without.
+            layer_range: two names (or regexes, ``re.match``): the rows from the first layer matching the
+                first to the last layer matching the second, both included (the totals stay the model's).
+
+        Raises:
+            ValueError: a ``layer_range`` that is not two strings or matches no layer's name; too narrow a
+                ``line_length``.
         """
-        for arg, value in (("expand_nested", expand_nested), ("show_trainable", show_trainable),
-                           ("layer_range", layer_range)):
-            if value:
-                raise ValueError(f"summary: `{arg}` is not supported by descend. Received: {arg}={value!r}")
         from . import model_summary
 
         graph = _functional.is_graph_model(self)
         sequential_like = not graph or _functional.is_chain(self)
         if graph:
-            rows = [(f"{name} ({kind})", shape, count, sources)
-                    for name, kind, shape, count, sources in _functional.graph_summary_rows(self)]
+            top = [(layer, [f"{name} ({model_summary.class_name(layer)})", shape, count, sources])
+                   for layer, (name, _, shape, count, sources) in zip(self.layers, _functional.graph_summary_rows(self))]
         else:
-            rows = []
-            for layer in self._flatten_layers(include_self=False, recursive=False):
-                count = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
-                rows.append((f"{layer.name} ({type(layer).__name__})", _functional.layer_output_shape(layer), count))
-        if sequential_like:
-            rows = [row[:3] for row in rows]
+            top = [(layer, [f"{layer.name} ({model_summary.class_name(layer)})", _functional.layer_output_shape(layer),
+                            f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"])
+                   for layer in self._flatten_layers(include_self=False, recursive=False)]
+        first, end = model_summary.layer_range_bounds([layer.name for layer, _ in top], layer_range)
+
+        def nested(layer, level):  # Keras' rows under a nested model: no connections of the outer graph
+            fields = [f"{model_summary.nested_prefix(level)}{layer.name} ({model_summary.class_name(layer)})",
+                      _functional.layer_output_shape(layer),
+                      f"{layer.count_params():,}" if layer.built else "0 (unbuilt)", "-"]
+            return [(layer, fields), *expand(layer, level)]
+
+        def expand(layer, level):
+            inner = getattr(layer, "layers", None) if expand_nested else None
+            return [row for sub in (inner or []) for row in nested(sub, level + 1)]
+
+        rows = []
+        for layer, fields in top[first:end]:
+            for row_layer, row in [(layer, fields), *expand(layer, 0)]:
+                row = row[:3] if sequential_like else row
+                rows.append((*row, model_summary.trainable_mark(row_layer)) if show_trainable else tuple(row))
         optimizer = getattr(self, "optimizer", None)
         opt_vars = None
         iterations = getattr(optimizer, "iterations", None)
@@ -266,7 +288,8 @@ class Model(Trainer, Layer):
                 opt_vars.append(model_summary.KERAS_LEARNING_RATE)  # Keras 3 holds it in a float32 variable
         text = model_summary.summary_text(self.name, rows, sequential_like=sequential_like,
                                           trainable=self.trainable_weights, non_trainable=self.non_trainable_weights,
-                                          optimizer=opt_vars, line_length=line_length, positions=positions)
+                                          optimizer=opt_vars, line_length=line_length, positions=positions,
+                                          show_trainable=show_trainable)
         if print_fn is None:
             print(text, end="")
         else:

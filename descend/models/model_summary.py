@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from typing import NamedTuple
 
@@ -31,7 +32,8 @@ import numpy as np
 
 from .. import backend
 
-__all__ = ["KERAS_LEARNING_RATE", "column_widths", "readable_size", "render_table", "summary_text"]
+__all__ = ["KERAS_LEARNING_RATE", "class_name", "column_widths", "layer_range_bounds", "nested_prefix", "readable_size",
+           "render_table", "summary_text", "trainable_mark"]
 
 
 class _Weight(NamedTuple):
@@ -52,6 +54,54 @@ def readable_size(n_bytes: float) -> str:
             return f"{n_bytes:.2f} {unit}"
         n_bytes /= 1024
     return f"{n_bytes:.2f} {_UNITS[-1]}"
+
+
+def layer_range_bounds(names: list[str], layer_range) -> tuple[int, int]:
+    """``(first, last + 1)``: the rows ``layer_range`` keeps of the layers named ``names``, as Keras 3: the
+    first name matching (``re.match``) ``layer_range[0]`` to the last matching ``layer_range[1]``, both
+    included; ``None`` keeps all.
+
+    Raises:
+        ValueError: for a ``layer_range`` that is not two strings, or one that matches no layer.
+    """
+    if layer_range is None:
+        return 0, len(names)
+    if not isinstance(layer_range, (list, tuple)) or len(layer_range) != 2:
+        length = len(layer_range) if hasattr(layer_range, "__len__") else "none"
+        raise ValueError(f"summary: layer_range must be a list or tuple of length 2. Received: "
+                         f"layer_range={layer_range!r} of length {length}")
+    if not all(isinstance(p, str) for p in layer_range):
+        raise ValueError(f"summary: layer_range should contain strings only (layer names or regexes). "
+                         f"Received: layer_range={layer_range!r}")
+    lower = [k for k, name in enumerate(names) if re.match(layer_range[0], name)]
+    upper = [k for k, name in enumerate(names) if re.match(layer_range[1], name)]
+    if not lower or not upper:
+        raise ValueError(f"summary: layer_range does not match the layer names of the model {names}. "
+                         f"Received: layer_range={layer_range!r}")
+    if min(lower) > max(upper):  # the range given backwards: Keras takes it the other way round
+        return min(upper), max(lower) + 1
+    return min(lower), max(upper) + 1
+
+
+def nested_prefix(level: int) -> str:
+    """What goes before the name of a layer ``level`` models deep in an ``expand_nested`` summary."""
+    return "   " * level + "└ " if level else ""
+
+
+def class_name(layer) -> str:
+    """The type a summary shows: the class name, ``Functional`` for a ``Model(inputs, outputs)`` (Keras 3's class
+    of a functional model)."""
+    name = type(layer).__name__
+    if name == "Model" and getattr(layer, "_graph_nodes", None) is not None:
+        return "Functional"
+    return name
+
+
+def trainable_mark(layer) -> str:
+    """The "Trainable" column of ``show_trainable``: ``Y``/``N`` for a layer with weights, ``-`` without."""
+    if not list(getattr(layer, "weights", ())):
+        return "-"
+    return "Y" if layer.trainable else "N"
 
 
 def _reduce(excess: int, widths: list[int]) -> list[int]:
@@ -89,26 +139,32 @@ def column_widths(line_length: int, positions) -> list[int]:
 
 
 def _wrap(text: str, width: int) -> list[str]:
-    """Words of ``text`` on lines of at most ``width`` characters; a longer word is cut."""
+    """Words of ``text`` on lines of at most ``width`` characters, as rich wraps a cell (its ``ellipsis``
+    overflow): the leading spaces kept, a word longer than a line alone on its line and cut to ``width - 1``
+    characters and ``…``."""
     lines: list[str] = []
     for paragraph in text.split("\n"):
-        line = ""
-        for word in paragraph.split(" "):
-            while len(word) > width:
-                if line:
-                    lines.append(line)
-                    line = ""
-                lines.append(word[:width])
-                word = word[width:]
-            if not line:
-                line = word
+        indent = len(paragraph) - len(paragraph.lstrip(" "))
+        line = None
+        for word in paragraph[indent:].split(" "):
+            if line is None:
+                line = " " * indent + word
             elif len(line) + 1 + len(word) <= width:
                 line = f"{line} {word}"
             else:
                 lines.append(line)
                 line = word
         lines.append(line)
-    return lines or [""]
+    return [line if len(line) <= width else line[:width - 1] + "…" for line in lines] or [""]
+
+
+def _justify(text: str, width: int, align: str) -> str:
+    if align == "right":
+        return text.rjust(width)
+    if align == "center":  # rich's: the odd space of the excess on the right
+        left = (width - len(text)) // 2
+        return " " * left + text + " " * (width - len(text) - left)
+    return text.ljust(width)
 
 
 def render_table(header, rows, widths, align) -> list[str]:
@@ -122,7 +178,7 @@ def render_table(header, rows, widths, align) -> list[str]:
             parts = []
             for c, w, a in zip(wrapped, widths, align):
                 text = c[k] if k < len(c) else ""
-                parts.append(" " + (text.rjust(w - 2) if a == "right" else text.ljust(w - 2)) + " ")
+                parts.append(" " + _justify(text, w - 2, a) + " ")
             out.append(bar + bar.join(parts) + bar)
         return out
 
@@ -147,9 +203,10 @@ def _count(weights) -> tuple[int, int]:
 
 
 def summary_text(name: str, rows, *, sequential_like: bool, trainable, non_trainable, optimizer=None,
-                 line_length=None, positions=None) -> str:
+                 line_length=None, positions=None, show_trainable: bool = False) -> str:
     """Keras 3's summary of a model named ``name``: ``rows`` of ``(layer (Type), output shape, params)``
-    (and ``connected to`` unless ``sequential_like``), then the parameter totals of the weights given."""
+    (and ``connected to`` unless ``sequential_like``, and ``Y``/``N``/``-`` last with ``show_trainable``),
+    then the parameter totals of the weights given."""
     if sequential_like:
         default, positions = 88, positions or [0.45, 0.80, 1.0]
         header, align = ["Layer (type)", "Output Shape", "Param #"], ["left", "left", "right"]
@@ -157,6 +214,10 @@ def summary_text(name: str, rows, *, sequential_like: bool, trainable, non_train
         default, positions = 108, positions or [0.3, 0.56, 0.74, 1.0]
         header = ["Layer (type)", "Output Shape", "Param #", "Connected to"]
         align = ["left", "left", "right", "left"]
+    if show_trainable:  # Keras: 12 more characters, the other columns in 90% of the line
+        default += 12
+        positions = [p * 0.90 for p in positions] + [1.0]
+        header, align = [*header, "Trainable"], [*align, "center"]
     line_length = line_length or min(default, shutil.get_terminal_size().columns - 4)
     widths = column_widths(line_length, positions)
     lines = [f'Model: "{name}"', *render_table(header, rows, widths, align)]

@@ -30,7 +30,7 @@ import numpy as np
 from ..framework.indexed_slices import IndexedSlices
 from ..framework.tape import GradientTape
 from ..framework.tensor import Tensor, convert_to_tensor
-from ..framework.variable import Variable, no_name_scope
+from ..framework.variable import Variable, no_name_scope, unique_name
 from ..ops import math_ops
 from . import bound
 from .by_name import optimizer_class
@@ -54,7 +54,8 @@ class LossScaleOptimizer(UpdateTemplate):
         inner_optimizer: the :class:`~descend.optimizers.Optimizer` that applies the unscaled gradients.
         initial_scale: the first loss scale (a positive finite number; default ``2**15``).
         dynamic_growth_steps: double the scale after this many consecutive finite steps (an integer >= 1).
-        name: the name of its two state variables' prefix (default ``"loss_scale_optimizer"``).
+        name: the name of its two state variables' prefix (default ``"loss_scale_optimizer"``, made unique:
+            ``loss_scale_optimizer_1``... as Keras).
 
     Example:
         >>> import descend as ds
@@ -100,7 +101,7 @@ class LossScaleOptimizer(UpdateTemplate):
         inner_optimizer.loss_scale_factor = None  # as Keras 3: the wrapper's dynamic scale replaces it (not twice)
         self.initial_scale = float(initial_scale)
         self.dynamic_growth_steps = int(dynamic_growth_steps)
-        self.name = name or "loss_scale_optimizer"
+        self.name = name or unique_name("loss_scale_optimizer")  # made unique as Keras: _1, _2...
         with no_name_scope():
             self.step_counter = Variable(np.int64(0), name=f"{self.name}/step_counter", trainable=False)
             self.dynamic_scale = Variable(np.float32(self.initial_scale), name=f"{self.name}/dynamic_scale",
