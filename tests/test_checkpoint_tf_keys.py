@@ -158,9 +158,9 @@ def test_descend_only_state_is_keyed_in_tensorflows_style(tmp_path):
 def test_a_value_kept_for_a_variable_not_created_yet_keeps_its_key(tmp_path):
     ds.keras.utils.set_random_seed(0)
     first = keras_model_and_optimizer(ds, ds.keras).write(os.path.join(tmp_path, "one"))
-    fresh = ds.keras.Sequential([ds.keras.Input((3,)), ds.keras.layers.Dense(4), ds.keras.layers.Dense(2)])
+    fresh = ds.keras.Sequential([ds.keras.layers.Dense(4), ds.keras.layers.Dense(2)])  # not built
     ckpt = ds.train.Checkpoint(model=fresh, optimizer=ds.keras.optimizers.Adam(0.01))
-    ckpt.restore(first)  # the optimizer's slots wait for its first step
+    ckpt.restore(first)  # the variables wait to be created, the optimizer's slots for its first step
     second = ckpt.write(os.path.join(tmp_path, "two"))
     one, two = ds.train.load_checkpoint(first), ds.train.load_checkpoint(second)
     assert one.keys() == two.keys()

@@ -264,7 +264,7 @@ class Checkpoint:
         walk(self._objects)  # fail now, naming the object, if something is not trackable
         self._save_counter = 0
         self._pending: dict[str, tuple[np.ndarray, str]] = {}  # path -> (value, key), variables not created yet
-        self._pending_tf: dict[str, str] = {}  # a waiting value's key -> TensorFlow's key for it in its checkpoint
+        self._restored_tf: dict[str, str] = {}  # descend's key -> TensorFlow's, in the checkpoint last restored
         self._claimed: list = []  # (weakref to a variable, its value before) given a pending value, until all are
         self._refused = None  # (message, key) once a pending value did not fit: every later claim fails
         self._graph = None
@@ -332,7 +332,10 @@ class Checkpoint:
         for leaf in graph.leaves:
             t, js = split_state(leaf.state(), leaf.path)
             for inner in sorted(t):
-                tf_keys[leaf.full(inner)] = tf_names.key(leaf, inner)
+                key = leaf.full(inner)
+                tf_keys[key] = tf_names.key(leaf, inner)
+                if tf_keys[key] not in tf_names.placed and key in self._restored_tf:  # e.g. a slot still waiting
+                    tf_keys[key] = self._restored_tf[key]  # for its variable: the key it was restored from
             for inner in sorted(js or {}):
                 tf_json[tf_names.key(leaf, inner)] = [leaf.path, inner]
             if isinstance(leaf, VariableLeaf):
@@ -357,7 +360,7 @@ class Checkpoint:
             if not any(p in tensors or p in graph.vars_by_path for p in paths):
                 value = self._pending[paths[0]][0]
                 tensors[key] = np.array(value, dtype=value.dtype.newbyteorder("<"), order="C", copy=True)
-                tf_keys[key] = self._pending_tf.get(key) or tf_writer.path_key(key)  # the key it was restored from
+                tf_keys[key] = self._restored_tf.get(key) or tf_writer.path_key(key)  # the key it was restored from
         return tensors, objects, names, graph, _tf_fields(tf_keys, tf_json, tf_names.graph())
 
     def _write(self, path, counter: int, extra: dict | None = None) -> str:
@@ -593,13 +596,9 @@ class Checkpoint:
         self._commit(plans, path)
         self._graph = graph
         self._pending, self._claimed, self._refused = pending, [], None
-        file_keys = manifest.get("tf_keys") if foreign is None else None
-        file_keys = file_keys if isinstance(file_keys, dict) else {}
-        self._pending_tf = {}
-        for _, key in pending.values():
-            name = key if foreign is not None else file_keys.get(key)
-            if isinstance(name, str):
-                self._pending_tf[key] = name
+        file_keys = manifest.get("tf_keys") if foreign is None else {key: key for _, key in pending.values()}
+        self._restored_tf = {k: v for k, v in file_keys.items() if isinstance(k, str) and isinstance(v, str)} if (
+            isinstance(file_keys, dict)) else {}
         if pending:
             _register(self)
         else:

@@ -307,6 +307,7 @@ class KeyNames:
         b.finish_optimizers(roots)
         self._b, self._paths = b, _keys(b.nodes)
         self._extra: dict[int, list] = {}  # node -> [(attribute, key, full name)] of descend's own state
+        self.placed: set[str] = set()  # the keys given by TensorFlow's graph (the others: descend's own state)
         self._graph = None
 
     def _node(self, obj) -> int | None:
@@ -316,9 +317,13 @@ class KeyNames:
         """TensorFlow's key for the value ``inner`` of ``leaf`` (``""``: the leaf's one value, a variable's)."""
         b, node = self._b, self._node(leaf.obj)
         if node is not None and id(leaf.obj) in b.opt_nodes and inner in b.opt_nodes[id(leaf.obj)]:
-            return self._paths[b.opt_nodes[id(leaf.obj)][inner]] + _SUFFIX
+            key = self._paths[b.opt_nodes[id(leaf.obj)][inner]] + _SUFFIX
+            self.placed.add(key)
+            return key
         if node is not None and inner == "" and node in b.values:
-            return self._paths[node] + _SUFFIX
+            key = self._paths[node] + _SUFFIX
+            self.placed.add(key)
+            return key
         if node is None or not self._paths.get(node):
             return path_key(leaf.path, inner or "VARIABLE_VALUE")
         key = f"{self._paths[node]}/.ATTRIBUTES/{escape(inner or 'VARIABLE_VALUE')}"
