@@ -77,7 +77,6 @@ class _Builder:
 
     def __init__(self, lenient: bool = False):
         self.lenient = lenient
-        self.opaque: set[int] = set()  # ids of optimizers whose state has no Keras 3 layout (lenient only)
         self.opt_nodes: dict[int, dict[str, int]] = {}  # id(optimizer) -> {its state's key: the node holding it}
         self.nodes: list[dict] = [{"children": []}]
         self.ids: dict[int, int] = {}
@@ -104,7 +103,7 @@ class _Builder:
             n = self.new()
             self.ids[id(obj)] = n
             self._keep.append(obj)
-            self.values[n] = obj.numpy()
+            self.values[n] = None if self.lenient else obj.numpy()  # (the keys alone need no copy of the value)
             self.full_names[n] = obj.scoped_name
             return n
         nested = callable(getattr(type(obj), "_trackable_children", None))
@@ -187,8 +186,7 @@ class _Builder:
         except ValueError:
             if not self.lenient:
                 raise
-            self.opaque.add(id(opt))
-            return
+            return  # (descend's format keys its state under the optimizer's own path)
         own = [self.value(n, "_iterations", np.asarray(opt.iterations.numpy(), np.int64), f"{opt.name}/iteration")]
         self.opt_nodes[id(opt)] = {"iterations": own[0]}
         lr = opt.hyperparameters().get("learning_rate")
@@ -308,7 +306,6 @@ class KeyNames:
         self._b, self._paths = b, _keys(b.nodes)
         self._extra: dict[int, list] = {}  # node -> [(attribute, key, full name)] of descend's own state
         self.placed: set[str] = set()  # the keys given by TensorFlow's graph (the others: descend's own state)
-        self._graph = None
 
     def _node(self, obj) -> int | None:
         return self._b.ids.get(id(obj))
