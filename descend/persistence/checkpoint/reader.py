@@ -8,8 +8,11 @@ Example:
     >>> import descend.train as train
     >>> w = ds.Variable([1.0, 2.0], name="w")
     >>> path = train.Checkpoint(w=w).write(tempfile.mkdtemp() + "/ckpt")
-    >>> train.list_variables(path)  # TensorFlow's keys, as tf.train.list_variables shows them
-    [('_CHECKPOINTABLE_OBJECT_GRAPH', ()), ('save_counter/.ATTRIBUTES/VARIABLE_VALUE', ()), ('w/.ATTRIBUTES/VARIABLE_VALUE', (2,))]
+    >>> for key, shape in train.list_variables(path):  # TensorFlow's keys, as tf.train.list_variables shows them
+    ...     print(key, shape)
+    _CHECKPOINTABLE_OBJECT_GRAPH ()
+    save_counter/.ATTRIBUTES/VARIABLE_VALUE ()
+    w/.ATTRIBUTES/VARIABLE_VALUE (2,)
 """
 
 from __future__ import annotations
