@@ -213,13 +213,12 @@ class _Builder:
                     for i, v in enumerate(variables):
                         for attr, slot in group:
                             value = state.get(f"{var_key(v)}/{slot}")
-                            if value is None:
-                                if self.lenient:
-                                    continue  # (descend's format keys it under the optimizer's own path)
+                            if value is None and not self.lenient:
                                 raise ValueError(f"Checkpoint: '{path}' has no '{slot}' slot for '{v.name}' yet; a "
                                                  "TensorFlow checkpoint holds every slot of a built optimizer")
                             node = self.new()
-                            self.values[node] = np.asarray(value)
+                            if value is not None:  # (lenient: a slot this process lacks, another rank's under
+                                self.values[node] = np.asarray(value)  # ZeRO, keeps its place in the numbering)
                             self.full_names[node] = f"{opt.name}/{v.scoped_name.replace('/', '_')}_{slot}"
                             slots[(attr, i)] = node
                             self.opt_nodes[id(opt)][f"{var_key(v)}/{slot}"] = node
