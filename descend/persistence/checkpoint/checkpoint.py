@@ -323,21 +323,16 @@ class Checkpoint:
         """``(tensors, objects, variable names, graph, tf)``: every value by descend's path, the objects' JSON
         state, and ``tf``, the manifest's fields naming each value by TensorFlow's key (see :func:`_tf_fields`)."""
         graph = walk(self._objects)
-        tf_names = tf_writer.KeyNames(self._objects, counter)
-        tf_keys: dict[str, str] = {}  # descend's key of a tensor -> TensorFlow's
-        tf_json: dict[str, list] = {}  # TensorFlow's key of a JSON value -> [its object's path, its name there]
         tensors: dict[str, np.ndarray] = {}
         objects: dict = {}
         names: dict = {}
+        split, optimizer_states = [], {}
         for leaf in graph.leaves:
-            t, js = split_state(leaf.state(), leaf.path)
-            for inner in sorted(t):
-                key = leaf.full(inner)
-                tf_keys[key] = tf_names.key(leaf, inner)
-                if tf_keys[key] not in tf_names.placed and key in self._restored_tf:  # e.g. a slot still waiting
-                    tf_keys[key] = self._restored_tf[key]  # for its variable: the key it was restored from
-            for inner in sorted(js or {}):
-                tf_json[tf_names.key(leaf, inner)] = [leaf.path, inner]
+            state = leaf.state()
+            if isinstance(leaf, OptimizerLeaf):
+                optimizer_states[id(leaf.obj)] = state  # (TensorFlow's graph places its slots: not read twice)
+            t, js = split_state(state, leaf.path)
+            split.append((leaf, sorted(t), sorted(js or {})))
             if isinstance(leaf, VariableLeaf):
                 names[leaf.path] = leaf.obj.scoped_name
             else:
@@ -360,7 +355,19 @@ class Checkpoint:
             if not any(p in tensors or p in graph.vars_by_path for p in paths):
                 value = self._pending[paths[0]][0]
                 tensors[key] = np.array(value, dtype=value.dtype.newbyteorder("<"), order="C", copy=True)
-                tf_keys[key] = self._restored_tf.get(key) or tf_writer.path_key(key)  # the key it was restored from
+        tf_names = tf_writer.KeyNames(self._objects, counter, optimizer_states)
+        tf_keys: dict[str, str] = {}  # descend's key of a tensor -> TensorFlow's
+        tf_json: dict[str, list] = {}  # TensorFlow's key of a JSON value -> [its object's path, its name there]
+        for leaf, arrays, values in split:
+            for inner in arrays:
+                key = leaf.full(inner)
+                tf_keys[key] = tf_names.key(leaf, inner)
+                if tf_keys[key] not in tf_names.placed and key in self._restored_tf:  # e.g. a slot still waiting
+                    tf_keys[key] = self._restored_tf[key]  # for its variable: the key it was restored from
+            for inner in values:
+                tf_json[tf_names.key(leaf, inner)] = [leaf.path, inner]
+        for key in tensors.keys() - tf_keys.keys():  # values kept for variables not created yet
+            tf_keys[key] = self._restored_tf.get(key) or tf_writer.path_key(key)  # the key it was restored from
         return tensors, objects, names, graph, _tf_fields(tf_keys, tf_json, tf_names.graph())
 
     def _write(self, path, counter: int, extra: dict | None = None) -> str:

@@ -75,8 +75,9 @@ class _Builder:
     random generator, a dataset iterator, an optimizer without a Keras 3 layout) is a node without children
     instead of an error (descend's own format keys its state under that node's path, see :class:`KeyNames`)."""
 
-    def __init__(self, lenient: bool = False):
+    def __init__(self, lenient: bool = False, states: dict | None = None):
         self.lenient = lenient
+        self.states = states or {}  # id(optimizer) -> its state_dict, already read (keyed by walk's var_key)
         self.opt_nodes: dict[int, dict[str, int]] = {}  # id(optimizer) -> {its state's key: the node holding it}
         self.nodes: list[dict] = [{"children": []}]
         self.ids: dict[int, int] = {}
@@ -203,7 +204,9 @@ class _Builder:
         for opt, n, path, own in self._pending_opts:
             model = self._model_of.get(id(opt)) or _model_for(opt, roots)
             variables = list(model.trainable_weights) if model is not None else _slotted(opt)
-            state = opt.state_dict(var_key=var_key)
+            state = self.states.get(id(opt))
+            if state is None:
+                state = opt.state_dict(var_key=var_key)
             built = int(opt.iterations.numpy()) > 0 or any(
                 "/" in k and not k.startswith(("hyper:", "accumulator:")) for k in state)
             slots: dict[tuple[str, int], int] = {}
@@ -296,8 +299,8 @@ class KeyNames:
     graph has no place for under its object's node as ``<path>/.ATTRIBUTES/<name>`` (TensorFlow's style for
     an iterator's ``ITERATOR_STATE``), and :attr:`graph`, the ``_CHECKPOINTABLE_OBJECT_GRAPH`` with every key."""
 
-    def __init__(self, roots: dict, save_counter: int):
-        b = _Builder(lenient=True)
+    def __init__(self, roots: dict, save_counter: int, optimizer_states: dict | None = None):
+        b = _Builder(lenient=True, states=optimizer_states)
         for name, obj in roots.items():
             b.edge(0, name, b.node_of(obj, name))
         b.value(0, "save_counter", np.int64(save_counter), "save_counter")
