@@ -77,7 +77,10 @@ def test_variables_round_trip_with_nesting(tmp_path):
     ckpt = train.Checkpoint(a=a, step=step, extra={"flags": flags, "list": [half]})
     path = ckpt.save(tmp_path / "ckpt")
     assert path == str(tmp_path / "ckpt-1") and ckpt.save_counter == 1
-    assert [k for k, _ in train.list_variables(path)] == ["a", "extra/flags", "extra/list/0", "step"]
+    assert [k for k, _ in train.list_variables(path)] == [  # TensorFlow's keys (tf.train.list_variables)
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "a/.ATTRIBUTES/VARIABLE_VALUE", "extra/flags/.ATTRIBUTES/VARIABLE_VALUE",
+        "extra/list/0/.ATTRIBUTES/VARIABLE_VALUE", "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
+        "step/.ATTRIBUTES/VARIABLE_VALUE"]
     saved = [v.numpy() for v in (a, step, flags, half)]
     a.assign(np.zeros((2, 3))), step.assign(0), flags.assign([False, True]), half.assign([0.0])
     report = ckpt.restore(path)
@@ -102,7 +105,8 @@ def test_resume_is_bit_for_bit(tmp_path, name):
     model2, opt2 = TinyModel(seed=99), OPTIMIZERS[name]()  # different initial values, unbuilt optimizer
     report = train.Checkpoint(model=model2, optimizer=opt2).restore(path)
     assert report.complete and "optimizer" in report.restored  # slots of unbuilt variables wait, by path
-    assert any(k.startswith("optimizer/model/kernel/") for k in train.load_checkpoint(path).keys())
+    slots = "optimizer/.ATTRIBUTES/model.Skernel.S" if name == "adam_accumulation" else "optimizer/_variables/"
+    assert any(k.startswith(slots) for k in train.load_checkpoint(path).keys())  # (no Keras layout: TF's style)
     _train(model2, opt2, 4, 5)
     for a, b in zip(want, _values(model2)):
         assert np.array_equal(a, b)
@@ -140,7 +144,8 @@ def test_constant_hyperparameters_are_restored_schedules_are_not(tmp_path):
     opt = ds.optimizers.Adam(sched)
     path = train.Checkpoint(optimizer=opt).save(tmp_path / "sched")
     reader = train.load_checkpoint(path)
-    assert "optimizer/hyper:learning_rate" not in reader.keys() and reader.has_tensor("optimizer/hyper:beta_1")
+    assert "optimizer/_learning_rate/.ATTRIBUTES/VARIABLE_VALUE" not in reader.keys()
+    assert reader.has_tensor("optimizer/.ATTRIBUTES/hyper:beta_1")  # descend's own state, in TensorFlow's style
     assert reader.manifest["objects"]["optimizer"]["config"]["learning_rate"]["class_name"] == "ExponentialDecay"
     other = ds.optimizers.Adam(S.ExponentialDecay(0.2, decay_steps=2, decay_rate=0.5))
     train.Checkpoint(optimizer=other).restore(path)
@@ -247,7 +252,8 @@ def test_protocol_objects_and_multi_optimizer(tmp_path):
     ckpt = train.Checkpoint(proto=proto, optimizer=multi, vars=[emb, dense])
     path = ckpt.save(tmp_path / "ckpt")
     keys = [k for k, _ in train.list_variables(path)]
-    assert "proto/table" in keys and "optimizer/0/vars/0/accumulator" in keys and "optimizer/1/vars/1/m" in keys
+    assert "proto/.ATTRIBUTES/table" in keys and "proto/.ATTRIBUTES/meta" in keys  # state TF's graph has no place for
+    assert "optimizer/0/.ATTRIBUTES/vars.S0.Saccumulator" in keys and "optimizer/1/.ATTRIBUTES/vars.S1.Sm" in keys
     assert train.load_checkpoint(path).json_state("proto") == {"meta": {"vocab": ["a", "b"]}}
     proto.table[:] = 0
     proto.meta = None
@@ -458,9 +464,9 @@ def test_replacing_a_checkpoint_is_atomic(tmp_path, monkeypatch):
         ckpt.write(path)
     monkeypatch.undo()
     assert os.listdir(tmp_path) == ["c"]
-    assert np.array_equal(train.load_checkpoint(path).get_tensor("v"), [1.0])
+    assert np.array_equal(train.load_checkpoint(path).get_tensor("v/.ATTRIBUTES/VARIABLE_VALUE"), [1.0])
     ckpt.write(path)
-    assert np.array_equal(train.load_checkpoint(path).get_tensor("v"), [2.0])
+    assert np.array_equal(train.load_checkpoint(path).get_tensor("v/.ATTRIBUTES/VARIABLE_VALUE"), [2.0])
     assert os.listdir(tmp_path) == ["c"]
     # a directory that is not a checkpoint is never replaced
     (tmp_path / "mine").mkdir()
@@ -778,8 +784,9 @@ def test_no_pickle_in_files_or_loading(tmp_path, monkeypatch):
     tensors = open(os.path.join(path, "tensors.safetensors"), "rb").read()
     n = struct.unpack("<Q", tensors[:8])[0]
     header = json.loads(tensors[8:8 + n])  # a JSON header, then raw little-endian bytes
-    assert set(header) - {"__metadata__"} == {k for k, _ in train.list_variables(path)}
-    json.loads(open(os.path.join(path, "manifest.json")).read())
+    manifest = json.loads(open(os.path.join(path, "manifest.json")).read())
+    assert set(header) - {"__metadata__"} == set(manifest["tf_keys"])  # each tensor, by TensorFlow's key too
+    assert set(manifest["tf_keys"].values()) <= {k for k, _ in train.list_variables(path)}
     json.loads(open(os.path.join(tmp_path, "checkpoint.json")).read())
     for blob in (tensors, open(os.path.join(path, "manifest.json"), "rb").read()):
         assert not blob.startswith(b"\x80")
@@ -813,7 +820,13 @@ def test_manifest_contents(tmp_path):
 
     assert entry["sha256"] == hashlib.sha256(np.arange(3, dtype="<f4").tobytes()).hexdigest()
     assert manifest["variable_names"] == {"v": "v"} and manifest["objects"] == {}  # names are metadata
+    assert manifest["tf_keys"] == {"v": "v/.ATTRIBUTES/VARIABLE_VALUE"} and manifest["tf_json_keys"] == {}
     reader = train.load_checkpoint(path)
-    assert reader.keys() == ["v"] and reader.get_variable_to_dtype_map()["v"] == np.float32
+    assert reader.keys() == ["_CHECKPOINTABLE_OBJECT_GRAPH", "save_counter/.ATTRIBUTES/VARIABLE_VALUE",
+                             "v/.ATTRIBUTES/VARIABLE_VALUE"]
+    assert reader.get_variable_to_dtype_map()["v/.ATTRIBUTES/VARIABLE_VALUE"] == np.float32
+    assert reader.get_tensor("save_counter/.ATTRIBUTES/VARIABLE_VALUE") == 1
+    with pytest.raises(KeyError, match="has no tensor 'v'"):  # descend's path is not a key any more
+        reader.get_tensor("v")
     with pytest.raises(KeyError, match="has no tensor 'w'"):
         reader.get_tensor("w")

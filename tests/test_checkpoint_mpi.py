@@ -271,12 +271,24 @@ def test_every_rank_writes_its_part_of_one_checkpoint(saved):
     d, runs = saved
     for run in runs:  # every rank saw the same state and the same files
         assert run["save"] == runs[0]["save"]
+    listed = {}
     for tag in ("plain", "zero"):
         assert runs[0]["save"][tag]["listing"] == ["manifest.json", "shard-1", "tensors.safetensors"]
         manifest = json.load(open(d / f"{tag}-checkpoint" / "manifest.json"))
         assert manifest["ranks"] == 2 and list(manifest["tables"]) == ["model/layers/1/embeddings"]
         assert ("zero" in manifest) == (tag == "zero")
         assert sorted(os.listdir(d / f"{tag}-manager")) == [".lock", ".manager", "checkpoint.json", "ckpt-2"]
+        # every rank's part, the rows of the table and the slots each rank owns, by TensorFlow's keys
+        import descend as ds
+
+        reader = ds.train.load_checkpoint(str(d / f"{tag}-checkpoint"))
+        keys = [k for k in reader.keys() if k != "_CHECKPOINTABLE_OBJECT_GRAPH"]
+        assert len(keys) == len(manifest["tf_keys"]) + len(manifest["tf_json_keys"]) + 1  # + save_counter
+        assert all("/.ATTRIBUTES/" in k for k in keys)
+        table = reader.get_tensor(manifest["tf_keys"]["model/layers/1/embeddings"])
+        assert table.shape[0] == manifest["tables"]["model/layers/1/embeddings"]["global_shape"][0]
+        listed[tag] = reader.get_variable_to_shape_map()
+    assert listed["zero"] == listed["plain"]  # the slots each rank owns keep the numbering of the whole
 
 
 @needs_mpi

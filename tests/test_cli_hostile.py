@@ -599,7 +599,8 @@ def test_train_with_max_steps_beyond_an_epoch_warns_nothing_and_trains_the_whole
             assert main(["train", "--epochs", "2", "--hidden", "4", "--out", str(tmp_path / name), *extra]) == 0
         assert [str(w.message) for w in caught] == [], name
         reader = train.load_checkpoint(str(tmp_path / name / "final"))
-        runs[name] = {k: reader.get_tensor(k) for k in reader.keys()}
+        # the tensors (the object graph and descend's JSON state are bytes, the graph naming variables by name)
+        runs[name] = {k: v for k in reader.keys() if isinstance(v := reader.get_tensor(k), np.ndarray)}
     assert runs["beyond"].keys() == runs["none"].keys()
     assert all(np.array_equal(runs["beyond"][k], runs["none"][k]) for k in runs["none"])
     assert "UserWarning" not in capsys.readouterr().err

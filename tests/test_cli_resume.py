@@ -32,7 +32,8 @@ def _weights(out):
     import descend.train as train
 
     reader = train.load_checkpoint(os.path.join(out, "final"))
-    return {k: reader.get_tensor(k) for k in reader.keys()}
+    # the tensors (the object graph and descend's JSON state are bytes, the graph naming variables by their names)
+    return {k: v for k in reader.keys() if isinstance(v := reader.get_tensor(k), np.ndarray)}
 
 
 def _same_run(a, b):

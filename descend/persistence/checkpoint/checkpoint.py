@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import base64
 import os
 import threading
 import weakref
@@ -187,6 +188,26 @@ def _track(value):
     return _TrackedList(value) if type(value) is list else value
 
 
+def _tf_fields(tf_keys: dict[str, str], tf_json: dict[str, list], graph: bytes) -> dict:
+    """The manifest's fields naming the values by TensorFlow's keys, which :class:`~.reader.CheckpointReader`
+    (``list_variables``, ``load_checkpoint``) shows: ``tf_keys`` (descend's key of each tensor -> TensorFlow's),
+    ``tf_json_keys`` (TensorFlow's key of each JSON value -> ``[object path, name]``) and ``tf_object_graph``
+    (the ``_CHECKPOINTABLE_OBJECT_GRAPH``, base64). Two values TensorFlow's graph would give one key (state
+    kept for a variable not created yet, at a path the graph now places elsewhere) are told apart by the
+    second's descend path (:func:`~.tf_writer.path_key`)."""
+    taken = set(tf_json) | {tf_writer.SAVE_COUNTER_KEY, tf_bundle.OBJECT_GRAPH_KEY}
+    unique = {}
+    for key in sorted(tf_keys):
+        name = tf_keys[key]
+        if name in taken:
+            name = tf_writer.path_key(key)
+        if name in taken:
+            raise ValueError(f"Checkpoint: the values '{key}' and another are both keyed '{name}'")
+        taken.add(name)
+        unique[key] = name
+    return {"tf_keys": unique, "tf_json_keys": tf_json, "tf_object_graph": base64.b64encode(graph).decode("ascii")}
+
+
 def _format(value) -> str:
     if value not in ("descend", "tensorflow"):
         raise ValueError(f"Checkpoint: format must be 'descend' (descend's folder) or 'tensorflow' (TensorFlow's "
@@ -243,6 +264,7 @@ class Checkpoint:
         walk(self._objects)  # fail now, naming the object, if something is not trackable
         self._save_counter = 0
         self._pending: dict[str, tuple[np.ndarray, str]] = {}  # path -> (value, key), variables not created yet
+        self._restored_tf: dict[str, str] = {}  # descend's key -> TensorFlow's, in the checkpoint last restored
         self._claimed: list = []  # (weakref to a variable, its value before) given a pending value, until all are
         self._refused = None  # (message, key) once a pending value did not fit: every later claim fails
         self._graph = None
@@ -297,13 +319,20 @@ class Checkpoint:
         return dict(self._objects)
 
     # -- saving ------------------------------------------------------------------------------------------------
-    def _collect(self) -> tuple[dict[str, np.ndarray], dict, dict, object]:
+    def _collect(self, counter: int) -> tuple[dict[str, np.ndarray], dict, dict, object, dict]:
+        """``(tensors, objects, variable names, graph, tf)``: every value by descend's path, the objects' JSON
+        state, and ``tf``, the manifest's fields naming each value by TensorFlow's key (see :func:`_tf_fields`)."""
         graph = walk(self._objects)
         tensors: dict[str, np.ndarray] = {}
         objects: dict = {}
         names: dict = {}
+        split, optimizer_states = [], {}
         for leaf in graph.leaves:
-            t, js = split_state(leaf.state(), leaf.path)
+            state = leaf.state()
+            if isinstance(leaf, OptimizerLeaf):
+                optimizer_states[id(leaf.obj)] = state  # (TensorFlow's graph places its slots: not read twice)
+            t, js = split_state(state, leaf.path)
+            split.append((leaf, sorted(t), sorted(js or {})))
             if isinstance(leaf, VariableLeaf):
                 names[leaf.path] = leaf.obj.scoped_name
             else:
@@ -326,13 +355,27 @@ class Checkpoint:
             if not any(p in tensors or p in graph.vars_by_path for p in paths):
                 value = self._pending[paths[0]][0]
                 tensors[key] = np.array(value, dtype=value.dtype.newbyteorder("<"), order="C", copy=True)
-        return tensors, objects, names, graph
+        tf_names = tf_writer.KeyNames(self._objects, counter, optimizer_states)
+        tf_keys: dict[str, str] = {}  # descend's key of a tensor -> TensorFlow's
+        tf_json: dict[str, list] = {}  # TensorFlow's key of a JSON value -> [its object's path, its name there]
+        for leaf, arrays, values in split:
+            for inner in arrays:
+                key = leaf.full(inner)
+                tf_keys[key] = tf_names.key(leaf, inner)
+                if tf_keys[key] not in tf_names.placed and key in self._restored_tf:  # e.g. a slot still waiting
+                    tf_keys[key] = self._restored_tf[key]  # for its variable: the key it was restored from
+            for inner in values:
+                tf_json[tf_names.key(leaf, inner)] = [leaf.path, inner]
+        for key in tensors.keys() - tf_keys.keys():  # values kept for variables not created yet
+            tf_keys[key] = self._restored_tf.get(key) or tf_writer.path_key(key)  # the key it was restored from
+        return tensors, objects, names, graph, _tf_fields(tf_keys, tf_json, tf_names.graph())
 
     def _write(self, path, counter: int, extra: dict | None = None) -> str:
         path = os.fspath(path)
-        tensors, objects, names, graph = self._collect()
+        tensors, objects, names, graph, tf_fields = self._collect(counter)
+        extra = dict(extra or {}, **tf_fields)
         if graph.aliases:  # second paths to objects saved under their first: a restore finds them by either
-            extra = dict(extra or {}, aliases=dict(graph.aliases))
+            extra = dict(extra, aliases=dict(graph.aliases))
         layout = collective.layout_of(graph, tensors, context.strategy_of)
         if layout is not None:  # state that differs by rank: every rank writes its part (a collective)
             collective.write(layout, path, tensors, objects, names, counter, extra)
@@ -560,6 +603,9 @@ class Checkpoint:
         self._commit(plans, path)
         self._graph = graph
         self._pending, self._claimed, self._refused = pending, [], None
+        file_keys = manifest.get("tf_keys") if foreign is None else {key: key for _, key in pending.values()}
+        self._restored_tf = {k: v for k, v in file_keys.items() if isinstance(k, str) and isinstance(v, str)} if (
+            isinstance(file_keys, dict)) else {}
         if pending:
             _register(self)
         else:

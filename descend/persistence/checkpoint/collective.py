@@ -235,11 +235,14 @@ def write(layout: Layout, path, tensors, objects, names, counter, extra) -> None
             digest = manifest["manifest_sha256"]
         except Exception as e:  # noqa: BLE001 -- reported on every rank below
             error = f"{type(e).__name__}: {e}"
-    reports = group.allgather_object((error, digest))
-    failed = [f"rank {r}: {e}" for r, (e, _) in enumerate(reports) if e]
+    tf_keys = (extra or {}).get("tf_keys", {})  # TensorFlow's key of each tensor: of the whole, on rank 0
+    reports = group.allgather_object((error, digest, {k: tf_keys[k] for k in mine if k in tf_keys}))
+    failed = [f"rank {r}: {e}" for r, (e, _, _) in enumerate(reports) if e]
     if not failed and rank == 0:
-        shards = [{"dir": f"shard-{r}", "rank": r, "manifest_sha256": d} for r, (_, d) in enumerate(reports)
+        shards = [{"dir": f"shard-{r}", "rank": r, "manifest_sha256": d} for r, (_, d, _) in enumerate(reports)
                   if r and d is not None]
+        if "tf_keys" in (extra or {}):
+            extra = dict(extra, tf_keys={k: v for _, _, keys in reports for k, v in keys.items()})  # (each rank's part)
         try:
             fmt.write_checkpoint_dir(path, mine, fmt.new_manifest(
                 objects, names, counter, dict(extra or {}, shards=shards, **layout.manifest_fields())),

@@ -51,7 +51,7 @@ from ..formats import tf_bundle
 from . import keras_layout
 from .trackable import layer_children, walk
 
-__all__ = ["write_object_checkpoint", "record_latest", "escape"]
+__all__ = ["write_object_checkpoint", "record_latest", "escape", "KeyNames", "path_key", "SAVE_COUNTER_KEY"]
 
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 
@@ -71,7 +71,14 @@ def escape(name: str) -> str:
 
 
 class _Builder:
-    def __init__(self):
+    """TensorFlow's object graph of some roots. ``lenient``: an object TensorFlow's graph has no place for (a
+    random generator, a dataset iterator, an optimizer without a Keras 3 layout) is a node without children
+    instead of an error (descend's own format keys its state under that node's path, see :class:`KeyNames`)."""
+
+    def __init__(self, lenient: bool = False, states: dict | None = None):
+        self.lenient = lenient
+        self.states = states or {}  # id(optimizer) -> its state_dict, already read (keyed by walk's var_key)
+        self.opt_nodes: dict[int, dict[str, int]] = {}  # id(optimizer) -> {its state's key: the node holding it}
         self.nodes: list[dict] = [{"children": []}]
         self.ids: dict[int, int] = {}
         self.values: dict[int, np.ndarray] = {}  # node -> the value to write
@@ -97,11 +104,16 @@ class _Builder:
             n = self.new()
             self.ids[id(obj)] = n
             self._keep.append(obj)
-            self.values[n] = obj.numpy()
+            self.values[n] = None if self.lenient else obj.numpy()  # (the keys alone need no copy of the value)
             self.full_names[n] = obj.scoped_name
             return n
         nested = callable(getattr(type(obj), "_trackable_children", None))
         if not (nested or isinstance(obj, (Layer, Optimizer, dict, list, tuple))):
+            if self.lenient:
+                n = self.new()
+                self.ids[id(obj)] = n
+                self._keep.append(obj)
+                return n
             raise ValueError(f"Checkpoint: '{path}' is a {type(obj).__name__}, whose state a TensorFlow checkpoint "
                              "cannot hold (it holds variables, layers, models, Keras 3 optimizers, and dicts and "
                              "lists of these); save descend's format (the default) for it")
@@ -170,11 +182,18 @@ class _Builder:
 
     # -- optimizers -----------------------------------------------------------------------------------------
     def _optimizer(self, opt: Optimizer, n: int, path: str) -> None:
-        keras_layout.check_optimizer(opt, f"Checkpoint: '{path}'")
+        try:
+            keras_layout.check_optimizer(opt, f"Checkpoint: '{path}'")
+        except ValueError:
+            if not self.lenient:
+                raise
+            return  # (descend's format keys its state under the optimizer's own path)
         own = [self.value(n, "_iterations", np.asarray(opt.iterations.numpy(), np.int64), f"{opt.name}/iteration")]
+        self.opt_nodes[id(opt)] = {"iterations": own[0]}
         lr = opt.hyperparameters().get("learning_rate")
         if isinstance(lr, float):
             own.append(self.value(n, "_learning_rate", np.float32(lr), f"{opt.name}/learning_rate"))
+            self.opt_nodes[id(opt)]["hyper:learning_rate"] = own[1]
         self._pending_opts.append((opt, n, path, own))
 
     def finish_optimizers(self, roots: dict) -> None:
@@ -185,8 +204,11 @@ class _Builder:
         for opt, n, path, own in self._pending_opts:
             model = self._model_of.get(id(opt)) or _model_for(opt, roots)
             variables = list(model.trainable_weights) if model is not None else _slotted(opt)
-            state = opt.state_dict(var_key=var_key)
-            built = any("/" in k and not k.startswith(("hyper:", "accumulator:")) for k in state)
+            state = self.states.get(id(opt))
+            if state is None:
+                state = opt.state_dict(var_key=var_key)
+            built = int(opt.iterations.numpy()) > 0 or any(
+                "/" in k and not k.startswith(("hyper:", "accumulator:")) for k in state)
             slots: dict[tuple[str, int], int] = {}
             order = list(own)
             if built:  # never stepped: Keras' unbuilt optimizer holds its step and learning rate only
@@ -194,17 +216,20 @@ class _Builder:
                     for i, v in enumerate(variables):
                         for attr, slot in group:
                             value = state.get(f"{var_key(v)}/{slot}")
-                            if value is None:
+                            if value is None and not self.lenient:
                                 raise ValueError(f"Checkpoint: '{path}' has no '{slot}' slot for '{v.name}' yet; a "
                                                  "TensorFlow checkpoint holds every slot of a built optimizer")
                             node = self.new()
-                            self.values[node] = np.asarray(value)
+                            if value is not None:  # (lenient: a slot this process lacks, another rank's under
+                                self.values[node] = np.asarray(value)  # ZeRO, keeps its place in the numbering)
                             self.full_names[node] = f"{opt.name}/{v.scoped_name.replace('/', '_')}_{slot}"
                             slots[(attr, i)] = node
+                            self.opt_nodes[id(opt)][f"{var_key(v)}/{slot}"] = node
                             order.append(node)
                 for attr, step in keras_layout.optimizer_tail(opt):
                     if step in state:
                         order.append(self.value(n, attr, state[step], f"{opt.name}/{step}"))
+                        self.opt_nodes[id(opt)][step] = order[-1]
             listed = self.new()
             self.edge(n, "_variables", listed)
             for i, node in enumerate(order):
@@ -220,7 +245,8 @@ class _Builder:
                     lst = self.new()
                     self.edge(n, attr, lst)
                     for i in range(len(variables)):
-                        self.edge(lst, str(i), slots[(attr, i)])
+                        if (attr, i) in slots:
+                            self.edge(lst, str(i), slots[(attr, i)])
 
 
 def _model_for(opt, roots: dict):
@@ -253,6 +279,65 @@ def _keys(nodes: list[dict]) -> dict[int, str]:
                 keys[child] = f"{keys[parent]}/{escape(name)}" if keys[parent] else escape(name)
                 queue.append(child)
     return keys
+
+
+#: the key of ``save_counter`` in TensorFlow's checkpoints of a ``tf.train.Checkpoint``
+SAVE_COUNTER_KEY = "save_counter" + _SUFFIX
+
+
+def path_key(path: str, attribute: str = "VARIABLE_VALUE") -> str:
+    """The key of a value at a descend ``path`` that TensorFlow's graph does not place (each name escaped,
+    then ``/.ATTRIBUTES/<attribute>``): a value kept for a variable not created yet, an object no walk of
+    TensorFlow's graph reaches."""
+    return "/".join(escape(p) for p in path.split("/")) + "/.ATTRIBUTES/" + escape(attribute)
+
+
+class KeyNames:
+    """The keys TensorFlow gives the values of ``roots`` (``Checkpoint(**roots)`` saved ``save_counter`` times),
+    for descend's own format: each value of a leaf of :func:`walk` (``key(leaf, inner)``) by TensorFlow's object
+    graph (the first path breadth first, ``.ATTRIBUTES/VARIABLE_VALUE``), descend's state that TensorFlow's
+    graph has no place for under its object's node as ``<path>/.ATTRIBUTES/<name>`` (TensorFlow's style for
+    an iterator's ``ITERATOR_STATE``), and :attr:`graph`, the ``_CHECKPOINTABLE_OBJECT_GRAPH`` with every key."""
+
+    def __init__(self, roots: dict, save_counter: int, optimizer_states: dict | None = None):
+        b = _Builder(lenient=True, states=optimizer_states)
+        for name, obj in roots.items():
+            b.edge(0, name, b.node_of(obj, name))
+        b.value(0, "save_counter", np.int64(save_counter), "save_counter")
+        b.finish_optimizers(roots)
+        self._b, self._paths = b, _keys(b.nodes)
+        self._extra: dict[int, list] = {}  # node -> [(attribute, key, full name)] of descend's own state
+        self.placed: set[str] = set()  # the keys given by TensorFlow's graph (the others: descend's own state)
+
+    def _node(self, obj) -> int | None:
+        return self._b.ids.get(id(obj))
+
+    def key(self, leaf, inner: str) -> str:
+        """TensorFlow's key for the value ``inner`` of ``leaf`` (``""``: the leaf's one value, a variable's)."""
+        b, node = self._b, self._node(leaf.obj)
+        if node is not None and id(leaf.obj) in b.opt_nodes and inner in b.opt_nodes[id(leaf.obj)]:
+            key = self._paths[b.opt_nodes[id(leaf.obj)][inner]] + _SUFFIX
+            self.placed.add(key)
+            return key
+        if node is not None and inner == "" and node in b.values:
+            key = self._paths[node] + _SUFFIX
+            self.placed.add(key)
+            return key
+        if node is None or not self._paths.get(node):
+            return path_key(leaf.path, inner or "VARIABLE_VALUE")
+        key = f"{self._paths[node]}/.ATTRIBUTES/{escape(inner or 'VARIABLE_VALUE')}"
+        self._extra.setdefault(node, []).append((inner, key, leaf.path))
+        return key
+
+    def graph(self) -> bytes:
+        """The object graph (``_CHECKPOINTABLE_OBJECT_GRAPH``) naming every key given by :meth:`key` so far."""
+        entries = []
+        for i, node in enumerate(self._b.nodes):
+            entry = {"children": list(node["children"]), "attributes": self._extra.get(i, ())}
+            if i in self._b.values:
+                entry["value"], entry["full_name"] = self._paths[i] + _SUFFIX, self._b.full_names.get(i, "")
+            entries.append(entry)
+        return tf_bundle.encode_object_graph(entries)
 
 
 def write_object_checkpoint(prefix: str, roots: dict, save_counter: int) -> str:

@@ -460,14 +460,18 @@ def _check_node(bundle: TensorBundle, node: dict, i: int, n: int, where: str) ->
 
 def encode_object_graph(nodes: list[dict]) -> bytes:
     """A ``TrackableObjectGraph`` message: ``nodes[i]`` is ``{"children": [(name, node id)], "value": the
-    checkpoint key of its VARIABLE_VALUE (or absent), "slots": [(original node, slot name, slot node)]}``."""
+    checkpoint key of its VARIABLE_VALUE (or absent), "attributes": [(name, checkpoint key, full name)] (other
+    saved attributes, or absent), "slots": [(original node, slot name, slot node)]}``."""
     out = []
     for n in nodes:
         value = n.get("value")
+        attributes = [] if value is None else [{"name": "VARIABLE_VALUE", "full_name": n.get("full_name", ""),
+                                                "checkpoint_key": value}]
+        attributes += [{"name": name, "full_name": full, "checkpoint_key": key}
+                       for name, key, full in n.get("attributes", ())]
         out.append({
             "children": [{"node_id": i, "local_name": name} for name, i in n.get("children", [])],
-            "attributes": [] if value is None else [{"name": "VARIABLE_VALUE", "full_name": n.get("full_name", ""),
-                                                     "checkpoint_key": value}],
+            "attributes": attributes,
             "slot_variables": [{"original_variable_node_id": a, "slot_name": s, "slot_variable_node_id": b}
                                for a, s, b in n.get("slots", [])],
         })
