@@ -136,5 +136,5 @@ NUMPY_ARITH = Arith(np.add, np.multiply, np.where, lambda a, i: a[i], np.reshape
 
 
 def arith(x) -> Arith:
-    """:data:`TENSOR_ARITH` for a Tensor, :data:`NUMPY_ARITH` for anything else."""
-    return TENSOR_ARITH if isinstance(x, Tensor) else NUMPY_ARITH
+    """:data:`NUMPY_ARITH` for a NumPy array, :data:`TENSOR_ARITH` for anything else (Tensors, Variables)."""
+    return NUMPY_ARITH if isinstance(x, np.ndarray) else TENSOR_ARITH

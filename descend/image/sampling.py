@@ -3,7 +3,7 @@
 in the images, and in the coordinates with linear interpolation) and ``layers.RandomElasticTransform`` (on NumPy
 arrays, the form an augmentation layer computes in).
 
-Each function takes Tensors or NumPy arrays and answers in the same kind (:func:`._common.arith`), with the same
+Each function takes NumPy arrays or Tensors (Variables too) and answers in the same kind (:func:`._common.arith`), with the same
 values either way.
 
 Example:
