@@ -24,7 +24,7 @@ from ..ops import math_ops
 from . import _common
 
 __all__ = ["FILL_MODES", "fold_index", "interpolation_nodes", "interpolate", "map_coordinates_array",
-           "gaussian_kernel", "gaussian_blur"]
+           "gaussian_kernel", "correlate", "gaussian_blur"]
 
 #: ``map_coordinates``' ways of reading outside the input, as Keras'
 FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
@@ -133,19 +133,26 @@ def gaussian_kernel(kernel_size, sigma, dtype) -> np.ndarray:
     return np.outer(_gaussian_1d(ks[1], sigma[1], dtype), _gaussian_1d(ks[0], sigma[0], dtype)).reshape(ks)
 
 
-def gaussian_blur(x, kernel_size, sigma):
-    """The float batch ``x`` ``[b, h, w, c]`` convolved per channel with :func:`gaussian_kernel`, zero-padded to
-    keep its size (TF's "SAME": the odd pixel of padding after); a sum over the kernel's taps in row-major
-    order, which keeps memory to a few copies of ``x`` however wide the kernel."""
+def correlate(x, kernel: np.ndarray):
+    """The "valid" 2-D correlation of each channel of ``x`` ``[b, h, w, c]`` with ``kernel`` ``[kh, kw]``
+    (``[b, h - kh + 1, w - kw + 1, c]``): a sum over the kernel's taps in row-major order, which keeps memory to
+    a few copies of ``x`` however wide the kernel."""
     ar = _common.arith(x)
-    kernel = gaussian_kernel(kernel_size, sigma, x.dtype)
     kh, kw = kernel.shape
-    _, h, w, _ = x.shape
-    top, left = (kh - 1) // 2, (kw - 1) // 2
-    padded = ar.pad(x, [(0, 0), (top, kh - 1 - top), (left, kw - 1 - left), (0, 0)])
+    h, w = x.shape[1] - kh + 1, x.shape[2] - kw + 1
     out = None
     for a in range(kh):
         for b in range(kw):
-            term = ar.mul(padded[:, a:a + h, b:b + w], kernel[a, b])
+            term = ar.mul(x[:, a:a + h, b:b + w], kernel[a, b])
             out = term if out is None else ar.add(out, term)
     return out
+
+
+def gaussian_blur(x, kernel_size, sigma):
+    """The float batch ``x`` ``[b, h, w, c]`` convolved per channel with :func:`gaussian_kernel`, zero-padded to
+    keep its size (TF's "SAME": the odd pixel of padding after): :func:`correlate` of the padded batch."""
+    ar = _common.arith(x)
+    kernel = gaussian_kernel(kernel_size, sigma, x.dtype)
+    kh, kw = kernel.shape
+    top, left = (kh - 1) // 2, (kw - 1) // 2
+    return correlate(ar.pad(x, [(0, 0), (top, kh - 1 - top), (left, kw - 1 - left), (0, 0)]), kernel)
