@@ -101,11 +101,6 @@ __all__ = [
     "decode_bmp", "decode_gif", "decode_image", "decode_png", "encode_png", "extract_jpeg_shape", "is_jpeg",
 ]
 
-# image file codecs (issue 37): PNG/BMP/GIF on zlib, JPEG headers
-from .codecs import decode_bmp, decode_gif, decode_image, decode_png, encode_png, extract_jpeg_shape, is_jpeg  # noqa: E402
-
-__all__ += ["decode_bmp", "decode_gif", "decode_image", "decode_png", "encode_png", "extract_jpeg_shape", "is_jpeg"]
-
 
 def __getattr__(name: str):
     from .._api_exclusions import refuse  # a name tf.image has and descend leaves out says why

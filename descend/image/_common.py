@@ -117,3 +117,24 @@ def to_float(image: Tensor) -> Tensor:
 def back_to(image: Tensor, dtype) -> Tensor:
     """Convert a float result back to the input's dtype, saturating (TF's ``convert_image_dtype(..., saturate=True)``)."""
     return convert_image_dtype(image, dtype, saturate=True)
+
+
+class Arith:
+    """The few operations resampling and blurring need, on Tensors (differentiable ops) or on NumPy arrays (the
+    form an augmentation layer runs inside a recorded random draw): one formula, two kinds of operands."""
+
+    def __init__(self, add, mul, where, gather, reshape, cast, pad):
+        self.add, self.mul, self.where, self.gather, self.reshape = add, mul, where, gather, reshape
+        self.cast, self.pad = cast, pad
+
+
+TENSOR_ARITH = Arith(math_ops.add, math_ops.multiply, math_ops.where, lambda a, i: array_ops.gather(a, i),
+                     lambda a, s: array_ops.reshape(a, shape=s), lambda a, d: math_ops.cast(a, dtype=d),
+                     lambda a, p: array_ops.pad(a, p))
+NUMPY_ARITH = Arith(np.add, np.multiply, np.where, lambda a, i: a[i], np.reshape, lambda a, d: a.astype(d),
+                    np.pad)
+
+
+def arith(x) -> Arith:
+    """:data:`NUMPY_ARITH` for a NumPy array, :data:`TENSOR_ARITH` for anything else (Tensors, Variables)."""
+    return NUMPY_ARITH if isinstance(x, np.ndarray) else TENSOR_ARITH

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..ops import array_ops, math_ops
-from . import _common
+from . import _common, sampling
 
 __all__ = ["image_gradients", "sobel_edges", "total_variation", "psnr", "ssim", "ssim_multiscale"]
 
@@ -122,18 +122,6 @@ def _gauss(size: int, sigma: float, dtype) -> np.ndarray:
     return (g / g.sum()).reshape(size, size).astype(dtype)
 
 
-def _filter(x: Tensor, kernel: np.ndarray) -> Tensor:
-    """Valid 2-D correlation of each channel of ``x`` ([n, h, w, c]) with ``kernel``."""
-    k = kernel.shape[0]
-    h, w = x.shape[1] - k + 1, x.shape[2] - k + 1
-    acc = None
-    for i in range(k):
-        for j in range(k):
-            term = math_ops.multiply(x[:, i:i + h, j:j + w, :], kernel[i, j])
-            acc = term if acc is None else math_ops.add(acc, term)
-    return acc
-
-
 def _ssim_maps(a: Tensor, b: Tensor, mv: np.ndarray, size: int, sigma: float, k1: float, k2: float):
     """TF's luminance and contrast-structure maps of two float image stacks ``[..., h, w, c]``."""
     if a.shape[-3] < size or a.shape[-2] < size:
@@ -143,7 +131,7 @@ def _ssim_maps(a: Tensor, b: Tensor, mv: np.ndarray, size: int, sigma: float, k1
     flat = (-1,) + tuple(a.shape[-3:])
 
     def reduce(x):
-        y = _filter(array_ops.reshape(x, shape=flat), kernel)
+        y = sampling.correlate(array_ops.reshape(x, shape=flat), kernel)
         return array_ops.reshape(y, shape=tuple(lead) + tuple(y.shape[1:]))
 
     c1 = np.asarray((k1 * mv) ** 2, a.dtype)

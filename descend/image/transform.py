@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor, to_array
-from ..ops import array_ops, math_ops
+from ..ops import math_ops
 from . import _common
 
 __all__ = ["affine_transform", "affine_transform_array"]
@@ -71,25 +71,12 @@ def affine_transform(images, transform, interpolation="bilinear", fill_mode="con
     batch, was_batched = _common.batched(images)
     if batch.dtype.kind != "f":
         batch = math_ops.cast(batch, dtype="float32")
-    out = _sample(batch, transform, interpolation, fill_mode, fill_value, _TENSOR_ARITH, fn)
+    out = _sample(batch, transform, interpolation, fill_mode, fill_value, _common.TENSOR_ARITH, fn)
     return _common.unbatched(out, was_batched)
 
 
 
-
-class _Arith:
-    """The few operations sampling needs, on Tensors (differentiable ops) or on NumPy arrays."""
-
-    def __init__(self, add, mul, where, gather, reshape):
-        self.add, self.mul, self.where, self.gather, self.reshape = add, mul, where, gather, reshape
-
-
-_TENSOR_ARITH = _Arith(math_ops.add, math_ops.multiply, math_ops.where, lambda a, i: array_ops.gather(a, i),
-                       lambda a, s: array_ops.reshape(a, shape=s))
-_NUMPY_ARITH = _Arith(np.add, np.multiply, np.where, lambda a, i: a[i], np.reshape)
-
-
-def _sample(batch, transform, interpolation, fill_mode, fill_value, ar: _Arith, fn: str):
+def _sample(batch, transform, interpolation, fill_mode, fill_value, ar: _common.Arith, fn: str):
     """Sample the ``[b, h, w, c]`` float ``batch`` through ``transform`` with ``ar``'s arithmetic."""
     t = np.asarray(to_array(transform) if isinstance(transform, Tensor) else transform, _F)
     if t.ndim == 1:
@@ -153,5 +140,5 @@ def affine_transform_array(images: np.ndarray, transform, interpolation="bilinea
     if arr.ndim != 4 or arr.dtype.kind != "f":
         raise ValueError(f"affine_transform_array: expected a float [b, h, w, c] array; received {arr.dtype} "
                          f"{arr.shape}")
-    return np.asarray(_sample(arr, transform, interpolation, fill_mode, fill_value, _NUMPY_ARITH,
+    return np.asarray(_sample(arr, transform, interpolation, fill_mode, fill_value, _common.NUMPY_ARITH,
                               "affine_transform_array"), arr.dtype)

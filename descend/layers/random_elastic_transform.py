@@ -18,11 +18,12 @@ Example:
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ..framework.tensor import Tensor
+from ..image.sampling import FILL_MODES as _FILL_MODES
+from ..image.sampling import gaussian_blur
+from ..image.sampling import map_coordinates_array as map_coordinates
 from ..image_format import resolve_data_format
 from ..ops.random_draw import draw
 from .color_augmentation import _keras_factor, _value_range
@@ -30,81 +31,10 @@ from .preprocessing import _Random
 
 __all__ = ["RandomElasticTransform", "map_coordinates"]
 
-_FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
-
-
-def _fix(index: np.ndarray, size: int, fill_mode: str):
-    """Keras' ``process_coordinates``: the index read for ``index`` and whether it lies inside."""
-    if fill_mode == "constant":
-        return np.clip(index, 0, size - 1), (index >= 0) & (index < size)
-    if fill_mode == "nearest":
-        return np.clip(index, 0, size - 1), np.ones(index.shape, bool)
-    if fill_mode in ("mirror", "reflect"):
-        a = np.abs(index)
-        mod = np.mod(a, 2 * size)
-        under = mod < size
-        fixed = np.where(under, mod, 2 * size - mod)
-        if fill_mode == "reflect":
-            fixed = np.where(~under, fixed - 1, fixed)
-        else:  # Keras' mirror reads index `size` for |i| = size (TF then fails): descend reads the last row
-            fixed = np.minimum(fixed, size - 1)
-        return fixed, np.ones(index.shape, bool)
-    return np.mod(index, size), np.ones(index.shape, bool)  # wrap
-
-
-def map_coordinates(image: np.ndarray, coordinates, order: int = 1, fill_mode: str = "constant",
-                    fill_value=0.0) -> np.ndarray:
-    """``keras.ops.image.map_coordinates`` on a NumPy array: ``image`` sampled at ``coordinates`` (one array per
-    axis), ``order`` 0 (nearest, rounding half to even) or 1 (linear), with Keras' fill modes."""
-    if fill_mode not in _FILL_MODES:
-        raise ValueError(f"map_coordinates: fill_mode must be one of {list(_FILL_MODES)}. Received: {fill_mode!r}")
-    coords = [np.asarray(c) for c in coordinates]
-    if len(coords) != image.ndim:
-        raise ValueError(f"map_coordinates: need one coordinate array per axis of the input ({image.ndim}). "
-                         f"Received {len(coords)}")
-    per_axis = []
-    for c, size in zip(coords, image.shape):
-        if order == 0:
-            nodes = [(np.round(c).astype(np.int64), np.asarray(1, c.dtype))]
-        elif order == 1:
-            lower = np.floor(c)
-            upper_weight = c - lower
-            nodes = [(lower.astype(np.int64), 1 - upper_weight), (lower.astype(np.int64) + 1, upper_weight)]
-        else:
-            raise NotImplementedError("map_coordinates: order must be 0 or 1")
-        per_axis.append([(*_fix(i, size, fill_mode), w) for i, w in nodes])
-    out = None
-    for items in itertools.product(*per_axis):
-        index = tuple(it[0] for it in items)
-        valid = np.logical_and.reduce([it[1] for it in items])
-        weight = items[0][2]
-        for it in items[1:]:
-            weight = weight * it[2]
-        gathered = image[index].astype(weight.dtype if hasattr(weight, "dtype") else image.dtype)
-        if fill_mode == "constant":
-            gathered = np.where(valid, gathered, np.asarray(fill_value, gathered.dtype))
-        term = weight * gathered
-        out = term if out is None else out + term
-    return out.astype(image.dtype)
-
-
-def _gaussian_kernel(size: int, sigma, dt) -> np.ndarray:
-    x = np.arange(size, dtype=dt) - dt.type((size - 1) / 2)
-    k = np.exp(dt.type(-0.5) * (x / sigma) ** 2).astype(dt)
-    return (k / k.sum()).astype(dt)
-
-
 def _blur(field: np.ndarray, size: int, sigma, dt) -> np.ndarray:
-    """``field`` ``(b, h, w)`` convolved with the ``size x size`` Gaussian, zero padding ("same")."""
-    k = np.multiply.outer(_gaussian_kernel(size, sigma, dt), _gaussian_kernel(size, sigma, dt)).astype(dt)
-    pad = (size - 1) // 2
-    padded = np.pad(field, [(0, 0), (pad, size - 1 - pad), (pad, size - 1 - pad)])
-    h, w = field.shape[1:]
-    out = np.zeros_like(field)
-    for a in range(size):
-        for b in range(size):
-            out = out + padded[:, a:a + h, b:b + w] * k[a, b]
-    return out.astype(dt)
+    """``field`` ``(b, h, w)`` convolved with the ``size x size`` Gaussian of ``sigma``, zero padding ("same"):
+    ``keras.ops.image.gaussian_blur``'s arithmetic (:func:`descend.image.sampling.gaussian_blur`)."""
+    return gaussian_blur(field[..., None], (size, size), (sigma, sigma))[..., 0].astype(dt)
 
 
 class RandomElasticTransform(_Random):

@@ -8,6 +8,7 @@ from ...framework import Tensor, Variable
 from ...framework import convert_to_tensor as _to_tensor
 from ...image_format import image_data_format
 
+
 def tensor(x) -> Tensor:
     """``x`` (a Variable's value, a Tensor, an array-like) as a Tensor."""
     x = x.value() if isinstance(x, Variable) else x

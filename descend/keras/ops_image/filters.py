@@ -1,4 +1,4 @@
-"""``keras.ops.image``'s filters: ``gaussian_blur`` (a depthwise convolution), ``sobel_edges`` and ``ssim`` on
+"""``keras.ops.image``'s filters: ``gaussian_blur`` (``descend.image.sampling``'s), ``sobel_edges`` and ``ssim`` on
 descend's ``tf.image`` ones (issue 37). Differentiable in the images.
 
 Example:
@@ -17,16 +17,10 @@ import numpy as np
 
 from ... import image as _image
 from ... import ops as _o
-from ...ops.conv_more_ops import depthwise_conv2d
+from ...image import sampling as _sampling
 from . import _format
 
 __all__ = ["gaussian_blur", "sobel_edges", "ssim"]
-
-
-def _gaussian_1d(size: int, sigma, dtype) -> np.ndarray:
-    x = np.arange(size, dtype=dtype) - dtype.type((size - 1) / 2)
-    k = np.exp(dtype.type(-0.5) * (x / dtype.type(sigma)) ** 2)
-    return (k / k.sum()).astype(dtype)
 
 
 def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None):
@@ -40,14 +34,9 @@ def gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=None
         raise ValueError(f"{fn}: `kernel_size` must be positive and `sigma` > 0. Received: kernel_size="
                          f"{kernel_size}, sigma={sigma}")
     dtype = np.dtype(x.dtype) if x.dtype.kind == "f" else np.dtype(np.float32)
-    # TF's backend: the outer product of the second axis's 1-D kernel with the first's, laid out as
-    # (kernel_size[0], kernel_size[1]) (the same thing for the usual square kernels)
-    kernel = np.outer(_gaussian_1d(ks[1], sg[1], dtype), _gaussian_1d(ks[0], sg[0], dtype)).reshape(ks)
     x, had = _format.batch(_format.to_last(x, first))
     src = x.dtype
-    x = _o.cast(x, dtype) if src != dtype else x
-    filt = np.broadcast_to(kernel[:, :, None, None], ks + (x.shape[-1], 1)).astype(dtype)
-    out = depthwise_conv2d(x, filt, strides=[1, 1, 1, 1], padding="SAME")
+    out = _sampling.gaussian_blur(_o.cast(x, dtype) if src != dtype else x, ks, sg)
     out = _format.back_to(out, src)
     return _format.from_last(_format.unbatch(out, had), first)
 

@@ -1,5 +1,7 @@
 """``keras.ops.image``'s resampling: affine and perspective transforms (descend's ``ImageProjectiveTransformV3``),
-``map_coordinates`` (order 0 and 1, fill modes as Keras' TF backend's), ``elastic_transform`` and JAX's ``scale_and_translate`` (issue 37).
+``map_coordinates`` (order 0 and 1, fill modes as Keras' TF backend's), ``elastic_transform`` and JAX's
+``scale_and_translate`` (issue 37). The resampling and blurring arithmetic is ``descend.image.sampling``'s, which
+``layers.RandomElasticTransform`` runs too (the same values).
 
 Values are gathered from the input and weighted, so each function is differentiable in the images;
 ``map_coordinates`` in its coordinates too (order 1), as with TF's backend.
@@ -14,23 +16,21 @@ Example:
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from ... import image as _image
 from ... import ops as _o
 from ...framework import Tensor
+from ...image import sampling as _sampling
 from .. import random as _random
 from . import _format
-from .filters import gaussian_blur
 
 __all__ = ["affine_transform", "perspective_transform", "map_coordinates", "elastic_transform",
            "scale_and_translate"]
 
 AFFINE_TRANSFORM_INTERPOLATIONS = ("nearest", "bilinear")
 AFFINE_TRANSFORM_FILL_MODES = ("constant", "nearest", "wrap", "reflect")
-MAP_COORDINATES_FILL_MODES = ("constant", "nearest", "wrap", "mirror", "reflect")
+MAP_COORDINATES_FILL_MODES = _sampling.FILL_MODES
 SCALE_AND_TRANSLATE_METHODS = ("linear", "bilinear", "trilinear", "cubic", "bicubic", "tricubic", "lanczos3",
                                "lanczos5")
 
@@ -107,70 +107,11 @@ def perspective_transform(images, start_points, end_points, interpolation="bilin
 
 
 # ---------------------------------------------------------------- map_coordinates
-def _inside(index: np.ndarray, size: int, fill_mode: str):
-    """``(index mapped into [0, size) by fill_mode, where it was valid)``, as Keras' TensorFlow backend maps it:
-    "constant" clips and marks the points outside; "nearest" clips; "wrap" is periodic; "reflect" and "mirror"
-    fold ``|index|`` into ``[0, 2 size)`` and reflect the upper half (reflect repeating the edge pixel there), so a
-    negative index reads as its absolute value in both. TF's mirror would read row ``size`` at ``|index| = size``
-    (an out-of-range gather): descend reads the last row there."""
-    valid = None
-    if fill_mode == "constant":
-        valid = (index >= 0) & (index < size)
-        index = np.clip(index, 0, size - 1)
-    elif fill_mode == "nearest":
-        index = np.clip(index, 0, size - 1)
-    elif fill_mode == "wrap":
-        index = np.mod(index, size)
-    else:  # reflect, mirror
-        folded = np.mod(np.abs(index), 2 * size)
-        over = folded >= size
-        index = np.where(over, 2 * size - folded, folded)
-        index = np.where(over, index - 1, index) if fill_mode == "reflect" else np.minimum(index, size - 1)
-    return index, valid
-
-
-def _nodes(coord, order: int, dtype):
-    """``[(integer index, weight)]`` of one axis's coordinates: the rounded coordinate (order 0) or its floor and
-    ceiling with linear weights (order 1; a Tensor coordinate keeps the weights differentiable)."""
-    values = coord.numpy() if isinstance(coord, Tensor) else coord
-    if order == 0:
-        index = values if values.dtype.kind in "iu" else np.round(values)
-        return [(index.astype(np.int64), None)]
-    lower = np.floor(values)
-    upper_w = _o.subtract(coord, lower.astype(dtype)) if isinstance(coord, Tensor) else (values - lower).astype(dtype)
-    lower_w = _o.subtract(np.asarray(1, dtype), upper_w) if isinstance(coord, Tensor) else (1 - upper_w).astype(dtype)
-    lower = lower.astype(np.int64)
-    return [(lower, lower_w), (lower + 1, upper_w)]
-
-
-def _interpolate(x: Tensor, per_axis, fill_mode: str, fill_value, dtype) -> Tensor:
-    """The sum over every corner of ``per_axis``'s nodes of ``x`` at that corner times the product of its weights,
-    in the float ``dtype`` (points outside in constant mode read ``fill_value``)."""
-    flat = _o.cast(_o.reshape(x, (-1,)), dtype) if x.dtype != dtype else _o.reshape(x, (-1,))
-    strides = np.cumprod((1,) + tuple(x.shape[::-1]))[:-1][::-1]
-    fill = np.asarray(fill_value, x.dtype).astype(dtype)
-    total = None
-    for corner in itertools.product(*per_axis):
-        offset, valid, weight = 0, None, None
-        for (index, w), size, stride in zip(corner, x.shape, strides):
-            index, ok = _inside(index, size, fill_mode)
-            offset = offset + index * stride
-            valid = ok if valid is None else (valid if ok is None else valid & ok)
-            if w is not None:
-                weight = w if weight is None else _o.multiply(weight, w)
-        value = _o.gather(flat, offset)
-        if valid is not None and not valid.all():
-            value = _o.where(valid, value, fill)
-        term = value if weight is None else _o.multiply(weight, value)
-        total = term if total is None else _o.add(total, term)
-    return total
-
-
 def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value=0):
     """``inputs`` read at ``coordinates`` (``[inputs.ndim, ...]``: one array of positions per axis) with ``order`` 0
     (the nearest position, halves to even) or 1 (linear); positions outside are mapped by ``fill_mode`` as
-    :func:`_inside` says ("constant" reads ``fill_value``). The result has the coordinates' trailing shape and the inputs' dtype
-    (integers rounded)."""
+    :func:`descend.image.sampling.fold_index` says ("constant" reads ``fill_value``). The result has the
+    coordinates' trailing shape and the inputs' dtype (integers rounded)."""
     fn = "map_coordinates"
     x = _format.tensor(inputs)
     coords = coordinates if isinstance(coordinates, Tensor) else _format.tensor(coordinates)
@@ -188,8 +129,8 @@ def map_coordinates(inputs, coordinates, order, fill_mode="constant", fill_value
     dtype = np.dtype(coords.dtype) if coords.dtype.kind == "f" else np.dtype(np.float32)
     if coords.dtype.kind != "f" and order == 1:
         coords = _o.cast(coords, dtype)
-    per_axis = [_nodes(coords[i], order, dtype) for i in range(x.ndim)]
-    out = _interpolate(x, per_axis, fill_mode, fill_value, dtype)
+    per_axis = [_sampling.interpolation_nodes(coords[i], order, dtype) for i in range(x.ndim)]
+    out = _sampling.interpolate(x, per_axis, fill_mode, fill_value, dtype)
     return _format.back_to(out, x.dtype)
 
 
@@ -208,19 +149,19 @@ def elastic_transform(images, alpha=20.0, sigma=5.0, interpolation="bilinear", f
     b, h, w, c = x.shape
     k = (6 * int(sigma)) | 1
     noise = _o.multiply(_random.normal((b, h, w, 1), dtype=dtype, seed=seed), np.asarray(sigma, dtype))
-    field = _o.reshape(gaussian_blur(noise, (k, k), (sigma, sigma), data_format="channels_last"), (b, h, w))
+    field = _o.reshape(_sampling.gaussian_blur(noise, (k, k), (sigma, sigma)), (b, h, w))
     shift = _o.multiply(field, np.asarray(alpha, dtype))
     ys, xs = np.meshgrid(np.arange(h, dtype=dtype), np.arange(w, dtype=dtype), indexing="ij")
     order = AFFINE_TRANSFORM_INTERPOLATIONS.index(interpolation)
 
     def along(base):  # one axis's positions, the same for every channel
         coord = _o.add(_o.expand_dims(shift, -1), np.broadcast_to(base[None, :, :, None], (b, h, w, c)))
-        return _nodes(_o.broadcast_to(coord, (b, h, w, c)), order, dtype)
+        return _sampling.interpolation_nodes(_o.broadcast_to(coord, (b, h, w, c)), order, dtype)
 
     fixed = np.broadcast_to(np.arange(b)[:, None, None, None], (b, h, w, c)), \
         np.broadcast_to(np.arange(c), (b, h, w, c))
     per_axis = [[(fixed[0], None)], along(ys), along(xs), [(fixed[1], None)]]
-    out = _format.back_to(_interpolate(x, per_axis, fill_mode, fill_value, dtype), dtype)
+    out = _format.back_to(_sampling.interpolate(x, per_axis, fill_mode, fill_value, dtype), dtype)
     return _format.from_last(_format.unbatch(out, had), first)
 
 
