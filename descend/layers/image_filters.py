@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor
+from ..image.sampling import gaussian_kernel
 from ..image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.conv_more_ops import depthwise_conv2d
@@ -137,13 +138,8 @@ class RandomGaussianBlur(_ColorAugmentation):
         return {"should_apply_blur": math_ops.less(threshold, probability), "blur_factor": sigma}
 
     def _kernel(self, sigma: np.ndarray, channels: int, dt) -> np.ndarray:
-        def one(size, s):
-            x = np.arange(size, dtype=dt) - dt.type((size - 1) / 2)
-            k = np.exp(dt.type(-0.5) * (x / s) ** 2).astype(dt)
-            return k / k.sum()
-
         kh, kw = self.kernel_size
-        k2 = np.multiply.outer(one(kw, sigma[1]), one(kh, sigma[0])).astype(dt)  # (y kernel) x (x kernel), as Keras
+        k2 = gaussian_kernel((kh, kw), sigma, dt)  # (keras.ops.image.gaussian_blur's kernel: one place)
         return np.tile(k2.reshape(kh, kw, 1, 1), (1, 1, channels, 1))
 
     def _apply(self, x, t):
