@@ -236,3 +236,35 @@ def test_unique_keeps_each_nan_apart():
     np.testing.assert_array_equal(counts.numpy(), [1, 1, 1, 1])
     np.testing.assert_array_equal(v[inv.numpy()][[0, 2]], [1.0, 2.0])
     np.testing.assert_array_equal(ops.unique(np.array([3, 1, 3])).numpy(), [1, 3])
+
+
+def _references():
+    """tests/keras_suite/kshim/references.py (the Keras suite's reference modules), with JAX."""
+    import os
+    import sys
+
+    pytest.importorskip("jax")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_suite")
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    from kshim import references
+
+    return references
+
+
+@pytest.mark.parametrize("call", [
+    lambda jnp: jnp.add(jnp.ones((1,), "uint8"), jnp.ones((1,), "int16")),
+    lambda jnp: jnp.add(jnp.ones((1,), "float16"), 1.0),  # a weak Python float keeps float16
+    lambda jnp: jnp.add(jnp.ones((1,), "int8"), 1),
+    lambda jnp: jnp.true_divide(jnp.ones((2,), "int32"), jnp.ones((2,), "int32")),
+    lambda jnp: jnp.split(jnp.ones((1, 4), "uint16"), 2, -1)[1],
+    lambda jnp: jnp.where(jnp.ones((2,), "bool"), jnp.ones((2,), "int8"), 1.0),
+    lambda jnp: jnp.nonzero(jnp.array([0, 3, 0, 2], dtype="int16"))[0],  # value-dependent: computed eagerly
+    lambda jnp: jnp.sum(jnp.ones((3,), "bool")),
+    lambda jnp: jnp.arange(0, 5, 1, "int16"),
+])
+def test_kshim_traced_jax_numpy_gives_eager_jax_dtypes_and_shapes(call):
+    refs = _references()
+    eager, traced = call(refs.jnp), call(refs.jnp_dtypes)
+    assert (traced.dtype, tuple(traced.shape)) == (eager.dtype, tuple(eager.shape))
+    np.testing.assert_array_equal(np.asarray(traced), np.asarray(eager))  # values, on request, are JAX's
