@@ -105,6 +105,7 @@ FILES = [
     "keras/src/ops/nn_test.py",
     "keras/src/ops/core_test.py",
     "keras/src/ops/image_test.py",
+    "keras/src/ops/numpy_test.py",
 ]
 
 _RULES = [
@@ -133,16 +134,31 @@ _RULES = [
 ]
 
 
+#: (file, class) -> import rewrites for that class's lines only: numpy_test's NumpyDtypeTest compares each op's dtype
+#: with JAX's, which kshim.references.jnp_dtypes finds by tracing instead of compiling a kernel per dtype pair
+_CLASS_RULES = {
+    ("keras/src/ops/numpy_test.py", "NumpyDtypeTest"): [
+        (re.compile(r"^(\s*)from kshim\.references import jnp\s*$"), r"\1from kshim.references import jnp_dtypes as jnp"),
+    ],
+}
+
+
 def rewrite(source: str, path: str) -> str:
     out = [f"# Keras {TAG[1:]}'s {path} (keras-team/keras, Apache-2.0), run on descend through tests/keras_suite/kshim.",
            "# Only the import lines differ from Keras' file: tools/port_keras_tests.py made this copy.",
            "# ruff: noqa"]
+    cls = None
     for line in source.splitlines():
+        top = re.match(r"class (\w+)|(def|async def) |\S", line)
+        if top and not line.startswith((")", "]", "}", "#")):
+            cls = top.group(1)
         for pattern, replacement in _RULES:
             new = pattern.sub(replacement, line)
             if new != line:
                 line = new
                 break
+        for pattern, replacement in _CLASS_RULES.get((path, cls), ()):
+            line = pattern.sub(replacement, line)
         out.append(line)
     text = "\n".join(out) + "\n"
     # (JAX, TensorFlow and PyTorch imports left inside a test are in the branches for those backends, which stay off)

@@ -46,7 +46,7 @@ def backend() -> str:
 def standardize_dtype(dtype) -> str:
     """The dtype's name (``"float32"``...) from a name, a NumPy dtype or a descend dtype; None is ``floatx()``."""
     if dtype is None:
-        return floatx()
+        return np.dtype(floatx()).name
     return np.dtype(np_dtype(dtype)).name
 
 

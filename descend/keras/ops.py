@@ -103,6 +103,12 @@ def _floating(x):
     return x if x._value.dtype.kind == "f" else _o.cast(x, _backend.floatx())
 
 
+def _floating_pair(x1, x2) -> list:
+    """``x1`` and ``x2`` promoted together (Keras' ``result_type(x1.dtype, x2.dtype, float)``): a float operand's
+    dtype wins (float16 with an int stays float16); ints and bools together become ``floatx()``."""
+    return [_floating(x) for x in _promote(x1, x2)]
+
+
 def _binary(op):
     def fn(x1, x2):
         return op(*_promote(x1, x2))
@@ -181,8 +187,23 @@ def arange(start, stop=None, step=None, dtype=None):
     return _o.range(start, stop, 1 if step is None else step, dtype=dtype)
 
 
+def _int_size(fn, name, v):
+    if v is None:
+        return None
+    if isinstance(v, (Tensor, Variable)):
+        if v.ndim != 0 or v._value.dtype.kind not in "iu":
+            raise TypeError(f"{fn}: `{name}` must be an int; received a tensor of dtype {v._value.dtype.name} and "
+                            f"shape {tuple(v.shape)}")
+        return int(v._value)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{fn}: `{name}` must be an int; received {v!r} of type {type(v).__name__}")
+    return int(v)
+
+
 def eye(N, M=None, k=0, dtype=None):  # noqa: N803 - Keras' names
-    """The ``N x M`` matrix with ones on the ``k``-th diagonal (``floatx()`` unless ``dtype``)."""
+    """The ``N x M`` matrix with ones on the ``k``-th diagonal (``floatx()`` unless ``dtype``); ``N`` and ``M`` are
+    ints (Python or NumPy ints, or int scalar tensors): a float is a TypeError, as in Keras."""
+    N, M = (_int_size("eye", name, v) for name, v in (("N", N), ("M", M)))
     if k == 0:
         return _linalg.eye(N, M, dtype=dtype or _backend.floatx())
     return convert_to_tensor(np.eye(N, M, k, dtype=_backend.np_dtype(dtype or _backend.floatx())))
@@ -404,11 +425,14 @@ def any(x, axis=None, keepdims=False):  # noqa: A001 - Keras' name
 
 def _arg(op, x, axis, keepdims):
     x = convert_to_tensor(x)
+    rank = x.ndim
     if axis is None:
         x, axis = _o.reshape(x, (-1,)), 0
     out = op(x, axis=axis, output_type="int32")
     if out._value.dtype != np.int32:  # a 0-d result comes back as the platform int
         out = _o.cast(out, "int32")
+    if keepdims and x.ndim == 1 and rank != 1:  # axis None: every axis kept as 1 (NumPy's keepdims)
+        return _o.reshape(out, (1,) * rank)
     return _o.expand_dims(out, axis) if keepdims else out
 
 
@@ -522,7 +546,16 @@ def dtype(x) -> str:
 
 
 def reshape(x, newshape):
-    """``x`` in ``newshape`` (one entry may be -1)."""
+    """``x`` in ``newshape`` (one entry may be -1; Keras' refusals of any other negative entry, or of two -1)."""
+    dims = [newshape] if isinstance(newshape, (int, np.integer)) else newshape
+    if not isinstance(dims, (Tensor, Variable, np.ndarray)):
+        dims = [d for d in dims if isinstance(d, (int, np.integer))]
+        if builtins.any(d < -1 for d in dims):
+            raise ValueError("reshape: Each dimension in `newshape` must be a non-negative integer, or `-1` for a "
+                             f"single unknown dimension. Received: newshape={newshape}.")
+        if builtins.sum(d == -1 for d in dims) > 1:
+            raise ValueError("reshape: There must be at most one unknown dimension (-1) in `newshape`. Received: "
+                             f"newshape={newshape}.")
     return _o.reshape(convert_to_tensor(x), newshape)
 
 
@@ -595,6 +628,16 @@ def matmul(x1, x2):
     x1, x2 = _promote(x1, x2)
     if both_int8:
         x1, x2 = _o.cast(x1, "int32"), _o.cast(x2, "int32")
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError(f"matmul: the operands must not be scalars (use multiply). Received shapes {tuple(x1.shape)} "
+                         f"and {tuple(x2.shape)}")
+    if x1.ndim == 1 or x2.ndim == 1:  # NumPy's rule: a vector is a row (x1) or a column (x2), dropped after
+        a = _o.expand_dims(x1, 0) if x1.ndim == 1 else x1
+        b = _o.expand_dims(x2, -1) if x2.ndim == 1 else x2
+        out = _o.matmul(a, b)
+        if x2.ndim == 1:
+            out = _o.squeeze(out, axis=-1)
+        return _o.squeeze(out, axis=-1 if x2.ndim == 1 else -2) if x1.ndim == 1 else out
     return _o.matmul(x1, x2)
 
 
@@ -616,8 +659,13 @@ def dot(x1, x2):
 
 
 def einsum(subscripts, *operands):
-    """Einstein summation (``matmul``'s generalisation) after Keras' dtype promotion."""
-    return _o.einsum(subscripts, *_promote(*operands))
+    """Einstein summation (``matmul``'s generalisation) after Keras' dtype promotion (int8 operands only: int32,
+    as ``matmul``)."""
+    all_int8 = builtins.all(_dtype_of(x) == np.int8 for x in operands)
+    operands = _promote(*operands)
+    if all_int8:
+        operands = [_o.cast(x, "int32") for x in operands]
+    return _o.einsum(subscripts, *operands)
 
 
 # ---------------------------------------------------------------------------------------------- nn
@@ -735,25 +783,25 @@ def isreal(x):
 
 def arctan2(x1, x2):
     """The angle of the point ``(x2, x1)`` (NumPy's ``arctan2``), ints as ``floatx()``."""
-    x1, x2 = _promote(_floating(x1), _floating(x2))
+    x1, x2 = _floating_pair(x1, x2)
     return _o.atan2(x1, x2)
 
 
 def hypot(x1, x2):
     """``sqrt(x1**2 + x2**2)``, ints as ``floatx()``."""
-    x1, x2 = _promote(_floating(x1), _floating(x2))
+    x1, x2 = _floating_pair(x1, x2)
     return _o.sqrt(_o.add(_o.square(x1), _o.square(x2)))
 
 
 def logaddexp(x1, x2):
     """``log(exp(x1) + exp(x2))`` without overflow: ``max + log1p(exp(-|x1 - x2|))``."""
-    x1, x2 = _promote(_floating(x1), _floating(x2))
+    x1, x2 = _floating_pair(x1, x2)
     return _o.add(_o.maximum(x1, x2), _o.log1p(_o.exp(_o.negative(_o.abs(_o.subtract(x1, x2))))))
 
 
 def logaddexp2(x1, x2):
     """``log2(2**x1 + 2**x2)`` without overflow."""
-    x1, x2 = _promote(_floating(x1), _floating(x2))
+    x1, x2 = _floating_pair(x1, x2)
     d = _o.multiply(_o.negative(_o.abs(_o.subtract(x1, x2))), _LN2)
     return _o.add(_o.maximum(x1, x2), _o.divide(_o.log1p(_o.exp(d)), _LN2))
 
@@ -789,7 +837,7 @@ def fmin(x1, x2):
 
 def heaviside(x1, x2):
     """0 where ``x1 < 0``, ``x2`` where ``x1 == 0``, 1 where ``x1 > 0``."""
-    x1, x2 = _promote(_floating(x1), _floating(x2))
+    x1, x2 = _floating_pair(x1, x2)
     x2 = _o.broadcast_to(x2, np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
     one, zero = _o.ones_like(x2), _o.zeros_like(x2)
     return _o.where(_o.greater(x1, 0.0), one, _o.where(_o.less(x1, 0.0), zero, x2))
@@ -797,7 +845,7 @@ def heaviside(x1, x2):
 
 def divide_no_nan(x1, x2):
     """``x1 / x2``, and 0 where ``x2 == 0``."""
-    x1, x2 = _promote(_floating(x1), _floating(x2))
+    x1, x2 = _floating_pair(x1, x2)
     return _o.divide_no_nan(x1, x2)
 
 
@@ -807,10 +855,12 @@ def logical_xor(x1, x2):
 
 
 def _int_pair(x1, x2, what):
+    """``x1`` and ``x2`` as NumPy arrays of their Keras result dtype (a Python int takes the tensor's dtype)."""
     a, b = convert_to_numpy(x1), convert_to_numpy(x2)
     if a.dtype.kind not in "iub" or b.dtype.kind not in "iub":
         raise TypeError(f"{what}: expected integer tensors. Received dtypes {a.dtype.name} and {b.dtype.name}")
-    return a, b
+    dtype = _result_dtype(x1, x2)
+    return a.astype(dtype, copy=False), b.astype(dtype, copy=False)
 
 
 def _int_binary(fn, name):
@@ -856,10 +906,9 @@ def amin(x, axis=None, keepdims=False):
 
 def average(x, axis=None, weights=None):
     """The mean over ``axis``, weighted by ``weights`` (1-D along ``axis``, or of ``x``'s shape)."""
-    x = _floating(x)
     if weights is None:
-        return _o.reduce_mean(x, axis=_axis(axis))
-    w = _promote(x, weights)[1]
+        return _o.reduce_mean(_floating(x), axis=_axis(axis))
+    x, w = _floating_pair(x, weights)  # (Keras' result_type(x, weights, float))
     if w.ndim == 1 and x.ndim > 1 and axis is not None:
         shape_ = [1] * x.ndim
         shape_[int(axis)] = -1
@@ -900,8 +949,16 @@ def _nan_filled(x, value):
     return _o.where(_o.is_nan(x), _o.add(_o.zeros_like(x), value), x)
 
 
+def _has_nan(x) -> bool:
+    """Whether ``x`` is of a float dtype (only floats hold NaN: the nan-reductions of ints and bools are the plain
+    ones, with their dtypes, as Keras)."""
+    return _dtype_of(x).kind == "f"
+
+
 def nansum(x, axis=None, keepdims=False):
     """The sum over ``axis``, NaN counted as 0."""
+    if not _has_nan(x):
+        return sum(x, axis=axis, keepdims=keepdims)
     return _o.reduce_sum(_nan_filled(x, 0.0), axis=_axis(axis), keepdims=keepdims)
 
 
@@ -914,6 +971,8 @@ def nanmean(x, axis=None, keepdims=False):
 
 def nanmax(x, axis=None, keepdims=False):
     """The largest entry over ``axis`` ignoring NaN (NaN where all are)."""
+    if not _has_nan(x):
+        return max(x, axis=axis, keepdims=keepdims)
     x = _floating(x)
     out = _o.reduce_max(_nan_filled(x, -np.inf), axis=_axis(axis), keepdims=keepdims)
     return _o.where(_o.reduce_all(_o.is_nan(x), axis=_axis(axis), keepdims=keepdims), _o.add(out, np.nan), out)
@@ -921,6 +980,8 @@ def nanmax(x, axis=None, keepdims=False):
 
 def nanmin(x, axis=None, keepdims=False):
     """The smallest entry over ``axis`` ignoring NaN (NaN where all are)."""
+    if not _has_nan(x):
+        return min(x, axis=axis, keepdims=keepdims)
     x = _floating(x)
     out = _o.reduce_min(_nan_filled(x, np.inf), axis=_axis(axis), keepdims=keepdims)
     return _o.where(_o.reduce_all(_o.is_nan(x), axis=_axis(axis), keepdims=keepdims), _o.add(out, np.nan), out)
@@ -928,16 +989,22 @@ def nanmin(x, axis=None, keepdims=False):
 
 def nanprod(x, axis=None, keepdims=False):
     """The product over ``axis``, NaN counted as 1."""
+    if not _has_nan(x):
+        return prod(x, axis=axis, keepdims=keepdims)
     return _o.reduce_prod(_nan_filled(x, 1.0), axis=_axis(axis), keepdims=keepdims)
 
 
 def nancumsum(x, axis=None, dtype=None):
     """The running sum, NaN counted as 0."""
+    if not _has_nan(x):
+        return cumsum(x, axis=axis, dtype=dtype)
     return cumsum(_nan_filled(x, 0.0), axis=axis, dtype=dtype)
 
 
 def nancumprod(x, axis=None, dtype=None):
     """The running product, NaN counted as 1."""
+    if not _has_nan(x):
+        return cumprod(x, axis=axis, dtype=dtype)
     return cumprod(_nan_filled(x, 1.0), axis=axis, dtype=dtype)
 
 
@@ -1091,7 +1158,7 @@ def diagflat(x, k=0):
 
 def trace(x, offset=0, axis1=0, axis2=1):
     """The sum of the ``offset`` diagonal of the plane ``(axis1, axis2)``."""
-    return _o.reduce_sum(diagonal(x, offset, axis1, axis2), axis=-1)
+    return sum(diagonal(x, offset, axis1, axis2), axis=-1)
 
 
 def hstack(xs):
@@ -1168,7 +1235,8 @@ def pad(x, pad_width, mode="constant", constant_values=None):
     if mode not in ("constant", "reflect", "symmetric"):
         raise ValueError(f"pad: `mode` must be 'constant', 'reflect' or 'symmetric'. Received: mode={mode!r}")
     if mode != "constant" and constant_values is not None:
-        raise ValueError("pad: `constant_values` can only be given with mode='constant'")
+        raise ValueError("pad: Argument `constant_values` can only be provided when `mode == 'constant'`. "
+                         f"Received: mode={mode}")
     return _o.pad(x, width, mode=mode.upper(), constant_values=constant_values or 0)
 
 
@@ -1198,19 +1266,27 @@ def tensordot(x1, x2, axes=2):
 
 
 def cross(x1, x2, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    """The cross product of 3-vectors along the last axes (broadcast)."""
+    """The cross product of vectors along ``axisa``/``axisb`` (the other axes broadcast), as NumPy's: vectors of 3
+    components, or 2 (their z taken as 0); two 2-component vectors give the z component alone (no vector axis)."""
     x1, x2 = _promote(x1, x2)
     if axis is not None:
         axisa = axisb = axisc = axis
     a, b = moveaxis(x1, axisa, -1), moveaxis(x2, axisb, -1)
-    if a.shape[-1] != 3 or b.shape[-1] != 3:
-        raise ValueError(f"cross: the vectors must have 3 components. Received shapes {tuple(x1.shape)} and "
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError(f"cross: the vectors must have 2 or 3 components. Received shapes {tuple(x1.shape)} and "
                          f"{tuple(x2.shape)}")
-    a0, a1, a2 = _o.unstack(a, axis=-1)
-    b0, b1, b2 = _o.unstack(b, axis=-1)
+    planar = a.shape[-1] == 2 and b.shape[-1] == 2
+    a = _o.unstack(a, axis=-1)
+    b = _o.unstack(b, axis=-1)
+    a0, a1 = a[0], a[1]
+    b0, b1 = b[0], b[1]
+    z = _o.subtract(_o.multiply(a0, b1), _o.multiply(a1, b0))
+    if planar:
+        return z
+    a2 = a[2] if len(a) == 3 else _o.zeros_like(a0)
+    b2 = b[2] if len(b) == 3 else _o.zeros_like(b0)
     c = _o.stack([_o.subtract(_o.multiply(a1, b2), _o.multiply(a2, b1)),
-                  _o.subtract(_o.multiply(a2, b0), _o.multiply(a0, b2)),
-                  _o.subtract(_o.multiply(a0, b1), _o.multiply(a1, b0))], axis=-1)
+                  _o.subtract(_o.multiply(a2, b0), _o.multiply(a0, b2)), z], axis=-1)
     return moveaxis(c, -1, axisc)
 
 
@@ -1871,6 +1947,10 @@ def space_to_depth(x, block_size, data_format="channels_last"):
 def rot90(array, k=1, axes=(0, 1)):
     """``array`` rotated by 90 degrees ``k`` times in the plane ``axes`` (NumPy's ``rot90``)."""
     x = convert_to_tensor(array)
+    if x.ndim < 2:
+        raise ValueError(f"rot90: Input array must have at least 2 dimensions. Received: array.ndim={x.ndim}")
+    if len(axes) != 2 or axes[0] % x.ndim == axes[1] % x.ndim:
+        raise ValueError(f"rot90: Invalid axes: {axes}. Axes must be a tuple of two different dimensions.")
     k = int(k) % 4
     a, b = (ax % x.ndim for ax in axes)
     for _ in range(k):  # one turn: reverse b, then swap a and b
@@ -1879,58 +1959,65 @@ def rot90(array, k=1, axes=(0, 1)):
 
 
 def kron(x1, x2):
-    """The Kronecker product of two matrices (or vectors)."""
+    """The Kronecker product (NumPy's ``kron``, any ranks: the lower-ranked operand gets leading axes of 1)."""
     a, b = _promote(x1, x2)
-    if a.ndim != b.ndim or a.ndim not in (1, 2):
-        raise ValueError(f"kron: two vectors or two matrices are supported. Received shapes {tuple(a.shape)} and "
-                         f"{tuple(b.shape)}")
-    if a.ndim == 1:
-        return _o.reshape(_o.einsum("i,j->ij", a, b), (-1,))
-    (m, n), (p, q) = a.shape, b.shape
-    return _o.reshape(_o.einsum("ij,kl->ikjl", a, b), (m * p, n * q))
+    rank = builtins.max(a.ndim, b.ndim)
+    sa = (1,) * (rank - a.ndim) + tuple(a.shape)
+    sb = (1,) * (rank - b.ndim) + tuple(b.shape)
+    # a[i1.., ir] * b[j1.., jr] laid out as (i1, j1, i2, j2, ...), then each pair merged into one axis
+    a = _o.reshape(a, builtins.tuple(d for m in sa for d in (m, 1)))
+    b = _o.reshape(b, builtins.tuple(d for p in sb for d in (1, p)))
+    return _o.reshape(_o.multiply(a, b), builtins.tuple(m * p for m, p in zip(sa, sb)))
 
 
 def diff(a, n=1, axis=-1):
     """The ``n``-th discrete difference along ``axis``."""
     x = convert_to_tensor(a)
+    sub = _o.not_equal if x._value.dtype == np.bool_ else _o.subtract  # (bools differ, as NumPy's and Keras')
     for _ in range(int(n)):
         size = x.shape[axis]
         hi = [builtins.slice(None)] * x.ndim
         lo = [builtins.slice(None)] * x.ndim
         hi[axis], lo[axis] = builtins.slice(1, size), builtins.slice(0, size - 1)
-        x = _o.subtract(x[builtins.tuple(hi)], x[builtins.tuple(lo)])
+        x = sub(x[builtins.tuple(hi)], x[builtins.tuple(lo)])
     return x
 
 
+_QUANTILE_METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
 def quantile(x, q, axis=None, method="linear", keepdims=False):
-    """The ``q``-quantiles (in [0, 1]) over ``axis`` with linear interpolation between the sorted values
-    (NumPy's default method); differentiable through the sort."""
-    if method != "linear":
-        raise ValueError(f"quantile: only method='linear' is supported. Received: method={method!r}")
+    """The ``q``-quantiles (in [0, 1]) over ``axis`` (None: all; an int or a tuple of ints), the ``q`` axes first,
+    by NumPy's ``method``: ``"linear"`` interpolation between the sorted values (the default), ``"lower"``,
+    ``"higher"``, ``"nearest"`` (one of them) or ``"midpoint"`` (their mean); differentiable through the sort."""
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"quantile: `method` must be one of {', '.join(builtins.map(repr, _QUANTILE_METHODS))}. Received: "
+                         f"method={method!r}")
     x = _floating(x)
-    if axis is None:
-        x, axis, ndim_in = _o.reshape(x, (-1,)), 0, x.ndim
-    else:
-        ndim_in = x.ndim
-    axis = axis % x.ndim
-    s = _o.sort(x, axis=axis)
-    n = x.shape[axis]
-    qs = np.atleast_1d(np.asarray(q, np.float64))
+    nd = x.ndim
+    axes = builtins.list(builtins.range(nd)) if axis is None else sorted(
+        {int(a) % builtins.max(nd, 1) for a in ((axis,) if isinstance(axis, (int, np.integer)) else axis)})
+    others = [i for i in builtins.range(nd) if i not in axes]
+    other_shape = [x.shape[i] for i in others]
+    rows = _o.reshape(_o.transpose(x, others + axes) if nd else x, other_shape + [-1])
+    s = _o.sort(rows, axis=-1)
+    n = rows.shape[-1]
+    qs = np.asarray(q, np.float64)
     outs = []
-    for qq in qs:
+    for qq in qs.reshape(-1):
         pos = qq * (n - 1)
         lo, hi = int(np.floor(pos)), int(np.ceil(pos))
-        frac = float(pos - lo)
-        a = _o.gather(s, [lo], axis=axis)
-        b = _o.gather(s, [hi], axis=axis)
+        if method in ("lower", "higher", "nearest"):  # NumPy's choice of index, for NumPy's tie rules
+            k = int(np.quantile(np.arange(n, dtype=np.float64), qq, method=method))
+            outs.append(s[..., k])
+            continue
+        a, b = s[..., lo], s[..., hi]
+        frac = 0.5 if method == "midpoint" else float(pos - lo)
         outs.append(_o.add(a, _o.multiply(_o.subtract(b, a), frac)))
-    out = _o.stack([o for o in outs], axis=0)  # (len(q), ..., 1 at axis, ...)
+    out = _o.reshape(_o.stack(outs, axis=0), builtins.list(qs.shape) + other_shape)
     if keepdims:
-        if ndim_in != x.ndim:  # axis None: keep every axis as 1
-            out = _o.reshape(out, (len(qs),) + (1,) * ndim_in)
-    else:
-        out = _o.squeeze(out, axis=axis + 1)
-    return out[0] if np.ndim(q) == 0 else out
+        out = _o.reshape(out, builtins.list(qs.shape) + [1 if i in axes else x.shape[i] for i in builtins.range(nd)])
+    return out
 
 
 def percentile(x, q, axis=None, method="linear", keepdims=False):
@@ -1959,7 +2046,7 @@ def ldexp(x1, x2):
 
 def nextafter(x1, x2):
     """The next float after ``x1`` toward ``x2`` (no gradient)."""
-    return _math.nextafter(*_promote(_floating(x1), _floating(x2)))
+    return _math.nextafter(*_floating_pair(x1, x2))
 
 
 def real(x):
@@ -2066,8 +2153,8 @@ __all__ += ["conv", "depthwise_conv", "separable_conv", "conv_transpose", "max_p
 # ------------------------------------------------------------------------------- windows and histogram
 def _window_length(fn, x) -> int:
     n = convert_to_numpy(x) if isinstance(x, (Tensor, Variable)) else x
-    if isinstance(n, np.ndarray) and n.ndim == 0:
-        n = n.item()
+    if isinstance(n, np.ndarray) and n.ndim == 0:  # a scalar tensor of any dtype, cast to int as Keras does
+        n = int(n.item()) if float(n.item()) == int(n.item()) else n.item()
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"{fn}: `x` (the window length) must be an int; received {x!r} of type {type(x).__name__}")
     if n < 0:
@@ -2108,19 +2195,26 @@ def histogram(x, bins=10, range=None):  # noqa: A002 - Keras' name
     """``(counts, bin_edges)`` of the 1-D ``x`` over ``bins`` equal bins spanning ``range`` (default: ``x``'s
     min to max), as Keras: values outside ``range`` are dropped, the last bin includes its right edge, the edges
     take ``x``'s dtype (so int inputs get truncated int edges) and the counts too (not differentiable)."""
+    if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, (int, np.integer)):
+        raise TypeError(f"histogram: Argument `bins` must be of type `int`. Received: bins={bins!r}")
+    if bins < 0:
+        raise ValueError(f"histogram: Argument `bins` should be a non-negative integer. Received: bins={bins}")
+    if bins == 0:
+        raise ValueError("histogram: Argument `bins` must be at least 1 (no bin has no edges). Received: bins=0")
+    if range is not None and (not isinstance(range, tuple) or len(range) != 2):
+        raise ValueError(f"histogram: Argument `range` must be a tuple of two elements. Received: range={range!r}")
+    if range is not None and range[1] < range[0]:
+        raise ValueError("histogram: The second element of `range` must be greater than the first. "
+                         f"Received: range={range!r}")
     a = convert_to_numpy(x)
     if a.ndim != 1:
-        raise ValueError(f"histogram: `x` must be 1-dimensional; received x.shape={a.shape}")
-    if isinstance(bins, (bool, np.bool_)) or not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ValueError(f"histogram: `bins` must be a positive int; received {bins!r}")
+        raise ValueError(f"histogram: Input tensor must be 1-dimensional. Received: input.shape={a.shape}")
     if range is None:
         if a.size == 0:
             raise ValueError("histogram: `x` is empty and no `range` was given")
         lo, hi = a.min(), a.max()
     else:
         lo, hi = range
-        if not lo <= hi:
-            raise ValueError(f"histogram: `range` must be (min, max) with min <= max; received {range!r}")
     kept = a[(a >= lo) & (a <= hi)]
     if range is None:  # the edges are computed in x's dtype (float64 for ints), as Keras' TF backend
         step = np.dtype(a.dtype if a.dtype.kind == "f" else np.float64).type
@@ -2183,8 +2277,9 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     """:func:`quantile` ignoring NaN: each slice over ``axis`` (None: all; an int or a tuple) keeps its non-NaN
     values (NaN where it has none), as Keras; the ``q`` axis, if any, comes first; ``q`` is taken in
     ``floatx()`` as Keras does. Differentiable in the kept values."""
-    if method != "linear":
-        raise ValueError(f"nanquantile: only method='linear' is supported. Received: method={method!r}")
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"nanquantile: `method` must be one of {', '.join(builtins.map(repr, _QUANTILE_METHODS))}. "
+                         f"Received: method={method!r}")
     x = _floating(x)
     nd = x.ndim
     axes = list(range(nd)) if axis is None else [a % nd for a in ((axis,) if isinstance(axis, int) else axis)]
@@ -2198,7 +2293,7 @@ def nanquantile(x, q, axis=None, method="linear", keepdims=False):
     for r in builtins.range(rows.shape[0]):
         keep = np.flatnonzero(~nan[r])
         if keep.size:
-            outs.append(quantile(_o.gather(rows[r], keep), qs))
+            outs.append(quantile(_o.gather(rows[r], keep), qs, method=method))
         else:
             outs.append(Tensor(np.full(qs.shape, np.nan, dtype=x._value.dtype)))
     res = _o.stack(outs, axis=-1) if outs else Tensor(np.zeros(qs.shape + (0,), x._value.dtype))

@@ -306,7 +306,7 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
     """The unique values of ``x`` (flattened, or the unique slices along ``axis``), sorted (or in order of first
     appearance), with the first index, the inverse and the counts on request; ``size`` truncates or pads to a
     fixed number (values with ``fill_value``, default 0; indices with 1, counts with 0, as Keras' TF backend).
-    Index results are int32."""
+    Each NaN counts as a value of its own (NaN differs from NaN), as in Keras. Index results are int32."""
     t = _t(x)
     arr = np.asarray(t.numpy())
     if axis is None:
@@ -315,8 +315,9 @@ def unique(x, sorted=True, return_index=False, return_inverse=False, return_coun
         if not isinstance(axis, (int, np.integer)) or not -arr.ndim <= axis < arr.ndim:
             raise ValueError(f"unique: `axis` must be an int in [-{arr.ndim}, {arr.ndim}). Received: axis={axis!r}")
         flat, along = arr, int(axis) % arr.ndim
+    # each NaN is its own value (NaN != NaN), as TF's unique and Keras' backends: NumPy's equal_nan=False
     values, first, inverse, counts = np.unique(flat, return_index=True, return_inverse=True, return_counts=True,
-                                               axis=along)
+                                               axis=along, equal_nan=False)
     inverse = inverse.reshape(-1)
     if not sorted:
         order = np.argsort(first, kind="stable")  # first appearance
@@ -392,9 +393,16 @@ def correlate(x1, x2, mode="valid"):
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError(f"correlate: `x1` and `x2` must be vectors. Received shapes {tuple(a.shape)} and "
                          f"{tuple(v.shape)}")
-    kinds = {a.dtype.name, v.dtype.name}
-    dtype = next((d for d in ("float64", "float16") if d in kinds), None) or (
-        "float64" if "int64" in kinds else "float32")
+    # Keras' dtype: the operands' result type if float16 or float64 (int64: float64), else float32
+    both = np.promote_types(a.dtype.name, v.dtype.name) if a.dtype.kind == v.dtype.kind else None
+    floats = [d.name for d in (a.dtype, v.dtype) if d.kind == "f"]
+    if both is not None:
+        dtype = both.name
+    elif floats:  # a float with an int or bool: the float's dtype (Keras' result_type)
+        dtype = floats[0]
+    else:  # int with bool
+        dtype = np.promote_types(a.dtype.name, v.dtype.name).name
+    dtype = dtype if dtype in ("float16", "float64") else "float64" if dtype == "int64" else "float32"
     a, v = _o.cast(a, dtype), _o.cast(v, dtype)
     n, m = a.shape[0], v.shape[0]
     if m > n:  # c[k] of (x1, x2) is c[-k] of (x2, x1), as NumPy's

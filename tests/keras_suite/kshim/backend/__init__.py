@@ -13,7 +13,7 @@ from descend.keras.backend import (  # noqa: F401
     convert_to_numpy,
     convert_to_tensor,
     epsilon,
-    floatx,
+    floatx as _floatx,
     get_keras_mask,
     image_data_format,
     is_tensor,
@@ -32,6 +32,11 @@ from . import common, config  # noqa: F401
 SUPPORTS_SPARSE_TENSORS = False
 SUPPORTS_RAGGED_TENSORS = False
 SUPPORTS_COMPLEX_DTYPES = False  # (descend has no complex dtypes)
+
+
+def floatx() -> str:
+    """Keras' ``backend.floatx()``: the name (``"float32"``), which the tests use as a string (``"int" in dtype``)."""
+    return np.dtype(_floatx()).name
 
 
 def backend() -> str:

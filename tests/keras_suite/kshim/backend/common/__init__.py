@@ -10,5 +10,15 @@ def standardize_dtype(dtype):
         dtype = str(dtype).split(".")[-1]
     return _standardize_dtype(dtype)
 
+def is_int_dtype(dtype) -> bool:
+    """Keras' ``backend.common.is_int_dtype``: an int or uint dtype (bool is not)."""
+    return _standardize_dtype(dtype).startswith(("int", "uint"))
+
+
+def is_float_dtype(dtype) -> bool:
+    """Keras' ``backend.common.is_float_dtype``."""
+    return _standardize_dtype(dtype).startswith(("float", "bfloat"))
+
+
 from . import dtypes, global_state, keras_tensor  # noqa: F401
 from .keras_tensor import KerasTensor  # noqa: F401
