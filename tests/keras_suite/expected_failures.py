@@ -42,7 +42,6 @@ REASONS = {
     'bn_features': "BatchNormalization's renorm and synchronized arguments, and Keras' AutocastScope, are not in descend",
     'stateless_metrics': 'the stateless metric API (stateless_update_state/result/reset_state, for JAX) is not in descend',
     'seed_generators': 'descend layers draw dropout masks from their own NumPy generator, not from a keras.random.SeedGenerator, so they hold no seed generator state among their variables',
-    'legacy_h5': "Keras' legacy .h5 weight loading (load_own_variables) is not in descend",
     'backend_internal': 'the test calls a Keras backend internal that descend does not have (compute_output_spec, random_seed_dtype, draw_seed, metrics_utils.AUCCurve, DataLayer)',
     'config_keeps_args': "descend's get_config keeps CosineSimilarity's axis and Huber's delta (Keras 3 leaves them out, so its configs lose them)",
     'fractional_dims': 'a fractional input_dim/output_dim raises ValueError in descend (Keras: TypeError from from_config)',
