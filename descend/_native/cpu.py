@@ -1,6 +1,11 @@
 """The numba CPU backend: a :class:`~descend._native.backend.KernelSpec` becomes
 a Python module of kernels that numba compiles, and a rule's updates are
-launched on NumPy arrays in place. numba is imported on first use.
+launched on NumPy arrays in place. numba is imported on first use. The
+element of every kernel is the one generator's (:mod:`descend._native.codegen`)
+over the rule's elementwise loop, :attr:`KernelSpec.loop
+<descend._native.backend.KernelSpec.loop>`, as a compiled plan's fused loops
+are; this module adds only where each kernel finds its elements (chunks, rows,
+replay blocks) and its threads.
 
 Per dtype (float32, float64) the module holds two kernels:
 
