@@ -114,12 +114,12 @@ def _elementwise(spec: KernelSpec, t: str, decay: bool) -> list[str]:
     1-D arrays: LLVM vectorizes it); with ``decay``, ``param <- param - param * _d`` first. The element is the
     one generator's (:func:`descend._native.codegen.element_lines`) over the rule's :attr:`KernelSpec.loop`."""
     param = spec.param
-    pieces = ["_p", "_g"] + [f"_s{k}" for k in range(spec.n_slots)]  # the chunk's piece of each array, in order
+    # the chunk's piece of each array (the outputs are the parameter and the slots, written in place)
+    piece = dict(zip(spec.arrays, ["_p", "_g"] + [f"_s{k}" for k in range(spec.n_slots)]))
     # decoupled weight decay, as the NumPy path computes it: var -= var * (wd * lr)
     after_read = {param: [f"v_{param} = v_{param} - v_{param} * _d"]} if decay else None
-    element = codegen.element_lines(spec.loop, read=lambda k, name, layout: f"{pieces[k]}[_j]",
-                                    write=lambda k, name: f"{pieces[0 if k == 0 else k + 1]}[_j]", dtype=t,
-                                    after_read=after_read)
+    element = codegen.element_lines(spec.loop, read=lambda k, name, layout: f"{piece[name]}[_j]",
+                                    write=lambda k, name: f"{piece[name]}[_j]", dtype=t, after_read=after_read)
     return codegen.nest(["for _j in range(_p.shape[0]):"], element)
 
 
