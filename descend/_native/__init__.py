@@ -3,7 +3,10 @@ that lower layers use. numba itself is imported on first use, never with descend
 
 * :mod:`.backend` is the kernel backend seam: the intermediate form of an
   optimizer's update rule (``KernelSpec``, produced by
-  ``descend.optimizers.rewrite``) and the interface a backend implements;
+  ``descend.optimizers.rewrite``), the one description of an elementwise loop
+  (``LoopSpec``: a rule's loop, ``KernelSpec.loop``, and a compiled plan's
+  fused loops) and the interface a backend implements; :mod:`.codegen` is the
+  one generator of an elementwise loop's source;
   :mod:`.cpu` is the numba CPU backend (code generation, compile cache,
   launches, the non-finite check), built on the offsets table, chunk list and
   kernels of :mod:`.jit`. ``descend.optimizers.fused`` is what the optimizers

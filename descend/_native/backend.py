@@ -71,14 +71,18 @@ C, build one raw kernel over a chunk table of device pointers for
 ``apply_dense`` and one over ``(row, column)`` for ``apply_rows``, answer
 ``find_nonfinite`` with a reduction on the device, and decline NumPy arrays.
 
-**Fused loops** (``descend.function``'s plans): :class:`LoopSpec` is the
-intermediate form of a chain of elementwise ops over a 2-D iteration space
-(``rows x cols``): inputs read per element (``"full"``), per column
-(``"row"``: a bias), per row (``"col"``) or once (``"scalar"``); a body in the
-same small language as ``KernelSpec.body``; outputs written per element, and
-column sums accumulated over the rows (a bias gradient), in row order, as
-NumPy's ``sum(axis=0)`` adds them for two columns or more (a plan never asks
-for a sum over one column: NumPy sums that pairwise). A backend implements
+**Elementwise loops**: :class:`LoopSpec` is the one intermediate form of an
+elementwise loop, and :mod:`descend._native.codegen` the one generator of its
+source. A rule's kernels are generated from :attr:`KernelSpec.loop` (its arrays
+read and written in place per element; the backend places that loop in its
+chunk table, its sparse rows and its replay). ``descend.function``'s plans fuse
+a chain of elementwise ops over a 2-D iteration space (``rows x cols``) into
+one: inputs read per element (``"full"``), per column (``"row"``: a bias), per
+row (``"col"``) or once (``"scalar"``); a body in the same small language as
+``KernelSpec.body``; outputs written per element, and column sums accumulated
+over the rows (a bias gradient), in row order, as NumPy's ``sum(axis=0)`` adds
+them for two columns or more (a plan never asks for a sum over one column:
+NumPy sums that pairwise). A backend implements
 ``compile_loop(spec) -> callable(rows, cols, *inputs, *outputs, *sums)`` and
 ``loop_source(spec)``; ``softmax_cross_entropy()`` gives the exact row kernels
 of sparse softmax cross-entropy and its gradient around NumPy's exp, log and
@@ -101,6 +105,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 import os
 import threading
 
@@ -158,6 +163,16 @@ class KernelSpec:
     def n_slots(self) -> int:
         return len(self.arrays) - 2
 
+    @functools.cached_property
+    def loop(self) -> LoopSpec:
+        """The rule's elementwise loop: every array read per element (``"full"``), the literals of the kernel's
+        dtype, the body, and ``_o0`` written to the parameter and ``_o<k+1>`` to slot ``k``, in place; the scalar
+        arguments are the prologue's. The backends generate the rule's kernels from this one description."""
+        return LoopSpec(name=self.name, inputs=tuple((a, "full") for a in self.arrays),
+                        literals=tuple((name, None, value) for name, value in self.literals), body=self.body,
+                        outputs=((self.param, "_o0"),) + tuple((s, f"_o{k + 1}") for k, s in enumerate(self.slots)),
+                        sums=(), scalars=tuple(arg for arg, _ in self.scalars))
+
     def prologue_source(self) -> str:
         """``def prologue(*, c_<coefficient>...)`` returning the scalar arguments, as Python source."""
         params = ", ".join(["*"] + [f"c_{c}" for c in self.coefficients]) if self.coefficients else ""
@@ -177,14 +192,18 @@ class KernelSpec:
 
 @dataclasses.dataclass(frozen=True)
 class LoopSpec:
-    """The intermediate form of a fused elementwise loop (see the module docstring).
+    """The one intermediate form of an elementwise loop (see the module docstring), which
+    :mod:`descend._native.codegen` turns into source: a compiled plan's fused loops and, through
+    :attr:`KernelSpec.loop`, every optimizer kernel.
 
-    ``inputs``: ``((name, layout), ...)``, layout ``"full"`` (rows x cols), ``"row"`` (cols,), ``"col"``
-    (rows,) or ``"scalar"`` (an array of one element); the body reads element ``v_<name>``.
-    ``literals``: ``((name, dtype name, value), ...)``: typed constants the body reads by name.
-    ``body``: lines ``v_<name> = <expr>``. ``outputs``: names whose ``v_<name>`` is written per
-    element; ``sums``: names whose ``v_<name>`` is summed over the rows, per column.
-    Pure data: equal specs are the same kernel (``name`` only labels it).
+    ``inputs``: ``((name, layout), ...)``, layout ``"full"`` (one element per element), ``"row"`` (cols,: one per
+    column), ``"col"`` (rows,: one per row) or ``"scalar"`` (an array of one element); the body reads element
+    ``v_<name>``. ``literals``: ``((name, dtype name, value), ...)``: constants the body reads by name, of that
+    dtype, or of the kernel's dtype where the dtype is None (a kernel generated for several dtypes).
+    ``body``: statements in the small language of :attr:`KernelSpec.body`. ``outputs``: ``((array, value), ...)``:
+    the body's ``value`` is written to element of ``array`` (an input's name: in place); ``sums``: ``((array,
+    value), ...)``: ``value`` summed over the rows, per column, into ``array``. ``scalars``: the scalar arguments
+    the body reads. Pure data: equal specs are the same loop (``name`` only labels it).
     """
 
     name: str = dataclasses.field(compare=False)
@@ -193,6 +212,7 @@ class LoopSpec:
     body: tuple
     outputs: tuple
     sums: tuple
+    scalars: tuple = ()
 
     @property
     def n_arrays(self) -> int:

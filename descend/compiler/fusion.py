@@ -269,8 +269,8 @@ def find_groups(graph: Graph) -> list[Group]:
             inputs=tuple((name, layout) for _, layout, name in b.inputs),
             literals=tuple(b.literals),
             body=tuple(b.body),
-            outputs=tuple(names[v] for v in g.outputs),
-            sums=tuple(local[2:] for _, local in sums))
+            outputs=tuple((names[v], b.locals[v]) for v in g.outputs),
+            sums=tuple((local[2:], local) for _, local in sums))
         groups.append(g)
         i = j
     return groups
