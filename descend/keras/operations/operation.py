@@ -44,7 +44,7 @@ _UNSHOWN = object()  # the default of a parameter the function takes through **k
 
 def _auto_name(class_name: str) -> str:
     """``softmax``, then ``softmax_1``, ``softmax_2``... (Keras' auto_name: the class name in snake case)."""
-    base = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", class_name).lower()
+    base = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)).lower()
     count = _NAME_COUNTS.get(base, 0)
     _NAME_COUNTS[base] = count + 1
     return base if count == 0 else f"{base}_{count}"
