@@ -98,7 +98,7 @@ def test_call_arguments_by_name_and_keras_names():
 
 #: the classes of one tensor argument whose __init__ arguments all have defaults (the others are in CASES)
 UNARY = [(f, n, c) for f, n, c in ALL if c.call_parameters == ("x",) and all(
-    p.default is not inspect.Parameter.empty for p in inspect.signature(c.function).parameters.values()
+    p.default is not inspect.Parameter.empty for p in inspect.signature(c.op_function).parameters.values()
     if p.name in c.init_parameters)]
 
 
@@ -106,7 +106,7 @@ UNARY = [(f, n, c) for f, n, c in ALL if c.call_parameters == ("x",) and all(
 def test_unary_no_argument_classes_equal_their_function(family, name, cls):
     """Every class with no required __init__ argument and one tensor argument: the same result as its function."""
     try:
-        expected = cls.function(X)
+        expected = cls.op_function(X)
     except Exception as e:  # noqa: BLE001 - the class must then raise the same
         with pytest.raises(type(e)):
             cls()(X)
@@ -159,6 +159,7 @@ CONFIG_CASES = [
 def test_get_config_round_trip(cls, args, kwargs, config):
     op = cls(*args, **kwargs)
     assert op.get_config() == config
+    assert all(getattr(op, k) == v for k, v in config.items())  # Keras' classes keep them as attributes
     again = cls.from_config(op.get_config())
     assert type(again) is cls and again.get_config() == config
 
@@ -203,6 +204,11 @@ def test_compute_output_spec():
     assert (q.shape, r.shape) == ((4, 3), (3, 3))
     cast = ops.Cast("int32")(KerasTensor((2,)))
     assert cast.dtype.name == "int32"
+    # a loop's output has its state's spec (its body never runs: this cond never ends)
+    loop = ops.WhileLoop(lambda x: True, lambda x: (x,))
+    out = loop.compute_output_spec((KerasTensor((10,)), KerasTensor((3, 7), "int32")))
+    assert [(k.shape, k.dtype.name) for k in out] == [((10,), "float32"), ((3, 7), "int32")]
+    assert ops.ForiLoop(0, 3, lambda i, v: v)(KerasTensor((None, 2))).shape == (None, 2)
     with pytest.raises(NotImplementedError, match="Nonzero.compute_output_spec: the output's shape depends"):
         ops.numpy.Nonzero()(KerasTensor((3,)))
     with pytest.raises(NotImplementedError, match="Cholesky.compute_output_spec: .*failed on them"):

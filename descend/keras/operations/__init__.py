@@ -14,6 +14,8 @@ __all__ = ["Operation", "operation_class", "FAMILIES", "NOT_MADE"]
 
 #: the ops whose output's shape depends on the input's values: no output spec from probes
 _VALUE_DEPENDENT = frozenset({"Nonzero", "Unique", "Bincount"})
+#: the loops, whose output has the spec of their state (Keras' rule; running them on probes may never end)
+_SPEC_ARGUMENT = {"WhileLoop": "loop_vars", "ForiLoop": "init_val"}
 
 
 def _build(family: str, rows: tuple, namespace) -> tuple:
@@ -25,7 +27,8 @@ def _build(family: str, rows: tuple, namespace) -> tuple:
             continue
         made[class_name] = operation_class(class_name, function, init_params, call_params,
                                            module=f"{__name__}.{family}",
-                                           value_dependent_shape=class_name in _VALUE_DEPENDENT)
+                                           value_dependent_shape=class_name in _VALUE_DEPENDENT,
+                                           spec_argument=_SPEC_ARGUMENT.get(class_name))
     return made, tuple(not_made)
 
 

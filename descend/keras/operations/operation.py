@@ -7,7 +7,8 @@ the others to ``__init__``, so ``Resize((4, 4), interpolation="nearest")(images)
 (``*_table.py`` here), read from Keras' own class signatures.
 
 What descend's Operation has of Keras': ``__init__(..., name=None)``, ``__call__(*args, **kwargs)``, ``call``,
-``name``, ``get_config``/``from_config`` (the ``__init__`` arguments, defaults included, and ``name``),
+``name``, the ``__init__`` arguments as attributes (``op.axis``), ``get_config``/``from_config`` (those
+arguments, defaults included, and ``name``),
 ``symbolic_call``/``compute_output_spec`` on descend's ``KerasTensor``s. The output spec comes from running the op
 on two zero-filled probes of the inputs' shapes (an unknown dimension is 2 then 3 on axis 0, 83 then 89 elsewhere,
 as descend's layers probe); an output dimension that differs between the probes is unknown (None). Ops whose
@@ -60,6 +61,8 @@ class Operation:
 
     #: whether the output's shape depends on the input's values (then no output spec from probes)
     value_dependent_shape = False
+    #: the call argument whose spec is the output's (a loop's state), where running the op on probes may not end
+    spec_argument = None
 
     def __init__(self, name: str | None = None):
         if name is None:
@@ -84,6 +87,9 @@ class Operation:
     def compute_output_spec(self, *args, **kwargs):
         """KerasTensors with the shape and dtype ``call`` gives on these KerasTensor arguments, found by running
         ``call`` on two zero-filled probes of each (a dimension that differs between the two results is None)."""
+        if self.spec_argument is not None:  # the output has the spec of this argument (as in Keras)
+            bound = dict(zip(self.call_parameters, args), **kwargs)
+            return map_symbolic(bound[self.spec_argument], lambda k: KerasTensor(k.shape, dtype=k.dtype))
         if self.value_dependent_shape:
             raise NotImplementedError(
                 f"{type(self).__name__}.compute_output_spec: the output's shape depends on the input's values, so "
@@ -134,12 +140,13 @@ def _merge_specs(first, second):
 
 
 def operation_class(class_name: str, function, init_params: tuple, call_params: tuple, module: str,
-                    value_dependent_shape: bool = False) -> type:
+                    value_dependent_shape: bool = False, spec_argument: str | None = None) -> type:
     """Keras' op class ``class_name`` over ``function``: ``__init__`` takes ``init_params`` (positionally in this
     order, or by name) and ``name``; ``call`` takes ``call_params`` (one ``*name``: the rest of the positional
     arguments) and calls ``function`` with them all, by name. A parameter ``"x:x1"`` is Keras' ``x``, passed as
     ``function``'s ``x1``. Each parameter must be one of ``function``'s, or go to its ``**kwargs``; one whose default
-    ``function``'s signature does not show (it goes to ``**kwargs``) is passed, and in the config, only if given."""
+    ``function``'s signature does not show (it goes to ``**kwargs``) is passed, and in the config, only if given.
+    ``spec_argument``: the call argument whose spec is the output's (a loop's state), for compute_output_spec."""
     signature = inspect.signature(function)
     params = signature.parameters
     variadic = [p.name for p in params.values() if p.kind is p.VAR_POSITIONAL]
@@ -177,6 +184,8 @@ def operation_class(class_name: str, function, init_params: tuple, call_params: 
         Operation.__init__(self, name=name)
         self._arguments = {p: given.get(p, defaults[p]) for p in init_params if p in given or
                            defaults[p] is not _UNSHOWN}
+        for key, value in self._arguments.items():  # Keras' classes keep them as attributes (op.axis)
+            setattr(self, key, value)
 
     def call(self, *args, **kwargs):
         bound = {}
@@ -217,6 +226,6 @@ def operation_class(class_name: str, function, init_params: tuple, call_params: 
         "__module__": module, "__qualname__": class_name,
         "__doc__": f"Keras' ``{class_name}`` operation: ``{class_name}({init_sig})({', '.join(call_params)})`` "
                    f"is ``{function.__name__}`` of them all.",
-        "function": staticmethod(function), "init_parameters": init_params, "call_parameters": call_params,
-        "value_dependent_shape": value_dependent_shape,
+        "op_function": staticmethod(function), "init_parameters": init_params, "call_parameters": call_params,
+        "value_dependent_shape": value_dependent_shape, "spec_argument": spec_argument,
     })
