@@ -2369,3 +2369,18 @@ def __getattr__(name):
     from .._api_exclusions import refuse
 
     raise refuse("keras.ops", name, __name__)
+
+
+# Keras' Operation classes (issue 37): made in descend.keras.operations from the functions above; each family's in
+# its sub-namespace (ops.nn.Softmax, ops.image.Resize), and all but the image ones in keras.ops itself too, where
+# Keras' keras.src.ops.core / .math / .numpy classes are looked up
+from . import operations as _operations  # noqa: E402
+
+Operation = _operations.Operation
+for _family, _classes in _operations.FAMILIES.items():
+    for _class_name, _class in _classes.items():
+        if _family != "image":
+            globals()[_class_name] = _class
+        if _family in ("image", "linalg", "nn", "numpy"):
+            setattr(globals()[_family], _class_name, _class)
+del _family, _classes, _class_name, _class

@@ -2,8 +2,8 @@
 images, channels last or first by ``data_format`` (``None``: ``keras.config.image_data_format()``), results in
 the images' dtype. ``descend.keras.ops.image`` holds them (they are not in ``keras.ops`` itself, as in Keras).
 
-Keras' ``Operation`` classes behind these functions (``keras.ops.image.Resize``...) are not here: descend's
-``keras.ops`` are functions. Differences from Keras' TensorFlow backend are listed in docs/api.md.
+Keras' ``Operation`` classes over these functions (``keras.ops.image.Resize``...) are made by
+descend.keras.operations and live in ``descend.keras.ops.image``. Differences from Keras' TensorFlow backend are listed in docs/api.md.
 
 Example:
     >>> import numpy as np

@@ -1,0 +1,36 @@
+"""Keras 3.15's ``keras.src.ops.image`` Operation classes as data (issue 37): one row per class,
+``(class name, function name, __init__ parameter names, call parameter names)``, read from Keras' class
+signatures (tools/keras_operation_signatures.py drafted it) and reviewed. ``*name`` is a variadic call argument.
+descend.keras.operations makes each class from its function in descend.keras.ops."""
+
+ROWS = (
+    ('AffineTransform', 'affine_transform',
+     ('interpolation', 'fill_mode', 'fill_value', 'data_format'),
+     ('images', 'transform')),
+    ('CropImages', 'crop_images',
+     ('top_cropping', 'left_cropping', 'bottom_cropping', 'right_cropping', 'target_height', 'target_width', 'data_format'),
+     ('images',)),
+    ('ElasticTransform', 'elastic_transform',
+     ('alpha', 'sigma', 'interpolation', 'fill_mode', 'fill_value', 'seed', 'data_format'),
+     ('images',)),
+    ('ExtractPatches', 'extract_patches', ('size', 'strides', 'dilation_rate', 'padding', 'data_format'), ('images',)),
+    ('GaussianBlur', 'gaussian_blur', ('kernel_size', 'sigma', 'data_format'), ('images',)),
+    ('HSVToRGB', 'hsv_to_rgb', ('data_format',), ('images',)),
+    ('MapCoordinates', 'map_coordinates', ('order', 'fill_mode', 'fill_value'), ('inputs', 'coordinates')),
+    ('PadImages', 'pad_images',
+     ('top_padding', 'left_padding', 'bottom_padding', 'right_padding', 'target_height', 'target_width', 'data_format'),
+     ('images',)),
+    ('PerspectiveTransform', 'perspective_transform',
+     ('interpolation', 'fill_value', 'data_format'),
+     ('images', 'start_points', 'end_points')),
+    ('RGBToGrayscale', 'rgb_to_grayscale', ('data_format',), ('images',)),
+    ('RGBToHSV', 'rgb_to_hsv', ('data_format',), ('images',)),
+    ('Resize', 'resize',
+     ('size', 'interpolation', 'antialias', 'crop_to_aspect_ratio', 'pad_to_aspect_ratio', 'fill_mode', 'fill_value', 'data_format'),
+     ('images',)),
+    ('SSIM', 'ssim', ('max_val', 'filter_size', 'filter_sigma', 'k1', 'k2', 'data_format'), ('image1', 'image2')),
+    ('ScaleAndTranslate', 'scale_and_translate',
+     ('spatial_dims', 'method', 'antialias'),
+     ('images', 'output_shape', 'scale', 'translation')),
+    ('SobelEdges', 'sobel_edges', ('data_format',), ('images',)),
+)
