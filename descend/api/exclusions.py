@@ -184,8 +184,6 @@ EXCLUDED["tf.image"] = {
 }
 EXCLUDED["keras"].update({
     "src": ("Keras' private implementation package", "the public descend.keras namespaces"),
-    "Operation": ("Keras' symbolic-op machinery of its multi-backend graph", "descend.layers.Layer, or a descend op "
-                  "(docs/writing_an_op.md)"),
     "Function": ("Keras' symbolic-op machinery of its multi-backend graph (a graph of Operations as a callable)",
                  "descend.Model (the functional API)"),
     "SymbolicScope": ("Keras' symbolic tracing internals of its multi-backend graph", "descend.function"),

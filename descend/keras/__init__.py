@@ -49,6 +49,7 @@ from ..optimizers import Optimizer
 from ..regularizers import Regularizer
 from ..optimizers import schedules as _schedules
 from . import backend, ops, random, utils
+from .ops import Operation  # Keras' keras.Operation: the base of the op classes (keras.ops.nn.Softmax...)
 from . import config, dtype_policies, preprocessing, tree  # noqa: E402,I001 - issue 37
 from ..composites.higher_order import recompute_grad as remat  # keras.remat: Keras' TF back end returns tf.recompute_grad(f)
 
@@ -58,7 +59,7 @@ __all__ = [
     "optimizers", "random", "regularizers", "saving", "utils", "Input", "Model", "Sequential", "Variable",
     "Layer", "Loss", "Metric", "InputSpec", "Initializer", "Regularizer", "Optimizer", "KerasTensor", "name_scope",
     "device", "version", "DTypePolicy", "FloatDTypePolicy",
-    "config", "dtype_policies", "preprocessing", "tree", "remat",
+    "config", "dtype_policies", "preprocessing", "tree", "remat", "Operation",
 ]
 
 FloatDTypePolicy = DTypePolicy  # Keras 3's name for a policy of float dtypes
