@@ -321,3 +321,115 @@ def test_tensorflow_shows_the_same_keys(tmp_path, case, fmt):
         return
     own = {k for k in ours if "/.ATTRIBUTES/" in k and not k.endswith(V)}  # descend's own optimizer constants
     assert {k: s for k, s in ours.items() if k not in own} == theirs  # a compiled model's optimizer too
+
+
+# ------------------------------------------------------------------ a compiled model's optimizer, restored with it
+def _same_weights(a, b):
+    return all(np.array_equal(x.numpy(), y.numpy()) for x, y in zip(a.weights, b.weights))
+
+
+RESUMES = {  # how the model to resume is made before the restore: each restores Checkpoint(model=model) only
+    "built and compiled": lambda: compiled_adam_model(ds.keras, seed=1),  # Adam's slots not made yet: they wait
+    "stepped once": lambda: _stepped(compiled_adam_model(ds.keras, seed=1)),  # slots exist: assigned at once
+}
+
+
+def _stepped(model):
+    fit(model, 1)
+    return model
+
+
+@pytest.mark.parametrize("fmt", ["descend", "tensorflow"])
+@pytest.mark.parametrize("how", sorted(RESUMES))
+def test_a_compiled_models_optimizer_resumes_bit_for_bit(tmp_path, how, fmt):
+    """``Checkpoint(model=model)`` alone: the model's optimizer (steps, Adam's moments) comes back with it, so
+    training on from the checkpoint gives the uninterrupted run's weights to the bit (TensorFlow's behaviour)."""
+    run = compiled_adam_model(ds.keras)
+    fit(run, 2)
+    path = ds.train.Checkpoint(model=run).save(os.path.join(tmp_path, "ckpt"), format=fmt)
+    fit(run, 2)  # the uninterrupted run
+    resumed = RESUMES[how]()
+    status = ds.train.Checkpoint(model=resumed).restore(path)
+    assert int(resumed.optimizer.iterations.numpy()) == 2
+    if how == "built and compiled":  # no slots yet: Adam's moments wait for them
+        with pytest.raises(KeyError, match="no slots"):
+            resumed.optimizer.get_slot(resumed.layers[0].kernel, "m")
+    fit(resumed, 2)  # the waiting slots land when the first step creates them
+    status.assert_consumed()
+    assert int(resumed.optimizer.iterations.numpy()) == 4
+    assert _same_weights(run, resumed)
+
+
+def test_without_the_optimizer_the_resumed_run_differs(tmp_path):
+    """The check above can fail: restoring the weights alone (a fresh optimizer) ends elsewhere."""
+    run = compiled_adam_model(ds.keras)
+    fit(run, 2)
+    path = ds.train.Checkpoint(model=ds.persistence.checkpoint.trackable.WithoutOptimizer(run)).save(
+        os.path.join(tmp_path, "ckpt"))
+    fit(run, 2)
+    resumed = compiled_adam_model(ds.keras, seed=1)
+    ds.train.Checkpoint(model=resumed).restore(path)
+    assert int(resumed.optimizer.iterations.numpy()) == 0
+    fit(resumed, 2)
+    assert not _same_weights(run, resumed)
+
+
+@pytest.mark.parametrize("fmt", ["descend", "tensorflow"])
+@pytest.mark.parametrize("saved_with, restored_with", [("model", "both"), ("both", "model")])
+def test_the_optimizer_restores_through_either_path(tmp_path, saved_with, restored_with, fmt):
+    """Saved as ``Checkpoint(model=m)`` (``model/optimizer``) or ``Checkpoint(model=m, optimizer=m.optimizer)``
+    (``optimizer``, once), restored through the other: the same state arrives."""
+    def roots(model, which):
+        return {"model": model, **({"optimizer": model.optimizer} if which == "both" else {})}
+
+    run = compiled_adam_model(ds.keras)
+    fit(run, 2)
+    path = ds.train.Checkpoint(**roots(run, saved_with)).save(os.path.join(tmp_path, "ckpt"), format=fmt)
+    fit(run, 1)
+    resumed = _stepped(compiled_adam_model(ds.keras, seed=1))
+    ds.train.Checkpoint(**roots(resumed, restored_with)).restore(path).assert_consumed()
+    assert int(resumed.optimizer.iterations.numpy()) == 2
+    fit(resumed, 1)
+    assert _same_weights(run, resumed)
+
+
+def test_an_optimizer_on_two_paths_is_saved_once(tmp_path):
+    model = compiled_adam_model(ds.keras)
+    fit(model, 1)
+    path = ds.train.Checkpoint(model=model, optimizer=model.optimizer).save(os.path.join(tmp_path, "ckpt"))
+    manifest = json.loads(open(os.path.join(path, "manifest.json")).read())
+    assert [p for p in manifest["objects"] if "optimizer" in p] == ["optimizer"]  # one object, one state
+    assert manifest["aliases"]["model/optimizer"] == "optimizer"  # the second path, recorded
+    keys = ds.train.load_checkpoint(path).keys()
+    assert not any(k.startswith("model/optimizer") for k in keys)
+    assert sum(k.startswith("optimizer/_variables/") for k in keys) == 8  # Adam's 8 moments, once each
+
+
+def test_weights_only_saves_leave_the_optimizer_out(tmp_path):
+    """Keras' weights-only files (``save_weights`` to descend's folder, ``model.save(include_optimizer=False)``)
+    hold no optimizer, so a model compiled otherwise, or not at all, reads them strictly."""
+    model = compiled_adam_model(ds.keras)
+    fit(model, 1)
+    model.save_weights(os.path.join(tmp_path, "w"))
+    assert not any("optimizer" in k for k in ds.train.load_checkpoint(os.path.join(tmp_path, "w")).keys())
+    plain = ds.keras.Sequential([ds.keras.Input((3,)), ds.keras.layers.Dense(4), ds.keras.layers.Dense(2)])
+    assert plain.load_weights(os.path.join(tmp_path, "w")).complete
+    assert _same_weights(model, plain)
+
+
+def test_tensorflows_checkpoint_of_a_compiled_model_restores_its_optimizer(tmp_path):
+    """TensorFlow writes ``Checkpoint(model=m)`` after ``fit``; descend's ``Checkpoint(model=m)`` restores the
+    weights, the step and Adam's moments (checked against TensorFlow's values)."""
+    tf = pytest.importorskip("tensorflow")
+    keras = pytest.importorskip("keras")
+    theirs = compiled_adam_model(keras)
+    fit(theirs, 2)
+    path = tf.train.Checkpoint(model=theirs).save(str(tmp_path / "tf" / "c"))
+    ours = _stepped(compiled_adam_model(ds.keras, seed=1))
+    ds.train.Checkpoint(model=ours).restore(path).assert_consumed()
+    assert int(ours.optimizer.iterations.numpy()) == 2
+    assert all(np.array_equal(a.numpy(), np.asarray(b)) for a, b in zip(ours.weights, theirs.weights))
+    kernel = ours.layers[0].kernel
+    m, v = theirs.optimizer._momentums[0], theirs.optimizer._velocities[0]  # Keras 3's lists for the 1st kernel
+    assert np.array_equal(ours.optimizer.get_slot(kernel, "m").numpy(), np.asarray(m))
+    assert np.array_equal(ours.optimizer.get_slot(kernel, "v").numpy(), np.asarray(v))

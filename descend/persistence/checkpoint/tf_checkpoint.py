@@ -312,14 +312,18 @@ def read_object_checkpoint(prefix: str, roots: dict) -> tuple[dict, dict, list, 
     g = _Graph(nodes, bundle)
     m = _Match()
     root_kids = g.children(0)
+    unmatched: list = []
     for name, obj in roots.items():
         node = root_kids.get(name)
         if node is None and len(roots) == 1 and isinstance(unwrap(obj)[0], Layer):
             node = 0  # Keras 2's save_weights in TF format: the checkpoint's root is the model itself
         if node is None:
-            m.problems.append(f"{name} (no such object in the checkpoint; it holds {short(sorted(root_kids), 300)})")
+            unmatched.append((name, obj))
             continue
         _match(g, m, obj, node, name)
+    for name, obj in unmatched:  # an optimizer saved as a compiled model's child is found there (one object)
+        if not any(o is obj for o, _ in m.opts):
+            m.problems.append(f"{name} (no such object in the checkpoint; it holds {short(sorted(root_kids), 300)})")
     graph = walk(roots)
     cache: dict[str, np.ndarray] = {}
 
