@@ -14,6 +14,8 @@ variable)``). Restoring walks descend's objects from the checkpoint's roots alon
 * a Sequential or functional model's ``layers`` are the list Keras keeps (Keras 3: ``_operations``, of
   ``_functional`` for a Sequential; Keras 2: ``layer_with_weights-<n>``, ``layer-<n>``), matched by
   position (only the layers with weights when the two lists differ in length, e.g. by an InputLayer);
+  a compiled model's optimizer is its child ``optimizer`` (one object: found there for a root
+  ``optimizer`` the file does not hold);
 * an optimizer's slots come from Keras 3's per-variable lists (``_momentums/<i>`` is the slot of
   ``_trainable_variables/<i>``) or from the slot variables TF 1 and Keras 2 optimizers record;
   ``_iterations`` / ``iter`` is the step, ``_learning_rate`` the learning rate, non-slot variables

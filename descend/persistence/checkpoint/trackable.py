@@ -10,6 +10,12 @@ made of attribute names, list indices and dict keys, TF 2 style::
     optimizer/model/layers/0/kernel/m     Adam's ``m`` slot of that kernel
     optimizer/hyper:learning_rate         a constant hyperparameter
     metrics/0/total                       a metric's state variable
+    model/optimizer/iterations            a compiled model's optimizer (``model.optimizer``, TensorFlow's
+                                          child ``optimizer``), walked after everything else: an optimizer
+                                          also given as a root keeps the root's path
+
+:class:`WithoutOptimizer` (``Checkpoint(model=WithoutOptimizer(model))``) walks a model without its
+compiled optimizer (Keras' weights-only saves).
 
 A layer's weights made with ``add_weight`` are named by the name given to
 ``add_weight`` (known when the weight is created, so a weight restored before
