@@ -433,3 +433,20 @@ def test_tensorflows_checkpoint_of_a_compiled_model_restores_its_optimizer(tmp_p
     m, v = theirs.optimizer._momentums[0], theirs.optimizer._velocities[0]  # Keras 3's lists for the 1st kernel
     assert np.array_equal(ours.optimizer.get_slot(kernel, "m").numpy(), np.asarray(m))
     assert np.array_equal(ours.optimizer.get_slot(kernel, "v").numpy(), np.asarray(v))
+
+
+def test_tensorflow_restores_descends_checkpoint_of_a_compiled_model(tmp_path):
+    """The other way: descend writes ``Checkpoint(model=m)`` in TensorFlow's format; TensorFlow's
+    ``Checkpoint(model=m)`` restores the weights, the step and Adam's moments into its compiled model."""
+    tf = pytest.importorskip("tensorflow")
+    keras = pytest.importorskip("keras")
+    ours = compiled_adam_model(ds.keras)
+    fit(ours, 2)
+    path = ds.train.Checkpoint(model=ours).save(str(tmp_path / "ds" / "c"), format="tensorflow")
+    theirs = _stepped(compiled_adam_model(keras, seed=1))  # its slots exist: TensorFlow assigns them at once
+    tf.train.Checkpoint(model=theirs).restore(path).assert_consumed()
+    assert int(theirs.optimizer.iterations.numpy()) == 2
+    assert all(np.array_equal(a.numpy(), np.asarray(b)) for a, b in zip(ours.weights, theirs.weights))
+    kernel = ours.layers[0].kernel
+    assert np.array_equal(np.asarray(theirs.optimizer._momentums[0]), ours.optimizer.get_slot(kernel, "m").numpy())
+    assert np.array_equal(np.asarray(theirs.optimizer._velocities[0]), ours.optimizer.get_slot(kernel, "v").numpy())
