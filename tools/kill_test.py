@@ -52,6 +52,16 @@ def command(scenario, out, resume=False):
     return cmd
 
 
+def optimizer_step(reader) -> int:
+    """The optimizer's step in a checkpoint, by TensorFlow's key (Keras 3's layout) or descend's own (an
+    optimizer without that layout, e.g. gradient accumulation)."""
+    keys = reader.keys()
+    for key in ("optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE", "optimizer/.ATTRIBUTES/iterations"):
+        if key in keys:
+            return int(reader.get_tensor(key))
+    raise KeyError(f"no optimizer step among the checkpoint's keys {keys}")
+
+
 def final_weights(out):
     import descend.train as train
 
@@ -147,7 +157,7 @@ def main(argv=None) -> int:
             return 1
         total = time.perf_counter() - t0
         last = train.latest_checkpoint(os.path.join(ref, "checkpoints"))
-        final_step = int(train.load_checkpoint(last).get_tensor("optimizer/iterations"))
+        final_step = optimizer_step(train.load_checkpoint(last))
         timing[s] = (first or total / 2, total, final_step)
         print(f"{s}: reference run {total:.1f} s (first checkpoint after {timing[s][0]:.1f} s, "
               f"{final_step} optimizer steps)")
@@ -182,7 +192,7 @@ def main(argv=None) -> int:
         step = "-"
         if latest is not None:
             reader = train.load_checkpoint(latest)  # verifies every checksum; raises if anything is broken
-            step = int(reader.get_tensor("optimizer/iterations"))
+            step = optimizer_step(reader)
         early = step == last_step[s]
         before_first_save += early
         last_step[s] = step

@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from ..persistence.checkpoint.trackable import WithoutOptimizer
 from .options import CHANGEABLE, SETTINGS, UsageError, check_settings, parser, resolve_defaults
 from .rundir import OutFolder, clear_run, inspect_out, newest_valid_checkpoint, read_json, repair_checkpoints, write_json, write_run
 
@@ -241,7 +242,7 @@ def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule
         return interrupt.exit_code
     test = _test_metrics(model, data, r["test"])
     summary["test"] = test
-    ds.train.Checkpoint(model=model).write(os.path.join(out, "final"))
+    ds.train.Checkpoint(model=WithoutOptimizer(model)).write(os.path.join(out, "final"))  # the weights
     paths = write_run(out, r["rows"], r["epoch_rows"], summary, task=data.kind, schedule=schedule)
     print("  ".join(f"test {k} {v:.4f}" for k, v in test.items())
           + f"  ({r['seconds']:.1f} s training, {params:,} parameters)")
@@ -301,7 +302,7 @@ def cmd_predict(args) -> int:
     compile_model(model, kind, "sgd")
     model(x[:1])  # create the variables
     try:
-        ds.train.Checkpoint(model=model).read(final, strict=True)
+        ds.train.Checkpoint(model=WithoutOptimizer(model)).read(final, strict=True)
     except ds.train.CheckpointError as e:
         raise UsageError(f"--run {run}: the final weights cannot be loaded ({str(e).splitlines()[0]})") from None
     out = model.predict(x, batch_size=1024)

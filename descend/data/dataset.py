@@ -92,6 +92,9 @@ class DatasetIterator:
         True
     """
 
+    #: the attribute a checkpoint keys this iterator's state by (``it/.ATTRIBUTES/ITERATOR_STATE``, TensorFlow's name)
+    checkpoint_attribute = "ITERATOR_STATE"
+
     def __init__(self, dataset: Dataset, epoch: int, node_state=None, *, numpy: bool = False, position: int = 0):
         self._dataset = dataset
         self._epoch = epoch

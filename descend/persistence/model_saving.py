@@ -47,6 +47,7 @@ from . import keras_files
 from .bounded_read import parse_json
 from .checkpoint import collective
 from .checkpoint.checkpoint import Checkpoint
+from .checkpoint.trackable import WithoutOptimizer
 from .checkpoint.descend_format import MANIFEST_FILE, MAX_MANIFEST_BYTES, SHARD_RE, check_manifest, read_json_file
 from .checkpoint_errors import CheckpointCorruptedError, CheckpointError, CheckpointMismatchError, short
 from .durable import atomic_replace_file, clear_leftovers, naming_target, replace_dir, temp_dir
@@ -102,7 +103,7 @@ def save_weights(model, path, overwrite: bool = True) -> None:
     if not overwrite and os.path.lexists(path):
         raise FileExistsError(f"save_weights: '{path}' exists and overwrite=False")
     _refuse_unbuilt(model, "save_weights")
-    ckpt = Checkpoint(model=model)
+    ckpt = Checkpoint(model=WithoutOptimizer(model))  # weights only: a model compiled otherwise reads them
     if kind == "weights.h5":
         if ckpt.collective_group() is not None:
             raise ValueError(f"save_weights: '{path}' is a Keras weights file, which cannot hold tables sharded over "
@@ -162,7 +163,7 @@ def load_weights(model, path, strict: bool = True):
     if _kind_of_path(path, "load_weights", reading=True) == "weights.h5":
         keras_files.load_weights(model, path, strict=strict)
         return None
-    ckpt = Checkpoint(model=model)
+    ckpt = Checkpoint(model=WithoutOptimizer(model))
     report = ckpt.read(path, strict=strict)
     if ckpt.pending:
         model.keep_restored(ckpt)  # kept alive until the first call creates the variables
@@ -203,7 +204,7 @@ def save_model(model, path, overwrite: bool = True, include_optimizer: bool = Tr
             "compile": compile_config(model),
             "include_optimizer": bool(include_optimizer and getattr(model, "compiled", False))}
     text = json.dumps(spec, indent=1, sort_keys=True).encode()
-    roots = {"model": model}
+    roots: dict = {"model": WithoutOptimizer(model)}  # its optimizer a root of its own, or not saved
     if spec["include_optimizer"]:
         roots["optimizer"] = model.optimizer
     ckpt = Checkpoint(**roots)
@@ -376,7 +377,7 @@ def load_model(path, custom_objects: dict | None = None, compile: bool = True, s
             raise rebuild_error(mfile, "model", e) from e
         if not is_model(model):
             raise CheckpointError(f"{mfile}: the 'model' entry describes a {type(model).__name__}, not a model")
-        roots = {"model": model}
+        roots: dict = {"model": WithoutOptimizer(model)}
         comp = spec.get("compile")
         if compile and isinstance(comp, dict):
             opt, loss, mets = compile_from(comp, mfile)

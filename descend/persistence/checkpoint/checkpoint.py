@@ -521,10 +521,23 @@ class Checkpoint:
             if not hit:
                 orphans[key] = names
         objects = manifest["objects"]
+        # each object's saved state, along any of its paths (an optimizer saved as a root, restored through the
+        # compiled model holding it: model/optimizer, or the other way round), its own path first
+        saved_for = {q: q for q in objects if q in leaves}
+        for q in objects:
+            names = _names_of(q, file_aliases)
+            budget -= len(names)
+            if budget < 0:
+                raise CheckpointCorruptedError(f"checkpoint '{path}': the manifest's 'aliases' give its objects more "
+                                               "paths than the objects of a checkpoint can have", ["aliases"])
+            for name in names:
+                target = _via(graph.aliases, name)
+                if target in leaves and target not in saved_for:
+                    saved_for[target] = q
         report = RestoreReport(path, self)
         plans, pending = [], {}
         for p, leaf in leaves.items():
-            entry = objects.get(p)
+            entry = objects.get(saved_for[p]) if p in saved_for else None
             if isinstance(leaf, VariableLeaf):
                 if "" not in per_leaf[p]:
                     report.missing.append(p)
@@ -573,7 +586,8 @@ class Checkpoint:
                 report.waiting.append(key)  # TF: kept for an object assigned or appended later
             for n in names:
                 pending.setdefault(n, (saved[key], key))
-        report.unexpected += sorted(f"{p} (object)" for p in objects if p not in leaves)
+        found = set(saved_for.values())
+        report.unexpected += sorted(f"{p} (object)" for p in objects if p not in found)
         if foreign is not None:
             have = {m.split(" (", 1)[0] for m in report.missing}
             report.missing += [m for m in foreign[0] if m.split(" (", 1)[0] not in have]

@@ -14,6 +14,8 @@ variable)``). Restoring walks descend's objects from the checkpoint's roots alon
 * a Sequential or functional model's ``layers`` are the list Keras keeps (Keras 3: ``_operations``, of
   ``_functional`` for a Sequential; Keras 2: ``layer_with_weights-<n>``, ``layer-<n>``), matched by
   position (only the layers with weights when the two lists differ in length, e.g. by an InputLayer);
+  a compiled model's optimizer is its child ``optimizer`` (one object: found there for a root
+  ``optimizer`` the file does not hold);
 * an optimizer's slots come from Keras 3's per-variable lists (``_momentums/<i>`` is the slot of
   ``_trainable_variables/<i>``) or from the slot variables TF 1 and Keras 2 optimizers record;
   ``_iterations`` / ``iter`` is the step, ``_learning_rate`` the learning rate, non-slot variables
@@ -51,7 +53,7 @@ from ...optimizers.optimizer import Optimizer
 from ..checkpoint_errors import CheckpointCorruptedError, CheckpointError, short
 from ..formats import tf_bundle
 from . import keras_layout
-from .trackable import layer_children, walk
+from .trackable import compiled_optimizer, layer_children, unwrap, walk
 
 __all__ = ["read_object_checkpoint", "waiting_values", "unescape", "VALUE"]
 
@@ -128,6 +130,7 @@ def _is_model_with_layer_list(layer, name, child) -> bool:
 
 
 def _match(g: _Graph, m: _Match, obj, node: int, path: str, depth: int = 0) -> None:
+    obj, with_optimizer = unwrap(obj)
     if (id(obj), node) in m.seen:
         return
     m.seen.add((id(obj), node))
@@ -140,10 +143,11 @@ def _match(g: _Graph, m: _Match, obj, node: int, path: str, depth: int = 0) -> N
             m.vars.setdefault(id(obj), (obj, node))
         return
     if isinstance(obj, (Optimizer, LossScaleOptimizer)):
-        m.opts.append((obj, node))
+        if all(o is not obj for o, _ in m.opts):  # one object on two paths (a root and a model's): read once
+            m.opts.append((obj, node))
         return
     if isinstance(obj, Layer):
-        _match_layer(g, m, obj, node, path, depth)
+        _match_layer(g, m, obj, node, path, depth, with_optimizer)
         return
     children = getattr(type(obj), "_trackable_children", None)
     if callable(children):  # a nested Checkpoint or a list wrapper: its children by name
@@ -177,7 +181,8 @@ def _layer_list(g: _Graph, node: int) -> tuple[list[int], bool] | None:
     return None
 
 
-def _match_layer(g: _Graph, m: _Match, layer: Layer, node: int, path: str, depth: int) -> None:
+def _match_layer(g: _Graph, m: _Match, layer: Layer, node: int, path: str, depth: int,
+                 with_optimizer: bool = True) -> None:
     kids = g.children(node)
     made_any = False
     for name, child in layer_children(layer):
@@ -209,6 +214,9 @@ def _match_layer(g: _Graph, m: _Match, layer: Layer, node: int, path: str, depth
         _match(g, m, child, target, where, depth + 1)
     if not made_any and layer.built is not True and any(g.value_key(n) is not None for n in kids.values()):
         m.layers.append((layer, node))  # values for the variables this layer creates when it is built
+    opt = compiled_optimizer(layer) if with_optimizer else None
+    if opt is not None and "optimizer" in kids:  # a compiled model's optimizer: TensorFlow tracks it as its child
+        _match(g, m, opt, kids["optimizer"], f"{path}/optimizer", depth + 1)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -306,14 +314,18 @@ def read_object_checkpoint(prefix: str, roots: dict) -> tuple[dict, dict, list, 
     g = _Graph(nodes, bundle)
     m = _Match()
     root_kids = g.children(0)
+    unmatched: list = []
     for name, obj in roots.items():
         node = root_kids.get(name)
-        if node is None and len(roots) == 1 and isinstance(obj, Layer):
+        if node is None and len(roots) == 1 and isinstance(unwrap(obj)[0], Layer):
             node = 0  # Keras 2's save_weights in TF format: the checkpoint's root is the model itself
         if node is None:
-            m.problems.append(f"{name} (no such object in the checkpoint; it holds {short(sorted(root_kids), 300)})")
+            unmatched.append((name, obj))
             continue
         _match(g, m, obj, node, name)
+    for name, obj in unmatched:  # an optimizer saved as a compiled model's child is found there (one object)
+        if not any(o is obj for o, _ in m.opts):
+            m.problems.append(f"{name} (no such object in the checkpoint; it holds {short(sorted(root_kids), 300)})")
     graph = walk(roots)
     cache: dict[str, np.ndarray] = {}
 

@@ -49,7 +49,7 @@ from ...optimizers.optimizer import Optimizer
 from ..durable import atomic_replace_file
 from ..formats import tf_bundle
 from . import keras_layout
-from .trackable import layer_children, walk
+from .trackable import compiled_optimizer, layer_children, unwrap, walk
 
 __all__ = ["write_object_checkpoint", "record_latest", "escape", "KeyNames", "path_key", "SAVE_COUNTER_KEY"]
 
@@ -97,6 +97,7 @@ class _Builder:
 
     def node_of(self, obj, path: str) -> int:
         """The node of ``obj`` (made once, whatever the path that reaches it)."""
+        obj, with_optimizer = unwrap(obj)
         known = self.ids.get(id(obj))
         if known is not None:
             return known
@@ -121,7 +122,7 @@ class _Builder:
         self.ids[id(obj)] = n
         self._keep.append(obj)
         if isinstance(obj, Layer):
-            self._layer(obj, n, path)
+            self._layer(obj, n, path, with_optimizer)
         elif isinstance(obj, Optimizer):
             self._optimizer(obj, n, path)
         elif nested:
@@ -143,7 +144,7 @@ class _Builder:
         return n
 
     # -- layers ---------------------------------------------------------------------------------------------
-    def _layer(self, layer: Layer, n: int, path: str) -> None:
+    def _layer(self, layer: Layer, n: int, path: str, with_optimizer: bool = True) -> None:
         children = layer_children(layer)
         taken = {name for name, _ in children}  # a second name `_kernel` only where no attribute has it already
         for name, child in children:
@@ -175,8 +176,9 @@ class _Builder:
             except ValueError:
                 continue  # a layer's descend-only state (a Dropout's generator): not in TensorFlow's files
             self.edge(n, name, node)
-        opt = getattr(layer, "optimizer", None)
-        if isinstance(opt, Optimizer) and getattr(layer, "compiled", False):
+        opt = compiled_optimizer(layer) if with_optimizer else None
+        if opt is not None and (self.lenient or isinstance(opt, Optimizer)):  # (lenient: a node without children
+            # for an optimizer with no Keras 3 layout, whose state descend's format keys under it)
             self.edge(n, "optimizer", self.node_of(opt, f"{path}/optimizer"))
             self._model_of[id(opt)] = layer
 
@@ -250,6 +252,7 @@ class _Builder:
 
 
 def _model_for(opt, roots: dict):
+    roots = {k: unwrap(v)[0] for k, v in roots.items()}
     for obj in roots.values():
         if isinstance(obj, Layer) and getattr(obj, "optimizer", None) is opt:
             return obj
@@ -323,10 +326,11 @@ class KeyNames:
             key = self._paths[node] + _SUFFIX
             self.placed.add(key)
             return key
+        name = leaf.attribute(inner)  # (a dataset iterator's state: ITERATOR_STATE)
         if node is None or not self._paths.get(node):
-            return path_key(leaf.path, inner or "VARIABLE_VALUE")
-        key = f"{self._paths[node]}/.ATTRIBUTES/{escape(inner or 'VARIABLE_VALUE')}"
-        self._extra.setdefault(node, []).append((inner, key, leaf.path))
+            return path_key(leaf.path, name)
+        key = f"{self._paths[node]}/.ATTRIBUTES/{escape(name)}"
+        self._extra.setdefault(node, []).append((name, key, leaf.path))
         return key
 
     def graph(self) -> bytes:

@@ -10,6 +10,12 @@ made of attribute names, list indices and dict keys, TF 2 style::
     optimizer/model/layers/0/kernel/m     Adam's ``m`` slot of that kernel
     optimizer/hyper:learning_rate         a constant hyperparameter
     metrics/0/total                       a metric's state variable
+    model/optimizer/iterations            a compiled model's optimizer (``model.optimizer``, TensorFlow's
+                                          child ``optimizer``), walked after everything else: an optimizer
+                                          also given as a root keeps the root's path
+
+:class:`WithoutOptimizer` (``Checkpoint(model=WithoutOptimizer(model))``) walks a model without its
+compiled optimizer (Keras' weights-only saves).
 
 A layer's weights made with ``add_weight`` are named by the name given to
 ``add_weight`` (known when the weight is created, so a weight restored before
@@ -65,7 +71,8 @@ from ...optimizers.optimizer import Optimizer
 from ..checkpoint_errors import short
 from .descend_format import SUPPORTED_DTYPES, from_json, to_json
 
-__all__ = ["walk", "Graph", "Leaf", "KEY_RE", "check_key", "is_trackable"]
+__all__ = ["walk", "Graph", "Leaf", "KEY_RE", "check_key", "is_trackable", "compiled_optimizer", "WithoutOptimizer",
+           "unwrap"]
 
 KEY_RE = re.compile(r"^[A-Za-z0-9_.\-:]+$")
 _CONTAINER_DEPTH = 4
@@ -116,6 +123,10 @@ class Leaf:
     def snapshot(self) -> Callable[[], None]:
         commit = self.plan(self.state())
         return commit
+
+    def attribute(self, inner: str) -> str:
+        """The name TensorFlow's style gives the value ``inner`` of this object (``<path>/.ATTRIBUTES/<name>``)."""
+        return inner or "VARIABLE_VALUE"
 
 
 class VariableLeaf(Leaf):
@@ -241,6 +252,12 @@ class StateLeaf(Leaf):
         old = self.obj.get_state()
         return lambda: self.obj.set_state(old)
 
+    def attribute(self, inner):
+        """The object's ``checkpoint_attribute`` (a dataset iterator's ``ITERATOR_STATE``, TensorFlow's name), else
+        ``state``. Only the key shown changes: descend's manifest keeps the state under ``state``, as before."""
+        name = getattr(type(self.obj), "checkpoint_attribute", None)
+        return name if inner == "state" and isinstance(name, str) and KEY_RE.match(name) else inner
+
 
 # ---------------------------------------------------------------------------------------------------------------
 # the graph
@@ -284,6 +301,35 @@ def layer_children(layer: Layer) -> list[tuple[str, Any]]:
     return out
 
 
+def compiled_optimizer(layer: Layer):
+    """The optimizer of a compiled model (``model.optimizer``, which TensorFlow's object graph tracks as the
+    model's child ``optimizer``), else None."""
+    opt = getattr(layer, "optimizer", None) if getattr(layer, "compiled", False) is True else None
+    return opt if isinstance(opt, (Optimizer, LossScaleOptimizer, MultiOptimizer)) else None
+
+
+class WithoutOptimizer:
+    """A model as a checkpoint's root without its compiled optimizer: its layers and weights under the same
+    paths as the model's (``Checkpoint(model=WithoutOptimizer(model))`` saves ``model/layers/0/kernel``, not
+    ``model/optimizer``). For Keras' weights-only saves (``save_weights`` to descend's folder,
+    ``model.save(include_optimizer=False)``), whose files a model compiled otherwise, or not at all, reads."""
+
+    __slots__ = ("model",)
+
+    def __init__(self, model: Layer):
+        if not isinstance(model, Layer):
+            raise TypeError(f"WithoutOptimizer: expected a layer or model. Received {type(model).__name__}")
+        self.model = model
+
+    def __repr__(self):
+        return f"WithoutOptimizer({self.model!r})"
+
+
+def unwrap(obj) -> tuple[Any, bool]:
+    """``(object, with its compiled optimizer)``: a :class:`WithoutOptimizer`'s model without it, else ``obj``."""
+    return (obj.model, False) if isinstance(obj, WithoutOptimizer) else (obj, True)
+
+
 class Graph:
     """The objects of a checkpoint, walked from its roots: leaves with their paths, the layers
     (for deferred restoration) and every variable's path (for the optimizers' slots)."""
@@ -297,8 +343,12 @@ class Graph:
         self.aliases: dict[str, str] = {}  # a second path to an object -> its first path
         self._seen: dict[int, str] = {}  # id -> the object's first path
         self._keep: list = []  # objects whose ids are in _seen stay alive while the graph does
+        self._compiled: list = []  # (optimizer, path) of compiled models, walked after everything else
         for key, obj in roots.items():
             self._visit(obj, check_key(key, ""))
+        while self._compiled:  # a root optimizer keeps its own path; the model's is then a second path to it
+            opt, path = self._compiled.pop(0)
+            self._visit(opt, path)
 
     def _mark(self, obj, path: str) -> bool:
         first = self._seen.get(id(obj))
@@ -311,6 +361,7 @@ class Graph:
         return True
 
     def _visit(self, obj, path: str, depth: int = 0) -> None:
+        obj, with_optimizer = unwrap(obj)
         if isinstance(obj, Variable):
             if self._mark(obj, path):
                 self.var_paths[id(obj)] = path
@@ -325,6 +376,9 @@ class Graph:
                 self.leaves.append(ProtocolLeaf(obj, path, self))
             for name, child in layer_children(obj):
                 self._visit(child, f"{path}/{name}", 0)
+            opt = compiled_optimizer(obj) if with_optimizer else None
+            if opt is not None:
+                self._compiled.append((opt, f"{path}/optimizer"))
             return
         if isinstance(obj, (Optimizer, LossScaleOptimizer)):  # slots keyed by their variables' paths
             if self._mark(obj, path):
