@@ -76,7 +76,8 @@ def dropout_worker(out: str) -> int:
     import descend as ds
 
     ds.clear_session()
-    np.random.seed(5)  # the unseeded Dropout draws its seed here; after a restore, its saved state counts
+    ds.keras.utils.set_random_seed(5)  # the unseeded Dropout's seed comes from Python's generator, as Keras' (this
+    # seeds it); after a restore, the Dropout's saved state counts
     rng = np.random.default_rng(0)
     x = rng.standard_normal((160, 12)).astype(np.float32)
     y = (x[:, :3].sum(axis=1) > 0).astype(np.int32)
