@@ -56,6 +56,15 @@ __all__ = ["compile_loop", "loop_source", "softmax_cross_entropy", "windows"]
 
 _ACCESS = {"full": "{a}[_i, _j]", "row": "{a}[_j]", "col": "{a}[_i]", "scalar": "{a}[0]"}
 _lock = threading.Lock()
+
+
+def _built(kernels: list, build) -> tuple:
+    """The kernels ``build()`` compiles, kept in ``kernels`` (built once, by the first thread to ask)."""
+    if not kernels:
+        with _lock:
+            if not kernels:
+                kernels.extend(build())
+    return tuple(kernels)
 _compiled: dict = {}  # LoopSpec -> dispatcher
 
 
@@ -107,11 +116,7 @@ def softmax_cross_entropy():
     ``gradient(g, labels, e, s, out, one) -> int``: ``out[i, j] = g[i] * (e[i, j] / s[i] - (one if j ==
     labels[i] else 0))`` (``e``: the exponentials of the shifted logits, ``s`` their row sums). Both return the
     first row whose label is out of range (before writing it), else -1."""
-    if not _XENT:
-        with _lock:
-            if not _XENT:
-                _XENT.extend(_build_xent())
-    return _XENT[0], _XENT[1]
+    return _built(_XENT, _build_xent)
 
 
 def _build_xent():
@@ -162,11 +167,7 @@ def windows():
     elsewhere (``window_first_max``); ``add_patches(cols, acc, sh, sw, dh, dw)``: ``acc`` (a padded image) zeroed,
     then ``cols[:, :, :, a, b, :]`` added into its windows, each element's terms offset by offset, ``a`` then ``b`` in
     order, as ``col2im``'s adds reach it (the eager op's order: the same bits)."""
-    if not _WINDOWS:
-        with _lock:
-            if not _WINDOWS:
-                _WINDOWS.extend(_build_windows())
-    return tuple(_WINDOWS)
+    return _built(_WINDOWS, _build_windows)
 
 
 def _build_windows():
@@ -260,11 +261,7 @@ def rows():
     ``out[i] = np.maximum.reduce(x[i])`` for rows whose maximum is neither zero nor NaN. Each returns False, with
     ``out`` partly written, when a row's result is not finite (or, for the maximum, is zero): which NaN, or which
     zero's sign, NumPy's vector loops give depends on the CPU, so the caller runs NumPy's reduction then."""
-    if not _ROWS:
-        with _lock:
-            if not _ROWS:
-                _ROWS.extend(_build_rows())
-    return tuple(_ROWS)
+    return _built(_ROWS, _build_rows)
 
 
 def _build_rows():
