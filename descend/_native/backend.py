@@ -408,15 +408,16 @@ def set_default(backend: Backend | None) -> Backend | None:
 _tried: dict = {}  # (kind, dtype) -> the default backend's kernels of that kind, compiled and tried once
 
 
-def _kernels(kind: str, dtype, trial, what: str):
+def _kernels(kind: str, dtype, trial, what: str, exact: bool = False):
     """The default backend's ``kind`` kernels (a :class:`Backend` method's name) for arrays of ``dtype``, compiled
     and run once on tiny arrays (``trial(kernels, dtype)``), or None where they cannot run here: not float32/float64,
     descend's kernels turned off or still loading, none in the backend, or their compile failed (warned once,
-    naming ``what`` runs instead)."""
+    naming ``what`` runs instead). ``exact``: the caller's NumPy path gives the kernels' bits, so while numba loads in
+    the background it takes that path (None, asked again later) instead of waiting (``_native.ready``)."""
     from .. import _native
 
     dtype = np.dtype(dtype)
-    if dtype not in DTYPES or not _native.enabled() or not _native.ready(exact=False):
+    if dtype not in DTYPES or not _native.enabled() or not _native.ready(exact=exact):
         return None
     key = (kind, dtype)
     if key in _tried:
@@ -461,7 +462,7 @@ def row_kernels(dtype):
     """``(row_sum, row_max)``, the default backend's reductions over the last axis of short rows with NumPy's bits
     (``Backend.rows``: :func:`descend._native.loops.rows`), for arrays of ``dtype``, or None where they cannot run
     here (see :func:`_kernels`): NumPy's reductions run then, with the same bits."""
-    return _kernels("rows", dtype, _try_rows, "NumPy's reductions run")
+    return _kernels("rows", dtype, _try_rows, "NumPy's reductions run", exact=True)
 
 
 def default() -> Backend:
