@@ -25,7 +25,7 @@ from ..framework import Variable, name_scope
 from ..framework.variable import clear_session
 from ..layers.base import get_mask as get_keras_mask
 from ..layers.base import set_mask as set_keras_mask
-from ..image_format import image_data_format, set_image_data_format
+from ..framework.image_format import image_data_format, set_image_data_format
 from . import ops as numpy  # Keras 3's ``backend.numpy``: the ops under NumPy's names
 from .ops import _result_dtype, convert_to_numpy, convert_to_tensor, is_tensor
 

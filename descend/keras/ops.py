@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import builtins
+import sys
 import warnings
 
 import numpy as np
@@ -2376,6 +2377,7 @@ def __getattr__(name):
 # Keras' keras.src.ops.core / .math / .numpy classes are looked up
 from . import operations as _operations  # noqa: E402
 
+_operations.register(sys.modules[__name__], _ops_image)
 Operation = _operations.Operation
 for _family, _classes in _operations.FAMILIES.items():
     for _class_name, _class in _classes.items():

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 
 from ..framework.tensor import convert_to_tensor
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops
 
 __all__ = ["channels_last_kernel", "channels_last_only", "channels_last_shape"]

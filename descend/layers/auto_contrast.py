@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ._conv_common import incompatible
 from .base import Layer

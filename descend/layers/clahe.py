@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from .base import Layer
 from .color_augmentation import _value_range
 

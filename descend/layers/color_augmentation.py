@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import image
 from ..framework.tensor import Tensor
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.conv_more_ops import depthwise_conv2d
 from ..ops.random_draw import draw

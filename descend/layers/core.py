@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops, math_ops, nn_ops
 from ._seeded import GeneratorState, layer_rng
 from .base import Layer, _serialize_activation

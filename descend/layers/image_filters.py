@@ -24,7 +24,7 @@ import numpy as np
 
 from ..framework.tensor import Tensor
 from ..image.sampling import gaussian_kernel
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.conv_more_ops import depthwise_conv2d
 from .base import Layer

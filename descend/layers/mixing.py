@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..framework.tensor import Tensor, convert_to_tensor
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
 from .preprocessing import _Random

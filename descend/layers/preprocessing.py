@@ -22,7 +22,7 @@ import numpy as np
 from .. import backend, image
 from ..framework.tensor import Tensor, convert_to_tensor, to_array
 from ..image.transform import affine_transform_array
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
 from ._layout import channels_last_kernel, channels_last_shape

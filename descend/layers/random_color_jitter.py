@@ -14,7 +14,7 @@ Example:
 
 from __future__ import annotations
 
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from .color_augmentation import RandomHue, RandomSaturation
 from .preprocessing import RandomBrightness, RandomContrast, _Random
 

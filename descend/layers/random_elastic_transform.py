@@ -24,7 +24,7 @@ from ..framework.tensor import Tensor
 from ..image.sampling import FILL_MODES as _FILL_MODES
 from ..image.sampling import gaussian_blur
 from ..image.sampling import map_coordinates_array as map_coordinates
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops.random_draw import draw
 from .color_augmentation import _keras_factor, _value_range
 from .preprocessing import _Random

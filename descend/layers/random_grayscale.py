@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import image
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.random_draw import draw
 from ._layout import channels_last_kernel

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 
 from .. import initializers
-from ..image_format import resolve_data_format
+from ..framework.image_format import resolve_data_format
 from ..ops import array_ops, math_ops
 from ..ops.conv_ops import conv1d, conv_output_size
 from ..ops.elementwise_ops import atan2

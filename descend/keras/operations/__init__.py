@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import core_table, image_table, linalg_table, math_table, nn_table, numpy_table
 from .operation import Operation, operation_class
 
-__all__ = ["Operation", "operation_class", "FAMILIES", "NOT_MADE"]
+__all__ = ["Operation", "operation_class", "FAMILIES", "NOT_MADE", "register"]
 
 #: the ops whose output's shape depends on the input's values: no output spec from probes
 _VALUE_DEPENDENT = frozenset({"Nonzero", "Unique", "Bincount"})
@@ -32,16 +32,18 @@ def _build(family: str, rows: tuple, namespace) -> tuple:
     return made, tuple(not_made)
 
 
-def _families() -> tuple:
-    from .. import ops, ops_image
+_TABLES = {"core": core_table, "image": image_table, "linalg": linalg_table, "math": math_table, "nn": nn_table,
+           "numpy": numpy_table}
 
-    tables = {"core": core_table, "image": image_table, "linalg": linalg_table, "math": math_table,
-              "nn": nn_table, "numpy": numpy_table}
-    families, not_made = {}, {}
-    for family, table in tables.items():
-        families[family], not_made[family] = _build(family, table.ROWS, ops_image if family == "image" else ops)
-    return families, not_made
+#: {family: {class name: class}}, and {family: (class names of the table descend has no function for)}: filled by
+#: :func:`register`, which ``descend.keras.ops`` calls once its functions exist (this package imports nothing above it)
+FAMILIES: dict = {}
+NOT_MADE: dict = {}
 
 
-#: {family: {class name: class}}, and {family: (class names of the table descend has no function for)}
-FAMILIES, NOT_MADE = _families()
+def register(ops_namespace, image_namespace) -> None:
+    """Make each family's classes from the functions of ``ops_namespace`` (the image family's from
+    ``image_namespace``) into :data:`FAMILIES` and :data:`NOT_MADE`."""
+    for family, table in _TABLES.items():
+        FAMILIES[family], NOT_MADE[family] = _build(family, table.ROWS,
+                                                    image_namespace if family == "image" else ops_namespace)

@@ -19,9 +19,9 @@ layer, or ``keras.layers.Lambda``, for that). Not here: Keras' remat and quantiz
 Example:
     >>> import numpy as np
     >>> from descend.keras import ops
-    >>> op = ops.nn.Softmax(axis=-1)
+    >>> op = ops.nn.Softmax(axis=-1, name="probabilities")  # (unnamed: softmax, softmax_1, ... as Keras)
     >>> op.get_config()
-    {'name': 'softmax', 'axis': -1}
+    {'name': 'probabilities', 'axis': -1}
     >>> np.round(np.asarray(op(np.array([0.0, 0.0]))), 2).tolist()
     [0.5, 0.5]
 """

@@ -6,7 +6,7 @@ from __future__ import annotations
 from ... import ops as _o
 from ...framework import Tensor, Variable
 from ...framework import convert_to_tensor as _to_tensor
-from ...image_format import image_data_format
+from ...framework.image_format import image_data_format
 
 
 def tensor(x) -> Tensor:

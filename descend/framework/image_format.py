@@ -3,7 +3,7 @@
 ``keras.backend``, ``keras.config`` and the image ops read one setting.
 
 Example:
-    >>> from descend import image_format
+    >>> from descend.framework import image_format
     >>> image_format.image_data_format()
     'channels_last'
 """
