@@ -8,6 +8,7 @@ import pytest
 
 import descend as ds
 from descend._native import backend as kb
+from descend._native import cpu as _cpu  # noqa: F401 - registers numba's backend, whose row kernels these are
 from descend.ops.row_reduce import MAX_ROW, reduce_last
 
 _RNG = np.random.default_rng(7)

@@ -417,7 +417,9 @@ def _kernels(kind: str, dtype, trial, what: str, exact: bool = False):
     from .. import _native
 
     dtype = np.dtype(dtype)
-    if dtype not in DTYPES or not _native.enabled() or not _native.ready(exact=exact):
+    if dtype not in DTYPES or not _native.enabled() or (_default is None and not _registered):
+        return None  # (no backend yet: the optimizers' and the plans' modules register numba's when imported)
+    if not _native.ready(exact=exact):
         return None
     key = (kind, dtype)
     if key in _tried:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._native import backend as kb
-from .._native import cpu as _cpu  # noqa: F401 - registers numba's backend, whose kernels these are
 
 __all__ = ["MAX_ROW", "reduce_last"]
 
