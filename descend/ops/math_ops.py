@@ -773,9 +773,8 @@ class EinsumAsMatmul:
 def _blas_view(t: np.ndarray, shape: tuple, out: bool = False):
     """``t`` as an array of ``shape`` without a copy whose matrices (its last two axes) BLAS reads in place, row-major
     or (not for an output) column-major; None where that takes a copy."""
-    try:
-        v = t.reshape(shape, copy=False)
-    except ValueError:
+    v = t.reshape(shape)
+    if v.size and not np.may_share_memory(v, t):  # (the reshape had to copy: NumPy 2.0 has no copy=False to ask)
         return None
     if v.ndim < 2 or v.size == 0:
         return v if v.flags.c_contiguous else None
