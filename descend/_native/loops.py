@@ -256,8 +256,9 @@ def rows():
     (one value per row), with NumPy's bits, or a refusal:
 
     ``row_sum(x, out) -> bool``: ``out[i] = np.add.reduce(x[i])``, NumPy's pairwise sum of a contiguous run (eight
-    partial sums from eight elements on, combined as ``((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))``, the rest added in order,
-    runs longer than 128 split in two at a multiple of 8) added to a zero. ``row_max(x, out) -> bool``:
+    partial sums from eight elements on, combined as ``((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))``, the rest added in order)
+    added to a zero, for rows of at most 128 elements (it refuses longer ones, which NumPy splits in two).
+    ``row_max(x, out) -> bool``:
     ``out[i] = np.maximum.reduce(x[i])`` for rows whose maximum is neither zero nor NaN. Each returns False, with
     ``out`` partly written, when a row's result is not finite (or, for the maximum, is zero): which NaN, or which
     zero's sign, NumPy's vector loops give depends on the CPU, so the caller runs NumPy's reduction then."""
@@ -269,43 +270,38 @@ def _build_rows():
     import numpy as np
 
     @numba.njit(cache=True, nogil=True, error_model="numpy")
-    def pairwise(x, i, lo, n, zero):
-        # NumPy's pairwise sum of x[i, lo:lo + n] (its float loops' order, term by term)
-        if n < 8:
-            res = zero
-            for k in range(lo, lo + n):
-                res = res + x[i, k]
-            return res
-        if n <= 128:
-            r0, r1, r2, r3 = x[i, lo], x[i, lo + 1], x[i, lo + 2], x[i, lo + 3]
-            r4, r5, r6, r7 = x[i, lo + 4], x[i, lo + 5], x[i, lo + 6], x[i, lo + 7]
-            k = 8
-            while k < n - n % 8:
-                j = lo + k
-                r0 = r0 + x[i, j]
-                r1 = r1 + x[i, j + 1]
-                r2 = r2 + x[i, j + 2]
-                r3 = r3 + x[i, j + 3]
-                r4 = r4 + x[i, j + 4]
-                r5 = r5 + x[i, j + 5]
-                r6 = r6 + x[i, j + 6]
-                r7 = r7 + x[i, j + 7]
-                k += 8
-            res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-            while k < n:
-                res = res + x[i, lo + k]
-                k += 1
-            return res
-        n2 = n // 2
-        n2 -= n2 % 8
-        return pairwise(x, i, lo, n2, zero) + pairwise(x, i, lo + n2, n - n2, zero)
-
-    @numba.njit(cache=True, nogil=True, error_model="numpy")
     def row_sum(x, out):
+        # NumPy's pairwise sum of each row of at most 128 elements (its float loops' order, term by term), written
+        # out here: numba reloads a kernel from its cache only when it captures no other compiled function (and a
+        # recursive one, as NumPy's longer runs would need, it compiles again in every process)
         m, n = x.shape
+        if n > 128:  # (NumPy splits longer runs in two: the callers reduce those with NumPy)
+            return False
         zero = np.zeros(1, x.dtype)[0]  # (a literal 0 would make the sums float64)
         for i in range(m):
-            v = zero + pairwise(x, i, 0, n, zero)  # (the reduction starts from add's identity)
+            if n < 8:
+                res = zero
+                for k in range(n):
+                    res = res + x[i, k]
+            else:
+                r0, r1, r2, r3 = x[i, 0], x[i, 1], x[i, 2], x[i, 3]
+                r4, r5, r6, r7 = x[i, 4], x[i, 5], x[i, 6], x[i, 7]
+                k = 8
+                while k < n - n % 8:
+                    r0 = r0 + x[i, k]
+                    r1 = r1 + x[i, k + 1]
+                    r2 = r2 + x[i, k + 2]
+                    r3 = r3 + x[i, k + 3]
+                    r4 = r4 + x[i, k + 4]
+                    r5 = r5 + x[i, k + 5]
+                    r6 = r6 + x[i, k + 6]
+                    r7 = r7 + x[i, k + 7]
+                    k += 8
+                res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                while k < n:
+                    res = res + x[i, k]
+                    k += 1
+            v = zero + res  # (the reduction starts from add's identity)
             if v - v != 0:  # an infinity or a NaN
                 return False
             out[i] = v
