@@ -206,17 +206,15 @@ def _is_module(x) -> bool:
     return isinstance(x, Module)
 
 
-def _holds_state(value, depth: int = 0) -> bool:
+def _is_stateful(value) -> bool:
     # layers, models and optimizers live above this module: they are known by what they have
-    if isinstance(value, (Variable, Module)) or callable(getattr(type(value), "_trackable_children", None)):
-        return True
-    if hasattr(type(value), "trainable_weights") or hasattr(type(value), "apply_gradients"):
-        return True
-    if depth < 4 and isinstance(value, (list, tuple)):
-        return any(_holds_state(v, depth + 1) for v in value)
-    if depth < 4 and isinstance(value, dict):
-        return any(_holds_state(v, depth + 1) for v in value.values())
-    return False
+    t = type(value)
+    return (isinstance(value, (Variable, Module)) or callable(getattr(t, "_trackable_children", None))
+            or hasattr(t, "trainable_weights") or hasattr(t, "apply_gradients"))
+
+
+def _holds_state(value) -> bool:
+    return any(_is_stateful(v) for v in nest.held(value, 4))
 
 
 def _walk(module, recursive, predicate, seen, stack):

@@ -17,8 +17,8 @@ import collections.abc as _abc
 import functools
 import itertools
 
-__all__ = ["children", "flatten", "flatten_leaves", "flatten_with_paths", "is_nested", "leaf_paths", "map_structure",
-           "pack_like", "structure_of"]
+__all__ = ["children", "flatten", "flatten_leaves", "flatten_with_paths", "held", "is_nested", "leaf_paths",
+           "map_structure", "pack_like", "structure_of"]
 
 
 def _sorted_keys(d) -> list:
@@ -54,6 +54,21 @@ def flatten(structure, wide: bool = False) -> list:
     if isinstance(structure, (list, tuple)) or wide and isinstance(structure, _abc.MappingView):
         return [leaf for item in structure for leaf in flatten(item, wide)]
     return [structure]
+
+
+def held(value, levels: int):
+    """``value``, then, when it is a list, tuple or dict, what it holds (a dict's values in its own order), down to
+    ``levels`` levels of containers: what an attribute holds, as Keras and TF track the layers, variables and metrics
+    an object keeps in lists and dicts.
+
+    Example:
+        >>> list(held({"a": [1, (2,)], "b": 3}, levels=2))
+        [{'a': [1, (2,)], 'b': 3}, [1, (2,)], 1, (2,), 3]
+    """
+    yield value
+    if levels > 0 and isinstance(value, (list, tuple, dict)):
+        for item in value.values() if isinstance(value, dict) else value:
+            yield from held(item, levels - 1)
 
 
 def map_structure(fn, structure, is_leaf=None):

@@ -50,6 +50,7 @@ import weakref
 import numpy as np
 
 from .. import activations, backend, constraints, initializers, mixed_precision, regularizers
+from ..framework import nest
 from ..framework.tensor import Tensor, convert_to_tensor, has_keras_masks
 from ..framework.tensor import get_keras_mask as get_mask
 from ..framework.tensor import set_keras_mask as set_mask
@@ -338,24 +339,9 @@ class Layer:
         return out
 
     def _direct_sublayers(self) -> list:
-        found = []
-
-        def scan(v, depth):
-            if isinstance(v, Layer):
-                if v is not self:
-                    found.append(v)
-            elif depth < 3 and isinstance(v, (list, tuple)):
-                for item in v:
-                    scan(item, depth + 1)
-            elif depth < 3 and isinstance(v, dict):
-                for item in v.values():
-                    scan(item, depth + 1)
-
         d = self.__dict__
-        for key in self._tracked:
-            if key in d:
-                scan(d[key], 0)
-        return found
+        return [v for key in self._tracked if key in d for v in nest.held(d[key], 3)
+                if isinstance(v, Layer) and v is not self]
 
     def _own_variables(self) -> list:
         out = list(self._own_weights)

@@ -127,22 +127,12 @@ def _held_metrics(model, skip: set) -> list:
     """The Metrics held as attributes (or in lists/tuples/dicts there) by ``model`` and by each of its sublayers
     but those that are models (Keras 3 leaves a nested trainer's metrics to it), each once, but those in ``skip``."""
     found = []
-
-    def scan(value, depth):
-        if isinstance(value, metrics_module.Metric):
-            if id(value) not in skip:
-                skip.add(id(value))
-                found.append(value)
-        elif depth < 3 and isinstance(value, (list, tuple)):
-            for item in value:
-                scan(item, depth + 1)
-        elif depth < 3 and isinstance(value, dict):
-            for item in value.values():
-                scan(item, depth + 1)
-
     for layer in [model] + [la for la in model._flatten_layers(include_self=False) if not isinstance(la, Trainer)]:
         for value in vars(layer).values():
-            scan(value, 0)
+            for v in nest.held(value, 3):
+                if isinstance(v, metrics_module.Metric) and id(v) not in skip:
+                    skip.add(id(v))
+                    found.append(v)
     return found
 
 

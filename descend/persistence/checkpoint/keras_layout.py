@@ -28,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+from ...framework import nest
 from ...framework.variable import Variable
 from ...layers.base import Layer, to_snake_case
 from ...layers.input_layer import InputLayer
@@ -157,14 +158,8 @@ def _is_graph(layer) -> bool:
     return "_graph_nodes" in layer.__dict__
 
 
-def _holds_layers(value, depth: int = 0) -> bool:
-    if isinstance(value, Layer):
-        return True
-    if depth < 4 and isinstance(value, (list, tuple)):
-        return any(_holds_layers(v, depth + 1) for v in value)
-    if depth < 4 and isinstance(value, dict):
-        return any(_holds_layers(v, depth + 1) for v in value.values())
-    return False
+def _holds_layers(value) -> bool:
+    return any(isinstance(v, Layer) for v in nest.held(value, 4))
 
 
 def model_layers(model: Layer) -> list[tuple[str, Layer]]:

@@ -63,6 +63,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ...framework import nest
 from ...framework.variable import Variable
 from ...layers.base import Layer
 from ...optimizers.loss_scale import LossScaleOptimizer
@@ -262,14 +263,8 @@ class StateLeaf(Leaf):
 # ---------------------------------------------------------------------------------------------------------------
 # the graph
 # ---------------------------------------------------------------------------------------------------------------
-def _holds_state(value, depth=0) -> bool:
-    if isinstance(value, (Layer, Variable)):
-        return True
-    if depth < _CONTAINER_DEPTH and isinstance(value, (list, tuple)):
-        return any(_holds_state(v, depth + 1) for v in value)
-    if depth < _CONTAINER_DEPTH and isinstance(value, dict):
-        return any(_holds_state(v, depth + 1) for v in value.values())
-    return False
+def _holds_state(value) -> bool:
+    return any(isinstance(v, (Layer, Variable)) for v in nest.held(value, _CONTAINER_DEPTH))
 
 
 def layer_children(layer: Layer) -> list[tuple[str, Any]]:
