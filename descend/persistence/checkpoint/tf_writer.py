@@ -86,13 +86,18 @@ class _Builder:
         self._keep: list = []
         self._model_of: dict[int, Layer] = {}  # id(optimizer) -> the compiled model holding it
         self._pending_opts: list = []  # optimizers whose slots are added last
+        self._child_names: dict[int, set] = {}  # node -> its children's names (a set: a graph may hold 100,000s)
 
     def new(self) -> int:
         self.nodes.append({"children": []})
         return len(self.nodes) - 1
 
     def edge(self, parent: int, name: str, child: int) -> None:
-        if all(n != name for n, _ in self.nodes[parent]["children"]):
+        """``child`` under ``parent`` as ``name``, unless ``parent`` has a child of that name already (the first
+        path that reaches a name keeps it)."""
+        names = self._child_names.setdefault(parent, set())
+        if name not in names:
+            names.add(name)
             self.nodes[parent]["children"].append((name, child))
 
     def node_of(self, obj, path: str) -> int:
