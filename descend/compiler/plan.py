@@ -495,9 +495,9 @@ class _Builder:
             n, c = xshape
             m, sh, e, s = (self.glob(np.empty(shape, xdtype), "B") for shape in ((n, 1), (n, c), (n, c), (n,)))
             x = self.expr(logits)
-            self.lines += [f"{self.glob(np.maximum.reduce, 'U')}({x}, axis=-1, keepdims=True, out={m})",
-                           f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})",
-                           f"{self.glob(np.add.reduce, 'U')}({e}, axis=-1, out={s})"]
+            # (the eager op's np.maximum.reduce and np.add.reduce over rows: the row kernels give their bits)
+            self.lines += [self.reduce_rows(np.maximum, x, True, m), f"np.subtract({x}, {m}, out={sh})",
+                           f"np.exp({sh}, out={e})", self.reduce_rows(np.add, e, False, s)]
             cached = (sh, e, s)
             if type(logits) is Value:
                 self.xent_cache[logits] = cached
@@ -548,7 +548,7 @@ class _Builder:
         # the ufunc's reduce, as np.sum, np.max, ... call it (without their Python wrappers); a mean is
         # np.mean's own two steps: the sum into the output, divided in place by the count (an np.intp)
         if axes == (len(shape) - 1,) and name != "reduce_min":  # (short rows by the row kernels, NumPy's bits)
-            self.lines.append(f"{self.row_reduce(_REDUCE[name])}({self.expr(x)}, {keep}, out={b})")
+            self.lines.append(self.reduce_rows(_REDUCE[name], self.expr(x), keep, b))
         else:
             reduce = self.glob(_REDUCE[name].reduce, "U")
             self.lines.append(f"{reduce}({self.expr(x)}, axis={axes!r}, keepdims={keep}, out={b})")
@@ -907,8 +907,8 @@ class _Builder:
         kept = tuple(1 if d == a else n for d, n in enumerate(shape))
         m, sh, e, total = (self.glob(np.empty(s, dtype), "B") for s in (kept, shape, shape, kept))
         if a == len(shape) - 1:  # (the eager op's row kernels: NumPy's bits)
-            first = f"{self.row_reduce(np.maximum)}({x}, True, out={m})"
-            last = f"{self.row_reduce(np.add)}({e}, True, out={total})"
+            first = self.reduce_rows(np.maximum, x, True, m)
+            last = self.reduce_rows(np.add, e, True, total)
         else:
             first = f"{self.glob(np.maximum.reduce, 'U')}({x}, axis={a}, keepdims=True, out={m})"
             last = f"{self.glob(np.add.reduce, 'U')}({e}, axis={a}, keepdims=True, out={total})"
@@ -923,6 +923,30 @@ class _Builder:
         if not _OPTIONS["fuse"]:
             return self.glob(functools.partial(_numpy_reduce_last, ufunc), "F")
         return self.glob(functools.partial(reduce_last, ufunc), "F")
+
+    def reduce_rows(self, ufunc, x: str, keepdims: bool, out: str) -> str:
+        """A line that computes ``ufunc.reduce(x, axis=-1, keepdims=keepdims, out=out)`` (``np.add`` or
+        ``np.maximum``) as :func:`descend.ops.row_reduce.reduce_last` does, for the plan's names ``x`` and ``out``.
+        Where both are arrays the plan holds (buffers, constants, views of them) that the row kernels take, the
+        kernel is called on 2-D and 1-D views of them made once, and NumPy's reduce runs only where the kernel
+        refuses (a row whose result is not finite, a maximum that is zero): ``reduce_last``'s choices made at plan
+        time, so the same bits, without its checks and lookups at every call."""
+        from .._native import backend as kb
+        from ..ops.row_reduce import MAX_ROW
+
+        xa, oa = self.g.get(x), self.g.get(out)
+        if _OPTIONS["fuse"] and type(xa) is np.ndarray and type(oa) is np.ndarray and xa.ndim \
+                and 0 < xa.shape[-1] <= MAX_ROW and xa.flags.c_contiguous and oa.flags.c_contiguous \
+                and oa.dtype == xa.dtype and oa.size == xa.size // xa.shape[-1]:
+            kernels = kb.row_kernels(xa.dtype)
+            if kernels is not None:
+                rows = _view_of(xa, lambda a: a.reshape(-1, a.shape[-1]))
+                flat = _view_of(oa, lambda a: a.reshape(-1))
+                if rows is not None and flat is not None:
+                    k = self.glob(kernels[0 if ufunc is np.add else 1], "X")
+                    return (f"if not {k}({self.glob(rows, 'W')}, {self.glob(flat, 'W')}): "
+                            f"{self.glob(ufunc.reduce, 'U')}({x}, axis=-1, keepdims={keepdims}, out={out})")
+        return f"{self.row_reduce(ufunc)}({x}, {keepdims}, out={out})"
 
     def temporary(self, like: Value, dtype=None, shape=None) -> str:
         """A buffer of the plan for an intermediate of one lowered op (``like``'s shape and dtype unless given)."""
