@@ -102,3 +102,33 @@ def test_a_compiled_sparse_cross_entropy_step_gives_the_eager_bits(logits):
     for _ in range(4):
         assert eager(xt, yt).numpy().tobytes() == compiled(xt, yt).numpy().tobytes()
     assert v_e.numpy().tobytes() == v_c.numpy().tobytes()
+
+
+#: name -> what a compiled function returns (of a Tensor ``t`` and a Variable ``v``)
+RESULTS = {
+    "a Tensor": lambda t, v: t * 2.0,
+    "a tuple of one Tensor": lambda t, v: (t * 2.0,),
+    "a list of one Tensor": lambda t, v: [t * 2.0],
+    "a dict of one Tensor": lambda t, v: {"y": t * 2.0},
+    "a Variable": lambda t, v: v,
+    "a Python number": lambda t, v: 3.0,
+    "None": lambda t, v: None,
+}
+
+
+@pytest.mark.parametrize("name", list(RESULTS))
+def test_a_compiled_call_returns_what_the_eager_call_returns(name):
+    v = ds.Variable([1.0, 2.0])
+    fn = RESULTS[name]
+    t = ds.constant([3.0, 4.0])
+    want = fn(t, v)
+    compiled = ds.function(fn)
+    for _ in range(3):  # (the trace's call, then the plan's)
+        got = compiled(t, v)
+        assert type(got) is (ds.Tensor if isinstance(want, (ds.Variable, float)) else type(want))
+        flat_w, flat_g = ds.nest.flatten(want), ds.nest.flatten(got)
+        assert len(flat_w) == len(flat_g)
+        for w, g in zip(flat_w, flat_g):
+            assert type(g) is (type(None) if w is None else ds.Tensor)
+            if w is not None:
+                assert ds.convert_to_tensor(w).numpy().tobytes() == g.numpy().tobytes()  # (3.0: float32, as TF)
