@@ -11,7 +11,9 @@ node and no dispatch, no Tensor and no tape bookkeeping:
   operands are views made once;
 * an **elementwise op**, a **sum**, **mean** or **max** writes its NumPy ufunc
   or reduction into a buffer (``out=``); a chain of elementwise ops is one
-  generated kernel (:mod:`descend.compiler.fusion`);
+  generated kernel (:mod:`descend.compiler.fusion`); a reduction over short
+  rows of a buffer calls the row kernel the eager op would call
+  (:meth:`_Builder.reduce_rows`: NumPy's bits, chosen at plan time);
 * a **view** (reshape, transpose, expand_dims, broadcast_to...) of a buffer
   or constant is made once, at plan time;
 * a Variable **write** is the in-place NumPy update the method makes;
