@@ -1036,15 +1036,39 @@ def test_a_chosen_way_that_turns_far_slower_starts_a_trial_at_once(steady_load):
     times = iter([5.0, 0.7, 20.0, 20.0] + [0.7] * 16)
     seen = _run_choice(c, 20, lambda on: next(times))
     assert set(seen) == {True} and c.on is True
-    # threads now 30x slower: STRIKES calls, then a trial, which keeps one thread
-    seen = _run_choice(c, c.STRIKES + 2 * n + 50, lambda on: 20.0 if on else 0.8)
+    # threads now 30x slower: STRIKES calls, then a trial, which keeps one thread (its way with threads ends at
+    # its first counted call: more than ABORT times the median without threads of the last trial)
+    seen = _run_choice(c, c.STRIKES + 2 + n + 50, lambda on: 20.0 if on else 0.8)
     assert seen[:c.STRIKES] == [True] * c.STRIKES
-    assert seen[c.STRIKES:c.STRIKES + 2 * n] == [True] * n + [False] * n
-    assert set(seen[c.STRIKES + 2 * n:]) == {False} and c.on is False
+    assert seen[c.STRIKES:c.STRIKES + 2 + n] == [True] * 2 + [False] * n
+    assert set(seen[c.STRIKES + 2 + n:]) == {False} and c.on is False
     # the host slows both ways down: one trial, whose times the next strikes are measured against (not a
     # trial every few calls)
     seen = _run_choice(c, 200, lambda on: 40.0 if on else 2.0)
-    assert seen.count(True) == n and seen[:c.STRIKES] == [False] * c.STRIKES and c.on is False
+    assert seen.count(True) == 2 and seen[:c.STRIKES] == [False] * c.STRIKES and c.on is False
+
+
+@pytest.mark.parametrize("slow", [True, False], ids=["with threads", "without threads"])
+def test_a_trials_way_far_slower_than_the_other_was_ends_at_its_first_counted_call(steady_load, slow):
+    # a busy machine: a step with threads took 60 ms against 3.7 ms without; eight such calls per trial cost more
+    # than the trial can win
+    from descend.compiler.plan import ThreadChoice
+
+    c = ThreadChoice()
+    n = ThreadChoice.TRIAL + 1
+    _run_choice(c, c.WARM + 2 * n, lambda on: 1.0 if on else 2.0)  # a first trial: all its calls, both ways
+    assert c.on is True
+    steady_load["idle"] = False  # the load changes: a trial at once
+    if slow:  # threads now 50x slower than the last median without them
+        seen = _run_choice(c, 2 + n + 20, lambda on: 100.0 if on else 2.0)
+        assert seen == [True] * 2 + [False] * n + [False] * 20 and c.on is False
+    else:  # one thread now 50x slower than the last median with threads (ABORT x 1.0 < 50)
+        seen = _run_choice(c, n + 2 + 20, lambda on: 1.0 if on else 50.0)
+        assert seen == [True] * n + [False] * 2 + [True] * 20 and c.on is True
+    # a way ABORT times slower or less runs its whole trial
+    steady_load["idle"] = True
+    seen = _run_choice(c, 2 * n, lambda on: 3.0 if on else 1.0)
+    assert seen == [True] * n + [False] * n
 
 
 def test_the_setting_is_each_threads_own():

@@ -148,10 +148,14 @@ def _check_signature(signature) -> tuple:
     return tuple(signature)
 
 
-def _eager() -> bool:
-    from .. import config
+_config = None  # descend.config, imported on the first call (it imports this package's parents)
 
-    return config.functions_run_eagerly()
+
+def _eager() -> bool:
+    global _config
+    if _config is None:
+        from .. import config as _config
+    return _config.functions_run_eagerly()
 
 
 # ====================================================================== signatures
@@ -855,6 +859,7 @@ class ConcreteFunction:
         self._specs = tuple(canonical)
         if graph is None:
             self._out_rebuild = None
+            self._one_tensor = False
             return
         self.variables_created = list(rec.created)
         leaves, rebuild = nest.flatten(out), functools.partial(nest.pack_like, out)
@@ -879,6 +884,8 @@ class ConcreteFunction:
                 self._out_kinds.append("python")
         graph.outputs = refs
         self._out_structure = nest.structure_of(out)
+        # the result is one Tensor (not inside a list, tuple or dict): _finish hands it back as it is
+        self._one_tensor = self._out_kinds == ["tensor"] and self._out_structure is None
         self._outer_capture = getattr(graph, "outer_capture", False)
 
     @property
@@ -1217,6 +1224,9 @@ class ConcreteFunction:
 
     def _finish(self, outs: list, op_by_op: bool):
         """Rebuild the traced output structure from the flat outputs."""
+        if self._one_tensor:  # (a step that returns its loss: no structure to rebuild)
+            x = outs[0]
+            return x if isinstance(x, Tensor) else Tensor(x)
         it = iter(outs)
         leaves = []
         for kind in self._out_kinds:

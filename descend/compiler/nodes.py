@@ -48,6 +48,7 @@ class OptimizerNode(OpaqueNode):
         self.kwargs = kwargs        # the call arguments, by name
         self._wrapped: dict = {}    # id -> (array, its Tensor): the same buffer keeps its Tensor from call to call
         self._bound = None          # optimizer.bind(the variables of the last call)
+        self._last = None           # (that call's arrays, its bound plan, its (gradient Tensor, Variable) pairs)
 
     @classmethod
     def record(cls, recorder, fn, args: list, kwargs: dict, public=None):
@@ -110,13 +111,19 @@ class OptimizerNode(OpaqueNode):
         return t
 
     def run(self, arrays: list) -> list:
+        last = self._last
+        if last is not None and len(arrays) == len(last[0]) and all(map(operator.is_, arrays, last[0])):
+            # the same Variables and gradient buffers as the last call (a plan's steady state): its pairs again
+            last[1].apply(last[2], buffers=True, **self.kwargs)
+            return []
         n = len(self.layout)
         variables = arrays[:n]
         bound = self._bound
         if bound is None or len(bound.variables) != n or not all(map(operator.is_, variables, bound.variables)):
             bound = self._bound = self.optimizer.bind(variables)  # (Variable arguments may change per call)
-        grads = self._grads(arrays[n:], self._tensor)
-        bound.apply(list(zip(grads, variables)), buffers=True, **self.kwargs)
+        pairs = tuple(zip(self._grads(arrays[n:], self._tensor), variables))
+        self._last = (list(arrays), bound, pairs)
+        bound.apply(pairs, buffers=True, **self.kwargs)
         return []
 
     def replay(self, values: list) -> list:

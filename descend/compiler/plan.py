@@ -11,7 +11,9 @@ node and no dispatch, no Tensor and no tape bookkeeping:
   operands are views made once;
 * an **elementwise op**, a **sum**, **mean** or **max** writes its NumPy ufunc
   or reduction into a buffer (``out=``); a chain of elementwise ops is one
-  generated kernel (:mod:`descend.compiler.fusion`);
+  generated kernel (:mod:`descend.compiler.fusion`); a reduction over short
+  rows of a buffer calls the row kernel the eager op would call
+  (:meth:`_Builder.reduce_rows`: NumPy's bits, chosen at plan time);
 * a **view** (reshape, transpose, expand_dims, broadcast_to...) of a buffer
   or constant is made once, at plan time;
 * a Variable **write** is the in-place NumPy update the method makes;
@@ -495,9 +497,9 @@ class _Builder:
             n, c = xshape
             m, sh, e, s = (self.glob(np.empty(shape, xdtype), "B") for shape in ((n, 1), (n, c), (n, c), (n,)))
             x = self.expr(logits)
-            self.lines += [f"{self.glob(np.maximum.reduce, 'U')}({x}, axis=-1, keepdims=True, out={m})",
-                           f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})",
-                           f"{self.glob(np.add.reduce, 'U')}({e}, axis=-1, out={s})"]
+            # (the eager op's np.maximum.reduce and np.add.reduce over rows: the row kernels give their bits)
+            self.lines += [self.reduce_rows(np.maximum, x, True, m), f"np.subtract({x}, {m}, out={sh})",
+                           f"np.exp({sh}, out={e})", self.reduce_rows(np.add, e, False, s)]
             cached = (sh, e, s)
             if type(logits) is Value:
                 self.xent_cache[logits] = cached
@@ -548,7 +550,7 @@ class _Builder:
         # the ufunc's reduce, as np.sum, np.max, ... call it (without their Python wrappers); a mean is
         # np.mean's own two steps: the sum into the output, divided in place by the count (an np.intp)
         if axes == (len(shape) - 1,) and name != "reduce_min":  # (short rows by the row kernels, NumPy's bits)
-            self.lines.append(f"{self.row_reduce(_REDUCE[name])}({self.expr(x)}, {keep}, out={b})")
+            self.lines.append(self.reduce_rows(_REDUCE[name], self.expr(x), keep, b))
         else:
             reduce = self.glob(_REDUCE[name].reduce, "U")
             self.lines.append(f"{reduce}({self.expr(x)}, axis={axes!r}, keepdims={keep}, out={b})")
@@ -907,8 +909,8 @@ class _Builder:
         kept = tuple(1 if d == a else n for d, n in enumerate(shape))
         m, sh, e, total = (self.glob(np.empty(s, dtype), "B") for s in (kept, shape, shape, kept))
         if a == len(shape) - 1:  # (the eager op's row kernels: NumPy's bits)
-            first = f"{self.row_reduce(np.maximum)}({x}, True, out={m})"
-            last = f"{self.row_reduce(np.add)}({e}, True, out={total})"
+            first = self.reduce_rows(np.maximum, x, True, m)
+            last = self.reduce_rows(np.add, e, True, total)
         else:
             first = f"{self.glob(np.maximum.reduce, 'U')}({x}, axis={a}, keepdims=True, out={m})"
             last = f"{self.glob(np.add.reduce, 'U')}({e}, axis={a}, keepdims=True, out={total})"
@@ -923,6 +925,30 @@ class _Builder:
         if not _OPTIONS["fuse"]:
             return self.glob(functools.partial(_numpy_reduce_last, ufunc), "F")
         return self.glob(functools.partial(reduce_last, ufunc), "F")
+
+    def reduce_rows(self, ufunc, x: str, keepdims: bool, out: str) -> str:
+        """A line that computes ``ufunc.reduce(x, axis=-1, keepdims=keepdims, out=out)`` (``np.add`` or
+        ``np.maximum``) as :func:`descend.ops.row_reduce.reduce_last` does, for the plan's names ``x`` and ``out``.
+        Where both are arrays the plan holds (buffers, constants, views of them) that the row kernels take, the
+        kernel is called on 2-D and 1-D views of them made once, and NumPy's reduce runs only where the kernel
+        refuses (a row whose result is not finite, a maximum that is zero): ``reduce_last``'s choices made at plan
+        time, so the same bits, without its checks and lookups at every call."""
+        from .._native import backend as kb
+        from ..ops.row_reduce import MAX_ROW
+
+        xa, oa = self.g.get(x), self.g.get(out)
+        if _OPTIONS["fuse"] and type(xa) is np.ndarray and type(oa) is np.ndarray and xa.ndim \
+                and 0 < xa.shape[-1] <= MAX_ROW and xa.flags.c_contiguous and oa.flags.c_contiguous \
+                and oa.dtype == xa.dtype and oa.size == xa.size // xa.shape[-1]:
+            kernels = kb.row_kernels(xa.dtype)
+            if kernels is not None:
+                rows = _view_of(xa, lambda a: a.reshape(-1, a.shape[-1]))
+                flat = _view_of(oa, lambda a: a.reshape(-1))
+                if rows is not None and flat is not None:
+                    k = self.glob(kernels[0 if ufunc is np.add else 1], "X")
+                    return (f"if not {k}({self.glob(rows, 'W')}, {self.glob(flat, 'W')}): "
+                            f"{self.glob(ufunc.reduce, 'U')}({x}, axis=-1, keepdims={keepdims}, out={out})")
+        return f"{self.row_reduce(ufunc)}({x}, {keepdims}, out={out})"
 
     def temporary(self, like: Value, dtype=None, shape=None) -> str:
         """A buffer of the plan for an intermediate of one lowered op (``like``'s shape and dtype unless given)."""
@@ -1125,7 +1151,11 @@ class ThreadChoice:
     :data:`STRIKES` calls in a row take more than :data:`SLOW` times the median the chosen way had in its
     trial: beside two CPU-bound processes a step with threads ran at 0.6-0.7 ms in its trial and at 20 ms a
     few calls later, every parallel region waiting a scheduler slice for its second thread, and nothing else
-    would have tried again for 512 calls. Both ways give the same bits (:func:`descend._native.set_threads_on`)."""
+    would have tried again for 512 calls. A trial's way ends at its first counted call that takes more than
+    :data:`ABORT` times the other way's median of the last trial (that way counts as that slow): on a busy
+    machine a step with threads took 60 ms against 3.7 ms without (the small MLP, load 5 on 2 cores), and the
+    trials' eight calls with threads took a quarter of the time of 1,500 calls. Both ways give the same bits
+    (:func:`descend._native.set_threads_on`)."""
 
     WARM = 2
     TRIAL = 8
@@ -1134,7 +1164,8 @@ class ThreadChoice:
     FAR = 1.5
     SLOW = 2.0
     STRIKES = 3
-    __slots__ = ("on", "_idle", "_state", "_times", "_limit")
+    ABORT = 4.0
+    __slots__ = ("on", "_idle", "_state", "_times", "_limit", "_medians")
 
     def __init__(self):
         self.on = True      # the way chosen by the last trial
@@ -1145,6 +1176,7 @@ class ThreadChoice:
         self._state = np.array([0, self.WARM, self.EVERY, 0], np.int64)
         self._times = np.zeros(2 * self.TRIAL)
         self._limit = np.full(1, np.inf)
+        self._medians = np.full(2, np.inf)  # the last trial's medians, with threads and without
 
     @property
     def calls(self) -> int:
@@ -1178,10 +1210,21 @@ class ThreadChoice:
                 state[1], strikes = calls + 1, 0  # a trial from the next call
             state[3] = strikes
             return
-        if t != 0 and t != self.TRIAL + 1:
-            self._times[t - 1 if t <= self.TRIAL else t - 2] = seconds
-        if t == 2 * (self.TRIAL + 1) - 1:
-            on, off = float(np.median(self._times[:self.TRIAL])), float(np.median(self._times[self.TRIAL:]))
+        trial = self.TRIAL
+        if t != 0 and t != trial + 1:
+            on_way = t <= trial
+            k = t - 1 if on_way else t - 2
+            self._times[k] = seconds
+            if seconds > self.ABORT * self._medians[1 if on_way else 0]:  # far slower than the other way was
+                end = trial if on_way else 2 * trial
+                self._times[k:end] = seconds  # (this way's remaining calls count as this one)
+                if on_way:
+                    state[1] = calls - trial  # the next call starts the way without threads
+                    return
+                t = 2 * (trial + 1) - 1  # the trial is over
+        if t == 2 * (trial + 1) - 1:
+            on, off = float(np.median(self._times[:trial])), float(np.median(self._times[trial:]))
+            self._medians[:] = on, off
             self.on = on <= off
             self._idle = _native.idle_core()
             self._limit[0] = self.SLOW * min(on, off)
