@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
-from ..ops import array_ops, math_ops, random_draw
+from ..ops import array_ops, math_ops, random_draw, rnn_ops
 from ..persistence import object_config as _serialization
 from ._seeded import check_seed, start_rng
 from .base import Layer, _serialize_activation
@@ -425,6 +425,12 @@ class RNN(Layer):
             if keep.shape != (batch, steps):
                 raise ValueError(f"Layer '{self.name}': the mask must have shape (batch, timesteps) = "
                                  f"{(batch, steps)}. Received {keep.shape}")
+        if steps and keep is None and rmask is None and self._fused_lstm():
+            return self._lstm_sequence(x, states, template)
+        if getattr(self, "use_cudnn", None) is True:
+            raise ValueError(f"Layer '{self.name}': use_cudnn=True, but this call cannot run as one fused LSTM op "
+                             "(it needs activation='tanh', recurrent_activation='sigmoid', no mask, no "
+                             "recurrent_dropout in training and at least one time step). Use use_cudnn='auto'")
         per_step = array_ops.unstack(cell.project_inputs(x) if own else x, axis=1) if steps else []
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs = []
@@ -453,6 +459,27 @@ class RNN(Layer):
             result = output
         if self.return_state:
             return [result, *_nest(states, template)]
+        return result
+
+    def _fused_lstm(self) -> bool:
+        """Whether this call runs as one ``lstm_sequence`` op (:mod:`descend.ops.rnn_ops`, as Keras' cuDNN path):
+        an ``LSTMCell`` with ``tanh`` and ``sigmoid``, no mask, no recurrent dropout, ``use_cudnn`` not False."""
+        cell = self.cell
+        return (type(cell) is LSTMCell and getattr(self, "use_cudnn", "auto") is not False
+                and cell.activation is activations.tanh and cell.recurrent_activation is activations.sigmoid)
+
+    def _lstm_sequence(self, x, states, template):
+        """The LSTM over ``x`` as one op: the input projection of every step, time major, one product; then
+        ``lstm_sequence``; the outputs back in batch-major order (of processing, as Keras' ``go_backwards``)."""
+        cell = self.cell
+        xt = array_ops.transpose(x, perm=(1, 0, 2))
+        if self.go_backwards:
+            xt = xt[::-1]
+        h, c, _, _ = rnn_ops.lstm_sequence(cell.project_inputs(xt), states[0], states[1], cell.recurrent_kernel)
+        last_h, last_c = h[-1], c[-1]
+        result = array_ops.transpose(h, perm=(1, 0, 2)) if self.return_sequences else last_h
+        if self.return_state:
+            return [result, *_nest([last_h, last_c], template)]
         return result
 
     def _initial_states(self, batch: int, dtype) -> list:
@@ -587,6 +614,12 @@ class LSTM(_CellRNN):
     """
 
     _cell_class, _cell_name = LSTMCell, "lstm_cell"
+
+    def __init__(self, units, use_cudnn="auto", **kwargs):
+        if use_cudnn not in ("auto", True, False):
+            raise ValueError(f"LSTM: `use_cudnn` must be 'auto', True or False. Received: use_cudnn={use_cudnn!r}")
+        super().__init__(units, **kwargs)
+        self.use_cudnn = use_cudnn
 
 
 class GRU(_CellRNN):
