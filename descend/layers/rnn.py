@@ -16,6 +16,12 @@ Dropout: ``dropout`` masks the inputs and ``recurrent_dropout`` the state
 fed back, with one mask per call shared by all steps (Keras 3), in training
 only. The masks come from the layer's generator (``seed``).
 
+An LSTM with ``tanh`` and ``sigmoid``, no mask and no recurrent dropout in
+training (Keras' conditions for cuDNN) runs as one op over all steps,
+``lstm_sequence`` (:mod:`descend.ops.rnn_ops`), with the outputs of the
+step-by-step path bit for bit; ``use_cudnn=False`` takes the step-by-step
+path (which has second derivatives), ``use_cudnn=True`` requires the op.
+
 Gates: LSTM ``i, f, c, o`` (``unit_forget_bias`` starts the forget bias at
 1); GRU ``z, r, h`` with ``reset_after=True`` (Keras 3's default, a bias of
 shape ``(2, 3 * units)``) or ``False``.
@@ -353,7 +359,7 @@ class RNN(Layer):
         return_state: also return the final states (``[output, *states]``).
         go_backwards: read the sequence from its end.
         stateful, unroll: ``stateful=True`` is not supported; ``unroll`` is
-            accepted (the loop always runs in Python).
+            accepted (the loop always runs in Python, or inside one op: :class:`LSTM`).
 
     Call arguments: ``inputs`` ``(batch, timesteps, features)``, ``mask``
     (bool ``(batch, timesteps)``, or the Keras mask the inputs carry),
@@ -604,6 +610,9 @@ class LSTM(_CellRNN):
         units: the state size.
         activation: default ``"tanh"``; recurrent_activation: default ``"sigmoid"``.
         unit_forget_bias: start the forget gate's bias at 1 (default True).
+        use_cudnn: ``"auto"`` (default): run as one ``lstm_sequence`` op where Keras would use cuDNN
+            (``tanh``, ``sigmoid``, no mask, no recurrent dropout in training); False: one op per step
+            (second derivatives); True: the op, or ValueError where the call cannot use it.
         The other arguments: as :class:`SimpleRNN`.
 
     Example:

@@ -157,7 +157,7 @@ def backward_into(gh, gc, hs, cs, acts, tcs, h0, c0, u, out):
     one = dtype.type(1)
     dhr, dcn = np.zeros((b, units), dtype), np.zeros((b, units), dtype)
     dc = np.empty((b, units), dtype)
-    ut = u.T
+    ut = np.ascontiguousarray(u.T)  # (a contiguous operand: the product is faster than with the transposed view)
     for t in range(steps - 1, -1, -1):
         step(gh[t], dhr, gc[t], dcn, acts[t], tcs[t], cs[t - 1] if t else c0, dxw[t], dc, one)
         blas.matmul(dxw[t], ut, out=dhr)  # dh_prev = dz @ U^T
