@@ -20,8 +20,8 @@ import math
 
 import numpy as np
 
-from descend.ops.rnn_ops import lstm_sequence
 from descend.ops.conv_ops import avg_pool1d, avg_pool2d, col2im, conv1d, conv2d, im2col, max_pool1d, max_pool2d
+from descend.ops.rnn_ops import lstm_sequence
 
 try:
     from op_case import Case  # how tests/test_op_gradients.py imports it (tests/ is on sys.path)
