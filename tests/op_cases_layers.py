@@ -1,4 +1,5 @@
-"""Op cases for the ops registered by ``descend/ops/conv_ops.py`` (``im2col``, ``col2im``) and the
+"""Op cases for the ops registered by ``descend/ops/conv_ops.py`` (``im2col``, ``col2im``), ``lstm_sequence``
+(``descend/ops/rnn_ops.py``) and the
 functions composed from them (``conv2d``, ``max_pool2d``, ``conv1d``, ``max_pool1d``, ``avg_pool1d``,
 ``avg_pool2d``).
 
@@ -20,6 +21,7 @@ import math
 import numpy as np
 
 from descend.ops.conv_ops import avg_pool1d, avg_pool2d, col2im, conv1d, conv2d, im2col, max_pool1d, max_pool2d
+from descend.ops.rnn_ops import lstm_sequence
 
 try:
     from op_case import Case  # how tests/test_op_gradients.py imports it (tests/ is on sys.path)
@@ -206,3 +208,29 @@ _case("max_pool1d_same", lambda x: max_pool1d(x, 3, 2, padding="SAME"), [_spread
       lambda x: ref_max_pool2d(x[:, None], (1, 3), (1, 2), "same")[:, 0])
 _case("avg_pool1d_same", lambda x: avg_pool1d(x, 3, 2, padding="SAME"), [_normal(2, 5, 2)],
       lambda x: ref_avg_pool2d(x[:, None], (1, 3), (1, 2), "same")[:, 0])
+
+
+# ---------------------------------------------------------------- lstm_sequence (descend/ops/rnn_ops.py, issue 34)
+def ref_lstm_sequence(xw, h0, c0, u):
+    """Keras' LSTM step (gates i, f, c, o) over time-major projections, as a plain loop: ``[h, c]`` of every step."""
+    n = u.shape[0]
+    h, c, hs, cs = h0, c0, [], []
+    for t in range(xw.shape[0]):
+        z = xw[t] + h @ u
+        i, f, o = (1 / (1 + np.exp(-z[:, k * n:(k + 1) * n])) for k in (0, 1, 3))
+        c = f * c + i * np.tanh(z[:, 2 * n:3 * n])
+        h = o * np.tanh(c)
+        hs.append(h)
+        cs.append(c)
+    return [np.stack(hs), np.stack(cs)]
+
+
+def _lstm_hc(*args):
+    return list(lstm_sequence(*args)[:2])
+
+
+# both outputs get a gradient (h of every step, and c), through 4 steps, from non-zero initial states
+_case("lstm_sequence_h_and_c", _lstm_hc, [_normal(4, 3, 8), _normal(3, 2) * 0.5, _normal(3, 2) * 0.5,
+                                          _normal(2, 8) * 0.7], ref_lstm_sequence)
+_case("lstm_sequence_one_step", _lstm_hc, [_normal(1, 2, 4) * 2.0, _normal(2, 1), _normal(2, 1), _normal(1, 4)],
+      ref_lstm_sequence)

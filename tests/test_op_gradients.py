@@ -288,6 +288,7 @@ def test_differentiable_ops_without_vjp_are_exactly_the_allowlist():
 
 @pytest.mark.parametrize("name", sorted(NO_VJP_ALLOWLIST))
 def test_allowlisted_op_raises_no_gradient_error_naming_it(name):
+
     _reason, call, arg = NO_VJP_ALLOWLIST[name]
     x = ds.constant(arg)
     with ds.GradientTape() as tape:
@@ -312,6 +313,12 @@ def test_second_derivative_of_reduce_prod_raises_no_gradient_error():
         outer.gradient(g, x)
 
 # d igamma / da (descend/ops/special_ops.py) has no gradient itself, as TF's IgammaGradA
+NO_VJP_ALLOWLIST["lstm_sequence_grad"] = (
+    "the fused LSTM's backward pass through time; as TF's CudnnRNNBackprop, no second derivative (the LSTM layer with "
+    "use_cudnn=False has them)",
+    lambda x: OPS["lstm_sequence_grad"](x, x, x, x, ds.concat([x] * 4, axis=-1), x, x[0], x[0],
+                                        ds.ones((2, 8), ds.float64))[0],
+    np.full((3, 1, 2), 0.5))
 NO_VJP_ALLOWLIST["igamma_grad_a"] = ("TF's IgammaGradA has no gradient: igamma is differentiable once in a",
                                      lambda a: OPS["igamma_grad_a"](a, np.full(a.shape, 1.5)),
                                      np.array([0.5, 2.0, 3.5]))

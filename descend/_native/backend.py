@@ -366,6 +366,11 @@ class Backend:
         returning False where it leaves the reduction to NumPy (:func:`descend._native.loops.rows`)."""
         raise NotImplementedError
 
+    def lstm(self):
+        """``(gates, cell, backward)``: the exact elementwise kernels of one LSTM time step
+        (:func:`descend._native.rnn_loops.lstm`)."""
+        raise NotImplementedError
+
 
 _default: Backend | None = None
 _default_lock = threading.Lock()
@@ -452,6 +457,22 @@ def window_kernels(dtype):
     and pooling ops and the compiled plan both call them, so eager and compiled steps give the same bits; None: the
     ops' NumPy calls run, with the same bits too."""
     return _kernels("windows", dtype, _try_windows, "the convolution and pooling ops run their NumPy calls")
+
+
+def _try_lstm(kernels, dtype):
+    u, one = 1, np.ones(1, dtype)[0]
+    z, a, dz = (np.zeros((1, 4 * u), dtype) for _ in range(3))
+    ne, small = np.zeros((1, 3 * u), dtype), [np.zeros((1, u), dtype) for _ in range(6)]
+    kernels[0](z, z, z, ne, small[0])
+    kernels[1](z, ne, small[0], small[1], a, small[2], one)
+    kernels[2](small[0], small[1], small[2], small[3], a, small[4], small[5], dz, small[0], one)
+
+
+def lstm_kernels(dtype):
+    """The default backend's exact LSTM step kernels (``Backend.lstm``: :func:`descend._native.rnn_loops.lstm`) for
+    arrays of ``dtype``, compiled now, or None where they cannot run here (see :func:`_kernels`): the LSTM op's NumPy
+    calls run then, with the same bits."""
+    return _kernels("lstm", dtype, _try_lstm, "the LSTM op's NumPy calls run", exact=True)
 
 
 def _try_rows(kernels, dtype):

@@ -629,6 +629,11 @@ class NumbaCPU(Backend):
 
         return rows()
 
+    def lstm(self):
+        from .rnn_loops import lstm
+
+        return lstm()
+
     def find_nonfinite(self, arrays: list) -> int | None:
         """Index of the first array holding a NaN or Inf, -1 when none does; None when
         this check cannot take these arrays (the caller checks with NumPy)."""

@@ -112,7 +112,8 @@ _VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "ide
 #: ops lowered by a method of :class:`_Builder` of their own (copies and gathers into buffers: the same bits)
 _ARRAY_OPS = {"concat": "concat", "split": "split", "getitem": "getitem", "_getitem_grad": "getitem_grad",
               "gather": "gather", "einsum": "einsum", "im2col": "im2col", "col2im": "col2im",
-              "window_max": "window_max", "window_first_max": "window_first_max"}
+              "window_max": "window_max", "window_first_max": "window_first_max",
+              "lstm_sequence": "recurrent", "lstm_sequence_grad": "recurrent"}
 #: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
 _NO_WARNING = {"random_draw"}
 
@@ -806,6 +807,20 @@ class _Builder:
                 self.lines.append(f"np.add({dst}, {src}[:, :, :, {i}, {j}, :], out={dst})")
         if padded:
             self.lines.append(f"np.copyto({b}, {self.glob(acc[:, pt:pt + h, pl:pl + w, :], 'W')})")
+        return True
+
+    def recurrent(self, node) -> bool:
+        """``lstm_sequence`` and its gradient: the functions the eager ops run (:mod:`descend.ops.rnn_ops`), into
+        buffers (the same bits)."""
+        from ..ops import rnn_ops
+
+        metas = self._metas(node.inputs)
+        if not metas or any(m[1] != node.outputs[0].dtype for m in metas):
+            return False
+        fn = rnn_ops.forward_into if node.op.name == "lstm_sequence" else rnn_ops.backward_into
+        outs = [self.buffer(v) for v in node.outputs]
+        args = ", ".join(self.expr(r) for r in node.inputs)
+        self.lines.append(f"{self.glob(fn, 'F')}({args}, ({', '.join(outs)},))")
         return True
 
     def composite(self, node, out) -> bool:

@@ -16,6 +16,12 @@ Dropout: ``dropout`` masks the inputs and ``recurrent_dropout`` the state
 fed back, with one mask per call shared by all steps (Keras 3), in training
 only. The masks come from the layer's generator (``seed``).
 
+An LSTM with ``tanh`` and ``sigmoid``, no mask and no recurrent dropout in
+training (Keras' conditions for cuDNN) runs as one op over all steps,
+``lstm_sequence`` (:mod:`descend.ops.rnn_ops`), with the outputs of the
+step-by-step path bit for bit; ``use_cudnn=False`` takes the step-by-step
+path (which has second derivatives), ``use_cudnn=True`` requires the op.
+
 Gates: LSTM ``i, f, c, o`` (``unit_forget_bias`` starts the forget bias at
 1); GRU ``z, r, h`` with ``reset_after=True`` (Keras 3's default, a bias of
 shape ``(2, 3 * units)``) or ``False``.
@@ -27,7 +33,7 @@ import numpy as np
 
 from .. import activations, constraints, initializers, regularizers
 from ..framework.tensor import Tensor
-from ..ops import array_ops, math_ops, random_draw
+from ..ops import array_ops, math_ops, random_draw, rnn_ops
 from ..persistence import object_config as _serialization
 from ._seeded import check_seed, start_rng
 from .base import Layer, _serialize_activation
@@ -353,7 +359,7 @@ class RNN(Layer):
         return_state: also return the final states (``[output, *states]``).
         go_backwards: read the sequence from its end.
         stateful, unroll: ``stateful=True`` is not supported; ``unroll`` is
-            accepted (the loop always runs in Python).
+            accepted (the loop always runs in Python, or inside one op: :class:`LSTM`).
 
     Call arguments: ``inputs`` ``(batch, timesteps, features)``, ``mask``
     (bool ``(batch, timesteps)``, or the Keras mask the inputs carry),
@@ -425,6 +431,12 @@ class RNN(Layer):
             if keep.shape != (batch, steps):
                 raise ValueError(f"Layer '{self.name}': the mask must have shape (batch, timesteps) = "
                                  f"{(batch, steps)}. Received {keep.shape}")
+        if steps and keep is None and rmask is None and self._fused_lstm():
+            return self._lstm_sequence(x, states, template)
+        if getattr(self, "use_cudnn", None) is True:
+            raise ValueError(f"Layer '{self.name}': use_cudnn=True, but this call cannot run as one fused LSTM op "
+                             "(it needs activation='tanh', recurrent_activation='sigmoid', no mask, no "
+                             "recurrent_dropout in training and at least one time step). Use use_cudnn='auto'")
         per_step = array_ops.unstack(cell.project_inputs(x) if own else x, axis=1) if steps else []
         order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
         outputs = []
@@ -453,6 +465,27 @@ class RNN(Layer):
             result = output
         if self.return_state:
             return [result, *_nest(states, template)]
+        return result
+
+    def _fused_lstm(self) -> bool:
+        """Whether this call runs as one ``lstm_sequence`` op (:mod:`descend.ops.rnn_ops`, as Keras' cuDNN path):
+        an ``LSTMCell`` with ``tanh`` and ``sigmoid``, no mask, no recurrent dropout, ``use_cudnn`` not False."""
+        cell = self.cell
+        return (type(cell) is LSTMCell and getattr(self, "use_cudnn", "auto") is not False
+                and cell.activation is activations.tanh and cell.recurrent_activation is activations.sigmoid)
+
+    def _lstm_sequence(self, x, states, template):
+        """The LSTM over ``x`` as one op: the input projection of every step, time major, one product; then
+        ``lstm_sequence``; the outputs back in batch-major order (of processing, as Keras' ``go_backwards``)."""
+        cell = self.cell
+        xt = array_ops.transpose(x, perm=(1, 0, 2))
+        if self.go_backwards:
+            xt = xt[::-1]
+        h, c, _, _ = rnn_ops.lstm_sequence(cell.project_inputs(xt), states[0], states[1], cell.recurrent_kernel)
+        last_h, last_c = h[-1], c[-1]
+        result = array_ops.transpose(h, perm=(1, 0, 2)) if self.return_sequences else last_h
+        if self.return_state:
+            return [result, *_nest([last_h, last_c], template)]
         return result
 
     def _initial_states(self, batch: int, dtype) -> list:
@@ -577,6 +610,9 @@ class LSTM(_CellRNN):
         units: the state size.
         activation: default ``"tanh"``; recurrent_activation: default ``"sigmoid"``.
         unit_forget_bias: start the forget gate's bias at 1 (default True).
+        use_cudnn: ``"auto"`` (default): run as one ``lstm_sequence`` op where Keras would use cuDNN
+            (``tanh``, ``sigmoid``, no mask, no recurrent dropout in training); False: one op per step
+            (second derivatives); True: the op, or ValueError where the call cannot use it.
         The other arguments: as :class:`SimpleRNN`.
 
     Example:
@@ -587,6 +623,12 @@ class LSTM(_CellRNN):
     """
 
     _cell_class, _cell_name = LSTMCell, "lstm_cell"
+
+    def __init__(self, units, use_cudnn="auto", **kwargs):
+        if use_cudnn not in ("auto", True, False):
+            raise ValueError(f"LSTM: `use_cudnn` must be 'auto', True or False. Received: use_cudnn={use_cudnn!r}")
+        super().__init__(units, **kwargs)
+        self.use_cudnn = use_cudnn
 
 
 class GRU(_CellRNN):
