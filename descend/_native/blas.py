@@ -47,7 +47,7 @@ threads was measured faster in the default mode (below). :func:`matmul`:
   OpenBLAS's own threads (as many as the budget, on at most the cores) where
   that is faster: the first time the main thread makes a product of a kind
   (shape, dtype, strides, thread count) it times both ways,
-  :data:`WAY_TRIALS` times each in turns, and keeps the faster for the rest of
+  :data:`WAY_TRIALS` times each, and keeps the faster for the rest of
   the process (:func:`way`). Every product of that kind, eager or in a plan,
   then runs the same way, so **a compiled step gives the eager step's bits in
   both modes**; the last bits may depend on the thread count (and, where the
@@ -71,7 +71,9 @@ threads was measured faster in the default mode (below). :func:`matmul`:
   scheduler time slice (measured: 0.3 ms a product). Never in a process
   forked after the kernels' threads started. (A product found faster on
   OpenBLAS's threads runs on them whatever the load: its bits depend on
-  their count.)
+  their count.) Nor while OpenBLAS's workers still spin after such a call
+  (about 0.1 s): two thread pools spinning for the same cores stall each
+  other (:func:`descend._native.blas_threads_used`).
 
 **descend owns NumPy's BLAS threads.** The first product descend makes
 reads the BLAS thread count (as ``OPENBLAS_NUM_THREADS``, ``threadpoolctl`` or
@@ -508,19 +510,22 @@ def _threaded(a, b, out, libs) -> None:
         finally:
             for _, put in libs:
                 put(1)
+            _native.blas_threads_used()  # (its workers spin a while now: descend's own threads keep off the cores)
     stats["threaded"] += 1
 
 
 def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
     """Whether one call on OpenBLAS's threads computes ``a @ b`` faster than descend's way without them (its blocks
-    as :func:`matmul_into` runs them now, or one one-thread call), timed :data:`WAY_TRIALS` times each, in turns,
-    into a scratch array (``out`` and the operands are not written)."""
+    as :func:`matmul_into` runs them now, or one one-thread call), timed :data:`WAY_TRIALS` times each into a scratch
+    array (``out`` and the operands are not written). descend's way first: after a call on OpenBLAS's threads its
+    workers spin a while, and descend's threads keep off the cores meanwhile (:func:`descend._native.blas_threads_used`),
+    so timing them in turns would time the blocks in turn on one thread where they would run on two."""
     import time
 
     scratch = np.empty_like(out)
     best = {True: float("inf"), False: float("inf")}
-    for _ in range(WAY_TRIALS):
-        for threaded in (False, True):
+    for threaded in (False, True):
+        for _ in range(WAY_TRIALS):
             start = time.perf_counter()
             if threaded:
                 _threaded(a, b, scratch, libs)
