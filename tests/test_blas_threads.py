@@ -735,15 +735,23 @@ def test_an_eager_step_after_a_product_on_openblas_threads_updates_on_one_thread
 
 def test_timing_the_ways_times_descends_way_before_openblas_threads(monkeypatch):
     # after a call on OpenBLAS's threads descend's own threads keep off the cores for a while: timed in turns, the
-    # blocks would be timed in turn on one thread where they run at once
+    # blocks would be timed in turn on one thread where they run at once; and the trials leave no such mark
     rng = np.random.default_rng(9)
     a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
     out = np.empty((128, 512), np.float32)
     calls = []
-    monkeypatch.setattr(blas, "_threaded", lambda *args: calls.append("threaded"))
+    monkeypatch.setattr(blas, "_threaded", lambda *args, note=True: calls.append(("threaded", note)))
     monkeypatch.setattr(blas, "_split", lambda *args: calls.append("blocks") is None)
     monkeypatch.setattr(blas.np, "matmul", lambda *args, **kw: calls.append("whole"))
     for blocks, ours in ((blas._Blocks(None, *[None] * 8), "blocks"), (None, "whole")):
         calls.clear()
         blas._faster_on_blas_threads(a, b, out, blocks, ())
-        assert calls == [ours] * blas.WAY_TRIALS + ["threaded"] * blas.WAY_TRIALS
+        assert calls == [ours] * blas.WAY_TRIALS + [("threaded", False)] * blas.WAY_TRIALS
+
+
+def test_a_trial_on_openblas_threads_leaves_descends_threads_on(spin):
+    pool = _FakePool(1)
+    rng = np.random.default_rng(10)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    blas._faster_on_blas_threads(a, b, np.empty((128, 512), np.float32), None, ((pool.get, pool.put),))
+    assert pool.history and not _native.blas_spinning() and _native.threads_on()

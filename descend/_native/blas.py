@@ -497,9 +497,11 @@ def _key(a, b, out) -> tuple:
     return (m, k, n, out.dtype.char, a.strides, b.strides, out.strides, _threads_for(m, k, n))
 
 
-def _threaded(a, b, out, libs) -> None:
+def _threaded(a, b, out, libs, note: bool = True) -> None:
     """``np.matmul(a, b, out=out)`` on OpenBLAS's own threads (as many as the default mode's :func:`parts_for`), the
-    BLAS pool set back to one thread after it (only the main thread does this: see the module docstring)."""
+    BLAS pool set back to one thread after it (only the main thread does this: see the module docstring). Unless
+    ``note`` is False (a trial of :func:`_faster_on_blas_threads`), descend's threads then keep off the cores while
+    OpenBLAS's workers spin (:func:`descend._native.blas_threads_used`)."""
     m, k = a.shape
     threads = _threads_for(m, k, b.shape[1])
     with _count_lock:
@@ -510,16 +512,19 @@ def _threaded(a, b, out, libs) -> None:
         finally:
             for _, put in libs:
                 put(1)
-            _native.blas_threads_used()  # (its workers spin a while now: descend's own threads keep off the cores)
+            if note:
+                _native.blas_threads_used()  # (its workers spin a while now: descend's threads keep off the cores)
     stats["threaded"] += 1
 
 
 def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
     """Whether one call on OpenBLAS's threads computes ``a @ b`` faster than descend's way without them (its blocks
     as :func:`matmul_into` runs them now, or one one-thread call), timed :data:`WAY_TRIALS` times each into a scratch
-    array (``out`` and the operands are not written). descend's way first: after a call on OpenBLAS's threads its
-    workers spin a while, and descend's threads keep off the cores meanwhile (:func:`descend._native.blas_threads_used`),
-    so timing them in turns would time the blocks in turn on one thread where they would run on two."""
+    array (``out`` and the operands are not written). descend's way first, as it runs in the process as it is: where
+    a product of another kind runs on OpenBLAS's threads its workers spin, and descend's threads keep off the cores
+    (:func:`descend._native.blas_threads_used`), so the blocks are timed in turn on one thread, as they would run,
+    and the process tends to one pool for all its products. The trial calls on OpenBLAS's threads leave no such
+    mark (where descend's way wins, no product of this kind will make OpenBLAS's workers spin)."""
     import time
 
     scratch = np.empty_like(out)
@@ -528,7 +533,7 @@ def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
         for _ in range(WAY_TRIALS):
             start = time.perf_counter()
             if threaded:
-                _threaded(a, b, scratch, libs)
+                _threaded(a, b, scratch, libs, note=False)
             elif blocks is not None:
                 if not _split(a, b, scratch, blocks):
                     _in_turn(a, b, scratch, blocks)
