@@ -455,8 +455,11 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         if main:
             _take_over(libs)
         if _found is not None and a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM:
-            blocks = _blocks(a, b, out)
-            if not _deterministic and _way_of(a, b, out, blocks, main, libs) == "threaded":
+            way = None if _deterministic else _ways.get(_key(a, b, out))
+            blocks = None if way == "threaded" else _blocks(a, b, out)  # (not needed on OpenBLAS's threads)
+            if way is None and not _deterministic:
+                way = _way_of(a, b, out, blocks, main, libs)
+            if way == "threaded":
                 if main:
                     _threaded(a, b, out, libs)
                 else:  # (a thread other than the main one never changes the BLAS's thread count)
