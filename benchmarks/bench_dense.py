@@ -7,7 +7,14 @@ for Adam/AdamW), and each peer's fastest mode: PyTorch ``fused=True`` where
 supported (else the faster of foreach and for-loop), optax under ``jax.jit``
 with donated buffers, Keras 3 (TensorFlow) under ``tf.function(jit_compile=True)``.
 
-    python benchmarks/bench_dense.py [--quick]
+    python benchmarks/bench_dense.py [--quick] [--isolate] [--rounds N] [--avx2]
+
+``--avx2`` measures every implementation with AVX2 code on a CPU that has
+AVX-512 (what an AVX2-only CPU runs): PyTorch with ``ATEN_CPU_CAPABILITY=avx2``,
+descend's kernels and the floor with ``NUMBA_CPU_NAME=haswell`` *and*
+``NUMBA_CPU_FEATURES`` set to the CPU's own features without AVX-512
+(:func:`avx2_environment`): numba takes the CPU's features whatever
+``NUMBA_CPU_NAME`` says, so the name alone still compiles AVX-512 (zmm) code.
 """
 
 from __future__ import annotations
@@ -41,6 +48,27 @@ SPECS = [
     ("Lion", 1, lambda ds: ds.optimizers.Lion(1e-4),
      None, lambda optax: optax.lion(1e-4), lambda k: k.optimizers.Lion(1e-4)),
 ]
+
+
+#: prefixes of the CPU features that AVX2 code leaves out (AVX-512 and its successors, AMX)
+_PAST_AVX2 = ("avx512", "avx10", "amx", "evex512")
+
+
+def avx2_environment() -> dict:
+    """Environment variables under which PyTorch's kernels and numba's (descend's, the floor's) use AVX2 code
+    on this CPU: ``ATEN_CPU_CAPABILITY=avx2``, ``NUMBA_CPU_NAME=haswell`` and ``NUMBA_CPU_FEATURES`` (the
+    host's features as LLVM names them, every AVX-512 and later one turned off). Set them before numba or
+    torch is imported (``--avx2`` does it first thing; ``--isolate``'s processes inherit them)."""
+    env = {"ATEN_CPU_CAPABILITY": "avx2"}
+    try:
+        import llvmlite.binding as ll
+    except ImportError:  # no numba: descend and the floor take their NumPy paths
+        return env
+    features = ll.get_host_cpu_features()
+    env["NUMBA_CPU_NAME"] = "haswell"
+    env["NUMBA_CPU_FEATURES"] = ",".join(("+" if on and not name.startswith(_PAST_AVX2) else "-") + name
+                                         for name, on in sorted(features.items()))
+    return env
 
 
 def make_data(n_tensors, size, seed=0):
@@ -293,6 +321,10 @@ def run(quick: bool = False, isolate: bool = False, rounds: int | None = None) -
         {"n_tensors": n_tensors, "tensor_size": size, "params": total, **timing})
     if quick:
         res["notes"].append("quick: SGD, Adam and Lion only; Keras for Adam only")
+    numba_cpu, aten = os.environ.get("NUMBA_CPU_NAME"), os.environ.get("ATEN_CPU_CAPABILITY")
+    if numba_cpu or aten:
+        no512 = " without AVX-512" if "-avx512f" in os.environ.get("NUMBA_CPU_FEATURES", "") else ""
+        res["notes"].append(f"code: numba for {numba_cpu or 'this CPU'}{no512}; PyTorch {aten or 'its default'}")
     out = common.run_rounds(__file__, GROUPS, measure_group, quick, isolate, rounds)
     common.add_entries(res, out, [s[0] for s in specs])
     for name, slots, *_ in specs:
@@ -325,6 +357,8 @@ def run(quick: bool = False, isolate: bool = False, rounds: int | None = None) -
 
 
 if __name__ == "__main__":
+    if "--avx2" in sys.argv:
+        os.environ.update(avx2_environment())
     if not common.group_main(measure_group):
         rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else None
         print(common.text_table([run("--quick" in sys.argv, "--isolate" in sys.argv, rounds)]))

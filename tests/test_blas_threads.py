@@ -40,6 +40,7 @@ def fake_pool(monkeypatch, blocks_way):
     monkeypatch.setattr(blas, "_found", None)
     monkeypatch.setattr(blas, "_budget", None)
     monkeypatch.setattr(_native, "idle_core", lambda: True)
+    monkeypatch.setattr(_native, "_blas_spins_until", float("-inf"))  # (no earlier test's OpenBLAS workers spinning)
     return pool
 
 
@@ -665,3 +666,92 @@ def test_a_call_on_openblas_threads_sets_the_count_holding_the_lock():
     blas._threaded(a, a.T.copy(), out, ((pool.get, lambda n: (held.append(blas._count_lock.locked()), pool.put(n))),))
     assert held == [True, True] and pool.history[-1] == 1 and not blas._count_lock.locked()
     assert (out == 32).all()
+
+
+# ------------------------------------------------------------------ one thread pool at a time
+@pytest.fixture
+def spin(monkeypatch):
+    """A core idle and no OpenBLAS workers spinning yet."""
+    if blas.blas_pools.blas_threaded() or not _native.parallel():
+        pytest.skip("descend's kernels run on one thread here whatever OpenBLAS does")
+    monkeypatch.setattr(_native, "idle_core", lambda: True)
+    monkeypatch.setattr(_native, "_blas_spins_until", float("-inf"))
+    previous = _native.set_threads_on(None)
+    yield
+    _native.set_threads_on(previous)
+
+
+def test_while_openblas_workers_spin_descends_threads_keep_off_the_cores(spin, monkeypatch):
+    # after a call on OpenBLAS's threads its workers spin for the next call: descend's kernels and split products
+    # then run on the calling thread (two pools spinning for two cores stall each other), unless a plan forces
+    # threads on; once the workers sleep, threads again
+    monkeypatch.setattr(_native, "_blas_spin", 0.05)  # (the spin shortened to 50 ms)
+    big = 2 * _native.SERIAL_BELOW
+    assert (_native.serial(big), _native.threads_on(), _native.blas_spinning()) == (False, True, False)
+    pool = _FakePool(1)
+    a = np.ones((64, 32), np.float32)
+    blas._threaded(a, a.T.copy(), np.empty((64, 64), np.float32), ((pool.get, pool.put),))
+    assert (_native.serial(big), _native.threads_on(), _native.blas_spinning()) == (True, False, True)
+    for forced, want in ((True, (False, True)), (False, (True, False))):
+        _native.set_threads_on(forced)
+        assert (_native.serial(big), _native.threads_on()) == want, forced
+    _native.set_threads_on(None)
+    import time
+
+    time.sleep(0.06)
+    assert (_native.serial(big), _native.threads_on(), _native.blas_spinning()) == (False, True, False)
+
+
+@pytest.mark.parametrize("setting, seconds", [(None, 0.1), ("28", 0.1), ("25", 0.1 / 8), ("30", 0.4), ("40", 0.4),
+                                              ("1", 0.1 / 2**24), ("many", 0.1), ("", 0.1)])
+def test_the_spin_follows_openblas_thread_timeout(monkeypatch, setting, seconds):
+    # OpenBLAS's workers spin 2**N cycles, N = OPENBLAS_THREAD_TIMEOUT (4 to 30, else 28)
+    if setting is None:
+        monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
+    else:
+        monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", setting)
+    assert _native._blas_spin_seconds() == pytest.approx(max(seconds, 0.1 / 2**24))
+
+
+def test_an_eager_step_after_a_product_on_openblas_threads_updates_on_one_thread(spin, blas_threads, monkeypatch):
+    # the layer's large products run on OpenBLAS's threads (measured faster, here forced): the optimizer's kernel
+    # and the non-finite check that follow run on the calling thread
+    monkeypatch.setattr(_native, "_blas_spin", 60.0)  # (however long the first step takes to load its kernels)
+    asked = []
+    real = _native.serial
+    monkeypatch.setattr(_native, "serial", lambda n: asked.append((n, real(n))) or asked[-1][1])
+    rng = np.random.default_rng(8)
+    w = ds.Variable(rng.standard_normal((784, 256), dtype=np.float32) * np.float32(0.05))
+    x = ds.constant(rng.standard_normal((64, 784), dtype=np.float32))
+    opt = ds.optimizers.AdamW(1e-3, weight_decay=0.01)
+    for _ in range(2):
+        with ds.GradientTape() as tape:
+            loss = ds.reduce_mean(ds.nn.relu(ds.matmul(x, w)))
+        opt.apply_gradients([(tape.gradient(loss, w), w)])
+    assert blas.stats["threaded"] and blas_threads
+    large = [on_one for n, on_one in asked if n >= w.numpy().size]
+    assert large and all(large)
+
+
+def test_timing_the_ways_times_descends_way_before_openblas_threads(monkeypatch):
+    # after a call on OpenBLAS's threads descend's own threads keep off the cores for a while: timed in turns, the
+    # blocks would be timed in turn on one thread where they run at once; and the trials leave no such mark
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    out = np.empty((128, 512), np.float32)
+    calls = []
+    monkeypatch.setattr(blas, "_threaded", lambda *args, note=True: calls.append(("threaded", note)))
+    monkeypatch.setattr(blas, "_split", lambda *args: calls.append("blocks") is None)
+    monkeypatch.setattr(blas.np, "matmul", lambda *args, **kw: calls.append("whole"))
+    for blocks, ours in ((blas._Blocks(None, *[None] * 8), "blocks"), (None, "whole")):
+        calls.clear()
+        blas._faster_on_blas_threads(a, b, out, blocks, ())
+        assert calls == [ours] * blas.WAY_TRIALS + [("threaded", False)] * blas.WAY_TRIALS
+
+
+def test_a_trial_on_openblas_threads_leaves_descends_threads_on(spin):
+    pool = _FakePool(1)
+    rng = np.random.default_rng(10)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    blas._faster_on_blas_threads(a, b, np.empty((128, 512), np.float32), None, ((pool.get, pool.put),))
+    assert pool.history and not _native.blas_spinning() and _native.threads_on()

@@ -45,7 +45,11 @@ threads, e.g. with one process per core. Where NumPy's BLAS keeps threads of its
 own that descend cannot set (``threadpoolctl`` not importable, say after a
 ``--no-deps`` install: :func:`.blas_pools.blas_threaded`), every kernel runs on one
 thread: two pools that both spin for the cores fight (measured, eager MLP step:
-1.3 ms with one pool, 8.8 ms with both). A worker spins for the next kernel
+1.3 ms with one pool, 8.8 ms with both). For the same reason, for about 0.1 s
+after a product that ran on OpenBLAS's own threads (:mod:`.blas`), while its
+workers spin for the next call, every kernel and split product runs on the
+calling thread unless :func:`set_threads_on` forces threads
+(:func:`blas_threads_used`). A worker spins for the next kernel
 about 4 ms (``GOMP_SPINCOUNT`` :data:`SPIN_COUNT`) before it sleeps: on a
 virtual machine an idle core is slow to wake (measured, 2-core EPYC VM: a
 sleeping worker added about 50 us to each launch, and the split products of
@@ -79,10 +83,10 @@ import time
 
 import numpy as np
 
-__all__ = ["CHUNK", "IDLE_TO_SPLIT", "PROBE_SECONDS", "SEGMENT_SUM_BELOW", "SERIAL_BELOW",
-           "SPIN_COUNT", "cores", "enabled", "group", "idle_core", "kernels", "parallel", "ready", "segment_sum",
-           "segment_sum_grouped", "serial", "set_background_loading", "set_enabled", "set_threads_on", "stable_order",
-           "threads_on", "wait_loaded"]
+__all__ = ["BLAS_SPIN_SECONDS", "CHUNK", "IDLE_TO_SPLIT", "PROBE_SECONDS", "SEGMENT_SUM_BELOW", "SERIAL_BELOW",
+           "SPIN_COUNT", "blas_spinning", "blas_threads_used", "cores", "enabled", "group", "idle_core", "kernels",
+           "parallel", "ready", "segment_sum", "segment_sum_grouped", "serial", "set_background_loading", "set_enabled",
+           "set_threads_on", "stable_order", "threads_on", "wait_loaded"]
 
 log = logging.getLogger("descend.native")
 
@@ -97,6 +101,21 @@ IDLE_TO_SPLIT = 0.5
 #: how long GNU OpenMP's workers spin for the next kernel before they sleep (GOMP_SPINCOUNT, set when numba
 #: loads unless the environment sets it or OMP_WAIT_POLICY): about 4 ms on a 2-core EPYC (see the module docstring)
 SPIN_COUNT = 100_000
+#: how long OpenBLAS's workers spin for the next call, after a call on its threads, before they sleep (seconds):
+#: 2**28 cycles (OpenBLAS's THREAD_TIMEOUT; ``OPENBLAS_THREAD_TIMEOUT``, 4 to 30, sets another exponent), measured
+#: about 0.1 s on a 2-core EPYC (see :func:`blas_threads_used`)
+BLAS_SPIN_SECONDS = 0.1
+
+
+def _blas_spin_seconds() -> float:
+    exponent = os.environ.get("OPENBLAS_THREAD_TIMEOUT", "").strip()
+    if not exponent.isdigit():
+        return BLAS_SPIN_SECONDS
+    return BLAS_SPIN_SECONDS * 2.0 ** (min(max(int(exponent), 4), 30) - 28)
+
+
+_blas_spin = _blas_spin_seconds()
+
 #: below this many elements ``segment_sum`` leaves the work to ``np.add.at`` (measured, 2-core Xeon,
 #: float32: 1,024 elements 16.8 us add.at vs 15.3 kernel; 64: 2.6 vs 10.7; 8192 x 64: 4.8 ms vs 0.71)
 SEGMENT_SUM_BELOW = 1024
@@ -269,11 +288,33 @@ _forked_after_parallel = False
 
 def serial(n_elements: int) -> bool:
     """Whether a kernel over ``n_elements`` runs its serial loop: below :data:`SERIAL_BELOW` elements, while
-    threads are off (:func:`set_threads_on`), while no core is idle (:func:`idle_core`) unless threads are
-    forced on, or in a child forked after a parallel kernel; otherwise records that threads were started."""
+    threads are off (:func:`set_threads_on`), while no core is idle (:func:`idle_core`) or OpenBLAS's workers
+    spin (:func:`blas_spinning`) unless threads are forced on, or in a child forked after a parallel kernel;
+    otherwise records that threads were started."""
     mode = getattr(_threads, "mode", None)
-    return (n_elements < SERIAL_BELOW or mode is False or (mode is None and not idle_core())
+    return (n_elements < SERIAL_BELOW or mode is False or (mode is None and (not idle_core() or blas_spinning()))
             or _beside_threaded_blas() or not parallel())
+
+
+_blas_spins_until = float("-inf")  # perf_counter time until which OpenBLAS's workers spin (blas_threads_used)
+
+
+def blas_threads_used() -> None:
+    """Record that a call on OpenBLAS's own threads (:mod:`.blas`) just ended. Its workers then spin for the
+    next call :data:`BLAS_SPIN_SECONDS` before they sleep, and while they do, descend's kernels and split
+    products run on the calling thread unless :func:`set_threads_on` forces threads (:func:`blas_spinning`):
+    numba's workers spin too (``GOMP_SPINCOUNT``), and two pools that spin for the same cores stall each other
+    for scheduler time slices. Measured before this rule, 2-core EPYC, eager step of the 784-256-10 MLP (a
+    product a step on OpenBLAS's threads): best 2.6 ms / median 9.4 ms with numba's threads beside OpenBLAS's,
+    0.83 / 0.90 ms with ``NUMBA_NUM_THREADS=1``. A compiled plan measures both ways and sets its choice
+    (:func:`set_threads_on`), which this rule leaves alone."""
+    global _blas_spins_until
+    _blas_spins_until = time.perf_counter() + _blas_spin
+
+
+def blas_spinning() -> bool:
+    """Whether OpenBLAS's workers may still spin after a call on its threads (:func:`blas_threads_used`)."""
+    return time.perf_counter() < _blas_spins_until
 
 
 _blas_threaded: bool | None = None
@@ -318,7 +359,7 @@ def set_threads_on(flag: bool | None) -> bool | None:
 def threads_on() -> bool:
     """Whether a product may be split now (see :func:`set_threads_on`)."""
     mode = getattr(_threads, "mode", None)
-    return mode is True or (mode is None and idle_core())
+    return mode is True or (mode is None and idle_core() and not blas_spinning())
 
 
 def cores() -> int:

@@ -47,7 +47,7 @@ threads was measured faster in the default mode (below). :func:`matmul`:
   OpenBLAS's own threads (as many as the budget, on at most the cores) where
   that is faster: the first time the main thread makes a product of a kind
   (shape, dtype, strides, thread count) it times both ways,
-  :data:`WAY_TRIALS` times each in turns, and keeps the faster for the rest of
+  :data:`WAY_TRIALS` times each, and keeps the faster for the rest of
   the process (:func:`way`). Every product of that kind, eager or in a plan,
   then runs the same way, so **a compiled step gives the eager step's bits in
   both modes**; the last bits may depend on the thread count (and, where the
@@ -71,7 +71,9 @@ threads was measured faster in the default mode (below). :func:`matmul`:
   scheduler time slice (measured: 0.3 ms a product). Never in a process
   forked after the kernels' threads started. (A product found faster on
   OpenBLAS's threads runs on them whatever the load: its bits depend on
-  their count.)
+  their count.) Nor while OpenBLAS's workers still spin after such a call
+  (about 0.1 s): two thread pools spinning for the same cores stall each
+  other (:func:`descend._native.blas_threads_used`).
 
 **descend owns NumPy's BLAS threads.** The first product descend makes
 reads the BLAS thread count (as ``OPENBLAS_NUM_THREADS``, ``threadpoolctl`` or
@@ -453,8 +455,11 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
         if main:
             _take_over(libs)
         if _found is not None and a.ndim == 2 and b.ndim == 2 and a.shape[0] * a.shape[1] * b.shape[1] >= PARALLEL_FROM:
-            blocks = _blocks(a, b, out)
-            if not _deterministic and _way_of(a, b, out, blocks, main, libs) == "threaded":
+            way = None if _deterministic else _ways.get(_key(a, b, out))
+            blocks = None if way == "threaded" else _blocks(a, b, out)  # (not needed on OpenBLAS's threads)
+            if way is None and not _deterministic:
+                way = _way_of(a, b, out, blocks, main, libs)
+            if way == "threaded":
                 if main:
                     _threaded(a, b, out, libs)
                 else:  # (a thread other than the main one never changes the BLAS's thread count)
@@ -495,9 +500,11 @@ def _key(a, b, out) -> tuple:
     return (m, k, n, out.dtype.char, a.strides, b.strides, out.strides, _threads_for(m, k, n))
 
 
-def _threaded(a, b, out, libs) -> None:
+def _threaded(a, b, out, libs, note: bool = True) -> None:
     """``np.matmul(a, b, out=out)`` on OpenBLAS's own threads (as many as the default mode's :func:`parts_for`), the
-    BLAS pool set back to one thread after it (only the main thread does this: see the module docstring)."""
+    BLAS pool set back to one thread after it (only the main thread does this: see the module docstring). Unless
+    ``note`` is False (a trial of :func:`_faster_on_blas_threads`), descend's threads then keep off the cores while
+    OpenBLAS's workers spin (:func:`descend._native.blas_threads_used`)."""
     m, k = a.shape
     threads = _threads_for(m, k, b.shape[1])
     with _count_lock:
@@ -508,22 +515,28 @@ def _threaded(a, b, out, libs) -> None:
         finally:
             for _, put in libs:
                 put(1)
+            if note:
+                _native.blas_threads_used()  # (its workers spin a while now: descend's threads keep off the cores)
     stats["threaded"] += 1
 
 
 def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
     """Whether one call on OpenBLAS's threads computes ``a @ b`` faster than descend's way without them (its blocks
-    as :func:`matmul_into` runs them now, or one one-thread call), timed :data:`WAY_TRIALS` times each, in turns,
-    into a scratch array (``out`` and the operands are not written)."""
+    as :func:`matmul_into` runs them now, or one one-thread call), timed :data:`WAY_TRIALS` times each into a scratch
+    array (``out`` and the operands are not written). descend's way first, as it runs in the process as it is: where
+    a product of another kind runs on OpenBLAS's threads its workers spin, and descend's threads keep off the cores
+    (:func:`descend._native.blas_threads_used`), so the blocks are timed in turn on one thread, as they would run,
+    and the process tends to one pool for all its products. The trial calls on OpenBLAS's threads leave no such
+    mark (where descend's way wins, no product of this kind will make OpenBLAS's workers spin)."""
     import time
 
     scratch = np.empty_like(out)
     best = {True: float("inf"), False: float("inf")}
-    for _ in range(WAY_TRIALS):
-        for threaded in (False, True):
+    for threaded in (False, True):
+        for _ in range(WAY_TRIALS):
             start = time.perf_counter()
             if threaded:
-                _threaded(a, b, scratch, libs)
+                _threaded(a, b, scratch, libs, note=False)
             elif blocks is not None:
                 if not _split(a, b, scratch, blocks):
                     _in_turn(a, b, scratch, blocks)
