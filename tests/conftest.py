@@ -33,6 +33,19 @@ def _isolated_session():
     assert not leaked, f"a GradientTape was left recording after the test: {leaked}"
 
 
+@pytest.fixture
+def determinism():
+    """``ds.config.experimental`` for the test to turn op determinism on; after it, op determinism off and the
+    BLAS thread budget as it was."""
+    from descend._native import blas
+
+    budget = blas.set_threads(None)
+    blas.set_threads(budget)
+    yield ds.config.experimental
+    ds.config.experimental.disable_op_determinism()
+    blas.set_threads(budget)
+
+
 # CI's second pass (.ci/run): with DESCEND_REFERENCE_SKIPS set to a file, the first pass lists there the tests
 # that skipped for want of a reference framework (TensorFlow, Keras, PyTorch, optax), and the second pass, with
 # those installed, runs just them instead of their whole files again

@@ -20,16 +20,6 @@ from descend import _native
 from descend._native import blas, blas_pools
 
 
-@pytest.fixture
-def determinism():
-    """Op determinism off and the thread settings as they were, after the test."""
-    budget = blas.set_threads(None)
-    blas.set_threads(budget)
-    yield ds.config.experimental
-    ds.config.experimental.disable_op_determinism()
-    blas.set_threads(budget)
-
-
 def _numba_threads(n=None):
     """numba's thread count (set to ``n`` first when given); None without compiled kernels."""
     if not _native.enabled():

@@ -12,25 +12,10 @@ import pytest
 import descend as ds
 from descend._native import backend as kb
 from descend._native import cpu as _cpu  # noqa: F401 - registers numba's backend, whose row kernels these are
-
-_RNG = np.random.default_rng(11)
-
-
-def _wide(shape, dtype):
-    """Values over seven decades, so that the order of a sum's adds shows in its last bits."""
-    return (_RNG.standard_normal(shape) * 10.0 ** _RNG.integers(-3, 4, shape)).astype(dtype)
-
-
-def _with(value):
-    def make(shape, dtype):
-        x = _wide(shape, dtype)
-        x.reshape(-1)[::7] = value
-        return x
-    return make
-
+from row_values import wide, with_value
 
 def _zero_max(shape, dtype):
-    x = -np.abs(_wide(shape, dtype)) - 1
+    x = -np.abs(wide(shape, dtype)) - 1
     x[..., 3] = -0.0
     x[1, :] = 0.0
     return x
@@ -38,14 +23,14 @@ def _zero_max(shape, dtype):
 
 #: name -> (shape, make): rows the kernels take, and rows they hand back to NumPy
 ROWS = {
-    "under eight": ((33, 5), _wide),
-    "ten classes": ((64, 10), _wide),
-    "eight and a rest": ((50, 29), _wide),
-    "a batch's losses (one row)": ((64,), _wide),
-    "the longest row": ((6, 128), _wide),
-    "longer than the kernels take": ((3, 300), _wide),
-    "an infinity": ((10, 12), _with(np.inf)),
-    "a NaN": ((10, 12), _with(np.nan)),
+    "under eight": ((33, 5), wide),
+    "ten classes": ((64, 10), wide),
+    "eight and a rest": ((50, 29), wide),
+    "a batch's losses (one row)": ((64,), wide),
+    "the longest row": ((6, 128), wide),
+    "longer than the kernels take": ((3, 300), wide),
+    "an infinity": ((10, 12), with_value(np.inf, 7)),
+    "a NaN": ((10, 12), with_value(np.nan, 7)),
     "maxima of zero": ((10, 12), _zero_max),
 }
 

@@ -132,15 +132,6 @@ def _train(compiled: bool, steps=3, seed=0):
     return losses, [w.numpy().tobytes() for w in model.weights]
 
 
-@pytest.fixture
-def determinism():
-    budget = blas.set_threads(None)
-    blas.set_threads(budget)
-    yield ds.config.experimental
-    ds.config.experimental.disable_op_determinism()
-    blas.set_threads(budget)
-
-
 @pytest.mark.parametrize("deterministic", [False, True])
 def test_the_compiled_step_is_the_eager_step_bit_for_bit_with_no_fallback(determinism, deterministic):
     if deterministic:

@@ -10,45 +10,30 @@ import descend as ds
 from descend._native import backend as kb
 from descend._native import cpu as _cpu  # noqa: F401 - registers numba's backend, whose row kernels these are
 from descend.ops.row_reduce import MAX_ROW, reduce_last
-
-_RNG = np.random.default_rng(7)
-
-
-def _wide(shape, dtype):
-    """Values over seven decades, so that the order of a sum's adds shows in its last bits."""
-    return (_RNG.standard_normal(shape) * 10.0 ** _RNG.integers(-3, 4, shape)).astype(dtype)
-
+from row_values import wide, with_value
 
 def _signed_zeros(shape, dtype):
-    x = _wide(shape, dtype)
+    x = wide(shape, dtype)
     x[..., ::2] = -0.0
     x[..., 1::2] = 0.0 if shape[-1] > 1 else -0.0
     return x
 
 
-def _with(value):
-    def make(shape, dtype):
-        x = _wide(shape, dtype)
-        x.reshape(-1)[::5] = value
-        return x
-    return make
-
-
 #: name -> (shape, make): rows of every length class NumPy's pairwise sum has (under 8, a multiple of 8 and not, over
 #: 128 by the split), the values the kernels must hand back (infinities, NaN, maxima of zero)
 CASES = {
-    "one element": ((7, 1), _wide),
-    "under eight": ((33, 5), _wide),
-    "eight": ((9, 8), _wide),
-    "a multiple of eight": ((4096 // 32, 32), _wide),
-    "eight and a rest": ((50, 29), _wide),
-    "a sequence's softmax rows": ((2, 4, 32, 32), _wide),
-    "the longest row": ((6, MAX_ROW), _wide),
-    "longer than the kernels take": ((3, 700), _wide),
+    "one element": ((7, 1), wide),
+    "under eight": ((33, 5), wide),
+    "eight": ((9, 8), wide),
+    "a multiple of eight": ((4096 // 32, 32), wide),
+    "eight and a rest": ((50, 29), wide),
+    "a sequence's softmax rows": ((2, 4, 32, 32), wide),
+    "the longest row": ((6, MAX_ROW), wide),
+    "longer than the kernels take": ((3, 700), wide),
     "signed zeros": ((10, 12), _signed_zeros),
-    "an infinity": ((10, 12), _with(np.inf)),
-    "a NaN": ((10, 12), _with(np.nan)),
-    "all negative": ((10, 12), lambda s, d: -np.abs(_wide(s, d)) - 1),
+    "an infinity": ((10, 12), with_value(np.inf)),
+    "a NaN": ((10, 12), with_value(np.nan)),
+    "all negative": ((10, 12), lambda s, d: -np.abs(wide(s, d)) - 1),
 }
 
 
@@ -71,7 +56,7 @@ def test_the_row_reductions_give_numpys_bits(name, dtype, ufunc, keepdims):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_kernels_take_short_rows_and_hand_back_what_numpy_decides(dtype):
     row_sum, row_max = kb.row_kernels(dtype)
-    x = _wide((64, 40), dtype)
+    x = wide((64, 40), dtype)
     out = np.empty(64, dtype)
     assert row_sum(x, out) and row_max(x, out)  # finite rows with non-zero maxima: the kernels' own result
     for value in (np.inf, -np.inf, np.nan):
@@ -84,14 +69,14 @@ def test_the_kernels_take_short_rows_and_hand_back_what_numpy_decides(dtype):
 
 
 def test_strided_integer_and_half_inputs_are_numpys_reductions():
-    x = _wide((6, 40), np.float32)
+    x = wide((6, 40), np.float32)
     for y, ufunc in ((x[:, ::2], np.add), (x.T, np.maximum), (x.astype(np.float16), np.add),
                      (np.arange(24, dtype=np.int32).reshape(4, 6), np.add)):
         assert reduce_last(ufunc, y, False).tobytes() == ufunc.reduce(y, axis=-1).tobytes()
 
 
 def test_the_eager_ops_and_the_compiled_step_give_the_same_bits():
-    x = ds.constant(_wide((3, 4, 16, 24), np.float32))
+    x = ds.constant(wide((3, 4, 16, 24), np.float32))
 
     def f(t):
         return (ds.nn.softmax(t), ds.nn.log_softmax(t), ds.reduce_sum(t, axis=-1), ds.reduce_max(t, axis=3),
