@@ -12,7 +12,9 @@ import pytest
 import descend as ds
 from descend._native import backend as kb
 from descend._native import cpu as _cpu  # noqa: F401 - registers numba's backend, whose row kernels these are
+
 from row_values import wide, with_value
+
 
 def _zero_max(shape, dtype):
     x = -np.abs(wide(shape, dtype)) - 1

@@ -10,7 +10,9 @@ import descend as ds
 from descend._native import backend as kb
 from descend._native import cpu as _cpu  # noqa: F401 - registers numba's backend, whose row kernels these are
 from descend.ops.row_reduce import MAX_ROW, reduce_last
+
 from row_values import wide, with_value
+
 
 def _signed_zeros(shape, dtype):
     x = wide(shape, dtype)
