@@ -1,5 +1,5 @@
-"""Op cases for the ops registered by ``descend/ops/conv_ops.py`` (``im2col``, ``col2im``), ``lstm_sequence``
-(``descend/ops/rnn_ops.py``) and the
+"""Op cases for the ops registered by ``descend/ops/conv_ops.py`` (``im2col``, ``col2im``, ``max_pool_windows``,
+``max_pool_scatter``, ``max_pool_gather``), ``lstm_sequence`` (``descend/ops/rnn_ops.py``) and the
 functions composed from them (``conv2d``, ``max_pool2d``, ``conv1d``, ``max_pool1d``, ``avg_pool1d``,
 ``avg_pool2d``).
 
@@ -20,7 +20,9 @@ import math
 
 import numpy as np
 
-from descend.ops.conv_ops import avg_pool1d, avg_pool2d, col2im, conv1d, conv2d, im2col, max_pool1d, max_pool2d
+import descend as ds
+from descend.ops.conv_ops import (avg_pool1d, avg_pool2d, col2im, conv1d, conv2d, im2col, max_pool1d, max_pool2d,
+                                  max_pool_gather, max_pool_scatter, max_pool_windows)
 from descend.ops.rnn_ops import lstm_sequence
 
 try:
@@ -166,6 +168,40 @@ _case("im2col_padded_strided_dilated", lambda x: im2col(x, **_IM2COL), [_normal(
 _COL2IM = dict(shape=(1, 5, 4, 2), **_IM2COL)
 _case("col2im_padded_strided_dilated", lambda p: col2im(p, **_COL2IM), [_normal(1, 3, 3, 2, 3, 2)],
       lambda p: ref_col2im(p, **_COL2IM), True)
+
+
+def ref_max_pool_scatter(g, offsets, shape, ksize, strides, pads):
+    """Each window's ``g`` added at its offset ``a * kw + b`` of the padded image, as loops (TF's MaxPoolGrad)."""
+    n, h, w, c = shape
+    (kh, kw), (sh, sw), ((pt, pb), (pl, pr)) = ksize, strides, pads
+    xp = np.zeros((n, h + pt + pb, w + pl + pr, c))
+    for q, i, j, ch in np.ndindex(*g.shape):
+        a, b = divmod(int(offsets[q, i, j, ch]), kw)
+        xp[q, i * sh + a, j * sw + b, ch] += g[q, i, j, ch]
+    return xp[:, pt:pt + h, pl:pl + w, :]
+
+
+def ref_max_pool_gather(x, offsets, ksize, strides, pads):
+    """The element of ``x`` at each window's offset, as loops."""
+    (kh, kw), (sh, sw), ((pt, _), (pl, _)) = ksize, strides, pads
+    out = np.empty(offsets.shape)
+    for q, i, j, ch in np.ndindex(*offsets.shape):
+        a, b = divmod(int(offsets[q, i, j, ch]), kw)
+        out[q, i, j, ch] = x[q, i * sh + a - pt, j * sw + b - pl, ch]
+    return out
+
+
+# the offsets of an image's overlapping, padded 3x3 windows (stride 2): several windows share a maximum
+_POOL = dict(ksize=(3, 3), strides=(2, 2), pads=((1, 1), (1, 1)))
+_POOLED = _spread(2, 5, 5, 2)
+_OFFSETS = max_pool_windows.forward(_POOLED, **_POOL)[1]
+_case("max_pool_windows_values", lambda x: max_pool_windows(x, **_POOL)[0], [_POOLED],
+      lambda x: ref_max_pool2d(x, (3, 3), (2, 2), "same"), True)
+_case("max_pool_scatter_overlapping", lambda g: max_pool_scatter(g, ds.constant(_OFFSETS), shape=_POOLED.shape,
+                                                                  **_POOL), [_normal(*_OFFSETS.shape)],
+      lambda g: ref_max_pool_scatter(g, _OFFSETS, _POOLED.shape, **_POOL), True)
+_case("max_pool_gather_overlapping", lambda x: max_pool_gather(x, ds.constant(_OFFSETS), **_POOL), [_normal(2, 5, 5, 2)],
+      lambda x: ref_max_pool_gather(x, _OFFSETS, **_POOL), True)
 
 
 # ---------------------------------------------------------------- compositions (issue 17): conv1d, avg/max 1-D and 2-D

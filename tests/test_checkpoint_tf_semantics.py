@@ -580,7 +580,7 @@ def test_max_pool_gradient_is_traced_by_a_function():
     traced = ds.function(grad)
     with warnings.catch_warnings():
         warnings.simplefilter("error", FunctionEagerWarning)
-        warnings.simplefilter("error", PlanCallbackWarning)  # window_max and its mask have compiled forms
+        warnings.simplefilter("error", PlanCallbackWarning)  # max pooling and its gradient have compiled forms
         got = traced(x)
         again = traced(x)  # the plan's buffers, run a second time
     np.testing.assert_array_equal(got.numpy(), grad(x).numpy())

@@ -86,11 +86,43 @@ def _both(fn, *args):
 _rng = np.random.default_rng(3)
 _X4 = _rng.standard_normal((2, 7, 6, 3)).astype(np.float32)
 _COLS = _rng.standard_normal((2, 3, 3, 2, 3, 3)).astype(np.float32)
-#: pooling windows (N, OH, OW, kh, kw, C) with ties, NaNs and -inf: the first maximum of each is argmax's
-_TIES = _rng.integers(-2, 2, (2, 3, 4, 2, 3, 5)).astype(np.float32)
-_TIES[0, 0, 0, 1, 2, 0] = _TIES[0, 0, 0, 0, 1, 0] = np.nan
-_TIES[1, 2, 3, :, :, 4] = -np.inf
-_TIES[1, 0, 0, 0, 0, 1] = np.nan
+#: an image to pool with ties, NaNs and a corner of -inf (its padded windows hold nothing larger than -inf): the
+#: first maximum of each window is argmax's, never the padding
+_TIES = _rng.integers(-2, 2, (2, 7, 6, 5)).astype(np.float32)
+_TIES[0, 0, 0, 0] = _TIES[0, 1, 1, 0] = np.nan
+_TIES[1, :3, :3, 4] = -np.inf
+_TIES[1, 4, 2, 1] = np.nan
+#: pooling windows: overlapping and padded, overlapping at stride 1, apart (the last row and column in none), tiling
+#: the image with its padding (each element in one window: the gradient's kernel writes each window whole)
+_POOLS = {"overlapping_padded": dict(ksize=(3, 3), strides=(2, 2), pads=((1, 1), (1, 1))),
+          "stride1": dict(ksize=(2, 3), strides=(1, 1), pads=((0, 1), (1, 1))),
+          "apart": dict(ksize=(2, 2), strides=(3, 2), pads=((0, 0), (0, 0))),
+          "tiled_padded": dict(ksize=(2, 2), strides=(2, 2), pads=((0, 1), (0, 0)))}
+
+
+def _pooled(name, x=_TIES):
+    """``(values, offsets, a gradient of the values' shape)`` of max pooling ``x`` with ``_POOLS[name]`` (no padding
+    for an image of 6 rows)."""
+    attrs = dict(_POOLS[name], pads=((0, 0), (0, 0))) if x.shape[1] == 6 else _POOLS[name]
+    values, offsets = ds.ops.conv_ops.max_pool_windows.forward(x, **attrs)
+    return values, offsets, _rng.standard_normal(values.shape).astype(x.dtype)
+
+
+def _pool_cases():
+    """``(id, fn, args)``: max pooling, its scatter (the gradient) and gather, for each of ``_POOLS``."""
+    out = []
+    for name, attrs in _POOLS.items():
+        values, offsets, g = _pooled(name)
+        off = ds.constant(offsets)
+        out += [(f"max_pool_windows_{name}", lambda x, a=attrs: list(ds.ops.conv_ops.max_pool_windows(x * 1.0, **a)),
+                 (_TIES,)),
+                (f"max_pool_scatter_{name}", lambda g, o=off, a=attrs: ds.ops.conv_ops.max_pool_scatter(
+                    g * 1.0, o, shape=_TIES.shape, **a), (g,)),
+                (f"max_pool_gather_{name}", lambda x, o=off, a=attrs: ds.ops.conv_ops.max_pool_gather(x * 1.0, o, **a),
+                 (_TIES,))]
+    out.append(("max_pool_windows_float64", lambda x: list(ds.ops.conv_ops.max_pool_windows(x * 1.0, **_POOLS["stride1"])),
+                (_TIES.astype(np.float64),)))
+    return out
 
 
 @pytest.mark.parametrize("fn,args", [
@@ -106,8 +138,7 @@ _TIES[1, 0, 0, 0, 0, 1] = np.nan
                                       pads=((0, 1), (1, 1))), (_COLS,)),
     (lambda c: ds.ops.conv_ops.col2im(c * 1.0, shape=(2, 9, 8, 3), ksize=(2, 3), strides=(1, 2), dilations=(2, 1),
                                       pads=((1, 1), (0, 0))), (_COLS,)),
-    (lambda p: ds.ops.conv_ops.window_first_max(p * 1.0), (_TIES,)),
-    (lambda p: ds.ops.conv_ops.window_first_max(p * 1.0), (_TIES.astype(np.float64),)),
+    *[(fn, args) for _, fn, args in _pool_cases()],
     (lambda x: ds.einsum("abc,cde->abde", x[0] * 1.0, x[1, :3, :3, :2]), (_X4,)),
     (lambda x: ds.einsum("aecd,abcd->acbe", x * 1.0, x), (_X4,)),
     (lambda x: ds.einsum("ij,kj->ki", x * 1.0, x), (_X4[0, :, :, 0].astype(np.float64),)),
@@ -115,7 +146,7 @@ _TIES[1, 0, 0, 0, 0, 1] = np.nan
     (lambda x: ds.einsum("ij,kj->ik", x * 1.0, x[:1]), (_X4[0, :, :, 0],)),
     (lambda x: ds.einsum("ij,kl->ik", x * 1.0, x), (_X4[0, :, :, 0],)),
 ], ids=["concat", "split", "getitem_view", "getitem_array", "gather_axis1", "einsum", "im2col_padded",
-        "col2im_padded", "col2im_dilated_overlapping", "window_first_max_ties_nan", "window_first_max_float64",
+        "col2im_padded", "col2im_dilated_overlapping", *[name for name, _, _ in _pool_cases()],
         "einsum_dense_projection", "einsum_attention_scores", "einsum_2d_transposed_out", "einsum_dot",
         "einsum_broadcast_row", "einsum_summed_in_one_operand"])
 def test_a_lowered_array_op_gives_the_ops_bits(fn, args):
@@ -232,9 +263,19 @@ _WINDOW_OPS = {
                                                        pads=((0, 1), (1, 1))), _COLS),
     "col2im_dilated_overlapping": (lambda c: ds.ops.conv_ops.col2im(c, shape=(2, 9, 8, 3), ksize=(2, 3), strides=(1, 2),
                                                                     dilations=(2, 1), pads=((1, 1), (0, 0))), _COLS),
-    "window_first_max_ties_nan": (ds.ops.conv_ops.window_first_max, _TIES),
-    "window_first_max_float64": (ds.ops.conv_ops.window_first_max, _TIES.astype(np.float64)),
-    "window_first_max_strided_view": (ds.ops.conv_ops.window_first_max, _TIES[:, :, ::2]),
+    **{f"max_pool_windows_{name}": (lambda x, a=a: ds.ops.conv_ops.max_pool_windows(x, **a), _TIES)
+       for name, a in _POOLS.items()},
+    "max_pool_windows_float64": (lambda x: ds.ops.conv_ops.max_pool_windows(x, **_POOLS["overlapping_padded"]),
+                                 _TIES.astype(np.float64)),
+    "max_pool_windows_strided_view": (lambda x: ds.ops.conv_ops.max_pool_windows(x, **_POOLS["stride1"]),
+                                      _TIES[:, :, ::2]),
+    "max_pool_scatter_tiled": (lambda g: ds.ops.conv_ops.max_pool_scatter(
+        g, ds.constant(_pooled("tiled_padded", _TIES[:, :6])[1]), shape=(2, 6, 6, 5), ksize=(2, 2), strides=(2, 2)),
+        _pooled("tiled_padded", _TIES[:, :6])[2]),
+    **{f"max_pool_scatter_{name}": (lambda g, name=name: ds.ops.conv_ops.max_pool_scatter(
+        g, ds.constant(_pooled(name)[1]), shape=_TIES.shape, **_POOLS[name]), _pooled(name)[2]) for name in _POOLS},
+    **{f"max_pool_gather_{name}": (lambda x, name=name: ds.ops.conv_ops.max_pool_gather(
+        x, ds.constant(_pooled(name)[1]), **_POOLS[name]), _TIES[::-1].copy()) for name in _POOLS},
 }
 
 
@@ -249,15 +290,42 @@ def test_the_window_ops_kernels_give_numpys_bits(name):
     fn, x = _WINDOW_OPS[name]
     if kb.window_kernels(x.dtype) is None:
         pytest.skip("descend's kernels do not run here (no numba)")
-    with_kernels = np.asarray(fn(x))
+    with_kernels = fn(x)
     previous = _native.set_enabled(False)
     try:
         assert kb.window_kernels(x.dtype) is None
-        numpy_calls = np.asarray(fn(x))
+        numpy_calls = fn(x)
     finally:
         _native.set_enabled(previous)
-    assert with_kernels.shape == numpy_calls.shape and with_kernels.dtype == numpy_calls.dtype
-    assert with_kernels.tobytes() == numpy_calls.tobytes()
+    for a, b in zip(with_kernels if isinstance(with_kernels, tuple) else [with_kernels],
+                    numpy_calls if isinstance(numpy_calls, tuple) else [numpy_calls]):
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.shape == b.shape and a.dtype == b.dtype
+        assert a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("op", ["max_pool_scatter", "max_pool_gather"])
+@pytest.mark.parametrize("bad", [4, -1, 3])  # outside a 2x2 window; negative; in the padding (the padded last row)
+def test_an_offset_outside_its_window_is_an_error_eager_and_compiled(op, bad):
+    attrs = dict(ksize=(2, 2), strides=(2, 2), pads=((0, 1), (0, 0)))
+    x = _TIES[:, :, :6, :]  # 7 x 6: the last row of windows has a padded row below the image
+    _, offsets = ds.ops.conv_ops.max_pool_windows.forward(x, **attrs)
+    offsets = offsets.copy()
+    offsets[1, -1, 2, 3] = bad if bad != 3 else 2  # offset 2 or 3 of the last row of windows: the padding
+    flat = int(np.ravel_multi_index((1, offsets.shape[1] - 1, 2, 3), offsets.shape))
+    g = np.ones(offsets.shape, np.float32)
+    if op == "max_pool_scatter":
+        def fn(g):
+            return ds.ops.conv_ops.max_pool_scatter(g * 1.0, ds.constant(offsets), shape=x.shape, **attrs)
+        arg = g
+    else:
+        def fn(x):
+            return ds.ops.conv_ops.max_pool_gather(x * 1.0, ds.constant(offsets), **attrs)
+        arg = x
+    for f in (fn, ds.function(fn)):
+        for _ in range(2):
+            with pytest.raises(InvalidArgumentError, match=f"offset {offsets.reshape(-1)[flat]} at flat index {flat}"):
+                f(ds.constant(arg))
 
 
 def test_a_value_per_row_of_a_higher_rank_run_fuses_and_keeps_the_eager_bits():

@@ -357,8 +357,8 @@ class Backend:
         raise NotImplementedError
 
     def windows(self):
-        """``(patches, first_max, add_patches)`` kernels of convolution and pooling windows (exact copies and the
-        eager ops' sums: :func:`descend._native.loops.windows`)."""
+        """``(patches, add_patches, pool_max, pool_scatter, pool_gather)`` kernels of convolution and pooling windows
+        (exact copies, maxima and the eager ops' sums: :func:`descend._native.loops.windows`)."""
         raise NotImplementedError
 
     def rows(self):
@@ -445,10 +445,14 @@ def _kernels(kind: str, dtype, trial, what: str, exact: bool = False):
 
 
 def _try_windows(kernels, dtype):
-    x, one = np.zeros((1, 1, 1, 1), dtype), np.zeros((1, 1, 1, 1, 1, 1), dtype)
-    kernels[0](x, one, 1, 1, 1, 1)
-    kernels[1](one, np.zeros_like(one))
-    kernels[2](one, x, 1, 1, 1, 1)
+    x, one, y = np.zeros((1, 1, 1, 1), dtype), np.zeros((1, 1, 1, 1, 1, 1), dtype), np.zeros((1, 1, 1, 1), dtype)
+    kernels[0](x, one, 1, 1, 1, 1, True)  # (serial: a trial starts no threads)
+    kernels[1](one, x, 1, 1, 1, 1, True)
+    for arg_dtype in (np.int8, np.int32):
+        arg = np.zeros((1, 1, 1, 1), arg_dtype)
+        kernels[2](x, y, arg, 1, 1, 1, 1, 0, 0, True)
+        if kernels[3](y, arg, x, 1, 1, 1, 1, 0, 0, True) >= 0 or kernels[4](x, arg, y, 1, 1, 1, 1, 0, 0, True) >= 0:
+            raise RuntimeError("the pooling kernels refused a window's own offset")
 
 
 def window_kernels(dtype):

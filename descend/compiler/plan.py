@@ -112,8 +112,8 @@ _VIEWS = {"reshape", "expand_dims", "squeeze", "broadcast_to", "transpose", "ide
 #: ops lowered by a method of :class:`_Builder` of their own (copies and gathers into buffers: the same bits)
 _ARRAY_OPS = {"concat": "concat", "split": "split", "getitem": "getitem", "_getitem_grad": "getitem_grad",
               "gather": "gather", "einsum": "einsum", "im2col": "im2col", "col2im": "col2im",
-              "window_max": "window_max", "window_first_max": "window_first_max",
-              "lstm_sequence": "recurrent", "lstm_sequence_grad": "recurrent"}
+              "max_pool_windows": "max_pool_windows", "max_pool_scatter": "max_pool_scatter",
+              "max_pool_gather": "max_pool_gather", "lstm_sequence": "recurrent", "lstm_sequence_grad": "recurrent"}
 #: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
 _NO_WARNING = {"random_draw"}
 
@@ -720,16 +720,18 @@ class _Builder:
         (pt, pb), (pl, pr) = a.get("pads", ((0, 0), (0, 0)))
         n, h, w, c = metas[0][0]
         src = self.expr(x)
+        whole = self.contiguous(x, src)  # (what the kernel reads unless the input is copied into a padded buffer)
         if pt or pb or pl or pr:
             padded = np.full((n, h + pt + pb, w + pl + pr, c), a.get("pad_value", 0.0), out.dtype)
             inner = self.glob(padded[:, pt:pt + h, pl:pl + w, :], "W")
             self.lines.append(f"np.copyto({inner}, {src})")
-            src = self.glob(padded, "B")
+            src = whole = self.glob(padded, "B")
         oh, ow = out.shape[1], out.shape[2]
         b = self.buffer(out)
         kernels = self.window_kernels(out.dtype)
         if kernels is not None:  # one pass writing the patches in order
-            self.lines.append(f"{self.glob(kernels[0], 'X')}({src}, {b}, {sh}, {sw}, {dh}, {dw})")
+            self.lines.append(f"{self.glob(kernels[0], 'X')}({whole}, {b}, {sh}, {sw}, {dh}, {dw}, "
+                              f"{self.serial(out.shape)})")
             return True
         fixed = self.fixed[out]
         for i in range(kh):
@@ -747,33 +749,78 @@ class _Builder:
 
         return kb.window_kernels(dtype) if _OPTIONS["fuse"] else None
 
-    def window_max(self, node) -> bool:
-        """Max pooling's largest value of each window: ``np.max`` over the window axes into a buffer."""
-        out = node.outputs[0]
+    def serial(self, shape) -> str:
+        """An expression of whether a window kernel over an array of ``shape`` runs its serial loop now
+        (:func:`descend._native.serial` of its size, as the eager op asks)."""
+        return f"{self.glob(_native.serial, 'F')}({math.prod(shape)})"
+
+    def contiguous(self, r, e: str) -> str:
+        """``e`` (the array of ``r``) as a C-contiguous array: itself when it always is one, else
+        ``np.ascontiguousarray`` at each run (as the eager op makes it)."""
+        fixed = self.fixed_array(r)
+        if fixed is not None and fixed.flags.c_contiguous:
+            return e
+        return f"np.ascontiguousarray({e})"
+
+    def _pool_attrs(self, node):
+        a = node.attrs
+        (kh, kw), (sh, sw) = a.get("ksize", (1, 1)), a.get("strides", (1, 1))
+        (pt, _), (pl, _) = a.get("pads", ((0, 0), (0, 0)))
+        return f"{kh}, {kw}, {sh}, {sw}, {pt}, {pl}"
+
+    def max_pool_windows(self, node) -> bool:
+        """Max pooling into two buffers, the values and each window's offset of its maximum: the op's kernel (without
+        kernels, the op's NumPy calls, copied into the buffers)."""
+        (x,) = node.inputs
+        out, arg = node.outputs
         metas = self._metas(node.inputs)
-        if not metas or len(metas[0][0]) != 6 or metas[0][1] != out.dtype:
+        if not metas or len(metas[0][0]) != 4 or metas[0][1] != out.dtype:
             return False
-        self.lines.append(f"np.max({self.expr(node.inputs[0])}, axis=(3, 4), out={self.buffer(out)})")
+        kernels = self.window_kernels(out.dtype)
+        if kernels is None:
+            t = f"t{self.counter}"
+            self.counter += 1
+            self.lines += [f"{t} = {self.glob(functools.partial(node.op.forward, **node.attrs), 'F')}({self.expr(x)})",
+                           f"np.copyto({self.buffer(out)}, {t}[0])", f"np.copyto({self.buffer(arg)}, {t}[1])"]
+            return True
+        src = self.contiguous(x, self.expr(x))
+        self.lines.append(f"{self.glob(kernels[2], 'X')}({src}, {self.buffer(out)}, {self.buffer(arg)}, "
+                          f"{self._pool_attrs(node)}, {self.serial(metas[0][0])})")
         return True
 
-    def window_first_max(self, node) -> bool:
-        """The one-hot of each window's first maximum, as the op makes it: a zeroed buffer, a 1 put at the
-        window's ``argmax`` (the first of tied maxima)."""
+    def max_pool_scatter(self, node) -> bool:
+        """Max pooling's gradient into a buffer (the op's kernel); offsets the kernel refuses run the op, which
+        raises its error."""
+        return self._pool_index(node, 3)
+
+    def max_pool_gather(self, node) -> bool:
+        """The adjoint of max pooling's gradient into a buffer (the op's kernel)."""
+        return self._pool_index(node, 4)
+
+    def _pool_index(self, node, which: int) -> bool:
+        from ..ops.conv_ops import _check_offsets
+
+        src, arg = node.inputs
         out = node.outputs[0]
         metas = self._metas(node.inputs)
-        if not metas or len(metas[0][0]) != 6 or metas[0][1] != out.dtype:
+        if not metas or metas[0][1] != out.dtype or metas[1][1].kind not in "iu" or len(metas[0][0]) != 4 \
+                or len(out.shape) != 4:
             return False
-        n, oh, ow, kh, kw, c = metas[0][0]
-        b = self.buffer(out)
         kernels = self.window_kernels(out.dtype)
-        if kernels is not None:
-            self.lines.append(f"{self.glob(kernels[1], 'X')}({self.expr(node.inputs[0])}, {b})")
+        s, a = self.expr(src), self.expr(arg)
+        if kernels is None:
+            f = self.glob(functools.partial(node.op.forward, **node.attrs), "F")
+            self.lines.append(f"np.copyto({self.buffer(out)}, {f}({s}, {a}))")
             return True
-        flat = self.glob(self.fixed[out].reshape(n, oh, ow, kh * kw, c), "W")
-        src = self.expr(node.inputs[0])
-        self.lines += [f"{b}.fill(0)",
-                       f"np.put_along_axis({flat}, {src}.reshape({n}, {oh}, {ow}, {kh * kw}, {c})"
-                       f".argmax(axis=3)[:, :, :, None, :], 1, axis=3)"]
+        try:  # the op's own checks of the shapes, once (the plan's shapes are fixed)
+            _check_offsets(np.zeros(metas[1][0], metas[1][1]), node.op.name,
+                           metas[0][0] if which == 4 else node.attrs.get("shape", ()), node.attrs.get("ksize", (1, 1)),
+                           node.attrs.get("strides", (1, 1)), node.attrs.get("pads", ((0, 0), (0, 0))))
+        except ValueError:
+            return False
+        fail = self.glob(functools.partial(_raise_forward, node.op, **node.attrs), "G")
+        self.lines.append(f"if {self.glob(kernels[which], 'X')}({self.contiguous(src, s)}, {self.contiguous(arg, a)}, "
+                          f"{self.buffer(out)}, {self._pool_attrs(node)}, {self.serial(out.shape)}) >= 0: {fail}({s}, {a})")
         return True
 
     def col2im(self, node) -> bool:
@@ -798,7 +845,8 @@ class _Builder:
         src = self.expr(cols)
         kernels = self.window_kernels(out.dtype)
         if kernels is not None:
-            self.lines.append(f"{self.glob(kernels[2], 'X')}({src}, {accn}, {sh}, {sw}, {dh}, {dw})")
+            self.lines.append(f"{self.glob(kernels[1], 'X')}({self.contiguous(cols, src)}, {accn}, {sh}, {sw}, {dh}, "
+                              f"{dw}, {self.serial(metas[0][0])})")
         else:
             self.lines.append(f"{accn}.fill(0)")
         for i in range(kh if kernels is None else 0):
@@ -1082,9 +1130,9 @@ def _ref_meta(r):
     return None, None
 
 
-def _raise_forward(op, *arrays):
+def _raise_forward(op, *arrays, **attrs):
     """Run ``op``'s forward on the arrays a kernel refused (an out-of-range label): it raises the op's error."""
-    op.forward(*arrays)
+    op.forward(*arrays, **attrs)
     raise InvalidArgumentError(f"{op.name}: the compiled kernel refused its inputs")
 
 

@@ -11,9 +11,10 @@ The ops they call (``descend.ops.conv_ops``: ``conv1d``, ``conv2d``, and the poo
 
 Each is the other's VJP, so both are differentiable to any order. A
 convolution is then ``reshape(im2col(x), (N*OH*OW, kh*kw*C)) @
-reshape(kernel, (kh*kw*C, F))`` and max pooling is ``window_max`` of the
-patches over the window axes (a tie gives the whole gradient to the first
-maximum in the window's row-major order, as TF's max pool does).
+reshape(kernel, (kh*kw*C, F))``. Max pooling is one pass over the image
+(``max_pool_windows``) that records the offset of each window's maximum; its
+gradient goes to that offset alone (a tie gives the whole gradient to the first
+maximum in the window's row-major order, as TF's ``MaxPoolGrad`` does).
 
 Padding follows TensorFlow: ``"valid"`` uses no padding, ``"same"`` gives
 ``ceil(in / stride)`` outputs and pads ``max((out - 1) * stride + k_eff - in, 0)``

@@ -1,22 +1,27 @@
-"""2-D convolution and max pooling as ops: ``im2col`` and its adjoint ``col2im``.
+"""2-D convolution and max pooling as ops: ``im2col`` and its adjoint ``col2im``, ``max_pool_windows``.
 
-Convolution is patches (``im2col``) times the reshaped kernel; max pooling is
-``reduce_max`` over patches padded with -inf. ``im2col`` and ``col2im`` are
-each other's VJP, so both are differentiable to any order. "SAME" padding
-follows TensorFlow: the extra row or column goes at the bottom/right.
+Convolution is patches (``im2col``) times the reshaped kernel. Max pooling is
+one pass over the image (``max_pool_windows``) that gives each window's first
+maximum and its offset in the window; its gradient puts each window's
+gradient back at that offset (``max_pool_scatter``, TensorFlow's
+``MaxPoolGrad``), whose adjoint picks it up again (``max_pool_gather``).
+``im2col`` and ``col2im`` are each other's VJP, as the scatter and the gather
+are, so all are differentiable to any order. "SAME" padding follows
+TensorFlow: the extra row or column goes at the bottom/right.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import _native
 from ..framework.op import defop
 from ..framework.tensor import Tensor, convert_to_tensor
 from ..framework.variable import Variable
 from . import array_ops, math_ops
 
 __all__ = ["avg_pool1d", "avg_pool2d", "col2im", "conv1d", "conv2d", "conv_output_size", "im2col", "max_pool1d",
-           "max_pool2d", "window_first_max", "window_max"]
+           "max_pool2d", "max_pool_gather", "max_pool_scatter", "max_pool_windows"]
 
 
 def _out_size(padded: int, k: int, s: int, d: int) -> int:
@@ -50,7 +55,7 @@ def im2col(x, ksize=(1, 1), strides=(1, 1), dilations=(1, 1), pads=((0, 0), (0, 
     out = np.empty((n, oh, ow, kh, kw, c), x.dtype)
     kernels = _window_kernels(x.dtype)
     if kernels is not None:  # one pass writing the patches in order (the same copies)
-        kernels[0](np.ascontiguousarray(x), out, sh, sw, dh, dw)
+        kernels[0](np.ascontiguousarray(x), out, sh, sw, dh, dw, _native.serial(out.size))
         return out
     for a in range(kh):
         for b in range(kw):
@@ -79,7 +84,7 @@ def col2im(cols, shape=(), ksize=(1, 1), strides=(1, 1), dilations=(1, 1), pads=
     kernels = _window_kernels(cols.dtype)
     if kernels is not None:  # each element's terms added offset by offset, in the order of the loop below
         out = np.empty((n, h + pt + pb, w + pl + pr, c), cols.dtype)
-        kernels[2](np.ascontiguousarray(cols), out, sh, sw, dh, dw)
+        kernels[1](np.ascontiguousarray(cols), out, sh, sw, dh, dw, _native.serial(cols.size))
     else:
         out = np.zeros((n, h + pt + pb, w + pl + pr, c), cols.dtype)
         for a in range(kh):
@@ -95,41 +100,150 @@ def _(g, ans, cols, shape=(), ksize=(1, 1), strides=(1, 1), dilations=(1, 1), pa
     return im2col(g, ksize=ksize, strides=strides, dilations=dilations, pads=pads, pad_value=0.0)
 
 
-@defop("window_max")
-def window_max(patches):
-    """The largest value of each window of :func:`im2col`'s patches: ``(N, OH, OW, kh, kw, C)`` ->
-    ``(N, OH, OW, C)`` (max pooling).
+def _offset_dtype(ksize):
+    """The dtype of a window's offsets ``a * kw + b``: one byte where every offset fits in one."""
+    return np.dtype(np.int8) if ksize[0] * ksize[1] <= 127 else np.dtype(np.int32)
 
-    Its gradient goes to one element per window: the first maximum in the window's row-major order
-    (TensorFlow's ``MaxPoolGrad``), not shared among tied maxima as ``reduce_max``'s is.
+
+def _pool_shape(x_shape, ksize, strides, pads, owner):
+    n, h, w, c = x_shape
+    (kh, kw), (sh, sw), ((pt, pb), (pl, pr)) = ksize, strides, pads
+    oh, ow = _out_size(h + pt + pb, kh, sh, 1), _out_size(w + pl + pr, kw, sw, 1)
+    if oh <= 0 or ow <= 0 or pt >= kh or pb >= kh or pl >= kw or pr >= kw:
+        raise ValueError(f"{owner}: the window ({kh}x{kw}) with pads {pads} does not fit the input "
+                         f"({h}x{w}); every window must hold an element of the input")
+    return n, oh, ow, c
+
+
+def _real_offsets(h, w, ksize, strides, pads, oh, ow):
+    """``(1, OH, OW, kh*kw, 1)``: True where a window's offset falls inside the image (not in its padding)."""
+    ones = np.ones((1, h, w, 1), np.int8)
+    return im2col.forward(ones, ksize=ksize, strides=strides, pads=pads, pad_value=0).reshape(
+        1, oh, ow, ksize[0] * ksize[1], 1).astype(bool)
+
+
+def _check_offsets(arg, owner, x_shape, ksize, strides, pads):
+    """The window offsets ``arg`` of max pooling over an image of ``x_shape``: their dtype, shape and range."""
+    n, oh, ow, c = _pool_shape(x_shape, ksize, strides, pads, owner)
+    if arg.dtype.kind not in "iu" or arg.shape != (n, oh, ow, c):
+        raise ValueError(f"{owner}: the window offsets must be integers of shape {(n, oh, ow, c)}; received "
+                         f"{arg.dtype.name} of shape {arg.shape}")
+    return n, oh, ow, c
+
+
+def _bad_offset(owner, arg, flat):
+    return ValueError(f"{owner}: the window offset {int(arg.reshape(-1)[flat])} at flat index {flat} is outside its "
+                      f"window or falls in the padding")
+
+
+@defop("max_pool_windows", multi_output=True)
+def max_pool_windows(x, ksize=(1, 1), strides=(1, 1), pads=((0, 0), (0, 0))):
+    """Max pooling of an NHWC image: ``(values, offsets)``, each ``(N, OH, OW, C)``.
+
+    ``values`` is each window's first largest element in row-major window order (the first NaN, as
+    ``np.argmax``); the padding (``pads = ((top, bottom), (left, right))``) never wins. ``offsets`` is its offset
+    ``a * kw + b`` in the window (int8, int32 for windows of more than 127 elements): what the gradient
+    (:func:`max_pool_scatter`, TensorFlow's ``MaxPoolGrad``) needs, so it need not look at the image again.
     """
-    if patches.ndim != 6:
-        raise ValueError(f"window_max expects patches of rank 6 (N, OH, OW, kh, kw, C); received rank {patches.ndim}")
-    return patches.max(axis=(3, 4))
-
-
-@defop("window_first_max", differentiable=False)
-def window_first_max(patches):
-    """One-hot of each window's first maximum in row-major order (``window_max``'s gradient goes there):
-    ``(N, OH, OW, kh, kw, C)``, 1 at the first maximum of each window and channel, 0 elsewhere."""
-    kernels = _window_kernels(patches.dtype)
+    if x.ndim != 4:
+        raise ValueError(f"max_pool_windows expects an NHWC tensor of rank 4; received rank {x.ndim}")
+    (kh, kw), (sh, sw), ((pt, pb), (pl, pr)) = ksize, strides, pads
+    n, oh, ow, c = _pool_shape(x.shape, ksize, strides, pads, "max_pool_windows")
+    out = np.empty((n, oh, ow, c), x.dtype)
+    arg = np.empty((n, oh, ow, c), _offset_dtype(ksize))
+    kernels = _window_kernels(x.dtype)
     if kernels is not None:
-        mask = np.empty(patches.shape, patches.dtype)
-        kernels[1](np.ascontiguousarray(patches), mask)
-        return mask
-    n, oh, ow, kh, kw, c = patches.shape
-    flat = patches.reshape(n, oh, ow, kh * kw, c)
-    first = flat.argmax(axis=3)[:, :, :, None, :]  # argmax returns the first of tied maxima
-    mask = np.zeros(flat.shape, dtype=patches.dtype)
-    np.put_along_axis(mask, first, 1, axis=3)
-    return mask.reshape(patches.shape)
+        kernels[2](np.ascontiguousarray(x), out, arg, kh, kw, sh, sw, pt, pl, _native.serial(x.size))
+        return [out, arg]
+    pad_value = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    flat = im2col.forward(x, ksize=ksize, strides=strides, pads=pads, pad_value=pad_value).reshape(
+        n, oh, ow, kh * kw, c)
+    first = flat.argmax(axis=3)  # the first of tied maxima, the first NaN
+    if pt or pb or pl or pr:  # a window whose real elements are all the lowest value: its first real element
+        real = _real_offsets(x.shape[1], x.shape[2], ksize, strides, pads, oh, ow)
+        first_real = real.argmax(axis=3)
+        in_pad = ~np.take_along_axis(np.broadcast_to(real, flat.shape), first[:, :, :, None, :], axis=3)[:, :, :, 0]
+        first = np.where(in_pad, first_real, first)
+    arg[...] = first
+    out[...] = np.take_along_axis(flat, first[:, :, :, None, :], axis=3)[:, :, :, 0]
+    return [out, arg]
 
 
-@window_max.defvjp
-def _(g, ans, patches):
-    n, oh, ow, _, _, c = patches.shape
-    spread = array_ops.reshape(g, shape=(n, oh, ow, 1, 1, c))
-    return math_ops.multiply(spread, window_first_max(patches))
+@max_pool_windows.defvjp
+def _(gs, ans, x, ksize=(1, 1), strides=(1, 1), pads=((0, 0), (0, 0))):
+    g = gs[0]
+    if g is None:
+        return None
+    return max_pool_scatter(g, ans[1], shape=tuple(x.shape), ksize=ksize, strides=strides, pads=pads)
+
+
+@defop("max_pool_scatter")
+def max_pool_scatter(g, offsets, shape=(), ksize=(1, 1), strides=(1, 1), pads=((0, 0), (0, 0))):
+    """The gradient of max pooling: an image of ``shape`` (NHWC), zero but where a window's maximum was
+    (``offsets``, from :func:`max_pool_windows`), which gets the window's ``g``; an element that is the maximum of
+    several (overlapping) windows gets their sum, added offset by offset in row-major order."""
+    owner = "max_pool_scatter"
+    n, oh, ow, c = _check_offsets(offsets, owner, shape, ksize, strides, pads)
+    if g.shape != (n, oh, ow, c):
+        raise ValueError(f"{owner}: the gradient must have shape {(n, oh, ow, c)}; received {g.shape}")
+    (kh, kw), (sh, sw), ((pt, pb), (pl, pr)) = ksize, strides, pads
+    h, w = int(shape[1]), int(shape[2])
+    kernels = _window_kernels(g.dtype)
+    if kernels is not None:
+        out = np.empty((n, h, w, c), g.dtype)
+        bad = kernels[3](np.ascontiguousarray(g), np.ascontiguousarray(offsets), out, kh, kw, sh, sw, pt, pl,
+                         _native.serial(out.size))
+        if bad >= 0:
+            raise _bad_offset(owner, offsets, bad)
+        return out
+    _check_range(owner, offsets, h, w, ksize, strides, pads, oh, ow)
+    acc = np.zeros((n, h + pt + pb, w + pl + pr, c), g.dtype)
+    for a in range(kh):  # (adding zeros changes no sum: each element's terms are added in this order)
+        for b in range(kw):
+            acc[:, _window(a, 1, sh, oh), _window(b, 1, sw, ow), :] += np.where(offsets == a * kw + b, g, 0)
+    return np.ascontiguousarray(acc[:, pt:pt + h, pl:pl + w, :])
+
+
+@defop("max_pool_gather")
+def max_pool_gather(x, offsets, ksize=(1, 1), strides=(1, 1), pads=((0, 0), (0, 0))):
+    """The adjoint of :func:`max_pool_scatter`: ``(N, OH, OW, C)``, the element of the NHWC ``x`` at each window's
+    ``offsets``."""
+    owner = "max_pool_gather"
+    n, oh, ow, c = _check_offsets(offsets, owner, x.shape, ksize, strides, pads)
+    (kh, kw), (sh, sw), ((pt, pb), (pl, pr)) = ksize, strides, pads
+    out = np.empty((n, oh, ow, c), x.dtype)
+    kernels = _window_kernels(x.dtype)
+    if kernels is not None:
+        bad = kernels[4](np.ascontiguousarray(x), np.ascontiguousarray(offsets), out, kh, kw, sh, sw, pt, pl,
+                         _native.serial(out.size))
+        if bad >= 0:
+            raise _bad_offset(owner, offsets, bad)
+        return out
+    _check_range(owner, offsets, x.shape[1], x.shape[2], ksize, strides, pads, oh, ow)
+    flat = im2col.forward(x, ksize=ksize, strides=strides, pads=pads).reshape(n, oh, ow, kh * kw, c)
+    out[...] = np.take_along_axis(flat, offsets[:, :, :, None, :].astype(np.intp), axis=3)[:, :, :, 0]
+    return out
+
+
+def _check_range(owner, offsets, h, w, ksize, strides, pads, oh, ow):
+    k = ksize[0] * ksize[1]
+    bad = (offsets < 0) | (offsets >= k)
+    if not bad.any():
+        real = _real_offsets(h, w, ksize, strides, pads, oh, ow)
+        bad = ~np.take_along_axis(np.broadcast_to(real, offsets.shape[:3] + (k, offsets.shape[3])),
+                                  offsets[:, :, :, None, :].astype(np.intp), axis=3)[:, :, :, 0]
+    if bad.any():
+        raise _bad_offset(owner, offsets, int(np.flatnonzero(bad)[0]))
+
+
+max_pool_scatter.defvjp(
+    lambda g, ans, grad, offsets, shape=(), ksize=(1, 1), strides=(1, 1), pads=((0, 0), (0, 0)):
+        max_pool_gather(g, offsets, ksize=ksize, strides=strides, pads=pads),
+    None)
+max_pool_gather.defvjp(
+    lambda g, ans, x, offsets, ksize=(1, 1), strides=(1, 1), pads=((0, 0), (0, 0)):
+        max_pool_scatter(g, offsets, shape=tuple(x.shape), ksize=ksize, strides=strides, pads=pads),
+    None)
 
 
 def _window_kernels(dtype):
@@ -288,7 +402,7 @@ def max_pool2d(input, ksize, strides, padding="VALID", data_format="NHWC", name=
     """
     owner = "max_pool2d"
     x, ks, st, pads = _pool_args(input, ksize, strides, padding, data_format, owner)
-    y = window_max(im2col(x, ksize=ks, strides=st, dilations=(1, 1), pads=pads, pad_value=-np.inf))
+    y, _ = max_pool_windows(x, ksize=ks, strides=st, pads=pads)
     if data_format == "NCHW":
         y = array_ops.transpose(y, perm=(0, 3, 1, 2))
     return y
