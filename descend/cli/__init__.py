@@ -31,7 +31,6 @@ import time
 
 import numpy as np
 
-from ..persistence.checkpoint.trackable import WithoutOptimizer
 from .options import CHANGEABLE, SETTINGS, UsageError, check_settings, parser, resolve_defaults
 from .rundir import OutFolder, clear_run, inspect_out, newest_valid_checkpoint, read_json, repair_checkpoints, write_json, write_run
 
@@ -242,6 +241,8 @@ def _train_and_write(s, data, out, config, interrupt, total, per_epoch, schedule
         return interrupt.exit_code
     test = _test_metrics(model, data, r["test"])
     summary["test"] = test
+    from ..persistence.checkpoint.trackable import WithoutOptimizer  # (here: the CLI's start imports no model code)
+
     ds.train.Checkpoint(model=WithoutOptimizer(model)).write(os.path.join(out, "final"))  # the weights
     paths = write_run(out, r["rows"], r["epoch_rows"], summary, task=data.kind, schedule=schedule)
     print("  ".join(f"test {k} {v:.4f}" for k, v in test.items())
@@ -301,6 +302,8 @@ def cmd_predict(args) -> int:
     model = build_model(s, kind, n_out, info)
     compile_model(model, kind, "sgd")
     model(x[:1])  # create the variables
+    from ..persistence.checkpoint.trackable import WithoutOptimizer
+
     try:
         ds.train.Checkpoint(model=WithoutOptimizer(model)).read(final, strict=True)
     except ds.train.CheckpointError as e:
