@@ -58,8 +58,18 @@ def _state(model):
     return out
 
 
+_REFERENCES: dict = {}  # (case, accumulate) -> the uninterrupted run's state: one run serves every kill point
+
+
+def _reference(case, tmp_path, accumulate):
+    key = (case.id, accumulate)
+    if key not in _REFERENCES:
+        _REFERENCES[key] = _state(_fit(case, tmp_path / "ref", accumulate=accumulate))
+    return _REFERENCES[key]
+
+
 def _check_resume(case, tmp_path, kill_at, accumulate=None):
-    reference = _state(_fit(case, tmp_path / "ref", accumulate=accumulate))
+    reference = _reference(case, tmp_path, accumulate)
     with pytest.raises(Killed):
         _fit(case, tmp_path / "run", callbacks=[KillAt(kill_at)], accumulate=accumulate)
     resumed = _state(_fit(case, tmp_path / "run", accumulate=accumulate))
