@@ -259,12 +259,16 @@ def _masked_probe(k: KerasTensor, which: int) -> Tensor:
 def symbolic_call(layer, args: tuple, kwargs: dict):
     """Record ``layer(*args, **kwargs)`` on KerasTensors as a Node; return the output KerasTensors."""
     probes = []
+    # with every dimension known the two probes are the same zeros: one call answers for both
+    known = all(d is not None for k in _symbolic_leaves((args, kwargs)) for d in k.shape)
     try:
-        for which in (0, 1):
+        for which in ((0,) if known else (0, 1)):
             cargs = map_symbolic(args, lambda k, n=which: _masked_probe(k, n))
             ckwargs = map_symbolic(kwargs, lambda k, n=which: _masked_probe(k, n))
             ckwargs["training"] = False  # a probe must not draw dropout masks or move statistics
             probes.append(layer(*cargs, **ckwargs))
+        if known:
+            probes.append(probes[0])
     except (ValueError, TypeError, IndexError) as probe_error:
         # no probe length suits the layer (a Reshape to (3, 5) of an unknown axis needs 15 exactly): its own
         # compute_output_shape says what the output is, as Keras asks it. Only where a probe length was made up
