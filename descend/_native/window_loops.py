@@ -43,6 +43,7 @@ def _patches_of(x, out, q, sh, sw, dh, dw):
                     for ch in range(c):
                         out[q, i, j, a, b, ch] = x[q, r, s, ch]
 
+
 @numba.njit(parallel=True, **_OPTS)
 def patches(x, out, sh, sw, dh, dw, serial):
     if serial:
@@ -51,6 +52,7 @@ def patches(x, out, sh, sw, dh, dw, serial):
     else:
         for q in prange(out.shape[0]):
             _patches_of(x, out, q, sh, sw, dh, dw)
+
 
 @numba.njit(**_OPTS)
 def _add_patches_of(cols, acc, q, sh, sw, dh, dw, row):
@@ -74,6 +76,7 @@ def _add_patches_of(cols, acc, q, sh, sw, dh, dw, row):
                         row[s, ch] += cols[q, i, j, a, b, ch]
         acc[q, r] = row
 
+
 @numba.njit(parallel=True, **_OPTS)
 def add_patches(cols, acc, sh, sw, dh, dw, serial):
     w, c = acc.shape[2], acc.shape[3]
@@ -85,6 +88,7 @@ def add_patches(cols, acc, sh, sw, dh, dw, serial):
         for q in prange(cols.shape[0]):
             row = np.empty((w, c), acc.dtype)
             _add_patches_of(cols, acc, q, sh, sw, dh, dw, row)
+
 
 @numba.njit(**_OPTS)
 def _pool_max_of(x, out, arg, q, kh, kw, sh, sw, pt, pl, best, at):
@@ -121,6 +125,7 @@ def _pool_max_of(x, out, arg, q, kh, kw, sh, sw, pt, pl, best, at):
                 out[q, i, j, ch] = best[ch]
                 arg[q, i, j, ch] = at[ch]
 
+
 @numba.njit(parallel=True, **_OPTS)
 def pool_max(x, out, arg, kh, kw, sh, sw, pt, pl, serial):
     c = x.shape[3]
@@ -132,6 +137,7 @@ def pool_max(x, out, arg, kh, kw, sh, sw, pt, pl, serial):
         for q in prange(x.shape[0]):
             best, at = np.empty(c, x.dtype), np.empty(c, np.int64)
             _pool_max_of(x, out, arg, q, kh, kw, sh, sw, pt, pl, best, at)
+
 
 @numba.njit(**_OPTS)
 def _first_bad(arg, q, kh, kw, sh, sw, pt, pl, h, w):
@@ -156,6 +162,7 @@ def _first_bad(arg, q, kh, kw, sh, sw, pt, pl, h, w):
                 if k < 0 or k >= kh * kw or r < 0 or r >= h or s < 0 or s >= w:
                     return ((q * oh + i) * ow + j) * c + ch
     return -1
+
 
 @numba.njit(**_OPTS)
 def _pool_scatter_of(g, arg, out, q, kh, kw, sh, sw, pt, pl):
@@ -201,6 +208,7 @@ def _pool_scatter_of(g, arg, out, q, kh, kw, sh, sw, pt, pl):
                             out[q, r, s, ch] += g[q, i, j, ch]
     return -1
 
+
 @numba.njit(parallel=True, **_OPTS)
 def pool_scatter(g, arg, out, kh, kw, sh, sw, pt, pl, serial):
     n = g.shape[0]
@@ -216,6 +224,7 @@ def pool_scatter(g, arg, out, kh, kw, sh, sw, pt, pl, serial):
             return bad[q]
     return -1
 
+
 @numba.njit(**_OPTS)
 def _pool_gather_of(x, arg, out, q, kh, kw, sh, sw, pt, pl):
     _, h, w, _ = x.shape
@@ -230,6 +239,7 @@ def _pool_gather_of(x, arg, out, q, kh, kw, sh, sw, pt, pl):
                 a = k // kw
                 out[q, i, j, ch] = x[q, i * sh + a - pt, j * sw + k - a * kw - pl, ch]
     return -1
+
 
 @numba.njit(parallel=True, **_OPTS)
 def pool_gather(x, arg, out, kh, kw, sh, sw, pt, pl, serial):
