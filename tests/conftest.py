@@ -48,7 +48,8 @@ def determinism():
 
 # CI's second pass (.ci/run): with DESCEND_REFERENCE_SKIPS set to a file, the first pass lists there the tests
 # that skipped for want of a reference framework (TensorFlow, Keras, PyTorch, optax), and the second pass, with
-# those installed, runs just them instead of their whole files again
+# those installed, runs just them instead of their whole files again. Under pytest-xdist a worker and the controller
+# may both note a test: the list is deduplicated (``sort -u``) before the second pass reads it
 _REFERENCE_SKIP = ("could not import 'tensorflow'", "could not import 'keras'", "could not import 'torch'",
                    "could not import 'optax'", "could not import 'jax'")
 

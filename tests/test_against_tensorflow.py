@@ -11,10 +11,9 @@ TensorFlow raises for float64, or that differ by a numerical-library difference 
 script verifies by emulation, are skipped with that reason. The Hugging Face runs need
 transformers (with tf_keras); without it they are left out.
 
-Skipped where TensorFlow is not installed (as in the project's own venv). To run it::
+Skipped where TensorFlow is not installed (as in the test set-up of the README). To run it::
 
-    /work/tfvenv/bin/pip install -e . --no-deps && /work/tfvenv/bin/pip install pytest
-    /work/tfvenv/bin/python -m pytest tests/test_against_tensorflow.py
+    .venv/bin/pip install tensorflow-cpu && .venv/bin/python -m pytest tests/test_against_tensorflow.py
 """
 
 from __future__ import annotations
