@@ -625,8 +625,9 @@ def test_another_thread_never_sets_openblas_threads(blas_threads):
     assert new.tobytes() == _blockwise(a[:, :700], b[:700], blas._blocks(a[:, :700], b[:700], new)).tobytes()
 
 
-def test_timing_the_ways_writes_nothing_it_was_given():
+def test_timing_the_ways_writes_nothing_it_was_given(monkeypatch):
     pytest.importorskip("threadpoolctl")
+    monkeypatch.setattr(_native, "idle_core", lambda: True)  # (a trial, whatever the machine's load)
     libs = blas.pools()
     rng = np.random.default_rng(4)
     a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
@@ -743,6 +744,7 @@ def test_timing_the_ways_times_descends_way_before_openblas_threads(monkeypatch)
     monkeypatch.setattr(blas, "_threaded", lambda *args, note=True: calls.append(("threaded", note)))
     monkeypatch.setattr(blas, "_split", lambda *args: calls.append("blocks") is None)
     monkeypatch.setattr(blas.np, "matmul", lambda *args, **kw: calls.append("whole"))
+    monkeypatch.setattr(_native, "idle_core", lambda: True)
     for blocks, ours in ((blas._Blocks(None, *[None] * 8), "blocks"), (None, "whole")):
         calls.clear()
         blas._faster_on_blas_threads(a, b, out, blocks, ())
@@ -755,3 +757,26 @@ def test_a_trial_on_openblas_threads_leaves_descends_threads_on(spin):
     a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
     blas._faster_on_blas_threads(a, b, np.empty((128, 512), np.float32), None, ((pool.get, pool.put),))
     assert pool.history and not _native.blas_spinning() and _native.threads_on()
+
+
+@pytest.mark.parametrize("ours, threaded, kept", [
+    ([1.0] * 5, [0.5] * 5, True),                       # twice as fast: kept
+    ([1.0] * 5, [0.95] * 5, False),                     # 5% faster: within WAY_MARGIN, descend's way
+    ([1.0] * 5, [0.01, 0.02, 5.0, 6.0, 7.0], False),    # two lucky calls, then waits for a core (a busy machine)
+    ([1.0] * 5, [0.5, 0.5, 0.5, 9.0, 9.0], True),       # the median decides, not the worst call
+    ([2.0, 0.1, 0.1, 0.1, 0.1], [0.5] * 5, False),      # descend's way's median, 0.1, wins
+])
+def test_openblas_threads_are_kept_only_when_their_median_is_clearly_faster(ours, threaded, kept):
+    assert blas.prefers_blas_threads(ours, threaded) is kept
+
+
+def test_a_busy_machine_never_times_openblas_threads(monkeypatch):
+    # where the other processes leave no core idle, a call on OpenBLAS's threads waits for one: descend's way,
+    # without a trial (no call on OpenBLAS's threads at all)
+    calls = []
+    monkeypatch.setattr(_native, "idle_core", lambda: False)
+    monkeypatch.setattr(blas, "_threaded", lambda *args, note=True: calls.append("threaded"))
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    assert blas._faster_on_blas_threads(a, b, np.empty((128, 512), np.float32), None, ()) is False
+    assert calls == []

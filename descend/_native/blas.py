@@ -47,8 +47,11 @@ threads was measured faster in the default mode (below). :func:`matmul`:
   OpenBLAS's own threads (as many as the budget, on at most the cores) where
   that is faster: the first time the main thread makes a product of a kind
   (shape, dtype, strides, thread count) it times both ways,
-  :data:`WAY_TRIALS` times each, and keeps the faster for the rest of
-  the process (:func:`way`). Every product of that kind, eager or in a plan,
+  :data:`WAY_TRIALS` times each, and keeps OpenBLAS's threads for the rest of
+  the process only where their median was :data:`WAY_MARGIN` times faster
+  and the other processes left a core idle (:func:`prefers_blas_threads`:
+  on a busy machine OpenBLAS's threads wait for cores, descend's blocks do
+  not), descend's way otherwise (:func:`way`). Every product of that kind, eager or in a plan,
   then runs the same way, so **a compiled step gives the eager step's bits in
   both modes**; the last bits may depend on the thread count (and, where the
   two ways were close, on which one the timing chose), as in TensorFlow and
@@ -132,7 +135,7 @@ from descend import _native
 from . import blas_pools
 
 __all__ = ["BLOCK_MIN", "BLOCK_ROWS", "DETERMINISTIC_BLOCKS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES",
-           "REUSE_PER_SHAPE", "WAY_TRIALS", "clear_reuse", "clear_ways", "cuts", "deterministic", "matmul", "matmul_into",
+           "REUSE_PER_SHAPE", "WAY_MARGIN", "WAY_TRIALS", "clear_reuse", "clear_ways", "cuts", "deterministic", "matmul", "matmul_into",
            "matmul_into_for", "parts_for", "pools", "set_deterministic", "set_threads", "stats", "thread_parts", "way"]
 
 #: float32 products of at least this many multiply-adds (per matrix) are split into blocks shared by the cores
@@ -483,7 +486,9 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 
 # ---------------------------------------------------------------------------------------------- OpenBLAS's threads
 #: how many times each way is timed, in turns, when a product of a new kind is first made in the default mode
-WAY_TRIALS = 3
+WAY_TRIALS = 5
+#: how many times faster (median) OpenBLAS's threads must be in a way trial to be kept (:func:`prefers_blas_threads`)
+WAY_MARGIN = 1.1
 _ways: dict = {}  # (m, k, n, dtype, layout of a, of b, threads) -> "threaded" | "blocks" | "whole"
 #: held while the main thread has the BLAS on more threads than one, and by descend's products in other threads
 _count_lock = threading.Lock()
@@ -520,18 +525,40 @@ def _threaded(a, b, out, libs, note: bool = True) -> None:
     stats["threaded"] += 1
 
 
+def prefers_blas_threads(ours: list, threaded: list) -> bool:
+    """The verdict of a way trial: whether the calls on OpenBLAS's threads (``threaded``, seconds) beat descend's way
+    (``ours``) clearly enough to keep them for the rest of the process: their median at least :data:`WAY_MARGIN`
+    times faster. A median, not the best call: on a busy machine a call on OpenBLAS's threads may be fast once and
+    then wait a scheduler slice for a core on most calls (measured, a 784-256-10 MLP step at load 3-5: 10-50 times
+    slower in processes that had kept OpenBLAS's threads, whose trial had seen one fast call); descend's blocks
+    never wait for a core (they run in turn on the calling thread when none is free).
+
+    Example:
+        >>> from descend._native import blas
+        >>> blas.prefers_blas_threads([1.0, 1.0, 1.0], [0.5, 0.6, 0.7])
+        True
+        >>> blas.prefers_blas_threads([1.0, 1.0, 1.0], [0.1, 2.0, 2.0])  # one fast call is not enough
+        False
+    """
+    return float(np.median(threaded)) * WAY_MARGIN < float(np.median(ours))
+
+
 def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
     """Whether one call on OpenBLAS's threads computes ``a @ b`` faster than descend's way without them (its blocks
     as :func:`matmul_into` runs them now, or one one-thread call), timed :data:`WAY_TRIALS` times each into a scratch
-    array (``out`` and the operands are not written). descend's way first, as it runs in the process as it is: where
+    array (``out`` and the operands are not written) and judged by :func:`prefers_blas_threads`; never while the
+    other processes leave no core idle (:func:`descend._native.idle_core`: the trial would see the calls on OpenBLAS's
+    threads at their luckiest). descend's way first, as it runs in the process as it is: where
     a product of another kind runs on OpenBLAS's threads its workers spin, and descend's threads keep off the cores
     (:func:`descend._native.blas_threads_used`), so the blocks are timed in turn on one thread, as they would run,
     and the process tends to one pool for all its products. The trial calls on OpenBLAS's threads leave no such
     mark (where descend's way wins, no product of this kind will make OpenBLAS's workers spin)."""
     import time
 
+    if not _native.idle_core():
+        return False
     scratch = np.empty_like(out)
-    best = {True: float("inf"), False: float("inf")}
+    seconds: dict = {True: [], False: []}
     for threaded in (False, True):
         for _ in range(WAY_TRIALS):
             start = time.perf_counter()
@@ -542,8 +569,8 @@ def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
                     _in_turn(a, b, scratch, blocks)
             else:
                 np.matmul(a, b, out=scratch)
-            best[threaded] = min(best[threaded], time.perf_counter() - start)
-    return best[True] < best[False]
+            seconds[threaded].append(time.perf_counter() - start)
+    return prefers_blas_threads(seconds[False], seconds[True])
 
 
 def _way_of(a, b, out, blocks, main: bool, libs) -> str:
