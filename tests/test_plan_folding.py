@@ -59,6 +59,13 @@ def _in_a_branch():
     return f, []
 
 
+def _by_zero():
+    def f(x):
+        return x * (ds.constant([1.0, 0.0, -2.0]) / 0.0)  # inf, nan, -inf: silent, as the eager op
+
+    return f, []
+
+
 CASES = [
     # (name, maker, arguments)
     ("constant chains and a mean's gradient seed", _scaled_mean, lambda: (ds.constant(np.ones((2, 3), np.float32)),)),
@@ -66,6 +73,7 @@ CASES = [
      lambda: (ds.constant(np.random.default_rng(4).standard_normal((6, 5)).astype(np.float32)),
               ds.constant(np.array([0, 1, 2, 3, 1, 0])))),
     ("both branches of a cond", _in_a_branch, lambda: (ds.constant([1.0, -3.0]),)),
+    ("a division by zero", _by_zero, lambda: (ds.constant([1.0, 2.0, 3.0]),)),
 ]
 
 
