@@ -182,6 +182,38 @@ class Graph:
         self.nodes = kept  # (a new list: a replay iterating the old one on another thread is not disturbed)
         return removed
 
+    def fold_constants(self, foldable) -> int:
+        """Compute now, once, the ``"op"`` nodes named in ``foldable`` (ops whose result is a function of their
+        inputs alone: the caller says which) whose inputs are all constants or Python literals: each such node's
+        output becomes a constant (:attr:`Value.const`, what the op's forward returns for those inputs, so the
+        bits every call computed) and the node goes. Later nodes then see the constant, so chains fold
+        (``divide(reshape(ones), n)``: a gradient's seed scaled by a mean's count). A node whose output is one of
+        the graph's outputs is kept (each call hands back an array of its own). Branch and loop subgraphs are
+        folded the same way. Returns how many nodes went (subgraphs' included)."""
+        folded = 0
+        results = {id(r) for r in self.outputs if type(r) is Value}
+        kept: list = []
+        for n in self.nodes:
+            if n.kind in ("cond", "while"):
+                for g in n.payload.graphs():
+                    folded += g.fold_constants(foldable)
+            elif (n.kind == "op" and n.op.name in foldable and n.op.name not in STATEFUL_OPS and len(n.outputs) == 1
+                  and not n.op.multi_output and id(n.outputs[0]) not in results
+                  and all(type(r) is Lit or (type(r) is Value and r.const is not None) for r in n.inputs)):
+                out = n.outputs[0]
+                try:
+                    value = np.asarray(n.op.forward(*(r.value if type(r) is Lit else r.const for r in n.inputs),
+                                                    **n.attrs))
+                except Exception:  # noqa: BLE001 - (an op that refuses its constants: the plan runs it, and raises)
+                    value = None
+                if value is not None and value.shape == out.shape and value.dtype == out.dtype:
+                    out.const = value
+                    folded += 1
+                    continue
+            kept.append(n)
+        self.nodes = kept  # (a new list, as prune's)
+        return folded
+
     def all_variables(self) -> list:
         """The Variables this graph (and its subgraphs) capture, in first-use order."""
         out = dict(self.variables)

@@ -116,6 +116,10 @@ _ARRAY_OPS = {"concat": "concat", "split": "split", "getitem": "getitem", "_geti
               "max_pool_gather": "max_pool_gather", "lstm_sequence": "recurrent", "lstm_sequence_grad": "recurrent"}
 #: ops whose forward is what the plan runs anyway (a draw is a fresh array by nature): no warning
 _NO_WARNING = {"random_draw"}
+#: ops a plan computes once, when it is built, where every input is a constant or a Python literal
+#: (:meth:`descend.compiler.graph.Graph.fold_constants`): pure NumPy functions of their inputs (no BLAS, whose
+#: way may depend on threads; no state), so the op's forward then gives the bits each call computed
+_FOLDABLE = frozenset(_UFUNC) | frozenset(_REDUCE) | frozenset(_VIEWS) | {"divide", "relu", "cast"}
 
 
 def _nonzero_finite(r) -> bool:
@@ -1303,6 +1307,7 @@ class Plan:
 
     def __init__(self, graph: Graph):
         self.graph = graph
+        self.folded = graph.fold_constants(_FOLDABLE)  # (a gradient's seed, scaled: computed once, not every call)
         self.pruned = graph.prune()  # (the ops nothing reads: a first call's probe pass, shape inference)
         self.threads = ThreadChoice()
         self._compile()
