@@ -109,7 +109,10 @@ def _import_graph():
                     deps.add(f"{target}.{a.name}" if f"{target}.{a.name}" in mods else target)
             elif isinstance(node, ast.Assign) and is_pkg and [getattr(t, "id", None) for t in node.targets] == ["_LAZY"]:
                 # a lazy facade's table (descend.api.lazy): submodule -> the names it loads on first use
-                deps |= {f"{name}.{sub}" for sub in ast.literal_eval(node.value)}
+                for sub in ast.literal_eval(node.value):  # "core": a submodule; "..x.y": relative to the package
+                    level = len(sub) - len(sub.lstrip("."))
+                    base = name.split(".")[:len(name.split(".")) - max(level - 1, 0)]
+                    deps.add(".".join(base + [sub.lstrip(".")]))
             elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" and node.args \
                     and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("descend"):
                 deps.add(node.args[0].value)
@@ -154,6 +157,8 @@ def test_a_lazy_facades_table_counts_as_its_imports():
     assert {"descend.layers.core", "descend.layers.conv3d", "descend.layers.base"} <= graph["descend.layers"]
     assert {"descend.distribute.sharded", "descend.distribute.zero", "descend.distribute.comm"} <= graph[
         "descend.distribute"]
+    assert {"descend.persistence.checkpoint.checkpoint", "descend.persistence.checkpoint_errors"} <= graph[
+        "descend.checkpoint"]
 
 
 def test_imports_point_down_the_layers():

@@ -35,7 +35,8 @@ def lazy_facade(package: str, submodules: dict, *, aliases: dict | None = None, 
 
     Args:
         package: the facade's ``__name__``.
-        submodules: submodule (relative to ``package``) -> the names it defines that the facade exports.
+        submodules: submodule of ``package`` (``"core"``), or a module relative to it (``"..persistence.x"``)
+            -> the names it defines that the facade exports.
         aliases: other names of exported objects (``{"MaxPool2D": "MaxPooling2D"}``), listed after them.
         missing: ``missing(name)`` returns the exception for a name that is neither exported nor a
             submodule (default: the ordinary ``AttributeError``).
@@ -60,7 +61,8 @@ def lazy_facade(package: str, submodules: dict, *, aliases: dict | None = None, 
     def __getattr__(name: str):
         module = where.get(aliases.get(name, name))
         if module is not None:
-            return getattr(importlib.import_module(f"{package}.{module}"), aliases.get(name, name))
+            return getattr(importlib.import_module(module if module.startswith(".") else f".{module}", package),
+                           aliases.get(name, name))
         if name.isidentifier() and not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}"):
             return importlib.import_module(f"{package}.{name}")  # the import binds the package's attribute too
         if missing is not None:
@@ -70,6 +72,7 @@ def lazy_facade(package: str, submodules: dict, *, aliases: dict | None = None, 
     def __dir__():
         import sys
 
-        return sorted(set(vars(sys.modules[package])) | set(names))
+        module = sys.modules[package]
+        return sorted(set(vars(module)) | set(names) | set(getattr(module, "__all__", ())))
 
     return __getattr__, __dir__, names

@@ -14,6 +14,7 @@ Example:
 from ..api.lazy import lazy_facade
 from ..persistence.registry import public_names, register_builtins
 from .base import Layer, get_mask, register_weight_hook, set_mask, to_snake_case
+from .op_layer import OpLambda  # (eager: it registers itself as the layer that operators on KerasTensors record)
 
 # every layer loads its module on first use (descend.api.lazy): a program that builds a Dense model imports
 # neither the image, text and audio preprocessing layers nor the attention and convolution ones
@@ -52,7 +53,6 @@ _LAZY = {
                 "concatenate", "maximum", "minimum", "multiply", "subtract"),
     "mixing": ("CutMix", "MixUp"),
     "normalization": ("BatchNormalization", "LayerNormalization"),
-    "op_layer": ("OpLambda",),
     "pipeline": ("Pipeline",),
     "pooling": ("AveragePooling1D", "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
                 "GlobalMaxPooling1D", "GlobalMaxPooling2D", "MaxPooling1D", "MaxPooling2D"),
@@ -105,7 +105,7 @@ def _refuse(name: str):
 __getattr__, __dir__, _LAZY_NAMES = lazy_facade(__name__, _LAZY, aliases=_ALIASES, missing=_refuse)
 
 # (GroupedQueryAttention is exported as Keras' GroupQueryAttention)
-__all__ = ["Layer", "get_mask", "register_weight_hook", "set_mask", "to_snake_case",
+__all__ = ["Layer", "OpLambda", "get_mask", "register_weight_hook", "set_mask", "to_snake_case",
            *(name for name in _LAZY_NAMES if name != "GroupedQueryAttention")]
 
 # the layer classes a config names: this package's public layers, loaded at the kind's first look-up
