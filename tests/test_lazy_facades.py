@@ -130,7 +130,7 @@ def test_descend_train_reaches_its_first_update_without_the_modules_it_does_not_
 
 
 # ------------------------------------------------------------------------------------ registries and hooks
-def test_a_config_naming_lazily_loaded_layers_loads_in_a_fresh_process():
+def test_a_config_naming_lazily_loaded_layers_and_optimizers_loads_in_a_fresh_process():
     result = _python("""
         import json
         import descend as ds
@@ -140,9 +140,13 @@ def test_a_config_naming_lazily_loaded_layers_loads_in_a_fresh_process():
             {"class_name": "ShardedEmbedding", "config": {"input_dim": 10, "output_dim": 3, "name": "e"}},
             {"class_name": "Conv1D", "config": {"filters": 2, "kernel_size": 1, "name": "c"}}]}}
         model = deserialize_keras_object(config)
-        print(json.dumps([type(layer).__module__ for layer in model.layers]))
+        optimizers = [ds.optimizers.get("adafactor"), ds.optimizers.deserialize({"class_name": "ScheduleFreeAdamW",
+                                                                                 "config": {}})]
+        print(json.dumps({"layers": [type(layer).__module__ for layer in model.layers],
+                          "optimizers": [type(o).__module__ for o in optimizers]}))
     """)
-    assert result == ["descend.distribute.sharded", "descend.layers.conv"]
+    assert result == {"layers": ["descend.distribute.sharded", "descend.layers.conv"],
+                      "optimizers": ["descend.optimizers.adafactor", "descend.optimizers.schedule_free_adamw"]}
 
 
 def test_the_operators_of_a_symbolic_input_work_in_a_fresh_process():
