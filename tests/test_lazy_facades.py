@@ -58,7 +58,6 @@ def test_a_missing_name_of_a_lazy_facade_is_an_attribute_error(facade):
 
 def test_a_name_keras_has_and_descend_leaves_out_still_says_why():
     import descend.layers as layers
-
     from descend.api.exclusions import EXCLUDED
 
     name = next(iter(EXCLUDED["keras.layers"]))
@@ -70,7 +69,7 @@ def test_star_import_of_a_lazy_facade_gives_every_name():
     for facade in LAZY_FACADES:
         ns = {}
         exec(f"from {facade} import *", ns)  # noqa: S102
-        assert set(module for module in importlib.import_module(facade).__all__) <= set(ns), facade
+        assert set(importlib.import_module(facade).__all__) <= set(ns), facade
 
 
 # ------------------------------------------------------------------------------------------------- the helper
