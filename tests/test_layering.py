@@ -43,7 +43,8 @@ class Loader(importlib.abc.Loader):
                 continue
             for k, ident in after[name].items():
                 value = getattr(sys.modules[name], k, None)
-                if names.get(k) != ident and not (getattr(value, "__name__", None) == f"{name}.{k}"
+                own = sys.modules[name].__name__  # (descend.keras.layers is descend.layers under another name)
+                if names.get(k) != ident and not (getattr(value, "__name__", None) == f"{own}.{k}"
                                                     and type(value).__name__ == "module"):
                     seen.append(f"importing {module.__name__} rebinds {name}.{k}")
 
@@ -106,6 +107,12 @@ def _import_graph():
                     continue
                 for a in node.names:
                     deps.add(f"{target}.{a.name}" if f"{target}.{a.name}" in mods else target)
+            elif isinstance(node, ast.Assign) and is_pkg and [getattr(t, "id", None) for t in node.targets] == ["_LAZY"]:
+                # a lazy facade's table (descend.api.lazy): submodule -> the names it loads on first use
+                for sub in ast.literal_eval(node.value):  # "core": a submodule; "..x.y": relative to the package
+                    level = len(sub) - len(sub.lstrip("."))
+                    base = name.split(".")[:len(name.split(".")) - max(level - 1, 0)]
+                    deps.add(".".join(base + [sub.lstrip(".")]))
             elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" and node.args \
                     and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("descend"):
                 deps.add(node.args[0].value)
@@ -143,6 +150,15 @@ def _cycles(graph):
         if v not in index:
             visit(v)
     return out
+
+
+def test_a_lazy_facades_table_counts_as_its_imports():
+    graph = _import_graph()  # (descend.api.lazy: the names load on first use, the edges are the same)
+    assert {"descend.layers.core", "descend.layers.conv3d", "descend.layers.base"} <= graph["descend.layers"]
+    assert {"descend.distribute.sharded", "descend.distribute.zero", "descend.distribute.comm"} <= graph[
+        "descend.distribute"]
+    assert {"descend.persistence.checkpoint.checkpoint", "descend.persistence.checkpoint_errors"} <= graph[
+        "descend.checkpoint"]
 
 
 def test_imports_point_down_the_layers():

@@ -14,26 +14,22 @@ Example:
     True
 """
 
-from ..persistence.checkpoint.checkpoint import Checkpoint
-from ..persistence.checkpoint.descend_format import (  # the file names and format tags, for tools that inspect checkpoint folders
-    FORMAT,
-    INDEX_FILE,
-    INDEX_FORMAT,
-    LOCK_FILE,
-    MANIFEST_FILE,
-    SCHEMA_VERSION,
-    TENSORS_FILE,
-)
-from ..persistence.checkpoint.manager import CheckpointManager, latest_checkpoint
-from ..persistence.checkpoint.reader import CheckpointReader, list_variables, load_checkpoint
-from ..persistence.checkpoint.saver import Saver
-from ..persistence.checkpoint_errors import (
-    CheckpointCorruptedError,
-    CheckpointError,
-    CheckpointLockedError,
-    CheckpointMismatchError,
-    RestoreReport,
-)
+from ..api.lazy import lazy_facade
+
+# (descend.api.lazy) each name loads its module of descend.persistence on first use: a program that only catches
+# CheckpointError does not import the checkpoint code
+_LAZY = {  # module, relative to this package -> the names it defines
+    "..persistence.checkpoint.checkpoint": ("Checkpoint",),
+    "..persistence.checkpoint.manager": ("CheckpointManager", "latest_checkpoint"),
+    "..persistence.checkpoint.reader": ("CheckpointReader", "load_checkpoint", "list_variables"),
+    "..persistence.checkpoint.saver": ("Saver",),
+    "..persistence.checkpoint_errors": ("RestoreReport", "CheckpointError", "CheckpointCorruptedError",
+                                        "CheckpointMismatchError", "CheckpointLockedError"),
+    # the file names and format tags, for tools that inspect checkpoint folders
+    "..persistence.checkpoint.descend_format": ("FORMAT", "INDEX_FILE", "INDEX_FORMAT", "LOCK_FILE", "MANIFEST_FILE",
+                                                "SCHEMA_VERSION", "TENSORS_FILE"),
+}
+__getattr__, __dir__, _LAZY_NAMES = lazy_facade(__name__, _LAZY)
 
 __all__ = [
     "Checkpoint", "CheckpointManager", "CheckpointReader", "RestoreReport", "CheckpointError",

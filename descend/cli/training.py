@@ -211,6 +211,7 @@ def train_job(s, data, optimizer_name, *, out=None, interrupt=None, progress=Tru
     interrupted (bool), restored_from."""
     import descend as ds
 
+    from ..distribute import comm
     from ..training.callbacks import ProgbarLogger
 
     ds.clear_session()
@@ -219,10 +220,11 @@ def train_job(s, data, optimizer_name, *, out=None, interrupt=None, progress=Tru
     x, y = data.train
     per_epoch, total = plan_updates(s, len(x))
     model = build_model(s, data.kind, data.n_outputs, data.info)
-    if ds.distribute.size() > 1:  # under mpiexec: replicated variables (broadcast from rank 0); fit splits batches
+    group = comm.world()  # (the MPI group alone: one process loads no strategy, Horovod or ZeRO code)
+    if group.size > 1:  # under mpiexec: replicated variables (broadcast from rank 0); fit splits batches
         with ds.distribute.MultiWorkerMirroredStrategy().scope():
             model(ds.constant(x[:1]))
-        progress = progress and ds.distribute.rank() == 0
+        progress = progress and group.rank == 0
     optimizer = build_optimizer(optimizer_name, s, total, sparse=data.kind == "clicks")
     compile_model(model, data.kind, optimizer)
     xt, yt = data.test

@@ -22,38 +22,21 @@ Example:
     True
 """
 
-from . import collectives, comm, horovod, sharded, zero
-from .collectives import GradientExchange, ReplicaMismatchError
-from .horovod import (
-    DistributedGradientTape,
-    DistributedOptimizer,
-    broadcast_variables,
-    local_rank,
-    local_size,
-    rank,
-    size,
-)
-from .sharded import ShardedEmbedding
-from .strategy import (
-    DistributedDataset,
-    InputContext,
-    MirroredStrategy,
-    MultiWorkerMirroredStrategy,
-    ReduceOp,
-    ReplicaContext,
-    Strategy,
-    get_replica_context,
-    get_strategy,
-    has_strategy,
-    in_cross_replica_context,
-    is_local,
-    local_variables,
-    strategy_of,
-)
+from ..api.lazy import lazy_facade
 
-__all__ = ["collectives", "comm", "horovod", "sharded", "zero", "ShardedEmbedding", "is_local", "local_variables",
-           "GradientExchange", "ReplicaMismatchError", "DistributedGradientTape",
-           "DistributedOptimizer", "broadcast_variables", "local_rank", "local_size", "rank", "size",
-           "DistributedDataset", "InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
-           "ReplicaContext", "Strategy", "get_replica_context", "get_strategy", "has_strategy",
-           "in_cross_replica_context", "strategy_of"]
+# each name loads its submodule on first use (descend.api.lazy): `descend train` on one process asks for the
+# MPI group alone, never for Horovod's surface, ZeRO or the sharded embedding
+_LAZY = {  # submodule -> the names it defines (comm and zero: the submodules themselves)
+    "collectives": ("GradientExchange", "ReplicaMismatchError"),
+    "comm": (),
+    "horovod": ("DistributedGradientTape", "DistributedOptimizer", "broadcast_variables", "local_rank", "local_size",
+                "rank", "size"),
+    "sharded": ("ShardedEmbedding",),
+    "zero": (),
+    "strategy": ("DistributedDataset", "InputContext", "MirroredStrategy", "MultiWorkerMirroredStrategy",
+                 "ReduceOp", "ReplicaContext", "Strategy", "get_replica_context", "get_strategy", "has_strategy",
+                 "in_cross_replica_context", "is_local", "local_variables", "strategy_of"),
+}
+__getattr__, __dir__, _LAZY_NAMES = lazy_facade(__name__, _LAZY)
+
+__all__ = ["collectives", "comm", "horovod", "sharded", "zero", *_LAZY_NAMES]

@@ -11,256 +11,102 @@ Example:
     'dense/kernel'
 """
 
+from ..api.lazy import lazy_facade
 from ..persistence.registry import public_names, register_builtins
-from .activation_layers import ELU, LeakyReLU, PReLU, ReLU, Softmax
-from .attention import MultiHeadAttention
 from .base import Layer, get_mask, register_weight_hook, set_mask, to_snake_case
-from .serialization import deserialize, serialize
-from .conv import Conv1D, Conv2D
-from .conv3d import Conv3D
-from .convolutional_transpose import Conv1DTranspose, Conv2DTranspose
-from .depthwise_conv import DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D
-from .dot_attention import AdditiveAttention, Attention
-from .dot_merge import Dot, dot
-from .elementwise_layers import Identity, UnitNormalization
-from .global_pooling3d import GlobalAveragePooling3D, GlobalMaxPooling3D
-from .group_normalization import GroupNormalization, RMSNormalization
-from .core import Activation, Dense, Dropout, Embedding, Flatten
-from .input_layer import Input, InputLayer
-from .input_spec import InputSpec
-from .lambda_layer import Lambda
-from .merging import (
-    Add,
-    Average,
-    Concatenate,
-    Maximum,
-    Minimum,
-    Multiply,
-    Subtract,
-    add,
-    average,
-    concatenate,
-    maximum,
-    minimum,
-    multiply,
-    subtract,
-)
-from .normalization import BatchNormalization, LayerNormalization
-from .op_layer import OpLambda
-from .pooling import (
-    AveragePooling1D,
-    AveragePooling2D,
-    GlobalAveragePooling1D,
-    GlobalAveragePooling2D,
-    GlobalMaxPooling1D,
-    GlobalMaxPooling2D,
-    MaxPooling1D,
-    MaxPooling2D,
-)
-from .preprocessing import (
-    CategoryEncoding,
-    CenterCrop,
-    Discretization,
-    IntegerLookup,
-    Normalization,
-    RandomBrightness,
-    RandomContrast,
-    RandomCrop,
-    RandomFlip,
-    RandomRotation,
-    RandomTranslation,
-    RandomZoom,
-    Rescaling,
-    Resizing,
-)
-from .reshaping import Masking, Permute, RepeatVector, Reshape
-from .regularization_layers import (
-    ActivityRegularization,
-    AlphaDropout,
-    GaussianDropout,
-    GaussianNoise,
-    SpatialDropout1D,
-    SpatialDropout2D,
-    SpatialDropout3D,
-)
-from .spatial_reshaping import (
-    Cropping1D,
-    Cropping2D,
-    Cropping3D,
-    UpSampling1D,
-    UpSampling2D,
-    UpSampling3D,
-    ZeroPadding1D,
-    ZeroPadding2D,
-    ZeroPadding3D,
-)
-from .rnn import GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN, SimpleRNNCell, TimeDistributed
+from .op_layer import OpLambda  # (eager: it registers itself as the layer that operators on KerasTensors record)
+
+# every layer loads its module on first use (descend.api.lazy): a program that builds a Dense model imports
+# neither the image, text and audio preprocessing layers nor the attention and convolution ones
+_LAZY = {
+    "activation_layers": ("ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax"),
+    "adaptive_pooling": ("AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
+                         "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D"),
+    "attention": ("MultiHeadAttention",),
+    "aug_mix": ("AugMix",),
+    "auto_contrast": ("AutoContrast",),
+    "clahe": ("ContrastLimitedAdaptiveHistogramEqualization",),
+    "color_augmentation": ("RandomColorDegeneration", "RandomHue", "RandomPosterization", "RandomSaturation",
+                           "RandomSharpness", "Solarization"),
+    "conv": ("Conv1D", "Conv2D"),
+    "conv3d": ("Conv3D",),
+    "conv_lstm": ("ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"),
+    "convolutional_transpose": ("Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose"),
+    "core": ("Activation", "Dense", "Dropout", "Embedding", "Flatten"),
+    "depthwise_conv": ("DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D"),
+    "dot_attention": ("AdditiveAttention", "Attention"),
+    "dot_merge": ("Dot", "dot"),
+    "einsum_dense": ("EinsumDense",),
+    "elementwise_layers": ("Identity", "UnitNormalization"),
+    "global_pooling3d": ("GlobalAveragePooling3D", "GlobalMaxPooling3D"),
+    "group_normalization": ("GroupNormalization", "RMSNormalization"),
+    "grouped_query_attention": ("GroupedQueryAttention",),
+    "hashed_crossing": ("HashedCrossing",),
+    "hashing": ("Hashing",),
+    "image_filters": ("Equalization", "RandomGaussianBlur"),
+    "input_layer": ("Input", "InputLayer"),
+    "input_spec": ("InputSpec",),
+    "lambda_layer": ("Lambda",),
+    "max_num_bounding_boxes": ("MaxNumBoundingBoxes",),
+    "mel_spectrogram": ("MelSpectrogram",),
+    "merging": ("Add", "Average", "Concatenate", "Maximum", "Minimum", "Multiply", "Subtract", "add", "average",
+                "concatenate", "maximum", "minimum", "multiply", "subtract"),
+    "mixing": ("CutMix", "MixUp"),
+    "normalization": ("BatchNormalization", "LayerNormalization"),
+    "pipeline": ("Pipeline",),
+    "pooling": ("AveragePooling1D", "AveragePooling2D", "GlobalAveragePooling1D", "GlobalAveragePooling2D",
+                "GlobalMaxPooling1D", "GlobalMaxPooling2D", "MaxPooling1D", "MaxPooling2D"),
+    "pooling3d": ("AveragePooling3D", "MaxPooling3D"),
+    "preprocessing": ("CategoryEncoding", "CenterCrop", "Discretization", "IntegerLookup", "Normalization",
+                      "RandomBrightness", "RandomContrast", "RandomCrop", "RandomFlip", "RandomRotation",
+                      "RandomTranslation", "RandomZoom", "Rescaling", "Resizing"),
+    "rand_augment": ("RandAugment",),
+    "random_color_jitter": ("RandomColorJitter",),
+    "random_elastic_transform": ("RandomElasticTransform",),
+    "random_erasing": ("RandomErasing",),
+    "random_grayscale": ("RandomGrayscale",),
+    "random_invert": ("RandomInvert",),
+    "random_perspective": ("RandomPerspective",),
+    "random_shear": ("RandomShear",),
+    "regularization_layers": ("ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise",
+                              "SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D"),
+    "reshaping": ("Masking", "Permute", "RepeatVector", "Reshape"),
+    "reversible_embedding": ("ReversibleEmbedding",),
+    "rnn": ("Bidirectional", "GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "SimpleRNN", "SimpleRNNCell",
+            "TimeDistributed"),
+    "serialization": ("deserialize", "serialize"),
+    "spatial_reshaping": ("Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D", "UpSampling2D", "UpSampling3D",
+                          "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D"),
+    "spectral_normalization": ("SpectralNormalization",),
+    "stacked_rnn_cells": ("StackedRNNCells",),
+    "stft_spectrogram": ("STFTSpectrogram",),
+    "text": ("StringLookup", "TextVectorization"),
+    "wrapper": ("Wrapper",),
+}
+_ALIASES = {  # Keras' other names
+    "GlobalAvgPool1D": "GlobalAveragePooling1D", "GlobalAvgPool2D": "GlobalAveragePooling2D",
+    "GlobalMaxPool1D": "GlobalMaxPooling1D", "GlobalMaxPool2D": "GlobalMaxPooling2D",
+    "AvgPool2D": "AveragePooling2D", "MaxPool1D": "MaxPooling1D", "MaxPool2D": "MaxPooling2D",
+    "AvgPool1D": "AveragePooling1D", "Convolution1D": "Conv1D", "Convolution2D": "Conv2D",
+    "Convolution3D": "Conv3D", "Convolution1DTranspose": "Conv1DTranspose",
+    "Convolution2DTranspose": "Conv2DTranspose", "SeparableConvolution1D": "SeparableConv1D",
+    "SeparableConvolution2D": "SeparableConv2D", "GlobalAvgPool3D": "GlobalAveragePooling3D",
+    "GlobalMaxPool3D": "GlobalMaxPooling3D", "MaxPool3D": "MaxPooling3D", "AvgPool3D": "AveragePooling3D",
+    "Convolution3DTranspose": "Conv3DTranspose", "GroupQueryAttention": "GroupedQueryAttention",
+}
 
 
-
-
-# Keras' aliases
-GlobalAvgPool1D = GlobalAveragePooling1D
-GlobalAvgPool2D = GlobalAveragePooling2D
-GlobalMaxPool1D = GlobalMaxPooling1D
-GlobalMaxPool2D = GlobalMaxPooling2D
-AvgPool2D = AveragePooling2D
-MaxPool1D = MaxPooling1D
-MaxPool2D = MaxPooling2D
-AvgPool1D = AveragePooling1D
-Convolution1D = Conv1D
-Convolution2D = Conv2D
-Convolution3D = Conv3D
-Convolution1DTranspose = Conv1DTranspose
-Convolution2DTranspose = Conv2DTranspose
-SeparableConvolution1D = SeparableConv1D
-SeparableConvolution2D = SeparableConv2D
-GlobalAvgPool3D = GlobalAveragePooling3D
-GlobalMaxPool3D = GlobalMaxPooling3D
-
-# the layer classes a config names: this package's public layers (read at the first look-up, names appended below included)
-register_builtins("layers", public_names(__name__, lambda obj: isinstance(obj, type) and issubclass(obj, Layer)))
-
-__all__ = [
-    "Layer", "register_weight_hook", "to_snake_case", "Dense", "Activation", "Flatten", "Dropout", "Embedding",
-    "LayerNormalization", "BatchNormalization", "Conv2D", "MaxPooling2D", "Input", "InputLayer", "get_mask", "set_mask",
-    "Conv1D", "MaxPooling1D", "AveragePooling1D", "AveragePooling2D", "GlobalAveragePooling1D",
-    "GlobalMaxPooling1D", "GlobalAveragePooling2D", "GlobalMaxPooling2D", "GlobalAvgPool1D", "GlobalAvgPool2D",
-    "GlobalMaxPool1D", "GlobalMaxPool2D", "AvgPool2D", "MaxPool1D", "MaxPool2D", "Lambda", "Reshape", "Permute",
-    "RepeatVector", "Concatenate", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "concatenate",
-    "add", "subtract", "multiply", "average", "maximum", "minimum", "RNN", "SimpleRNNCell", "LSTMCell", "GRUCell",
-    "SimpleRNN", "LSTM", "GRU", "Bidirectional", "TimeDistributed", "MultiHeadAttention", "OpLambda", "Masking",
-    "serialize", "deserialize",
-    "Rescaling", "Normalization", "Resizing", "CenterCrop", "RandomFlip", "RandomRotation", "RandomZoom",
-    "RandomTranslation", "RandomCrop", "RandomContrast", "RandomBrightness", "Discretization", "CategoryEncoding",
-    "IntegerLookup",
-    # issue 37
-    "ELU", "LeakyReLU", "PReLU", "ReLU", "Softmax", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
-    "DepthwiseConv1D", "DepthwiseConv2D", "SeparableConv1D", "SeparableConv2D", "AdditiveAttention", "Attention",
-    "InputSpec", "Cropping1D", "Cropping2D", "Cropping3D", "UpSampling1D", "UpSampling2D", "UpSampling3D",
-    "ZeroPadding1D", "ZeroPadding2D", "ZeroPadding3D", "AvgPool1D", "Convolution1D", "Convolution2D",
-    "Convolution3D", "Convolution1DTranspose", "Convolution2DTranspose", "SeparableConvolution1D",
-    "SeparableConvolution2D", "Dot", "dot", "Identity", "UnitNormalization", "GlobalAveragePooling3D",
-    "GlobalMaxPooling3D", "GlobalAvgPool3D", "GlobalMaxPool3D", "GroupNormalization", "RMSNormalization",
-    "ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
-    "SpatialDropout2D", "SpatialDropout3D",
-]
-
-# text preprocessing (string inputs)
-from .text import StringLookup, TextVectorization  # noqa: E402
-
-__all__ += ["StringLookup", "TextVectorization"]
-
-
-def __getattr__(name: str):
+def _refuse(name: str):
     from .._api_exclusions import refuse  # a name keras.layers has and descend leaves out says why
 
-    raise refuse("keras.layers", name, __name__)
+    return refuse("keras.layers", name, __name__)
 
-# 3-D pooling and adaptive pooling (issue 37)
-from .pooling3d import AveragePooling3D, MaxPooling3D  # noqa: E402
 
-MaxPool3D = MaxPooling3D
-AvgPool3D = AveragePooling3D
-__all__ += ["MaxPooling3D", "AveragePooling3D", "MaxPool3D", "AvgPool3D"]
-from .adaptive_pooling import (  # noqa: E402
-    AdaptiveAveragePooling1D,
-    AdaptiveAveragePooling2D,
-    AdaptiveAveragePooling3D,
-    AdaptiveMaxPooling1D,
-    AdaptiveMaxPooling2D,
-    AdaptiveMaxPooling3D,
-)
+__getattr__, __dir__, _LAZY_NAMES = lazy_facade(__name__, _LAZY, aliases=_ALIASES, missing=_refuse)
 
-__all__ += ["AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D",
-            "AdaptiveMaxPooling1D", "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D"]
-from .einsum_dense import EinsumDense  # noqa: E402
+# (GroupedQueryAttention is exported as Keras' GroupQueryAttention)
+__all__ = ["Layer", "OpLambda", "get_mask", "register_weight_hook", "set_mask", "to_snake_case",
+           *(name for name in _LAZY_NAMES if name != "GroupedQueryAttention")]
 
-__all__ += ["EinsumDense"]
-from .hashing import Hashing  # noqa: E402
-
-__all__ += ["Hashing"]
-from .hashed_crossing import HashedCrossing  # noqa: E402
-
-__all__ += ["HashedCrossing"]
-from .auto_contrast import AutoContrast  # noqa: E402
-
-__all__ += ["AutoContrast"]
-from .pipeline import Pipeline  # noqa: E402
-
-__all__ += ["Pipeline"]
-from .random_grayscale import RandomGrayscale  # noqa: E402
-
-__all__ += ["RandomGrayscale"]
-from .random_invert import RandomInvert  # noqa: E402
-
-__all__ += ["RandomInvert"]
-from .wrapper import Wrapper  # noqa: E402
-from .stacked_rnn_cells import StackedRNNCells  # noqa: E402
-
-__all__ += ["Wrapper", "StackedRNNCells"]
-from .convolutional_transpose import Conv3DTranspose  # noqa: E402
-
-Convolution3DTranspose = Conv3DTranspose
-__all__ += ["Conv3DTranspose", "Convolution3DTranspose"]
-from .conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D  # noqa: E402
-
-__all__ += ["ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D"]
-from .reversible_embedding import ReversibleEmbedding  # noqa: E402
-from .spectral_normalization import SpectralNormalization  # noqa: E402
-
-__all__ += ["ReversibleEmbedding", "SpectralNormalization"]
-from .grouped_query_attention import GroupedQueryAttention  # noqa: E402
-
-GroupQueryAttention = GroupedQueryAttention  # Keras exports the class under this name
-__all__ += ["GroupQueryAttention"]
-from .color_augmentation import (  # noqa: E402
-    RandomColorDegeneration,
-    RandomHue,
-    RandomPosterization,
-    RandomSaturation,
-    RandomSharpness,
-    Solarization,
-)
-
-__all__ += ["Solarization", "RandomPosterization", "RandomColorDegeneration", "RandomSaturation", "RandomHue",
-            "RandomSharpness"]
-from .mixing import CutMix, MixUp  # noqa: E402
-
-__all__ += ["MixUp", "CutMix"]
-from .image_filters import Equalization, RandomGaussianBlur  # noqa: E402
-
-__all__ += ["Equalization", "RandomGaussianBlur"]
-from .random_erasing import RandomErasing  # noqa: E402
-
-__all__ += ["RandomErasing"]
-from .random_color_jitter import RandomColorJitter  # noqa: E402
-
-__all__ += ["RandomColorJitter"]
-from .random_shear import RandomShear  # noqa: E402
-
-__all__ += ["RandomShear"]
-from .stft_spectrogram import STFTSpectrogram  # noqa: E402
-
-__all__ += ["STFTSpectrogram"]
-from .mel_spectrogram import MelSpectrogram  # noqa: E402
-
-__all__ += ["MelSpectrogram"]
-from .random_perspective import RandomPerspective  # noqa: E402
-
-__all__ += ["RandomPerspective"]
-from .max_num_bounding_boxes import MaxNumBoundingBoxes  # noqa: E402
-
-__all__ += ["MaxNumBoundingBoxes"]
-from .rand_augment import RandAugment  # noqa: E402
-
-__all__ += ["RandAugment"]
-from .aug_mix import AugMix  # noqa: E402
-
-__all__ += ["AugMix"]
-from .random_elastic_transform import RandomElasticTransform  # noqa: E402
-
-__all__ += ["RandomElasticTransform"]
-from .clahe import ContrastLimitedAdaptiveHistogramEqualization  # noqa: E402
-
-__all__ += ["ContrastLimitedAdaptiveHistogramEqualization"]
+# the layer classes a config names: this package's public layers, loaded at the kind's first look-up
+register_builtins("layers", public_names(__name__, lambda obj: isinstance(obj, type) and issubclass(obj, Layer)))

@@ -6,7 +6,6 @@ import weakref
 
 from ..persistence import object_config as _serialization
 from . import functional as _functional
-from ..persistence import model_saving as _saving
 from ..framework import context
 from ..framework.variable import unique_name
 from ..layers import _rebuild
@@ -17,6 +16,14 @@ from ..persistence.registry import register_builtins
 from ..training.loop import Trainer
 
 __all__ = ["Model", "Sequential", "clone_model", "load_model", "model_from_json", "save_model"]
+
+
+def _saving():
+    """The model files' code (:mod:`descend.persistence.model_saving`: Keras' and descend's formats), imported
+    when a model is first saved or loaded, not before a model trains."""
+    from ..persistence import model_saving
+
+    return model_saving
 
 
 class _DirectSublayers:
@@ -56,18 +63,18 @@ class Model(Trainer, Layer):
     def save_weights(self, filepath, overwrite: bool = True) -> None:
         """Write the model's state: to Keras 3's weights file for a path ending ``.weights.h5``, else to
         descend's checkpoint directory ``filepath`` (weights and layer states); see :mod:`descend.saving`."""
-        _saving.save_weights(self, filepath, overwrite=overwrite)
+        _saving().save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath, strict: bool = True):
         """Restore :meth:`save_weights` output (a ``.weights.h5`` file Keras or descend wrote, descend's
         checkpoint directory matched by path, or a TensorFlow checkpoint prefix)."""
-        return _saving.load_weights(self, filepath, strict=strict)
+        return _saving().load_weights(self, filepath, strict=strict)
 
     def save(self, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
         """Write the architecture (JSON config), the compile arguments, the state and the optimizer's
         state: Keras 3's archive for a path ending ``.keras``, else descend's directory ``filepath``;
         :func:`descend.models.load_model` reads both back."""
-        _saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+        _saving().save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
     def __init__(self, *args, **kwargs):
         """``Model(inputs, outputs, name=None)`` builds a functional model (named ``functional``, made unique, as
@@ -513,12 +520,12 @@ def _model_input_shape(model) -> tuple | None:
 
 def load_model(filepath, custom_objects: dict | None = None, compile: bool = True, safe_mode: bool = True):
     """The model :meth:`Model.save` wrote (see :func:`descend.saving.load_model`)."""
-    return _saving.load_model(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
+    return _saving().load_model(filepath, custom_objects=custom_objects, compile=compile, safe_mode=safe_mode)
 
 
 def save_model(model, filepath, overwrite: bool = True, include_optimizer: bool = True) -> None:
     """``model.save(filepath)`` (see :func:`descend.saving.save_model`)."""
-    _saving.save_model(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+    _saving().save_model(model, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
 
 def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: bool = True):
@@ -535,7 +542,7 @@ def model_from_json(json_string, custom_objects: dict | None = None, safe_mode: 
         >>> [tuple(w.shape) for w in again.weights]
         [(3, 2), (2,)]
     """
-    return _saving.model_from_json(json_string, custom_objects=custom_objects, safe_mode=safe_mode)
+    return _saving().model_from_json(json_string, custom_objects=custom_objects, safe_mode=safe_mode)
 
 
 def clone_model(model, input_tensors=None, clone_function=None, call_function=None, recursive: bool = False,
