@@ -296,3 +296,35 @@ def test_reads_the_variables_of_a_tf_saved_model(tmp_path):
     np.testing.assert_array_equal(values["kernel/.ATTRIBUTES/VARIABLE_VALUE"].numpy(), [[1.0, 2.0], [3.0, 4.0]])
     assert values["count/.ATTRIBUTES/VARIABLE_VALUE"].numpy() == 7
     assert values["count/.ATTRIBUTES/VARIABLE_VALUE"].dtype.name == "int64"
+
+
+def test_a_file_naming_an_op_of_a_module_not_yet_imported_loads_in_a_fresh_process(tmp_path):
+    # each op registers when its module is imported: a fresh process that loads a function using the LSTM's
+    # sequence op has not imported descend.ops.rnn_ops (nor the layers that would): the loader imports descend's
+    # op modules before it refuses a name
+    import subprocess
+    import sys
+
+    from descend.ops import rnn_ops
+
+    class Cell(ds.Module):
+        def __init__(self):
+            super().__init__()
+            self.u = ds.Variable(np.full((2, 8), 0.1, np.float32), name="u")
+
+        @ds.function(input_signature=[ds.TensorSpec([3, 1, 8], ds.float32)])
+        def __call__(self, xw):
+            h0 = ds.zeros([1, 2])
+            return rnn_ops.lstm_sequence(xw, h0, h0, self.u)[0]
+
+    xw = np.linspace(-1, 1, 24, dtype=np.float32).reshape(3, 1, 8)
+    expected = Cell()(ds.constant(xw)).numpy()
+    m = Cell()
+    ds.saved_model.save(m, tmp_path / "m")
+    np.save(tmp_path / "xw.npy", xw)
+    code = ("import sys, numpy as np, descend as ds; "
+            "assert 'descend.ops.rnn_ops' not in sys.modules; "
+            f"f = ds.saved_model.load({str(tmp_path / 'm')!r}); "
+            f"np.save({str(tmp_path / 'out.npy')!r}, f(ds.constant(np.load({str(tmp_path / 'xw.npy')!r}))).numpy())")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), expected)

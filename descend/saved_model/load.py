@@ -23,6 +23,23 @@ from ..persistence.checkpoint_errors import CheckpointCorruptedError
 from ..persistence.formats.tf_bundle import TensorBundle
 from .save import FORMAT, MANIFEST, VERSION, WRITES
 
+
+def _registered_op(name: str):
+    """The op registered as ``name``; where none is yet, after importing every module of :mod:`descend.ops` (each
+    registers its ops when imported, and a process that loads a file may not have imported the one that defines,
+    say, the LSTM's sequence op). Only descend's own op modules are imported, never a name the file gives."""
+    op = OPS.get(name)
+    if op is None:
+        import importlib
+        import pkgutil
+
+        from .. import ops
+
+        for module in pkgutil.iter_modules(ops.__path__):
+            importlib.import_module(f"{ops.__name__}.{module.name}")
+        op = OPS.get(name)
+    return op
+
 __all__ = ["Loaded", "LoadedFunction", "load"]
 
 MAX_MANIFEST_BYTES = 64 << 20   # the JSON is read only below this size
@@ -277,7 +294,7 @@ def _check_plan(p, path, where, n_vars, shapes, dtypes, constants):
         n_out = _int(n.get("n_out"), path, field + ".n_out", 0, 1 << 16)
         ins = [ref(r, f"{field}.in[{k}]") for k, r in enumerate(_list(n.get("in"), path, field + ".in"))]
         if "op" in n:
-            op = OPS.get(n["op"]) if isinstance(n["op"], str) else None
+            op = _registered_op(n["op"]) if isinstance(n["op"], str) else None
             if op is None:
                 raise _bad(path, field + ".op", f"names no registered op: {n['op']!r} (refused)")
             attrs = n.get("attrs")
