@@ -58,27 +58,63 @@ half = float16
 double = float64
 realdiv = divide  # noqa: F405 - tf.realdiv: real division, as divide
 
-from .api.top_level import LAZY_NAMES as _LAZY_NAMES  # (the names below load on first use)
-from .api.top_level import PUBLIC as _PUBLIC
-from .api.top_level import SUBMODULES as _SUBMODULES
+from .api.lazy import lazy_facade as _lazy_facade
 from .backend import string  # noqa: E402 - string tensors: ``descend.string`` (TF's ``tf.string``)
 
+# the names that load on first use (descend.api.lazy): module -> the names it defines, or (name, attribute)
+_LAZY = {
+    "models": ("Model", "Sequential"),
+    "optimizers.accumulation": ("GradientAccumulator",),
+    "linalg": ("eye", "tensordot", ("matrix_square_root", "sqrtm")),
+    "printing": ("print",),
+    "tensor_spec": ("TensorSpec", "type_spec_from_value"),
+    "framework.module": ("Module",),
+    "compiler": ("function", "cond", "while_loop"),
+    "config": ("device",),
+    "ops.tensor_array": ("TensorArray",),
+    "ops.script_ops": ("py_function", "numpy_function"),
+    "ops.nn_ops": ("sigmoid",),
+    "math": ("truncatediv", "truncatemod", "scalar_mul"),
+    "initializers": (("constant_initializer", "Constant"), ("ones_initializer", "Ones"),
+                     ("zeros_initializer", "Zeros"), ("random_normal_initializer", "RandomNormal"),
+                     ("random_uniform_initializer", "RandomUniform")),
+    "composites.higher_order": (
+        "map_fn", "foldl", "foldr", "scan", "vectorized_map", "switch_case", "case", "Assert", "assert_equal",
+        "assert_greater", "assert_less", "assert_rank", "executing_eagerly", "inside_function", "no_op", "group",
+        "tuple", "control_dependencies", "get_static_value", "is_tensor", "is_symbolic_tensor", "get_logger",
+        "newaxis", "get_current_name_scope", "grad_pass_through", "recompute_grad", "timestamp"),
+    "strings": ("RaggedTensor", "as_string"),
+    "ops.space_batch_ops": ("space_to_batch_nd", "space_to_batch", "batch_to_space",
+                            "required_space_to_batch_paddings"),
+    "ops.bitcast_ops": ("bitcast",),
+    "top_level_more": ("approx_top_k",),
+    "framework.tensor_shape": ("TensorShape",),
+    "composites.fingerprint_ops": ("fingerprint",),
+    "compat.v1.optimizer": ("AggregationMethod",),
+    "sparse.sparse_tensor": ("SparseTensor",),
+    "sparse.edit_distance": ("edit_distance",),
+    "composites.type_spec": ("TypeSpec", "SparseTensorSpec", "IndexedSlicesSpec", "RaggedTensorSpec",
+                             "NoneTensorSpec"),
+}
+# the submodules that are attributes, imported on first use
+_SUBMODULES = frozenset({
+    "activations", "audio", "autodiff", "autograph", "bitwise", "callbacks", "checkpoint", "compat", "compiler",
+    "config", "constraints", "data", "datasets", "debugging", "distribute", "dtypes", "image", "initializers",
+    "io", "keras", "layers", "linalg", "lookup", "losses", "math", "metrics", "mixed_precision", "models", "nest",
+    "nn", "optimizers", "ragged", "random", "regularizers", "saved_model", "saving", "sets", "signal", "sparse",
+    "strings", "summary", "test", "testing", "train", "types", "version",
+})
 
-def __getattr__(name: str):
-    if name in _SUBMODULES:
-        return _importlib.import_module(f"{__name__}.{name}")  # the import sets the package attribute too
-    target = _LAZY_NAMES.get(name)
-    if target is None:  # a name TF has and descend leaves out says why (descend/api/exclusions.py)
-        from ._api_exclusions import refuse
 
-        raise refuse("tf", name, __name__)
-    value = getattr(_importlib.import_module(f"{__name__}.{target[0]}"), target[1])
-    globals()[name] = value
-    return value
+def _refuse(name: str):
+    from ._api_exclusions import refuse  # a name TF has and descend leaves out says why (descend/api/exclusions.py)
+
+    return refuse("tf", name, __name__)
 
 
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+# each loaded value is bound here (cache=True): ``ds.Model`` in a hot loop is a plain attribute read
+__getattr__, __dir__, _LAZY_NAMES = _lazy_facade(__name__, _LAZY, submodules=_SUBMODULES, missing=_refuse,
+                                                 cache=True)
 
 
 # the built-in objects a config or a `get` may name register themselves where they are defined
@@ -97,10 +133,12 @@ for _kind, _modules in {"layers": ("layers", "models", "distribute.sharded"), "a
 
 __version__ = "0.1.0"
 
-__all__ = [  # noqa: F405 - the core imported above, the names that load on first use, then the ops
+__all__ = [  # noqa: F405 - the core imported above, the names and submodules that load on first use, the ops
     "backend", "errors", "ops", "as_dtype", "bool_", "float16", "float32", "float64", "floatx", "int8", "int16",
     "int32", "int64", "set_floatx", "uint8", "InvalidArgumentError", "NoGradientError", "GradientTape",
     "IndexedSlices", "Tensor", "Variable", "clear_session", "constant", "convert_to_tensor", "custom_gradient",
     "deduplicate", "name_scope", "DType", "half", "double", "uint16", "uint32", "uint64", "UnconnectedGradients",
     "init_scope", "realdiv", "string",
-] + _PUBLIC + list(ops.__all__)
+    # (tuple and compiler stay out, so that ``from descend import *`` hides neither Python's tuple nor a module)
+    *(name for name in _LAZY_NAMES if name != "tuple"), *sorted(_SUBMODULES - {"compiler"}), *ops.__all__,
+]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .api.lazy import lazy_facade as _lazy_facade
 from .framework import context
 from .framework.tensor import convert_to_tensor
 from .ops import math_ops as _math
@@ -44,18 +45,15 @@ __all__ += ["depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input
             "learned_unigram_candidate_sampler"]
 
 
-#: layers, imported on first use (``descend.layers`` is above the ops this module gathers)
-_LAZY = {"RNNCellDropoutWrapper", "RNNCellResidualWrapper"}
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        from .layers import rnn_cell_wrappers as nn_rnn_cell_wrappers
-
-        return getattr(nn_rnn_cell_wrappers, name)
+def _refuse(name: str):
     from ._api_exclusions import refuse  # a name tf.nn has and descend leaves out says why
 
-    raise refuse("tf.nn", name, __name__)
+    return refuse("tf.nn", name, __name__)
+
+
+# layers, imported on first use (descend.api.lazy; ``descend.layers`` is above the ops this module gathers)
+_LAZY = {"layers.rnn_cell_wrappers": ("RNNCellDropoutWrapper", "RNNCellResidualWrapper")}
+__getattr__, __dir__, _LAZY_NAMES = _lazy_facade(__name__, _LAZY, missing=_refuse)
 
 
 def _replicas(what: str) -> int:

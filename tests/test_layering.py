@@ -105,13 +105,20 @@ def _import_graph():
                     target = node.module or ""
                 if not target.startswith("descend"):
                     continue
+                if target == "descend" and [a.name for a in node.names] == ["__version__"]:
+                    continue  # the root's version string, a literal the root binds before it imports anything
                 for a in node.names:
                     deps.add(f"{target}.{a.name}" if f"{target}.{a.name}" in mods else target)
-            elif isinstance(node, ast.Assign) and is_pkg and [getattr(t, "id", None) for t in node.targets] == ["_LAZY"]:
-                # a lazy facade's table (descend.api.lazy): submodule -> the names it loads on first use
-                for sub in ast.literal_eval(node.value):  # "core": a submodule; "..x.y": relative to the package
+            elif isinstance(node, ast.Assign) and node in tree.body \
+                    and [getattr(t, "id", None) for t in node.targets] in (["_LAZY"], ["_SUBMODULES"]):
+                # a lazy facade's table (descend.api.lazy): module -> the names it loads on first use ("core": a
+                # submodule; "..x.y": relative to the facade's package, a module's folder), or the root's
+                # submodules that load on first use
+                value = node.value.args[0] if isinstance(node.value, ast.Call) else node.value  # frozenset({...})
+                folder = name.split(".") if is_pkg else name.split(".")[:-1]
+                for sub in ast.literal_eval(value):
                     level = len(sub) - len(sub.lstrip("."))
-                    base = name.split(".")[:len(name.split(".")) - max(level - 1, 0)]
+                    base = folder[:len(folder) - max(level - 1, 0)]
                     deps.add(".".join(base + [sub.lstrip(".")]))
             elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" and node.args \
                     and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("descend"):
@@ -159,6 +166,11 @@ def test_a_lazy_facades_table_counts_as_its_imports():
         "descend.distribute"]
     assert {"descend.persistence.checkpoint.checkpoint", "descend.persistence.checkpoint_errors"} <= graph[
         "descend.checkpoint"]
+    assert {"descend.models", "descend.composites.higher_order", "descend.initializers", "descend.keras",
+            "descend.version"} <= graph["descend"]  # the root's names and submodules
+    assert "descend.layers.rnn_cell_wrappers" in graph["descend.nn"]  # a module facade: relative to its folder
+    assert {"descend.persistence.checkpoint.saver", "descend.persistence.checkpoint.tf_names"} <= graph[
+        "descend.compat.v1.train"]
 
 
 def test_imports_point_down_the_layers():

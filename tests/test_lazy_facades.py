@@ -1,5 +1,6 @@
-"""The package facades that load their names on first use (descend.api.lazy, PEP 562): every public name still
-resolves, `descend train` reaches its first update without the modules it does not need, and what a module
+"""The facades that load their names on first use (descend.api.lazy, PEP 562: the root, the packages layers,
+distribute, optimizers and checkpoint, the modules nn and compat.v1.train): every public name still resolves, to
+the object its defining module holds, `import descend` loads none of them, `descend train` reaches its first update without the modules it does not need, and what a module
 registers when it is imported is there when it is asked for (a config naming a lazily loaded layer, the
 operators of a symbolic Input)."""
 
@@ -18,7 +19,8 @@ import pytest
 from descend.api.lazy import lazy_facade
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LAZY_FACADES = ["descend.layers", "descend.distribute", "descend.optimizers", "descend.checkpoint"]
+LAZY_FACADES = ["descend", "descend.layers", "descend.distribute", "descend.optimizers", "descend.checkpoint",
+                "descend.nn", "descend.compat.v1.train"]
 
 
 def _python(code: str, *args: str) -> dict:
@@ -38,7 +40,7 @@ def test_every_name_of_a_lazy_facade_resolves_by_attribute_by_import_and_in_dir(
     for name in module.__all__:
         obj = getattr(module, name)
         assert getattr(module, name) is obj, name  # looked up each time, the same object
-        if isinstance(obj, types.ModuleType):  # a submodule the facade exports
+        if isinstance(obj, types.ModuleType) and hasattr(module, "__path__"):  # a submodule the facade exports
             assert obj.__name__ == f"{facade}.{name}", name
         ns = {}
         exec(f"from {facade} import {name}", ns)  # noqa: S102 - the statement a user writes
@@ -56,20 +58,103 @@ def test_a_missing_name_of_a_lazy_facade_is_an_attribute_error(facade):
         exec(f"from {facade} import no_such_name", {})  # noqa: S102
 
 
-def test_a_name_keras_has_and_descend_leaves_out_still_says_why():
-    import descend.layers as layers
-    from descend.api.exclusions import EXCLUDED
+# facade, name -> the module that defines it and its name there (written out here, not read from the tables)
+DEFINED_IN = [
+    ("descend", "Model", "descend.models", "Model"),
+    ("descend", "function", "descend.compiler", "function"),
+    ("descend", "constant_initializer", "descend.initializers", "Constant"),  # another name in its module
+    ("descend", "random_uniform_initializer", "descend.initializers", "RandomUniform"),
+    ("descend", "matrix_square_root", "descend.linalg", "sqrtm"),
+    ("descend", "tuple", "descend.composites.higher_order", "tuple"),  # loaded, though not in __all__
+    ("descend", "print", "descend.printing", "print"),
+    ("descend", "TensorArray", "descend.ops.tensor_array", "TensorArray"),
+    ("descend", "AggregationMethod", "descend.compat.v1.optimizer", "AggregationMethod"),
+    ("descend", "keras", "descend", "keras"),  # a submodule
+    ("descend", "compiler", "descend", "compiler"),  # a submodule, though not in __all__
+    ("descend.nn", "RNNCellDropoutWrapper", "descend.layers.rnn_cell_wrappers", "RNNCellDropoutWrapper"),
+    ("descend.nn", "RNNCellResidualWrapper", "descend.layers.rnn_cell_wrappers", "RNNCellResidualWrapper"),
+    ("descend.compat.v1.train", "Saver", "descend.persistence.checkpoint.saver", "Saver"),
+    ("descend.compat.v1.train", "init_from_checkpoint", "descend.persistence.checkpoint.tf_names",
+     "init_from_checkpoint"),
+    ("descend.layers", "MaxPool2D", "descend.layers.pooling", "MaxPooling2D"),
+    ("descend.checkpoint", "Saver", "descend.persistence.checkpoint.saver", "Saver"),
+]
 
-    name = next(iter(EXCLUDED["keras.layers"]))
-    with pytest.raises(AttributeError, match="is not part of descend"):
-        getattr(layers, name)
+
+@pytest.mark.parametrize("facade, name, module, attribute", DEFINED_IN)
+def test_a_lazily_loaded_name_is_the_object_of_its_defining_module(facade, name, module, attribute):
+    assert getattr(importlib.import_module(facade), name) is getattr(importlib.import_module(module), attribute)
 
 
-def test_star_import_of_a_lazy_facade_gives_every_name():
-    for facade in LAZY_FACADES:
-        ns = {}
-        exec(f"from {facade} import *", ns)  # noqa: S102
-        assert set(importlib.import_module(facade).__all__) <= set(ns), facade
+def test_every_name_of_the_root_table_is_the_object_of_its_defining_module():
+    import descend as ds
+
+    assert len(ds._LAZY_NAMES) > 70
+    for source, names in ds._LAZY.items():
+        for entry in names:
+            name, attribute = (entry, entry) if isinstance(entry, str) else entry
+            assert getattr(ds, name) is getattr(importlib.import_module(f"descend.{source}"), attribute), name
+            assert name in vars(ds), name  # the root binds what it loaded: the next look-up is a plain read
+
+
+# facade -> the namespace of descend.api.exclusions whose names it refuses with the reason
+REFUSING = [("descend", "tf"), ("descend.nn", "tf.nn"), ("descend.layers", "keras.layers")]
+
+
+@pytest.mark.parametrize("facade, namespace", REFUSING)
+def test_a_name_tf_or_keras_has_and_descend_leaves_out_still_says_why(facade, namespace):
+    from descend.api.exclusions import EXCLUDED, refuse
+
+    module = importlib.import_module(facade)
+    for name in list(EXCLUDED[namespace])[:5]:
+        expected = refuse(namespace, name, facade)
+        with pytest.raises(type(expected)) as raised:
+            getattr(module, name)
+        assert str(raised.value) == str(expected) and "is not part of descend" in str(expected), name
+        assert name not in dir(module), name
+
+
+def test_the_root_refuses_a_module_of_descend_that_is_not_one_of_its_public_submodules():
+    import descend as ds
+
+    with pytest.raises(AttributeError, match="module 'descend' has no attribute 'cli'"):
+        ds.cli  # noqa: B018 - descend.cli exists, but is not a name of the top level (until imported)
+
+
+_FRESH = """
+    import json, sys
+    import descend as ds
+    imported = set(sys.modules)
+    listed = dir(ds)
+    dir_imports = sorted(set(sys.modules) - imported)
+    before = [name in vars(ds) for name in ("Model", "tuple")]
+    ds.Model, ds.tuple
+    after = [name in vars(ds) for name in ("Model", "tuple")]
+    import descend.nn, descend.compat.v1.train, descend.layers
+    modules = set(sys.modules)
+    descend.layers.Dense
+    print(json.dumps({
+        "loaded": sorted(set(sys.argv[1:]) & imported), "dir_imports": dir_imports,
+        "missing_in_dir": sorted(set(ds.__all__) - set(listed)), "tuple_listed": "tuple" in listed,
+        "before": before, "after": after, "layers_bound": "Dense" in vars(descend.layers),
+        "nn_train_loaded": sorted({"descend.layers.rnn_cell_wrappers", "descend.persistence.checkpoint.saver"}
+                                  & modules)}))
+"""
+
+# modules a program that only does `import descend` (or imports descend.nn) never needs
+LAZY_MODULES = ["descend.models", "descend.layers", "descend.layers.core", "descend.optimizers",
+                "descend.optimizers.adam", "descend.compiler", "descend.composites.higher_order",
+                "descend.initializers", "descend.layers.rnn_cell_wrappers", "descend.persistence.checkpoint.saver",
+                "descend.keras", "descend.checkpoint", "descend.distribute"]
+
+
+def test_import_descend_loads_no_lazy_module_and_the_root_binds_what_it_loads():
+    result = _python(_FRESH, *LAZY_MODULES)
+    assert result["loaded"] == [] and result["dir_imports"] == []  # import descend, dir(): the core alone
+    assert result["missing_in_dir"] == [] and result["tuple_listed"]
+    assert result["before"] == [False, False] and result["after"] == [True, True]  # the root caches (cache=True)
+    assert result["layers_bound"] is False  # a package facade looks a name up each time
+    assert result["nn_train_loaded"] == []  # descend.nn, descend.compat.v1.train: their lazy names not loaded yet
 
 
 # ------------------------------------------------------------------------------------------------- the helper
@@ -90,6 +175,29 @@ def test_the_helper_loads_a_name_from_its_module_and_lists_names_and_aliases_in_
     assert getattr_("Dense") is Dense and getattr_("MaxPool2D") is MaxPooling2D
     assert getattr_("core") is sys.modules["descend.layers.core"]  # a submodule, as if imported
     assert {"Dense", "MaxPool2D"} <= set(dir_())
+
+
+def test_the_helper_loads_a_renamed_attribute_caches_on_request_and_limits_the_submodules():
+    import descend.layers  # noqa: F401 - the facade must be imported (its module calls lazy_facade)
+    from descend.layers.core import Dense
+    from descend.layers.pooling import MaxPooling2D
+
+    module = types.ModuleType("descend._lazy_probe")  # a module facade: its names are relative to its folder
+    sys.modules[module.__name__] = module
+    try:
+        getattr_, _, names = lazy_facade(module.__name__, {"layers.core": (("Fully", "Dense"), "Flatten")},
+                                         cache=True)
+        assert names == ["Fully", "Flatten"]
+        assert getattr_("Fully") is Dense and module.Fully is Dense  # cache=True: bound in the facade
+        with pytest.raises(AttributeError, match="module 'descend._lazy_probe' has no attribute 'core'"):
+            getattr_("core")  # a module has no submodules
+    finally:
+        del sys.modules[module.__name__]
+    getattr_, _, _ = lazy_facade("descend.layers", {"pooling": ("MaxPooling2D",)}, submodules=frozenset({"core"}))
+    assert getattr_("MaxPooling2D") is MaxPooling2D and "MaxPooling2D" not in vars(sys.modules["descend.layers"])
+    assert getattr_("core") is sys.modules["descend.layers.core"]
+    with pytest.raises(AttributeError, match="has no attribute 'pooling'"):
+        getattr_("pooling")  # a submodule the facade does not name
 
 
 # ------------------------------------------------------------------------------------------- first update

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...api.lazy import lazy_facade as _lazy_facade
 from ...framework.variable import Variable
 from ...optimizers.adadelta import Adadelta
 from ...optimizers.adagrad import Adagrad
@@ -298,14 +299,8 @@ def get_or_create_global_step(graph=None):
     return step
 
 
-def __getattr__(name):
-    # TF 1's name-keyed Saver and init_from_checkpoint live with the checkpoints (a layer above the optimizers)
-    if name == "Saver":
-        from ...persistence.checkpoint.saver import Saver
-
-        return Saver
-    if name == "init_from_checkpoint":
-        from ...persistence.checkpoint.tf_names import init_from_checkpoint
-
-        return init_from_checkpoint
-    raise AttributeError(f"module 'descend.compat.v1.train' has no attribute '{name}'")
+# TF 1's name-keyed Saver and init_from_checkpoint live with the checkpoints (a layer above the optimizers): they
+# load on first use (descend.api.lazy)
+_LAZY = {"...persistence.checkpoint.saver": ("Saver",),
+         "...persistence.checkpoint.tf_names": ("init_from_checkpoint",)}
+__getattr__, __dir__, _LAZY_NAMES = _lazy_facade(__name__, _LAZY)
