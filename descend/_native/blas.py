@@ -45,13 +45,16 @@ threads was measured faster in the default mode (below). :func:`matmul`:
 * **by default** (op determinism off, as in TensorFlow) a product is cut into
   as many blocks as the thread budget allows, or runs as one call on
   OpenBLAS's own threads (as many as the budget, on at most the cores) where
-  that is faster: the first time the main thread makes a product of a kind
-  (shape, dtype, strides, thread count) it times both ways,
-  :data:`WAY_TRIALS` times each, and keeps OpenBLAS's threads for the rest of
-  the process only where their median was :data:`WAY_MARGIN` times faster
-  and the other processes left a core idle (:func:`prefers_blas_threads`:
-  on a busy machine OpenBLAS's threads wait for cores, descend's blocks do
-  not), descend's way otherwise (:func:`way`). Every product of that kind, eager or in a plan,
+  that is faster: a product descend cuts into blocks runs as its blocks
+  (inside a step they were faster than OpenBLAS's threads, even where a
+  trial of the product alone said otherwise: :data:`WAY_MARGIN`); the first
+  time the main thread makes a product of a kind it does not cut (shape,
+  dtype, strides, thread count: float64, other strides) it times one
+  one-thread call against OpenBLAS's threads, :data:`WAY_TRIALS` times each,
+  and keeps OpenBLAS's threads for the rest of the process only where their
+  median was :data:`WAY_MARGIN` times faster and the other processes left a
+  core idle (:func:`prefers_blas_threads`: on a busy machine OpenBLAS's
+  threads wait for cores), the one call otherwise (:func:`way`). Every product of that kind, eager or in a plan,
   then runs the same way, so **a compiled step gives the eager step's bits in
   both modes**; the last bits may depend on the thread count (and, where the
   two ways were close, on which one the timing chose), as in TensorFlow and
@@ -487,8 +490,14 @@ def matmul_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 # ---------------------------------------------------------------------------------------------- OpenBLAS's threads
 #: how many times each way is timed, in turns, when a product of a new kind is first made in the default mode
 WAY_TRIALS = 5
-#: how many times faster (median) OpenBLAS's threads must be in a way trial to be kept (:func:`prefers_blas_threads`)
-WAY_MARGIN = 1.1
+#: how many times faster (median) OpenBLAS's threads must be in a way trial to be kept (:func:`prefers_blas_threads`).
+#: Only a product descend does not cut into blocks itself (float64, other strides) is tried: one that it cuts runs
+#: as its blocks, untried. A trial times the product alone, and inside a training step a product on OpenBLAS's
+#: threads was slower than descend's blocks where the trial had found it faster, even 1.5 times faster (measured on
+#: the 2-core EPYC VM, quiet, the kinds the trial gave OpenBLAS's threads against blocks only: the 784-512-512-10
+#: MLP's compiled step 4.0-5.2 ms against 3.2-3.3 ms, its eager step 5.3-6.0 against 3.8 ms, a small MLP's fit
+#: 3.8-4.9 against 3.0-3.8 ms a step).
+WAY_MARGIN = 1.25
 _ways: dict = {}  # (m, k, n, dtype, layout of a, of b, threads) -> "threaded" | "blocks" | "whole"
 #: held while the main thread has the BLAS on more threads than one, and by descend's products in other threads
 _count_lock = threading.Lock()
@@ -583,8 +592,10 @@ def _way_of(a, b, out, blocks, main: bool, libs) -> str:
         if not main or _threads_for(key[0], key[1], key[2]) < 2 or not isinstance(out, np.ndarray) \
                 or out.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
             return "blocks" if blocks is not None else "whole"
-        found = "threaded" if _faster_on_blas_threads(a, b, out, blocks, libs) else (
-            "blocks" if blocks is not None else "whole")
+        if blocks is not None:  # (descend shares it between the cores itself: see WAY_MARGIN)
+            found = "blocks"
+        else:
+            found = "threaded" if _faster_on_blas_threads(a, b, out, None, libs) else "whole"
         if len(_ways) > 4096:
             _ways.clear()
         _ways[key] = found
