@@ -645,14 +645,13 @@ def test_timing_the_ways_writes_nothing_it_was_given(monkeypatch):
     monkeypatch.setattr(_native, "idle_core", lambda: True)  # (a trial, whatever the machine's load)
     libs = blas.pools()
     rng = np.random.default_rng(4)
-    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
+    a, b = rng.standard_normal((128, 784)), rng.standard_normal((784, 512))  # (float64: never cut into blocks)
     a0, b0 = a.copy(), b.copy()
-    out = np.full((128, 512), np.nan, np.float32)
+    out = np.full((128, 512), np.nan)
     blas.matmul(a[:2], b)  # (the take-over)
-    for blocks in (None, blas._blocks(a, b, out)):
-        assert blas._faster_on_blas_threads(a, b, out, blocks, libs) in (True, False)
-        assert np.isnan(out).all() and a.tobytes() == a0.tobytes() and b.tobytes() == b0.tobytes()
-        assert all(get() == 1 for get, _ in libs)
+    assert blas._faster_on_blas_threads(a, b, out, libs) in (True, False)
+    assert np.isnan(out).all() and a.tobytes() == a0.tobytes() and b.tobytes() == b0.tobytes()
+    assert all(get() == 1 for get, _ in libs)
 
 
 def test_another_threads_products_wait_while_the_blas_runs_on_more_threads(blas_threads):
@@ -749,28 +748,24 @@ def test_an_eager_step_after_a_product_on_openblas_threads_updates_on_one_thread
     assert large and all(large)
 
 
-def test_timing_the_ways_times_descends_way_before_openblas_threads(monkeypatch):
-    # after a call on OpenBLAS's threads descend's own threads keep off the cores for a while: timed in turns, the
-    # blocks would be timed in turn on one thread where they run at once; and the trials leave no such mark
+def test_timing_the_ways_times_the_one_call_before_openblas_threads(monkeypatch):
+    # the one-thread calls first, then OpenBLAS's threads, whose trial calls leave no mark of spinning workers
     rng = np.random.default_rng(9)
-    a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
-    out = np.empty((128, 512), np.float32)
+    a, b = rng.standard_normal((128, 784)), rng.standard_normal((784, 512))
+    out = np.empty((128, 512))
     calls = []
     monkeypatch.setattr(blas, "_threaded", lambda *args, note=True: calls.append(("threaded", note)))
-    monkeypatch.setattr(blas, "_split", lambda *args: calls.append("blocks") is None)
     monkeypatch.setattr(blas.np, "matmul", lambda *args, **kw: calls.append("whole"))
     monkeypatch.setattr(_native, "idle_core", lambda: True)
-    for blocks, ours in ((blas._Blocks(None, *[None] * 8), "blocks"), (None, "whole")):
-        calls.clear()
-        blas._faster_on_blas_threads(a, b, out, blocks, ())
-        assert calls == [ours] * blas.WAY_TRIALS + [("threaded", False)] * blas.WAY_TRIALS
+    blas._faster_on_blas_threads(a, b, out, ())
+    assert calls == ["whole"] * blas.WAY_TRIALS + [("threaded", False)] * blas.WAY_TRIALS
 
 
 def test_a_trial_on_openblas_threads_leaves_descends_threads_on(spin):
     pool = _FakePool(1)
     rng = np.random.default_rng(10)
     a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
-    blas._faster_on_blas_threads(a, b, np.empty((128, 512), np.float32), None, ((pool.get, pool.put),))
+    blas._faster_on_blas_threads(a, b, np.empty((128, 512), np.float32), ((pool.get, pool.put),))
     assert pool.history and not _native.blas_spinning() and _native.threads_on()
 
 
@@ -794,5 +789,5 @@ def test_a_busy_machine_never_times_openblas_threads(monkeypatch):
     monkeypatch.setattr(blas, "_threaded", lambda *args, note=True: calls.append("threaded"))
     rng = np.random.default_rng(11)
     a, b = rng.standard_normal((128, 784), dtype=np.float32), rng.standard_normal((784, 512), dtype=np.float32)
-    assert blas._faster_on_blas_threads(a, b, np.empty((128, 512), np.float32), None, ()) is False
+    assert blas._faster_on_blas_threads(a, b, np.empty((128, 512), np.float32), ()) is False
     assert calls == []

@@ -552,16 +552,13 @@ def prefers_blas_threads(ours: list, threaded: list) -> bool:
     return float(np.median(threaded)) * WAY_MARGIN < float(np.median(ours))
 
 
-def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
-    """Whether one call on OpenBLAS's threads computes ``a @ b`` faster than descend's way without them (its blocks
-    as :func:`matmul_into` runs them now, or one one-thread call), timed :data:`WAY_TRIALS` times each into a scratch
-    array (``out`` and the operands are not written) and judged by :func:`prefers_blas_threads`; never while the
-    other processes leave no core idle (:func:`descend._native.idle_core`: the trial would see the calls on OpenBLAS's
-    threads at their luckiest). descend's way first, as it runs in the process as it is: where
-    a product of another kind runs on OpenBLAS's threads its workers spin, and descend's threads keep off the cores
-    (:func:`descend._native.blas_threads_used`), so the blocks are timed in turn on one thread, as they would run,
-    and the process tends to one pool for all its products. The trial calls on OpenBLAS's threads leave no such
-    mark (where descend's way wins, no product of this kind will make OpenBLAS's workers spin)."""
+def _faster_on_blas_threads(a, b, out, libs) -> bool:
+    """Whether one call on OpenBLAS's threads computes ``a @ b`` (a product descend does not cut into blocks)
+    faster than one one-thread call, timed :data:`WAY_TRIALS` times each into a scratch array (``out`` and the
+    operands are not written) and judged by :func:`prefers_blas_threads`; never while the other processes leave no
+    core idle (:func:`descend._native.idle_core`: the trial would see the calls on OpenBLAS's threads at their
+    luckiest). The one-thread calls first; the trial calls on OpenBLAS's threads leave no mark of spinning workers
+    (where the one call wins, no product of this kind will make OpenBLAS's workers spin)."""
     import time
 
     if not _native.idle_core():
@@ -573,9 +570,6 @@ def _faster_on_blas_threads(a, b, out, blocks, libs) -> bool:
             start = time.perf_counter()
             if threaded:
                 _threaded(a, b, scratch, libs, note=False)
-            elif blocks is not None:
-                if not _split(a, b, scratch, blocks):
-                    _in_turn(a, b, scratch, blocks)
             else:
                 np.matmul(a, b, out=scratch)
             seconds[threaded].append(time.perf_counter() - start)
@@ -595,7 +589,7 @@ def _way_of(a, b, out, blocks, main: bool, libs) -> str:
         if blocks is not None:  # (descend shares it between the cores itself: see WAY_MARGIN)
             found = "blocks"
         else:
-            found = "threaded" if _faster_on_blas_threads(a, b, out, None, libs) else "whole"
+            found = "threaded" if _faster_on_blas_threads(a, b, out, libs) else "whole"
         if len(_ways) > 4096:
             _ways.clear()
         _ways[key] = found
