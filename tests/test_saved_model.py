@@ -243,6 +243,9 @@ HOSTILE = [
     ("negative_dim", _edit_json(lambda m: m["variables"][0].update(shape=[-1])), "must be an int"),
     ("unknown_op", _edit_json(lambda m: _node(m)[1].update(op="no_such_op")), "names no registered op"),
     ("python_path_op", _edit_json(lambda m: _node(m)[1].update(op="os.system")), "names no registered op"),
+    # (an unknown op name makes the loader import descend's own op modules, never the name: see below)
+    ("module_name_op", _edit_json(lambda m: _node(m)[1].update(op="antigravity")), "names no registered op"),
+    ("submodule_name_op", _edit_json(lambda m: _node(m)[1].update(op="descend.cli")), "names no registered op"),
     ("unknown_write", _edit_json(lambda m: _node(m)[0].update(write="__init__")), "is not a Variable write"),
     ("forward_reference", _edit_json(lambda m: _node(m)[1]["in"].__setitem__(0, ["node", 3, 0])), "must be an int"),
     ("bad_input_index", _edit_json(lambda m: _node(m)[1]["in"].__setitem__(0, ["in", 7])), "must be an int"),
@@ -328,3 +331,16 @@ def test_a_file_naming_an_op_of_a_module_not_yet_imported_loads_in_a_fresh_proce
             f"np.save({str(tmp_path / 'out.npy')!r}, f(ds.constant(np.load({str(tmp_path / 'xw.npy')!r}))).numpy())")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=os.path.dirname(os.path.dirname(__file__)))
     np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), expected)
+
+
+def test_an_op_name_from_a_file_is_never_imported(tmp_path):
+    # the loader's look-up of an unknown name imports descend.ops' own modules only: a name that is a module (of the
+    # standard library, or under descend.ops) is refused without being imported
+    import sys
+
+    d = _saved(tmp_path)
+    for name in ("antigravity", "descend.ops.no_such_module"):
+        _edit_json(lambda m, name=name: _node(m)[1].update(op=name))(d)
+        with pytest.raises(CheckpointCorruptedError, match="names no registered op"):
+            ds.saved_model.load(d)
+        assert name not in sys.modules
