@@ -35,22 +35,79 @@ def _run_both(xw, h0, c0, u, gh, gc):
     return [a.copy() for a in out + grads]
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("steps, batch, units", [(1, 1, 1), (5, 3, 7), (4, 9, 16)])
-def test_the_kernels_give_the_numpy_calls_bits(monkeypatch, dtype, steps, batch, units):
+def _kernels_here(dtype):
     if kb.lstm_kernels(np.dtype(dtype)) is None:
         _native.wait_loaded()
         if kb.lstm_kernels(np.dtype(dtype)) is None:
-            pytest.skip("no compiled kernels here (numba off or missing)")
+            pytest.skip("no compiled kernels here (numba off or missing, or no BLAS function to call)")
+
+
+@pytest.mark.parametrize("steps, batch, units", [(1, 1, 1), (5, 3, 7), (4, 9, 16), (3, 70, 8), (2, 64, 16),
+                                                 (5, 130, 7)])
+def test_the_kernels_give_the_numpy_calls_bits(monkeypatch, steps, batch, units):
+    """The whole-sequence kernels, on threads and serial, against the op's NumPy calls: one block of rows and several
+    (a batch of 64 or more is cut), an odd and an even number of steps (the backward's two cell-gradient buffers)."""
+    _kernels_here(np.float32)
     rng = np.random.default_rng(steps * 100 + units)
-    xw, h0, c0, u = _arrays(rng, dtype, steps, batch, units)
+    xw, h0, c0, u = _arrays(rng, np.float32, steps, batch, units)
     xw[0, 0, :3] = [0.0, -0.0, 40.0]  # sigmoid's two branches at zero, and a saturated gate
-    gh, gc = rng.standard_normal((2, steps, batch, units)).astype(dtype)
-    kernels = _run_both(xw, h0, c0, u, gh, gc)
+    gh, gc = rng.standard_normal((2, steps, batch, units)).astype(np.float32)
+    assert rnn_ops._native_parts(np.dtype(np.float32), (xw, h0)) is not None  # (the kernels run below)
+    previous = _native.set_threads_on(True)
+    try:
+        threaded = _run_both(xw, h0, c0, u, gh, gc)
+        _native.set_threads_on(False)
+        serial = _run_both(xw, h0, c0, u, gh, gc)
+    finally:
+        _native.set_threads_on(previous)
     monkeypatch.setattr(kb, "lstm_kernels", lambda dtype: None)
     numpy = _run_both(xw, h0, c0, u, gh, gc)
-    for k, (a, b) in enumerate(zip(kernels, numpy)):
-        assert a.tobytes() == b.tobytes(), k
+    for k, (a, b, c) in enumerate(zip(threaded, serial, numpy)):
+        assert a.tobytes() == b.tobytes() == c.tobytes(), k
+
+
+def test_a_batch_is_cut_by_its_size_alone():
+    assert rnn_ops.batch_cuts(31).tolist() == [0, 31]
+    assert rnn_ops.batch_cuts(64).tolist() == [0, 32, 64]
+    assert rnn_ops.batch_cuts(130).tolist() == [0, 32, 64, 96, 130]
+    assert len(rnn_ops.batch_cuts(10_000)) - 1 == blas.DETERMINISTIC_BLOCKS
+    previous = blas.set_threads(1)
+    try:
+        assert rnn_ops.batch_cuts(64).tolist() == [0, 32, 64]  # (not the thread budget)
+    finally:
+        blas.set_threads(previous)
+
+
+def test_float64_and_other_threads_take_the_numpy_calls(monkeypatch):
+    """The kernels call NumPy's float32 ``cblas_sgemm`` from the main thread's kernels only: float64, and a thread
+    other than the main one, run the op's NumPy calls, with the same results."""
+    import threading
+
+    _kernels_here(np.float32)
+    calls = []
+    real = kb.lstm_kernels
+    monkeypatch.setattr(kb, "lstm_kernels", lambda dtype: calls.append(np.dtype(dtype)) or real(dtype))
+    rng = np.random.default_rng(0)
+    xw, h0, c0, u = _arrays(rng, np.float64, 3, 4, 5)
+    gh, gc = rng.standard_normal((2, 3, 4, 5))
+    assert rnn_ops._native_parts(np.dtype(np.float64), (xw,)) is None
+    main = _run_both(xw.astype(np.float32), h0.astype(np.float32), c0.astype(np.float32), u.astype(np.float32),
+                     gh.astype(np.float32), gc.astype(np.float32))
+    found = []
+    worker = threading.Thread(target=lambda: found.append(rnn_ops._native_parts(np.dtype(np.float32), (xw,))))
+    worker.start()
+    worker.join()
+    assert found == [None]
+    other = []
+    worker = threading.Thread(target=lambda: other.append(_run_both(
+        xw.astype(np.float32), h0.astype(np.float32), c0.astype(np.float32), u.astype(np.float32),
+        gh.astype(np.float32), gc.astype(np.float32))))
+    worker.start()
+    worker.join()
+    for a, b in zip(main, other[0]):
+        assert a.tobytes() == b.tobytes()
+    f64 = _run_both(xw, h0, c0, u, gh, gc)
+    np.testing.assert_allclose(f64[0], main[0], rtol=1e-5, atol=1e-6)
 
 
 def _pair(dtype="float32", **kwargs):

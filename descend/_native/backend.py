@@ -367,7 +367,7 @@ class Backend:
         raise NotImplementedError
 
     def lstm(self):
-        """``(gates, cell, backward)``: the exact elementwise kernels of one LSTM time step
+        """``(forward, backward)``: the LSTM sequence op's whole-sequence kernels, with its NumPy path's bits
         (:func:`descend._native.rnn_loops.lstm`)."""
         raise NotImplementedError
 
@@ -464,16 +464,30 @@ def window_kernels(dtype):
 
 
 def _try_lstm(kernels, dtype):
-    u, one = 1, np.ones(1, dtype)[0]
-    z, a, dz = (np.zeros((1, 4 * u), dtype) for _ in range(3))
-    ne, small = np.zeros((1, 3 * u), dtype), [np.zeros((1, u), dtype) for _ in range(6)]
-    kernels[0](z, z, z, ne, small[0])
-    kernels[1](z, ne, small[0], small[1], a, small[2], one)
-    kernels[2](small[0], small[1], small[2], small[3], a, small[4], small[5], dz, small[0], one)
+    from . import blas, numpy_loops
+
+    gemm = blas.gemm_function(dtype)
+    loops = [numpy_loops.strided_loop(f, dtype) for f in (np.exp, np.tanh)]
+    if gemm is None or None in loops:
+        raise NotImplementedError  # (the op's NumPy calls run: no BLAS function or NumPy loop to call from a kernel)
+    steps, b, u = 2, 1, 1
+    one, cuts = np.ones(1, dtype)[0], np.array([0, b], np.int64)
+    xw, acts = np.zeros((steps, b, 4 * u), dtype), np.zeros((steps, b, 4 * u), dtype)
+    hs, cs, tcs = (np.zeros((steps, b, u), dtype) for _ in range(3))
+    h0, c0, dh0, dc0, dc, zc, g = (np.zeros((b, u), dtype) for _ in range(7))
+    w, p, z, ne = np.zeros((u, 4 * u), dtype), np.zeros((b, 4 * u), dtype), np.zeros((b, 4 * u), dtype), \
+        np.zeros((b, 3 * u), dtype)
+    calls = np.zeros((1, numpy_loops.CALL_WORDS), np.int64)
+    (exp_loop, tanh_loop) = loops
+    kernels[0](xw, h0, c0, w, hs, cs, acts, tcs, p, z, ne, zc, g, cuts, gemm, exp_loop.function, exp_loop.context,
+               exp_loop.auxdata, tanh_loop.function, tanh_loop.context, tanh_loop.auxdata, calls, one, True)
+    kernels[1](hs, cs, hs, cs, acts, tcs, c0, np.zeros((4 * u, u), dtype), xw, dh0, dc0, dc, cuts, gemm, one, True)
+    if not (cs[-1, 0, 0] == 0 and acts[0, 0, 0] == dtype.type(0.5)):
+        raise RuntimeError("the LSTM kernels gave a wrong step on zeros")
 
 
 def lstm_kernels(dtype):
-    """The default backend's exact LSTM step kernels (``Backend.lstm``: :func:`descend._native.rnn_loops.lstm`) for
+    """The default backend's exact LSTM sequence kernels (``Backend.lstm``: :func:`descend._native.rnn_loops.lstm`) for
     arrays of ``dtype``, compiled now, or None where they cannot run here (see :func:`_kernels`): the LSTM op's NumPy
     calls run then, with the same bits."""
     return _kernels("lstm", dtype, _try_lstm, "the LSTM op's NumPy calls run", exact=True)

@@ -138,8 +138,9 @@ from descend import _native
 from . import blas_pools
 
 __all__ = ["BLOCK_MIN", "BLOCK_ROWS", "DETERMINISTIC_BLOCKS", "PARALLEL_FROM", "REUSE_MAX_BYTES", "REUSE_MIN_BYTES",
-           "REUSE_PER_SHAPE", "WAY_MARGIN", "WAY_TRIALS", "clear_reuse", "clear_ways", "cuts", "deterministic", "matmul", "matmul_into",
-           "matmul_into_for", "parts_for", "pools", "set_deterministic", "set_threads", "stats", "thread_parts", "way"]
+           "REUSE_PER_SHAPE", "WAY_MARGIN", "WAY_TRIALS", "clear_reuse", "clear_ways", "cuts", "deterministic",
+           "gemm_function", "matmul", "matmul_into", "matmul_into_for", "own_pool", "parts_for", "pools",
+           "set_deterministic", "set_threads", "stats", "thread_parts", "way"]
 
 #: float32 products of at least this many multiply-adds (per matrix) are split into blocks shared by the cores
 PARALLEL_FROM = 2**23
@@ -209,6 +210,25 @@ def _gemm_functions() -> dict:
                         _gemms = {np.dtype(np.float32): gemm}
                     break
     return _gemms
+
+
+def gemm_function(dtype):
+    """NumPy's own ``cblas_?gemm`` for arrays of ``dtype`` as a ctypes function (cblas's arguments, row major), found
+    once and checked on a probe to give ``np.matmul``'s bits on one thread, or None (float32 only; none found). A
+    kernel that calls it itself makes what ``np.matmul`` makes on the same rows. Call it from the main thread only
+    after :func:`own_pool`, or from a kernel's threads that the main thread started."""
+    return (_gemms if _gemms is not None else _gemm_functions()).get(np.dtype(dtype))
+
+
+def own_pool() -> bool:
+    """In the main thread: take NumPy's BLAS pool over as a product does (one thread, the count found becoming the
+    budget: the module docstring) and return True, so a kernel started now may call :func:`gemm_function`'s
+    function on its threads. False in any other thread, or without a BLAS library whose threads can be set."""
+    libs = _pools if _pools is not None else pools()
+    if not libs or threading.get_ident() != _main.ident:
+        return False
+    _take_over(libs)
+    return True
 
 
 def _same_as_numpy(gemm, dtype) -> bool:

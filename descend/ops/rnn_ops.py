@@ -11,7 +11,7 @@ what the backward pass reads (cuDNN's reserve space): as TF's ``CudnnRNN``, they
     c = f * c + i * g; h = o * tanh(c)
 
 with the ``sigmoid`` op's formula (``1 / (1 + e)`` where ``z >= 0``, else ``e * (1 / (1 + e))``, ``e = exp(-|z|)``),
-so the forward gives the bits of the same step written with the ops ``matmul``, ``add``, ``sigmoid``, ``tanh`` and
+so the forward makes the same arithmetic as the step written with the ops ``matmul``, ``add``, ``sigmoid``, ``tanh`` and
 ``multiply`` (the LSTM layer's general path).
 
 Its VJP is the op ``lstm_sequence_grad``: back through time, one product ``dz_t @ recurrent_kernel^T`` per step, and
@@ -19,23 +19,31 @@ the recurrent kernel's gradient as one product ``h_prev^T @ dz`` over all steps 
 of its own (as TF's ``CudnnRNNBackprop``): a second derivative through it raises ``NoGradientError`` (the LSTM layer
 with ``use_cudnn=False`` takes the general path, which has them).
 
-Both ops run their elementwise work per step as the exact kernels of :mod:`descend._native.rnn_loops` where numba
-runs, else as NumPy calls with the same bits, around NumPy's ``exp`` and ``tanh``; their products are
-:func:`descend._native.blas.matmul`'s. A compiled plan calls the same functions (:func:`forward_into`,
+The batch is cut into blocks of rows by its size alone (:func:`batch_cuts`: a batch under 64 is one block), and
+each block runs its own time loop: a step's product is one single-threaded BLAS call per block
+(:func:`descend._native.blas.matmul` on the block's rows). Where numba runs (float32, the main thread), both ops run
+the whole sequence as one call of the kernels of :mod:`descend._native.rnn_loops`, the blocks on threads of their
+own when a core is free; otherwise they make the same calls one after another from NumPy, with the same bits, and
+the thread count never changes a bit. A compiled plan calls the same functions (:func:`forward_into`,
 :func:`backward_into`) into its buffers: the eager op's bits.
+
+The bits of a product depend on the BLAS kernel (the CPU): on OpenBLAS's AVX-512 kernels a block of rows is the
+whole product's rows, and the forward above gives the general path's bits; on others (Haswell: every AVX2 CPU) the
+last bits of the two paths may differ, as cuDNN's LSTM differs from TF's general one.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .. import _native
 from .._native import backend as kb
-from .._native import blas
+from .._native import blas, numpy_loops
 from ..errors import InvalidArgumentError
 from ..framework.op import defop
 from .math_ops import zeros_like
 
-__all__ = ["backward_into", "forward_into", "lstm_sequence"]
+__all__ = ["backward_into", "batch_cuts", "forward_into", "lstm_sequence"]
 
 
 def _check(xw, h0, c0, u):
@@ -85,24 +93,60 @@ def _cell_numpy(z, e, g, c_prev, a, c_out, one):
     np.add(c_out, r, out=c_out)
 
 
+def batch_cuts(batch: int) -> np.ndarray:
+    """Where the op cuts a batch into blocks of rows, each running its own time loop (on a thread of its own when
+    one is free): blocks of at least :data:`~descend._native.blas.BLOCK_ROWS` rows, at most
+    :data:`~descend._native.blas.DETERMINISTIC_BLOCKS` of them, by the batch size alone, so the bits never depend
+    on the thread count. Each step's product is one BLAS call per block.
+
+    Example:
+        >>> from descend.ops.rnn_ops import batch_cuts
+        >>> batch_cuts(64).tolist(), batch_cuts(40).tolist()
+        ([0, 32, 64], [0, 40])
+    """
+    return blas.cuts(batch, blas.DETERMINISTIC_BLOCKS)
+
+
+def _native_parts(dtype, arrays):
+    """``(kernels, gemm, exp_loop, tanh_loop)`` where the whole-sequence kernels can run now on ``arrays`` (all
+    C-contiguous, the main thread, numba loaded, NumPy's ``cblas_sgemm`` and loops found), else None."""
+    kernels = kb.lstm_kernels(dtype)
+    if kernels is None or not all(a.flags.c_contiguous for a in arrays) or not blas.own_pool():
+        return None
+    gemm = blas.gemm_function(dtype)
+    exp_loop, tanh_loop = numpy_loops.strided_loop(np.exp, dtype), numpy_loops.strided_loop(np.tanh, dtype)
+    if gemm is None or exp_loop is None or tanh_loop is None:
+        return None
+    return kernels, gemm, exp_loop, tanh_loop
+
+
 def forward_into(xw, h0, c0, u, out):
     """The forward of :func:`lstm_sequence` into ``out = (h, c, gates, tanh_c)`` (arrays of the output shapes)."""
     hs, cs, acts, tcs = out
     steps, b, n = xw.shape
     units = n // 4
     dtype = xw.dtype
-    kernels = kb.lstm_kernels(dtype)
-    gates, cell = (kernels[0], kernels[1]) if kernels is not None else (_gates_numpy, _cell_numpy)
+    h0, c0, u = np.ascontiguousarray(h0), np.ascontiguousarray(c0), np.ascontiguousarray(u)
+    cuts = batch_cuts(b)
     one = dtype.type(1)
     p, z = np.empty((b, n), dtype), np.empty((b, n), dtype)
     ne, zc, g = np.empty((b, 3 * units), dtype), np.empty((b, units), dtype), np.empty((b, units), dtype)
+    native = _native_parts(dtype, (xw, hs, cs, acts, tcs))
+    if native is not None:
+        kernels, gemm, exp_loop, tanh_loop = native
+        calls = np.empty((len(cuts) - 1, numpy_loops.CALL_WORDS), np.int64)
+        kernels[0](xw, h0, c0, u, hs, cs, acts, tcs, p, z, ne, zc, g, cuts, gemm, exp_loop.function,
+                   exp_loop.context, exp_loop.auxdata, tanh_loop.function, tanh_loop.context, tanh_loop.auxdata,
+                   calls, one, len(cuts) == 2 or _native.serial(xw.size))
+        return
     h, c = h0, c0
     for t in range(steps):
-        blas.matmul(h, u, out=p)
-        gates(xw[t], p, z, ne, zc)
+        for r0, r1 in zip(cuts[:-1], cuts[1:]):
+            blas.matmul(h[r0:r1], u, out=p[r0:r1])
+        _gates_numpy(xw[t], p, z, ne, zc)
         np.exp(ne, out=ne)
         np.tanh(zc, out=g)
-        cell(z, ne, g, c, acts[t], cs[t], one)
+        _cell_numpy(z, ne, g, c, acts[t], cs[t], one)
         np.tanh(cs[t], out=tcs[t])
         np.multiply(acts[t, :, 3 * units:], tcs[t], out=hs[t])  # h = o * tanh(c)
         h, c = hs[t], cs[t]
@@ -152,18 +196,25 @@ def backward_into(gh, gc, hs, cs, acts, tcs, h0, c0, u, out):
     dxw, dh0, dc0, du = out
     steps, b, units = hs.shape
     dtype = hs.dtype
-    kernels = kb.lstm_kernels(dtype)
-    step = kernels[2] if kernels is not None else _backward_numpy
+    c0 = np.ascontiguousarray(c0)
+    cuts = batch_cuts(b)
     one = dtype.type(1)
-    dhr, dcn = np.zeros((b, units), dtype), np.zeros((b, units), dtype)
     dc = np.empty((b, units), dtype)
     ut = np.ascontiguousarray(u.T)  # (a contiguous operand: the product is faster than with the transposed view)
-    for t in range(steps - 1, -1, -1):
-        step(gh[t], dhr, gc[t], dcn, acts[t], tcs[t], cs[t - 1] if t else c0, dxw[t], dc, one)
-        blas.matmul(dxw[t], ut, out=dhr)  # dh_prev = dz @ U^T
-        dcn, dc = dc, dcn
-    np.copyto(dh0, dhr)
-    np.copyto(dc0, dcn)
+    native = _native_parts(dtype, (gh, gc, hs, cs, acts, tcs, dxw, dh0, dc0))
+    if native is not None:
+        kernels, gemm = native[0], native[1]
+        kernels[1](gh, gc, hs, cs, acts, tcs, c0, ut, dxw, dh0, dc0, dc, cuts, gemm, one,
+                   len(cuts) == 2 or _native.serial(dxw.size))
+    else:
+        dhr, dcn = np.zeros((b, units), dtype), np.zeros((b, units), dtype)
+        for t in range(steps - 1, -1, -1):
+            _backward_numpy(gh[t], dhr, gc[t], dcn, acts[t], tcs[t], cs[t - 1] if t else c0, dxw[t], dc, one)
+            for r0, r1 in zip(cuts[:-1], cuts[1:]):
+                blas.matmul(dxw[t, r0:r1], ut, out=dhr[r0:r1])  # dh_prev = dz @ U^T
+            dcn, dc = dc, dcn
+        np.copyto(dh0, dhr)
+        np.copyto(dc0, dcn)
     prev = np.empty((steps, b, units), dtype)  # h_{t-1} of every step: dU = sum_t h_{t-1}^T dz_t, one product
     prev[0] = h0
     prev[1:] = hs[:-1]
