@@ -119,3 +119,31 @@ def test_a_compiled_call_returns_what_the_eager_call_returns(name):
             assert type(g) is (type(None) if w is None else ds.Tensor)
             if w is not None:
                 assert ds.convert_to_tensor(w).numpy().tobytes() == g.numpy().tobytes()  # (3.0: float32, as TF)
+
+
+@pytest.mark.parametrize("threads", [True, False])
+@pytest.mark.parametrize("shape", [(4096, 32), (7, 3, 128), (130, 5)])
+def test_a_plans_softmax_is_one_kernel_call_with_the_eager_bits(shape, threads):
+    """A softmax over a short last axis runs as one call of the row kernels' softmax (max, subtract, NumPy's own exp
+    loop, sum, divide: a run of rows a thread), with the bits of the eager op's NumPy calls."""
+    from descend import _native
+    from descend._native import numpy_loops
+
+    _native.wait_loaded()
+    kernels = kb.row_kernels(np.float32)
+    if kernels is None or numpy_loops.strided_loop(np.exp, np.float32) is None:
+        pytest.skip("no compiled kernels or NumPy loop here: the plan makes NumPy's calls")
+    x = ds.constant(wide(shape, np.float32))
+
+    def f(t):
+        return ds.nn.softmax(t * 1.0)
+
+    fn = ds.function(f)
+    previous = _native.set_threads_on(threads)
+    try:
+        compiled = [fn(x) for _ in range(2)][-1]
+    finally:
+        _native.set_threads_on(previous)
+    assert compiled.numpy().tobytes() == f(x).numpy().tobytes()
+    plan = fn.get_concrete_function(x).plan()
+    assert any(v is kernels[2] for v in plan._run.__globals__.values())

@@ -57,7 +57,7 @@ def test_the_row_reductions_give_numpys_bits(name, dtype, ufunc, keepdims):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_the_kernels_take_short_rows_and_hand_back_what_numpy_decides(dtype):
-    row_sum, row_max = kb.row_kernels(dtype)
+    row_sum, row_max = kb.row_kernels(dtype)[:2]
     x = wide((64, 40), dtype)
     out = np.empty(64, dtype)
     assert row_sum(x, out) and row_max(x, out)  # finite rows with non-zero maxima: the kernels' own result

@@ -362,8 +362,9 @@ class Backend:
         raise NotImplementedError
 
     def rows(self):
-        """``(row_sum, row_max)`` reductions over the last axis of a C-contiguous 2-D array with NumPy's bits, each
-        returning False where it leaves the reduction to NumPy (:func:`descend._native.loops.rows`)."""
+        """``(row_sum, row_max, softmax)``: reductions over the last axis of a C-contiguous 2-D array with NumPy's bits,
+        each returning False where it leaves the reduction to NumPy, and a softmax made of them
+        (:func:`descend._native.loops.rows`)."""
         raise NotImplementedError
 
     def lstm(self):
@@ -494,15 +495,25 @@ def lstm_kernels(dtype):
 
 
 def _try_rows(kernels, dtype):
+    from . import numpy_loops
+
     x, out = np.ones((2, 3), dtype), np.empty(2, dtype)
     if not (kernels[0](x, out) and kernels[1](x, out)):
         raise RuntimeError("the row kernels refused a finite, non-zero input")
+    loop = numpy_loops.strided_loop(np.exp, dtype)
+    if loop is not None:  # (without NumPy's loop the softmax kernel never runs: the plans make NumPy's calls)
+        y, sh, e = np.empty_like(x), np.empty_like(x), np.empty_like(x)
+        calls = np.zeros((1, numpy_loops.CALL_WORDS), np.int64)
+        if not kernels[2](x, out, sh, e, np.empty(2, dtype), y, loop.function, loop.context, loop.auxdata, calls, 1) \
+                or not (y == dtype.type(1) / dtype.type(3)).all():
+            raise RuntimeError("the softmax kernel gave a wrong softmax of ones")
 
 
 def row_kernels(dtype):
-    """``(row_sum, row_max)``, the default backend's reductions over the last axis of short rows with NumPy's bits
-    (``Backend.rows``: :func:`descend._native.loops.rows`), for arrays of ``dtype``, or None where they cannot run
-    here (see :func:`_kernels`): NumPy's reductions run then, with the same bits."""
+    """``(row_sum, row_max, softmax)``, the default backend's reductions over the last axis of short rows with NumPy's
+    bits and the softmax made of them (``Backend.rows``: :func:`descend._native.loops.rows`), for arrays of
+    ``dtype``, or None where they cannot run here (see :func:`_kernels`): NumPy's calls run then, with the same
+    bits."""
     return _kernels("rows", dtype, _try_rows, "NumPy's reductions run", exact=True)
 
 

@@ -193,8 +193,9 @@ _ROWS: list = []
 
 
 def rows():
-    """``(row_sum, row_max)``: reductions over the last axis of a C-contiguous 2-D array ``x`` into the 1-D ``out``
-    (one value per row), with NumPy's bits, or a refusal:
+    """``(row_sum, row_max, softmax)``: reductions over the last axis of a C-contiguous 2-D array ``x`` into the 1-D
+    ``out`` (one value per row), with NumPy's bits, or a refusal, and a softmax over the last axis made of them
+    (:mod:`descend._native.row_loops`):
 
     ``row_sum(x, out) -> bool``: ``out[i] = np.add.reduce(x[i])``, NumPy's pairwise sum of a contiguous run (eight
     partial sums from eight elements on, combined as ``((r0+r1)+(r2+r3))+((r4+r5)+(r6+r7))``, the rest added in order)
@@ -207,60 +208,6 @@ def rows():
 
 
 def _build_rows():
-    import numba
-    import numpy as np
+    from . import row_loops as r
 
-    @numba.njit(cache=True, nogil=True, error_model="numpy")
-    def row_sum(x, out):
-        # NumPy's pairwise sum of each row of at most 128 elements (its float loops' order, term by term), written
-        # out here: numba reloads a kernel from its cache only when it captures no other compiled function (and a
-        # recursive one, as NumPy's longer runs would need, it compiles again in every process)
-        m, n = x.shape
-        if n > 128:  # (NumPy splits longer runs in two: the callers reduce those with NumPy)
-            return False
-        zero = np.zeros(1, x.dtype)[0]  # (a literal 0 would make the sums float64)
-        for i in range(m):
-            if n < 8:
-                res = zero
-                for k in range(n):
-                    res = res + x[i, k]
-            else:
-                r0, r1, r2, r3 = x[i, 0], x[i, 1], x[i, 2], x[i, 3]
-                r4, r5, r6, r7 = x[i, 4], x[i, 5], x[i, 6], x[i, 7]
-                k = 8
-                while k < n - n % 8:
-                    r0 = r0 + x[i, k]
-                    r1 = r1 + x[i, k + 1]
-                    r2 = r2 + x[i, k + 2]
-                    r3 = r3 + x[i, k + 3]
-                    r4 = r4 + x[i, k + 4]
-                    r5 = r5 + x[i, k + 5]
-                    r6 = r6 + x[i, k + 6]
-                    r7 = r7 + x[i, k + 7]
-                    k += 8
-                res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-                while k < n:
-                    res = res + x[i, k]
-                    k += 1
-            v = zero + res  # (the reduction starts from add's identity)
-            if v - v != 0:  # an infinity or a NaN
-                return False
-            out[i] = v
-        return True
-
-    @numba.njit(cache=True, nogil=True, error_model="numpy")
-    def row_max(x, out):
-        m, n = x.shape
-        for i in range(m):
-            best = x[i, 0]
-            nan = best != best
-            for k in range(1, n):
-                v = x[i, k]
-                nan |= v != v
-                best = v if v > best else best
-            if best == 0 or nan:
-                return False
-            out[i] = best
-        return True
-
-    return row_sum, row_max
+    return r.row_sum, r.row_max, r.softmax

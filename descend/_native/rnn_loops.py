@@ -36,6 +36,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from .row_loops import call_unary
+
 __all__ = ["backward", "forward", "lstm"]
 
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
@@ -45,19 +47,6 @@ _ROW_MAJOR, _NO_TRANS = 101, 111
 def lstm() -> tuple:
     """``(forward, backward)``: the whole-sequence kernels (numba loads them from its disk cache when it can)."""
     return forward, backward
-
-
-@numba.njit(**_OPTS)
-def _unary(loop, context, auxdata, call, source, target, count, size):
-    """NumPy's loop over ``count`` contiguous elements from address ``source`` into ``target`` (``call``: the
-    block's scratch words)."""
-    call[0] = source
-    call[1] = target
-    call[2] = count
-    call[3] = size
-    call[4] = size
-    at = np.int64(call.ctypes.data)
-    loop(context, at, at + 16, at + 24, auxdata)
 
 
 @numba.njit(**_OPTS)
@@ -82,8 +71,8 @@ def _forward_rows(xw, h0, c0, u, hs, cs, acts, tcs, p, z, ne, zc, g, r0, r1, gem
             for j in range(units):
                 ne[i, 2 * units + j] = -abs(z[i, 3 * units + j])
         at = np.int64(ne.ctypes.data) + r0 * 3 * units * size
-        _unary(exp_loop, exp_context, exp_auxdata, call, at, at, rows * 3 * units, size)
-        _unary(tanh_loop, tanh_context, tanh_auxdata, call, np.int64(zc.ctypes.data) + r0 * units * size,
+        call_unary(exp_loop, exp_context, exp_auxdata, call, at, at, rows * 3 * units, size)
+        call_unary(tanh_loop, tanh_context, tanh_auxdata, call, np.int64(zc.ctypes.data) + r0 * units * size,
                np.int64(g.ctypes.data) + r0 * units * size, rows * units, size)
         c_prev = c0 if t == 0 else cs[t - 1]
         a, c = acts[t], cs[t]
@@ -99,7 +88,7 @@ def _forward_rows(xw, h0, c0, u, hs, cs, acts, tcs, p, z, ne, zc, g, r0, r1, gem
             for j in range(units):
                 c[i, j] = a[i, units + j] * c_prev[i, j] + a[i, j] * g[i, j]
         at = r0 * units * size
-        _unary(tanh_loop, tanh_context, tanh_auxdata, call, np.int64(cs.ctypes.data) + t * state + at,
+        call_unary(tanh_loop, tanh_context, tanh_auxdata, call, np.int64(cs.ctypes.data) + t * state + at,
                np.int64(tcs.ctypes.data) + t * state + at, rows * units, size)
         tc, h = tcs[t], hs[t]
         for i in range(r0, r1):

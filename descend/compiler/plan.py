@@ -949,12 +949,15 @@ class _Builder:
                            f"np.copyto({b}, {x})", f"np.copyto({b}, {t1}, where={mask})"]
             return True
         if name in ("softmax", "log_softmax"):  # e = exp(x - max(x)); e / sum(e) or (x - max(x)) - log(sum(e))
+            mark = len(self.lines)
             exps = self.exponentials(x, out.shape, out.dtype, node.attrs.get("axis", -1))
             if exps is None:
                 return False
             sh, e, total, kept = exps
             if name == "softmax":
-                self.lines.append(f"np.true_divide({e}, {total}, out={self.buffer(out)})")
+                b = self.buffer(out)
+                self.lines.append(f"np.true_divide({e}, {total}, out={b})")
+                self.fuse_softmax(x, exps, b, mark)
             else:
                 log = self.temporary(out, shape=kept)
                 self.lines += [f"np.log({total}, out={log})", f"np.subtract({sh}, {log}, out={self.buffer(out)})"]
@@ -983,6 +986,41 @@ class _Builder:
             last = f"{self.glob(np.add.reduce, 'U')}({e}, axis={a}, keepdims=True, out={total})"
         self.lines += [first, f"np.subtract({x}, {m}, out={sh})", f"np.exp({sh}, out={e})", last]
         return sh, e, total, kept
+
+    def fuse_softmax(self, x: str, exps, out: str, mark: int) -> None:
+        """The softmax's lines from ``mark`` on (``exponentials``' and the division) made the fallback of one call of
+        the row kernels' softmax (:mod:`descend._native.row_loops`: the same calls' bits, a run of rows a thread,
+        NumPy's own ``exp`` loop) where it takes the arrays: a last axis of at most ``MAX_ROW`` elements, every
+        array one the plan holds, C-contiguous. NumPy's calls run where the kernel refuses a row."""
+        from .._native import backend as kb
+        from .._native import numpy_loops
+        from ..ops.row_reduce import MAX_ROW
+
+        sh, e, total, _ = exps
+        arrays = [self.g.get(name) for name in (x, sh, e, total, out)]
+        if not _OPTIONS["fuse"] or any(type(a) is not np.ndarray or not a.flags.c_contiguous for a in arrays):
+            return
+        xa = arrays[0]
+        if not xa.ndim or not 0 < xa.shape[-1] <= MAX_ROW or arrays[1].shape != xa.shape \
+                or any(a.dtype != xa.dtype for a in arrays):
+            return
+        kernels, loop = kb.row_kernels(xa.dtype), numpy_loops.strided_loop(np.exp, xa.dtype)
+        if kernels is None or loop is None:
+            return
+        n = xa.shape[-1]
+        views = [_view_of(a, lambda v: v.reshape(-1, n)) for a in (xa, arrays[1], arrays[2], arrays[4])]
+        flat = [_view_of(a, lambda v: v.reshape(-1)) for a in (arrays[3],)]
+        maxima = np.empty(views[0].shape[0] if views[0] is not None else 0, xa.dtype)
+        if any(v is None for v in views + flat) or flat[0].size != maxima.size:
+            return
+        threads = _native.kernels().threads()
+        calls = np.zeros((threads, numpy_loops.CALL_WORDS), np.int64)
+        w = [self.glob(v, "W") for v in views + flat]
+        parts = f"(1 if {self.glob(_native.serial, 'F')}({xa.size}) else {threads})"
+        head = (f"if not {self.glob(kernels[2], 'X')}({w[0]}, {self.glob(maxima, 'B')}, {w[1]}, {w[2]}, {w[4]}, {w[3]}, "
+                f"{self.glob(loop.function, 'F')}, {loop.context}, {loop.auxdata}, {self.glob(calls, 'B')}, {parts}):")
+        self.g.setdefault("_keep", []).append(loop)  # (the loop's capsule lives as long as the plan)
+        self.lines[mark:] = [head] + ["    " + line for line in self.lines[mark:]]
 
     def row_reduce(self, ufunc) -> str:
         """The name of ``reduce_last(ufunc, x, keepdims, out=)`` in the plan (:mod:`descend.ops.row_reduce`: the
