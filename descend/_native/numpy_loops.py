@@ -70,8 +70,8 @@ def _find(ufunc, dtype):
     try:
         _, capsule = ufunc._resolve_dtypes_and_context((dtype, dtype))
         ufunc._get_strided_loop(capsule, fixed_strides=(dtype.itemsize, dtype.itemsize))
-        get = ctypes.pythonapi.PyCapsule_GetPointer
-        get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+        get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+            ("PyCapsule_GetPointer", ctypes.pythonapi))  # (a prototype of its own: ctypes.pythonapi's is shared)
         info = get(capsule, _CAPSULE)
         words = [ctypes.c_void_p.from_address(info + i * ctypes.sizeof(ctypes.c_void_p)).value for i in range(3)]
         requires_pyapi = ctypes.c_ubyte.from_address(info + 3 * ctypes.sizeof(ctypes.c_void_p)).value
