@@ -56,3 +56,16 @@ class _OtherBits:
 @pytest.mark.parametrize("ufunc", [_NoLowLevelAccess(), _OtherBits()], ids=["no access", "other bits"])
 def test_no_loop_where_numpy_hands_none_out_or_its_bits_differ(ufunc):
     assert numpy_loops.strided_loop(ufunc, np.float32) is None
+
+
+@pytest.mark.parametrize("ufunc, dtype", [(np.add, np.float32), (np.exp, np.int32), (np.exp, np.complex64),
+                                          (np.isnan, np.float32), (np.exp, np.float16)])
+def test_no_loop_for_another_arity_or_dtype(ufunc, dtype):
+    """Two inputs, an integer or complex dtype, a bool result: no loop (a kernel's caller takes its NumPy path);
+    float16 either gives the ufunc's bits or none."""
+    loop = numpy_loops.strided_loop(ufunc, dtype)
+    if np.dtype(dtype) == np.float16 and loop is not None:
+        x = np.linspace(-10, 10, 1001).astype(np.float16)
+        assert _call(loop, x).tobytes() == ufunc(x).tobytes()
+    else:
+        assert loop is None

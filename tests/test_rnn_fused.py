@@ -51,6 +51,7 @@ def test_the_kernels_give_the_numpy_calls_bits(monkeypatch, steps, batch, units)
     rng = np.random.default_rng(steps * 100 + units)
     xw, h0, c0, u = _arrays(rng, np.float32, steps, batch, units)
     xw[0, 0, :3] = [0.0, -0.0, 40.0]  # sigmoid's two branches at zero, and a saturated gate
+    xw[-1, -1, -2:] = [np.inf, np.nan]  # (non-finite values go through both paths alike)
     gh, gc = rng.standard_normal((2, steps, batch, units)).astype(np.float32)
     assert rnn_ops._native_parts(np.dtype(np.float32), (xw, h0)) is not None  # (the kernels run below)
     previous = _native.set_threads_on(True)
@@ -64,6 +65,25 @@ def test_the_kernels_give_the_numpy_calls_bits(monkeypatch, steps, batch, units)
     numpy = _run_both(xw, h0, c0, u, gh, gc)
     for k, (a, b, c) in enumerate(zip(threaded, serial, numpy)):
         assert a.tobytes() == b.tobytes() == c.tobytes(), k
+
+
+def test_strided_inputs_and_outputs_take_the_numpy_calls_with_the_same_bits():
+    """Arrays the kernels cannot take as they are (a time-major view of batch-major data, outputs that are views
+    with gaps) run the op's NumPy calls: the contiguous inputs' bits."""
+    _kernels_here(np.float32)
+    rng = np.random.default_rng(4)
+    xw, h0, c0, u = _arrays(rng, np.float32, 3, 64, 8)
+    gh, gc = rng.standard_normal((2, 3, 64, 8)).astype(np.float32)
+    plain = _run_both(xw, h0, c0, u, gh, gc)
+    batch_major = np.ascontiguousarray(xw.transpose(1, 0, 2)).transpose(1, 0, 2)  # (not C-contiguous)
+    assert rnn_ops._native_parts(np.dtype(np.float32), (batch_major,)) is None
+    strided = _run_both(batch_major, h0[:, ::1], np.asfortranarray(c0), np.asfortranarray(u), gh, gc)
+    wide = np.zeros((3, 64, 16), np.float32)
+    out = (wide[:, :, :8], *rnn_ops._empty_outputs(3, 64, 8, np.float32)[1:])
+    rnn_ops.forward_into(xw, h0, c0, u, out)
+    for a, b in zip(plain, strided):
+        assert a.tobytes() == b.tobytes()
+    assert np.ascontiguousarray(out[0]).tobytes() == plain[0].tobytes()
 
 
 def test_a_batch_is_cut_by_its_size_alone():

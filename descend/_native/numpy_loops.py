@@ -47,8 +47,9 @@ _lock = threading.Lock()
 
 
 def strided_loop(ufunc, dtype) -> StridedLoop | None:
-    """NumPy's loop of ``ufunc`` (one input, one output) for contiguous arrays of ``dtype``, or None where this NumPy
-    does not hand it out as documented or it differs from the ufunc in any bit on a probe (found once per process).
+    """NumPy's loop of ``ufunc`` (one input, one output) for contiguous arrays of the float ``dtype``, or None where
+    this NumPy does not hand it out as documented, the ufunc takes other inputs or another dtype, or the loop differs
+    from the ufunc in any bit on a probe (found once per process).
 
     Example:
         >>> import numpy as np
@@ -58,6 +59,8 @@ def strided_loop(ufunc, dtype) -> StridedLoop | None:
         True
     """
     dtype = np.dtype(dtype)
+    if dtype.kind != "f":  # (the kernels that call a loop are float ones; the probe's values are floats)
+        return None
     key = (ufunc, dtype)
     if key not in _found:
         with _lock:
