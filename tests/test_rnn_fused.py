@@ -30,7 +30,7 @@ def _run_both(xw, h0, c0, u, gh, gc):
     steps, batch, n = xw.shape
     out = rnn_ops._empty_outputs(steps, batch, n // 4, xw.dtype)
     rnn_ops.forward_into(xw, h0, c0, u, out)
-    grads = (np.empty_like(xw), np.empty_like(h0), np.empty_like(c0), np.empty_like(u))
+    grads = tuple(np.empty(a.shape, a.dtype) for a in (xw, h0, c0, u))  # (row-major whatever the inputs' layout)
     rnn_ops.backward_into(gh, gc, *out, h0, c0, u, grads)
     return [a.copy() for a in out + grads]
 
@@ -300,3 +300,23 @@ def test_a_second_derivative_needs_the_general_path():
     assert second(ds.layers.LSTM(3, dtype="float64", use_cudnn=False)) is not None
     with pytest.raises(ds.NoGradientError, match="'lstm_sequence_grad'"):
         second(ds.layers.LSTM(3, dtype="float64"))
+
+
+def test_an_lstms_orthogonal_recurrent_kernel_takes_the_optimizers_one_call_update():
+    """The Orthogonal initializer's array is a transposed one; a Variable keeps a row-major copy, so AdamW updates the
+    LSTM's weights in its one batched kernel call (it takes C-contiguous arrays only), not tensor by tensor."""
+    from descend.optimizers import batched
+
+    x = ds.constant(np.random.default_rng(0).standard_normal((4, 5, 3)).astype(np.float32))
+    y = ds.constant(np.array([0, 1, 2, 0]))
+    model = ds.Sequential([ds.layers.LSTM(6), ds.layers.Dense(3)])
+    model(x)
+    assert all(v.numpy().flags.c_contiguous for v in model.weights)
+    step = _step(model, ds.optimizers.AdamW(1e-2), ds.losses.SparseCategoricalCrossentropy(from_logits=True))
+    step(x, y)  # (the first step creates the slots on the general path)
+    if not batched.enabled():
+        pytest.skip("no batched optimizer step here (numba off)")
+    before = batched.stats["steps"]
+    step(x, y)
+    step(x, y)
+    assert batched.stats["steps"] == before + 2

@@ -265,9 +265,10 @@ class Variable(ArrayLike):
                 and initial_value.flags.writeable and (dtype is None or initial_value.dtype == dtype)):
             arr = initial_value  # internal: the caller hands over an array it just made (an optimizer's new slot)
         elif isinstance(initial_value, (Tensor, Variable)) and dtype is not None:
-            arr = np.array(initial_value._value, dtype=dtype, copy=True)
-        else:
-            arr = np.array(to_array(initial_value, dtype), copy=True)
+            arr = np.array(initial_value._value, dtype=dtype, copy=True, order="C")
+        else:  # (row-major, as a TF tensor: an initializer's transposed array would keep a variable off the
+            # optimizers' one-call kernels, which take C-contiguous arrays only)
+            arr = np.array(to_array(initial_value, dtype), copy=True, order="C")
         base = name if name is not None else "Variable"
         if not isinstance(base, str) or not _NAME_RE.match(base):
             raise ValueError(f"Variable name must be letters, digits and _.-/. Received: {name!r}")
