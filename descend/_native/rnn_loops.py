@@ -100,12 +100,9 @@ def _forward_rows(xw, h0, c0, u, hs, cs, acts, tcs, p, z, ne, zc, g, r0, r1, gem
 def forward(xw, h0, c0, u, hs, cs, acts, tcs, p, z, ne, zc, g, cuts, gemm, exp_loop, exp_context, exp_auxdata,
             tanh_loop, tanh_context, tanh_auxdata, calls, one, serial):
     blocks = cuts.shape[0] - 1
-    if serial:
-        for k in range(blocks):
-            _forward_rows(xw, h0, c0, u, hs, cs, acts, tcs, p, z, ne, zc, g, cuts[k], cuts[k + 1], gemm, exp_loop,
-                          exp_context, exp_auxdata, tanh_loop, tanh_context, tanh_auxdata, calls[k], one)
-    else:
-        for k in prange(blocks):
+    parts = 1 if serial else blocks  # (a thread a block; serial: the same blocks in turn)
+    for q in prange(parts):
+        for k in range(blocks * q // parts, blocks * (q + 1) // parts):
             _forward_rows(xw, h0, c0, u, hs, cs, acts, tcs, p, z, ne, zc, g, cuts[k], cuts[k + 1], gemm, exp_loop,
                           exp_context, exp_auxdata, tanh_loop, tanh_context, tanh_auxdata, calls[k], one)
 
@@ -153,9 +150,7 @@ def _backward_rows(gh, gc, hs, cs, acts, tcs, c0, ut, dxw, dh0, dc0, dc, r0, r1,
 @numba.njit(parallel=True, **_OPTS)
 def backward(gh, gc, hs, cs, acts, tcs, c0, ut, dxw, dh0, dc0, dc, cuts, gemm, one, serial):
     blocks = cuts.shape[0] - 1
-    if serial:
-        for k in range(blocks):
-            _backward_rows(gh, gc, hs, cs, acts, tcs, c0, ut, dxw, dh0, dc0, dc, cuts[k], cuts[k + 1], gemm, one)
-    else:
-        for k in prange(blocks):
+    parts = 1 if serial else blocks
+    for q in prange(parts):
+        for k in range(blocks * q // parts, blocks * (q + 1) // parts):
             _backward_rows(gh, gc, hs, cs, acts, tcs, c0, ut, dxw, dh0, dc0, dc, cuts[k], cuts[k + 1], gemm, one)
